@@ -1,0 +1,95 @@
+use strata_core::{env_owns, CompileCx, Error, Found, Layer, Part, Pos, Span, Syntax};
+
+use crate::expr::parse_expr;
+use crate::hole::ContextHole;
+
+/// The compile pass of layer C.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ContextSyntax;
+
+/// Finds the `}` closing a context placeholder whose inside starts at `bytes[0]`, skipping
+/// quoted strings and balanced braces of JSON literals.
+fn find_close(bytes: &[u8]) -> Option<usize> {
+    let (mut depth, mut quote, mut i) = (0usize, None::<u8>, 0);
+    while i < bytes.len() {
+        let b = bytes[i];
+        match quote {
+            Some(_) if b == b'\\' => i += 1,
+            Some(q) if b == q => quote = None,
+            Some(_) => {}
+            None => match b {
+                b'"' | b'\'' => quote = Some(b),
+                b'{' => depth += 1,
+                b'}' if depth == 0 => return Some(i),
+                b'}' => depth -= 1,
+                _ => {}
+            },
+        }
+        i += 1;
+    }
+    None
+}
+
+/// True when the text after `${` is layer C's: after optional whitespace, a lower-case letter,
+/// `_`, a closing brace or the end of the text. Layer E's names are excluded.
+fn owns(after_open: &[u8]) -> bool {
+    if env_owns(after_open) {
+        return false;
+    }
+    let trimmed = after_open.iter().position(|b| !b.is_ascii_whitespace());
+    match trimmed.map(|i| after_open[i]) {
+        None => true,
+        Some(b) => b.is_ascii_lowercase() || b == b'_' || b == b'}',
+    }
+}
+
+impl Syntax for ContextSyntax {
+    fn layer(&self) -> Layer {
+        Layer::Context
+    }
+
+    fn openers(&self) -> (u8, u8) {
+        (b'$', b'$')
+    }
+
+    fn keeps_type(&self) -> bool {
+        true
+    }
+
+    fn parse(
+        &self,
+        parts: &mut [Part],
+        at: Pos,
+        _cx: &CompileCx<'_>,
+    ) -> Result<Option<Found>, Error> {
+        let Part::Lit(lit) = &parts[at.part] else {
+            return Ok(None);
+        };
+        let bytes = &lit.text.as_bytes()[at.off..];
+        let start = lit.start + at.off;
+        if bytes.starts_with(b"$${") {
+            let end = Pos { part: at.part, off: at.off + 3 };
+            return Ok(Some(Found { part: Part::Data("${".into()), end }));
+        }
+        if !bytes.starts_with(b"${") || !owns(&bytes[2..]) {
+            return Ok(None);
+        }
+        let Some(close) = find_close(&bytes[2..]) else {
+            let interrupted = at.part + 1 < parts.len();
+            let message = if interrupted {
+                "context placeholder is interrupted by a substituted value"
+            } else {
+                "unclosed `${`: no matching `}`"
+            };
+            return Err(Error::new(Layer::Context, message)
+                .with_span(Span::new(start, lit.start + lit.text.len()))
+                .with_hint("close the placeholder with `}`, or write `$${` for a literal `${`"));
+        };
+        let inner = &lit.text[at.off + 2..at.off + 2 + close];
+        let expr = parse_expr(inner, start + 2)?;
+        let span = Span::new(start, start + close + 3);
+        let hole = ContextHole::new(expr, inner.trim().into(), span);
+        let end = Pos { part: at.part, off: at.off + close + 3 };
+        Ok(Some(Found { part: Part::Hole(Box::new(hole)), end }))
+    }
+}

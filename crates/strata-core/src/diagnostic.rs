@@ -1,0 +1,92 @@
+use std::fmt;
+
+use crate::{FieldPath, Layer, Span};
+
+/// A failure a person can act on: which layer, where (field path and span), what, and a hint.
+///
+/// Messages never contain substituted values; secrets can therefore never leak through them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    /// The layer (or the request) that failed.
+    pub layer: Layer,
+    /// What went wrong, in one sentence.
+    pub message: String,
+    /// The field holding the offending string.
+    pub path: FieldPath,
+    /// The byte range inside that string, when the error is about part of it.
+    pub span: Option<Span>,
+    /// A suggestion for the fix.
+    pub hint: Option<String>,
+}
+
+impl Error {
+    /// A new error of `layer` with `message` and no position yet.
+    pub fn new(layer: Layer, message: impl Into<String>) -> Error {
+        Error {
+            layer,
+            message: message.into(),
+            path: FieldPath::root(),
+            span: None,
+            hint: None,
+        }
+    }
+
+    /// Sets the span inside the string.
+    pub fn with_span(mut self, span: Span) -> Error {
+        self.span = Some(span);
+        self
+    }
+
+    /// Sets the hint.
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Error {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    /// Sets the field path unless one is already set (the innermost path wins).
+    pub fn at_path(mut self, path: &FieldPath) -> Error {
+        if self.path.is_root() {
+            self.path = path.clone();
+        }
+        self
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} error at {}", self.layer, self.path)?;
+        if let Some(span) = self.span {
+            write!(f, " {}..{}", span.start, span.end)?;
+        }
+        write!(f, ": {}", self.message)?;
+        if let Some(hint) = &self.hint {
+            write!(f, " (hint: {hint})")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Something suspicious that did not stop rendering (a missing variable, path or input).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    /// The layer that noticed it.
+    pub layer: Layer,
+    /// What happened, naming the variable, path or input but never its value.
+    pub message: String,
+    /// The field holding the string.
+    pub path: FieldPath,
+    /// The placeholder's byte range inside the string.
+    pub span: Option<Span>,
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} warning at {}", self.layer, self.path)?;
+        if let Some(span) = self.span {
+            write!(f, " {}..{}", span.start, span.end)?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}

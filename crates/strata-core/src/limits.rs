@@ -1,0 +1,32 @@
+/// Bounds that keep hostile templates and data from exhausting time or memory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest authored string leaf accepted for compilation, in bytes.
+    pub template_bytes: usize,
+    /// Most placeholders (of all layers together) in one string leaf.
+    pub placeholders_per_string: usize,
+    /// Deepest nesting of operator words and defaults (`${A:-${B:-…}}`).
+    pub default_depth: usize,
+    /// Largest rendered string leaf, in bytes.
+    pub output_bytes_per_string: usize,
+    /// Largest rendered document (all string leaves together), in bytes.
+    pub output_bytes_per_config: usize,
+    /// Longest chain of config-key parameter references (`a -> b -> c -> d` is 3).
+    pub param_links: usize,
+    /// Most YAML nodes a document may expand to through aliases.
+    pub yaml_nodes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            template_bytes: 4 << 20,
+            placeholders_per_string: 10_000,
+            default_depth: 32,
+            output_bytes_per_string: 16 << 20,
+            output_bytes_per_config: 64 << 20,
+            param_links: 3,
+            yaml_nodes: 1_000_000,
+        }
+    }
+}

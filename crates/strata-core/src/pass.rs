@@ -1,0 +1,223 @@
+use crate::{Error, Hole, Layer, Limits, Lit, Part, Seq, Span};
+
+/// What a compile pass knows besides the text: the limits and how deep in words it is.
+#[derive(Debug, Clone, Copy)]
+pub struct CompileCx<'a> {
+    /// The limits in force.
+    pub limits: &'a Limits,
+    /// How many operator words or defaults enclose the text being compiled.
+    pub depth: usize,
+}
+
+impl<'a> CompileCx<'a> {
+    /// The context for a whole field value.
+    pub fn new(limits: &'a Limits) -> CompileCx<'a> {
+        CompileCx { limits, depth: 0 }
+    }
+
+    /// The context for a word nested one level deeper; an error past the depth limit.
+    pub fn nested(&self, layer: Layer, span: Span) -> Result<CompileCx<'a>, Error> {
+        if self.depth >= self.limits.default_depth {
+            return Err(Error::new(
+                layer,
+                format!(
+                    "defaults are nested more than {} levels deep",
+                    self.limits.default_depth
+                ),
+            )
+            .with_span(span)
+            .with_hint("flatten the nesting or raise the default-depth limit"));
+        }
+        Ok(CompileCx {
+            limits: self.limits,
+            depth: self.depth + 1,
+        })
+    }
+}
+
+/// A position inside a list of parts: a part index and a byte offset in that part's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pos {
+    /// Index of the part.
+    pub part: usize,
+    /// Byte offset inside the part (only meaningful for [`Part::Lit`]).
+    pub off: usize,
+}
+
+/// A placeholder (or escape) a layer recognised, and the position just after it.
+#[derive(Debug)]
+pub struct Found {
+    /// What replaces the recognised text.
+    pub part: Part,
+    /// The position just after the recognised text.
+    pub end: Pos,
+}
+
+/// One layer's syntax, as a compile pass needs it.
+pub trait Syntax {
+    /// The layer, for errors.
+    fn layer(&self) -> Layer;
+
+    /// The bytes that can start this layer's syntax (give one twice if there is only one).
+    fn openers(&self) -> (u8, u8);
+
+    /// Whether a placeholder that is the whole string keeps its value's type.
+    fn keeps_type(&self) -> bool;
+
+    /// Tries to recognise this layer's syntax at `at`, which holds one of the openers.
+    ///
+    /// Returns `None` when the text there is not this layer's. May move parts after `at.part`
+    /// out of `parts` (with [`take_range`]) when a word spans substituted values.
+    fn parse(&self, parts: &mut [Part], at: Pos, cx: &CompileCx<'_>)
+        -> Result<Option<Found>, Error>;
+}
+
+fn lit_text(part: &Part) -> Option<&str> {
+    match part {
+        Part::Lit(lit) => Some(&lit.text),
+        _ => None,
+    }
+}
+
+fn slice_lit(lit: &Lit, from: usize, to: usize) -> Option<Part> {
+    (from < to).then(|| {
+        Part::Lit(Lit {
+            text: lit.text[from..to].into(),
+            start: lit.start + from,
+        })
+    })
+}
+
+/// Runs one layer's compile pass over a compiled string: every authored run is scanned for
+/// the layer's syntax; placeholders and escapes already installed are opaque, but their
+/// authored words are scanned too.
+pub fn run_pass(mut seq: Seq, syntax: &dyn Syntax, cx: &CompileCx<'_>) -> Result<Seq, Error> {
+    for part in &mut seq.parts {
+        if let Part::Hole(hole) = part {
+            scan_words(hole.as_mut(), syntax, cx)?;
+        }
+    }
+    let whole_candidate = !seq.whole && cx.depth == 0 && seq.parts.len() == 1;
+    let (a, b) = syntax.openers();
+    let mut parts = seq.parts;
+    let mut out: Vec<Part> = Vec::with_capacity(parts.len());
+    let mut holes = parts.iter().filter(|p| matches!(p, Part::Hole(_))).count();
+    let mut whole = seq.whole;
+    let (mut i, mut off, mut pending) = (0, 0, 0);
+    while i < parts.len() {
+        let Some(text) = lit_text(&parts[i]) else {
+            out.push(std::mem::replace(&mut parts[i], Part::Data("".into())));
+            (i, off, pending) = (i + 1, 0, 0);
+            continue;
+        };
+        let len = text.len();
+        let Some(c) = memchr::memchr2(a, b, &text.as_bytes()[off..]).map(|k| off + k) else {
+            if let Part::Lit(lit) = &parts[i] {
+                out.extend(slice_lit(lit, pending, len));
+            }
+            (i, off, pending) = (i + 1, 0, 0);
+            continue;
+        };
+        let at = Pos { part: i, off: c };
+        let Some(found) = syntax.parse(&mut parts, at, cx)? else {
+            off = c + 1;
+            continue;
+        };
+        if let Part::Lit(lit) = &parts[i] {
+            out.extend(slice_lit(lit, pending, c));
+        }
+        if whole_candidate && c == 0 && found.end == (Pos { part: 0, off: len }) {
+            whole = syntax.keeps_type() && matches!(found.part, Part::Hole(_));
+        }
+        if matches!(found.part, Part::Hole(_)) {
+            holes += 1;
+            if holes > cx.limits.placeholders_per_string {
+                let start = lit_start(&parts[i]) + c;
+                return Err(Error::new(
+                    syntax.layer(),
+                    format!(
+                        "more than {} placeholders in one string",
+                        cx.limits.placeholders_per_string
+                    ),
+                )
+                .with_span(Span::new(start, start + 1))
+                .with_hint("split the string or raise the placeholders-per-string limit"));
+            }
+        }
+        out.push(found.part);
+        i = found.end.part;
+        off = found.end.off;
+        pending = off;
+    }
+    Ok(Seq { parts: out, whole })
+}
+
+fn scan_words(hole: &mut dyn Hole, syntax: &dyn Syntax, cx: &CompileCx<'_>) -> Result<(), Error> {
+    let span = hole.span();
+    for word in hole.words_mut() {
+        let inner = std::mem::take(word);
+        *word = run_pass(inner, syntax, &cx.nested(syntax.layer(), span)?)?;
+    }
+    Ok(())
+}
+
+fn lit_start(part: &Part) -> usize {
+    match part {
+        Part::Lit(lit) => lit.start,
+        _ => 0,
+    }
+}
+
+/// Finds the `}` that closes a brace opened just before `from`, counting only braces in
+/// authored runs (substituted values are opaque). Returns its position.
+pub fn balanced_close(parts: &[Part], from: Pos) -> Option<Pos> {
+    let mut depth = 1usize;
+    let mut off = from.off;
+    for (i, part) in parts.iter().enumerate().skip(from.part) {
+        if let Some(text) = lit_text(part) {
+            let bytes = text.as_bytes();
+            let mut k = off;
+            while let Some(rel) = memchr::memchr2(b'{', b'}', &bytes[k..]) {
+                let j = k + rel;
+                if bytes[j] == b'{' {
+                    depth += 1;
+                } else {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(Pos { part: i, off: j });
+                    }
+                }
+                k = j + 1;
+            }
+        }
+        off = 0;
+    }
+    None
+}
+
+/// Moves the parts from `from` to `to` (exclusive) out of `parts` into a new compiled string.
+///
+/// Authored runs at either end are copied; whole parts in between are moved, leaving empty
+/// data in their place (the caller's pass skips them).
+pub fn take_range(parts: &mut [Part], from: Pos, to: Pos) -> Seq {
+    let mut out = Vec::new();
+    if from.part == to.part {
+        if let Part::Lit(lit) = &parts[from.part] {
+            out.extend(slice_lit(lit, from.off, to.off));
+        }
+    } else {
+        if let Part::Lit(lit) = &parts[from.part] {
+            out.extend(slice_lit(lit, from.off, lit.text.len()));
+        }
+        for part in &mut parts[from.part + 1..to.part] {
+            out.push(std::mem::replace(part, Part::Data("".into())));
+        }
+        if let Part::Lit(lit) = &parts[to.part] {
+            out.extend(slice_lit(lit, 0, to.off));
+        }
+    }
+    Seq {
+        parts: out,
+        whole: false,
+    }
+}

@@ -1,0 +1,140 @@
+use std::fmt;
+
+use crate::{Error, RenderCx, Rendered, Text};
+
+/// A byte range inside one authored string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Span {
+    /// First byte.
+    pub start: usize,
+    /// One past the last byte.
+    pub end: usize,
+}
+
+impl Span {
+    /// The range `start..end`.
+    pub fn new(start: usize, end: usize) -> Span {
+        Span { start, end }
+    }
+}
+
+/// A run of authored text that no layer has claimed (yet).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lit {
+    /// The characters.
+    pub text: Box<str>,
+    /// Byte offset of the first character in the original string (for spans).
+    pub start: usize,
+}
+
+/// A placeholder installed by a layer's compile pass, rendered against a scope.
+pub trait Hole: fmt::Debug + Send + Sync {
+    /// The layer that installed the placeholder.
+    fn layer(&self) -> crate::Layer;
+
+    /// Where the placeholder stands in the original string.
+    fn span(&self) -> Span;
+
+    /// The authored sub-templates (operator words, defaults) that later layers also scan.
+    fn words_mut(&mut self) -> &mut [Seq];
+
+    /// Renders the placeholder into running text.
+    fn render_text(&self, cx: &mut RenderCx<'_>, out: &mut Text) -> Result<(), Error>;
+
+    /// Renders the placeholder when it is the whole string: the value keeps its type.
+    /// The default renders text.
+    fn render_whole(&self, cx: &mut RenderCx<'_>) -> Result<Rendered, Error> {
+        let mut out = Text::default();
+        self.render_text(cx, &mut out)?;
+        Ok(Rendered::Text(out))
+    }
+}
+
+/// One piece of a compiled string.
+#[derive(Debug)]
+pub enum Part {
+    /// Authored text no layer of the chain claimed.
+    Lit(Lit),
+    /// Constant data produced at compile time (the literal text of an escape).
+    Data(Box<str>),
+    /// A placeholder.
+    Hole(Box<dyn Hole>),
+}
+
+/// A compiled string: its parts in order, and whether it is exactly one placeholder.
+#[derive(Debug, Default)]
+pub struct Seq {
+    /// The parts in order.
+    pub parts: Vec<Part>,
+    /// True when the string is exactly one placeholder whose value keeps its type.
+    pub whole: bool,
+}
+
+impl Seq {
+    /// The uncompiled form of an authored string.
+    pub fn authored(text: &str) -> Seq {
+        Seq::at(text, 0)
+    }
+
+    /// An authored string that starts at byte `start` of its field.
+    pub fn at(text: &str, start: usize) -> Seq {
+        let parts = if text.is_empty() {
+            Vec::new()
+        } else {
+            vec![Part::Lit(Lit {
+                text: text.into(),
+                start,
+            })]
+        };
+        Seq {
+            parts,
+            whole: false,
+        }
+    }
+
+    /// True when no part is a placeholder or escape: the string renders to itself.
+    pub fn is_literal(&self) -> bool {
+        self.parts.iter().all(|p| matches!(p, Part::Lit(_)))
+    }
+
+    /// Number of placeholders, counting those inside words.
+    pub fn hole_count(&mut self) -> usize {
+        let mut n = 0;
+        for part in &mut self.parts {
+            if let Part::Hole(h) = part {
+                n += 1;
+                for w in h.words_mut() {
+                    n += w.hole_count();
+                }
+            }
+        }
+        n
+    }
+
+    /// Renders the string into running text.
+    pub fn render_text(&self, cx: &mut RenderCx<'_>, out: &mut Text) -> Result<(), Error> {
+        for part in &self.parts {
+            match part {
+                Part::Lit(lit) => out.push(&lit.text, crate::Origin::Authored),
+                Part::Data(d) => out.push(d, crate::Origin::Data),
+                Part::Hole(h) => {
+                    h.render_text(cx, out)?;
+                    cx.check_output(out.text.len(), h.layer(), h.span())?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Renders the string as a field value: typed when whole, text otherwise.
+    pub fn render(&self, cx: &mut RenderCx<'_>) -> Result<Rendered, Error> {
+        if self.whole {
+            if let [Part::Hole(h)] = self.parts.as_slice() {
+                return h.render_whole(cx);
+            }
+        }
+        let mut out = Text::default();
+        self.render_text(cx, &mut out)?;
+        Ok(Rendered::Text(out))
+    }
+}

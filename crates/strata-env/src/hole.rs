@@ -1,0 +1,108 @@
+use strata_core::{Error, Hole, Layer, Origin, RenderCx, Seq, Span, Text};
+
+/// A Compose operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// `${NAME}`.
+    Plain,
+    /// `${NAME:-word}` (`empty: true`) or `${NAME-word}`.
+    Default { empty: bool },
+    /// `${NAME:?msg}` (`empty: true`) or `${NAME?msg}`.
+    Required { empty: bool },
+    /// `${NAME:+word}` (`empty: true`) or `${NAME+word}`.
+    Alternative { empty: bool },
+}
+
+impl Op {
+    /// The operator spelled by `bytes` (one of the six spellings).
+    pub fn from_bytes(bytes: &[u8]) -> Op {
+        let empty = bytes.len() == 2;
+        match bytes[bytes.len() - 1] {
+            b'-' => Op::Default { empty },
+            b'?' => Op::Required { empty },
+            _ => Op::Alternative { empty },
+        }
+    }
+}
+
+/// A compiled `${NAME…}` placeholder.
+#[derive(Debug)]
+pub struct EnvHole {
+    name: Box<str>,
+    op: Op,
+    word: Option<Seq>,
+    span: Span,
+}
+
+impl EnvHole {
+    /// A placeholder for `name` with operator `op` and its word.
+    pub fn new(name: Box<str>, op: Op, word: Option<Seq>, span: Span) -> EnvHole {
+        EnvHole { name, op, word, span }
+    }
+
+    fn render_word(&self, cx: &mut RenderCx<'_>, out: &mut Text) -> Result<(), Error> {
+        match &self.word {
+            Some(word) => word.render_text(cx, out),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Hole for EnvHole {
+    fn layer(&self) -> Layer {
+        Layer::Env
+    }
+
+    fn span(&self) -> Span {
+        self.span
+    }
+
+    fn words_mut(&mut self) -> &mut [Seq] {
+        match &mut self.word {
+            Some(word) => std::slice::from_mut(word),
+            None => &mut [],
+        }
+    }
+
+    fn render_text(&self, cx: &mut RenderCx<'_>, out: &mut Text) -> Result<(), Error> {
+        let var = cx.scope.env.get(&self.name);
+        let unset_or = |empty: bool| match var {
+            None => true,
+            Some(v) => empty && v.value.is_empty(),
+        };
+        let push_value = |out: &mut Text| {
+            if let Some(v) = var {
+                out.push(&v.value, Origin::of_data(v.secret));
+            }
+        };
+        match self.op {
+            Op::Plain => match var {
+                Some(_) => push_value(out),
+                None => cx.missing(
+                    Layer::Env,
+                    format!("environment variable `{}` is not set", self.name),
+                    self.span,
+                )?,
+            },
+            Op::Default { empty } if unset_or(empty) => self.render_word(cx, out)?,
+            Op::Default { .. } => push_value(out),
+            Op::Required { empty } if unset_or(empty) => {
+                let mut msg = Text::default();
+                self.render_word(cx, &mut msg)?;
+                let what = if empty { "unset or empty" } else { "unset" };
+                let mut message = format!("required variable `{}` is {what}", self.name);
+                if !msg.text.is_empty() {
+                    message.push_str(": ");
+                    message.push_str(&msg.redacted());
+                }
+                return Err(Error::new(Layer::Env, message)
+                    .with_span(self.span)
+                    .with_hint(format!("set `{}` in the environment", self.name)));
+            }
+            Op::Required { .. } => push_value(out),
+            Op::Alternative { empty } if !unset_or(empty) => self.render_word(cx, out)?,
+            Op::Alternative { .. } => {}
+        }
+        Ok(())
+    }
+}

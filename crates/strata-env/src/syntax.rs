@@ -1,0 +1,93 @@
+use strata_core::{
+    balanced_close, env_name_len, env_operator_len, run_pass, take_range, CompileCx, Error, Found, Layer, Part, Pos, Span, Syntax,
+};
+
+use crate::hole::{EnvHole, Op};
+
+/// The compile pass of layer E.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EnvSyntax;
+
+impl Syntax for EnvSyntax {
+    fn layer(&self) -> Layer {
+        Layer::Env
+    }
+
+    fn openers(&self) -> (u8, u8) {
+        (b'$', b'$')
+    }
+
+    fn keeps_type(&self) -> bool {
+        false
+    }
+
+    fn parse(
+        &self,
+        parts: &mut [Part],
+        at: Pos,
+        cx: &CompileCx<'_>,
+    ) -> Result<Option<Found>, Error> {
+        let Part::Lit(lit) = &parts[at.part] else {
+            return Ok(None);
+        };
+        let bytes = &lit.text.as_bytes()[at.off..];
+        let start = lit.start + at.off;
+        if bytes.starts_with(b"$${") {
+            let end = Pos { part: at.part, off: at.off + 3 };
+            return Ok(Some(Found { part: Part::Data("${".into()), end }));
+        }
+        if !bytes.starts_with(b"${") {
+            return Ok(None);
+        }
+        let n = env_name_len(&bytes[2..]);
+        if n == 0 {
+            return Ok(None);
+        }
+        let name: Box<str> = lit.text[at.off + 2..at.off + 2 + n].into();
+        let after = &bytes[2 + n..];
+        if after.is_empty() {
+            return Err(unclosed(&name, start, lit.start + lit.text.len()));
+        }
+        if after[0] == b'}' {
+            let end = Pos { part: at.part, off: at.off + 3 + n };
+            let hole = EnvHole::new(name, Op::Plain, None, Span::new(start, start + 3 + n));
+            return Ok(Some(Found { part: Part::Hole(Box::new(hole)), end }));
+        }
+        let Some(op_len) = env_operator_len(after) else {
+            return Ok(None);
+        };
+        let op = Op::from_bytes(&after[..op_len]);
+        let word_start = Pos { part: at.part, off: at.off + 2 + n + op_len };
+        let text_end = lit.start + lit.text.len();
+        let Some(close) = balanced_close(parts, word_start) else {
+            return Err(unclosed(&name, start, last_end(parts).max(text_end)));
+        };
+        let close_end = match &parts[close.part] {
+            Part::Lit(l) => l.start + close.off + 1,
+            _ => text_end,
+        };
+        let span = Span::new(start, close_end);
+        let word = take_range(parts, word_start, close);
+        let word = run_pass(word, self, &cx.nested(Layer::Env, span)?)?;
+        let hole = EnvHole::new(name, op, Some(word), span);
+        let end = Pos { part: close.part, off: close.off + 1 };
+        Ok(Some(Found { part: Part::Hole(Box::new(hole)), end }))
+    }
+}
+
+fn last_end(parts: &[Part]) -> usize {
+    parts
+        .iter()
+        .rev()
+        .find_map(|p| match p {
+            Part::Lit(l) => Some(l.start + l.text.len()),
+            _ => None,
+        })
+        .unwrap_or(0)
+}
+
+fn unclosed(name: &str, start: usize, end: usize) -> Error {
+    Error::new(Layer::Env, format!("unclosed `${{{name}`: no matching `}}`"))
+        .with_span(Span::new(start, end))
+        .with_hint(format!("close it as `${{{name}}}`, or write `$${{` for a literal `${{`"))
+}

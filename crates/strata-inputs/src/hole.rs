@@ -1,0 +1,79 @@
+use strata_core::{Error, Hole, Layer, Origin, RenderCx, Rendered, Seq, Span, Text};
+
+/// What a reference does when its input is missing.
+#[derive(Debug)]
+pub enum Mode {
+    /// `{input:key}`: kept literally, with a warning.
+    Required,
+    /// `{input:key?}`: empty.
+    Optional,
+    /// `{input:key:default}` / `{input:key|default}`: the authored default.
+    Default(Seq),
+}
+
+/// A compiled `{input:…}` reference.
+#[derive(Debug)]
+pub struct InputHole {
+    key: Box<str>,
+    mode: Mode,
+    span: Span,
+}
+
+impl InputHole {
+    /// A reference to input `key`.
+    pub fn new(key: Box<str>, mode: Mode, span: Span) -> InputHole {
+        InputHole { key, mode, span }
+    }
+
+    fn render_missing(&self, cx: &mut RenderCx<'_>, out: &mut Text) -> Result<(), Error> {
+        match &self.mode {
+            Mode::Required => {
+                cx.missing(
+                    Layer::Inputs,
+                    format!("input `{}` is not set; the reference is kept as written", self.key),
+                    self.span,
+                )?;
+                out.push(&format!("{{input:{}}}", self.key), Origin::Authored);
+                Ok(())
+            }
+            Mode::Optional => Ok(()),
+            Mode::Default(word) => word.render_text(cx, out),
+        }
+    }
+}
+
+impl Hole for InputHole {
+    fn layer(&self) -> Layer {
+        Layer::Inputs
+    }
+
+    fn span(&self) -> Span {
+        self.span
+    }
+
+    fn words_mut(&mut self) -> &mut [Seq] {
+        match &mut self.mode {
+            Mode::Default(word) => std::slice::from_mut(word),
+            _ => &mut [],
+        }
+    }
+
+    fn render_text(&self, cx: &mut RenderCx<'_>, out: &mut Text) -> Result<(), Error> {
+        match cx.scope.inputs.get(&*self.key) {
+            Some(v) => {
+                out.push_value(v, Origin::Data);
+                Ok(())
+            }
+            None => self.render_missing(cx, out),
+        }
+    }
+
+    fn render_whole(&self, cx: &mut RenderCx<'_>) -> Result<Rendered, Error> {
+        if let Some(v) = cx.scope.inputs.get(&*self.key) {
+            return Ok(Rendered::Value(v.clone(), Origin::Data));
+        }
+        let mut out = Text::default();
+        self.render_missing(cx, &mut out)?;
+        Ok(Rendered::Text(out))
+    }
+}

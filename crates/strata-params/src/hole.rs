@@ -1,0 +1,54 @@
+use strata_core::{Error, Hole, Layer, Origin, Param, RenderCx, Rendered, Seq, Span, Text};
+
+/// A compiled `{name}` placeholder.
+#[derive(Debug)]
+pub struct ParamHole {
+    name: Box<str>,
+    span: Span,
+}
+
+impl ParamHole {
+    /// A placeholder for parameter `name`.
+    pub fn new(name: Box<str>, span: Span) -> ParamHole {
+        ParamHole { name, span }
+    }
+
+    fn source(&self) -> String {
+        format!("{{{}}}", self.name)
+    }
+}
+
+impl Hole for ParamHole {
+    fn layer(&self) -> Layer {
+        Layer::Params
+    }
+
+    fn span(&self) -> Span {
+        self.span
+    }
+
+    fn words_mut(&mut self) -> &mut [Seq] {
+        &mut []
+    }
+
+    fn render_text(&self, cx: &mut RenderCx<'_>, out: &mut Text) -> Result<(), Error> {
+        match cx.param(&self.name, self.span)? {
+            Some(Param::Data(v)) => out.push_value(v, Origin::Data),
+            Some(Param::Config(r)) => r.push_text(out),
+            None => out.push(&self.source(), Origin::Authored),
+        }
+        Ok(())
+    }
+
+    fn render_whole(&self, cx: &mut RenderCx<'_>) -> Result<Rendered, Error> {
+        Ok(match cx.param(&self.name, self.span)? {
+            Some(Param::Data(v)) => Rendered::Value(v.clone(), Origin::Data),
+            Some(Param::Config(r)) => r,
+            None => {
+                let mut out = Text::default();
+                out.push(&self.source(), Origin::Authored);
+                Rendered::Text(out)
+            }
+        })
+    }
+}

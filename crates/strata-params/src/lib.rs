@@ -1,0 +1,25 @@
+//! Layer P: `{name}` runtime parameters.
+//!
+//! Names match `[A-Za-z_][A-Za-z0-9_]*` and must not follow a `$`. `{{name}}` yields the
+//! literal text `{name}`; everything else in braces (`{}`, `{ x }`, `{a.b}`, `{input:k}`) is
+//! literal text. Parameters come from runtime parameters, the document's own top-level keys
+//! (followed to a fixpoint, see [`strata_core::RenderCx::param`]) and the caller's parameters.
+//! An unknown name is left as it is.
+
+mod hole;
+mod syntax;
+
+pub use syntax::ParamSyntax;
+
+/// The length of the parameter name at the start of `bytes` (0 when none).
+pub fn name_len(bytes: &[u8]) -> usize {
+    match bytes.first() {
+        Some(&b) if b.is_ascii_alphabetic() || b == b'_' => {
+            1 + bytes[1..]
+                .iter()
+                .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+                .count()
+        }
+        _ => 0,
+    }
+}

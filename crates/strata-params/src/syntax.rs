@@ -1,0 +1,55 @@
+use strata_core::{CompileCx, Error, Found, Layer, Part, Pos, Span, Syntax};
+
+use crate::hole::ParamHole;
+use crate::name_len;
+
+/// The compile pass of layer P.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ParamSyntax;
+
+impl Syntax for ParamSyntax {
+    fn layer(&self) -> Layer {
+        Layer::Params
+    }
+
+    fn openers(&self) -> (u8, u8) {
+        (b'{', b'{')
+    }
+
+    fn keeps_type(&self) -> bool {
+        true
+    }
+
+    fn parse(
+        &self,
+        parts: &mut [Part],
+        at: Pos,
+        _cx: &CompileCx<'_>,
+    ) -> Result<Option<Found>, Error> {
+        let Part::Lit(lit) = &parts[at.part] else {
+            return Ok(None);
+        };
+        let text = &lit.text[at.off..];
+        let bytes = text.as_bytes();
+        if at.off > 0 && lit.text.as_bytes()[at.off - 1] == b'$' {
+            return Ok(None);
+        }
+        if bytes.get(1) == Some(&b'{') {
+            let n = name_len(&bytes[2..]);
+            if n > 0 && bytes[2 + n..].starts_with(b"}}") {
+                let end = Pos { part: at.part, off: at.off + n + 4 };
+                let literal = format!("{{{}}}", &text[2..2 + n]);
+                return Ok(Some(Found { part: Part::Data(literal.into()), end }));
+            }
+            return Ok(None);
+        }
+        let n = name_len(&bytes[1..]);
+        if n == 0 || bytes.get(1 + n) != Some(&b'}') {
+            return Ok(None);
+        }
+        let start = lit.start + at.off;
+        let hole = ParamHole::new(text[1..1 + n].into(), Span::new(start, start + n + 2));
+        let end = Pos { part: at.part, off: at.off + n + 2 };
+        Ok(Some(Found { part: Part::Hole(Box::new(hole)), end }))
+    }
+}

@@ -1,0 +1,122 @@
+//! The JSON Lines protocol of `strata render --batch`: one request per line, one reply per
+//! line, in order. A malformed line gets an error reply and the next lines are still served.
+
+use std::io::{self, BufRead, Write};
+
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use strata_core::{EnvMap, Error, Layer, Limits, Scope, Warning};
+
+use crate::{Chain, Template};
+
+/// One request line.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Request {
+    template: Value,
+    #[serde(default)]
+    layers: Option<Vec<String>>,
+    #[serde(default)]
+    env: Map<String, Value>,
+    #[serde(default)]
+    secrets: Vec<String>,
+    #[serde(default)]
+    params: Map<String, Value>,
+    #[serde(default)]
+    context: Map<String, Value>,
+    #[serde(default)]
+    inputs: Map<String, Value>,
+    #[serde(default)]
+    strict: bool,
+}
+
+/// Serves requests from `input` until it ends, writing one reply line per request line.
+/// Blank lines are skipped. Fails only when reading or writing fails.
+pub fn serve(input: impl BufRead, mut output: impl Write, limits: &Limits) -> io::Result<()> {
+    for line in input.lines() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let reply = handle_line(&line, limits);
+        serde_json::to_writer(&mut output, &reply)?;
+        output.write_all(b"\n")?;
+        output.flush()?;
+    }
+    Ok(())
+}
+
+/// The reply to one request line.
+pub fn handle_line(line: &str, limits: &Limits) -> Value {
+    match serde_json::from_str::<Request>(line) {
+        Ok(request) => match render(request, limits) {
+            Ok(reply) => reply,
+            Err(e) => error_reply(&e),
+        },
+        Err(e) => error_reply(
+            &Error::new(Layer::Request, format!("malformed request: {e}")).with_hint(
+                "a request is one JSON object: {\"template\": …, \"layers\", \"env\", \"secrets\", \"params\", \"context\", \"inputs\", \"strict\"}",
+            ),
+        ),
+    }
+}
+
+fn render(request: Request, limits: &Limits) -> Result<Value, Error> {
+    let chain = match &request.layers {
+        Some(names) => Chain::from_names(names).map_err(|m| Error::new(Layer::Request, m))?,
+        None => Chain::full(),
+    };
+    let mut env = EnvMap::default();
+    for (name, value) in request.env {
+        let Value::String(value) = value else {
+            return Err(Error::new(
+                Layer::Request,
+                format!("env value of `{name}` must be a string"),
+            ));
+        };
+        env.set(name, value, false);
+    }
+    for name in &request.secrets {
+        env.mark_secret(name);
+    }
+    let context = Value::Object(request.context);
+    let scope = Scope {
+        env: &env,
+        caller_params: &request.params,
+        context: &context,
+        inputs: &request.inputs,
+        ..Scope::default()
+    };
+    let template = Template::compile(&request.template, &chain, limits)?;
+    let out = template.render(&scope, request.strict)?;
+    let warnings: Vec<Value> = out.warnings.iter().map(warning_json).collect();
+    Ok(json!({"ok": true, "value": out.value.into_json(), "warnings": warnings}))
+}
+
+/// The JSON form of an error, as in the protocol's `error` field.
+pub fn error_json(e: &Error) -> Value {
+    let mut obj = json!({
+        "layer": e.layer.name(),
+        "message": e.message,
+        "path": e.path.to_string(),
+        "span": e.span.map(|s| json!([s.start, s.end])),
+    });
+    if let Some(hint) = &e.hint {
+        obj["hint"] = json!(hint);
+    }
+    obj
+}
+
+/// The JSON form of a warning.
+pub fn warning_json(w: &Warning) -> Value {
+    json!({
+        "layer": w.layer.name(),
+        "message": w.message,
+        "path": w.path.to_string(),
+        "span": w.span.map(|s| json!([s.start, s.end])),
+    })
+}
+
+fn error_reply(e: &Error) -> Value {
+    json!({"ok": false, "error": error_json(e)})
+}
