@@ -55,12 +55,21 @@ pub fn resolve<'v>(path: &Path, root: &'v Value) -> Result<&'v Value, Miss> {
 }
 
 /// Evaluates an expression; `Err` carries the miss of the last path tried.
-pub(crate) fn eval<'v>(expr: &'v Expr, root: &'v Value) -> Result<&'v Value, (Option<&'v Path>, Miss)> {
+pub(crate) fn eval<'v>(
+    expr: &'v Expr,
+    root: &'v Value,
+) -> Result<&'v Value, (Option<&'v Path>, Miss)> {
     match expr {
         Expr::Path(p) => resolve(p, root).map_err(|m| (Some(p), m)),
         Expr::Literal(v) => Ok(v),
         Expr::Fallback(items) => {
-            let mut last = Err((None, Miss { at: 0, suggestion: None }));
+            let mut last = Err((
+                None,
+                Miss {
+                    at: 0,
+                    suggestion: None,
+                },
+            ));
             for item in items {
                 match eval(item, root) {
                     Ok(v) if !v.is_null() => return Ok(v),

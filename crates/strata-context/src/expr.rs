@@ -66,7 +66,10 @@ pub fn parse_expr(src: &str, base: usize) -> Result<Expr, Error> {
     let mut p = Parser { src, pos: 0, base };
     p.skip_ws();
     if p.pos == src.len() {
-        return Err(p.error("empty placeholder `${}`", "write a context path such as `${state.name}`"));
+        return Err(p.error(
+            "empty placeholder `${}`",
+            "write a context path such as `${state.name}`",
+        ));
     }
     let mut operands = vec![p.operand()?];
     loop {
@@ -150,7 +153,9 @@ impl Parser<'_> {
 
     fn literal(&mut self) -> Result<Expr, Error> {
         if self.peek() == Some(b'\'') {
-            return self.single_quoted().map(|s| Expr::Literal(Value::String(s)));
+            return self
+                .single_quoted()
+                .map(|s| Expr::Literal(Value::String(s)));
         }
         let mut stream = serde_json::Deserializer::from_str(self.rest()).into_iter::<Value>();
         match stream.next() {
@@ -158,7 +163,10 @@ impl Parser<'_> {
                 self.pos += stream.byte_offset();
                 Ok(Expr::Literal(v))
             }
-            _ => Err(self.error("malformed JSON literal", "fallback literals are JSON: \"text\", 1, true, null, [..], {..}")),
+            _ => Err(self.error(
+                "malformed JSON literal",
+                "fallback literals are JSON: \"text\", 1, true, null, [..], {..}",
+            )),
         }
     }
 
@@ -197,7 +205,10 @@ impl Parser<'_> {
     fn index(&mut self) -> Option<i64> {
         let bytes = &self.src.as_bytes()[self.pos..];
         let neg = bytes.first() == Some(&b'-');
-        let digits = bytes[neg as usize..].iter().take_while(|b| b.is_ascii_digit()).count();
+        let digits = bytes[neg as usize..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
         if digits == 0 {
             return None;
         }
@@ -221,7 +232,10 @@ impl Parser<'_> {
                     } else if let Some(n) = self.index() {
                         segs.push(Seg::Index(n));
                     } else {
-                        return Err(self.error("expected a key or an index after `.`", "write `a.b`, `a.0` or `a[\"b c\"]`"));
+                        return Err(self.error(
+                            "expected a key or an index after `.`",
+                            "write `a.b`, `a.0` or `a[\"b c\"]`",
+                        ));
                     }
                 }
                 Some(b'[') => {

@@ -68,8 +68,14 @@ impl Syntax for ContextSyntax {
         let bytes = &lit.text.as_bytes()[at.off..];
         let start = lit.start + at.off;
         if bytes.starts_with(b"$${") {
-            let end = Pos { part: at.part, off: at.off + 3 };
-            return Ok(Some(Found { part: Part::Data("${".into()), end }));
+            let end = Pos {
+                part: at.part,
+                off: at.off + 3,
+            };
+            return Ok(Some(Found {
+                part: Part::Data("${".into()),
+                end,
+            }));
         }
         if !bytes.starts_with(b"${") || !owns(&bytes[2..]) {
             return Ok(None);
@@ -89,7 +95,13 @@ impl Syntax for ContextSyntax {
         let expr = parse_expr(inner, start + 2)?;
         let span = Span::new(start, start + close + 3);
         let hole = ContextHole::new(expr, inner.trim().into(), span);
-        let end = Pos { part: at.part, off: at.off + close + 3 };
-        Ok(Some(Found { part: Part::Hole(Box::new(hole)), end }))
+        let end = Pos {
+            part: at.part,
+            off: at.off + close + 3,
+        };
+        Ok(Some(Found {
+            part: Part::Hole(Box::new(hole)),
+            end,
+        }))
     }
 }

@@ -5,8 +5,14 @@ use crate::{FieldPath, Layer, Span};
 /// A failure a person can act on: which layer, where (field path and span), what, and a hint.
 ///
 /// Messages never contain substituted values; secrets can therefore never leak through them.
+/// The details live behind one box ([`ErrorInfo`], reached through `Deref`) so that results
+/// stay small on the hot path.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Error {
+pub struct Error(Box<ErrorInfo>);
+
+/// The details of an [`Error`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorInfo {
     /// The layer (or the request) that failed.
     pub layer: Layer,
     /// What went wrong, in one sentence.
@@ -17,18 +23,32 @@ pub struct Error {
     pub span: Option<Span>,
     /// A suggestion for the fix.
     pub hint: Option<String>,
+    /// The file and the line and column of the offending text, when it came from a file.
+    pub location: Option<Location>,
+}
+
+/// A position in a file: 1-based line and column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    /// The file name as given.
+    pub file: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub column: usize,
 }
 
 impl Error {
     /// A new error of `layer` with `message` and no position yet.
     pub fn new(layer: Layer, message: impl Into<String>) -> Error {
-        Error {
+        Error(Box::new(ErrorInfo {
             layer,
             message: message.into(),
             path: FieldPath::root(),
             span: None,
             hint: None,
-        }
+            location: None,
+        }))
     }
 
     /// Sets the span inside the string.
@@ -52,8 +72,25 @@ impl Error {
     }
 }
 
+impl std::ops::Deref for Error {
+    type Target = ErrorInfo;
+
+    fn deref(&self) -> &ErrorInfo {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Error {
+    fn deref_mut(&mut self) -> &mut ErrorInfo {
+        &mut self.0
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(loc) = &self.location {
+            write!(f, "{}:{}:{}: ", loc.file, loc.line, loc.column)?;
+        }
         write!(f, "{} error at {}", self.layer, self.path)?;
         if let Some(span) = self.span {
             write!(f, " {}..{}", span.start, span.end)?;

@@ -33,6 +33,14 @@ impl FieldPath {
         FieldPath(segs)
     }
 
+    /// The value at this path inside `root`.
+    pub fn lookup<'v>(&self, root: &'v serde_json::Value) -> Option<&'v serde_json::Value> {
+        self.0.iter().try_fold(root, |cur, seg| match seg {
+            PathSeg::Key(k) => cur.get(k.as_str()),
+            PathSeg::Index(i) => cur.get(*i),
+        })
+    }
+
     /// True for the document root.
     pub fn is_root(&self) -> bool {
         self.0.is_empty()

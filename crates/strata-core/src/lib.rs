@@ -20,7 +20,7 @@ mod seq;
 mod text;
 mod value_text;
 
-pub use diagnostic::{Error, Warning};
+pub use diagnostic::{Error, ErrorInfo, Location, Warning};
 pub use env_names::{env_name_len, env_operator_len, env_owns};
 pub use field_path::{FieldPath, PathSeg};
 pub use layer::Layer;

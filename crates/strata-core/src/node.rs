@@ -36,7 +36,12 @@ impl Node {
                 .map(Rendered::Array),
             Node::Object(entries) => entries
                 .iter()
-                .map(|(k, n)| Ok((k.clone(), n.render_at(cx, &path.child(PathSeg::Key(k.clone())))?)))
+                .map(|(k, n)| {
+                    Ok((
+                        k.clone(),
+                        n.render_at(cx, &path.child(PathSeg::Key(k.clone())))?,
+                    ))
+                })
                 .collect::<Result<_, _>>()
                 .map(Rendered::Object),
         }
@@ -62,7 +67,9 @@ impl Rendered {
         match self {
             Rendered::Value(v, _) => v,
             Rendered::Text(t) => Value::String(t.text),
-            Rendered::Array(items) => Value::Array(items.into_iter().map(Rendered::into_json).collect()),
+            Rendered::Array(items) => {
+                Value::Array(items.into_iter().map(Rendered::into_json).collect())
+            }
             Rendered::Object(entries) => Value::Object(
                 entries
                     .into_iter()
@@ -78,7 +85,9 @@ impl Rendered {
             Rendered::Value(_, Origin::Secret) => Value::String("***".into()),
             Rendered::Value(v, _) => v.clone(),
             Rendered::Text(t) => Value::String(t.redacted()),
-            Rendered::Array(items) => Value::Array(items.iter().map(Rendered::to_redacted_json).collect()),
+            Rendered::Array(items) => {
+                Value::Array(items.iter().map(Rendered::to_redacted_json).collect())
+            }
             Rendered::Object(entries) => Value::Object(
                 entries
                     .iter()
@@ -93,7 +102,9 @@ impl Rendered {
         match self {
             Rendered::Value(_, o) => *o,
             Rendered::Text(t) => t.origin(),
-            Rendered::Array(items) => items.iter().fold(Origin::Authored, |a, r| a.join(r.origin())),
+            Rendered::Array(items) => items
+                .iter()
+                .fold(Origin::Authored, |a, r| a.join(r.origin())),
             Rendered::Object(entries) => entries
                 .iter()
                 .fold(Origin::Authored, |a, (_, r)| a.join(r.origin())),

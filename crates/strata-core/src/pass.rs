@@ -68,8 +68,12 @@ pub trait Syntax {
     ///
     /// Returns `None` when the text there is not this layer's. May move parts after `at.part`
     /// out of `parts` (with [`take_range`]) when a word spans substituted values.
-    fn parse(&self, parts: &mut [Part], at: Pos, cx: &CompileCx<'_>)
-        -> Result<Option<Found>, Error>;
+    fn parse(
+        &self,
+        parts: &mut [Part],
+        at: Pos,
+        cx: &CompileCx<'_>,
+    ) -> Result<Option<Found>, Error>;
 }
 
 fn lit_text(part: &Part) -> Option<&str> {

@@ -37,7 +37,12 @@ pub struct EnvHole {
 impl EnvHole {
     /// A placeholder for `name` with operator `op` and its word.
     pub fn new(name: Box<str>, op: Op, word: Option<Seq>, span: Span) -> EnvHole {
-        EnvHole { name, op, word, span }
+        EnvHole {
+            name,
+            op,
+            word,
+            span,
+        }
     }
 
     fn render_word(&self, cx: &mut RenderCx<'_>, out: &mut Text) -> Result<(), Error> {

@@ -9,4 +9,3 @@ mod hole;
 mod syntax;
 
 pub use syntax::EnvSyntax;
-

@@ -1,5 +1,6 @@
 use strata_core::{
-    balanced_close, env_name_len, env_operator_len, run_pass, take_range, CompileCx, Error, Found, Layer, Part, Pos, Span, Syntax,
+    balanced_close, env_name_len, env_operator_len, run_pass, take_range, CompileCx, Error, Found,
+    Layer, Part, Pos, Span, Syntax,
 };
 
 use crate::hole::{EnvHole, Op};
@@ -33,8 +34,14 @@ impl Syntax for EnvSyntax {
         let bytes = &lit.text.as_bytes()[at.off..];
         let start = lit.start + at.off;
         if bytes.starts_with(b"$${") {
-            let end = Pos { part: at.part, off: at.off + 3 };
-            return Ok(Some(Found { part: Part::Data("${".into()), end }));
+            let end = Pos {
+                part: at.part,
+                off: at.off + 3,
+            };
+            return Ok(Some(Found {
+                part: Part::Data("${".into()),
+                end,
+            }));
         }
         if !bytes.starts_with(b"${") {
             return Ok(None);
@@ -49,15 +56,24 @@ impl Syntax for EnvSyntax {
             return Err(unclosed(&name, start, lit.start + lit.text.len()));
         }
         if after[0] == b'}' {
-            let end = Pos { part: at.part, off: at.off + 3 + n };
+            let end = Pos {
+                part: at.part,
+                off: at.off + 3 + n,
+            };
             let hole = EnvHole::new(name, Op::Plain, None, Span::new(start, start + 3 + n));
-            return Ok(Some(Found { part: Part::Hole(Box::new(hole)), end }));
+            return Ok(Some(Found {
+                part: Part::Hole(Box::new(hole)),
+                end,
+            }));
         }
         let Some(op_len) = env_operator_len(after) else {
             return Ok(None);
         };
         let op = Op::from_bytes(&after[..op_len]);
-        let word_start = Pos { part: at.part, off: at.off + 2 + n + op_len };
+        let word_start = Pos {
+            part: at.part,
+            off: at.off + 2 + n + op_len,
+        };
         let text_end = lit.start + lit.text.len();
         let Some(close) = balanced_close(parts, word_start) else {
             return Err(unclosed(&name, start, last_end(parts).max(text_end)));
@@ -70,8 +86,14 @@ impl Syntax for EnvSyntax {
         let word = take_range(parts, word_start, close);
         let word = run_pass(word, self, &cx.nested(Layer::Env, span)?)?;
         let hole = EnvHole::new(name, op, Some(word), span);
-        let end = Pos { part: close.part, off: close.off + 1 };
-        Ok(Some(Found { part: Part::Hole(Box::new(hole)), end }))
+        let end = Pos {
+            part: close.part,
+            off: close.off + 1,
+        };
+        Ok(Some(Found {
+            part: Part::Hole(Box::new(hole)),
+            end,
+        }))
     }
 }
 
@@ -87,7 +109,12 @@ fn last_end(parts: &[Part]) -> usize {
 }
 
 fn unclosed(name: &str, start: usize, end: usize) -> Error {
-    Error::new(Layer::Env, format!("unclosed `${{{name}`: no matching `}}`"))
-        .with_span(Span::new(start, end))
-        .with_hint(format!("close it as `${{{name}}}`, or write `$${{` for a literal `${{`"))
+    Error::new(
+        Layer::Env,
+        format!("unclosed `${{{name}`: no matching `}}`"),
+    )
+    .with_span(Span::new(start, end))
+    .with_hint(format!(
+        "close it as `${{{name}}}`, or write `$${{` for a literal `${{`"
+    ))
 }

@@ -30,7 +30,10 @@ impl InputHole {
             Mode::Required => {
                 cx.missing(
                     Layer::Inputs,
-                    format!("input `{}` is not set; the reference is kept as written", self.key),
+                    format!(
+                        "input `{}` is not set; the reference is kept as written",
+                        self.key
+                    ),
                     self.span,
                 )?;
                 out.push(&format!("{{input:{}}}", self.key), Origin::Authored);

@@ -54,9 +54,15 @@ impl Syntax for InputSyntax {
             let after = 1 + PREFIX.len() + n;
             let q = usize::from(bytes.get(after) == Some(&b'?'));
             if n > 0 && bytes[after + q..].starts_with(b"}}") {
-                let end = Pos { part: at.part, off: at.off + after + q + 2 };
+                let end = Pos {
+                    part: at.part,
+                    off: at.off + after + q + 2,
+                };
                 let literal: Box<str> = text[1..after + q + 1].into();
-                return Ok(Some(Found { part: Part::Data(literal), end }));
+                return Ok(Some(Found {
+                    part: Part::Data(literal),
+                    end,
+                }));
             }
             return Ok(None);
         }
@@ -83,15 +89,24 @@ impl Syntax for InputSyntax {
         }
         let simple = |mode: Mode, len: usize| {
             let span = Span::new(start, start + len);
-            let end = Pos { part: at.part, off: at.off + len };
+            let end = Pos {
+                part: at.part,
+                off: at.off + len,
+            };
             let hole = InputHole::new(key.clone(), mode, span);
-            Ok(Some(Found { part: Part::Hole(Box::new(hole)), end }))
+            Ok(Some(Found {
+                part: Part::Hole(Box::new(hole)),
+                end,
+            }))
         };
         match next {
             b'}' => simple(Mode::Required, key_end + 1),
             b'?' if bytes.get(key_end + 1) == Some(&b'}') => simple(Mode::Optional, key_end + 2),
             b':' | b'|' => {
-                let word_start = Pos { part: at.part, off: at.off + key_end + 1 };
+                let word_start = Pos {
+                    part: at.part,
+                    off: at.off + key_end + 1,
+                };
                 let Some(close) = balanced_close(parts, word_start) else {
                     return Err(unclosed());
                 };
@@ -103,8 +118,14 @@ impl Syntax for InputSyntax {
                 let word = take_range(parts, word_start, close);
                 let word = run_pass(word, self, &cx.nested(Layer::Inputs, span)?)?;
                 let hole = InputHole::new(key, Mode::Default(word), span);
-                let end = Pos { part: close.part, off: close.off + 1 };
-                Ok(Some(Found { part: Part::Hole(Box::new(hole)), end }))
+                let end = Pos {
+                    part: close.part,
+                    off: close.off + 1,
+                };
+                Ok(Some(Found {
+                    part: Part::Hole(Box::new(hole)),
+                    end,
+                }))
             }
             _ => Err(malformed(
                 "malformed input reference",

@@ -37,9 +37,15 @@ impl Syntax for ParamSyntax {
         if bytes.get(1) == Some(&b'{') {
             let n = name_len(&bytes[2..]);
             if n > 0 && bytes[2 + n..].starts_with(b"}}") {
-                let end = Pos { part: at.part, off: at.off + n + 4 };
+                let end = Pos {
+                    part: at.part,
+                    off: at.off + n + 4,
+                };
                 let literal = format!("{{{}}}", &text[2..2 + n]);
-                return Ok(Some(Found { part: Part::Data(literal.into()), end }));
+                return Ok(Some(Found {
+                    part: Part::Data(literal.into()),
+                    end,
+                }));
             }
             return Ok(None);
         }
@@ -49,7 +55,13 @@ impl Syntax for ParamSyntax {
         }
         let start = lit.start + at.off;
         let hole = ParamHole::new(text[1..1 + n].into(), Span::new(start, start + n + 2));
-        let end = Pos { part: at.part, off: at.off + n + 2 };
-        Ok(Some(Found { part: Part::Hole(Box::new(hole)), end }))
+        let end = Pos {
+            part: at.part,
+            off: at.off + n + 2,
+        };
+        Ok(Some(Found {
+            part: Part::Hole(Box::new(hole)),
+            end,
+        }))
     }
 }

@@ -14,7 +14,12 @@ impl Chain {
     /// The documented chain up to dispatch and through the config passes (stages 1–4):
     /// inputs, context, env, params.
     pub fn full() -> Chain {
-        Chain(vec![Layer::Inputs, Layer::Context, Layer::Env, Layer::Params])
+        Chain(vec![
+            Layer::Inputs,
+            Layer::Context,
+            Layer::Env,
+            Layer::Params,
+        ])
     }
 
     /// Parses layer names (`inputs`, `context`, `env`, `params`) in the order given.

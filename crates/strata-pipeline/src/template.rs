@@ -1,7 +1,7 @@
 use serde_json::Value;
 use strata_core::{
-    run_pass, CompileCx, Error, FieldPath, Layer, Limits, Node, PathSeg, RenderCx, Rendered,
-    Scope, Seq, Warning,
+    run_pass, CompileCx, Error, FieldPath, Layer, Limits, Node, PathSeg, RenderCx, Rendered, Scope,
+    Seq, Warning,
 };
 
 use crate::chain::{syntax, Chain};
@@ -78,7 +78,8 @@ fn compile_node(
         Value::Object(map) => Node::Object(
             map.iter()
                 .map(|(k, v)| {
-                    let node = compile_node(v, chain, limits, &path.child(PathSeg::Key(k.clone())))?;
+                    let node =
+                        compile_node(v, chain, limits, &path.child(PathSeg::Key(k.clone())))?;
                     Ok((k.clone(), node))
                 })
                 .collect::<Result<_, Error>>()?,
@@ -90,7 +91,11 @@ fn compile_node(
         Node::Object(entries) => entries.iter().all(|(_, n)| n.is_const()),
         _ => false,
     };
-    Ok(if all_const { Node::Const(value.clone()) } else { node })
+    Ok(if all_const {
+        Node::Const(value.clone())
+    } else {
+        node
+    })
 }
 
 /// Compiles one authored string through `chain`.

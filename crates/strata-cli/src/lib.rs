@@ -1,0 +1,32 @@
+//! The `strata` command line. Each command lives in its own module; [`report`] renders
+//! diagnostics for people.
+
+mod render;
+mod report;
+mod scope_args;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// strata: layered interpolation of tool-execution configs.
+#[derive(Debug, Parser)]
+#[command(name = "strata", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Render a YAML or JSON document through the interpolation layers
+    Render(render::RenderArgs),
+}
+
+/// Runs the command line and returns the process exit code.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Render(args) => render::run(args),
+    }
+}

@@ -1,0 +1,123 @@
+//! The data a command renders with, as given on the command line.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+use strata_core::{EnvMap, Error, Layer, Limits};
+use strata_doc::{parse_dotenv, Document, Format};
+
+/// Splits `K=V`; `what` names the option for the error.
+pub fn split_pair<'a>(pair: &'a str, what: &str) -> Result<(&'a str, &'a str), Error> {
+    pair.split_once('=').ok_or_else(|| {
+        Error::new(
+            Layer::Request,
+            format!("{what} `{pair}` is not of the form KEY=VALUE"),
+        )
+    })
+}
+
+/// Reads a file for a command, naming it in the error.
+pub fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
+    std::fs::read(path).map_err(|e| {
+        Error::new(
+            Layer::Request,
+            format!("cannot read `{}`: {e}", path.display()),
+        )
+    })
+}
+
+/// Builds the environment: the process environment (unless `clean`), then each `.env` file
+/// (values secret), then `--env K=V`; names in `secrets` are marked secret.
+pub fn build_env(
+    clean: bool,
+    env_files: &[PathBuf],
+    pairs: &[String],
+    secrets: &[String],
+) -> Result<EnvMap, Error> {
+    let mut env = EnvMap::default();
+    if !clean {
+        for (k, v) in std::env::vars_os() {
+            if let (Ok(k), Ok(v)) = (k.into_string(), v.into_string()) {
+                env.set(k, v, false);
+            }
+        }
+    }
+    for file in env_files {
+        let bytes = read_file(file)?;
+        let name = file.display().to_string();
+        let text = String::from_utf8(bytes)
+            .map_err(|_| Error::new(Layer::Request, format!("`{name}` is not valid UTF-8")))?;
+        for (k, v) in parse_dotenv(&name, &text)? {
+            env.set(k, v, true);
+        }
+    }
+    for pair in pairs {
+        let (k, v) = split_pair(pair, "--env")?;
+        env.set(k, v, false);
+    }
+    for name in secrets {
+        env.mark_secret(name);
+    }
+    Ok(env)
+}
+
+/// Builds caller parameters: `--params-json` first, then each `--param K=V` (a string).
+pub fn build_params(json: Option<&str>, pairs: &[String]) -> Result<Map<String, Value>, Error> {
+    let mut params = match json {
+        Some(text) => match serde_json::from_str(text) {
+            Ok(Value::Object(map)) => map,
+            Ok(_) => {
+                return Err(Error::new(
+                    Layer::Request,
+                    "--params-json must be a JSON object",
+                ))
+            }
+            Err(e) => {
+                return Err(Error::new(
+                    Layer::Request,
+                    format!("--params-json is not valid JSON: {e}"),
+                ))
+            }
+        },
+        None => Map::new(),
+    };
+    for pair in pairs {
+        let (k, v) = split_pair(pair, "--param")?;
+        params.insert(k.to_string(), Value::String(v.to_string()));
+    }
+    Ok(params)
+}
+
+/// Builds inputs from `--input K=V` (strings).
+pub fn build_inputs(pairs: &[String]) -> Result<Map<String, Value>, Error> {
+    let mut inputs = Map::new();
+    for pair in pairs {
+        let (k, v) = split_pair(pair, "--input")?;
+        inputs.insert(k.to_string(), Value::String(v.to_string()));
+    }
+    Ok(inputs)
+}
+
+/// Reads `--context`: inline JSON, or `@file` (JSON or YAML by extension). Must be an object.
+pub fn build_context(arg: Option<&str>, limits: &Limits) -> Result<Value, Error> {
+    let value = match arg {
+        None => return Ok(Value::Object(Map::new())),
+        Some(spec) => match spec.strip_prefix('@') {
+            Some(path) => {
+                let bytes = read_file(Path::new(path))?;
+                Document::parse(path, bytes, Format::from_name(path), limits)?.value
+            }
+            None => serde_json::from_str(spec).map_err(|e| {
+                Error::new(Layer::Request, format!("--context is not valid JSON: {e}"))
+                    .with_hint("give a JSON object, or @file for a JSON or YAML file")
+            })?,
+        },
+    };
+    match value {
+        Value::Object(_) => Ok(value),
+        _ => Err(Error::new(
+            Layer::Request,
+            "--context must be an object whose keys are namespaces (state, inputs, …)",
+        )),
+    }
+}

@@ -1,0 +1,11 @@
+//! Documents: YAML and JSON text read into JSON values with clear errors (invalid UTF-8,
+//! syntax errors with line and column, alias bombs), `.env` files, and a locator that finds
+//! the line and column of a field path when an error needs one.
+
+mod document;
+mod dotenv;
+mod locate;
+
+pub use document::{Document, Format};
+pub use dotenv::parse_dotenv;
+pub use locate::locate;
