@@ -1,4 +1,6 @@
-use serde_json::Value;
+use std::borrow::Cow;
+
+use serde_json::{Map, Value};
 
 use crate::{Expr, Path, Seg};
 
@@ -27,11 +29,17 @@ fn index(items: &[Value], n: i64) -> Option<&Value> {
 }
 
 fn suggest(value: &Value, seg: &Seg) -> Option<String> {
-    let (Value::Object(map), Seg::Key(k)) = (value, seg) else {
+    match value {
+        Value::Object(map) => suggest_key(map.keys(), seg),
+        _ => None,
+    }
+}
+
+fn suggest_key<'k>(keys: impl Iterator<Item = &'k String>, seg: &Seg) -> Option<String> {
+    let Seg::Key(k) = seg else {
         return None;
     };
-    map.keys()
-        .map(|cand| (strsim::jaro_winkler(k, cand), cand))
+    keys.map(|cand| (strsim::jaro_winkler(k, cand), cand))
         .filter(|(score, _)| *score > 0.8)
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, cand)| cand.clone())
@@ -54,14 +62,46 @@ pub fn resolve<'v>(path: &Path, root: &'v Value) -> Result<&'v Value, Miss> {
     Ok(cur)
 }
 
-/// Evaluates an expression; `Err` carries the miss of the last path tried.
+/// Walks `path` through the context; when the context has no `inputs` namespace, `inputs`
+/// names the directive inputs (so `${inputs.x}` reaches what `{input:x}` does).
+fn resolve_in<'v>(
+    path: &Path,
+    root: &'v Value,
+    inputs: &'v Map<String, Value>,
+) -> Result<Cow<'v, Value>, Miss> {
+    let uses_inputs = matches!(path.segs.first(), Some(Seg::Key(k)) if k == "inputs")
+        && root.get("inputs").is_none();
+    if !uses_inputs {
+        return resolve(path, root).map(Cow::Borrowed);
+    }
+    let Some(second) = path.segs.get(1) else {
+        return Ok(Cow::Owned(Value::Object(inputs.clone())));
+    };
+    let first = match second {
+        Seg::Key(k) => inputs.get(k),
+        Seg::Index(n) => inputs.get(&n.to_string()),
+    };
+    let Some(first) = first else {
+        let suggestion = suggest_key(inputs.keys(), second);
+        return Err(Miss { at: 1, suggestion });
+    };
+    let rest = Path {
+        segs: path.segs[2..].to_vec(),
+    };
+    resolve(&rest, first)
+        .map(Cow::Borrowed)
+        .map_err(|m| Miss { at: m.at + 2, ..m })
+}
+
+/// Evaluates an expression; `Err` carries the miss of the first path that missed.
 pub(crate) fn eval<'v>(
     expr: &'v Expr,
     root: &'v Value,
-) -> Result<&'v Value, (Option<&'v Path>, Miss)> {
+    inputs: &'v Map<String, Value>,
+) -> Result<Cow<'v, Value>, (Option<&'v Path>, Miss)> {
     match expr {
-        Expr::Path(p) => resolve(p, root).map_err(|m| (Some(p), m)),
-        Expr::Literal(v) => Ok(v),
+        Expr::Path(p) => resolve_in(p, root, inputs).map_err(|m| (Some(p), m)),
+        Expr::Literal(v) => Ok(Cow::Borrowed(v)),
         Expr::Fallback(items) => {
             let mut last = Err((
                 None,
@@ -71,7 +111,7 @@ pub(crate) fn eval<'v>(
                 },
             ));
             for item in items {
-                match eval(item, root) {
+                match eval(item, root, inputs) {
                     Ok(v) if !v.is_null() => return Ok(v),
                     Ok(v) => last = Ok(v),
                     Err(miss) if last.is_err() => last = Err(miss),

@@ -43,16 +43,16 @@ impl Hole for ContextHole {
     }
 
     fn render_text(&self, cx: &mut RenderCx<'_>, out: &mut Text) -> Result<(), Error> {
-        match eval(&self.expr, cx.scope.context) {
-            Ok(v) => out.push_value(v, Origin::Data),
+        match eval(&self.expr, cx.scope.context, cx.scope.inputs) {
+            Ok(v) => out.push_value(&v, Origin::Data),
             Err((path, miss)) => self.report(cx, path, miss)?,
         }
         Ok(())
     }
 
     fn render_whole(&self, cx: &mut RenderCx<'_>) -> Result<Rendered, Error> {
-        match eval(&self.expr, cx.scope.context) {
-            Ok(v) => Ok(Rendered::Value(v.clone(), Origin::Data)),
+        match eval(&self.expr, cx.scope.context, cx.scope.inputs) {
+            Ok(v) => Ok(Rendered::Value(v.into_owned(), Origin::Data)),
             Err((path, miss)) => {
                 self.report(cx, path, miss)?;
                 Ok(Rendered::Text(Text::default()))

@@ -48,17 +48,21 @@ pub fn serve(input: impl BufRead, mut output: impl Write, limits: &Limits) -> io
 
 /// The reply to one request line.
 pub fn handle_line(line: &str, limits: &Limits) -> Value {
-    match serde_json::from_str::<Request>(line) {
-        Ok(request) => match render(request, limits) {
-            Ok(reply) => reply,
-            Err(e) => error_reply(&e),
-        },
-        Err(e) => error_reply(
-            &Error::new(Layer::Request, format!("malformed request: {e}")).with_hint(
-                "a request is one JSON object: {\"template\": …, \"layers\", \"env\", \"secrets\", \"params\", \"context\", \"inputs\", \"strict\"}",
-            ),
-        ),
+    match parse_request(line).and_then(|request| render(request, limits)) {
+        Ok(reply) => reply,
+        Err(e) => error_reply(&e),
     }
+}
+
+fn parse_request(line: &str) -> Result<Request, Error> {
+    let hint = "a request is one JSON object: {\"template\": …, \"layers\", \"env\", \"secrets\", \"params\", \"context\", \"inputs\", \"strict\"}";
+    let bad = |message: String| Error::new(Layer::Request, message).with_hint(hint);
+    let value: Value =
+        serde_json::from_str(line).map_err(|e| bad(format!("malformed request: {e}")))?;
+    if !value.is_object() {
+        return Err(bad("a request must be a JSON object".to_string()));
+    }
+    serde_json::from_value(value).map_err(|e| bad(format!("malformed request: {e}")))
 }
 
 fn render(request: Request, limits: &Limits) -> Result<Value, Error> {

@@ -1,0 +1,106 @@
+//! SPEC §4 limits and the bad input: each is stopped with a clear error, never a
+//! panic, an explosion or a silent leftover.
+
+mod common;
+use common::*;
+use serde_json::json;
+
+#[test]
+fn a_100_mb_string_exceeds_the_template_limit() {
+    let big = "x".repeat(100 << 20);
+    let e = case().render(&FULL, &json!({"big": big})).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "request error at big: string of 104857600 bytes exceeds the template limit of 4194304 bytes (hint: raise the template-bytes limit, or pass large text as data)"
+    );
+}
+
+#[test]
+fn ten_thousand_nested_env_defaults_stop_at_the_depth_limit() {
+    let s = format!("{}x{}", "${A:-".repeat(10_000), "}".repeat(10_000));
+    assert_eq!(
+        case().err(&FULL, &s),
+        "env error at $ 160..59969: defaults are nested more than 32 levels deep (hint: flatten the nesting or raise the default-depth limit)"
+    );
+    let shallow = format!("{}x{}", "${A:-".repeat(30), "}".repeat(30));
+    assert_eq!(case().one(&FULL, &shallow), json!("x"));
+}
+
+#[test]
+fn ten_thousand_nested_input_defaults_stop_at_the_depth_limit() {
+    let s = format!("{}x{}", "{input:a:".repeat(10_000), "}".repeat(10_000));
+    assert_eq!(
+        case().err(&FULL, &s),
+        "inputs error at $ 288..99969: defaults are nested more than 32 levels deep (hint: flatten the nesting or raise the default-depth limit)"
+    );
+}
+
+#[test]
+fn a_million_placeholders_in_one_string_are_refused() {
+    let s = "{p}".repeat(1_000_000);
+    assert_eq!(
+        case().err(&FULL, &s),
+        "params error at $ 30000..30001: more than 10000 placeholders in one string (hint: split the string or raise the placeholders-per-string limit)"
+    );
+}
+
+#[test]
+fn rendered_strings_are_bounded() {
+    let c = case().param("mb", json!("y".repeat(1 << 20)));
+    let s = "{mb}".repeat(20);
+    assert_eq!(
+        c.err(&FULL, &s),
+        "params error at $ 64..68: rendered string exceeds 16777216 bytes (hint: raise the output-bytes-per-string limit if this is intended)"
+    );
+    let doc = json!({"a": "{mb}".repeat(15), "b": "{mb}".repeat(15), "c": "{mb}".repeat(15), "d": "{mb}".repeat(15), "e": "{mb}".repeat(15)});
+    let e = c.render(&FULL, &doc).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "request error at e: rendered document exceeds 67108864 bytes (hint: raise the output-bytes-per-config limit if this is intended)"
+    );
+}
+
+#[test]
+fn config_key_references_cannot_explode() {
+    let mut doc = serde_json::Map::new();
+    doc.insert("k0".into(), json!("x"));
+    for i in 1..=3 {
+        doc.insert(
+            format!("k{i}"),
+            json!(format!("{{k{}}}", i - 1).repeat(1000)),
+        );
+    }
+    let e = case()
+        .render(&[P], &serde_json::Value::Object(doc))
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "params error at k3 64..68: rendered string exceeds 16777216 bytes (hint: raise the output-bytes-per-string limit if this is intended)"
+    );
+}
+
+#[test]
+fn deeply_nested_fallback_literals_are_refused() {
+    let s = format!("${{a ?? {}1{}}}", "[".repeat(10_000), "]".repeat(10_000));
+    assert_eq!(
+        case().err(&FULL, &s),
+        "context error at $ 7..8: malformed JSON literal (hint: fallback literals are JSON: \"text\", 1, true, null, [..], {..})"
+    );
+}
+
+#[test]
+fn limits_are_configurable() {
+    let c = case().limits(|l| {
+        l.placeholders_per_string = 2;
+        l.default_depth = 1;
+    });
+    assert_eq!(
+        c.err(&FULL, "{a}{b}{c}"),
+        "params error at $ 6..7: more than 2 placeholders in one string (hint: split the string or raise the placeholders-per-string limit)"
+    );
+    assert_eq!(c.one(&FULL, "${A:-x}"), json!("x"));
+    assert_eq!(
+        c.err(&FULL, "${A:-${B:-x}}"),
+        "env error at $ 5..12: defaults are nested more than 1 levels deep (hint: flatten the nesting or raise the default-depth limit)"
+    );
+}
