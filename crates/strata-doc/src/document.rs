@@ -88,9 +88,11 @@ impl Document {
         })
     }
 
-    /// Attaches this document's name and the line and column of the error's field.
+    /// Attaches this document's name and the line and column of the error's field (errors
+    /// about no field, such as bad options, are returned as they are).
     pub fn locate_error(&self, mut err: Error) -> Error {
-        if err.location.is_none() {
+        let about_a_field = !err.path.is_root() || err.span.is_some();
+        if err.location.is_none() && about_a_field {
             let (line, column) =
                 locate(&self.text, &err.path, err.span.map(|s| s.start)).unwrap_or((1, 1));
             err.location = Some(Location {
