@@ -1,4 +1,4 @@
-use strata_core::{Error, Hole, Layer, Origin, RenderCx, Rendered, Seq, Span, Text};
+use strata_core::{Error, Hole, Layer, Origin, Reference, RenderCx, Rendered, Seq, Span, Text};
 
 use crate::eval::{eval, Miss};
 use crate::{Expr, Path, Seg};
@@ -40,6 +40,34 @@ impl Hole for ContextHole {
 
     fn words_mut(&mut self) -> &mut [Seq] {
         &mut []
+    }
+
+    fn words(&self) -> &[Seq] {
+        &[]
+    }
+
+    fn references(&self) -> Vec<Reference> {
+        let paths: Vec<&Path> = match &self.expr {
+            Expr::Path(p) => vec![p],
+            Expr::Literal(_) => vec![],
+            Expr::Fallback(items) => items
+                .iter()
+                .filter_map(|e| match e {
+                    Expr::Path(p) => Some(p),
+                    _ => None,
+                })
+                .collect(),
+        };
+        let optional = matches!(self.expr, Expr::Fallback(_));
+        paths
+            .into_iter()
+            .map(|p| Reference {
+                layer: Layer::Context,
+                name: p.display(),
+                span: self.span,
+                optional,
+            })
+            .collect()
     }
 
     fn render_text(&self, cx: &mut RenderCx<'_>, out: &mut Text) -> Result<(), Error> {

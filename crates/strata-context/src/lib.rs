@@ -5,6 +5,7 @@
 //! inside the braces is ignored. A placeholder that is the whole string keeps its value's type.
 //! `${NAME}` with an upper-case name belongs to layer E and is left alone.
 
+pub mod condition;
 mod eval;
 mod expr;
 mod hole;

@@ -30,6 +30,6 @@ pub use origin::Origin;
 pub use pass::{balanced_close, run_pass, take_range, CompileCx, Found, Pos, Syntax};
 pub use render::{Param, RenderCx};
 pub use scope::{EnvMap, EnvSource, EnvVar, Scope};
-pub use seq::{Hole, Lit, Part, Seq, Span};
+pub use seq::{Hole, Lit, Part, Reference, Seq, Span};
 pub use text::{Mark, Text};
 pub use value_text::{push_value_text, value_to_text};

@@ -1,5 +1,6 @@
 use serde_json::{Map, Value};
 
+use crate::render::Step;
 use crate::{push_value_text, Error, FieldPath, Origin, PathSeg, RenderCx, Seq, Text};
 
 /// A compiled document: the JSON/YAML tree with every templated string leaf compiled.
@@ -23,27 +24,57 @@ impl Node {
         matches!(self, Node::Const(_))
     }
 
+    /// Appends what every placeholder in the tree refers to, with its field path.
+    pub fn references(&self, path: &FieldPath, out: &mut Vec<(FieldPath, crate::Reference)>) {
+        match self {
+            Node::Const(_) => {}
+            Node::Leaf(seq) => {
+                let mut refs = Vec::new();
+                seq.references(&mut refs);
+                out.extend(refs.into_iter().map(|r| (path.clone(), r)));
+            }
+            Node::Array(items) => {
+                for (i, n) in items.iter().enumerate() {
+                    n.references(&path.child(PathSeg::Index(i)), out);
+                }
+            }
+            Node::Object(entries) => {
+                for (k, n) in entries {
+                    n.references(&path.child(PathSeg::Key(k.clone())), out);
+                }
+            }
+        }
+    }
+
     /// Renders the tree at `path` (the path of this node in the document).
-    pub fn render_at(&self, cx: &mut RenderCx<'_>, path: &FieldPath) -> Result<Rendered, Error> {
+    pub fn render_at<'a>(
+        &'a self,
+        cx: &mut RenderCx<'a>,
+        path: &FieldPath,
+    ) -> Result<Rendered, Error> {
+        cx.render_node_at(self, path)
+    }
+
+    /// Renders the tree at the render's current field path.
+    pub(crate) fn render_here<'a>(&'a self, cx: &mut RenderCx<'a>) -> Result<Rendered, Error> {
         match self {
             Node::Const(v) => Ok(Rendered::Value(v.clone(), Origin::Authored)),
-            Node::Leaf(seq) => cx.render_leaf(seq, path),
-            Node::Array(items) => items
-                .iter()
-                .enumerate()
-                .map(|(i, n)| n.render_at(cx, &path.child(PathSeg::Index(i))))
-                .collect::<Result<_, _>>()
-                .map(Rendered::Array),
-            Node::Object(entries) => entries
-                .iter()
-                .map(|(k, n)| {
-                    Ok((
-                        k.clone(),
-                        n.render_at(cx, &path.child(PathSeg::Key(k.clone())))?,
-                    ))
-                })
-                .collect::<Result<_, _>>()
-                .map(Rendered::Object),
+            Node::Leaf(seq) => cx.render_leaf_here(seq),
+            Node::Array(items) => {
+                let mut out = Vec::with_capacity(items.len());
+                for (i, n) in items.iter().enumerate() {
+                    out.push(cx.in_step(Step::Index(i), |cx| n.render_here(cx))?);
+                }
+                Ok(Rendered::Array(out))
+            }
+            Node::Object(entries) => {
+                let mut out = Vec::with_capacity(entries.len());
+                for (k, n) in entries {
+                    let value = cx.in_step(Step::Key(k), |cx| n.render_here(cx))?;
+                    out.push((k.clone(), value));
+                }
+                Ok(Rendered::Object(out))
+            }
         }
     }
 }

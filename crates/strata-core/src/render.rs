@@ -8,8 +8,21 @@ use crate::{
 #[derive(Debug, Clone)]
 struct Resolved {
     value: Rendered,
-    /// The longest chain of config-key references below this key, this key first.
-    chain: Vec<String>,
+    /// Length of the longest chain of config-key references starting at this key (1 when the
+    /// key refers to no other key).
+    depth: usize,
+    /// The key that longest chain continues with; its own `Resolved` holds the rest.
+    next: Option<usize>,
+}
+
+/// One step of the field path being rendered, borrowed from the compiled tree (turned into a
+/// [`FieldPath`] only when a warning or an error needs it).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Step<'a> {
+    /// A map key.
+    Key(&'a str),
+    /// A list index.
+    Index(usize),
 }
 
 /// A parameter as layer P found it.
@@ -31,11 +44,16 @@ pub struct RenderCx<'a> {
     /// When true, a missing variable, path or input is an error instead of a warning.
     pub strict: bool,
     warnings: Vec<Warning>,
-    path: FieldPath,
+    /// The field path being rendered: `base` followed by `steps[from..]`.
+    base: FieldPath,
+    steps: Vec<Step<'a>>,
+    from: usize,
     config: &'a [(String, Node)],
     memo: Vec<Option<Resolved>>,
     chain: Vec<usize>,
-    deepest: Vec<String>,
+    /// While a config key is being rendered: the longest chain found below it so far
+    /// (its length, this key included, and the key it continues with).
+    deepest: Option<(usize, Option<usize>)>,
     total_bytes: usize,
 }
 
@@ -53,11 +71,13 @@ impl<'a> RenderCx<'a> {
             limits,
             strict,
             warnings: Vec::new(),
-            path: FieldPath::root(),
+            base: FieldPath::root(),
+            steps: Vec::new(),
+            from: 0,
             config,
             memo: (0..config.len()).map(|_| None).collect(),
             chain: Vec::new(),
-            deepest: Vec::new(),
+            deepest: None,
             total_bytes: 0,
         }
     }
@@ -65,6 +85,53 @@ impl<'a> RenderCx<'a> {
     /// The warnings collected so far.
     pub fn into_warnings(self) -> Vec<Warning> {
         self.warnings
+    }
+
+    /// The field path being rendered.
+    fn path(&self) -> FieldPath {
+        let mut segs = Vec::with_capacity(self.base.0.len() + self.steps.len() - self.from);
+        segs.extend(self.base.0.iter().cloned());
+        segs.extend(self.steps[self.from..].iter().map(|step| match *step {
+            Step::Key(k) => PathSeg::Key(k.to_string()),
+            Step::Index(i) => PathSeg::Index(i),
+        }));
+        FieldPath(segs)
+    }
+
+    /// Runs `f` one step deeper in the field path.
+    pub(crate) fn in_step<R>(&mut self, step: Step<'a>, f: impl FnOnce(&mut Self) -> R) -> R {
+        let depth = self.steps.len();
+        self.steps.push(step);
+        let result = f(self);
+        self.steps.truncate(depth);
+        result
+    }
+
+    /// Runs `f` with the field path set to `base` followed by `step` (when given), then puts
+    /// the current path back.
+    fn at_path<R>(
+        &mut self,
+        base: FieldPath,
+        step: Option<Step<'a>>,
+        f: impl FnOnce(&mut Self) -> R,
+    ) -> R {
+        let outer_base = std::mem::replace(&mut self.base, base);
+        let outer_from = std::mem::replace(&mut self.from, self.steps.len());
+        self.steps.extend(step);
+        let result = f(self);
+        self.steps.truncate(self.from);
+        self.from = outer_from;
+        self.base = outer_base;
+        result
+    }
+
+    /// Renders `node` as the node at `path`.
+    pub(crate) fn render_node_at(
+        &mut self,
+        node: &'a Node,
+        path: &FieldPath,
+    ) -> Result<Rendered, Error> {
+        self.at_path(path.clone(), None, |cx| node.render_here(cx))
     }
 
     /// Reports a missing value: a warning, or an error in strict mode.
@@ -77,7 +144,7 @@ impl<'a> RenderCx<'a> {
         self.warnings.push(Warning {
             layer,
             message,
-            path: self.path.clone(),
+            path: self.path(),
             span: Some(span),
         });
         Ok(())
@@ -101,10 +168,15 @@ impl<'a> RenderCx<'a> {
 
     /// Renders one string leaf at `path`, attaching the path to errors.
     pub fn render_leaf(&mut self, seq: &Seq, path: &FieldPath) -> Result<Rendered, Error> {
-        let saved = std::mem::replace(&mut self.path, path.clone());
-        let result = seq.render(self).map_err(|e| e.at_path(path));
-        self.path = saved;
-        let rendered = result?;
+        self.at_path(path.clone(), None, |cx| cx.render_leaf_here(seq))
+    }
+
+    /// Renders one string leaf at the current field path, attaching the path to errors.
+    pub(crate) fn render_leaf_here(&mut self, seq: &Seq) -> Result<Rendered, Error> {
+        let rendered = match seq.render(self) {
+            Ok(rendered) => rendered,
+            Err(e) => return Err(e.at_path(&self.path())),
+        };
         if let Rendered::Text(t) = &rendered {
             self.total_bytes += t.text.len();
             if self.total_bytes > self.limits.output_bytes_per_config {
@@ -115,7 +187,7 @@ impl<'a> RenderCx<'a> {
                         self.limits.output_bytes_per_config
                     ),
                 )
-                .at_path(path)
+                .at_path(&self.path())
                 .with_hint("raise the output-bytes-per-config limit if this is intended"));
             }
         }
@@ -124,10 +196,26 @@ impl<'a> RenderCx<'a> {
 
     /// Renders the document's top-level entry `index` (a config key) as the start of a chain.
     pub fn render_config_entry(&mut self, index: usize) -> Result<Rendered, Error> {
-        if let Some(done) = &self.memo[index] {
-            return Ok(done.value.clone());
+        if self.memo[index].is_none() {
+            self.follow(index, Span::new(0, 0))?;
         }
-        self.follow(index, Span::new(0, 0))
+        Ok(self.resolved(index).clone())
+    }
+
+    /// Renders every top-level entry in order, as [`RenderCx::render_config_entry`] does for
+    /// each, and returns their values (moved, not copied) and the warnings.
+    pub fn render_config(mut self) -> Result<(Vec<Rendered>, Vec<Warning>), Error> {
+        for index in 0..self.config.len() {
+            if self.memo[index].is_none() {
+                self.follow(index, Span::new(0, 0))?;
+            }
+        }
+        let values = self
+            .memo
+            .into_iter()
+            .map(|done| done.expect("every config entry is rendered above").value)
+            .collect();
+        Ok((values, self.warnings))
     }
 
     /// Looks a parameter up: runtime parameters first, then config keys, then caller
@@ -137,16 +225,38 @@ impl<'a> RenderCx<'a> {
             return Ok(Some(Param::Data(v)));
         }
         if let Some(index) = self.config.iter().position(|(k, _)| k == name) {
-            return self.follow(index, span).map(|r| Some(Param::Config(r)));
+            self.follow(index, span)?;
+            return Ok(Some(Param::Config(self.resolved(index).clone())));
         }
         Ok(self.scope.caller_params.get(name).map(Param::Data))
+    }
+
+    /// The value of a config key that [`RenderCx::follow`] has rendered.
+    fn resolved(&self, index: usize) -> &Rendered {
+        match &self.memo[index] {
+            Some(done) => &done.value,
+            None => unreachable!("config key {index} is rendered before it is read"),
+        }
     }
 
     fn names(&self, chain: &[usize]) -> Vec<String> {
         chain.iter().map(|&i| self.config[i].0.clone()).collect()
     }
 
-    fn follow(&mut self, index: usize, span: Span) -> Result<Rendered, Error> {
+    /// The names of the longest chain of config-key references starting at `index` (only
+    /// `index` itself when it has not been rendered yet).
+    fn chain_from(&self, index: usize) -> Vec<String> {
+        let mut names = vec![self.config[index].0.clone()];
+        let mut at = self.memo[index].as_ref().and_then(|r| r.next);
+        while let Some(i) = at {
+            names.push(self.config[i].0.clone());
+            at = self.memo[i].as_ref().and_then(|r| r.next);
+        }
+        names
+    }
+
+    /// Renders config key `index` (once; later calls only check the chain) and memoises it.
+    fn follow(&mut self, index: usize, span: Span) -> Result<(), Error> {
         let config = self.config;
         let name = &config[index].0;
         if let Some(pos) = self.chain.iter().position(|&k| k == index) {
@@ -160,45 +270,44 @@ impl<'a> RenderCx<'a> {
             .with_hint("a parameter cannot refer to itself, directly or through others"));
         }
         let links = self.chain.len();
-        let (value, below) = match &self.memo[index] {
+        let depth = match &self.memo[index] {
             Some(done) => {
-                let (value, below) = (done.value.clone(), done.chain.clone());
-                self.check_links(links + below.len() - 1, &below, span)?;
-                (value, below)
+                let depth = done.depth;
+                self.check_links(links + depth - 1, index, span)?;
+                depth
             }
             None => {
-                self.check_links(links, std::slice::from_ref(name), span)?;
+                self.check_links(links, index, span)?;
                 self.chain.push(index);
-                let outer = std::mem::replace(&mut self.deepest, vec![name.clone()]);
-                let path = FieldPath(vec![PathSeg::Key(name.clone())]);
-                let result = config[index].1.render_at(self, &path);
-                self.chain.pop();
-                let below = std::mem::replace(&mut self.deepest, outer);
-                let value = result?;
-                self.memo[index] = Some(Resolved {
-                    value: value.clone(),
-                    chain: below.clone(),
+                let outer = self.deepest.replace((1, None));
+                let result = self.at_path(FieldPath::root(), Some(Step::Key(name)), |cx| {
+                    config[index].1.render_here(cx)
                 });
-                (value, below)
+                self.chain.pop();
+                let (depth, next) =
+                    std::mem::replace(&mut self.deepest, outer).unwrap_or((1, None));
+                let value = result?;
+                self.memo[index] = Some(Resolved { value, depth, next });
+                depth
             }
         };
-        if let Some(parent) = self.deepest.first() {
-            if below.len() + 1 > self.deepest.len() {
-                let mut longer = vec![parent.clone()];
-                longer.extend(below);
-                self.deepest = longer;
+        if let Some((longest, next)) = &mut self.deepest {
+            if depth + 1 > *longest {
+                *longest = depth + 1;
+                *next = Some(index);
             }
         }
-        Ok(value)
+        Ok(())
     }
 
-    /// Fails when following `below` from the current chain takes more than the link limit.
-    fn check_links(&self, links: usize, below: &[String], span: Span) -> Result<(), Error> {
+    /// Fails when following the chain from `index` takes the current chain past the link
+    /// limit (`links` links in all).
+    fn check_links(&self, links: usize, index: usize, span: Span) -> Result<(), Error> {
         if links <= self.limits.param_links {
             return Ok(());
         }
         let mut names = self.names(&self.chain);
-        names.extend(below.iter().cloned());
+        names.extend(self.chain_from(index));
         Err(Error::new(
             Layer::Params,
             format!(

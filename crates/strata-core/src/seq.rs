@@ -18,6 +18,19 @@ impl Span {
     }
 }
 
+/// Something a placeholder refers to, for checks and dependency analysis.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reference {
+    /// The layer of the placeholder.
+    pub layer: crate::Layer,
+    /// The variable, parameter or input name, or the context path in canonical form.
+    pub name: String,
+    /// Where the placeholder stands in its string.
+    pub span: Span,
+    /// True when the placeholder has a default or fallback, so a missing value is expected.
+    pub optional: bool,
+}
+
 /// A run of authored text that no layer has claimed (yet).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lit {
@@ -37,6 +50,12 @@ pub trait Hole: fmt::Debug + Send + Sync {
 
     /// The authored sub-templates (operator words, defaults) that later layers also scan.
     fn words_mut(&mut self) -> &mut [Seq];
+
+    /// The authored sub-templates, read-only.
+    fn words(&self) -> &[Seq];
+
+    /// What the placeholder refers to (variables, parameters, paths, inputs).
+    fn references(&self) -> Vec<Reference>;
 
     /// Renders the placeholder into running text.
     fn render_text(&self, cx: &mut RenderCx<'_>, out: &mut Text) -> Result<(), Error>;
@@ -109,6 +128,18 @@ impl Seq {
             }
         }
         n
+    }
+
+    /// Appends what every placeholder (including those inside words) refers to.
+    pub fn references(&self, out: &mut Vec<Reference>) {
+        for part in &self.parts {
+            if let Part::Hole(h) = part {
+                out.extend(h.references());
+                for word in h.words() {
+                    word.references(out);
+                }
+            }
+        }
     }
 
     /// Renders the string into running text.

@@ -1,4 +1,4 @@
-use strata_core::{Error, Hole, Layer, Origin, RenderCx, Seq, Span, Text};
+use strata_core::{Error, Hole, Layer, Origin, Reference, RenderCx, Seq, Span, Text};
 
 /// A Compose operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,6 +67,19 @@ impl Hole for EnvHole {
             Some(word) => std::slice::from_mut(word),
             None => &mut [],
         }
+    }
+
+    fn words(&self) -> &[Seq] {
+        self.word.as_slice()
+    }
+
+    fn references(&self) -> Vec<Reference> {
+        vec![Reference {
+            layer: Layer::Env,
+            name: self.name.to_string(),
+            span: self.span,
+            optional: self.op != Op::Plain,
+        }]
     }
 
     fn render_text(&self, cx: &mut RenderCx<'_>, out: &mut Text) -> Result<(), Error> {

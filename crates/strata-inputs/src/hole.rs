@@ -1,4 +1,4 @@
-use strata_core::{Error, Hole, Layer, Origin, RenderCx, Rendered, Seq, Span, Text};
+use strata_core::{Error, Hole, Layer, Origin, Reference, RenderCx, Rendered, Seq, Span, Text};
 
 /// What a reference does when its input is missing.
 #[derive(Debug)]
@@ -59,6 +59,22 @@ impl Hole for InputHole {
             Mode::Default(word) => std::slice::from_mut(word),
             _ => &mut [],
         }
+    }
+
+    fn words(&self) -> &[Seq] {
+        match &self.mode {
+            Mode::Default(word) => std::slice::from_ref(word),
+            _ => &[],
+        }
+    }
+
+    fn references(&self) -> Vec<Reference> {
+        vec![Reference {
+            layer: Layer::Inputs,
+            name: self.key.to_string(),
+            span: self.span,
+            optional: !matches!(self.mode, Mode::Required),
+        }]
     }
 
     fn render_text(&self, cx: &mut RenderCx<'_>, out: &mut Text) -> Result<(), Error> {

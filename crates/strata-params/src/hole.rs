@@ -1,4 +1,6 @@
-use strata_core::{Error, Hole, Layer, Origin, Param, RenderCx, Rendered, Seq, Span, Text};
+use strata_core::{
+    Error, Hole, Layer, Origin, Param, Reference, RenderCx, Rendered, Seq, Span, Text,
+};
 
 /// A compiled `{name}` placeholder.
 #[derive(Debug)]
@@ -29,6 +31,19 @@ impl Hole for ParamHole {
 
     fn words_mut(&mut self) -> &mut [Seq] {
         &mut []
+    }
+
+    fn words(&self) -> &[Seq] {
+        &[]
+    }
+
+    fn references(&self) -> Vec<Reference> {
+        vec![Reference {
+            layer: Layer::Params,
+            name: self.name.to_string(),
+            span: self.span,
+            optional: false,
+        }]
     }
 
     fn render_text(&self, cx: &mut RenderCx<'_>, out: &mut Text) -> Result<(), Error> {

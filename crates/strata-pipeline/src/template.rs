@@ -1,7 +1,7 @@
 use serde_json::Value;
 use strata_core::{
-    run_pass, CompileCx, Error, FieldPath, Layer, Limits, Node, PathSeg, RenderCx, Rendered, Scope,
-    Seq, Warning,
+    run_pass, CompileCx, Error, FieldPath, Layer, Limits, Node, PathSeg, Reference, RenderCx,
+    Rendered, Scope, Seq, Warning,
 };
 
 use crate::chain::{syntax, Chain};
@@ -37,6 +37,13 @@ impl Template {
         self.root.is_const()
     }
 
+    /// What every placeholder refers to, with the field path of its string.
+    pub fn references(&self) -> Vec<(FieldPath, Reference)> {
+        let mut out = Vec::new();
+        self.root.references(&FieldPath::root(), &mut out);
+        out
+    }
+
     /// Renders the document against `scope`. In `strict` mode a missing value is an error.
     pub fn render(&self, scope: &Scope<'_>, strict: bool) -> Result<Output, Error> {
         let entries: &[(String, Node)] = match &self.root {
@@ -44,19 +51,22 @@ impl Template {
             _ => &[],
         };
         let mut cx = RenderCx::new(scope, &self.limits, strict, entries);
-        let value = if entries.is_empty() {
-            self.root.render_at(&mut cx, &FieldPath::root())?
-        } else {
-            let mut out = Vec::with_capacity(entries.len());
-            for (i, (key, _)) in entries.iter().enumerate() {
-                out.push((key.clone(), cx.render_config_entry(i)?));
-            }
-            Rendered::Object(out)
-        };
-        Ok(Output {
-            value,
-            warnings: cx.into_warnings(),
-        })
+        if entries.is_empty() {
+            let value = self.root.render_at(&mut cx, &FieldPath::root())?;
+            return Ok(Output {
+                value,
+                warnings: cx.into_warnings(),
+            });
+        }
+        let (values, warnings) = cx.render_config()?;
+        let value = Rendered::Object(
+            entries
+                .iter()
+                .zip(values)
+                .map(|((key, _), value)| (key.clone(), value))
+                .collect(),
+        );
+        Ok(Output { value, warnings })
     }
 }
 

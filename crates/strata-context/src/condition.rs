@@ -1,0 +1,297 @@
+//! Structured conditions over a context: `{path, op, value}`, `any`, `all` and `not`.
+//!
+//! Parsed (and checked: unknown operators, malformed shapes, bad regexes) when a file loads,
+//! evaluated later against event or state data. Comparisons are typed: ordering two values of
+//! different types is an error, never a silent `false`.
+
+use std::cmp::Ordering;
+
+use regex::Regex;
+use serde_json::{Map, Value};
+
+use crate::eval::resolve;
+use crate::expr::{parse_expr, Expr, Path};
+
+/// The comparison operators of a structured condition.
+pub const OPERATORS: [&str; 10] = [
+    "eq", "ne", "gt", "gte", "lt", "lte", "in", "contains", "regex", "exists",
+];
+
+/// A comparison operator.
+#[derive(Debug, Clone)]
+pub enum Op {
+    /// Equal (numbers compare by value: `1 == 1.0`).
+    Eq,
+    /// Not equal.
+    Ne,
+    /// Greater than (numbers or strings).
+    Gt,
+    /// Greater than or equal.
+    Gte,
+    /// Less than.
+    Lt,
+    /// Less than or equal.
+    Lte,
+    /// The value at the path is an element of the given list.
+    In,
+    /// The string at the path contains the given text, the list contains the element, or the
+    /// object has the key.
+    Contains,
+    /// The string at the path matches the regular expression.
+    Regex(Regex),
+    /// The path resolves (`value: false`: it does not).
+    Exists,
+}
+
+/// A parsed condition.
+#[derive(Debug, Clone)]
+pub enum Condition {
+    /// `{path, op, value}`.
+    Compare {
+        /// The path, as written.
+        source: String,
+        /// The parsed path.
+        path: Path,
+        /// The operator.
+        op: Op,
+        /// The operand.
+        value: Value,
+    },
+    /// True when any member is.
+    Any(Vec<Condition>),
+    /// True when every member is.
+    All(Vec<Condition>),
+    /// True when the member is false.
+    Not(Box<Condition>),
+}
+
+fn keys(map: &Map<String, Value>) -> String {
+    map.keys()
+        .map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl Condition {
+    /// Parses a condition from its YAML/JSON form; the error says what is wrong.
+    pub fn parse(value: &Value) -> Result<Condition, String> {
+        let Value::Object(map) = value else {
+            return Err(
+                "a condition is a map: {path, op, value}, {any: [...]}, {all: [...]} or {not: ...}"
+                    .into(),
+            );
+        };
+        for combinator in ["any", "all", "not"] {
+            if let Some(inner) = map.get(combinator) {
+                if map.len() != 1 {
+                    return Err(format!(
+                        "`{combinator}` must be the only key of its condition, found {}",
+                        keys(map)
+                    ));
+                }
+                if combinator == "not" {
+                    return Ok(Condition::Not(Box::new(Condition::parse(inner)?)));
+                }
+                let Value::Array(items) = inner else {
+                    return Err(format!("`{combinator}` takes a list of conditions"));
+                };
+                let parsed = items
+                    .iter()
+                    .map(Condition::parse)
+                    .collect::<Result<Vec<_>, _>>()?;
+                return Ok(if combinator == "any" {
+                    Condition::Any(parsed)
+                } else {
+                    Condition::All(parsed)
+                });
+            }
+        }
+        if let Some(extra) = map
+            .keys()
+            .find(|k| !["path", "op", "value"].contains(&k.as_str()))
+        {
+            return Err(format!(
+                "unknown condition key `{extra}`; a comparison has `path`, `op` and `value`"
+            ));
+        }
+        let Some(Value::String(source)) = map.get("path") else {
+            return Err("a comparison needs `path` (a string such as `result.exit_code`)".into());
+        };
+        let path = match parse_expr(source, 0) {
+            Ok(Expr::Path(p)) => p,
+            Ok(_) => return Err(format!("`{source}` is not a path")),
+            Err(e) => return Err(format!("bad path `{source}`: {}", e.message)),
+        };
+        let op_name = match map.get("op") {
+            Some(Value::String(op)) => op.as_str(),
+            None => return Err("a comparison needs `op`".into()),
+            Some(_) => return Err("`op` must be a string".into()),
+        };
+        let value = map.get("value").cloned();
+        let op = match op_name {
+            "eq" => Op::Eq,
+            "ne" => Op::Ne,
+            "gt" => Op::Gt,
+            "gte" => Op::Gte,
+            "lt" => Op::Lt,
+            "lte" => Op::Lte,
+            "in" => Op::In,
+            "contains" => Op::Contains,
+            "exists" => Op::Exists,
+            "regex" => match &value {
+                Some(Value::String(re)) => {
+                    Op::Regex(Regex::new(re).map_err(|e| format!("bad regex `{re}`: {e}"))?)
+                }
+                _ => return Err("`regex` takes a string `value`".into()),
+            },
+            other => {
+                return Err(format!(
+                    "unknown operator `{other}`; the operators are {}",
+                    OPERATORS.join(", ")
+                ))
+            }
+        };
+        let value = match (&op, value) {
+            (Op::Exists, None) => Value::Bool(true),
+            (Op::Exists, Some(Value::Bool(b))) => Value::Bool(b),
+            (Op::Exists, Some(_)) => {
+                return Err("`exists` takes `value: true` or `value: false`".into())
+            }
+            (Op::In, Some(v @ Value::Array(_))) => v,
+            (Op::In, _) => return Err("`in` takes a list `value`".into()),
+            (_, None) => return Err(format!("`{op_name}` needs a `value`")),
+            (_, Some(v)) => v,
+        };
+        Ok(Condition::Compare {
+            source: source.clone(),
+            path,
+            op,
+            value,
+        })
+    }
+
+    /// Evaluates the condition against `root`; type mismatches are errors.
+    pub fn eval(&self, root: &Value) -> Result<bool, String> {
+        match self {
+            Condition::Any(items) => {
+                for c in items {
+                    if c.eval(root)? {
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
+            }
+            Condition::All(items) => {
+                for c in items {
+                    if !c.eval(root)? {
+                        return Ok(false);
+                    }
+                }
+                Ok(true)
+            }
+            Condition::Not(inner) => Ok(!inner.eval(root)?),
+            Condition::Compare {
+                source,
+                path,
+                op,
+                value,
+            } => {
+                let found = resolve(path, root).ok();
+                compare(source, found, op, value)
+            }
+        }
+    }
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "list",
+        Value::Object(_) => "object",
+    }
+}
+
+/// JSON equality, with numbers compared by value.
+pub fn json_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
+            (Some(x), Some(y)) => x == y,
+            _ => x.as_f64() == y.as_f64(),
+        },
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_eq(a, b))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// Orders two numbers or two strings; anything else is a type error.
+pub fn json_cmp(a: &Value, b: &Value) -> Result<Ordering, String> {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
+            (Some(x), Some(y)) => Ok(x.cmp(&y)),
+            _ => x
+                .as_f64()
+                .zip(y.as_f64())
+                .and_then(|(x, y)| x.partial_cmp(&y))
+                .ok_or_else(|| "numbers cannot be ordered".to_string()),
+        },
+        (Value::String(x), Value::String(y)) => Ok(x.cmp(y)),
+        _ => Err(format!(
+            "cannot order a {} and a {}",
+            type_name(a),
+            type_name(b)
+        )),
+    }
+}
+
+fn compare(source: &str, found: Option<&Value>, op: &Op, value: &Value) -> Result<bool, String> {
+    let Some(found) = found else {
+        return Ok(match op {
+            Op::Exists => value == &Value::Bool(false),
+            Op::Ne => true,
+            _ => false,
+        });
+    };
+    let ordered = |want: &[Ordering]| {
+        json_cmp(found, value)
+            .map(|o| want.contains(&o))
+            .map_err(|e| format!("`{source}`: {e}"))
+    };
+    match op {
+        Op::Exists => Ok(value == &Value::Bool(true)),
+        Op::Eq => Ok(json_eq(found, value)),
+        Op::Ne => Ok(!json_eq(found, value)),
+        Op::Gt => ordered(&[Ordering::Greater]),
+        Op::Gte => ordered(&[Ordering::Greater, Ordering::Equal]),
+        Op::Lt => ordered(&[Ordering::Less]),
+        Op::Lte => ordered(&[Ordering::Less, Ordering::Equal]),
+        Op::In => Ok(value
+            .as_array()
+            .is_some_and(|items| items.iter().any(|v| json_eq(v, found)))),
+        Op::Contains => match (found, value) {
+            (Value::String(s), Value::String(needle)) => Ok(s.contains(needle.as_str())),
+            (Value::Array(items), v) => Ok(items.iter().any(|i| json_eq(i, v))),
+            (Value::Object(map), Value::String(k)) => Ok(map.contains_key(k)),
+            _ => Err(format!(
+                "`{source}`: `contains` needs a string, list or object, found a {}",
+                type_name(found)
+            )),
+        },
+        Op::Regex(re) => match found {
+            Value::String(s) => Ok(re.is_match(s)),
+            other => Err(format!(
+                "`{source}`: `regex` needs a string, found a {}",
+                type_name(other)
+            )),
+        },
+    }
+}
