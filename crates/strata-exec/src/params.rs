@@ -1,0 +1,540 @@
+//! Caller parameters: a focused JSON Schema validator for the subset documented in
+//! `docs/tools.md` (`type`, `properties`, `required`, `default`, `enum`,
+//! `additionalProperties`, `items`, numeric and length bounds), defaults, and the typing of
+//! `-p key=value` strings.
+
+use serde_json::{Map, Number, Value};
+use strata_core::{Error, FieldPath, Layer, PathSeg};
+
+use crate::registry::did_you_mean;
+
+const KEYWORDS: [&str; 16] = [
+    "type",
+    "properties",
+    "required",
+    "default",
+    "enum",
+    "additionalProperties",
+    "items",
+    "description",
+    "title",
+    "examples",
+    "minimum",
+    "maximum",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+];
+
+const TYPES: [&str; 7] = [
+    "string", "integer", "number", "boolean", "array", "object", "null",
+];
+
+/// A schema problem: where inside `parameters`, and what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaError {
+    /// The field inside `parameters`.
+    pub path: FieldPath,
+    /// What is wrong.
+    pub message: String,
+}
+
+fn schema_err(path: &FieldPath, message: impl Into<String>) -> SchemaError {
+    SchemaError {
+        path: path.clone(),
+        message: message.into(),
+    }
+}
+
+/// Checks that a `parameters` schema uses only the supported subset, consistently.
+pub fn check_schema(schema: &Value) -> Result<(), SchemaError> {
+    let root = FieldPath::root();
+    check_node(schema, &root)?;
+    let types = types_of(schema);
+    if !(types.is_empty() || types == ["object"]) {
+        return Err(schema_err(
+            &root.child(PathSeg::Key("type".into())),
+            "the parameters schema must be of type `object`",
+        ));
+    }
+    Ok(())
+}
+
+fn check_node(schema: &Value, path: &FieldPath) -> Result<(), SchemaError> {
+    let Value::Object(map) = schema else {
+        return Err(schema_err(path, "a schema must be a map"));
+    };
+    for key in map.keys() {
+        if !KEYWORDS.contains(&key.as_str()) && key != "$schema" {
+            return Err(schema_err(
+                &path.child(PathSeg::Key(key.clone())),
+                format!(
+                    "unsupported schema keyword `{key}`; supported: {}",
+                    KEYWORDS.join(", ")
+                ),
+            ));
+        }
+    }
+    let at = |k: &str| path.child(PathSeg::Key(k.into()));
+    match map.get("type") {
+        None => {}
+        Some(Value::String(t)) if TYPES.contains(&t.as_str()) => {}
+        Some(Value::Array(ts))
+            if !ts.is_empty()
+                && ts
+                    .iter()
+                    .all(|t| t.as_str().is_some_and(|t| TYPES.contains(&t))) => {}
+        Some(_) => {
+            return Err(schema_err(
+                &at("type"),
+                format!("`type` must be one of {} (or a list of them)", TYPES.join(", ")),
+            ))
+        }
+    }
+    let props = match map.get("properties") {
+        None => None,
+        Some(Value::Object(props)) => {
+            for (name, sub) in props {
+                check_node(sub, &at("properties").child(PathSeg::Key(name.clone())))?;
+            }
+            Some(props)
+        }
+        Some(_) => return Err(schema_err(&at("properties"), "`properties` must be a map")),
+    };
+    if let Some(req) = map.get("required") {
+        let Value::Array(names) = req else {
+            return Err(schema_err(&at("required"), "`required` must be a list of names"));
+        };
+        for (i, name) in names.iter().enumerate() {
+            let ok = name
+                .as_str()
+                .is_some_and(|n| props.is_some_and(|p| p.contains_key(n)));
+            if !ok {
+                return Err(schema_err(
+                    &at("required").child(PathSeg::Index(i)),
+                    format!("required name {name} is not one of `properties`"),
+                ));
+            }
+        }
+    }
+    match map.get("additionalProperties") {
+        None | Some(Value::Bool(_)) => {}
+        Some(sub) => check_node(sub, &at("additionalProperties"))?,
+    }
+    if let Some(items) = map.get("items") {
+        check_node(items, &at("items"))?;
+    }
+    if let Some(e) = map.get("enum") {
+        if !e.is_array() {
+            return Err(schema_err(&at("enum"), "`enum` must be a list of values"));
+        }
+    }
+    for k in ["minimum", "maximum"] {
+        if map.get(k).is_some_and(|v| !v.is_number()) {
+            return Err(schema_err(&at(k), format!("`{k}` must be a number")));
+        }
+    }
+    for k in ["minLength", "maxLength", "minItems", "maxItems"] {
+        if map.get(k).is_some_and(|v| !v.is_u64()) {
+            return Err(schema_err(&at(k), format!("`{k}` must be a whole number")));
+        }
+    }
+    if let Some(default) = map.get("default") {
+        let mut problems = Vec::new();
+        check_value(schema, default, "the default", false, &mut problems);
+        if let Some(p) = problems.first() {
+            return Err(schema_err(&at("default"), format!("invalid default: {p}")));
+        }
+    }
+    Ok(())
+}
+
+fn types_of(schema: &Value) -> Vec<&str> {
+    match schema.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The JSON Schema type name of a value (`integer` for whole numbers).
+pub fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0) => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+fn type_ok(want: &str, value: &Value) -> bool {
+    let got = type_name(value);
+    want == got || (want == "number" && got == "integer")
+}
+
+fn a_or_an(t: &str) -> String {
+    let article = if t.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} {t}")
+}
+
+/// Checks `value` against `schema`, pushing problems that name `what`. With `top` set,
+/// unknown object keys are rejected unless `additionalProperties` allows them.
+fn check_value(schema: &Value, value: &Value, what: &str, top: bool, problems: &mut Vec<String>) {
+    let types = types_of(schema);
+    if !types.is_empty() && !types.iter().any(|t| type_ok(t, value)) {
+        let want: Vec<String> = types.iter().map(|t| a_or_an(t)).collect();
+        problems.push(format!(
+            "{what} must be {}, not {}",
+            want.join(" or "),
+            a_or_an(type_name(value))
+        ));
+        return;
+    }
+    if let Some(Value::Array(options)) = schema.get("enum") {
+        if !options.contains(value) {
+            let list: Vec<String> = options.iter().map(Value::to_string).collect();
+            problems.push(format!("{what} must be one of {}", list.join(", ")));
+        }
+    }
+    let num = |k: &str| schema.get(k).and_then(Value::as_f64);
+    let count = |k: &str| schema.get(k).and_then(Value::as_u64);
+    match value {
+        Value::Number(n) => {
+            let x = n.as_f64().unwrap_or(0.0);
+            if num("minimum").is_some_and(|m| x < m) {
+                problems.push(format!("{what} must be at least {}", schema["minimum"]));
+            }
+            if num("maximum").is_some_and(|m| x > m) {
+                problems.push(format!("{what} must be at most {}", schema["maximum"]));
+            }
+        }
+        Value::String(s) => {
+            let len = s.chars().count() as u64;
+            if let Some(min) = count("minLength").filter(|m| len < *m) {
+                problems.push(format!("{what} must be at least {min} characters long"));
+            }
+            if let Some(max) = count("maxLength").filter(|m| len > *m) {
+                problems.push(format!("{what} must be at most {max} characters long"));
+            }
+        }
+        Value::Array(items) => {
+            let len = items.len() as u64;
+            if let Some(min) = count("minItems").filter(|m| len < *m) {
+                problems.push(format!("{what} must have at least {min} items"));
+            }
+            if let Some(max) = count("maxItems").filter(|m| len > *m) {
+                problems.push(format!("{what} must have at most {max} items"));
+            }
+            if let Some(items_schema) = schema.get("items") {
+                for (i, item) in items.iter().enumerate() {
+                    check_value(items_schema, item, &sub_name(what, &format!("[{i}]")), false, problems);
+                }
+            }
+        }
+        Value::Object(map) => check_object(schema, map, what, top, problems),
+        _ => {}
+    }
+}
+
+/// `what` with `suffix` added inside its closing backtick: "parameter `a`" → "parameter `a.b`".
+fn sub_name(what: &str, suffix: &str) -> String {
+    match what.strip_suffix('`') {
+        Some(inner) => format!("{inner}{suffix}`"),
+        None => format!("{what}{suffix}"),
+    }
+}
+
+fn child_name(parent: &str, key: &str) -> String {
+    if parent.is_empty() {
+        format!("parameter `{key}`")
+    } else {
+        sub_name(parent, &format!(".{key}"))
+    }
+}
+
+fn check_object(
+    schema: &Value,
+    map: &Map<String, Value>,
+    what: &str,
+    top: bool,
+    problems: &mut Vec<String>,
+) {
+    let empty = Map::new();
+    let props = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    let extra = schema.get("additionalProperties");
+    for (key, v) in map {
+        let name = child_name(what, key);
+        if let Some(sub) = props.get(key) {
+            check_value(sub, v, &name, false, problems);
+            continue;
+        }
+        match extra {
+            Some(Value::Bool(false)) => problems.push(format!("unknown {name}")),
+            None if top => problems.push(format!("unknown {name}")),
+            Some(sub @ Value::Object(_)) => check_value(sub, v, &name, false, problems),
+            _ => {}
+        }
+    }
+    if let Some(Value::Array(req)) = schema.get("required") {
+        for name in req.iter().filter_map(Value::as_str) {
+            if !map.contains_key(name) && !props.get(name).is_some_and(|p| p.get("default").is_some()) {
+                problems.push(format!("missing required {}", child_name(what, name)));
+            }
+        }
+    }
+}
+
+/// `given` with the schema's defaults filled in (recursively, in `properties` order).
+fn with_defaults(schema: &Value, given: &Map<String, Value>) -> Map<String, Value> {
+    let mut out = Map::new();
+    let props = schema.get("properties").and_then(Value::as_object);
+    for (name, sub) in props.into_iter().flatten() {
+        let value = given.get(name).cloned().or_else(|| sub.get("default").cloned());
+        if let Some(mut value) = value {
+            if let Value::Object(inner) = &value {
+                if sub.get("properties").is_some() {
+                    value = Value::Object(with_defaults(sub, inner));
+                }
+            }
+            out.insert(name.clone(), value);
+        }
+    }
+    for (name, value) in given {
+        if !out.contains_key(name) {
+            out.insert(name.clone(), value.clone());
+        }
+    }
+    out
+}
+
+/// A one-line summary of the parameters: `name (string, required), count (integer, default 1)`.
+pub fn summary(schema: Option<&Value>) -> String {
+    let Some(props) = schema
+        .and_then(|s| s.get("properties"))
+        .and_then(Value::as_object)
+        .filter(|p| !p.is_empty())
+    else {
+        return String::new();
+    };
+    let required: Vec<&str> = schema
+        .and_then(|s| s.get("required"))
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    props
+        .iter()
+        .map(|(name, sub)| {
+            let mut notes: Vec<String> = Vec::new();
+            let types = types_of(sub);
+            if !types.is_empty() {
+                notes.push(types.join("|"));
+            }
+            if required.contains(&name.as_str()) {
+                notes.push("required".into());
+            }
+            if let Some(d) = sub.get("default") {
+                notes.push(format!("default {d}"));
+            }
+            if notes.is_empty() {
+                name.clone()
+            } else {
+                format!("{name} ({})", notes.join(", "))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Validates caller parameters against the tool's schema and applies defaults.
+///
+/// Every problem is reported in one error, whose hint lists the valid names (with a
+/// did-you-mean for a misspelt one).
+pub fn validate(
+    tool: &str,
+    schema: Option<&Value>,
+    given: &Map<String, Value>,
+) -> Result<Map<String, Value>, Error> {
+    let no_schema = Value::Object(Map::new());
+    let schema = schema.unwrap_or(&no_schema);
+    let mut problems = Vec::new();
+    check_object(schema, given, "", true, &mut problems);
+    if problems.is_empty() {
+        return Ok(with_defaults(schema, given));
+    }
+    let names: Vec<String> = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default();
+    let mut hint = String::new();
+    if let Some(best) = given
+        .keys()
+        .filter(|k| !names.contains(k))
+        .find_map(|k| did_you_mean(k, &names))
+    {
+        hint.push_str(&format!("did you mean `{best}`? "));
+    }
+    if names.is_empty() {
+        hint.push_str(&format!("`{tool}` takes no parameters"));
+    } else {
+        hint.push_str(&format!("the parameters are: {}", summary(Some(schema))));
+    }
+    Err(Error::new(
+        Layer::Params,
+        format!("invalid parameters for `{tool}`: {}", problems.join("; ")),
+    )
+    .with_hint(hint))
+}
+
+/// Types a `-p name=value` string by the declared type of `name`: strings stay strings;
+/// integers, numbers, booleans, null, arrays and objects are parsed. Undeclared names and
+/// untyped parameters stay strings (validation reports unknown names).
+pub fn coerce(schema: Option<&Value>, name: &str, raw: &str) -> Result<Value, Error> {
+    let prop = schema
+        .and_then(|s| s.get("properties"))
+        .and_then(|p| p.get(name));
+    let types = prop.map(types_of).unwrap_or_default();
+    if types.is_empty() || types.contains(&"string") {
+        return Ok(Value::String(raw.to_string()));
+    }
+    for t in &types {
+        let parsed = match *t {
+            "integer" => raw.trim().parse::<i64>().ok().map(Value::from),
+            "number" => raw
+                .trim()
+                .parse::<i64>()
+                .ok()
+                .map(Value::from)
+                .or_else(|| {
+                    raw.trim()
+                        .parse::<f64>()
+                        .ok()
+                        .and_then(Number::from_f64)
+                        .map(Value::Number)
+                }),
+            "boolean" => match raw.trim() {
+                "true" => Some(Value::Bool(true)),
+                "false" => Some(Value::Bool(false)),
+                _ => None,
+            },
+            "null" => (raw.trim() == "null").then_some(Value::Null),
+            _ => serde_json::from_str::<Value>(raw)
+                .ok()
+                .filter(|v| type_name(v) == *t),
+        };
+        if let Some(v) = parsed {
+            return Ok(v);
+        }
+    }
+    let want: Vec<String> = types.iter().map(|t| a_or_an(t)).collect();
+    Err(Error::new(
+        Layer::Params,
+        format!(
+            "parameter `{name}` must be {}, got `{raw}`",
+            want.join(" or ")
+        ),
+    )
+    .with_hint("arrays and objects are given as JSON, e.g. -p items='[1,2]'"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn schema() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "name": {"type": "string"},
+                "count": {"type": "integer", "default": 1, "minimum": 1},
+                "mode": {"enum": ["fast", "slow"], "default": "fast"},
+                "opts": {"type": "object", "properties": {"deep": {"type": "boolean", "default": false}}}
+            },
+            "required": ["name"]
+        })
+    }
+
+    fn obj(v: Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn defaults_fill_in_in_schema_order() {
+        let s = schema();
+        check_schema(&s).unwrap();
+        let got = validate("t", Some(&s), &obj(json!({"opts": {}, "name": "x"}))).unwrap();
+        assert_eq!(
+            serde_json::to_string(&got).unwrap(),
+            r#"{"name":"x","count":1,"mode":"fast","opts":{"deep":false}}"#
+        );
+    }
+
+    #[test]
+    fn every_problem_is_reported_with_the_valid_names() {
+        let s = schema();
+        let e = validate("t", Some(&s), &obj(json!({"nme": "x", "count": "3"}))).unwrap_err();
+        assert_eq!(
+            e.message,
+            "invalid parameters for `t`: unknown parameter `nme`; \
+             parameter `count` must be an integer, not a string; missing required parameter `name`"
+        );
+        assert_eq!(
+            e.hint.as_deref(),
+            Some(
+                "did you mean `name`? the parameters are: name (string, required), \
+                 count (integer, default 1), mode (default \"fast\"), opts (object)"
+            )
+        );
+        let e = validate("t", Some(&s), &obj(json!({"name": "x", "count": 0, "mode": "x", "opts": {"deep": 1}})))
+            .unwrap_err();
+        assert_eq!(
+            e.message,
+            "invalid parameters for `t`: parameter `count` must be at least 1; \
+             parameter `mode` must be one of \"fast\", \"slow\"; parameter `opts.deep` must be a boolean, not an integer"
+        );
+    }
+
+    #[test]
+    fn no_schema_takes_no_parameters() {
+        let e = validate("t", None, &obj(json!({"x": 1}))).unwrap_err();
+        assert_eq!(e.message, "invalid parameters for `t`: unknown parameter `x`");
+        assert_eq!(e.hint.as_deref(), Some("`t` takes no parameters"));
+        assert!(validate("t", None, &Map::new()).unwrap().is_empty());
+    }
+
+    #[test]
+    fn schemas_outside_the_subset_are_refused() {
+        let e = check_schema(&json!({"type": "object", "properties": {"a": {"pattern": "x"}}})).unwrap_err();
+        assert_eq!(e.path.to_string(), "properties.a.pattern");
+        let e = check_schema(&json!({"properties": {"a": {"type": "integer", "default": "x"}}})).unwrap_err();
+        assert_eq!(e.message, "invalid default: the default must be an integer, not a string");
+        let e = check_schema(&json!({"properties": {}, "required": ["b"]})).unwrap_err();
+        assert_eq!(e.message, "required name \"b\" is not one of `properties`");
+        let e = check_schema(&json!({"type": "string"})).unwrap_err();
+        assert_eq!(e.message, "the parameters schema must be of type `object`");
+    }
+
+    #[test]
+    fn cli_strings_are_typed_by_the_schema() {
+        let s = schema();
+        assert_eq!(coerce(Some(&s), "count", "3").unwrap(), json!(3));
+        assert_eq!(coerce(Some(&s), "name", "3").unwrap(), json!("3"));
+        assert_eq!(coerce(Some(&s), "opts", r#"{"deep":true}"#).unwrap(), json!({"deep": true}));
+        assert_eq!(coerce(Some(&s), "nope", "1").unwrap(), json!("1"));
+        let e = coerce(Some(&s), "count", "three").unwrap_err();
+        assert_eq!(e.message, "parameter `count` must be an integer, got `three`");
+    }
+}

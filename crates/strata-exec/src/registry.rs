@@ -1,0 +1,282 @@
+//! The project and its `tools/` tree: finding the project root, id ↔ path, listing tools,
+//! and did-you-mean for unknown ids.
+
+use std::path::{Component, Path, PathBuf};
+
+use serde_json::Value;
+use strata_core::{Error, Layer, Limits};
+use strata_doc::{Document, Format};
+
+/// A project: a directory holding `tools/` (and optionally `.env` and `.venv`).
+#[derive(Debug, Clone)]
+pub struct Project {
+    /// The project root, absolute.
+    pub root: PathBuf,
+    /// The limits applied to every document and template.
+    pub limits: Limits,
+}
+
+/// One entry of `strata tools`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolEntry {
+    /// The tool's id.
+    pub id: String,
+    /// Its description, or why it could not be read.
+    pub description: Result<String, String>,
+}
+
+const EXTENSIONS: [&str; 2] = ["yaml", "yml"];
+
+impl Project {
+    /// The project rooted at `root` (which must hold `tools/`).
+    pub fn at(root: &Path) -> Result<Project, Error> {
+        let root = std::path::absolute(root).map_err(|e| {
+            Error::new(
+                Layer::Request,
+                format!("cannot resolve `{}`: {e}", root.display()),
+            )
+        })?;
+        if !root.join("tools").is_dir() {
+            return Err(Error::new(
+                Layer::Request,
+                format!("`{}` has no `tools/` directory", root.display()),
+            )
+            .with_hint("a project is a directory holding tools/"));
+        }
+        Ok(Project {
+            root,
+            limits: Limits::default(),
+        })
+    }
+
+    /// The nearest ancestor of `start` (itself included) that holds `tools/`.
+    pub fn discover(start: &Path) -> Result<Project, Error> {
+        let start = std::path::absolute(start).unwrap_or_else(|_| start.to_path_buf());
+        match start.ancestors().find(|d| d.join("tools").is_dir()) {
+            Some(root) => Project::at(root),
+            None => Err(Error::new(
+                Layer::Request,
+                format!(
+                    "no `tools/` directory in `{}` or any of its parents",
+                    start.display()
+                ),
+            )
+            .with_hint("run strata inside a project, or pass --project DIR")),
+        }
+    }
+
+    /// The `tools/` directory.
+    pub fn tools_dir(&self) -> PathBuf {
+        self.root.join("tools")
+    }
+
+    /// A path shown in messages: relative to the project root when it is inside it.
+    pub fn display_name(&self, path: &Path) -> String {
+        path.strip_prefix(&self.root)
+            .unwrap_or(path)
+            .display()
+            .to_string()
+    }
+
+    /// The file of tool `id`, if there is one.
+    pub fn tool_path(&self, id: &str) -> Option<PathBuf> {
+        if !valid_id(id) {
+            return None;
+        }
+        let base = self.tools_dir().join(id);
+        EXTENSIONS
+            .iter()
+            .map(|ext| base.with_extension(ext))
+            .find(|p| p.is_file())
+    }
+
+    /// The file of tool `id`, or an error with a did-you-mean hint.
+    pub fn require_tool(&self, id: &str) -> Result<PathBuf, Error> {
+        self.tool_path(id).ok_or_else(|| self.unknown_tool(id, "tool"))
+    }
+
+    /// The error for an unknown id; `what` is `tool` or `executor`.
+    pub fn unknown_tool(&self, id: &str, what: &str) -> Error {
+        let ids = self.tool_ids();
+        let err = Error::new(Layer::Request, format!("unknown {what} `{id}`"));
+        match did_you_mean(id, &ids) {
+            Some(best) => err.with_hint(format!("did you mean `{best}`?")),
+            None => err.with_hint("run `strata tools` to list the tools"),
+        }
+    }
+
+    /// Every tool id under `tools/`, sorted.
+    pub fn tool_ids(&self) -> Vec<String> {
+        let mut ids = Vec::new();
+        collect(&self.tools_dir(), "", &mut ids);
+        ids.sort();
+        ids.dedup();
+        ids
+    }
+
+    /// The id of a tool file given by path (relative to `cwd`), when it lies under `tools/`.
+    pub fn id_of_path(&self, path: &Path) -> Result<String, Error> {
+        let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        let abs = abs.canonicalize().unwrap_or(abs);
+        let tools = self.tools_dir();
+        let tools = tools.canonicalize().unwrap_or(tools);
+        let rel = abs.strip_prefix(&tools).map_err(|_| {
+            Error::new(
+                Layer::Request,
+                format!("`{}` is not under `{}`", path.display(), tools.display()),
+            )
+            .with_hint("tool files live under the project's tools/ directory")
+        })?;
+        let ext_ok = rel
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| EXTENSIONS.contains(&e));
+        if !ext_ok {
+            return Err(Error::new(
+                Layer::Request,
+                format!("`{}` is not a .yaml or .yml file", path.display()),
+            ));
+        }
+        let id = rel
+            .with_extension("")
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join("/");
+        Ok(id)
+    }
+
+    /// Every tool with its description (or the reason it could not be read).
+    pub fn list(&self) -> Vec<ToolEntry> {
+        self.tool_ids()
+            .into_iter()
+            .map(|id| {
+                let description = self.describe(&id);
+                ToolEntry { id, description }
+            })
+            .collect()
+    }
+
+    fn describe(&self, id: &str) -> Result<String, String> {
+        let path = self.tool_path(id).ok_or("file vanished")?;
+        let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
+        let name = self.display_name(&path);
+        let doc =
+            Document::parse(&name, bytes, Format::Yaml, &self.limits).map_err(|e| e.message.clone())?;
+        Ok(match doc.value.get("description") {
+            Some(Value::String(s)) => s.clone(),
+            _ => String::new(),
+        })
+    }
+}
+
+/// True for an id made of plain path segments (no `..`, no absolute path, no empty segment).
+fn valid_id(id: &str) -> bool {
+    !id.is_empty()
+        && !id.starts_with('/')
+        && Path::new(id)
+            .components()
+            .all(|c| matches!(c, Component::Normal(_)))
+        && id.split('/').all(|s| !s.is_empty())
+}
+
+fn collect(dir: &Path, prefix: &str, out: &mut Vec<String>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') {
+            continue;
+        }
+        let path = entry.path();
+        if path.is_dir() {
+            collect(&path, &format!("{prefix}{name}/"), out);
+            continue;
+        }
+        let Some((stem, ext)) = name.rsplit_once('.') else {
+            continue;
+        };
+        if EXTENSIONS.contains(&ext) {
+            out.push(format!("{prefix}{stem}"));
+        }
+    }
+}
+
+/// The closest candidate to `name`, when it is close enough to be a likely misspelling.
+pub fn did_you_mean<'a>(name: &str, candidates: &'a [String]) -> Option<&'a str> {
+    let score = |c: &str| {
+        let whole = strsim::jaro_winkler(name, c);
+        let last = strsim::jaro_winkler(
+            name.rsplit('/').next().unwrap_or(name),
+            c.rsplit('/').next().unwrap_or(c),
+        );
+        whole.max(last * 0.95)
+    };
+    candidates
+        .iter()
+        .map(|c| (score(c), c))
+        .filter(|(s, _)| *s >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn project(files: &[&str]) -> (tempfile::TempDir, Project) {
+        let dir = tempfile::tempdir().unwrap();
+        for f in files {
+            let p = dir.path().join("tools").join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "description: about ".to_string() + f + "\n").unwrap();
+        }
+        std::fs::create_dir_all(dir.path().join("tools")).unwrap();
+        let p = Project::at(dir.path()).unwrap();
+        (dir, p)
+    }
+
+    #[test]
+    fn ids_are_paths_without_extension() {
+        let (_d, p) = project(&[
+            "runtimes/python.yaml",
+            "examples/hello.yml",
+            "examples/scripts/x.py",
+            ".hidden/y.yaml",
+        ]);
+        assert_eq!(p.tool_ids(), ["examples/hello", "runtimes/python"]);
+        assert!(p.tool_path("examples/hello").is_some());
+        assert!(p.tool_path("../tools/examples/hello").is_none());
+        let list = p.list();
+        assert_eq!(list[0].description, Ok("about examples/hello.yml".into()));
+    }
+
+    #[test]
+    fn unknown_ids_suggest_the_closest() {
+        let (_d, p) = project(&["examples/hello.yaml", "runtimes/python.yaml"]);
+        let e = p.require_tool("examples/helo").unwrap_err();
+        assert_eq!(e.message, "unknown tool `examples/helo`");
+        assert_eq!(e.hint.as_deref(), Some("did you mean `examples/hello`?"));
+        let e = p.require_tool("zzz").unwrap_err();
+        assert_eq!(e.hint.as_deref(), Some("run `strata tools` to list the tools"));
+    }
+
+    #[test]
+    fn paths_map_to_ids() {
+        let (d, p) = project(&["examples/hello.yaml"]);
+        let path = d.path().join("tools/examples/hello.yaml");
+        assert_eq!(p.id_of_path(&path).unwrap(), "examples/hello");
+        let e = p.id_of_path(&d.path().join("x.yaml")).unwrap_err();
+        assert!(e.message.contains("is not under"), "{}", e.message);
+    }
+
+    #[test]
+    fn discovery_walks_up() {
+        let (d, _p) = project(&["a.yaml"]);
+        let deep = d.path().join("tools/x/y");
+        std::fs::create_dir_all(&deep).unwrap();
+        let found = Project::discover(&deep).unwrap();
+        assert_eq!(found.root, d.path());
+    }
+}

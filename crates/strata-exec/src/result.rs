@@ -1,0 +1,116 @@
+//! The outcome of one run, and its JSON form.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+/// What happened when a tool ran.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunResult {
+    /// Exit code 0 and not timed out.
+    pub success: bool,
+    /// The exit code; `None` when the child was killed by a signal.
+    pub exit_code: Option<i32>,
+    /// The signal that killed the child, if one did.
+    pub signal: Option<i32>,
+    /// Captured standard output (at most the cap).
+    pub stdout: Vec<u8>,
+    /// Captured standard error (at most the cap).
+    pub stderr: Vec<u8>,
+    /// True when stdout went past the cap (the rest was read and dropped).
+    pub stdout_truncated: bool,
+    /// True when stderr went past the cap.
+    pub stderr_truncated: bool,
+    /// True when the timeout killed the child's process group.
+    pub timed_out: bool,
+    /// From spawn to exit.
+    pub duration: Duration,
+}
+
+impl RunResult {
+    /// Stdout parsed as JSON, when it is complete and is JSON; else null.
+    pub fn data(&self) -> Value {
+        if self.stdout_truncated {
+            return Value::Null;
+        }
+        serde_json::from_slice(&self.stdout).unwrap_or(Value::Null)
+    }
+
+    /// True when either stream went past the cap.
+    pub fn truncated(&self) -> bool {
+        self.stdout_truncated || self.stderr_truncated
+    }
+
+    /// The result object: `success`, `exit_code`, `stdout`, `stderr`, `data`, `duration_ms`,
+    /// `truncated`, `timed_out` (output that is not UTF-8 is shown with U+FFFD).
+    pub fn to_json(&self) -> Value {
+        json!({
+            "success": self.success,
+            "exit_code": self.exit_code,
+            "stdout": String::from_utf8_lossy(&self.stdout),
+            "stderr": String::from_utf8_lossy(&self.stderr),
+            "data": self.data(),
+            "duration_ms": self.duration.as_millis() as u64,
+            "truncated": self.truncated(),
+            "timed_out": self.timed_out,
+        })
+    }
+
+    /// The exit code `strata run` passes on: 0 on success, the tool's own code when it
+    /// failed, 124 after a timeout, 128 + N when signal N killed it.
+    pub fn process_exit_code(&self) -> u8 {
+        if self.timed_out {
+            return 124;
+        }
+        match (self.exit_code, self.signal) {
+            (Some(0), _) if self.success => 0,
+            (Some(code), _) => u8::try_from(code & 0xff).unwrap_or(1).max(1),
+            (None, Some(sig)) => u8::try_from(128 + sig).unwrap_or(255),
+            (None, None) => 1,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(stdout: &[u8]) -> RunResult {
+        RunResult {
+            success: true,
+            exit_code: Some(0),
+            signal: None,
+            stdout: stdout.to_vec(),
+            stderr: Vec::new(),
+            stdout_truncated: false,
+            stderr_truncated: false,
+            timed_out: false,
+            duration: Duration::from_millis(12),
+        }
+    }
+
+    #[test]
+    fn json_stdout_becomes_data() {
+        let r = result(b"{\"a\": [1, 2]}\n");
+        assert_eq!(
+            r.to_json(),
+            json!({"success": true, "exit_code": 0, "stdout": "{\"a\": [1, 2]}\n", "stderr": "",
+                   "data": {"a": [1, 2]}, "duration_ms": 12, "truncated": false, "timed_out": false})
+        );
+        assert_eq!(result(b"plain").data(), Value::Null);
+    }
+
+    #[test]
+    fn exit_codes_follow_the_outcome() {
+        let mut r = result(b"");
+        assert_eq!(r.process_exit_code(), 0);
+        r.success = false;
+        r.exit_code = Some(3);
+        assert_eq!(r.process_exit_code(), 3);
+        r.exit_code = None;
+        r.signal = Some(9);
+        assert_eq!(r.process_exit_code(), 137);
+        r.timed_out = true;
+        assert_eq!(r.process_exit_code(), 124);
+    }
+}
