@@ -127,6 +127,7 @@ impl Syntax for InputSyntax {
                     end,
                 }))
             }
+            _ if !text[key_end..].contains('}') => Err(unclosed()),
             _ => Err(malformed(
                 "malformed input reference",
                 Span::new(start, start + key_end + 1),

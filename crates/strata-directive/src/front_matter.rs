@@ -1,0 +1,137 @@
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+/// The type of a declared input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum InputType {
+    /// Text, taken as given.
+    String,
+    /// A whole number (`--input n=5` arrives as `5`).
+    Integer,
+    /// Any number.
+    Number,
+    /// `true` or `false`.
+    Boolean,
+    /// A JSON list.
+    Array,
+    /// A JSON object.
+    Object,
+}
+
+impl InputType {
+    /// The name used in the front matter and in errors.
+    pub fn name(self) -> &'static str {
+        match self {
+            InputType::String => "string",
+            InputType::Integer => "integer",
+            InputType::Number => "number",
+            InputType::Boolean => "boolean",
+            InputType::Array => "array",
+            InputType::Object => "object",
+        }
+    }
+}
+
+/// A declared input.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InputSpec {
+    /// The input's name (`[A-Za-z0-9_]+`).
+    pub name: String,
+    /// Its type.
+    #[serde(rename = "type")]
+    pub ty: InputType,
+    /// Whether the caller must give it.
+    #[serde(default)]
+    pub required: bool,
+    /// The value used when the caller does not give it.
+    #[serde(default)]
+    pub default: Option<Value>,
+    /// What it is for.
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+/// An action: a tool call with parameters.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ActionSpec {
+    /// The step id, used as `${steps.<id>.result}` by later actions.
+    pub id: String,
+    /// The tool id (a path under `tools/` without extension).
+    pub tool: String,
+    /// The tool's caller parameters (templates of stages 1 and 2).
+    #[serde(default)]
+    pub params: Map<String, Value>,
+    /// Whether the directive goes on when this action fails.
+    #[serde(default)]
+    pub continue_on_error: bool,
+}
+
+/// A hook's action.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HookAction {
+    /// The tool id.
+    pub tool: String,
+    /// The tool's parameters, templated with layer C against the event context.
+    #[serde(default)]
+    pub params: Map<String, Value>,
+}
+
+/// A hook as declared.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HookSpec {
+    /// The hook's id (a directive hook replaces a project hook with the same id).
+    pub id: String,
+    /// The event it fires on.
+    pub event: String,
+    /// When it fires (structured condition); always when absent.
+    #[serde(default)]
+    pub condition: Option<Value>,
+    /// What it runs.
+    pub action: HookAction,
+}
+
+/// Directive limits.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DirectiveLimits {
+    /// Most actions that may run.
+    #[serde(default)]
+    pub turns: Option<u64>,
+    /// Most seconds the whole directive may take.
+    #[serde(default)]
+    pub timeout: Option<f64>,
+}
+
+/// The front matter of a directive.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FrontMatter {
+    /// The directive's name.
+    pub name: String,
+    /// What it does.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Its version.
+    #[serde(default)]
+    pub version: Option<Value>,
+    /// Declared inputs.
+    #[serde(default)]
+    pub inputs: Vec<InputSpec>,
+    /// Free-form model settings (`{tier: fast}`), available as `${model…}`.
+    #[serde(default)]
+    pub model: Option<Value>,
+    /// Limits, available as `${limits…}`.
+    #[serde(default)]
+    pub limits: DirectiveLimits,
+    /// Ordered actions.
+    #[serde(default)]
+    pub actions: Vec<ActionSpec>,
+    /// Hooks.
+    #[serde(default)]
+    pub hooks: Vec<HookSpec>,
+}

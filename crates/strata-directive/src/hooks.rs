@@ -1,0 +1,199 @@
+use std::path::Path;
+
+use serde_json::Value;
+use strata_context::condition::Condition;
+use strata_core::{Error, FieldPath, Layer, Limits, PathSeg};
+use strata_doc::{Document, Format};
+use strata_pipeline::{Chain, Template};
+
+use crate::front_matter::HookSpec;
+use crate::run::ToolRunner;
+
+/// The events a directive fires.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    /// Before the first action.
+    DirectiveStarted,
+    /// Before each action.
+    BeforeAction,
+    /// After each action that succeeded.
+    AfterAction,
+    /// After each action that failed (or could not run).
+    ActionFailed,
+    /// When `limits.turns` or `limits.timeout` stops the directive.
+    LimitReached,
+    /// At the end, whatever the outcome.
+    DirectiveCompleted,
+}
+
+/// Every event, in the order of a run.
+pub const EVENTS: [Event; 6] = [
+    Event::DirectiveStarted,
+    Event::BeforeAction,
+    Event::AfterAction,
+    Event::ActionFailed,
+    Event::LimitReached,
+    Event::DirectiveCompleted,
+];
+
+impl Event {
+    /// The event's name in files and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Event::DirectiveStarted => "directive_started",
+            Event::BeforeAction => "before_action",
+            Event::AfterAction => "after_action",
+            Event::ActionFailed => "action_failed",
+            Event::LimitReached => "limit_reached",
+            Event::DirectiveCompleted => "directive_completed",
+        }
+    }
+
+    /// Parses an event name; the error lists the events.
+    pub fn parse(name: &str) -> Result<Event, String> {
+        EVENTS
+            .iter()
+            .copied()
+            .find(|e| e.name() == name)
+            .ok_or_else(|| {
+                let all: Vec<&str> = EVENTS.iter().map(|e| e.name()).collect();
+                format!("unknown event `{name}`; the events are {}", all.join(", "))
+            })
+    }
+}
+
+/// A loaded hook: event, condition and templated tool call.
+#[derive(Debug)]
+pub struct Hook {
+    /// Its id.
+    pub id: String,
+    /// The event it fires on.
+    pub event: Event,
+    /// When it fires.
+    pub condition: Option<Condition>,
+    /// The tool it runs.
+    pub tool: String,
+    /// The tool's parameters, compiled for stages 1–2.
+    pub params: Template,
+    /// The file that declared it.
+    pub file: String,
+}
+
+/// Prefixes an error's field path with `prefix` (compile errors carry paths relative to the
+/// value compiled).
+pub fn under(mut e: Error, prefix: &FieldPath) -> Error {
+    e.path = e.path.under(prefix);
+    e
+}
+
+/// Checks and compiles a declared hook found at `path` in `doc`.
+pub fn compile_hook(
+    spec: &HookSpec,
+    doc: &Document,
+    path: &FieldPath,
+    tools: &dyn ToolRunner,
+    limits: &Limits,
+) -> Result<Hook, Error> {
+    let fail = |field: &str, message: String| {
+        let e =
+            Error::new(Layer::Request, message).at_path(&path.child(PathSeg::Key(field.into())));
+        doc.locate_error(e)
+    };
+    let event = Event::parse(&spec.event).map_err(|m| fail("event", m))?;
+    let condition = match &spec.condition {
+        Some(c) => Some(
+            Condition::parse(c).map_err(|m| fail("condition", format!("bad condition: {m}")))?,
+        ),
+        None => None,
+    };
+    let action_path = path.child(PathSeg::Key("action".into()));
+    if !tools.has_tool(&spec.action.tool) {
+        let e = tools
+            .unknown_tool(&spec.action.tool)
+            .at_path(&action_path.child(PathSeg::Key("tool".into())));
+        return Err(doc.locate_error(e));
+    }
+    let chain = Chain(vec![Layer::Inputs, Layer::Context]);
+    let params = Template::compile(&Value::Object(spec.action.params.clone()), &chain, limits)
+        .map_err(|e| {
+            doc.locate_error(under(e, &action_path.child(PathSeg::Key("params".into()))))
+        })?;
+    Ok(Hook {
+        id: spec.id.clone(),
+        event,
+        condition,
+        tool: spec.action.tool.clone(),
+        params,
+        file: doc.name.clone(),
+    })
+}
+
+/// Loads the project's hooks: every `hooks/*.yaml` under `root`, in file-name order; a file
+/// holds one hook or a list of hooks.
+pub fn load_project_hooks(
+    root: &Path,
+    tools: &dyn ToolRunner,
+    limits: &Limits,
+) -> Result<Vec<Hook>, Error> {
+    let dir = root.join("hooks");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Ok(Vec::new());
+    };
+    let mut files: Vec<_> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml")))
+        .collect();
+    files.sort();
+    let mut hooks = Vec::new();
+    for file in files {
+        let name = file
+            .strip_prefix(root)
+            .unwrap_or(&file)
+            .display()
+            .to_string();
+        let bytes = std::fs::read(&file)
+            .map_err(|e| Error::new(Layer::Request, format!("cannot read `{name}`: {e}")))?;
+        let doc = Document::parse(&name, bytes, Format::Yaml, limits)?;
+        let (specs, base): (Vec<HookSpec>, Option<FieldPath>) = match &doc.value {
+            Value::Array(_) => (parse_specs(&doc, &doc.value)?, None),
+            one => (
+                vec![parse_spec(&doc, one, &FieldPath::root())?],
+                Some(FieldPath::root()),
+            ),
+        };
+        for (i, spec) in specs.iter().enumerate() {
+            let path = base
+                .clone()
+                .unwrap_or_else(|| FieldPath(vec![PathSeg::Index(i)]));
+            hooks.push(compile_hook(spec, &doc, &path, tools, limits)?);
+        }
+    }
+    Ok(hooks)
+}
+
+fn parse_specs(doc: &Document, value: &Value) -> Result<Vec<HookSpec>, Error> {
+    let Value::Array(items) = value else {
+        return Ok(Vec::new());
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, v)| parse_spec(doc, v, &FieldPath(vec![PathSeg::Index(i)])))
+        .collect()
+}
+
+fn parse_spec(doc: &Document, value: &Value, path: &FieldPath) -> Result<HookSpec, Error> {
+    serde_json::from_value(value.clone()).map_err(|e| {
+        let err = Error::new(Layer::Request, format!("bad hook: {e}"))
+            .with_hint("a hook is {id, event, condition, action: {tool, params}}");
+        let mut err = doc.locate_error(err.at_path(path));
+        if path.is_root() {
+            err.location = Some(strata_core::Location {
+                file: doc.name.clone(),
+                line: 1,
+                column: 1,
+            });
+        }
+        err
+    })
+}

@@ -1,0 +1,124 @@
+use serde_json::{Map, Value};
+use strata_core::{Error, Layer};
+
+use crate::front_matter::{InputSpec, InputType};
+
+fn matches_type(ty: InputType, v: &Value) -> bool {
+    match ty {
+        InputType::String => v.is_string(),
+        InputType::Integer => v.is_i64() || v.is_u64(),
+        InputType::Number => v.is_number(),
+        InputType::Boolean => v.is_boolean(),
+        InputType::Array => v.is_array(),
+        InputType::Object => v.is_object(),
+    }
+}
+
+/// Types a value given for `spec`: strings from the command line are parsed as the declared
+/// type; other values must already have it.
+pub fn coerce(spec: &InputSpec, value: &Value) -> Result<Value, Error> {
+    let bad = |shown: &str| {
+        Error::new(
+            Layer::Inputs,
+            format!(
+                "input `{}` must be {} {}, got `{shown}`",
+                spec.name,
+                article(spec.ty),
+                spec.ty.name()
+            ),
+        )
+    };
+    if matches_type(spec.ty, value) {
+        return Ok(value.clone());
+    }
+    let Value::String(raw) = value else {
+        return Err(bad(&value.to_string()));
+    };
+    let parsed: Option<Value> = match spec.ty {
+        InputType::String => None,
+        InputType::Integer => raw.trim().parse::<i64>().ok().map(Value::from),
+        InputType::Number => raw.trim().parse::<i64>().map(Value::from).ok().or_else(|| {
+            raw.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|f| f.is_finite())
+                .map(Value::from)
+        }),
+        InputType::Boolean => match raw.trim() {
+            "true" => Some(Value::Bool(true)),
+            "false" => Some(Value::Bool(false)),
+            _ => None,
+        },
+        InputType::Array | InputType::Object => serde_json::from_str(raw).ok(),
+    };
+    parsed
+        .filter(|v| matches_type(spec.ty, v))
+        .ok_or_else(|| bad(raw))
+}
+
+fn article(ty: InputType) -> &'static str {
+    match ty {
+        InputType::Integer | InputType::Array | InputType::Object => "an",
+        _ => "a",
+    }
+}
+
+fn names(specs: &[InputSpec]) -> String {
+    specs
+        .iter()
+        .map(|s| format!("`{}`", s.name))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Validates the caller's inputs against the declarations: unknown names (with a
+/// did-you-mean), missing required inputs (all named at once) and types; applies defaults.
+pub fn bind(specs: &[InputSpec], given: &Map<String, Value>) -> Result<Map<String, Value>, Error> {
+    for name in given.keys() {
+        if !specs.iter().any(|s| &s.name == name) {
+            let mut message = format!("unknown input `{name}`");
+            let best = specs
+                .iter()
+                .map(|s| (strsim::jaro_winkler(name, &s.name), &s.name))
+                .filter(|(score, _)| *score > 0.8)
+                .max_by(|a, b| a.0.total_cmp(&b.0));
+            if let Some((_, suggestion)) = best {
+                message.push_str(&format!("; did you mean `{suggestion}`?"));
+            }
+            let hint = if specs.is_empty() {
+                "this directive declares no inputs".to_string()
+            } else {
+                format!("the inputs are {}", names(specs))
+            };
+            return Err(Error::new(Layer::Inputs, message).with_hint(hint));
+        }
+    }
+    let missing: Vec<&InputSpec> = specs
+        .iter()
+        .filter(|s| s.required && s.default.is_none() && !given.contains_key(&s.name))
+        .collect();
+    if !missing.is_empty() {
+        let plural = if missing.len() > 1 { "s" } else { "" };
+        return Err(Error::new(
+            Layer::Inputs,
+            format!(
+                "missing required input{plural} {}",
+                names(&missing.into_iter().cloned().collect::<Vec<_>>())
+            ),
+        )
+        .with_hint("give each as --input NAME=VALUE"));
+    }
+    let mut out = Map::new();
+    for spec in specs {
+        match (given.get(&spec.name), &spec.default) {
+            (Some(v), _) => {
+                out.insert(spec.name.clone(), coerce(spec, v)?);
+            }
+            (None, Some(d)) => {
+                out.insert(spec.name.clone(), d.clone());
+            }
+            (None, None) => {}
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,20 @@
+//! Directives: Markdown files with YAML front matter that declare inputs, call tools as
+//! ordered actions and fire hooks on events.
+//!
+//! [`Directive::load`] parses and checks everything before anything runs (unknown tools,
+//! unknown hook events, malformed conditions, `${steps…}` references to the action itself or a
+//! later one, template syntax errors), each error with file:line:col. [`Directive::bind_inputs`]
+//! validates and types the caller's inputs. [`Directive::run`] renders stage 1 (`{input:…}`)
+//! and stage 2 (`${…}`) and runs the actions through a [`ToolRunner`], firing hooks.
+
+mod front_matter;
+mod hooks;
+mod inputs;
+mod load;
+mod run;
+mod source;
+
+pub use front_matter::{ActionSpec, HookSpec, InputSpec, InputType};
+pub use hooks::{load_project_hooks, Event, Hook};
+pub use load::Directive;
+pub use run::{ActionOutcome, HookFiring, Report, RunOptions, Status, ToolRunner};

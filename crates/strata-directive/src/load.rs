@@ -1,0 +1,240 @@
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+use strata_core::{Error, FieldPath, Layer, Limits, Location, PathSeg, Reference};
+use strata_doc::{Document, Format};
+use strata_pipeline::{Chain, Template};
+
+use crate::front_matter::{ActionSpec, FrontMatter};
+use crate::hooks::{compile_hook, under, Hook};
+use crate::inputs::{bind, coerce};
+use crate::run::ToolRunner;
+use crate::source::Source;
+
+/// An action with its parameters compiled for stages 1–2.
+#[derive(Debug)]
+pub(crate) struct CompiledAction {
+    pub spec: ActionSpec,
+    pub params: Template,
+}
+
+/// A loaded, checked directive, ready to run any number of times.
+#[derive(Debug)]
+pub struct Directive {
+    /// The front matter as declared.
+    pub front: FrontMatter,
+    /// The file name as shown in errors.
+    pub file: String,
+    pub(crate) body: Template,
+    pub(crate) description: Option<Template>,
+    pub(crate) actions: Vec<CompiledAction>,
+    pub(crate) hooks: Vec<Hook>,
+}
+
+fn key(k: &str) -> PathSeg {
+    PathSeg::Key(k.to_string())
+}
+
+fn stages() -> Chain {
+    Chain(vec![Layer::Inputs, Layer::Context])
+}
+
+impl Directive {
+    /// Loads the directive in `text` (named `file`), checking it against the tools `tools`
+    /// knows; `project_hooks` are the project's hooks (a directive hook with the same id
+    /// replaces one of them).
+    pub fn load(
+        file: &str,
+        text: &str,
+        tools: &dyn ToolRunner,
+        project_hooks: Vec<Hook>,
+        limits: &Limits,
+    ) -> Result<Directive, Error> {
+        let source = Source::split(file, text)?;
+        let doc = Document::parse(
+            file,
+            source.front.clone().into_bytes(),
+            Format::Yaml,
+            limits,
+        )?;
+        let front: FrontMatter = serde_yaml::from_str(&source.front).map_err(|e| {
+            let mut err = Error::new(
+                Layer::Request,
+                format!("bad front matter: {}", strip_location(&e.to_string())),
+            );
+            let (line, column) = e.location().map_or((1, 1), |l| (l.line(), l.column()));
+            err.location = Some(Location {
+                file: file.to_string(),
+                line,
+                column,
+            });
+            err
+        })?;
+        check_inputs(&front, &doc)?;
+        let body = Template::compile(&Value::String(source.body.clone()), &stages(), limits)
+            .map_err(|mut e| {
+                e.location = Some(source.body_location(e.span.map_or(0, |s| s.start)));
+                e.path = FieldPath(vec![key("body")]);
+                e
+            })?;
+        let description = match &front.description {
+            Some(d) => Some(
+                Template::compile(&Value::String(d.clone()), &stages(), limits).map_err(|e| {
+                    doc.locate_error(under(e, &FieldPath(vec![key("description")])))
+                })?,
+            ),
+            None => None,
+        };
+        let actions = compile_actions(&front, &doc, tools, limits)?;
+        let mut hooks = Vec::new();
+        for (i, spec) in front.hooks.iter().enumerate() {
+            let path = FieldPath(vec![key("hooks"), PathSeg::Index(i)]);
+            hooks.push(compile_hook(spec, &doc, &path, tools, limits)?);
+        }
+        hooks.extend(
+            project_hooks
+                .into_iter()
+                .filter(|p| !front.hooks.iter().any(|h| h.id == p.id)),
+        );
+        Ok(Directive {
+            file: file.to_string(),
+            front,
+            body,
+            description,
+            actions,
+            hooks,
+        })
+    }
+
+    /// Validates and types the caller's inputs (strings from the command line are parsed as the
+    /// declared type) and applies defaults.
+    pub fn bind_inputs(&self, given: &Map<String, Value>) -> Result<Map<String, Value>, Error> {
+        bind(&self.front.inputs, given)
+    }
+
+    /// The directive's name.
+    pub fn name(&self) -> &str {
+        &self.front.name
+    }
+}
+
+fn strip_location(message: &str) -> &str {
+    message.split(" at line ").next().unwrap_or(message)
+}
+
+fn check_inputs(front: &FrontMatter, doc: &Document) -> Result<(), Error> {
+    let mut seen = HashMap::new();
+    for (i, spec) in front.inputs.iter().enumerate() {
+        let path = FieldPath(vec![key("inputs"), PathSeg::Index(i)]);
+        let fail = |field: &str, message: String| {
+            doc.locate_error(Error::new(Layer::Inputs, message).at_path(&path.child(key(field))))
+        };
+        if spec.name.is_empty()
+            || !spec
+                .name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        {
+            return Err(fail(
+                "name",
+                format!("input name `{}` must be letters, digits and `_`", spec.name),
+            ));
+        }
+        if seen.insert(spec.name.clone(), i).is_some() {
+            return Err(fail(
+                "name",
+                format!("input `{}` is declared twice", spec.name),
+            ));
+        }
+        if let Some(default) = &spec.default {
+            coerce(spec, default)
+                .map_err(|e| fail("default", format!("default of {}", e.message)))?;
+        }
+    }
+    Ok(())
+}
+
+fn compile_actions(
+    front: &FrontMatter,
+    doc: &Document,
+    tools: &dyn ToolRunner,
+    limits: &Limits,
+) -> Result<Vec<CompiledAction>, Error> {
+    let ids: Vec<&str> = front.actions.iter().map(|a| a.id.as_str()).collect();
+    let mut out = Vec::new();
+    for (i, spec) in front.actions.iter().enumerate() {
+        let path = FieldPath(vec![key("actions"), PathSeg::Index(i)]);
+        let fail = |field: &str, message: String| {
+            doc.locate_error(Error::new(Layer::Request, message).at_path(&path.child(key(field))))
+        };
+        if ids[..i].contains(&spec.id.as_str()) {
+            return Err(fail("id", format!("action id `{}` is used twice", spec.id)));
+        }
+        if !tools.has_tool(&spec.tool) {
+            return Err(doc.locate_error(
+                tools
+                    .unknown_tool(&spec.tool)
+                    .at_path(&path.child(key("tool"))),
+            ));
+        }
+        let params_path = path.child(key("params"));
+        let params = Template::compile(&Value::Object(spec.params.clone()), &stages(), limits)
+            .map_err(|e| doc.locate_error(under(e, &params_path)))?;
+        for (field, reference) in params.references() {
+            check_step_reference(&reference, &spec.id, i, &ids).map_err(|m| {
+                let e = Error::new(Layer::Context, m)
+                    .with_span(reference.span)
+                    .at_path(&field.under(&params_path));
+                doc.locate_error(e)
+            })?;
+        }
+        out.push(CompiledAction {
+            spec: spec.clone(),
+            params,
+        });
+    }
+    Ok(out)
+}
+
+/// A `${steps.<id>…}` reference must name an action that runs before action `index`.
+fn check_step_reference(
+    r: &Reference,
+    own: &str,
+    index: usize,
+    ids: &[&str],
+) -> Result<(), String> {
+    if r.layer != Layer::Context {
+        return Ok(());
+    }
+    let Some(rest) = r.name.strip_prefix("steps.") else {
+        return Ok(());
+    };
+    let step = rest.split(['.', '[']).next().unwrap_or(rest);
+    match ids.iter().position(|id| *id == step) {
+        Some(j) if j == index => Err(format!(
+            "action `{own}` refers to its own result (`{}`)",
+            r.name
+        )),
+        Some(j) if j > index => Err(format!(
+            "action `{own}` refers to `{step}`, which runs after it (`{}`)",
+            r.name
+        )),
+        Some(_) => Ok(()),
+        None => {
+            let mut message = format!(
+                "action `{own}` refers to unknown step `{step}` (`{}`)",
+                r.name
+            );
+            let earlier = &ids[..index];
+            if let Some(best) = earlier
+                .iter()
+                .map(|id| (strsim::jaro_winkler(step, id), id))
+                .filter(|(s, _)| *s > 0.8)
+                .max_by(|a, b| a.0.total_cmp(&b.0))
+            {
+                message.push_str(&format!("; did you mean `{}`?", best.1));
+            }
+            Err(message)
+        }
+    }
+}
