@@ -3,7 +3,9 @@
 
 mod render;
 mod report;
+mod run;
 mod scope_args;
+mod tools;
 
 use std::process::ExitCode;
 
@@ -21,6 +23,10 @@ struct Cli {
 enum Command {
     /// Render a YAML or JSON document through the interpolation layers
     Render(render::RenderArgs),
+    /// Run a YAML tool through its executor chain as a real subprocess
+    Run(run::RunArgs),
+    /// List the project's tools with their descriptions
+    Tools(tools::ToolsArgs),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -28,5 +34,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Render(args) => render::run(args),
+        Command::Run(args) => run::run(args),
+        Command::Tools(args) => tools::run(args),
     }
 }

@@ -95,11 +95,8 @@ impl ToolChain {
                 let mut cycle = ids[pos..].to_vec();
                 cycle.push(next_id);
                 return Err(at_executor(
-                    Error::new(
-                        Layer::Request,
-                        format!("executor cycle: {}", names(&cycle)),
-                    )
-                    .with_hint(format!("every chain must end at {PRIMITIVE}")),
+                    Error::new(Layer::Request, format!("executor cycle: {}", names(&cycle)))
+                        .with_hint(format!("every chain must end at {PRIMITIVE}")),
                 ));
             }
             if links.len() == MAX_LINKS {
@@ -289,7 +286,10 @@ mod tests {
             .collect();
         files.push(("l11.yaml".into(), "executor: runtimes/subprocess\n".into()));
         files.push((PRIM.0.into(), PRIM.1.into()));
-        let refs: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
         let (_d, p) = project(&refs);
         let e = ToolChain::load(&p, "l0").unwrap_err();
         assert_eq!(

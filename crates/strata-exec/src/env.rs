@@ -131,7 +131,13 @@ pub fn is_executable(path: &Path) -> bool {
 pub fn which(name: &str, path_var: &str) -> Option<PathBuf> {
     path_var
         .split(':')
-        .map(|d| if d.is_empty() { Path::new(".") } else { Path::new(d) })
+        .map(|d| {
+            if d.is_empty() {
+                Path::new(".")
+            } else {
+                Path::new(d)
+            }
+        })
         .map(|d| d.join(name))
         .find(|p| is_executable(p))
 }
@@ -357,9 +363,14 @@ mod tests {
         let (_d, p, c) = setup(
             "executor: r\nsecrets: [TOKEN]\nenv_config:\n  env:\n    A: \"tool(${A})\"\n    D: \"${TOKEN}\"\n",
         );
-        let base: EnvMap = [("A", "process"), ("TOKEN", "t0k"), ("PATH", "/bin"), ("OTHER", "o")]
-            .into_iter()
-            .collect();
+        let base: EnvMap = [
+            ("A", "process"),
+            ("TOKEN", "t0k"),
+            ("PATH", "/bin"),
+            ("OTHER", "o"),
+        ]
+        .into_iter()
+        .collect();
         let mut ws = Vec::new();
         let env = resolve_env(&p, &c, &Map::new(), base, false, &mut ws).unwrap();
         let get = |k: &str| env.vars.0.get(k).cloned().unwrap();
@@ -388,9 +399,14 @@ mod tests {
             .into_iter()
             .collect();
         let none = Map::new();
-        let got = resolve_interpreter(&interp("system_binary", "candidates: [nope, tool]"), &p, &none, &vars)
-            .unwrap()
-            .unwrap();
+        let got = resolve_interpreter(
+            &interp("system_binary", "candidates: [nope, tool]"),
+            &p,
+            &none,
+            &vars,
+        )
+        .unwrap()
+        .unwrap();
         assert_eq!(got.0, exe.to_string_lossy());
         let got = resolve_interpreter(
             &interp("local_binary", "search_paths: [x, bin], candidates: [tool]"),
@@ -405,7 +421,8 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(got.0, exe.to_string_lossy());
-        let e = resolve_interpreter(&interp("venv_python", "fallback: nope"), &p, &none, &vars).unwrap_err();
+        let e = resolve_interpreter(&interp("venv_python", "fallback: nope"), &p, &none, &vars)
+            .unwrap_err();
         assert_eq!(
             e.message,
             "no interpreter found for `X` (venv_python); tried .venv/bin/python3, .venv/bin/python, fallback `nope` on PATH"
@@ -413,7 +430,13 @@ mod tests {
         let mut set = vars.clone();
         set.set("X", exe.to_string_lossy(), false);
         assert_eq!(
-            resolve_interpreter(&interp("system_binary", "candidates: [nope]"), &p, &none, &set).unwrap(),
+            resolve_interpreter(
+                &interp("system_binary", "candidates: [nope]"),
+                &p,
+                &none,
+                &set
+            )
+            .unwrap(),
             None
         );
         let echo = interp("command", "command: [tool]");

@@ -34,8 +34,7 @@ pub use result::RunResult;
 pub use spawn::{install_interrupt_handler, spawn, SpawnSpec, DEFAULT_MAX_OUTPUT};
 pub use spec::{build_spec, dry_run_json, DEFAULT_TIMEOUT_SECS};
 pub use stages::{
-    explain_config, render_config, render_string, stage_chain, take_literals, Literal,
-    FIRST_STAGE,
+    explain_config, render_config, render_string, stage_chain, take_literals, Literal, FIRST_STAGE,
 };
 pub use tool_file::{read_tool_file, EnvConfig, Interpreter, InterpreterKind, ToolFile};
 
@@ -189,7 +188,12 @@ impl Plan {
     /// Locates an error about the config (`path` relative to `config`) in the chain's files.
     fn locate_config_error(&self, err: Error) -> Error {
         let mut err = err;
-        if !err.path.0.first().is_some_and(|s| *s == strata_core::PathSeg::Key("config".into())) {
+        if !err
+            .path
+            .0
+            .first()
+            .is_some_and(|s| *s == strata_core::PathSeg::Key("config".into()))
+        {
             err.path = chain::config_path(&err.path);
         }
         self.chain.locate(err)

@@ -88,7 +88,10 @@ fn check_node(schema: &Value, path: &FieldPath) -> Result<(), SchemaError> {
         Some(_) => {
             return Err(schema_err(
                 &at("type"),
-                format!("`type` must be one of {} (or a list of them)", TYPES.join(", ")),
+                format!(
+                    "`type` must be one of {} (or a list of them)",
+                    TYPES.join(", ")
+                ),
             ))
         }
     }
@@ -104,7 +107,10 @@ fn check_node(schema: &Value, path: &FieldPath) -> Result<(), SchemaError> {
     };
     if let Some(req) = map.get("required") {
         let Value::Array(names) = req else {
-            return Err(schema_err(&at("required"), "`required` must be a list of names"));
+            return Err(schema_err(
+                &at("required"),
+                "`required` must be a list of names",
+            ));
         };
         for (i, name) in names.iter().enumerate() {
             let ok = name
@@ -236,7 +242,13 @@ fn check_value(schema: &Value, value: &Value, what: &str, top: bool, problems: &
             }
             if let Some(items_schema) = schema.get("items") {
                 for (i, item) in items.iter().enumerate() {
-                    check_value(items_schema, item, &sub_name(what, &format!("[{i}]")), false, problems);
+                    check_value(
+                        items_schema,
+                        item,
+                        &sub_name(what, &format!("[{i}]")),
+                        false,
+                        problems,
+                    );
                 }
             }
         }
@@ -289,7 +301,9 @@ fn check_object(
     }
     if let Some(Value::Array(req)) = schema.get("required") {
         for name in req.iter().filter_map(Value::as_str) {
-            if !map.contains_key(name) && !props.get(name).is_some_and(|p| p.get("default").is_some()) {
+            if !map.contains_key(name)
+                && !props.get(name).is_some_and(|p| p.get("default").is_some())
+            {
                 problems.push(format!("missing required {}", child_name(what, name)));
             }
         }
@@ -301,7 +315,10 @@ fn with_defaults(schema: &Value, given: &Map<String, Value>) -> Map<String, Valu
     let mut out = Map::new();
     let props = schema.get("properties").and_then(Value::as_object);
     for (name, sub) in props.into_iter().flatten() {
-        let value = given.get(name).cloned().or_else(|| sub.get("default").cloned());
+        let value = given
+            .get(name)
+            .cloned()
+            .or_else(|| sub.get("default").cloned());
         if let Some(mut value) = value {
             if let Value::Object(inner) = &value {
                 if sub.get("properties").is_some() {
@@ -412,18 +429,13 @@ pub fn coerce(schema: Option<&Value>, name: &str, raw: &str) -> Result<Value, Er
     for t in &types {
         let parsed = match *t {
             "integer" => raw.trim().parse::<i64>().ok().map(Value::from),
-            "number" => raw
-                .trim()
-                .parse::<i64>()
-                .ok()
-                .map(Value::from)
-                .or_else(|| {
-                    raw.trim()
-                        .parse::<f64>()
-                        .ok()
-                        .and_then(Number::from_f64)
-                        .map(Value::Number)
-                }),
+            "number" => raw.trim().parse::<i64>().ok().map(Value::from).or_else(|| {
+                raw.trim()
+                    .parse::<f64>()
+                    .ok()
+                    .and_then(Number::from_f64)
+                    .map(Value::Number)
+            }),
             "boolean" => match raw.trim() {
                 "true" => Some(Value::Bool(true)),
                 "false" => Some(Value::Bool(false)),
@@ -446,7 +458,11 @@ pub fn coerce(schema: Option<&Value>, name: &str, raw: &str) -> Result<Value, Er
             want.join(" or ")
         ),
     )
-    .with_hint("arrays and objects are given as JSON, e.g. -p items='[1,2]'"))
+    .with_hint(if types.iter().any(|t| *t == "array" || *t == "object") {
+        "arrays and objects are given as JSON, e.g. -p items='[1,2]'".to_string()
+    } else {
+        format!("the parameters are: {}", summary(schema))
+    }))
 }
 
 #[cfg(test)]
@@ -498,8 +514,12 @@ mod tests {
                  count (integer, default 1), mode (default \"fast\"), opts (object)"
             )
         );
-        let e = validate("t", Some(&s), &obj(json!({"name": "x", "count": 0, "mode": "x", "opts": {"deep": 1}})))
-            .unwrap_err();
+        let e = validate(
+            "t",
+            Some(&s),
+            &obj(json!({"name": "x", "count": 0, "mode": "x", "opts": {"deep": 1}})),
+        )
+        .unwrap_err();
         assert_eq!(
             e.message,
             "invalid parameters for `t`: parameter `count` must be at least 1; \
@@ -510,17 +530,25 @@ mod tests {
     #[test]
     fn no_schema_takes_no_parameters() {
         let e = validate("t", None, &obj(json!({"x": 1}))).unwrap_err();
-        assert_eq!(e.message, "invalid parameters for `t`: unknown parameter `x`");
+        assert_eq!(
+            e.message,
+            "invalid parameters for `t`: unknown parameter `x`"
+        );
         assert_eq!(e.hint.as_deref(), Some("`t` takes no parameters"));
         assert!(validate("t", None, &Map::new()).unwrap().is_empty());
     }
 
     #[test]
     fn schemas_outside_the_subset_are_refused() {
-        let e = check_schema(&json!({"type": "object", "properties": {"a": {"pattern": "x"}}})).unwrap_err();
+        let e = check_schema(&json!({"type": "object", "properties": {"a": {"pattern": "x"}}}))
+            .unwrap_err();
         assert_eq!(e.path.to_string(), "properties.a.pattern");
-        let e = check_schema(&json!({"properties": {"a": {"type": "integer", "default": "x"}}})).unwrap_err();
-        assert_eq!(e.message, "invalid default: the default must be an integer, not a string");
+        let e = check_schema(&json!({"properties": {"a": {"type": "integer", "default": "x"}}}))
+            .unwrap_err();
+        assert_eq!(
+            e.message,
+            "invalid default: the default must be an integer, not a string"
+        );
         let e = check_schema(&json!({"properties": {}, "required": ["b"]})).unwrap_err();
         assert_eq!(e.message, "required name \"b\" is not one of `properties`");
         let e = check_schema(&json!({"type": "string"})).unwrap_err();
@@ -532,9 +560,15 @@ mod tests {
         let s = schema();
         assert_eq!(coerce(Some(&s), "count", "3").unwrap(), json!(3));
         assert_eq!(coerce(Some(&s), "name", "3").unwrap(), json!("3"));
-        assert_eq!(coerce(Some(&s), "opts", r#"{"deep":true}"#).unwrap(), json!({"deep": true}));
+        assert_eq!(
+            coerce(Some(&s), "opts", r#"{"deep":true}"#).unwrap(),
+            json!({"deep": true})
+        );
         assert_eq!(coerce(Some(&s), "nope", "1").unwrap(), json!("1"));
         let e = coerce(Some(&s), "count", "three").unwrap_err();
-        assert_eq!(e.message, "parameter `count` must be an integer, got `three`");
+        assert_eq!(
+            e.message,
+            "parameter `count` must be an integer, got `three`"
+        );
     }
 }

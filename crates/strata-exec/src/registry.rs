@@ -92,7 +92,8 @@ impl Project {
 
     /// The file of tool `id`, or an error with a did-you-mean hint.
     pub fn require_tool(&self, id: &str) -> Result<PathBuf, Error> {
-        self.tool_path(id).ok_or_else(|| self.unknown_tool(id, "tool"))
+        self.tool_path(id)
+            .ok_or_else(|| self.unknown_tool(id, "tool"))
     }
 
     /// The error for an unknown id; `what` is `tool` or `executor`.
@@ -161,8 +162,16 @@ impl Project {
         let path = self.tool_path(id).ok_or("file vanished")?;
         let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
         let name = self.display_name(&path);
-        let doc =
-            Document::parse(&name, bytes, Format::Yaml, &self.limits).map_err(|e| e.message.clone())?;
+        let doc = Document::parse(&name, bytes.clone(), Format::Yaml, &self.limits)
+            .map_err(|e| e.message.clone())?;
+        let is_tool = match doc.value.get("kind") {
+            None => true,
+            Some(kind) => kind == "tool",
+        };
+        if is_tool {
+            crate::tool_file::read_tool_file(&name, bytes, &self.limits)
+                .map_err(|e| e.message.clone())?;
+        }
         Ok(match doc.value.get("description") {
             Some(Value::String(s)) => s.clone(),
             _ => String::new(),
@@ -259,7 +268,10 @@ mod tests {
         assert_eq!(e.message, "unknown tool `examples/helo`");
         assert_eq!(e.hint.as_deref(), Some("did you mean `examples/hello`?"));
         let e = p.require_tool("zzz").unwrap_err();
-        assert_eq!(e.hint.as_deref(), Some("run `strata tools` to list the tools"));
+        assert_eq!(
+            e.hint.as_deref(),
+            Some("run `strata tools` to list the tools")
+        );
     }
 
     #[test]

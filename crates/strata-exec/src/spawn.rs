@@ -83,7 +83,10 @@ pub fn install_interrupt_handler() -> std::io::Result<()> {
         .name("strata-signals".into())
         .spawn(move || {
             if let Some(sig) = signals.forever().next() {
-                let groups = LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                let groups = LIVE_GROUPS
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .clone();
                 for pgid in groups {
                     let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
                 }
@@ -188,8 +191,9 @@ pub fn spawn(spec: &SpawnSpec) -> Result<RunResult, Error> {
     drop(expr);
     let handle = handle.map_err(|e| {
         let program = spec.program.display();
-        Error::new(Layer::Request, format!("cannot start `{program}`: {e}"))
-            .with_hint("check that the program exists, is executable and has a valid interpreter line")
+        Error::new(Layer::Request, format!("cannot start `{program}`: {e}")).with_hint(
+            "check that the program exists, is executable and has a valid interpreter line",
+        )
     })?;
     let pgid = handle.pids().first().copied().unwrap_or(0) as i32;
     live(pgid, true);
@@ -274,8 +278,13 @@ mod tests {
 
     #[test]
     fn captures_output_exit_code_and_stdin() {
-        let r = spawn(&spec(&["sh", "-c", "cat; echo err >&2; exit 3"], Some("in"), 5000, 1024))
-            .unwrap();
+        let r = spawn(&spec(
+            &["sh", "-c", "cat; echo err >&2; exit 3"],
+            Some("in"),
+            5000,
+            1024,
+        ))
+        .unwrap();
         assert_eq!(r.stdout, b"in");
         assert_eq!(r.stderr, b"err\n");
         assert_eq!(r.exit_code, Some(3));

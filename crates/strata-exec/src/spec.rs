@@ -20,7 +20,10 @@ pub const DEFAULT_TIMEOUT_SECS: f64 = 60.0;
 const MAX_TIMEOUT_SECS: f64 = 7.0 * 24.0 * 3600.0;
 
 fn at(key: &str) -> FieldPath {
-    FieldPath(vec![PathSeg::Key("config".into()), PathSeg::Key(key.into())])
+    FieldPath(vec![
+        PathSeg::Key("config".into()),
+        PathSeg::Key(key.into()),
+    ])
 }
 
 fn fail(path: FieldPath, message: impl Into<String>, hint: &str) -> Error {
@@ -31,7 +34,10 @@ fn fail(path: FieldPath, message: impl Into<String>, hint: &str) -> Error {
 
 fn field(r: &Rendered, key: &str) -> Option<Rendered> {
     let found = match r {
-        Rendered::Object(entries) => entries.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone()),
+        Rendered::Object(entries) => entries
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone()),
         Rendered::Value(Value::Object(m), o) => m.get(key).map(|v| Rendered::Value(v.clone(), *o)),
         _ => None,
     };
@@ -41,9 +47,12 @@ fn field(r: &Rendered, key: &str) -> Option<Rendered> {
 fn items(r: &Rendered) -> Option<Vec<Rendered>> {
     match r {
         Rendered::Array(items) => Some(items.clone()),
-        Rendered::Value(Value::Array(items), o) => {
-            Some(items.iter().map(|v| Rendered::Value(v.clone(), *o)).collect())
-        }
+        Rendered::Value(Value::Array(items), o) => Some(
+            items
+                .iter()
+                .map(|v| Rendered::Value(v.clone(), *o))
+                .collect(),
+        ),
         _ => None,
     }
 }
@@ -118,7 +127,11 @@ pub fn build_spec(
     let mut config_env = Vec::new();
     if let Some(r) = field(config, "env") {
         let list = entries(&r).ok_or_else(|| {
-            fail(at("env"), "`config.env` must be a map of NAME: value", "e.g. env: {LOG_LEVEL: debug}")
+            fail(
+                at("env"),
+                "`config.env` must be a map of NAME: value",
+                "e.g. env: {LOG_LEVEL: debug}",
+            )
         })?;
         for (name, value) in list {
             let path = at("env").child(PathSeg::Key(name.clone()));
@@ -158,7 +171,11 @@ pub fn build_spec(
         )
     })?;
     if !is_scalar(&command) {
-        return Err(fail(at("command"), "`config.command` must be a string", "put arguments in config.args"));
+        return Err(fail(
+            at("command"),
+            "`config.command` must be a string",
+            "put arguments in config.args",
+        ));
     }
     let command = to_text(&command);
     no_nul(&command, at("command"))?;
@@ -175,7 +192,11 @@ pub fn build_spec(
     let mut argv = vec![argv0];
     if let Some(r) = field(config, "args") {
         let list = items(&r).ok_or_else(|| {
-            fail(at("args"), "`config.args` must be a list", "write args: [a, b, c]")
+            fail(
+                at("args"),
+                "`config.args` must be a list",
+                "write args: [a, b, c]",
+            )
         })?;
         for (i, item) in list.iter().enumerate() {
             let t = to_text(item);
@@ -273,7 +294,11 @@ pub fn dry_run_json(spec: &SpawnSpec) -> Value {
         .env
         .iter()
         .map(|(k, v)| {
-            let shown = if v.secret { "***".to_string() } else { v.value.clone() };
+            let shown = if v.secret {
+                "***".to_string()
+            } else {
+                v.value.clone()
+            };
             (k.clone(), Value::String(shown))
         })
         .collect();
@@ -310,8 +335,9 @@ mod tests {
 
     #[test]
     fn defaults_and_reserved_keys() {
-        let s = build(json!({"command": "sh", "args": ["-c", 3], "timeout": "1.5", "env": {"A": 1}}))
-            .unwrap();
+        let s =
+            build(json!({"command": "sh", "args": ["-c", 3], "timeout": "1.5", "env": {"A": 1}}))
+                .unwrap();
         let argv: Vec<&str> = s.argv.iter().map(|t| t.text.as_str()).collect();
         assert_eq!(&argv[1..], ["-c", "3"]);
         assert!(argv[0].ends_with("/sh"));
@@ -327,7 +353,10 @@ mod tests {
         assert_eq!(e.message, "command `no-such-program-xyz` not found on PATH");
         assert_eq!(e.path.to_string(), "config.command");
         let e = build(json!({"args": []})).unwrap_err();
-        assert_eq!(e.message, "no command: `config.command` is not set anywhere in the chain");
+        assert_eq!(
+            e.message,
+            "no command: `config.command` is not set anywhere in the chain"
+        );
         let e = build(json!({"command": "sh", "timeout": 0})).unwrap_err();
         assert_eq!(e.path.to_string(), "config.timeout");
         let e = build(json!({"command": "/"})).unwrap_err();

@@ -151,12 +151,16 @@ fn parse_fields(doc: &Document) -> Result<ToolFile, Error> {
             };
             let message = message.split(" at line ").next().unwrap_or(&message);
             let (line, column) = at.unwrap_or((1, 1));
-            Err(file_error(
+            let err = file_error(
                 &doc.name,
                 line,
                 column,
                 format!("invalid tool file: {message}"),
-            ))
+            );
+            Err(match unknown_field_hint(message) {
+                Some(hint) => err.with_hint(hint),
+                None => err.with_hint("the fields are described in docs/tools.md"),
+            })
         }
     }
 }
@@ -180,6 +184,19 @@ fn check_kind(doc: &Document) -> Result<(), Error> {
             Err(doc.locate_error(err))
         }
     }
+}
+
+/// A did-you-mean for serde's "unknown field `x`, expected one of `a`, `b`" messages.
+fn unknown_field_hint(message: &str) -> Option<String> {
+    let rest = message.strip_prefix("unknown field `")?;
+    let (field, rest) = rest.split_once('`')?;
+    let expected: Vec<String> = rest
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect();
+    crate::registry::did_you_mean(field, &expected).map(|best| format!("did you mean `{best}`?"))
 }
 
 /// Checks what serde cannot: names, interpreter fields that fit the type.
@@ -301,18 +318,23 @@ mod tests {
     fn unknown_fields_are_located() {
         let e = read("description: d\nconfg: {}\n").unwrap_err();
         assert!(
-            e.message.starts_with("invalid tool file: unknown field `confg`"),
+            e.message
+                .starts_with("invalid tool file: unknown field `confg`"),
             "{}",
             e.message
         );
         let loc = e.location.as_ref().unwrap();
         assert_eq!((loc.line, loc.column), (2, 1));
+        assert_eq!(e.hint.as_deref(), Some("did you mean `config`?"));
     }
 
     #[test]
     fn interpreter_fields_must_fit_the_type() {
         let e = read("env_config:\n  interpreter: {type: system_binary, var: PY}\n").unwrap_err();
-        assert_eq!(e.message, "interpreter type `system_binary` needs `candidates`");
+        assert_eq!(
+            e.message,
+            "interpreter type `system_binary` needs `candidates`"
+        );
         assert_eq!(e.path.to_string(), "env_config.interpreter.type");
         let e = read("env_config:\n  env: {\"A B\": x}\n").unwrap_err();
         assert_eq!(e.message, "`A B` is not a valid environment variable name");

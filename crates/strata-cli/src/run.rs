@@ -1,0 +1,294 @@
+//! `strata run`: a YAML tool through its executor chain, stages 3–6, and a real subprocess.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Args;
+use serde_json::Value;
+use strata_core::{Error, FieldPath, Layer, PathSeg};
+use strata_doc::Document;
+use strata_exec::{dry_run_json, CallerParams, Plan, Prepared, Project, RunOptions, SpawnSpec};
+
+use crate::report::{format_error, format_warning};
+use crate::scope_args::split_pair;
+
+/// Exit code when strata itself fails before the tool runs.
+const STRATA_FAILED: u8 = 2;
+
+/// Options of `strata run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Tool id (`examples/echo`) or tool file (`tools/examples/echo.yaml`)
+    pub tool: String,
+    /// Set a caller parameter; typed by the tool's parameter schema (repeatable)
+    #[arg(long = "param", short = 'p', value_name = "K=V")]
+    pub params: Vec<String>,
+    /// Caller parameters as a JSON object; -p entries win over it
+    #[arg(long, value_name = "JSON")]
+    pub params_json: Option<String>,
+    /// Print the result object (success, exit_code, stdout, stderr, data, …) as JSON
+    #[arg(long)]
+    pub json: bool,
+    /// Print the fully resolved spawn spec (secrets as ***) without running the tool
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print every config field after each of stages 3–6 and the spawn spec; does not run
+    #[arg(long)]
+    pub explain: bool,
+    /// Treat missing environment variables as errors
+    #[arg(long)]
+    pub strict: bool,
+    /// The project root (default: the nearest ancestor of the current directory with tools/)
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+}
+
+/// Prints an error, with a snippet of the file it points into when there is one.
+pub fn print_error(err: &Error, project: Option<&Project>) {
+    let doc = err.location.as_ref().and_then(|loc| {
+        let root = project.map_or_else(|| PathBuf::from("."), |p| p.root.clone());
+        let text = std::fs::read_to_string(root.join(&loc.file)).ok()?;
+        Some(Document {
+            name: loc.file.clone(),
+            text,
+            value: Value::Null,
+        })
+    });
+    eprint!("{}", format_error(err, doc.as_ref()));
+}
+
+fn looks_like_path(arg: &str) -> bool {
+    arg.ends_with(".yaml") || arg.ends_with(".yml") || Path::new(arg).is_file()
+}
+
+/// The project and the tool id named by the arguments.
+fn locate(args: &RunArgs) -> Result<(Project, String), (Error, Option<Project>)> {
+    let is_path = looks_like_path(&args.tool);
+    let project = match &args.project {
+        Some(dir) => Project::at(dir),
+        None if is_path => {
+            let parent = Path::new(&args.tool)
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            Project::discover(parent)
+        }
+        None => Project::discover(Path::new(".")),
+    }
+    .map_err(|e| (e, None))?;
+    let id = if is_path {
+        project
+            .id_of_path(Path::new(&args.tool))
+            .map_err(|e| (e, Some(project.clone())))?
+    } else {
+        args.tool.clone()
+    };
+    Ok((project, id))
+}
+
+fn caller_params(args: &RunArgs) -> Result<CallerParams, Error> {
+    let typed = match &args.params_json {
+        None => serde_json::Map::new(),
+        Some(text) => match serde_json::from_str(text) {
+            Ok(Value::Object(map)) => map,
+            Ok(_) => {
+                return Err(Error::new(
+                    Layer::Request,
+                    "--params-json must be a JSON object",
+                ))
+            }
+            Err(e) => {
+                return Err(Error::new(
+                    Layer::Request,
+                    format!("--params-json is not valid JSON: {e}"),
+                ))
+            }
+        },
+    };
+    let strings = args
+        .params
+        .iter()
+        .map(|p| split_pair(p, "--param").map(|(k, v)| (k.to_string(), v.to_string())))
+        .collect::<Result<_, _>>()?;
+    Ok(CallerParams { typed, strings })
+}
+
+/// Runs `strata run`.
+pub fn run(args: RunArgs) -> ExitCode {
+    let (project, id) = match locate(&args) {
+        Ok(found) => found,
+        Err((e, project)) => {
+            print_error(&e, project.as_ref());
+            return ExitCode::from(STRATA_FAILED);
+        }
+    };
+    match run_in(&args, &project, &id) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            print_error(&e, Some(&project));
+            ExitCode::from(STRATA_FAILED)
+        }
+    }
+}
+
+fn print_warnings(plan: &Plan, prepared: &Prepared) {
+    for w in &prepared.warnings {
+        let doc = plan.chain.links.get(w.link).map(|l| &l.doc);
+        eprint!("{}", format_warning(&w.warning, doc));
+    }
+}
+
+fn run_in(args: &RunArgs, project: &Project, id: &str) -> Result<u8, Error> {
+    let caller = caller_params(args)?;
+    let opts = RunOptions {
+        strict: args.strict,
+        base_env: None,
+    };
+    let plan = Plan::new(project, id, &caller, &opts)?;
+    if args.explain {
+        let text = explain_text(&plan)?;
+        let prepared = plan.prepare()?;
+        print_warnings(&plan, &prepared);
+        let mut out = io::stdout().lock();
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.write_all(b"\n");
+        let _ = out.write_all(spec_text(&plan, &prepared.spec).as_bytes());
+        return Ok(0);
+    }
+    let prepared = plan.prepare()?;
+    print_warnings(&plan, &prepared);
+    if args.dry_run {
+        let text = if args.json {
+            serde_json::to_string_pretty(&dry_run_json(&prepared.spec)).unwrap_or_default() + "\n"
+        } else {
+            spec_text(&plan, &prepared.spec)
+        };
+        let _ = io::stdout().lock().write_all(text.as_bytes());
+        return Ok(0);
+    }
+    let _ = strata_exec::install_interrupt_handler();
+    let result = strata_exec::spawn(&prepared.spec)?;
+    if args.json {
+        let text = serde_json::to_string_pretty(&result.to_json()).unwrap_or_default() + "\n";
+        let _ = io::stdout().lock().write_all(text.as_bytes());
+    } else {
+        let _ = io::stdout().lock().write_all(&result.stdout);
+        let _ = io::stdout().flush();
+        let mut err = io::stderr().lock();
+        let _ = err.write_all(&result.stderr);
+        for (name, truncated) in [
+            ("stdout", result.stdout_truncated),
+            ("stderr", result.stderr_truncated),
+        ] {
+            if truncated {
+                let _ = writeln!(
+                    err,
+                    "strata: {name} of `{id}` was truncated at {} bytes",
+                    prepared.spec.max_output_bytes
+                );
+            }
+        }
+        if result.timed_out {
+            let _ = writeln!(
+                err,
+                "strata: `{id}` timed out after {}s; its process group was killed",
+                secs(&prepared.spec)
+            );
+        } else if let Some(sig) = result.signal {
+            let _ = writeln!(err, "strata: `{id}` was killed by signal {sig}");
+        } else if let Some(code) = result.exit_code.filter(|c| *c != 0) {
+            let _ = writeln!(err, "strata: `{id}` exited with code {code}");
+        }
+    }
+    Ok(result.process_exit_code())
+}
+
+fn secs(spec: &SpawnSpec) -> String {
+    let s = spec.timeout.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{}", s as u64)
+    } else {
+        format!("{s}")
+    }
+}
+
+/// The spawn spec for people: chain, program, argv, cwd, stdin, limits and env.
+fn spec_text(plan: &Plan, spec: &SpawnSpec) -> String {
+    let v = dry_run_json(spec);
+    let mut out = String::new();
+    let argv = v["argv"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(Value::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .unwrap_or_default();
+    let stdin = match &v["stdin"] {
+        Value::Null => "none".to_string(),
+        s => s.to_string(),
+    };
+    out.push_str(&format!("chain:   {}\n", plan.chain.describe()));
+    out.push_str(&format!("command: {}\n", spec.program.display()));
+    out.push_str(&format!("argv:    [{argv}]\n"));
+    out.push_str(&format!("cwd:     {}\n", spec.cwd.display()));
+    out.push_str(&format!("stdin:   {stdin}\n"));
+    out.push_str(&format!("timeout: {}s\n", secs(spec)));
+    out.push_str(&format!(
+        "output:  {} bytes per stream\n",
+        spec.max_output_bytes
+    ));
+    out.push_str("env:\n");
+    if let Some(env) = v["env"].as_object() {
+        for (k, val) in env {
+            out.push_str(&format!("  {k}={}\n", val.as_str().unwrap_or_default()));
+        }
+    }
+    out
+}
+
+fn string_leaves(value: &Value, path: &FieldPath, out: &mut Vec<(FieldPath, Value)>) {
+    match value {
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                string_leaves(v, &path.child(PathSeg::Index(i)), out);
+            }
+        }
+        Value::Object(map) => {
+            for (k, v) in map {
+                string_leaves(v, &path.child(PathSeg::Key(k.clone())), out);
+            }
+        }
+        other => out.push((path.clone(), other.clone())),
+    }
+}
+
+/// Every field of the merged config after each of stages 3–6 (secrets as `***`).
+fn explain_text(plan: &Plan) -> Result<String, Error> {
+    let stages = plan.explain()?;
+    let mut leaves = Vec::new();
+    string_leaves(&plan.config, &FieldPath::root(), &mut leaves);
+    let config = FieldPath(vec![PathSeg::Key("config".into())]);
+    let mut out = String::new();
+    for (path, source) in leaves {
+        let literal = plan.literals.iter().find(|l| l.path == path);
+        out.push_str(&format!("{}\n", path.under(&config)));
+        match literal {
+            Some(l) => {
+                let shown = Value::String(l.text.clone());
+                out.push_str(&format!("  literal   {shown}\n"));
+                continue;
+            }
+            None => out.push_str(&format!("  source    {source}\n")),
+        }
+        for stage in &stages {
+            let redacted = stage.value.to_redacted_json();
+            let shown = path.lookup(&redacted).cloned().unwrap_or(Value::Null);
+            let label = format!("{} {}", stage.stage, stage.layer);
+            out.push_str(&format!("  {label:<8}  {shown}\n"));
+        }
+    }
+    Ok(out)
+}

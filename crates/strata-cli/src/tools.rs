@@ -1,0 +1,54 @@
+//! `strata tools`: the tools of the project with their descriptions.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Args;
+use strata_exec::Project;
+
+use crate::run::print_error;
+
+/// Options of `strata tools`.
+#[derive(Debug, Args)]
+pub struct ToolsArgs {
+    /// The project root (default: the nearest ancestor of the current directory with tools/)
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+}
+
+/// Runs `strata tools`: one line per tool, `id  description`; exits 1 when a file is invalid.
+pub fn run(args: ToolsArgs) -> ExitCode {
+    let project = match &args.project {
+        Some(dir) => Project::at(dir),
+        None => Project::discover(Path::new(".")),
+    };
+    let project = match project {
+        Ok(p) => p,
+        Err(e) => {
+            print_error(&e, None);
+            return ExitCode::from(2);
+        }
+    };
+    let entries = project.list();
+    let width = entries.iter().map(|e| e.id.len()).max().unwrap_or(0);
+    let mut out = String::new();
+    let mut invalid = false;
+    for e in &entries {
+        let text = match &e.description {
+            Ok(d) => d.clone(),
+            Err(why) => {
+                invalid = true;
+                format!("(invalid: {why})")
+            }
+        };
+        out.push_str(format!("{:<width$}  {text}", e.id).trim_end());
+        out.push('\n');
+    }
+    let _ = std::io::stdout().lock().write_all(out.as_bytes());
+    if invalid {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
