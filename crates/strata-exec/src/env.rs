@@ -93,11 +93,9 @@ pub fn resolve_env(
             continue;
         };
         if let Some(interp) = &cfg.interpreter {
-            let found = resolve_interpreter(interp, project, runtime_params, &env.vars)
+            let (value, secret) = resolve_interpreter(interp, project, runtime_params, &env.vars)
                 .map_err(|e| link.doc.locate_error(e))?;
-            if let Some((value, secret)) = found {
-                env.set(&interp.var, value, secret);
-            }
+            env.set(&interp.var, value, secret);
         }
         for (name, value) in &cfg.env {
             let source = strata_core::value_to_text(value);
@@ -142,17 +140,17 @@ pub fn which(name: &str, path_var: &str) -> Option<PathBuf> {
         .find(|p| is_executable(p))
 }
 
-/// Finds the interpreter: `Some((path, secret))`, or `None` when the variable is already set
-/// to an existing file (which wins).
+/// Finds the interpreter: its path and whether it is secret. A variable already set to an
+/// existing file wins.
 fn resolve_interpreter(
     interp: &Interpreter,
     project: &Project,
     runtime_params: &Map<String, Value>,
     vars: &EnvMap,
-) -> Result<Option<(String, bool)>, Error> {
+) -> Result<(String, bool), Error> {
     if let Some(v) = vars.0.get(&interp.var) {
         if !v.value.is_empty() && Path::new(&v.value).is_file() {
-            return Ok(None);
+            return Ok((v.value.clone(), v.secret));
         }
     }
     let path_var = vars.0.get("PATH").map_or("", |v| v.value.as_str());
@@ -206,7 +204,7 @@ fn resolve_interpreter(
         }
     });
     match found {
-        Some(p) => Ok(Some((p.to_string_lossy().into_owned(), false))),
+        Some(p) => Ok((p.to_string_lossy().into_owned(), false)),
         None => {
             let mut err = Error::new(
                 Layer::Request,
@@ -405,7 +403,6 @@ mod tests {
             &none,
             &vars,
         )
-        .unwrap()
         .unwrap();
         assert_eq!(got.0, exe.to_string_lossy());
         let got = resolve_interpreter(
@@ -414,11 +411,9 @@ mod tests {
             &none,
             &vars,
         )
-        .unwrap()
         .unwrap();
         assert_eq!(got.0, exe.to_string_lossy());
         let got = resolve_interpreter(&interp("venv_python", "fallback: tool"), &p, &none, &vars)
-            .unwrap()
             .unwrap();
         assert_eq!(got.0, exe.to_string_lossy());
         let e = resolve_interpreter(&interp("venv_python", "fallback: nope"), &p, &none, &vars)
@@ -428,17 +423,14 @@ mod tests {
             "no interpreter found for `X` (venv_python); tried .venv/bin/python3, .venv/bin/python, fallback `nope` on PATH"
         );
         let mut set = vars.clone();
-        set.set("X", exe.to_string_lossy(), false);
-        assert_eq!(
-            resolve_interpreter(
-                &interp("system_binary", "candidates: [nope]"),
-                &p,
-                &none,
-                &set
-            )
-            .unwrap(),
-            None
+        set.set("X", exe.to_string_lossy(), true);
+        let kept = resolve_interpreter(
+            &interp("system_binary", "candidates: [nope]"),
+            &p,
+            &none,
+            &set,
         );
+        assert_eq!(kept.unwrap(), (exe.to_string_lossy().into_owned(), true));
         let echo = interp("command", "command: [tool]");
         assert!(resolve_interpreter(&echo, &p, &none, &vars).is_err());
     }
