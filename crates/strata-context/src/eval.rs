@@ -2,6 +2,10 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
+use crate::condition::{json_cmp, json_eq};
+use crate::expr::{BinOp, UnOp};
+use crate::functions::{contains, type_name, Func};
+
 use crate::{Expr, Path, Seg};
 
 /// Why a path did not resolve: the index of the step that failed, and a likely intended key.
@@ -93,32 +97,198 @@ fn resolve_in<'v>(
         .map_err(|m| Miss { at: m.at + 2, ..m })
 }
 
-/// Evaluates an expression; `Err` carries the miss of the first path that missed.
+/// Why an expression has no value.
+#[derive(Debug, Clone)]
+pub(crate) enum Fail<'e> {
+    /// A path found nothing: a warning (empty) in a placeholder.
+    Missing(&'e Path, Miss),
+    /// A type error or a bad operation: always an error.
+    Type(String),
+}
+
+/// A number, integer while it can be.
+#[derive(Debug, Clone, Copy)]
+enum Num {
+    Int(i64),
+    Float(f64),
+}
+
+fn num(v: &Value) -> Option<Num> {
+    let n = v.as_number()?;
+    Some(match n.as_i64() {
+        Some(i) => Num::Int(i),
+        None => Num::Float(n.as_f64()?),
+    })
+}
+
+fn float(n: Num) -> f64 {
+    match n {
+        Num::Int(i) => i as f64,
+        Num::Float(f) => f,
+    }
+}
+
+fn arith(op: BinOp, a: &Value, b: &Value) -> Result<Value, String> {
+    let (Some(x), Some(y)) = (num(a), num(b)) else {
+        return Err(format!(
+            "`{}` cannot combine a {} and a {}",
+            op.symbol(),
+            type_name(a),
+            type_name(b)
+        ));
+    };
+    if let (Num::Int(x), Num::Int(y)) = (x, y) {
+        let r = match op {
+            BinOp::Add => x.checked_add(y),
+            BinOp::Sub => x.checked_sub(y),
+            BinOp::Mul => x.checked_mul(y),
+            BinOp::Div | BinOp::Rem if y == 0 => return Err("division by zero".into()),
+            BinOp::Div => x.checked_div(y),
+            _ => x.checked_rem(y),
+        };
+        return r.map(Value::from).ok_or_else(|| "integer overflow".into());
+    }
+    let (x, y) = (float(x), float(y));
+    let r = match op {
+        BinOp::Add => x + y,
+        BinOp::Sub => x - y,
+        BinOp::Mul => x * y,
+        BinOp::Div => x / y,
+        _ => x % y,
+    };
+    serde_json::Number::from_f64(r)
+        .map(Value::Number)
+        .ok_or_else(|| format!("`{}` gives no finite number", op.symbol()))
+}
+
+fn boolean<'e>(v: &Value, what: &str) -> Result<bool, Fail<'e>> {
+    v.as_bool()
+        .ok_or_else(|| Fail::Type(format!("{what} needs a boolean, got a {}", type_name(v))))
+}
+
+fn binary<'v>(
+    op: BinOp,
+    a: &'v Expr,
+    b: &'v Expr,
+    root: &'v Value,
+    inputs: &'v Map<String, Value>,
+) -> Result<Value, Fail<'v>> {
+    if let BinOp::And | BinOp::Or = op {
+        let left = boolean(&*eval(a, root, inputs)?, op.symbol())?;
+        if left == (op == BinOp::Or) {
+            return Ok(Value::Bool(left));
+        }
+        return boolean(&*eval(b, root, inputs)?, op.symbol()).map(Value::Bool);
+    }
+    let (x, y) = (eval(a, root, inputs)?, eval(b, root, inputs)?);
+    let typed = |r: Result<Value, String>| r.map_err(Fail::Type);
+    match op {
+        BinOp::Eq => Ok(Value::Bool(json_eq(&x, &y))),
+        BinOp::Ne => Ok(Value::Bool(!json_eq(&x, &y))),
+        BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+            let o = json_cmp(&x, &y).map_err(|m| Fail::Type(format!("`{}`: {m}", op.symbol())))?;
+            Ok(Value::Bool(match op {
+                BinOp::Lt => o.is_lt(),
+                BinOp::Le => o.is_le(),
+                BinOp::Gt => o.is_gt(),
+                _ => o.is_ge(),
+            }))
+        }
+        BinOp::In => typed(contains(&y, &x).map(Value::Bool)),
+        BinOp::Add => match (&*x, &*y) {
+            (Value::String(s), Value::String(t)) => Ok(Value::String(format!("{s}{t}"))),
+            _ => typed(arith(op, &x, &y)),
+        },
+        _ => typed(arith(op, &x, &y)),
+    }
+}
+
+/// Evaluates an expression against the context (and the directive inputs, see
+/// [`resolve_in`]).
 pub(crate) fn eval<'v>(
     expr: &'v Expr,
     root: &'v Value,
     inputs: &'v Map<String, Value>,
-) -> Result<Cow<'v, Value>, (Option<&'v Path>, Miss)> {
+) -> Result<Cow<'v, Value>, Fail<'v>> {
     match expr {
-        Expr::Path(p) => resolve_in(p, root, inputs).map_err(|m| (Some(p), m)),
+        Expr::Path(p) => resolve_in(p, root, inputs).map_err(|m| Fail::Missing(p, m)),
         Expr::Literal(v) => Ok(Cow::Borrowed(v)),
+        Expr::List(items) => items
+            .iter()
+            .map(|e| eval(e, root, inputs).map(Cow::into_owned))
+            .collect::<Result<Vec<_>, _>>()
+            .map(|v| Cow::Owned(Value::Array(v))),
+        Expr::Object(entries) => entries
+            .iter()
+            .map(|(k, e)| Ok((k.clone(), eval(e, root, inputs)?.into_owned())))
+            .collect::<Result<Map<_, _>, _>>()
+            .map(|m| Cow::Owned(Value::Object(m))),
         Expr::Fallback(items) => {
-            let mut last = Err((
-                None,
-                Miss {
-                    at: 0,
-                    suggestion: None,
-                },
-            ));
+            let mut last: Result<Cow<'v, Value>, Fail<'v>> =
+                Err(Fail::Type("empty fallback".into()));
             for item in items {
                 match eval(item, root, inputs) {
                     Ok(v) if !v.is_null() => return Ok(v),
                     Ok(v) => last = Ok(v),
-                    Err(miss) if last.is_err() => last = Err(miss),
+                    Err(Fail::Type(m)) => return Err(Fail::Type(m)),
+                    Err(miss) if !matches!(last, Err(Fail::Missing(..))) && last.is_err() => {
+                        last = Err(miss)
+                    }
                     Err(_) => {}
                 }
             }
             last
         }
+        Expr::Unary(op, inner, _) => {
+            let v = eval(inner, root, inputs)?;
+            match op {
+                UnOp::Not => Ok(Cow::Owned(Value::Bool(!boolean(&v, "`!`")?))),
+                UnOp::Neg => arith(BinOp::Sub, &Value::from(0), &v)
+                    .map(Cow::Owned)
+                    .map_err(|_| {
+                        Fail::Type(format!("`-` needs a number, got a {}", type_name(&v)))
+                    }),
+            }
+        }
+        Expr::Binary(op, a, b, _) => binary(*op, a, b, root, inputs).map(Cow::Owned),
+        Expr::Call(Func::Exists, args, _) => match eval(&args[0], root, inputs) {
+            Ok(_) => Ok(Cow::Owned(Value::Bool(true))),
+            Err(Fail::Missing(..)) => Ok(Cow::Owned(Value::Bool(false))),
+            Err(other) => Err(other),
+        },
+        Expr::Call(func, args, _) => {
+            let values = args
+                .iter()
+                .map(|e| eval(e, root, inputs).map(Cow::into_owned))
+                .collect::<Result<Vec<_>, _>>()?;
+            func.apply(&values).map(Cow::Owned).map_err(Fail::Type)
+        }
+    }
+}
+
+fn fail_text(fail: Fail<'_>) -> String {
+    match fail {
+        Fail::Missing(p, _) => format!("context path `{}` not found", p.display()),
+        Fail::Type(m) => m,
+    }
+}
+
+/// Evaluates an expression (a `when:` condition, say) against `root`; a missing path is an
+/// error here.
+pub fn eval_value(expr: &Expr, root: &Value) -> Result<Value, String> {
+    let no_inputs = Map::new();
+    eval(expr, root, &no_inputs)
+        .map(Cow::into_owned)
+        .map_err(fail_text)
+}
+
+/// Evaluates an expression that must yield a boolean.
+pub fn eval_bool(expr: &Expr, root: &Value) -> Result<bool, String> {
+    match eval_value(expr, root)? {
+        Value::Bool(b) => Ok(b),
+        other => Err(format!(
+            "a condition must be a boolean, got a {}",
+            type_name(&other)
+        )),
     }
 }

@@ -1,5 +1,11 @@
+//! The expressions inside `${…}`: paths, literals, `??`, operators and function calls, parsed
+//! by recursive descent.
+
 use serde_json::Value;
 use strata_core::{Error, Layer, Span};
+
+use crate::functions::Func;
+use crate::lexer::{lex, Tok, Token};
 
 /// One step of a context path.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,219 +50,461 @@ fn is_ident(s: &str) -> bool {
         && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
 }
 
-/// A context expression: a path, a JSON literal, or a `??` chain of them.
+/// A prefix operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnOp {
+    /// `!`: boolean not.
+    Not,
+    /// `-`: numeric negation.
+    Neg,
+}
+
+/// An infix operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinOp {
+    /// `||`
+    Or,
+    /// `&&`
+    And,
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+    /// `in`
+    In,
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/`
+    Div,
+    /// `%`
+    Rem,
+}
+
+impl BinOp {
+    /// The operator as written.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Or => "||",
+            BinOp::And => "&&",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::In => "in",
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+        }
+    }
+}
+
+/// A context expression.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Expr {
     /// A path into the context.
     Path(Path),
-    /// A JSON literal (only useful as a fallback).
+    /// A literal value.
     Literal(Value),
+    /// `[a, b, …]`
+    List(Vec<Expr>),
+    /// `{"k": v, …}`
+    Object(Vec<(String, Expr)>),
     /// `a ?? b ?? …`: the first operand that is present and not null.
     Fallback(Vec<Expr>),
+    /// `!a`, `-a`.
+    Unary(UnOp, Box<Expr>, Span),
+    /// `a op b`.
+    Binary(BinOp, Box<Expr>, Box<Expr>, Span),
+    /// `f(a, …)`.
+    Call(Func, Vec<Expr>, Span),
 }
+
+impl Expr {
+    /// Every path the expression reads, in order.
+    pub fn paths(&self) -> Vec<&Path> {
+        let mut out = Vec::new();
+        self.collect_paths(&mut out);
+        out
+    }
+
+    fn collect_paths<'e>(&'e self, out: &mut Vec<&'e Path>) {
+        match self {
+            Expr::Path(p) => out.push(p),
+            Expr::Literal(_) => {}
+            Expr::List(items) | Expr::Fallback(items) | Expr::Call(_, items, _) => {
+                items.iter().for_each(|e| e.collect_paths(out))
+            }
+            Expr::Object(entries) => entries.iter().for_each(|(_, e)| e.collect_paths(out)),
+            Expr::Unary(_, e, _) => e.collect_paths(out),
+            Expr::Binary(_, a, b, _) => {
+                a.collect_paths(out);
+                b.collect_paths(out);
+            }
+        }
+    }
+
+    /// True for a bare path or a `??` chain: a missing value is a warning, not an error.
+    pub fn is_lookup(&self) -> bool {
+        match self {
+            Expr::Path(_) | Expr::Literal(_) => true,
+            Expr::Fallback(items) => items.iter().all(Expr::is_lookup),
+            _ => false,
+        }
+    }
+}
+
+/// How deeply expressions may nest.
+const MAX_DEPTH: usize = 64;
+const HINT: &str = "a placeholder holds a path such as `state.items[0].name`, optionally `?? fallback`, or an expression";
 
 struct Parser<'a> {
     src: &'a str,
-    pos: usize,
     base: usize,
+    toks: Vec<Token>,
+    pos: usize,
+    depth: usize,
 }
 
-/// Parses the text between `${` and `}`; `base` is its offset in the field, for spans.
+/// Parses the text between `${` and `}` (or a `when:` expression); `base` is its offset in the
+/// field, for spans. Literal type errors (`'1' + 2`) are reported here.
 pub fn parse_expr(src: &str, base: usize) -> Result<Expr, Error> {
-    let mut p = Parser { src, pos: 0, base };
-    p.skip_ws();
-    if p.pos == src.len() {
-        return Err(p.error(
-            "empty placeholder `${}`",
-            "write a context path such as `${state.name}`",
+    let toks = lex(src, base)?;
+    let mut p = Parser {
+        src,
+        base,
+        toks,
+        pos: 0,
+        depth: 0,
+    };
+    if p.toks.is_empty() {
+        let at = base + src.len();
+        return Err(Error::new(Layer::Context, "empty placeholder `${}`")
+            .with_span(Span::new(at, at + 1))
+            .with_hint("write a context path such as `${state.name}`"));
+    }
+    let expr = p.fallback()?;
+    if let Some(t) = p.toks.get(p.pos) {
+        let text = &src[t.span.start - base..t.span.end - base];
+        return Err(p.err_at(
+            t.span,
+            &format!("unexpected `{text}` in context placeholder"),
+            HINT,
         ));
     }
-    let mut operands = vec![p.operand()?];
-    loop {
-        p.skip_ws();
-        if p.rest().starts_with("??") {
-            p.pos += 2;
-            p.skip_ws();
-            operands.push(p.operand()?);
-        } else {
-            break;
-        }
-    }
-    if p.pos < src.len() {
-        let c = p.rest().chars().next().unwrap_or(' ');
-        return Err(p.error(
-            &format!("unexpected `{c}` in context placeholder"),
-            "a placeholder holds a path such as `state.items[0].name`, optionally `?? fallback`",
-        ));
-    }
-    Ok(if operands.len() == 1 {
-        operands.remove(0)
-    } else {
-        Expr::Fallback(operands)
-    })
+    crate::typing::check(&expr)?;
+    Ok(expr)
 }
 
 impl Parser<'_> {
-    fn rest(&self) -> &str {
-        &self.src[self.pos..]
+    fn peek(&self) -> Option<&Tok> {
+        self.toks.get(self.pos).map(|t| &t.kind)
     }
 
-    fn peek(&self) -> Option<u8> {
-        self.src.as_bytes().get(self.pos).copied()
-    }
-
-    fn skip_ws(&mut self) {
-        while matches!(self.peek(), Some(b) if b.is_ascii_whitespace()) {
-            self.pos += 1;
+    fn here(&self) -> Span {
+        match self.toks.get(self.pos) {
+            Some(t) => t.span,
+            None => {
+                let end = self.base + self.src.len();
+                Span::new(end, end + 1)
+            }
         }
     }
 
-    fn error(&self, message: &str, hint: &str) -> Error {
-        let at = self.base + self.pos;
+    fn err_at(&self, span: Span, message: &str, hint: &str) -> Error {
         Error::new(Layer::Context, message)
-            .with_span(Span::new(at, at + 1))
+            .with_span(Span::new(span.start, span.start + 1))
             .with_hint(hint)
     }
 
-    fn ident(&mut self) -> Option<String> {
-        let bytes = &self.src.as_bytes()[self.pos..];
-        match bytes.first() {
-            Some(b) if b.is_ascii_alphabetic() || *b == b'_' => {}
-            _ => return None,
-        }
-        let n = bytes
-            .iter()
-            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
-            .count();
-        let s = self.src[self.pos..self.pos + n].to_string();
-        self.pos += n;
-        Some(s)
+    fn err(&self, message: &str, hint: &str) -> Error {
+        self.err_at(self.here(), message, hint)
     }
 
-    fn operand(&mut self) -> Result<Expr, Error> {
-        let word_end = self.src[self.pos..]
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .map_or(self.src.len(), |n| self.pos + n);
-        match &self.src[self.pos..word_end] {
-            "true" | "false" | "null" => return self.literal(),
-            _ => {}
-        }
-        match self.peek() {
-            Some(b) if b.is_ascii_lowercase() || b == b'_' => self.path().map(Expr::Path),
-            Some(b'"' | b'\'' | b'[' | b'{' | b'-' | b'0'..=b'9') => self.literal(),
-            _ => Err(self.error(
-                "expected a context path or a JSON literal",
-                "paths start with a lower-case letter or `_` (`state.x`)",
-            )),
+    fn eat(&mut self, p: &str) -> bool {
+        if matches!(self.peek(), Some(Tok::Punct(q)) if *q == p) {
+            self.pos += 1;
+            true
+        } else {
+            false
         }
     }
 
-    fn literal(&mut self) -> Result<Expr, Error> {
-        if self.peek() == Some(b'\'') {
-            return self
-                .single_quoted()
-                .map(|s| Expr::Literal(Value::String(s)));
+    fn expect(&mut self, p: &str, hint: &str) -> Result<(), Error> {
+        if self.eat(p) {
+            Ok(())
+        } else {
+            Err(self.err(&format!("expected `{p}`"), hint))
         }
-        let mut stream = serde_json::Deserializer::from_str(self.rest()).into_iter::<Value>();
-        match stream.next() {
-            Some(Ok(v)) => {
-                self.pos += stream.byte_offset();
-                Ok(Expr::Literal(v))
+    }
+
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T, Error>) -> Result<T, Error> {
+        if self.depth >= MAX_DEPTH {
+            return Err(self.err("expression nested too deeply", "nest at most 64 levels"));
+        }
+        self.depth += 1;
+        let r = f(self);
+        self.depth -= 1;
+        r
+    }
+
+    fn fallback(&mut self) -> Result<Expr, Error> {
+        let mut items = vec![self.or()?];
+        while self.eat("??") {
+            items.push(self.or()?);
+        }
+        Ok(if items.len() == 1 {
+            items.remove(0)
+        } else {
+            Expr::Fallback(items)
+        })
+    }
+
+    fn binary_level(
+        &mut self,
+        ops: &[(&str, BinOp)],
+        next: fn(&mut Self) -> Result<Expr, Error>,
+    ) -> Result<Expr, Error> {
+        let mut left = next(self)?;
+        loop {
+            let span = self.here();
+            let Some(op) = ops.iter().find(|(p, _)| self.eat(p)).map(|(_, op)| *op) else {
+                return Ok(left);
+            };
+            let right = next(self)?;
+            left = Expr::Binary(op, Box::new(left), Box::new(right), span);
+        }
+    }
+
+    fn or(&mut self) -> Result<Expr, Error> {
+        self.binary_level(&[("||", BinOp::Or)], Self::and)
+    }
+
+    fn and(&mut self) -> Result<Expr, Error> {
+        self.binary_level(&[("&&", BinOp::And)], Self::cmp)
+    }
+
+    fn cmp(&mut self) -> Result<Expr, Error> {
+        let left = self.add()?;
+        let span = self.here();
+        let ops = [
+            ("==", BinOp::Eq),
+            ("!=", BinOp::Ne),
+            ("<=", BinOp::Le),
+            (">=", BinOp::Ge),
+            ("<", BinOp::Lt),
+            (">", BinOp::Gt),
+        ];
+        let op = match ops.iter().find(|(p, _)| self.eat(p)) {
+            Some((_, op)) => *op,
+            None if matches!(self.peek(), Some(Tok::Ident(w)) if w == "in") => {
+                self.pos += 1;
+                BinOp::In
             }
-            _ => Err(self.error(
-                "malformed JSON literal",
-                "fallback literals are JSON: \"text\", 1, true, null, [..], {..}",
-            )),
-        }
+            None => return Ok(left),
+        };
+        let right = self.add()?;
+        Ok(Expr::Binary(op, Box::new(left), Box::new(right), span))
     }
 
-    fn single_quoted(&mut self) -> Result<String, Error> {
-        let start = self.pos;
-        self.pos += 1;
-        let mut out = String::new();
-        let mut chars = self.src[self.pos..].char_indices();
-        while let Some((i, c)) = chars.next() {
-            match c {
-                '\'' => {
-                    self.pos += i + 1;
-                    return Ok(out);
+    fn add(&mut self) -> Result<Expr, Error> {
+        self.binary_level(&[("+", BinOp::Add), ("-", BinOp::Sub)], Self::mul)
+    }
+
+    fn mul(&mut self) -> Result<Expr, Error> {
+        self.binary_level(
+            &[("*", BinOp::Mul), ("/", BinOp::Div), ("%", BinOp::Rem)],
+            Self::unary,
+        )
+    }
+
+    fn unary(&mut self) -> Result<Expr, Error> {
+        let span = self.here();
+        for (p, op) in [("!", UnOp::Not), ("-", UnOp::Neg)] {
+            if self.eat(p) {
+                let inner = self.nested(Self::unary)?;
+                if let (UnOp::Neg, Expr::Literal(Value::Number(n))) = (op, &inner) {
+                    if let Some(v) = negate(n) {
+                        return Ok(Expr::Literal(v));
+                    }
                 }
-                '\\' => match chars.next() {
-                    Some((_, e)) => out.push(e),
-                    None => break,
-                },
-                _ => out.push(c),
+                return Ok(Expr::Unary(op, Box::new(inner), span));
             }
         }
-        self.pos = start;
-        Err(self.error("unterminated string", "close the string with `'`"))
+        self.primary()
     }
 
-    fn quoted_key(&mut self) -> Result<String, Error> {
-        if self.peek() == Some(b'\'') {
-            return self.single_quoted();
+    fn primary(&mut self) -> Result<Expr, Error> {
+        let span = self.here();
+        let Some(tok) = self.peek().cloned() else {
+            return Err(self.err("expected a context path or a value", HINT));
+        };
+        self.pos += 1;
+        match tok {
+            Tok::Number(v) => Ok(Expr::Literal(v)),
+            Tok::Str(s) => Ok(Expr::Literal(Value::String(s))),
+            Tok::Ident(w) if w == "true" => Ok(Expr::Literal(Value::Bool(true))),
+            Tok::Ident(w) if w == "false" => Ok(Expr::Literal(Value::Bool(false))),
+            Tok::Ident(w) if w == "null" => Ok(Expr::Literal(Value::Null)),
+            Tok::Ident(w) if self.eat("(") => self.call(&w, span),
+            Tok::Ident(w) if w.starts_with(|c: char| c.is_ascii_lowercase() || c == '_') => {
+                self.path(w).map(Expr::Path)
+            }
+            Tok::Punct("(") => {
+                let inner = self.nested(Self::fallback)?;
+                self.expect(")", "close the group with `)`")?;
+                Ok(inner)
+            }
+            Tok::Punct("[") => self.nested(Self::list),
+            Tok::Punct("{") => self.nested(Self::object),
+            _ => {
+                self.pos -= 1;
+                Err(self.err(
+                    "expected a context path or a value",
+                    "paths start with a lower-case letter or `_` (`state.x`)",
+                ))
+            }
         }
-        match self.literal()? {
-            Expr::Literal(Value::String(s)) => Ok(s),
-            _ => Err(self.error("expected a quoted key", "write `[\"key\"]`")),
+    }
+
+    fn list(&mut self) -> Result<Expr, Error> {
+        let mut items = Vec::new();
+        if !self.eat("]") {
+            loop {
+                items.push(self.fallback()?);
+                if self.eat("]") {
+                    break;
+                }
+                self.expect(",", "separate list items with `,`")?;
+            }
         }
+        Ok(Expr::List(items))
+    }
+
+    fn object(&mut self) -> Result<Expr, Error> {
+        let mut entries = Vec::new();
+        if !self.eat("}") {
+            loop {
+                let key = match self.peek().cloned() {
+                    Some(Tok::Str(s)) | Some(Tok::Ident(s)) => {
+                        self.pos += 1;
+                        s
+                    }
+                    _ => return Err(self.err("expected an object key", "write {\"key\": value}")),
+                };
+                self.expect(":", "write {\"key\": value}")?;
+                entries.push((key, self.fallback()?));
+                if self.eat("}") {
+                    break;
+                }
+                self.expect(",", "separate object entries with `,`")?;
+            }
+        }
+        Ok(Expr::Object(entries))
+    }
+
+    fn call(&mut self, name: &str, span: Span) -> Result<Expr, Error> {
+        let Some(func) = Func::from_name(name) else {
+            return Err(self.err_at(
+                span,
+                &format!("unknown function `{name}`"),
+                &format!("the functions are {}", Func::names().join(", ")),
+            ));
+        };
+        let mut args = Vec::new();
+        if !self.eat(")") {
+            loop {
+                args.push(self.nested(Self::fallback)?);
+                if self.eat(")") {
+                    break;
+                }
+                self.expect(",", "separate arguments with `,`")?;
+            }
+        }
+        func.check_arity(&args)
+            .map_err(|m| self.err_at(span, &m, "see docs/layers.md"))?;
+        Ok(Expr::Call(func, args, span))
     }
 
     fn index(&mut self) -> Option<i64> {
-        let bytes = &self.src.as_bytes()[self.pos..];
-        let neg = bytes.first() == Some(&b'-');
-        let digits = bytes[neg as usize..]
-            .iter()
-            .take_while(|b| b.is_ascii_digit())
-            .count();
-        if digits == 0 {
-            return None;
-        }
-        let end = self.pos + neg as usize + digits;
-        let n = self.src[self.pos..end].parse().ok()?;
-        self.pos = end;
-        Some(n)
-    }
-
-    fn path(&mut self) -> Result<Path, Error> {
-        let mut segs = vec![Seg::Key(self.ident().unwrap_or_default())];
-        loop {
-            let save = self.pos;
-            self.skip_ws();
-            match self.peek() {
-                Some(b'.') => {
-                    self.pos += 1;
-                    self.skip_ws();
-                    if let Some(k) = self.ident() {
-                        segs.push(Seg::Key(k));
-                    } else if let Some(n) = self.index() {
-                        segs.push(Seg::Index(n));
-                    } else {
-                        return Err(self.error(
-                            "expected a key or an index after `.`",
-                            "write `a.b`, `a.0` or `a[\"b c\"]`",
-                        ));
-                    }
+        let neg = self.eat("-");
+        match self.peek() {
+            Some(Tok::Number(Value::Number(n))) if n.is_i64() || n.is_u64() => {
+                let n = n.as_i64()?;
+                self.pos += 1;
+                Some(if neg { -n } else { n })
+            }
+            _ => {
+                if neg {
+                    self.pos -= 1;
                 }
-                Some(b'[') => {
-                    self.pos += 1;
-                    self.skip_ws();
-                    let seg = match self.index() {
-                        Some(n) => Seg::Index(n),
-                        None => Seg::Key(self.quoted_key()?),
-                    };
-                    self.skip_ws();
-                    if self.peek() != Some(b']') {
-                        return Err(self.error("expected `]`", "close the index with `]`"));
-                    }
-                    self.pos += 1;
-                    segs.push(seg);
-                }
-                _ => {
-                    self.pos = save;
-                    return Ok(Path { segs });
-                }
+                None
             }
         }
     }
+
+    fn path(&mut self, first: String) -> Result<Path, Error> {
+        let mut segs = vec![Seg::Key(first)];
+        loop {
+            if self.eat(".") {
+                match self.peek().cloned() {
+                    Some(Tok::Ident(k)) => {
+                        self.pos += 1;
+                        segs.push(Seg::Key(k));
+                    }
+                    _ => match self.index() {
+                        Some(n) => segs.push(Seg::Index(n)),
+                        None => {
+                            return Err(self.err(
+                                "expected a key or an index after `.`",
+                                "write `a.b`, `a.0` or `a[\"b c\"]`",
+                            ))
+                        }
+                    },
+                }
+            } else if self.eat("[") {
+                let seg = match (self.index(), self.peek().cloned()) {
+                    (Some(n), _) => Seg::Index(n),
+                    (None, Some(Tok::Str(s))) => {
+                        self.pos += 1;
+                        Seg::Key(s)
+                    }
+                    _ => {
+                        return Err(self.err(
+                            "expected an index or a quoted key",
+                            "write `[0]`, `[-1]` or `[\"key\"]`",
+                        ))
+                    }
+                };
+                self.expect("]", "close the index with `]`")?;
+                segs.push(seg);
+            } else {
+                return Ok(Path { segs });
+            }
+        }
+    }
+}
+
+fn negate(n: &serde_json::Number) -> Option<Value> {
+    if let Some(i) = n.as_i64() {
+        return i.checked_neg().map(Value::from);
+    }
+    n.as_f64()
+        .and_then(|f| serde_json::Number::from_f64(-f))
+        .map(Value::Number)
 }

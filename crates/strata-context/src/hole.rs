@@ -1,7 +1,7 @@
 use strata_core::{Error, Hole, Layer, Origin, Reference, RenderCx, Rendered, Seq, Span, Text};
 
-use crate::eval::{eval, Miss};
-use crate::{Expr, Path, Seg};
+use crate::eval::{eval, Fail};
+use crate::{Expr, Seg};
 
 /// A compiled `${path}` placeholder.
 #[derive(Debug)]
@@ -17,9 +17,20 @@ impl ContextHole {
         ContextHole { expr, source, span }
     }
 
-    fn report(&self, cx: &mut RenderCx<'_>, path: Option<&Path>, miss: Miss) -> Result<(), Error> {
+    /// A missing path is a warning (an error in strict mode); a type error is an error.
+    fn fail(&self, cx: &mut RenderCx<'_>, fail: Fail<'_>) -> Result<(), Error> {
+        let (path, miss) = match fail {
+            Fail::Missing(path, miss) => (path, miss),
+            Fail::Type(message) => {
+                return Err(
+                    Error::new(Layer::Context, format!("`{}`: {message}", self.source))
+                        .with_span(self.span)
+                        .with_hint("types are strict: convert with number(…) or string(…)"),
+                )
+            }
+        };
         let mut message = format!("context path `{}` not found", self.source);
-        if let (Some(path), Some(s)) = (path, miss.suggestion) {
+        if let Some(s) = miss.suggestion {
             let mut fixed = path.clone();
             fixed.segs[miss.at] = Seg::Key(s);
             fixed.segs.truncate(miss.at + 1);
@@ -47,19 +58,9 @@ impl Hole for ContextHole {
     }
 
     fn references(&self) -> Vec<Reference> {
-        let paths: Vec<&Path> = match &self.expr {
-            Expr::Path(p) => vec![p],
-            Expr::Literal(_) => vec![],
-            Expr::Fallback(items) => items
-                .iter()
-                .filter_map(|e| match e {
-                    Expr::Path(p) => Some(p),
-                    _ => None,
-                })
-                .collect(),
-        };
-        let optional = matches!(self.expr, Expr::Fallback(_));
-        paths
+        let optional = !matches!(self.expr, Expr::Path(_));
+        self.expr
+            .paths()
             .into_iter()
             .map(|p| Reference {
                 layer: Layer::Context,
@@ -73,7 +74,7 @@ impl Hole for ContextHole {
     fn render_text(&self, cx: &mut RenderCx<'_>, out: &mut Text) -> Result<(), Error> {
         match eval(&self.expr, cx.scope.context, cx.scope.inputs) {
             Ok(v) => out.push_value(&v, Origin::Data),
-            Err((path, miss)) => self.report(cx, path, miss)?,
+            Err(fail) => self.fail(cx, fail)?,
         }
         Ok(())
     }
@@ -81,8 +82,8 @@ impl Hole for ContextHole {
     fn render_whole(&self, cx: &mut RenderCx<'_>) -> Result<Rendered, Error> {
         match eval(&self.expr, cx.scope.context, cx.scope.inputs) {
             Ok(v) => Ok(Rendered::Value(v.into_owned(), Origin::Data)),
-            Err((path, miss)) => {
-                self.report(cx, path, miss)?;
+            Err(fail) => {
+                self.fail(cx, fail)?;
                 Ok(Rendered::Text(Text::default()))
             }
         }

@@ -3,14 +3,22 @@
 //! Paths walk JSON data only: dotted keys, `[n]` and `.n` indexes (negative from the end),
 //! quoted keys (`["a b"]`), and `??` fallbacks to another path or a JSON literal. Whitespace
 //! inside the braces is ignored. A placeholder that is the whole string keeps its value's type.
+//! Inside the braces a small typed expression language is accepted: literals, `??`,
+//! `== != < <= > >=`, `&& || !`, `+ - * / %` (integer arithmetic stays integer), `+` on
+//! strings, `in`, parentheses and the functions of [`Func`]. Types are strict; what can be
+//! known at compile time is checked then.
 //! `${NAME}` with an upper-case name belongs to layer E and is left alone.
 
 pub mod condition;
 mod eval;
 mod expr;
+mod functions;
 mod hole;
+mod lexer;
 mod syntax;
+mod typing;
 
-pub use eval::{resolve, Miss};
-pub use expr::{parse_expr, Expr, Path, Seg};
+pub use eval::{eval_bool, eval_value, resolve, Miss};
+pub use expr::{parse_expr, BinOp, Expr, Path, Seg, UnOp};
+pub use functions::Func;
 pub use syntax::ContextSyntax;

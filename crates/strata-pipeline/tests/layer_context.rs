@@ -171,7 +171,7 @@ fn syntax_errors_have_positions() {
     );
     assert_eq!(
         c.err(&[C], "${state.x y}"),
-        "context error at $ 10..11: unexpected `y` in context placeholder (hint: a placeholder holds a path such as `state.items[0].name`, optionally `?? fallback`)"
+        "context error at $ 10..11: unexpected `y` in context placeholder (hint: a placeholder holds a path such as `state.items[0].name`, optionally `?? fallback`, or an expression)"
     );
     assert_eq!(
         c.err(&[C], "${state[0}"),
