@@ -8,7 +8,8 @@ use strata_core::{Error, FieldPath, Layer, PathSeg};
 
 use crate::registry::did_you_mean;
 
-const KEYWORDS: [&str; 16] = [
+/// The schema keywords the validator understands.
+pub(crate) const KEYWORDS: [&str; 16] = [
     "type",
     "properties",
     "required",

@@ -341,6 +341,56 @@ mod tests {
     }
 
     #[test]
+    fn the_editor_schema_names_exactly_these_fields() {
+        let schema: Value =
+            serde_json::from_str(include_str!("../../../docs/schemas/tool.schema.json")).unwrap();
+        let keys = |v: &Value| -> Vec<String> {
+            let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+            k.sort();
+            k
+        };
+        assert_eq!(
+            keys(&schema["properties"]),
+            [
+                "config",
+                "description",
+                "env_config",
+                "executor",
+                "kind",
+                "parameters",
+                "secrets",
+                "version"
+            ]
+        );
+        assert_eq!(
+            keys(&schema["properties"]["config"]["properties"]),
+            [
+                "args",
+                "command",
+                "cwd",
+                "env",
+                "input_data",
+                "max_output_bytes",
+                "params_env_prefix",
+                "timeout"
+            ]
+        );
+        let kinds = schema["$defs"]["interpreter"]["properties"]["type"]["enum"].clone();
+        assert_eq!(
+            kinds,
+            serde_json::json!(["venv_python", "local_binary", "system_binary", "command"])
+        );
+        let subset = keys(&schema["$defs"]["paramSchema"]["properties"]);
+        let mut ours: Vec<String> = crate::params::KEYWORDS
+            .iter()
+            .map(|k| k.to_string())
+            .collect();
+        ours.push("$schema".into());
+        ours.sort();
+        assert_eq!(subset, ours);
+    }
+
+    #[test]
     fn other_kinds_are_refused() {
         let e = read("kind: graph\nnodes: {}\n").unwrap_err();
         assert_eq!(
