@@ -1,6 +1,8 @@
 //! The `strata` command line. Each command lives in its own module; [`report`] renders
 //! diagnostics for people.
 
+mod directive_cmd;
+mod exec_runner;
 mod render;
 mod report;
 mod run;

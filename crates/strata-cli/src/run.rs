@@ -14,7 +14,7 @@ use crate::report::{format_error, format_warning};
 use crate::scope_args::split_pair;
 
 /// Exit code when strata itself fails before the tool runs.
-const STRATA_FAILED: u8 = 2;
+pub const STRATA_FAILED: u8 = 2;
 
 /// Options of `strata run`.
 #[derive(Debug, Args)]
@@ -42,6 +42,9 @@ pub struct RunArgs {
     /// The project root (default: the nearest ancestor of the current directory with tools/)
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
+    /// Set a directive input, typed by its declaration (repeatable; directives only)
+    #[arg(long = "input", value_name = "K=V")]
+    pub inputs: Vec<String>,
 }
 
 /// Prints an error, with a snippet of the file it points into when there is one.
@@ -116,6 +119,9 @@ fn caller_params(args: &RunArgs) -> Result<CallerParams, Error> {
 
 /// Runs `strata run`.
 pub fn run(args: RunArgs) -> ExitCode {
+    if args.tool.ends_with(".md") {
+        return crate::directive_cmd::run_cli(&args);
+    }
     let (project, id) = match locate(&args) {
         Ok(found) => found,
         Err((e, project)) => {

@@ -1,10 +1,10 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
-use strata_core::{Error, Scope, Warning};
+use strata_core::{Error, FieldPath, PathSeg, Scope, Warning};
 use strata_pipeline::Template;
 
-use crate::hooks::{Event, Hook};
+use crate::hooks::{under, Event, Hook};
 use crate::load::Directive;
 
 /// Runs tools for directives and hooks; the CLI backs it with the tool pipeline.
@@ -171,6 +171,14 @@ fn error_value(message: &str, result: Option<&Value>) -> Value {
     e
 }
 
+/// Where a hook's parameters are, for warnings: `hooks.<id>.action.params` of its file.
+fn hook_path(hook: &Hook) -> FieldPath {
+    FieldPath(vec![
+        PathSeg::Key(format!("hook {} ({})", hook.id, hook.file)),
+        PathSeg::Key("params".into()),
+    ])
+}
+
 /// Why a tool result counts as a failure.
 fn failure(result: &Value) -> Option<String> {
     if result.get("success") == Some(&Value::Bool(true)) {
@@ -186,7 +194,12 @@ fn failure(result: &Value) -> Option<String> {
 }
 
 impl Run<'_> {
-    fn render(&mut self, template: &Template, extra: &Map<String, Value>) -> Result<Value, Error> {
+    fn render(
+        &mut self,
+        template: &Template,
+        extra: &Map<String, Value>,
+        at: &FieldPath,
+    ) -> Result<Value, Error> {
         let mut context = self.context.clone();
         context.insert("steps".into(), Value::Object(self.steps.clone()));
         context.extend(extra.clone());
@@ -196,8 +209,13 @@ impl Run<'_> {
             inputs: self.inputs,
             ..Scope::default()
         };
-        let out = template.render(&scope, false)?;
-        self.report.warnings.extend(out.warnings);
+        let out = template.render(&scope, false).map_err(|e| under(e, at))?;
+        self.report
+            .warnings
+            .extend(out.warnings.into_iter().map(|mut w| {
+                w.path = w.path.under(at);
+                w
+            }));
         Ok(out.value.into_json())
     }
 
@@ -241,7 +259,7 @@ impl Run<'_> {
                 }
             }
         }
-        let params = match self.render(&hook.params, extra) {
+        let params = match self.render(&hook.params, extra, &hook_path(hook)) {
             Ok(p) => p,
             Err(e) => {
                 firing.error = Some(e.to_string());
@@ -325,7 +343,12 @@ impl Run<'_> {
                 result: None,
                 error: None,
             };
-            let params = match self.render(&action.params, &Map::new()) {
+            let at = FieldPath(vec![
+                PathSeg::Key("actions".into()),
+                PathSeg::Index(k),
+                PathSeg::Key("params".into()),
+            ]);
+            let params = match self.render(&action.params, &Map::new(), &at) {
                 Ok(p) => p,
                 Err(e) => {
                     outcome.error = Some(e.to_string());
@@ -362,20 +385,17 @@ impl Run<'_> {
                         }
                         Some(why) => {
                             outcome.error = Some(why.clone());
-                            let out_of_time = timeout.is_some_and(|t| started.elapsed() >= t);
                             extra.insert("error".into(), error_value(&why, Some(&result)));
-                            if !self.failed(outcome, Some(extra), k) {
-                                return;
-                            }
-                            if out_of_time {
+                            if timeout.is_some_and(|t| started.elapsed() >= t) {
+                                self.report.actions.push(outcome);
+                                self.fire(Event::ActionFailed, extra);
                                 let elapsed =
                                     (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0;
-                                return self.limit(
-                                    "timeout",
-                                    json!(elapsed),
-                                    json!(directive.front.limits.timeout),
-                                    k + 1,
-                                );
+                                let limit = json!(directive.front.limits.timeout);
+                                return self.limit("timeout", json!(elapsed), limit, k + 1);
+                            }
+                            if !self.failed(outcome, Some(extra), k) {
+                                return;
                             }
                         }
                     }
@@ -464,11 +484,20 @@ impl Directive {
             },
         };
         if let Some(d) = &self.description {
-            run.report.description = Some(strata_core::value_to_text(&run.render(d, &Map::new())?));
+            let at = FieldPath(vec![PathSeg::Key("description".into())]);
+            run.report.description = Some(strata_core::value_to_text(&run.render(
+                d,
+                &Map::new(),
+                &at,
+            )?));
         }
         run.fire(Event::DirectiveStarted, Map::new());
         run.run_actions();
-        let prompt = run.render(&self.body, &Map::new())?;
+        let prompt = run.render(
+            &self.body,
+            &Map::new(),
+            &FieldPath(vec![PathSeg::Key("body".into())]),
+        )?;
         run.report.prompt = strata_core::value_to_text(&prompt);
         let status = run.report.status.name();
         let mut extra = Map::new();

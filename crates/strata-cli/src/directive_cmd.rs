@@ -1,0 +1,161 @@
+//! `strata run directives/<name>.md`: a directive's inputs, prompt, actions and hooks.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+use serde_json::{Map, Value};
+use strata_core::{Error, Layer};
+use strata_directive::{load_project_hooks, Directive, Report, RunOptions, Status};
+use strata_exec::Project;
+
+use crate::exec_runner::ExecRunner;
+use crate::run::{print_error, RunArgs, STRATA_FAILED};
+use crate::scope_args::split_pair;
+
+/// Exit code of a directive stopped by a limit.
+const LIMITED: u8 = 3;
+
+/// What `strata run` was asked to do with a directive.
+pub struct DirectiveRequest<'a> {
+    /// The directive file.
+    pub path: &'a Path,
+    /// `--input K=V` pairs.
+    pub inputs: &'a [String],
+    /// `--json`.
+    pub json: bool,
+    /// `--dry-run`.
+    pub dry_run: bool,
+    /// `--strict`.
+    pub strict: bool,
+}
+
+/// `strata run <file>.md`: finds the project, runs the directive, prints errors.
+pub fn run_cli(args: &RunArgs) -> ExitCode {
+    let path = Path::new(&args.tool);
+    let project = match &args.project {
+        Some(dir) => Project::at(dir),
+        None => Project::discover(
+            path.parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new(".")),
+        ),
+    };
+    let project = match project {
+        Ok(p) => p,
+        Err(e) => {
+            print_error(&e, None);
+            return ExitCode::from(STRATA_FAILED);
+        }
+    };
+    let req = DirectiveRequest {
+        path,
+        inputs: &args.inputs,
+        json: args.json,
+        dry_run: args.dry_run,
+        strict: args.strict,
+    };
+    run(&project, &req).unwrap_or_else(|e| {
+        print_error(&e, Some(&project));
+        ExitCode::from(STRATA_FAILED)
+    })
+}
+
+/// Loads, checks and runs a directive; errors are returned for the caller to print.
+pub fn run(project: &Project, req: &DirectiveRequest<'_>) -> Result<ExitCode, Error> {
+    let absolute = std::path::absolute(req.path).unwrap_or_else(|_| req.path.to_path_buf());
+    let shown = project.display_name(&absolute);
+    let text = std::fs::read(&absolute)
+        .map_err(|e| Error::new(Layer::Request, format!("cannot read `{shown}`: {e}")))
+        .and_then(|bytes| {
+            String::from_utf8(bytes)
+                .map_err(|_| Error::new(Layer::Request, format!("`{shown}` is not valid UTF-8")))
+        })?;
+    let runner = ExecRunner {
+        project,
+        options: strata_exec::RunOptions {
+            strict: req.strict,
+            base_env: None,
+        },
+    };
+    let hooks = load_project_hooks(&project.root, &runner, &project.limits)?;
+    let directive = Directive::load(&shown, &text, &runner, hooks, &project.limits)?;
+    let mut given = Map::new();
+    for pair in req.inputs {
+        let (k, v) = split_pair(pair, "--input")?;
+        given.insert(k.to_string(), Value::String(v.to_string()));
+    }
+    let inputs = directive.bind_inputs(&given)?;
+    let report = directive.run(
+        &inputs,
+        &runner,
+        RunOptions {
+            dry_run: req.dry_run,
+        },
+    )?;
+    let mut stdout = std::io::stdout().lock();
+    if req.json {
+        let text = serde_json::to_string_pretty(&report.to_json()).unwrap_or_default();
+        let _ = writeln!(stdout, "{text}");
+    } else {
+        let _ = stdout.write_all(human(&report).as_bytes());
+    }
+    for w in &report.warnings {
+        eprintln!("warning[{}]: {} ({})", w.layer, w.message, w.path);
+    }
+    Ok(match report.status {
+        Status::Completed | Status::DryRun => ExitCode::SUCCESS,
+        Status::Failed => ExitCode::FAILURE,
+        Status::Limited => ExitCode::from(LIMITED),
+    })
+}
+
+fn stdout_of(result: Option<&Value>) -> &str {
+    result
+        .and_then(|r| r.get("stdout"))
+        .and_then(Value::as_str)
+        .unwrap_or("")
+}
+
+/// The report for people: prompt, each action's outcome with its output, hooks that fired.
+pub fn human(report: &Report) -> String {
+    let mut out = format!("directive {}: {}\n", report.directive, report.status.name());
+    if let Some(why) = &report.stopped {
+        out.push_str(&format!("stopped: {why}\n"));
+    }
+    out.push_str("\n--- prompt ---\n");
+    out.push_str(&report.prompt);
+    if !report.prompt.is_empty() && !report.prompt.ends_with('\n') {
+        out.push('\n');
+    }
+    if !report.actions.is_empty() {
+        out.push_str("\n--- actions ---\n");
+    }
+    for a in &report.actions {
+        out.push_str(&format!("[{}] {} ({})", a.status, a.id, a.tool));
+        if let Some(e) = &a.error {
+            out.push_str(&format!(": {e}"));
+        }
+        out.push('\n');
+        if a.status == "dry run" {
+            out.push_str(&format!("    params: {}\n", a.params));
+        }
+        for line in stdout_of(a.result.as_ref()).lines() {
+            out.push_str(&format!("    | {line}\n"));
+        }
+    }
+    if !report.hooks.is_empty() {
+        out.push_str("\n--- hooks ---\n");
+    }
+    for h in &report.hooks {
+        out.push_str(&format!(
+            "[{}] {} on {} ({})",
+            h.status, h.id, h.event, h.tool
+        ));
+        if let Some(e) = &h.error {
+            out.push_str(&format!(": {e}"));
+        }
+        out.push('\n');
+    }
+    out
+}

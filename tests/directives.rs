@@ -1,0 +1,292 @@
+//! End-to-end tests of `strata run directives/…`: the shipped directives and the faults of
+//! issue 4, through the real binary and real tools, each in a scratch copy of the project.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// A scratch project holding a copy of the shipped tools and directives.
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    copy_dir(&root.join("tools"), &dir.path().join("tools"));
+    copy_dir(&root.join("directives"), &dir.path().join("directives"));
+    dir
+}
+
+fn write(dir: &Path, rel: &str, text: &str) {
+    let path = dir.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn strata(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_strata"))
+        .args(args)
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .output()
+        .unwrap()
+}
+
+fn out(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn err(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn greet_uses_all_four_input_forms_with_defaults() {
+    let p = project();
+    let o = strata(
+        p.path(),
+        &["run", "directives/greet.md", "--input", "name=Ann"],
+    );
+    assert_eq!(
+        out(&o),
+        "directive greet: completed\n\n--- prompt ---\nSay hello to Ann, 1 time(s); the tool printed 17 characters.\n\n--- actions ---\n[ok] say (examples/echo)\n    | Hello, Ann! (x1)\n"
+    );
+    assert_eq!(err(&o), "");
+    assert_eq!(o.status.code(), Some(0));
+    let o = strata(
+        p.path(),
+        &[
+            "run",
+            "directives/greet.md",
+            "--input",
+            "name=Ann",
+            "--input",
+            "greeting=Hi",
+            "--input",
+            "title=Dr. ",
+            "--input",
+            "mark=?",
+            "--input",
+            "times=2",
+        ],
+    );
+    assert_eq!(
+        out(&o),
+        "directive greet: completed\n\n--- prompt ---\nSay hello to Ann, 2 time(s); the tool printed 18 characters.\n\n--- actions ---\n[ok] say (examples/echo)\n    | Hi, Dr. Ann? (x2)\n"
+    );
+}
+
+#[test]
+fn word_report_chains_two_tools_through_steps() {
+    let p = project();
+    let o = strata(
+        p.path(),
+        &[
+            "run",
+            "directives/word_report.md",
+            "--input",
+            "text=one two three",
+        ],
+    );
+    assert_eq!(
+        out(&o),
+        "directive word_report: completed\n\n--- prompt ---\nThe text has 3 words and 13 characters.\nThe report listed 3 items (exit 0).\n\n--- actions ---\n[ok] count (examples/words)\n    | {\"words\":3,\"characters\":13}\n[ok] report (examples/report)\n    | Words: 3\n    | 1. item 1\n    | 2. item 2\n    | 3. item 3\n"
+    );
+    assert_eq!(o.status.code(), Some(0));
+}
+
+#[test]
+fn release_check_hooks_log_every_event_through_a_tool() {
+    let p = project();
+    let o = strata(
+        p.path(),
+        &[
+            "run",
+            "directives/release_check.md",
+            "--input",
+            "version=1.2.3 $(id)",
+        ],
+    );
+    assert_eq!(
+        out(&o),
+        "directive release_check: completed\n\n--- prompt ---\nRelease check for 1.2.3 $(id) (fast): 2 part(s).\n\n--- actions ---\n[ok] announce (examples/echo)\n    | checking 1.2.3 $(id)\n[ok] parts (examples/words)\n    | {\"words\":2,\"characters\":11}\n\n--- hooks ---\n[ok] log_start on directive_started (examples/log)\n[ok] log_action on after_action (examples/log)\n[ok] log_action on after_action (examples/log)\n[ok] log_end on directive_completed (examples/log)\n"
+    );
+    let log = std::fs::read_to_string(p.path().join(".strata/logs/hooks.log")).unwrap();
+    assert_eq!(
+        log,
+        "start release_check on fast with 4 turns: 1.2.3 $(id)\ndone announce (exit 0)\ndone parts (exit 0)\nend release_check: completed\n"
+    );
+}
+
+#[test]
+fn json_prints_one_document() {
+    let p = project();
+    let o = strata(
+        p.path(),
+        &["run", "directives/greet.md", "--input", "name=Bo", "--json"],
+    );
+    let mut v: Value = serde_json::from_str(&out(&o)).unwrap();
+    v["actions"][0]["result"]["duration_ms"] = Value::Null;
+    assert_eq!(
+        v,
+        serde_json::json!({
+            "directive": "greet", "status": "completed", "stopped": null,
+            "inputs": {"name": "Bo", "times": 1},
+            "description": "Greets someone; every input but the name is optional",
+            "prompt": "Say hello to Bo, 1 time(s); the tool printed 16 characters.\n",
+            "actions": [{"id": "say", "tool": "examples/echo", "params": {"message": "Hello, Bo! (x1)"}, "status": "ok", "error": null,
+                "result": {"success": true, "exit_code": 0, "stdout": "Hello, Bo! (x1)\n", "stderr": "", "data": null, "duration_ms": null, "truncated": false, "timed_out": false}}],
+            "hooks": [], "warnings": []
+        })
+    );
+}
+
+#[test]
+fn dry_run_renders_everything_and_runs_nothing() {
+    let p = project();
+    let o = strata(
+        p.path(),
+        &[
+            "run",
+            "directives/release_check.md",
+            "--input",
+            "version=2.0",
+            "--dry-run",
+        ],
+    );
+    assert_eq!(
+        out(&o),
+        "directive release_check: dry run\n\n--- prompt ---\nRelease check for 2.0 (fast):  part(s).\n\n--- actions ---\n[dry run] announce (examples/echo)\n    params: {\"message\":\"checking 2.0\"}\n[dry run] parts (examples/words)\n    params: {\"text\":\"2.0\"}\n\n--- hooks ---\n[dry run] log_start on directive_started (examples/log)\n"
+    );
+    assert_eq!(
+        err(&o),
+        "warning[context]: context path `steps.parts.result.data.words` not found (body)\n"
+    );
+    assert!(!p.path().join(".strata").exists());
+}
+
+#[test]
+fn inputs_are_checked_before_anything_runs() {
+    let p = project();
+    let cases: [(&[&str], &str); 3] = [
+        (&["--input", "nme=Ann"], "error[inputs]: unknown input `nme`; did you mean `name`?\n   = help: the inputs are `name`, `greeting`, `title`, `mark`, `times`\n"),
+        (&["--input", "greeting=Hi"], "error[inputs]: missing required input `name`\n   = help: give each as --input NAME=VALUE\n"),
+        (&["--input", "name=A", "--input", "times=many"], "error[inputs]: input `times` must be an integer, got `many`\n"),
+    ];
+    for (extra, want) in cases {
+        let mut args = vec!["run", "directives/greet.md"];
+        args.extend_from_slice(extra);
+        let o = strata(p.path(), &args);
+        assert_eq!(err(&o), want);
+        assert_eq!(out(&o), "");
+        assert_eq!(o.status.code(), Some(2));
+    }
+}
+
+#[test]
+fn bad_directives_fail_at_load_with_file_line_and_column() {
+    let p = project();
+    let cases = [
+        ("---\nname: [x\n---\n", "error[request]: YAML syntax error: did not find expected ',' or ']'\n  --> directives/bad.md:3:1\n  |\n3 | ---\n  | ^\n"),
+        ("---\nname: x\n---\nHello {input:who\n", "error[inputs]: unclosed `{input:`: no matching `}`\n  --> directives/bad.md:4:7\n  |\n4 | Hello {input:who\n  |       ^^^^^^^^^^\n   = field: body (bytes 6..17)\n   = help: write `{input:key}`, `{input:key?}`, `{input:key:default}` or `{input:key|default}`; keys are letters, digits and `_`\n"),
+        ("---\nname: x\nactions:\n  - {id: a, tool: examples/ech}\n---\n", "error[request]: unknown tool `examples/ech`\n  --> directives/bad.md:4:19\n  |\n4 |   - {id: a, tool: examples/ech}\n  |                   ^\n   = field: actions[0].tool\n   = help: did you mean `examples/echo`?\n"),
+        ("---\nname: x\nhooks:\n  - {id: h, event: on_start, action: {tool: examples/log}}\n---\n", "error[request]: unknown event `on_start`; the events are directive_started, before_action, after_action, action_failed, limit_reached, directive_completed\n  --> directives/bad.md:4:20\n  |\n4 |   - {id: h, event: on_start, action: {tool: examples/log}}\n  |                    ^\n   = field: hooks[0].event\n"),
+        ("---\nname: x\nactions:\n  - {id: a, tool: examples/echo, params: {message: '${steps.b.result.stdout}'}}\n  - {id: b, tool: examples/echo}\n---\n", "error[context]: action `a` refers to `b`, which runs after it (`steps.b.result.stdout`)\n  --> directives/bad.md:4:53\n  |\n4 |   - {id: a, tool: examples/echo, params: {message: '${steps.b.result.stdout}'}}\n  |                                                     ^^^^^^^^^^^^^^^^^^^^^^^^\n   = field: actions[0].params.message (bytes 0..24)\n"),
+    ];
+    for (text, want) in cases {
+        write(p.path(), "directives/bad.md", text);
+        let o = strata(p.path(), &["run", "directives/bad.md"]);
+        assert_eq!(err(&o), want, "{text}");
+        assert_eq!(o.status.code(), Some(2));
+        assert_eq!(out(&o), "");
+    }
+}
+
+#[test]
+fn a_failing_action_stops_the_directive_and_reports_what_ran() {
+    let p = project();
+    write(p.path(), "tools/t/fail.yaml", "executor: runtimes/subprocess\nconfig:\n  command: sh\n  args: [\"-c\", \"echo broken >&2; exit 4\"]\n");
+    write(
+        p.path(),
+        "directives/fails.md",
+        "---\nname: fails\nhooks:\n  - {id: why, event: action_failed, action: {tool: examples/log, params: {line: '${action.id}: ${error.message} (${error.exit_code})'}}}\nactions:\n  - {id: first, tool: examples/echo, params: {message: one}}\n  - {id: boom, tool: t/fail}\n  - {id: never, tool: examples/echo}\n---\nDone.\n",
+    );
+    let o = strata(p.path(), &["run", "directives/fails.md"]);
+    assert_eq!(
+        out(&o),
+        "directive fails: failed\nstopped: action `boom` failed: the tool exited with code 4\n\n--- prompt ---\nDone.\n\n--- actions ---\n[ok] first (examples/echo)\n    | one\n[failed] boom (t/fail): the tool exited with code 4\n[not run] never (examples/echo)\n\n--- hooks ---\n[ok] why on action_failed (examples/log)\n"
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let log = std::fs::read_to_string(p.path().join(".strata/logs/hooks.log")).unwrap();
+    assert_eq!(log, "boom: the tool exited with code 4 (4)\n");
+}
+
+#[test]
+fn limits_stop_cleanly_and_fire_limit_reached() {
+    let p = project();
+    write(
+        p.path(),
+        "tools/t/sleep.yaml",
+        "executor: runtimes/subprocess\nconfig:\n  command: sleep\n  args: [\"5\"]\n",
+    );
+    let hook = "hooks:\n  - {id: lim, event: limit_reached, action: {tool: examples/log, params: {line: '${limit_code} at ${current_value}'}}}\n";
+    write(
+        p.path(),
+        "directives/turns.md",
+        &format!("---\nname: turns\nlimits: {{turns: 1}}\n{hook}actions:\n  - {{id: a, tool: examples/echo}}\n  - {{id: b, tool: examples/echo}}\n---\n"),
+    );
+    let o = strata(p.path(), &["run", "directives/turns.md"]);
+    assert_eq!(
+        out(&o),
+        "directive turns: limited\nstopped: limit `turns` reached (1 of 1)\n\n--- prompt ---\n\n--- actions ---\n[ok] a (examples/echo)\n    | hello from strata\n[not run] b (examples/echo)\n\n--- hooks ---\n[ok] lim on limit_reached (examples/log)\n"
+    );
+    assert_eq!(o.status.code(), Some(3));
+    write(
+        p.path(),
+        "directives/slow.md",
+        "---\nname: slow\nlimits: {timeout: 1}\nactions:\n  - {id: nap, tool: t/sleep}\n  - {id: after, tool: examples/echo}\n---\n",
+    );
+    let started = std::time::Instant::now();
+    let o = strata(p.path(), &["run", "directives/slow.md", "--json"]);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(4),
+        "the directive timeout stops the action"
+    );
+    let v: Value = serde_json::from_str(&out(&o)).unwrap();
+    assert_eq!(v["status"], "limited");
+    assert_eq!(v["actions"][0]["status"], "failed");
+    assert_eq!(v["actions"][0]["result"]["timed_out"], true);
+    assert_eq!(v["actions"][1]["status"], "not run");
+    assert_eq!(o.status.code(), Some(3));
+}
+
+#[test]
+fn project_hooks_fire_and_a_directive_hook_with_the_same_id_replaces_one() {
+    let p = project();
+    write(
+        p.path(),
+        "hooks/audit.yaml",
+        "- {id: audit, event: directive_completed, action: {tool: examples/log, params: {line: 'project audit ${directive}'}}}\n- {id: note, event: directive_started, action: {tool: examples/log, params: {line: 'project note'}}}\n",
+    );
+    write(
+        p.path(),
+        "directives/hooked.md",
+        "---\nname: hooked\nhooks:\n  - {id: note, event: directive_started, action: {tool: examples/log, params: {line: 'directive note'}}}\n---\nHi\n",
+    );
+    let o = strata(p.path(), &["run", "directives/hooked.md"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let log = std::fs::read_to_string(p.path().join(".strata/logs/hooks.log")).unwrap();
+    assert_eq!(log, "directive note\nproject audit hooked\n");
+}
