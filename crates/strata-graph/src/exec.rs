@@ -1,0 +1,202 @@
+//! The work of one node: rendering its templates against the context, calling its tool or
+//! running its foreach, computing its assignments and choosing its edge.
+
+use serde_json::{Map, Value};
+use strata_core::{FieldPath, Scope, Warning};
+use strata_pipeline::Template;
+
+use crate::events::{Change, Taken, Why};
+use crate::fields::key;
+use crate::model::{Body, Node};
+use crate::tools::Tools;
+
+/// Why a node failed: a message (never holding data), and the tool's result when a tool ran.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    /// What went wrong.
+    pub message: String,
+    /// The tool's result object, when the failure is a tool that ran and failed.
+    pub result: Option<Value>,
+}
+
+impl Failure {
+    /// A failure with a message only.
+    pub fn new(message: impl Into<String>) -> Failure {
+        Failure {
+            message: message.into(),
+            result: None,
+        }
+    }
+}
+
+/// How a tool that ran but did not succeed is described: `tool \`x\` exited with code 3`.
+pub fn failure_message(tool: &str, result: &Value) -> String {
+    if result.get("timed_out") == Some(&Value::Bool(true)) {
+        return format!("tool `{tool}` timed out");
+    }
+    match result.get("exit_code").and_then(Value::as_i64) {
+        Some(code) => format!("tool `{tool}` exited with code {code}"),
+        None => format!("tool `{tool}` failed"),
+    }
+}
+
+/// What node work needs: the tools and whether missing paths are errors.
+pub(crate) struct Exec<'a> {
+    /// Runs the tools.
+    pub tools: &'a dyn Tools,
+    /// Missing context paths are errors instead of warnings.
+    pub strict: bool,
+}
+
+impl Exec<'_> {
+    /// Renders `template` (declared at `at`) against `root`.
+    pub fn render(
+        &self,
+        template: &Template,
+        root: &Value,
+        at: &FieldPath,
+        warnings: &mut Vec<Warning>,
+    ) -> Result<Value, Failure> {
+        let scope = Scope {
+            context: root,
+            ..Scope::default()
+        };
+        let out = template.render(&scope, self.strict).map_err(|e| {
+            let path = e.path.under(at);
+            Failure::new(format!("{} (at {path})", e.message))
+        })?;
+        warnings.extend(out.warnings.into_iter().map(|mut w| {
+            w.path = w.path.under(at);
+            w
+        }));
+        Ok(out.value.into_json())
+    }
+
+    /// Runs what the node does before assigning: its tool, or its foreach. Returns the
+    /// node's `result` (`None` for gates and returns).
+    pub fn work(
+        &self,
+        node: &Node,
+        root: &Value,
+        warnings: &mut Vec<Warning>,
+    ) -> Result<Option<Value>, Failure> {
+        match &node.body {
+            Body::Action(a) => {
+                let params = self.render(&a.params, root, &key(&node.path, "params"), warnings)?;
+                let Value::Object(params) = params else {
+                    return Err(Failure::new("`params` must render to a map"));
+                };
+                let result = self
+                    .tools
+                    .run(&a.tool, &params)
+                    .map_err(|e| Failure::new(format!("tool `{}`: {}", a.tool, e.message)))?;
+                if !a.allow_failure && result.get("success") != Some(&Value::Bool(true)) {
+                    return Err(Failure {
+                        message: failure_message(&a.tool, &result),
+                        result: Some(result),
+                    });
+                }
+                Ok(Some(result))
+            }
+            Body::Foreach(f) => crate::foreach::run(self, node, f, root, warnings).map(Some),
+            Body::Gate(_) | Body::Return(_) => Ok(None),
+        }
+    }
+
+    /// The node's assignments (and a foreach's `collect`), rendered against `root`: every
+    /// value sees the state as it was before the node.
+    pub fn assignments(
+        &self,
+        node: &Node,
+        root: &Value,
+        warnings: &mut Vec<Warning>,
+    ) -> Result<Vec<(String, Value)>, Failure> {
+        let mut out = Vec::new();
+        if let Body::Foreach(f) = &node.body {
+            if let (Some(k), Some(result)) = (&f.collect, root.get("result")) {
+                out.push((k.clone(), result.clone()));
+            }
+        }
+        let Some(assign) = node.body.assign() else {
+            return Ok(out);
+        };
+        let Some(template) = &assign.template else {
+            return Ok(out);
+        };
+        let Value::Object(values) =
+            self.render(template, root, &key(&node.path, "assign"), warnings)?
+        else {
+            return Err(Failure::new("`assign` must render to a map"));
+        };
+        out.extend(values);
+        Ok(out)
+    }
+}
+
+/// The state map inside the context (the walker always builds the context with one).
+pub(crate) fn state_mut(root: &mut Value) -> Option<&mut Map<String, Value>> {
+    root.get_mut("state").and_then(Value::as_object_mut)
+}
+
+/// Writes assignments into the state; returns every write with the value it replaced.
+pub(crate) fn apply(root: &mut Value, values: Vec<(String, Value)>) -> Vec<Change> {
+    let Some(state) = state_mut(root) else {
+        return Vec::new();
+    };
+    values
+        .into_iter()
+        .map(|(k, v)| {
+            let from = state.insert(k.clone(), v.clone());
+            Change { key: k, from, to: v }
+        })
+        .collect()
+}
+
+/// Undoes [`apply`].
+pub(crate) fn rollback(root: &mut Value, changes: Vec<Change>) {
+    let Some(state) = state_mut(root) else {
+        return;
+    };
+    for c in changes.into_iter().rev() {
+        match c.from {
+            Some(v) => {
+                state.insert(c.key, v);
+            }
+            None => {
+                state.remove(&c.key);
+            }
+        }
+    }
+}
+
+/// Chooses the node's edge against `root`. With `lenient`, a condition that cannot be
+/// evaluated counts as false; otherwise it fails the step.
+pub(crate) fn choose(node: &Node, root: &Value, lenient: bool) -> Result<(Option<usize>, Taken), Failure> {
+    let only = node.next.len() == 1;
+    for edge in &node.next {
+        let why = match &edge.when {
+            None if only => Why::Next,
+            None => Why::Otherwise,
+            Some(w) => match w.eval(root) {
+                Ok(true) => Why::When(w.source()),
+                Ok(false) => continue,
+                Err(_) if lenient => continue,
+                Err(e) => {
+                    return Err(Failure::new(format!(
+                        "condition `{}` of the edge to `{}` failed: {e}",
+                        w.source(),
+                        edge.target
+                    )))
+                }
+            },
+        };
+        return Ok((
+            Some(edge.to),
+            Taken::Edge {
+                to: edge.target.clone(),
+                why,
+            },
+        ));
+    }
+    Ok((None, Taken::End))
+}

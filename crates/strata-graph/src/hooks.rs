@@ -1,0 +1,247 @@
+//! Graph hooks: a tool call fired on a walker event, when its condition holds, with its
+//! parameters templated (layer C) against the event context.
+
+use serde_json::{Map, Value};
+use strata_core::{Error, FieldPath, Scope, Warning};
+use strata_pipeline::Template;
+
+use crate::cond::When;
+use crate::fields::{index, key, names, Reader};
+use crate::load::parse_when;
+use crate::tools::Tools;
+
+/// The events a graph run fires.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    /// Once, when a run starts (not again when it is resumed).
+    GraphStarted,
+    /// Before every step.
+    BeforeNode,
+    /// After every step that succeeded.
+    AfterNode,
+    /// When a node fails (before `on_error` handling).
+    Error,
+    /// When `max_steps` is reached.
+    Limit,
+    /// Once, when the run ends, whatever the outcome.
+    GraphCompleted,
+}
+
+/// Every event, in the order of a run.
+pub const EVENTS: [Event; 6] = [
+    Event::GraphStarted,
+    Event::BeforeNode,
+    Event::AfterNode,
+    Event::Error,
+    Event::Limit,
+    Event::GraphCompleted,
+];
+
+impl Event {
+    /// The event's name in files and logs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Event::GraphStarted => "graph_started",
+            Event::BeforeNode => "before_node",
+            Event::AfterNode => "after_node",
+            Event::Error => "error",
+            Event::Limit => "limit",
+            Event::GraphCompleted => "graph_completed",
+        }
+    }
+
+    /// Parses an event name.
+    pub fn parse(name: &str) -> Option<Event> {
+        EVENTS.iter().copied().find(|e| e.name() == name)
+    }
+}
+
+/// The names a hook template or condition may read: the event context.
+pub const CONTEXT_NAMES: [&str; 14] = [
+    "graph", "run_id", "event", "step", "state", "inputs", "node", "result", "changes", "error",
+    "handling", "limit", "status", "output",
+];
+
+/// A loaded hook.
+#[derive(Debug)]
+pub struct Hook {
+    /// Its id.
+    pub id: String,
+    /// The event it fires on.
+    pub event: Event,
+    /// When it fires; always when absent.
+    pub when: Option<When>,
+    /// The tool it runs.
+    pub tool: String,
+    /// The tool's parameters, a layer-C template over the event context.
+    pub params: Template,
+    /// Where it is declared (`hooks[i]`).
+    pub path: FieldPath,
+}
+
+/// One hook that fired (or whose condition could not be evaluated).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Firing {
+    /// The hook's id.
+    pub id: String,
+    /// The event.
+    pub event: &'static str,
+    /// The tool.
+    pub tool: String,
+    /// `ok` or `failed`.
+    pub status: &'static str,
+    /// Why it failed.
+    pub error: Option<String>,
+}
+
+const HOOK_KEYS: [&str; 5] = ["id", "event", "when", "condition", "action"];
+
+/// Parses the `hooks` list.
+pub(crate) fn parse_hooks(
+    r: &Reader<'_>,
+    value: Option<&Value>,
+    tools: &dyn Tools,
+) -> Result<Vec<Hook>, Error> {
+    let path = FieldPath(vec![strata_core::PathSeg::Key("hooks".into())]);
+    let Some(value) = value else {
+        return Ok(Vec::new());
+    };
+    let Value::Array(items) = value else {
+        return Err(r.err(&path, "`hooks` must be a list"));
+    };
+    let mut hooks: Vec<Hook> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let at = index(&path, i);
+        let hook = parse_hook(r, item, &at, tools)?;
+        if hooks.iter().any(|h| h.id == hook.id) {
+            return Err(r.err(&key(&at, "id"), format!("duplicate hook id `{}`", hook.id)));
+        }
+        hooks.push(hook);
+    }
+    Ok(hooks)
+}
+
+fn parse_hook(
+    r: &Reader<'_>,
+    item: &Value,
+    at: &FieldPath,
+    tools: &dyn Tools,
+) -> Result<Hook, Error> {
+    let map = r.map(item, at, "a hook")?;
+    r.known_keys(map, at, &HOOK_KEYS, "a hook")?;
+    let id = r
+        .opt_str(map, at, "id")?
+        .ok_or_else(|| r.err(at, "a hook needs an `id`"))?;
+    let event_name = r
+        .opt_str(map, at, "event")?
+        .ok_or_else(|| r.err(at, "a hook needs an `event`"))?;
+    let all: Vec<&str> = EVENTS.iter().map(|e| e.name()).collect();
+    let event = Event::parse(event_name).ok_or_else(|| {
+        r.err_hint(
+            &key(at, "event"),
+            format!("unknown event `{event_name}`"),
+            &format!("the events are {}", names(&all)),
+        )
+    })?;
+    if map.contains_key("when") && map.contains_key("condition") {
+        return Err(r.err(
+            &key(at, "condition"),
+            "a hook has `when` or `condition`, not both",
+        ));
+    }
+    let when = match ["when", "condition"].iter().find(|k| map.contains_key(**k)) {
+        Some(k) => Some(parse_when(r, &map[*k], &key(at, k))?),
+        None => None,
+    };
+    let action_path = key(at, "action");
+    let action = map
+        .get("action")
+        .ok_or_else(|| r.err(at, "a hook needs an `action: {tool, params}`"))?;
+    let action = r.map(action, &action_path, "a hook's `action`")?;
+    r.known_keys(action, &action_path, &["tool", "params"], "a hook's `action`")?;
+    let tool = r
+        .opt_str(action, &action_path, "tool")?
+        .ok_or_else(|| r.err(&action_path, "a hook's action needs a `tool`"))?;
+    if !tools.has_tool(tool) {
+        return Err(r.locate(tools.unknown_tool(tool).at_path(&key(&action_path, "tool"))));
+    }
+    let params_path = key(&action_path, "params");
+    let params = action
+        .get("params")
+        .cloned()
+        .unwrap_or_else(|| Value::Object(Map::new()));
+    r.map(&params, &params_path, "a hook's `params`")?;
+    Ok(Hook {
+        id: id.to_string(),
+        event,
+        when,
+        tool: tool.to_string(),
+        params: r.template(&params, &params_path)?,
+        path: at.clone(),
+    })
+}
+
+/// Fires every hook of `event` whose condition holds against `context`. A hook that fails
+/// is reported, never fatal; its warnings are appended to `warnings`.
+pub fn fire(
+    hooks: &[Hook],
+    event: Event,
+    context: &Value,
+    tools: &dyn Tools,
+    warnings: &mut Vec<Warning>,
+) -> Vec<Firing> {
+    let mut out = Vec::new();
+    for hook in hooks.iter().filter(|h| h.event == event) {
+        let outcome = match &hook.when {
+            None => Ok(true),
+            Some(w) => w.eval(context),
+        }
+        .and_then(|go| {
+            if !go {
+                return Ok(None);
+            }
+            run_hook(hook, context, tools, warnings).map(Some)
+        });
+        let (status, error) = match outcome {
+            Ok(None) => continue,
+            Ok(Some(())) => ("ok", None),
+            Err(e) => ("failed", Some(e)),
+        };
+        out.push(Firing {
+            id: hook.id.clone(),
+            event: event.name(),
+            tool: hook.tool.clone(),
+            status,
+            error,
+        });
+    }
+    out
+}
+
+fn run_hook(
+    hook: &Hook,
+    context: &Value,
+    tools: &dyn Tools,
+    warnings: &mut Vec<Warning>,
+) -> Result<(), String> {
+    let scope = Scope {
+        context,
+        ..Scope::default()
+    };
+    let out = hook
+        .params
+        .render(&scope, false)
+        .map_err(|e| e.message.clone())?;
+    warnings.extend(out.warnings.into_iter().map(|mut w| {
+        w.path = w.path.under(&key(&key(&hook.path, "action"), "params"));
+        w
+    }));
+    let Value::Object(params) = out.value.into_json() else {
+        return Err("hook parameters must render to a map".into());
+    };
+    match tools.run(&hook.tool, &params) {
+        Ok(result) if result.get("success") == Some(&Value::Bool(true)) => Ok(()),
+        Ok(result) => Err(crate::exec::failure_message(&hook.tool, &result)),
+        Err(e) => Err(e.message.clone()),
+    }
+}

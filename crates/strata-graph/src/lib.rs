@@ -1,0 +1,43 @@
+//! Graphs: YAML tools of kind `graph` that walk a state machine of tool calls.
+//!
+//! [`Graph::load`] parses and checks a graph file before anything runs (unknown keys, unknown
+//! or unreachable nodes, edge order, state keys never initialised nor assigned, undeclared
+//! inputs, expression errors), each error at file:line:col. [`Walker`] runs it step by step:
+//! action nodes call a [`Tools`] implementation, `assign` renders layer-C templates against
+//! the state as it was before the node, `next` edges are chosen by their `when` conditions,
+//! foreach nodes fan out (optionally in parallel), return nodes end the run with a result.
+//! Every step is checkpointed atomically into a [`RunDir`], so a killed run resumes where it
+//! stopped. Hooks fire on the run's events; [`LogEvent`]s report each step; [`draw`] renders
+//! the graph as Mermaid or Graphviz.
+
+mod checkpoint;
+mod cond;
+pub mod draw;
+mod events;
+mod exec;
+mod fields;
+mod foreach;
+mod hooks;
+mod inputs;
+mod load;
+mod model;
+mod nodes;
+mod runs;
+mod tools;
+mod validate;
+mod walker;
+
+pub use checkpoint::{write_atomic, Checkpoint, Progress, RunDir, Status};
+pub use cond::When;
+pub use events::{short, Change, LogEvent, Observer, Recorder, Silent, Taken, Why};
+pub use exec::{failure_message, Failure};
+pub use hooks::{Event, Firing, Hook, CONTEXT_NAMES, EVENTS};
+pub use load::{fingerprint, is_graph_document};
+pub use model::{
+    Action, Assign, Body, Edge, Foreach, Graph, Node, OnError, DEFAULT_CONCURRENCY,
+    DEFAULT_MAX_STEPS,
+};
+pub use nodes::KINDS;
+pub use runs::{check_run_id, new_run_id, RunStore, RunSummary, RUNS_DIR};
+pub use tools::Tools;
+pub use walker::{Outcome, Walker};

@@ -1,0 +1,483 @@
+//! The walker: runs a graph step by step from a fresh start or a checkpoint, firing hooks,
+//! handling errors and the step limit through `on_error`, and checkpointing after every step.
+
+use serde_json::{json, Map, Value};
+use strata_core::{Error, Layer, Warning};
+
+use crate::checkpoint::{now, Checkpoint, Progress, RunDir, Status};
+use crate::events::{Change, LogEvent, Observer, Taken};
+use crate::exec::{apply, choose, rollback, Exec, Failure};
+use crate::fields::key;
+use crate::hooks::{fire, Event, EVENTS};
+use crate::model::{Body, Graph, Node, OnError};
+use crate::tools::Tools;
+
+/// Runs graphs.
+pub struct Walker<'a> {
+    graph: &'a Graph,
+    tools: &'a dyn Tools,
+    strict: bool,
+    run_dir: Option<RunDir>,
+    hooked: [bool; EVENTS.len()],
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// The run id.
+    pub run_id: String,
+    /// How it ended.
+    pub status: Status,
+    /// Steps completed.
+    pub steps: u64,
+    /// The graph's result: the return node's output, or the state when the graph ended at a
+    /// node with nowhere to go; null when the run failed or hit the limit.
+    pub result: Value,
+    /// Why it failed or stopped.
+    pub failure: Option<String>,
+}
+
+/// A run in memory: its progress, the context (`state`, `inputs`, `error`) and the next node.
+struct Run {
+    progress: Progress,
+    root: Value,
+    cur: Option<usize>,
+}
+
+/// What a successful step did.
+enum Done {
+    /// Assigned, and went along an edge (or nowhere).
+    Next {
+        to: Option<usize>,
+        taken: Taken,
+        changes: Vec<Change>,
+        result: Option<Value>,
+    },
+    /// Returned the graph's result.
+    Return(Value),
+}
+
+fn node_json(node: &Node) -> Value {
+    json!({"id": node.id, "kind": node.body.kind()})
+}
+
+fn event_index(event: Event) -> usize {
+    EVENTS.iter().position(|e| *e == event).unwrap_or(0)
+}
+
+impl<'a> Walker<'a> {
+    /// A walker for `graph` calling `tools`; with `run_dir`, every step is checkpointed
+    /// there. In `strict` mode a missing context path fails the step.
+    pub fn new(
+        graph: &'a Graph,
+        tools: &'a dyn Tools,
+        run_dir: Option<RunDir>,
+        strict: bool,
+    ) -> Walker<'a> {
+        let mut hooked = [false; EVENTS.len()];
+        for h in &graph.hooks {
+            hooked[event_index(h.event)] = true;
+        }
+        Walker {
+            graph,
+            tools,
+            strict,
+            run_dir,
+            hooked,
+        }
+    }
+
+    /// Starts run `run_id` with bound `inputs` (see [`Graph::bind_inputs`]).
+    pub fn start(
+        &self,
+        run_id: &str,
+        inputs: Map<String, Value>,
+        observer: &mut dyn Observer,
+    ) -> Result<Outcome, Error> {
+        let t = now();
+        let g = self.graph;
+        let run = Run {
+            progress: Progress {
+                run_id: run_id.to_string(),
+                graph: g.id.clone(),
+                fingerprint: g.fingerprint.clone(),
+                status: Status::Running,
+                step: 0,
+                node: Some(g.nodes[g.start].id.clone()),
+                budget: g.max_steps,
+                limit_handled: false,
+                result: None,
+                failure: None,
+                started: t,
+                updated: t,
+            },
+            root: json!({"state": g.state, "inputs": inputs}),
+            cur: Some(g.start),
+        };
+        self.walk(run, true, observer)
+    }
+
+    /// Continues a run from its checkpoint: the step that was interrupted runs again.
+    pub fn resume(&self, cp: Checkpoint, observer: &mut dyn Observer) -> Result<Outcome, Error> {
+        let p = &cp.progress;
+        let refuse = |m: String, hint: &str| Err(Error::new(Layer::Request, m).with_hint(hint));
+        if p.graph != self.graph.id {
+            return refuse(
+                format!("run `{}` belongs to graph `{}`, not `{}`", p.run_id, p.graph, self.graph.id),
+                &format!("resume it with `strata run {} --resume {}`", p.graph, p.run_id),
+            );
+        }
+        if p.fingerprint != self.graph.fingerprint {
+            return refuse(
+                format!("`{}` changed since run `{}` started", self.graph.file, p.run_id),
+                "a run resumes only on the graph file it started with; start a new run",
+            );
+        }
+        if p.status != Status::Running {
+            return refuse(
+                format!("run `{}` has already ended ({})", p.run_id, p.status.name()),
+                "`strata runs` shows every run and its status",
+            );
+        }
+        let cur = match &p.node {
+            Some(id) => Some(self.graph.index_of(id).ok_or_else(|| {
+                Error::new(Layer::Request, format!("the checkpoint names an unknown node `{id}`"))
+            })?),
+            None => None,
+        };
+        let mut root = Map::new();
+        root.insert("state".into(), Value::Object(cp.state));
+        root.insert("inputs".into(), Value::Object(cp.inputs));
+        if let Some(e) = cp.error {
+            root.insert("error".into(), e);
+        }
+        let run = Run {
+            progress: cp.progress,
+            root: Value::Object(root),
+            cur,
+        };
+        self.walk(run, false, observer)
+    }
+
+    fn walk(&self, mut run: Run, fresh: bool, obs: &mut dyn Observer) -> Result<Outcome, Error> {
+        obs.on(LogEvent::Started {
+            run_id: run.progress.run_id.clone(),
+            graph: self.graph.id.clone(),
+            node: run.progress.node.clone().unwrap_or_default(),
+            step: run.progress.step,
+            resumed: !fresh,
+        });
+        if fresh {
+            self.fire(Event::GraphStarted, &run, Vec::new, obs);
+            self.save(&mut run)?;
+        }
+        while run.progress.status == Status::Running {
+            match run.cur {
+                None => {
+                    let state = run.root.get("state").cloned().unwrap_or(Value::Null);
+                    self.finish(&mut run, Status::Completed, state);
+                }
+                Some(cur) if run.progress.step >= run.progress.budget => self.limit(&mut run, cur, obs),
+                Some(cur) => self.step(&mut run, cur, obs),
+            }
+            self.save(&mut run)?;
+        }
+        let p = &run.progress;
+        let (status, output) = (p.status.name(), p.result.clone().unwrap_or(Value::Null));
+        self.fire(
+            Event::GraphCompleted,
+            &run,
+            || vec![("status", Value::from(status)), ("output", output)],
+            obs,
+        );
+        let p = run.progress;
+        let result = p.result.unwrap_or(Value::Null);
+        obs.on(LogEvent::Finished {
+            run_id: p.run_id.clone(),
+            status: p.status,
+            steps: p.step,
+            result: result.clone(),
+        });
+        Ok(Outcome {
+            run_id: p.run_id,
+            status: p.status,
+            steps: p.step,
+            result,
+            failure: p.failure,
+        })
+    }
+
+    fn save(&self, run: &mut Run) -> Result<(), Error> {
+        let Some(dir) = &self.run_dir else {
+            return Ok(());
+        };
+        run.progress.updated = now();
+        dir.save(&run.progress, &run.root)
+    }
+
+    fn fire(
+        &self,
+        event: Event,
+        run: &Run,
+        extra: impl FnOnce() -> Vec<(&'static str, Value)>,
+        obs: &mut dyn Observer,
+    ) {
+        if !self.hooked[event_index(event)] {
+            return;
+        }
+        let mut ctx = Map::new();
+        ctx.insert("graph".into(), Value::from(self.graph.id.as_str()));
+        ctx.insert("run_id".into(), Value::from(run.progress.run_id.as_str()));
+        ctx.insert("event".into(), Value::from(event.name()));
+        ctx.insert("step".into(), Value::from(run.progress.step));
+        for name in ["state", "inputs", "error"] {
+            if let Some(v) = run.root.get(name) {
+                ctx.insert(name.into(), v.clone());
+            }
+        }
+        for (k, v) in extra() {
+            ctx.insert(k.into(), v);
+        }
+        let mut warnings: Vec<Warning> = Vec::new();
+        let firings = fire(&self.graph.hooks, event, &Value::Object(ctx), self.tools, &mut warnings);
+        for f in firings {
+            obs.on(LogEvent::Hook(f));
+        }
+        for warning in warnings {
+            obs.on(LogEvent::Warning {
+                step: run.progress.step,
+                warning,
+            });
+        }
+    }
+
+    fn finish(&self, run: &mut Run, status: Status, result: Value) {
+        run.progress.status = status;
+        run.progress.result = (status == Status::Completed).then_some(result);
+        run.progress.node = None;
+        run.cur = None;
+    }
+
+    fn go(&self, run: &mut Run, to: Option<usize>) {
+        run.cur = to;
+        run.progress.node = to.map(|i| self.graph.nodes[i].id.clone());
+    }
+
+    fn step(&self, run: &mut Run, cur: usize, obs: &mut dyn Observer) {
+        let node = &self.graph.nodes[cur];
+        self.fire(Event::BeforeNode, run, || vec![("node", node_json(node))], obs);
+        let mut warnings = Vec::new();
+        let done = self.run_node(node, &mut run.root, &mut warnings);
+        run.progress.step += 1;
+        let step = run.progress.step;
+        for warning in warnings {
+            obs.on(LogEvent::Warning { step, warning });
+        }
+        let (to, taken, changes, result, output) = match done {
+            Err(f) => return self.failed(run, cur, f, obs),
+            Ok(Done::Return(v)) => (None, Taken::Return, Vec::new(), None, Some(v)),
+            Ok(Done::Next {
+                to,
+                taken,
+                mut changes,
+                result,
+            }) => {
+                changes.retain(|c| c.from.as_ref() != Some(&c.to));
+                (to, taken, changes, result, None)
+            }
+        };
+        let after = self.hooked[event_index(Event::AfterNode)].then(|| {
+            let mut changed = Map::new();
+            for c in &changes {
+                changed.insert(c.key.clone(), json!({"from": c.from, "to": c.to}));
+            }
+            let result = output.clone().or(result).unwrap_or(Value::Null);
+            vec![
+                ("node", node_json(node)),
+                ("result", result),
+                ("changes", Value::Object(changed)),
+            ]
+        });
+        obs.on(LogEvent::Step {
+            step,
+            node: node.id.clone(),
+            kind: node.body.kind(),
+            taken,
+            changes,
+        });
+        if let Some(context) = after {
+            self.fire(Event::AfterNode, run, || context, obs);
+        }
+        match output {
+            Some(v) => self.finish(run, Status::Completed, v),
+            None => {
+                self.go(run, to);
+                if to.is_none() {
+                    let state = run.root.get("state").cloned().unwrap_or(Value::Null);
+                    self.finish(run, Status::Completed, state);
+                }
+            }
+        }
+    }
+
+    /// Runs one node against the context; on failure the context is as it was.
+    fn run_node(
+        &self,
+        node: &Node,
+        root: &mut Value,
+        warnings: &mut Vec<Warning>,
+    ) -> Result<Done, Failure> {
+        let exec = Exec {
+            tools: self.tools,
+            strict: self.strict,
+        };
+        if let Body::Return(t) = &node.body {
+            return exec
+                .render(t, root, &key(&node.path, "output"), warnings)
+                .map(Done::Return);
+        }
+        let result = exec.work(node, root, warnings)?;
+        set(root, "result", result);
+        let outcome = exec.assignments(node, root, warnings).and_then(|values| {
+            let changes = apply(root, values);
+            match choose(node, root, false) {
+                Ok((to, taken)) => Ok((to, taken, changes)),
+                Err(f) => {
+                    rollback(root, changes);
+                    Err(f)
+                }
+            }
+        });
+        let result = take(root, "result");
+        match outcome {
+            Ok((to, taken, changes)) => Ok(Done::Next {
+                to,
+                taken,
+                changes,
+                result,
+            }),
+            Err(mut f) => {
+                f.result = f.result.or(result);
+                Err(f)
+            }
+        }
+    }
+
+    fn failed(&self, run: &mut Run, cur: usize, f: Failure, obs: &mut dyn Observer) {
+        let node = &self.graph.nodes[cur];
+        let step = run.progress.step;
+        let handling = match self.graph.on_error {
+            OnError::Fail => "fail".to_string(),
+            OnError::Goto(h) if h == cur => "fail".to_string(),
+            OnError::Continue => "continue".to_string(),
+            OnError::Goto(h) => format!("goto {}", self.graph.nodes[h].id),
+        };
+        obs.on(LogEvent::Error {
+            step,
+            node: node.id.clone(),
+            message: f.message.clone(),
+            handling: handling.clone(),
+        });
+        let error = json!({"kind": "error", "node": node.id, "step": step,
+                           "message": f.message, "result": f.result});
+        let shown = handling.clone();
+        self.fire(
+            Event::Error,
+            run,
+            || {
+                vec![
+                    ("node", node_json(node)),
+                    ("error", error.clone()),
+                    ("handling", Value::from(shown)),
+                ]
+            },
+            obs,
+        );
+        if handling == "fail" {
+            run.progress.failure = Some(format!("node `{}`: {}", node.id, f.message));
+            return self.finish(run, Status::Failed, Value::Null);
+        }
+        set(&mut run.root, "error", Some(error));
+        if let OnError::Goto(h) = self.graph.on_error {
+            return self.go(run, Some(h));
+        }
+        set(&mut run.root, "result", f.result);
+        let chosen = choose(node, &run.root, true);
+        take(&mut run.root, "result");
+        let (to, taken) = chosen.unwrap_or((None, Taken::End));
+        obs.on(LogEvent::Step {
+            step,
+            node: node.id.clone(),
+            kind: node.body.kind(),
+            taken,
+            changes: Vec::new(),
+        });
+        self.go(run, to);
+        if to.is_none() {
+            if matches!(node.body, Body::Return(_)) {
+                run.progress.failure = Some(format!("node `{}`: {}", node.id, f.message));
+                return self.finish(run, Status::Failed, Value::Null);
+            }
+            let state = run.root.get("state").cloned().unwrap_or(Value::Null);
+            self.finish(run, Status::Completed, state);
+        }
+    }
+
+    fn limit(&self, run: &mut Run, cur: usize, obs: &mut dyn Observer) {
+        let g = self.graph;
+        let node = &g.nodes[cur];
+        let handler = match g.on_error {
+            OnError::Goto(h) if !run.progress.limit_handled => Some(h),
+            _ => None,
+        };
+        let handling = handler.map_or("stop".to_string(), |h| format!("goto {}", g.nodes[h].id));
+        let step = run.progress.step;
+        obs.on(LogEvent::Limit {
+            step,
+            max_steps: g.max_steps,
+            handling: handling.clone(),
+        });
+        let message = format!("max_steps ({}) reached before node `{}`", g.max_steps, node.id);
+        self.fire(
+            Event::Limit,
+            run,
+            || {
+                vec![
+                    ("node", node_json(node)),
+                    ("limit", json!({"max_steps": g.max_steps, "steps": step})),
+                    ("handling", Value::from(handling)),
+                ]
+            },
+            obs,
+        );
+        match handler {
+            Some(h) => {
+                run.progress.limit_handled = true;
+                run.progress.budget += g.max_steps;
+                let error = json!({"kind": "limit", "node": node.id, "step": step,
+                                   "message": message, "result": null});
+                set(&mut run.root, "error", Some(error));
+                self.go(run, Some(h));
+            }
+            None => {
+                run.progress.failure = Some(message);
+                self.finish(run, Status::Limited, Value::Null);
+            }
+        }
+    }
+}
+
+/// Sets (or, with `None`, leaves alone) a top-level name of the context.
+fn set(root: &mut Value, name: &str, value: Option<Value>) {
+    if let (Some(v), Value::Object(map)) = (value, root) {
+        map.insert(name.to_string(), v);
+    }
+}
+
+/// Removes a top-level name of the context.
+fn take(root: &mut Value, name: &str) -> Option<Value> {
+    match root {
+        Value::Object(map) => map.remove(name),
+        _ => None,
+    }
+}
