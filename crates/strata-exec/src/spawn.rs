@@ -4,16 +4,17 @@
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
+use std::os::fd::{AsFd, FromRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
-use std::sync::mpsc;
-use std::sync::{Arc, Mutex, Once};
+use std::sync::{Mutex, Once};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sys::signal::{killpg, Signal};
-use nix::sys::wait::waitpid;
+use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
 use strata_core::{EnvVar, Error, Layer, Origin, Text};
 
@@ -22,8 +23,8 @@ use crate::result::RunResult;
 /// Default cap on captured stdout and on captured stderr, each: 8 MiB.
 pub const DEFAULT_MAX_OUTPUT: usize = 8 << 20;
 
-/// How long the output readers may take to finish once the child's group is gone (a process
-/// that left the group may still hold a pipe open).
+/// How long the pipes may stay open once the child's group is gone (a process that left the
+/// group may still hold one).
 const READER_GRACE: Duration = Duration::from_millis(250);
 
 /// Everything needed to start a child, fully resolved.
@@ -97,40 +98,95 @@ pub fn install_interrupt_handler() -> std::io::Result<()> {
     Ok(())
 }
 
-/// What one output reader kept.
-#[derive(Debug, Default, Clone)]
-struct Captured {
+/// One captured stream: the bytes kept, and whether more came than the cap.
+#[derive(Debug, Default)]
+struct Capture {
+    pipe: Option<os_pipe::PipeReader>,
     bytes: Vec<u8>,
     truncated: bool,
 }
 
-fn start_reader(
-    mut pipe: os_pipe::PipeReader,
-    cap: usize,
-    done: mpsc::Sender<()>,
-) -> Arc<Mutex<Captured>> {
-    let shared = Arc::new(Mutex::new(Captured::default()));
-    let sink = Arc::clone(&shared);
-    thread::spawn(move || {
-        let mut buf = vec![0u8; 64 << 10];
-        loop {
-            match pipe.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => {
-                    let mut c = sink.lock().unwrap_or_else(|e| e.into_inner());
-                    let room = cap.saturating_sub(c.bytes.len());
-                    c.bytes.extend_from_slice(&buf[..n.min(room)]);
-                    if n > room {
-                        c.truncated = true;
-                    }
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(_) => break,
-            }
+impl Capture {
+    fn new(pipe: os_pipe::PipeReader) -> Capture {
+        Capture {
+            pipe: Some(pipe),
+            ..Capture::default()
         }
-        let _ = done.send(());
-    });
-    shared
+    }
+
+    /// Reads what the pipe holds (one read: poll said it would not block); closes it at
+    /// end-of-file. Past the cap, bytes are read and dropped so the child never blocks.
+    fn read_once(&mut self, buf: &mut [u8], cap: usize) {
+        let Some(pipe) = &mut self.pipe else {
+            return;
+        };
+        match pipe.read(buf) {
+            Ok(0) => self.pipe = None,
+            Ok(n) => {
+                let room = cap.saturating_sub(self.bytes.len());
+                self.bytes.extend_from_slice(&buf[..n.min(room)]);
+                if n > room {
+                    self.truncated = true;
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => self.pipe = None,
+        }
+    }
+}
+
+/// Standard input still to be written.
+struct Feed {
+    pipe: Option<os_pipe::PipeWriter>,
+    bytes: Vec<u8>,
+    written: usize,
+}
+
+impl Feed {
+    /// Writes at most `PIPE_BUF` bytes (poll said that much fits, so this never blocks);
+    /// closes the pipe when everything is written or the child stopped reading.
+    fn write_once(&mut self) {
+        let Some(pipe) = &mut self.pipe else {
+            return;
+        };
+        let end = self.bytes.len().min(self.written + PIPE_BUF);
+        match pipe.write(&self.bytes[self.written..end]) {
+            Ok(n) => self.written += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => self.written = self.bytes.len(),
+        }
+        if self.written >= self.bytes.len() {
+            self.pipe = None;
+        }
+    }
+}
+
+/// Bytes a pipe write is guaranteed to take at once when poll reports it writable.
+const PIPE_BUF: usize = 4096;
+
+/// Tests turn pidfds off to exercise the fallback (polling the child every 10 ms).
+#[cfg(test)]
+static NO_PIDFD: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// An fd that becomes readable when process `pid` exits (Linux 5.3+), if the kernel has one.
+fn pidfd(pid: i32) -> Option<OwnedFd> {
+    #[cfg(test)]
+    if NO_PIDFD.load(std::sync::atomic::Ordering::Relaxed) {
+        return None;
+    }
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: pidfd_open takes a pid and flags and returns a new fd or -1; it touches no
+        // memory of ours.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+        if fd >= 0 {
+            let fd = i32::try_from(fd).ok()?;
+            // SAFETY: the kernel just returned this fd to us, and nothing else owns it.
+            return Some(unsafe { OwnedFd::from_raw_fd(fd) });
+        }
+    }
+    let _ = pid;
+    None
 }
 
 fn io_error(what: &str, e: std::io::Error) -> Error {
@@ -141,10 +197,27 @@ fn io_error(what: &str, e: std::io::Error) -> Error {
 fn clean_group(pgid: i32) {
     let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
     loop {
-        match waitpid(Pid::from_raw(-pgid), None) {
+        match waitpid(Pid::from_raw(-pgid), Some(WaitPidFlag::WNOHANG)) {
             Err(Errno::EINTR) => {}
+            Ok(WaitStatus::StillAlive) => {
+                // A killed member not yet dead: wait for it (SIGKILL cannot be ignored).
+                let _ = waitpid(Pid::from_raw(-pgid), None);
+            }
             Err(_) => break,
             Ok(_) => {}
+        }
+    }
+}
+
+/// The poll timeout until `deadline` (at most about 24 days, poll's limit).
+fn until(deadline: Option<Instant>) -> PollTimeout {
+    match deadline {
+        None => PollTimeout::NONE,
+        Some(d) => {
+            let ms = d.saturating_duration_since(Instant::now()).as_millis();
+            // Round up so that a wake-up never comes just before the deadline.
+            PollTimeout::try_from(ms.saturating_add(1).min(i32::MAX as u128) as i32)
+                .unwrap_or(PollTimeout::MAX)
         }
     }
 }
@@ -153,10 +226,16 @@ fn clean_group(pgid: i32) {
 ///
 /// Errors are failures to start (the program cannot be executed, a pipe cannot be made); a
 /// child that fails, hangs or floods its output yields a result saying so.
+///
+/// One thread does everything: it polls the child's stdout and stderr, its stdin when there
+/// is input, and a pidfd that reports the child's exit. When the child exits, whatever is left
+/// of its process group is killed (grandchildren holding the pipes open included) and the
+/// pipes are drained; at the deadline the whole group is killed.
 pub fn spawn(spec: &SpawnSpec) -> Result<RunResult, Error> {
     ensure_subreaper();
-    let (out_r, out_w) = os_pipe::pipe().map_err(|e| io_error("cannot create a pipe", e))?;
-    let (err_r, err_w) = os_pipe::pipe().map_err(|e| io_error("cannot create a pipe", e))?;
+    let pipe = || os_pipe::pipe().map_err(|e| io_error("cannot create a pipe", e));
+    let (out_r, out_w) = pipe()?;
+    let (err_r, err_w) = pipe()?;
     let args: Vec<String> = spec.argv.iter().skip(1).map(|t| t.text.clone()).collect();
     let argv0 = spec.argv.first().map(|t| t.text.clone());
     let env = spec.env.iter().map(|(k, v)| (k.clone(), v.value.clone()));
@@ -173,69 +252,145 @@ pub fn spawn(spec: &SpawnSpec) -> Result<RunResult, Error> {
             }
             Ok(())
         });
-    let stdin_writer = match &spec.stdin {
-        Some(_) => {
-            let (r, w) = os_pipe::pipe().map_err(|e| io_error("cannot create a pipe", e))?;
+    let mut feed = match &spec.stdin {
+        Some(input) => {
+            let (r, w) = pipe()?;
             expr = expr.stdin_file(r);
-            Some(w)
+            Feed {
+                pipe: Some(w),
+                bytes: input.text.clone().into_bytes(),
+                written: 0,
+            }
         }
         None => {
             expr = expr.stdin_null();
-            None
+            Feed {
+                pipe: None,
+                bytes: Vec::new(),
+                written: 0,
+            }
         }
     };
+    if feed.bytes.is_empty() {
+        feed.pipe = None;
+    }
     let started = Instant::now();
     let handle = expr.start();
-    // The expression holds our copies of the pipes' write ends: drop it so that the readers
+    // The expression holds our copies of the pipes' other ends: drop it so that the reads
     // see end-of-file once the child's group is gone.
     drop(expr);
     let handle = handle.map_err(|e| {
         let program = spec.program.display();
-        Error::new(Layer::Request, format!("cannot start `{program}`: {e}")).with_hint(
-            "check that the program exists, is executable and has a valid interpreter line",
-        )
+        Error::new(Layer::Request, format!("cannot start `{program}`: {e}"))
+            .with_hint("check that the program exists, is executable and has a valid interpreter line")
     })?;
-    let pgid = handle.pids().first().copied().unwrap_or(0) as i32;
-    live(pgid, true);
-    if let (Some(mut w), Some(input)) = (stdin_writer, &spec.stdin) {
-        let bytes = input.text.clone().into_bytes();
-        thread::spawn(move || {
-            let _ = w.write_all(&bytes);
-        });
-    }
-    let (done_tx, done_rx) = mpsc::channel();
-    let out = start_reader(out_r, spec.max_output_bytes, done_tx.clone());
-    let err = start_reader(err_r, spec.max_output_bytes, done_tx);
+    let pid = handle.pids().first().copied().unwrap_or(0) as i32;
+    live(pid, true);
+    let exit_fd = pidfd(pid);
 
     let deadline = started.checked_add(spec.timeout);
-    let waited = match deadline {
-        Some(deadline) => handle.wait_deadline(deadline),
-        None => handle.wait().map(Some),
-    };
+    let cap = spec.max_output_bytes;
+    let mut out = Capture::new(out_r);
+    let mut err = Capture::new(err_r);
+    let mut buf = vec![0u8; 64 << 10];
+    let mut exited = false;
     let mut timed_out = false;
-    let status = match waited {
-        Ok(Some(output)) => Ok(output.status),
-        Ok(None) => {
-            timed_out = true;
-            let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
-            handle.wait().map(|o| o.status)
+    let mut duration = None;
+    let mut grace: Option<Instant> = None;
+    loop {
+        if !exited {
+            let done = match &exit_fd {
+                // Without a pidfd the loop wakes every 10 ms to look.
+                Some(_) => false,
+                None => matches!(handle.try_wait(), Ok(Some(_)) | Err(_)),
+            };
+            if done {
+                exited = true;
+            }
         }
-        Err(e) => Err(e),
-    };
-    let duration = started.elapsed();
-    clean_group(pgid);
-    live(pgid, false);
-    let status = status.map_err(|e| io_error("cannot wait for the child", e))?;
-
-    let grace = Instant::now() + READER_GRACE;
-    for _ in 0..2 {
-        let left = grace.saturating_duration_since(Instant::now());
-        if done_rx.recv_timeout(left).is_err() {
+        if exited && grace.is_none() {
+            duration.get_or_insert_with(|| started.elapsed());
+            let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+            feed.pipe = None;
+            grace = Some(Instant::now() + READER_GRACE);
+        }
+        if out.pipe.is_none() && err.pipe.is_none() && exited {
             break;
         }
+        let wake = match (grace, exited) {
+            (Some(g), _) => Some(g),
+            (None, _) if exit_fd.is_none() => {
+                let tick = Instant::now() + Duration::from_millis(10);
+                Some(deadline.map_or(tick, |d| d.min(tick)))
+            }
+            _ => deadline,
+        };
+        let mut fds: Vec<PollFd<'_>> = Vec::with_capacity(4);
+        let mut slots = [None; 4];
+        if let Some(p) = &out.pipe {
+            slots[0] = Some(fds.len());
+            fds.push(PollFd::new(p.as_fd(), PollFlags::POLLIN));
+        }
+        if let Some(p) = &err.pipe {
+            slots[1] = Some(fds.len());
+            fds.push(PollFd::new(p.as_fd(), PollFlags::POLLIN));
+        }
+        if let Some(p) = &feed.pipe {
+            slots[2] = Some(fds.len());
+            fds.push(PollFd::new(p.as_fd(), PollFlags::POLLOUT));
+        }
+        if let (Some(fd), false) = (&exit_fd, exited) {
+            slots[3] = Some(fds.len());
+            fds.push(PollFd::new(fd.as_fd(), PollFlags::POLLIN));
+        }
+        let ready = match poll(&mut fds, until(wake)) {
+            Ok(n) => n,
+            Err(Errno::EINTR) => continue,
+            Err(e) => {
+                let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+                let _ = handle.wait();
+                clean_group(pid);
+                live(pid, false);
+                return Err(io_error("cannot watch the child", e.into()));
+            }
+        };
+        let fired = |slot: Option<usize>| {
+            slot.and_then(|i| fds[i].revents())
+                .is_some_and(|r| !r.is_empty())
+        };
+        let (read_out, read_err, write_in, child_gone) =
+            (fired(slots[0]), fired(slots[1]), fired(slots[2]), fired(slots[3]));
+        drop(fds);
+        if read_out {
+            out.read_once(&mut buf, cap);
+        }
+        if read_err {
+            err.read_once(&mut buf, cap);
+        }
+        if write_in {
+            feed.write_once();
+        }
+        if child_gone {
+            exited = true;
+        }
+        if ready == 0 {
+            let now = Instant::now();
+            if grace.is_some_and(|g| now >= g) {
+                // A process that left the group still holds a pipe: stop waiting for it.
+                break;
+            }
+            if !exited && deadline.is_some_and(|d| now >= d) {
+                timed_out = true;
+                duration = Some(started.elapsed());
+                let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+                exited = true;
+            }
+        }
     }
-    let take = |c: &Arc<Mutex<Captured>>| c.lock().unwrap_or_else(|e| e.into_inner()).clone();
-    let (out, err) = (take(&out), take(&err));
+    let status = handle.wait().map(|o| o.status);
+    clean_group(pid);
+    live(pid, false);
+    let status = status.map_err(|e| io_error("cannot wait for the child", e))?;
     use std::os::unix::process::ExitStatusExt;
     Ok(RunResult {
         success: status.success() && !timed_out,
@@ -246,7 +401,7 @@ pub fn spawn(spec: &SpawnSpec) -> Result<RunResult, Error> {
         stdout_truncated: out.truncated,
         stderr_truncated: err.truncated,
         timed_out,
-        duration,
+        duration: duration.unwrap_or_else(|| started.elapsed()),
     })
 }
 
@@ -299,6 +454,28 @@ mod tests {
         assert!(r.stdout_truncated);
         assert_eq!(r.exit_code, None);
         assert_eq!(r.signal, Some(9));
+    }
+
+    #[test]
+    fn large_input_is_fed_while_output_is_drained() {
+        let input = "0123456789abcdef".repeat(1 << 16);
+        let r = spawn(&spec(&["cat"], Some(&input), 10_000, 4 << 20)).unwrap();
+        assert!(r.success);
+        assert_eq!(r.stdout.len(), input.len());
+        assert_eq!(r.stdout, input.as_bytes());
+        let r = spawn(&spec(&["true"], Some(&input), 10_000, 1024)).unwrap();
+        assert!(r.success, "a child that ignores its input still finishes");
+    }
+
+    #[test]
+    fn without_pidfd_the_child_is_polled() {
+        NO_PIDFD.store(true, std::sync::atomic::Ordering::Relaxed);
+        let r = spawn(&spec(&["sh", "-c", "echo hi; exit 4"], None, 5000, 1024));
+        let slow = spawn(&spec(&["sleep", "5"], None, 200, 1024));
+        NO_PIDFD.store(false, std::sync::atomic::Ordering::Relaxed);
+        let r = r.unwrap();
+        assert_eq!((r.stdout.as_slice(), r.exit_code), (&b"hi\n"[..], Some(4)));
+        assert!(slow.unwrap().timed_out);
     }
 
     #[test]
