@@ -3,9 +3,12 @@
 
 mod directive_cmd;
 mod exec_runner;
+mod graph_cmd;
+mod graph_tools;
 mod render;
 mod report;
 mod run;
+mod runs_cmd;
 mod scope_args;
 mod tools;
 
@@ -29,6 +32,10 @@ enum Command {
     Run(run::RunArgs),
     /// List the project's tools with their descriptions
     Tools(tools::ToolsArgs),
+    /// Draw a graph tool (nodes, and edges with their conditions) as Mermaid or Graphviz
+    Graph(graph_cmd::GraphArgs),
+    /// List the graph runs of the project (.strata/runs/) with their status
+    Runs(runs_cmd::RunsArgs),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -38,5 +45,7 @@ pub fn main() -> ExitCode {
         Command::Render(args) => render::run(args),
         Command::Run(args) => run::run(args),
         Command::Tools(args) => tools::run(args),
+        Command::Graph(args) => graph_cmd::draw_cmd(args),
+        Command::Runs(args) => runs_cmd::run(args),
     }
 }

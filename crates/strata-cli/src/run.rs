@@ -42,9 +42,18 @@ pub struct RunArgs {
     /// The project root (default: the nearest ancestor of the current directory with tools/)
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
-    /// Set a directive input, typed by its declaration (repeatable; directives only)
+    /// Set a directive or graph input, typed by its declaration (repeatable)
     #[arg(long = "input", value_name = "K=V")]
     pub inputs: Vec<String>,
+    /// Graphs: continue the run with this id from its last checkpoint
+    #[arg(long, value_name = "RUN_ID")]
+    pub resume: Option<String>,
+    /// Graphs: the id of the new run (default: date, time and a random suffix)
+    #[arg(long, value_name = "RUN_ID")]
+    pub run_id: Option<String>,
+    /// Graphs: print only the result (no progress lines)
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 /// Prints an error, with a snippet of the file it points into when there is one.
@@ -129,6 +138,9 @@ pub fn run(args: RunArgs) -> ExitCode {
             return ExitCode::from(STRATA_FAILED);
         }
     };
+    if crate::graph_cmd::is_graph(&project, &id) {
+        return crate::graph_cmd::run(&args, &project, &id);
+    }
     match run_in(&args, &project, &id) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {

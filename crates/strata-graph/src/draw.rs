@@ -37,7 +37,11 @@ fn detail(node: &Node) -> String {
                     _ => None,
                 })
                 .collect();
-            let mode = if f.parallel { "parallel foreach" } else { "foreach" };
+            let mode = if f.parallel {
+                "parallel foreach"
+            } else {
+                "foreach"
+            };
             if tools.is_empty() {
                 mode.to_string()
             } else {
@@ -142,7 +146,10 @@ fn dot(graph: &Graph) -> String {
     }
     if let OnError::Goto(h) = graph.on_error {
         out.push_str("    \"__on_error\" [shape=hexagon, label=\"on_error\"];\n");
-        out.push_str(&format!("    \"__on_error\" -> \"{}\" [style=dashed];\n", id(h)));
+        out.push_str(&format!(
+            "    \"__on_error\" -> \"{}\" [style=dashed];\n",
+            id(h)
+        ));
     }
     out.push_str("}\n");
     out

@@ -113,6 +113,8 @@ pub enum LogEvent {
         steps: u64,
         /// The graph's result (null unless completed).
         result: Value,
+        /// Why it failed or stopped.
+        failure: Option<String>,
     },
 }
 
@@ -248,8 +250,16 @@ impl LogEvent {
                 run_id,
                 status,
                 steps,
+                failure,
                 ..
-            } => format!("run {run_id}: {} after {steps} steps", status.name()),
+            } => {
+                let unit = if *steps == 1 { "step" } else { "steps" };
+                let head = format!("run {run_id}: {} after {steps} {unit}", status.name());
+                match failure {
+                    None => head,
+                    Some(why) => format!("{head}: {why}"),
+                }
+            }
         }
     }
 
@@ -300,8 +310,9 @@ impl LogEvent {
                 status,
                 steps,
                 result,
+                failure,
             } => json!({"event": "finished", "run_id": run_id, "status": status.name(),
-                        "steps": steps, "result": result}),
+                        "steps": steps, "result": result, "failure": failure}),
         }
     }
 }

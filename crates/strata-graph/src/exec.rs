@@ -147,7 +147,11 @@ pub(crate) fn apply(root: &mut Value, values: Vec<(String, Value)>) -> Vec<Chang
         .into_iter()
         .map(|(k, v)| {
             let from = state.insert(k.clone(), v.clone());
-            Change { key: k, from, to: v }
+            Change {
+                key: k,
+                from,
+                to: v,
+            }
         })
         .collect()
 }
@@ -171,7 +175,11 @@ pub(crate) fn rollback(root: &mut Value, changes: Vec<Change>) {
 
 /// Chooses the node's edge against `root`. With `lenient`, a condition that cannot be
 /// evaluated counts as false; otherwise it fails the step.
-pub(crate) fn choose(node: &Node, root: &Value, lenient: bool) -> Result<(Option<usize>, Taken), Failure> {
+pub(crate) fn choose(
+    node: &Node,
+    root: &Value,
+    lenient: bool,
+) -> Result<(Option<usize>, Taken), Failure> {
     let only = node.next.len() == 1;
     for edge in &node.next {
         let why = match &edge.when {

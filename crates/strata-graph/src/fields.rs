@@ -76,7 +76,9 @@ impl Reader<'_> {
             probe.0.pop();
         }
         if probe != err.path {
-            let mut located = self.doc.locate_error(Error::new(err.layer, "").at_path(&probe));
+            let mut located = self
+                .doc
+                .locate_error(Error::new(err.layer, "").at_path(&probe));
             err.location = located.location.take();
             return err;
         }
@@ -195,10 +197,7 @@ impl Reader<'_> {
             None => Ok(None),
             Some(v) => match v.as_u64() {
                 Some(n) if n > 0 => Ok(Some(n)),
-                _ => Err(self.err(
-                    &key(path, k),
-                    format!("`{k}` must be a positive integer"),
-                )),
+                _ => Err(self.err(&key(path, k), format!("`{k}` must be a positive integer"))),
             },
         }
     }

@@ -158,7 +158,12 @@ fn parse_hook(
         .get("action")
         .ok_or_else(|| r.err(at, "a hook needs an `action: {tool, params}`"))?;
     let action = r.map(action, &action_path, "a hook's `action`")?;
-    r.known_keys(action, &action_path, &["tool", "params"], "a hook's `action`")?;
+    r.known_keys(
+        action,
+        &action_path,
+        &["tool", "params"],
+        "a hook's `action`",
+    )?;
     let tool = r
         .opt_str(action, &action_path, "tool")?
         .ok_or_else(|| r.err(&action_path, "a hook's action needs a `tool`"))?;

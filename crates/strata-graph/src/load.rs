@@ -129,11 +129,7 @@ impl Graph {
                         Some(best) => format!("did you mean `{best}`?"),
                         None => format!("the nodes are {}", names(&cands)),
                     };
-                    Err(r.err_hint(
-                        &key(&root, field),
-                        format!("unknown node `{name}`"),
-                        &hint,
-                    ))
+                    Err(r.err_hint(&key(&root, field), format!("unknown node `{name}`"), &hint))
                 }
             }
         };

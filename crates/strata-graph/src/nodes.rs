@@ -208,7 +208,12 @@ fn parse_foreach(
     }
     let do_path = key(path, "do");
     let items: Vec<(FieldPath, &Value)> = match map.get("do") {
-        None => return Err(r.err(path, "a foreach node needs `do` (a node or a list of nodes)")),
+        None => {
+            return Err(r.err(
+                path,
+                "a foreach node needs `do` (a node or a list of nodes)",
+            ))
+        }
         Some(Value::Array(list)) if !list.is_empty() => list
             .iter()
             .enumerate()

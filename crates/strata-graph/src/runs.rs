@@ -52,9 +52,11 @@ pub fn check_run_id(id: &str) -> Result<(), Error> {
     if ok {
         return Ok(());
     }
-    Err(Error::new(Layer::Request, format!("invalid run id `{id}`")).with_hint(
-        "run ids are 1 to 64 letters, digits, `.`, `_` or `-`, not starting with `.` or `-`",
-    ))
+    Err(
+        Error::new(Layer::Request, format!("invalid run id `{id}`")).with_hint(
+            "run ids are 1 to 64 letters, digits, `.`, `_` or `-`, not starting with `.` or `-`",
+        ),
+    )
 }
 
 /// A new run id: the UTC date and time, and four hex digits that differ between processes
@@ -124,11 +126,8 @@ impl RunStore {
         check_run_id(id)?;
         let path = self.dir.join(id);
         if !path.join(crate::checkpoint::FILE).is_file() {
-            return Err(
-                Error::new(Layer::Request, format!("no run `{id}`")).with_hint(
-                    "`strata runs` lists the runs of this project",
-                ),
-            );
+            return Err(Error::new(Layer::Request, format!("no run `{id}`"))
+                .with_hint("`strata runs` lists the runs of this project"));
         }
         Ok(RunDir { path })
     }
@@ -181,7 +180,16 @@ mod tests {
 
     #[test]
     fn run_ids_cannot_escape_the_runs_directory() {
-        for bad in ["../../etc/passwd", "..", ".", "", "a/b", "-x", ".hidden", "a b"] {
+        for bad in [
+            "../../etc/passwd",
+            "..",
+            ".",
+            "",
+            "a/b",
+            "-x",
+            ".hidden",
+            "a b",
+        ] {
             assert!(check_run_id(bad).is_err(), "{bad:?} accepted");
         }
         for good in ["r1", "20250301-142233-7f3a", "nightly_2.x"] {

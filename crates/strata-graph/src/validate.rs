@@ -126,7 +126,12 @@ fn check_node(
     let what = format!("node `{}`", node.id);
     if let Some(a) = node.body.assign() {
         if let Some(t) = &a.template {
-            check_refs(r, &template_refs(t, &key(&node.path, "assign")), &after, &what)?;
+            check_refs(
+                r,
+                &template_refs(t, &key(&node.path, "assign")),
+                &after,
+                &what,
+            )?;
         }
     }
     for (i, edge) in node.next.iter().enumerate() {
@@ -237,7 +242,12 @@ fn check_refs(r: &Reader<'_>, refs: &[Ref], names: &Names<'_>, what: &str) -> Re
     Ok(())
 }
 
-fn check_ref(r: &Reader<'_>, reference: &Ref, allowed: &Names<'_>, what: &str) -> Result<(), Error> {
+fn check_ref(
+    r: &Reader<'_>,
+    reference: &Ref,
+    allowed: &Names<'_>,
+    what: &str,
+) -> Result<(), Error> {
     let fail = |message: String, hint: String| {
         let mut e = Error::new(Layer::Context, message)
             .with_hint(hint)

@@ -123,13 +123,22 @@ impl<'a> Walker<'a> {
         let refuse = |m: String, hint: &str| Err(Error::new(Layer::Request, m).with_hint(hint));
         if p.graph != self.graph.id {
             return refuse(
-                format!("run `{}` belongs to graph `{}`, not `{}`", p.run_id, p.graph, self.graph.id),
-                &format!("resume it with `strata run {} --resume {}`", p.graph, p.run_id),
+                format!(
+                    "run `{}` belongs to graph `{}`, not `{}`",
+                    p.run_id, p.graph, self.graph.id
+                ),
+                &format!(
+                    "resume it with `strata run {} --resume {}`",
+                    p.graph, p.run_id
+                ),
             );
         }
         if p.fingerprint != self.graph.fingerprint {
             return refuse(
-                format!("`{}` changed since run `{}` started", self.graph.file, p.run_id),
+                format!(
+                    "`{}` changed since run `{}` started",
+                    self.graph.file, p.run_id
+                ),
                 "a run resumes only on the graph file it started with; start a new run",
             );
         }
@@ -141,7 +150,10 @@ impl<'a> Walker<'a> {
         }
         let cur = match &p.node {
             Some(id) => Some(self.graph.index_of(id).ok_or_else(|| {
-                Error::new(Layer::Request, format!("the checkpoint names an unknown node `{id}`"))
+                Error::new(
+                    Layer::Request,
+                    format!("the checkpoint names an unknown node `{id}`"),
+                )
             })?),
             None => None,
         };
@@ -177,7 +189,9 @@ impl<'a> Walker<'a> {
                     let state = run.root.get("state").cloned().unwrap_or(Value::Null);
                     self.finish(&mut run, Status::Completed, state);
                 }
-                Some(cur) if run.progress.step >= run.progress.budget => self.limit(&mut run, cur, obs),
+                Some(cur) if run.progress.step >= run.progress.budget => {
+                    self.limit(&mut run, cur, obs)
+                }
                 Some(cur) => self.step(&mut run, cur, obs),
             }
             self.save(&mut run)?;
@@ -197,6 +211,7 @@ impl<'a> Walker<'a> {
             status: p.status,
             steps: p.step,
             result: result.clone(),
+            failure: p.failure.clone(),
         });
         Ok(Outcome {
             run_id: p.run_id,
@@ -239,7 +254,13 @@ impl<'a> Walker<'a> {
             ctx.insert(k.into(), v);
         }
         let mut warnings: Vec<Warning> = Vec::new();
-        let firings = fire(&self.graph.hooks, event, &Value::Object(ctx), self.tools, &mut warnings);
+        let firings = fire(
+            &self.graph.hooks,
+            event,
+            &Value::Object(ctx),
+            self.tools,
+            &mut warnings,
+        );
         for f in firings {
             obs.on(LogEvent::Hook(f));
         }
@@ -265,7 +286,12 @@ impl<'a> Walker<'a> {
 
     fn step(&self, run: &mut Run, cur: usize, obs: &mut dyn Observer) {
         let node = &self.graph.nodes[cur];
-        self.fire(Event::BeforeNode, run, || vec![("node", node_json(node))], obs);
+        self.fire(
+            Event::BeforeNode,
+            run,
+            || vec![("node", node_json(node))],
+            obs,
+        );
         let mut warnings = Vec::new();
         let done = self.run_node(node, &mut run.root, &mut warnings);
         run.progress.step += 1;
@@ -437,7 +463,10 @@ impl<'a> Walker<'a> {
             max_steps: g.max_steps,
             handling: handling.clone(),
         });
-        let message = format!("max_steps ({}) reached before node `{}`", g.max_steps, node.id);
+        let message = format!(
+            "max_steps ({}) reached before node `{}`",
+            g.max_steps, node.id
+        );
         self.fire(
             Event::Limit,
             run,

@@ -174,9 +174,7 @@ nodes:
         error(&foreach),
         "t.yaml:7:49 context: unknown name `itme` in `itme` (hint: did you mean `item`?)"
     );
-    let hook = format!(
-        "{BASE}hooks:\n  - {{id: h, event: node_done, action: {{tool: log}}}}\n"
-    );
+    let hook = format!("{BASE}hooks:\n  - {{id: h, event: node_done, action: {{tool: log}}}}\n");
     assert_eq!(
         error(&hook),
         "t.yaml:18:20 request: unknown event `node_done` (hint: the events are `graph_started`, `before_node`, `after_node`, `error`, `limit`, `graph_completed`)"

@@ -181,7 +181,7 @@ nodes:
         lines[1..],
         [
             "step 1 bad failed: tool `fail` exited with code 3 (on_error: fail)",
-            "run r1: failed after 1 steps",
+            "run r1: failed after 1 step: node `bad`: tool `fail` exited with code 3",
         ]
     );
     assert_eq!(outcome.status, Status::Failed);
@@ -305,7 +305,7 @@ nodes:
         [
             "step 3 spin (gate) -> spin: n = 3 (was 2)",
             "limit: max_steps (3) reached after step 3 (on_error: stop)",
-            "run r1: limited after 3 steps",
+            "run r1: limited after 3 steps: max_steps (3) reached before node `spin`",
         ]
     );
     assert_eq!(outcome.status, Status::Limited);
@@ -363,7 +363,7 @@ nodes:
             "limit: max_steps (2) reached after step 2 (on_error: stop)",
             "hook lim on limit (log): ok",
             "hook end on graph_completed (fail): failed: tool `fail` exited with code 3",
-            "run r1: limited after 2 steps",
+            "run r1: limited after 2 steps: max_steps (2) reached before node `a`",
         ]
     );
     assert_eq!(

@@ -80,7 +80,11 @@ pub fn located(e: &Error) -> String {
         .as_ref()
         .map(|l| format!("{}:{}:{}", l.file, l.line, l.column))
         .unwrap_or_default();
-    let hint = e.hint.as_ref().map(|h| format!(" (hint: {h})")).unwrap_or_default();
+    let hint = e
+        .hint
+        .as_ref()
+        .map(|h| format!(" (hint: {h})"))
+        .unwrap_or_default();
     format!("{loc} {}: {}{hint}", e.layer, e.message)
 }
 

@@ -1,0 +1,262 @@
+//! `strata run tools/graphs/<id>.yaml` (a graph tool, with checkpoints and `--resume`) and
+//! `strata graph <id> --format mermaid|dot`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+use serde_json::{Map, Value};
+use strata_core::{Error, Layer};
+use strata_doc::{Document, Format};
+use strata_exec::{Project, RunOptions};
+use strata_graph::draw::{self, draw};
+use strata_graph::{
+    is_graph_document, new_run_id, Graph, LogEvent, Observer, RunStore, Status, Walker,
+};
+
+use crate::graph_tools::GraphTools;
+use crate::run::{print_error, RunArgs, STRATA_FAILED};
+use crate::scope_args::split_pair;
+
+/// Exit code of a run that failed.
+const FAILED: u8 = 1;
+/// Exit code of a run stopped by `max_steps`.
+const LIMITED: u8 = 3;
+
+/// True when tool `id` of `project` is a file of `kind: graph`.
+pub fn is_graph(project: &Project, id: &str) -> bool {
+    let Some(path) = project.tool_path(id) else {
+        return false;
+    };
+    let Ok(bytes) = std::fs::read(&path) else {
+        return false;
+    };
+    Document::parse(id, bytes, Format::Yaml, &project.limits)
+        .is_ok_and(|doc| is_graph_document(&doc.value))
+}
+
+/// Loads graph `id` of `project`, checking it against the project's tools.
+fn load(project: &Project, id: &str, tools: &GraphTools<'_>) -> Result<Graph, Error> {
+    let path = project.require_tool(id)?;
+    let name = project.display_name(&path);
+    Graph::load_file(&path, &name, id, tools, &project.limits)
+}
+
+/// How progress is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// One line per event on stderr.
+    Human,
+    /// One JSON object per event on stdout.
+    Json,
+    /// Nothing but the result.
+    Quiet,
+}
+
+struct Printer(Mode);
+
+impl Observer for Printer {
+    fn on(&mut self, event: LogEvent) {
+        match self.0 {
+            Mode::Human => eprintln!("{}", event.human()),
+            Mode::Json => {
+                let mut out = std::io::stdout().lock();
+                let _ = writeln!(out, "{}", event.to_json());
+                let _ = out.flush();
+            }
+            Mode::Quiet => {}
+        }
+    }
+}
+
+/// Refuses the `strata run` options that do not apply to graphs.
+fn check_options(args: &RunArgs) -> Result<(), Error> {
+    let bad = |flag: &str, hint: &str| {
+        Err(Error::new(Layer::Request, format!("{flag} does not apply to graphs")).with_hint(hint))
+    };
+    if args.dry_run || args.explain {
+        return bad(
+            if args.dry_run {
+                "--dry-run"
+            } else {
+                "--explain"
+            },
+            "`strata graph <id>` draws a graph without running it",
+        );
+    }
+    if !args.params.is_empty() {
+        return bad("--param", "graphs take --input K=V");
+    }
+    if args.resume.is_some() && !(args.inputs.is_empty() && args.params_json.is_none()) {
+        return bad(
+            "--input with --resume",
+            "a resumed run keeps the inputs it started with",
+        );
+    }
+    if args.resume.is_some() && args.run_id.is_some() {
+        return bad("--run-id with --resume", "--resume names the run");
+    }
+    Ok(())
+}
+
+fn typed_inputs(args: &RunArgs) -> Result<Map<String, Value>, Error> {
+    match &args.params_json {
+        None => Ok(Map::new()),
+        Some(text) => match serde_json::from_str(text) {
+            Ok(Value::Object(map)) => Ok(map),
+            _ => Err(Error::new(
+                Layer::Request,
+                "--params-json must be a JSON object",
+            )),
+        },
+    }
+}
+
+/// Runs graph `id` of `project` as `strata run` asked.
+pub fn run(args: &RunArgs, project: &Project, id: &str) -> ExitCode {
+    match run_in(args, project, id) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            print_error(&e, Some(project));
+            ExitCode::from(STRATA_FAILED)
+        }
+    }
+}
+
+fn run_in(args: &RunArgs, project: &Project, id: &str) -> Result<u8, Error> {
+    check_options(args)?;
+    let tools = GraphTools {
+        project,
+        options: RunOptions {
+            strict: args.strict,
+            base_env: None,
+        },
+    };
+    let graph = load(project, id, &tools)?;
+    let store = RunStore::new(&project.root);
+    let mode = if args.json {
+        Mode::Json
+    } else if args.quiet {
+        Mode::Quiet
+    } else {
+        Mode::Human
+    };
+    let mut printer = Printer(mode);
+    let _ = strata_exec::install_interrupt_handler();
+    let outcome = match &args.resume {
+        Some(run_id) => {
+            let dir = store.open(run_id)?;
+            let checkpoint = dir.load()?;
+            Walker::new(&graph, &tools, Some(dir), args.strict).resume(checkpoint, &mut printer)?
+        }
+        None => {
+            let strings = args
+                .inputs
+                .iter()
+                .map(|p| split_pair(p, "--input").map(|(k, v)| (k.to_string(), v.to_string())))
+                .collect::<Result<Vec<_>, _>>()?;
+            let inputs = graph.bind_inputs(&typed_inputs(args)?, &strings)?;
+            let run_id = args.run_id.clone().unwrap_or_else(new_run_id);
+            let dir = store.create(&run_id)?;
+            Walker::new(&graph, &tools, Some(dir), args.strict).start(
+                &run_id,
+                inputs,
+                &mut printer,
+            )?
+        }
+    };
+    if mode != Mode::Json {
+        if outcome.status == Status::Completed {
+            let text = serde_json::to_string_pretty(&outcome.result).unwrap_or_default();
+            let _ = writeln!(std::io::stdout().lock(), "{text}");
+        } else if let (Mode::Quiet, Some(why)) = (mode, &outcome.failure) {
+            eprintln!(
+                "strata: run {} {}: {why}",
+                outcome.run_id,
+                outcome.status.name()
+            );
+        }
+    }
+    Ok(match outcome.status {
+        Status::Completed => 0,
+        Status::Limited => LIMITED,
+        Status::Failed | Status::Running => FAILED,
+    })
+}
+
+/// A drawing format on the command line.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum DrawFormat {
+    /// A Mermaid flowchart
+    Mermaid,
+    /// A Graphviz digraph
+    Dot,
+}
+
+/// Options of `strata graph`.
+#[derive(Debug, Args)]
+pub struct GraphArgs {
+    /// Graph id (`graphs/retry`, or `retry` for a graph under tools/graphs/) or graph file
+    pub graph: String,
+    /// The drawing format
+    #[arg(long, value_enum, default_value = "mermaid")]
+    pub format: DrawFormat,
+    /// The project root (default: the nearest ancestor of the current directory with tools/)
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+}
+
+/// The id of the graph named on the command line: a file, an id, or an id under `graphs/`.
+fn graph_id(project: &Project, name: &str) -> Result<String, Error> {
+    if name.ends_with(".yaml") || name.ends_with(".yml") {
+        return project.id_of_path(Path::new(name));
+    }
+    let nested = format!("graphs/{name}");
+    if project.tool_path(name).is_none() && project.tool_path(&nested).is_some() {
+        return Ok(nested);
+    }
+    Ok(name.to_string())
+}
+
+/// Runs `strata graph`: draws the graph on stdout.
+pub fn draw_cmd(args: GraphArgs) -> ExitCode {
+    let project = match &args.project {
+        Some(dir) => Project::at(dir),
+        None => Project::discover(Path::new(".")),
+    };
+    let project = match project {
+        Ok(p) => p,
+        Err(e) => {
+            print_error(&e, None);
+            return ExitCode::from(STRATA_FAILED);
+        }
+    };
+    let tools = GraphTools {
+        project: &project,
+        options: RunOptions::default(),
+    };
+    let drawn = graph_id(&project, &args.graph).and_then(|id| {
+        if project.tool_path(&id).is_some() && !is_graph(&project, &id) {
+            return Err(Error::new(Layer::Request, format!("`{id}` is not a graph"))
+                .with_hint("graphs are tool files with `kind: graph`"));
+        }
+        load(&project, &id, &tools)
+    });
+    match drawn {
+        Ok(graph) => {
+            let format = match args.format {
+                DrawFormat::Mermaid => draw::Format::Mermaid,
+                DrawFormat::Dot => draw::Format::Dot,
+            };
+            let _ = std::io::stdout()
+                .lock()
+                .write_all(draw(&graph, format).as_bytes());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            print_error(&e, Some(&project));
+            ExitCode::from(STRATA_FAILED)
+        }
+    }
+}
