@@ -1,6 +1,7 @@
 //! The `strata` command line. Each command lives in its own module; [`report`] renders
 //! diagnostics for people.
 
+mod check_cmd;
 mod directive_cmd;
 mod exec_runner;
 mod graph_cmd;
@@ -28,6 +29,8 @@ struct Cli {
 enum Command {
     /// Render a YAML or JSON document through the interpolation layers
     Render(render::RenderArgs),
+    /// Check every tool, runtime, directive and hook for template mistakes
+    Check(check_cmd::CheckArgs),
     /// Run a YAML tool through its executor chain as a real subprocess
     Run(run::RunArgs),
     /// List the project's tools with their descriptions
@@ -43,6 +46,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Render(args) => render::run(args),
+        Command::Check(args) => check_cmd::run(args),
         Command::Run(args) => run::run(args),
         Command::Tools(args) => tools::run(args),
         Command::Graph(args) => graph_cmd::draw_cmd(args),

@@ -6,7 +6,12 @@ use strata_core::{Error, Warning};
 use strata_doc::Document;
 
 fn snippet(out: &mut String, doc: &Document, line: usize, column: usize, width: usize) {
-    let Some(text) = doc.text.lines().nth(line.saturating_sub(1)) else {
+    source_snippet(out, &doc.text, line, column, width);
+}
+
+/// Appends the source line `line` of `text` with carets under `width` characters from `column`.
+pub fn source_snippet(out: &mut String, text: &str, line: usize, column: usize, width: usize) {
+    let Some(text) = text.lines().nth(line.saturating_sub(1)) else {
         return;
     };
     let gutter = line.to_string().len();

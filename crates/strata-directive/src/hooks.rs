@@ -77,6 +77,8 @@ pub struct Hook {
     pub params: Template,
     /// The file that declared it.
     pub file: String,
+    /// Where its params stand in that file.
+    pub params_path: FieldPath,
 }
 
 /// Prefixes an error's field path with `prefix` (compile errors carry paths relative to the
@@ -114,10 +116,9 @@ pub fn compile_hook(
         return Err(doc.locate_error(e));
     }
     let chain = Chain(vec![Layer::Inputs, Layer::Context]);
+    let params_path = action_path.child(PathSeg::Key("params".into()));
     let params = Template::compile(&Value::Object(spec.action.params.clone()), &chain, limits)
-        .map_err(|e| {
-            doc.locate_error(under(e, &action_path.child(PathSeg::Key("params".into()))))
-        })?;
+        .map_err(|e| doc.locate_error(under(e, &params_path)))?;
     Ok(Hook {
         id: spec.id.clone(),
         event,
@@ -125,6 +126,7 @@ pub fn compile_hook(
         tool: spec.action.tool.clone(),
         params,
         file: doc.name.clone(),
+        params_path,
     })
 }
 

@@ -15,6 +15,6 @@ mod run;
 mod source;
 
 pub use front_matter::{ActionSpec, HookSpec, InputSpec, InputType};
-pub use hooks::{load_project_hooks, Event, Hook};
-pub use load::Directive;
+pub use hooks::{load_project_hooks, Event, Hook, EVENTS};
+pub use load::{Directive, Site};
 pub use run::{ActionOutcome, HookFiring, Report, RunOptions, Status, ToolRunner};

@@ -29,6 +29,23 @@ pub struct Directive {
     pub(crate) description: Option<Template>,
     pub(crate) actions: Vec<CompiledAction>,
     pub(crate) hooks: Vec<Hook>,
+    source: Source,
+    doc: Document,
+}
+
+/// A compiled template of a directive and where it stands, for checks.
+#[derive(Debug)]
+pub struct Site<'a> {
+    /// The field (`body`, `description`, `actions[0].params`, `hooks[1].action.params`).
+    pub path: FieldPath,
+    /// The template.
+    pub template: &'a Template,
+    /// For hook params: the hook's event.
+    pub event: Option<crate::hooks::Event>,
+    /// For hook params: the file that declared the hook (another file for project hooks).
+    pub file: &'a str,
+    /// For action params: the index of the action.
+    pub action: Option<usize>,
 }
 
 fn key(k: &str) -> PathSeg {
@@ -103,7 +120,70 @@ impl Directive {
             description,
             actions,
             hooks,
+            source,
+            doc,
         })
+    }
+
+    /// The 1-based line and column of a field of this file (and of a byte offset inside its
+    /// string), for diagnostics.
+    pub fn locate(&self, path: &FieldPath, offset: Option<usize>) -> (usize, usize) {
+        if path.0.first() == Some(&key("body")) {
+            let loc = self.source.body_location(offset.unwrap_or(0));
+            return (loc.line, loc.column);
+        }
+        self.doc.locate(path, offset).unwrap_or((1, 1))
+    }
+
+    /// The Markdown body as written.
+    pub fn body_text(&self) -> &str {
+        &self.source.body
+    }
+
+    /// The front matter as parsed (for checks that read raw strings).
+    pub fn front_value(&self) -> &Value {
+        &self.doc.value
+    }
+
+    /// Every compiled template with its field path: body, description, action params, and the
+    /// params of every hook (the directive's and the project's).
+    pub fn sites(&self) -> Vec<Site<'_>> {
+        let mut out = vec![Site {
+            path: FieldPath(vec![key("body")]),
+            template: &self.body,
+            event: None,
+            file: &self.file,
+            action: None,
+        }];
+        if let Some(d) = &self.description {
+            out.push(Site {
+                path: FieldPath(vec![key("description")]),
+                template: d,
+                event: None,
+                file: &self.file,
+                action: None,
+            });
+        }
+        for (i, a) in self.actions.iter().enumerate() {
+            let path = FieldPath(vec![key("actions"), PathSeg::Index(i), key("params")]);
+            out.push(Site {
+                path,
+                template: &a.params,
+                event: None,
+                file: &self.file,
+                action: Some(i),
+            });
+        }
+        for hook in &self.hooks {
+            out.push(Site {
+                path: hook.params_path.clone(),
+                template: &hook.params,
+                event: Some(hook.event),
+                file: &hook.file,
+                action: None,
+            });
+        }
+        out
     }
 
     /// Validates and types the caller's inputs (strings from the command line are parsed as the

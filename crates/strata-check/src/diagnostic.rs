@@ -1,0 +1,226 @@
+use serde_json::{json, Value};
+use strata_core::{Error, FieldPath, Layer, Span};
+
+/// How bad a diagnostic is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    /// The file will not work as intended: `strata check` exits 1.
+    Error,
+    /// Suspicious; fatal only with `--deny-warnings`.
+    Warning,
+}
+
+impl Severity {
+    /// `error` or `warning`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+/// The stable diagnostic codes (documented in `docs/diagnostics.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Code {
+    /// S001: a placeholder's syntax is broken (unterminated, empty, malformed).
+    Syntax,
+    /// S002: the file cannot be read as a tool, directive or hook (YAML, fields, types).
+    Load,
+    /// S003: the executor chain does not end at the primitive (unknown, cycle, too long).
+    Chain,
+    /// R001: `{name}` in a tool config names no parameter.
+    UnknownParam,
+    /// R002: `${NAME}` without a default that nothing in the chain sets.
+    UnsetEnv,
+    /// R003: `{input:x}` / `${inputs.x}` names no declared input.
+    UnknownInput,
+    /// R004: `${ns…}` names no namespace of the context at that stage.
+    UnknownNamespace,
+    /// R005: a hook reads an event field its event does not have.
+    EventField,
+    /// R006: `${steps.<id>…}` names the action itself, a later one, or no action.
+    StepOrder,
+    /// R007: an action or hook names an unknown tool.
+    UnknownTool,
+    /// R008: a hook names an unknown event, or its condition is malformed.
+    BadHook,
+    /// R009: config keys used as parameters refer to each other in a cycle.
+    ParamCycle,
+    /// L001: `{input:…}` in a tool file, where layer I never runs.
+    InputInTool,
+    /// L002: a context placeholder in a tool file, where layer C never runs.
+    ContextInTool,
+    /// L003: `{ name }` with spaces: literal text, not a placeholder.
+    Spaced,
+    /// L004: a step reference in another system's syntax (`{$step1.x}`, `{{step.result.x}}`).
+    ForeignStep,
+    /// L005: `{name}` in a directive, where layer P never runs.
+    ParamInDirective,
+    /// U001: a declared directive input is never used.
+    UnusedInput,
+    /// U002: a declared tool parameter never reaches the tool.
+    UnusedParam,
+    /// X001: a secret is placed in `args`, where every process on the machine can read it.
+    SecretInArgs,
+}
+
+impl Code {
+    /// The stable id (`R001`).
+    pub fn id(self) -> &'static str {
+        match self {
+            Code::Syntax => "S001",
+            Code::Load => "S002",
+            Code::Chain => "S003",
+            Code::UnknownParam => "R001",
+            Code::UnsetEnv => "R002",
+            Code::UnknownInput => "R003",
+            Code::UnknownNamespace => "R004",
+            Code::EventField => "R005",
+            Code::StepOrder => "R006",
+            Code::UnknownTool => "R007",
+            Code::BadHook => "R008",
+            Code::ParamCycle => "R009",
+            Code::InputInTool => "L001",
+            Code::ContextInTool => "L002",
+            Code::Spaced => "L003",
+            Code::ForeignStep => "L004",
+            Code::ParamInDirective => "L005",
+            Code::UnusedInput => "U001",
+            Code::UnusedParam => "U002",
+            Code::SecretInArgs => "X001",
+        }
+    }
+
+    /// The severity the code always has.
+    pub fn severity(self) -> Severity {
+        match self {
+            Code::UnsetEnv
+            | Code::InputInTool
+            | Code::ContextInTool
+            | Code::Spaced
+            | Code::ForeignStep
+            | Code::ParamInDirective
+            | Code::UnusedInput
+            | Code::UnusedParam
+            | Code::SecretInArgs => Severity::Warning,
+            _ => Severity::Error,
+        }
+    }
+}
+
+/// One finding, located in its file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// Error or warning.
+    pub severity: Severity,
+    /// The stable code.
+    pub code: Code,
+    /// The file, relative to the project.
+    pub file: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+    /// The byte range inside the field's string.
+    pub span: Option<Span>,
+    /// The field (`config.args[2]`).
+    pub field: FieldPath,
+    /// What is wrong.
+    pub message: String,
+    /// How to fix it.
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    /// A diagnostic of `code` at a position.
+    pub fn new(
+        code: Code,
+        file: &str,
+        (line, column): (usize, usize),
+        field: FieldPath,
+        message: String,
+    ) -> Diagnostic {
+        Diagnostic {
+            severity: code.severity(),
+            code,
+            file: file.to_string(),
+            line,
+            column,
+            span: None,
+            field,
+            message,
+            help: None,
+        }
+    }
+
+    /// Sets the span.
+    pub fn span(mut self, span: Option<Span>) -> Diagnostic {
+        self.span = span;
+        self
+    }
+
+    /// Sets the help line.
+    pub fn help(mut self, help: Option<String>) -> Diagnostic {
+        self.help = help;
+        self
+    }
+
+    /// A located load or compile error as a diagnostic; the code follows what failed.
+    pub fn from_error(e: &Error, fallback_file: &str) -> Diagnostic {
+        let code = classify(e);
+        let (file, line, column) = match &e.location {
+            Some(l) => (l.file.as_str(), l.line, l.column),
+            None => (fallback_file, 1, 1),
+        };
+        Diagnostic::new(
+            code,
+            file,
+            (line, column),
+            e.path.clone(),
+            e.message.clone(),
+        )
+        .span(e.span)
+        .help(e.hint.clone())
+    }
+
+    /// Replaces the code (and its severity).
+    pub fn with_code(mut self, code: Code) -> Diagnostic {
+        self.code = code;
+        self.severity = code.severity();
+        self
+    }
+
+    /// The JSON form: severity, code, file, line, column, span, field, message, help.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "severity": self.severity.name(),
+            "code": self.code.id(),
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+            "span": self.span.map(|s| json!([s.start, s.end])),
+            "field": self.field.to_string(),
+            "message": self.message,
+            "help": self.help,
+        })
+    }
+}
+
+fn classify(e: &Error) -> Code {
+    let m = e.message.as_str();
+    let chain = ["unknown executor", "executor cycle", "executor chain"];
+    if m.starts_with("action `") {
+        Code::StepOrder
+    } else if chain.iter().any(|p| m.starts_with(p)) || m.contains("names no executor") {
+        Code::Chain
+    } else if m.starts_with("unknown tool") {
+        Code::UnknownTool
+    } else if m.starts_with("unknown event") || m.starts_with("bad condition") {
+        Code::BadHook
+    } else if e.span.is_some() && e.layer != Layer::Request {
+        Code::Syntax
+    } else {
+        Code::Load
+    }
+}

@@ -1,0 +1,327 @@
+//! Checks of directives (and the project hooks they fire): inputs, context namespaces, event
+//! fields, steps, and text of other layers or systems.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+use strata_core::{Error, FieldPath, Layer, PathSeg, Reference};
+use strata_directive::{load_project_hooks, Directive, Event, Site, ToolRunner};
+use strata_exec::Project;
+
+use crate::diagnostic::{Code, Diagnostic};
+use crate::lints::{foreign_steps, params_in_directive, spaced, Lint};
+use crate::names::did_you_mean;
+use crate::Report;
+
+/// Knows the project's tools; never runs one.
+struct Catalog<'a>(&'a Project);
+
+impl ToolRunner for Catalog<'_> {
+    fn has_tool(&self, id: &str) -> bool {
+        self.0.tool_path(id).is_some()
+    }
+
+    fn unknown_tool(&self, id: &str) -> Error {
+        self.0.unknown_tool(id, "tool")
+    }
+
+    fn run(&self, id: &str, _: &Map<String, Value>, _: Option<Duration>) -> Result<Value, Error> {
+        Err(Error::new(
+            Layer::Request,
+            format!("`{id}` is not run by checks"),
+        ))
+    }
+}
+
+/// Namespaces every directive template sees.
+const BASE: [&str; 5] = ["directive", "model", "limits", "inputs", "steps"];
+
+/// The extra fields of each event's context.
+fn event_fields(event: Event) -> &'static [&'static str] {
+    match event {
+        Event::DirectiveStarted => &[],
+        Event::BeforeAction => &["action"],
+        Event::AfterAction => &["action", "result"],
+        Event::ActionFailed => &["action", "result", "error"],
+        Event::LimitReached => &["limit_code", "current_value", "limit"],
+        Event::DirectiveCompleted => &["status"],
+    }
+}
+
+const ALL_EVENT_FIELDS: [&str; 8] = [
+    "action",
+    "result",
+    "error",
+    "limit_code",
+    "current_value",
+    "limit",
+    "status",
+    "event",
+];
+
+fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            files(&p, out);
+        } else if p.extension().and_then(|e| e.to_str()) == Some("md") {
+            out.push(p);
+        }
+    }
+}
+
+/// Checks every directive under `directives/`.
+pub fn check(project: &Project, report: &mut Report) {
+    let catalog = Catalog(project);
+    let mut paths = Vec::new();
+    files(&project.root.join("directives"), &mut paths);
+    let hooks_ok = match load_project_hooks(&project.root, &catalog, &project.limits) {
+        Ok(_) => true,
+        Err(e) => {
+            report.push(Diagnostic::from_error(&e, "hooks"));
+            false
+        }
+    };
+    for path in paths {
+        report.files += 1;
+        let name = project.display_name(&path);
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            report.push(Diagnostic::new(
+                Code::Load,
+                &name,
+                (1, 1),
+                FieldPath::root(),
+                "not readable as UTF-8 text".into(),
+            ));
+            continue;
+        };
+        let hooks = if hooks_ok {
+            load_project_hooks(&project.root, &catalog, &project.limits).unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        match Directive::load(&name, &text, &catalog, hooks, &project.limits) {
+            Ok(d) => check_directive(project, &d, report),
+            Err(e) => report.push(Diagnostic::from_error(&e, &name)),
+        }
+    }
+}
+
+fn locate(
+    project: &Project,
+    d: &Directive,
+    site_file: &str,
+    path: &FieldPath,
+    offset: Option<usize>,
+) -> (usize, usize) {
+    if site_file == d.file {
+        return d.locate(path, offset);
+    }
+    std::fs::read_to_string(project.root.join(site_file))
+        .ok()
+        .and_then(|text| strata_doc::locate(&text, path, offset))
+        .unwrap_or((1, 1))
+}
+
+fn check_directive(project: &Project, d: &Directive, report: &mut Report) {
+    let declared: Vec<&str> = d.front.inputs.iter().map(|i| i.name.as_str()).collect();
+    let steps: Vec<&str> = d.front.actions.iter().map(|a| a.id.as_str()).collect();
+    let mut used: HashSet<String> = HashSet::new();
+    for site in d.sites() {
+        for (field, r) in site.template.references() {
+            let path = field.under(&site.path);
+            let at = locate(project, d, site.file, &path, Some(r.span.start));
+            let problem = match r.layer {
+                Layer::Inputs => {
+                    used.insert(r.name.clone());
+                    unknown_input(&r.name, &declared, &format!("{{input:{}}}", r.name))
+                }
+                Layer::Context => context_problem(&r, &site, &declared, &steps, &mut used),
+                _ => None,
+            };
+            if let Some((code, message, help)) = problem {
+                report.push(
+                    Diagnostic::new(code, site.file, at, path, message)
+                        .span(Some(r.span))
+                        .help(help),
+                );
+            }
+        }
+    }
+    lint_strings(d, &declared, report);
+    for (i, input) in d.front.inputs.iter().enumerate() {
+        if !used.contains(&input.name) {
+            let path = FieldPath(vec![
+                PathSeg::Key("inputs".into()),
+                PathSeg::Index(i),
+                PathSeg::Key("name".into()),
+            ]);
+            report.push(
+                Diagnostic::new(
+                    Code::UnusedInput,
+                    &d.file,
+                    d.locate(&path, None),
+                    path,
+                    format!("input `{}` is declared but never used", input.name),
+                )
+                .help(Some(format!(
+                    "use it as `{{input:{0}}}` or `${{inputs.{0}}}`, or remove it",
+                    input.name
+                ))),
+            );
+        }
+    }
+}
+
+type Problem = Option<(Code, String, Option<String>)>;
+
+fn unknown_input(name: &str, declared: &[&str], written: &str) -> Problem {
+    if declared.contains(&name) {
+        return None;
+    }
+    let help = match did_you_mean(name, declared.iter().copied()) {
+        Some(s) => format!("did you mean `{s}`?"),
+        None if declared.is_empty() => "this directive declares no inputs".into(),
+        None => format!(
+            "the inputs are {}",
+            declared
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    Some((
+        Code::UnknownInput,
+        format!("`{written}` names no declared input"),
+        Some(help),
+    ))
+}
+
+fn context_problem(
+    r: &Reference,
+    site: &Site<'_>,
+    declared: &[&str],
+    steps: &[&str],
+    used: &mut HashSet<String>,
+) -> Problem {
+    let mut segs = r.name.split(['.', '[']);
+    let ns = segs.next().unwrap_or_default();
+    let second = segs.next().map(|s| s.trim_matches(['"', ']']));
+    match ns {
+        "inputs" => {
+            let name = second?;
+            used.insert(name.to_string());
+            unknown_input(name, declared, &format!("${{inputs.{name}}}"))
+        }
+        "steps" => {
+            let id = second?;
+            if steps.contains(&id) {
+                return None;
+            }
+            let help =
+                did_you_mean(id, steps.iter().copied()).map(|s| format!("did you mean `{s}`?"));
+            Some((
+                Code::StepOrder,
+                format!("`${{{}}}` names no action of this directive", r.name),
+                help,
+            ))
+        }
+        ns if BASE.contains(&ns) => None,
+        ns => {
+            let available: Vec<&str> = match site.event {
+                Some(e) => BASE
+                    .iter()
+                    .copied()
+                    .chain(["event"])
+                    .chain(event_fields(e).iter().copied())
+                    .collect(),
+                None => BASE.to_vec(),
+            };
+            if available.contains(&ns) {
+                return None;
+            }
+            if let (Some(e), true) = (site.event, ALL_EVENT_FIELDS.contains(&ns)) {
+                return Some((
+                    Code::EventField,
+                    format!("`${{{}}}`: event `{}` has no `{ns}`", r.name, e.name()),
+                    Some(format!(
+                        "the context of `{}` has {}",
+                        e.name(),
+                        available.join(", ")
+                    )),
+                ));
+            }
+            let help = match did_you_mean(ns, available.iter().copied()) {
+                Some(s) => format!("did you mean `{s}`?"),
+                None => format!("the namespaces here are {}", available.join(", ")),
+            };
+            Some((
+                Code::UnknownNamespace,
+                format!("`${{{}}}`: no namespace `{ns}` in this context", r.name),
+                Some(help),
+            ))
+        }
+    }
+}
+
+fn strings(v: &Value, path: &FieldPath, out: &mut Vec<(FieldPath, String)>) {
+    match v {
+        Value::String(s) => out.push((path.clone(), s.clone())),
+        Value::Array(items) => {
+            for (i, x) in items.iter().enumerate() {
+                strings(x, &path.child(PathSeg::Index(i)), out);
+            }
+        }
+        Value::Object(map) => {
+            for (k, x) in map {
+                strings(x, &path.child(PathSeg::Key(k.clone())), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn lint_strings(d: &Directive, declared: &[&str], report: &mut Report) {
+    let mut texts = vec![(
+        FieldPath(vec![PathSeg::Key("body".into())]),
+        d.body_text().to_string(),
+    )];
+    let front = d.front_value();
+    for field in ["description", "actions", "hooks"] {
+        if let Some(v) = front.get(field) {
+            strings(v, &FieldPath(vec![PathSeg::Key(field.into())]), &mut texts);
+        }
+    }
+    for (path, text) in texts {
+        let in_params =
+            path.0.iter().any(|s| *s == PathSeg::Key("params".into())) || path.0.len() == 1;
+        if !in_params {
+            continue;
+        }
+        let mut lints: Vec<Lint> = foreign_steps(&text);
+        lints.extend(spaced(&text, |n| {
+            declared.contains(&n).then(|| format!("{{input:{n}}}"))
+        }));
+        let spaced_spans: Vec<_> = lints.iter().map(|l| l.span).collect();
+        lints.extend(
+            params_in_directive(&text)
+                .into_iter()
+                .filter(|l| !spaced_spans.contains(&l.span)),
+        );
+        for lint in lints {
+            let at = d.locate(&path, Some(lint.span.start));
+            report.push(
+                Diagnostic::new(lint.code, &d.file, at, path.clone(), lint.message)
+                    .span(Some(lint.span))
+                    .help(lint.help),
+            );
+        }
+    }
+}

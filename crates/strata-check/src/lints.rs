@@ -1,0 +1,154 @@
+//! Text that looks like a placeholder of another layer, or of another system, where no layer
+//! will ever read it.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use strata_core::Span;
+
+use crate::diagnostic::Code;
+
+/// A finding inside one string.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lint {
+    /// What kind.
+    pub code: Code,
+    /// Where in the string.
+    pub span: Span,
+    /// What is wrong.
+    pub message: String,
+    /// The fix.
+    pub help: Option<String>,
+}
+
+static SPACED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}").expect("valid regex"));
+static DOLLAR_STEP: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\{\$([A-Za-z_][A-Za-z0-9_]*)\.([^{}\s]+)\}").expect("valid regex")
+});
+static DOUBLE_BRACE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\.([^{}\s]+?)\s*\}\}").expect("valid regex")
+});
+static PARAM: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\{([A-Za-z_][A-Za-z0-9_]*)\}").expect("valid regex"));
+
+fn span(m: &regex::Match<'_>) -> Span {
+    Span::new(m.start(), m.end())
+}
+
+/// `{ name }` with spaces where `suggest(name)` knows what was meant.
+pub fn spaced(text: &str, suggest: impl Fn(&str) -> Option<String>) -> Vec<Lint> {
+    SPACED
+        .captures_iter(text)
+        .filter_map(|c| {
+            let whole = c.get(0)?;
+            let name = c.get(1)?.as_str();
+            if whole.as_str() == format!("{{{name}}}") {
+                return None;
+            }
+            let fix = suggest(name)?;
+            Some(Lint {
+                code: Code::Spaced,
+                span: span(&whole),
+                message: format!("`{}` is literal text, not a placeholder", whole.as_str()),
+                help: Some(format!("write `{fix}` (no spaces inside the braces)")),
+            })
+        })
+        .collect()
+}
+
+/// Step references in the syntaxes of other planners: `{$step1.count}`, `{{step.result.x}}`.
+pub fn foreign_steps(text: &str) -> Vec<Lint> {
+    let mut out = Vec::new();
+    for c in DOLLAR_STEP
+        .captures_iter(text)
+        .chain(DOUBLE_BRACE.captures_iter(text))
+    {
+        let (Some(whole), Some(step), Some(rest)) = (c.get(0), c.get(1), c.get(2)) else {
+            continue;
+        };
+        let rest = rest
+            .as_str()
+            .strip_prefix("result.")
+            .unwrap_or(rest.as_str());
+        out.push(Lint {
+            code: Code::ForeignStep,
+            span: span(&whole),
+            message: format!(
+                "`{}` is literal text: no layer reads this syntax",
+                whole.as_str()
+            ),
+            help: Some(format!(
+                "a step result is `${{steps.{}.result.{rest}}}`",
+                step.as_str()
+            )),
+        });
+    }
+    out
+}
+
+/// `{name}` (layer P syntax) in a directive, where layer P never runs.
+pub fn params_in_directive(text: &str) -> Vec<Lint> {
+    PARAM
+        .captures_iter(text)
+        .filter_map(|c| {
+            let whole = c.get(0)?;
+            let before = text[..whole.start()].chars().last();
+            let after = text[whole.end()..].chars().next();
+            if before == Some('$') || before == Some('{') || after == Some('}') {
+                return None;
+            }
+            let name = c.get(1)?.as_str();
+            Some(Lint {
+                code: Code::ParamInDirective,
+                span: span(&whole),
+                message: format!("`{{{name}}}` is literal text in a directive: layer P runs only on tool configs"),
+                help: Some(format!("for a directive input write `{{input:{name}}}`; to pass it to a tool, use a tool parameter")),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_foreign_step_syntax() {
+        let l = foreign_steps("Found {$step1.count} items, {{find.result.data[0].email}}");
+        let got: Vec<(Span, &str)> = l
+            .iter()
+            .map(|l| (l.span, l.help.as_deref().unwrap_or("")))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    Span::new(6, 20),
+                    "a step result is `${steps.step1.result.count}`"
+                ),
+                (
+                    Span::new(28, 57),
+                    "a step result is `${steps.find.result.data[0].email}`"
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn spaced_needs_a_known_name() {
+        let known = |n: &str| (n == "user").then(|| "{user}".to_string());
+        assert_eq!(spaced("{ user } { other } {user}", known).len(), 1);
+    }
+
+    #[test]
+    fn params_in_directives_skip_escapes_and_dollars() {
+        assert_eq!(
+            params_in_directive("${x} {{y}} {z}")
+                .iter()
+                .map(|l| l.span)
+                .collect::<Vec<_>>(),
+            [Span::new(11, 14)]
+        );
+    }
+}

@@ -1,0 +1,485 @@
+//! Checks of tool files (tools and runtimes), each through the executor chains it is part of.
+
+use std::collections::{BTreeMap, HashSet};
+
+use serde_json::Value;
+use strata_core::{FieldPath, Layer, Limits, PathSeg, Reference};
+use strata_exec::{allowlisted, check_schema, take_literals, Link, Project, ToolChain};
+use strata_pipeline::{Chain, Template};
+
+use crate::diagnostic::{Code, Diagnostic};
+use crate::lints::{spaced, Lint};
+use crate::names::did_you_mean;
+use crate::Report;
+
+/// The runtime parameters every tool gets.
+const RUNTIME_PARAMS: [&str; 6] = [
+    "tool_path",
+    "tool_dir",
+    "tool_parent",
+    "project_path",
+    "params_json",
+    "runtime_dir",
+];
+
+fn key(k: &str) -> PathSeg {
+    PathSeg::Key(k.to_string())
+}
+
+fn is_graph(project: &Project, id: &str) -> bool {
+    let Some(path) = project.tool_path(id) else {
+        return false;
+    };
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return false;
+    };
+    serde_yaml_kind(&text).as_deref() == Some("graph")
+}
+
+fn serde_yaml_kind(text: &str) -> Option<String> {
+    text.lines()
+        .find_map(|l| l.strip_prefix("kind:"))
+        .map(|k| k.trim().trim_matches(['"', '\'']).to_string())
+}
+
+/// What every chain check needs to know of the project.
+struct ProjectFacts {
+    dotenv: Vec<String>,
+    /// Ids of runtimes: files under `runtimes/` or named as an executor. Their parameters
+    /// (`{script}`) come from the tools that use them.
+    runtimes: HashSet<String>,
+}
+
+/// Checks every tool of the project.
+pub fn check(project: &Project, report: &mut Report) {
+    let mut chains = Vec::new();
+    let mut runtimes = HashSet::new();
+    for id in project.tool_ids() {
+        report.files += 1;
+        if id.starts_with("runtimes/") {
+            runtimes.insert(id.clone());
+        }
+        if is_graph(project, &id) {
+            continue;
+        }
+        match ToolChain::load(project, &id) {
+            Ok(chain) => {
+                runtimes.extend(chain.links.iter().skip(1).map(|l| l.id.clone()));
+                chains.push(chain);
+            }
+            Err(e) => report.push(Diagnostic::from_error(&e, &format!("tools/{id}.yaml"))),
+        }
+    }
+    let facts = ProjectFacts {
+        dotenv: project_dotenv(project),
+        runtimes,
+    };
+    let mut linted = HashSet::new();
+    for chain in &chains {
+        check_chain(chain, &project.limits, &facts, report, &mut linted);
+    }
+}
+
+fn project_dotenv(project: &Project) -> Vec<String> {
+    let path = project.root.join(".env");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Vec::new();
+    };
+    strata_doc::parse_dotenv(".env", &text)
+        .map(|pairs| pairs.into_iter().map(|(k, _)| k).collect())
+        .unwrap_or_default()
+}
+
+/// The link whose file authored `path` (the one closest to the tool).
+fn owner<'c>(chain: &'c ToolChain, path: &FieldPath) -> &'c Link {
+    chain
+        .links
+        .iter()
+        .find(|l| path.lookup(&l.doc.value).is_some())
+        .unwrap_or(&chain.links[0])
+}
+
+fn declared_params(link: &Link) -> Vec<String> {
+    link.file
+        .parameters
+        .as_ref()
+        .and_then(|p| p.get("properties"))
+        .and_then(Value::as_object)
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+fn env_set_by_chain(chain: &ToolChain, dotenv: &[String], name: &str) -> bool {
+    allowlisted(name)
+        || dotenv.iter().any(|n| n == name)
+        || chain.links.iter().any(|l| {
+            l.file.secrets.iter().any(|s| s == name)
+                || l.file.env_config.as_ref().is_some_and(|e| {
+                    e.env.contains_key(name)
+                        || e.interpreter.as_ref().is_some_and(|i| i.var == name)
+                })
+        })
+}
+
+fn check_chain(
+    chain: &ToolChain,
+    limits: &Limits,
+    facts: &ProjectFacts,
+    report: &mut Report,
+    linted: &mut HashSet<String>,
+) {
+    let tool = &chain.links[0];
+    if let Some(schema) = &tool.file.parameters {
+        if let Err(e) = check_schema(schema) {
+            let path = e.path.under(&FieldPath(vec![key("parameters")]));
+            let at = tool.doc.locate(&path, None).unwrap_or((1, 1));
+            report.push(
+                Diagnostic::new(Code::Load, &tool.doc.name, at, path, e.message).help(Some(
+                    "see docs/tools.md for the supported schema subset".into(),
+                )),
+            );
+        }
+    }
+    check_env_templates(chain, limits, report);
+    let mut config = Value::Object(chain.merged_config());
+    if let Err(e) = take_literals(&mut config) {
+        let mut e = e;
+        e.path = e.path.under(&FieldPath(vec![key("config")]));
+        let link = owner(chain, &e.path);
+        report.push(
+            Diagnostic::from_error(&link.doc.locate_error(e), &link.doc.name).with_code(Code::Load),
+        );
+        return;
+    }
+    let config_path = FieldPath(vec![key("config")]);
+    let mut known: Vec<String> = RUNTIME_PARAMS.iter().map(|s| s.to_string()).collect();
+    known.extend(
+        config
+            .as_object()
+            .map(|m| m.keys().cloned().collect::<Vec<_>>())
+            .unwrap_or_default(),
+    );
+    known.extend(declared_params(tool));
+    let stages = Chain(vec![Layer::Env, Layer::Params]);
+    let template = match Template::compile(&config, &stages, limits) {
+        Ok(t) => t,
+        Err(mut e) => {
+            e.path = e.path.under(&config_path);
+            let link = owner(chain, &e.path);
+            report.push(Diagnostic::from_error(
+                &link.doc.locate_error(e),
+                &link.doc.name,
+            ));
+            return;
+        }
+    };
+    let secrets = chain.secrets();
+    let mut used = HashSet::new();
+    for (field, r) in template.references() {
+        let path = field.under(&config_path);
+        let link = owner(chain, &path);
+        let at = link.doc.locate(&path, Some(r.span.start)).unwrap_or((1, 1));
+        match r.layer {
+            Layer::Params => {
+                used.insert(r.name.clone());
+                let own = std::ptr::eq(link, tool);
+                if known.contains(&r.name) || (own && facts.runtimes.contains(&tool.id)) {
+                    continue;
+                }
+                let message = if own {
+                    format!("unknown parameter `{{{}}}`: it is left as written", r.name)
+                } else {
+                    format!("unknown parameter `{{{}}}` when `{}` runs on this file: it is left as written", r.name, tool.id)
+                };
+                let help = did_you_mean(&r.name, known.iter().map(String::as_str))
+                    .map(|s| format!("did you mean `{{{s}}}`?"))
+                    .unwrap_or_else(|| {
+                        if own {
+                            format!("the parameters here are {}", braces(&known))
+                        } else {
+                            format!("set `{}` in the config of `{}`", r.name, tool.id)
+                        }
+                    });
+                report.push(
+                    Diagnostic::new(
+                        Code::UnknownParam,
+                        &link.doc.name,
+                        at,
+                        path.clone(),
+                        message,
+                    )
+                    .span(Some(r.span))
+                    .help(Some(help)),
+                );
+            }
+            Layer::Env => check_env(chain, &facts.dotenv, &r, &path, link, at, &secrets, report),
+            _ => {}
+        }
+    }
+    unused_params(chain, &config, &used, report);
+    param_cycles(chain, &template, &config_path, report);
+    for link in &chain.links {
+        if linted.insert(link.doc.name.clone()) {
+            lint_file(link, limits, report);
+        }
+        lint_spaced(link, &known, report);
+    }
+}
+
+fn braces(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{{{n}}}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[allow(clippy::too_many_arguments)]
+fn check_env(
+    chain: &ToolChain,
+    dotenv: &[String],
+    r: &Reference,
+    path: &FieldPath,
+    link: &Link,
+    at: (usize, usize),
+    secrets: &[String],
+    report: &mut Report,
+) {
+    if !(r.optional || env_set_by_chain(chain, dotenv, &r.name)) {
+        let d = Diagnostic::new(Code::UnsetEnv, &link.doc.name, at, path.clone(), format!("`${{{}}}` has no default and nothing in the executor chain sets it", r.name))
+            .span(Some(r.span))
+            .help(Some(format!("write `${{{}:-default}}`, set it in `env_config.env`, or list it in `secrets` if the caller provides it", r.name)));
+        report.push(d);
+    }
+    let in_args = path.0.get(1) == Some(&key("args"));
+    if in_args && secrets.contains(&r.name) {
+        report.push(
+            Diagnostic::new(
+                Code::SecretInArgs,
+                &link.doc.name,
+                at,
+                path.clone(),
+                format!(
+                    "secret `{}` is placed in argv, which every process on the machine can read",
+                    r.name
+                ),
+            )
+            .span(Some(r.span))
+            .help(Some(
+                "pass it through `config.env` (or stdin) instead".into(),
+            )),
+        );
+    }
+}
+
+fn unused_params(chain: &ToolChain, config: &Value, used: &HashSet<String>, report: &mut Report) {
+    let tool = &chain.links[0];
+    let whole = used.contains("params_json") || config.get("params_env_prefix").is_some();
+    if whole {
+        return;
+    }
+    for name in declared_params(tool) {
+        if used.contains(&name) {
+            continue;
+        }
+        let path = FieldPath(vec![key("parameters"), key("properties"), key(&name)]);
+        let at = tool.doc.locate(&path, None).unwrap_or((1, 1));
+        report.push(
+            Diagnostic::new(
+                Code::UnusedParam,
+                &tool.doc.name,
+                at,
+                path,
+                format!("parameter `{name}` never reaches the tool"),
+            )
+            .help(Some(format!(
+                "use `{{{name}}}` in the config, or `{{params_json}}` to pass every parameter"
+            ))),
+        );
+    }
+}
+
+/// Strings of one file's own `config`, with their paths (literal args left out).
+fn config_strings(link: &Link) -> Vec<(FieldPath, String)> {
+    let mut out = Vec::new();
+    if let Some(config) = link.doc.value.get("config") {
+        collect(config, &FieldPath(vec![key("config")]), &mut out);
+    }
+    out
+}
+
+fn collect(v: &Value, path: &FieldPath, out: &mut Vec<(FieldPath, String)>) {
+    match v {
+        Value::String(s) => out.push((path.clone(), s.clone())),
+        Value::Array(items) => {
+            for (i, x) in items.iter().enumerate() {
+                collect(x, &path.child(PathSeg::Index(i)), out);
+            }
+        }
+        Value::Object(map) if map.len() == 1 && map.contains_key("literal") => {}
+        Value::Object(map) => {
+            for (k, x) in map {
+                collect(x, &path.child(key(k)), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn push_lint(link: &Link, path: &FieldPath, lint: Lint, report: &mut Report) {
+    let at = link
+        .doc
+        .locate(path, Some(lint.span.start))
+        .unwrap_or((1, 1));
+    report.push(
+        Diagnostic::new(lint.code, &link.doc.name, at, path.clone(), lint.message)
+            .span(Some(lint.span))
+            .help(lint.help),
+    );
+}
+
+/// Layer I and layer C placeholders in a tool file: no stage of a tool run reads them.
+fn lint_file(link: &Link, limits: &Limits, report: &mut Report) {
+    for (path, text) in config_strings(link) {
+        for (layer, code, what) in [
+            (
+                Layer::Inputs,
+                Code::InputInTool,
+                "a directive input reference",
+            ),
+            (Layer::Context, Code::ContextInTool, "a context placeholder"),
+        ] {
+            let Ok(t) =
+                Template::compile(&Value::String(text.clone()), &Chain(vec![layer]), limits)
+            else {
+                continue;
+            };
+            for (_, r) in t.references() {
+                let source = &text[r.span.start..r.span.end];
+                let lint = Lint {
+                    code,
+                    span: r.span,
+                    message: format!("`{source}` is {what} in a tool file, where layer {} never runs", layer_letter(layer)),
+                    help: Some(match layer {
+                        Layer::Inputs => "pass the input as a tool parameter from the directive (`params: {x: \"{input:x}\"}`) and use `{x}` here".into(),
+                        _ => "context is rendered before dispatch (graphs, hooks, directives): pass the value as a parameter and use `{name}` here".into(),
+                    }),
+                };
+                push_lint(link, &path, lint, report);
+            }
+        }
+    }
+}
+
+fn layer_letter(layer: Layer) -> &'static str {
+    match layer {
+        Layer::Inputs => "I",
+        Layer::Context => "C",
+        Layer::Env => "E",
+        _ => "P",
+    }
+}
+
+fn lint_spaced(link: &Link, known: &[String], report: &mut Report) {
+    for (path, text) in config_strings(link) {
+        for lint in spaced(&text, |n| {
+            known.iter().any(|k| k == n).then(|| format!("{{{n}}}"))
+        }) {
+            push_lint(link, &path, lint, report);
+        }
+    }
+}
+
+/// `env_config.env` values are layer-E templates: their syntax is checked too.
+fn check_env_templates(chain: &ToolChain, limits: &Limits, report: &mut Report) {
+    for link in &chain.links {
+        let Some(env) = link.file.env_config.as_ref().map(|e| &e.env) else {
+            continue;
+        };
+        for (name, value) in env {
+            let path = FieldPath(vec![key("env_config"), key("env"), key(name)]);
+            if let Err(e) = Template::compile(value, &Chain(vec![Layer::Env]), limits) {
+                let mut e = e;
+                e.path = path.clone();
+                report.push(Diagnostic::from_error(
+                    &link.doc.locate_error(e),
+                    &link.doc.name,
+                ));
+            }
+        }
+    }
+}
+
+/// Config keys that refer to each other in a cycle can never render.
+fn param_cycles(
+    chain: &ToolChain,
+    template: &Template,
+    config_path: &FieldPath,
+    report: &mut Report,
+) {
+    let mut edges: BTreeMap<String, Vec<(String, FieldPath, Reference)>> = BTreeMap::new();
+    let keys: Vec<String> = chain.merged_config().keys().cloned().collect();
+    for (field, r) in template.references() {
+        let Some(PathSeg::Key(from)) = field.0.first() else {
+            continue;
+        };
+        if r.layer == Layer::Params
+            && keys.contains(&r.name)
+            && !RUNTIME_PARAMS.contains(&r.name.as_str())
+        {
+            edges.entry(from.clone()).or_default().push((
+                r.name.clone(),
+                field.under(config_path),
+                r,
+            ));
+        }
+    }
+    for start in edges.keys() {
+        let mut stack = vec![start.clone()];
+        if let Some((cycle, path, r)) = find_cycle(&edges, &mut stack) {
+            if cycle.iter().min() != Some(start) {
+                continue;
+            }
+            let link = owner(chain, &path);
+            let at = link.doc.locate(&path, Some(r.span.start)).unwrap_or((1, 1));
+            report.push(
+                Diagnostic::new(
+                    Code::ParamCycle,
+                    &link.doc.name,
+                    at,
+                    path,
+                    format!("parameter cycle: {}", cycle.join(" -> ")),
+                )
+                .span(Some(r.span))
+                .help(Some(
+                    "a parameter cannot refer to itself, directly or through others".into(),
+                )),
+            );
+        }
+    }
+}
+
+type Edge = (String, FieldPath, Reference);
+
+fn find_cycle(
+    edges: &BTreeMap<String, Vec<Edge>>,
+    stack: &mut Vec<String>,
+) -> Option<(Vec<String>, FieldPath, Reference)> {
+    let last = stack.last()?.clone();
+    for (to, path, r) in edges.get(&last).map(Vec::as_slice).unwrap_or_default() {
+        if let Some(pos) = stack.iter().position(|s| s == to) {
+            let mut cycle = stack[pos..].to_vec();
+            cycle.push(to.clone());
+            return Some((cycle, path.clone(), r.clone()));
+        }
+        if stack.len() > 16 {
+            return None;
+        }
+        stack.push(to.clone());
+        if let Some(found) = find_cycle(edges, stack) {
+            return Some(found);
+        }
+        stack.pop();
+    }
+    None
+}
