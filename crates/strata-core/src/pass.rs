@@ -116,7 +116,10 @@ pub fn run_pass(mut seq: Seq, syntax: &dyn Syntax, cx: &CompileCx<'_>) -> Result
         };
         let len = text.len();
         let Some(c) = memchr::memchr2(a, b, &text.as_bytes()[off..]).map(|k| off + k) else {
-            if let Part::Lit(lit) = &parts[i] {
+            if pending == 0 && len > 0 {
+                // The whole run stays as it is: move it rather than copy it.
+                out.push(std::mem::replace(&mut parts[i], Part::Data("".into())));
+            } else if let Part::Lit(lit) = &parts[i] {
                 out.extend(slice_lit(lit, pending, len));
             }
             (i, off, pending) = (i + 1, 0, 0);

@@ -49,7 +49,9 @@ pub struct RenderCx<'a> {
     steps: Vec<Step<'a>>,
     from: usize,
     config: &'a [(String, Node)],
-    memo: Vec<Option<Resolved>>,
+    /// Boxed, so that the table itself stays small: a large allocation at the start of every
+    /// render makes the system allocator consolidate its caches of small blocks first.
+    memo: Vec<Option<Box<Resolved>>>,
     chain: Vec<usize>,
     /// While a config key is being rendered: the longest chain found below it so far
     /// (its length, this key included, and the key it continues with).
@@ -203,19 +205,24 @@ impl<'a> RenderCx<'a> {
     }
 
     /// Renders every top-level entry in order, as [`RenderCx::render_config_entry`] does for
-    /// each, and returns their values (moved, not copied) and the warnings.
-    pub fn render_config(mut self) -> Result<(Vec<Rendered>, Vec<Warning>), Error> {
+    /// each, and returns the entries (values moved, not copied) and the warnings.
+    #[allow(clippy::type_complexity)]
+    pub fn render_config(mut self) -> Result<(Vec<(String, Rendered)>, Vec<Warning>), Error> {
         for index in 0..self.config.len() {
             if self.memo[index].is_none() {
                 self.follow(index, Span::new(0, 0))?;
             }
         }
-        let values = self
+        let entries = self
             .memo
             .into_iter()
-            .map(|done| done.expect("every config entry is rendered above").value)
+            .zip(self.config)
+            .map(|(done, (key, _))| {
+                let done = done.expect("every config entry is rendered above");
+                (key.clone(), done.value)
+            })
             .collect();
-        Ok((values, self.warnings))
+        Ok((entries, self.warnings))
     }
 
     /// Looks a parameter up: runtime parameters first, then config keys, then caller
@@ -287,7 +294,7 @@ impl<'a> RenderCx<'a> {
                 let (depth, next) =
                     std::mem::replace(&mut self.deepest, outer).unwrap_or((1, None));
                 let value = result?;
-                self.memo[index] = Some(Resolved { value, depth, next });
+                self.memo[index] = Some(Box::new(Resolved { value, depth, next }));
                 depth
             }
         };

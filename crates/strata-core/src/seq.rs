@@ -150,7 +150,9 @@ impl Seq {
                 Part::Data(d) => out.push(d, crate::Origin::Data),
                 Part::Hole(h) => {
                     h.render_text(cx, out)?;
-                    cx.check_output(out.text.len(), h.layer(), h.span())?;
+                    if out.text.len() > cx.limits.output_bytes_per_string {
+                        cx.check_output(out.text.len(), h.layer(), h.span())?;
+                    }
                 }
             }
         }
@@ -164,8 +166,26 @@ impl Seq {
                 return h.render_whole(cx);
             }
         }
-        let mut out = Text::default();
+        let (bytes, marks) = self.size_hint();
+        let mut out = Text::with_capacity(bytes, marks);
         self.render_text(cx, &mut out)?;
         Ok(Rendered::Text(out))
+    }
+
+    /// A guess at the rendered size, to allocate once: the fixed text plus a few bytes per
+    /// placeholder, and one mark per placeholder or escape (no marks are reserved for a few
+    /// placeholders, which may well render no data).
+    fn size_hint(&self) -> (usize, usize) {
+        const PER_HOLE: usize = 16;
+        const FEW: usize = 8;
+        let (bytes, marks) = self
+            .parts
+            .iter()
+            .fold((0, 0), |(bytes, marks), part| match part {
+                Part::Lit(lit) => (bytes + lit.text.len(), marks),
+                Part::Data(d) => (bytes + d.len(), marks + 1),
+                Part::Hole(_) => (bytes + PER_HOLE, marks + 1),
+            });
+        (bytes, if marks < FEW { 0 } else { marks })
     }
 }

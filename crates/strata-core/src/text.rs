@@ -23,6 +23,14 @@ pub struct Text {
 }
 
 impl Text {
+    /// An empty text with room for `bytes` bytes and `marks` marks.
+    pub fn with_capacity(bytes: usize, marks: usize) -> Text {
+        Text {
+            text: String::with_capacity(bytes),
+            marks: Vec::with_capacity(marks),
+        }
+    }
+
     /// Appends `s` with the given origin.
     pub fn push(&mut self, s: &str, origin: Origin) {
         let start = self.text.len();

@@ -302,9 +302,7 @@ fn check_object(
     }
     if let Some(Value::Array(req)) = schema.get("required") {
         for name in req.iter().filter_map(Value::as_str) {
-            if !map.contains_key(name)
-                && !props.get(name).is_some_and(|p| p.get("default").is_some())
-            {
+            if !map.contains_key(name) && props.get(name).and_then(|p| p.get("default")).is_none() {
                 problems.push(format!("missing required {}", child_name(what, name)));
             }
         }

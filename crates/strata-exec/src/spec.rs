@@ -204,10 +204,7 @@ pub fn build_spec(
             argv.push(t);
         }
     }
-    let stdin = match field(config, "input_data") {
-        None => None,
-        Some(r) => Some(to_text(&r)),
-    };
+    let stdin = field(config, "input_data").map(|r| to_text(&r));
 
     let timeout = match field(config, "timeout") {
         None => DEFAULT_TIMEOUT_SECS,

@@ -138,7 +138,7 @@ pub fn read_tool_file(
 }
 
 fn parse_fields(doc: &Document) -> Result<ToolFile, Error> {
-    match serde_json::from_value::<ToolFile>(doc.value.clone()) {
+    match ToolFile::deserialize(&doc.value) {
         Ok(file) => Ok(file),
         Err(json_err) => {
             // Parse again from the text: slower, but the error then has a line and column.

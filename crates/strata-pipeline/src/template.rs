@@ -58,15 +58,11 @@ impl Template {
                 warnings: cx.into_warnings(),
             });
         }
-        let (values, warnings) = cx.render_config()?;
-        let value = Rendered::Object(
-            entries
-                .iter()
-                .zip(values)
-                .map(|((key, _), value)| (key.clone(), value))
-                .collect(),
-        );
-        Ok(Output { value, warnings })
+        let (entries, warnings) = cx.render_config()?;
+        Ok(Output {
+            value: Rendered::Object(entries),
+            warnings,
+        })
     }
 }
 

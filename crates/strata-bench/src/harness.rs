@@ -1,0 +1,185 @@
+//! A small timing harness: warm-up, calibrated samples, median nanoseconds per iteration.
+//!
+//! Each sample runs the closure a fixed number of times (chosen during warm-up so that one
+//! sample lasts about [`Settings::sample_time`]) and records the mean time of one call in
+//! that sample. The reported figure is the median over the samples, which is robust against
+//! the odd sample disturbed by the scheduler. Results go through [`black_box`] so the
+//! optimiser cannot drop the work.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// How long and how often to measure.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    /// Time spent running the closure before any sample is taken.
+    pub warmup: Duration,
+    /// Number of samples; the median of them is reported.
+    pub samples: usize,
+    /// Target duration of one sample (a slow closure runs once per sample regardless).
+    pub sample_time: Duration,
+    /// When set: no warm-up and one sample of exactly this many calls (for profilers, whose
+    /// counts are then per known number of iterations).
+    pub fixed_iters: Option<u64>,
+}
+
+impl Settings {
+    /// The `--quick` settings: enough to see the shape in a few seconds.
+    pub fn quick() -> Settings {
+        Settings {
+            warmup: Duration::from_millis(50),
+            samples: 7,
+            sample_time: Duration::from_millis(15),
+            fixed_iters: None,
+        }
+    }
+
+    /// The default settings: more warm-up and more, longer samples.
+    pub fn full() -> Settings {
+        Settings {
+            warmup: Duration::from_millis(300),
+            samples: 31,
+            sample_time: Duration::from_millis(60),
+            fixed_iters: None,
+        }
+    }
+}
+
+impl Settings {
+    /// Samples to take: one in fixed-iteration mode, otherwise `samples` (at least one).
+    fn sample_count(&self) -> usize {
+        match self.fixed_iters {
+            Some(_) => 1,
+            None => self.samples.max(1),
+        }
+    }
+}
+
+/// The result of measuring one closure.
+#[derive(Debug, Clone, Copy)]
+pub struct Measurement {
+    /// Median over the samples of the mean time per call, in nanoseconds.
+    pub median_ns: f64,
+    /// Fastest sample's time per call, in nanoseconds.
+    pub min_ns: f64,
+    /// Slowest sample's time per call, in nanoseconds.
+    pub max_ns: f64,
+    /// Calls per sample.
+    pub iters: u64,
+}
+
+/// A closure under measurement, with its calibrated iteration count.
+struct Subject<F> {
+    f: F,
+    iters: u64,
+    per_call: Vec<f64>,
+}
+
+impl<T, F: FnMut() -> T> Subject<F> {
+    /// Warms the closure up for `settings.warmup` and picks the calls per sample.
+    fn warm(mut f: F, settings: &Settings) -> Subject<F> {
+        if let Some(iters) = settings.fixed_iters {
+            return Subject {
+                f,
+                iters: iters.max(1),
+                per_call: Vec::with_capacity(1),
+            };
+        }
+        let start = Instant::now();
+        let mut calls = 0u64;
+        while calls == 0 || start.elapsed() < settings.warmup {
+            black_box(f());
+            calls += 1;
+        }
+        let per_call = start.elapsed().as_secs_f64() / calls as f64;
+        let iters = (settings.sample_time.as_secs_f64() / per_call).max(1.0) as u64;
+        Subject {
+            f,
+            iters,
+            per_call: Vec::with_capacity(settings.samples),
+        }
+    }
+
+    /// Takes one sample.
+    fn sample(&mut self) {
+        let start = Instant::now();
+        for _ in 0..self.iters {
+            black_box((self.f)());
+        }
+        let ns = start.elapsed().as_nanos() as f64;
+        self.per_call.push(ns / self.iters as f64);
+    }
+
+    fn finish(mut self) -> Measurement {
+        self.per_call.sort_by(f64::total_cmp);
+        let n = self.per_call.len();
+        let median_ns = if n % 2 == 1 {
+            self.per_call[n / 2]
+        } else {
+            (self.per_call[n / 2 - 1] + self.per_call[n / 2]) / 2.0
+        };
+        Measurement {
+            median_ns,
+            min_ns: self.per_call[0],
+            max_ns: self.per_call[n - 1],
+            iters: self.iters,
+        }
+    }
+}
+
+/// Measures one closure.
+pub fn measure<T>(settings: &Settings, f: impl FnMut() -> T) -> Measurement {
+    let mut subject = Subject::warm(f, settings);
+    for _ in 0..settings.sample_count() {
+        subject.sample();
+    }
+    subject.finish()
+}
+
+/// Measures two closures side by side, alternating their samples (`a b a b …`) so that a
+/// change of machine state during the run affects both alike.
+pub fn compare<A, B>(
+    settings: &Settings,
+    a: impl FnMut() -> A,
+    b: impl FnMut() -> B,
+) -> (Measurement, Measurement) {
+    let mut a = Subject::warm(a, settings);
+    let mut b = Subject::warm(b, settings);
+    for _ in 0..settings.sample_count() {
+        a.sample();
+        b.sample();
+    }
+    (a.finish(), b.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tiny() -> Settings {
+        Settings {
+            warmup: Duration::from_millis(1),
+            samples: 3,
+            sample_time: Duration::from_millis(1),
+            fixed_iters: None,
+        }
+    }
+
+    #[test]
+    fn measures_something_positive() {
+        let m = measure(&tiny(), || (0..100u64).map(black_box).sum::<u64>());
+        assert!(m.median_ns > 0.0);
+        assert!(m.min_ns <= m.median_ns && m.median_ns <= m.max_ns);
+        assert!(m.iters >= 1);
+    }
+
+    #[test]
+    fn slower_closure_measures_slower() {
+        let (fast, slow) = compare(
+            &tiny(),
+            || (0..10u64).map(black_box).sum::<u64>(),
+            || (0..10_000u64).map(black_box).sum::<u64>(),
+        );
+        assert!(slow.median_ns > fast.median_ns);
+    }
+}

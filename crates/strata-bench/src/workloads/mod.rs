@@ -1,0 +1,22 @@
+//! The workloads, one module each, and the registry `main` runs them from.
+
+pub mod config;
+pub mod context;
+pub mod scaling;
+pub mod text;
+pub mod throughput;
+
+use crate::harness::Settings;
+use crate::report::Report;
+
+/// A workload group: its name (for `--only`) and the function that measures it.
+pub type Group = (&'static str, fn(&Settings, &mut Report));
+
+/// Every group, in the order they run.
+pub const GROUPS: &[Group] = &[
+    ("config_compile", config::run_compile),
+    ("config_render", config::run_render),
+    ("context", context::run),
+    ("throughput", throughput::run),
+    ("scaling", scaling::run),
+];
