@@ -4,6 +4,7 @@
 mod check_cmd;
 mod directive_cmd;
 mod exec_runner;
+mod explain_cmd;
 mod graph_cmd;
 mod graph_tools;
 mod render;
@@ -31,6 +32,8 @@ enum Command {
     Render(render::RenderArgs),
     /// Check every tool, runtime, directive and hook for template mistakes
     Check(check_cmd::CheckArgs),
+    /// Show each field of a tool or directive after every stage, with the origin of each segment
+    Explain(explain_cmd::ExplainArgs),
     /// Run a YAML tool through its executor chain as a real subprocess
     Run(run::RunArgs),
     /// List the project's tools with their descriptions
@@ -47,6 +50,7 @@ pub fn main() -> ExitCode {
     match cli.command {
         Command::Render(args) => render::run(args),
         Command::Check(args) => check_cmd::run(args),
+        Command::Explain(args) => explain_cmd::run(args),
         Command::Run(args) => run::run(args),
         Command::Tools(args) => tools::run(args),
         Command::Graph(args) => graph_cmd::draw_cmd(args),

@@ -58,15 +58,20 @@ pub struct RunArgs {
 
 /// Prints an error, with a snippet of the file it points into when there is one.
 pub fn print_error(err: &Error, project: Option<&Project>) {
-    let doc = err.location.as_ref().and_then(|loc| {
-        let root = project.map_or_else(|| PathBuf::from("."), |p| p.root.clone());
-        let text = std::fs::read_to_string(root.join(&loc.file)).ok()?;
-        Some(Document {
-            name: loc.file.clone(),
-            text,
-            value: Value::Null,
-        })
-    });
+    // A snippet of `.env` would show a secret value: those errors get no snippet.
+    let doc = err
+        .location
+        .as_ref()
+        .filter(|loc| !loc.file.ends_with(".env"))
+        .and_then(|loc| {
+            let root = project.map_or_else(|| PathBuf::from("."), |p| p.root.clone());
+            let text = std::fs::read_to_string(root.join(&loc.file)).ok()?;
+            Some(Document {
+                name: loc.file.clone(),
+                text,
+                value: Value::Null,
+            })
+        });
     eprint!("{}", format_error(err, doc.as_ref()));
 }
 
@@ -100,7 +105,12 @@ fn locate(args: &RunArgs) -> Result<(Project, String), (Error, Option<Project>)>
 }
 
 fn caller_params(args: &RunArgs) -> Result<CallerParams, Error> {
-    let typed = match &args.params_json {
+    caller_params_from(args.params_json.as_deref(), &args.params)
+}
+
+/// Caller parameters from `--params-json` and `-p K=V` pairs (the pairs win).
+pub fn caller_params_from(json: Option<&str>, pairs: &[String]) -> Result<CallerParams, Error> {
+    let typed = match json {
         None => serde_json::Map::new(),
         Some(text) => match serde_json::from_str(text) {
             Ok(Value::Object(map)) => map,
@@ -118,8 +128,7 @@ fn caller_params(args: &RunArgs) -> Result<CallerParams, Error> {
             }
         },
     };
-    let strings = args
-        .params
+    let strings = pairs
         .iter()
         .map(|p| split_pair(p, "--param").map(|(k, v)| (k.to_string(), v.to_string())))
         .collect::<Result<_, _>>()?;
@@ -249,7 +258,8 @@ fn spec_text(plan: &Plan, spec: &SpawnSpec) -> String {
         s => s.to_string(),
     };
     out.push_str(&format!("chain:   {}\n", plan.chain.describe()));
-    out.push_str(&format!("command: {}\n", spec.program.display()));
+    let command = v["command"].as_str().unwrap_or_default();
+    out.push_str(&format!("command: {command}\n"));
     out.push_str(&format!("argv:    [{argv}]\n"));
     out.push_str(&format!("cwd:     {}\n", spec.cwd.display()));
     out.push_str(&format!("stdin:   {stdin}\n"));

@@ -1,0 +1,290 @@
+//! `strata explain`: each field of a tool or directive after every stage of SPEC §2, with the
+//! provenance of every segment (authored, data, secret — secrets as `***`).
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Args;
+use serde_json::{json, Map, Value};
+use strata_core::{Error, FieldPath, Layer, Origin, PathSeg, Rendered, Scope};
+use strata_directive::Directive;
+use strata_exec::{Plan, Project, RunOptions};
+use strata_pipeline::{explain, Chain, StageOutput};
+
+use crate::exec_runner::ExecRunner;
+use crate::run::{caller_params_from, print_error, STRATA_FAILED};
+use crate::scope_args::split_pair;
+
+/// Options of `strata explain`.
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// A tool file (`tools/examples/echo.yaml`) or a directive (`directives/greet.md`)
+    pub file: PathBuf,
+    /// Only this field and the fields inside it (`config.args[1]`, `body`)
+    #[arg(long, value_name = "PATH")]
+    pub field: Option<String>,
+    /// A tool's caller parameter (repeatable)
+    #[arg(long = "param", short = 'p', value_name = "K=V")]
+    pub params: Vec<String>,
+    /// A tool's caller parameters as a JSON object
+    #[arg(long, value_name = "JSON")]
+    pub params_json: Option<String>,
+    /// A directive input (repeatable)
+    #[arg(long = "input", value_name = "K=V")]
+    pub inputs: Vec<String>,
+    /// The project root (default: the nearest ancestor of the file with tools/)
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+}
+
+/// Runs `strata explain`.
+pub fn run(args: ExplainArgs) -> ExitCode {
+    let start = args
+        .file
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let project = match args
+        .project
+        .as_deref()
+        .map_or_else(|| Project::discover(start), Project::at)
+    {
+        Ok(p) => p,
+        Err(e) => {
+            print_error(&e, None);
+            return ExitCode::from(STRATA_FAILED);
+        }
+    };
+    let text = if args.file.extension().is_some_and(|e| e == "md") {
+        directive_text(&args, &project)
+    } else {
+        tool_text(&args, &project)
+    };
+    match text {
+        Ok(text) => {
+            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            print_error(&e, Some(&project));
+            ExitCode::from(STRATA_FAILED)
+        }
+    }
+}
+
+/// A value found at a path of a rendered tree: a rendered node, or part of a typed value.
+enum Found<'r> {
+    Node(&'r Rendered),
+    Json(&'r Value, Origin),
+}
+
+fn find<'r>(root: &'r Rendered, path: &FieldPath) -> Option<Found<'r>> {
+    let mut cur = root;
+    for (i, seg) in path.0.iter().enumerate() {
+        cur = match (cur, seg) {
+            (Rendered::Array(items), PathSeg::Index(n)) => items.get(*n)?,
+            (Rendered::Object(entries), PathSeg::Key(k)) => {
+                &entries.iter().find(|(key, _)| key == k)?.1
+            }
+            (Rendered::Value(v, origin), _) => {
+                return FieldPath(path.0[i..].to_vec())
+                    .lookup(v)
+                    .map(|v| Found::Json(v, *origin));
+            }
+            _ => return None,
+        };
+    }
+    Some(Found::Node(cur))
+}
+
+fn shown(v: &Value, origin: Origin) -> String {
+    match origin {
+        Origin::Secret => "***".into(),
+        _ => strata_core::value_to_text(v),
+    }
+}
+
+/// `origin:"text"` for every segment (a typed value keeps its JSON form).
+fn segments(found: Option<Found<'_>>) -> String {
+    let parts: Vec<(Origin, String, bool)> = match found {
+        None => return "(absent)".into(),
+        Some(Found::Node(Rendered::Text(t))) => t
+            .segments()
+            .into_iter()
+            .map(|(o, s)| (o, s, true))
+            .collect(),
+        Some(Found::Node(Rendered::Value(v, o))) => vec![(*o, shown(v, *o), v.is_string())],
+        Some(Found::Json(v, o)) => vec![(o, shown(v, o), v.is_string())],
+        Some(Found::Node(other)) => {
+            vec![(other.origin(), other.to_redacted_json().to_string(), false)]
+        }
+    };
+    if parts.is_empty() {
+        return "authored:\"\"".into();
+    }
+    parts
+        .into_iter()
+        .map(|(o, s, quoted)| {
+            if quoted || o == Origin::Secret {
+                format!("{}:{}", o.name(), json!(s))
+            } else {
+                format!("{}:{s}", o.name())
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn leaves(value: &Value, path: &FieldPath, out: &mut Vec<(FieldPath, Value)>) {
+    match value {
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .for_each(|(i, v)| leaves(v, &path.child(PathSeg::Index(i)), out)),
+        Value::Object(map) if !(map.len() == 1 && map.contains_key("literal")) => map
+            .iter()
+            .for_each(|(k, v)| leaves(v, &path.child(PathSeg::Key(k.clone())), out)),
+        other => out.push((path.clone(), other.clone())),
+    }
+}
+
+fn wanted(path: &str, field: Option<&str>) -> bool {
+    match field {
+        None => true,
+        Some(f) => {
+            path == f || path.starts_with(&format!("{f}.")) || path.starts_with(&format!("{f}["))
+        }
+    }
+}
+
+fn table(
+    out: &mut String,
+    source: &Value,
+    prefix: &FieldPath,
+    stages: &[StageOutput],
+    field: Option<&str>,
+) {
+    let mut all = Vec::new();
+    leaves(source, &FieldPath::root(), &mut all);
+    for (path, value) in all {
+        let full = path.under(prefix).to_string();
+        if !wanted(&full, field) {
+            continue;
+        }
+        let _ = writeln!(out, "{full}");
+        let source = match &value {
+            Value::Object(m) => {
+                format!("literal:{}", m.get("literal").cloned().unwrap_or_default())
+            }
+            v => format!("authored:{v}"),
+        };
+        let _ = writeln!(out, "  {:<10} {source}", "source");
+        for s in stages {
+            let label = format!("{} {}", s.stage, s.layer);
+            let _ = writeln!(out, "  {label:<10} {}", segments(find(&s.value, &path)));
+        }
+    }
+}
+
+fn tool_text(args: &ExplainArgs, project: &Project) -> Result<String, Error> {
+    let id = project.id_of_path(&args.file)?;
+    let caller = caller_params_from(args.params_json.as_deref(), &args.params)?;
+    let plan = Plan::new(project, &id, &caller, &RunOptions::default())?;
+    let stages = plan.explain()?;
+    let mut out = format!(
+        "tool {id}: stages 1-2 (inputs, context) run before dispatch, on directives and graphs; the config enters at stage 3\n\n"
+    );
+    let mut source = plan.config.clone();
+    for l in &plan.literals {
+        if let Some(slot) = pointer_mut(&mut source, &l.path) {
+            *slot = json!({"literal": l.text});
+        }
+    }
+    table(
+        &mut out,
+        &source,
+        &FieldPath(vec![PathSeg::Key("config".into())]),
+        &stages,
+        args.field.as_deref(),
+    );
+    Ok(out)
+}
+
+fn pointer_mut<'v>(v: &'v mut Value, path: &FieldPath) -> Option<&'v mut Value> {
+    path.0.iter().try_fold(v, |cur, seg| match seg {
+        PathSeg::Key(k) => cur.get_mut(k.as_str()),
+        PathSeg::Index(i) => cur.get_mut(*i),
+    })
+}
+
+fn directive_text(args: &ExplainArgs, project: &Project) -> Result<String, Error> {
+    let absolute = std::path::absolute(&args.file).unwrap_or_else(|_| args.file.clone());
+    let name = project.display_name(&absolute);
+    let text = std::fs::read_to_string(&absolute)
+        .map_err(|e| Error::new(Layer::Request, format!("cannot read `{name}`: {e}")))?;
+    let runner = ExecRunner {
+        project,
+        options: RunOptions::default(),
+    };
+    let directive = Directive::load(&name, &text, &runner, Vec::new(), &project.limits)?;
+    let mut given = Map::new();
+    for pair in &args.inputs {
+        let (k, v) = split_pair(pair, "--input")?;
+        given.insert(k.to_string(), Value::String(v.to_string()));
+    }
+    let inputs = directive.bind_inputs(&given)?;
+    let front = directive.front_value();
+    let mut source = Map::new();
+    source.insert(
+        "body".into(),
+        Value::String(directive.body_text().to_string()),
+    );
+    if let Some(d) = front.get("description") {
+        source.insert("description".into(), d.clone());
+    }
+    let actions: Vec<Value> = front
+        .get("actions")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .map(|x| json!({"params": x.get("params").cloned().unwrap_or_else(|| json!({}))}))
+                .collect()
+        })
+        .unwrap_or_default();
+    source.insert("actions".into(), Value::Array(actions));
+    let limits = &directive.front.limits;
+    let context = json!({
+        "directive": directive.name(),
+        "model": directive.front.model.clone().unwrap_or_else(|| json!({})),
+        "limits": {"turns": limits.turns, "timeout": limits.timeout},
+        "inputs": inputs,
+        "steps": {},
+    });
+    let scope = Scope {
+        context: &context,
+        inputs: &inputs,
+        ..Scope::default()
+    };
+    let source = Value::Object(source);
+    let stages = explain(
+        &source,
+        &Chain(vec![Layer::Inputs, Layer::Context]),
+        &project.limits,
+        &scope,
+        false,
+    )?;
+    let mut out = format!(
+        "directive {}: stages 3-6 run inside each action's tool (strata explain tools/<tool>.yaml); `${{steps…}}` are empty before a run\n\n",
+        directive.name()
+    );
+    table(
+        &mut out,
+        &source,
+        &FieldPath::root(),
+        &stages,
+        args.field.as_deref(),
+    );
+    Ok(out)
+}
