@@ -731,3 +731,40 @@ fn missing_variables_warn_and_strict_mode_refuses_them() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).starts_with("error[env]: environment variable `UNSET_VAR` is not set\n"));
 }
+
+#[test]
+fn secrets_never_show_in_the_spec_or_in_errors() {
+    let s = Scratch::new();
+    s.file(".env", "GOOD=1\nnot a pair s3cr3t\n").tool(
+        "t",
+        "executor: runtimes/subprocess\nsecrets: [TOOL_BIN]\nenv_config:\n  env:\n    TOOL_BIN: \"${TOOL_BIN}\"\n\
+         config:\n  command: \"${TOOL_BIN}\"\n  cwd: \"${TOOL_BIN}-nowhere\"\n",
+    );
+    let env = [("TOOL_BIN", "/s3cr3t/bin")];
+    let o = s.run_env(&["run", "t"], &env);
+    assert_eq!(
+        stderr(&o),
+        "error[request]: expected NAME=value\n  --> .env:2:1\n   = help: write NAME=value, one per line\n"
+    );
+    s.file(".env", "GOOD=1\n");
+    let o = s.run_env(&["run", "t"], &env);
+    assert_eq!(
+        stderr(&o),
+        "error[request]: working directory `***-nowhere` does not exist\n  --> tools/t.yaml:8:8\n  |\n\
+         8 |   cwd: \"${TOOL_BIN}-nowhere\"\n  |        ^\n   = field: config.cwd\n\
+         \x20  = help: cwd is relative to the project root\n"
+    );
+    let printf = which("printf");
+    s.tool(
+        "t",
+        "executor: runtimes/subprocess\nsecrets: [TOOL_BIN]\nenv_config:\n  env:\n    TOOL_BIN: \"${TOOL_BIN}\"\n\
+         config:\n  command: \"${TOOL_BIN}\"\n",
+    );
+    let o = s.run_env(&["run", "t", "--dry-run", "--json"], &[("TOOL_BIN", &printf)]);
+    let v = json_of(&o);
+    assert_eq!((&v["command"], &v["argv"]), (&json!("***"), &json!(["***"])));
+    assert_eq!(v["env"]["TOOL_BIN"], json!("***"));
+    let o = s.run_env(&["run", "t", "--dry-run"], &[("TOOL_BIN", &printf)]);
+    assert!(stdout(&o).contains("command: ***\nargv:    [\"***\"]\n"), "{}", stdout(&o));
+    assert!(!stdout(&o).contains(&printf));
+}

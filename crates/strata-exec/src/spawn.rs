@@ -280,9 +280,13 @@ pub fn spawn(spec: &SpawnSpec) -> Result<RunResult, Error> {
     // see end-of-file once the child's group is gone.
     drop(expr);
     let handle = handle.map_err(|e| {
-        let program = spec.program.display();
-        Error::new(Layer::Request, format!("cannot start `{program}`: {e}"))
-            .with_hint("check that the program exists, is executable and has a valid interpreter line")
+        let program = spec.argv.first().map_or_else(
+            || spec.program.display().to_string(),
+            Text::redacted,
+        );
+        Error::new(Layer::Request, format!("cannot start `{program}`: {e}")).with_hint(
+            "check that the program exists, is executable and has a valid interpreter line",
+        )
     })?;
     let pid = handle.pids().first().copied().unwrap_or(0) as i32;
     live(pid, true);
@@ -358,8 +362,12 @@ pub fn spawn(spec: &SpawnSpec) -> Result<RunResult, Error> {
             slot.and_then(|i| fds[i].revents())
                 .is_some_and(|r| !r.is_empty())
         };
-        let (read_out, read_err, write_in, child_gone) =
-            (fired(slots[0]), fired(slots[1]), fired(slots[2]), fired(slots[3]));
+        let (read_out, read_err, write_in, child_gone) = (
+            fired(slots[0]),
+            fired(slots[1]),
+            fired(slots[2]),
+            fired(slots[3]),
+        );
         drop(fds);
         if read_out {
             out.read_once(&mut buf, cap);
@@ -383,6 +391,8 @@ pub fn spawn(spec: &SpawnSpec) -> Result<RunResult, Error> {
                 timed_out = true;
                 duration = Some(started.elapsed());
                 let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+                // The child may have left its group: kill it by pid too.
+                let _ = handle.kill();
                 exited = true;
             }
         }

@@ -104,22 +104,22 @@ pub fn build_spec(
     params: &Map<String, Value>,
     project_root: &Path,
 ) -> Result<SpawnSpec, Error> {
-    let cwd = match field(config, "cwd") {
-        None => project_root.to_path_buf(),
+    let (cwd, cwd_shown) = match field(config, "cwd") {
+        None => (project_root.to_path_buf(), project_root.display().to_string()),
         Some(r) => {
             let t = to_text(&r);
             no_nul(&t, at("cwd"))?;
             if t.text.is_empty() {
-                project_root.to_path_buf()
+                (project_root.to_path_buf(), project_root.display().to_string())
             } else {
-                project_root.join(&t.text)
+                (project_root.join(&t.text), t.redacted())
             }
         }
     };
     if !cwd.is_dir() {
         return Err(fail(
             at("cwd"),
-            format!("working directory `{}` does not exist", cwd.display()),
+            format!("working directory `{cwd_shown}` does not exist"),
             "cwd is relative to the project root",
         ));
     }
@@ -299,8 +299,12 @@ pub fn dry_run_json(spec: &SpawnSpec) -> Value {
             (k.clone(), Value::String(shown))
         })
         .collect();
+    let command = spec
+        .argv
+        .first()
+        .map_or_else(|| spec.program.to_string_lossy().into_owned(), Text::redacted);
     json!({
-        "command": spec.program.to_string_lossy(),
+        "command": command,
         "argv": spec.argv.iter().map(Text::redacted).collect::<Vec<_>>(),
         "cwd": spec.cwd.to_string_lossy(),
         "env": env,
