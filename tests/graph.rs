@@ -1,0 +1,560 @@
+//! End-to-end tests of graph tools: the real `strata` binary in scratch projects running real
+//! tools. Every node kind, every condition operator, load errors with file:line:col,
+//! `max_steps`, the JSON log, drawing, `strata runs`, the shipped graphs, and a run killed
+//! with SIGKILL during each step of a five-step graph and resumed.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// A scratch project holding a copy of the repository's `tools/` (runtimes, examples and
+/// the shipped graphs), removed when dropped.
+struct Scratch {
+    dir: tempfile::TempDir,
+}
+
+impl Scratch {
+    fn new() -> Scratch {
+        let dir = tempfile::tempdir().unwrap();
+        copy_dir(&repo().join("tools"), &dir.path().join("tools"));
+        Scratch { dir }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn file(&self, rel: &str, text: &str) -> &Scratch {
+        let p = self.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+        self
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_strata"));
+        cmd.args(args)
+            .current_dir(self.path())
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", std::env::var("HOME").unwrap_or_default())
+            .stdin(Stdio::null());
+        cmd
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.command(args).output().expect("strata runs")
+    }
+
+    fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.path().join(rel)).unwrap_or_default()
+    }
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+// ---------------------------------------------------------------------------------------
+// Every node kind, with real tools.
+
+const KINDS: &str = r#"kind: graph
+description: every node kind
+parameters:
+  type: object
+  properties:
+    text: {type: string, default: "b a c"}
+state: {words: "", count: 0}
+nodes:
+  split:
+    kind: action
+    tool: examples/split
+    params: {text: "${inputs.text}"}
+    assign: {words: "${result.stdout}"}
+    next: each
+  each:
+    kind: foreach
+    over: "${state.words}"
+    as: w
+    parallel: true
+    max_concurrency: 2
+    do:
+      kind: action
+      tool: examples/echo
+      params: {message: "${w_index}:${upper(w)}"}
+    output: "${result.stdout}"
+    collect: echoed
+    next: check
+  check:
+    kind: gate
+    assign: {count: "${length(state.echoed)}"}
+    next:
+      - {to: each, when: "state.count < 3"}
+      - to: done
+  done:
+    kind: return
+    output: {echoed: "${state.echoed}", count: "${state.count}"}
+"#;
+
+#[test]
+fn every_node_kind_runs_with_real_tools() {
+    let s = Scratch::new();
+    s.file("tools/graphs/kinds.yaml", KINDS);
+    let o = s.run(&["run", "tools/graphs/kinds.yaml", "--run-id", "k1"]);
+    assert_eq!(
+        stderr(&o),
+        r#"run k1: starting graphs/kinds at `split`
+step 1 split (action) -> each: words = "[\"b\", \"a\", \"c\"]\n" (was "")
+step 2 each (foreach) -> check: echoed = ["0:B\n","1:A\n","2:C\n"] (new)
+step 3 check (gate) -> done (otherwise): count = 3 (was 0)
+step 4 done (return) -> return: no state change
+run k1: completed after 4 steps
+"#
+    );
+    assert_eq!(
+        stdout(&o),
+        "{\n  \"echoed\": [\n    \"0:B\\n\",\n    \"1:A\\n\",\n    \"2:C\\n\"\n  ],\n  \"count\": 3\n}\n"
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let checkpoint = s.read(".strata/runs/k1/checkpoint.json");
+    assert!(
+        checkpoint.contains(r#""status":"completed","step":4,"node":null"#),
+        "{checkpoint}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Every condition operator: each node's first edge must be false, its second true.
+
+const OPERATORS: &str = r#"kind: graph
+parameters:
+  type: object
+  properties:
+    name: {type: string, default: strata}
+state:
+  n: 3
+  s: hello world
+  tags: [a, b]
+  obj: {k: 1}
+  none: null
+nodes:
+  eq: {kind: gate, next: [{to: wrong, when: "state.n == 4"}, {to: ne, when: "state.n == 3"}]}
+  ne: {kind: gate, next: [{to: wrong, when: "state.s != 'hello world'"}, {to: lt, when: "state.s != 'bye'"}]}
+  lt: {kind: gate, next: [{to: wrong, when: "state.n < 3"}, {to: le, when: "state.n < 4"}]}
+  le: {kind: gate, next: [{to: wrong, when: "state.n <= 2"}, {to: gt, when: "state.n <= 3"}]}
+  gt: {kind: gate, next: [{to: wrong, when: "state.n > 3"}, {to: ge, when: "state.n > 2.5"}]}
+  ge: {kind: gate, next: [{to: wrong, when: "state.s >= 'z'"}, {to: and, when: "state.s >= 'hello'"}]}
+  and: {kind: gate, next: [{to: wrong, when: "state.n == 3 && state.none != null"}, {to: or, when: "state.n == 3 && inputs.name == 'strata'"}]}
+  or: {kind: gate, next: [{to: wrong, when: "state.n == 1 || state.n == 2"}, {to: not, when: "state.n == 1 || state.n == 3"}]}
+  not: {kind: gate, next: [{to: wrong, when: "!(state.n == 3)"}, {to: in, when: "!(state.n == 4)"}]}
+  in: {kind: gate, next: [{to: wrong, when: "'c' in state.tags"}, {to: fallback, when: "'b' in state.tags"}]}
+  fallback: {kind: gate, next: [{to: wrong, when: "(state.none ?? 0) == 1"}, {to: arithmetic, when: "(state.none ?? 7) == 7"}]}
+  arithmetic: {kind: gate, next: [{to: wrong, when: "state.n * 2 + 1 == 6"}, {to: functions, when: "state.n * 2 + 1 == 7 && state.n % 2 == 1 && state.n / 2 == 1 && state.n - 5 == -2 && 'a' + 'b' == 'ab'"}]}
+  functions:
+    kind: gate
+    next:
+      - to: wrong
+        when: length(state.tags) == 3
+      - to: s_eq
+        when: >-
+          length(state.tags) == 2 && contains(state.s, 'world') && exists(state.obj.k)
+          && !exists(state.obj.z) && keys(state.obj) == ['k'] && upper(lower('AbC')) == 'ABC'
+          && json(state.obj) == '{"k":1}' && from_json('[1]') == [1]
+          && number('2') + 1 == 3 && string(state.n) + '!' == '3!'
+  s_eq: {kind: gate, next: [{to: wrong, when: {path: state.n, op: eq, value: 4}}, {to: s_ne, when: {path: state.n, op: eq, value: 3}}]}
+  s_ne: {kind: gate, next: [{to: wrong, when: {path: state.s, op: ne, value: hello world}}, {to: s_gt, when: {path: state.s, op: ne, value: x}}]}
+  s_gt: {kind: gate, next: [{to: wrong, when: {path: state.n, op: gt, value: 3}}, {to: s_gte, when: {path: state.n, op: gt, value: 2}}]}
+  s_gte: {kind: gate, next: [{to: wrong, when: {path: state.n, op: gte, value: 4}}, {to: s_lt, when: {path: state.n, op: gte, value: 3}}]}
+  s_lt: {kind: gate, next: [{to: wrong, when: {path: state.n, op: lt, value: 3}}, {to: s_lte, when: {path: state.n, op: lt, value: 4}}]}
+  s_lte: {kind: gate, next: [{to: wrong, when: {path: state.n, op: lte, value: 2}}, {to: s_in, when: {path: state.n, op: lte, value: 3}}]}
+  s_in: {kind: gate, next: [{to: wrong, when: {path: state.n, op: in, value: [1, 2]}}, {to: s_contains, when: {path: state.n, op: in, value: [3, 4]}}]}
+  s_contains: {kind: gate, next: [{to: wrong, when: {path: state.tags, op: contains, value: c}}, {to: s_regex, when: {path: state.tags, op: contains, value: b}}]}
+  s_regex: {kind: gate, next: [{to: wrong, when: {path: state.s, op: regex, value: "^world"}}, {to: s_exists, when: {path: state.s, op: regex, value: "^hello\\s"}}]}
+  s_exists: {kind: gate, next: [{to: wrong, when: {path: state.obj.z, op: exists}}, {to: s_any, when: {path: state.none, op: exists}}]}
+  s_any: {kind: gate, next: [{to: wrong, when: {any: [{path: state.n, op: eq, value: 1}, {path: state.n, op: eq, value: 2}]}}, {to: s_all, when: {any: [{path: state.n, op: eq, value: 1}, {path: state.n, op: eq, value: 3}]}}]}
+  s_all: {kind: gate, next: [{to: wrong, when: {all: [{path: state.n, op: eq, value: 3}, {path: state.n, op: eq, value: 4}]}}, {to: s_not, when: {all: [{path: state.n, op: eq, value: 3}, {path: state.n, op: gt, value: 0}]}}]}
+  s_not: {kind: gate, next: [{to: wrong, when: {not: {path: state.n, op: eq, value: 3}}}, {to: done, when: {not: {path: state.n, op: eq, value: 4}}}]}
+  done: {kind: return, output: right}
+  wrong: {kind: return, output: wrong}
+"#;
+
+#[test]
+fn every_condition_operator_is_false_then_true() {
+    let s = Scratch::new();
+    s.file("tools/graphs/ops.yaml", OPERATORS);
+    let o = s.run(&["run", "graphs/ops", "--run-id", "ops"]);
+    assert_eq!(stdout(&o), "\"right\"\n");
+    let want = [
+        "run ops: starting graphs/ops at `eq`",
+        "step 1 eq (gate) -> ne (when state.n == 3): no state change",
+        "step 2 ne (gate) -> lt (when state.s != 'bye'): no state change",
+        "step 3 lt (gate) -> le (when state.n < 4): no state change",
+        "step 4 le (gate) -> gt (when state.n <= 3): no state change",
+        "step 5 gt (gate) -> ge (when state.n > 2.5): no state change",
+        "step 6 ge (gate) -> and (when state.s >= 'hello'): no state change",
+        "step 7 and (gate) -> or (when state.n == 3 && inputs.name == 'strata'): no state change",
+        "step 8 or (gate) -> not (when state.n == 1 || state.n == 3): no state change",
+        "step 9 not (gate) -> in (when !(state.n == 4)): no state change",
+        "step 10 in (gate) -> fallback (when 'b' in state.tags): no state change",
+        "step 11 fallback (gate) -> arithmetic (when (state.none ?? 7) == 7): no state change",
+        "step 12 arithmetic (gate) -> functions (when state.n * 2 + 1 == 7 && state.n % 2 == 1 && state.n / 2 == 1 && state.n - 5 == -2 && 'a' + 'b' == 'ab'): no state change",
+        "step 13 functions (gate) -> s_eq (when length(state.tags) == 2 && contains(state.s, 'world') && exists(state.obj.k) && !exists(state.obj.z) && keys(state.obj) == ['k'] && upper(lower('AbC')) == 'ABC' && json(state.obj) == '{\"k\":1}' && from_json('[1]') == [1] && number('2') + 1 == 3 && string(state.n) + '!' == '3!'): no state change",
+        "step 14 s_eq (gate) -> s_ne (when {\"path\":\"state.n\",\"op\":\"eq\",\"value\":3}): no state change",
+        "step 15 s_ne (gate) -> s_gt (when {\"path\":\"state.s\",\"op\":\"ne\",\"value\":\"x\"}): no state change",
+        "step 16 s_gt (gate) -> s_gte (when {\"path\":\"state.n\",\"op\":\"gt\",\"value\":2}): no state change",
+        "step 17 s_gte (gate) -> s_lt (when {\"path\":\"state.n\",\"op\":\"gte\",\"value\":3}): no state change",
+        "step 18 s_lt (gate) -> s_lte (when {\"path\":\"state.n\",\"op\":\"lt\",\"value\":4}): no state change",
+        "step 19 s_lte (gate) -> s_in (when {\"path\":\"state.n\",\"op\":\"lte\",\"value\":3}): no state change",
+        "step 20 s_in (gate) -> s_contains (when {\"path\":\"state.n\",\"op\":\"in\",\"value\":[3,4]}): no state change",
+        "step 21 s_contains (gate) -> s_regex (when {\"path\":\"state.tags\",\"op\":\"contains\",\"value\":\"b\"}): no state change",
+        "step 22 s_regex (gate) -> s_exists (when {\"path\":\"state.s\",\"op\":\"regex\",\"value\":\"^hello\\\\s\"}): no state change",
+        "step 23 s_exists (gate) -> s_any (when {\"path\":\"state.none\",\"op\":\"exists\"}): no state change",
+        "step 24 s_any (gate) -> s_all (when {\"any\":[{\"path\":\"state.n\",\"op\":\"eq\",\"value\":1},{\"path\":\"state.n\",\"op\":\"eq\",\"value\":3}]}): no state change",
+        "step 25 s_all (gate) -> s_not (when {\"all\":[{\"path\":\"state.n\",\"op\":\"eq\",\"value\":3},{\"path\":\"state.n\",\"op\":\"gt\",\"value\":0}]}): no state change",
+        "step 26 s_not (gate) -> done (when {\"not\":{\"path\":\"state.n\",\"op\":\"eq\",\"value\":4}}): no state change",
+        "step 27 done (return) -> return: no state change",
+        "run ops: completed after 27 steps",
+    ];
+    assert_eq!(stderr(&o).lines().collect::<Vec<_>>(), want);
+    assert_eq!(o.status.code(), Some(0));
+}
+
+// ---------------------------------------------------------------------------------------
+// Limits, errors, logs, drawings, runs.
+
+const SPIN: &str = "kind: graph
+max_steps: 3
+state: {n: 0}
+nodes:
+  spin: {kind: gate, assign: {n: '${state.n + 1}'}, next: spin}
+";
+
+#[test]
+fn max_steps_stops_the_run_with_exit_code_3() {
+    let s = Scratch::new();
+    s.file("tools/graphs/spin.yaml", SPIN);
+    let o = s.run(&["run", "graphs/spin", "--run-id", "s1"]);
+    assert_eq!(
+        stderr(&o),
+        "run s1: starting graphs/spin at `spin`
+step 1 spin (gate) -> spin: n = 1 (was 0)
+step 2 spin (gate) -> spin: n = 2 (was 1)
+step 3 spin (gate) -> spin: n = 3 (was 2)
+limit: max_steps (3) reached after step 3 (on_error: stop)
+run s1: limited after 3 steps: max_steps (3) reached before node `spin`
+"
+    );
+    assert_eq!(stdout(&o), "");
+    assert_eq!(o.status.code(), Some(3));
+    let o = s.run(&["run", "graphs/spin", "--run-id", "s2", "--quiet"]);
+    assert_eq!(
+        stderr(&o),
+        "strata: run s2 limited: max_steps (3) reached before node `spin`\n"
+    );
+    let o = s.run(&["run", "graphs/spin", "--resume", "s1"]);
+    assert_eq!(
+        stderr(&o),
+        "error[request]: run `s1` has already ended (limited)\n   = help: `strata runs` shows every run and its status\n"
+    );
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn the_json_log_has_one_event_per_line() {
+    let s = Scratch::new();
+    s.file(
+        "tools/graphs/spin.yaml",
+        &SPIN.replace("max_steps: 3", "max_steps: 1"),
+    );
+    let o = s.run(&["run", "graphs/spin", "--run-id", "j", "--json"]);
+    assert_eq!(
+        stdout(&o),
+        r#"{"event":"started","run_id":"j","graph":"graphs/spin","node":"spin","step":0,"resumed":false}
+{"event":"step","step":1,"node":"spin","kind":"gate","edge":{"to":"spin","why":"next","when":null},"changes":[{"key":"n","from":0,"to":1}]}
+{"event":"limit","step":1,"max_steps":1,"handling":"stop"}
+{"event":"finished","run_id":"j","status":"limited","steps":1,"result":null,"failure":"max_steps (1) reached before node `spin`"}
+"#
+    );
+    assert_eq!(stderr(&o), "");
+}
+
+#[test]
+fn load_errors_point_at_the_file_before_anything_runs() {
+    let s = Scratch::new();
+    s.file(
+        "tools/graphs/bad.yaml",
+        "kind: graph\nstate: {count: 0}\nnodes:\n  a:\n    kind: action\n    tool: examples/echo\n    params: {message: '${state.cuont}'}\n",
+    );
+    let o = s.run(&["run", "tools/graphs/bad.yaml"]);
+    assert_eq!(
+        stderr(&o),
+        "error[context]: state key `cuont` is never initialised nor assigned
+  --> tools/graphs/bad.yaml:7:24
+  |
+7 |     params: {message: '${state.cuont}'}
+  |                        ^^^^^^^^^^^^^^
+   = field: nodes.a.params.message (bytes 0..14)
+   = help: did you mean `state.count`?
+"
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!s.path().join(".strata").exists(), "nothing ran");
+    let o = s.run(&["run", "graphs/spin", "--resume", "../../etc/passwd"]);
+    assert_eq!(o.status.code(), Some(2));
+    s.file("tools/graphs/spin.yaml", SPIN);
+    let o = s.run(&["run", "graphs/spin", "--resume", "../../etc/passwd"]);
+    assert_eq!(
+        stderr(&o),
+        "error[request]: invalid run id `../../etc/passwd`\n   = help: run ids are 1 to 64 letters, digits, `.`, `_` or `-`, not starting with `.` or `-`\n"
+    );
+    let o = s.run(&["run", "graphs/spin", "--run-id", "x/y"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).starts_with("error[request]: invalid run id `x/y`"));
+}
+
+#[test]
+fn graphs_are_drawn_and_runs_are_listed() {
+    let s = Scratch::new();
+    let o = s.run(&["graph", "retry", "--format", "dot"]);
+    assert_eq!(
+        stdout(&o),
+        r#"digraph "graphs/retry" {
+    rankdir=TB;
+    "__start" [shape=circle, label="start"];
+    "try" [shape=box, label="try\naction: examples/flaky"];
+    "done" [shape=oval, label="done\nreturn"];
+    "give_up" [shape=oval, label="give_up\nreturn"];
+    "__start" -> "try";
+    "try" -> "done" [label="result.success"];
+    "try" -> "give_up" [label="state.attempt >= inputs.max_attempts"];
+    "try" -> "try" [label="otherwise"];
+}
+"#
+    );
+    let o = s.run(&["graph", "tools/graphs/recover.yaml"]);
+    assert_eq!(
+        stdout(&o),
+        r#"flowchart TD
+    start([start]) --> n0
+    n0["summarise<br/>action: examples/stats"]
+    n1{"recover<br/>gate"}
+    n2(["report<br/>return"])
+    n3(["give_up<br/>return"])
+    n0 --> n2
+    n1 -->|"state.recoveries <= 1"| n0
+    n1 -->|"otherwise"| n3
+    on_error{{on_error}} -.-> n1
+"#
+    );
+    let o = s.run(&["graph", "examples/echo"]);
+    assert_eq!(
+        stderr(&o),
+        "error[request]: `examples/echo` is not a graph\n   = help: graphs are tool files with `kind: graph`\n"
+    );
+    assert_eq!(stdout(&s.run(&["runs"])), "no runs yet\n");
+    s.file("tools/graphs/spin.yaml", SPIN);
+    s.run(&["run", "graphs/spin", "--run-id", "b-spin", "--quiet"]);
+    s.run(&["run", "graphs/retry", "--run-id", "a-retry", "--quiet"]);
+    assert_eq!(
+        stdout(&s.run(&["runs"])),
+        "RUN      GRAPH         STATUS     STEPS  NEXT
+a-retry  graphs/retry  completed  4      -
+b-spin   graphs/spin   limited    3      -
+"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// The shipped graphs.
+
+#[test]
+fn the_shipped_graphs_run() {
+    let s = Scratch::new();
+    let o = s.run(&["run", "tools/graphs/retry.yaml", "--quiet"]);
+    assert_eq!(
+        stdout(&o),
+        "{\n  \"status\": \"succeeded\",\n  \"attempts\": 3,\n  \"last_exit\": 0\n}\n"
+    );
+    let o = s.run(&[
+        "run",
+        "graphs/retry",
+        "--input",
+        "succeed_on=9",
+        "--input",
+        "max_attempts=2",
+        "--quiet",
+    ]);
+    assert_eq!(
+        stdout(&o),
+        "{\n  \"status\": \"gave up\",\n  \"attempts\": 2,\n  \"last_exit\": 1\n}\n"
+    );
+    let o = s.run(&["run", "graphs/words", "--input", "text=a bb ccc", "--quiet"]);
+    assert_eq!(
+        stdout(&o),
+        "{\n  \"words\": 3,\n  \"lengths\": [\n    1,\n    2,\n    3\n  ],\n  \"longest\": 3,\n  \"mean\": 2.0\n}\n"
+    );
+    let o = s.run(&["run", "graphs/recover", "--run-id", "rec"]);
+    assert_eq!(
+        stderr(&o),
+        "run rec: starting graphs/recover at `summarise`
+step 1 summarise failed: tool `examples/stats`: invalid parameters for `examples/stats`: parameter `numbers` must have at least 1 items (on_error: goto recover)
+hook log_errors on error (examples/log): ok
+step 2 recover (gate) -> summarise (when state.recoveries <= 1): numbers = [0] (was null), recoveries = 1 (was 0), reason = \"tool `examples/stats`: invalid parameters for `examples/st… (was null)
+step 3 summarise (action) -> report: summary = {\"label\":\"numbers\",\"count\":1,\"sum\":0,\"mean\":0.0,\"min\":0,\"ma… (new)
+step 4 report (return) -> return: no state change
+run rec: completed after 4 steps
+"
+    );
+    assert_eq!(
+        s.read(".strata/logs/graph-errors.log"),
+        "graphs/recover rec: summarise failed: tool `examples/stats`: invalid parameters for `examples/stats`: parameter `numbers` must have at least 1 items\n"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// SIGKILL during every step of a five-step graph, then --resume.
+
+const STEP_TOOL: &str = "description: Logs its node, pauses while pause-<node> exists, prints JSON
+executor: runtimes/bash
+parameters:
+  type: object
+  properties:
+    node: {type: string}
+    n: {type: integer}
+    log: {type: string}
+  required: [node, n, log]
+config:
+  script: step.sh
+";
+
+const STEP_SCRIPT: &str = r#"printf '%s\n' "$PARAM_NODE" >> "$PARAM_LOG"
+if [ -e "pause-$PARAM_NODE" ]; then
+  printf '%s\n' "$$" > paused.tmp
+  mv paused.tmp paused.pid
+  exec sleep 30
+fi
+printf '{"node": "%s", "n": %s}\n' "$PARAM_NODE" "$PARAM_N"
+"#;
+
+fn five_steps() -> String {
+    let mut text = String::from(
+        "kind: graph
+parameters: {type: object, properties: {log: {type: string}}, required: [log]}
+state: {total: 0, trail: ''}
+nodes:
+",
+    );
+    for i in 1..=5 {
+        let next = if i < 5 {
+            format!(", next: s{}", i + 1)
+        } else {
+            String::new()
+        };
+        text.push_str(&format!(
+            "  s{i}: {{kind: action, tool: test/step, params: {{node: s{i}, n: {i}, log: '${{inputs.log}}'}}, \
+             assign: {{total: '${{state.total + result.data.n}}', trail: '${{state.trail + result.data.node}}'}}{next}}}\n"
+        ));
+    }
+    text
+}
+
+fn wait_for(path: &Path) -> String {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(20) {
+        if let Ok(text) = std::fs::read_to_string(path) {
+            return text.trim().to_string();
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    panic!("{} never appeared", path.display());
+}
+
+#[test]
+fn a_run_killed_during_any_step_resumes_to_the_same_result() {
+    let s = Scratch::new();
+    s.file("tools/test/step.yaml", STEP_TOOL)
+        .file("tools/test/step.sh", STEP_SCRIPT)
+        .file("tools/graphs/five.yaml", &five_steps());
+    let whole = s.run(&["run", "graphs/five", "--input", "log=whole.log", "--quiet"]);
+    let result = "{\n  \"total\": 15,\n  \"trail\": \"s1s2s3s4s5\"\n}\n";
+    assert_eq!(stdout(&whole), result);
+    assert_eq!(s.read("whole.log"), "s1\ns2\ns3\ns4\ns5\n");
+    for k in 1..=5 {
+        let run_id = format!("kill{k}");
+        let log = format!("log={run_id}.log");
+        s.file(&format!("pause-s{k}"), "");
+        let mut child = s
+            .command(&[
+                "run",
+                "graphs/five",
+                "--input",
+                &log,
+                "--run-id",
+                &run_id,
+                "--quiet",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let pid = wait_for(&s.path().join("paused.pid"));
+        child.kill().unwrap(); // SIGKILL, in the middle of step k
+        child.wait().unwrap();
+        Command::new("kill").args(["-9", &pid]).status().unwrap();
+        std::fs::remove_file(s.path().join("paused.pid")).unwrap();
+        std::fs::remove_file(s.path().join(format!("pause-s{k}"))).unwrap();
+        let runs = stdout(&s.run(&["runs"]));
+        let line = runs.lines().find(|l| l.starts_with(&run_id)).unwrap();
+        assert_eq!(
+            line.split_whitespace().collect::<Vec<_>>(),
+            [
+                run_id.as_str(),
+                "graphs/five",
+                "running",
+                &(k - 1).to_string(),
+                &format!("s{k}")
+            ]
+        );
+        let resumed = s.run(&["run", "graphs/five", "--resume", &run_id]);
+        assert_eq!(stdout(&resumed), result, "killed during step {k}");
+        let first = stderr(&resumed)
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        assert_eq!(
+            first,
+            format!(
+                "run {run_id}: resuming graphs/five after step {} at `s{k}`",
+                k - 1
+            )
+        );
+        let mut trail: Vec<String> = (1..=5).map(|i| format!("s{i}")).collect();
+        trail.insert(k - 1, format!("s{k}"));
+        assert_eq!(
+            s.read(&format!("{run_id}.log")),
+            trail.join("\n") + "\n",
+            "only the interrupted step ran twice"
+        );
+    }
+}
