@@ -35,6 +35,7 @@ fn project_with(case: &Path) -> tempfile::TempDir {
     let target = match &name[..2] {
         "t_" => format!("tools/case/{name}"),
         "d_" => format!("directives/{name}"),
+        "g_" => format!("tools/graphs/{name}"),
         _ => format!("hooks/{name}"),
     };
     copy(case, &dir.path().join(target));

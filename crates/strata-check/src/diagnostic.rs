@@ -63,6 +63,8 @@ pub enum Code {
     UnusedParam,
     /// X001: a secret is placed in `args`, where every process on the machine can read it.
     SecretInArgs,
+    /// G001: a graph fails its load-time validation.
+    Graph,
 }
 
 impl Code {
@@ -89,6 +91,7 @@ impl Code {
             Code::UnusedInput => "U001",
             Code::UnusedParam => "U002",
             Code::SecretInArgs => "X001",
+            Code::Graph => "G001",
         }
     }
 

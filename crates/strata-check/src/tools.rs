@@ -60,6 +60,7 @@ pub fn check(project: &Project, report: &mut Report) {
             runtimes.insert(id.clone());
         }
         if is_graph(project, &id) {
+            check_graph(project, &id, report);
             continue;
         }
         match ToolChain::load(project, &id) {
@@ -77,6 +78,43 @@ pub fn check(project: &Project, report: &mut Report) {
     let mut linted = HashSet::new();
     for chain in &chains {
         check_chain(chain, &project.limits, &facts, report, &mut linted);
+    }
+}
+
+/// Knows the project's tools for loaders; never runs one.
+struct Catalog<'a>(&'a Project);
+
+impl strata_graph::Tools for Catalog<'_> {
+    fn has_tool(&self, id: &str) -> bool {
+        self.0.tool_path(id).is_some()
+    }
+
+    fn unknown_tool(&self, id: &str) -> strata_core::Error {
+        self.0.unknown_tool(id, "tool")
+    }
+
+    fn run(
+        &self,
+        id: &str,
+        _: &serde_json::Map<String, Value>,
+    ) -> Result<Value, strata_core::Error> {
+        Err(strata_core::Error::new(
+            Layer::Request,
+            format!("`{id}` is not run by checks"),
+        ))
+    }
+}
+
+/// A graph is checked by its own loader (nodes, edges, state keys, inputs, expressions).
+fn check_graph(project: &Project, id: &str, report: &mut Report) {
+    let Some(path) = project.tool_path(id) else {
+        return;
+    };
+    let name = project.display_name(&path);
+    if let Err(e) =
+        strata_graph::Graph::load_file(&path, &name, id, &Catalog(project), &project.limits)
+    {
+        report.push(Diagnostic::from_error(&e, &name).with_code(Code::Graph));
     }
 }
 
