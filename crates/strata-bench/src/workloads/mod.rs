@@ -2,6 +2,8 @@
 
 pub mod config;
 pub mod context;
+pub mod graph;
+pub mod exec;
 pub mod scaling;
 pub mod text;
 pub mod throughput;
@@ -19,4 +21,7 @@ pub const GROUPS: &[Group] = &[
     ("context", context::run),
     ("throughput", throughput::run),
     ("scaling", scaling::run),
+    ("exec_run", exec::run_chain),
+    ("exec_tree", exec::run_tree),
+    ("graph", graph::run),
 ];

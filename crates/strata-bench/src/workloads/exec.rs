@@ -1,0 +1,178 @@
+//! Running tools (`strata-exec`).
+//!
+//! * `exec_run_true`: the whole chain for a tool whose command is `true` — find the tool, load
+//!   and merge the chain (tool → `runtimes/subprocess`), validate parameters, read the
+//!   process environment, render stages 3–6, resolve the program, spawn in a new process
+//!   group with piped stdout/stderr, wait, reap — against spawning `true` directly with
+//!   `std::process::Command` (`.output()`, which also pipes stdout/stderr), side by side.
+//! * `exec_load_50_tools`: loading and compiling a generated 50-tool `tools/` tree (every
+//!   tool's chain loaded, merged, and its config compiled through stages 3–6), against only
+//!   reading and parsing the same 50 files with `serde_yaml`.
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+use strata_exec::{
+    run_tool, stage_chain, take_literals, CallerParams, Project, RunOptions, ToolChain,
+};
+use strata_pipeline::Template;
+
+use crate::harness::{compare, Settings};
+use crate::report::Report;
+
+/// The shipped primitive, as every generated project's `tools/runtimes/subprocess.yaml`.
+const PRIMITIVE: &str = include_str!("../../../../tools/runtimes/subprocess.yaml");
+
+/// Number of tool files in the generated tree (runtimes included).
+pub const TREE_TOOLS: usize = 50;
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+    std::fs::write(path, text).expect("write");
+}
+
+/// A project holding the primitive and `bench/true` (`command: true`).
+pub fn true_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    write(dir.path(), "tools/runtimes/subprocess.yaml", PRIMITIVE);
+    write(
+        dir.path(),
+        "tools/bench/true.yaml",
+        "description: does nothing\nexecutor: runtimes/subprocess\nconfig:\n  command: \"true\"\n",
+    );
+    dir
+}
+
+/// A project of [`TREE_TOOLS`] files: the primitive, two runtimes, and tools that use
+/// parameters, `env_config`, config keys, `{literal:}` and every reserved key.
+pub fn tree_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let root = dir.path();
+    write(root, "tools/runtimes/subprocess.yaml", PRIMITIVE);
+    write(
+        root,
+        "tools/runtimes/script.yaml",
+        "description: runs a script\nexecutor: runtimes/subprocess\n\
+         env_config:\n  env:\n    SCRIPT_MODE: \"${SCRIPT_MODE:-strict}\"\n\
+         config:\n  command: \"${SHELL_BIN:-sh}\"\n  args: [\"{tool_dir}/{script}\"]\n  input_data: \"{params_json}\"\n",
+    );
+    write(
+        root,
+        "tools/runtimes/wrapped.yaml",
+        "description: a runtime on a runtime\nexecutor: runtimes/script\n\
+         config:\n  env: {WRAPPED: \"1\", WORKDIR: \"{project_path}/work\"}\n  timeout: 30\n",
+    );
+    for i in 0..TREE_TOOLS - 3 {
+        let executor = match i % 3 {
+            0 => "runtimes/subprocess",
+            1 => "runtimes/script",
+            _ => "runtimes/wrapped",
+        };
+        let text = format!(
+            "description: generated tool {i}\nversion: \"1.0.{i}\"\nexecutor: {executor}\n\
+             parameters:\n  type: object\n  properties:\n    name: {{type: string, default: n{i}}}\n    \
+             count: {{type: integer, default: {i}, minimum: 0}}\n    \
+             mode: {{enum: [fast, slow], default: fast}}\n\
+             env_config:\n  env:\n    TOOL_{i}: \"${{HOME}}/.cache/t{i}\"\n\
+             config:\n  script: scripts/t{i}.sh\n  label: \"tool {i} for {{name}}\"\n  \
+             command: \"${{TOOL_CMD:-printf}}\"\n  \
+             args: [\"%s %s\\n\", \"{{label}}\", \"--count={{count}}\", {{literal: \"awk '{{print $1}}'\"}}, \"${{LANG:-C}}\"]\n  \
+             cwd: \"{{project_path}}\"\n  env: {{MODE: \"{{mode}}\", PARAMS: \"{{params_json}}\"}}\n  timeout: {}\n",
+            10 + i
+        );
+        write(
+            root,
+            &format!("tools/gen/g{:02}/tool{i}.yaml", i % 5),
+            &text,
+        );
+    }
+    dir
+}
+
+/// Every tool file under `dir`.
+fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("readable").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            yaml_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "yaml") {
+            out.push(path);
+        }
+    }
+}
+
+/// Loads every tool of the project and compiles its merged config through stages 3–6.
+pub fn load_and_compile(project: &Project) -> usize {
+    let mut compiled = 0;
+    for id in project.tool_ids() {
+        let chain = ToolChain::load(project, &id).expect("loads");
+        let mut config = Value::Object(chain.merged_config());
+        take_literals(&mut config).expect("literals");
+        let template =
+            Template::compile(&config, &stage_chain(), &project.limits).expect("compiles");
+        black_box(&template);
+        compiled += 1;
+    }
+    compiled
+}
+
+/// `exec_run_true`: the full chain running `true`, against `std::process::Command`.
+pub fn run_chain(settings: &Settings, report: &mut Report) {
+    let dir = true_project();
+    let project = Project::at(dir.path()).expect("a project");
+    let caller = CallerParams::default();
+    let opts = RunOptions::default();
+    let result = run_tool(&project, "bench/true", &caller, &opts).expect("runs");
+    assert!(result.success, "`true` failed: {result:?}");
+    let (strata, peer) = compare(
+        settings,
+        || run_tool(&project, "bench/true", &caller, &opts).expect("runs"),
+        || {
+            Command::new("true")
+                .stdin(Stdio::null())
+                .output()
+                .expect("spawns")
+        },
+    );
+    report.compare("exec_run_true", &strata, "std_command", &peer);
+}
+
+/// `exec_load_50_tools`: load and compile a 50-tool tree, against parsing its files.
+pub fn run_tree(settings: &Settings, report: &mut Report) {
+    let dir = tree_project();
+    let project = Project::at(dir.path()).expect("a project");
+    let mut files = Vec::new();
+    yaml_files(&dir.path().join("tools"), &mut files);
+    assert_eq!(files.len(), TREE_TOOLS);
+    assert_eq!(load_and_compile(&project), TREE_TOOLS);
+    let (strata, peer) = compare(
+        settings,
+        || load_and_compile(&project),
+        || {
+            files
+                .iter()
+                .map(|f| {
+                    let text = std::fs::read_to_string(f).expect("readable");
+                    serde_yaml::from_str::<Value>(&text).expect("parses")
+                })
+                .count()
+        },
+    );
+    report.compare("exec_load_50_tools", &strata, "serde_yaml_read", &peer);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_generated_tree_loads_and_compiles() {
+        let dir = tree_project();
+        let project = Project::at(dir.path()).unwrap();
+        assert_eq!(project.tool_ids().len(), TREE_TOOLS);
+        assert_eq!(load_and_compile(&project), TREE_TOOLS);
+    }
+}
