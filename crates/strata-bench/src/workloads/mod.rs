@@ -2,7 +2,6 @@
 
 pub mod config;
 pub mod context;
-pub mod graph;
 pub mod exec;
 pub mod scaling;
 pub mod text;
@@ -23,5 +22,4 @@ pub const GROUPS: &[Group] = &[
     ("scaling", scaling::run),
     ("exec_run", exec::run_chain),
     ("exec_tree", exec::run_tree),
-    ("graph", graph::run),
 ];
