@@ -1,8 +1,9 @@
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 /// The type of a declared input.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum InputType {
     /// Text, taken as given.
@@ -34,7 +35,7 @@ impl InputType {
 }
 
 /// A declared input.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct InputSpec {
     /// The input's name (`[A-Za-z0-9_]+`).
@@ -54,7 +55,7 @@ pub struct InputSpec {
 }
 
 /// An action: a tool call with parameters.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ActionSpec {
     /// The step id, used as `${steps.<id>.result}` by later actions.
@@ -70,7 +71,7 @@ pub struct ActionSpec {
 }
 
 /// A hook's action.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HookAction {
     /// The tool id.
@@ -81,7 +82,7 @@ pub struct HookAction {
 }
 
 /// A hook as declared.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HookSpec {
     /// The hook's id (a directive hook replaces a project hook with the same id).
@@ -96,7 +97,7 @@ pub struct HookSpec {
 }
 
 /// Directive limits.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DirectiveLimits {
     /// Most actions that may run.
@@ -108,7 +109,7 @@ pub struct DirectiveLimits {
 }
 
 /// The front matter of a directive.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FrontMatter {
     /// The directive's name.

@@ -12,9 +12,11 @@ mod hooks;
 mod inputs;
 mod load;
 mod run;
+mod schemas;
 mod source;
 
-pub use front_matter::{ActionSpec, HookSpec, InputSpec, InputType};
+pub use front_matter::{ActionSpec, FrontMatter, HookSpec, InputSpec, InputType};
 pub use hooks::{load_project_hooks, Event, Hook, EVENTS};
 pub use load::{Directive, Site};
 pub use run::{ActionOutcome, HookFiring, Report, RunOptions, Status, ToolRunner};
+pub use schemas::{front_matter_schema, hook_file_schema};
