@@ -760,11 +760,21 @@ fn secrets_never_show_in_the_spec_or_in_errors() {
         "executor: runtimes/subprocess\nsecrets: [TOOL_BIN]\nenv_config:\n  env:\n    TOOL_BIN: \"${TOOL_BIN}\"\n\
          config:\n  command: \"${TOOL_BIN}\"\n",
     );
-    let o = s.run_env(&["run", "t", "--dry-run", "--json"], &[("TOOL_BIN", &printf)]);
+    let o = s.run_env(
+        &["run", "t", "--dry-run", "--json"],
+        &[("TOOL_BIN", &printf)],
+    );
     let v = json_of(&o);
-    assert_eq!((&v["command"], &v["argv"]), (&json!("***"), &json!(["***"])));
+    assert_eq!(
+        (&v["command"], &v["argv"]),
+        (&json!("***"), &json!(["***"]))
+    );
     assert_eq!(v["env"]["TOOL_BIN"], json!("***"));
     let o = s.run_env(&["run", "t", "--dry-run"], &[("TOOL_BIN", &printf)]);
-    assert!(stdout(&o).contains("command: ***\nargv:    [\"***\"]\n"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("command: ***\nargv:    [\"***\"]\n"),
+        "{}",
+        stdout(&o)
+    );
     assert!(!stdout(&o).contains(&printf));
 }

@@ -280,10 +280,10 @@ pub fn spawn(spec: &SpawnSpec) -> Result<RunResult, Error> {
     // see end-of-file once the child's group is gone.
     drop(expr);
     let handle = handle.map_err(|e| {
-        let program = spec.argv.first().map_or_else(
-            || spec.program.display().to_string(),
-            Text::redacted,
-        );
+        let program = spec
+            .argv
+            .first()
+            .map_or_else(|| spec.program.display().to_string(), Text::redacted);
         Error::new(Layer::Request, format!("cannot start `{program}`: {e}")).with_hint(
             "check that the program exists, is executable and has a valid interpreter line",
         )

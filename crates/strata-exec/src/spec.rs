@@ -105,12 +105,18 @@ pub fn build_spec(
     project_root: &Path,
 ) -> Result<SpawnSpec, Error> {
     let (cwd, cwd_shown) = match field(config, "cwd") {
-        None => (project_root.to_path_buf(), project_root.display().to_string()),
+        None => (
+            project_root.to_path_buf(),
+            project_root.display().to_string(),
+        ),
         Some(r) => {
             let t = to_text(&r);
             no_nul(&t, at("cwd"))?;
             if t.text.is_empty() {
-                (project_root.to_path_buf(), project_root.display().to_string())
+                (
+                    project_root.to_path_buf(),
+                    project_root.display().to_string(),
+                )
             } else {
                 (project_root.join(&t.text), t.redacted())
             }
@@ -299,10 +305,10 @@ pub fn dry_run_json(spec: &SpawnSpec) -> Value {
             (k.clone(), Value::String(shown))
         })
         .collect();
-    let command = spec
-        .argv
-        .first()
-        .map_or_else(|| spec.program.to_string_lossy().into_owned(), Text::redacted);
+    let command = spec.argv.first().map_or_else(
+        || spec.program.to_string_lossy().into_owned(),
+        Text::redacted,
+    );
     json!({
         "command": command,
         "argv": spec.argv.iter().map(Text::redacted).collect::<Vec<_>>(),

@@ -1,5 +1,6 @@
 //! The workloads, one module each, and the registry `main` runs them from.
 
+pub mod check;
 pub mod config;
 pub mod context;
 pub mod exec;
@@ -22,4 +23,5 @@ pub const GROUPS: &[Group] = &[
     ("scaling", scaling::run),
     ("exec_run", exec::run_chain),
     ("exec_tree", exec::run_tree),
+    ("check", check::run),
 ];
