@@ -94,7 +94,11 @@ pub struct Firing {
     pub error: Option<String>,
 }
 
-const HOOK_KEYS: [&str; 5] = ["id", "event", "when", "condition", "action"];
+/// The keys of a hook's `action`.
+pub const HOOK_ACTION_KEYS: [&str; 2] = ["tool", "params"];
+
+/// The keys of a hook.
+pub const HOOK_KEYS: [&str; 5] = ["id", "event", "when", "condition", "action"];
 
 /// Parses the `hooks` list.
 pub(crate) fn parse_hooks(

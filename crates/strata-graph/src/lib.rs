@@ -31,13 +31,13 @@ pub use checkpoint::{write_atomic, Checkpoint, Progress, RunDir, Status};
 pub use cond::When;
 pub use events::{short, Change, LogEvent, Observer, Recorder, Silent, Taken, Why};
 pub use exec::{failure_message, Failure};
-pub use hooks::{Event, Firing, Hook, CONTEXT_NAMES, EVENTS};
-pub use load::{fingerprint, is_graph_document};
+pub use hooks::{Event, Firing, Hook, CONTEXT_NAMES, EVENTS, HOOK_ACTION_KEYS, HOOK_KEYS};
+pub use load::{fingerprint, is_graph_document, GRAPH_KEYS};
 pub use model::{
     Action, Assign, Body, Edge, Foreach, Graph, Node, OnError, DEFAULT_CONCURRENCY,
     DEFAULT_MAX_STEPS,
 };
-pub use nodes::KINDS;
+pub use nodes::{node_keys, EDGE_KEYS, KINDS};
 pub use runs::{check_run_id, new_run_id, RunStore, RunSummary, RUNS_DIR};
 pub use tools::Tools;
 pub use walker::{Outcome, Walker};

@@ -14,7 +14,8 @@ use crate::model::{Graph, OnError, DEFAULT_MAX_STEPS};
 use crate::nodes::{parse_node, Place};
 use crate::tools::Tools;
 
-const TOP_KEYS: [&str; 10] = [
+/// The top-level keys of a graph file.
+pub const GRAPH_KEYS: [&str; 10] = [
     "kind",
     "description",
     "version",
@@ -82,7 +83,7 @@ impl Graph {
                 "graphs are YAML files of kind `graph` under tools/",
             ));
         }
-        r.known_keys(top, &root, &TOP_KEYS, "a graph")?;
+        r.known_keys(top, &root, &GRAPH_KEYS, "a graph")?;
         let parameters = top.get("parameters").cloned();
         if let Some(schema) = &parameters {
             strata_exec::check_schema(schema).map_err(|e| {

@@ -44,8 +44,11 @@ pub(crate) enum Place<'a> {
     Body,
 }
 
-/// The keys a node of `kind` may have, at the top level or in a body.
-fn allowed(kind: &str, body: bool) -> Vec<&'static str> {
+/// The keys of an edge.
+pub const EDGE_KEYS: [&str; 2] = ["to", "when"];
+
+/// The keys a node of `kind` may have, at the top level or (`body`) in a foreach body.
+pub fn node_keys(kind: &str, body: bool) -> Vec<&'static str> {
     let keys: &[&str] = match kind {
         "action" => &ACTION_KEYS,
         "gate" => &GATE_KEYS,
@@ -104,7 +107,7 @@ pub(crate) fn parse_node(
             "a return node ends the graph; it has no `next`",
         ));
     }
-    let keys = allowed(kind, body_place);
+    let keys = node_keys(kind, body_place);
     r.known_keys(map, path, &keys, &format!("a {kind} node"))?;
     let body = match kind {
         "action" => Body::Action(parse_action(r, map, path, tools)?),
@@ -298,7 +301,7 @@ fn parse_next(
             for (i, item) in items.iter().enumerate() {
                 let at = index(path, i);
                 let map = r.map(item, &at, "an edge ({to, when})")?;
-                r.known_keys(map, &at, &["to", "when"], "an edge")?;
+                r.known_keys(map, &at, &EDGE_KEYS, "an edge")?;
                 let name = r
                     .opt_str(map, &at, "to")?
                     .ok_or_else(|| r.err(&at, "an edge needs `to` (a node id)"))?;

@@ -3,6 +3,7 @@
 pub mod check;
 pub mod config;
 pub mod context;
+pub mod graph;
 pub mod exec;
 pub mod scaling;
 pub mod text;
@@ -24,4 +25,5 @@ pub const GROUPS: &[Group] = &[
     ("exec_run", exec::run_chain),
     ("exec_tree", exec::run_tree),
     ("check", check::run),
+    ("graph", graph::run),
 ];
