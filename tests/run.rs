@@ -176,6 +176,24 @@ fn example_stats_runs_python_with_params_json_on_stdin() {
 }
 
 #[test]
+fn every_example_of_the_tool_issue_runs_without_parameters() {
+    for (tool, out) in [
+        ("echo", "hello from strata\n"),
+        ("greet", "Hello, world! (style: warm)\n"),
+        ("stats", "{\"label\": \"numbers\", \"count\": 4, \"sum\": 10, \"mean\": 2.5, \"min\": 1, \"max\": 4}\n"),
+        ("braces", "{\"hello\": \"strata\", \"untouched\": \"${HOME} {tool_path} {{x}}\"}\n"),
+        ("words", "{\"words\":4,\"characters\":19}\n"),
+        ("report", "Report\n1. item 1\n2. item 2\n3. item 3\n"),
+        ("token", "{\"token_length\": 10}\n"),
+    ] {
+        let path = format!("tools/examples/{tool}.yaml");
+        let o = strata(&repo(), &["run", &path], &[]);
+        assert_eq!((stdout(&o).as_str(), stderr(&o).as_str()), (out, ""), "{tool}");
+        assert_eq!(o.status.code(), Some(0), "{tool}");
+    }
+}
+
+#[test]
 fn example_braces_passes_a_literal_program_byte_for_byte() {
     let o = strata(
         &repo(),
@@ -648,11 +666,17 @@ fn invalid_parameters_list_the_valid_names() {
         "error[params]: parameter `count` must be an integer, got `many`\n   = help: the parameters are: \
          title (string, default \"Report\"), count (integer, default 3)\n"
     );
-    let o = strata(&repo(), &["run", "examples/stats"], &[]);
+    let s = Scratch::new();
+    s.tool(
+        "req",
+        "executor: runtimes/subprocess\nparameters:\n  properties: {n: {type: array}, m: {type: integer, default: 1}}\n  \
+         required: [n]\nconfig: {command: \"true\"}\n",
+    );
+    let o = s.run(&["run", "req", "--params-json", r#"{"m": "x"}"#]);
     assert_eq!(
         stderr(&o),
-        "error[params]: invalid parameters for `examples/stats`: missing required parameter `numbers`\n   = help: \
-         the parameters are: numbers (array, required), label (string, default \"numbers\")\n"
+        "error[params]: invalid parameters for `req`: parameter `m` must be an integer, not a string; \
+         missing required parameter `n`\n   = help: the parameters are: n (array, required), m (integer, default 1)\n"
     );
 }
 
