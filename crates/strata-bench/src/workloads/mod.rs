@@ -3,8 +3,8 @@
 pub mod check;
 pub mod config;
 pub mod context;
-pub mod graph;
 pub mod exec;
+pub mod graph;
 pub mod scaling;
 pub mod text;
 pub mod throughput;
