@@ -20,7 +20,12 @@ use clap::{Parser, Subcommand};
 
 /// strata: layered interpolation of tool-execution configs.
 #[derive(Debug, Parser)]
-#[command(name = "strata", version, about, long_about = None)]
+#[command(
+    name = "strata",
+    version,
+    about = "Layered interpolation of tool-execution configs, and the tools, directives and graphs they describe",
+    long_about = None
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -34,7 +39,7 @@ enum Command {
     Check(check_cmd::CheckArgs),
     /// Show each field of a tool or directive after every stage, with the origin of each segment
     Explain(explain_cmd::ExplainArgs),
-    /// Run a YAML tool through its executor chain as a real subprocess
+    /// Run a tool (a real subprocess), a directive (`.md`) or a graph
     Run(run::RunArgs),
     /// List the project's tools with their descriptions
     Tools(tools::ToolsArgs),
