@@ -89,7 +89,7 @@ pub fn install_interrupt_handler() -> std::io::Result<()> {
                     .unwrap_or_else(|e| e.into_inner())
                     .clone();
                 for pgid in groups {
-                    let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
+                    clean_group(pgid);
                 }
                 let _ = signal_hook::low_level::emulate_default_handler(sig);
                 std::process::exit(128 + sig);
