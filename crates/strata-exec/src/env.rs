@@ -433,6 +433,14 @@ mod tests {
         assert_eq!(kept.unwrap(), (exe.to_string_lossy().into_owned(), true));
         let echo = interp("command", "command: [tool]");
         assert!(resolve_interpreter(&echo, &p, &none, &vars).is_err());
+        // Run through /bin/sh rather than exec'd: a file just written may be "busy" while
+        // another test thread forks.
+        let finder = d.path().join("finder.sh");
+        let script = format!("echo\necho '{}'\necho other\n", exe.display());
+        std::fs::write(&finder, script).unwrap();
+        let spec = format!("command: [/bin/sh, '{}']", finder.display());
+        let found = resolve_interpreter(&interp("command", &spec), &p, &none, &vars);
+        assert_eq!(found.unwrap(), (exe.to_string_lossy().into_owned(), false));
     }
 
     #[test]
