@@ -42,7 +42,11 @@ pub fn generated_project() -> tempfile::TempDir {
             "description: generated tool {i}\nexecutor: runtimes/script\nparameters:\n  type: object\n  properties:\n    name: {{type: string, default: n{i}}}\n    count: {{type: integer, default: {i}}}\nenv_config:\n  env:\n    TOOL_HOME: \"${{HOME}}/.cache/t{i}\"\nconfig:\n  script: scripts/t{i}.sh\n  label: \"tool {i} for {{name}}\"\n  env: {{LABEL: \"{{label}}\", COUNT: \"{{count}}\", MODE: \"${{MODE:-fast}}\"}}\n  timeout: {}\n",
             10 + i % 50
         );
-        write(root, &format!("tools/gen/g{:02}/tool{i}.yaml", i % 20), &text);
+        write(
+            root,
+            &format!("tools/gen/g{:02}/tool{i}.yaml", i % 20),
+            &text,
+        );
     }
     for j in 0..DIRECTIVES {
         let (a, b) = (j % TOOLS, (j * 7 + 3) % TOOLS);
@@ -62,12 +66,19 @@ pub fn run(settings: &Settings, report: &mut Report) {
     let dir = generated_project();
     let limits = Limits::default();
     let first = check_project(dir.path(), &limits).expect("checks");
-    assert_eq!(first.count(Severity::Error), 0, "the generated project is clean: {:?}", first.diagnostics.first());
+    assert_eq!(
+        first.count(Severity::Error),
+        0,
+        "the generated project is clean: {:?}",
+        first.diagnostics.first()
+    );
     report.note(&format!(
         "check: {} files ({TOOLS} tools, {DIRECTIVES} directives, 2 runtimes), {} diagnostics",
         first.files,
         first.diagnostics.len()
     ));
-    let m = measure(settings, || black_box(check_project(dir.path(), &limits).expect("checks")));
+    let m = measure(settings, || {
+        black_box(check_project(dir.path(), &limits).expect("checks"))
+    });
     report.against("check_project", &m, "target", TARGET_NS);
 }
