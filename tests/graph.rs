@@ -530,7 +530,7 @@ fn a_run_killed_during_any_step_resumes_to_the_same_result() {
             [
                 run_id.as_str(),
                 "graphs/five",
-                "running",
+                "interrupted",
                 &(k - 1).to_string(),
                 &format!("s{k}")
             ]

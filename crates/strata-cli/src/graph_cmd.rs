@@ -147,6 +147,7 @@ fn run_in(args: &RunArgs, project: &Project, id: &str) -> Result<u8, Error> {
     let outcome = match &args.resume {
         Some(run_id) => {
             let dir = store.open(run_id)?;
+            let _lock = dir.lock()?;
             let checkpoint = dir.load()?;
             Walker::new(&graph, &tools, Some(dir), args.strict).resume(checkpoint, &mut printer)?
         }
@@ -159,6 +160,7 @@ fn run_in(args: &RunArgs, project: &Project, id: &str) -> Result<u8, Error> {
             let inputs = graph.bind_inputs(&typed_inputs(args)?, &strings)?;
             let run_id = args.run_id.clone().unwrap_or_else(new_run_id);
             let dir = store.create(&run_id)?;
+            let _lock = dir.lock()?;
             Walker::new(&graph, &tools, Some(dir), args.strict).start(
                 &run_id,
                 inputs,

@@ -23,21 +23,21 @@ pub struct RunsArgs {
 }
 
 fn row(r: &RunSummary) -> [String; 5] {
-    let (graph, status) = match (&r.graph, r.status) {
-        (Ok(g), Some(s)) => (g.clone(), s.name().to_string()),
-        (Err(why), _) => (format!("(unreadable: {why})"), "unknown".to_string()),
-        (Ok(g), None) => (g.clone(), "unknown".to_string()),
+    let graph = match &r.graph {
+        Ok(g) => g.clone(),
+        Err(why) => format!("(unreadable: {why})"),
     };
     [
         r.run_id.clone(),
         graph,
-        status,
+        r.shown_status().to_string(),
         r.steps.to_string(),
         r.node.clone().unwrap_or_else(|| "-".into()),
     ]
 }
 
-/// The table for people: run, graph, status, steps, next node; columns aligned.
+/// The table for people: run, graph, status (`running`, `interrupted`, `completed`, `failed`,
+/// `limited`), steps, next node; columns aligned.
 pub fn table(runs: &[RunSummary]) -> String {
     let mut rows = vec![["RUN", "GRAPH", "STATUS", "STEPS", "NEXT"].map(str::to_string)];
     rows.extend(runs.iter().map(row));
@@ -65,7 +65,7 @@ fn to_json(r: &RunSummary) -> Value {
         "run_id": r.run_id,
         "graph": r.graph.as_ref().ok(),
         "error": r.graph.as_ref().err(),
-        "status": r.status.map(|s| s.name()),
+        "status": r.shown_status(),
         "steps": r.steps,
         "next": r.node,
         "started": r.started,

@@ -20,6 +20,7 @@ mod foreach;
 mod hooks;
 mod inputs;
 mod load;
+mod lock;
 mod model;
 mod nodes;
 mod runs;
@@ -33,6 +34,7 @@ pub use events::{short, Change, LogEvent, Observer, Recorder, Silent, Taken, Why
 pub use exec::{failure_message, Failure};
 pub use hooks::{Event, Firing, Hook, CONTEXT_NAMES, EVENTS, HOOK_ACTION_KEYS, HOOK_KEYS};
 pub use load::{fingerprint, is_graph_document, GRAPH_KEYS};
+pub use lock::{RunLock, LOCK_FILE};
 pub use model::{
     Action, Assign, Body, Edge, Foreach, Graph, Node, OnError, DEFAULT_CONCURRENCY,
     DEFAULT_MAX_STEPS,

@@ -21,6 +21,19 @@ pub struct RunStore {
     pub dir: PathBuf,
 }
 
+impl RunSummary {
+    /// The status as `strata runs` shows it: `running` only while a process runs it,
+    /// `interrupted` for a running run nobody runs (killed: resume it), `unknown` when the
+    /// checkpoint cannot be read.
+    pub fn shown_status(&self) -> &'static str {
+        match self.status {
+            Some(Status::Running) if !self.live => "interrupted",
+            Some(s) => s.name(),
+            None => "unknown",
+        }
+    }
+}
+
 /// One line of `strata runs`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunSummary {
@@ -34,6 +47,9 @@ pub struct RunSummary {
     pub steps: u64,
     /// The node the next step runs.
     pub node: Option<String>,
+    /// True when a live process is running it now (a `running` run that is not live was
+    /// interrupted: resume it).
+    pub live: bool,
     /// Unix seconds when it started.
     pub started: u64,
     /// Unix seconds of its last checkpoint.
@@ -159,6 +175,7 @@ fn summary(run_id: String, dir: &RunDir) -> RunSummary {
             status: Some(cp.progress.status),
             steps: cp.progress.step,
             node: cp.progress.node,
+            live: dir.is_locked(),
             started: cp.progress.started,
             updated: cp.progress.updated,
         },
@@ -168,6 +185,7 @@ fn summary(run_id: String, dir: &RunDir) -> RunSummary {
             status: None,
             steps: 0,
             node: None,
+            live: dir.is_locked(),
             started: 0,
             updated: 0,
         },
