@@ -17,6 +17,7 @@ mod events;
 mod exec;
 mod fields;
 mod foreach;
+mod handling;
 mod hooks;
 mod inputs;
 mod load;

@@ -9,12 +9,13 @@ use crate::events::{Change, LogEvent, Observer, Taken};
 use crate::exec::{apply, choose, rollback, Exec, Failure};
 use crate::fields::key;
 use crate::hooks::{fire, Event, EVENTS};
-use crate::model::{Body, Graph, Node, OnError};
+use crate::model::{Body, Graph, Node};
 use crate::tools::Tools;
 
 /// Runs graphs.
 pub struct Walker<'a> {
-    graph: &'a Graph,
+    /// The graph being run.
+    pub(crate) graph: &'a Graph,
     tools: &'a dyn Tools,
     strict: bool,
     run_dir: Option<RunDir>,
@@ -38,10 +39,10 @@ pub struct Outcome {
 }
 
 /// A run in memory: its progress, the context (`state`, `inputs`, `error`) and the next node.
-struct Run {
-    progress: Progress,
-    root: Value,
-    cur: Option<usize>,
+pub(crate) struct Run {
+    pub(crate) progress: Progress,
+    pub(crate) root: Value,
+    pub(crate) cur: Option<usize>,
 }
 
 /// What a successful step did.
@@ -57,7 +58,8 @@ enum Done {
     Return(Value),
 }
 
-fn node_json(node: &Node) -> Value {
+/// A node as hook contexts show it: `{id, kind}`.
+pub(crate) fn node_json(node: &Node) -> Value {
     json!({"id": node.id, "kind": node.body.kind()})
 }
 
@@ -230,7 +232,9 @@ impl<'a> Walker<'a> {
         dir.save(&run.progress, &run.root)
     }
 
-    fn fire(
+    /// Fires the hooks of `event` with the run's context plus `extra` (built only when a
+    /// hook listens), reporting firings and warnings to `obs`.
+    pub(crate) fn fire(
         &self,
         event: Event,
         run: &Run,
@@ -272,14 +276,16 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn finish(&self, run: &mut Run, status: Status, result: Value) {
+    /// Ends the run with `status` (the result is kept only when completed).
+    pub(crate) fn finish(&self, run: &mut Run, status: Status, result: Value) {
         run.progress.status = status;
         run.progress.result = (status == Status::Completed).then_some(result);
         run.progress.node = None;
         run.cur = None;
     }
 
-    fn go(&self, run: &mut Run, to: Option<usize>) {
+    /// Sets the node the next step runs (`None`: nowhere).
+    pub(crate) fn go(&self, run: &mut Run, to: Option<usize>) {
         run.cur = to;
         run.progress.node = to.map(|i| self.graph.nodes[i].id.clone());
     }
@@ -388,123 +394,17 @@ impl<'a> Walker<'a> {
             }
         }
     }
-
-    fn failed(&self, run: &mut Run, cur: usize, f: Failure, obs: &mut dyn Observer) {
-        let node = &self.graph.nodes[cur];
-        let step = run.progress.step;
-        let handling = match self.graph.on_error {
-            OnError::Fail => "fail".to_string(),
-            OnError::Goto(h) if h == cur => "fail".to_string(),
-            OnError::Continue => "continue".to_string(),
-            OnError::Goto(h) => format!("goto {}", self.graph.nodes[h].id),
-        };
-        obs.on(LogEvent::Error {
-            step,
-            node: node.id.clone(),
-            message: f.message.clone(),
-            handling: handling.clone(),
-        });
-        let error = json!({"kind": "error", "node": node.id, "step": step,
-                           "message": f.message, "result": f.result});
-        let shown = handling.clone();
-        self.fire(
-            Event::Error,
-            run,
-            || {
-                vec![
-                    ("node", node_json(node)),
-                    ("error", error.clone()),
-                    ("handling", Value::from(shown)),
-                ]
-            },
-            obs,
-        );
-        if handling == "fail" {
-            run.progress.failure = Some(format!("node `{}`: {}", node.id, f.message));
-            return self.finish(run, Status::Failed, Value::Null);
-        }
-        set(&mut run.root, "error", Some(error));
-        if let OnError::Goto(h) = self.graph.on_error {
-            return self.go(run, Some(h));
-        }
-        set(&mut run.root, "result", f.result);
-        let chosen = choose(node, &run.root, true);
-        take(&mut run.root, "result");
-        let (to, taken) = chosen.unwrap_or((None, Taken::End));
-        obs.on(LogEvent::Step {
-            step,
-            node: node.id.clone(),
-            kind: node.body.kind(),
-            taken,
-            changes: Vec::new(),
-        });
-        self.go(run, to);
-        if to.is_none() {
-            if matches!(node.body, Body::Return(_)) {
-                run.progress.failure = Some(format!("node `{}`: {}", node.id, f.message));
-                return self.finish(run, Status::Failed, Value::Null);
-            }
-            let state = run.root.get("state").cloned().unwrap_or(Value::Null);
-            self.finish(run, Status::Completed, state);
-        }
-    }
-
-    fn limit(&self, run: &mut Run, cur: usize, obs: &mut dyn Observer) {
-        let g = self.graph;
-        let node = &g.nodes[cur];
-        let handler = match g.on_error {
-            OnError::Goto(h) if !run.progress.limit_handled => Some(h),
-            _ => None,
-        };
-        let handling = handler.map_or("stop".to_string(), |h| format!("goto {}", g.nodes[h].id));
-        let step = run.progress.step;
-        obs.on(LogEvent::Limit {
-            step,
-            max_steps: g.max_steps,
-            handling: handling.clone(),
-        });
-        let message = format!(
-            "max_steps ({}) reached before node `{}`",
-            g.max_steps, node.id
-        );
-        self.fire(
-            Event::Limit,
-            run,
-            || {
-                vec![
-                    ("node", node_json(node)),
-                    ("limit", json!({"max_steps": g.max_steps, "steps": step})),
-                    ("handling", Value::from(handling)),
-                ]
-            },
-            obs,
-        );
-        match handler {
-            Some(h) => {
-                run.progress.limit_handled = true;
-                run.progress.budget += g.max_steps;
-                let error = json!({"kind": "limit", "node": node.id, "step": step,
-                                   "message": message, "result": null});
-                set(&mut run.root, "error", Some(error));
-                self.go(run, Some(h));
-            }
-            None => {
-                run.progress.failure = Some(message);
-                self.finish(run, Status::Limited, Value::Null);
-            }
-        }
-    }
 }
 
 /// Sets (or, with `None`, leaves alone) a top-level name of the context.
-fn set(root: &mut Value, name: &str, value: Option<Value>) {
+pub(crate) fn set(root: &mut Value, name: &str, value: Option<Value>) {
     if let (Some(v), Value::Object(map)) = (value, root) {
         map.insert(name.to_string(), v);
     }
 }
 
 /// Removes a top-level name of the context.
-fn take(root: &mut Value, name: &str) -> Option<Value> {
+pub(crate) fn take(root: &mut Value, name: &str) -> Option<Value> {
     match root {
         Value::Object(map) => map.remove(name),
         _ => None,
