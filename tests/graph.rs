@@ -373,8 +373,10 @@ fn graphs_are_drawn_and_runs_are_listed() {
     );
     assert_eq!(stdout(&s.run(&["runs"])), "no runs yet\n");
     s.file("tools/graphs/spin.yaml", SPIN);
-    s.run(&["run", "graphs/spin", "--run-id", "b-spin", "--quiet"]);
+    // Oldest first, ties by id: started in this order, the listing is the same whether or not
+    // the two runs start within the same second.
     s.run(&["run", "graphs/retry", "--run-id", "a-retry", "--quiet"]);
+    s.run(&["run", "graphs/spin", "--run-id", "b-spin", "--quiet"]);
     assert_eq!(
         stdout(&s.run(&["runs"])),
         "RUN      GRAPH         STATUS     STEPS  NEXT
