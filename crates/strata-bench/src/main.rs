@@ -7,6 +7,10 @@
 //! previous scaling row extrapolated linearly). Lines starting with `#` are informational;
 //! in the full mode they include the spread of the samples. See `docs/benchmarks.md`.
 
+/// The allocator of the `strata` binary: rendering is allocation-bound.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod harness;
 mod report;
 mod workloads;
