@@ -9,6 +9,13 @@ fn snippet(out: &mut String, doc: &Document, line: usize, column: usize, width: 
     source_snippet(out, &doc.text, line, column, width);
 }
 
+/// The longest source line a snippet shows whole.
+const LINE_CHARS: usize = 512;
+
+/// How much of a longer line a snippet shows: a window around the column, marked with `…`,
+/// so that an error about a huge line stays small.
+const SNIPPET_CHARS: usize = 120;
+
 /// Appends the source line `line` of `text` with carets under `width` characters from `column`.
 pub fn source_snippet(out: &mut String, text: &str, line: usize, column: usize, width: usize) {
     let Some(text) = text.lines().nth(line.saturating_sub(1)) else {
@@ -16,11 +23,31 @@ pub fn source_snippet(out: &mut String, text: &str, line: usize, column: usize, 
     };
     let gutter = line.to_string().len();
     let pad = " ".repeat(gutter);
-    let available = text.chars().count().saturating_sub(column - 1).max(1);
+    let (shown, column) = window(text, column.max(1));
+    let available = shown.chars().count().saturating_sub(column - 1).max(1);
     let carets = "^".repeat(width.clamp(1, available));
     let _ = writeln!(out, "{pad} |");
-    let _ = writeln!(out, "{line} | {text}");
+    let _ = writeln!(out, "{line} | {shown}");
     let _ = writeln!(out, "{pad} | {}{carets}", " ".repeat(column - 1));
+}
+
+/// The part of a long line shown around `column` (1-based), and the column within it.
+fn window(text: &str, column: usize) -> (String, usize) {
+    let len = text.chars().count();
+    if len <= LINE_CHARS {
+        return (text.to_string(), column);
+    }
+    let start = (column - 1).min(len).saturating_sub(SNIPPET_CHARS / 3);
+    let end = (start + SNIPPET_CHARS).min(len);
+    let mut shown = String::new();
+    if start > 0 {
+        shown.push('…');
+    }
+    shown.extend(text.chars().skip(start).take(end - start));
+    if end < len {
+        shown.push('…');
+    }
+    (shown, column - start + usize::from(start > 0))
 }
 
 /// Formats an error: headline, location, source snippet, field path and hint.
@@ -60,4 +87,33 @@ pub fn format_warning(w: &Warning, doc: Option<&Document>) -> String {
     }
     out.push('\n');
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_lines_are_shown_whole() {
+        let mut out = String::new();
+        source_snippet(&mut out, "a: 1\nb: ${x\n", 2, 4, 4);
+        assert_eq!(out, "  |\n2 | b: ${x\n  |    ^^^\n");
+    }
+
+    /// A 10 MB line in a snippet made a 20 MB error message (issue 7's adversarial suite).
+    /// Lines up to 512 characters are still shown whole.
+    #[test]
+    fn long_lines_are_cut_to_a_window_around_the_column() {
+        let line = format!("{}X{}", "a".repeat(5_000_000), "b".repeat(5_000_000));
+        let mut out = String::new();
+        source_snippet(&mut out, &line, 1, 5_000_001, 3);
+        let shown = format!("…{}X{}…", "a".repeat(40), "b".repeat(79));
+        assert_eq!(
+            out,
+            format!("  |\n1 | {shown}\n  | {}^^^\n", " ".repeat(41))
+        );
+        let mut out = String::new();
+        source_snippet(&mut out, &line, 1, 1, 1);
+        assert_eq!(out, format!("  |\n1 | {}…\n  | ^\n", "a".repeat(120)));
+    }
 }

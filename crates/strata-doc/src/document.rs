@@ -68,10 +68,15 @@ impl Document {
             Format::Json => serde_json::from_str(&text).map_err(|e| {
                 syntax_error(name, "JSON", &e.to_string(), Some((e.line(), e.column())))
             })?,
-            Format::Yaml => serde_yaml::from_str(&text).map_err(|e| {
-                let at = e.location().map(|l| (l.line(), l.column()));
-                syntax_error(name, "YAML", &e.to_string(), at)
-            })?,
+            Format::Yaml => {
+                if let Some(at) = crate::depth::flow_too_deep(&text, MAX_DEPTH) {
+                    return Err(too_deep(name, &text, at));
+                }
+                serde_yaml::from_str(&text).map_err(|e| {
+                    let at = e.location().map(|l| (l.line(), l.column()));
+                    syntax_error(name, "YAML", &e.to_string(), at)
+                })?
+            }
         };
         let nodes = count_nodes(&value, limits.yaml_nodes);
         if nodes > limits.yaml_nodes {
@@ -111,6 +116,30 @@ impl Document {
 }
 
 use crate::locate;
+
+/// The deepest nesting of collections the parsers accept (`serde_json`'s and `serde_yaml`'s
+/// recursion limit).
+const MAX_DEPTH: usize = 128;
+
+/// The error for flow collections nested past [`MAX_DEPTH`], at the opener past the limit.
+fn too_deep(name: &str, text: &str, at: usize) -> Error {
+    let before = &text[..at];
+    let line = 1 + before.matches('\n').count();
+    let column = 1 + before[before.rfind('\n').map_or(0, |k| k + 1)..]
+        .chars()
+        .count();
+    let mut err = Error::new(
+        Layer::Request,
+        format!("YAML nests collections more than {MAX_DEPTH} levels deep"),
+    )
+    .with_hint("flatten the document");
+    err.location = Some(Location {
+        file: name.to_string(),
+        line,
+        column,
+    });
+    err
+}
 
 fn syntax_error(name: &str, kind: &str, message: &str, at: Option<(usize, usize)>) -> Error {
     let message = message.split(" at line ").next().unwrap_or(message);

@@ -2,6 +2,7 @@
 //! syntax errors with line and column, alias bombs), `.env` files, and a locator that finds
 //! the line and column of a field path when an error needs one.
 
+mod depth;
 mod document;
 mod dotenv;
 mod locate;

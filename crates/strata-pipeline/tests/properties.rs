@@ -26,14 +26,13 @@ use Layer::{Context as C, Env as E, Inputs as I, Params as P};
 // Generators
 // ---------------------------------------------------------------------------------------------
 
-/// Names every generated scope defines; generated placeholders use them (and some unknown ones).
+/// Names every generated scope defines; generated placeholders use them (and some unknown
+/// ones, and the config keys `k1` and `k2` of generated documents).
 const ENV_NAMES: [&str; 3] = ["A", "B", "_X1"];
 const PARAM_NAMES: [&str; 3] = ["a", "b", "p"];
 const RUNTIME_NAMES: [&str; 2] = ["tool_path", "tool_dir"];
 const STATE_KEYS: [&str; 3] = ["a", "b", "x"];
 const INPUT_KEYS: [&str; 3] = ["a", "b", "x"];
-/// Top-level keys of generated documents, usable as `{k1}` parameters.
-const CONFIG_KEYS: [&str; 2] = ["k1", "k2"];
 
 fn layer() -> impl Strategy<Value = Layer> {
     prop_oneof![Just(E), Just(P), Just(C), Just(I)]

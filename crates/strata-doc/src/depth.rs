@@ -1,0 +1,127 @@
+//! A linear pre-scan of YAML text for the depth of its flow collections (`[…]`, `{…}`).
+//!
+//! The YAML scanner (libyaml, behind `serde_yaml`) spends time proportional to the current
+//! flow depth on every token, and `serde_yaml` applies its recursion limit only after the
+//! whole document is scanned: 100,000 nested `[` took minutes. This scan finds such nesting
+//! first. It follows the parts of YAML's lexical rules that decide whether a bracket is a
+//! flow indicator — quoted scalars, comments, block scalars, brackets inside plain scalars of
+//! block context — and errs on the side of not counting, so it never refuses a document the
+//! parser would accept; nesting past the limit is refused by the parser anyway.
+
+/// The byte offset of the first flow-collection opener nested deeper than `limit`, if any.
+pub(crate) fn flow_too_deep(text: &str, limit: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let n = b.len();
+    let mut depth = 0usize;
+    // True where a new node may start: a quote there opens a quoted scalar, and in block
+    // context a bracket there opens a flow collection.
+    let mut node_start = true;
+    let mut i = 0;
+    let mut line_start = 0;
+    while i < n {
+        let c = b[i];
+        let after_space = i == 0 || matches!(b[i - 1], b' ' | b'\t' | b'\n' | b'\r');
+        match c {
+            b'\n' => {
+                line_start = i + 1;
+                if depth == 0 {
+                    node_start = true;
+                }
+            }
+            b' ' | b'\t' | b'\r' => {}
+            // A document marker may be followed by a node on the same line (`--- |`).
+            b'-' if i == line_start && b[i..].starts_with(b"---") && is_blank(b, i + 3) => {
+                node_start = true;
+                i += 3;
+                continue;
+            }
+            b'#' if after_space => {
+                i = memchr::memchr(b'\n', &b[i..]).map_or(n, |k| i + k);
+                continue;
+            }
+            b'"' | b'\'' if node_start => {
+                i = skip_quoted(b, i);
+                node_start = false;
+                continue;
+            }
+            b'[' | b'{' if depth > 0 || node_start => {
+                depth += 1;
+                if depth > limit {
+                    return Some(i);
+                }
+                node_start = true;
+            }
+            b']' | b'}' if depth > 0 => {
+                depth -= 1;
+                node_start = false;
+            }
+            b',' if depth > 0 => node_start = true,
+            b':' | b'-' | b'?' if is_blank(b, i + 1) && (node_start || c == b':') => {
+                node_start = true;
+            }
+            b':' if depth > 0 && matches!(b.get(i + 1), Some(b'[' | b'{')) => node_start = true,
+            b'|' | b'>' if depth == 0 && node_start => {
+                i = skip_block_scalar(b, i, line_start);
+                line_start = i;
+                node_start = true;
+                continue;
+            }
+            // Anchors and tags come before a node; an alias is one.
+            b'&' | b'!' if node_start => {
+                while i < n
+                    && !matches!(
+                        b[i],
+                        b' ' | b'\t' | b'\n' | b'\r' | b',' | b'[' | b']' | b'{' | b'}'
+                    )
+                {
+                    i += 1;
+                }
+                continue;
+            }
+            _ => node_start = false,
+        }
+        i += 1;
+    }
+    None
+}
+
+fn is_blank(b: &[u8], i: usize) -> bool {
+    matches!(b.get(i), None | Some(b' ' | b'\t' | b'\n' | b'\r'))
+}
+
+/// The offset just past the quoted scalar opened at `i` (or the end of the text).
+fn skip_quoted(b: &[u8], i: usize) -> usize {
+    let quote = b[i];
+    let mut j = i + 1;
+    while j < b.len() {
+        match b[j] {
+            b'\\' if quote == b'"' => j += 2,
+            c if c == quote => {
+                // `''` is an escaped quote inside single quotes.
+                if quote == b'\'' && b.get(j + 1) == Some(&b'\'') {
+                    j += 2;
+                } else {
+                    return j + 1;
+                }
+            }
+            _ => j += 1,
+        }
+    }
+    b.len()
+}
+
+/// The offset of the first line after the block scalar whose indicator is at `i`: its
+/// content is every following line that is blank or indented more than the indicator's line.
+fn skip_block_scalar(b: &[u8], i: usize, line_start: usize) -> usize {
+    let indent = b[line_start..].iter().take_while(|&&c| c == b' ').count();
+    let mut j = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |k| i + k + 1);
+    while j < b.len() {
+        let spaces = b[j..].iter().take_while(|&&c| c == b' ').count();
+        let blank = matches!(b.get(j + spaces), None | Some(b'\n' | b'\r'));
+        if !blank && spaces <= indent {
+            break;
+        }
+        j = memchr::memchr(b'\n', &b[j..]).map_or(b.len(), |k| j + k + 1);
+    }
+    j
+}

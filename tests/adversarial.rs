@@ -1,0 +1,1228 @@
+//! The adversarial suite (issue 7): the real `strata` binary, in scratch projects holding
+//! copies of the shipped tools, against hostile data. Tools that print their own argv, stdin
+//! and environment as JSON show what actually reached the child.
+//!
+//! * second-order injection across the tool stages (E and P in every pairing, config keys,
+//!   `env_config`, `params_json`), directives (`{input:…}`, `${inputs…}`, `${steps…}`, hook
+//!   context) and graphs (state, hook context, checkpoints);
+//! * secrets: never in argv, stdin, logs, traces, `--dry-run`/`--explain` output or errors
+//!   unless the author placed them there (and then `***` in everything strata prints);
+//! * shell metacharacters in every parameter of every shipped runtime: passed as data;
+//! * expansion bombs: each stopped by a documented limit with a clear error, in bounded time
+//!   and peak memory (measured with GNU time);
+//! * path traversal in tool ids, executors, directive, graph and hook tools, and run ids;
+//! * env hygiene: the child's environment is exactly the documented allowlist plus declared
+//!   names.
+
+use std::collections::BTreeSet;
+use std::fs::File;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+// ---------------------------------------------------------------------------------------------
+// Harness
+// ---------------------------------------------------------------------------------------------
+
+/// Generous bounds every run of strata is held to (debug build, shared 2-core machine).
+const TIME_LIMIT: Duration = Duration::from_secs(20);
+/// Peak resident memory of the strata process (and the children it reaped), in KiB. The
+/// measured peaks are far below (docs/security.md).
+const RSS_LIMIT_KIB: u64 = 256 * 1024;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn path_var() -> String {
+    std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into())
+}
+
+fn home_var() -> String {
+    std::env::var("HOME").unwrap_or_else(|_| "/root".into())
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// What one run of strata did.
+#[derive(Debug)]
+struct Run {
+    stdout: String,
+    stderr: String,
+    code: Option<i32>,
+    /// Peak resident set size of strata and the children it reaped, in KiB.
+    peak_rss_kib: u64,
+    elapsed: Duration,
+}
+
+impl Run {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}\n{}", self.stdout, self.stderr))
+    }
+
+    /// Everything strata printed.
+    fn all(&self) -> String {
+        format!("{}{}", self.stdout, self.stderr)
+    }
+
+    /// The start of everything strata printed, for failure messages.
+    fn brief(&self) -> String {
+        self.all().chars().take(2000).collect()
+    }
+
+    /// The first line of standard error.
+    fn error_line(&self) -> &str {
+        self.stderr.lines().next().unwrap_or_default()
+    }
+
+    fn bounded(&self) -> &Run {
+        assert!(self.elapsed < TIME_LIMIT, "took {:?}", self.elapsed);
+        assert!(
+            self.peak_rss_kib < RSS_LIMIT_KIB,
+            "peak RSS {} KiB",
+            self.peak_rss_kib
+        );
+        self
+    }
+}
+
+/// A scratch project holding a copy of the repository's `tools/`, removed when dropped.
+struct Scratch {
+    dir: tempfile::TempDir,
+    out: tempfile::TempDir,
+}
+
+impl Scratch {
+    fn new() -> Scratch {
+        let dir = tempfile::tempdir().unwrap();
+        copy_dir(&repo().join("tools"), &dir.path().join("tools"));
+        Scratch {
+            dir,
+            out: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn file(&self, rel: &str, text: &str) -> &Scratch {
+        let p = self.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+        self
+    }
+
+    fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.path().join(rel)).unwrap_or_default()
+    }
+
+    /// Links the real Python executable as the project's `.venv/bin/python3`, so the python
+    /// runtime runs it directly (not through a launcher such as a pyenv shim, which adds
+    /// variables of its own to the environment).
+    fn python_in_venv(&self) -> &Scratch {
+        let out = Command::new("python3")
+            .args(["-c", "import sys; print(sys.executable)"])
+            .output()
+            .expect("python3 runs");
+        let exe = String::from_utf8(out.stdout).unwrap().trim().to_string();
+        let bin = self.path().join(".venv/bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        std::os::unix::fs::symlink(exe, bin.join("python3")).unwrap();
+        self
+    }
+
+    /// Fails when a shell ever ran an injected `touch PWNED`.
+    fn assert_not_pwned(&self) {
+        assert!(
+            !self.path().join("PWNED").exists(),
+            "a shell ran injected text"
+        );
+    }
+
+    fn run(&self, args: &[&str]) -> Run {
+        self.run_env(args, &[])
+    }
+
+    /// Runs strata with PATH, HOME and `env` only; measures time and peak memory.
+    fn run_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+        let out = self.out.path().join("stdout");
+        let err = self.out.path().join("stderr");
+        let rss = self.out.path().join("rss");
+        let _ = std::fs::remove_file(&rss);
+        // GNU time reports the peak RSS of strata alone: its own child, forked from a small
+        // process. (Measuring a child spawned directly by this test would report at least
+        // the test process's own size, which the kernel carries across exec.)
+        let time = Path::new("/usr/bin/time");
+        let mut cmd = if time.is_file() {
+            let mut cmd = Command::new(time);
+            cmd.arg("-f").arg("%M").arg("-o").arg(&rss);
+            cmd.arg(env!("CARGO_BIN_EXE_strata"));
+            cmd
+        } else {
+            Command::new(env!("CARGO_BIN_EXE_strata"))
+        };
+        cmd.args(args)
+            .current_dir(self.path())
+            .env_clear()
+            .env("PATH", path_var())
+            .env("HOME", home_var())
+            .stdin(Stdio::null())
+            .stdout(File::create(&out).unwrap())
+            .stderr(File::create(&err).unwrap())
+            .process_group(0);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let start = Instant::now();
+        let mut child = cmd.spawn().expect("strata starts");
+        let pid = child.id() as libc::pid_t;
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if start.elapsed() > TIME_LIMIT * 2 {
+                // SAFETY: the group is ours (process_group(0)) and its leader is not reaped.
+                unsafe { libc::kill(-pid, libc::SIGKILL) };
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        let elapsed = start.elapsed();
+        let read = |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap()).into_owned();
+        // The last line of time's report is the peak in KiB (a line about the exit status
+        // may come first). Without GNU time nothing is measured and 0 is reported.
+        let peak_rss_kib = std::fs::read_to_string(&rss)
+            .ok()
+            .and_then(|t| t.lines().last().and_then(|l| l.trim().parse().ok()))
+            .unwrap_or(0);
+        Run {
+            stdout: read(&out),
+            stderr: read(&err),
+            code: status.code(),
+            peak_rss_kib,
+            elapsed,
+        }
+    }
+}
+
+/// A Python program printing its argv (after the program) and stdin as JSON.
+const DUMP: &str = "import json, sys\n\
+json.dump({'argv': sys.argv[1:], 'stdin': sys.stdin.read()}, sys.stdout)\n";
+
+/// The same, with its whole environment.
+const DUMP_ENV: &str = "import json, os, sys\n\
+json.dump({'argv': sys.argv[1:], 'stdin': sys.stdin.read(), 'env': dict(os.environ)}, sys.stdout)\n";
+
+/// A YAML string literal (double-quoted JSON is valid YAML).
+fn q(s: &str) -> String {
+    json!(s).to_string()
+}
+
+/// Text with every layer's syntax, shell metacharacters and command substitutions.
+const EVIL: &str = "${HOME} ${TOKEN} ${DOT_SECRET} {tool_path} {msg} {params_json} {input:text} \
+${inputs.text} ${steps.first.result.stdout} ${state.comment} $${X} {{msg}} ${upper('x')} \
+$(touch PWNED) `touch PWNED` ; touch PWNED | touch PWNED && touch PWNED";
+
+const TOKEN: &str = "tok-s3cr3t-value";
+const DOT_SECRET: &str = "dot-s3cr3t-value";
+
+fn assert_no_secret(text: &str) {
+    for secret in [TOKEN, DOT_SECRET] {
+        assert!(!text.contains(secret), "a secret leaked into: {text}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Second-order injection and secrets
+// ---------------------------------------------------------------------------------------------
+
+/// A tool in which every stage meets hostile data from every other: process env (E) into
+/// params (P) and config keys, caller params (P) into later E stages, `env_config`, stdin and
+/// `params_json`. The author places the secret `TOKEN` in the child's environment and in one
+/// argument; `DOT_SECRET` comes from `.env`.
+fn injection_project() -> Scratch {
+    let s = Scratch::new();
+    s.file(".env", &format!("DOT_SECRET={DOT_SECRET}\n")).file(
+        "tools/inject.yaml",
+        &format!(
+            "executor: runtimes/subprocess\nsecrets: [TOKEN]\n\
+             parameters:\n  properties:\n    msg: {{type: string}}\n    list: {{type: array, default: []}}\n\
+             env_config:\n  env:\n    FROM_ENV: \"${{EVIL_ENV}}\"\n\
+             config:\n  command: python3\n  key: \"${{EVIL_ENV}}\"\n  wrapped: \"<{{msg}}>\"\n\
+             \x20 args: [\"-c\", {{literal: {}}}, \"${{EVIL_ENV}}\", \"{{msg}}\", \"{{key}}\", \"{{wrapped}}\", \
+             \"${{FROM_ENV}}\", \"{{params_json}}\", \"{{list}}\", \"--token=${{TOKEN}}\"]\n\
+             \x20 input_data: \"{{msg}}|${{EVIL_ENV}}\"\n  env: {{TOKEN: \"${{TOKEN}}\", MSG: \"{{msg}}\"}}\n",
+            q(DUMP_ENV)
+        ),
+    );
+    s
+}
+
+fn injection_env() -> [(&'static str, &'static str); 2] {
+    [("EVIL_ENV", EVIL), ("TOKEN", TOKEN)]
+}
+
+#[test]
+fn data_from_every_tool_stage_reaches_the_child_byte_for_byte() {
+    let s = injection_project();
+    let params = json!({"msg": EVIL, "list": [EVIL, {"k": EVIL}]}).to_string();
+    let o = s.run_env(
+        &["run", "inject", "--params-json", &params, "--json"],
+        &injection_env(),
+    );
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    let child = &o.json()["data"];
+    assert_eq!(
+        child["argv"],
+        json!([
+            EVIL,
+            EVIL,
+            EVIL,
+            format!("<{EVIL}>"),
+            EVIL,
+            params,
+            json!([EVIL, {"k": EVIL}]).to_string(),
+            format!("--token={TOKEN}"),
+        ])
+    );
+    assert_eq!(child["stdin"], json!(format!("{EVIL}|{EVIL}")));
+    let env = &child["env"];
+    assert_eq!(
+        (
+            &env["MSG"],
+            &env["FROM_ENV"],
+            &env["TOKEN"],
+            &env["DOT_SECRET"]
+        ),
+        (
+            &json!(EVIL),
+            &json!(EVIL),
+            &json!(TOKEN),
+            &json!(DOT_SECRET)
+        )
+    );
+    s.assert_not_pwned();
+    // The secret is only where the author put it: the environment and `--token=`.
+    let args = child["argv"].as_array().unwrap();
+    assert_no_secret(&json!(args[..7]).to_string());
+    assert_no_secret(child["stdin"].as_str().unwrap());
+}
+
+#[test]
+fn secrets_never_show_in_dry_runs_explanations_or_errors() {
+    let s = injection_project();
+    let msg = format!("msg={EVIL}");
+    for args in [
+        vec!["run", "inject", "-p", &msg, "--dry-run"],
+        vec!["run", "inject", "-p", &msg, "--dry-run", "--json"],
+        vec!["run", "inject", "-p", &msg, "--explain"],
+    ] {
+        let o = s.run_env(&args, &injection_env());
+        assert_eq!(o.code, Some(0), "{args:?}: {}", o.stderr);
+        assert_no_secret(&o.brief());
+        assert!(o.stdout.contains("--token=***"), "{}", o.stdout);
+    }
+    let dry = s.run_env(
+        &["run", "inject", "-p", &msg, "--dry-run", "--json"],
+        &injection_env(),
+    );
+    let spec = dry.json();
+    assert_eq!(spec["env"]["TOKEN"], json!("***"));
+    assert_eq!(spec["env"]["DOT_SECRET"], json!("***"));
+    assert_eq!(
+        spec["argv"][3],
+        json!(EVIL),
+        "caller data is shown as it is"
+    );
+
+    // Errors that involve secret values: a `:?` message quoting one, a strict-mode miss in
+    // a field holding one, invalid parameters next to one, a broken .env line.
+    s.file(
+        "tools/fail.yaml",
+        "executor: runtimes/subprocess\nsecrets: [TOKEN]\nconfig:\n  command: echo\n\
+         \x20 args: [\"${MISSING:?token is ${TOKEN}, dot is ${DOT_SECRET}}\"]\n",
+    )
+    .file(
+        "tools/strict.yaml",
+        "executor: runtimes/subprocess\nsecrets: [TOKEN]\nconfig:\n  command: echo\n\
+         \x20 args: [\"${TOKEN}${MISSING}\"]\n",
+    );
+    let o = s.run_env(&["run", "fail"], &injection_env());
+    assert_eq!(o.code, Some(2));
+    assert_eq!(
+        o.error_line(),
+        "error[env]: required variable `MISSING` is unset or empty: token is ***, dot is ***"
+    );
+    assert_no_secret(&o.brief());
+    let o = s.run_env(&["run", "strict", "--strict"], &injection_env());
+    assert_eq!(o.code, Some(2));
+    assert_eq!(
+        o.error_line(),
+        "error[env]: environment variable `MISSING` is not set"
+    );
+    assert_no_secret(&o.brief());
+    let o = s.run_env(
+        &["run", "inject", "-p", "nope=1", "-p", &msg],
+        &injection_env(),
+    );
+    assert_eq!(o.code, Some(2));
+    assert_no_secret(&o.brief());
+    s.file(".env", &format!("DOT_SECRET={DOT_SECRET}\n{TOKEN}\n"));
+    let o = s.run_env(&["run", "inject", "-p", &msg], &injection_env());
+    assert_eq!(o.code, Some(2));
+    assert_eq!(o.error_line(), "error[request]: expected NAME=value");
+    assert_no_secret(&o.brief());
+}
+
+#[test]
+fn secrets_in_spawn_errors_are_redacted() {
+    let s = Scratch::new();
+    let tool = |name: &str, config: &str| {
+        s.file(
+            &format!("tools/{name}.yaml"),
+            &format!("executor: runtimes/subprocess\nsecrets: [TOKEN]\nconfig:\n{config}"),
+        );
+    };
+    tool("missing", "  command: \"/nonexistent/${TOKEN}\"\n");
+    tool("cwd", "  command: echo\n  cwd: \"/nonexistent/${TOKEN}\"\n");
+    tool("path", "  command: \"${TOKEN}\"\n");
+    for (name, line) in [
+        (
+            "missing",
+            "error[request]: command `/nonexistent/***` does not exist",
+        ),
+        (
+            "cwd",
+            "error[request]: working directory `/nonexistent/***` does not exist",
+        ),
+        ("path", "error[request]: command `***` not found on PATH"),
+    ] {
+        let o = s.run_env(&["run", name], &[("TOKEN", TOKEN)]);
+        assert_eq!(o.code, Some(2), "{name}: {}", o.brief());
+        assert_eq!(o.error_line(), line);
+        assert_no_secret(&o.all());
+    }
+}
+
+/// `strata render` with a placeholder of every layer fed by hostile data from every source,
+/// through every order of every pair of layers: each value arrives as it was given.
+#[test]
+fn render_never_rescans_data_through_any_pair_of_layers() {
+    let s = Scratch::new();
+    s.file(
+        "doc.yaml",
+        "e: \"<${EVIL}>\"\np: \"<{evil}>\"\nc: \"<${state.evil}>\"\ni: \"<{input:evil}>\"\n\
+         secret: \"<${TOKEN}>\"\n",
+    );
+    let env = format!("EVIL={EVIL}");
+    let param = format!("evil={EVIL}");
+    let input = format!("evil={EVIL}");
+    let context = json!({"state": {"evil": EVIL}}).to_string();
+    let token = format!("TOKEN={TOKEN}");
+    let layers = ["env", "params", "context", "inputs"];
+    let field = |layer: &str| match layer {
+        "env" => "e",
+        "params" => "p",
+        "context" => "c",
+        _ => "i",
+    };
+    for first in layers {
+        for second in layers.iter().filter(|l| **l != first) {
+            let o = s.run(&[
+                "render",
+                "doc.yaml",
+                "--clean-env",
+                "--env",
+                &env,
+                "--env",
+                &token,
+                "--secret",
+                "TOKEN",
+                "-p",
+                &param,
+                "--input",
+                &input,
+                "--context",
+                &context,
+                "--layer",
+                first,
+                "--layer",
+                second,
+            ]);
+            assert_eq!(o.code, Some(0), "{first} {second}: {}", o.brief());
+            let v = o.json();
+            for layer in [first, second] {
+                assert_eq!(
+                    v[field(layer)],
+                    json!(format!("<{EVIL}>")),
+                    "{first} {second}"
+                );
+            }
+            if first == "env" || *second == "env" {
+                // The author put the secret in the document: it is rendered, and shown by
+                // nothing else.
+                assert_eq!(v["secret"], json!(format!("<{TOKEN}>")));
+            }
+        }
+    }
+    let o = s.run(&[
+        "render",
+        "doc.yaml",
+        "--clean-env",
+        "--env",
+        &env,
+        "--env",
+        &token,
+        "--secret",
+        "TOKEN",
+        "-p",
+        &param,
+        "--input",
+        &input,
+        "--context",
+        &context,
+        "--explain",
+    ]);
+    assert_eq!(o.code, Some(0), "{}", o.brief());
+    assert_no_secret(&o.all());
+    assert!(o.stdout.contains("<***>"), "{}", o.brief());
+    s.assert_not_pwned();
+}
+
+#[test]
+fn null_bytes_in_data_are_a_clear_error_not_a_truncated_argument() {
+    let s = injection_project();
+    let o = s.run_env(
+        &["run", "inject", "--params-json", r#"{"msg": "a\u0000b"}"#],
+        &injection_env(),
+    );
+    assert_eq!(o.code, Some(2), "{}", o.brief());
+    assert!(o.error_line().starts_with("error["), "{}", o.stderr);
+    assert_no_secret(&o.brief());
+}
+
+/// The dump tool for directives and graphs: argv and stdin only (its output is logged).
+fn dump_tool(s: &Scratch) {
+    s.file(
+        "tools/dump.yaml",
+        &format!(
+            "executor: runtimes/subprocess\nsecrets: [TOKEN]\n\
+             parameters:\n  properties:\n    msg: {{type: string}}\n    ctx: {{type: string, default: \"\"}}\n\
+             config:\n  command: python3\n  args: [\"-c\", {{literal: {}}}, \"{{msg}}\", \"{{ctx}}\"]\n\
+             \x20 input_data: \"{{params_json}}\"\n  env: {{TOKEN: \"${{TOKEN}}\"}}\n",
+            q(DUMP)
+        ),
+    );
+}
+
+#[test]
+fn directive_inputs_steps_and_hook_context_stay_data() {
+    let s = Scratch::new();
+    dump_tool(&s);
+    s.file(
+        "directives/inject.md",
+        "---\nname: inject\ninputs:\n  - {name: text, type: string, required: true}\n\
+         actions:\n  - id: first\n    tool: dump\n    params: {msg: \"{input:text}\", ctx: \"${inputs.text}\"}\n\
+         \x20 - id: second\n    tool: dump\n    params: {msg: \"${steps.first.result.stdout}\", ctx: \"<${steps.first.result.data.argv[0]}>\"}\n\
+         hooks:\n  - id: log\n    event: after_action\n    action:\n      tool: examples/log\n\
+         \x20     params: {line: \"${action.id}: ${action.params.msg}\", file: hook.log}\n---\n\
+         Body: {input:text} / ${steps.first.result.data.argv[1]}\n",
+    );
+    let input = format!("text={EVIL}");
+    let o = s.run_env(
+        &["run", "directives/inject.md", "--input", &input, "--json"],
+        &[("TOKEN", TOKEN)],
+    );
+    assert_eq!(o.code, Some(0), "{}", o.brief());
+    let report = o.json();
+    let first = &report["actions"][0]["result"]["data"];
+    assert_eq!(first["argv"], json!([EVIL, EVIL]));
+    assert_eq!(
+        first["stdin"],
+        json!(json!({"msg": EVIL, "ctx": EVIL}).to_string())
+    );
+    let first_stdout = report["actions"][0]["result"]["stdout"].as_str().unwrap();
+    let second = &report["actions"][1]["result"]["data"];
+    assert_eq!(second["argv"], json!([first_stdout, format!("<{EVIL}>")]));
+    assert_eq!(report["prompt"], json!(format!("Body: {EVIL} / {EVIL}\n")));
+    assert_eq!(
+        s.read("hook.log"),
+        format!("first: {EVIL}\nsecond: {first_stdout}\n")
+    );
+    assert_no_secret(&o.brief());
+    assert_no_secret(&s.read("hook.log"));
+    s.assert_not_pwned();
+    let o = s.run_env(
+        &[
+            "run",
+            "directives/inject.md",
+            "--input",
+            &input,
+            "--dry-run",
+        ],
+        &[("TOKEN", TOKEN)],
+    );
+    assert_eq!(o.code, Some(0), "{}", o.brief());
+    assert_no_secret(&o.brief());
+}
+
+#[test]
+fn graph_state_and_hook_context_stay_data() {
+    let s = Scratch::new();
+    dump_tool(&s);
+    s.file(
+        "tools/graphs/inject.yaml",
+        "kind: graph\nparameters:\n  type: object\n  properties:\n    text: {type: string}\n\
+         state: {comment: \"\", seen: null}\n\
+         hooks:\n  - id: log\n    event: after_node\n    action:\n      tool: examples/log\n\
+         \x20     params: {line: \"after: ${state.comment}\", file: hook.log}\n\
+         nodes:\n  first:\n    kind: action\n    tool: dump\n    params: {msg: \"${inputs.text}\"}\n\
+         \x20   assign: {comment: \"${result.data.argv[0]}\"}\n    next: second\n\
+         \x20 second:\n    kind: action\n    tool: dump\n    params: {msg: \"${state.comment}\", ctx: \"<${state.comment}>\"}\n\
+         \x20   assign: {seen: \"${result.data.argv}\"}\n    next: done\n\
+         \x20 done:\n    kind: return\n    output: {seen: \"${state.seen}\", comment: \"${state.comment}\"}\n",
+    );
+    let input = format!("text={EVIL}");
+    let o = s.run_env(
+        &[
+            "run",
+            "graphs/inject",
+            "--input",
+            &input,
+            "--run-id",
+            "r1",
+            "--quiet",
+        ],
+        &[("TOKEN", TOKEN)],
+    );
+    assert_eq!(o.code, Some(0), "{}", o.brief());
+    assert_eq!(
+        o.json(),
+        json!({"seen": [EVIL, format!("<{EVIL}>")], "comment": EVIL})
+    );
+    assert_eq!(
+        s.read("hook.log"),
+        format!("after: {EVIL}\nafter: {EVIL}\nafter: {EVIL}\n")
+    );
+    assert_no_secret(&o.brief());
+    assert_no_secret(&s.read(".strata/runs/r1/checkpoint.json"));
+    s.assert_not_pwned();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shell metacharacters, every shipped runtime
+// ---------------------------------------------------------------------------------------------
+
+/// Metacharacters of sh, bash, Python and Node, each a separate parameter value.
+const METAS: [&str; 24] = [
+    "$(touch PWNED)",
+    "`touch PWNED`",
+    "; touch PWNED",
+    "| touch PWNED",
+    "&& touch PWNED",
+    "|| touch PWNED",
+    "\ntouch PWNED\n",
+    "> PWNED",
+    "< /etc/passwd",
+    "$HOME ${HOME} ${PATH:-x} $0 $1 $@ $* $$ $? $!",
+    "'; touch PWNED; '",
+    "\"; touch PWNED; \"",
+    "\\\" \\' \\\\ \\n",
+    "* ? [a-z] ~ # !",
+    "%s %n %x %PATH%",
+    "-rf /",
+    "--help",
+    "  leading and trailing  ",
+    "\ttab\r\n",
+    "é 💥 \u{7f} \u{1b}[31m",
+    "$'\\x41'",
+    "{\"json\": [1]} {tool_path} {{x}}",
+    "${IFS}touch${IFS}PWNED",
+    "__import__('os').system('touch PWNED')",
+];
+
+fn metas_json() -> Value {
+    json!({"msg": METAS.concat(), "list": METAS})
+}
+
+const METAS_SCHEMA: &str =
+    "parameters:\n  properties:\n    msg: {type: string}\n    list: {type: array, items: {type: string}}\n";
+
+fn run_metas(s: &Scratch, tool: &str) -> Run {
+    let params = metas_json().to_string();
+    let o = s.run(&["run", tool, "--params-json", &params, "--json"]);
+    assert_eq!(o.code, Some(0), "{tool}: {}", o.brief());
+    s.assert_not_pwned();
+    o
+}
+
+#[test]
+fn shell_metacharacters_are_data_on_the_subprocess_runtime() {
+    let s = Scratch::new();
+    s.file(
+        "tools/meta.yaml",
+        &format!(
+            "executor: runtimes/subprocess\n{METAS_SCHEMA}\
+             config:\n  command: python3\n  params_env_prefix: PARAM_\n  input_data: \"{{params_json}}\"\n\
+             \x20 env: {{MSG: \"{{msg}}\"}}\n  args: [\"-c\", {{literal: {}}}, \"{{msg}}\", \"<{{msg}}>\", \"{{list}}\"]\n",
+            q(DUMP_ENV)
+        ),
+    );
+    let o = run_metas(&s, "meta");
+    let child = &o.json()["data"];
+    let msg = METAS.concat();
+    let list = json!(METAS).to_string();
+    assert_eq!(
+        child["argv"],
+        json!([msg.clone(), format!("<{msg}>"), list.clone()])
+    );
+    assert_eq!(child["stdin"], json!(metas_json().to_string()));
+    assert_eq!(
+        (
+            &child["env"]["MSG"],
+            &child["env"]["PARAM_MSG"],
+            &child["env"]["PARAM_LIST"]
+        ),
+        (&json!(msg), &json!(msg), &json!(list))
+    );
+}
+
+#[test]
+fn shell_metacharacters_are_data_on_the_python_runtime() {
+    let s = Scratch::new();
+    s.file("tools/py/dump.py", DUMP).file(
+        "tools/py/meta.yaml",
+        &format!("executor: runtimes/python\n{METAS_SCHEMA}config:\n  script: dump.py\n"),
+    );
+    let child = run_metas(&s, "py/meta").json()["data"].clone();
+    assert_eq!(
+        child,
+        json!({"argv": [], "stdin": metas_json().to_string()})
+    );
+}
+
+#[test]
+fn shell_metacharacters_are_data_on_the_node_runtime() {
+    let s = Scratch::new();
+    s.file(
+        "tools/js/dump.js",
+        "const stdin = require('fs').readFileSync(0, 'utf8');\n\
+         process.stdout.write(JSON.stringify({argv: process.argv.slice(2), stdin}));\n",
+    )
+    .file(
+        "tools/js/meta.yaml",
+        &format!("executor: runtimes/node\n{METAS_SCHEMA}config:\n  script: dump.js\n"),
+    );
+    let child = run_metas(&s, "js/meta").json()["data"].clone();
+    assert_eq!(
+        child,
+        json!({"argv": [], "stdin": metas_json().to_string()})
+    );
+}
+
+#[test]
+fn shell_metacharacters_are_data_on_the_bash_runtime() {
+    let s = Scratch::new();
+    // The script prints what it was given, NUL-separated; the values never become code.
+    s.file(
+        "tools/sh/dump.sh",
+        "printf '%s\\0' \"$PARAM_MSG\" \"$PARAM_LIST\" \"$PARAMS_JSON\"\n",
+    )
+    .file(
+        "tools/sh/meta.yaml",
+        &format!("executor: runtimes/bash\n{METAS_SCHEMA}config:\n  script: dump.sh\n"),
+    );
+    let o = run_metas(&s, "sh/meta");
+    let stdout = o.json()["stdout"].as_str().unwrap().to_string();
+    let parts: Vec<&str> = stdout.split('\0').collect();
+    let params_json = metas_json().to_string();
+    assert_eq!(
+        parts,
+        [
+            METAS.concat().as_str(),
+            json!(METAS).to_string().as_str(),
+            params_json.as_str(),
+            ""
+        ]
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Expansion bombs: each stopped by a documented limit, in bounded time and memory
+// ---------------------------------------------------------------------------------------------
+
+fn bomb(s: &Scratch, name: &str, config: &str) -> Run {
+    s.file(
+        &format!("tools/{name}.yaml"),
+        &format!("executor: runtimes/subprocess\nconfig:\n  command: echo\n{config}"),
+    );
+    let o = s.run(&["run", name]);
+    eprintln!("{name}: {:?}, peak RSS {} KiB", o.elapsed, o.peak_rss_kib);
+    o.bounded();
+    assert_eq!(o.code, Some(2), "{name}: {}", o.brief());
+    o
+}
+
+#[test]
+fn deeply_nested_defaults_stop_at_the_depth_limit() {
+    let s = Scratch::new();
+    let env = format!("{}x{}", "${A:-".repeat(10_000), "}".repeat(10_000));
+    let o = bomb(&s, "env_nest", &format!("  args: [{}]\n", q(&env)));
+    assert_eq!(
+        o.error_line(),
+        "error[env]: defaults are nested more than 32 levels deep"
+    );
+    let inputs = format!("{}x{}", "{input:a:".repeat(10_000), "}".repeat(10_000));
+    s.file(
+        "directives/nest.md",
+        &format!("---\nname: nest\n---\n{inputs}\n"),
+    );
+    let o = s.run(&["run", "directives/nest.md"]);
+    o.bounded();
+    assert_eq!(o.code, Some(2), "{}", o.brief());
+    assert_eq!(
+        o.error_line(),
+        "error[inputs]: defaults are nested more than 32 levels deep"
+    );
+    let expr = format!("${{a ?? {}1{}}}", "[".repeat(10_000), "]".repeat(10_000));
+    s.file(
+        "directives/expr.md",
+        &format!("---\nname: expr\n---\n{expr}\n"),
+    );
+    let o = s.run(&["run", "directives/expr.md"]);
+    o.bounded();
+    assert_eq!(o.code, Some(2), "{}", o.brief());
+    assert_eq!(
+        o.error_line(),
+        "error[context]: expression nested too deeply"
+    );
+}
+
+#[test]
+fn self_referential_and_mutually_recursive_params_are_cycles() {
+    let s = Scratch::new();
+    let o = bomb(&s, "selfref", "  a: \"{a}\"\n  args: [\"{a}\"]\n");
+    assert_eq!(o.error_line(), "error[params]: parameter cycle: a -> a");
+    let o = bomb(
+        &s,
+        "mutual",
+        "  a: \"x{b}\"\n  b: \"y{c}\"\n  c: \"z{a}\"\n  args: [\"{a}\"]\n",
+    );
+    assert_eq!(
+        o.error_line(),
+        "error[params]: parameter cycle: a -> b -> c -> a"
+    );
+    let o = bomb(
+        &s,
+        "long",
+        "  a: \"{b}\"\n  b: \"{c}\"\n  c: \"{d}\"\n  d: \"{e}\"\n  e: end\n  args: [\"{a}\"]\n",
+    );
+    assert!(
+        o.error_line()
+            .starts_with("error[params]: parameter chain is longer than 3 links: "),
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
+fn exponential_parameter_growth_stops_at_the_output_limit() {
+    let s = Scratch::new();
+    // Each level repeats the one below 256 times: 4 KiB, 1 MiB, 256 MiB (three links from
+    // `args`, the most allowed).
+    let k0 = "x".repeat(4096);
+    let rep = |k: &str| q(&format!("{{{k}}}").repeat(256));
+    let o = bomb(
+        &s,
+        "laughs",
+        &format!(
+            "  k0: {}\n  k1: {}\n  k2: {}\n  args: [\"{{k2}}\"]\n",
+            q(&k0),
+            rep("k0"),
+            rep("k1"),
+        ),
+    );
+    assert_eq!(
+        o.error_line(),
+        "error[params]: rendered string exceeds 16777216 bytes"
+    );
+}
+
+#[test]
+fn a_yaml_billion_laughs_file_is_refused() {
+    let s = Scratch::new();
+    let mut yaml = String::from(
+        "executor: runtimes/subprocess\nl0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n",
+    );
+    for i in 1..10 {
+        let p = i - 1;
+        yaml.push_str(&format!(
+            "l{i}: &l{i} [*l{p}, *l{p}, *l{p}, *l{p}, *l{p}, *l{p}, *l{p}, *l{p}, *l{p}]\n"
+        ));
+    }
+    yaml.push_str("config: {command: echo, args: \"*l9\"}\n");
+    s.file("tools/lol.yaml", &yaml);
+    let o = s.run(&["run", "lol"]);
+    eprintln!(
+        "billion laughs: {:?}, peak RSS {} KiB",
+        o.elapsed, o.peak_rss_kib
+    );
+    o.bounded();
+    assert_eq!(o.code, Some(2), "{}", o.brief());
+    assert_eq!(
+        o.error_line(),
+        "error[request]: YAML syntax error: repetition limit exceeded"
+    );
+}
+
+#[test]
+fn a_million_placeholders_in_one_string_are_refused() {
+    let s = Scratch::new();
+    let o = bomb(
+        &s,
+        "million",
+        &format!("  args: [{}]\n", q(&"{p}".repeat(1_000_000))),
+    );
+    assert_eq!(
+        o.error_line(),
+        "error[params]: more than 10000 placeholders in one string"
+    );
+    s.file(
+        "directives/million.md",
+        &format!("---\nname: million\n---\n{}\n", "${a}".repeat(1_000_000)),
+    );
+    let o = s.run(&["run", "directives/million.md"]);
+    o.bounded();
+    assert_eq!(o.code, Some(2), "{}", o.brief());
+    assert_eq!(
+        o.error_line(),
+        "error[context]: more than 10000 placeholders in one string"
+    );
+    assert!(o.stderr.len() < 1000, "{}", o.brief());
+}
+
+#[test]
+fn huge_and_deeply_nested_documents_are_refused() {
+    let s = Scratch::new();
+    let o = bomb(
+        &s,
+        "huge",
+        &format!("  args: [{}]\n", q(&"$".repeat(5 << 20))),
+    );
+    assert_eq!(
+        o.error_line(),
+        "error[request]: string of 5242880 bytes exceeds the template limit of 4194304 bytes"
+    );
+    // The snippet shows a window of the 5 MB line, not all of it.
+    assert!(o.stderr.len() < 1000, "{}", o.brief());
+    s.file(
+        "tools/deep.yaml",
+        &format!("config: {}1{}\n", "[".repeat(100_000), "]".repeat(100_000)),
+    );
+    let o = s.run(&["run", "deep"]);
+    o.bounded();
+    assert_eq!(o.code, Some(2), "{}", o.brief());
+    assert_eq!(
+        o.error_line(),
+        "error[request]: YAML nests collections more than 128 levels deep"
+    );
+    assert!(o.stderr.len() < 1000, "{}", o.brief());
+}
+
+#[test]
+fn a_tool_writing_endlessly_is_capped_in_bounded_memory() {
+    let s = Scratch::new();
+    s.file(
+        "tools/endless.yaml",
+        "executor: runtimes/subprocess\nconfig:\n  command: yes\n  timeout: 2\n",
+    )
+    .file(
+        "tools/gig.yaml",
+        "executor: runtimes/subprocess\nconfig:\n  command: head\n  args: [\"-c\", \"1073741824\", /dev/zero]\n",
+    );
+    // The default cap (8 MiB per stream) holds however much the tool writes.
+    let o = s.run(&["run", "endless", "--json"]);
+    eprintln!("yes: {:?}, peak RSS {} KiB", o.elapsed, o.peak_rss_kib);
+    o.bounded();
+    assert_eq!(o.code, Some(124));
+    let v = o.json();
+    assert_eq!(v["stdout"].as_str().map(str::len), Some(8 << 20));
+    assert_eq!(
+        (&v["truncated"], &v["timed_out"]),
+        (&json!(true), &json!(true))
+    );
+    let o = s.run(&["run", "gig"]);
+    eprintln!("1 GiB: {:?}, peak RSS {} KiB", o.elapsed, o.peak_rss_kib);
+    o.bounded();
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert_eq!(o.stdout.len(), 8 << 20);
+    assert_eq!(
+        o.stderr,
+        "strata: stdout of `gig` was truncated at 8388608 bytes\n"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Path traversal
+// ---------------------------------------------------------------------------------------------
+
+/// A project with a tool file outside `tools/` that would leave a mark if it ever ran.
+fn traversal_project() -> Scratch {
+    let s = Scratch::new();
+    s.file(
+        "outside.yaml",
+        "executor: runtimes/subprocess\nconfig:\n  command: touch\n  args: [PWNED]\n",
+    );
+    s
+}
+
+#[test]
+fn tool_ids_cannot_leave_the_tools_directory() {
+    let s = traversal_project();
+    let depth = s.path().components().count();
+    let up = "../".repeat(depth + 2);
+    let etc = format!("{up}etc/passwd");
+    for id in [
+        "../outside",
+        "../outside.yaml",
+        "examples/../../outside",
+        "/etc/passwd",
+        etc.as_str(),
+    ] {
+        let o = s.run(&["run", id]);
+        assert_eq!(o.code, Some(2), "{id}: {}", o.brief());
+        eprintln!("{id}: {}", o.error_line());
+        assert!(
+            o.error_line().starts_with("error[request]: "),
+            "{id}: {}",
+            o.stderr
+        );
+    }
+    s.file(
+        "tools/hop.yaml",
+        "executor: ../outside\nconfig: {command: echo}\n",
+    );
+    let o = s.run(&["run", "hop"]);
+    assert_eq!(o.code, Some(2), "{}", o.brief());
+    assert_eq!(
+        o.error_line(),
+        "error[request]: unknown executor `../outside` in chain hop -> ../outside"
+    );
+    s.assert_not_pwned();
+}
+
+#[test]
+fn directive_graph_and_hook_tools_cannot_leave_the_tools_directory() {
+    let s = traversal_project();
+    s.file(
+        "directives/act.md",
+        "---\nname: act\nactions:\n  - {id: a, tool: ../outside}\n---\nx\n",
+    )
+    .file(
+        "directives/hook.md",
+        "---\nname: hook\nhooks:\n  - {id: h, event: directive_started, action: {tool: ../outside}}\n---\nx\n",
+    )
+    .file(
+        "tools/graphs/node.yaml",
+        "kind: graph\nnodes:\n  a: {kind: action, tool: ../outside, next: b}\n  b: {kind: return, output: 1}\n",
+    )
+    .file(
+        "tools/graphs/hook.yaml",
+        "kind: graph\nhooks:\n  - {id: h, event: graph_started, action: {tool: ../outside}}\n\
+         nodes:\n  b: {kind: return, output: 1}\n",
+    );
+    for args in [
+        vec!["run", "directives/act.md"],
+        vec!["run", "directives/hook.md"],
+        vec!["run", "graphs/node"],
+        vec!["run", "graphs/hook"],
+    ] {
+        let o = s.run(&args);
+        assert_eq!(o.code, Some(2), "{args:?}: {}", o.brief());
+        assert!(
+            o.stderr.contains("unknown tool `../outside`"),
+            "{args:?}: {}",
+            o.stderr
+        );
+    }
+    s.assert_not_pwned();
+}
+
+#[test]
+fn run_ids_cannot_leave_the_runs_directory() {
+    let s = Scratch::new();
+    for (flag, id) in [
+        ("--resume", "../../etc/passwd"),
+        ("--resume", ".."),
+        ("--run-id", "../escape"),
+        ("--run-id", "/tmp/escape"),
+        ("--run-id", "a/b"),
+    ] {
+        let o = s.run(&["run", "graphs/retry", flag, id, "--quiet"]);
+        assert_eq!(o.code, Some(2), "{flag} {id}: {}", o.brief());
+        assert_eq!(
+            o.error_line(),
+            format!("error[request]: invalid run id `{id}`")
+        );
+    }
+    assert!(!s.path().join("escape").exists());
+    assert!(!s.path().join(".strata/escape").exists());
+    assert!(!s.path().join(".strata/runs/a").exists());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Env hygiene
+// ---------------------------------------------------------------------------------------------
+
+/// The caller's environment: the whole allowlist of docs/tools.md, and variables that must
+/// never reach a child (credentials, loader and interpreter hooks).
+const CALLER_ENV: [(&str, &str); 22] = [
+    ("USER", "u"),
+    ("LOGNAME", "u"),
+    ("SHELL", "/bin/sh"),
+    ("LANG", "C.UTF-8"),
+    ("LANGUAGE", "en"),
+    ("LC_ALL", "C.UTF-8"),
+    ("LC_TIME", "C"),
+    ("TZ", "UTC"),
+    ("TMPDIR", "/tmp"),
+    ("TERM", "dumb"),
+    ("AWS_SECRET_ACCESS_KEY", "aws-s3cr3t"),
+    ("GITHUB_TOKEN", "gh-s3cr3t"),
+    ("LD_LIBRARY_PATH", "/nonexistent"),
+    ("PYTHONPATH", "/nonexistent"),
+    ("PYTHONSTARTUP", "/nonexistent"),
+    ("NODE_OPTIONS", "--require /nonexistent.js"),
+    ("BASH_ENV", "evil.sh"),
+    ("ENV", "evil.sh"),
+    ("IFS", "x"),
+    ("PS4", "$(touch PWNED)"),
+    ("SHELLOPTS", "xtrace"),
+    ("DECLARED", "passed"),
+];
+
+/// The names every child gets: the allowlist (all set above) with PATH and HOME.
+fn allowlist() -> BTreeSet<String> {
+    [
+        "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_ALL", "LC_TIME", "TZ",
+        "TMPDIR", "TERM",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect()
+}
+
+fn env_names(env: &Value) -> BTreeSet<String> {
+    env.as_object().unwrap().keys().cloned().collect()
+}
+
+#[test]
+fn a_child_sees_only_the_allowlist_and_declared_names() {
+    let s = Scratch::new();
+    s.file("evil.sh", "touch PWNED\n")
+        .file(".env", "FROM_DOTENV=d\n")
+        .file(
+            "tools/plain.yaml",
+            "executor: runtimes/subprocess\nconfig:\n  command: env\n  args: [\"-0\"]\n",
+        )
+        .file(
+            "tools/declared.yaml",
+            "executor: runtimes/subprocess\nenv_config:\n  env: {DECLARED: \"${DECLARED:-}\"}\n\
+             config:\n  command: env\n  args: [\"-0\"]\n  env: {EXTRA: x}\n",
+        )
+        .file("tools/py/dump.py", DUMP_ENV)
+        .python_in_venv()
+        .file(
+            "tools/py/env.yaml",
+            "executor: runtimes/python\nconfig:\n  script: dump.py\n",
+        )
+        .file(
+            "tools/js/env.js",
+            "process.stdout.write(JSON.stringify(process.env));\n",
+        )
+        .file(
+            "tools/js/env.yaml",
+            "executor: runtimes/node\nconfig:\n  script: env.js\n",
+        )
+        .file("tools/sh/env.sh", "exec env -0\n")
+        .file(
+            "tools/sh/env.yaml",
+            "executor: runtimes/bash\nconfig:\n  script: env.sh\n",
+        );
+    let run = |tool: &str| {
+        let o = s.run_env(&["run", tool, "--json"], &CALLER_ENV);
+        assert_eq!(o.code, Some(0), "{tool}: {}", o.brief());
+        o.json()
+    };
+    let nul_env = |v: &Value| -> Value {
+        let text = v["stdout"].as_str().unwrap();
+        let map: serde_json::Map<String, Value> = text
+            .split('\0')
+            .filter(|e| !e.is_empty())
+            .map(|e| {
+                let (k, v) = e.split_once('=').unwrap();
+                (k.to_string(), json!(v))
+            })
+            .collect();
+        Value::Object(map)
+    };
+    let base = allowlist();
+    let with = |names: &[&str]| -> BTreeSet<String> {
+        let mut set = base.clone();
+        set.extend(names.iter().map(|n| n.to_string()));
+        set
+    };
+
+    let plain = nul_env(&run("plain"));
+    assert_eq!(env_names(&plain), with(&["FROM_DOTENV"]));
+    for (k, v) in CALLER_ENV {
+        if base.contains(k) {
+            assert_eq!(plain[k], json!(v), "{k}");
+        }
+    }
+    assert_eq!(plain["PATH"], json!(path_var()));
+
+    let declared = nul_env(&run("declared"));
+    assert_eq!(
+        env_names(&declared),
+        with(&["FROM_DOTENV", "DECLARED", "EXTRA"])
+    );
+    assert_eq!(declared["DECLARED"], json!("passed"));
+
+    let py = run("py/env");
+    assert_eq!(
+        env_names(&py["data"]["env"]),
+        with(&[
+            "FROM_DOTENV",
+            "PYTHON",
+            "PYTHONUNBUFFERED",
+            "PYTHONDONTWRITEBYTECODE"
+        ])
+    );
+    let js = run("js/env");
+    assert_eq!(
+        env_names(&js["data"]),
+        with(&["FROM_DOTENV", "NODE", "NODE_NO_WARNINGS"])
+    );
+    // bash exports PWD, SHLVL and `_` to what it runs; nothing else may appear.
+    let mut sh = env_names(&nul_env(&run("sh/env")));
+    for own in ["PWD", "SHLVL", "_", "OLDPWD"] {
+        sh.remove(own);
+    }
+    assert_eq!(sh, with(&["FROM_DOTENV", "BASH_BIN", "PARAMS_JSON"]));
+    s.assert_not_pwned();
+}
