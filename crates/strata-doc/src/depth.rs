@@ -5,8 +5,11 @@
 //! whole document is scanned: 100,000 nested `[` took minutes. This scan finds such nesting
 //! first. It follows the parts of YAML's lexical rules that decide whether a bracket is a
 //! flow indicator — quoted scalars, comments, block scalars, brackets inside plain scalars of
-//! block context — and errs on the side of not counting, so it never refuses a document the
-//! parser would accept; nesting past the limit is refused by the parser anyway.
+//! block context, lines that may continue a plain scalar — and errs on the side of not
+//! counting, so it never refuses a document the parser would accept (nesting past the limit
+//! is refused by the parser anyway). Where it does not count, the parser meets the brackets
+//! as scalar text, or as a structure error within its 1024-character look-ahead for keys, so
+//! it cannot be led into deep nesting there.
 
 /// The byte offset of the first flow-collection opener nested deeper than `limit`, if any.
 pub(crate) fn flow_too_deep(text: &str, limit: usize) -> Option<usize> {
@@ -16,6 +19,9 @@ pub(crate) fn flow_too_deep(text: &str, limit: usize) -> Option<usize> {
     // True where a new node may start: a quote there opens a quoted scalar, and in block
     // context a bracket there opens a flow collection.
     let mut node_start = true;
+    // True inside a plain scalar of block context: a next line may continue it, and its
+    // brackets are then text.
+    let mut in_plain = false;
     let mut i = 0;
     let mut line_start = 0;
     while i < n {
@@ -25,26 +31,30 @@ pub(crate) fn flow_too_deep(text: &str, limit: usize) -> Option<usize> {
             b'\n' => {
                 line_start = i + 1;
                 if depth == 0 {
-                    node_start = true;
+                    node_start = !in_plain;
                 }
             }
             b' ' | b'\t' | b'\r' => {}
             // A document marker may be followed by a node on the same line (`--- |`).
             b'-' if i == line_start && b[i..].starts_with(b"---") && is_blank(b, i + 3) => {
                 node_start = true;
+                in_plain = false;
                 i += 3;
                 continue;
             }
             b'#' if after_space => {
+                in_plain = false;
                 i = memchr::memchr(b'\n', &b[i..]).map_or(n, |k| i + k);
                 continue;
             }
             b'"' | b'\'' if node_start => {
                 i = skip_quoted(b, i);
                 node_start = false;
+                in_plain = false;
                 continue;
             }
             b'[' | b'{' if depth > 0 || node_start => {
+                in_plain = false;
                 depth += 1;
                 if depth > limit {
                     return Some(i);
@@ -58,12 +68,14 @@ pub(crate) fn flow_too_deep(text: &str, limit: usize) -> Option<usize> {
             b',' if depth > 0 => node_start = true,
             b':' | b'-' | b'?' if is_blank(b, i + 1) && (node_start || c == b':') => {
                 node_start = true;
+                in_plain = false;
             }
             b':' if depth > 0 && matches!(b.get(i + 1), Some(b'[' | b'{')) => node_start = true,
             b'|' | b'>' if depth == 0 && node_start => {
                 i = skip_block_scalar(b, i, line_start);
                 line_start = i;
                 node_start = true;
+                in_plain = false;
                 continue;
             }
             // Anchors and tags come before a node; an alias is one.
@@ -78,7 +90,10 @@ pub(crate) fn flow_too_deep(text: &str, limit: usize) -> Option<usize> {
                 }
                 continue;
             }
-            _ => node_start = false,
+            _ => {
+                node_start = false;
+                in_plain = depth == 0;
+            }
         }
         i += 1;
     }

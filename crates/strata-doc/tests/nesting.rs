@@ -5,6 +5,7 @@
 
 use std::time::{Duration, Instant};
 
+use proptest::prelude::*;
 use serde_json::json;
 use strata_core::Limits;
 use strata_doc::{Document, Format};
@@ -85,4 +86,51 @@ fn nesting_within_the_limit_is_read() {
         v = &v[0];
     }
     assert_eq!(v, &json!(1));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// The pre-scan never narrows YAML: whatever it refuses, the YAML parser refuses too.
+    #[test]
+    fn the_pre_scan_refuses_only_what_the_parser_refuses(
+        deep in 0usize..200,
+        at in any::<prop::sample::Index>(),
+        parts in prop::collection::vec(prop::sample::select(vec![
+            "[", "]", "{", "}", "a", "b c", ": ", ":", "- ", "-", "\n", "  ", "\"", "'", "''",
+            "\\", " #", "#", "|", ">-", ",", "? ", "&x ", "!t ", "*x", "---\n", "--- ", "...\n",
+        ]), 0..300),
+    ) {
+        // A run of brackets anywhere: inside a quoted or block scalar, a comment, a plain
+        // scalar, or as real nesting.
+        let mut parts: Vec<String> = parts.into_iter().map(String::from).collect();
+        let i = at.index(parts.len() + 1);
+        parts.insert(i, "[".repeat(deep));
+        let text = parts.concat();
+        if let Err(e) = parse(&text) {
+            if e.contains("YAML nests collections") {
+                prop_assert!(
+                    serde_yaml::from_str::<serde_json::Value>(&text).is_err(),
+                    "refused, but the parser reads it: {text:?}"
+                );
+            }
+        }
+    }
+}
+
+/// Where the pre-scan does not count brackets (lines that may continue a plain scalar), the
+/// parser reads them as text or stops at a structure error: never slowly.
+#[test]
+fn brackets_after_a_plain_scalar_are_text_or_a_quick_error() {
+    let deep = "[".repeat(100_000);
+    for prefix in ["a: b\n", "a\n", "- a\n", "a: b\n  ", "a: b\n- "] {
+        let text = format!("{prefix}{deep}\n");
+        let start = Instant::now();
+        let _ = parse(&text);
+        assert!(
+            start.elapsed() < Duration::from_secs(2),
+            "{prefix:?}: {:?}",
+            start.elapsed()
+        );
+    }
 }
