@@ -333,7 +333,7 @@ fn secrets_never_show_in_dry_runs_explanations_or_errors() {
     ] {
         let o = s.run_env(&args, &injection_env());
         assert_eq!(o.code, Some(0), "{args:?}: {}", o.stderr);
-        assert_no_secret(&o.brief());
+        assert_no_secret(&o.all());
         assert!(o.stdout.contains("--token=***"), "{}", o.stdout);
     }
     let dry = s.run_env(
@@ -367,25 +367,25 @@ fn secrets_never_show_in_dry_runs_explanations_or_errors() {
         o.error_line(),
         "error[env]: required variable `MISSING` is unset or empty: token is ***, dot is ***"
     );
-    assert_no_secret(&o.brief());
+    assert_no_secret(&o.all());
     let o = s.run_env(&["run", "strict", "--strict"], &injection_env());
     assert_eq!(o.code, Some(2));
     assert_eq!(
         o.error_line(),
         "error[env]: environment variable `MISSING` is not set"
     );
-    assert_no_secret(&o.brief());
+    assert_no_secret(&o.all());
     let o = s.run_env(
         &["run", "inject", "-p", "nope=1", "-p", &msg],
         &injection_env(),
     );
     assert_eq!(o.code, Some(2));
-    assert_no_secret(&o.brief());
+    assert_no_secret(&o.all());
     s.file(".env", &format!("DOT_SECRET={DOT_SECRET}\n{TOKEN}\n"));
     let o = s.run_env(&["run", "inject", "-p", &msg], &injection_env());
     assert_eq!(o.code, Some(2));
     assert_eq!(o.error_line(), "error[request]: expected NAME=value");
-    assert_no_secret(&o.brief());
+    assert_no_secret(&o.all());
 }
 
 #[test]
@@ -515,7 +515,7 @@ fn null_bytes_in_data_are_a_clear_error_not_a_truncated_argument() {
         o.error_line(),
         "error[request]: contains a NUL byte, which no argument, path or variable can hold"
     );
-    assert_no_secret(&o.brief());
+    assert_no_secret(&o.all());
 }
 
 /// The dump tool for directives and graphs: argv and stdin only (its output is logged).
@@ -566,7 +566,7 @@ fn directive_inputs_steps_and_hook_context_stay_data() {
         s.read("hook.log"),
         format!("first: {EVIL}\nsecond: {first_stdout}\n")
     );
-    assert_no_secret(&o.brief());
+    assert_no_secret(&o.all());
     assert_no_secret(&s.read("hook.log"));
     s.assert_not_pwned();
     let o = s.run_env(
@@ -580,7 +580,7 @@ fn directive_inputs_steps_and_hook_context_stay_data() {
         &[("TOKEN", TOKEN)],
     );
     assert_eq!(o.code, Some(0), "{}", o.brief());
-    assert_no_secret(&o.brief());
+    assert_no_secret(&o.all());
 }
 
 #[test]
@@ -621,8 +621,16 @@ fn graph_state_and_hook_context_stay_data() {
         s.read("hook.log"),
         format!("after: {EVIL}\nafter: {EVIL}\nafter: {EVIL}\n")
     );
-    assert_no_secret(&o.brief());
+    assert_no_secret(&o.all());
     assert_no_secret(&s.read(".strata/runs/r1/checkpoint.json"));
+    // The progress trace and the JSON event log carry the state, never the secret.
+    for (id, mode) in [("r2", None), ("r3", Some("--json"))] {
+        let mut args = vec!["run", "graphs/inject", "--input", &input, "--run-id", id];
+        args.extend(mode);
+        let o = s.run_env(&args, &[("TOKEN", TOKEN)]);
+        assert_eq!(o.code, Some(0), "{}", o.brief());
+        assert_no_secret(&o.all());
+    }
     s.assert_not_pwned();
 }
 
