@@ -6,12 +6,12 @@ use std::process::ExitCode;
 
 use clap::Args;
 use serde_json::Value;
-use strata_core::{Error, FieldPath, Layer, PathSeg};
+use strata_core::{Error, FieldPath, PathSeg};
 use strata_doc::Document;
 use strata_exec::{dry_run_json, CallerParams, Plan, Prepared, Project, RunOptions, SpawnSpec};
 
 use crate::report::{format_error, format_warning};
-use crate::scope_args::split_pair;
+use crate::scope_args::{params_json, split_pair};
 
 /// Exit code when strata itself fails before the tool runs.
 pub const STRATA_FAILED: u8 = 2;
@@ -110,24 +110,7 @@ fn caller_params(args: &RunArgs) -> Result<CallerParams, Error> {
 
 /// Caller parameters from `--params-json` and `-p K=V` pairs (the pairs win).
 pub fn caller_params_from(json: Option<&str>, pairs: &[String]) -> Result<CallerParams, Error> {
-    let typed = match json {
-        None => serde_json::Map::new(),
-        Some(text) => match serde_json::from_str(text) {
-            Ok(Value::Object(map)) => map,
-            Ok(_) => {
-                return Err(Error::new(
-                    Layer::Request,
-                    "--params-json must be a JSON object",
-                ))
-            }
-            Err(e) => {
-                return Err(Error::new(
-                    Layer::Request,
-                    format!("--params-json is not valid JSON: {e}"),
-                ))
-            }
-        },
-    };
+    let typed = params_json(json)?;
     let strings = pairs
         .iter()
         .map(|p| split_pair(p, "--param").map(|(k, v)| (k.to_string(), v.to_string())))

@@ -61,26 +61,25 @@ pub fn build_env(
     Ok(env)
 }
 
+/// Parses `--params-json`: a JSON object (absent: empty).
+pub fn params_json(json: Option<&str>) -> Result<Map<String, Value>, Error> {
+    match json.map(serde_json::from_str::<Value>) {
+        None => Ok(Map::new()),
+        Some(Ok(Value::Object(map))) => Ok(map),
+        Some(Ok(_)) => Err(Error::new(
+            Layer::Request,
+            "--params-json must be a JSON object",
+        )),
+        Some(Err(e)) => Err(Error::new(
+            Layer::Request,
+            format!("--params-json is not valid JSON: {e}"),
+        )),
+    }
+}
+
 /// Builds caller parameters: `--params-json` first, then each `--param K=V` (a string).
 pub fn build_params(json: Option<&str>, pairs: &[String]) -> Result<Map<String, Value>, Error> {
-    let mut params = match json {
-        Some(text) => match serde_json::from_str(text) {
-            Ok(Value::Object(map)) => map,
-            Ok(_) => {
-                return Err(Error::new(
-                    Layer::Request,
-                    "--params-json must be a JSON object",
-                ))
-            }
-            Err(e) => {
-                return Err(Error::new(
-                    Layer::Request,
-                    format!("--params-json is not valid JSON: {e}"),
-                ))
-            }
-        },
-        None => Map::new(),
-    };
+    let mut params = params_json(json)?;
     for pair in pairs {
         let (k, v) = split_pair(pair, "--param")?;
         params.insert(k.to_string(), Value::String(v.to_string()));

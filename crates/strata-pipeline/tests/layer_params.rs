@@ -143,22 +143,6 @@ fn cycles_are_errors_naming_the_chain() {
 }
 
 #[test]
-fn repeated_references_do_not_grow_exponentially() {
-    let mut doc = serde_json::Map::new();
-    doc.insert("k0".into(), json!("x"));
-    for i in 1..=3 {
-        doc.insert(
-            format!("k{i}"),
-            json!(format!("{{k{}}}", i - 1).repeat(1000)),
-        );
-    }
-    let out = case()
-        .render(&[P], &serde_json::Value::Object(doc))
-        .unwrap_err();
-    assert!(out.message.contains("rendered string exceeds"), "{out}");
-}
-
-#[test]
 fn caller_params_are_data_never_rescanned() {
     let c = case().param("p", json!("{q}")).param("q", json!("boom"));
     assert_eq!(c.one(&[P], "{p}"), json!("{q}"));
