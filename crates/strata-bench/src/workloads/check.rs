@@ -2,11 +2,11 @@
 //! 1 s budget of the requirements.
 
 use std::hint::black_box;
-use std::path::Path;
 
 use strata_check::{check_project, Severity};
 use strata_core::Limits;
 
+use super::exec::{write, PRIMITIVE};
 use crate::harness::{measure, Settings};
 use crate::report::Report;
 
@@ -16,14 +16,6 @@ pub const TOOLS: usize = 1_000;
 pub const DIRECTIVES: usize = 200;
 /// The budget: 1 s.
 const TARGET_NS: f64 = 1e9;
-
-const PRIMITIVE: &str = include_str!("../../../../tools/runtimes/subprocess.yaml");
-
-fn write(root: &Path, rel: &str, text: &str) {
-    let path = root.join(rel);
-    std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
-    std::fs::write(path, text).expect("write");
-}
 
 /// Writes the project: a script runtime, 1,000 tools with parameters, env defaults, config
 /// keys and literals, and 200 directives with inputs, two actions chained through `${steps…}`

@@ -23,12 +23,13 @@ use crate::harness::{compare, Settings};
 use crate::report::Report;
 
 /// The shipped primitive, as every generated project's `tools/runtimes/subprocess.yaml`.
-const PRIMITIVE: &str = include_str!("../../../../tools/runtimes/subprocess.yaml");
+pub const PRIMITIVE: &str = include_str!("../../../../tools/runtimes/subprocess.yaml");
 
 /// Number of tool files in the generated tree (runtimes included).
 pub const TREE_TOOLS: usize = 50;
 
-fn write(root: &Path, rel: &str, text: &str) {
+/// Writes `text` to `rel` under `root`, creating directories.
+pub fn write(root: &Path, rel: &str, text: &str) {
     let path = root.join(rel);
     std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
     std::fs::write(path, text).expect("write");
