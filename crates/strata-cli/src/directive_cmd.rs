@@ -10,7 +10,7 @@ use strata_directive::{load_project_hooks, Directive, Report, RunOptions, Status
 use strata_exec::Project;
 
 use crate::exec_runner::ExecRunner;
-use crate::run::{print_error, RunArgs, STRATA_FAILED};
+use crate::run::{open_project, print_error, RunArgs, STRATA_FAILED};
 use crate::scope_args::split_pair;
 
 /// Exit code of a directive stopped by a limit.
@@ -33,20 +33,9 @@ pub struct DirectiveRequest<'a> {
 /// `strata run <file>.md`: finds the project, runs the directive, prints errors.
 pub fn run_cli(args: &RunArgs) -> ExitCode {
     let path = Path::new(&args.tool);
-    let project = match &args.project {
-        Some(dir) => Project::at(dir),
-        None => Project::discover(
-            path.parent()
-                .filter(|p| !p.as_os_str().is_empty())
-                .unwrap_or(Path::new(".")),
-        ),
-    };
-    let project = match project {
+    let project = match open_project(args.project.as_deref(), Some(path)) {
         Ok(p) => p,
-        Err(e) => {
-            print_error(&e, None);
-            return ExitCode::from(STRATA_FAILED);
-        }
+        Err(code) => return code,
     };
     let req = DirectiveRequest {
         path,

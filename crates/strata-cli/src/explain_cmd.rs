@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
@@ -14,7 +14,7 @@ use strata_exec::{Plan, Project, RunOptions};
 use strata_pipeline::{explain, Chain, StageOutput};
 
 use crate::exec_runner::ExecRunner;
-use crate::run::{caller_params_from, print_error, STRATA_FAILED};
+use crate::run::{caller_params_from, open_project, print_error, STRATA_FAILED};
 use crate::scope_args::split_pair;
 
 /// Options of `strata explain`.
@@ -41,21 +41,9 @@ pub struct ExplainArgs {
 
 /// Runs `strata explain`.
 pub fn run(args: ExplainArgs) -> ExitCode {
-    let start = args
-        .file
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let project = match args
-        .project
-        .as_deref()
-        .map_or_else(|| Project::discover(start), Project::at)
-    {
+    let project = match open_project(args.project.as_deref(), Some(&args.file)) {
         Ok(p) => p,
-        Err(e) => {
-            print_error(&e, None);
-            return ExitCode::from(STRATA_FAILED);
-        }
+        Err(code) => return code,
     };
     let text = if args.file.extension().is_some_and(|e| e == "md") {
         directive_text(&args, &project)

@@ -16,7 +16,7 @@ use strata_graph::{
 };
 
 use crate::graph_tools::GraphTools;
-use crate::run::{print_error, RunArgs, STRATA_FAILED};
+use crate::run::{open_project, print_error, RunArgs, STRATA_FAILED};
 use crate::scope_args::split_pair;
 
 /// Exit code of a run that failed.
@@ -223,16 +223,9 @@ fn graph_id(project: &Project, name: &str) -> Result<String, Error> {
 
 /// Runs `strata graph`: draws the graph on stdout.
 pub fn draw_cmd(args: GraphArgs) -> ExitCode {
-    let project = match &args.project {
-        Some(dir) => Project::at(dir),
-        None => Project::discover(Path::new(".")),
-    };
-    let project = match project {
+    let project = match open_project(args.project.as_deref(), None) {
         Ok(p) => p,
-        Err(e) => {
-            print_error(&e, None);
-            return ExitCode::from(STRATA_FAILED);
-        }
+        Err(code) => return code,
     };
     let tools = GraphTools {
         project: &project,

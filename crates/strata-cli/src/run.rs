@@ -75,6 +75,21 @@ pub fn print_error(err: &Error, project: Option<&Project>) {
     eprint!("{}", format_error(err, doc.as_ref()));
 }
 
+/// The project of a command: `--project DIR`, or the nearest ancestor with `tools/` of the
+/// directory holding `file` (of the current directory without one). A failure is printed and
+/// returned as the exit code.
+pub fn open_project(dir: Option<&Path>, file: Option<&Path>) -> Result<Project, ExitCode> {
+    let start = file
+        .and_then(Path::parent)
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    dir.map_or_else(|| Project::discover(start), Project::at)
+        .map_err(|e| {
+            print_error(&e, None);
+            ExitCode::from(STRATA_FAILED)
+        })
+}
+
 fn looks_like_path(arg: &str) -> bool {
     arg.ends_with(".yaml") || arg.ends_with(".yml") || Path::new(arg).is_file()
 }

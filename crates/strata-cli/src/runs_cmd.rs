@@ -1,15 +1,14 @@
 //! `strata runs`: the graph runs of the project (`.strata/runs/`), oldest first, with status.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
 use serde_json::{json, Value};
-use strata_exec::Project;
 use strata_graph::{RunStore, RunSummary};
 
-use crate::run::{print_error, STRATA_FAILED};
+use crate::run::open_project;
 
 /// Options of `strata runs`.
 #[derive(Debug, Args)]
@@ -75,16 +74,9 @@ fn to_json(r: &RunSummary) -> Value {
 
 /// Runs `strata runs`.
 pub fn run(args: RunsArgs) -> ExitCode {
-    let project = match &args.project {
-        Some(dir) => Project::at(dir),
-        None => Project::discover(Path::new(".")),
-    };
-    let project = match project {
+    let project = match open_project(args.project.as_deref(), None) {
         Ok(p) => p,
-        Err(e) => {
-            print_error(&e, None);
-            return ExitCode::from(STRATA_FAILED);
-        }
+        Err(code) => return code,
     };
     let runs = RunStore::new(&project.root).list();
     let text = if args.json {

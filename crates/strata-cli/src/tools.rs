@@ -1,13 +1,12 @@
 //! `strata tools`: the tools of the project with their descriptions.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use strata_exec::Project;
 
-use crate::run::print_error;
+use crate::run::open_project;
 
 /// Options of `strata tools`.
 #[derive(Debug, Args)]
@@ -19,16 +18,9 @@ pub struct ToolsArgs {
 
 /// Runs `strata tools`: one line per tool, `id  description`; exits 1 when a file is invalid.
 pub fn run(args: ToolsArgs) -> ExitCode {
-    let project = match &args.project {
-        Some(dir) => Project::at(dir),
-        None => Project::discover(Path::new(".")),
-    };
-    let project = match project {
+    let project = match open_project(args.project.as_deref(), None) {
         Ok(p) => p,
-        Err(e) => {
-            print_error(&e, None);
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     let entries = project.list();
     let width = entries.iter().map(|e| e.id.len()).max().unwrap_or(0);
