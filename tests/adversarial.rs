@@ -14,10 +14,13 @@
 //! * env hygiene: the child's environment is exactly the documented allowlist plus declared
 //!   names.
 
+mod common;
+use common::{copy_dir, home_var, path_var, repo, write};
+
 use std::collections::BTreeSet;
 use std::fs::File;
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -32,30 +35,6 @@ const TIME_LIMIT: Duration = Duration::from_secs(20);
 /// Peak resident memory of the strata process (and the children it reaped), in KiB. The
 /// measured peaks are far below (docs/security.md).
 const RSS_LIMIT_KIB: u64 = 256 * 1024;
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn path_var() -> String {
-    std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into())
-}
-
-fn home_var() -> String {
-    std::env::var("HOME").unwrap_or_else(|_| "/root".into())
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
 
 /// What one run of strata did.
 #[derive(Debug)]
@@ -121,9 +100,7 @@ impl Scratch {
     }
 
     fn file(&self, rel: &str, text: &str) -> &Scratch {
-        let p = self.path().join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
+        write(self.path(), rel, text);
         self
     }
 

@@ -1,23 +1,13 @@
 //! End-to-end tests of `strata run directives/…`: the shipped directives and the faults of
 //! issue 4, through the real binary and real tools, each in a scratch copy of the project.
 
+mod common;
+use common::{copy_dir, write};
+
 use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
 
 /// A scratch project holding a copy of the shipped tools and directives.
 fn project() -> tempfile::TempDir {
@@ -26,12 +16,6 @@ fn project() -> tempfile::TempDir {
     copy_dir(&root.join("tools"), &dir.path().join("tools"));
     copy_dir(&root.join("directives"), &dir.path().join("directives"));
     dir
-}
-
-fn write(dir: &Path, rel: &str, text: &str) {
-    let path = dir.join(rel);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
 }
 
 fn strata(dir: &Path, args: &[&str]) -> Output {

@@ -1,14 +1,11 @@
 //! End-to-end tests of `strata explain`: every stage of a field, with the origin of every
 //! segment; secrets never shown.
 
+mod common;
+use common::write;
+
 use std::path::Path;
 use std::process::Command;
-
-fn write(dir: &Path, rel: &str, text: &str) {
-    let path = dir.join(rel);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
 
 fn project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();

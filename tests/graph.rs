@@ -3,25 +3,12 @@
 //! `max_steps`, the JSON log, drawing, `strata runs`, the shipped graphs, and a run killed
 //! with SIGKILL during each step of a five-step graph and resumed.
 
-use std::path::{Path, PathBuf};
+mod common;
+use common::{copy_dir, repo, write};
+
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
 
 /// A scratch project holding a copy of the repository's `tools/` (runtimes, examples and
 /// the shipped graphs), removed when dropped.
@@ -41,9 +28,7 @@ impl Scratch {
     }
 
     fn file(&self, rel: &str, text: &str) -> &Scratch {
-        let p = self.path().join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
+        write(self.path(), rel, text);
         self
     }
 

@@ -2,7 +2,10 @@
 //! subprocesses through every shipped runtime, every fault of the tool-execution issue, and
 //! SPEC §0's promise at the spawn boundary.
 
-use std::path::{Path, PathBuf};
+mod common;
+use common::{home_var, path_var, repo, write};
+
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -10,18 +13,6 @@ use serde_json::{json, Value};
 
 /// Caller text holding every layer's syntax and a shell command substitution.
 const EVIL: &str = "${HOME} {tool_path} $(rm -rf /) `id` {{x}} $${Y}";
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn path_var() -> String {
-    std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into())
-}
-
-fn home_var() -> String {
-    std::env::var("HOME").unwrap_or_else(|_| "/root".into())
-}
 
 /// The `strata` binary with a clean, known environment: PATH and HOME only.
 fn strata(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
@@ -94,9 +85,7 @@ impl Scratch {
     }
 
     fn file(&self, rel: &str, text: &str) -> &Scratch {
-        let p = self.path().join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
+        write(self.path(), rel, text);
         self
     }
 
