@@ -3,37 +3,17 @@
 
 use std::collections::HashSet;
 use std::path::Path;
-use std::time::Duration;
 
-use serde_json::{Map, Value};
-use strata_core::{Error, FieldPath, Layer, PathSeg, Reference};
-use strata_directive::{load_project_hooks, Directive, Event, Site, ToolRunner};
+use serde_json::Value;
+use strata_core::{FieldPath, Layer, PathSeg, Reference};
+use strata_directive::{load_project_hooks, Directive, Event, Site};
 use strata_exec::Project;
 
+use crate::catalog::Catalog;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::lints::{foreign_steps, params_in_directive, spaced, Lint};
 use crate::names::did_you_mean;
 use crate::Report;
-
-/// Knows the project's tools; never runs one.
-struct Catalog<'a>(&'a Project);
-
-impl ToolRunner for Catalog<'_> {
-    fn has_tool(&self, id: &str) -> bool {
-        self.0.tool_path(id).is_some()
-    }
-
-    fn unknown_tool(&self, id: &str) -> Error {
-        self.0.unknown_tool(id, "tool")
-    }
-
-    fn run(&self, id: &str, _: &Map<String, Value>, _: Option<Duration>) -> Result<Value, Error> {
-        Err(Error::new(
-            Layer::Request,
-            format!("`{id}` is not run by checks"),
-        ))
-    }
-}
 
 /// Namespaces every directive template sees.
 const BASE: [&str; 5] = ["directive", "model", "limits", "inputs", "steps"];

@@ -7,6 +7,7 @@
 //! placeholder in the wrong place is reported. Diagnostics have stable codes
 //! (`docs/diagnostics.md`).
 
+mod catalog;
 mod diagnostic;
 mod directives;
 mod lints;

@@ -7,6 +7,7 @@ use strata_core::{FieldPath, Layer, Limits, PathSeg, Reference};
 use strata_exec::{allowlisted, check_schema, take_literals, Link, Project, ToolChain};
 use strata_pipeline::{Chain, Template};
 
+use crate::catalog::Catalog;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::lints::{spaced, Lint};
 use crate::names::did_you_mean;
@@ -78,30 +79,6 @@ pub fn check(project: &Project, report: &mut Report) {
     let mut linted = HashSet::new();
     for chain in &chains {
         check_chain(chain, &project.limits, &facts, report, &mut linted);
-    }
-}
-
-/// Knows the project's tools for loaders; never runs one.
-struct Catalog<'a>(&'a Project);
-
-impl strata_graph::Tools for Catalog<'_> {
-    fn has_tool(&self, id: &str) -> bool {
-        self.0.tool_path(id).is_some()
-    }
-
-    fn unknown_tool(&self, id: &str) -> strata_core::Error {
-        self.0.unknown_tool(id, "tool")
-    }
-
-    fn run(
-        &self,
-        id: &str,
-        _: &serde_json::Map<String, Value>,
-    ) -> Result<Value, strata_core::Error> {
-        Err(strata_core::Error::new(
-            Layer::Request,
-            format!("`{id}` is not run by checks"),
-        ))
     }
 }
 

@@ -15,7 +15,7 @@ use strata_graph::{
     is_graph_document, new_run_id, Graph, LogEvent, Observer, RunStore, Status, Walker,
 };
 
-use crate::graph_tools::GraphTools;
+use crate::exec_runner::ExecRunner;
 use crate::run::{open_project, print_error, RunArgs, STRATA_FAILED};
 use crate::scope_args::split_pair;
 
@@ -37,7 +37,7 @@ pub fn is_graph(project: &Project, id: &str) -> bool {
 }
 
 /// Loads graph `id` of `project`, checking it against the project's tools.
-fn load(project: &Project, id: &str, tools: &GraphTools<'_>) -> Result<Graph, Error> {
+fn load(project: &Project, id: &str, tools: &ExecRunner<'_>) -> Result<Graph, Error> {
     let path = project.require_tool(id)?;
     let name = project.display_name(&path);
     Graph::load_file(&path, &name, id, tools, &project.limits)
@@ -126,7 +126,7 @@ pub fn run(args: &RunArgs, project: &Project, id: &str) -> ExitCode {
 
 fn run_in(args: &RunArgs, project: &Project, id: &str) -> Result<u8, Error> {
     check_options(args)?;
-    let tools = GraphTools {
+    let tools = ExecRunner {
         project,
         options: RunOptions {
             strict: args.strict,
@@ -227,7 +227,7 @@ pub fn draw_cmd(args: GraphArgs) -> ExitCode {
         Ok(p) => p,
         Err(code) => return code,
     };
-    let tools = GraphTools {
+    let tools = ExecRunner {
         project: &project,
         options: RunOptions::default(),
     };

@@ -6,7 +6,6 @@ mod directive_cmd;
 mod exec_runner;
 mod explain_cmd;
 mod graph_cmd;
-mod graph_tools;
 mod render;
 mod report;
 mod run;

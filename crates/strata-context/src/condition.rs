@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 
 use crate::eval::resolve;
 use crate::expr::{parse_expr, Expr, Path};
+use crate::functions::type_name;
 
 /// The comparison operators of a structured condition.
 pub const OPERATORS: [&str; 10] = [
@@ -200,17 +201,6 @@ impl Condition {
                 compare(source, found, op, value)
             }
         }
-    }
-}
-
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "list",
-        Value::Object(_) => "object",
     }
 }
 
