@@ -64,17 +64,17 @@ pub fn run(args: ExplainArgs) -> ExitCode {
 
 /// A value found at a path of a rendered tree: a rendered node, or part of a typed value.
 enum Found<'r> {
-    Node(&'r Rendered),
+    Node(&'r Rendered<'r>),
     Json(&'r Value, Origin),
 }
 
-fn find<'r>(root: &'r Rendered, path: &FieldPath) -> Option<Found<'r>> {
+fn find<'r>(root: &'r Rendered<'r>, path: &FieldPath) -> Option<Found<'r>> {
     let mut cur = root;
     for (i, seg) in path.0.iter().enumerate() {
         cur = match (cur, seg) {
             (Rendered::Array(items), PathSeg::Index(n)) => items.get(*n)?,
             (Rendered::Object(entries), PathSeg::Key(k)) => {
-                &entries.iter().find(|(key, _)| key == k)?.1
+                &entries.iter().find(|(key, _)| **key == **k)?.1
             }
             (Rendered::Value(v, origin), _) => {
                 return FieldPath(path.0[i..].to_vec())

@@ -1,6 +1,7 @@
 use std::borrow::Cow;
 
 use serde_json::{Map, Value};
+use strata_core::map_get;
 
 use crate::condition::{json_cmp, json_eq};
 use crate::expr::{BinOp, UnOp};
@@ -19,7 +20,7 @@ pub struct Miss {
 
 fn step<'v>(value: &'v Value, seg: &Seg) -> Option<&'v Value> {
     match (value, seg) {
-        (Value::Object(map), Seg::Key(k)) => map.get(k),
+        (Value::Object(map), Seg::Key(k)) => map_get(map, k),
         (Value::Object(map), Seg::Index(n)) => map.get(&n.to_string()),
         (Value::Array(items), Seg::Index(n)) => index(items, *n),
         (Value::Array(items), Seg::Key(k)) => k.parse().ok().and_then(|n| index(items, n)),
@@ -74,7 +75,7 @@ fn resolve_in<'v>(
     inputs: &'v Map<String, Value>,
 ) -> Result<Cow<'v, Value>, Miss> {
     let uses_inputs = matches!(path.segs.first(), Some(Seg::Key(k)) if k == "inputs")
-        && root.get("inputs").is_none();
+        && !matches!(root, Value::Object(m) if map_get(m, "inputs").is_some());
     if !uses_inputs {
         return resolve(path, root).map(Cow::Borrowed);
     }
@@ -82,7 +83,7 @@ fn resolve_in<'v>(
         return Ok(Cow::Owned(Value::Object(inputs.clone())));
     };
     let first = match second {
-        Seg::Key(k) => inputs.get(k),
+        Seg::Key(k) => map_get(inputs, k),
         Seg::Index(n) => inputs.get(&n.to_string()),
     };
     let Some(first) = first else {

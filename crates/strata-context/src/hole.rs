@@ -18,7 +18,7 @@ impl ContextHole {
     }
 
     /// A missing path is a warning (an error in strict mode); a type error is an error.
-    fn fail(&self, cx: &mut RenderCx<'_>, fail: Fail<'_>) -> Result<(), Error> {
+    fn fail(&self, cx: &mut RenderCx<'_, '_>, fail: Fail<'_>) -> Result<(), Error> {
         let (path, miss) = match fail {
             Fail::Missing(path, miss) => (path, miss),
             Fail::Type(message) => {
@@ -71,7 +71,7 @@ impl Hole for ContextHole {
             .collect()
     }
 
-    fn render_text(&self, cx: &mut RenderCx<'_>, out: &mut Text) -> Result<(), Error> {
+    fn render_text(&self, cx: &mut RenderCx<'_, '_>, out: &mut Text) -> Result<(), Error> {
         match eval(&self.expr, cx.scope.context, cx.scope.inputs) {
             Ok(v) => out.push_value(&v, Origin::Data),
             Err(fail) => self.fail(cx, fail)?,
@@ -79,9 +79,9 @@ impl Hole for ContextHole {
         Ok(())
     }
 
-    fn render_whole(&self, cx: &mut RenderCx<'_>) -> Result<Rendered, Error> {
+    fn render_whole<'t>(&self, cx: &mut RenderCx<'t, '_>) -> Result<Rendered<'t>, Error> {
         match eval(&self.expr, cx.scope.context, cx.scope.inputs) {
-            Ok(v) => Ok(Rendered::Value(v.into_owned(), Origin::Data)),
+            Ok(v) => Ok(Rendered::data(v.into_owned(), Origin::Data)),
             Err(fail) => {
                 self.fail(cx, fail)?;
                 Ok(Rendered::Text(Text::default()))

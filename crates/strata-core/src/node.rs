@@ -1,3 +1,5 @@
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 use crate::render::Step;
@@ -5,7 +7,8 @@ use crate::{push_value_text, Error, FieldPath, Origin, PathSeg, RenderCx, Seq, T
 
 /// A compiled document: the JSON/YAML tree with every templated string leaf compiled.
 ///
-/// Map keys are never templated; leaves without placeholders are kept as constants.
+/// Map keys are never templated; leaves without placeholders are kept as constants. A render
+/// borrows constants and keys from the tree instead of copying them.
 #[derive(Debug)]
 pub enum Node {
     /// A value rendered as it is (no placeholder anywhere inside).
@@ -47,18 +50,21 @@ impl Node {
     }
 
     /// Renders the tree at `path` (the path of this node in the document).
-    pub fn render_at<'a>(
-        &'a self,
-        cx: &mut RenderCx<'a>,
+    pub fn render_at<'t>(
+        &'t self,
+        cx: &mut RenderCx<'t, '_>,
         path: &FieldPath,
-    ) -> Result<Rendered, Error> {
+    ) -> Result<Rendered<'t>, Error> {
         cx.render_node_at(self, path)
     }
 
     /// Renders the tree at the render's current field path.
-    pub(crate) fn render_here<'a>(&'a self, cx: &mut RenderCx<'a>) -> Result<Rendered, Error> {
+    pub(crate) fn render_here<'t>(
+        &'t self,
+        cx: &mut RenderCx<'t, '_>,
+    ) -> Result<Rendered<'t>, Error> {
         match self {
-            Node::Const(v) => Ok(Rendered::Value(v.clone(), Origin::Authored)),
+            Node::Const(v) => Ok(Rendered::Value(Cow::Borrowed(v), Origin::Authored)),
             Node::Leaf(seq) => cx.render_leaf_here(seq),
             Node::Array(items) => {
                 let mut out = Vec::with_capacity(items.len());
@@ -71,7 +77,7 @@ impl Node {
                 let mut out = Vec::with_capacity(entries.len());
                 for (k, n) in entries {
                     let value = cx.in_step(Step::Key(k), |cx| n.render_here(cx))?;
-                    out.push((k.clone(), value));
+                    out.push((Cow::Borrowed(k.as_str()), value));
                 }
                 Ok(Rendered::Object(out))
             }
@@ -80,23 +86,49 @@ impl Node {
 }
 
 /// A rendered document: typed values, and text that remembers the origin of its bytes.
+///
+/// Authored constants and map keys are borrowed from the compiled template (`'t`), so a
+/// placeholder-free subtree costs nothing to render whatever its size;
+/// [`Rendered::into_owned`] detaches a result from its template.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Rendered {
-    /// A typed value (a constant, or a whole-value placeholder's data).
-    Value(Value, Origin),
+pub enum Rendered<'t> {
+    /// A typed value (an authored constant, or a whole-value placeholder's data).
+    Value(Cow<'t, Value>, Origin),
     /// A rendered string.
     Text(Text),
     /// A list.
-    Array(Vec<Rendered>),
+    Array(Vec<Rendered<'t>>),
     /// A map, keys in document order.
-    Object(Vec<(String, Rendered)>),
+    Object(Vec<(Cow<'t, str>, Rendered<'t>)>),
 }
 
-impl Rendered {
-    /// The plain JSON value.
+impl<'t> Rendered<'t> {
+    /// Typed data (owned), shown with `origin`.
+    pub fn data(value: Value, origin: Origin) -> Rendered<'t> {
+        Rendered::Value(Cow::Owned(value), origin)
+    }
+
+    /// The same result, owning everything it borrowed from its template.
+    pub fn into_owned(self) -> Rendered<'static> {
+        match self {
+            Rendered::Value(v, o) => Rendered::Value(Cow::Owned(v.into_owned()), o),
+            Rendered::Text(t) => Rendered::Text(t),
+            Rendered::Array(items) => {
+                Rendered::Array(items.into_iter().map(Rendered::into_owned).collect())
+            }
+            Rendered::Object(entries) => Rendered::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (Cow::Owned(k.into_owned()), v.into_owned()))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// The plain JSON value (borrowed constants are copied).
     pub fn into_json(self) -> Value {
         match self {
-            Rendered::Value(v, _) => v,
+            Rendered::Value(v, _) => v.into_owned(),
             Rendered::Text(t) => Value::String(t.text),
             Rendered::Array(items) => {
                 Value::Array(items.into_iter().map(Rendered::into_json).collect())
@@ -104,7 +136,7 @@ impl Rendered {
             Rendered::Object(entries) => Value::Object(
                 entries
                     .into_iter()
-                    .map(|(k, v)| (k, v.into_json()))
+                    .map(|(k, v)| (k.into_owned(), v.into_json()))
                     .collect::<Map<_, _>>(),
             ),
         }
@@ -114,7 +146,7 @@ impl Rendered {
     pub fn to_redacted_json(&self) -> Value {
         match self {
             Rendered::Value(_, Origin::Secret) => Value::String("***".into()),
-            Rendered::Value(v, _) => v.clone(),
+            Rendered::Value(v, _) => Value::clone(v),
             Rendered::Text(t) => Value::String(t.redacted()),
             Rendered::Array(items) => {
                 Value::Array(items.iter().map(Rendered::to_redacted_json).collect())
@@ -122,7 +154,7 @@ impl Rendered {
             Rendered::Object(entries) => Value::Object(
                 entries
                     .iter()
-                    .map(|(k, v)| (k.clone(), v.to_redacted_json()))
+                    .map(|(k, v)| (k.to_string(), v.to_redacted_json()))
                     .collect::<Map<_, _>>(),
             ),
         }

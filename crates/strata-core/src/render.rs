@@ -1,13 +1,17 @@
+use std::borrow::Cow;
+
 use serde_json::Value;
+use smallvec::SmallVec;
 
 use crate::{
-    Error, FieldPath, Layer, Limits, Node, Origin, PathSeg, Rendered, Scope, Seq, Span, Warning,
+    map_get, Error, FieldPath, Layer, Limits, Node, Origin, PathSeg, Rendered, Scope, Seq, Span,
+    Text, Warning,
 };
 
 /// What is known about a config key once it has been rendered.
 #[derive(Debug, Clone)]
-struct Resolved {
-    value: Rendered,
+struct Resolved<'t> {
+    value: Rendered<'t>,
     /// Length of the longest chain of config-key references starting at this key (1 when the
     /// key refers to no other key).
     depth: usize,
@@ -25,62 +29,75 @@ pub(crate) enum Step<'a> {
     Index(usize),
 }
 
-/// A parameter as layer P found it.
-#[derive(Debug, Clone)]
-pub enum Param<'a> {
+/// A parameter as layer P found it (`'r` the lookup's borrow, `'t` the template's).
+#[derive(Debug, Clone, Copy)]
+pub enum Param<'r, 't> {
     /// A runtime or caller parameter: data.
-    Data(&'a Value),
-    /// A config key, rendered through the same chain.
-    Config(Rendered),
+    Data(&'r Value),
+    /// A config key, rendered through the same chain (once per render).
+    Config(&'r Rendered<'t>),
 }
+
+/// Field-path steps kept without allocating (deeper documents spill to the heap).
+const INLINE_STEPS: usize = 8;
 
 /// The state of one render: the scope, the options, the warnings so far, and the bookkeeping
 /// of config-key parameters (memoised values, the chain being followed).
-pub struct RenderCx<'a> {
+///
+/// `'t` is the compiled template's lifetime (what the result may borrow), `'s` the scope's.
+pub struct RenderCx<'t, 's> {
     /// What the layers substitute from.
-    pub scope: &'a Scope<'a>,
+    pub scope: &'s Scope<'s>,
     /// The limits in force.
-    pub limits: &'a Limits,
+    pub limits: &'t Limits,
     /// When true, a missing variable, path or input is an error instead of a warning.
     pub strict: bool,
     warnings: Vec<Warning>,
     /// The field path being rendered: `base` followed by `steps[from..]`.
     base: FieldPath,
-    steps: Vec<Step<'a>>,
+    steps: SmallVec<[Step<'t>; INLINE_STEPS]>,
     from: usize,
-    config: &'a [(String, Node)],
-    /// Boxed, so that the table itself stays small: a large allocation at the start of every
-    /// render makes the system allocator consolidate its caches of small blocks first.
-    memo: Vec<Option<Box<Resolved>>>,
-    chain: Vec<usize>,
+    config: &'t [(String, Node)],
+    /// Per config key: its memo slot, when some `{name}` placeholder of the document names it.
+    slots: &'t [Option<usize>],
+    /// Per memo slot, once its key has been followed (empty until the first one is).
+    memo: Vec<Option<Resolved<'t>>>,
+    chain: SmallVec<[usize; INLINE_STEPS]>,
     /// While a config key is being rendered: the longest chain found below it so far
     /// (its length, this key included, and the key it continues with).
     deepest: Option<(usize, Option<usize>)>,
     total_bytes: usize,
+    /// Where short strings are rendered before being copied out at their exact size.
+    pub(crate) scratch: Text,
 }
 
-impl<'a> RenderCx<'a> {
+impl<'t, 's> RenderCx<'t, 's> {
     /// A render over `scope`; `config` holds the document's top-level entries (layer P's config
-    /// keys), empty when the document is not a map.
+    /// keys), empty when the document is not a map, and `slots` numbers (from 0) the keys that
+    /// some `{name}` placeholder of the document names: only those are memoised.
     pub fn new(
-        scope: &'a Scope<'a>,
-        limits: &'a Limits,
+        scope: &'s Scope<'s>,
+        limits: &'t Limits,
         strict: bool,
-        config: &'a [(String, Node)],
-    ) -> RenderCx<'a> {
+        config: &'t [(String, Node)],
+        slots: &'t [Option<usize>],
+    ) -> RenderCx<'t, 's> {
+        debug_assert_eq!(config.len(), slots.len());
         RenderCx {
             scope,
             limits,
             strict,
             warnings: Vec::new(),
             base: FieldPath::root(),
-            steps: Vec::new(),
+            steps: SmallVec::new(),
             from: 0,
             config,
-            memo: (0..config.len()).map(|_| None).collect(),
-            chain: Vec::new(),
+            slots,
+            memo: Vec::new(),
+            chain: SmallVec::new(),
             deepest: None,
             total_bytes: 0,
+            scratch: Text::default(),
         }
     }
 
@@ -101,7 +118,7 @@ impl<'a> RenderCx<'a> {
     }
 
     /// Runs `f` one step deeper in the field path.
-    pub(crate) fn in_step<R>(&mut self, step: Step<'a>, f: impl FnOnce(&mut Self) -> R) -> R {
+    pub(crate) fn in_step<R>(&mut self, step: Step<'t>, f: impl FnOnce(&mut Self) -> R) -> R {
         let depth = self.steps.len();
         self.steps.push(step);
         let result = f(self);
@@ -114,7 +131,7 @@ impl<'a> RenderCx<'a> {
     fn at_path<R>(
         &mut self,
         base: FieldPath,
-        step: Option<Step<'a>>,
+        step: Option<Step<'t>>,
         f: impl FnOnce(&mut Self) -> R,
     ) -> R {
         let outer_base = std::mem::replace(&mut self.base, base);
@@ -130,9 +147,9 @@ impl<'a> RenderCx<'a> {
     /// Renders `node` as the node at `path`.
     pub(crate) fn render_node_at(
         &mut self,
-        node: &'a Node,
+        node: &'t Node,
         path: &FieldPath,
-    ) -> Result<Rendered, Error> {
+    ) -> Result<Rendered<'t>, Error> {
         self.at_path(path.clone(), None, |cx| node.render_here(cx))
     }
 
@@ -169,12 +186,12 @@ impl<'a> RenderCx<'a> {
     }
 
     /// Renders one string leaf at `path`, attaching the path to errors.
-    pub fn render_leaf(&mut self, seq: &Seq, path: &FieldPath) -> Result<Rendered, Error> {
+    pub fn render_leaf(&mut self, seq: &Seq, path: &FieldPath) -> Result<Rendered<'t>, Error> {
         self.at_path(path.clone(), None, |cx| cx.render_leaf_here(seq))
     }
 
     /// Renders one string leaf at the current field path, attaching the path to errors.
-    pub(crate) fn render_leaf_here(&mut self, seq: &Seq) -> Result<Rendered, Error> {
+    pub(crate) fn render_leaf_here(&mut self, seq: &Seq) -> Result<Rendered<'t>, Error> {
         let rendered = match seq.render(self) {
             Ok(rendered) => rendered,
             Err(e) => return Err(e.at_path(&self.path())),
@@ -196,54 +213,65 @@ impl<'a> RenderCx<'a> {
         Ok(rendered)
     }
 
-    /// Renders the document's top-level entry `index` (a config key) as the start of a chain.
-    pub fn render_config_entry(&mut self, index: usize) -> Result<Rendered, Error> {
-        if self.memo[index].is_none() {
-            self.follow(index, Span::new(0, 0))?;
-        }
-        Ok(self.resolved(index).clone())
-    }
-
-    /// Renders every top-level entry in order, as [`RenderCx::render_config_entry`] does for
-    /// each, and returns the entries (values moved, not copied) and the warnings.
+    /// Renders every top-level entry in order and returns the entries and the warnings.
+    ///
+    /// Keys that a `{name}` placeholder names are rendered once, when first needed, and
+    /// memoised; every other key is rendered in place.
     #[allow(clippy::type_complexity)]
-    pub fn render_config(mut self) -> Result<(Vec<(String, Rendered)>, Vec<Warning>), Error> {
-        for index in 0..self.config.len() {
-            if self.memo[index].is_none() {
-                self.follow(index, Span::new(0, 0))?;
+    pub fn render_config(
+        mut self,
+    ) -> Result<(Vec<(Cow<'t, str>, Rendered<'t>)>, Vec<Warning>), Error> {
+        let config = self.config;
+        let mut entries = Vec::with_capacity(config.len());
+        for (index, (key, node)) in config.iter().enumerate() {
+            let value = if let Some(slot) = self.slots[index] {
+                self.follow(index, slot, Span::new(0, 0))?;
+                // Moved out of the memo below, once no later key can refer to it any more.
+                Rendered::Array(Vec::new())
+            } else {
+                // Still the start of any chain of keys its placeholders follow.
+                self.chain.push(index);
+                let value = self.in_step(Step::Key(key), |cx| node.render_here(cx));
+                self.chain.pop();
+                value?
+            };
+            entries.push((Cow::Borrowed(key.as_str()), value));
+        }
+        let mut memo = self.memo;
+        for (index, slot) in self.slots.iter().enumerate() {
+            if let Some(done) = slot.and_then(|slot| memo[slot].take()) {
+                entries[index].1 = done.value;
             }
         }
-        let entries = self
-            .memo
-            .into_iter()
-            .zip(self.config)
-            .map(|(done, (key, _))| {
-                let done = done.expect("every config entry is rendered above");
-                (key.clone(), done.value)
-            })
-            .collect();
         Ok((entries, self.warnings))
     }
 
     /// Looks a parameter up: runtime parameters first, then config keys, then caller
     /// parameters. `span` is the placeholder's, for chain errors.
-    pub fn param(&mut self, name: &str, span: Span) -> Result<Option<Param<'a>>, Error> {
-        if let Some(v) = self.scope.runtime_params.get(name) {
+    pub fn param(&mut self, name: &str, span: Span) -> Result<Option<Param<'_, 't>>, Error> {
+        if let Some(v) = map_get(self.scope.runtime_params, name) {
             return Ok(Some(Param::Data(v)));
         }
-        if let Some(index) = self.config.iter().position(|(k, _)| k == name) {
-            self.follow(index, span)?;
-            return Ok(Some(Param::Config(self.resolved(index).clone())));
+        let key = self.config.iter().position(|(k, _)| k == name);
+        if let Some((index, Some(slot))) = key.map(|i| (i, self.slots[i])) {
+            self.follow(index, slot, span)?;
+            return Ok(Some(Param::Config(self.resolved(slot))));
         }
-        Ok(self.scope.caller_params.get(name).map(Param::Data))
+        Ok(map_get(self.scope.caller_params, name).map(Param::Data))
     }
 
-    /// The value of a config key that [`RenderCx::follow`] has rendered.
-    fn resolved(&self, index: usize) -> &Rendered {
-        match &self.memo[index] {
+    /// The value of the config key in memo `slot`, which [`RenderCx::follow`] has rendered.
+    fn resolved(&self, slot: usize) -> &Rendered<'t> {
+        match self.memo.get(slot).and_then(Option::as_ref) {
             Some(done) => &done.value,
-            None => unreachable!("config key {index} is rendered before it is read"),
+            None => unreachable!("memo slot {slot} is filled before it is read"),
         }
+    }
+
+    /// What is known about config key `index`, once it has been followed.
+    fn memoised(&self, index: usize) -> Option<&Resolved<'t>> {
+        let slot = self.slots.get(index).copied().flatten()?;
+        self.memo.get(slot).and_then(Option::as_ref)
     }
 
     fn names(&self, chain: &[usize]) -> Vec<String> {
@@ -254,21 +282,22 @@ impl<'a> RenderCx<'a> {
     /// `index` itself when it has not been rendered yet).
     fn chain_from(&self, index: usize) -> Vec<String> {
         let mut names = vec![self.config[index].0.clone()];
-        let mut at = self.memo[index].as_ref().and_then(|r| r.next);
+        let mut at = self.memoised(index).and_then(|r| r.next);
         while let Some(i) = at {
             names.push(self.config[i].0.clone());
-            at = self.memo[i].as_ref().and_then(|r| r.next);
+            at = self.memoised(i).and_then(|r| r.next);
         }
         names
     }
 
-    /// Renders config key `index` (once; later calls only check the chain) and memoises it.
-    fn follow(&mut self, index: usize, span: Span) -> Result<(), Error> {
+    /// Renders config key `index` (once; later calls only check the chain) and memoises it in
+    /// memo `slot`.
+    fn follow(&mut self, index: usize, slot: usize, span: Span) -> Result<(), Error> {
         let config = self.config;
-        let name = &config[index].0;
+        let name: &'t str = &config[index].0;
         if let Some(pos) = self.chain.iter().position(|&k| k == index) {
             let mut names = self.names(&self.chain[pos..]);
-            names.push(name.clone());
+            names.push(name.to_string());
             return Err(Error::new(
                 Layer::Params,
                 format!("parameter cycle: {}", names.join(" -> ")),
@@ -277,7 +306,7 @@ impl<'a> RenderCx<'a> {
             .with_hint("a parameter cannot refer to itself, directly or through others"));
         }
         let links = self.chain.len();
-        let depth = match &self.memo[index] {
+        let depth = match self.memoised(index) {
             Some(done) => {
                 let depth = done.depth;
                 self.check_links(links + depth - 1, index, span)?;
@@ -294,7 +323,11 @@ impl<'a> RenderCx<'a> {
                 let (depth, next) =
                     std::mem::replace(&mut self.deepest, outer).unwrap_or((1, None));
                 let value = result?;
-                self.memo[index] = Some(Box::new(Resolved { value, depth, next }));
+                if self.memo.is_empty() {
+                    let slots = self.slots.iter().flatten().count();
+                    self.memo.resize_with(slots, || None);
+                }
+                self.memo[slot] = Some(Resolved { value, depth, next });
                 depth
             }
         };

@@ -19,8 +19,11 @@ pub trait EnvSource: Sync {
 }
 
 /// Environment variables in insertion order.
+///
+/// Hashed with foldhash (seeded per process): variable names are short, and SipHash would
+/// cost more than the rest of a lookup.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct EnvMap(pub IndexMap<String, EnvVar>);
+pub struct EnvMap(pub IndexMap<String, EnvVar, foldhash::fast::RandomState>);
 
 impl EnvMap {
     /// Sets a variable (replacing an earlier value).
@@ -58,6 +61,19 @@ impl<K: Into<String>, V: Into<String>> FromIterator<(K, V)> for EnvMap {
     }
 }
 
+/// Maps this small or smaller are searched key by key: comparing a few short keys costs less
+/// than hashing the one looked for (serde_json's maps hash with SipHash).
+const SCAN_BELOW: usize = 9;
+
+/// `map[key]`, scanning the keys of a small map instead of hashing.
+pub fn map_get<'m>(map: &'m Map<String, Value>, key: &str) -> Option<&'m Value> {
+    if map.len() < SCAN_BELOW {
+        map.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
+    } else {
+        map.get(key)
+    }
+}
+
 static EMPTY_ENV: LazyLock<EnvMap> = LazyLock::new(EnvMap::default);
 static EMPTY_MAP: LazyLock<Map<String, Value>> = LazyLock::new(Map::new);
 static EMPTY_OBJECT: LazyLock<Value> = LazyLock::new(|| Value::Object(Map::new()));
@@ -85,6 +101,29 @@ impl Default for Scope<'_> {
             caller_params: &EMPTY_MAP,
             context: &EMPTY_OBJECT,
             inputs: &EMPTY_MAP,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn map_of(n: usize) -> Map<String, Value> {
+        (0..n).map(|i| (format!("key{i}"), json!(i))).collect()
+    }
+
+    #[test]
+    fn map_get_finds_what_get_finds_in_small_and_large_maps() {
+        for n in [0, 1, SCAN_BELOW - 1, SCAN_BELOW, 40] {
+            let map = map_of(n);
+            for i in 0..n + 2 {
+                let key = format!("key{i}");
+                assert_eq!(map_get(&map, &key), map.get(&key), "{key} in a map of {n}");
+            }
+            assert_eq!(map_get(&map, "key"), None);
         }
     }
 }

@@ -2,6 +2,12 @@ use std::fmt;
 
 use crate::{Error, RenderCx, Rendered, Text};
 
+/// Strings expected to render to more bytes than this skip the scratch buffer.
+const SCRATCH_BYTES: usize = 4096;
+
+/// The scratch buffer's first size, enough for most strings of a config.
+const SCRATCH_START: usize = 256;
+
 /// A byte range inside one authored string.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Span {
@@ -58,11 +64,11 @@ pub trait Hole: fmt::Debug + Send + Sync {
     fn references(&self) -> Vec<Reference>;
 
     /// Renders the placeholder into running text.
-    fn render_text(&self, cx: &mut RenderCx<'_>, out: &mut Text) -> Result<(), Error>;
+    fn render_text(&self, cx: &mut RenderCx<'_, '_>, out: &mut Text) -> Result<(), Error>;
 
     /// Renders the placeholder when it is the whole string: the value keeps its type.
     /// The default renders text.
-    fn render_whole(&self, cx: &mut RenderCx<'_>) -> Result<Rendered, Error> {
+    fn render_whole<'t>(&self, cx: &mut RenderCx<'t, '_>) -> Result<Rendered<'t>, Error> {
         let mut out = Text::default();
         self.render_text(cx, &mut out)?;
         Ok(Rendered::Text(out))
@@ -143,7 +149,7 @@ impl Seq {
     }
 
     /// Renders the string into running text.
-    pub fn render_text(&self, cx: &mut RenderCx<'_>, out: &mut Text) -> Result<(), Error> {
+    pub fn render_text(&self, cx: &mut RenderCx<'_, '_>, out: &mut Text) -> Result<(), Error> {
         for part in &self.parts {
             match part {
                 Part::Lit(lit) => out.push(&lit.text, crate::Origin::Authored),
@@ -160,16 +166,32 @@ impl Seq {
     }
 
     /// Renders the string as a field value: typed when whole, text otherwise.
-    pub fn render(&self, cx: &mut RenderCx<'_>) -> Result<Rendered, Error> {
+    ///
+    /// A short string is rendered into the render's scratch buffer and then copied out at its
+    /// exact size (one allocation, whatever the placeholders turn into); a long one straight
+    /// into a buffer of the estimated size, which saves copying it.
+    pub fn render<'t>(&self, cx: &mut RenderCx<'t, '_>) -> Result<Rendered<'t>, Error> {
         if self.whole {
             if let [Part::Hole(h)] = self.parts.as_slice() {
                 return h.render_whole(cx);
             }
         }
         let (bytes, marks) = self.size_hint();
-        let mut out = Text::with_capacity(bytes, marks);
-        self.render_text(cx, &mut out)?;
-        Ok(Rendered::Text(out))
+        if bytes > SCRATCH_BYTES {
+            let mut out = Text::with_capacity(bytes, marks);
+            self.render_text(cx, &mut out)?;
+            return Ok(Rendered::Text(out));
+        }
+        // Taken, not borrowed: a placeholder naming a config key renders that key's strings
+        // (with a scratch buffer of their own) in the middle of this one.
+        let mut scratch = std::mem::take(&mut cx.scratch);
+        scratch.clear();
+        scratch.text.reserve(bytes.max(SCRATCH_START));
+        let rendered = self
+            .render_text(cx, &mut scratch)
+            .map(|()| scratch.exact_copy());
+        cx.scratch = scratch;
+        rendered.map(Rendered::Text)
     }
 
     /// A guess at the rendered size, to allocate once: the fixed text plus a few bytes per

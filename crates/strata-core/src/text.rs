@@ -1,3 +1,5 @@
+use smallvec::SmallVec;
+
 use crate::Origin;
 
 /// A run of a [`Text`] that did not come from authored text.
@@ -13,21 +15,40 @@ pub struct Mark {
 
 /// Rendered text that remembers which bytes were substituted data and which were secret.
 ///
-/// Bytes outside every [`Mark`] are authored. Marks are sorted and never overlap.
+/// Bytes outside every [`Mark`] are authored. Marks are sorted and never overlap. The first
+/// [`INLINE_MARKS`] marks live inside the value itself: most strings hold one substitution,
+/// and then rendering them allocates only the text.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Text {
     /// The text itself.
     pub text: String,
     /// The substituted runs, in order.
-    pub marks: Vec<Mark>,
+    pub marks: SmallVec<[Mark; INLINE_MARKS]>,
 }
+
+/// Marks a [`Text`] holds without allocating.
+pub const INLINE_MARKS: usize = 1;
 
 impl Text {
     /// An empty text with room for `bytes` bytes and `marks` marks.
     pub fn with_capacity(bytes: usize, marks: usize) -> Text {
         Text {
             text: String::with_capacity(bytes),
-            marks: Vec::with_capacity(marks),
+            marks: SmallVec::with_capacity(marks),
+        }
+    }
+
+    /// Empties the text, keeping its buffers.
+    pub fn clear(&mut self) {
+        self.text.clear();
+        self.marks.clear();
+    }
+
+    /// A copy that allocates exactly what it holds (one allocation while the marks fit inline).
+    pub fn exact_copy(&self) -> Text {
+        Text {
+            text: self.text.as_str().to_owned(),
+            marks: SmallVec::from_slice(&self.marks),
         }
     }
 
@@ -115,5 +136,31 @@ impl Text {
             out.push((Origin::Authored, self.text[cursor..].to_string()));
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_copy_keeps_text_and_marks_at_their_size() {
+        let mut t = Text::with_capacity(256, 0);
+        t.push("a ", Origin::Authored);
+        t.push("b", Origin::Data);
+        t.push(" c ", Origin::Authored);
+        t.push("s", Origin::Secret);
+        let copy = t.exact_copy();
+        assert_eq!(copy, t);
+        assert_eq!(copy.text.capacity(), 7);
+        assert_eq!(copy.redacted(), "a b c ***");
+    }
+
+    #[test]
+    fn clear_empties_text_and_marks() {
+        let mut t = Text::default();
+        t.push("x", Origin::Data);
+        t.clear();
+        assert_eq!(t, Text::default());
     }
 }

@@ -45,7 +45,7 @@ impl EnvHole {
         }
     }
 
-    fn render_word(&self, cx: &mut RenderCx<'_>, out: &mut Text) -> Result<(), Error> {
+    fn render_word(&self, cx: &mut RenderCx<'_, '_>, out: &mut Text) -> Result<(), Error> {
         match &self.word {
             Some(word) => word.render_text(cx, out),
             None => Ok(()),
@@ -82,7 +82,7 @@ impl Hole for EnvHole {
         }]
     }
 
-    fn render_text(&self, cx: &mut RenderCx<'_>, out: &mut Text) -> Result<(), Error> {
+    fn render_text(&self, cx: &mut RenderCx<'_, '_>, out: &mut Text) -> Result<(), Error> {
         let var = cx.scope.env.get(&self.name);
         let unset_or = |empty: bool| match var {
             None => true,

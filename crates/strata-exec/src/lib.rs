@@ -97,7 +97,7 @@ pub struct Prepared {
     /// What will be spawned.
     pub spec: SpawnSpec,
     /// The config after stage 6, literals restored.
-    pub config: Rendered,
+    pub config: Rendered<'static>,
     /// Every warning of the environment and of stages 3–6.
     pub warnings: Vec<LinkWarning>,
 }

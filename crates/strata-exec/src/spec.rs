@@ -2,6 +2,7 @@
 //! `env`, `input_data`, `timeout`, `max_output_bytes`, `params_env_prefix`), the program
 //! looked up on the child's `PATH`, and the redacted dry-run form.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -32,37 +33,38 @@ fn fail(path: FieldPath, message: impl Into<String>, hint: &str) -> Error {
     err
 }
 
-fn field(r: &Rendered, key: &str) -> Option<Rendered> {
+fn field<'t>(r: &Rendered<'t>, key: &str) -> Option<Rendered<'t>> {
     let found = match r {
         Rendered::Object(entries) => entries
             .iter()
-            .find(|(k, _)| k == key)
+            .find(|(k, _)| &**k == key)
             .map(|(_, v)| v.clone()),
-        Rendered::Value(Value::Object(m), o) => m.get(key).map(|v| Rendered::Value(v.clone(), *o)),
+        Rendered::Value(v, o) => v.get(key).map(|v| Rendered::data(v.clone(), *o)),
         _ => None,
     };
-    found.filter(|v| !matches!(v, Rendered::Value(Value::Null, _)))
+    found.filter(|v| !matches!(v, Rendered::Value(v, _) if v.is_null()))
 }
 
-fn items(r: &Rendered) -> Option<Vec<Rendered>> {
+fn items<'t>(r: &Rendered<'t>) -> Option<Vec<Rendered<'t>>> {
     match r {
         Rendered::Array(items) => Some(items.clone()),
-        Rendered::Value(Value::Array(items), o) => Some(
-            items
+        Rendered::Value(v, o) => Some(
+            v.as_array()?
                 .iter()
-                .map(|v| Rendered::Value(v.clone(), *o))
+                .map(|v| Rendered::data(v.clone(), *o))
                 .collect(),
         ),
         _ => None,
     }
 }
 
-fn entries(r: &Rendered) -> Option<Vec<(String, Rendered)>> {
+fn entries<'t>(r: &Rendered<'t>) -> Option<Vec<(Cow<'t, str>, Rendered<'t>)>> {
     match r {
         Rendered::Object(entries) => Some(entries.clone()),
-        Rendered::Value(Value::Object(m), o) => Some(
-            m.iter()
-                .map(|(k, v)| (k.clone(), Rendered::Value(v.clone(), *o)))
+        Rendered::Value(v, o) => Some(
+            v.as_object()?
+                .iter()
+                .map(|(k, v)| (Cow::Owned(k.clone()), Rendered::data(v.clone(), *o)))
                 .collect(),
         ),
         _ => None,
@@ -79,8 +81,11 @@ fn is_scalar(r: &Rendered) -> bool {
 
 fn number(r: &Rendered) -> Option<f64> {
     match r {
-        Rendered::Value(Value::Number(n), _) => n.as_f64(),
-        Rendered::Value(Value::String(s), _) => s.trim().parse().ok(),
+        Rendered::Value(v, _) => match &**v {
+            Value::Number(n) => n.as_f64(),
+            Value::String(s) => s.trim().parse().ok(),
+            _ => None,
+        },
         Rendered::Text(t) => t.text.trim().parse().ok(),
         _ => None,
     }
@@ -140,7 +145,7 @@ pub fn build_spec(
             )
         })?;
         for (name, value) in list {
-            let path = at("env").child(PathSeg::Key(name.clone()));
+            let path = at("env").child(PathSeg::Key(name.to_string()));
             if !is_env_name(&name) {
                 return Err(fail(
                     path,
@@ -150,7 +155,7 @@ pub fn build_spec(
             }
             let t = to_text(&value);
             no_nul(&t, path)?;
-            config_env.push((name, t));
+            config_env.push((name.to_string(), t));
         }
     }
     let prefix = match field(config, "params_env_prefix") {
@@ -336,7 +341,7 @@ mod tests {
     }
 
     fn build(config: Value) -> Result<SpawnSpec, Error> {
-        let r = Rendered::Value(config, Origin::Authored);
+        let r = Rendered::data(config, Origin::Authored);
         build_spec(&r, &env(), &Map::new(), &std::env::temp_dir())
     }
 

@@ -78,7 +78,7 @@ fn set_at(rendered: &mut Rendered, path: &[PathSeg], text: &str) {
     };
     match (rendered, first) {
         (Rendered::Object(entries), PathSeg::Key(k)) => {
-            if let Some((_, child)) = entries.iter_mut().find(|(key, _)| key == k) {
+            if let Some((_, child)) = entries.iter_mut().find(|(key, _)| **key == **k) {
                 set_at(child, rest, text);
             }
         }
@@ -88,7 +88,7 @@ fn set_at(rendered: &mut Rendered, path: &[PathSeg], text: &str) {
             }
         }
         (Rendered::Value(v, _), _) => {
-            let target = path.iter().try_fold(v, |cur, seg| match seg {
+            let target = path.iter().try_fold(v.to_mut(), |cur, seg| match seg {
                 PathSeg::Key(k) => cur.get_mut(k.as_str()),
                 PathSeg::Index(i) => cur.get_mut(*i),
             });
@@ -108,11 +108,15 @@ pub fn render_config(
     scope: &Scope<'_>,
     limits: &Limits,
     strict: bool,
-) -> Result<Output, Error> {
+) -> Result<Output<'static>, Error> {
     let template = Template::compile(config, &stage_chain(), limits)?;
-    let mut out = template.render(scope, strict)?;
-    restore_literals(&mut out.value, literals);
-    Ok(out)
+    let out = template.render(scope, strict)?;
+    let mut value = out.value.into_owned();
+    restore_literals(&mut value, literals);
+    Ok(Output {
+        value,
+        warnings: out.warnings,
+    })
 }
 
 /// The config after each of stages 3–6 (`stage` numbered 3 to 6), literals restored.

@@ -80,8 +80,8 @@ pub enum Body {
     Action(Action),
     /// Assigns only.
     Gate(Assign),
-    /// Runs a body for every element of a list.
-    Foreach(Foreach),
+    /// Runs a body for every element of a list (boxed: it holds several templates).
+    Foreach(Box<Foreach>),
     /// Ends the graph with a result.
     Return(Template),
 }

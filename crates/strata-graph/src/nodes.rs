@@ -112,7 +112,7 @@ pub(crate) fn parse_node(
     let body = match kind {
         "action" => Body::Action(parse_action(r, map, path, tools)?),
         "gate" => Body::Gate(parse_assign(r, map, path)?),
-        "foreach" => Body::Foreach(parse_foreach(r, id, map, path, tools)?),
+        "foreach" => Body::Foreach(Box::new(parse_foreach(r, id, map, path, tools)?)),
         _ => {
             let output = map
                 .get("output")

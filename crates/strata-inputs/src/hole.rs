@@ -1,4 +1,6 @@
-use strata_core::{Error, Hole, Layer, Origin, Reference, RenderCx, Rendered, Seq, Span, Text};
+use strata_core::{
+    map_get, Error, Hole, Layer, Origin, Reference, RenderCx, Rendered, Seq, Span, Text,
+};
 
 /// What a reference does when its input is missing.
 #[derive(Debug)]
@@ -25,7 +27,7 @@ impl InputHole {
         InputHole { key, mode, span }
     }
 
-    fn render_missing(&self, cx: &mut RenderCx<'_>, out: &mut Text) -> Result<(), Error> {
+    fn render_missing(&self, cx: &mut RenderCx<'_, '_>, out: &mut Text) -> Result<(), Error> {
         match &self.mode {
             Mode::Required => {
                 cx.missing(
@@ -77,8 +79,8 @@ impl Hole for InputHole {
         }]
     }
 
-    fn render_text(&self, cx: &mut RenderCx<'_>, out: &mut Text) -> Result<(), Error> {
-        match cx.scope.inputs.get(&*self.key) {
+    fn render_text(&self, cx: &mut RenderCx<'_, '_>, out: &mut Text) -> Result<(), Error> {
+        match map_get(cx.scope.inputs, &self.key) {
             Some(v) => {
                 out.push_value(v, Origin::Data);
                 Ok(())
@@ -87,9 +89,9 @@ impl Hole for InputHole {
         }
     }
 
-    fn render_whole(&self, cx: &mut RenderCx<'_>) -> Result<Rendered, Error> {
-        if let Some(v) = cx.scope.inputs.get(&*self.key) {
-            return Ok(Rendered::Value(v.clone(), Origin::Data));
+    fn render_whole<'t>(&self, cx: &mut RenderCx<'t, '_>) -> Result<Rendered<'t>, Error> {
+        if let Some(v) = map_get(cx.scope.inputs, &self.key) {
+            return Ok(Rendered::data(v.clone(), Origin::Data));
         }
         let mut out = Text::default();
         self.render_missing(cx, &mut out)?;

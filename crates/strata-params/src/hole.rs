@@ -46,7 +46,7 @@ impl Hole for ParamHole {
         }]
     }
 
-    fn render_text(&self, cx: &mut RenderCx<'_>, out: &mut Text) -> Result<(), Error> {
+    fn render_text(&self, cx: &mut RenderCx<'_, '_>, out: &mut Text) -> Result<(), Error> {
         match cx.param(&self.name, self.span)? {
             Some(Param::Data(v)) => out.push_value(v, Origin::Data),
             Some(Param::Config(r)) => r.push_text(out),
@@ -55,10 +55,10 @@ impl Hole for ParamHole {
         Ok(())
     }
 
-    fn render_whole(&self, cx: &mut RenderCx<'_>) -> Result<Rendered, Error> {
+    fn render_whole<'t>(&self, cx: &mut RenderCx<'t, '_>) -> Result<Rendered<'t>, Error> {
         Ok(match cx.param(&self.name, self.span)? {
-            Some(Param::Data(v)) => Rendered::Value(v.clone(), Origin::Data),
-            Some(Param::Config(r)) => r,
+            Some(Param::Data(v)) => Rendered::data(v.clone(), Origin::Data),
+            Some(Param::Config(r)) => r.clone(),
             None => {
                 let mut out = Text::default();
                 out.push(&self.source(), Origin::Authored);

@@ -91,7 +91,7 @@ fn render(request: Request, limits: &Limits) -> Result<Value, Error> {
         inputs: &request.inputs,
         ..Scope::default()
     };
-    let template = Template::compile(&request.template, &chain, limits)?;
+    let template = Template::compile_owned(request.template, &chain, limits)?;
     let out = template.render(&scope, request.strict)?;
     let warnings: Vec<Value> = out.warnings.iter().map(warning_json).collect();
     Ok(json!({"ok": true, "value": out.value.into_json(), "warnings": warnings}))

@@ -11,7 +11,7 @@ pub struct StageOutput {
     /// The layer that ran at this stage.
     pub layer: Layer,
     /// The document after this stage (later layers' placeholders still as written).
-    pub value: Rendered,
+    pub value: Rendered<'static>,
 }
 
 /// Renders `value` after every stage of `chain`: stage k is the chain's first k layers.
@@ -29,7 +29,7 @@ pub fn explain(
             Ok(StageOutput {
                 stage: k,
                 layer: chain.0[k - 1],
-                value: out.value,
+                value: out.value.into_owned(),
             })
         })
         .collect()

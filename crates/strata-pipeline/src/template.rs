@@ -1,3 +1,5 @@
+use std::collections::HashSet;
+
 use serde_json::Value;
 use strata_core::{
     run_pass, CompileCx, Error, FieldPath, Layer, Limits, Node, PathSeg, Reference, RenderCx,
@@ -10,24 +12,37 @@ use crate::chain::{syntax, Chain};
 #[derive(Debug)]
 pub struct Template {
     root: Node,
+    /// Per top-level key: its memo slot when some `{name}` placeholder of the document names it.
+    slots: Vec<Option<usize>>,
     limits: Limits,
 }
 
-/// The result of one render.
+/// The result of one render; it borrows the template's constants and keys (`'t`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Output {
+pub struct Output<'t> {
     /// The rendered document, with the origin of every string's bytes.
-    pub value: Rendered,
+    pub value: Rendered<'t>,
     /// Missing variables, paths and inputs (empty in strict mode, where they are errors).
     pub warnings: Vec<Warning>,
 }
 
 impl Template {
     /// Compiles every string leaf of `value` through `chain`. Map keys are never templated.
+    ///
+    /// The template keeps its own copy of the document's text; [`Template::compile_owned`]
+    /// takes the document instead and copies nothing.
     pub fn compile(value: &Value, chain: &Chain, limits: &Limits) -> Result<Template, Error> {
+        Template::compile_owned(value.clone(), chain, limits)
+    }
+
+    /// Compiles a document the caller no longer needs: its strings become the template's
+    /// constants and literal runs without being copied.
+    pub fn compile_owned(value: Value, chain: &Chain, limits: &Limits) -> Result<Template, Error> {
         let root = compile_node(value, chain, limits, &FieldPath::root())?;
+        let slots = param_slots(&root);
         Ok(Template {
             root,
+            slots,
             limits: limits.clone(),
         })
     }
@@ -45,12 +60,12 @@ impl Template {
     }
 
     /// Renders the document against `scope`. In `strict` mode a missing value is an error.
-    pub fn render(&self, scope: &Scope<'_>, strict: bool) -> Result<Output, Error> {
+    pub fn render(&self, scope: &Scope<'_>, strict: bool) -> Result<Output<'_>, Error> {
         let entries: &[(String, Node)] = match &self.root {
             Node::Object(entries) => entries,
             _ => &[],
         };
-        let mut cx = RenderCx::new(scope, &self.limits, strict, entries);
+        let mut cx = RenderCx::new(scope, &self.limits, strict, entries, &self.slots);
         if entries.is_empty() {
             let value = self.root.render_at(&mut cx, &FieldPath::root())?;
             return Ok(Output {
@@ -67,45 +82,84 @@ impl Template {
 }
 
 fn compile_node(
-    value: &Value,
+    value: Value,
     chain: &Chain,
     limits: &Limits,
     path: &FieldPath,
 ) -> Result<Node, Error> {
-    let node = match value {
-        Value::String(s) => compile_string(s, chain, limits).map_err(|e| e.at_path(path))?,
-        Value::Array(items) => Node::Array(
-            items
-                .iter()
+    match value {
+        Value::String(s) => compile_string(s, chain, limits).map_err(|e| e.at_path(path)),
+        Value::Array(items) => {
+            let nodes = items
+                .into_iter()
                 .enumerate()
                 .map(|(i, v)| compile_node(v, chain, limits, &path.child(PathSeg::Index(i))))
-                .collect::<Result<_, _>>()?,
-        ),
-        Value::Object(map) => Node::Object(
-            map.iter()
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(if nodes.iter().all(Node::is_const) {
+                Node::Const(Value::Array(nodes.into_iter().map(into_const).collect()))
+            } else {
+                Node::Array(nodes)
+            })
+        }
+        Value::Object(map) => {
+            let entries = map
+                .into_iter()
                 .map(|(k, v)| {
                     let node =
                         compile_node(v, chain, limits, &path.child(PathSeg::Key(k.clone())))?;
-                    Ok((k.clone(), node))
+                    Ok((k, node))
                 })
-                .collect::<Result<_, Error>>()?,
-        ),
-        other => return Ok(Node::Const(other.clone())),
+                .collect::<Result<Vec<_>, Error>>()?;
+            Ok(if entries.iter().all(|(_, n)| n.is_const()) {
+                Node::Const(Value::Object(
+                    entries
+                        .into_iter()
+                        .map(|(k, n)| (k, into_const(n)))
+                        .collect(),
+                ))
+            } else {
+                Node::Object(entries)
+            })
+        }
+        other => Ok(Node::Const(other)),
+    }
+}
+
+/// Per top-level key of a map document: a memo slot (numbered from 0) when some `{name}`
+/// placeholder names the key.
+fn param_slots(root: &Node) -> Vec<Option<usize>> {
+    let Node::Object(entries) = root else {
+        return Vec::new();
     };
-    let all_const = match &node {
-        Node::Array(items) => items.iter().all(Node::is_const),
-        Node::Object(entries) => entries.iter().all(|(_, n)| n.is_const()),
-        _ => false,
-    };
-    Ok(if all_const {
-        Node::Const(value.clone())
-    } else {
-        node
-    })
+    let mut refs = Vec::new();
+    root.references(&FieldPath::root(), &mut refs);
+    let named: HashSet<&str> = refs
+        .iter()
+        .filter(|(_, r)| r.layer == Layer::Params)
+        .map(|(_, r)| r.name.as_str())
+        .collect();
+    let mut slots = 0;
+    entries
+        .iter()
+        .map(|(key, _)| {
+            named.contains(key.as_str()).then(|| {
+                slots += 1;
+                slots - 1
+            })
+        })
+        .collect()
+}
+
+/// The value of a constant node.
+fn into_const(node: Node) -> Value {
+    match node {
+        Node::Const(v) => v,
+        _ => unreachable!("only called on constant nodes"),
+    }
 }
 
 /// Compiles one authored string through `chain`.
-fn compile_string(s: &str, chain: &Chain, limits: &Limits) -> Result<Node, Error> {
+fn compile_string(s: String, chain: &Chain, limits: &Limits) -> Result<Node, Error> {
     if s.len() > limits.template_bytes {
         return Err(Error::new(
             Layer::Request,
@@ -118,15 +172,15 @@ fn compile_string(s: &str, chain: &Chain, limits: &Limits) -> Result<Node, Error
         .with_hint("raise the template-bytes limit, or pass large text as data"));
     }
     if memchr::memchr2(b'$', b'{', s.as_bytes()).is_none() {
-        return Ok(Node::Const(Value::String(s.to_string())));
+        return Ok(Node::Const(Value::String(s)));
     }
     let cx = CompileCx::new(limits);
-    let mut seq = Seq::authored(s);
+    let mut seq = Seq::authored(&s);
     for layer in &chain.0 {
         seq = run_pass(seq, syntax(*layer), &cx)?;
     }
     Ok(if seq.is_literal() {
-        Node::Const(Value::String(s.to_string()))
+        Node::Const(Value::String(s))
     } else {
         Node::Leaf(seq)
     })

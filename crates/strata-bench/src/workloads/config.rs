@@ -3,7 +3,7 @@
 //! Compile time is compared with minijinja compiling the same leaves written in Jinja syntax
 //! (one template per string leaf); render time of the compiled config is compared with the
 //! target of 2 µs, and with the cost of cloning the rendered output (the allocations any
-//! owned result of that shape needs).
+//! result of that shape needs).
 
 use std::hint::black_box;
 
@@ -169,8 +169,9 @@ pub fn run_render(settings: &Settings, report: &mut Report) {
     });
     report.against("config_render", &m, "target", RENDER_TARGET_NS);
 
-    // The cost of merely producing an owned result of this shape: cloning the rendered
-    // output makes the same allocations (strings, marks, keys, lists, the constant map).
+    // The cost of merely producing a result of this shape: cloning the rendered output
+    // makes the same allocations (rendered strings, typed data, lists; constants and keys
+    // are borrowed from the template in both).
     let output = template.render(&scope, false).expect("config renders");
     let (render, clone) = compare(
         settings,
