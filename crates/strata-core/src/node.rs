@@ -49,6 +49,16 @@ impl Node {
         }
     }
 
+    /// Appends the parameters that `{name}` placeholders anywhere in the tree name.
+    pub fn param_names<'n>(&'n self, out: &mut Vec<&'n str>) {
+        match self {
+            Node::Const(_) => {}
+            Node::Leaf(seq) => seq.param_names(out),
+            Node::Array(items) => items.iter().for_each(|n| n.param_names(out)),
+            Node::Object(entries) => entries.iter().for_each(|(_, n)| n.param_names(out)),
+        }
+    }
+
     /// Renders the tree at `path` (the path of this node in the document).
     pub fn render_at<'t>(
         &'t self,

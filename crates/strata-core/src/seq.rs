@@ -63,6 +63,11 @@ pub trait Hole: fmt::Debug + Send + Sync {
     /// What the placeholder refers to (variables, parameters, paths, inputs).
     fn references(&self) -> Vec<Reference>;
 
+    /// The parameter a `{name}` placeholder names (layer P's placeholders only).
+    fn param_name(&self) -> Option<&str> {
+        None
+    }
+
     /// Renders the placeholder into running text.
     fn render_text(&self, cx: &mut RenderCx<'_, '_>, out: &mut Text) -> Result<(), Error>;
 
@@ -143,6 +148,18 @@ impl Seq {
                 out.extend(h.references());
                 for word in h.words() {
                     word.references(out);
+                }
+            }
+        }
+    }
+
+    /// Appends the parameters that `{name}` placeholders (including those inside words) name.
+    pub fn param_names<'s>(&'s self, out: &mut Vec<&'s str>) {
+        for part in &self.parts {
+            if let Part::Hole(h) = part {
+                out.extend(h.param_name());
+                for word in h.words() {
+                    word.param_names(out);
                 }
             }
         }

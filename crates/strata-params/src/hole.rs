@@ -46,6 +46,10 @@ impl Hole for ParamHole {
         }]
     }
 
+    fn param_name(&self) -> Option<&str> {
+        Some(&self.name)
+    }
+
     fn render_text(&self, cx: &mut RenderCx<'_, '_>, out: &mut Text) -> Result<(), Error> {
         match cx.param(&self.name, self.span)? {
             Some(Param::Data(v)) => out.push_value(v, Origin::Data),

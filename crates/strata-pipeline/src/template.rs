@@ -1,4 +1,4 @@
-use std::collections::HashSet;
+use std::borrow::Cow;
 
 use serde_json::Value;
 use strata_core::{
@@ -30,21 +30,26 @@ impl Template {
     /// Compiles every string leaf of `value` through `chain`. Map keys are never templated.
     ///
     /// The template keeps its own copy of the document's text; [`Template::compile_owned`]
-    /// takes the document instead and copies nothing.
+    /// takes the document instead and keeps its constant strings without copying them.
     pub fn compile(value: &Value, chain: &Chain, limits: &Limits) -> Result<Template, Error> {
-        Template::compile_owned(value.clone(), chain, limits)
+        let root = compile_node(Cow::Borrowed(value), chain, limits, &FieldPath::root())?;
+        Ok(Template::from_root(root, limits))
     }
 
-    /// Compiles a document the caller no longer needs: its strings become the template's
-    /// constants and literal runs without being copied.
+    /// Compiles a document the caller no longer needs: its placeholder-free strings become the
+    /// template's constants without being copied.
     pub fn compile_owned(value: Value, chain: &Chain, limits: &Limits) -> Result<Template, Error> {
-        let root = compile_node(value, chain, limits, &FieldPath::root())?;
-        let slots = param_slots(&root);
-        Ok(Template {
+        let root = compile_node(Cow::Owned(value), chain, limits, &FieldPath::root())?;
+        Ok(Template::from_root(root, limits))
+    }
+
+    /// The template of a compiled tree.
+    fn from_root(root: Node, limits: &Limits) -> Template {
+        Template {
+            slots: param_slots(&root),
             root,
-            slots,
             limits: limits.clone(),
-        })
+        }
     }
 
     /// True when the document holds no placeholder: rendering returns it unchanged.
@@ -81,48 +86,83 @@ impl Template {
     }
 }
 
+/// Compiles a document node, borrowed or owned: an owned one gives its strings to the
+/// template, a borrowed one has them copied (each string once).
 fn compile_node(
-    value: Value,
+    value: Cow<'_, Value>,
     chain: &Chain,
     limits: &Limits,
     path: &FieldPath,
 ) -> Result<Node, Error> {
+    let string = |s: Cow<'_, str>| compile_string(s, chain, limits).map_err(|e| e.at_path(path));
     match value {
-        Value::String(s) => compile_string(s, chain, limits).map_err(|e| e.at_path(path)),
-        Value::Array(items) => {
-            let nodes = items
-                .into_iter()
-                .enumerate()
-                .map(|(i, v)| compile_node(v, chain, limits, &path.child(PathSeg::Index(i))))
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok(if nodes.iter().all(Node::is_const) {
-                Node::Const(Value::Array(nodes.into_iter().map(into_const).collect()))
-            } else {
-                Node::Array(nodes)
-            })
+        Cow::Borrowed(Value::String(s)) => string(Cow::Borrowed(s)),
+        Cow::Owned(Value::String(s)) => string(Cow::Owned(s)),
+        Cow::Borrowed(Value::Array(items)) => {
+            compile_array(items.iter().map(Cow::Borrowed), chain, limits, path)
         }
-        Value::Object(map) => {
-            let entries = map
-                .into_iter()
-                .map(|(k, v)| {
-                    let node =
-                        compile_node(v, chain, limits, &path.child(PathSeg::Key(k.clone())))?;
-                    Ok((k, node))
-                })
-                .collect::<Result<Vec<_>, Error>>()?;
-            Ok(if entries.iter().all(|(_, n)| n.is_const()) {
-                Node::Const(Value::Object(
-                    entries
-                        .into_iter()
-                        .map(|(k, n)| (k, into_const(n)))
-                        .collect(),
-                ))
-            } else {
-                Node::Object(entries)
-            })
+        Cow::Owned(Value::Array(items)) => {
+            compile_array(items.into_iter().map(Cow::Owned), chain, limits, path)
         }
-        other => Ok(Node::Const(other)),
+        Cow::Borrowed(Value::Object(map)) => compile_object(
+            map.iter()
+                .map(|(k, v)| (Cow::Borrowed(k.as_str()), Cow::Borrowed(v))),
+            chain,
+            limits,
+            path,
+        ),
+        Cow::Owned(Value::Object(map)) => compile_object(
+            map.into_iter().map(|(k, v)| (Cow::Owned(k), Cow::Owned(v))),
+            chain,
+            limits,
+            path,
+        ),
+        other => Ok(Node::Const(other.into_owned())),
     }
+}
+
+/// Compiles the items of a list; a list of constants is one constant.
+fn compile_array<'v>(
+    items: impl Iterator<Item = Cow<'v, Value>>,
+    chain: &Chain,
+    limits: &Limits,
+    path: &FieldPath,
+) -> Result<Node, Error> {
+    let nodes = items
+        .enumerate()
+        .map(|(i, v)| compile_node(v, chain, limits, &path.child(PathSeg::Index(i))))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(if nodes.iter().all(Node::is_const) {
+        Node::Const(Value::Array(nodes.into_iter().map(into_const).collect()))
+    } else {
+        Node::Array(nodes)
+    })
+}
+
+/// Compiles the values of a map (never its keys); a map of constants is one constant.
+fn compile_object<'v>(
+    entries: impl Iterator<Item = (Cow<'v, str>, Cow<'v, Value>)>,
+    chain: &Chain,
+    limits: &Limits,
+    path: &FieldPath,
+) -> Result<Node, Error> {
+    let entries = entries
+        .map(|(k, v)| {
+            let k = k.into_owned();
+            let node = compile_node(v, chain, limits, &path.child(PathSeg::Key(k.clone())))?;
+            Ok((k, node))
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    Ok(if entries.iter().all(|(_, n)| n.is_const()) {
+        Node::Const(Value::Object(
+            entries
+                .into_iter()
+                .map(|(k, n)| (k, into_const(n)))
+                .collect(),
+        ))
+    } else {
+        Node::Object(entries)
+    })
 }
 
 /// Per top-level key of a map document: a memo slot (numbered from 0) when some `{name}`
@@ -131,18 +171,15 @@ fn param_slots(root: &Node) -> Vec<Option<usize>> {
     let Node::Object(entries) = root else {
         return Vec::new();
     };
-    let mut refs = Vec::new();
-    root.references(&FieldPath::root(), &mut refs);
-    let named: HashSet<&str> = refs
-        .iter()
-        .filter(|(_, r)| r.layer == Layer::Params)
-        .map(|(_, r)| r.name.as_str())
-        .collect();
+    let mut named = Vec::new();
+    root.param_names(&mut named);
+    named.sort_unstable();
+    named.dedup();
     let mut slots = 0;
     entries
         .iter()
         .map(|(key, _)| {
-            named.contains(key.as_str()).then(|| {
+            named.binary_search(&key.as_str()).is_ok().then(|| {
                 slots += 1;
                 slots - 1
             })
@@ -159,7 +196,7 @@ fn into_const(node: Node) -> Value {
 }
 
 /// Compiles one authored string through `chain`.
-fn compile_string(s: String, chain: &Chain, limits: &Limits) -> Result<Node, Error> {
+fn compile_string(s: Cow<'_, str>, chain: &Chain, limits: &Limits) -> Result<Node, Error> {
     if s.len() > limits.template_bytes {
         return Err(Error::new(
             Layer::Request,
@@ -172,7 +209,7 @@ fn compile_string(s: String, chain: &Chain, limits: &Limits) -> Result<Node, Err
         .with_hint("raise the template-bytes limit, or pass large text as data"));
     }
     if memchr::memchr2(b'$', b'{', s.as_bytes()).is_none() {
-        return Ok(Node::Const(Value::String(s)));
+        return Ok(Node::Const(Value::String(s.into_owned())));
     }
     let cx = CompileCx::new(limits);
     let mut seq = Seq::authored(&s);
@@ -180,7 +217,7 @@ fn compile_string(s: String, chain: &Chain, limits: &Limits) -> Result<Node, Err
         seq = run_pass(seq, syntax(*layer), &cx)?;
     }
     Ok(if seq.is_literal() {
-        Node::Const(Value::String(s))
+        Node::Const(Value::String(s.into_owned()))
     } else {
         Node::Leaf(seq)
     })
