@@ -5,7 +5,7 @@ use smallvec::SmallVec;
 
 use crate::{
     map_get, Error, FieldPath, Layer, Limits, Node, Origin, PathSeg, Rendered, Scope, Seq, Span,
-    Text, Warning,
+    Warning,
 };
 
 /// What is known about a config key once it has been rendered.
@@ -67,8 +67,6 @@ pub struct RenderCx<'t, 's> {
     /// (its length, this key included, and the key it continues with).
     deepest: Option<(usize, Option<usize>)>,
     total_bytes: usize,
-    /// Where short strings are rendered before being copied out at their exact size.
-    pub(crate) scratch: Text,
 }
 
 impl<'t, 's> RenderCx<'t, 's> {
@@ -97,7 +95,6 @@ impl<'t, 's> RenderCx<'t, 's> {
             chain: SmallVec::new(),
             deepest: None,
             total_bytes: 0,
-            scratch: Text::default(),
         }
     }
 

@@ -2,12 +2,6 @@ use std::fmt;
 
 use crate::{Error, RenderCx, Rendered, Text};
 
-/// Strings expected to render to more bytes than this skip the scratch buffer.
-const SCRATCH_BYTES: usize = 4096;
-
-/// The scratch buffer's first size, enough for most strings of a config.
-const SCRATCH_START: usize = 256;
-
 /// A byte range inside one authored string.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Span {
@@ -183,10 +177,6 @@ impl Seq {
     }
 
     /// Renders the string as a field value: typed when whole, text otherwise.
-    ///
-    /// A short string is rendered into the render's scratch buffer and then copied out at its
-    /// exact size (one allocation, whatever the placeholders turn into); a long one straight
-    /// into a buffer of the estimated size, which saves copying it.
     pub fn render<'t>(&self, cx: &mut RenderCx<'t, '_>) -> Result<Rendered<'t>, Error> {
         if self.whole {
             if let [Part::Hole(h)] = self.parts.as_slice() {
@@ -194,37 +184,30 @@ impl Seq {
             }
         }
         let (bytes, marks) = self.size_hint();
-        if bytes > SCRATCH_BYTES {
-            let mut out = Text::with_capacity(bytes, marks);
-            self.render_text(cx, &mut out)?;
-            return Ok(Rendered::Text(out));
-        }
-        // Taken, not borrowed: a placeholder naming a config key renders that key's strings
-        // (with a scratch buffer of their own) in the middle of this one.
-        let mut scratch = std::mem::take(&mut cx.scratch);
-        scratch.clear();
-        scratch.text.reserve(bytes.max(SCRATCH_START));
-        let rendered = self
-            .render_text(cx, &mut scratch)
-            .map(|()| scratch.exact_copy());
-        cx.scratch = scratch;
-        rendered.map(Rendered::Text)
+        let mut out = Text::with_capacity(bytes, marks);
+        self.render_text(cx, &mut out)?;
+        Ok(Rendered::Text(out))
     }
 
-    /// A guess at the rendered size, to allocate once: the fixed text plus a few bytes per
-    /// placeholder, and one mark per placeholder or escape (no marks are reserved for a few
-    /// placeholders, which may well render no data).
+    /// A guess at the rendered size, to allocate once: the fixed text plus some bytes per
+    /// placeholder (generous in short strings, where slack is cheap and a second allocation is
+    /// not; tight in long ones), and one mark per placeholder or escape (none reserved for a
+    /// few placeholders, which fit inline or may render no data).
     fn size_hint(&self) -> (usize, usize) {
-        const PER_HOLE: usize = 16;
+        const SHORT: usize = 4096;
         const FEW: usize = 8;
-        let (bytes, marks) = self
-            .parts
-            .iter()
-            .fold((0, 0), |(bytes, marks), part| match part {
-                Part::Lit(lit) => (bytes + lit.text.len(), marks),
-                Part::Data(d) => (bytes + d.len(), marks + 1),
-                Part::Hole(_) => (bytes + PER_HOLE, marks + 1),
-            });
-        (bytes, if marks < FEW { 0 } else { marks })
+        let (fixed, holes, marks) =
+            self.parts
+                .iter()
+                .fold((0, 0, 0), |(fixed, holes, marks), part| match part {
+                    Part::Lit(lit) => (fixed + lit.text.len(), holes, marks),
+                    Part::Data(d) => (fixed + d.len(), holes, marks + 1),
+                    Part::Hole(_) => (fixed, holes + 1, marks + 1),
+                });
+        let per_hole = if fixed < SHORT { 48 } else { 16 };
+        (
+            fixed + holes * per_hole,
+            if marks < FEW { 0 } else { marks },
+        )
     }
 }
