@@ -167,13 +167,13 @@ fn boolean<'e>(v: &Value, what: &str) -> Result<bool, Fail<'e>> {
         .ok_or_else(|| Fail::Type(format!("{what} needs a boolean, got a {}", type_name(v))))
 }
 
-fn binary<'v>(
+fn binary<'e>(
     op: BinOp,
-    a: &'v Expr,
-    b: &'v Expr,
-    root: &'v Value,
-    inputs: &'v Map<String, Value>,
-) -> Result<Value, Fail<'v>> {
+    a: &'e Expr,
+    b: &'e Expr,
+    root: &Value,
+    inputs: &Map<String, Value>,
+) -> Result<Value, Fail<'e>> {
     if let BinOp::And | BinOp::Or = op {
         let left = boolean(&*eval(a, root, inputs)?, op.symbol())?;
         if left == (op == BinOp::Or) {
@@ -206,14 +206,17 @@ fn binary<'v>(
 
 /// Evaluates an expression against the context (and the directive inputs, see
 /// [`resolve_in`]).
-pub(crate) fn eval<'v>(
-    expr: &'v Expr,
+///
+/// A path's value is borrowed from the data (`'v`); what the expression computes, literals
+/// included, is owned; a failure borrows the expression (`'e`).
+pub(crate) fn eval<'e, 'v>(
+    expr: &'e Expr,
     root: &'v Value,
     inputs: &'v Map<String, Value>,
-) -> Result<Cow<'v, Value>, Fail<'v>> {
+) -> Result<Cow<'v, Value>, Fail<'e>> {
     match expr {
         Expr::Path(p) => resolve_in(p, root, inputs).map_err(|m| Fail::Missing(p, m)),
-        Expr::Literal(v) => Ok(Cow::Borrowed(v)),
+        Expr::Literal(v) => Ok(Cow::Owned(v.clone())),
         Expr::List(items) => items
             .iter()
             .map(|e| eval(e, root, inputs).map(Cow::into_owned))
@@ -225,7 +228,7 @@ pub(crate) fn eval<'v>(
             .collect::<Result<Map<_, _>, _>>()
             .map(|m| Cow::Owned(Value::Object(m))),
         Expr::Fallback(items) => {
-            let mut last: Result<Cow<'v, Value>, Fail<'v>> =
+            let mut last: Result<Cow<'v, Value>, Fail<'e>> =
                 Err(Fail::Type("empty fallback".into()));
             for item in items {
                 match eval(item, root, inputs) {

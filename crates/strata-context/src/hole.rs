@@ -81,7 +81,7 @@ impl Hole for ContextHole {
 
     fn render_whole<'t>(&self, cx: &mut RenderCx<'t, '_>) -> Result<Rendered<'t>, Error> {
         match eval(&self.expr, cx.scope.context, cx.scope.inputs) {
-            Ok(v) => Ok(Rendered::data(v.into_owned(), Origin::Data)),
+            Ok(v) => Ok(Rendered::Value(v, Origin::Data)),
             Err(fail) => {
                 self.fail(cx, fail)?;
                 Ok(Rendered::Text(Text::default()))

@@ -29,11 +29,11 @@ pub(crate) enum Step<'a> {
     Index(usize),
 }
 
-/// A parameter as layer P found it (`'r` the lookup's borrow, `'t` the template's).
+/// A parameter as layer P found it (`'r` the lookup's borrow, `'t` what the result may borrow).
 #[derive(Debug, Clone, Copy)]
 pub enum Param<'r, 't> {
     /// A runtime or caller parameter: data.
-    Data(&'r Value),
+    Data(&'t Value),
     /// A config key, rendered through the same chain (once per render).
     Config(&'r Rendered<'t>),
 }
@@ -44,10 +44,11 @@ const INLINE_STEPS: usize = 8;
 /// The state of one render: the scope, the options, the warnings so far, and the bookkeeping
 /// of config-key parameters (memoised values, the chain being followed).
 ///
-/// `'t` is the compiled template's lifetime (what the result may borrow), `'s` the scope's.
+/// `'t` is what the result may borrow: the compiled template and the scope's data; `'s` is
+/// the borrow of the scope itself.
 pub struct RenderCx<'t, 's> {
     /// What the layers substitute from.
-    pub scope: &'s Scope<'s>,
+    pub scope: &'s Scope<'t>,
     /// The limits in force.
     pub limits: &'t Limits,
     /// When true, a missing variable, path or input is an error instead of a warning.
@@ -74,7 +75,7 @@ impl<'t, 's> RenderCx<'t, 's> {
     /// keys), empty when the document is not a map, and `slots` numbers (from 0) the keys that
     /// some `{name}` placeholder of the document names: only those are memoised.
     pub fn new(
-        scope: &'s Scope<'s>,
+        scope: &'s Scope<'t>,
         limits: &'t Limits,
         strict: bool,
         config: &'t [(String, Node)],

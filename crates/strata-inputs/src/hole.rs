@@ -1,3 +1,5 @@
+use std::borrow::Cow;
+
 use strata_core::{
     map_get, Error, Hole, Layer, Origin, Reference, RenderCx, Rendered, Seq, Span, Text,
 };
@@ -91,7 +93,7 @@ impl Hole for InputHole {
 
     fn render_whole<'t>(&self, cx: &mut RenderCx<'t, '_>) -> Result<Rendered<'t>, Error> {
         if let Some(v) = map_get(cx.scope.inputs, &self.key) {
-            return Ok(Rendered::data(v.clone(), Origin::Data));
+            return Ok(Rendered::Value(Cow::Borrowed(v), Origin::Data));
         }
         let mut out = Text::default();
         self.render_missing(cx, &mut out)?;

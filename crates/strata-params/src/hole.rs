@@ -1,3 +1,5 @@
+use std::borrow::Cow;
+
 use strata_core::{
     Error, Hole, Layer, Origin, Param, Reference, RenderCx, Rendered, Seq, Span, Text,
 };
@@ -61,7 +63,7 @@ impl Hole for ParamHole {
 
     fn render_whole<'t>(&self, cx: &mut RenderCx<'t, '_>) -> Result<Rendered<'t>, Error> {
         Ok(match cx.param(&self.name, self.span)? {
-            Some(Param::Data(v)) => Rendered::data(v.clone(), Origin::Data),
+            Some(Param::Data(v)) => Rendered::Value(Cow::Borrowed(v), Origin::Data),
             Some(Param::Config(r)) => r.clone(),
             None => {
                 let mut out = Text::default();

@@ -65,7 +65,10 @@ impl Template {
     }
 
     /// Renders the document against `scope`. In `strict` mode a missing value is an error.
-    pub fn render(&self, scope: &Scope<'_>, strict: bool) -> Result<Output<'_>, Error> {
+    ///
+    /// The result borrows the template's constants and keys, and the scope's data where a
+    /// whole-value placeholder takes a value as it is: it lives as long as both.
+    pub fn render<'t>(&'t self, scope: &Scope<'t>, strict: bool) -> Result<Output<'t>, Error> {
         let entries: &[(String, Node)] = match &self.root {
             Node::Object(entries) => entries,
             _ => &[],
