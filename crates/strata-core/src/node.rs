@@ -79,18 +79,31 @@ impl Node {
             Node::Array(items) => {
                 let mut out = Vec::with_capacity(items.len());
                 for (i, n) in items.iter().enumerate() {
-                    out.push(cx.in_step(Step::Index(i), |cx| n.render_here(cx))?);
+                    out.push(n.render_child(cx, Step::Index(i))?);
                 }
                 Ok(Rendered::Array(out))
             }
             Node::Object(entries) => {
                 let mut out = Vec::with_capacity(entries.len());
                 for (k, n) in entries {
-                    let value = cx.in_step(Step::Key(k), |cx| n.render_here(cx))?;
+                    let value = n.render_child(cx, Step::Key(k))?;
                     out.push((Cow::Borrowed(k.as_str()), value));
                 }
                 Ok(Rendered::Object(out))
             }
+        }
+    }
+
+    /// Renders the tree as the child `step` of the current field path (a constant needs no
+    /// path: nothing in it can warn or fail).
+    pub(crate) fn render_child<'t>(
+        &'t self,
+        cx: &mut RenderCx<'t, '_>,
+        step: Step<'t>,
+    ) -> Result<Rendered<'t>, Error> {
+        match self {
+            Node::Const(v) => Ok(Rendered::Value(Cow::Borrowed(v), Origin::Authored)),
+            _ => cx.in_step(step, |cx| self.render_here(cx)),
         }
     }
 }

@@ -226,10 +226,12 @@ impl<'t, 's> RenderCx<'t, 's> {
                 self.follow(index, slot, Span::new(0, 0))?;
                 // Moved out of the memo below, once no later key can refer to it any more.
                 Rendered::Array(Vec::new())
+            } else if node.is_const() {
+                node.render_child(&mut self, Step::Key(key))?
             } else {
                 // Still the start of any chain of keys its placeholders follow.
                 self.chain.push(index);
-                let value = self.in_step(Step::Key(key), |cx| node.render_here(cx));
+                let value = node.render_child(&mut self, Step::Key(key));
                 self.chain.pop();
                 value?
             };
