@@ -61,11 +61,13 @@ pub fn check(project: &Project, report: &mut Report) {
     let catalog = Catalog(project);
     let mut paths = Vec::new();
     files(&project.root.join("directives"), &mut paths);
-    let hooks_ok = match load_project_hooks(&project.root, &catalog, &project.limits) {
-        Ok(_) => true,
+    // Loaded once for every directive; broken project hooks are reported once, and the
+    // directives are then checked without them.
+    let hooks = match load_project_hooks(&project.root, &catalog, &project.limits) {
+        Ok(hooks) => hooks,
         Err(e) => {
             report.push(Diagnostic::from_error(&e, "hooks"));
-            false
+            Vec::new()
         }
     };
     for path in paths {
@@ -81,12 +83,7 @@ pub fn check(project: &Project, report: &mut Report) {
             ));
             continue;
         };
-        let hooks = if hooks_ok {
-            load_project_hooks(&project.root, &catalog, &project.limits).unwrap_or_default()
-        } else {
-            Vec::new()
-        };
-        match Directive::load(&name, &text, &catalog, hooks, &project.limits) {
+        match Directive::load(&name, &text, &catalog, &hooks, &project.limits) {
             Ok(d) => check_directive(project, &d, report),
             Err(e) => report.push(Diagnostic::from_error(&e, &name)),
         }

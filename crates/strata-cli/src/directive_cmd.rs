@@ -68,7 +68,7 @@ pub fn run(project: &Project, req: &DirectiveRequest<'_>) -> Result<ExitCode, Er
         },
     };
     let hooks = load_project_hooks(&project.root, &runner, &project.limits)?;
-    let directive = Directive::load(&shown, &text, &runner, hooks, &project.limits)?;
+    let directive = Directive::load(&shown, &text, &runner, &hooks, &project.limits)?;
     let mut given = Map::new();
     for pair in req.inputs {
         let (k, v) = split_pair(pair, "--input")?;

@@ -216,7 +216,7 @@ fn directive_text(args: &ExplainArgs, project: &Project) -> Result<String, Error
         project,
         options: RunOptions::default(),
     };
-    let directive = Directive::load(&name, &text, &runner, Vec::new(), &project.limits)?;
+    let directive = Directive::load(&name, &text, &runner, &[], &project.limits)?;
     let mut given = Map::new();
     for pair in &args.inputs {
         let (k, v) = split_pair(pair, "--input")?;

@@ -1,4 +1,5 @@
 use std::path::Path;
+use std::sync::Arc;
 
 use serde_json::Value;
 use strata_context::condition::Condition;
@@ -131,12 +132,13 @@ pub fn compile_hook(
 }
 
 /// Loads the project's hooks: every `hooks/*.yaml` under `root`, in file-name order; a file
-/// holds one hook or a list of hooks.
+/// holds one hook or a list of hooks. Shared, so that every directive of a run or a check
+/// uses the same compiled hooks.
 pub fn load_project_hooks(
     root: &Path,
     tools: &dyn ToolRunner,
     limits: &Limits,
-) -> Result<Vec<Hook>, Error> {
+) -> Result<Vec<Arc<Hook>>, Error> {
     let dir = root.join("hooks");
     let Ok(entries) = std::fs::read_dir(&dir) else {
         return Ok(Vec::new());
@@ -167,7 +169,7 @@ pub fn load_project_hooks(
             let path = base
                 .clone()
                 .unwrap_or_else(|| FieldPath(vec![PathSeg::Index(i)]));
-            hooks.push(compile_hook(spec, &doc, &path, tools, limits)?);
+            hooks.push(Arc::new(compile_hook(spec, &doc, &path, tools, limits)?));
         }
     }
     Ok(hooks)

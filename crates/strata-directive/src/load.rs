@@ -1,4 +1,5 @@
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 use strata_core::{Error, FieldPath, Layer, Limits, Location, PathSeg, Reference};
@@ -28,7 +29,7 @@ pub struct Directive {
     pub(crate) body: Template,
     pub(crate) description: Option<Template>,
     pub(crate) actions: Vec<CompiledAction>,
-    pub(crate) hooks: Vec<Hook>,
+    pub(crate) hooks: Vec<Arc<Hook>>,
     source: Source,
     doc: Document,
 }
@@ -64,7 +65,7 @@ impl Directive {
         file: &str,
         text: &str,
         tools: &dyn ToolRunner,
-        project_hooks: Vec<Hook>,
+        project_hooks: &[Arc<Hook>],
         limits: &Limits,
     ) -> Result<Directive, Error> {
         let source = Source::split(file, text)?;
@@ -106,12 +107,13 @@ impl Directive {
         let mut hooks = Vec::new();
         for (i, spec) in front.hooks.iter().enumerate() {
             let path = FieldPath(vec![key("hooks"), PathSeg::Index(i)]);
-            hooks.push(compile_hook(spec, &doc, &path, tools, limits)?);
+            hooks.push(Arc::new(compile_hook(spec, &doc, &path, tools, limits)?));
         }
         hooks.extend(
             project_hooks
-                .into_iter()
-                .filter(|p| !front.hooks.iter().any(|h| h.id == p.id)),
+                .iter()
+                .filter(|p| !front.hooks.iter().any(|h| h.id == p.id))
+                .cloned(),
         );
         Ok(Directive {
             file: file.to_string(),

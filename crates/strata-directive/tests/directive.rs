@@ -43,13 +43,7 @@ impl ToolRunner for Fake {
 }
 
 fn load(text: &str) -> Result<Directive, Error> {
-    Directive::load(
-        "d.md",
-        text,
-        &Fake::default(),
-        Vec::new(),
-        &Limits::default(),
-    )
+    Directive::load("d.md", text, &Fake::default(), &[], &Limits::default())
 }
 
 fn given(pairs: &[(&str, &str)]) -> Map<String, Value> {
