@@ -184,6 +184,35 @@ struct Parser<'a> {
 /// Parses the text between `${` and `}` (or a `when:` expression); `base` is its offset in the
 /// field, for spans. Literal type errors (`'1' + 2`) are reported here.
 pub fn parse_expr(src: &str, base: usize) -> Result<Expr, Error> {
+    match simple_path(src) {
+        Some(path) => Ok(Expr::Path(path)),
+        None => parse_full(src, base),
+    }
+}
+
+/// A plain dotted path of identifiers (`state.cart.name`), the commonest placeholder, read
+/// without the lexer and the precedence climb. Anything else (indexes, spaces, operators, a
+/// leading `true`, `false` or `null`) is `None` and goes to the full parser, which reads
+/// such a path to the same [`Path`].
+fn simple_path(src: &str) -> Option<Path> {
+    let first = src.split('.').next()?;
+    if matches!(first, "true" | "false" | "null")
+        || !first.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+    {
+        return None;
+    }
+    src.split('.')
+        .map(|seg| {
+            let ident = seg.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                && seg.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+            ident.then(|| Seg::Key(seg.to_string()))
+        })
+        .collect::<Option<Vec<_>>>()
+        .map(|segs| Path { segs })
+}
+
+/// The full parser: lexer, precedence climbing, literal type checks.
+fn parse_full(src: &str, base: usize) -> Result<Expr, Error> {
     let toks = lex(src, base)?;
     let mut p = Parser {
         src,
@@ -507,4 +536,38 @@ fn negate(n: &serde_json::Number) -> Option<Value> {
     n.as_f64()
         .and_then(|f| serde_json::Number::from_f64(-f))
         .map(Value::Number)
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    #[test]
+    fn simple_paths_take_the_short_way() {
+        let path = |src| simple_path(src).map(|p| p.display());
+        assert_eq!(path("state.cart.name").as_deref(), Some("state.cart.name"));
+        assert_eq!(path("_x.Y_2").as_deref(), Some("_x.Y_2"));
+        for other in [
+            "", "State.x", "true", "null.x", "a.0", "a..b", "a.", " a", "a[0]", "a + b",
+        ] {
+            assert_eq!(path(other), None, "{other:?}");
+        }
+    }
+
+    proptest! {
+        /// Whatever the short way reads, the full parser reads the same.
+        #[test]
+        fn the_short_way_agrees_with_the_full_parser(
+            src in prop_oneof![
+                "[a-zA-Z_0-9.]{1,16}",
+                "[a-z_][a-zA-Z0-9_]{0,5}(\\.[a-zA-Z_][a-zA-Z0-9_]{0,5}){0,4}",
+            ]
+        ) {
+            if let Some(path) = simple_path(&src) {
+                prop_assert_eq!(parse_full(&src, 0).ok(), Some(Expr::Path(path)));
+            }
+        }
+    }
 }
