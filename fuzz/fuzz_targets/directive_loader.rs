@@ -12,7 +12,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let limits = strata_fuzz::loader_limits();
     let tools = strata_fuzz::StubTools;
-    let Ok(d) = Directive::load("directives/fuzz.md", text, &tools, Vec::new(), &limits) else {
+    let Ok(d) = Directive::load("directives/fuzz.md", text, &tools, &[], &limits) else {
         return;
     };
     let _ = d.sites();
