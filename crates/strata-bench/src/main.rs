@@ -2,8 +2,8 @@
 //! `<workload> strata_ns=<n> peer=<name> peer_ns=<n> ratio=<strata/peer>`.
 //!
 //! Peers are `minijinja` (same template, both precompiled), `memchr` (a plain scan of the
-//! same bytes, the physical floor), `clone` and `copies` (the copying any owned result of
-//! that size needs), `target` (a time budget from the requirements) and `linear` (the
+//! same bytes, the physical floor), `clone` and `copy` (the copying a result of that shape
+//! or size needs), `target` (a time budget from the requirements) and `linear` (the
 //! previous scaling row extrapolated linearly). Lines starting with `#` are informational;
 //! in the full mode they include the spread of the samples. See `docs/benchmarks.md`.
 
