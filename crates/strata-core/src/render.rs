@@ -38,7 +38,8 @@ pub enum Param<'r, 't> {
     Config(&'r Rendered<'t>),
 }
 
-/// Field-path steps kept without allocating (deeper documents spill to the heap).
+/// Field-path steps, and config keys on the chain being followed, kept without allocating
+/// (deeper documents and longer chains spill to the heap).
 const INLINE_STEPS: usize = 8;
 
 /// The state of one render: the scope, the options, the warnings so far, and the bookkeeping
