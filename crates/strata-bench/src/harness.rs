@@ -68,51 +68,104 @@ pub struct Measurement {
     pub iters: u64,
 }
 
-/// A closure under measurement, with its calibrated iteration count.
-struct Subject<F> {
+/// Work that can be run `n` times in a row, reporting how long those runs took.
+trait Timed {
+    /// Runs the work `n` times; the time they took.
+    fn run(&mut self, n: u64) -> Duration;
+}
+
+/// A closure timed over a whole batch of calls (one clock reading per batch), its results
+/// dropped inside the timing.
+struct Plain<F>(F);
+
+impl<T, F: FnMut() -> T> Timed for Plain<F> {
+    fn run(&mut self, n: u64) -> Duration {
+        let start = Instant::now();
+        for _ in 0..n {
+            black_box((self.0)());
+        }
+        start.elapsed()
+    }
+}
+
+/// A closure that consumes a fresh input on every call: each call is timed on its own; making
+/// the input (`setup`) and dropping what the closure returns are not. A closure that keeps its
+/// input alive by returning it (a template compiled from a document it took over) thus leaves
+/// the input's allocation and its release both out of the timing. For calls of microseconds
+/// and more, where reading the clock twice per call is negligible.
+struct Consuming<S, F> {
+    setup: S,
     f: F,
+}
+
+impl<I, T, S: FnMut() -> I, F: FnMut(I) -> T> Timed for Consuming<S, F> {
+    fn run(&mut self, n: u64) -> Duration {
+        (0..n)
+            .map(|_| {
+                let input = (self.setup)();
+                let start = Instant::now();
+                let result = black_box((self.f)(input));
+                let spent = start.elapsed();
+                drop(result);
+                spent
+            })
+            .sum()
+    }
+}
+
+/// Work under measurement, with its calibrated calls per sample.
+struct Subject<W> {
+    work: W,
     iters: u64,
     per_call: Vec<f64>,
 }
 
-impl<T, F: FnMut() -> T> Subject<F> {
-    /// Warms the closure up for `settings.warmup` and picks the calls per sample.
-    fn warm(mut f: F, settings: &Settings) -> Subject<F> {
-        if let Some(iters) = settings.fixed_iters {
-            return Subject {
-                f,
-                iters: iters.max(1),
-                per_call: Vec::with_capacity(1),
-            };
-        }
-        let start = Instant::now();
-        let mut calls = 0u64;
-        while calls == 0 || start.elapsed() < settings.warmup {
-            black_box(f());
-            calls += 1;
-        }
-        let per_call = start.elapsed().as_secs_f64() / calls as f64;
-        let iters = (settings.sample_time.as_secs_f64() / per_call).max(1.0) as u64;
+impl<W: Timed> Subject<W> {
+    /// Warms the work up for `settings.warmup` (in batches that double, so that reading the
+    /// clock does not weigh on short calls) and picks the calls per sample.
+    fn warm(mut work: W, settings: &Settings) -> Subject<W> {
+        let iters = match settings.fixed_iters {
+            Some(iters) => iters.max(1),
+            None => {
+                let (mut spent, mut calls, mut batch) = (Duration::ZERO, 0u64, 1u64);
+                while calls == 0 || spent < settings.warmup {
+                    spent += work.run(batch);
+                    calls += batch;
+                    batch *= 2;
+                }
+                let per_call = spent.as_secs_f64() / calls as f64;
+                (settings.sample_time.as_secs_f64() / per_call).max(1.0) as u64
+            }
+        };
         Subject {
-            f,
+            work,
             iters,
-            per_call: Vec::with_capacity(settings.samples),
+            per_call: Vec::with_capacity(settings.sample_count()),
         }
     }
 
     /// Takes one sample.
     fn sample(&mut self) {
-        let start = Instant::now();
-        for _ in 0..self.iters {
-            black_box((self.f)());
-        }
-        let ns = start.elapsed().as_nanos() as f64;
-        self.per_call.push(ns / self.iters as f64);
+        let spent = self.work.run(self.iters);
+        self.per_call
+            .push(spent.as_nanos() as f64 / self.iters as f64);
     }
 
     fn finish(self) -> Measurement {
         summarize(self.per_call, self.iters)
     }
+}
+
+/// Samples two pieces of work alternately (`a b a b …`), so that a change of machine state
+/// during the run affects both alike.
+fn interleave(settings: &Settings, a: impl Timed, b: impl Timed) -> (Measurement, Measurement) {
+    let mut a = Subject::warm(a, settings);
+    let mut b = Subject::warm(b, settings);
+    for _ in 0..settings.sample_count() {
+        a.sample();
+        b.sample();
+    }
+    (a.finish(), b.finish())
 }
 
 /// The measurement of samples of `iters` calls each (`per_call`: each sample's time per call).
@@ -134,7 +187,7 @@ fn summarize(mut per_call: Vec<f64>, iters: u64) -> Measurement {
 
 /// Measures one closure.
 pub fn measure<T>(settings: &Settings, f: impl FnMut() -> T) -> Measurement {
-    let mut subject = Subject::warm(f, settings);
+    let mut subject = Subject::warm(Plain(f), settings);
     for _ in 0..settings.sample_count() {
         subject.sample();
     }
@@ -148,66 +201,7 @@ pub fn compare<A, B>(
     a: impl FnMut() -> A,
     b: impl FnMut() -> B,
 ) -> (Measurement, Measurement) {
-    let mut a = Subject::warm(a, settings);
-    let mut b = Subject::warm(b, settings);
-    for _ in 0..settings.sample_count() {
-        a.sample();
-        b.sample();
-    }
-    (a.finish(), b.finish())
-}
-
-/// A closure that consumes a fresh input on every call: each call is timed on its own; making
-/// the input (`setup`) and dropping what the closure returns are not. A closure that keeps its
-/// input alive by returning it (a template compiled from a document it took over) thus leaves
-/// the input's allocation and its release both out of the timing. For calls of microseconds
-/// and more, where reading the clock twice per call is negligible.
-struct Consuming<S, F> {
-    setup: S,
-    f: F,
-    iters: u64,
-    per_call: Vec<f64>,
-}
-
-impl<I, T, S: FnMut() -> I, F: FnMut(I) -> T> Consuming<S, F> {
-    /// One timed call (its result is dropped after the clock stops).
-    fn call(&mut self) -> Duration {
-        let input = (self.setup)();
-        let start = Instant::now();
-        let result = black_box((self.f)(input));
-        let spent = start.elapsed();
-        drop(result);
-        spent
-    }
-
-    fn warm(setup: S, f: F, settings: &Settings) -> Consuming<S, F> {
-        let mut c = Consuming {
-            setup,
-            f,
-            iters: settings.fixed_iters.unwrap_or(1).max(1),
-            per_call: Vec::with_capacity(settings.sample_count()),
-        };
-        if settings.fixed_iters.is_none() {
-            let (mut spent, mut calls) = (Duration::ZERO, 0u64);
-            while calls == 0 || spent < settings.warmup {
-                spent += c.call();
-                calls += 1;
-            }
-            let per_call = spent.as_secs_f64() / calls as f64;
-            c.iters = (settings.sample_time.as_secs_f64() / per_call).max(1.0) as u64;
-        }
-        c
-    }
-
-    fn sample(&mut self) {
-        let spent: Duration = (0..self.iters).map(|_| self.call()).sum();
-        self.per_call
-            .push(spent.as_nanos() as f64 / self.iters as f64);
-    }
-
-    fn finish(self) -> Measurement {
-        summarize(self.per_call, self.iters)
-    }
+    interleave(settings, Plain(a), Plain(b))
 }
 
 /// Measures `a` and `b` side by side, each consuming a fresh input from `setup` on every call
@@ -219,13 +213,17 @@ pub fn compare_consuming<I, A, B>(
     a: impl FnMut(I) -> A,
     b: impl FnMut(I) -> B,
 ) -> (Measurement, Measurement) {
-    let mut a = Consuming::warm(&setup, a, settings);
-    let mut b = Consuming::warm(&setup, b, settings);
-    for _ in 0..settings.sample_count() {
-        a.sample();
-        b.sample();
-    }
-    (a.finish(), b.finish())
+    interleave(
+        settings,
+        Consuming {
+            setup: &setup,
+            f: a,
+        },
+        Consuming {
+            setup: &setup,
+            f: b,
+        },
+    )
 }
 
 #[cfg(test)]
@@ -247,6 +245,19 @@ mod tests {
         assert!(m.median_ns > 0.0);
         assert!(m.min_ns <= m.median_ns && m.median_ns <= m.max_ns);
         assert!(m.iters >= 1);
+    }
+
+    #[test]
+    fn making_the_input_is_not_timed() {
+        let heavy = |n: u64| (0..n).map(black_box).sum::<u64>();
+        let settings = Settings {
+            fixed_iters: Some(20),
+            ..tiny()
+        };
+        // Were the input's making timed, consuming it would cost ten times the reference.
+        let (consume, _) = compare_consuming(&settings, || heavy(100_000), |x| x + 1, |x| x);
+        let reference = measure(&settings, || heavy(10_000));
+        assert!(consume.median_ns < reference.median_ns);
     }
 
     #[test]
