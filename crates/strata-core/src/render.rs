@@ -62,7 +62,7 @@ pub struct RenderCx<'t, 's> {
     config: &'t [(String, Node)],
     /// Per config key: its memo slot, when some `{name}` placeholder of the document names it.
     slots: &'t [Option<usize>],
-    /// Per memo slot, once its key has been followed (empty until the first one is).
+    /// Per memo slot, once its key has been followed (grown as slots fill).
     memo: Vec<Option<Resolved<'t>>>,
     chain: SmallVec<[usize; INLINE_STEPS]>,
     /// While a config key is being rendered: the longest chain found below it so far
@@ -240,7 +240,7 @@ impl<'t, 's> RenderCx<'t, 's> {
         }
         let mut memo = self.memo;
         for (index, slot) in self.slots.iter().enumerate() {
-            if let Some(done) = slot.and_then(|slot| memo[slot].take()) {
+            if let Some(done) = slot.and_then(|slot| memo.get_mut(slot)?.take()) {
                 entries[index].1 = done.value;
             }
         }
@@ -324,9 +324,8 @@ impl<'t, 's> RenderCx<'t, 's> {
                 let (depth, next) =
                     std::mem::replace(&mut self.deepest, outer).unwrap_or((1, None));
                 let value = result?;
-                if self.memo.is_empty() {
-                    let slots = self.slots.iter().flatten().count();
-                    self.memo.resize_with(slots, || None);
+                if slot >= self.memo.len() {
+                    self.memo.resize_with(slot + 1, || None);
                 }
                 self.memo[slot] = Some(Resolved { value, depth, next });
                 depth
