@@ -9,7 +9,7 @@
 //!
 //! ```
 //! use serde_json::{json, Map, Value};
-//! use strata::core::{EnvMap, Limits, Scope};
+//! use strata::core::{EnvMap, Limits, RenderOptions, Scope};
 //! use strata::pipeline::{Chain, Template};
 //!
 //! let config = json!({
@@ -25,7 +25,7 @@
 //! let inputs: Map<String, Value> = [("target".to_string(), json!("src/"))].into_iter().collect();
 //! let scope = Scope { env: &env, context: &context, inputs: &inputs, ..Scope::default() };
 //!
-//! let out = template.render(&scope, true)?;
+//! let out = template.render(&scope, &RenderOptions::STRICT)?;
 //! assert!(out.warnings.is_empty());
 //! assert_eq!(
 //!     out.value.into_json(),

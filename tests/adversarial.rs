@@ -517,10 +517,10 @@ fn directive_inputs_steps_and_hook_context_stay_data() {
         "directives/inject.md",
         "---\nname: inject\ninputs:\n  - {name: text, type: string, required: true}\n\
          actions:\n  - id: first\n    tool: dump\n    params: {msg: \"{input:text}\", ctx: \"${inputs.text}\"}\n\
-         \x20 - id: second\n    tool: dump\n    params: {msg: \"${steps.first.result.stdout}\", ctx: \"<${steps.first.result.data.argv[0]}>\"}\n\
+         \x20 - id: second\n    tool: dump\n    params: {msg: \"out: ${steps.first.result}\", ctx: \"<${steps.first.result.argv[0]}>\"}\n\
          hooks:\n  - id: log\n    event: after_action\n    action:\n      tool: examples/log\n\
          \x20     params: {line: \"${action.id}: ${action.params.msg}\", file: hook.log}\n---\n\
-         Body: {input:text} / ${steps.first.result.data.argv[1]}\n",
+         Body: {input:text} / ${steps.first.result.argv[1]}\n",
     );
     let input = format!("text={EVIL}");
     let o = s.run_env(
@@ -529,14 +529,15 @@ fn directive_inputs_steps_and_hook_context_stay_data() {
     );
     assert_eq!(o.code, Some(0), "{}", o.brief());
     let report = o.json();
-    let first = &report["actions"][0]["result"]["data"];
+    let first = &report["actions"][0]["result"];
     assert_eq!(first["argv"], json!([EVIL, EVIL]));
     assert_eq!(
         first["stdin"],
         json!(json!({"msg": EVIL, "ctx": EVIL}).to_string())
     );
-    let first_stdout = report["actions"][0]["result"]["stdout"].as_str().unwrap();
-    let second = &report["actions"][1]["result"]["data"];
+    // The whole result of `first`, embedded in text, is its compact JSON, byte for byte.
+    let first_stdout = format!("out: {first}");
+    let second = &report["actions"][1]["result"];
     assert_eq!(second["argv"], json!([first_stdout, format!("<{EVIL}>")]));
     assert_eq!(report["prompt"], json!(format!("Body: {EVIL} / {EVIL}\n")));
     assert_eq!(
@@ -571,9 +572,9 @@ fn graph_state_and_hook_context_stay_data() {
          hooks:\n  - id: log\n    event: after_node\n    action:\n      tool: examples/log\n\
          \x20     params: {line: \"after: ${state.comment}\", file: hook.log}\n\
          nodes:\n  first:\n    kind: action\n    tool: dump\n    params: {msg: \"${inputs.text}\"}\n\
-         \x20   assign: {comment: \"${result.data.argv[0]}\"}\n    next: second\n\
+         \x20   assign: {comment: \"${result.argv[0]}\"}\n    next: second\n\
          \x20 second:\n    kind: action\n    tool: dump\n    params: {msg: \"${state.comment}\", ctx: \"<${state.comment}>\"}\n\
-         \x20   assign: {seen: \"${result.data.argv}\"}\n    next: done\n\
+         \x20   assign: {seen: \"${result.argv}\"}\n    next: done\n\
          \x20 done:\n    kind: return\n    output: {seen: \"${state.seen}\", comment: \"${state.comment}\"}\n",
     );
     let input = format!("text={EVIL}");

@@ -45,7 +45,7 @@ fn greet_uses_all_four_input_forms_with_defaults() {
     );
     assert_eq!(
         out(&o),
-        "directive greet: completed\n\n--- prompt ---\nSay hello to Ann, 1 time(s); the tool printed 17 characters.\n\n--- actions ---\n[ok] say (examples/echo)\n    | Hello, Ann! (x1)\n"
+        "directive greet: completed\n\n--- prompt ---\nSay hello to Ann, 1 time(s); the tool printed 16 characters.\n\n--- actions ---\n[completed] say (examples/echo)\n    | Hello, Ann! (x1)\n"
     );
     assert_eq!(err(&o), "");
     assert_eq!(o.status.code(), Some(0));
@@ -68,7 +68,7 @@ fn greet_uses_all_four_input_forms_with_defaults() {
     );
     assert_eq!(
         out(&o),
-        "directive greet: completed\n\n--- prompt ---\nSay hello to Ann, 2 time(s); the tool printed 18 characters.\n\n--- actions ---\n[ok] say (examples/echo)\n    | Hi, Dr. Ann? (x2)\n"
+        "directive greet: completed\n\n--- prompt ---\nSay hello to Ann, 2 time(s); the tool printed 17 characters.\n\n--- actions ---\n[completed] say (examples/echo)\n    | Hi, Dr. Ann? (x2)\n"
     );
 }
 
@@ -86,7 +86,7 @@ fn word_report_chains_two_tools_through_steps() {
     );
     assert_eq!(
         out(&o),
-        "directive word_report: completed\n\n--- prompt ---\nThe text has 3 words and 13 characters.\nThe report listed 3 items (exit 0).\n\n--- actions ---\n[ok] count (examples/words)\n    | {\"words\":3,\"characters\":13}\n[ok] report (examples/report)\n    | Words: 3\n    | 1. item 1\n    | 2. item 2\n    | 3. item 3\n"
+        "directive word_report: completed\n\n--- prompt ---\nThe text has 3 words and 13 characters.\nThe report listed 3 items (exit 0).\n\n--- actions ---\n[completed] count (examples/words)\n    | {\"words\":3,\"characters\":13}\n[completed] report (examples/report)\n    | Words: 3\n    | 1. item 1\n    | 2. item 2\n    | 3. item 3\n"
     );
     assert_eq!(o.status.code(), Some(0));
 }
@@ -105,7 +105,7 @@ fn release_check_hooks_log_every_event_through_a_tool() {
     );
     assert_eq!(
         out(&o),
-        "directive release_check: completed\n\n--- prompt ---\nRelease check for 1.2.3 $(id) (fast): 2 part(s).\n\n--- actions ---\n[ok] announce (examples/echo)\n    | checking 1.2.3 $(id)\n[ok] parts (examples/words)\n    | {\"words\":2,\"characters\":11}\n\n--- hooks ---\n[ok] log_start on directive_started (examples/log)\n[ok] log_action on after_action (examples/log)\n[ok] log_action on after_action (examples/log)\n[ok] log_end on directive_completed (examples/log)\n"
+        "directive release_check: completed\n\n--- prompt ---\nRelease check for 1.2.3 $(id) (fast): 2 part(s).\n\n--- actions ---\n[completed] announce (examples/echo)\n    | checking 1.2.3 $(id)\n[completed] parts (examples/words)\n    | {\"words\":2,\"characters\":11}\n\n--- hooks ---\n[completed] log_start on directive_started (examples/log)\n[completed] log_action on after_action (examples/log)\n[completed] log_action on after_action (examples/log)\n[completed] log_end on directive_completed (examples/log)\n"
     );
     let log = std::fs::read_to_string(p.path().join(".strata/logs/hooks.log")).unwrap();
     assert_eq!(
@@ -122,16 +122,17 @@ fn json_prints_one_document() {
         &["run", "directives/greet.md", "--input", "name=Bo", "--json"],
     );
     let mut v: Value = serde_json::from_str(&out(&o)).unwrap();
-    v["actions"][0]["result"]["duration_ms"] = Value::Null;
+    v["actions"][0]["run"]["duration_ms"] = Value::Null;
     assert_eq!(
         v,
         serde_json::json!({
             "directive": "greet", "status": "completed", "stopped": null,
             "inputs": {"name": "Bo", "times": 1},
             "description": "Greets someone; every input but the name is optional",
-            "prompt": "Say hello to Bo, 1 time(s); the tool printed 16 characters.\n",
-            "actions": [{"id": "say", "tool": "examples/echo", "params": {"message": "Hello, Bo! (x1)"}, "status": "ok", "error": null,
-                "result": {"success": true, "exit_code": 0, "stdout": "Hello, Bo! (x1)\n", "stderr": "", "data": null, "duration_ms": null, "truncated": false, "timed_out": false}}],
+            "prompt": "Say hello to Bo, 1 time(s); the tool printed 15 characters.\n",
+            "actions": [{"id": "say", "tool": "examples/echo", "params": {"message": "Hello, Bo! (x1)"}, "status": "completed",
+                "result": "Hello, Bo! (x1)", "error": null,
+                "run": {"success": true, "exit_code": 0, "signal": null, "stderr": "", "duration_ms": null, "truncated": false, "timed_out": false}}],
             "hooks": [], "warnings": []
         })
     );
@@ -156,7 +157,7 @@ fn dry_run_renders_everything_and_runs_nothing() {
     );
     assert_eq!(
         err(&o),
-        "warning[context]: context path `steps.parts.result.data.words` not found (body)\n"
+        "warning[context]: context path `steps.parts.result.words` not found (body)\n"
     );
     assert!(!p.path().join(".strata").exists());
 }
@@ -205,16 +206,16 @@ fn a_failing_action_stops_the_directive_and_reports_what_ran() {
     write(
         p.path(),
         "directives/fails.md",
-        "---\nname: fails\nhooks:\n  - {id: why, event: action_failed, action: {tool: examples/log, params: {line: '${action.id}: ${error.message} (${error.exit_code})'}}}\nactions:\n  - {id: first, tool: examples/echo, params: {message: one}}\n  - {id: boom, tool: t/fail}\n  - {id: never, tool: examples/echo}\n---\nDone.\n",
+        "---\nname: fails\nhooks:\n  - {id: why, event: action_failed, action: {tool: examples/log, params: {line: '${action.id}: ${error.message} (${run.exit_code})'}}}\nactions:\n  - {id: first, tool: examples/echo, params: {message: one}}\n  - {id: boom, tool: t/fail}\n  - {id: never, tool: examples/echo}\n---\nDone.\n",
     );
     let o = strata(p.path(), &["run", "directives/fails.md"]);
     assert_eq!(
         out(&o),
-        "directive fails: failed\nstopped: action `boom` failed: the tool exited with code 4\n\n--- prompt ---\nDone.\n\n--- actions ---\n[ok] first (examples/echo)\n    | one\n[failed] boom (t/fail): the tool exited with code 4\n[not run] never (examples/echo)\n\n--- hooks ---\n[ok] why on action_failed (examples/log)\n"
+        "directive fails: failed\nstopped: action `boom` failed: tool `t/fail` exited with code 4\n\n--- prompt ---\nDone.\n\n--- actions ---\n[completed] first (examples/echo)\n    | one\n[failed] boom (t/fail): tool `t/fail` exited with code 4\n[skipped] never (examples/echo): the directive stopped before this action\n\n--- hooks ---\n[completed] why on action_failed (examples/log)\n"
     );
     assert_eq!(o.status.code(), Some(1));
     let log = std::fs::read_to_string(p.path().join(".strata/logs/hooks.log")).unwrap();
-    assert_eq!(log, "boom: the tool exited with code 4 (4)\n");
+    assert_eq!(log, "boom: tool `t/fail` exited with code 4 (4)\n");
 }
 
 #[test]
@@ -234,7 +235,7 @@ fn limits_stop_cleanly_and_fire_limit_reached() {
     let o = strata(p.path(), &["run", "directives/turns.md"]);
     assert_eq!(
         out(&o),
-        "directive turns: limited\nstopped: limit `turns` reached (1 of 1)\n\n--- prompt ---\n\n--- actions ---\n[ok] a (examples/echo)\n    | hello from strata\n[not run] b (examples/echo)\n\n--- hooks ---\n[ok] lim on limit_reached (examples/log)\n"
+        "directive turns: limited\nstopped: limit `turns` reached (1 of 1)\n\n--- prompt ---\n\n--- actions ---\n[completed] a (examples/echo)\n    | hello from strata\n[skipped] b (examples/echo): the directive stopped before this action\n\n--- hooks ---\n[completed] lim on limit_reached (examples/log)\n"
     );
     assert_eq!(o.status.code(), Some(3));
     write(
@@ -251,8 +252,9 @@ fn limits_stop_cleanly_and_fire_limit_reached() {
     let v: Value = serde_json::from_str(&out(&o)).unwrap();
     assert_eq!(v["status"], "limited");
     assert_eq!(v["actions"][0]["status"], "failed");
-    assert_eq!(v["actions"][0]["result"]["timed_out"], true);
-    assert_eq!(v["actions"][1]["status"], "not run");
+    assert_eq!(v["actions"][0]["run"]["timed_out"], true);
+    assert_eq!(v["actions"][0]["error"]["kind"], "timeout");
+    assert_eq!(v["actions"][1]["status"], "skipped");
     assert_eq!(o.status.code(), Some(3));
 }
 

@@ -75,7 +75,7 @@ nodes:
     kind: action
     tool: examples/split
     params: {text: "${inputs.text}"}
-    assign: {words: "${result.stdout}"}
+    assign: {words: "${result}"}
     next: each
   each:
     kind: foreach
@@ -87,7 +87,7 @@ nodes:
       kind: action
       tool: examples/echo
       params: {message: "${w_index}:${upper(w)}"}
-    output: "${result.stdout}"
+    output: "${result}"
     collect: echoed
     next: check
   check:
@@ -109,8 +109,8 @@ fn every_node_kind_runs_with_real_tools() {
     assert_eq!(
         stderr(&o),
         r#"run k1: starting graphs/kinds at `split`
-step 1 split (action) -> each: words = "[\"b\", \"a\", \"c\"]\n" (was "")
-step 2 each (foreach) -> check: echoed = ["0:B\n","1:A\n","2:C\n"] (new)
+step 1 split (action) -> each: words = ["b","a","c"] (was "")
+step 2 each (foreach) -> check: echoed = ["0:B","1:A","2:C"] (new)
 step 3 check (gate) -> done (otherwise): count = 3 (was 0)
 step 4 done (return) -> return: no state change
 run k1: completed after 4 steps
@@ -118,7 +118,7 @@ run k1: completed after 4 steps
     );
     assert_eq!(
         stdout(&o),
-        "{\n  \"echoed\": [\n    \"0:B\\n\",\n    \"1:A\\n\",\n    \"2:C\\n\"\n  ],\n  \"count\": 3\n}\n"
+        "{\n  \"echoed\": [\n    \"0:B\",\n    \"1:A\",\n    \"2:C\"\n  ],\n  \"count\": 3\n}\n"
     );
     assert_eq!(o.status.code(), Some(0));
     let checkpoint = s.read(".strata/runs/k1/checkpoint.json");
@@ -330,7 +330,7 @@ fn graphs_are_drawn_and_runs_are_listed() {
     "done" [shape=oval, label="done\nreturn"];
     "give_up" [shape=oval, label="give_up\nreturn"];
     "__start" -> "try";
-    "try" -> "done" [label="result.success"];
+    "try" -> "done" [label="run.success"];
     "try" -> "give_up" [label="state.attempt >= inputs.max_attempts"];
     "try" -> "try" [label="otherwise"];
 }
@@ -405,7 +405,7 @@ fn the_shipped_graphs_run() {
         stderr(&o),
         "run rec: starting graphs/recover at `summarise`
 step 1 summarise failed: tool `examples/stats`: invalid parameters for `examples/stats`: parameter `numbers` must have at least 1 items (on_error: goto recover)
-hook log_errors on error (examples/log): ok
+hook log_errors on error (examples/log): completed
 step 2 recover (gate) -> summarise (when state.recoveries <= 1): numbers = [0] (was null), recoveries = 1 (was 0), reason = \"tool `examples/stats`: invalid parameters for `examples/st… (was null)
 step 3 summarise (action) -> report: summary = {\"label\":\"numbers\",\"count\":1,\"sum\":0,\"mean\":0.0,\"min\":0,\"ma… (new)
 step 4 report (return) -> return: no state change
@@ -459,7 +459,7 @@ nodes:
         };
         text.push_str(&format!(
             "  s{i}: {{kind: action, tool: test/step, params: {{node: s{i}, n: {i}, log: '${{inputs.log}}'}}, \
-             assign: {{total: '${{state.total + result.data.n}}', trail: '${{state.trail + result.data.node}}'}}{next}}}\n"
+             assign: {{total: '${{state.total + result.n}}', trail: '${{state.trail + result.node}}'}}{next}}}\n"
         ));
     }
     text

@@ -249,7 +249,7 @@ fn batch_mode_serves_json_lines() {
         concat!(
             r#"{"ok":true,"value":{"a":"1 2 3 4"},"warnings":[]}"#,
             "\n",
-            r#"{"ok":false,"error":{"layer":"request","message":"malformed request: expected value at line 1 column 1","path":"$","span":null,"hint":"a request is one JSON object: {\"template\": …, \"layers\", \"env\", \"secrets\", \"params\", \"context\", \"inputs\", \"strict\"}"}}"#,
+            r#"{"ok":false,"error":{"kind":"request","layer":"request","message":"malformed request: expected value at line 1 column 1","path":"$","span":null,"hint":"a request is one JSON object: {\"template\": …, \"layers\", \"env\", \"secrets\", \"params\", \"context\", \"inputs\", \"strict\"}"}}"#,
             "\n",
             r#"{"ok":true,"value":{"k":[1]},"warnings":[]}"#,
             "\n"

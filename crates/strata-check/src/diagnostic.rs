@@ -57,6 +57,8 @@ pub enum Code {
     ForeignStep,
     /// L005: `{name}` in a directive, where layer P never runs.
     ParamInDirective,
+    /// L006: a step record read with its old spelling (`result.success`, `result.data.x`).
+    OldRecord,
     /// U001: a declared directive input is never used.
     UnusedInput,
     /// U002: a declared tool parameter never reaches the tool.
@@ -88,6 +90,7 @@ impl Code {
             Code::Spaced => "L003",
             Code::ForeignStep => "L004",
             Code::ParamInDirective => "L005",
+            Code::OldRecord => "L006",
             Code::UnusedInput => "U001",
             Code::UnusedParam => "U002",
             Code::SecretInArgs => "X001",
@@ -104,6 +107,7 @@ impl Code {
             | Code::Spaced
             | Code::ForeignStep
             | Code::ParamInDirective
+            | Code::OldRecord
             | Code::UnusedInput
             | Code::UnusedParam
             | Code::SecretInArgs => Severity::Warning,
@@ -221,7 +225,7 @@ fn classify(e: &Error) -> Code {
         Code::UnknownTool
     } else if m.starts_with("unknown event") || m.starts_with("bad condition") {
         Code::BadHook
-    } else if e.span.is_some() && e.layer != Layer::Request {
+    } else if e.span.is_some() && e.layer != Layer::REQUEST {
         Code::Syntax
     } else {
         Code::Load

@@ -3,43 +3,29 @@
 
 use std::collections::HashSet;
 use std::path::Path;
+use std::sync::Arc;
 
 use serde_json::Value;
+use strata_core::walk::Seg;
 use strata_core::{FieldPath, Layer, PathSeg, Reference};
-use strata_directive::{load_project_hooks, Directive, Event, Site};
+use strata_directive::{load_project_hooks, Directive, Event, Site, EVENTS};
+use strata_tools::Hook;
 use strata_exec::Project;
 
 use crate::catalog::Catalog;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::lints::{foreign_steps, params_in_directive, spaced, Lint};
-use crate::names::did_you_mean;
+use crate::records::old_spelling;
+use strata_core::did_you_mean;
 use crate::Report;
 
 /// Namespaces every directive template sees.
 const BASE: [&str; 5] = ["directive", "model", "limits", "inputs", "steps"];
 
-/// The extra fields of each event's context.
-fn event_fields(event: Event) -> &'static [&'static str] {
-    match event {
-        Event::DirectiveStarted => &[],
-        Event::BeforeAction => &["action"],
-        Event::AfterAction => &["action", "result"],
-        Event::ActionFailed => &["action", "result", "error"],
-        Event::LimitReached => &["limit_code", "current_value", "limit"],
-        Event::DirectiveCompleted => &["status"],
-    }
+/// Whether `name` is a field of some event's context.
+fn is_event_field(name: &str) -> bool {
+    name == "event" || EVENTS.iter().any(|e| e.fields().contains(&name))
 }
-
-const ALL_EVENT_FIELDS: [&str; 8] = [
-    "action",
-    "result",
-    "error",
-    "limit_code",
-    "current_value",
-    "limit",
-    "status",
-    "event",
-];
 
 fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -70,6 +56,9 @@ pub fn check(project: &Project, report: &mut Report) {
             Vec::new()
         }
     };
+    if paths.is_empty() {
+        check_lone_hooks(project, &hooks, report);
+    }
     for path in paths {
         report.files += 1;
         let name = project.display_name(&path);
@@ -106,6 +95,37 @@ fn locate(
         .unwrap_or((1, 1))
 }
 
+/// Project hooks when no directive fires them: what can be known without a directive (the
+/// event's fields, namespaces, spellings); inputs and steps depend on the directive.
+fn check_lone_hooks(project: &Project, hooks: &[Arc<Hook>], report: &mut Report) {
+    for hook in hooks {
+        let site = Site {
+            path: hook.params_path(),
+            template: &hook.params,
+            event: Event::from_name(hook.event),
+            file: &hook.file,
+            action: None,
+        };
+        let text = std::fs::read_to_string(project.root.join(&hook.file)).unwrap_or_default();
+        for (field, r) in hook.params.references() {
+            if r.layer != Layer::CONTEXT || matches!(r.path.head(), Some("inputs" | "steps")) {
+                continue;
+            }
+            let problem = context_problem(&r, &site, &[], &[], &mut HashSet::new())
+                .or_else(|| old_record(&r, &site));
+            if let Some((code, message, help)) = problem {
+                let path = field.under(&site.path);
+                let at = strata_doc::locate(&text, &path, Some(r.span.start)).unwrap_or((1, 1));
+                report.push(
+                    Diagnostic::new(code, site.file, at, path, message)
+                        .span(Some(r.span))
+                        .help(help),
+                );
+            }
+        }
+    }
+}
+
 fn check_directive(project: &Project, d: &Directive, report: &mut Report) {
     let declared: Vec<&str> = d.front.inputs.iter().map(|i| i.name.as_str()).collect();
     let steps: Vec<&str> = d.front.actions.iter().map(|a| a.id.as_str()).collect();
@@ -115,11 +135,12 @@ fn check_directive(project: &Project, d: &Directive, report: &mut Report) {
             let path = field.under(&site.path);
             let at = locate(project, d, site.file, &path, Some(r.span.start));
             let problem = match r.layer {
-                Layer::Inputs => {
+                Layer::INPUTS => {
                     used.insert(r.name.clone());
                     unknown_input(&r.name, &declared, &format!("{{input:{}}}", r.name))
                 }
-                Layer::Context => context_problem(&r, &site, &declared, &steps, &mut used),
+                Layer::CONTEXT => context_problem(&r, &site, &declared, &steps, &mut used)
+                    .or_else(|| old_record(&r, &site)),
                 _ => None,
             };
             if let Some((code, message, help)) = problem {
@@ -158,6 +179,18 @@ fn check_directive(project: &Project, d: &Directive, report: &mut Report) {
 
 type Problem = Option<(Code, String, Option<String>)>;
 
+/// `${steps.<id>.result.success}` and the like; in the hooks of `after_action` and
+/// `action_failed`, `${result.exit_code}` and the like.
+fn old_record(r: &Reference, site: &Site<'_>) -> Problem {
+    let at = match r.path.head() {
+        Some("steps") => 2,
+        Some("result") if site.event.is_some_and(|e| e.fields().contains(&"run")) => 0,
+        _ => return None,
+    };
+    let (message, help) = old_spelling(&r.path, at)?;
+    Some((Code::OldRecord, message, Some(help)))
+}
+
 fn unknown_input(name: &str, declared: &[&str], written: &str) -> Problem {
     if declared.contains(&name) {
         return None;
@@ -188,9 +221,11 @@ fn context_problem(
     steps: &[&str],
     used: &mut HashSet<String>,
 ) -> Problem {
-    let mut segs = r.name.split(['.', '[']);
-    let ns = segs.next().unwrap_or_default();
-    let second = segs.next().map(|s| s.trim_matches(['"', ']']));
+    let ns = r.path.head().unwrap_or_default();
+    let second = match r.path.segs.get(1) {
+        Some(Seg::Key(k)) => Some(k.as_str()),
+        _ => None,
+    };
     match ns {
         "inputs" => {
             let name = second?;
@@ -217,14 +252,14 @@ fn context_problem(
                     .iter()
                     .copied()
                     .chain(["event"])
-                    .chain(event_fields(e).iter().copied())
+                    .chain(e.fields().iter().copied())
                     .collect(),
                 None => BASE.to_vec(),
             };
             if available.contains(&ns) {
                 return None;
             }
-            if let (Some(e), true) = (site.event, ALL_EVENT_FIELDS.contains(&ns)) {
+            if let (Some(e), true) = (site.event, is_event_field(ns)) {
                 return Some((
                     Code::EventField,
                     format!("`${{{}}}`: event `{}` has no `{ns}`", r.name, e.name()),

@@ -11,7 +11,7 @@ mod catalog;
 mod diagnostic;
 mod directives;
 mod lints;
-mod names;
+mod records;
 mod tools;
 
 use std::path::Path;

@@ -3,14 +3,20 @@
 use std::collections::{BTreeMap, HashSet};
 
 use serde_json::Value;
-use strata_core::{FieldPath, Layer, Limits, PathSeg, Reference};
+use strata_context::parse_expr;
+use strata_core::walk::Path;
+use strata_core::{
+    string_leaves, Error, ErrorKind, FieldPath, Layer, Limits, PathSeg, Reference, Span,
+};
+use strata_doc::{Document, Format};
 use strata_exec::{allowlisted, check_schema, take_literals, Link, Project, ToolChain};
 use strata_pipeline::{Chain, Template};
 
 use crate::catalog::Catalog;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::lints::{spaced, Lint};
-use crate::names::did_you_mean;
+use crate::records::old_spelling;
+use strata_core::did_you_mean;
 use crate::Report;
 
 /// The runtime parameters every tool gets.
@@ -82,16 +88,72 @@ pub fn check(project: &Project, report: &mut Report) {
     }
 }
 
-/// A graph is checked by its own loader (nodes, edges, state keys, inputs, expressions).
+/// A graph is checked by its own loader (nodes, edges, state keys, inputs, expressions);
+/// then its step results are read for old spellings.
 fn check_graph(project: &Project, id: &str, report: &mut Report) {
     let Some(path) = project.tool_path(id) else {
         return;
     };
     let name = project.display_name(&path);
-    if let Err(e) =
-        strata_graph::Graph::load_file(&path, &name, id, &Catalog(project), &project.limits)
-    {
-        report.push(Diagnostic::from_error(&e, &name).with_code(Code::Graph));
+    let loaded = std::fs::read(&path)
+        .map_err(|e| {
+            Error::new(
+                Layer::REQUEST,
+                ErrorKind::Io,
+                format!("cannot read `{name}`: {e}"),
+            )
+        })
+        .and_then(|bytes| Document::parse(&name, bytes, Format::Yaml, &project.limits))
+        .and_then(|doc| {
+            strata_graph::Graph::load(&doc, id, &Catalog(project), &project.limits)?;
+            Ok(doc)
+        });
+    match loaded {
+        Ok(doc) => lint_graph_results(&doc, report),
+        Err(e) => report.push(Diagnostic::from_error(&e, &name).with_code(Code::Graph)),
+    }
+}
+
+/// Old step-record spellings (`result.success`, `result.data.x`) in a loaded graph: in its
+/// templates and its `when`/`condition` expressions.
+fn lint_graph_results(doc: &Document, report: &mut Report) {
+    let chain = Chain::of(&[Layer::CONTEXT]);
+    let limits = Limits::default();
+    for (field, text) in string_leaves(&doc.value, &FieldPath::root()) {
+        let condition = matches!(field.0.last(), Some(PathSeg::Key(k)) if k == "when" || k == "condition");
+        let paths: Vec<(Path, Option<Span>)> = if condition {
+            match parse_expr(text, 0) {
+                Ok(expr) => expr
+                    .paths()
+                    .into_iter()
+                    .map(|p| {
+                        let shown = p.display();
+                        let span = text.find(&shown).map(|i| Span::new(i, i + shown.len()));
+                        (p.clone(), span)
+                    })
+                    .collect(),
+                Err(_) => Vec::new(),
+            }
+        } else {
+            match Template::compile(&Value::String(text.to_string()), &chain, &limits) {
+                Ok(t) => t
+                    .references()
+                    .into_iter()
+                    .map(|(_, r)| (r.path, Some(r.span)))
+                    .collect(),
+                Err(_) => Vec::new(),
+            }
+        };
+        for (path, span) in paths {
+            if let Some((message, help)) = old_spelling(&path, 0) {
+                let at = doc.locate(&field, span.map(|s| s.start)).unwrap_or((1, 1));
+                report.push(
+                    Diagnostic::new(Code::OldRecord, &doc.name, at, field.clone(), message)
+                        .span(span)
+                        .help(Some(help)),
+                );
+            }
+        }
     }
 }
 
@@ -175,7 +237,7 @@ fn check_chain(
             .unwrap_or_default(),
     );
     known.extend(declared_params(tool));
-    let stages = Chain(vec![Layer::Env, Layer::Params]);
+    let stages = Chain::of(&[Layer::ENV, Layer::PARAMS]);
     let template = match Template::compile(&config, &stages, limits) {
         Ok(t) => t,
         Err(mut e) => {
@@ -195,7 +257,7 @@ fn check_chain(
         let link = owner(chain, &path);
         let at = link.doc.locate(&path, Some(r.span.start)).unwrap_or((1, 1));
         match r.layer {
-            Layer::Params => {
+            Layer::PARAMS => {
                 used.insert(r.name.clone());
                 let own = std::ptr::eq(link, tool);
                 if known.contains(&r.name) || (own && facts.runtimes.contains(&tool.id)) {
@@ -227,7 +289,7 @@ fn check_chain(
                     .help(Some(help)),
                 );
             }
-            Layer::Env => check_env(chain, &facts.dotenv, &r, &path, link, at, &secrets, report),
+            Layer::ENV => check_env(chain, &facts.dotenv, &r, &path, link, at, &secrets, report),
             _ => {}
         }
     }
@@ -358,14 +420,14 @@ fn lint_file(link: &Link, limits: &Limits, report: &mut Report) {
     for (path, text) in config_strings(link) {
         for (layer, code, what) in [
             (
-                Layer::Inputs,
+                Layer::INPUTS,
                 Code::InputInTool,
                 "a directive input reference",
             ),
-            (Layer::Context, Code::ContextInTool, "a context placeholder"),
+            (Layer::CONTEXT, Code::ContextInTool, "a context placeholder"),
         ] {
             let Ok(t) =
-                Template::compile(&Value::String(text.clone()), &Chain(vec![layer]), limits)
+                Template::compile(&Value::String(text.clone()), &Chain::of(&[layer]), limits)
             else {
                 continue;
             };
@@ -376,7 +438,7 @@ fn lint_file(link: &Link, limits: &Limits, report: &mut Report) {
                     span: r.span,
                     message: format!("`{source}` is {what} in a tool file, where layer {} never runs", layer_letter(layer)),
                     help: Some(match layer {
-                        Layer::Inputs => "pass the input as a tool parameter from the directive (`params: {x: \"{input:x}\"}`) and use `{x}` here".into(),
+                        Layer::INPUTS => "pass the input as a tool parameter from the directive (`params: {x: \"{input:x}\"}`) and use `{x}` here".into(),
                         _ => "context is rendered before dispatch (graphs, hooks, directives): pass the value as a parameter and use `{name}` here".into(),
                     }),
                 };
@@ -388,9 +450,9 @@ fn lint_file(link: &Link, limits: &Limits, report: &mut Report) {
 
 fn layer_letter(layer: Layer) -> &'static str {
     match layer {
-        Layer::Inputs => "I",
-        Layer::Context => "C",
-        Layer::Env => "E",
+        Layer::INPUTS => "I",
+        Layer::CONTEXT => "C",
+        Layer::ENV => "E",
         _ => "P",
     }
 }
@@ -413,7 +475,7 @@ fn check_env_templates(chain: &ToolChain, limits: &Limits, report: &mut Report) 
         };
         for (name, value) in env {
             let path = FieldPath(vec![key("env_config"), key("env"), key(name)]);
-            if let Err(e) = Template::compile(value, &Chain(vec![Layer::Env]), limits) {
+            if let Err(e) = Template::compile(value, &Chain::of(&[Layer::ENV]), limits) {
                 let mut e = e;
                 e.path = path.clone();
                 report.push(Diagnostic::from_error(
@@ -438,7 +500,7 @@ fn param_cycles(
         let Some(PathSeg::Key(from)) = field.0.first() else {
             continue;
         };
-        if r.layer == Layer::Params
+        if r.layer == Layer::PARAMS
             && keys.contains(&r.name)
             && !RUNTIME_PARAMS.contains(&r.name.as_str())
         {

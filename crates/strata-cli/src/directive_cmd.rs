@@ -5,8 +5,8 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use serde_json::{Map, Value};
-use strata_core::{Error, Layer};
-use strata_directive::{load_project_hooks, Directive, Report, RunOptions, Status};
+use strata_core::{Error, ErrorKind, Layer, RenderOptions};
+use strata_directive::{load_project_hooks, ActionOutcome, Directive, Report, RunOptions, Status};
 use strata_exec::Project;
 
 use crate::exec_runner::ExecRunner;
@@ -55,15 +55,26 @@ pub fn run(project: &Project, req: &DirectiveRequest<'_>) -> Result<ExitCode, Er
     let absolute = std::path::absolute(req.path).unwrap_or_else(|_| req.path.to_path_buf());
     let shown = project.display_name(&absolute);
     let text = std::fs::read(&absolute)
-        .map_err(|e| Error::new(Layer::Request, format!("cannot read `{shown}`: {e}")))
+        .map_err(|e| {
+            Error::new(
+                Layer::REQUEST,
+                ErrorKind::Io,
+                format!("cannot read `{shown}`: {e}"),
+            )
+        })
         .and_then(|bytes| {
-            String::from_utf8(bytes)
-                .map_err(|_| Error::new(Layer::Request, format!("`{shown}` is not valid UTF-8")))
+            String::from_utf8(bytes).map_err(|_| {
+                Error::new(
+                    Layer::REQUEST,
+                    ErrorKind::Syntax,
+                    format!("`{shown}` is not valid UTF-8"),
+                )
+            })
         })?;
     let runner = ExecRunner {
         project,
         options: strata_exec::RunOptions {
-            strict: req.strict,
+            render: RenderOptions::strict_if(req.strict),
             base_env: None,
         },
     };
@@ -80,6 +91,7 @@ pub fn run(project: &Project, req: &DirectiveRequest<'_>) -> Result<ExitCode, Er
         &runner,
         RunOptions {
             dry_run: req.dry_run,
+            render: RenderOptions::strict_if(req.strict),
         },
     )?;
     let mut stdout = std::io::stdout().lock();
@@ -99,11 +111,13 @@ pub fn run(project: &Project, req: &DirectiveRequest<'_>) -> Result<ExitCode, Er
     })
 }
 
-fn stdout_of(result: Option<&Value>) -> &str {
-    result
-        .and_then(|r| r.get("stdout"))
-        .and_then(Value::as_str)
-        .unwrap_or("")
+/// What an action returned, as text: its result's text form (compact JSON for data).
+fn output_of(outcome: &ActionOutcome) -> String {
+    outcome
+        .record
+        .as_ref()
+        .map(|r| strata_core::value_to_text(&r.result))
+        .unwrap_or_default()
 }
 
 /// The report for people: prompt, each action's outcome with its output, hooks that fired.
@@ -122,14 +136,14 @@ pub fn human(report: &Report) -> String {
     }
     for a in &report.actions {
         out.push_str(&format!("[{}] {} ({})", a.status, a.id, a.tool));
-        if let Some(e) = &a.error {
+        if let Some(e) = a.error() {
             out.push_str(&format!(": {e}"));
         }
         out.push('\n');
         if a.status == "dry run" {
             out.push_str(&format!("    params: {}\n", a.params));
         }
-        for line in stdout_of(a.result.as_ref()).lines() {
+        for line in output_of(a).lines() {
             out.push_str(&format!("    | {line}\n"));
         }
     }

@@ -8,7 +8,9 @@ use std::process::ExitCode;
 
 use clap::Args;
 use serde_json::{json, Map, Value};
-use strata_core::{Error, FieldPath, Layer, Origin, PathSeg, Rendered, Scope};
+use strata_core::{
+    Error, ErrorKind, FieldPath, Layer, Origin, PathSeg, RenderOptions, Rendered, Scope,
+};
 use strata_directive::Directive;
 use strata_exec::{Plan, Project, RunOptions};
 use strata_pipeline::{explain, Chain, StageOutput};
@@ -210,8 +212,13 @@ fn pointer_mut<'v>(v: &'v mut Value, path: &FieldPath) -> Option<&'v mut Value> 
 fn directive_text(args: &ExplainArgs, project: &Project) -> Result<String, Error> {
     let absolute = std::path::absolute(&args.file).unwrap_or_else(|_| args.file.clone());
     let name = project.display_name(&absolute);
-    let text = std::fs::read_to_string(&absolute)
-        .map_err(|e| Error::new(Layer::Request, format!("cannot read `{name}`: {e}")))?;
+    let text = std::fs::read_to_string(&absolute).map_err(|e| {
+        Error::new(
+            Layer::REQUEST,
+            ErrorKind::Io,
+            format!("cannot read `{name}`: {e}"),
+        )
+    })?;
     let runner = ExecRunner {
         project,
         options: RunOptions::default(),
@@ -258,10 +265,10 @@ fn directive_text(args: &ExplainArgs, project: &Project) -> Result<String, Error
     let source = Value::Object(source);
     let stages = explain(
         &source,
-        &Chain(vec![Layer::Inputs, Layer::Context]),
+        &Chain::of(&[Layer::INPUTS, Layer::CONTEXT]),
         &project.limits,
         &scope,
-        false,
+        &RenderOptions::default(),
     )?;
     let mut out = format!(
         "directive {}: stages 3-6 run inside each action's tool (strata explain tools/<tool>.yaml); `${{steps…}}` are empty before a run\n\n",

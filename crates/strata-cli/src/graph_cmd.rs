@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 use serde_json::{Map, Value};
-use strata_core::{Error, Layer};
+use strata_core::{Error, ErrorKind, Layer, RenderOptions};
 use strata_doc::{Document, Format};
 use strata_exec::{Project, RunOptions};
 use strata_graph::draw::{self, draw};
@@ -73,7 +73,12 @@ impl Observer for Printer {
 /// Refuses the `strata run` options that do not apply to graphs.
 fn check_options(args: &RunArgs) -> Result<(), Error> {
     let bad = |flag: &str, hint: &str| {
-        Err(Error::new(Layer::Request, format!("{flag} does not apply to graphs")).with_hint(hint))
+        Err(Error::new(
+            Layer::REQUEST,
+            ErrorKind::Invalid,
+            format!("{flag} does not apply to graphs"),
+        )
+        .with_hint(hint))
     };
     if args.dry_run || args.explain {
         return bad(
@@ -106,7 +111,8 @@ fn typed_inputs(args: &RunArgs) -> Result<Map<String, Value>, Error> {
         Some(text) => match serde_json::from_str(text) {
             Ok(Value::Object(map)) => Ok(map),
             _ => Err(Error::new(
-                Layer::Request,
+                Layer::REQUEST,
+                ErrorKind::Invalid,
                 "--params-json must be a JSON object",
             )),
         },
@@ -129,7 +135,7 @@ fn run_in(args: &RunArgs, project: &Project, id: &str) -> Result<u8, Error> {
     let tools = ExecRunner {
         project,
         options: RunOptions {
-            strict: args.strict,
+            render: RenderOptions::strict_if(args.strict),
             base_env: None,
         },
     };
@@ -149,7 +155,13 @@ fn run_in(args: &RunArgs, project: &Project, id: &str) -> Result<u8, Error> {
             let dir = store.open(run_id)?;
             let _lock = dir.lock()?;
             let checkpoint = dir.load()?;
-            Walker::new(&graph, &tools, Some(dir), args.strict).resume(checkpoint, &mut printer)?
+            Walker::new(
+                &graph,
+                &tools,
+                Some(dir),
+                RenderOptions::strict_if(args.strict),
+            )
+            .resume(checkpoint, &mut printer)?
         }
         None => {
             let strings = args
@@ -161,11 +173,13 @@ fn run_in(args: &RunArgs, project: &Project, id: &str) -> Result<u8, Error> {
             let run_id = args.run_id.clone().unwrap_or_else(new_run_id);
             let dir = store.create(&run_id)?;
             let _lock = dir.lock()?;
-            Walker::new(&graph, &tools, Some(dir), args.strict).start(
-                &run_id,
-                inputs,
-                &mut printer,
-            )?
+            Walker::new(
+                &graph,
+                &tools,
+                Some(dir),
+                RenderOptions::strict_if(args.strict),
+            )
+            .start(&run_id, inputs, &mut printer)?
         }
     };
     if mode != Mode::Json {
@@ -233,8 +247,12 @@ pub fn draw_cmd(args: GraphArgs) -> ExitCode {
     };
     let drawn = graph_id(&project, &args.graph).and_then(|id| {
         if project.tool_path(&id).is_some() && !is_graph(&project, &id) {
-            return Err(Error::new(Layer::Request, format!("`{id}` is not a graph"))
-                .with_hint("graphs are tool files with `kind: graph`"));
+            return Err(Error::new(
+                Layer::REQUEST,
+                ErrorKind::Invalid,
+                format!("`{id}` is not a graph"),
+            )
+            .with_hint("graphs are tool files with `kind: graph`"));
         }
         load(&project, &id, &tools)
     });

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 use serde_json::Value;
-use strata_core::{Error, FieldPath, Layer, Limits, PathSeg, Scope};
+use strata_core::{Error, ErrorKind, FieldPath, Layer, Limits, PathSeg, RenderOptions, Scope};
 use strata_doc::{Document, Format};
 use strata_pipeline::{batch, explain, Chain, Template};
 
@@ -111,7 +111,11 @@ fn load(file: Option<&PathBuf>, limits: &Limits) -> Result<Document, Error> {
         None => {
             let mut bytes = Vec::new();
             io::stdin().read_to_end(&mut bytes).map_err(|e| {
-                Error::new(Layer::Request, format!("cannot read standard input: {e}"))
+                Error::new(
+                    Layer::REQUEST,
+                    ErrorKind::Io,
+                    format!("cannot read standard input: {e}"),
+                )
             })?;
             let format = if serde_json::from_slice::<Value>(&bytes).is_ok() {
                 Format::Json
@@ -127,7 +131,7 @@ fn render(args: &RenderArgs, doc: &Document, limits: &Limits) -> Result<String, 
     let chain = if args.layers.is_empty() {
         Chain::full()
     } else {
-        Chain::from_names(&args.layers).map_err(|m| Error::new(Layer::Request, m))?
+        Chain::from_names(&args.layers)?
     };
     let env = build_env(args.clean_env, &args.env_file, &args.env, &args.secret)?;
     let params = build_params(args.params_json.as_deref(), &args.params)?;
@@ -141,10 +145,16 @@ fn render(args: &RenderArgs, doc: &Document, limits: &Limits) -> Result<String, 
         ..Scope::default()
     };
     if args.explain {
-        return explain_text(doc, &chain, limits, &scope, args.strict);
+        return explain_text(
+            doc,
+            &chain,
+            limits,
+            &scope,
+            &RenderOptions::strict_if(args.strict),
+        );
     }
     let template = Template::compile(&doc.value, &chain, limits)?;
-    let out = template.render(&scope, args.strict)?;
+    let out = template.render(&scope, &RenderOptions::strict_if(args.strict))?;
     for w in &out.warnings {
         eprint!("{}", format_warning(w, Some(doc)));
     }
@@ -177,12 +187,12 @@ fn explain_text(
     chain: &Chain,
     limits: &Limits,
     scope: &Scope<'_>,
-    strict: bool,
+    options: &RenderOptions,
 ) -> Result<String, Error> {
-    let stages = explain(&doc.value, chain, limits, scope, strict)?;
+    let stages = explain(&doc.value, chain, limits, scope, options)?;
     let mut leaves = Vec::new();
     templated_leaves(&doc.value, &FieldPath::root(), &mut leaves);
-    let width = chain.0.iter().map(|l| l.name().len()).max().unwrap_or(0) + 2;
+    let width = chain.layers().map(|l| l.name().len()).max().unwrap_or(0) + 2;
     let mut out = String::new();
     for (path, source) in leaves {
         out.push_str(&format!("{path}\n"));

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use serde_json::Value;
-use strata_core::{Error, FieldPath, PathSeg};
+use strata_core::{Error, FieldPath, PathSeg, RenderOptions};
 use strata_doc::Document;
 use strata_exec::{dry_run_json, CallerParams, Plan, Prepared, Project, RunOptions, SpawnSpec};
 
@@ -167,7 +167,7 @@ fn print_warnings(plan: &Plan, prepared: &Prepared) {
 fn run_in(args: &RunArgs, project: &Project, id: &str) -> Result<u8, Error> {
     let caller = caller_params(args)?;
     let opts = RunOptions {
-        strict: args.strict,
+        render: RenderOptions::strict_if(args.strict),
         base_env: None,
     };
     let plan = Plan::new(project, id, &caller, &opts)?;

@@ -3,14 +3,15 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
-use strata_core::{EnvMap, Error, Layer, Limits};
+use strata_core::{EnvMap, Error, ErrorKind, Layer, Limits};
 use strata_doc::{parse_dotenv, Document, Format};
 
 /// Splits `K=V`; `what` names the option for the error.
 pub fn split_pair<'a>(pair: &'a str, what: &str) -> Result<(&'a str, &'a str), Error> {
     pair.split_once('=').ok_or_else(|| {
         Error::new(
-            Layer::Request,
+            Layer::REQUEST,
+            ErrorKind::Syntax,
             format!("{what} `{pair}` is not of the form KEY=VALUE"),
         )
     })
@@ -20,7 +21,8 @@ pub fn split_pair<'a>(pair: &'a str, what: &str) -> Result<(&'a str, &'a str), E
 pub fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
     std::fs::read(path).map_err(|e| {
         Error::new(
-            Layer::Request,
+            Layer::REQUEST,
+            ErrorKind::Io,
             format!("cannot read `{}`: {e}", path.display()),
         )
     })
@@ -45,8 +47,13 @@ pub fn build_env(
     for file in env_files {
         let bytes = read_file(file)?;
         let name = file.display().to_string();
-        let text = String::from_utf8(bytes)
-            .map_err(|_| Error::new(Layer::Request, format!("`{name}` is not valid UTF-8")))?;
+        let text = String::from_utf8(bytes).map_err(|_| {
+            Error::new(
+                Layer::REQUEST,
+                ErrorKind::Syntax,
+                format!("`{name}` is not valid UTF-8"),
+            )
+        })?;
         for (k, v) in parse_dotenv(&name, &text)? {
             env.set(k, v, true);
         }
@@ -67,11 +74,13 @@ pub fn params_json(json: Option<&str>) -> Result<Map<String, Value>, Error> {
         None => Ok(Map::new()),
         Some(Ok(Value::Object(map))) => Ok(map),
         Some(Ok(_)) => Err(Error::new(
-            Layer::Request,
+            Layer::REQUEST,
+            ErrorKind::Invalid,
             "--params-json must be a JSON object",
         )),
         Some(Err(e)) => Err(Error::new(
-            Layer::Request,
+            Layer::REQUEST,
+            ErrorKind::Request,
             format!("--params-json is not valid JSON: {e}"),
         )),
     }
@@ -107,15 +116,20 @@ pub fn build_context(arg: Option<&str>, limits: &Limits) -> Result<Value, Error>
                 Document::parse(path, bytes, Format::from_name(path), limits)?.value
             }
             None => serde_json::from_str(spec).map_err(|e| {
-                Error::new(Layer::Request, format!("--context is not valid JSON: {e}"))
-                    .with_hint("give a JSON object, or @file for a JSON or YAML file")
+                Error::new(
+                    Layer::REQUEST,
+                    ErrorKind::Request,
+                    format!("--context is not valid JSON: {e}"),
+                )
+                .with_hint("give a JSON object, or @file for a JSON or YAML file")
             })?,
         },
     };
     match value {
         Value::Object(_) => Ok(value),
         _ => Err(Error::new(
-            Layer::Request,
+            Layer::REQUEST,
+            ErrorKind::Invalid,
             "--context must be an object whose keys are namespaces (state, inputs, …)",
         )),
     }

@@ -9,7 +9,10 @@ use std::cmp::Ordering;
 use regex::Regex;
 use serde_json::{Map, Value};
 
-use crate::eval::resolve;
+use serde_json::Number;
+use strata_core::walk::resolve_in;
+use strata_core::ContextSource;
+
 use crate::expr::{parse_expr, Expr, Path};
 use crate::functions::type_name;
 
@@ -172,7 +175,7 @@ impl Condition {
     }
 
     /// Evaluates the condition against `root`; type mismatches are errors.
-    pub fn eval(&self, root: &Value) -> Result<bool, String> {
+    pub fn eval(&self, root: &dyn ContextSource) -> Result<bool, String> {
         match self {
             Condition::Any(items) => {
                 for c in items {
@@ -197,20 +200,55 @@ impl Condition {
                 op,
                 value,
             } => {
-                let found = resolve(path, root).ok();
+                let found = resolve_in(path, root).ok();
                 compare(source, found, op, value)
             }
         }
     }
 }
 
+/// An integer of any JSON range.
+fn int_of(n: &Number) -> Option<i128> {
+    n.as_i64()
+        .map(i128::from)
+        .or_else(|| n.as_u64().map(i128::from))
+}
+
+/// Orders an integer and a float exactly (never rounding the integer through `f64`).
+fn int_float_cmp(i: i128, f: f64) -> Option<Ordering> {
+    if f.is_nan() {
+        return None;
+    }
+    // Every JSON integer is below 2^65 in magnitude; floats beyond 2^100 settle it at once.
+    const FAR: f64 = 1e30;
+    if f >= FAR {
+        return Some(Ordering::Less);
+    }
+    if f <= -FAR {
+        return Some(Ordering::Greater);
+    }
+    let floor = f.floor();
+    Some(match i.cmp(&(floor as i128)) {
+        Ordering::Equal if f > floor => Ordering::Less,
+        other => other,
+    })
+}
+
+/// Orders two JSON numbers by value, exactly: `9007199254740993` is greater than
+/// `9007199254740992.0`, and `1 == 1.0`.
+pub fn num_cmp(x: &Number, y: &Number) -> Option<Ordering> {
+    match (int_of(x), int_of(y)) {
+        (Some(a), Some(b)) => Some(a.cmp(&b)),
+        (Some(a), None) => int_float_cmp(a, y.as_f64()?),
+        (None, Some(b)) => int_float_cmp(b, x.as_f64()?).map(Ordering::reverse),
+        (None, None) => x.as_f64()?.partial_cmp(&y.as_f64()?),
+    }
+}
+
 /// JSON equality, with numbers compared by value.
 pub fn json_eq(a: &Value, b: &Value) -> bool {
     match (a, b) {
-        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
-            (Some(x), Some(y)) => x == y,
-            _ => x.as_f64() == y.as_f64(),
-        },
+        (Value::Number(x), Value::Number(y)) => num_cmp(x, y) == Some(Ordering::Equal),
         (Value::Array(x), Value::Array(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_eq(a, b))
         }
@@ -226,14 +264,9 @@ pub fn json_eq(a: &Value, b: &Value) -> bool {
 /// Orders two numbers or two strings; anything else is a type error.
 pub fn json_cmp(a: &Value, b: &Value) -> Result<Ordering, String> {
     match (a, b) {
-        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
-            (Some(x), Some(y)) => Ok(x.cmp(&y)),
-            _ => x
-                .as_f64()
-                .zip(y.as_f64())
-                .and_then(|(x, y)| x.partial_cmp(&y))
-                .ok_or_else(|| "numbers cannot be ordered".to_string()),
-        },
+        (Value::Number(x), Value::Number(y)) => {
+            num_cmp(x, y).ok_or_else(|| "numbers cannot be ordered".to_string())
+        }
         (Value::String(x), Value::String(y)) => Ok(x.cmp(y)),
         _ => Err(format!(
             "cannot order a {} and a {}",

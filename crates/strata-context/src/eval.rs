@@ -1,7 +1,8 @@
 use std::borrow::Cow;
 
 use serde_json::{Map, Value};
-use strata_core::map_get;
+use strata_core::walk::{resolve_in, resolve_segs, Miss};
+use strata_core::{did_you_mean, map_get, ContextSource};
 
 use crate::condition::{json_cmp, json_eq};
 use crate::expr::{BinOp, UnOp};
@@ -9,75 +10,16 @@ use crate::functions::{contains, type_name, Func};
 
 use crate::{Expr, Path, Seg};
 
-/// Why a path did not resolve: the index of the step that failed, and a likely intended key.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Miss {
-    /// Index of the first step that found nothing.
-    pub at: usize,
-    /// The closest existing key at that step, when one is close.
-    pub suggestion: Option<String>,
-}
-
-fn step<'v>(value: &'v Value, seg: &Seg) -> Option<&'v Value> {
-    match (value, seg) {
-        (Value::Object(map), Seg::Key(k)) => map_get(map, k),
-        (Value::Object(map), Seg::Index(n)) => map.get(&n.to_string()),
-        (Value::Array(items), Seg::Index(n)) => index(items, *n),
-        (Value::Array(items), Seg::Key(k)) => k.parse().ok().and_then(|n| index(items, n)),
-        _ => None,
-    }
-}
-
-fn index(items: &[Value], n: i64) -> Option<&Value> {
-    let i = if n < 0 { items.len() as i64 + n } else { n };
-    usize::try_from(i).ok().and_then(|i| items.get(i))
-}
-
-fn suggest(value: &Value, seg: &Seg) -> Option<String> {
-    match value {
-        Value::Object(map) => suggest_key(map.keys(), seg),
-        _ => None,
-    }
-}
-
-fn suggest_key<'k>(keys: impl Iterator<Item = &'k String>, seg: &Seg) -> Option<String> {
-    let Seg::Key(k) = seg else {
-        return None;
-    };
-    keys.map(|cand| (strsim::jaro_winkler(k, cand), cand))
-        .filter(|(score, _)| *score > 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, cand)| cand.clone())
-}
-
-/// Walks `path` through `root`.
-pub fn resolve<'v>(path: &Path, root: &'v Value) -> Result<&'v Value, Miss> {
-    let mut cur = root;
-    for (i, seg) in path.segs.iter().enumerate() {
-        match step(cur, seg) {
-            Some(next) => cur = next,
-            None => {
-                return Err(Miss {
-                    at: i,
-                    suggestion: suggest(cur, seg),
-                })
-            }
-        }
-    }
-    Ok(cur)
-}
-
 /// Walks `path` through the context; when the context has no `inputs` namespace, `inputs`
 /// names the directive inputs (so `${inputs.x}` reaches what `{input:x}` does).
-fn resolve_in<'v>(
+fn resolve_with_inputs<'v>(
     path: &Path,
-    root: &'v Value,
+    root: &'v dyn ContextSource,
     inputs: &'v Map<String, Value>,
 ) -> Result<Cow<'v, Value>, Miss> {
-    let uses_inputs = matches!(path.segs.first(), Some(Seg::Key(k)) if k == "inputs")
-        && !matches!(root, Value::Object(m) if map_get(m, "inputs").is_some());
+    let uses_inputs = path.head() == Some("inputs") && root.namespace("inputs").is_none();
     if !uses_inputs {
-        return resolve(path, root).map(Cow::Borrowed);
+        return resolve_in(path, root).map(Cow::Borrowed);
     }
     let Some(second) = path.segs.get(1) else {
         return Ok(Cow::Owned(Value::Object(inputs.clone())));
@@ -87,15 +29,13 @@ fn resolve_in<'v>(
         Seg::Index(n) => inputs.get(&n.to_string()),
     };
     let Some(first) = first else {
-        let suggestion = suggest_key(inputs.keys(), second);
+        let suggestion = match second {
+            Seg::Key(k) => did_you_mean(k, inputs.keys().map(String::as_str)).map(str::to_string),
+            Seg::Index(_) => None,
+        };
         return Err(Miss { at: 1, suggestion });
     };
-    let rest = Path {
-        segs: path.segs[2..].to_vec(),
-    };
-    resolve(&rest, first)
-        .map(Cow::Borrowed)
-        .map_err(|m| Miss { at: m.at + 2, ..m })
+    resolve_segs(&path.segs[2..], first, 2).map(Cow::Borrowed)
 }
 
 /// Why an expression has no value.
@@ -107,19 +47,28 @@ pub(crate) enum Fail<'e> {
     Type(String),
 }
 
-/// A number, integer while it can be.
+/// A number, integer while it can be (every JSON integer, `u64` included, fits `i128`).
 #[derive(Debug, Clone, Copy)]
 enum Num {
-    Int(i64),
+    Int(i128),
     Float(f64),
 }
 
 fn num(v: &Value) -> Option<Num> {
     let n = v.as_number()?;
-    Some(match n.as_i64() {
-        Some(i) => Num::Int(i),
-        None => Num::Float(n.as_f64()?),
+    Some(match (n.as_i64(), n.as_u64()) {
+        (Some(i), _) => Num::Int(i128::from(i)),
+        (None, Some(u)) => Num::Int(i128::from(u)),
+        _ => Num::Float(n.as_f64()?),
     })
+}
+
+/// An integer result as JSON: an error when it fits neither `i64` nor `u64`.
+fn int_value(i: i128) -> Option<Value> {
+    i64::try_from(i)
+        .map(Value::from)
+        .or_else(|_| u64::try_from(i).map(Value::from))
+        .ok()
 }
 
 fn float(n: Num) -> f64 {
@@ -147,7 +96,9 @@ fn arith(op: BinOp, a: &Value, b: &Value) -> Result<Value, String> {
             BinOp::Div => x.checked_div(y),
             _ => x.checked_rem(y),
         };
-        return r.map(Value::from).ok_or_else(|| "integer overflow".into());
+        return r
+            .and_then(int_value)
+            .ok_or_else(|| "integer overflow".into());
     }
     let (x, y) = (float(x), float(y));
     let r = match op {
@@ -171,7 +122,7 @@ fn binary<'e>(
     op: BinOp,
     a: &'e Expr,
     b: &'e Expr,
-    root: &Value,
+    root: &dyn ContextSource,
     inputs: &Map<String, Value>,
 ) -> Result<Value, Fail<'e>> {
     if let BinOp::And | BinOp::Or = op {
@@ -211,11 +162,11 @@ fn binary<'e>(
 /// included, is owned; a failure borrows the expression (`'e`).
 pub(crate) fn eval<'e, 'v>(
     expr: &'e Expr,
-    root: &'v Value,
+    root: &'v dyn ContextSource,
     inputs: &'v Map<String, Value>,
 ) -> Result<Cow<'v, Value>, Fail<'e>> {
     match expr {
-        Expr::Path(p) => resolve_in(p, root, inputs).map_err(|m| Fail::Missing(p, m)),
+        Expr::Path(p) => resolve_with_inputs(p, root, inputs).map_err(|m| Fail::Missing(p, m)),
         Expr::Literal(v) => Ok(Cow::Owned(v.clone())),
         Expr::List(items) => items
             .iter()
@@ -279,7 +230,7 @@ fn fail_text(fail: Fail<'_>) -> String {
 
 /// Evaluates an expression (a `when:` condition, say) against `root`; a missing path is an
 /// error here.
-pub fn eval_value(expr: &Expr, root: &Value) -> Result<Value, String> {
+pub fn eval_value(expr: &Expr, root: &dyn ContextSource) -> Result<Value, String> {
     let no_inputs = Map::new();
     eval(expr, root, &no_inputs)
         .map(Cow::into_owned)
@@ -287,7 +238,7 @@ pub fn eval_value(expr: &Expr, root: &Value) -> Result<Value, String> {
 }
 
 /// Evaluates an expression that must yield a boolean.
-pub fn eval_bool(expr: &Expr, root: &Value) -> Result<bool, String> {
+pub fn eval_bool(expr: &Expr, root: &dyn ContextSource) -> Result<bool, String> {
     match eval_value(expr, root)? {
         Value::Bool(b) => Ok(b),
         other => Err(format!(

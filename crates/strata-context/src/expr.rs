@@ -2,53 +2,12 @@
 //! by recursive descent.
 
 use serde_json::Value;
-use strata_core::{Error, Layer, Span};
+use strata_core::{Error, ErrorKind, Layer, Span};
 
 use crate::functions::Func;
 use crate::lexer::{lex, Tok, Token};
 
-/// One step of a context path.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Seg {
-    /// A map key (`.name` or `["name"]`).
-    Key(String),
-    /// A list index (`[2]`, `.2`, `[-1]`); negative counts from the end.
-    Index(i64),
-}
-
-/// A context path: a namespace followed by steps.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Path {
-    /// The steps, the namespace first.
-    pub segs: Vec<Seg>,
-}
-
-impl Path {
-    /// The path written in canonical form (`state.items[0]`).
-    pub fn display(&self) -> String {
-        let mut out = String::new();
-        for (i, seg) in self.segs.iter().enumerate() {
-            match seg {
-                Seg::Key(k) if is_ident(k) => {
-                    if i > 0 {
-                        out.push('.');
-                    }
-                    out.push_str(k);
-                }
-                Seg::Key(k) => out.push_str(&format!("[{}]", Value::from(k.as_str()))),
-                Seg::Index(n) => out.push_str(&format!("[{n}]")),
-            }
-        }
-        out
-    }
-}
-
-fn is_ident(s: &str) -> bool {
-    let b = s.as_bytes();
-    !b.is_empty()
-        && (b[0].is_ascii_alphabetic() || b[0] == b'_')
-        && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
-}
+pub use strata_core::walk::{Path, Seg};
 
 /// A prefix operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -158,15 +117,6 @@ impl Expr {
             }
         }
     }
-
-    /// True for a bare path or a `??` chain: a missing value is a warning, not an error.
-    pub fn is_lookup(&self) -> bool {
-        match self {
-            Expr::Path(_) | Expr::Literal(_) => true,
-            Expr::Fallback(items) => items.iter().all(Expr::is_lookup),
-            _ => false,
-        }
-    }
 }
 
 /// How deeply expressions may nest.
@@ -190,25 +140,18 @@ pub fn parse_expr(src: &str, base: usize) -> Result<Expr, Error> {
     }
 }
 
-/// A plain dotted path of identifiers (`state.cart.name`), the commonest placeholder, read
-/// without the lexer and the precedence climb. Anything else (indexes, spaces, operators, a
-/// leading `true`, `false` or `null`) is `None` and goes to the full parser, which reads
-/// such a path to the same [`Path`].
+/// A plain path (`state.cart.items[0].name`), the commonest placeholder, read by the path
+/// parser every front-end shares, without the lexer and the precedence climb. Anything else
+/// (spaces, operators, a leading `true`, `false` or `null`, an upper-case namespace) is
+/// `None` and goes to the full parser, which reads such a path to the same [`Path`].
 fn simple_path(src: &str) -> Option<Path> {
-    let first = src.split('.').next()?;
+    let first = src.split(['.', '[']).next()?;
     if matches!(first, "true" | "false" | "null")
         || !first.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
     {
         return None;
     }
-    src.split('.')
-        .map(|seg| {
-            let ident = seg.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-                && seg.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
-            ident.then(|| Seg::Key(seg.to_string()))
-        })
-        .collect::<Option<Vec<_>>>()
-        .map(|segs| Path { segs })
+    Path::parse(src).ok()
 }
 
 /// The full parser: lexer, precedence climbing, literal type checks.
@@ -223,9 +166,11 @@ fn parse_full(src: &str, base: usize) -> Result<Expr, Error> {
     };
     if p.toks.is_empty() {
         let at = base + src.len();
-        return Err(Error::new(Layer::Context, "empty placeholder `${}`")
-            .with_span(Span::new(at, at + 1))
-            .with_hint("write a context path such as `${state.name}`"));
+        return Err(
+            Error::new(Layer::CONTEXT, ErrorKind::Syntax, "empty placeholder `${}`")
+                .with_span(Span::new(at, at + 1))
+                .with_hint("write a context path such as `${state.name}`"),
+        );
     }
     let expr = p.fallback()?;
     if let Some(t) = p.toks.get(p.pos) {
@@ -256,7 +201,7 @@ impl Parser<'_> {
     }
 
     fn err_at(&self, span: Span, message: &str, hint: &str) -> Error {
-        Error::new(Layer::Context, message)
+        Error::new(Layer::CONTEXT, ErrorKind::Syntax, message)
             .with_span(Span::new(span.start, span.start + 1))
             .with_hint(hint)
     }
@@ -549,8 +494,9 @@ mod tests {
         let path = |src| simple_path(src).map(|p| p.display());
         assert_eq!(path("state.cart.name").as_deref(), Some("state.cart.name"));
         assert_eq!(path("_x.Y_2").as_deref(), Some("_x.Y_2"));
+        assert_eq!(path("a.0[-1]['b c']").as_deref(), Some("a[0][-1][\"b c\"]"));
         for other in [
-            "", "State.x", "true", "null.x", "a.0", "a..b", "a.", " a", "a[0]", "a + b",
+            "", "State.x", "true", "null.x", "a..b", "a.", " a", "a + b", "a.01", "a.1.5",
         ] {
             assert_eq!(path(other), None, "{other:?}");
         }
@@ -562,6 +508,7 @@ mod tests {
         fn the_short_way_agrees_with_the_full_parser(
             src in prop_oneof![
                 "[a-zA-Z_0-9.]{1,16}",
+                "[a-z_][a-z0-9_.\\[\\]'\"-]{0,16}",
                 "[a-z_][a-zA-Z0-9_]{0,5}(\\.[a-zA-Z_][a-zA-Z0-9_]{0,5}){0,4}",
             ]
         ) {

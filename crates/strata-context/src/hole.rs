@@ -1,4 +1,6 @@
-use strata_core::{Error, Hole, Layer, Origin, Reference, RenderCx, Rendered, Seq, Span, Text};
+use strata_core::{
+    Error, ErrorKind, Hole, Layer, Origin, Reference, RenderCx, Rendered, Seq, Span, Text,
+};
 
 use crate::eval::{eval, Fail};
 use crate::{Expr, Seg};
@@ -22,11 +24,13 @@ impl ContextHole {
         let (path, miss) = match fail {
             Fail::Missing(path, miss) => (path, miss),
             Fail::Type(message) => {
-                return Err(
-                    Error::new(Layer::Context, format!("`{}`: {message}", self.source))
-                        .with_span(self.span)
-                        .with_hint("types are strict: convert with number(…) or string(…)"),
+                return Err(Error::new(
+                    Layer::CONTEXT,
+                    ErrorKind::Type,
+                    format!("`{}`: {message}", self.source),
                 )
+                .with_span(self.span)
+                .with_hint("types are strict: convert with number(…) or string(…)"))
             }
         };
         let mut message = format!("context path `{}` not found", self.source);
@@ -36,13 +40,13 @@ impl ContextHole {
             fixed.segs.truncate(miss.at + 1);
             message.push_str(&format!("; did you mean `{}`?", fixed.display()));
         }
-        cx.missing(Layer::Context, message, self.span)
+        cx.missing(Layer::CONTEXT, message, self.span)
     }
 }
 
 impl Hole for ContextHole {
     fn layer(&self) -> Layer {
-        Layer::Context
+        Layer::CONTEXT
     }
 
     fn span(&self) -> Span {
@@ -63,8 +67,9 @@ impl Hole for ContextHole {
             .paths()
             .into_iter()
             .map(|p| Reference {
-                layer: Layer::Context,
+                layer: Layer::CONTEXT,
                 name: p.display(),
+                path: p.clone(),
                 span: self.span,
                 optional,
             })

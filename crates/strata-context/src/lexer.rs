@@ -1,7 +1,7 @@
 //! Tokens of the expressions inside `${…}`.
 
 use serde_json::Value;
-use strata_core::{Error, Layer, Span};
+use strata_core::{Error, ErrorKind, Layer, Span};
 
 /// One token and where it stands (byte offsets in the field's string).
 #[derive(Debug, Clone, PartialEq)]
@@ -31,7 +31,7 @@ const PUNCTS: [&str; 24] = [
 ];
 
 fn error(at: usize, message: &str, hint: &str) -> Error {
-    Error::new(Layer::Context, message)
+    Error::new(Layer::CONTEXT, ErrorKind::Syntax, message)
         .with_span(Span::new(at, at + 1))
         .with_hint(hint)
 }

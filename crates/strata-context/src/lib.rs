@@ -17,8 +17,11 @@ mod hole;
 mod lexer;
 mod syntax;
 mod typing;
+mod when;
 
-pub use eval::{eval_bool, eval_value, resolve, Miss};
+pub use eval::{eval_bool, eval_value};
 pub use expr::{parse_expr, BinOp, Expr, Path, Seg, UnOp};
 pub use functions::Func;
+pub use strata_core::walk::{resolve, Miss};
 pub use syntax::ContextSyntax;
+pub use when::{When, WhenError};

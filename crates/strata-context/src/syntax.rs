@@ -1,4 +1,4 @@
-use strata_core::{env_owns, CompileCx, Error, Found, Layer, Part, Pos, Span, Syntax};
+use strata_core::{env_owns, CompileCx, Error, ErrorKind, Found, Layer, Part, Pos, Span, Syntax};
 
 use crate::expr::parse_expr;
 use crate::hole::ContextHole;
@@ -46,7 +46,7 @@ fn owns(after_open: &[u8]) -> bool {
 
 impl Syntax for ContextSyntax {
     fn layer(&self) -> Layer {
-        Layer::Context
+        Layer::CONTEXT
     }
 
     fn openers(&self) -> (u8, u8) {
@@ -88,7 +88,7 @@ impl Syntax for ContextSyntax {
             } else {
                 "unclosed `${`: no matching `}`"
             };
-            return Err(Error::new(Layer::Context, message)
+            return Err(Error::new(Layer::CONTEXT, ErrorKind::Syntax, message)
                 .with_span(Span::new(start, lit.start + lit.text.len()))
                 .with_hint("close the placeholder with `}`, or write `$${` for a literal `${`"));
         };

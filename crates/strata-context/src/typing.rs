@@ -2,7 +2,7 @@
 //! when the template compiles (`'1' + 2` fails at load time, not at run time).
 
 use serde_json::Value;
-use strata_core::{Error, Layer, Span};
+use strata_core::{Error, ErrorKind, Layer, Span};
 
 use crate::expr::{BinOp, Expr, UnOp};
 
@@ -57,7 +57,7 @@ impl Ty {
 }
 
 fn fail(span: Span, message: String) -> Error {
-    Error::new(Layer::Context, message)
+    Error::new(Layer::CONTEXT, ErrorKind::Type, message)
         .with_span(Span::new(span.start, span.start + 1))
         .with_hint("types are strict: convert with number(…) or string(…)")
 }

@@ -1,6 +1,8 @@
 use std::fmt;
 
-use crate::{FieldPath, Layer, Span};
+use serde_json::{json, Value};
+
+use crate::{ErrorKind, FieldPath, Layer, Span};
 
 /// A failure a person can act on: which layer, where (field path and span), what, and a hint.
 ///
@@ -13,8 +15,10 @@ pub struct Error(Box<ErrorInfo>);
 /// The details of an [`Error`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ErrorInfo {
-    /// The layer (or the request) that failed.
+    /// The layer (or the request, or the front-end) that failed.
     pub layer: Layer,
+    /// What kind of failure it is: a stable name to match on.
+    pub kind: ErrorKind,
     /// What went wrong, in one sentence.
     pub message: String,
     /// The field holding the offending string.
@@ -39,10 +43,11 @@ pub struct Location {
 }
 
 impl Error {
-    /// A new error of `layer` with `message` and no position yet.
-    pub fn new(layer: Layer, message: impl Into<String>) -> Error {
+    /// A new error of `kind` in `layer` with `message` and no position yet.
+    pub fn new(layer: Layer, kind: ErrorKind, message: impl Into<String>) -> Error {
         Error(Box::new(ErrorInfo {
             layer,
+            kind,
             message: message.into(),
             path: FieldPath::root(),
             span: None,
@@ -69,6 +74,34 @@ impl Error {
             self.path = path.clone();
         }
         self
+    }
+
+    /// Sets the file position.
+    pub fn at_location(mut self, location: Location) -> Error {
+        self.location = Some(location);
+        self
+    }
+
+    /// The JSON form used by every machine interface (`--json`, `--batch`, the bindings):
+    /// `{kind, layer, message, path, span, hint?, file?, line?, column?}`, `span` being
+    /// `[start, end]` or null. Like the message, it never holds a substituted value.
+    pub fn to_json(&self) -> Value {
+        let mut obj = json!({
+            "kind": self.kind.name(),
+            "layer": self.layer.name(),
+            "message": self.message,
+            "path": self.path.to_string(),
+            "span": self.span.map(|s| json!([s.start, s.end])),
+        });
+        if let Some(hint) = &self.hint {
+            obj["hint"] = json!(hint);
+        }
+        if let Some(loc) = &self.location {
+            obj["file"] = json!(loc.file);
+            obj["line"] = json!(loc.line);
+            obj["column"] = json!(loc.column);
+        }
+        obj
     }
 }
 
@@ -116,6 +149,18 @@ pub struct Warning {
     pub path: FieldPath,
     /// The placeholder's byte range inside the string.
     pub span: Option<Span>,
+}
+
+impl Warning {
+    /// The JSON form: `{layer, message, path, span}`, `span` being `[start, end]` or null.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "layer": self.layer.name(),
+            "message": self.message,
+            "path": self.path.to_string(),
+            "span": self.span.map(|s| json!([s.start, s.end])),
+        })
+    }
 }
 
 impl fmt::Display for Warning {

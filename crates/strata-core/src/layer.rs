@@ -1,46 +1,38 @@
 use std::fmt;
 
-/// The part of strata that reports a diagnostic: one of the four layers, or the request itself.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Layer {
-    /// Layer E: `${NAME}` environment expansion.
-    Env,
-    /// Layer P: `{name}` runtime parameters.
-    Params,
-    /// Layer C: `${path}` context interpolation.
-    Context,
-    /// Layer I: `{input:key}` directive inputs.
-    Inputs,
-    /// The request or document around the templates (parsing, options, limits).
-    Request,
-}
+/// The part of strata a diagnostic comes from: one of the four interpolation layers, the
+/// request or document around them, or a front-end of its own (`Layer::new("plan")`).
+///
+/// An open set: a new front-end names itself without editing this crate. The chain of stages
+/// a document goes through is a list of [`crate::Syntax`]es, not of layers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Layer(&'static str);
 
 impl Layer {
-    /// The name used in messages and the batch protocol.
-    pub fn name(self) -> &'static str {
-        match self {
-            Layer::Env => "env",
-            Layer::Params => "params",
-            Layer::Context => "context",
-            Layer::Inputs => "inputs",
-            Layer::Request => "request",
-        }
+    /// Layer E: `${NAME}` environment expansion.
+    pub const ENV: Layer = Layer("env");
+    /// Layer P: `{name}` runtime parameters.
+    pub const PARAMS: Layer = Layer("params");
+    /// Layer C: `${path}` context interpolation.
+    pub const CONTEXT: Layer = Layer("context");
+    /// Layer I: `{input:key}` directive inputs.
+    pub const INPUTS: Layer = Layer("inputs");
+    /// The request or document around the templates (parsing, options, limits, files).
+    pub const REQUEST: Layer = Layer("request");
+
+    /// A layer (or front-end) called `name`: a lower-case word used in messages and JSON.
+    pub const fn new(name: &'static str) -> Layer {
+        Layer(name)
     }
 
-    /// Parses a layer name as written on the command line or in a batch request.
-    pub fn from_name(name: &str) -> Option<Layer> {
-        match name {
-            "env" => Some(Layer::Env),
-            "params" => Some(Layer::Params),
-            "context" => Some(Layer::Context),
-            "inputs" => Some(Layer::Inputs),
-            _ => None,
-        }
+    /// The name used in messages and the batch protocol.
+    pub fn name(self) -> &'static str {
+        self.0
     }
 }
 
 impl fmt::Display for Layer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.write_str(self.0)
     }
 }

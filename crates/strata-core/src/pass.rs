@@ -1,4 +1,4 @@
-use crate::{Error, Hole, Layer, Limits, Lit, Part, Seq, Span};
+use crate::{Error, ErrorKind, Hole, Layer, Limits, Lit, Part, Seq, Span};
 
 /// What a compile pass knows besides the text: the limits and how deep in words it is.
 #[derive(Debug, Clone, Copy)]
@@ -20,6 +20,7 @@ impl<'a> CompileCx<'a> {
         if self.depth >= self.limits.default_depth {
             return Err(Error::new(
                 layer,
+                ErrorKind::Limit,
                 format!(
                     "defaults are nested more than {} levels deep",
                     self.limits.default_depth
@@ -54,7 +55,7 @@ pub struct Found {
 }
 
 /// One layer's syntax, as a compile pass needs it.
-pub trait Syntax {
+pub trait Syntax: Send + Sync {
     /// The layer, for errors.
     fn layer(&self) -> Layer;
 
@@ -142,6 +143,7 @@ pub fn run_pass(mut seq: Seq, syntax: &dyn Syntax, cx: &CompileCx<'_>) -> Result
                 let start = lit_start(&parts[i]) + c;
                 return Err(Error::new(
                     syntax.layer(),
+                    ErrorKind::Limit,
                     format!(
                         "more than {} placeholders in one string",
                         cx.limits.placeholders_per_string

@@ -4,8 +4,8 @@ use serde_json::Value;
 use smallvec::SmallVec;
 
 use crate::{
-    map_get, Error, FieldPath, Layer, Limits, Node, Origin, PathSeg, Rendered, Scope, Seq, Span,
-    Warning,
+    map_get, Error, ErrorKind, FieldPath, Layer, Limits, Node, Origin, PathSeg, RenderOptions,
+    Rendered, Scope, Seq, Span, Undefined, Warning,
 };
 
 /// What is known about a config key once it has been rendered.
@@ -52,8 +52,8 @@ pub struct RenderCx<'t, 's> {
     pub scope: &'s Scope<'t>,
     /// The limits in force.
     pub limits: &'t Limits,
-    /// When true, a missing variable, path or input is an error instead of a warning.
-    pub strict: bool,
+    /// What a missing variable, path or input does.
+    pub options: RenderOptions,
     warnings: Vec<Warning>,
     /// The field path being rendered: `base` followed by `steps[from..]`.
     base: FieldPath,
@@ -78,7 +78,7 @@ impl<'t, 's> RenderCx<'t, 's> {
     pub fn new(
         scope: &'s Scope<'t>,
         limits: &'t Limits,
-        strict: bool,
+        options: RenderOptions,
         config: &'t [(String, Node)],
         slots: &'t [Option<usize>],
     ) -> RenderCx<'t, 's> {
@@ -86,7 +86,7 @@ impl<'t, 's> RenderCx<'t, 's> {
         RenderCx {
             scope,
             limits,
-            strict,
+            options,
             warnings: Vec::new(),
             base: FieldPath::root(),
             steps: SmallVec::new(),
@@ -152,12 +152,16 @@ impl<'t, 's> RenderCx<'t, 's> {
         self.at_path(path.clone(), None, |cx| node.render_here(cx))
     }
 
-    /// Reports a missing value: a warning, or an error in strict mode.
+    /// Reports a missing value: nothing, a warning, or an error, as the options say.
     pub fn missing(&mut self, layer: Layer, message: String, span: Span) -> Result<(), Error> {
-        if self.strict {
-            return Err(Error::new(layer, message)
-                .with_span(span)
-                .with_hint("strict mode turns missing values into errors"));
+        match self.options.undefined {
+            Undefined::Strict => {
+                return Err(Error::new(layer, ErrorKind::Undefined, message)
+                    .with_span(span)
+                    .with_hint("strict mode turns missing values into errors"))
+            }
+            Undefined::Lenient => return Ok(()),
+            Undefined::Warn => {}
         }
         self.warnings.push(Warning {
             layer,
@@ -173,6 +177,7 @@ impl<'t, 's> RenderCx<'t, 's> {
         if len > self.limits.output_bytes_per_string {
             return Err(Error::new(
                 layer,
+                ErrorKind::Limit,
                 format!(
                     "rendered string exceeds {} bytes",
                     self.limits.output_bytes_per_string
@@ -199,7 +204,8 @@ impl<'t, 's> RenderCx<'t, 's> {
             self.total_bytes += t.text.len();
             if self.total_bytes > self.limits.output_bytes_per_config {
                 return Err(Error::new(
-                    Layer::Request,
+                    Layer::REQUEST,
+                    ErrorKind::Limit,
                     format!(
                         "rendered document exceeds {} bytes",
                         self.limits.output_bytes_per_config
@@ -300,7 +306,8 @@ impl<'t, 's> RenderCx<'t, 's> {
             let mut names = self.names(&self.chain[pos..]);
             names.push(name.to_string());
             return Err(Error::new(
-                Layer::Params,
+                Layer::PARAMS,
+                ErrorKind::Cycle,
                 format!("parameter cycle: {}", names.join(" -> ")),
             )
             .with_span(span)
@@ -349,7 +356,8 @@ impl<'t, 's> RenderCx<'t, 's> {
         let mut names = self.names(&self.chain);
         names.extend(self.chain_from(index));
         Err(Error::new(
-            Layer::Params,
+            Layer::PARAMS,
+            ErrorKind::Limit,
             format!(
                 "parameter chain is longer than {} links: {}",
                 self.limits.param_links,

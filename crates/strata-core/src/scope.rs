@@ -76,7 +76,77 @@ pub fn map_get<'m>(map: &'m Map<String, Value>, key: &str) -> Option<&'m Value> 
 
 static EMPTY_ENV: LazyLock<EnvMap> = LazyLock::new(EnvMap::default);
 static EMPTY_MAP: LazyLock<Map<String, Value>> = LazyLock::new(Map::new);
-static EMPTY_OBJECT: LazyLock<Value> = LazyLock::new(|| Value::Object(Map::new()));
+
+/// Where layer C (and conditions, and every other path-walking front-end) finds the
+/// namespaces a path starts with (`state`, `inputs`, `steps`, a step id, …).
+///
+/// A source is looked up one namespace at a time and never copied, so a run can show a
+/// context made of several parts (the directive's, the steps so far, an event's fields)
+/// without building a new document for every render.
+pub trait ContextSource: Sync {
+    /// The value of namespace `name`, when there is one.
+    fn namespace(&self, name: &str) -> Option<&Value>;
+
+    /// Every namespace name, in order (for did-you-mean and checks).
+    fn namespaces(&self) -> Vec<&str>;
+}
+
+impl ContextSource for Map<String, Value> {
+    fn namespace(&self, name: &str) -> Option<&Value> {
+        map_get(self, name)
+    }
+
+    fn namespaces(&self) -> Vec<&str> {
+        self.keys().map(String::as_str).collect()
+    }
+}
+
+/// A JSON document as a context: a map's keys are the namespaces; anything else has none.
+impl ContextSource for Value {
+    fn namespace(&self, name: &str) -> Option<&Value> {
+        self.as_object().and_then(|m| map_get(m, name))
+    }
+
+    fn namespaces(&self) -> Vec<&str> {
+        self.as_object()
+            .map(ContextSource::namespaces)
+            .unwrap_or_default()
+    }
+}
+
+/// One namespace given by name: `Entry("steps", &steps)`.
+#[derive(Debug, Clone, Copy)]
+pub struct Entry<'a>(pub &'a str, pub &'a Value);
+
+impl ContextSource for Entry<'_> {
+    fn namespace(&self, name: &str) -> Option<&Value> {
+        (name == self.0).then_some(self.1)
+    }
+
+    fn namespaces(&self) -> Vec<&str> {
+        vec![self.0]
+    }
+}
+
+/// Several sources seen as one: the first that has a namespace gives it.
+#[derive(Clone, Copy)]
+pub struct Layers<'a>(pub &'a [&'a dyn ContextSource]);
+
+impl ContextSource for Layers<'_> {
+    fn namespace(&self, name: &str) -> Option<&Value> {
+        self.0.iter().find_map(|s| s.namespace(name))
+    }
+
+    fn namespaces(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for name in self.0.iter().flat_map(|s| s.namespaces()) {
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
+        out
+    }
+}
 
 /// Everything the layers substitute from: all of it is data.
 #[derive(Clone, Copy)]
@@ -87,8 +157,8 @@ pub struct Scope<'a> {
     pub runtime_params: &'a Map<String, Value>,
     /// Layer P's caller parameters; config keys and runtime parameters win over them.
     pub caller_params: &'a Map<String, Value>,
-    /// Layer C's root: an object whose keys are namespaces (`state`, `inputs`, …).
-    pub context: &'a Value,
+    /// Layer C's namespaces (`state`, `inputs`, …).
+    pub context: &'a dyn ContextSource,
     /// Layer I's directive inputs.
     pub inputs: &'a Map<String, Value>,
 }
@@ -99,8 +169,81 @@ impl Default for Scope<'_> {
             env: &*EMPTY_ENV,
             runtime_params: &EMPTY_MAP,
             caller_params: &EMPTY_MAP,
-            context: &EMPTY_OBJECT,
+            context: &*EMPTY_MAP,
             inputs: &EMPTY_MAP,
+        }
+    }
+}
+
+/// Everything a [`Scope`] borrows, owned: for callers that keep a scope between renders
+/// (bindings to other languages, long-lived services).
+#[derive(Debug, Clone, Default)]
+pub struct OwnedScope {
+    /// Layer E's variables.
+    pub env: EnvMap,
+    /// Layer P's runtime parameters.
+    pub runtime_params: Map<String, Value>,
+    /// Layer P's caller parameters.
+    pub caller_params: Map<String, Value>,
+    /// Layer C's namespaces.
+    pub context: Map<String, Value>,
+    /// Layer I's directive inputs.
+    pub inputs: Map<String, Value>,
+}
+
+impl OwnedScope {
+    /// The scope borrowing everything this one owns.
+    pub fn scope(&self) -> Scope<'_> {
+        Scope {
+            env: &self.env,
+            runtime_params: &self.runtime_params,
+            caller_params: &self.caller_params,
+            context: &self.context,
+            inputs: &self.inputs,
+        }
+    }
+}
+
+/// What a render does with a placeholder whose value is missing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Undefined {
+    /// Render it as its layer documents (empty, or kept), silently.
+    Lenient,
+    /// The same, and report a warning naming what is missing (never its value).
+    #[default]
+    Warn,
+    /// Fail with an [`crate::ErrorKind::Undefined`] error.
+    Strict,
+}
+
+impl Undefined {
+    /// `Strict` when `strict`, else `Warn`.
+    pub fn strict_if(strict: bool) -> Undefined {
+        if strict {
+            Undefined::Strict
+        } else {
+            Undefined::Warn
+        }
+    }
+}
+
+/// How to render: one value instead of flags in every signature.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RenderOptions {
+    /// What a missing value does.
+    pub undefined: Undefined,
+}
+
+impl RenderOptions {
+    /// Missing values are errors.
+    pub const STRICT: RenderOptions = RenderOptions {
+        undefined: Undefined::Strict,
+    };
+
+    /// Missing values are errors when `strict`, warnings otherwise.
+    pub fn strict_if(strict: bool) -> RenderOptions {
+        RenderOptions {
+            undefined: Undefined::strict_if(strict),
         }
     }
 }

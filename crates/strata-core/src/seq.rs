@@ -25,6 +25,9 @@ pub struct Reference {
     pub layer: crate::Layer,
     /// The variable, parameter or input name, or the context path in canonical form.
     pub name: String,
+    /// What it names, parsed: one key for a variable, parameter or input; the whole path for
+    /// a context path (`steps["later-step"].result` is `steps`, `later-step`, `result`).
+    pub path: crate::walk::Path,
     /// Where the placeholder stands in its string.
     pub span: Span,
     /// True when the placeholder has a default or fallback, so a missing value is expected.

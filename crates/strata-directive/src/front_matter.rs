@@ -89,7 +89,7 @@ pub struct HookSpec {
     pub id: String,
     /// The event it fires on.
     pub event: String,
-    /// When it fires (structured condition); always when absent.
+    /// When it fires (an expression, the structured form or a boolean); always when absent.
     #[serde(default)]
     pub condition: Option<Value>,
     /// What it runs.

@@ -2,13 +2,13 @@ use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::Value;
-use strata_context::condition::Condition;
-use strata_core::{Error, FieldPath, Layer, Limits, PathSeg};
+use strata_context::{When, WhenError};
+use strata_core::{Error, ErrorKind, FieldPath, Layer, Limits, PathSeg};
 use strata_doc::{Document, Format};
 use strata_pipeline::{Chain, Template};
+use strata_tools::{Hook, ToolRunner};
 
 use crate::front_matter::HookSpec;
-use crate::run::ToolRunner;
 
 /// The events a directive fires.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,6 +50,23 @@ impl Event {
         }
     }
 
+    /// The names an event adds to the directive's context (besides `event`).
+    pub fn fields(self) -> &'static [&'static str] {
+        match self {
+            Event::DirectiveStarted => &[],
+            Event::BeforeAction => &["action"],
+            Event::AfterAction => &["action", "result", "run", "error"],
+            Event::ActionFailed => &["action", "result", "run", "error"],
+            Event::LimitReached => &["limit_code", "current_value", "limit"],
+            Event::DirectiveCompleted => &["status"],
+        }
+    }
+
+    /// The event called `name`.
+    pub fn from_name(name: &str) -> Option<Event> {
+        EVENTS.iter().copied().find(|e| e.name() == name)
+    }
+
     /// Parses an event name; the error lists the events.
     pub fn parse(name: &str) -> Result<Event, String> {
         EVENTS
@@ -61,25 +78,6 @@ impl Event {
                 format!("unknown event `{name}`; the events are {}", all.join(", "))
             })
     }
-}
-
-/// A loaded hook: event, condition and templated tool call.
-#[derive(Debug)]
-pub struct Hook {
-    /// Its id.
-    pub id: String,
-    /// The event it fires on.
-    pub event: Event,
-    /// When it fires.
-    pub condition: Option<Condition>,
-    /// The tool it runs.
-    pub tool: String,
-    /// The tool's parameters, compiled for stages 1–2.
-    pub params: Template,
-    /// The file that declared it.
-    pub file: String,
-    /// Where its params stand in that file.
-    pub params_path: FieldPath,
 }
 
 /// Prefixes an error's field path with `prefix` (compile errors carry paths relative to the
@@ -98,15 +96,18 @@ pub fn compile_hook(
     limits: &Limits,
 ) -> Result<Hook, Error> {
     let fail = |field: &str, message: String| {
-        let e =
-            Error::new(Layer::Request, message).at_path(&path.child(PathSeg::Key(field.into())));
+        let e = Error::new(Layer::REQUEST, ErrorKind::Invalid, message)
+            .at_path(&path.child(PathSeg::Key(field.into())));
         doc.locate_error(e)
     };
     let event = Event::parse(&spec.event).map_err(|m| fail("event", m))?;
-    let condition = match &spec.condition {
-        Some(c) => Some(
-            Condition::parse(c).map_err(|m| fail("condition", format!("bad condition: {m}")))?,
-        ),
+    let when = match &spec.condition {
+        Some(c) => Some(When::parse(c).map_err(|e| match e {
+            WhenError::Expr(e) => {
+                doc.locate_error(under(e, &path.child(PathSeg::Key("condition".into()))))
+            }
+            WhenError::Structured(m) => fail("condition", format!("bad condition: {m}")),
+        })?),
         None => None,
     };
     let action_path = path.child(PathSeg::Key("action".into()));
@@ -116,18 +117,18 @@ pub fn compile_hook(
             .at_path(&action_path.child(PathSeg::Key("tool".into())));
         return Err(doc.locate_error(e));
     }
-    let chain = Chain(vec![Layer::Inputs, Layer::Context]);
+    let chain = Chain::of(&[Layer::INPUTS, Layer::CONTEXT]);
     let params_path = action_path.child(PathSeg::Key("params".into()));
     let params = Template::compile(&Value::Object(spec.action.params.clone()), &chain, limits)
         .map_err(|e| doc.locate_error(under(e, &params_path)))?;
     Ok(Hook {
         id: spec.id.clone(),
-        event,
-        condition,
+        event: event.name(),
+        when,
         tool: spec.action.tool.clone(),
         params,
         file: doc.name.clone(),
-        params_path,
+        path: path.clone(),
     })
 }
 
@@ -155,8 +156,13 @@ pub fn load_project_hooks(
             .unwrap_or(&file)
             .display()
             .to_string();
-        let bytes = std::fs::read(&file)
-            .map_err(|e| Error::new(Layer::Request, format!("cannot read `{name}`: {e}")))?;
+        let bytes = std::fs::read(&file).map_err(|e| {
+            Error::new(
+                Layer::REQUEST,
+                ErrorKind::Io,
+                format!("cannot read `{name}`: {e}"),
+            )
+        })?;
         let doc = Document::parse(&name, bytes, Format::Yaml, limits)?;
         let (specs, base): (Vec<HookSpec>, Option<FieldPath>) = match &doc.value {
             Value::Array(_) => (parse_specs(&doc, &doc.value)?, None),
@@ -188,7 +194,7 @@ fn parse_specs(doc: &Document, value: &Value) -> Result<Vec<HookSpec>, Error> {
 
 fn parse_spec(doc: &Document, value: &Value, path: &FieldPath) -> Result<HookSpec, Error> {
     serde_json::from_value(value.clone()).map_err(|e| {
-        let err = Error::new(Layer::Request, format!("bad hook: {e}"))
+        let err = Error::new(Layer::REQUEST, ErrorKind::Syntax, format!("bad hook: {e}"))
             .with_hint("a hook is {id, event, condition, action: {tool, params}}");
         let mut err = doc.locate_error(err.at_path(path));
         if path.is_root() {

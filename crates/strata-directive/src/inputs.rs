@@ -1,5 +1,5 @@
 use serde_json::{Map, Value};
-use strata_core::{Error, Layer};
+use strata_core::{did_you_mean, Error, ErrorKind, Layer};
 
 use crate::front_matter::{InputSpec, InputType};
 
@@ -19,7 +19,8 @@ fn matches_type(ty: InputType, v: &Value) -> bool {
 pub fn coerce(spec: &InputSpec, value: &Value) -> Result<Value, Error> {
     let bad = |shown: &str| {
         Error::new(
-            Layer::Inputs,
+            Layer::INPUTS,
+            ErrorKind::Invalid,
             format!(
                 "input `{}` must be {} {}, got `{shown}`",
                 spec.name,
@@ -77,12 +78,7 @@ pub fn bind(specs: &[InputSpec], given: &Map<String, Value>) -> Result<Map<Strin
     for name in given.keys() {
         if !specs.iter().any(|s| &s.name == name) {
             let mut message = format!("unknown input `{name}`");
-            let best = specs
-                .iter()
-                .map(|s| (strsim::jaro_winkler(name, &s.name), &s.name))
-                .filter(|(score, _)| *score > 0.8)
-                .max_by(|a, b| a.0.total_cmp(&b.0));
-            if let Some((_, suggestion)) = best {
+            if let Some(suggestion) = did_you_mean(name, specs.iter().map(|s| s.name.as_str())) {
                 message.push_str(&format!("; did you mean `{suggestion}`?"));
             }
             let hint = if specs.is_empty() {
@@ -90,7 +86,7 @@ pub fn bind(specs: &[InputSpec], given: &Map<String, Value>) -> Result<Map<Strin
             } else {
                 format!("the inputs are {}", names(specs))
             };
-            return Err(Error::new(Layer::Inputs, message).with_hint(hint));
+            return Err(Error::new(Layer::INPUTS, ErrorKind::Invalid, message).with_hint(hint));
         }
     }
     let missing: Vec<&InputSpec> = specs
@@ -100,7 +96,8 @@ pub fn bind(specs: &[InputSpec], given: &Map<String, Value>) -> Result<Map<Strin
     if !missing.is_empty() {
         let plural = if missing.len() > 1 { "s" } else { "" };
         return Err(Error::new(
-            Layer::Inputs,
+            Layer::INPUTS,
+            ErrorKind::Invalid,
             format!(
                 "missing required input{plural} {}",
                 names(&missing.into_iter().cloned().collect::<Vec<_>>())

@@ -5,7 +5,7 @@
 //! unknown hook events, malformed conditions, `${steps…}` references to the action itself or a
 //! later one, template syntax errors), each error with file:line:col. [`Directive::bind_inputs`]
 //! validates and types the caller's inputs. [`Directive::run`] renders stage 1 (`{input:…}`)
-//! and stage 2 (`${…}`) and runs the actions through a [`ToolRunner`], firing hooks.
+//! and stage 2 (`${…}`) and runs the actions through a [`strata_tools::ToolRunner`], firing hooks.
 
 mod front_matter;
 mod hooks;
@@ -16,7 +16,7 @@ mod schemas;
 mod source;
 
 pub use front_matter::{ActionSpec, FrontMatter, HookSpec, InputSpec, InputType};
-pub use hooks::{load_project_hooks, Event, Hook, EVENTS};
+pub use hooks::{load_project_hooks, Event, EVENTS};
 pub use load::{Directive, Site};
-pub use run::{ActionOutcome, HookFiring, Report, RunOptions, Status, ToolRunner};
+pub use run::{ActionOutcome, Report, RunOptions, Status};
 pub use schemas::{front_matter_schema, hook_file_schema};

@@ -2,14 +2,18 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
-use strata_core::{Error, FieldPath, Layer, Limits, Location, PathSeg, Reference};
+use strata_core::walk::Seg;
+use strata_core::{
+    did_you_mean, Error, ErrorKind, FieldPath, Layer, Limits, Location, PathSeg, Reference,
+};
 use strata_doc::{Document, Format};
 use strata_pipeline::{Chain, Template};
 
 use crate::front_matter::{ActionSpec, FrontMatter};
-use crate::hooks::{compile_hook, under, Hook};
+use strata_tools::{Hook, ToolRunner};
+
+use crate::hooks::{compile_hook, under, Event};
 use crate::inputs::{bind, coerce};
-use crate::run::ToolRunner;
 use crate::source::Source;
 
 /// An action with its parameters compiled for stages 1–2.
@@ -54,7 +58,7 @@ fn key(k: &str) -> PathSeg {
 }
 
 fn stages() -> Chain {
-    Chain(vec![Layer::Inputs, Layer::Context])
+    Chain::of(&[Layer::INPUTS, Layer::CONTEXT])
 }
 
 impl Directive {
@@ -77,7 +81,8 @@ impl Directive {
         )?;
         let front: FrontMatter = serde_yaml::from_str(&source.front).map_err(|e| {
             let mut err = Error::new(
-                Layer::Request,
+                Layer::REQUEST,
+                ErrorKind::Syntax,
                 format!("bad front matter: {}", strip_location(&e.to_string())),
             );
             let (line, column) = e.location().map_or((1, 1), |l| (l.line(), l.column()));
@@ -178,9 +183,9 @@ impl Directive {
         }
         for hook in &self.hooks {
             out.push(Site {
-                path: hook.params_path.clone(),
+                path: hook.params_path(),
                 template: &hook.params,
-                event: Some(hook.event),
+                event: Event::from_name(hook.event),
                 file: &hook.file,
                 action: None,
             });
@@ -209,7 +214,10 @@ fn check_inputs(front: &FrontMatter, doc: &Document) -> Result<(), Error> {
     for (i, spec) in front.inputs.iter().enumerate() {
         let path = FieldPath(vec![key("inputs"), PathSeg::Index(i)]);
         let fail = |field: &str, message: String| {
-            doc.locate_error(Error::new(Layer::Inputs, message).at_path(&path.child(key(field))))
+            doc.locate_error(
+                Error::new(Layer::INPUTS, ErrorKind::Invalid, message)
+                    .at_path(&path.child(key(field))),
+            )
         };
         if spec.name.is_empty()
             || !spec
@@ -247,7 +255,10 @@ fn compile_actions(
     for (i, spec) in front.actions.iter().enumerate() {
         let path = FieldPath(vec![key("actions"), PathSeg::Index(i)]);
         let fail = |field: &str, message: String| {
-            doc.locate_error(Error::new(Layer::Request, message).at_path(&path.child(key(field))))
+            doc.locate_error(
+                Error::new(Layer::REQUEST, ErrorKind::Invalid, message)
+                    .at_path(&path.child(key(field))),
+            )
         };
         if ids[..i].contains(&spec.id.as_str()) {
             return Err(fail("id", format!("action id `{}` is used twice", spec.id)));
@@ -264,7 +275,7 @@ fn compile_actions(
             .map_err(|e| doc.locate_error(under(e, &params_path)))?;
         for (field, reference) in params.references() {
             check_step_reference(&reference, &spec.id, i, &ids).map_err(|m| {
-                let e = Error::new(Layer::Context, m)
+                let e = Error::new(Layer::CONTEXT, ErrorKind::UnknownStep, m)
                     .with_span(reference.span)
                     .at_path(&field.under(&params_path));
                 doc.locate_error(e)
@@ -285,13 +296,13 @@ fn check_step_reference(
     index: usize,
     ids: &[&str],
 ) -> Result<(), String> {
-    if r.layer != Layer::Context {
+    if r.layer != Layer::CONTEXT || r.path.head() != Some("steps") {
         return Ok(());
     }
-    let Some(rest) = r.name.strip_prefix("steps.") else {
+    let Some(Seg::Key(step)) = r.path.segs.get(1) else {
         return Ok(());
     };
-    let step = rest.split(['.', '[']).next().unwrap_or(rest);
+    let step = step.as_str();
     match ids.iter().position(|id| *id == step) {
         Some(j) if j == index => Err(format!(
             "action `{own}` refers to its own result (`{}`)",
@@ -307,14 +318,8 @@ fn check_step_reference(
                 "action `{own}` refers to unknown step `{step}` (`{}`)",
                 r.name
             );
-            let earlier = &ids[..index];
-            if let Some(best) = earlier
-                .iter()
-                .map(|id| (strsim::jaro_winkler(step, id), id))
-                .filter(|(s, _)| *s > 0.8)
-                .max_by(|a, b| a.0.total_cmp(&b.0))
-            {
-                message.push_str(&format!("; did you mean `{}`?", best.1));
+            if let Some(best) = did_you_mean(step, ids[..index].iter().copied()) {
+                message.push_str(&format!("; did you mean `{best}`?"));
             }
             Err(message)
         }

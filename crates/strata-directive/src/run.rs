@@ -1,35 +1,25 @@
+//! Running a directive: stages 1–2 of its templates, its actions through the one tool
+//! runner, its hooks on every event, its turn and time limits.
+
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
-use strata_core::{Error, FieldPath, PathSeg, Scope, Warning};
+use strata_core::{
+    ContextSource, Entry, Error, FieldPath, Layers, PathSeg, RenderOptions, Scope, Warning,
+};
 use strata_pipeline::Template;
+use strata_tools::{fire, CallOptions, Firing, HookCall, StepRecord, StepStatus, ToolRunner};
 
-use crate::hooks::{under, Event, Hook};
+use crate::hooks::{under, Event};
 use crate::load::Directive;
-
-/// Runs tools for directives and hooks; the CLI backs it with the tool pipeline.
-pub trait ToolRunner {
-    /// Whether the tool exists.
-    fn has_tool(&self, id: &str) -> bool;
-
-    /// The error for an unknown tool (with a did-you-mean).
-    fn unknown_tool(&self, id: &str) -> Error;
-
-    /// Runs the tool with caller parameters; the result object has at least `success`.
-    /// `timeout` caps the run when the directive's own time is running out.
-    fn run(
-        &self,
-        id: &str,
-        params: &Map<String, Value>,
-        timeout: Option<Duration>,
-    ) -> Result<Value, Error>;
-}
 
 /// How to run a directive.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RunOptions {
     /// Render everything, run nothing.
     pub dry_run: bool,
+    /// What a missing path or input does.
+    pub render: RenderOptions,
 }
 
 /// How a directive ended.
@@ -57,40 +47,42 @@ impl Status {
     }
 }
 
-/// What happened to one action.
+/// What happened to one action: its rendered parameters and its step record.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ActionOutcome {
+    /// The tool.
+    pub tool: String,
+    /// The rendered parameters (null when they could not be rendered or the action did
+    /// not get to run).
+    pub params: Value,
+    /// `completed`, `failed`, `skipped` or `dry run`.
+    pub status: &'static str,
+    /// The step record (`{id, status, result, error, run}`); none in a dry run.
+    pub record: Option<StepRecord>,
     /// The step id.
     pub id: String,
-    /// The tool.
-    pub tool: String,
-    /// The rendered parameters (null when the action did not get to run).
-    pub params: Value,
-    /// `ok`, `failed`, `not run` or `dry run`.
-    pub status: &'static str,
-    /// The tool's result object.
-    pub result: Option<Value>,
-    /// Why it failed or did not run.
-    pub error: Option<String>,
 }
 
-/// One hook that fired.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HookFiring {
-    /// The hook's id.
-    pub id: String,
-    /// The event.
-    pub event: &'static str,
-    /// The tool.
-    pub tool: String,
-    /// The rendered parameters.
-    pub params: Value,
-    /// `ok`, `failed` or `dry run`.
-    pub status: &'static str,
-    /// The tool's result object.
-    pub result: Option<Value>,
-    /// Why it failed.
-    pub error: Option<String>,
+impl ActionOutcome {
+    /// Why the action failed or was skipped.
+    pub fn error(&self) -> Option<&str> {
+        self.record.as_ref().and_then(StepRecord::message)
+    }
+
+    /// The action as JSON: `{id, tool, params, status, result, error, run}`.
+    pub fn to_json(&self) -> Value {
+        let record = self.record.as_ref().map(StepRecord::to_json);
+        let field = |k: &str| record.as_ref().map_or(Value::Null, |r| r[k].clone());
+        json!({
+            "id": self.id,
+            "tool": self.tool,
+            "params": self.params,
+            "status": self.status,
+            "result": field("result"),
+            "error": field("error"),
+            "run": field("run"),
+        })
+    }
 }
 
 /// The outcome of a run.
@@ -107,7 +99,7 @@ pub struct Report {
     /// Every action, in order.
     pub actions: Vec<ActionOutcome>,
     /// Every hook that fired, in order.
-    pub hooks: Vec<HookFiring>,
+    pub hooks: Vec<Firing>,
     /// How it ended.
     pub status: Status,
     /// Why it stopped early, when it did.
@@ -116,38 +108,19 @@ pub struct Report {
     pub warnings: Vec<Warning>,
 }
 
-fn opt(v: &Option<impl Into<Value> + Clone>) -> Value {
-    v.clone().map_or(Value::Null, Into::into)
-}
-
 impl Report {
     /// The report as one JSON document.
     pub fn to_json(&self) -> Value {
-        let actions: Vec<Value> = self
-            .actions
-            .iter()
-            .map(|a| json!({"id": a.id, "tool": a.tool, "params": a.params, "status": a.status, "result": opt(&a.result), "error": opt(&a.error)}))
-            .collect();
-        let hooks: Vec<Value> = self
-            .hooks
-            .iter()
-            .map(|h| json!({"id": h.id, "event": h.event, "tool": h.tool, "params": h.params, "status": h.status, "result": opt(&h.result), "error": opt(&h.error)}))
-            .collect();
-        let warnings: Vec<Value> = self
-            .warnings
-            .iter()
-            .map(strata_pipeline::batch::warning_json)
-            .collect();
         json!({
             "directive": self.directive,
             "status": self.status.name(),
-            "stopped": opt(&self.stopped),
+            "stopped": self.stopped,
             "inputs": self.inputs,
-            "description": opt(&self.description),
+            "description": self.description,
             "prompt": self.prompt,
-            "actions": actions,
-            "hooks": hooks,
-            "warnings": warnings,
+            "actions": self.actions.iter().map(ActionOutcome::to_json).collect::<Vec<_>>(),
+            "hooks": self.hooks.iter().map(Firing::to_json).collect::<Vec<_>>(),
+            "warnings": self.warnings.iter().map(Warning::to_json).collect::<Vec<_>>(),
         })
     }
 }
@@ -158,146 +131,99 @@ struct Run<'a> {
     tools: &'a dyn ToolRunner,
     inputs: &'a Map<String, Value>,
     options: RunOptions,
+    /// The namespaces every template sees: `directive`, `model`, `limits`, `inputs`.
     context: Map<String, Value>,
-    steps: Map<String, Value>,
+    /// `steps`: the record of every action that ran, by id.
+    steps: Value,
     report: Report,
 }
 
-fn error_value(message: &str, result: Option<&Value>) -> Value {
-    let mut e = json!({"message": message});
-    if let Some(code) = result.and_then(|r| r.get("exit_code")) {
-        e["exit_code"] = code.clone();
-    }
-    e
+/// The event fields of an action: `{id, tool, params, index}`.
+fn action_json(outcome: &ActionOutcome, index: usize) -> Value {
+    json!({"id": outcome.id, "tool": outcome.tool, "params": outcome.params, "index": index})
 }
 
-/// Where a hook's parameters are, for warnings: `hooks.<id>.action.params` of its file.
-fn hook_path(hook: &Hook) -> FieldPath {
-    FieldPath(vec![
-        PathSeg::Key(format!("hook {} ({})", hook.id, hook.file)),
-        PathSeg::Key("params".into()),
-    ])
-}
-
-/// Why a tool result counts as a failure.
-fn failure(result: &Value) -> Option<String> {
-    if result.get("success") == Some(&Value::Bool(true)) {
-        return None;
+/// The event fields a record adds: `result`, `run` and `error`.
+fn record_fields(record: &StepRecord, extra: &mut Map<String, Value>) {
+    let json = record.to_json();
+    for k in ["result", "run", "error"] {
+        extra.insert(k.into(), json[k].clone());
     }
-    if result.get("timed_out") == Some(&Value::Bool(true)) {
-        return Some("the tool timed out".into());
-    }
-    Some(match result.get("exit_code") {
-        Some(Value::Number(n)) => format!("the tool exited with code {n}"),
-        _ => "the tool failed".into(),
-    })
 }
 
 impl Run<'_> {
+    /// Renders `template` (declared at `at`) against the run's context: `extra` namespaces
+    /// first, then `steps`, then the directive's own (nothing is copied).
     fn render(
         &mut self,
         template: &Template,
-        extra: &Map<String, Value>,
+        extra: &[&dyn ContextSource],
         at: &FieldPath,
     ) -> Result<Value, Error> {
-        let mut context = self.context.clone();
-        context.insert("steps".into(), Value::Object(self.steps.clone()));
-        context.extend(extra.clone());
-        let context = Value::Object(context);
+        let steps = Entry("steps", &self.steps);
+        let mut sources: Vec<&dyn ContextSource> = extra.to_vec();
+        sources.push(&steps);
+        sources.push(&self.context);
         let scope = Scope {
-            context: &context,
+            context: &Layers(&sources),
             inputs: self.inputs,
             ..Scope::default()
         };
-        let out = template.render(&scope, false).map_err(|e| under(e, at))?;
+        let out = template
+            .render(&scope, &self.options.render)
+            .map_err(|e| under(e, at))?;
+        let value = out.value.into_json();
         self.report
             .warnings
             .extend(out.warnings.into_iter().map(|mut w| {
                 w.path = w.path.under(at);
                 w
             }));
-        Ok(out.value.into_json())
+        Ok(value)
     }
 
+    /// Fires the hooks of `event`; their context is `event`, the event's fields, `steps` and
+    /// the directive's namespaces.
     fn fire(&mut self, event: Event, extra: Map<String, Value>) {
-        let directive = self.directive;
-        for hook in directive.hooks.iter().filter(|h| h.event == event) {
-            let mut context = self.context.clone();
-            context.insert("event".into(), json!(event.name()));
-            context.insert("steps".into(), Value::Object(self.steps.clone()));
-            context.extend(extra.clone());
-            let firing = self.fire_one(hook, event, &Value::Object(context), &extra);
-            if let Some(firing) = firing {
-                self.report.hooks.push(firing);
-            }
-        }
+        let name = json!(event.name());
+        let event_entry = Entry("event", &name);
+        let steps = Entry("steps", &self.steps);
+        let context = Layers(&[&event_entry, &extra, &steps, &self.context]);
+        let call = HookCall {
+            tools: self.tools,
+            render: self.options.render,
+            dry_run: self.options.dry_run,
+        };
+        let firings = fire(
+            self.directive.hooks.iter().map(|h| &**h),
+            event.name(),
+            &context,
+            self.inputs,
+            &call,
+            &mut self.report.warnings,
+        );
+        self.report.hooks.extend(firings);
     }
 
-    fn fire_one(
-        &mut self,
-        hook: &Hook,
-        event: Event,
-        context: &Value,
-        extra: &Map<String, Value>,
-    ) -> Option<HookFiring> {
-        let mut firing = HookFiring {
-            id: hook.id.clone(),
-            event: event.name(),
-            tool: hook.tool.clone(),
-            params: Value::Null,
-            status: "failed",
-            result: None,
-            error: None,
-        };
-        if let Some(condition) = &hook.condition {
-            match condition.eval(context) {
-                Ok(true) => {}
-                Ok(false) => return None,
-                Err(e) => {
-                    firing.error = Some(format!("condition: {e}"));
-                    return Some(firing);
-                }
-            }
+    /// Records the outcome of an action for `${steps.<id>…}` and the report.
+    fn record(&mut self, outcome: ActionOutcome) {
+        if let (Some(record), Value::Object(steps)) = (&outcome.record, &mut self.steps) {
+            steps.insert(outcome.id.clone(), record.to_json());
         }
-        let params = match self.render(&hook.params, extra, &hook_path(hook)) {
-            Ok(p) => p,
-            Err(e) => {
-                firing.error = Some(e.to_string());
-                return Some(firing);
-            }
-        };
-        firing.params = params.clone();
-        if self.options.dry_run {
-            firing.status = "dry run";
-            return Some(firing);
-        }
-        let params = params.as_object().cloned().unwrap_or_default();
-        match self.tools.run(&hook.tool, &params, None) {
-            Ok(result) => {
-                firing.error = failure(&result);
-                firing.status = if firing.error.is_none() {
-                    "ok"
-                } else {
-                    "failed"
-                };
-                firing.result = Some(result);
-            }
-            Err(e) => firing.error = Some(e.message.clone()),
-        }
-        Some(firing)
+        self.report.actions.push(outcome);
     }
 
     fn stop(&mut self, status: Status, why: String, from: usize) {
         self.report.status = status;
         self.report.stopped = Some(why);
         for action in &self.directive.actions[from..] {
+            let reason = "the directive stopped before this action";
             self.report.actions.push(ActionOutcome {
                 id: action.spec.id.clone(),
                 tool: action.spec.tool.clone(),
                 params: Value::Null,
-                status: "not run",
-                result: None,
-                error: None,
+                status: StepStatus::Skipped.name(),
+                record: Some(StepRecord::skipped(&action.spec.id, reason)),
             });
         }
     }
@@ -315,6 +241,12 @@ impl Run<'_> {
         );
     }
 
+    fn elapsed_limit(&mut self, started: Instant, from: usize) {
+        let elapsed = (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0;
+        let limit = json!(self.directive.front.limits.timeout);
+        self.limit("timeout", json!(elapsed), limit, from);
+    }
+
     fn run_actions(&mut self) {
         let directive = self.directive;
         let started = Instant::now();
@@ -326,108 +258,88 @@ impl Run<'_> {
             }
             let remaining = timeout.map(|t| t.saturating_sub(started.elapsed()));
             if remaining == Some(Duration::ZERO) {
-                let elapsed = (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0;
-                return self.limit(
-                    "timeout",
-                    json!(elapsed),
-                    json!(directive.front.limits.timeout),
-                    k,
-                );
+                return self.elapsed_limit(started, k);
             }
             let spec = &action.spec;
             let mut outcome = ActionOutcome {
                 id: spec.id.clone(),
                 tool: spec.tool.clone(),
                 params: Value::Null,
-                status: "failed",
-                result: None,
-                error: None,
+                status: StepStatus::Failed.name(),
+                record: None,
             };
             let at = FieldPath(vec![
                 PathSeg::Key("actions".into()),
                 PathSeg::Index(k),
                 PathSeg::Key("params".into()),
             ]);
-            let params = match self.render(&action.params, &Map::new(), &at) {
+            let params = match self.render(&action.params, &[], &at) {
                 Ok(p) => p,
                 Err(e) => {
-                    outcome.error = Some(e.to_string());
-                    if !self.failed(outcome, None, k) {
+                    outcome.record = Some(StepRecord::failed(&spec.id, &e));
+                    if !self.failed(outcome, k) {
                         return;
                     }
                     continue;
                 }
             };
-            outcome.params = params.clone();
+            outcome.params = params;
             let mut extra = Map::new();
-            extra.insert(
-                "action".into(),
-                json!({"id": spec.id, "tool": spec.tool, "params": params, "index": k}),
-            );
-            self.fire(Event::BeforeAction, extra.clone());
+            extra.insert("action".into(), action_json(&outcome, k));
+            self.fire(Event::BeforeAction, extra);
             if self.options.dry_run {
                 outcome.status = "dry run";
                 self.report.actions.push(outcome);
                 continue;
             }
-            let params = params.as_object().cloned().unwrap_or_default();
-            match self.tools.run(&spec.tool, &params, remaining) {
-                Ok(result) => {
-                    let why = failure(&result);
-                    self.steps.insert(spec.id.clone(), json!({"result": result, "status": if why.is_none() { "ok" } else { "failed" }}));
-                    outcome.result = Some(result.clone());
-                    extra.insert("result".into(), result.clone());
-                    match why {
-                        None => {
-                            outcome.status = "ok";
-                            self.report.actions.push(outcome);
-                            self.fire(Event::AfterAction, extra);
-                        }
-                        Some(why) => {
-                            outcome.error = Some(why.clone());
-                            extra.insert("error".into(), error_value(&why, Some(&result)));
-                            if timeout.is_some_and(|t| started.elapsed() >= t) {
-                                self.report.actions.push(outcome);
-                                self.fire(Event::ActionFailed, extra);
-                                let elapsed =
-                                    (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0;
-                                let limit = json!(directive.front.limits.timeout);
-                                return self.limit("timeout", json!(elapsed), limit, k + 1);
-                            }
-                            if !self.failed(outcome, Some(extra), k) {
-                                return;
-                            }
-                        }
-                    }
+            let params = outcome.params.as_object().cloned().unwrap_or_default();
+            let call = CallOptions { timeout: remaining };
+            let record = match self.tools.run(&spec.tool, &params, &call) {
+                Ok(run) => StepRecord::from_run(&spec.id, &spec.tool, &run),
+                Err(e) => StepRecord::failed(&spec.id, &e),
+            };
+            outcome.status = record.status.name();
+            let completed = record.status == StepStatus::Completed;
+            outcome.record = Some(record);
+            if completed {
+                let mut extra = Map::new();
+                extra.insert("action".into(), action_json(&outcome, k));
+                if let Some(record) = &outcome.record {
+                    record_fields(record, &mut extra);
                 }
-                Err(e) => {
-                    self.steps.insert(spec.id.clone(), json!({"result": null, "status": "failed", "error": {"message": e.message}}));
-                    outcome.error = Some(e.message.clone());
-                    extra.insert("error".into(), error_value(&e.message, None));
-                    if !self.failed(outcome, Some(extra), k) {
-                        return;
-                    }
-                }
+                self.record(outcome);
+                self.fire(Event::AfterAction, extra);
+                continue;
+            }
+            if timeout.is_some_and(|t| started.elapsed() >= t) {
+                let extra = self.failure_fields(&outcome, k);
+                self.record(outcome);
+                self.fire(Event::ActionFailed, extra);
+                return self.elapsed_limit(started, k + 1);
+            }
+            if !self.failed(outcome, k) {
+                return;
             }
         }
     }
 
+    /// The fields of `action_failed`: the action, and its record's `result`, `run`, `error`.
+    fn failure_fields(&self, outcome: &ActionOutcome, k: usize) -> Map<String, Value> {
+        let mut extra = Map::new();
+        extra.insert("action".into(), action_json(outcome, k));
+        if let Some(record) = &outcome.record {
+            record_fields(record, &mut extra);
+        }
+        extra
+    }
+
     /// Records a failed action and fires `action_failed`; returns whether to go on.
-    fn failed(
-        &mut self,
-        outcome: ActionOutcome,
-        extra: Option<Map<String, Value>>,
-        k: usize,
-    ) -> bool {
+    fn failed(&mut self, outcome: ActionOutcome, k: usize) -> bool {
         let go_on = self.directive.actions[k].spec.continue_on_error;
         let id = outcome.id.clone();
-        let why = outcome.error.clone().unwrap_or_default();
-        self.report.actions.push(outcome);
-        let extra = extra.unwrap_or_else(|| {
-            let mut m = Map::new();
-            m.insert("error".into(), error_value(&why, None));
-            m
-        });
+        let why = outcome.error().unwrap_or_default().to_string();
+        let extra = self.failure_fields(&outcome, k);
+        self.record(outcome);
         self.fire(Event::ActionFailed, extra);
         if !go_on {
             self.stop(
@@ -466,7 +378,7 @@ impl Directive {
             inputs,
             options,
             context,
-            steps: Map::new(),
+            steps: Value::Object(Map::new()),
             report: Report {
                 directive: self.front.name.clone(),
                 inputs: inputs.clone(),
@@ -485,23 +397,16 @@ impl Directive {
         };
         if let Some(d) = &self.description {
             let at = FieldPath(vec![PathSeg::Key("description".into())]);
-            run.report.description = Some(strata_core::value_to_text(&run.render(
-                d,
-                &Map::new(),
-                &at,
-            )?));
+            let text = run.render(d, &[], &at)?;
+            run.report.description = Some(strata_core::value_to_text(&text));
         }
         run.fire(Event::DirectiveStarted, Map::new());
         run.run_actions();
-        let prompt = run.render(
-            &self.body,
-            &Map::new(),
-            &FieldPath(vec![PathSeg::Key("body".into())]),
-        )?;
+        let body = FieldPath(vec![PathSeg::Key("body".into())]);
+        let prompt = run.render(&self.body, &[], &body)?;
         run.report.prompt = strata_core::value_to_text(&prompt);
-        let status = run.report.status.name();
         let mut extra = Map::new();
-        extra.insert("status".into(), json!(status));
+        extra.insert("status".into(), json!(run.report.status.name()));
         run.fire(Event::DirectiveCompleted, extra);
         Ok(run.report)
     }

@@ -1,4 +1,4 @@
-use strata_core::{Error, Layer, Location};
+use strata_core::{Error, ErrorKind, Layer, Location};
 
 /// A directive file cut into its front matter and its Markdown body.
 #[derive(Debug, Clone)]
@@ -14,7 +14,7 @@ pub struct Source {
 }
 
 fn at(name: &str, line: usize, column: usize, message: &str, hint: &str) -> Error {
-    let mut e = Error::new(Layer::Request, message).with_hint(hint);
+    let mut e = Error::new(Layer::REQUEST, ErrorKind::Syntax, message).with_hint(hint);
     e.location = Some(Location {
         file: name.to_string(),
         line,

@@ -1,49 +1,27 @@
 //! Directives against a fake tool runner: loading checks, input binding, stages 1–2, actions,
 //! `${steps…}`, failures, limits and hooks.
 
-use std::cell::RefCell;
-use std::time::Duration;
-
 use serde_json::{json, Map, Value};
-use strata_core::{Error, Layer, Limits};
-use strata_directive::{Directive, RunOptions, ToolRunner};
+use strata_core::{Error, Limits};
+use strata_directive::{Directive, RunOptions};
+use strata_tools::{FakeTools, RunResult};
 
-/// Tools: `echo` returns its params as data; `fail` exits 3; `slow` times out; `log` records.
-#[derive(Default)]
-struct Fake {
-    calls: RefCell<Vec<(String, Value)>>,
-}
-
-impl ToolRunner for Fake {
-    fn has_tool(&self, id: &str) -> bool {
-        ["echo", "fail", "slow", "log"].contains(&id)
-    }
-    fn unknown_tool(&self, id: &str) -> Error {
-        Error::new(Layer::Request, format!("unknown tool `{id}`"))
-    }
-    fn run(
-        &self,
-        id: &str,
-        params: &Map<String, Value>,
-        _timeout: Option<Duration>,
-    ) -> Result<Value, Error> {
-        self.calls
-            .borrow_mut()
-            .push((id.to_string(), Value::Object(params.clone())));
-        Ok(match id {
-            "fail" => {
-                json!({"success": false, "exit_code": 3, "stdout": "", "stderr": "bad", "data": null, "timed_out": false})
-            }
-            "slow" => json!({"success": false, "exit_code": null, "timed_out": true}),
-            _ => {
-                json!({"success": true, "exit_code": 0, "stdout": "", "data": params, "timed_out": false})
-            }
+/// Tools: `echo` prints its params as JSON; `fail` exits 3; `slow` times out; `log` records.
+fn fake() -> FakeTools {
+    let echo = |p: &Map<String, Value>| Ok(RunResult::ok(Value::Object(p.clone()).to_string()));
+    FakeTools::new()
+        .tool("echo", echo)
+        .tool("log", echo)
+        .tool("fail", |_| Ok(RunResult::exited(3, "", "bad")))
+        .tool("slow", |_| {
+            let mut run = RunResult::exited(0, "", "");
+            (run.success, run.exit_code, run.timed_out) = (false, None, true);
+            Ok(run)
         })
-    }
 }
 
 fn load(text: &str) -> Result<Directive, Error> {
-    Directive::load("d.md", text, &Fake::default(), &[], &Limits::default())
+    Directive::load("d.md", text, &fake(), &[], &Limits::default())
 }
 
 fn given(pairs: &[(&str, &str)]) -> Map<String, Value> {
@@ -75,9 +53,9 @@ actions:
     params: {greeting: 'hi {input:who}', n: '{input:n}', tier: '${model.tier}'}
   - id: second
     tool: echo
-    params: {got: '${steps.first.result.data.greeting}', n: '${steps.first.result.data.n}', all: '${steps.first.result.data}'}
+    params: {got: '${steps.first.result.greeting}', n: '${steps.first.result.n}', all: '${steps.first.result}'}
 ---
-Dear {input:who}, ${directive} used ${limits.turns} turns: ${steps.second.result.data.got}
+Dear {input:who}, ${directive} used ${limits.turns} turns: ${steps.second.result.got}
 ";
 
 #[test]
@@ -87,10 +65,10 @@ fn actions_chain_through_steps_and_keep_types() {
         .bind_inputs(&given(&[("who", "Ann"), ("n", "5")]))
         .unwrap();
     assert_eq!(Value::Object(inputs.clone()), json!({"who": "Ann", "n": 5}));
-    let tools = Fake::default();
+    let tools = fake();
     let report = d.run(&inputs, &tools, RunOptions::default()).unwrap();
     assert_eq!(report.prompt, "Dear Ann, chain used 4 turns: hi Ann\n");
-    let calls = tools.calls.borrow();
+    let calls = tools.calls();
     assert_eq!(
         calls[0],
         (
@@ -167,24 +145,22 @@ fn every_input_type_is_parsed_from_text() {
 fn a_failed_action_stops_the_directive_unless_told_to_continue() {
     let text = "---\nname: f\nactions:\n  - {id: a, tool: fail}\n  - {id: b, tool: echo}\n---\n";
     let d = load(text).unwrap();
-    let report = d
-        .run(&Map::new(), &Fake::default(), RunOptions::default())
-        .unwrap();
+    let report = d.run(&Map::new(), &fake(), RunOptions::default()).unwrap();
     let statuses: Vec<&str> = report.actions.iter().map(|a| a.status).collect();
-    assert_eq!(statuses, ["failed", "not run"]);
+    assert_eq!(statuses, ["failed", "skipped"]);
     assert_eq!(report.status.name(), "failed");
     assert_eq!(
         report.stopped.as_deref(),
-        Some("action `a` failed: the tool exited with code 3")
+        Some("action `a` failed: tool `fail` exited with code 3")
     );
 
     let text = "---\nname: f\nactions:\n  - {id: a, tool: fail, continue_on_error: true}\n  - {id: b, tool: echo, params: {s: '${steps.a.status}'}}\n---\n";
     let report = load(text)
         .unwrap()
-        .run(&Map::new(), &Fake::default(), RunOptions::default())
+        .run(&Map::new(), &fake(), RunOptions::default())
         .unwrap();
     let statuses: Vec<&str> = report.actions.iter().map(|a| a.status).collect();
-    assert_eq!(statuses, ["failed", "ok"]);
+    assert_eq!(statuses, ["failed", "completed"]);
     assert_eq!(report.actions[1].params, json!({"s": "failed"}));
     assert_eq!(report.status.name(), "completed");
 }
@@ -192,7 +168,7 @@ fn a_failed_action_stops_the_directive_unless_told_to_continue() {
 #[test]
 fn turns_limit_stops_cleanly_and_fires_limit_reached() {
     let text = "---\nname: l\nlimits: {turns: 1}\nhooks:\n  - id: note\n    event: limit_reached\n    action: {tool: log, params: {code: '${limit_code}', at: '${current_value}', of: '${limits.turns}'}}\nactions:\n  - {id: a, tool: echo}\n  - {id: b, tool: echo}\n---\n";
-    let tools = Fake::default();
+    let tools = fake();
     let report = load(text)
         .unwrap()
         .run(&Map::new(), &tools, RunOptions::default())
@@ -204,10 +180,10 @@ fn turns_limit_stops_cleanly_and_fires_limit_reached() {
     );
     assert_eq!(
         report.actions.iter().map(|a| a.status).collect::<Vec<_>>(),
-        ["ok", "not run"]
+        ["completed", "skipped"]
     );
     assert_eq!(
-        tools.calls.borrow().last().unwrap(),
+        tools.calls().last().unwrap(),
         &(
             "log".to_string(),
             json!({"code": "turns", "at": 1, "of": 1})
@@ -230,7 +206,7 @@ hooks:
     action: {tool: log, params: {msg: 'before ${action.id}'}}
   - id: failed
     event: action_failed
-    action: {tool: log, params: {msg: '${error.message}', code: '${error.exit_code}'}}
+    action: {tool: log, params: {msg: '${error.message}', code: '${run.exit_code}'}}
   - id: done
     event: directive_completed
     action: {tool: log, params: {msg: '${status}'}}
@@ -239,14 +215,13 @@ actions:
   - {id: b, tool: fail, continue_on_error: true}
 ---
 ";
-    let tools = Fake::default();
+    let tools = fake();
     let report = load(text)
         .unwrap()
         .run(&Map::new(), &tools, RunOptions::default())
         .unwrap();
     let logs: Vec<Value> = tools
-        .calls
-        .borrow()
+        .calls()
         .iter()
         .filter(|c| c.0 == "log")
         .map(|c| c.1.clone())
@@ -256,7 +231,7 @@ actions:
         [
             json!({"msg": "start h fast"}),
             json!({"msg": "before a"}),
-            json!({"msg": "the tool exited with code 3", "code": 3}),
+            json!({"msg": "tool `fail` exited with code 3", "code": 3}),
             json!({"msg": "completed"}),
         ]
     );
@@ -280,11 +255,18 @@ actions:
 fn dry_run_renders_and_runs_nothing() {
     let d = load(CHAIN).unwrap();
     let inputs = d.bind_inputs(&given(&[("who", "Ann")])).unwrap();
-    let tools = Fake::default();
+    let tools = fake();
     let report = d
-        .run(&inputs, &tools, RunOptions { dry_run: true })
+        .run(
+            &inputs,
+            &tools,
+            RunOptions {
+                dry_run: true,
+                ..RunOptions::default()
+            },
+        )
         .unwrap();
-    assert!(tools.calls.borrow().is_empty());
+    assert!(tools.calls().is_empty());
     assert_eq!(
         report.actions[0].params,
         json!({"greeting": "hi Ann", "n": 2, "tier": "fast"})

@@ -1,5 +1,5 @@
 use serde_json::Value;
-use strata_core::{Error, FieldPath, Layer, Limits, Location};
+use strata_core::{Error, ErrorKind, FieldPath, Layer, Limits, Location};
 
 /// The syntax of a document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,7 +40,8 @@ fn utf8_error(name: &str, bytes: &[u8], e: std::str::Utf8Error) -> Error {
         .chars()
         .count();
     let mut err = Error::new(
-        Layer::Request,
+        Layer::REQUEST,
+        ErrorKind::Syntax,
         format!("not valid UTF-8 (byte {})", e.valid_up_to()),
     )
     .with_hint("save the file as UTF-8");
@@ -81,7 +82,8 @@ impl Document {
         let nodes = count_nodes(&value, limits.yaml_nodes);
         if nodes > limits.yaml_nodes {
             return Err(Error::new(
-                Layer::Request,
+                Layer::REQUEST,
+                ErrorKind::Limit,
                 format!("document expands to more than {} nodes", limits.yaml_nodes),
             )
             .with_hint("YAML aliases may repeat large parts of a document; reduce them"));
@@ -129,7 +131,8 @@ fn too_deep(name: &str, text: &str, at: usize) -> Error {
         .chars()
         .count();
     let mut err = Error::new(
-        Layer::Request,
+        Layer::REQUEST,
+        ErrorKind::Limit,
         format!("YAML nests collections more than {MAX_DEPTH} levels deep"),
     )
     .with_hint("flatten the document");
@@ -143,7 +146,11 @@ fn too_deep(name: &str, text: &str, at: usize) -> Error {
 
 fn syntax_error(name: &str, kind: &str, message: &str, at: Option<(usize, usize)>) -> Error {
     let message = message.split(" at line ").next().unwrap_or(message);
-    let mut err = Error::new(Layer::Request, format!("{kind} syntax error: {message}"));
+    let mut err = Error::new(
+        Layer::REQUEST,
+        ErrorKind::Syntax,
+        format!("{kind} syntax error: {message}"),
+    );
     err.location = Some(Location {
         file: name.to_string(),
         line: at.map_or(1, |a| a.0),

@@ -1,4 +1,4 @@
-use strata_core::{Error, Layer, Location};
+use strata_core::{Error, ErrorKind, Layer, Location};
 
 /// Parses a `.env` file: `NAME=value` lines, optional `export `, `#` comments, values in
 /// single quotes (taken as they are) or double quotes (with `\n`, `\t`, `\"` and `\\`
@@ -12,7 +12,7 @@ pub fn parse_dotenv(name: &str, text: &str) -> Result<Vec<(String, String)>, Err
         }
         let line = line.strip_prefix("export ").unwrap_or(line).trim_start();
         let fail = |message: &str| {
-            let mut e = Error::new(Layer::Request, message.to_string())
+            let mut e = Error::new(Layer::REQUEST, ErrorKind::Syntax, message.to_string())
                 .with_hint("write NAME=value, one per line");
             e.location = Some(Location {
                 file: name.to_string(),

@@ -1,4 +1,4 @@
-use strata_core::{Error, Hole, Layer, Origin, Reference, RenderCx, Seq, Span, Text};
+use strata_core::{Error, ErrorKind, Hole, Layer, Origin, Reference, RenderCx, Seq, Span, Text};
 
 /// A Compose operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,7 +55,7 @@ impl EnvHole {
 
 impl Hole for EnvHole {
     fn layer(&self) -> Layer {
-        Layer::Env
+        Layer::ENV
     }
 
     fn span(&self) -> Span {
@@ -75,8 +75,9 @@ impl Hole for EnvHole {
 
     fn references(&self) -> Vec<Reference> {
         vec![Reference {
-            layer: Layer::Env,
+            layer: Layer::ENV,
             name: self.name.to_string(),
+            path: strata_core::walk::Path::new(vec![strata_core::walk::Seg::Key(self.name.to_string())]),
             span: self.span,
             optional: self.op != Op::Plain,
         }]
@@ -97,7 +98,7 @@ impl Hole for EnvHole {
             Op::Plain => match var {
                 Some(_) => push_value(out),
                 None => cx.missing(
-                    Layer::Env,
+                    Layer::ENV,
                     format!("environment variable `{}` is not set", self.name),
                     self.span,
                 )?,
@@ -113,7 +114,7 @@ impl Hole for EnvHole {
                     message.push_str(": ");
                     message.push_str(&msg.redacted());
                 }
-                return Err(Error::new(Layer::Env, message)
+                return Err(Error::new(Layer::ENV, ErrorKind::Undefined, message)
                     .with_span(self.span)
                     .with_hint(format!("set `{}` in the environment", self.name)));
             }

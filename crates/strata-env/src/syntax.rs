@@ -1,6 +1,6 @@
 use strata_core::{
-    balanced_close, env_name_len, env_operator_len, run_pass, take_range, CompileCx, Error, Found,
-    Layer, Part, Pos, Span, Syntax,
+    balanced_close, env_name_len, env_operator_len, run_pass, take_range, CompileCx, Error,
+    ErrorKind, Found, Layer, Part, Pos, Span, Syntax,
 };
 
 use crate::hole::{EnvHole, Op};
@@ -11,7 +11,7 @@ pub struct EnvSyntax;
 
 impl Syntax for EnvSyntax {
     fn layer(&self) -> Layer {
-        Layer::Env
+        Layer::ENV
     }
 
     fn openers(&self) -> (u8, u8) {
@@ -84,7 +84,7 @@ impl Syntax for EnvSyntax {
         };
         let span = Span::new(start, close_end);
         let word = take_range(parts, word_start, close);
-        let word = run_pass(word, self, &cx.nested(Layer::Env, span)?)?;
+        let word = run_pass(word, self, &cx.nested(Layer::ENV, span)?)?;
         let hole = EnvHole::new(name, op, Some(word), span);
         let end = Pos {
             part: close.part,
@@ -110,7 +110,8 @@ fn last_end(parts: &[Part]) -> usize {
 
 fn unclosed(name: &str, start: usize, end: usize) -> Error {
     Error::new(
-        Layer::Env,
+        Layer::ENV,
+        ErrorKind::Syntax,
         format!("unclosed `${{{name}`: no matching `}}`"),
     )
     .with_span(Span::new(start, end))

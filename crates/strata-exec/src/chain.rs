@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
-use strata_core::{Error, FieldPath, Layer, PathSeg};
+use strata_core::{Error, ErrorKind, FieldPath, Layer, PathSeg};
 use strata_doc::Document;
 
 use crate::registry::Project;
@@ -39,7 +39,8 @@ pub struct ToolChain {
 pub fn load_link(project: &Project, id: &str, path: &Path) -> Result<Link, Error> {
     let bytes = std::fs::read(path).map_err(|e| {
         Error::new(
-            Layer::Request,
+            Layer::REQUEST,
+            ErrorKind::Io,
             format!("cannot read `{}`: {e}", project.display_name(path)),
         )
     })?;
@@ -66,7 +67,8 @@ impl ToolChain {
             let Some(executor) = last.file.executor.clone() else {
                 if last.id != PRIMITIVE {
                     let err = Error::new(
-                        Layer::Request,
+                        Layer::REQUEST,
+                        ErrorKind::Invalid,
                         format!(
                             "`{}` names no executor; only the subprocess primitive ({PRIMITIVE}) has none",
                             last.id
@@ -95,8 +97,12 @@ impl ToolChain {
                 let mut cycle = ids[pos..].to_vec();
                 cycle.push(next_id);
                 return Err(at_executor(
-                    Error::new(Layer::Request, format!("executor cycle: {}", names(&cycle)))
-                        .with_hint(format!("every chain must end at {PRIMITIVE}")),
+                    Error::new(
+                        Layer::REQUEST,
+                        ErrorKind::Cycle,
+                        format!("executor cycle: {}", names(&cycle)),
+                    )
+                    .with_hint(format!("every chain must end at {PRIMITIVE}")),
                 ));
             }
             if links.len() == MAX_LINKS {
@@ -104,7 +110,8 @@ impl ToolChain {
                 chain.push(next_id);
                 return Err(at_executor(
                     Error::new(
-                        Layer::Request,
+                        Layer::REQUEST,
+                        ErrorKind::Limit,
                         format!(
                             "executor chain is longer than {MAX_LINKS} links: {}",
                             names(&chain)

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::{Map, Value};
-use strata_core::{EnvMap, EnvVar, Error, Layer, Limits, Origin, Scope};
+use strata_core::{EnvMap, EnvVar, Error, ErrorKind, Layer, Limits, Origin, RenderOptions, Scope};
 use strata_doc::parse_dotenv;
 use strata_pipeline::Chain;
 
@@ -66,7 +66,7 @@ pub fn resolve_env(
     chain: &ToolChain,
     runtime_params: &Map<String, Value>,
     base: EnvMap,
-    strict: bool,
+    options: &RenderOptions,
     warnings: &mut Vec<LinkWarning>,
 ) -> Result<ResolvedEnv, Error> {
     let mut env = ResolvedEnv {
@@ -80,14 +80,18 @@ pub fn resolve_env(
     let dotenv = project.root.join(".env");
     if dotenv.is_file() {
         let text = std::fs::read_to_string(&dotenv).map_err(|e| {
-            Error::new(Layer::Request, format!("cannot read `.env`: {e}"))
-                .with_hint("the project's .env must be readable UTF-8 text")
+            Error::new(
+                Layer::REQUEST,
+                ErrorKind::Io,
+                format!("cannot read `.env`: {e}"),
+            )
+            .with_hint("the project's .env must be readable UTF-8 text")
         })?;
         for (k, v) in parse_dotenv(".env", &text)? {
             env.set(&k, v, true);
         }
     }
-    let env_chain = Chain(vec![Layer::Env]);
+    let env_chain = Chain::of(&[Layer::ENV]);
     for (index, link) in chain.links.iter().enumerate().rev() {
         let Some(cfg) = &link.file.env_config else {
             continue;
@@ -104,7 +108,7 @@ pub fn resolve_env(
                 ..Scope::default()
             };
             let path = path_of(&["env_config", "env", name]);
-            let (text, ws) = render_string(&source, &env_chain, &scope, &project.limits, strict)
+            let (text, ws) = render_string(&source, &env_chain, &scope, &project.limits, options)
                 .map_err(|e| link.doc.locate_error(e.at_path(&path)))?;
             warnings.extend(ws.into_iter().map(|mut w| {
                 w.path = w.path.under(&path);
@@ -207,7 +211,8 @@ fn resolve_interpreter(
         Some(p) => Ok((p.to_string_lossy().into_owned(), false)),
         None => {
             let mut err = Error::new(
-                Layer::Request,
+                Layer::REQUEST,
+                ErrorKind::Spawn,
                 format!(
                     "no interpreter found for `{}` ({}); tried {}",
                     interp.var,
@@ -235,7 +240,13 @@ fn render_path(
         runtime_params,
         ..Scope::default()
     };
-    let (text, _) = render_string(dir, &Chain(vec![Layer::Params]), &scope, limits, false)?;
+    let (text, _) = render_string(
+        dir,
+        &Chain::of(&[Layer::PARAMS]),
+        &scope,
+        limits,
+        &RenderOptions::default(),
+    )?;
     Ok(text.text)
 }
 
@@ -370,7 +381,15 @@ mod tests {
         .into_iter()
         .collect();
         let mut ws = Vec::new();
-        let env = resolve_env(&p, &c, &Map::new(), base, false, &mut ws).unwrap();
+        let env = resolve_env(
+            &p,
+            &c,
+            &Map::new(),
+            base,
+            &RenderOptions::default(),
+            &mut ws,
+        )
+        .unwrap();
         let get = |k: &str| env.vars.0.get(k).cloned().unwrap();
         assert_eq!(get("A").value, "tool(runtime)");
         assert_eq!(get("B").value, "runtime-b");

@@ -15,9 +15,7 @@
 
 mod chain;
 mod env;
-mod params;
 mod registry;
-mod result;
 mod spawn;
 mod spec;
 mod stages;
@@ -28,18 +26,19 @@ pub use env::{
     allowlisted, child_env, param_env_name, process_env, resolve_env, which, ResolvedEnv,
     BASE_ALLOWLIST,
 };
-pub use params::{check_schema, coerce, summary, type_name, validate, SchemaError};
-pub use registry::{did_you_mean, Project, ToolEntry};
-pub use result::RunResult;
+pub use registry::{Project, ToolEntry};
 pub use spawn::{install_interrupt_handler, spawn, SpawnSpec, DEFAULT_MAX_OUTPUT};
 pub use spec::{build_spec, dry_run_json, DEFAULT_TIMEOUT_SECS};
 pub use stages::{
     explain_config, render_config, render_string, stage_chain, take_literals, Literal, FIRST_STAGE,
 };
+pub use strata_tools::{
+    check_schema, coerce, summary, type_name, validate, RunResult, SchemaError,
+};
 pub use tool_file::{read_tool_file, EnvConfig, Interpreter, InterpreterKind, ToolFile};
 
 use serde_json::{Map, Value};
-use strata_core::{EnvMap, Error, FieldPath, Rendered, Scope, Warning};
+use strata_core::{EnvMap, Error, ErrorKind, FieldPath, RenderOptions, Rendered, Scope, Warning};
 use strata_pipeline::StageOutput;
 
 /// A warning, and the index of the chain link whose file holds the field.
@@ -54,8 +53,8 @@ pub struct LinkWarning {
 /// How to run.
 #[derive(Debug, Clone, Default)]
 pub struct RunOptions {
-    /// Missing variables are errors instead of warnings.
-    pub strict: bool,
+    /// What a missing variable does.
+    pub render: RenderOptions,
     /// The environment to start from; `None` is the process environment.
     pub base_env: Option<EnvMap>,
 }
@@ -88,7 +87,7 @@ pub struct Plan {
     /// Warnings so far (from `env_config.env` templates).
     pub warnings: Vec<LinkWarning>,
     project: Project,
-    strict: bool,
+    render: RenderOptions,
 }
 
 /// A plan rendered into a spawn spec.
@@ -119,8 +118,9 @@ impl Plan {
         let schema = tool.file.parameters.as_ref();
         if let Some(schema) = schema {
             check_schema(schema).map_err(|e| {
-                let mut err = Error::new(strata_core::Layer::Request, e.message)
-                    .with_hint("see docs/tools.md for the supported schema subset");
+                let mut err =
+                    Error::new(strata_core::Layer::REQUEST, ErrorKind::Invalid, e.message)
+                        .with_hint("see docs/tools.md for the supported schema subset");
                 err.path = e.path.under(&FieldPath(vec![strata_core::PathSeg::Key(
                     "parameters".into(),
                 )]));
@@ -155,7 +155,7 @@ impl Plan {
             &chain,
             &runtime_params,
             base,
-            opts.strict,
+            &opts.render,
             &mut warnings,
         )?;
         let mut config = Value::Object(chain.merged_config());
@@ -171,7 +171,7 @@ impl Plan {
             literals,
             warnings,
             project: project.clone(),
-            strict: opts.strict,
+            render: opts.render,
         })
     }
 
@@ -206,7 +206,7 @@ impl Plan {
             &self.literals,
             &self.scope(),
             &self.project.limits,
-            self.strict,
+            &self.render,
         )
         .map_err(|e| self.locate_config_error(e))?;
         let mut warnings = self.warnings.clone();
@@ -236,7 +236,7 @@ impl Plan {
             &self.literals,
             &self.scope(),
             &self.project.limits,
-            self.strict,
+            &self.render,
         )
         .map_err(|e| self.locate_config_error(e))
     }

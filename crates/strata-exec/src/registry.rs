@@ -4,7 +4,7 @@
 use std::path::{Component, Path, PathBuf};
 
 use serde_json::Value;
-use strata_core::{Error, Layer, Limits};
+use strata_core::{did_you_mean, Error, ErrorKind, Layer, Limits};
 use strata_doc::{Document, Format};
 
 /// A project: a directory holding `tools/` (and optionally `.env` and `.venv`).
@@ -32,13 +32,15 @@ impl Project {
     pub fn at(root: &Path) -> Result<Project, Error> {
         let root = std::path::absolute(root).map_err(|e| {
             Error::new(
-                Layer::Request,
+                Layer::REQUEST,
+                ErrorKind::Io,
                 format!("cannot resolve `{}`: {e}", root.display()),
             )
         })?;
         if !root.join("tools").is_dir() {
             return Err(Error::new(
-                Layer::Request,
+                Layer::REQUEST,
+                ErrorKind::Request,
                 format!("`{}` has no `tools/` directory", root.display()),
             )
             .with_hint("a project is a directory holding tools/"));
@@ -55,7 +57,8 @@ impl Project {
         match start.ancestors().find(|d| d.join("tools").is_dir()) {
             Some(root) => Project::at(root),
             None => Err(Error::new(
-                Layer::Request,
+                Layer::REQUEST,
+                ErrorKind::Request,
                 format!(
                     "no `tools/` directory in `{}` or any of its parents",
                     start.display()
@@ -99,7 +102,11 @@ impl Project {
     /// The error for an unknown id; `what` is `tool` or `executor`.
     pub fn unknown_tool(&self, id: &str, what: &str) -> Error {
         let ids = self.tool_ids();
-        let err = Error::new(Layer::Request, format!("unknown {what} `{id}`"));
+        let err = Error::new(
+            Layer::REQUEST,
+            ErrorKind::UnknownTool,
+            format!("unknown {what} `{id}`"),
+        );
         match did_you_mean(id, &ids) {
             Some(best) => err.with_hint(format!("did you mean `{best}`?")),
             None => err.with_hint("run `strata tools` to list the tools"),
@@ -123,7 +130,8 @@ impl Project {
         let tools = tools.canonicalize().unwrap_or(tools);
         let rel = abs.strip_prefix(&tools).map_err(|_| {
             Error::new(
-                Layer::Request,
+                Layer::REQUEST,
+                ErrorKind::Forbidden,
                 format!("`{}` is not under `{}`", path.display(), tools.display()),
             )
             .with_hint("tool files live under the project's tools/ directory")
@@ -134,7 +142,8 @@ impl Project {
             .is_some_and(|e| EXTENSIONS.contains(&e));
         if !ext_ok {
             return Err(Error::new(
-                Layer::Request,
+                Layer::REQUEST,
+                ErrorKind::Forbidden,
                 format!("`{}` is not a .yaml or .yml file", path.display()),
             ));
         }
@@ -212,23 +221,6 @@ fn collect(dir: &Path, prefix: &str, out: &mut Vec<String>) {
     }
 }
 
-/// The closest candidate to `name`, when it is close enough to be a likely misspelling.
-pub fn did_you_mean<'a>(name: &str, candidates: &'a [String]) -> Option<&'a str> {
-    let score = |c: &str| {
-        let whole = strsim::jaro_winkler(name, c);
-        let last = strsim::jaro_winkler(
-            name.rsplit('/').next().unwrap_or(name),
-            c.rsplit('/').next().unwrap_or(c),
-        );
-        whole.max(last * 0.95)
-    };
-    candidates
-        .iter()
-        .map(|c| (score(c), c))
-        .filter(|(s, _)| *s >= 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, c)| c.as_str())
-}
 
 #[cfg(test)]
 mod tests {

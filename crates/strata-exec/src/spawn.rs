@@ -16,9 +16,9 @@ use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sys::signal::{killpg, Signal};
 use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
-use strata_core::{EnvVar, Error, Layer, Origin, Text};
+use strata_core::{EnvVar, Error, ErrorKind, Layer, Origin, Text};
 
-use crate::result::RunResult;
+use strata_tools::RunResult;
 
 /// Default cap on captured stdout and on captured stderr, each: 8 MiB.
 pub const DEFAULT_MAX_OUTPUT: usize = 8 << 20;
@@ -190,7 +190,7 @@ fn pidfd(pid: i32) -> Option<OwnedFd> {
 }
 
 fn io_error(what: &str, e: std::io::Error) -> Error {
-    Error::new(Layer::Request, format!("{what}: {e}"))
+    Error::new(Layer::REQUEST, ErrorKind::Spawn, format!("{what}: {e}"))
 }
 
 /// Kills what is left of the group and reaps the members that became strata's children.
@@ -284,9 +284,12 @@ pub fn spawn(spec: &SpawnSpec) -> Result<RunResult, Error> {
             .argv
             .first()
             .map_or_else(|| spec.program.display().to_string(), Text::redacted);
-        Error::new(Layer::Request, format!("cannot start `{program}`: {e}")).with_hint(
-            "check that the program exists, is executable and has a valid interpreter line",
+        Error::new(
+            Layer::REQUEST,
+            ErrorKind::Spawn,
+            format!("cannot start `{program}`: {e}"),
         )
+        .with_hint("check that the program exists, is executable and has a valid interpreter line")
     })?;
     let pid = handle.pids().first().copied().unwrap_or(0) as i32;
     live(pid, true);

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::{json, Map, Value};
-use strata_core::{Error, FieldPath, Layer, PathSeg, Rendered, Text};
+use strata_core::{Error, ErrorKind, FieldPath, Layer, PathSeg, Rendered, Text};
 
 use crate::env::{child_env, is_executable, which, ResolvedEnv};
 use crate::spawn::{SpawnSpec, DEFAULT_MAX_OUTPUT};
@@ -28,7 +28,7 @@ fn at(key: &str) -> FieldPath {
 }
 
 fn fail(path: FieldPath, message: impl Into<String>, hint: &str) -> Error {
-    let mut err = Error::new(Layer::Request, message).with_hint(hint);
+    let mut err = Error::new(Layer::REQUEST, ErrorKind::Invalid, message).with_hint(hint);
     err.path = path;
     err
 }

@@ -4,13 +4,14 @@
 
 use serde_json::Value;
 use strata_core::{
-    Error, FieldPath, Layer, Limits, Origin, PathSeg, Rendered, Scope, Text, Warning,
+    Error, ErrorKind, FieldPath, Layer, Limits, Origin, PathSeg, RenderOptions, Rendered, Scope,
+    Text, Warning,
 };
 use strata_pipeline::{explain, Chain, Output, StageOutput, Template};
 
 /// The post-dispatch chain: stage 3 env, 4 params, 5 env, 6 params.
 pub fn stage_chain() -> Chain {
-    Chain(vec![Layer::Env, Layer::Params, Layer::Env, Layer::Params])
+    Chain::of(&[Layer::ENV, Layer::PARAMS, Layer::ENV, Layer::PARAMS])
 }
 
 /// The number of the first post-dispatch stage (SPEC §2).
@@ -37,9 +38,13 @@ fn walk_literals(value: &mut Value, path: &FieldPath, out: &mut Vec<Literal>) ->
     match value {
         Value::Object(map) if map.len() == 1 && map.contains_key("literal") => {
             let Some(Value::String(text)) = map.get("literal") else {
-                return Err(Error::new(Layer::Request, "`literal` takes a string")
-                    .with_hint("write {literal: \"…\"} with the exact text")
-                    .at_path(&path.child(PathSeg::Key("literal".into()))));
+                return Err(Error::new(
+                    Layer::REQUEST,
+                    ErrorKind::Invalid,
+                    "`literal` takes a string",
+                )
+                .with_hint("write {literal: \"…\"} with the exact text")
+                .at_path(&path.child(PathSeg::Key("literal".into()))));
             };
             out.push(Literal {
                 path: path.clone(),
@@ -107,10 +112,10 @@ pub fn render_config(
     literals: &[Literal],
     scope: &Scope<'_>,
     limits: &Limits,
-    strict: bool,
+    options: &RenderOptions,
 ) -> Result<Output<'static>, Error> {
     let template = Template::compile(config, &stage_chain(), limits)?;
-    let out = template.render(scope, strict)?;
+    let out = template.render(scope, options)?;
     let mut value = out.value.into_owned();
     restore_literals(&mut value, literals);
     Ok(Output {
@@ -125,9 +130,9 @@ pub fn explain_config(
     literals: &[Literal],
     scope: &Scope<'_>,
     limits: &Limits,
-    strict: bool,
+    options: &RenderOptions,
 ) -> Result<Vec<StageOutput>, Error> {
-    let mut stages = explain(config, &stage_chain(), limits, scope, strict)?;
+    let mut stages = explain(config, &stage_chain(), limits, scope, options)?;
     for s in &mut stages {
         s.stage += FIRST_STAGE - 1;
         restore_literals(&mut s.value, literals);
@@ -148,10 +153,10 @@ pub fn render_string(
     chain: &Chain,
     scope: &Scope<'_>,
     limits: &Limits,
-    strict: bool,
+    options: &RenderOptions,
 ) -> Result<(Text, Vec<Warning>), Error> {
     let template = Template::compile(&Value::String(s.to_string()), chain, limits)?;
-    let out = template.render(scope, strict)?;
+    let out = template.render(scope, options)?;
     Ok((to_text(&out.value), out.warnings))
 }
 
@@ -177,7 +182,14 @@ mod tests {
             caller_params: &params,
             ..Scope::default()
         };
-        let out = render_config(&config, &lits, &scope, &Limits::default(), false).unwrap();
+        let out = render_config(
+            &config,
+            &lits,
+            &scope,
+            &Limits::default(),
+            &RenderOptions::default(),
+        )
+        .unwrap();
         assert_eq!(
             out.value.into_json(),
             json!({
@@ -199,8 +211,14 @@ mod tests {
     #[test]
     fn explain_numbers_stages_three_to_six() {
         let config = json!({"a": "${X:-{y}}"});
-        let stages =
-            explain_config(&config, &[], &Scope::default(), &Limits::default(), false).unwrap();
+        let stages = explain_config(
+            &config,
+            &[],
+            &Scope::default(),
+            &Limits::default(),
+            &RenderOptions::default(),
+        )
+        .unwrap();
         let nums: Vec<usize> = stages.iter().map(|s| s.stage).collect();
         assert_eq!(nums, [3, 4, 5, 6]);
     }

@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
-use strata_core::{Error, FieldPath, Layer, Limits, Location, PathSeg};
+use strata_core::{Error, ErrorKind, FieldPath, Layer, Limits, Location, PathSeg};
 use strata_doc::{Document, Format};
 
 /// A tool, runtime or primitive as written in a YAML file under `tools/`.
@@ -102,7 +102,7 @@ pub struct Interpreter {
 
 /// A located request-layer error in `doc_name` at `line:column`.
 pub(crate) fn file_error(doc_name: &str, line: usize, column: usize, message: String) -> Error {
-    let mut err = Error::new(Layer::Request, message);
+    let mut err = Error::new(Layer::REQUEST, ErrorKind::Invalid, message);
     err.location = Some(Location {
         file: doc_name.to_string(),
         line,
@@ -173,7 +173,8 @@ fn check_kind(doc: &Document) -> Result<(), Error> {
         Some(kind) => {
             let kind = strata_core::value_to_text(kind);
             let mut err = Error::new(
-                Layer::Request,
+                Layer::REQUEST,
+                ErrorKind::Invalid,
                 format!(
                     "`{}` is a tool of kind `{kind}`, which the executor chain cannot run",
                     doc.name
@@ -196,20 +197,21 @@ fn unknown_field_hint(message: &str) -> Option<String> {
         .step_by(2)
         .map(str::to_string)
         .collect();
-    crate::registry::did_you_mean(field, &expected).map(|best| format!("did you mean `{best}`?"))
+    strata_core::did_you_mean(field, &expected).map(|best| format!("did you mean `{best}`?"))
 }
 
 /// Checks what serde cannot: names, interpreter fields that fit the type.
 fn validate(doc: &Document, file: &ToolFile) -> Result<(), Error> {
     let fail = |keys: &[&str], message: String, hint: &str| {
-        let mut err = Error::new(Layer::Request, message).with_hint(hint);
+        let mut err = Error::new(Layer::REQUEST, ErrorKind::Invalid, message).with_hint(hint);
         err.path = path_of(keys);
         doc.locate_error(err)
     };
     for (i, name) in file.secrets.iter().enumerate() {
         if !is_env_name(name) {
             let mut err = Error::new(
-                Layer::Request,
+                Layer::REQUEST,
+                ErrorKind::Invalid,
                 format!("`{name}` is not a valid environment variable name"),
             )
             .with_hint("secrets lists variable names such as API_TOKEN");
@@ -381,7 +383,7 @@ mod tests {
             serde_json::json!(["venv_python", "local_binary", "system_binary", "command"])
         );
         let subset = keys(&schema["$defs"]["paramSchema"]["properties"]);
-        let mut ours: Vec<String> = crate::params::KEYWORDS
+        let mut ours: Vec<String> = strata_tools::params::KEYWORDS
             .iter()
             .map(|k| k.to_string())
             .collect();

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use strata_core::{Error, Layer};
+use strata_core::{Error, ErrorKind, Layer};
 
 /// The checkpoint file's name inside a run directory.
 pub const FILE: &str = "checkpoint.json";
@@ -109,7 +109,8 @@ pub fn now() -> u64 {
 
 fn io_error(what: &str, path: &Path, e: std::io::Error) -> Error {
     Error::new(
-        Layer::Request,
+        Layer::REQUEST,
+        ErrorKind::Io,
         format!("cannot {what} `{}`: {e}", path.display()),
     )
 }
@@ -138,8 +139,13 @@ impl RunDir {
             inputs: root.get("inputs").unwrap_or(&empty),
             error: root.get("error"),
         };
-        let bytes = serde_json::to_vec(&record)
-            .map_err(|e| Error::new(Layer::Request, format!("cannot encode checkpoint: {e}")))?;
+        let bytes = serde_json::to_vec(&record).map_err(|e| {
+            Error::new(
+                Layer::REQUEST,
+                ErrorKind::Io,
+                format!("cannot encode checkpoint: {e}"),
+            )
+        })?;
         write_atomic(&self.path, FILE, &bytes)
     }
 
@@ -149,13 +155,15 @@ impl RunDir {
         let bytes = fs::read(&file).map_err(|e| io_error("read", &file, e))?;
         let cp: Checkpoint = serde_json::from_slice(&bytes).map_err(|e| {
             Error::new(
-                Layer::Request,
+                Layer::REQUEST,
+                ErrorKind::Syntax,
                 format!("`{}` is not a valid checkpoint: {e}", file.display()),
             )
         })?;
         if cp.version != VERSION {
             return Err(Error::new(
-                Layer::Request,
+                Layer::REQUEST,
+                ErrorKind::RunState,
                 format!(
                     "checkpoint version {} is not supported (expected {VERSION})",
                     cp.version

@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 use strata_core::Warning;
 
 use crate::checkpoint::Status;
-use crate::hooks::Firing;
+use strata_tools::Firing;
 
 /// Why the walker took the edge it took.
 #[derive(Debug, Clone, PartialEq)]
@@ -82,7 +82,7 @@ pub enum LogEvent {
         warning: Warning,
     },
     /// A hook fired.
-    Hook(Firing),
+    Hook(Box<Firing>),
     /// A step failed.
     Error {
         /// Its number, from 1.
@@ -289,7 +289,7 @@ impl LogEvent {
                        "edge": taken_json(taken), "changes": changes})
             }
             LogEvent::Warning { step, warning } => json!({"event": "warning", "step": step,
-                "warning": strata_pipeline::batch::warning_json(warning)}),
+                "warning": warning.to_json()}),
             LogEvent::Hook(f) => json!({"event": "hook", "id": f.id, "on": f.event,
                 "tool": f.tool, "status": f.status, "error": f.error}),
             LogEvent::Error {

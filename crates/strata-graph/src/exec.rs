@@ -2,21 +2,21 @@
 //! running its foreach, computing its assignments and choosing its edge.
 
 use serde_json::{Map, Value};
-use strata_core::{FieldPath, Scope, Warning};
+use strata_core::{FieldPath, RenderOptions, Scope, Warning};
 use strata_pipeline::Template;
 
 use crate::events::{Change, Taken, Why};
 use crate::fields::key;
 use crate::model::{Body, Node};
-use crate::tools::Tools;
+use strata_tools::{CallOptions, StepRecord, ToolRunner};
 
-/// Why a node failed: a message (never holding data), and the tool's result when a tool ran.
+/// Why a node failed: a message (never holding data), and the step record when a tool ran.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Failure {
     /// What went wrong.
     pub message: String,
-    /// The tool's result object, when the failure is a tool that ran and failed.
-    pub result: Option<Value>,
+    /// The tool call, when the failure is a tool that ran and failed.
+    pub work: Option<Box<Work>>,
 }
 
 impl Failure {
@@ -24,28 +24,37 @@ impl Failure {
     pub fn new(message: impl Into<String>) -> Failure {
         Failure {
             message: message.into(),
-            result: None,
+            work: None,
         }
     }
 }
 
-/// How a tool that ran but did not succeed is described: `tool \`x\` exited with code 3`.
-pub fn failure_message(tool: &str, result: &Value) -> String {
-    if result.get("timed_out") == Some(&Value::Bool(true)) {
-        return format!("tool `{tool}` timed out");
-    }
-    match result.get("exit_code").and_then(Value::as_i64) {
-        Some(code) => format!("tool `{tool}` exited with code {code}"),
-        None => format!("tool `{tool}` failed"),
+/// What a node's work produced: its `result` (a tool's parsed output, a foreach's list of
+/// outputs) and, for a tool call, its `run` (the process outcome of the step record).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Work {
+    /// The node's `result`.
+    pub result: Value,
+    /// The node's `run`, when a tool ran.
+    pub run: Option<Value>,
+}
+
+impl Work {
+    /// The work of a tool call.
+    fn of(record: StepRecord) -> Work {
+        Work {
+            result: record.result,
+            run: record.run,
+        }
     }
 }
 
-/// What node work needs: the tools and whether missing paths are errors.
+/// What node work needs: the tools and what a missing path does.
 pub(crate) struct Exec<'a> {
     /// Runs the tools.
-    pub tools: &'a dyn Tools,
-    /// Missing context paths are errors instead of warnings.
-    pub strict: bool,
+    pub tools: &'a dyn ToolRunner,
+    /// What a missing context path does.
+    pub options: RenderOptions,
 }
 
 impl Exec<'_> {
@@ -61,7 +70,7 @@ impl Exec<'_> {
             context: root,
             ..Scope::default()
         };
-        let out = template.render(&scope, self.strict).map_err(|e| {
+        let out = template.render(&scope, &self.options).map_err(|e| {
             let path = e.path.under(at);
             Failure::new(format!("{} (at {path})", e.message))
         })?;
@@ -73,32 +82,38 @@ impl Exec<'_> {
     }
 
     /// Runs what the node does before assigning: its tool, or its foreach. Returns the
-    /// node's `result` (`None` for gates and returns).
+    /// node's work (`None` for gates and returns).
     pub fn work(
         &self,
         node: &Node,
         root: &Value,
         warnings: &mut Vec<Warning>,
-    ) -> Result<Option<Value>, Failure> {
+    ) -> Result<Option<Work>, Failure> {
         match &node.body {
             Body::Action(a) => {
                 let params = self.render(&a.params, root, &key(&node.path, "params"), warnings)?;
                 let Value::Object(params) = params else {
                     return Err(Failure::new("`params` must render to a map"));
                 };
-                let result = self
+                let run = self
                     .tools
-                    .run(&a.tool, &params)
+                    .run(&a.tool, &params, &CallOptions::default())
                     .map_err(|e| Failure::new(format!("tool `{}`: {}", a.tool, e.message)))?;
-                if !a.allow_failure && result.get("success") != Some(&Value::Bool(true)) {
+                let record = StepRecord::from_run(&node.id, &a.tool, &run);
+                if !a.allow_failure && !run.success {
                     return Err(Failure {
-                        message: failure_message(&a.tool, &result),
-                        result: Some(result),
+                        message: record.message().unwrap_or_default().to_string(),
+                        work: Some(Box::new(Work::of(record))),
                     });
                 }
-                Ok(Some(result))
+                Ok(Some(Work::of(record)))
             }
-            Body::Foreach(f) => crate::foreach::run(self, node, f, root, warnings).map(Some),
+            Body::Foreach(f) => crate::foreach::run(self, node, f, root, warnings).map(|list| {
+                Some(Work {
+                    result: list,
+                    run: None,
+                })
+            }),
             Body::Gate(_) | Body::Return(_) => Ok(None),
         }
     }

@@ -1,7 +1,7 @@
 //! Reading a graph document field by field, with every error located at file:line:col.
 
 use serde_json::{Map, Value};
-use strata_core::{Error, FieldPath, Layer, Limits, PathSeg};
+use strata_core::{did_you_mean, Error, ErrorKind, FieldPath, Layer, Limits, PathSeg};
 use strata_doc::Document;
 use strata_pipeline::{Chain, Template};
 
@@ -23,15 +23,6 @@ pub(crate) fn index(path: &FieldPath, i: usize) -> FieldPath {
     path.child(PathSeg::Index(i))
 }
 
-/// The closest candidate to `name`, when it is close enough to be a misspelling.
-pub(crate) fn did_you_mean<'a>(name: &str, candidates: &[&'a str]) -> Option<&'a str> {
-    candidates
-        .iter()
-        .map(|c| (strsim::jaro_winkler(name, c), *c))
-        .filter(|(score, _)| *score >= 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, c)| c)
-}
 
 /// A list of names for messages: `` `a`, `b`, `c` ``.
 pub(crate) fn names<S: AsRef<str>>(items: &[S]) -> String {
@@ -45,13 +36,13 @@ pub(crate) fn names<S: AsRef<str>>(items: &[S]) -> String {
 impl Reader<'_> {
     /// A request-layer error about the field at `path`, located in the document.
     pub fn err(&self, path: &FieldPath, message: impl Into<String>) -> Error {
-        self.locate(Error::new(Layer::Request, message).at_path(path))
+        self.locate(Error::new(Layer::REQUEST, ErrorKind::Invalid, message).at_path(path))
     }
 
     /// The same, with a hint.
     pub fn err_hint(&self, path: &FieldPath, message: impl Into<String>, hint: &str) -> Error {
         self.locate(
-            Error::new(Layer::Request, message)
+            Error::new(Layer::REQUEST, ErrorKind::Invalid, message)
                 .with_hint(hint)
                 .at_path(path),
         )
@@ -78,7 +69,7 @@ impl Reader<'_> {
         if probe != err.path {
             let mut located = self
                 .doc
-                .locate_error(Error::new(err.layer, "").at_path(&probe));
+                .locate_error(Error::new(err.layer, ErrorKind::Request, "").at_path(&probe));
             err.location = located.location.take();
             return err;
         }
@@ -88,7 +79,7 @@ impl Reader<'_> {
     /// A request-layer error about the key that ends `path` (an unknown key, a node): located
     /// at the key itself rather than at its value.
     pub fn err_at_key(&self, path: &FieldPath, message: impl Into<String>, hint: &str) -> Error {
-        let mut err = Error::new(Layer::Request, message)
+        let mut err = Error::new(Layer::REQUEST, ErrorKind::Invalid, message)
             .with_hint(hint)
             .at_path(path);
         if let Some((line, column)) = self.key_position(path) {
@@ -150,7 +141,7 @@ impl Reader<'_> {
             if allowed.contains(&k.as_str()) {
                 continue;
             }
-            let hint = match did_you_mean(k, allowed) {
+            let hint = match did_you_mean(k, allowed.iter().copied()) {
                 Some(best) => format!("did you mean `{best}`?"),
                 None => format!("the keys of {what} are {}", names(allowed)),
             };
@@ -204,7 +195,7 @@ impl Reader<'_> {
 
     /// Compiles `value` (found at `path`) as a layer-C template.
     pub fn template(&self, value: &Value, path: &FieldPath) -> Result<Template, Error> {
-        Template::compile(value, &Chain(vec![Layer::Context]), self.limits).map_err(|mut e| {
+        Template::compile(value, &Chain::of(&[Layer::CONTEXT]), self.limits).map_err(|mut e| {
             e.path = e.path.under(path);
             self.locate(e)
         })

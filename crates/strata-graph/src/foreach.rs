@@ -10,6 +10,7 @@ use strata_core::Warning;
 use crate::exec::{apply, Exec, Failure};
 use crate::fields::key;
 use crate::model::{Foreach, Node};
+use crate::walker::set_work;
 
 /// What one element produced: its output, and the warnings met on the way.
 type Outcome = (Result<Value, Failure>, Vec<Warning>);
@@ -35,7 +36,7 @@ pub(crate) fn run(
         other => {
             return Err(Failure::new(format!(
                 "`over` must be a list, found {}",
-                strata_exec::type_name(&other)
+                strata_tools::type_name(&other)
             )))
         }
     };
@@ -55,7 +56,7 @@ pub(crate) fn run(
             Err(e) => {
                 return Err(Failure {
                     message: format!("element {i}: {}", e.message),
-                    result: e.result,
+                    work: e.work,
                 })
             }
         }
@@ -153,17 +154,13 @@ fn body(
     let mut local = Value::Object(local);
     let mut last = Value::Null;
     for sub in &f.body {
-        let result = exec.work(sub, &local, warnings)?;
-        if let (Some(r), Value::Object(map)) = (&result, &mut local) {
-            map.insert("result".into(), r.clone());
-        }
+        let work = exec.work(sub, &local, warnings)?;
+        set_work(&mut local, work.as_ref());
         let values = exec.assignments(sub, &local, warnings)?;
         apply(&mut local, values);
-        if let Value::Object(map) = &mut local {
-            map.remove("result");
-        }
-        if let Some(r) = result {
-            last = r;
+        set_work(&mut local, None);
+        if let Some(w) = work {
+            last = w.result;
         }
     }
     let Some(output) = &f.output else {

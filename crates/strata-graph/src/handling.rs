@@ -8,7 +8,7 @@ use crate::events::{LogEvent, Observer, Taken};
 use crate::exec::{choose, Failure};
 use crate::hooks::Event;
 use crate::model::{Body, OnError};
-use crate::walker::{node_json, set, take, Run, Walker};
+use crate::walker::{node_json, set, set_work, Run, Walker};
 
 impl Walker<'_> {
     /// Handles the failure `f` of the step that ran node `cur`.
@@ -27,8 +27,12 @@ impl Walker<'_> {
             message: f.message.clone(),
             handling: handling.clone(),
         });
+        let (result, run_json) = match &f.work {
+            Some(w) => (w.result.clone(), w.run.clone().unwrap_or(Value::Null)),
+            None => (Value::Null, Value::Null),
+        };
         let error = json!({"kind": "error", "node": node.id, "step": step,
-                           "message": f.message, "result": f.result});
+                           "message": f.message, "result": result, "run": run_json});
         let shown = handling.clone();
         self.fire(
             Event::Error,
@@ -50,9 +54,9 @@ impl Walker<'_> {
         if let OnError::Goto(h) = self.graph.on_error {
             return self.go(run, Some(h));
         }
-        set(&mut run.root, "result", f.result);
+        set_work(&mut run.root, f.work.as_deref());
         let chosen = choose(node, &run.root, true);
-        take(&mut run.root, "result");
+        set_work(&mut run.root, None);
         let (to, taken) = chosen.unwrap_or((None, Taken::End));
         obs.on(LogEvent::Step {
             step,
@@ -108,7 +112,7 @@ impl Walker<'_> {
                 run.progress.limit_handled = true;
                 run.progress.budget += g.max_steps;
                 let error = json!({"kind": "limit", "node": node.id, "step": step,
-                                   "message": message, "result": null});
+                                   "message": message, "result": null, "run": null});
                 set(&mut run.root, "error", Some(error));
                 self.go(run, Some(h));
             }

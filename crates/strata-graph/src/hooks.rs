@@ -1,14 +1,13 @@
-//! Graph hooks: a tool call fired on a walker event, when its condition holds, with its
-//! parameters templated (layer C) against the event context.
+//! Graph hooks: the events a walker fires, and the `hooks` list of a graph file, parsed into
+//! the shared hook model (a tool call fired when its condition holds, its parameters a layer-C
+//! template over the event context).
 
 use serde_json::{Map, Value};
-use strata_core::{Error, FieldPath, Scope, Warning};
-use strata_pipeline::Template;
+use strata_core::{Error, FieldPath};
+use strata_tools::{params_path, Hook, ToolRunner};
 
-use crate::cond::When;
 use crate::fields::{index, key, names, Reader};
 use crate::load::parse_when;
-use crate::tools::Tools;
 
 /// The events a graph run fires.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,42 +56,10 @@ impl Event {
 }
 
 /// The names a hook template or condition may read: the event context.
-pub const CONTEXT_NAMES: [&str; 14] = [
-    "graph", "run_id", "event", "step", "state", "inputs", "node", "result", "changes", "error",
-    "handling", "limit", "status", "output",
+pub const CONTEXT_NAMES: [&str; 15] = [
+    "graph", "run_id", "event", "step", "state", "inputs", "node", "result", "run", "changes",
+    "error", "handling", "limit", "status", "output",
 ];
-
-/// A loaded hook.
-#[derive(Debug)]
-pub struct Hook {
-    /// Its id.
-    pub id: String,
-    /// The event it fires on.
-    pub event: Event,
-    /// When it fires; always when absent.
-    pub when: Option<When>,
-    /// The tool it runs.
-    pub tool: String,
-    /// The tool's parameters, a layer-C template over the event context.
-    pub params: Template,
-    /// Where it is declared (`hooks[i]`).
-    pub path: FieldPath,
-}
-
-/// One hook that fired (or whose condition could not be evaluated).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Firing {
-    /// The hook's id.
-    pub id: String,
-    /// The event.
-    pub event: &'static str,
-    /// The tool.
-    pub tool: String,
-    /// `ok` or `failed`.
-    pub status: &'static str,
-    /// Why it failed.
-    pub error: Option<String>,
-}
 
 /// The keys of a hook's `action`.
 pub const HOOK_ACTION_KEYS: [&str; 2] = ["tool", "params"];
@@ -104,7 +71,7 @@ pub const HOOK_KEYS: [&str; 5] = ["id", "event", "when", "condition", "action"];
 pub(crate) fn parse_hooks(
     r: &Reader<'_>,
     value: Option<&Value>,
-    tools: &dyn Tools,
+    tools: &dyn ToolRunner,
 ) -> Result<Vec<Hook>, Error> {
     let path = FieldPath(vec![strata_core::PathSeg::Key("hooks".into())]);
     let Some(value) = value else {
@@ -129,7 +96,7 @@ fn parse_hook(
     r: &Reader<'_>,
     item: &Value,
     at: &FieldPath,
-    tools: &dyn Tools,
+    tools: &dyn ToolRunner,
 ) -> Result<Hook, Error> {
     let map = r.map(item, at, "a hook")?;
     r.known_keys(map, at, &HOOK_KEYS, "a hook")?;
@@ -174,83 +141,19 @@ fn parse_hook(
     if !tools.has_tool(tool) {
         return Err(r.locate(tools.unknown_tool(tool).at_path(&key(&action_path, "tool"))));
     }
-    let params_path = key(&action_path, "params");
+    let params_at = params_path(at);
     let params = action
         .get("params")
         .cloned()
         .unwrap_or_else(|| Value::Object(Map::new()));
-    r.map(&params, &params_path, "a hook's `params`")?;
+    r.map(&params, &params_at, "a hook's `params`")?;
     Ok(Hook {
         id: id.to_string(),
-        event,
+        event: event.name(),
         when,
         tool: tool.to_string(),
-        params: r.template(&params, &params_path)?,
+        params: r.template(&params, &params_at)?,
+        file: r.doc.name.clone(),
         path: at.clone(),
     })
-}
-
-/// Fires every hook of `event` whose condition holds against `context`. A hook that fails
-/// is reported, never fatal; its warnings are appended to `warnings`.
-pub fn fire(
-    hooks: &[Hook],
-    event: Event,
-    context: &Value,
-    tools: &dyn Tools,
-    warnings: &mut Vec<Warning>,
-) -> Vec<Firing> {
-    let mut out = Vec::new();
-    for hook in hooks.iter().filter(|h| h.event == event) {
-        let outcome = match &hook.when {
-            None => Ok(true),
-            Some(w) => w.eval(context),
-        }
-        .and_then(|go| {
-            if !go {
-                return Ok(None);
-            }
-            run_hook(hook, context, tools, warnings).map(Some)
-        });
-        let (status, error) = match outcome {
-            Ok(None) => continue,
-            Ok(Some(())) => ("ok", None),
-            Err(e) => ("failed", Some(e)),
-        };
-        out.push(Firing {
-            id: hook.id.clone(),
-            event: event.name(),
-            tool: hook.tool.clone(),
-            status,
-            error,
-        });
-    }
-    out
-}
-
-fn run_hook(
-    hook: &Hook,
-    context: &Value,
-    tools: &dyn Tools,
-    warnings: &mut Vec<Warning>,
-) -> Result<(), String> {
-    let scope = Scope {
-        context,
-        ..Scope::default()
-    };
-    let out = hook
-        .params
-        .render(&scope, false)
-        .map_err(|e| e.message.clone())?;
-    warnings.extend(out.warnings.into_iter().map(|mut w| {
-        w.path = w.path.under(&key(&key(&hook.path, "action"), "params"));
-        w
-    }));
-    let Value::Object(params) = out.value.into_json() else {
-        return Err("hook parameters must render to a map".into());
-    };
-    match tools.run(&hook.tool, &params) {
-        Ok(result) if result.get("success") == Some(&Value::Bool(true)) => Ok(()),
-        Ok(result) => Err(crate::exec::failure_message(&hook.tool, &result)),
-        Err(e) => Err(e.message.clone()),
-    }
 }

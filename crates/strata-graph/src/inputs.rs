@@ -17,8 +17,8 @@ impl Graph {
         let schema = self.parameters.as_ref();
         let mut given = typed.clone();
         for (name, raw) in strings {
-            given.insert(name.clone(), strata_exec::coerce(schema, name, raw)?);
+            given.insert(name.clone(), strata_tools::coerce(schema, name, raw)?);
         }
-        strata_exec::validate(&self.id, schema, &given)
+        strata_tools::validate(&self.id, schema, &given)
     }
 }

@@ -3,7 +3,7 @@
 //! [`Graph::load`] parses and checks a graph file before anything runs (unknown keys, unknown
 //! or unreachable nodes, edge order, state keys never initialised nor assigned, undeclared
 //! inputs, expression errors), each error at file:line:col. [`Walker`] runs it step by step:
-//! action nodes call a [`Tools`] implementation, `assign` renders layer-C templates against
+//! action nodes call tools through a [`strata_tools::ToolRunner`], `assign` renders layer-C templates against
 //! the state as it was before the node, `next` edges are chosen by their `when` conditions,
 //! foreach nodes fan out (optionally in parallel), return nodes end the run with a result.
 //! Every step is checkpointed atomically into a [`RunDir`], so a killed run resumes where it
@@ -11,7 +11,6 @@
 //! the graph as Mermaid or Graphviz.
 
 mod checkpoint;
-mod cond;
 pub mod draw;
 mod events;
 mod exec;
@@ -25,15 +24,13 @@ mod lock;
 mod model;
 mod nodes;
 mod runs;
-mod tools;
 mod validate;
 mod walker;
 
 pub use checkpoint::{write_atomic, Checkpoint, Progress, RunDir, Status};
-pub use cond::When;
 pub use events::{short, Change, LogEvent, Observer, Recorder, Silent, Taken, Why};
-pub use exec::{failure_message, Failure};
-pub use hooks::{Event, Firing, Hook, CONTEXT_NAMES, EVENTS, HOOK_ACTION_KEYS, HOOK_KEYS};
+pub use exec::{Failure, Work};
+pub use hooks::{Event, CONTEXT_NAMES, EVENTS, HOOK_ACTION_KEYS, HOOK_KEYS};
 pub use load::{fingerprint, is_graph_document, GRAPH_KEYS};
 pub use lock::{RunLock, LOCK_FILE};
 pub use model::{
@@ -42,5 +39,4 @@ pub use model::{
 };
 pub use nodes::{node_keys, EDGE_KEYS, KINDS};
 pub use runs::{check_run_id, new_run_id, RunStore, RunSummary, RUNS_DIR};
-pub use tools::Tools;
 pub use walker::{Outcome, Walker};

@@ -4,15 +4,16 @@
 use std::path::Path;
 
 use serde_json::{Map, Value};
-use strata_core::{Error, FieldPath, Layer, Limits};
+use strata_core::{Error, ErrorKind, FieldPath, Layer, Limits};
 use strata_doc::{Document, Format};
 
-use crate::cond::{When, WhenError};
-use crate::fields::{did_you_mean, key, names, Reader};
+use strata_core::did_you_mean;
+use crate::fields::{key, names, Reader};
 use crate::hooks::parse_hooks;
 use crate::model::{Graph, OnError, DEFAULT_MAX_STEPS};
 use crate::nodes::{parse_node, Place};
-use crate::tools::Tools;
+use strata_context::{When, WhenError};
+use strata_tools::ToolRunner;
 
 /// The top-level keys of a graph file.
 pub const GRAPH_KEYS: [&str; 10] = [
@@ -57,11 +58,16 @@ impl Graph {
         path: &Path,
         name: &str,
         id: &str,
-        tools: &dyn Tools,
+        tools: &dyn ToolRunner,
         limits: &Limits,
     ) -> Result<Graph, Error> {
-        let bytes = std::fs::read(path)
-            .map_err(|e| Error::new(Layer::Request, format!("cannot read `{name}`: {e}")))?;
+        let bytes = std::fs::read(path).map_err(|e| {
+            Error::new(
+                Layer::REQUEST,
+                ErrorKind::Io,
+                format!("cannot read `{name}`: {e}"),
+            )
+        })?;
         let doc = Document::parse(name, bytes, Format::Yaml, limits)?;
         Graph::load(&doc, id, tools, limits)
     }
@@ -70,7 +76,7 @@ impl Graph {
     pub fn load(
         doc: &Document,
         id: &str,
-        tools: &dyn Tools,
+        tools: &dyn ToolRunner,
         limits: &Limits,
     ) -> Result<Graph, Error> {
         let r = Reader { doc, limits };
@@ -86,8 +92,8 @@ impl Graph {
         r.known_keys(top, &root, &GRAPH_KEYS, "a graph")?;
         let parameters = top.get("parameters").cloned();
         if let Some(schema) = &parameters {
-            strata_exec::check_schema(schema).map_err(|e| {
-                let mut err = Error::new(Layer::Request, e.message)
+            strata_tools::check_schema(schema).map_err(|e| {
+                let mut err = Error::new(Layer::REQUEST, ErrorKind::Invalid, e.message)
                     .with_hint("parameters use the JSON Schema subset of tools (docs/tools.md)");
                 err.path = e.path.under(&key(&root, "parameters"));
                 r.locate(err)
@@ -126,7 +132,7 @@ impl Graph {
                 Some(i) => Ok(Some(i)),
                 None => {
                     let cands: Vec<&str> = ids.iter().map(String::as_str).collect();
-                    let hint = match did_you_mean(name, &cands) {
+                    let hint = match did_you_mean(name, cands.iter().copied()) {
                         Some(best) => format!("did you mean `{best}`?"),
                         None => format!("the nodes are {}", names(&cands)),
                     };

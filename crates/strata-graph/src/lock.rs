@@ -6,7 +6,7 @@ use std::fs::{self, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use strata_core::{Error, Layer};
+use strata_core::{Error, ErrorKind, Layer};
 
 use crate::checkpoint::RunDir;
 
@@ -56,7 +56,8 @@ impl RunDir {
                             .file_name()
                             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
                         return Err(Error::new(
-                            Layer::Request,
+                            Layer::REQUEST,
+                            ErrorKind::RunState,
                             format!("run `{run}` is in progress (process {owner})"),
                         )
                         .with_hint(format!(
@@ -68,14 +69,16 @@ impl RunDir {
                 }
                 Err(e) => {
                     return Err(Error::new(
-                        Layer::Request,
+                        Layer::REQUEST,
+                        ErrorKind::Io,
                         format!("cannot lock `{}`: {e}", path.display()),
                     ))
                 }
             }
         }
         Err(Error::new(
-            Layer::Request,
+            Layer::REQUEST,
+            ErrorKind::Io,
             format!("cannot lock `{}`", path.display()),
         ))
     }

@@ -4,8 +4,8 @@ use serde_json::{Map, Value};
 use strata_core::FieldPath;
 use strata_pipeline::Template;
 
-use crate::cond::When;
-use crate::hooks::Hook;
+use strata_context::When;
+use strata_tools::Hook;
 
 /// The default for `max_steps`.
 pub const DEFAULT_MAX_STEPS: u64 = 1000;

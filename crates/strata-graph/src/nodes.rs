@@ -3,10 +3,11 @@
 use serde_json::{Map, Value};
 use strata_core::{Error, FieldPath};
 
-use crate::fields::{did_you_mean, index, key, names, Reader};
+use strata_core::did_you_mean;
+use crate::fields::{index, key, names, Reader};
 use crate::load::parse_when;
 use crate::model::{Action, Assign, Body, Edge, Foreach, Node, DEFAULT_CONCURRENCY};
-use crate::tools::Tools;
+use strata_tools::ToolRunner;
 
 /// The node kinds.
 pub const KINDS: [&str; 4] = ["action", "gate", "foreach", "return"];
@@ -70,13 +71,13 @@ pub(crate) fn parse_node(
     value: &Value,
     path: &FieldPath,
     place: &Place<'_>,
-    tools: &dyn Tools,
+    tools: &dyn ToolRunner,
 ) -> Result<Node, Error> {
     let map = r.map(value, path, &format!("node `{id}`"))?;
     let kind = match map.get("kind") {
         Some(Value::String(k)) if KINDS.contains(&k.as_str()) => k.as_str(),
         Some(Value::String(k)) => {
-            let hint = match did_you_mean(k, &KINDS) {
+            let hint = match did_you_mean(k, KINDS.iter().copied()) {
                 Some(best) => format!("did you mean `{best}`?"),
                 None => format!("the kinds are {}", names(&KINDS)),
             };
@@ -136,7 +137,7 @@ fn parse_action(
     r: &Reader<'_>,
     map: &Map<String, Value>,
     path: &FieldPath,
-    tools: &dyn Tools,
+    tools: &dyn ToolRunner,
 ) -> Result<Action, Error> {
     let tool = r
         .opt_str(map, path, "tool")?
@@ -186,7 +187,7 @@ fn parse_foreach(
     id: &str,
     map: &Map<String, Value>,
     path: &FieldPath,
-    tools: &dyn Tools,
+    tools: &dyn ToolRunner,
 ) -> Result<Foreach, Error> {
     let over_path = key(path, "over");
     let over = match map.get("over") {
@@ -282,7 +283,7 @@ fn parse_next(
     let target = |name: &str, at: &FieldPath| -> Result<usize, Error> {
         ids.iter().position(|i| i == name).ok_or_else(|| {
             let cands: Vec<&str> = ids.iter().map(String::as_str).collect();
-            let hint = match did_you_mean(name, &cands) {
+            let hint = match did_you_mean(name, cands.iter().copied()) {
                 Some(best) => format!("did you mean `{best}`?"),
                 None => format!("the nodes are {}", names(&cands)),
             };

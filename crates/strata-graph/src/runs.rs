@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use strata_core::{Error, Layer};
+use strata_core::{Error, ErrorKind, Layer};
 
 use crate::checkpoint::{RunDir, Status};
 
@@ -68,11 +68,14 @@ pub fn check_run_id(id: &str) -> Result<(), Error> {
     if ok {
         return Ok(());
     }
-    Err(
-        Error::new(Layer::Request, format!("invalid run id `{id}`")).with_hint(
-            "run ids are 1 to 64 letters, digits, `.`, `_` or `-`, not starting with `.` or `-`",
-        ),
+    Err(Error::new(
+        Layer::REQUEST,
+        ErrorKind::Invalid,
+        format!("invalid run id `{id}`"),
     )
+    .with_hint(
+        "run ids are 1 to 64 letters, digits, `.`, `_` or `-`, not starting with `.` or `-`",
+    ))
 }
 
 /// A new run id: the UTC date and time, and four hex digits that differ between processes
@@ -120,16 +123,25 @@ impl RunStore {
         check_run_id(id)?;
         fs::create_dir_all(&self.dir).map_err(|e| {
             Error::new(
-                Layer::Request,
+                Layer::REQUEST,
+                ErrorKind::Io,
                 format!("cannot create `{}`: {e}", self.dir.display()),
             )
         })?;
         let path = self.dir.join(id);
         fs::create_dir(&path).map_err(|e| {
-            let err = Error::new(Layer::Request, format!("cannot create run `{id}`: {e}"));
+            let err = Error::new(
+                Layer::REQUEST,
+                ErrorKind::Io,
+                format!("cannot create run `{id}`: {e}"),
+            );
             if e.kind() == std::io::ErrorKind::AlreadyExists {
-                Error::new(Layer::Request, format!("run `{id}` already exists"))
-                    .with_hint("pick another --run-id, or --resume it")
+                Error::new(
+                    Layer::REQUEST,
+                    ErrorKind::RunState,
+                    format!("run `{id}` already exists"),
+                )
+                .with_hint("pick another --run-id, or --resume it")
             } else {
                 err
             }
@@ -142,8 +154,12 @@ impl RunStore {
         check_run_id(id)?;
         let path = self.dir.join(id);
         if !path.join(crate::checkpoint::FILE).is_file() {
-            return Err(Error::new(Layer::Request, format!("no run `{id}`"))
-                .with_hint("`strata runs` lists the runs of this project"));
+            return Err(Error::new(
+                Layer::REQUEST,
+                ErrorKind::UnknownName,
+                format!("no run `{id}`"),
+            )
+            .with_hint("`strata runs` lists the runs of this project"));
         }
         Ok(RunDir { path })
     }

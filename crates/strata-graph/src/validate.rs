@@ -5,16 +5,17 @@
 use std::collections::BTreeSet;
 
 use strata_context::{parse_expr, Expr, Path, Seg};
-use strata_core::{Error, FieldPath, Layer, Span};
+use strata_core::{Error, ErrorKind, FieldPath, Layer, Span};
 use strata_pipeline::Template;
 
-use crate::cond::When;
-use crate::fields::{did_you_mean, key, names, Reader};
+use strata_core::did_you_mean;
+use crate::fields::{key, names, Reader};
 use crate::hooks::CONTEXT_NAMES;
 use crate::model::{Body, Graph, Node, OnError};
+use strata_context::When;
 
 /// Names that cannot name a foreach element.
-pub const RESERVED: [&str; 4] = ["state", "inputs", "result", "error"];
+pub const RESERVED: [&str; 5] = ["state", "inputs", "result", "run", "error"];
 
 /// A context reference: where it is written, and the path it reads.
 struct Ref {
@@ -53,7 +54,7 @@ pub(crate) fn check(r: &Reader<'_>, graph: &Graph) -> Result<(), Error> {
         inputs: &inputs,
     };
     for hook in &graph.hooks {
-        let mut refs = template_refs(&hook.params, &key(&key(&hook.path, "action"), "params"));
+        let mut refs = template_refs(&hook.params, &hook.params_path());
         if let Some(w) = &hook.when {
             refs.extend(when_refs(w, &key(&hook.path, "when")));
         }
@@ -110,6 +111,8 @@ fn check_node(
     base.extend_from_slice(extra);
     let mut with_result = base.clone();
     with_result.push("result");
+    let mut with_run = with_result.clone();
+    with_run.push("run");
     let plain = Names {
         namespaces: base.clone(),
         state,
@@ -117,7 +120,8 @@ fn check_node(
     };
     let after = Names {
         namespaces: match node.body {
-            Body::Action(_) | Body::Foreach(_) => with_result.clone(),
+            Body::Action(_) => with_run.clone(),
+            Body::Foreach(_) => with_result.clone(),
             _ => base.clone(),
         },
         state,
@@ -203,7 +207,7 @@ fn as_path(name: &str) -> Option<Path> {
 fn template_refs(t: &Template, base: &FieldPath) -> Vec<Ref> {
     t.references()
         .into_iter()
-        .filter(|(_, r)| r.layer == Layer::Context)
+        .filter(|(_, r)| r.layer == Layer::CONTEXT)
         .filter_map(|(field, reference)| {
             Some(Ref {
                 field: field.under(base),
@@ -249,7 +253,7 @@ fn check_ref(
     what: &str,
 ) -> Result<(), Error> {
     let fail = |message: String, hint: String| {
-        let mut e = Error::new(Layer::Context, message)
+        let mut e = Error::new(Layer::CONTEXT, ErrorKind::UnknownName, message)
             .with_hint(hint)
             .at_path(&reference.field);
         e.span = reference.span;
@@ -259,12 +263,14 @@ fn check_ref(
         return Ok(());
     };
     if !allowed.namespaces.contains(&ns.as_str()) {
-        let hint = match did_you_mean(ns, &allowed.namespaces) {
+        let hint = match did_you_mean(ns, allowed.namespaces.iter().copied()) {
             Some(best) => format!("did you mean `{best}`?"),
             None => format!("{what} can read {}", names(&allowed.namespaces)),
         };
         let message = if ns == "result" {
             format!("`result` is not available in {what}: only action and foreach nodes have a result, in their `assign` and `next`")
+        } else if ns == "run" {
+            format!("`run` is not available in {what}: only action nodes have a run (the tool's process outcome), in their `assign` and `next`")
         } else {
             format!("unknown name `{ns}` in `{}`", reference.path.display())
         };
@@ -275,7 +281,7 @@ fn check_ref(
     };
     if ns == "state" && !allowed.state.contains(k) {
         let keys: Vec<&str> = allowed.state.iter().map(String::as_str).collect();
-        let hint = match did_you_mean(k, &keys) {
+        let hint = match did_you_mean(k, keys.iter().copied()) {
             Some(best) => format!("did you mean `state.{best}`?"),
             None => "initialise it under `state:` or assign it in a node".to_string(),
         };
@@ -286,7 +292,7 @@ fn check_ref(
     }
     if ns == "inputs" && !allowed.inputs.iter().any(|i| i == k) {
         let cands: Vec<&str> = allowed.inputs.iter().map(String::as_str).collect();
-        let hint = match did_you_mean(k, &cands) {
+        let hint = match did_you_mean(k, cands.iter().copied()) {
             Some(best) => format!("did you mean `inputs.{best}`?"),
             None if cands.is_empty() => "declare it under `parameters.properties`".to_string(),
             None => format!("the inputs are {}", names(&cands)),

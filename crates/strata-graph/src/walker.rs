@@ -2,22 +2,22 @@
 //! handling errors and the step limit through `on_error`, and checkpointing after every step.
 
 use serde_json::{json, Map, Value};
-use strata_core::{Error, Layer, Warning};
+use strata_core::{Error, ErrorKind, Layer, Layers, RenderOptions, Warning};
 
 use crate::checkpoint::{now, Checkpoint, Progress, RunDir, Status};
 use crate::events::{Change, LogEvent, Observer, Taken};
-use crate::exec::{apply, choose, rollback, Exec, Failure};
+use crate::exec::{apply, choose, rollback, Exec, Failure, Work};
 use crate::fields::key;
-use crate::hooks::{fire, Event, EVENTS};
+use crate::hooks::{Event, EVENTS};
 use crate::model::{Body, Graph, Node};
-use crate::tools::Tools;
+use strata_tools::{fire, HookCall, ToolRunner};
 
 /// Runs graphs.
 pub struct Walker<'a> {
     /// The graph being run.
     pub(crate) graph: &'a Graph,
-    tools: &'a dyn Tools,
-    strict: bool,
+    tools: &'a dyn ToolRunner,
+    options: RenderOptions,
     run_dir: Option<RunDir>,
     hooked: [bool; EVENTS.len()],
 }
@@ -52,7 +52,7 @@ enum Done {
         to: Option<usize>,
         taken: Taken,
         changes: Vec<Change>,
-        result: Option<Value>,
+        result: Option<Work>,
     },
     /// Returned the graph's result.
     Return(Value),
@@ -69,21 +69,23 @@ fn event_index(event: Event) -> usize {
 
 impl<'a> Walker<'a> {
     /// A walker for `graph` calling `tools`; with `run_dir`, every step is checkpointed
-    /// there. In `strict` mode a missing context path fails the step.
+    /// there. `options` say what a missing context path does.
     pub fn new(
         graph: &'a Graph,
-        tools: &'a dyn Tools,
+        tools: &'a dyn ToolRunner,
         run_dir: Option<RunDir>,
-        strict: bool,
+        options: RenderOptions,
     ) -> Walker<'a> {
         let mut hooked = [false; EVENTS.len()];
         for h in &graph.hooks {
-            hooked[event_index(h.event)] = true;
+            if let Some(event) = Event::parse(h.event) {
+                hooked[event_index(event)] = true;
+            }
         }
         Walker {
             graph,
             tools,
-            strict,
+            options,
             run_dir,
             hooked,
         }
@@ -122,7 +124,9 @@ impl<'a> Walker<'a> {
     /// Continues a run from its checkpoint: the step that was interrupted runs again.
     pub fn resume(&self, cp: Checkpoint, observer: &mut dyn Observer) -> Result<Outcome, Error> {
         let p = &cp.progress;
-        let refuse = |m: String, hint: &str| Err(Error::new(Layer::Request, m).with_hint(hint));
+        let refuse = |m: String, hint: &str| {
+            Err(Error::new(Layer::REQUEST, ErrorKind::RunState, m).with_hint(hint))
+        };
         if p.graph != self.graph.id {
             return refuse(
                 format!(
@@ -153,7 +157,8 @@ impl<'a> Walker<'a> {
         let cur = match &p.node {
             Some(id) => Some(self.graph.index_of(id).ok_or_else(|| {
                 Error::new(
-                    Layer::Request,
+                    Layer::REQUEST,
+                    ErrorKind::RunState,
                     format!("the checkpoint names an unknown node `{id}`"),
                 )
             })?),
@@ -249,24 +254,26 @@ impl<'a> Walker<'a> {
         ctx.insert("run_id".into(), Value::from(run.progress.run_id.as_str()));
         ctx.insert("event".into(), Value::from(event.name()));
         ctx.insert("step".into(), Value::from(run.progress.step));
-        for name in ["state", "inputs", "error"] {
-            if let Some(v) = run.root.get(name) {
-                ctx.insert(name.into(), v.clone());
-            }
-        }
         for (k, v) in extra() {
             ctx.insert(k.into(), v);
         }
+        let context = Layers(&[&ctx, &run.root]);
+        let call = HookCall {
+            tools: self.tools,
+            render: self.options,
+            dry_run: false,
+        };
         let mut warnings: Vec<Warning> = Vec::new();
         let firings = fire(
             &self.graph.hooks,
-            event,
-            &Value::Object(ctx),
-            self.tools,
+            event.name(),
+            &context,
+            &Map::new(),
+            &call,
             &mut warnings,
         );
         for f in firings {
-            obs.on(LogEvent::Hook(f));
+            obs.on(LogEvent::Hook(Box::new(f)));
         }
         for warning in warnings {
             obs.on(LogEvent::Warning {
@@ -323,10 +330,15 @@ impl<'a> Walker<'a> {
             for c in &changes {
                 changed.insert(c.key.clone(), json!({"from": c.from, "to": c.to}));
             }
-            let result = output.clone().or(result).unwrap_or(Value::Null);
+            let (result, run_json) = match (&output, &result) {
+                (Some(v), _) => (v.clone(), Value::Null),
+                (None, Some(w)) => (w.result.clone(), w.run.clone().unwrap_or(Value::Null)),
+                (None, None) => (Value::Null, Value::Null),
+            };
             vec![
                 ("node", node_json(node)),
                 ("result", result),
+                ("run", run_json),
                 ("changes", Value::Object(changed)),
             ]
         });
@@ -361,15 +373,15 @@ impl<'a> Walker<'a> {
     ) -> Result<Done, Failure> {
         let exec = Exec {
             tools: self.tools,
-            strict: self.strict,
+            options: self.options,
         };
         if let Body::Return(t) = &node.body {
             return exec
                 .render(t, root, &key(&node.path, "output"), warnings)
                 .map(Done::Return);
         }
-        let result = exec.work(node, root, warnings)?;
-        set(root, "result", result);
+        let work = exec.work(node, root, warnings)?;
+        set_work(root, work.as_ref());
         let outcome = exec.assignments(node, root, warnings).and_then(|values| {
             let changes = apply(root, values);
             match choose(node, root, false) {
@@ -380,18 +392,38 @@ impl<'a> Walker<'a> {
                 }
             }
         });
-        let result = take(root, "result");
+        set_work(root, None);
         match outcome {
             Ok((to, taken, changes)) => Ok(Done::Next {
                 to,
                 taken,
                 changes,
-                result,
+                result: work,
             }),
             Err(mut f) => {
-                f.result = f.result.or(result);
+                f.work = f.work.or(work.map(Box::new));
                 Err(f)
             }
+        }
+    }
+}
+
+/// Shows a node's work as `result` and `run` in the context (or, with `None`, removes both).
+pub(crate) fn set_work(root: &mut Value, work: Option<&Work>) {
+    let Value::Object(map) = root else {
+        return;
+    };
+    match work {
+        Some(w) => {
+            map.insert("result".into(), w.result.clone());
+            match &w.run {
+                Some(run) => map.insert("run".into(), run.clone()),
+                None => map.remove("run"),
+            };
+        }
+        None => {
+            map.remove("result");
+            map.remove("run");
         }
     }
 }
@@ -400,13 +432,5 @@ impl<'a> Walker<'a> {
 pub(crate) fn set(root: &mut Value, name: &str, value: Option<Value>) {
     if let (Some(v), Value::Object(map)) = (value, root) {
         map.insert(name.to_string(), v);
-    }
-}
-
-/// Removes a top-level name of the context.
-pub(crate) fn take(root: &mut Value, name: &str) -> Option<Value> {
-    match root {
-        Value::Object(map) => map.remove(name),
-        _ => None,
     }
 }

@@ -5,6 +5,7 @@ mod common;
 
 use common::{lines, load, Fake};
 use serde_json::{json, Map};
+use strata_core::RenderOptions;
 use strata_graph::draw::{draw, Format};
 use strata_graph::{LogEvent, Observer, Recorder, RunDir, RunStore, Status, Walker};
 
@@ -18,7 +19,7 @@ nodes:
     kind: action
     tool: echo
     params: {n: '${state.n}'}
-    assign: {trail: '${state.trail + \"b\" + string(result.data.n)}'}
+    assign: {trail: '${state.trail + \"b\" + string(result.n)}'}
     next:
       - {to: a, when: 'state.n < 2'}
       - to: c
@@ -26,7 +27,7 @@ nodes:
     kind: foreach
     over: [1, 2]
     do: {kind: action, tool: echo, params: {x: '${item + state.n}'}}
-    output: '${result.data.x}'
+    output: '${result.x}'
     collect: xs
     next: d
   d: {kind: return, output: {trail: '${state.trail}', xs: '${state.xs}'}}
@@ -62,7 +63,7 @@ fn every_checkpoint_resumes_to_the_same_result() {
         copies: Vec::new(),
         events: Recorder::default(),
     };
-    let full = Walker::new(&graph, &tools, Some(dir.clone()), false)
+    let full = Walker::new(&graph, &tools, Some(dir.clone()), RenderOptions::default())
         .start("full", Map::new(), &mut obs)
         .unwrap();
     assert_eq!(full.status, Status::Completed);
@@ -80,7 +81,7 @@ fn every_checkpoint_resumes_to_the_same_result() {
         let cp = dir.load().unwrap();
         assert_eq!(cp.progress.step, k as u64);
         let mut rec = Recorder::default();
-        let resumed = Walker::new(&graph, &tools, Some(dir.clone()), false)
+        let resumed = Walker::new(&graph, &tools, Some(dir.clone()), RenderOptions::default())
             .resume(cp, &mut rec)
             .unwrap();
         assert_eq!(resumed.result, full.result, "resumed before step {}", k + 1);
@@ -111,7 +112,7 @@ fn finished_runs_and_changed_graphs_do_not_resume() {
     let tools = Fake::default();
     let graph = load(GRAPH, &tools).unwrap();
     let dir = store.create("r").unwrap();
-    let walker = Walker::new(&graph, &tools, Some(dir.clone()), false);
+    let walker = Walker::new(&graph, &tools, Some(dir.clone()), RenderOptions::default());
     walker
         .start("r", Map::new(), &mut Recorder::default())
         .unwrap();
@@ -120,7 +121,7 @@ fn finished_runs_and_changed_graphs_do_not_resume() {
         .unwrap_err();
     assert_eq!(e.message, "run `r` has already ended (completed)");
     let changed = load(&GRAPH.replace("broken", "gone"), &tools).unwrap();
-    let e = Walker::new(&changed, &tools, None, false)
+    let e = Walker::new(&changed, &tools, None, RenderOptions::default())
         .resume(dir.load().unwrap(), &mut Recorder::default())
         .unwrap_err();
     assert_eq!(e.message, "`t.yaml` changed since run `r` started");

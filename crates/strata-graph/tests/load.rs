@@ -80,7 +80,7 @@ fn structure_errors_are_located() {
         ),
         (
             BASE.replace("start:\n    kind: gate", "start:\n    kind: action\n    tool: ecoh"),
-            "t.yaml:10:11 request: unknown tool `ecoh`",
+            "t.yaml:10:11 request: unknown tool `ecoh` (hint: did you mean `echo`?)",
         ),
         (
             BASE.replace("state: {count: 0}", "state: {count: 0}\nstart: strat"),
@@ -116,7 +116,7 @@ fn reference_errors_are_located_with_the_span() {
             "t.yaml:16:14 context: unknown name `stat` in `stat.count` (hint: did you mean `state`?)",
         ),
         (
-            BASE.replace("'${state.count + 1}'", "'${result.data}'"),
+            BASE.replace("'${state.count + 1}'", "'${result}'"),
             "t.yaml:10:22 context: `result` is not available in node `start`: only action and foreach nodes have a result, in their `assign` and `next` (hint: node `start` can read `state`, `inputs`, `error`)",
         ),
     ];

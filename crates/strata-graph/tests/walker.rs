@@ -76,8 +76,8 @@ nodes:
     tool: echo
     params: {text: 'hi ${inputs.who}', n: '${inputs.n}', raw: '${HOME}'}
     assign:
-      greeting: '${result.data.text}'
-      n: '${result.data.n + 1}'
+      greeting: '${result.text}'
+      n: '${result.n + 1}'
     next: done
   done:
     kind: return
@@ -111,10 +111,10 @@ nodes:
       - kind: action
         tool: echo
         params: {w: '${word}', i: '${word_index}'}
-        assign: {seen: '${result.data.w}'}
+        assign: {seen: '${result.w}'}
       - kind: gate
         assign: {last: '${state.seen + \"!\"}'}
-    output: {w: '${state.last}', i: '${result.data.i}'}
+    output: {w: '${state.last}', i: '${result.i}'}
     collect: out
     assign: {n: '${length(result)}'}
     next: done
@@ -155,13 +155,13 @@ nodes:
     kind: action
     tool: split
     params: {text: '${inputs.text}'}
-    assign: {words: '${result.data}'}
+    assign: {words: '${result}'}
     next: each
   each:
     kind: foreach
     over: '${state.words}'
     do: {kind: action, tool: echo, params: {up: '${upper(item)}'}}
-    output: '${result.data.up}'
+    output: '${result.up}'
     collect: upper
 ";
     let (_, outcome, _) = run(text, &[("text", "x y z")]);
@@ -245,7 +245,7 @@ nodes:
     tool: broken
     assign: {n: 5}
     next:
-      - {to: odd, when: 'result.data.x > 1'}
+      - {to: odd, when: 'result.x > 1'}
       - to: next
   odd: {kind: return, output: odd}
   next:
@@ -353,15 +353,15 @@ nodes:
         lines,
         [
             "run r1: starting graphs/t at `a`",
-            "hook start on graph_started (log): ok",
+            "hook start on graph_started (log): completed",
             "step 1 a (gate) -> b: n = 1 (was 0)",
-            "hook after on after_node (log): ok",
-            "hook before on before_node (log): ok",
+            "hook after on after_node (log): completed",
+            "hook before on before_node (log): completed",
             "step 2 b failed: tool `fail` exited with code 3 (on_error: continue)",
-            "hook err on error (log): ok",
+            "hook err on error (log): completed",
             "step 2 b (action) -> a: no state change",
             "limit: max_steps (2) reached after step 2 (on_error: stop)",
-            "hook lim on limit (log): ok",
+            "hook lim on limit (log): completed",
             "hook end on graph_completed (fail): failed: tool `fail` exited with code 3",
             "run r1: limited after 2 steps: max_steps (2) reached before node `a`",
         ]

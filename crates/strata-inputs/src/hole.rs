@@ -33,7 +33,7 @@ impl InputHole {
         match &self.mode {
             Mode::Required => {
                 cx.missing(
-                    Layer::Inputs,
+                    Layer::INPUTS,
                     format!(
                         "input `{}` is not set; the reference is kept as written",
                         self.key
@@ -51,7 +51,7 @@ impl InputHole {
 
 impl Hole for InputHole {
     fn layer(&self) -> Layer {
-        Layer::Inputs
+        Layer::INPUTS
     }
 
     fn span(&self) -> Span {
@@ -74,8 +74,9 @@ impl Hole for InputHole {
 
     fn references(&self) -> Vec<Reference> {
         vec![Reference {
-            layer: Layer::Inputs,
+            layer: Layer::INPUTS,
             name: self.key.to_string(),
+            path: strata_core::walk::Path::new(vec![strata_core::walk::Seg::Key(self.key.to_string())]),
             span: self.span,
             optional: !matches!(self.mode, Mode::Required),
         }]

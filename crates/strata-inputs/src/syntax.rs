@@ -1,5 +1,6 @@
 use strata_core::{
-    balanced_close, run_pass, take_range, CompileCx, Error, Found, Layer, Part, Pos, Span, Syntax,
+    balanced_close, run_pass, take_range, CompileCx, Error, ErrorKind, Found, Layer, Part, Pos,
+    Span, Syntax,
 };
 
 use crate::hole::{InputHole, Mode};
@@ -18,14 +19,14 @@ fn key_len(bytes: &[u8]) -> usize {
 }
 
 fn malformed(message: &str, span: Span) -> Error {
-    Error::new(Layer::Inputs, message.to_string())
+    Error::new(Layer::INPUTS, ErrorKind::Syntax, message.to_string())
         .with_span(span)
         .with_hint("write `{input:key}`, `{input:key?}`, `{input:key:default}` or `{input:key|default}`; keys are letters, digits and `_`")
 }
 
 impl Syntax for InputSyntax {
     fn layer(&self) -> Layer {
-        Layer::Inputs
+        Layer::INPUTS
     }
 
     fn openers(&self) -> (u8, u8) {
@@ -116,7 +117,7 @@ impl Syntax for InputSyntax {
                 };
                 let span = Span::new(start, close_end);
                 let word = take_range(parts, word_start, close);
-                let word = run_pass(word, self, &cx.nested(Layer::Inputs, span)?)?;
+                let word = run_pass(word, self, &cx.nested(Layer::INPUTS, span)?)?;
                 let hole = InputHole::new(key, Mode::Default(word), span);
                 let end = Pos {
                     part: close.part,

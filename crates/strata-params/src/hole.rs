@@ -24,7 +24,7 @@ impl ParamHole {
 
 impl Hole for ParamHole {
     fn layer(&self) -> Layer {
-        Layer::Params
+        Layer::PARAMS
     }
 
     fn span(&self) -> Span {
@@ -41,8 +41,9 @@ impl Hole for ParamHole {
 
     fn references(&self) -> Vec<Reference> {
         vec![Reference {
-            layer: Layer::Params,
+            layer: Layer::PARAMS,
             name: self.name.to_string(),
+            path: strata_core::walk::Path::new(vec![strata_core::walk::Seg::Key(self.name.to_string())]),
             span: self.span,
             optional: false,
         }]

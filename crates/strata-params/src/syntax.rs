@@ -9,7 +9,7 @@ pub struct ParamSyntax;
 
 impl Syntax for ParamSyntax {
     fn layer(&self) -> Layer {
-        Layer::Params
+        Layer::PARAMS
     }
 
     fn openers(&self) -> (u8, u8) {

@@ -5,7 +5,7 @@ use std::io::{self, BufRead, Write};
 
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
-use strata_core::{EnvMap, Error, Layer, Limits, Scope, Warning};
+use strata_core::{EnvMap, Error, ErrorKind, Layer, Limits, RenderOptions, Scope, Warning};
 
 use crate::{Chain, Template};
 
@@ -56,7 +56,8 @@ pub fn handle_line(line: &str, limits: &Limits) -> Value {
 
 fn parse_request(line: &str) -> Result<Request, Error> {
     let hint = "a request is one JSON object: {\"template\": …, \"layers\", \"env\", \"secrets\", \"params\", \"context\", \"inputs\", \"strict\"}";
-    let bad = |message: String| Error::new(Layer::Request, message).with_hint(hint);
+    let bad =
+        |message: String| Error::new(Layer::REQUEST, ErrorKind::Request, message).with_hint(hint);
     let value: Value =
         serde_json::from_str(line).map_err(|e| bad(format!("malformed request: {e}")))?;
     if !value.is_object() {
@@ -67,14 +68,15 @@ fn parse_request(line: &str) -> Result<Request, Error> {
 
 fn render(request: Request, limits: &Limits) -> Result<Value, Error> {
     let chain = match &request.layers {
-        Some(names) => Chain::from_names(names).map_err(|m| Error::new(Layer::Request, m))?,
+        Some(names) => Chain::from_names(names)?,
         None => Chain::full(),
     };
     let mut env = EnvMap::default();
     for (name, value) in request.env {
         let Value::String(value) = value else {
             return Err(Error::new(
-                Layer::Request,
+                Layer::REQUEST,
+                ErrorKind::Request,
                 format!("env value of `{name}` must be a string"),
             ));
         };
@@ -92,35 +94,11 @@ fn render(request: Request, limits: &Limits) -> Result<Value, Error> {
         ..Scope::default()
     };
     let template = Template::compile_owned(request.template, &chain, limits)?;
-    let out = template.render(&scope, request.strict)?;
-    let warnings: Vec<Value> = out.warnings.iter().map(warning_json).collect();
+    let out = template.render(&scope, &RenderOptions::strict_if(request.strict))?;
+    let warnings: Vec<Value> = out.warnings.iter().map(Warning::to_json).collect();
     Ok(json!({"ok": true, "value": out.value.into_json(), "warnings": warnings}))
 }
 
-/// The JSON form of an error, as in the protocol's `error` field.
-pub fn error_json(e: &Error) -> Value {
-    let mut obj = json!({
-        "layer": e.layer.name(),
-        "message": e.message,
-        "path": e.path.to_string(),
-        "span": e.span.map(|s| json!([s.start, s.end])),
-    });
-    if let Some(hint) = &e.hint {
-        obj["hint"] = json!(hint);
-    }
-    obj
-}
-
-/// The JSON form of a warning.
-pub fn warning_json(w: &Warning) -> Value {
-    json!({
-        "layer": w.layer.name(),
-        "message": w.message,
-        "path": w.path.to_string(),
-        "span": w.span.map(|s| json!([s.start, s.end])),
-    })
-}
-
 fn error_reply(e: &Error) -> Value {
-    json!({"ok": false, "error": error_json(e)})
+    json!({"ok": false, "error": e.to_json()})
 }

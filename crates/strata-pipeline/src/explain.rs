@@ -1,5 +1,5 @@
 use serde_json::Value;
-use strata_core::{Error, Layer, Limits, Rendered, Scope};
+use strata_core::{Error, Layer, Limits, RenderOptions, Rendered, Scope};
 
 use crate::{Chain, Template};
 
@@ -20,15 +20,15 @@ pub fn explain(
     chain: &Chain,
     limits: &Limits,
     scope: &Scope<'_>,
-    strict: bool,
+    options: &RenderOptions,
 ) -> Result<Vec<StageOutput>, Error> {
-    (1..=chain.0.len())
+    (1..=chain.stages().len())
         .map(|k| {
             let template = Template::compile(value, &chain.prefix(k), limits)?;
-            let out = template.render(scope, strict)?;
+            let out = template.render(scope, options)?;
             Ok(StageOutput {
                 stage: k,
-                layer: chain.0[k - 1],
+                layer: chain.stages()[k - 1].layer(),
                 value: out.value.into_owned(),
             })
         })

@@ -2,11 +2,11 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 use strata_core::{
-    run_pass, CompileCx, Error, FieldPath, Layer, Limits, Node, PathSeg, Reference, RenderCx,
-    Rendered, Scope, Seq, Warning,
+    run_pass, CompileCx, Error, ErrorKind, FieldPath, Layer, Limits, Node, PathSeg, Reference,
+    RenderCx, RenderOptions, Rendered, Scope, Seq, Warning,
 };
 
-use crate::chain::{syntax, Chain};
+use crate::chain::Chain;
 
 /// A document compiled for one chain: parse once, render many times.
 #[derive(Debug)]
@@ -64,16 +64,20 @@ impl Template {
         out
     }
 
-    /// Renders the document against `scope`. In `strict` mode a missing value is an error.
+    /// Renders the document against `scope`; `options` say what a missing value does.
     ///
     /// The result borrows the template's constants and keys, and the scope's data where a
     /// whole-value placeholder takes a value as it is: it lives as long as both.
-    pub fn render<'t>(&'t self, scope: &Scope<'t>, strict: bool) -> Result<Output<'t>, Error> {
+    pub fn render<'t>(
+        &'t self,
+        scope: &Scope<'t>,
+        options: &RenderOptions,
+    ) -> Result<Output<'t>, Error> {
         let entries: &[(String, Node)] = match &self.root {
             Node::Object(entries) => entries,
             _ => &[],
         };
-        let mut cx = RenderCx::new(scope, &self.limits, strict, entries, &self.slots);
+        let mut cx = RenderCx::new(scope, &self.limits, *options, entries, &self.slots);
         if entries.is_empty() {
             let value = self.root.render_at(&mut cx, &FieldPath::root())?;
             return Ok(Output {
@@ -202,7 +206,8 @@ fn into_const(node: Node) -> Value {
 fn compile_string(s: Cow<'_, str>, chain: &Chain, limits: &Limits) -> Result<Node, Error> {
     if s.len() > limits.template_bytes {
         return Err(Error::new(
-            Layer::Request,
+            Layer::REQUEST,
+            ErrorKind::Limit,
             format!(
                 "string of {} bytes exceeds the template limit of {} bytes",
                 s.len(),
@@ -216,8 +221,8 @@ fn compile_string(s: Cow<'_, str>, chain: &Chain, limits: &Limits) -> Result<Nod
     }
     let cx = CompileCx::new(limits);
     let mut seq = Seq::authored(&s);
-    for layer in &chain.0 {
-        seq = run_pass(seq, syntax(*layer), &cx)?;
+    for syntax in chain.stages() {
+        seq = run_pass(seq, *syntax, &cx)?;
     }
     Ok(if seq.is_literal() {
         Node::Const(Value::String(s.into_owned()))

@@ -47,7 +47,7 @@ fn strict_turns_warnings_into_errors() {
     let r = reply(json!({"template": {"a": "x ${GONE}"}, "strict": true}));
     assert_eq!(
         r,
-        json!({"ok": false, "error": {"layer": "env", "message": "environment variable `GONE` is not set", "path": "a", "span": [2, 9], "hint": "strict mode turns missing values into errors"}})
+        json!({"ok": false, "error": {"kind": "undefined", "layer": "env", "message": "environment variable `GONE` is not set", "path": "a", "span": [2, 9], "hint": "strict mode turns missing values into errors"}})
     );
 }
 
@@ -55,6 +55,7 @@ fn strict_turns_warnings_into_errors() {
 fn errors_carry_layer_message_path_span_and_hint() {
     let r = reply(json!({"template": {"args": ["ok", "{input:"]}}));
     assert_eq!(r["ok"], json!(false));
+    assert_eq!(r["error"]["kind"], json!("syntax"));
     assert_eq!(r["error"]["layer"], json!("inputs"));
     assert_eq!(
         r["error"]["message"],
@@ -79,17 +80,18 @@ fn secrets_are_redacted_in_errors() {
 #[test]
 fn bad_requests_get_request_errors() {
     let cases = [
-        ("{not json", "malformed request: key must be a string at line 1 column 2"),
-        ("[1]", "a request must be a JSON object"),
-        (r#"{"env": {}}"#, "malformed request: missing field `template`"),
-        (r#"{"template": 1, "colour": 2}"#, "malformed request: unknown field `colour`, expected one of `template`, `layers`, `env`, `secrets`, `params`, `context`, `inputs`, `strict`"),
-        (r#"{"template": 1, "strict": "yes"}"#, "malformed request: invalid type: string \"yes\", expected a boolean"),
-        (r#"{"template": 1, "layers": ["env", "shell"]}"#, "unknown layer `shell`; the layers are inputs, context, env, params"),
-        (r#"{"template": 1, "env": {"N": 5}}"#, "env value of `N` must be a string"),
+        ("{not json", "request", "malformed request: key must be a string at line 1 column 2"),
+        ("[1]", "request", "a request must be a JSON object"),
+        (r#"{"env": {}}"#, "request", "malformed request: missing field `template`"),
+        (r#"{"template": 1, "colour": 2}"#, "request", "malformed request: unknown field `colour`, expected one of `template`, `layers`, `env`, `secrets`, `params`, `context`, `inputs`, `strict`"),
+        (r#"{"template": 1, "strict": "yes"}"#, "request", "malformed request: invalid type: string \"yes\", expected a boolean"),
+        (r#"{"template": 1, "layers": ["env", "shell"]}"#, "unknown_name", "unknown layer `shell`"),
+        (r#"{"template": 1, "env": {"N": 5}}"#, "request", "env value of `N` must be a string"),
     ];
-    for (line, message) in cases {
+    for (line, kind, message) in cases {
         let r = handle_line(line, &Limits::default());
         assert_eq!(r["ok"], json!(false), "{line}");
+        assert_eq!(r["error"]["kind"], json!(kind), "{line}");
         assert_eq!(r["error"]["layer"], json!("request"), "{line}");
         assert_eq!(r["error"]["message"], json!(message), "{line}");
     }

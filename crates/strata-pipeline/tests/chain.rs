@@ -5,7 +5,7 @@
 mod common;
 use common::*;
 use serde_json::{json, Value};
-use strata_core::{Layer, Limits, Origin, Scope};
+use strata_core::{Layer, Limits, Origin, RenderOptions, Scope};
 use strata_pipeline::{explain, Chain, Template};
 
 /// Text holding every layer's syntax; any rescan would change it.
@@ -25,9 +25,9 @@ fn hostile() -> Case {
 
 fn placeholder(layer: Layer) -> &'static str {
     match layer {
-        Layer::Env => "${EVIL}",
-        Layer::Params => "{evil}",
-        Layer::Context => "${state.evil}",
+        Layer::ENV => "${EVIL}",
+        Layer::PARAMS => "{evil}",
+        Layer::CONTEXT => "${state.evil}",
         _ => "{input:evil}",
     }
 }
@@ -221,7 +221,13 @@ fn compiles_once_and_renders_many_times() {
             inputs: inputs.as_object().unwrap(),
             ..Scope::default()
         };
-        seen.push(template.render(&scope, false).unwrap().value.into_json());
+        seen.push(
+            template
+                .render(&scope, &RenderOptions::default())
+                .unwrap()
+                .value
+                .into_json(),
+        );
     }
     assert_eq!(
         seen[0],
@@ -242,7 +248,7 @@ fn a_document_without_placeholders_is_constant() {
     assert!(template.is_const());
     assert_eq!(
         template
-            .render(&Scope::default(), true)
+            .render(&Scope::default(), &RenderOptions::STRICT)
             .unwrap()
             .value
             .into_json(),
@@ -304,7 +310,9 @@ fn provenance_marks_authored_data_and_secret_runs() {
         &Limits::default(),
     )
     .unwrap();
-    let strata_core::Rendered::Text(text) = t.render(&scope, false).unwrap().value else {
+    let strata_core::Rendered::Text(text) =
+        t.render(&scope, &RenderOptions::default()).unwrap().value
+    else {
         panic!("expected text");
     };
     let segs = text.segments();
@@ -330,7 +338,14 @@ fn explain_shows_every_stage_with_secrets_redacted() {
         inputs: &c.inputs,
         ..Scope::default()
     };
-    let stages = explain(&doc, &Chain::full(), &Limits::default(), &scope, false).unwrap();
+    let stages = explain(
+        &doc,
+        &Chain::full(),
+        &Limits::default(),
+        &scope,
+        &RenderOptions::default(),
+    )
+    .unwrap();
     let shown: Vec<(usize, &str, Value)> = stages
         .iter()
         .map(|s| {

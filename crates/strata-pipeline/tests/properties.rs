@@ -17,10 +17,13 @@
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 use serde_json::{json, Map, Value};
-use strata_core::{EnvMap, Layer, Limits, Scope};
+use strata_core::{EnvMap, Layer, Limits, RenderOptions, Scope};
 use strata_pipeline::{batch, explain, Chain, Template};
 
-use Layer::{Context as C, Env as E, Inputs as I, Params as P};
+const C: Layer = Layer::CONTEXT;
+const E: Layer = Layer::ENV;
+const I: Layer = Layer::INPUTS;
+const P: Layer = Layer::PARAMS;
 
 // ---------------------------------------------------------------------------------------------
 // Generators
@@ -358,10 +361,10 @@ const LIMITS_NOTE: &str = "values stay far below every output limit";
 /// and the warnings, or the error text.
 fn render(doc: &Value, chain: &[Layer], data: &Data, strict: bool) -> Result<Rendered, String> {
     let owned = data.owned();
-    let t = Template::compile(doc, &Chain(chain.to_vec()), &Limits::default())
-        .map_err(|e| e.to_string())?;
+    let t =
+        Template::compile(doc, &Chain::of(chain), &Limits::default()).map_err(|e| e.to_string())?;
     let out = t
-        .render(&owned.scope(), strict)
+        .render(&owned.scope(), &RenderOptions::strict_if(strict))
         .map_err(|e| e.to_string())?;
     Ok(Rendered {
         redacted: out.value.to_redacted_json(),
@@ -440,7 +443,7 @@ proptest! {
         let doc = json!({"t": s.clone(), "k1": s, "k2": "{k1}"});
         let _ = render(&doc, &chain, &data, strict);
         let owned = data.owned();
-        let _ = explain(&doc, &Chain(chain), &Limits::default(), &owned.scope(), strict);
+        let _ = explain(&doc, &Chain::of(&chain), &Limits::default(), &owned.scope(), &RenderOptions::strict_if(strict));
     }
 
     /// No document panics the full chain, whatever its shape.
@@ -574,7 +577,7 @@ proptest! {
         let out = render(&doc, &chain, &data, true).expect("no placeholder, nothing to fail");
         prop_assert_eq!(&out.value, &doc);
         prop_assert!(out.warnings.is_empty());
-        let t = Template::compile(&doc, &Chain(chain), &Limits::default()).unwrap();
+        let t = Template::compile(&doc, &Chain::of(&chain), &Limits::default()).unwrap();
         prop_assert!(t.is_const(), "{doc}");
     }
 
@@ -658,9 +661,9 @@ proptest! {
         prop_assert_eq!(&first, &render(&doc, &chain, &shuffled, strict));
         // One compiled template rendered twice agrees with itself too.
         let owned = data.owned();
-        if let Ok(t) = Template::compile(&doc, &Chain(chain), &Limits::default()) {
-            let a = t.render(&owned.scope(), strict).map(|o| o.value.into_json()).map_err(|e| e.to_string());
-            let b = t.render(&owned.scope(), strict).map(|o| o.value.into_json()).map_err(|e| e.to_string());
+        if let Ok(t) = Template::compile(&doc, &Chain::of(&chain), &Limits::default()) {
+            let a = t.render(&owned.scope(), &RenderOptions::strict_if(strict)).map(|o| o.value.into_json()).map_err(|e| e.to_string());
+            let b = t.render(&owned.scope(), &RenderOptions::strict_if(strict)).map(|o| o.value.into_json()).map_err(|e| e.to_string());
             prop_assert_eq!(a, b);
         }
     }

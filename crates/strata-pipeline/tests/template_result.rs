@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 use serde_json::{json, Map, Value};
-use strata_core::{EnvMap, Limits, Origin, Rendered, Scope};
+use strata_core::{EnvMap, Limits, Origin, RenderOptions, Rendered, Scope};
 use strata_pipeline::{Chain, Template};
 
 fn doc() -> Value {
@@ -29,7 +29,11 @@ fn render_json(template: &Template) -> Value {
         inputs: &inputs,
         ..Scope::default()
     };
-    template.render(&scope, true).unwrap().value.into_json()
+    template
+        .render(&scope, &RenderOptions::STRICT)
+        .unwrap()
+        .value
+        .into_json()
 }
 
 fn entry<'r, 't>(r: &'r Rendered<'t>, key: &str) -> &'r Rendered<'t> {
@@ -42,7 +46,9 @@ fn entry<'r, 't>(r: &'r Rendered<'t>, key: &str) -> &'r Rendered<'t> {
 #[test]
 fn constants_and_keys_are_borrowed_from_the_template() {
     let template = Template::compile(&doc(), &Chain::full(), &Limits::default()).unwrap();
-    let out = template.render(&Scope::default(), false).unwrap();
+    let out = template
+        .render(&Scope::default(), &RenderOptions::default())
+        .unwrap();
     let Rendered::Object(entries) = &out.value else {
         panic!("a map")
     };
@@ -75,7 +81,7 @@ fn whole_value_data_is_borrowed_from_the_scope_and_keeps_its_type() {
         inputs: &inputs,
         ..Scope::default()
     };
-    let out = template.render(&scope, false).unwrap();
+    let out = template.render(&scope, &RenderOptions::default()).unwrap();
     let Rendered::Value(Cow::Borrowed(user), Origin::Data) = entry(&out.value, "who") else {
         panic!("borrowed data: {:?}", entry(&out.value, "who"))
     };
@@ -87,7 +93,9 @@ fn whole_value_data_is_borrowed_from_the_scope_and_keeps_its_type() {
 fn into_owned_detaches_the_result_from_its_template() {
     let owned: Rendered<'static> = {
         let template = Template::compile(&doc(), &Chain::full(), &Limits::default()).unwrap();
-        let out = template.render(&Scope::default(), false).unwrap();
+        let out = template
+            .render(&Scope::default(), &RenderOptions::default())
+            .unwrap();
         out.value.into_owned()
     };
     let Rendered::Object(entries) = &owned else {

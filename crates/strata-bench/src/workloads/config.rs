@@ -9,7 +9,7 @@ use std::hint::black_box;
 
 use minijinja::Environment;
 use serde_json::{json, Map, Value};
-use strata_core::{EnvMap, Limits, Scope};
+use strata_core::{EnvMap, Limits, RenderOptions, Scope};
 use strata_pipeline::{Chain, Template};
 
 use crate::harness::{compare, measure, Settings};
@@ -156,7 +156,9 @@ pub fn run_render(settings: &Settings, report: &mut Report) {
     let data = Data::new();
     let scope = data.scope();
     let template = Template::compile(&config, &chain, &limits).expect("config compiles");
-    let out = template.render(&scope, true).expect("config renders");
+    let out = template
+        .render(&scope, &RenderOptions::STRICT)
+        .expect("config renders");
     let rendered = out.value.into_json();
     assert_eq!(rendered["command"], "/usr/bin/python3");
     assert_eq!(rendered["args"][5], "/srv/app/tools/python/ruff.toml");
@@ -164,7 +166,7 @@ pub fn run_render(settings: &Settings, report: &mut Report) {
 
     let m = measure(settings, || {
         template
-            .render(black_box(&scope), false)
+            .render(black_box(&scope), &RenderOptions::default())
             .expect("config renders")
     });
     report.against("config_render", &m, "target", RENDER_TARGET_NS);
@@ -172,12 +174,14 @@ pub fn run_render(settings: &Settings, report: &mut Report) {
     // The cost of merely producing a result of this shape: cloning the rendered output
     // makes the same allocations (rendered strings, typed data, lists; constants and keys
     // are borrowed from the template in both).
-    let output = template.render(&scope, false).expect("config renders");
+    let output = template
+        .render(&scope, &RenderOptions::default())
+        .expect("config renders");
     let (render, clone) = compare(
         settings,
         || {
             template
-                .render(black_box(&scope), false)
+                .render(black_box(&scope), &RenderOptions::default())
                 .expect("config renders")
         },
         || black_box(&output).clone(),
@@ -209,7 +213,9 @@ mod tests {
         let data = Data::new();
         let template =
             Template::compile(&config(), &Chain::full(), &Limits::default()).expect("compiles");
-        let strata = template.render(&data.scope(), true).expect("renders");
+        let strata = template
+            .render(&data.scope(), &RenderOptions::STRICT)
+            .expect("renders");
         let mut strata_leaves = Vec::new();
         collect_strings(&strata.value.into_json(), &mut strata_leaves);
 

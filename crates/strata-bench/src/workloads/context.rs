@@ -8,7 +8,7 @@ use std::hint::black_box;
 
 use minijinja::Environment;
 use serde_json::{json, Value};
-use strata_core::{Layer, Limits, Scope};
+use strata_core::{Layer, Limits, RenderOptions, Scope};
 use strata_pipeline::{Chain, Template};
 
 use crate::harness::{compare, Settings};
@@ -36,7 +36,7 @@ pub fn run(settings: &Settings, report: &mut Report) {
         context: &context,
         ..Scope::default()
     };
-    let chain = Chain(vec![Layer::Context]);
+    let chain = Chain::of(&[Layer::CONTEXT]);
     let template = Template::compile(&Value::from(STRATA), &chain, &Limits::default())
         .expect("template compiles");
 
@@ -44,13 +44,19 @@ pub fn run(settings: &Settings, report: &mut Report) {
     let jinja = env.template_from_str(JINJA).expect("template compiles");
     let jinja_ctx = minijinja::Value::from_serialize(&context);
 
-    let strata_out = template.render(&scope, true).expect("renders");
+    let strata_out = template
+        .render(&scope, &RenderOptions::STRICT)
+        .expect("renders");
     assert_eq!(strata_out.value.into_json(), Value::from(EXPECTED));
     assert_eq!(jinja.render(&jinja_ctx).expect("renders"), EXPECTED);
 
     let (strata, peer) = compare(
         settings,
-        || template.render(black_box(&scope), false).expect("renders"),
+        || {
+            template
+                .render(black_box(&scope), &RenderOptions::default())
+                .expect("renders")
+        },
         || jinja.render(black_box(&jinja_ctx)).expect("renders"),
     );
     report.compare("context_render", &strata, "minijinja", &peer);

@@ -9,10 +9,11 @@
 
 use std::hint::black_box;
 use std::path::Path;
+use strata_tools::FakeTools;
 
 use serde_json::{json, Map, Value};
-use strata_core::{Error, Layer, Limits};
-use strata_graph::{write_atomic, Graph, RunDir, Silent, Status, Tools, Walker};
+use strata_core::{Limits, RenderOptions};
+use strata_graph::{write_atomic, Graph, RunDir, Silent, Status, Walker};
 
 use crate::harness::{measure, Settings};
 use crate::report::Report;
@@ -47,23 +48,6 @@ nodes:
     )
 }
 
-/// No tools: the loop calls none.
-struct NoTools;
-
-impl Tools for NoTools {
-    fn has_tool(&self, _id: &str) -> bool {
-        false
-    }
-
-    fn unknown_tool(&self, id: &str) -> Error {
-        Error::new(Layer::Request, format!("unknown tool `{id}`"))
-    }
-
-    fn run(&self, id: &str, _params: &Map<String, Value>) -> Result<Value, Error> {
-        Err(self.unknown_tool(id))
-    }
-}
-
 fn load(dir: &Path, steps: u64) -> Graph {
     let file = dir.join("loop.yaml");
     std::fs::write(&file, loop_graph(steps)).expect("write the graph");
@@ -71,14 +55,15 @@ fn load(dir: &Path, steps: u64) -> Graph {
         &file,
         "loop.yaml",
         "graphs/loop",
-        &NoTools,
+        &FakeTools::new(),
         &Limits::default(),
     )
     .expect("the loop graph loads")
 }
 
 fn walk(graph: &Graph, dir: Option<&RunDir>, steps: u64) -> Value {
-    let walker = Walker::new(graph, &NoTools, dir.cloned(), false);
+    let tools = FakeTools::new();
+    let walker = Walker::new(graph, &tools, dir.cloned(), RenderOptions::default());
     let out = walker
         .start("bench", Map::new(), &mut Silent)
         .expect("the loop runs");

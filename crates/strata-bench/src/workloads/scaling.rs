@@ -7,6 +7,7 @@
 //! which shows what the memory hierarchy alone does to a pass over the bytes.
 
 use std::hint::black_box;
+use strata_core::RenderOptions;
 
 use serde_json::Value;
 use strata_pipeline::{Chain, Template};
@@ -35,7 +36,11 @@ pub fn run(settings: &Settings, report: &mut Report) {
         let template = Template::compile(&value, &chain, &limits).expect("compiles");
         let (m, scan) = compare(
             settings,
-            || template.render(black_box(&scope), false).expect("renders"),
+            || {
+                template
+                    .render(black_box(&scope), &RenderOptions::default())
+                    .expect("renders")
+            },
             || floor(black_box(bytes)),
         );
         if let Some(&(before, ns, _)) = rows.last() {

@@ -16,7 +16,7 @@
 use std::hint::black_box;
 
 use serde_json::Value;
-use strata_core::{Limits, Scope};
+use strata_core::{Limits, RenderOptions, Scope};
 use strata_pipeline::{Chain, Template};
 
 use super::text::{big_limits, plain, with_holes, Data};
@@ -67,7 +67,11 @@ fn leaf(
         || value.clone(),
         |doc| {
             let template = Template::compile_owned(doc, &chain, limits).expect("compiles");
-            black_box(template.render(scope, false).expect("renders"));
+            black_box(
+                template
+                    .render(scope, &RenderOptions::default())
+                    .expect("renders"),
+            );
             // Returned, so that releasing the document it took over is not timed, as making
             // the document is not.
             template
@@ -79,7 +83,11 @@ fn leaf(
     let template = Template::compile(&value, &chain, limits).expect("compiles");
     let (render, scan_again) = compare(
         settings,
-        || template.render(black_box(scope), false).expect("renders"),
+        || {
+            template
+                .render(black_box(scope), &RenderOptions::default())
+                .expect("renders")
+        },
         || floor(black_box(bytes)),
     );
     report.compare(
@@ -93,7 +101,11 @@ fn leaf(
         settings,
         || {
             let template = Template::compile(black_box(&value), &chain, limits).expect("compiles");
-            black_box(template.render(scope, false).expect("renders"));
+            black_box(
+                template
+                    .render(scope, &RenderOptions::default())
+                    .expect("renders"),
+            );
         },
         || black_box(text).to_owned(),
     );

@@ -2,60 +2,79 @@
 
 #![allow(dead_code)]
 
-use std::sync::Mutex;
-
 use serde_json::{json, Map, Value};
-use strata_core::{Error, Layer, Limits};
+use strata_core::{Error, ErrorKind, Layer, Limits, RenderOptions};
 use strata_doc::{Document, Format};
-use strata_graph::{Graph, LogEvent, Recorder, Tools, Walker};
+use strata_graph::{Graph, LogEvent, Recorder, Walker};
+use strata_tools::{CallOptions, FakeTools, RunResult, ToolRunner};
 
-/// Tools: `echo` returns its params as `data`; `fail` exits 3; `flaky` fails while
-/// `params.attempt < 3`; `split` returns the words of `params.text` as `data`; `broken`
+/// Tools: `echo` prints its params as JSON; `fail` exits 3; `flaky` fails while
+/// `params.attempt < 3`; `split` prints the words of `params.text` as a JSON list; `broken`
 /// cannot run at all; `log` records its params.
-#[derive(Default)]
-pub struct Fake {
-    /// Every call, in order: tool and params.
-    pub calls: Mutex<Vec<(String, Value)>>,
+pub struct Fake(pub FakeTools);
+
+fn echo(params: &Map<String, Value>) -> Result<RunResult, Error> {
+    Ok(RunResult::ok(Value::Object(params.clone()).to_string()))
 }
 
-fn ok(data: Value) -> Value {
-    json!({"success": true, "exit_code": 0, "stdout": "", "stderr": "", "data": data, "timed_out": false})
+fn failed() -> RunResult {
+    RunResult::exited(3, "", "bad")
 }
 
-impl Tools for Fake {
+impl Default for Fake {
+    fn default() -> Fake {
+        Fake(
+            FakeTools::new()
+                .tool("echo", echo)
+                .tool("log", echo)
+                .tool("fail", |_| Ok(failed()))
+                .tool("flaky", |p| {
+                    if p.get("attempt").and_then(Value::as_i64).unwrap_or(0) < 3 {
+                        Ok(failed())
+                    } else {
+                        echo(p)
+                    }
+                })
+                .tool("split", |p| {
+                    let text = p.get("text").and_then(Value::as_str).unwrap_or("");
+                    let words: Vec<&str> = text.split_whitespace().collect();
+                    Ok(RunResult::ok(json!(words).to_string()))
+                })
+                .tool("broken", |_| {
+                    Err(Error::new(
+                        Layer::REQUEST,
+                        ErrorKind::Spawn,
+                        "cannot spawn `broken`",
+                    ))
+                }),
+        )
+    }
+}
+
+impl ToolRunner for Fake {
     fn has_tool(&self, id: &str) -> bool {
-        ["echo", "fail", "flaky", "split", "broken", "log"].contains(&id)
+        self.0.has_tool(id)
     }
 
     fn unknown_tool(&self, id: &str) -> Error {
-        Error::new(Layer::Request, format!("unknown tool `{id}`"))
+        self.0.unknown_tool(id)
     }
 
-    fn run(&self, id: &str, params: &Map<String, Value>) -> Result<Value, Error> {
-        self.calls
-            .lock()
-            .unwrap()
-            .push((id.to_string(), Value::Object(params.clone())));
-        let failed = json!({"success": false, "exit_code": 3, "stdout": "", "stderr": "bad", "data": null, "timed_out": false});
-        Ok(match id {
-            "fail" => failed,
-            "flaky" if params.get("attempt").and_then(Value::as_i64).unwrap_or(0) < 3 => failed,
-            "split" => {
-                let text = params.get("text").and_then(Value::as_str).unwrap_or("");
-                ok(json!(text.split_whitespace().collect::<Vec<_>>()))
-            }
-            "broken" => return Err(Error::new(Layer::Request, "cannot spawn `broken`")),
-            _ => ok(Value::Object(params.clone())),
-        })
+    fn run(
+        &self,
+        id: &str,
+        params: &Map<String, Value>,
+        options: &CallOptions,
+    ) -> Result<RunResult, Error> {
+        self.0.run(id, params, options)
     }
 }
 
 impl Fake {
     /// The calls made so far, as `tool params` lines.
     pub fn calls(&self) -> Vec<String> {
-        self.calls
-            .lock()
-            .unwrap()
+        self.0
+            .calls()
             .iter()
             .map(|(t, p)| format!("{t} {p}"))
             .collect()
@@ -100,7 +119,7 @@ pub fn run_with(
         .collect();
     let inputs = graph.bind_inputs(&Map::new(), &strings).unwrap();
     let mut rec = Recorder::default();
-    let outcome = Walker::new(graph, tools, None, false)
+    let outcome = Walker::new(graph, tools, None, RenderOptions::default())
         .start("r1", inputs, &mut rec)
         .unwrap();
     (lines(&rec.0), outcome)

@@ -2,10 +2,14 @@
 #![allow(dead_code)]
 
 use serde_json::{Map, Value};
-use strata_core::{EnvMap, Error, Layer, Limits, Scope};
+use strata_core::{EnvMap, Error, Layer, Limits, RenderOptions, Scope};
 use strata_pipeline::{Chain, Template};
 
-pub use strata_core::Layer::{Context as C, Env as E, Inputs as I, Params as P};
+/// The four layers, short.
+pub const C: Layer = Layer::CONTEXT;
+pub const E: Layer = Layer::ENV;
+pub const I: Layer = Layer::INPUTS;
+pub const P: Layer = Layer::PARAMS;
 
 /// Everything a render needs, built fluently.
 #[derive(Default)]
@@ -75,8 +79,8 @@ impl Case {
             context: &context,
             inputs: &self.inputs,
         };
-        let t = Template::compile(template, &Chain(layers.to_vec()), &self.limits)?;
-        let out = t.render(&scope, self.strict)?;
+        let t = Template::compile(template, &Chain::of(layers), &self.limits)?;
+        let out = t.render(&scope, &RenderOptions::strict_if(self.strict))?;
         Ok(Out {
             redacted: out.value.to_redacted_json(),
             value: out.value.into_json(),

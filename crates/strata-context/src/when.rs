@@ -1,13 +1,15 @@
-//! `when:` conditions: an expression (`state.count > 0`), the structured form
-//! (`{path, op, value}` / `any` / `all` / `not`), or a boolean constant.
+//! Conditions (`when:`, `condition:`): an expression (`state.count > 0`), the structured form
+//! (`{path, op, value}` / `any` / `all` / `not`), or a boolean constant — the one condition
+//! type of graphs, hooks and response candidates.
 //!
 //! Expressions are layer C's language, parsed (and type-checked where literals allow) at
-//! load time and evaluated against the walker's context.
+//! load time and evaluated against a context.
 
 use serde_json::Value;
-use strata_context::condition::Condition;
-use strata_context::{parse_expr, Expr};
-use strata_core::Error;
+use strata_core::{ContextSource, Error};
+
+use crate::condition::Condition;
+use crate::{eval_bool, parse_expr, Expr, Path};
 
 /// A parsed condition.
 #[derive(Debug, Clone)]
@@ -58,11 +60,11 @@ impl When {
 
     /// Evaluates the condition against `root`; a non-boolean expression or a type mismatch is
     /// an error.
-    pub fn eval(&self, root: &Value) -> Result<bool, String> {
+    pub fn eval(&self, root: &dyn ContextSource) -> Result<bool, String> {
         match self {
             When::Const(b) => Ok(*b),
             When::Structured { cond, .. } => cond.eval(root),
-            When::Expr { expr, .. } => strata_context::eval_bool(expr, root),
+            When::Expr { expr, .. } => eval_bool(expr, root),
         }
     }
 
@@ -75,7 +77,7 @@ impl When {
     }
 
     /// Every context path the condition reads, in canonical form (`state.count`).
-    pub fn paths(&self) -> Vec<strata_context::Path> {
+    pub fn paths(&self) -> Vec<Path> {
         match self {
             When::Const(_) => Vec::new(),
             When::Expr { expr, .. } => expr.paths().into_iter().cloned().collect(),
@@ -88,7 +90,7 @@ impl When {
     }
 }
 
-fn structured_paths(cond: &Condition, out: &mut Vec<strata_context::Path>) {
+fn structured_paths(cond: &Condition, out: &mut Vec<Path>) {
     match cond {
         Condition::Compare { path, .. } => out.push(path.clone()),
         Condition::Any(items) | Condition::All(items) => {

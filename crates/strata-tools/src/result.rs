@@ -36,6 +36,75 @@ impl RunResult {
         serde_json::from_slice(&self.stdout).unwrap_or(Value::Null)
     }
 
+    /// What the tool returned, as a step record's `result`: stdout parsed as JSON, or else the
+    /// text with one trailing newline removed (empty output is null). Bytes that are not
+    /// UTF-8 show as U+FFFD.
+    pub fn result(&self) -> Value {
+        if !self.stdout_truncated {
+            if let Ok(v) = serde_json::from_slice::<Value>(&self.stdout) {
+                return v;
+            }
+        }
+        let text = String::from_utf8_lossy(&self.stdout);
+        let text = text
+            .strip_suffix("\r\n")
+            .or_else(|| text.strip_suffix('\n'))
+            .unwrap_or(&text);
+        if text.is_empty() {
+            Value::Null
+        } else {
+            Value::String(text.to_string())
+        }
+    }
+
+    /// The process outcome, as a step record's `run`: `success`, `exit_code`, `signal`,
+    /// `stderr`, `duration_ms`, `truncated`, `timed_out`.
+    pub fn outcome_json(&self) -> Value {
+        json!({
+            "success": self.success,
+            "exit_code": self.exit_code,
+            "signal": self.signal,
+            "stderr": String::from_utf8_lossy(&self.stderr),
+            "duration_ms": self.duration.as_millis() as u64,
+            "truncated": self.truncated(),
+            "timed_out": self.timed_out,
+        })
+    }
+
+    /// Why the run counts as a failure, naming `tool`: ``tool `x` exited with code 3``,
+    /// ``tool `x` timed out``, ``tool `x` was killed by signal 9``.
+    pub fn failure_message(&self, tool: &str) -> String {
+        if self.timed_out {
+            return format!("tool `{tool}` timed out");
+        }
+        match (self.exit_code, self.signal) {
+            (Some(code), _) => format!("tool `{tool}` exited with code {code}"),
+            (None, Some(sig)) => format!("tool `{tool}` was killed by signal {sig}"),
+            (None, None) => format!("tool `{tool}` failed"),
+        }
+    }
+
+    /// A successful run that printed `stdout` (for fakes and tests).
+    pub fn ok(stdout: impl Into<Vec<u8>>) -> RunResult {
+        RunResult::exited(0, stdout, Vec::new())
+    }
+
+    /// A run that exited with `code` after printing `stdout` and `stderr` (for fakes and
+    /// tests).
+    pub fn exited(code: i32, stdout: impl Into<Vec<u8>>, stderr: impl Into<Vec<u8>>) -> RunResult {
+        RunResult {
+            success: code == 0,
+            exit_code: Some(code),
+            signal: None,
+            stdout: stdout.into(),
+            stderr: stderr.into(),
+            stdout_truncated: false,
+            stderr_truncated: false,
+            timed_out: false,
+            duration: Duration::ZERO,
+        }
+    }
+
     /// True when either stream went past the cap.
     pub fn truncated(&self) -> bool {
         self.stdout_truncated || self.stderr_truncated

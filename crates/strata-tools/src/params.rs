@@ -4,12 +4,12 @@
 //! `-p key=value` strings.
 
 use serde_json::{Map, Number, Value};
-use strata_core::{Error, FieldPath, Layer, PathSeg};
+use strata_core::{Error, ErrorKind, FieldPath, Layer, PathSeg};
 
-use crate::registry::did_you_mean;
+use strata_core::did_you_mean;
 
 /// The schema keywords the validator understands.
-pub(crate) const KEYWORDS: [&str; 16] = [
+pub const KEYWORDS: [&str; 16] = [
     "type",
     "properties",
     "required",
@@ -398,7 +398,7 @@ pub fn validate(
     if let Some(best) = given
         .keys()
         .filter(|k| !names.contains(k))
-        .find_map(|k| did_you_mean(k, &names))
+        .find_map(|k| did_you_mean(k, names.iter().map(String::as_str)))
     {
         hint.push_str(&format!("did you mean `{best}`? "));
     }
@@ -408,7 +408,8 @@ pub fn validate(
         hint.push_str(&format!("the parameters are: {}", summary(Some(schema))));
     }
     Err(Error::new(
-        Layer::Params,
+        Layer::PARAMS,
+        ErrorKind::Invalid,
         format!("invalid parameters for `{tool}`: {}", problems.join("; ")),
     )
     .with_hint(hint))
@@ -451,7 +452,8 @@ pub fn coerce(schema: Option<&Value>, name: &str, raw: &str) -> Result<Value, Er
     }
     let want: Vec<String> = types.iter().map(|t| a_or_an(t)).collect();
     Err(Error::new(
-        Layer::Params,
+        Layer::PARAMS,
+        ErrorKind::Invalid,
         format!(
             "parameter `{name}` must be {}, got `{raw}`",
             want.join(" or ")

@@ -1,0 +1,22 @@
+//! The tool model every strata front-end shares.
+//!
+//! Directives, graphs, plans and canned responses all call tools; they do it through one
+//! [`ToolRunner`] (the CLI backs it with real subprocesses, tests with fakes), get one
+//! [`RunResult`] back, and remember each call as one [`StepRecord`] —
+//! `{id, status, result, error, run}` — so that `${steps.count.result.words}` in a directive,
+//! `result.words` in a graph and `{{count.result.words}}` in a plan name the same value.
+//! Tool parameters are checked against the JSON Schema subset of [`params`].
+
+mod fake;
+mod hooks;
+pub mod params;
+mod record;
+mod result;
+mod runner;
+
+pub use fake::FakeTools;
+pub use hooks::{fire, params_path, Firing, Hook, HookCall};
+pub use params::{check_schema, coerce, summary, type_name, validate, SchemaError};
+pub use record::{StepError, StepRecord, StepStatus, RECORD_FIELDS};
+pub use result::RunResult;
+pub use runner::{CallOptions, ToolRunner};

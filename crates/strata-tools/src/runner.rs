@@ -1,0 +1,43 @@
+//! The one way front-ends run tools.
+
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+use strata_core::Error;
+
+use crate::RunResult;
+
+/// Per-call options of [`ToolRunner::run`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CallOptions {
+    /// Caps the run when it is shorter than the tool's own timeout (a directive's or a plan's
+    /// remaining time).
+    pub timeout: Option<Duration>,
+}
+
+/// Runs tools for directives, graphs, plans, hooks and response generators. The CLI backs it
+/// with the executor chain and real subprocesses; tests back it with fakes.
+pub trait ToolRunner: Sync {
+    /// Whether the tool exists.
+    fn has_tool(&self, id: &str) -> bool;
+
+    /// The error for an unknown tool, with a did-you-mean.
+    fn unknown_tool(&self, id: &str) -> Error;
+
+    /// The tool's parameter schema (`parameters` of its file), when it declares one; loaders
+    /// check literal arguments against it before anything runs.
+    fn parameters(&self, id: &str) -> Option<Value> {
+        let _ = id;
+        None
+    }
+
+    /// Runs the tool with the caller's parameters (data). `Ok` whenever the tool ran, whether
+    /// it succeeded or not; `Err` when it could not run at all (unknown tool, parameters that
+    /// fail the schema, a program that cannot start).
+    fn run(
+        &self,
+        id: &str,
+        params: &Map<String, Value>,
+        options: &CallOptions,
+    ) -> Result<RunResult, Error>;
+}
