@@ -5,19 +5,18 @@ use std::collections::HashSet;
 use std::path::Path;
 use std::sync::Arc;
 
-use serde_json::Value;
 use strata_core::walk::Seg;
-use strata_core::{FieldPath, Layer, PathSeg, Reference};
+use strata_core::{string_leaves, FieldPath, Layer, PathSeg, Reference};
 use strata_directive::{load_project_hooks, Directive, Event, Site, EVENTS};
-use strata_tools::Hook;
 use strata_exec::Project;
+use strata_tools::Hook;
 
 use crate::catalog::Catalog;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::lints::{foreign_steps, params_in_directive, spaced, Lint};
 use crate::records::old_spelling;
-use strata_core::did_you_mean;
 use crate::Report;
+use strata_core::did_you_mean;
 
 /// Namespaces every directive template sees.
 const BASE: [&str; 5] = ["directive", "model", "limits", "inputs", "steps"];
@@ -283,23 +282,6 @@ fn context_problem(
     }
 }
 
-fn strings(v: &Value, path: &FieldPath, out: &mut Vec<(FieldPath, String)>) {
-    match v {
-        Value::String(s) => out.push((path.clone(), s.clone())),
-        Value::Array(items) => {
-            for (i, x) in items.iter().enumerate() {
-                strings(x, &path.child(PathSeg::Index(i)), out);
-            }
-        }
-        Value::Object(map) => {
-            for (k, x) in map {
-                strings(x, &path.child(PathSeg::Key(k.clone())), out);
-            }
-        }
-        _ => {}
-    }
-}
-
 fn lint_strings(d: &Directive, declared: &[&str], report: &mut Report) {
     let mut texts = vec![(
         FieldPath(vec![PathSeg::Key("body".into())]),
@@ -308,7 +290,12 @@ fn lint_strings(d: &Directive, declared: &[&str], report: &mut Report) {
     let front = d.front_value();
     for field in ["description", "actions", "hooks"] {
         if let Some(v) = front.get(field) {
-            strings(v, &FieldPath(vec![PathSeg::Key(field.into())]), &mut texts);
+            let at = FieldPath(vec![PathSeg::Key(field.into())]);
+            texts.extend(
+                string_leaves(v, &at)
+                    .into_iter()
+                    .map(|(p, s)| (p, s.to_string())),
+            );
         }
     }
     for (path, text) in texts {

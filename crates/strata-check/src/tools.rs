@@ -16,8 +16,8 @@ use crate::catalog::Catalog;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::lints::{spaced, Lint};
 use crate::records::old_spelling;
-use strata_core::did_you_mean;
 use crate::Report;
+use strata_core::did_you_mean;
 
 /// The runtime parameters every tool gets.
 const RUNTIME_PARAMS: [&str; 6] = [
@@ -120,7 +120,8 @@ fn lint_graph_results(doc: &Document, report: &mut Report) {
     let chain = Chain::of(&[Layer::CONTEXT]);
     let limits = Limits::default();
     for (field, text) in string_leaves(&doc.value, &FieldPath::root()) {
-        let condition = matches!(field.0.last(), Some(PathSeg::Key(k)) if k == "when" || k == "condition");
+        let condition =
+            matches!(field.0.last(), Some(PathSeg::Key(k)) if k == "when" || k == "condition");
         let paths: Vec<(Path, Option<Span>)> = if condition {
             match parse_expr(text, 0) {
                 Ok(expr) => expr
@@ -377,30 +378,28 @@ fn unused_params(chain: &ToolChain, config: &Value, used: &HashSet<String>, repo
 }
 
 /// Strings of one file's own `config`, with their paths (literal args left out).
+/// The string leaves of a link's config, `{literal: …}` values left out (no stage reads them).
 fn config_strings(link: &Link) -> Vec<(FieldPath, String)> {
-    let mut out = Vec::new();
-    if let Some(config) = link.doc.value.get("config") {
-        collect(config, &FieldPath(vec![key("config")]), &mut out);
-    }
-    out
+    let Some(config) = link.doc.value.get("config") else {
+        return Vec::new();
+    };
+    string_leaves(config, &FieldPath(vec![key("config")]))
+        .into_iter()
+        .filter(|(path, _)| !is_literal(&link.doc.value, path))
+        .map(|(p, s)| (p, s.to_string()))
+        .collect()
 }
 
-fn collect(v: &Value, path: &FieldPath, out: &mut Vec<(FieldPath, String)>) {
-    match v {
-        Value::String(s) => out.push((path.clone(), s.clone())),
-        Value::Array(items) => {
-            for (i, x) in items.iter().enumerate() {
-                collect(x, &path.child(PathSeg::Index(i)), out);
-            }
-        }
-        Value::Object(map) if map.len() == 1 && map.contains_key("literal") => {}
-        Value::Object(map) => {
-            for (k, x) in map {
-                collect(x, &path.child(key(k)), out);
-            }
-        }
-        _ => {}
-    }
+/// True for the text of a `{literal: …}` map.
+fn is_literal(root: &Value, path: &FieldPath) -> bool {
+    let Some((PathSeg::Key(last), parent)) = path.0.split_last() else {
+        return false;
+    };
+    last == "literal"
+        && FieldPath(parent.to_vec())
+            .lookup(root)
+            .and_then(Value::as_object)
+            .is_some_and(|m| m.len() == 1)
 }
 
 fn push_lint(link: &Link, path: &FieldPath, lint: Lint, report: &mut Report) {

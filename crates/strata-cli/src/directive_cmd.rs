@@ -73,7 +73,7 @@ pub fn run(project: &Project, req: &DirectiveRequest<'_>) -> Result<ExitCode, Er
         })?;
     let runner = ExecRunner {
         project,
-        options: strata_exec::RunOptions {
+        options: strata_exec::ExecOptions {
             render: RenderOptions::strict_if(req.strict),
             base_env: None,
         },

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 use strata_core::Error;
-use strata_exec::{spawn, CallerParams, Plan, Project, RunOptions};
+use strata_exec::{spawn, CallerParams, ExecOptions, Invocation, Project};
 use strata_tools::{CallOptions, RunResult, ToolRunner};
 
 /// Runs tools of a project through the full chain (stages 3–6 and a real subprocess).
@@ -10,7 +10,7 @@ pub struct ExecRunner<'a> {
     /// The project whose `tools/` are used.
     pub project: &'a Project,
     /// Strictness and environment for every run.
-    pub options: RunOptions,
+    pub options: ExecOptions,
 }
 
 impl ToolRunner for ExecRunner<'_> {
@@ -32,8 +32,8 @@ impl ToolRunner for ExecRunner<'_> {
             typed: params.clone(),
             strings: Vec::new(),
         };
-        let plan = Plan::new(self.project, id, &caller, &self.options)?;
-        let mut prepared = plan.prepare()?;
+        let call = Invocation::new(self.project, id, &caller, &self.options)?;
+        let mut prepared = call.prepare()?;
         if let Some(limit) = options.timeout {
             prepared.spec.timeout = prepared.spec.timeout.min(limit);
         }

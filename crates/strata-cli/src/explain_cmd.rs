@@ -9,10 +9,11 @@ use std::process::ExitCode;
 use clap::Args;
 use serde_json::{json, Map, Value};
 use strata_core::{
-    Error, ErrorKind, FieldPath, Layer, Origin, PathSeg, RenderOptions, Rendered, Scope,
+    for_each_leaf, Error, ErrorKind, FieldPath, Layer, Origin, PathSeg, RenderOptions, Rendered,
+    Scope,
 };
 use strata_directive::Directive;
-use strata_exec::{Plan, Project, RunOptions};
+use strata_exec::{ExecOptions, Invocation, Project};
 use strata_pipeline::{explain, Chain, StageOutput};
 
 use crate::exec_runner::ExecRunner;
@@ -127,17 +128,21 @@ fn segments(found: Option<Found<'_>>) -> String {
         .join(" ")
 }
 
-fn leaves(value: &Value, path: &FieldPath, out: &mut Vec<(FieldPath, Value)>) {
-    match value {
-        Value::Array(items) => items
-            .iter()
-            .enumerate()
-            .for_each(|(i, v)| leaves(v, &path.child(PathSeg::Index(i)), out)),
-        Value::Object(map) if !(map.len() == 1 && map.contains_key("literal")) => map
-            .iter()
-            .for_each(|(k, v)| leaves(v, &path.child(PathSeg::Key(k.clone())), out)),
-        other => out.push((path.clone(), other.clone())),
-    }
+/// The leaves of `source` in order; a `{literal: …}` map is one leaf.
+fn leaves(source: &Value) -> Vec<(FieldPath, &Value)> {
+    let mut out: Vec<(FieldPath, &Value)> = Vec::new();
+    for_each_leaf(source, &FieldPath::root(), &mut |path, value| {
+        let parent = FieldPath(path.0[..path.0.len().saturating_sub(1)].to_vec());
+        match (path.0.last(), parent.lookup(source)) {
+            (Some(PathSeg::Key(k)), Some(lit @ Value::Object(m)))
+                if k == "literal" && m.len() == 1 =>
+            {
+                out.push((parent, lit))
+            }
+            _ => out.push((path.clone(), value)),
+        }
+    });
+    out
 }
 
 fn wanted(path: &str, field: Option<&str>) -> bool {
@@ -156,9 +161,7 @@ fn table(
     stages: &[StageOutput],
     field: Option<&str>,
 ) {
-    let mut all = Vec::new();
-    leaves(source, &FieldPath::root(), &mut all);
-    for (path, value) in all {
+    for (path, value) in leaves(source) {
         let full = path.under(prefix).to_string();
         if !wanted(&full, field) {
             continue;
@@ -181,13 +184,13 @@ fn table(
 fn tool_text(args: &ExplainArgs, project: &Project) -> Result<String, Error> {
     let id = project.id_of_path(&args.file)?;
     let caller = caller_params_from(args.params_json.as_deref(), &args.params)?;
-    let plan = Plan::new(project, &id, &caller, &RunOptions::default())?;
-    let stages = plan.explain()?;
+    let call = Invocation::new(project, &id, &caller, &ExecOptions::default())?;
+    let stages = call.explain()?;
     let mut out = format!(
         "tool {id}: stages 1-2 (inputs, context) run before dispatch, on directives and graphs; the config enters at stage 3\n\n"
     );
-    let mut source = plan.config.clone();
-    for l in &plan.literals {
+    let mut source = call.config().clone();
+    for l in call.literals() {
         if let Some(slot) = pointer_mut(&mut source, &l.path) {
             *slot = json!({"literal": l.text});
         }
@@ -221,7 +224,7 @@ fn directive_text(args: &ExplainArgs, project: &Project) -> Result<String, Error
     })?;
     let runner = ExecRunner {
         project,
-        options: RunOptions::default(),
+        options: ExecOptions::default(),
     };
     let directive = Directive::load(&name, &text, &runner, &[], &project.limits)?;
     let mut given = Map::new();

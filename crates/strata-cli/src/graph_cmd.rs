@@ -9,7 +9,7 @@ use clap::{Args, ValueEnum};
 use serde_json::{Map, Value};
 use strata_core::{Error, ErrorKind, Layer, RenderOptions};
 use strata_doc::{Document, Format};
-use strata_exec::{Project, RunOptions};
+use strata_exec::{ExecOptions, Project};
 use strata_graph::draw::{self, draw};
 use strata_graph::{
     is_graph_document, new_run_id, Graph, LogEvent, Observer, RunStore, Status, Walker,
@@ -134,7 +134,7 @@ fn run_in(args: &RunArgs, project: &Project, id: &str) -> Result<u8, Error> {
     check_options(args)?;
     let tools = ExecRunner {
         project,
-        options: RunOptions {
+        options: ExecOptions {
             render: RenderOptions::strict_if(args.strict),
             base_env: None,
         },
@@ -243,7 +243,7 @@ pub fn draw_cmd(args: GraphArgs) -> ExitCode {
     };
     let tools = ExecRunner {
         project: &project,
-        options: RunOptions::default(),
+        options: ExecOptions::default(),
     };
     let drawn = graph_id(&project, &args.graph).and_then(|id| {
         if project.tool_path(&id).is_some() && !is_graph(&project, &id) {

@@ -6,7 +6,9 @@ use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 use serde_json::Value;
-use strata_core::{Error, ErrorKind, FieldPath, Layer, Limits, PathSeg, RenderOptions, Scope};
+use strata_core::{
+    string_leaves, Error, ErrorKind, FieldPath, Layer, Limits, RenderOptions, Scope,
+};
 use strata_doc::{Document, Format};
 use strata_pipeline::{batch, explain, Chain, Template};
 
@@ -165,23 +167,6 @@ fn render(args: &RenderArgs, doc: &Document, limits: &Limits) -> Result<String, 
     })
 }
 
-fn templated_leaves(value: &Value, path: &FieldPath, out: &mut Vec<(FieldPath, String)>) {
-    match value {
-        Value::String(s) if s.contains(['$', '{']) => out.push((path.clone(), s.clone())),
-        Value::Array(items) => {
-            for (i, v) in items.iter().enumerate() {
-                templated_leaves(v, &path.child(PathSeg::Index(i)), out);
-            }
-        }
-        Value::Object(map) => {
-            for (k, v) in map {
-                templated_leaves(v, &path.child(PathSeg::Key(k.clone())), out);
-            }
-        }
-        _ => {}
-    }
-}
-
 fn explain_text(
     doc: &Document,
     chain: &Chain,
@@ -191,7 +176,11 @@ fn explain_text(
 ) -> Result<String, Error> {
     let stages = explain(&doc.value, chain, limits, scope, options)?;
     let mut leaves = Vec::new();
-    templated_leaves(&doc.value, &FieldPath::root(), &mut leaves);
+    for (path, s) in string_leaves(&doc.value, &FieldPath::root()) {
+        if s.contains(['$', '{']) {
+            leaves.push((path, s.to_string()));
+        }
+    }
     let width = chain.layers().map(|l| l.name().len()).max().unwrap_or(0) + 2;
     let mut out = String::new();
     for (path, source) in leaves {

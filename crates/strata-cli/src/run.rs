@@ -6,9 +6,11 @@ use std::process::ExitCode;
 
 use clap::Args;
 use serde_json::Value;
-use strata_core::{Error, FieldPath, PathSeg, RenderOptions};
+use strata_core::{for_each_leaf, Error, FieldPath, PathSeg, RenderOptions};
 use strata_doc::Document;
-use strata_exec::{dry_run_json, CallerParams, Plan, Prepared, Project, RunOptions, SpawnSpec};
+use strata_exec::{
+    dry_run_json, CallerParams, ExecOptions, Invocation, Prepared, Project, SpawnSpec,
+};
 
 use crate::report::{format_error, format_warning};
 use crate::scope_args::{params_json, split_pair};
@@ -157,37 +159,37 @@ pub fn run(args: RunArgs) -> ExitCode {
     }
 }
 
-fn print_warnings(plan: &Plan, prepared: &Prepared) {
+fn print_warnings(call: &Invocation, prepared: &Prepared) {
     for w in &prepared.warnings {
-        let doc = plan.chain.links.get(w.link).map(|l| &l.doc);
+        let doc = call.chain().links.get(w.link).map(|l| &l.doc);
         eprint!("{}", format_warning(&w.warning, doc));
     }
 }
 
 fn run_in(args: &RunArgs, project: &Project, id: &str) -> Result<u8, Error> {
     let caller = caller_params(args)?;
-    let opts = RunOptions {
+    let opts = ExecOptions {
         render: RenderOptions::strict_if(args.strict),
         base_env: None,
     };
-    let plan = Plan::new(project, id, &caller, &opts)?;
+    let call = Invocation::new(project, id, &caller, &opts)?;
     if args.explain {
-        let text = explain_text(&plan)?;
-        let prepared = plan.prepare()?;
-        print_warnings(&plan, &prepared);
+        let text = explain_text(&call)?;
+        let prepared = call.prepare()?;
+        print_warnings(&call, &prepared);
         let mut out = io::stdout().lock();
         let _ = out.write_all(text.as_bytes());
         let _ = out.write_all(b"\n");
-        let _ = out.write_all(spec_text(&plan, &prepared.spec).as_bytes());
+        let _ = out.write_all(spec_text(&call, &prepared.spec).as_bytes());
         return Ok(0);
     }
-    let prepared = plan.prepare()?;
-    print_warnings(&plan, &prepared);
+    let prepared = call.prepare()?;
+    print_warnings(&call, &prepared);
     if args.dry_run {
         let text = if args.json {
             serde_json::to_string_pretty(&dry_run_json(&prepared.spec)).unwrap_or_default() + "\n"
         } else {
-            spec_text(&plan, &prepared.spec)
+            spec_text(&call, &prepared.spec)
         };
         let _ = io::stdout().lock().write_all(text.as_bytes());
         return Ok(0);
@@ -239,7 +241,7 @@ fn secs(spec: &SpawnSpec) -> String {
 }
 
 /// The spawn spec for people: chain, program, argv, cwd, stdin, limits and env.
-fn spec_text(plan: &Plan, spec: &SpawnSpec) -> String {
+fn spec_text(call: &Invocation, spec: &SpawnSpec) -> String {
     let v = dry_run_json(spec);
     let mut out = String::new();
     let argv = v["argv"]
@@ -255,7 +257,7 @@ fn spec_text(plan: &Plan, spec: &SpawnSpec) -> String {
         Value::Null => "none".to_string(),
         s => s.to_string(),
     };
-    out.push_str(&format!("chain:   {}\n", plan.chain.describe()));
+    out.push_str(&format!("chain:   {}\n", call.chain().describe()));
     let command = v["command"].as_str().unwrap_or_default();
     out.push_str(&format!("command: {command}\n"));
     out.push_str(&format!("argv:    [{argv}]\n"));
@@ -275,31 +277,17 @@ fn spec_text(plan: &Plan, spec: &SpawnSpec) -> String {
     out
 }
 
-fn string_leaves(value: &Value, path: &FieldPath, out: &mut Vec<(FieldPath, Value)>) {
-    match value {
-        Value::Array(items) => {
-            for (i, v) in items.iter().enumerate() {
-                string_leaves(v, &path.child(PathSeg::Index(i)), out);
-            }
-        }
-        Value::Object(map) => {
-            for (k, v) in map {
-                string_leaves(v, &path.child(PathSeg::Key(k.clone())), out);
-            }
-        }
-        other => out.push((path.clone(), other.clone())),
-    }
-}
-
 /// Every field of the merged config after each of stages 3–6 (secrets as `***`).
-fn explain_text(plan: &Plan) -> Result<String, Error> {
-    let stages = plan.explain()?;
+fn explain_text(call: &Invocation) -> Result<String, Error> {
+    let stages = call.explain()?;
     let mut leaves = Vec::new();
-    string_leaves(&plan.config, &FieldPath::root(), &mut leaves);
+    for_each_leaf(call.config(), &FieldPath::root(), &mut |p, v| {
+        leaves.push((p.clone(), v))
+    });
     let config = FieldPath(vec![PathSeg::Key("config".into())]);
     let mut out = String::new();
     for (path, source) in leaves {
-        let literal = plan.literals.iter().find(|l| l.path == path);
+        let literal = call.literals().iter().find(|l| l.path == path);
         out.push_str(&format!("{}\n", path.under(&config)));
         match literal {
             Some(l) => {

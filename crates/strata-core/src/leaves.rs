@@ -4,20 +4,20 @@ use serde_json::Value;
 
 use crate::{FieldPath, PathSeg};
 
-/// Calls `f` with every leaf of `value` (strings, numbers, booleans, nulls, and empty lists
-/// and maps) and its field path under `path`, in document order.
+/// Calls `f` with every scalar leaf of `value` (strings, numbers, booleans, nulls) and its
+/// field path under `path`, in document order; empty lists and maps have no leaves.
 pub fn for_each_leaf<'v>(
     value: &'v Value,
     path: &FieldPath,
     f: &mut impl FnMut(&FieldPath, &'v Value),
 ) {
     match value {
-        Value::Array(items) if !items.is_empty() => {
+        Value::Array(items) => {
             for (i, v) in items.iter().enumerate() {
                 for_each_leaf(v, &path.child(PathSeg::Index(i)), f);
             }
         }
-        Value::Object(map) if !map.is_empty() => {
+        Value::Object(map) => {
             for (k, v) in map {
                 for_each_leaf(v, &path.child(PathSeg::Key(k.clone())), f);
             }
@@ -50,7 +50,7 @@ mod tests {
         for_each_leaf(&doc, &FieldPath::root(), &mut |p, v| {
             seen.push(format!("{p}={v}"))
         });
-        assert_eq!(seen, ["a[0]=1", "a[1][\"b c\"]=\"x\"", "d={}", "e=\"y\""]);
+        assert_eq!(seen, ["a[0]=1", "a[1][\"b c\"]=\"x\"", "e=\"y\""]);
         let strings: Vec<String> = string_leaves(&doc, &FieldPath::root())
             .into_iter()
             .map(|(p, s)| format!("{p}={s}"))

@@ -77,7 +77,9 @@ impl Hole for EnvHole {
         vec![Reference {
             layer: Layer::ENV,
             name: self.name.to_string(),
-            path: strata_core::walk::Path::new(vec![strata_core::walk::Seg::Key(self.name.to_string())]),
+            path: strata_core::walk::Path::new(vec![strata_core::walk::Seg::Key(
+                self.name.to_string(),
+            )]),
             span: self.span,
             optional: self.op != Op::Plain,
         }]

@@ -5,14 +5,15 @@
 //! explicit environment, a timeout and capped output.
 //!
 //! ```no_run
-//! use strata_exec::{CallerParams, Plan, Project, RunOptions};
+//! use strata_exec::{CallerParams, ExecOptions, Invocation, Project};
 //! let project = Project::discover(std::path::Path::new(".")).unwrap();
-//! let plan = Plan::new(&project, "examples/echo", &CallerParams::default(), &RunOptions::default()).unwrap();
-//! let prepared = plan.prepare().unwrap();
+//! let call = Invocation::new(&project, "examples/echo", &CallerParams::default(), &ExecOptions::default()).unwrap();
+//! let prepared = call.prepare().unwrap();
 //! let result = strata_exec::spawn(&prepared.spec).unwrap();
 //! println!("{}", result.to_json());
 //! ```
 
+mod cache;
 mod chain;
 mod env;
 mod registry;
@@ -30,16 +31,21 @@ pub use registry::{Project, ToolEntry};
 pub use spawn::{install_interrupt_handler, spawn, SpawnSpec, DEFAULT_MAX_OUTPUT};
 pub use spec::{build_spec, dry_run_json, DEFAULT_TIMEOUT_SECS};
 pub use stages::{
-    explain_config, render_config, render_string, stage_chain, take_literals, Literal, FIRST_STAGE,
+    explain_config, render_string, restore_literals, stage_chain, take_literals, Literal,
+    FIRST_STAGE,
 };
 pub use strata_tools::{
     check_schema, coerce, summary, type_name, validate, RunResult, SchemaError,
 };
 pub use tool_file::{read_tool_file, EnvConfig, Interpreter, InterpreterKind, ToolFile};
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 use strata_core::{EnvMap, Error, ErrorKind, FieldPath, RenderOptions, Rendered, Scope, Warning};
 use strata_pipeline::StageOutput;
+
+pub use cache::{CompiledTool, ToolCache};
 
 /// A warning, and the index of the chain link whose file holds the field.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,9 +56,9 @@ pub struct LinkWarning {
     pub warning: Warning,
 }
 
-/// How to run.
+/// How to run a tool.
 #[derive(Debug, Clone, Default)]
-pub struct RunOptions {
+pub struct ExecOptions {
     /// What a missing variable does.
     pub render: RenderOptions,
     /// The environment to start from; `None` is the process environment.
@@ -69,28 +75,20 @@ pub struct CallerParams {
     pub strings: Vec<(String, String)>,
 }
 
-/// A tool ready to render: chain loaded, parameters validated, environment resolved.
+/// One call of a tool, ready to render: chain compiled (or taken from the project's cache),
+/// parameters validated, environment resolved.
 #[derive(Debug, Clone)]
-pub struct Plan {
-    /// The executor chain.
-    pub chain: ToolChain,
-    /// The caller's parameters after validation, defaults applied.
-    pub params: Map<String, Value>,
-    /// `tool_path`, `tool_dir`, `tool_parent`, `project_path`, `params_json`, `runtime_dir`.
-    pub runtime_params: Map<String, Value>,
-    /// The environment after every layer.
-    pub env: ResolvedEnv,
-    /// The merged config with `{literal: …}` values taken out.
-    pub config: Value,
-    /// The `{literal: …}` values.
-    pub literals: Vec<Literal>,
-    /// Warnings so far (from `env_config.env` templates).
-    pub warnings: Vec<LinkWarning>,
+pub struct Invocation {
+    tool: Arc<CompiledTool>,
+    params: Map<String, Value>,
+    runtime_params: Map<String, Value>,
+    env: ResolvedEnv,
+    warnings: Vec<LinkWarning>,
     project: Project,
     render: RenderOptions,
 }
 
-/// A plan rendered into a spawn spec.
+/// An invocation rendered into a spawn spec.
 #[derive(Debug, Clone)]
 pub struct Prepared {
     /// What will be spawned.
@@ -105,17 +103,31 @@ fn path_text(p: &std::path::Path) -> Value {
     Value::String(p.to_string_lossy().into_owned())
 }
 
-impl Plan {
-    /// Loads tool `id` of `project` and everything the render needs.
+/// An error about the config (its path relative to `config`) as a path in a tool file.
+pub(crate) fn config_error(mut err: Error) -> Error {
+    if !err
+        .path
+        .0
+        .first()
+        .is_some_and(|s| *s == strata_core::PathSeg::Key("config".into()))
+    {
+        err.path = chain::config_path(&err.path);
+    }
+    err
+}
+
+impl Invocation {
+    /// Loads tool `id` of `project` (compiled once per project) and everything a call needs.
     pub fn new(
         project: &Project,
         id: &str,
         caller: &CallerParams,
-        opts: &RunOptions,
-    ) -> Result<Plan, Error> {
-        let chain = ToolChain::load(project, id)?;
-        let tool = chain.tool();
-        let schema = tool.file.parameters.as_ref();
+        opts: &ExecOptions,
+    ) -> Result<Invocation, Error> {
+        let tool = project.compiled(id)?;
+        let chain = &tool.chain;
+        let link = chain.tool();
+        let schema = link.file.parameters.as_ref();
         if let Some(schema) = schema {
             check_schema(schema).map_err(|e| {
                 let mut err =
@@ -124,7 +136,7 @@ impl Plan {
                 err.path = e.path.under(&FieldPath(vec![strata_core::PathSeg::Key(
                     "parameters".into(),
                 )]));
-                tool.doc.locate_error(err)
+                link.doc.locate_error(err)
             })?;
         }
         let mut given = caller.typed.clone();
@@ -133,9 +145,9 @@ impl Plan {
         }
         let params = validate(id, schema, &given)?;
         let params_json = serde_json::to_string(&params).unwrap_or_default();
-        let tool_dir = tool.path.parent().unwrap_or(&project.root);
+        let tool_dir = link.path.parent().unwrap_or(&project.root);
         let mut runtime_params = Map::new();
-        runtime_params.insert("tool_path".into(), path_text(&tool.path));
+        runtime_params.insert("tool_path".into(), path_text(&link.path));
         runtime_params.insert("tool_dir".into(), path_text(tool_dir));
         runtime_params.insert(
             "tool_parent".into(),
@@ -152,27 +164,56 @@ impl Plan {
         let mut warnings = Vec::new();
         let env = resolve_env(
             project,
-            &chain,
+            chain,
             &runtime_params,
             base,
             &opts.render,
             &mut warnings,
         )?;
-        let mut config = Value::Object(chain.merged_config());
-        let literals =
-            take_literals(&mut config).map_err(|e| chain.locate(e.at_path(&FieldPath::root())))?;
-        let literals = literals.into_iter().collect();
-        Ok(Plan {
-            chain,
+        Ok(Invocation {
+            tool,
             params,
             runtime_params,
             env,
-            config,
-            literals,
             warnings,
             project: project.clone(),
             render: opts.render,
         })
+    }
+
+    /// The executor chain.
+    pub fn chain(&self) -> &ToolChain {
+        &self.tool.chain
+    }
+
+    /// The merged config with `{literal: …}` values taken out.
+    pub fn config(&self) -> &Value {
+        &self.tool.config
+    }
+
+    /// The `{literal: …}` values.
+    pub fn literals(&self) -> &[Literal] {
+        &self.tool.literals
+    }
+
+    /// The caller's parameters after validation, defaults applied.
+    pub fn params(&self) -> &Map<String, Value> {
+        &self.params
+    }
+
+    /// `tool_path`, `tool_dir`, `tool_parent`, `project_path`, `params_json`, `runtime_dir`.
+    pub fn runtime_params(&self) -> &Map<String, Value> {
+        &self.runtime_params
+    }
+
+    /// The environment after every layer.
+    pub fn env(&self) -> &ResolvedEnv {
+        &self.env
+    }
+
+    /// Warnings so far (from `env_config.env` templates).
+    pub fn warnings(&self) -> &[LinkWarning] {
+        &self.warnings
     }
 
     /// The scope of stages 3–6.
@@ -185,46 +226,31 @@ impl Plan {
         }
     }
 
-    /// Locates an error about the config (`path` relative to `config`) in the chain's files.
-    fn locate_config_error(&self, err: Error) -> Error {
-        let mut err = err;
-        if !err
-            .path
-            .0
-            .first()
-            .is_some_and(|s| *s == strata_core::PathSeg::Key("config".into()))
-        {
-            err.path = chain::config_path(&err.path);
-        }
-        self.chain.locate(err)
-    }
-
     /// Runs stages 3–6 and builds the spawn spec.
     pub fn prepare(&self) -> Result<Prepared, Error> {
-        let out = render_config(
-            &self.config,
-            &self.literals,
-            &self.scope(),
-            &self.project.limits,
-            &self.render,
-        )
-        .map_err(|e| self.locate_config_error(e))?;
+        let chain = self.chain();
+        let out = self
+            .tool
+            .template
+            .render(&self.scope(), &self.render)
+            .map_err(|e| chain.locate(config_error(e)))?;
+        let mut value = out.value.into_owned();
+        restore_literals(&mut value, self.literals());
         let mut warnings = self.warnings.clone();
         for mut w in out.warnings {
             w.path = chain::config_path(&w.path);
-            let link = self
-                .chain
+            let link = chain
                 .links
                 .iter()
                 .position(|l| w.path.lookup(&l.doc.value).is_some())
                 .unwrap_or(0);
             warnings.push(LinkWarning { link, warning: w });
         }
-        let spec = build_spec(&out.value, &self.env, &self.params, &self.project.root)
-            .map_err(|e| self.chain.locate(e))?;
+        let spec = build_spec(&value, &self.env, &self.params, &self.project.root)
+            .map_err(|e| chain.locate(e))?;
         Ok(Prepared {
             spec,
-            config: out.value,
+            config: value,
             warnings,
         })
     }
@@ -232,13 +258,13 @@ impl Plan {
     /// The config after each of stages 3–6 (numbered 3 to 6).
     pub fn explain(&self) -> Result<Vec<StageOutput>, Error> {
         explain_config(
-            &self.config,
-            &self.literals,
+            self.config(),
+            self.literals(),
             &self.scope(),
             &self.project.limits,
             &self.render,
         )
-        .map_err(|e| self.locate_config_error(e))
+        .map_err(|e| self.chain().locate(config_error(e)))
     }
 }
 
@@ -247,9 +273,9 @@ pub fn run_tool(
     project: &Project,
     id: &str,
     caller: &CallerParams,
-    opts: &RunOptions,
+    opts: &ExecOptions,
 ) -> Result<RunResult, Error> {
-    let plan = Plan::new(project, id, caller, opts)?;
-    let prepared = plan.prepare()?;
+    let invocation = Invocation::new(project, id, caller, opts)?;
+    let prepared = invocation.prepare()?;
     spawn(&prepared.spec)
 }

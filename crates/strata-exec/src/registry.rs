@@ -2,18 +2,23 @@
 //! and did-you-mean for unknown ids.
 
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::Value;
 use strata_core::{did_you_mean, Error, ErrorKind, Layer, Limits};
 use strata_doc::{Document, Format};
 
-/// A project: a directory holding `tools/` (and optionally `.env` and `.venv`).
+use crate::cache::{CompiledTool, ToolCache};
+
+/// A project: a directory holding `tools/` (and optionally `.env` and `.venv`). Clones share
+/// one cache of compiled tools.
 #[derive(Debug, Clone)]
 pub struct Project {
     /// The project root, absolute.
     pub root: PathBuf,
     /// The limits applied to every document and template.
     pub limits: Limits,
+    cache: Arc<ToolCache>,
 }
 
 /// One entry of `strata tools`.
@@ -48,7 +53,13 @@ impl Project {
         Ok(Project {
             root,
             limits: Limits::default(),
+            cache: Arc::default(),
         })
+    }
+
+    /// Tool `id` compiled (once; again only when a file of its chain changed).
+    pub fn compiled(&self, id: &str) -> Result<Arc<CompiledTool>, Error> {
+        self.cache.get(self, id)
     }
 
     /// The nearest ancestor of `start` (itself included) that holds `tools/`.
@@ -220,7 +231,6 @@ fn collect(dir: &Path, prefix: &str, out: &mut Vec<String>) {
         }
     }
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -7,7 +7,7 @@ use strata_core::{
     Error, ErrorKind, FieldPath, Layer, Limits, Origin, PathSeg, RenderOptions, Rendered, Scope,
     Text, Warning,
 };
-use strata_pipeline::{explain, Chain, Output, StageOutput, Template};
+use strata_pipeline::{explain, Chain, StageOutput, Template};
 
 /// The post-dispatch chain: stage 3 env, 4 params, 5 env, 6 params.
 pub fn stage_chain() -> Chain {
@@ -105,25 +105,6 @@ fn set_at(rendered: &mut Rendered, path: &[PathSeg], text: &str) {
     }
 }
 
-/// Stages 3–6 over `config` (literals already taken out): the rendered config with the
-/// literals restored, and the warnings.
-pub fn render_config(
-    config: &Value,
-    literals: &[Literal],
-    scope: &Scope<'_>,
-    limits: &Limits,
-    options: &RenderOptions,
-) -> Result<Output<'static>, Error> {
-    let template = Template::compile(config, &stage_chain(), limits)?;
-    let out = template.render(scope, options)?;
-    let mut value = out.value.into_owned();
-    restore_literals(&mut value, literals);
-    Ok(Output {
-        value,
-        warnings: out.warnings,
-    })
-}
-
 /// The config after each of stages 3–6 (`stage` numbered 3 to 6), literals restored.
 pub fn explain_config(
     config: &Value,
@@ -182,16 +163,15 @@ mod tests {
             caller_params: &params,
             ..Scope::default()
         };
-        let out = render_config(
-            &config,
-            &lits,
-            &scope,
-            &Limits::default(),
-            &RenderOptions::default(),
-        )
-        .unwrap();
+        let template = Template::compile(&config, &stage_chain(), &Limits::default()).unwrap();
+        let mut value = template
+            .render(&scope, &RenderOptions::default())
+            .unwrap()
+            .value
+            .into_owned();
+        restore_literals(&mut value, &lits);
         assert_eq!(
-            out.value.into_json(),
+            value.into_json(),
             json!({
                 "command": "awk",
                 "args": ["-f", "BEGIN { print \"${HOME} {x}\" }", "X"],

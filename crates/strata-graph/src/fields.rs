@@ -23,7 +23,6 @@ pub(crate) fn index(path: &FieldPath, i: usize) -> FieldPath {
     path.child(PathSeg::Index(i))
 }
 
-
 /// A list of names for messages: `` `a`, `b`, `c` ``.
 pub(crate) fn names<S: AsRef<str>>(items: &[S]) -> String {
     items

@@ -7,12 +7,12 @@ use serde_json::{Map, Value};
 use strata_core::{Error, ErrorKind, FieldPath, Layer, Limits};
 use strata_doc::{Document, Format};
 
-use strata_core::did_you_mean;
 use crate::fields::{key, names, Reader};
 use crate::hooks::parse_hooks;
 use crate::model::{Graph, OnError, DEFAULT_MAX_STEPS};
 use crate::nodes::{parse_node, Place};
 use strata_context::{When, WhenError};
+use strata_core::did_you_mean;
 use strata_tools::ToolRunner;
 
 /// The top-level keys of a graph file.

@@ -3,10 +3,10 @@
 use serde_json::{Map, Value};
 use strata_core::{Error, FieldPath};
 
-use strata_core::did_you_mean;
 use crate::fields::{index, key, names, Reader};
 use crate::load::parse_when;
 use crate::model::{Action, Assign, Body, Edge, Foreach, Node, DEFAULT_CONCURRENCY};
+use strata_core::did_you_mean;
 use strata_tools::ToolRunner;
 
 /// The node kinds.

@@ -8,11 +8,11 @@ use strata_context::{parse_expr, Expr, Path, Seg};
 use strata_core::{Error, ErrorKind, FieldPath, Layer, Span};
 use strata_pipeline::Template;
 
-use strata_core::did_you_mean;
 use crate::fields::{key, names, Reader};
 use crate::hooks::CONTEXT_NAMES;
 use crate::model::{Body, Graph, Node, OnError};
 use strata_context::When;
+use strata_core::did_you_mean;
 
 /// Names that cannot name a foreach element.
 pub const RESERVED: [&str; 5] = ["state", "inputs", "result", "run", "error"];

@@ -76,7 +76,9 @@ impl Hole for InputHole {
         vec![Reference {
             layer: Layer::INPUTS,
             name: self.key.to_string(),
-            path: strata_core::walk::Path::new(vec![strata_core::walk::Seg::Key(self.key.to_string())]),
+            path: strata_core::walk::Path::new(vec![strata_core::walk::Seg::Key(
+                self.key.to_string(),
+            )]),
             span: self.span,
             optional: !matches!(self.mode, Mode::Required),
         }]

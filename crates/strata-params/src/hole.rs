@@ -43,7 +43,9 @@ impl Hole for ParamHole {
         vec![Reference {
             layer: Layer::PARAMS,
             name: self.name.to_string(),
-            path: strata_core::walk::Path::new(vec![strata_core::walk::Seg::Key(self.name.to_string())]),
+            path: strata_core::walk::Path::new(vec![strata_core::walk::Seg::Key(
+                self.name.to_string(),
+            )]),
             span: self.span,
             optional: false,
         }]

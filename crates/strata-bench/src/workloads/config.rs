@@ -9,7 +9,7 @@ use std::hint::black_box;
 
 use minijinja::Environment;
 use serde_json::{json, Map, Value};
-use strata_core::{EnvMap, Limits, RenderOptions, Scope};
+use strata_core::{string_leaves, EnvMap, FieldPath, Limits, RenderOptions, Scope};
 use strata_pipeline::{Chain, Template};
 
 use crate::harness::{compare, measure, Settings};
@@ -75,16 +75,6 @@ pub fn jinja_leaves() -> Vec<&'static str> {
     ]
 }
 
-/// Number of string leaves in a JSON value.
-pub fn string_leaves(value: &Value) -> usize {
-    match value {
-        Value::String(_) => 1,
-        Value::Array(items) => items.iter().map(string_leaves).sum(),
-        Value::Object(map) => map.values().map(string_leaves).sum(),
-        _ => 0,
-    }
-}
-
 /// The data the config is rendered against.
 struct Data {
     env: EnvMap,
@@ -129,7 +119,10 @@ impl Data {
 pub fn run_compile(settings: &Settings, report: &mut Report) {
     let config = config();
     let leaves = jinja_leaves();
-    assert_eq!(string_leaves(&config), leaves.len());
+    assert_eq!(
+        string_leaves(&config, &FieldPath::root()).len(),
+        leaves.len()
+    );
     let chain = Chain::full();
     let limits = Limits::default();
     let env = Environment::new();
@@ -196,7 +189,7 @@ mod tests {
     #[test]
     fn config_has_the_advertised_shape() {
         let config = config();
-        assert_eq!(string_leaves(&config), 23);
+        assert_eq!(string_leaves(&config, &FieldPath::root()).len(), 23);
         let text = config.to_string();
         let holes = text.matches("${").count() + text.matches("{input:").count();
         let params = ["{project_path}", "{python}", "{tool_dir}"];
@@ -217,7 +210,12 @@ mod tests {
             .render(&data.scope(), &RenderOptions::STRICT)
             .expect("renders");
         let mut strata_leaves = Vec::new();
-        collect_strings(&strata.value.into_json(), &mut strata_leaves);
+        let rendered = strata.value.into_json();
+        strata_leaves.extend(
+            string_leaves(&rendered, &FieldPath::root())
+                .into_iter()
+                .map(|(_, s)| s.to_string()),
+        );
 
         let env = Environment::new();
         let ctx = json!({
@@ -233,14 +231,5 @@ mod tests {
             .map(|src| env.render_str(src, &ctx).expect("renders"))
             .collect();
         assert_eq!(strata_leaves, jinja);
-    }
-
-    fn collect_strings(value: &Value, out: &mut Vec<String>) {
-        match value {
-            Value::String(s) => out.push(s.clone()),
-            Value::Array(items) => items.iter().for_each(|v| collect_strings(v, out)),
-            Value::Object(map) => map.values().for_each(|v| collect_strings(v, out)),
-            _ => {}
-        }
     }
 }

@@ -5,6 +5,10 @@
 //!   process environment, render stages 3–6, resolve the program, spawn in a new process
 //!   group with piped stdout/stderr, wait, reap — against spawning `true` directly with
 //!   `std::process::Command` (`.output()`, which also pipes stdout/stderr), side by side.
+//! * `exec_step_prepare`: what a graph or plan step pays before its spawn — validate the
+//!   parameters, resolve the environment, render stages 3–6 — with the project's cache of
+//!   compiled tools warm (every step after the first), against the same with a cold cache
+//!   (every step loading, merging and compiling the chain again, as before the cache).
 //! * `exec_load_50_tools`: loading and compiling a generated 50-tool `tools/` tree (every
 //!   tool's chain loaded, merged, and its config compiled through stages 3–6), against only
 //!   reading and parsing the same 50 files with `serde_yaml`.
@@ -15,7 +19,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 use strata_exec::{
-    run_tool, stage_chain, take_literals, CallerParams, Project, RunOptions, ToolChain,
+    run_tool, stage_chain, take_literals, CallerParams, ExecOptions, Invocation, Project, ToolChain,
 };
 use strata_pipeline::Template;
 
@@ -125,7 +129,7 @@ pub fn run_chain(settings: &Settings, report: &mut Report) {
     let dir = true_project();
     let project = Project::at(dir.path()).expect("a project");
     let caller = CallerParams::default();
-    let opts = RunOptions::default();
+    let opts = ExecOptions::default();
     let result = run_tool(&project, "bench/true", &caller, &opts).expect("runs");
     assert!(result.success, "`true` failed: {result:?}");
     let (strata, peer) = compare(
@@ -139,6 +143,26 @@ pub fn run_chain(settings: &Settings, report: &mut Report) {
         },
     );
     report.compare("exec_run_true", &strata, "std_command", &peer);
+}
+
+/// `exec_step_prepare`: one step's work before the spawn, cache warm against cache cold.
+pub fn run_step_prepare(settings: &Settings, report: &mut Report) {
+    let dir = true_project();
+    let warm = Project::at(dir.path()).expect("a project");
+    let caller = CallerParams::default();
+    let opts = ExecOptions::default();
+    let prepare = |project: &Project| {
+        Invocation::new(project, "bench/true", &caller, &opts)
+            .and_then(|call| call.prepare())
+            .expect("prepares")
+    };
+    prepare(&warm);
+    let (strata, peer) = compare(
+        settings,
+        || prepare(&warm),
+        || prepare(&Project::at(dir.path()).expect("a project")),
+    );
+    report.compare("exec_step_prepare", &strata, "uncached", &peer);
 }
 
 /// `exec_load_50_tools`: load and compile a 50-tool tree, against parsing its files.

@@ -23,6 +23,7 @@ pub const GROUPS: &[Group] = &[
     ("throughput", throughput::run),
     ("scaling", scaling::run),
     ("exec_run", exec::run_chain),
+    ("exec_step", exec::run_step_prepare),
     ("exec_tree", exec::run_tree),
     ("check", check::run),
     ("graph", graph::run),
