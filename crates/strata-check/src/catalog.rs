@@ -17,6 +17,10 @@ impl ToolRunner for Catalog<'_> {
         self.0.unknown_tool(id, "tool")
     }
 
+    fn callable(&self, id: &str) -> Result<(), Error> {
+        self.0.callable(id)
+    }
+
     fn run(&self, id: &str, _: &Map<String, Value>, _: &CallOptions) -> Result<RunResult, Error> {
         Err(Error::new(
             Layer::REQUEST,

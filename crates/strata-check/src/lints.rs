@@ -4,7 +4,9 @@
 use std::sync::LazyLock;
 
 use regex::Regex;
-use strata_core::Span;
+use serde_json::Value;
+use strata_core::{Layer, Limits, Span};
+use strata_pipeline::{Chain, Template};
 
 use crate::diagnostic::Code;
 
@@ -29,8 +31,6 @@ static DOLLAR_STEP: LazyLock<Regex> = LazyLock::new(|| {
 static DOUBLE_BRACE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\.([^{}\s]+?)\s*\}\}").expect("valid regex")
 });
-static PARAM: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\{([A-Za-z_][A-Za-z0-9_]*)\}").expect("valid regex"));
 
 fn span(m: &regex::Match<'_>) -> Span {
     Span::new(m.start(), m.end())
@@ -87,24 +87,27 @@ pub fn foreign_steps(text: &str) -> Vec<Lint> {
     out
 }
 
-/// `{name}` (layer P syntax) in a directive, where layer P never runs.
+/// `{name}` (layer P syntax) in a directive, where layer P never runs: what layer P's own
+/// compile pass would claim after the directive's stages (inputs, context) have claimed theirs.
 pub fn params_in_directive(text: &str) -> Vec<Lint> {
-    PARAM
-        .captures_iter(text)
-        .filter_map(|c| {
-            let whole = c.get(0)?;
-            let before = text[..whole.start()].chars().last();
-            let after = text[whole.end()..].chars().next();
-            if before == Some('$') || before == Some('{') || after == Some('}') {
-                return None;
-            }
-            let name = c.get(1)?.as_str();
-            Some(Lint {
+    let chain = Chain::of(&[Layer::INPUTS, Layer::CONTEXT, Layer::PARAMS]);
+    let Ok(template) =
+        Template::compile(&Value::String(text.to_string()), &chain, &Limits::default())
+    else {
+        return Vec::new();
+    };
+    template
+        .references()
+        .into_iter()
+        .filter(|(_, r)| r.layer == Layer::PARAMS)
+        .map(|(_, r)| {
+            let name = r.name;
+            Lint {
                 code: Code::ParamInDirective,
-                span: span(&whole),
+                span: r.span,
                 message: format!("`{{{name}}}` is literal text in a directive: layer P runs only on tool configs"),
                 help: Some(format!("for a directive input write `{{input:{name}}}`; to pass it to a tool, use a tool parameter")),
-            })
+            }
         })
         .collect()
 }

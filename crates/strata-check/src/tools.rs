@@ -34,19 +34,7 @@ fn key(k: &str) -> PathSeg {
 }
 
 fn is_graph(project: &Project, id: &str) -> bool {
-    let Some(path) = project.tool_path(id) else {
-        return false;
-    };
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return false;
-    };
-    serde_yaml_kind(&text).as_deref() == Some("graph")
-}
-
-fn serde_yaml_kind(text: &str) -> Option<String> {
-    text.lines()
-        .find_map(|l| l.strip_prefix("kind:"))
-        .map(|k| k.trim().trim_matches(['"', '\'']).to_string())
+    project.tool_kind(id).as_deref() == Some("graph")
 }
 
 /// What every chain check needs to know of the project.

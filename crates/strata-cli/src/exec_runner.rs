@@ -22,6 +22,10 @@ impl ToolRunner for ExecRunner<'_> {
         self.project.unknown_tool(id, "tool")
     }
 
+    fn callable(&self, id: &str) -> Result<(), Error> {
+        self.project.callable(id)
+    }
+
     fn run(
         &self,
         id: &str,

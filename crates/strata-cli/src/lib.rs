@@ -1,4 +1,4 @@
-//! The `strata` command line. Each command lives in its own module; [`report`] renders
+//! The `strata` command line. Each command lives in its own module; `report` renders
 //! diagnostics for people.
 
 mod check_cmd;

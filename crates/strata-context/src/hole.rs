@@ -1,6 +1,5 @@
-use strata_core::{
-    Error, ErrorKind, Hole, Layer, Origin, Reference, RenderCx, Rendered, Seq, Span, Text,
-};
+use strata_core::syntax::{Hole, RenderCx, Seq};
+use strata_core::{Error, ErrorKind, Layer, Origin, Reference, Rendered, Span, Text};
 
 use crate::eval::{eval, Fail};
 use crate::{Expr, Seg};

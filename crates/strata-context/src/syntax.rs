@@ -1,4 +1,5 @@
-use strata_core::{env_owns, CompileCx, Error, ErrorKind, Found, Layer, Part, Pos, Span, Syntax};
+use strata_core::syntax::{env_owns, CompileCx, Found, Part, Pos, Syntax};
+use strata_core::{Error, ErrorKind, Layer, Span};
 
 use crate::expr::parse_expr;
 use crate::hole::ContextHole;

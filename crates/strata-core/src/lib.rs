@@ -1,8 +1,8 @@
 //! The shared vocabulary of strata's interpolation layers.
 //!
-//! A string leaf of a config is compiled into a [`Seq`]: authored literal runs ([`Lit`]),
-//! constant data produced by escapes, and [`Hole`]s that layers install for their
-//! placeholders. Each layer's compile pass ([`run_pass`]) scans only authored runs, so text a
+//! A string leaf of a config is compiled into a [`syntax::Seq`]: authored literal runs,
+//! constant data produced by escapes, and [`syntax::Hole`]s that layers install for their
+//! placeholders. Each layer's compile pass ([`syntax::run_pass`]) scans only authored runs, so text a
 //! layer substitutes is never scanned again. Rendering a compiled [`Node`] tree against a
 //! [`Scope`] yields a [`Rendered`] tree whose text remembers the [`Origin`] of every byte.
 
@@ -24,8 +24,17 @@ mod text;
 mod value_text;
 pub mod walk;
 
+/// What a layer (or another front-end with a placeholder syntax) implements and uses: the
+/// compile pass over authored runs, the placeholder trait and the render context. Callers
+/// that only compile and render documents need none of it.
+pub mod syntax {
+    pub use crate::env_names::{env_name_len, env_operator_len, env_owns};
+    pub use crate::pass::{balanced_close, run_pass, take_range, CompileCx, Found, Pos, Syntax};
+    pub use crate::render::{Param, RenderCx};
+    pub use crate::seq::{Hole, Lit, Part, Seq};
+}
+
 pub use diagnostic::{Error, ErrorInfo, Location, Warning};
-pub use env_names::{env_name_len, env_operator_len, env_owns};
 pub use field_path::{FieldPath, PathSeg};
 pub use kind::ErrorKind;
 pub use layer::Layer;
@@ -33,13 +42,13 @@ pub use leaves::{for_each_leaf, string_leaves};
 pub use limits::Limits;
 pub use node::{Node, Rendered};
 pub use origin::Origin;
-pub use pass::{balanced_close, run_pass, take_range, CompileCx, Found, Pos, Syntax};
-pub use render::{Param, RenderCx};
+pub(crate) use render::RenderCx;
 pub use scope::{
     map_get, ContextSource, Entry, EnvMap, EnvSource, EnvVar, Layers, OwnedScope, RenderOptions,
     Scope, Undefined,
 };
-pub use seq::{Hole, Lit, Part, Reference, Seq, Span};
+pub(crate) use seq::{Hole, Lit, Part, Seq};
+pub use seq::{Reference, Span};
 pub use suggest::did_you_mean;
 pub use text::{Mark, Text, INLINE_MARKS};
 pub use value_text::{push_value_text, value_to_text};

@@ -189,11 +189,6 @@ impl<'t, 's> RenderCx<'t, 's> {
         Ok(())
     }
 
-    /// Renders one string leaf at `path`, attaching the path to errors.
-    pub fn render_leaf(&mut self, seq: &Seq, path: &FieldPath) -> Result<Rendered<'t>, Error> {
-        self.at_path(path.clone(), None, |cx| cx.render_leaf_here(seq))
-    }
-
     /// Renders one string leaf at the current field path, attaching the path to errors.
     pub(crate) fn render_leaf_here(&mut self, seq: &Seq) -> Result<Rendered<'t>, Error> {
         let rendered = match seq.render(self) {

@@ -111,12 +111,9 @@ pub fn compile_hook(
         None => None,
     };
     let action_path = path.child(PathSeg::Key("action".into()));
-    if !tools.has_tool(&spec.action.tool) {
-        let e = tools
-            .unknown_tool(&spec.action.tool)
-            .at_path(&action_path.child(PathSeg::Key("tool".into())));
-        return Err(doc.locate_error(e));
-    }
+    tools.callable(&spec.action.tool).map_err(|e| {
+        doc.locate_error(e.at_path(&action_path.child(PathSeg::Key("tool".into()))))
+    })?;
     let chain = Chain::of(&[Layer::INPUTS, Layer::CONTEXT]);
     let params_path = action_path.child(PathSeg::Key("params".into()));
     let params = Template::compile(&Value::Object(spec.action.params.clone()), &chain, limits)

@@ -46,7 +46,7 @@ pub struct Site<'a> {
     /// The template.
     pub template: &'a Template,
     /// For hook params: the hook's event.
-    pub event: Option<crate::hooks::Event>,
+    pub event: Option<Event>,
     /// For hook params: the file that declared the hook (another file for project hooks).
     pub file: &'a str,
     /// For action params: the index of the action.
@@ -263,13 +263,9 @@ fn compile_actions(
         if ids[..i].contains(&spec.id.as_str()) {
             return Err(fail("id", format!("action id `{}` is used twice", spec.id)));
         }
-        if !tools.has_tool(&spec.tool) {
-            return Err(doc.locate_error(
-                tools
-                    .unknown_tool(&spec.tool)
-                    .at_path(&path.child(key("tool"))),
-            ));
-        }
+        tools
+            .callable(&spec.tool)
+            .map_err(|e| doc.locate_error(e.at_path(&path.child(key("tool")))))?;
         let params_path = path.child(key("params"));
         let params = Template::compile(&Value::Object(spec.params.clone()), &stages(), limits)
             .map_err(|e| doc.locate_error(under(e, &params_path)))?;

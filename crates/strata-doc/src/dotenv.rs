@@ -25,7 +25,7 @@ pub fn parse_dotenv(name: &str, text: &str) -> Result<Vec<(String, String)>, Err
             return Err(fail("expected NAME=value"));
         };
         let key = key.trim();
-        if strata_core::env_name_len(key.as_bytes()) != key.len() || key.is_empty() {
+        if strata_core::syntax::env_name_len(key.as_bytes()) != key.len() || key.is_empty() {
             return Err(fail(&format!("`{key}` is not a valid variable name")));
         }
         out.push((

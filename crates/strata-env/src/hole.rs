@@ -1,4 +1,5 @@
-use strata_core::{Error, ErrorKind, Hole, Layer, Origin, Reference, RenderCx, Seq, Span, Text};
+use strata_core::syntax::{Hole, RenderCx, Seq};
+use strata_core::{Error, ErrorKind, Layer, Origin, Reference, Span, Text};
 
 /// A Compose operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,7 +1,8 @@
-use strata_core::{
-    balanced_close, env_name_len, env_operator_len, run_pass, take_range, CompileCx, Error,
-    ErrorKind, Found, Layer, Part, Pos, Span, Syntax,
+use strata_core::syntax::{
+    balanced_close, env_name_len, env_operator_len, run_pass, take_range, CompileCx, Found, Part,
+    Pos, Syntax,
 };
+use strata_core::{Error, ErrorKind, Layer, Span};
 
 use crate::hole::{EnvHole, Op};
 

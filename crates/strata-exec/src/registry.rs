@@ -167,6 +167,38 @@ impl Project {
         Ok(id)
     }
 
+    /// The `kind` a tool file declares (`tool` when it declares none); `None` when the file
+    /// cannot be read as YAML.
+    pub fn tool_kind(&self, id: &str) -> Option<String> {
+        let path = self.tool_path(id)?;
+        let bytes = std::fs::read(&path).ok()?;
+        let doc =
+            Document::parse(&self.display_name(&path), bytes, Format::Yaml, &self.limits).ok()?;
+        Some(match doc.value.get("kind") {
+            Some(Value::String(kind)) => kind.clone(),
+            _ => "tool".into(),
+        })
+    }
+
+    /// Whether an action, step or hook may call tool `id`: it exists and runs on an executor
+    /// (a graph does not). Other problems of its chain are reported when it is compiled.
+    pub fn callable(&self, id: &str) -> Result<(), Error> {
+        if self.tool_path(id).is_none() {
+            return Err(self.unknown_tool(id, "tool"));
+        }
+        match self.tool_kind(id).as_deref() {
+            Some("graph") => Err(Error::new(
+                Layer::REQUEST,
+                ErrorKind::Invalid,
+                format!("`{id}` is a graph, not a tool that runs on an executor"),
+            )
+            .with_hint(format!(
+                "run the graph itself with `strata run {id}`; an action calls a tool"
+            ))),
+            _ => Ok(()),
+        }
+    }
+
     /// Every tool with its description (or the reason it could not be read).
     pub fn list(&self) -> Vec<ToolEntry> {
         self.tool_ids()

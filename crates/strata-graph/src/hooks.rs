@@ -138,9 +138,9 @@ fn parse_hook(
     let tool = r
         .opt_str(action, &action_path, "tool")?
         .ok_or_else(|| r.err(&action_path, "a hook's action needs a `tool`"))?;
-    if !tools.has_tool(tool) {
-        return Err(r.locate(tools.unknown_tool(tool).at_path(&key(&action_path, "tool"))));
-    }
+    tools
+        .callable(tool)
+        .map_err(|e| r.locate(e.at_path(&key(&action_path, "tool"))))?;
     let params_at = params_path(at);
     let params = action
         .get("params")

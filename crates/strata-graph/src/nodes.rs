@@ -109,7 +109,7 @@ pub(crate) fn parse_node(
         ));
     }
     let keys = node_keys(kind, body_place);
-    r.known_keys(map, path, &keys, &format!("a {kind} node"))?;
+    r.known_keys(map, path, &keys, &format!("{} {kind} node", article(kind)))?;
     let body = match kind {
         "action" => Body::Action(parse_action(r, map, path, tools)?),
         "gate" => Body::Gate(parse_assign(r, map, path)?),
@@ -142,9 +142,9 @@ fn parse_action(
     let tool = r
         .opt_str(map, path, "tool")?
         .ok_or_else(|| r.err(path, "an action node needs a `tool`"))?;
-    if !tools.has_tool(tool) {
-        return Err(r.locate(tools.unknown_tool(tool).at_path(&key(path, "tool"))));
-    }
+    tools
+        .callable(tool)
+        .map_err(|e| r.locate(e.at_path(&key(path, "tool"))))?;
     let params = map
         .get("params")
         .cloned()
@@ -329,5 +329,14 @@ fn parse_next(
             path,
             "`next` must be a node id or a list of {to, when} edges",
         )),
+    }
+}
+
+/// `an` before a vowel sound (`an action node`), `a` otherwise (`a gate node`).
+fn article(word: &str) -> &'static str {
+    if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
     }
 }

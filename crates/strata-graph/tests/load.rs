@@ -60,6 +60,10 @@ fn structure_errors_are_located() {
             "t.yaml:10:5 request: unknown key `asign` in a gate node (hint: did you mean `assign`?)",
         ),
         (
+            BASE.replace("    kind: gate\n", "    kind: action\n    tool: echo\n    parms: {}\n"),
+            "t.yaml:11:5 request: unknown key `parms` in an action node (hint: did you mean `params`?)",
+        ),
+        (
             BASE.replace("- to: done", "- to: dnoe"),
             "t.yaml:13:13 request: unknown target node `dnoe` (hint: did you mean `done`?)",
         ),

@@ -1,8 +1,7 @@
 use std::borrow::Cow;
 
-use strata_core::{
-    map_get, Error, Hole, Layer, Origin, Reference, RenderCx, Rendered, Seq, Span, Text,
-};
+use strata_core::syntax::{Hole, RenderCx, Seq};
+use strata_core::{map_get, Error, Layer, Origin, Reference, Rendered, Span, Text};
 
 /// What a reference does when its input is missing.
 #[derive(Debug)]

@@ -1,7 +1,7 @@
-use strata_core::{
-    balanced_close, run_pass, take_range, CompileCx, Error, ErrorKind, Found, Layer, Part, Pos,
-    Span, Syntax,
+use strata_core::syntax::{
+    balanced_close, run_pass, take_range, CompileCx, Found, Part, Pos, Syntax,
 };
+use strata_core::{Error, ErrorKind, Layer, Span};
 
 use crate::hole::{InputHole, Mode};
 

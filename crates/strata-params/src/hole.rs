@@ -1,8 +1,7 @@
 use std::borrow::Cow;
 
-use strata_core::{
-    Error, Hole, Layer, Origin, Param, Reference, RenderCx, Rendered, Seq, Span, Text,
-};
+use strata_core::syntax::{Hole, Param, RenderCx, Seq};
+use strata_core::{Error, Layer, Origin, Reference, Rendered, Span, Text};
 
 /// A compiled `{name}` placeholder.
 #[derive(Debug)]

@@ -3,7 +3,7 @@
 //! Names match `[A-Za-z_][A-Za-z0-9_]*` and must not follow a `$`. `{{name}}` yields the
 //! literal text `{name}`; everything else in braces (`{}`, `{ x }`, `{a.b}`, `{input:k}`) is
 //! literal text. Parameters come from runtime parameters, the document's own top-level keys
-//! (followed to a fixpoint, see [`strata_core::RenderCx::param`]) and the caller's parameters.
+//! (followed to a fixpoint, see [`strata_core::syntax::RenderCx::param`]) and the caller's parameters.
 //! An unknown name is left as it is.
 
 mod hole;

@@ -1,4 +1,5 @@
-use strata_core::{CompileCx, Error, Found, Layer, Part, Pos, Span, Syntax};
+use strata_core::syntax::{CompileCx, Found, Part, Pos, Syntax};
+use strata_core::{Error, Layer, Span};
 
 use crate::hole::ParamHole;
 use crate::name_len;

@@ -1,7 +1,8 @@
 use std::fmt;
 
 use strata_context::ContextSyntax;
-use strata_core::{Error, ErrorKind, Layer, Syntax};
+use strata_core::syntax::Syntax;
+use strata_core::{Error, ErrorKind, Layer};
 use strata_env::EnvSyntax;
 use strata_inputs::InputSyntax;
 use strata_params::ParamSyntax;

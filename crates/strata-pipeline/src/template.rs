@@ -1,9 +1,10 @@
 use std::borrow::Cow;
 
 use serde_json::Value;
+use strata_core::syntax::{run_pass, CompileCx, RenderCx, Seq};
 use strata_core::{
-    run_pass, CompileCx, Error, ErrorKind, FieldPath, Layer, Limits, Node, PathSeg, Reference,
-    RenderCx, RenderOptions, Rendered, Scope, Seq, Warning,
+    Error, ErrorKind, FieldPath, Layer, Limits, Node, PathSeg, Reference, RenderOptions, Rendered,
+    Scope, Warning,
 };
 
 use crate::chain::Chain;

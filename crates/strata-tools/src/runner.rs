@@ -24,6 +24,18 @@ pub trait ToolRunner: Sync {
     /// The error for an unknown tool, with a did-you-mean.
     fn unknown_tool(&self, id: &str) -> Error;
 
+    /// Whether an action, step or hook may call tool `id`: the unknown-tool error when there
+    /// is no such tool, and an error when it exists but cannot be called as a tool (a graph,
+    /// a broken executor chain). Loaders call it for every tool they name, before anything
+    /// runs.
+    fn callable(&self, id: &str) -> Result<(), Error> {
+        if self.has_tool(id) {
+            Ok(())
+        } else {
+            Err(self.unknown_tool(id))
+        }
+    }
+
     /// The tool's parameter schema (`parameters` of its file), when it declares one; loaders
     /// check literal arguments against it before anything runs.
     fn parameters(&self, id: &str) -> Option<Value> {
