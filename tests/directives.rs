@@ -211,7 +211,7 @@ fn a_failing_action_stops_the_directive_and_reports_what_ran() {
     let o = strata(p.path(), &["run", "directives/fails.md"]);
     assert_eq!(
         out(&o),
-        "directive fails: failed\nstopped: action `boom` failed: tool `t/fail` exited with code 4\n\n--- prompt ---\nDone.\n\n--- actions ---\n[completed] first (examples/echo)\n    | one\n[failed] boom (t/fail): tool `t/fail` exited with code 4\n[skipped] never (examples/echo): the directive stopped before this action\n\n--- hooks ---\n[completed] why on action_failed (examples/log)\n"
+        "directive fails: failed\nstopped: action `boom` failed: tool `t/fail` exited with code 4\n\n--- prompt ---\nDone.\n\n--- actions ---\n[completed] first (examples/echo)\n    | one\n[failed] boom (t/fail): tool `t/fail` exited with code 4\n    ! broken\n[skipped] never (examples/echo): the directive stopped before this action\n\n--- hooks ---\n[completed] why on action_failed (examples/log)\n"
     );
     assert_eq!(o.status.code(), Some(1));
     let log = std::fs::read_to_string(p.path().join(".strata/logs/hooks.log")).unwrap();

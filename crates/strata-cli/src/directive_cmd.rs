@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 use strata_core::{Error, ErrorKind, Layer, RenderOptions};
 use strata_directive::{load_project_hooks, ActionOutcome, Directive, Report, RunOptions, Status};
 use strata_exec::Project;
+use strata_tools::{StepRecord, StepStatus};
 
 use crate::exec_runner::ExecRunner;
 use crate::run::{open_project, print_error, RunArgs, STRATA_FAILED};
@@ -145,6 +146,14 @@ pub fn human(report: &Report) -> String {
         }
         for line in output_of(a).lines() {
             out.push_str(&format!("    | {line}\n"));
+        }
+        let tail = a.record.as_ref().filter(|r| r.status == StepStatus::Failed);
+        for line in tail
+            .and_then(StepRecord::stderr_tail)
+            .iter()
+            .flat_map(|t| t.lines())
+        {
+            out.push_str(&format!("    ! {line}\n"));
         }
     }
     if !report.hooks.is_empty() {

@@ -41,6 +41,14 @@ impl ToolRunner for ExecRunner<'_> {
         if let Some(limit) = options.timeout {
             prepared.spec.timeout = prepared.spec.timeout.min(limit);
         }
-        spawn(&prepared.spec)
+        let mut run = spawn(&prepared.spec)?;
+        let vars = &call.env().vars;
+        run.redact_stderr(
+            vars.0
+                .values()
+                .filter(|v| v.secret)
+                .map(|v| v.value.as_str()),
+        );
+        Ok(run)
     }
 }

@@ -91,6 +91,8 @@ pub enum LogEvent {
         node: String,
         /// What went wrong.
         message: String,
+        /// The last lines the failed tool printed on stderr (secrets redacted), if any.
+        stderr: Option<String>,
         /// What `on_error` does about it: `fail`, `continue` or `goto <node>`.
         handling: String,
     },
@@ -237,8 +239,16 @@ impl LogEvent {
                 step,
                 node,
                 message,
+                stderr,
                 handling,
-            } => format!("step {step} {node} failed: {message} (on_error: {handling})"),
+            } => {
+                let mut line =
+                    format!("step {step} {node} failed: {message} (on_error: {handling})");
+                for l in stderr.iter().flat_map(|t| t.lines()) {
+                    line.push_str(&format!("\n    ! {l}"));
+                }
+                line
+            }
             LogEvent::Limit {
                 step,
                 max_steps,
@@ -296,9 +306,10 @@ impl LogEvent {
                 step,
                 node,
                 message,
+                stderr,
                 handling,
             } => json!({"event": "error", "step": step, "node": node, "message": message,
-                        "handling": handling}),
+                        "stderr": stderr, "handling": handling}),
             LogEvent::Limit {
                 step,
                 max_steps,

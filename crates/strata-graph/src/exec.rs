@@ -20,6 +20,11 @@ pub struct Failure {
 }
 
 impl Failure {
+    /// The last lines the failed tool printed on stderr, when a tool ran.
+    pub fn stderr_tail(&self) -> Option<String> {
+        strata_tools::stderr_tail(self.work.as_ref()?.run.as_ref()?)
+    }
+
     /// A failure with a message only.
     pub fn new(message: impl Into<String>) -> Failure {
         Failure {

@@ -25,6 +25,7 @@ impl Walker<'_> {
             step,
             node: node.id.clone(),
             message: f.message.clone(),
+            stderr: f.stderr_tail(),
             handling: handling.clone(),
         });
         let (result, run_json) = match &f.work {

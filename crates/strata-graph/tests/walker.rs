@@ -180,7 +180,7 @@ nodes:
     assert_eq!(
         lines[1..],
         [
-            "step 1 bad failed: tool `fail` exited with code 3 (on_error: fail)",
+            "step 1 bad failed: tool `fail` exited with code 3 (on_error: fail)\n    ! bad",
             "run r1: failed after 1 step: node `bad`: tool `fail` exited with code 3",
         ]
     );
@@ -216,11 +216,11 @@ nodes:
         lines,
         [
             "run r1: starting graphs/t at `try`",
-            "step 1 try failed: tool `flaky` exited with code 3 (on_error: goto recover)",
+            "step 1 try failed: tool `flaky` exited with code 3 (on_error: goto recover)\n    ! bad",
             r#"step 2 recover (gate) -> try: attempt = 1 (was 0), why = "tool `flaky` exited with code 3" (new)"#,
-            "step 3 try failed: tool `flaky` exited with code 3 (on_error: goto recover)",
+            "step 3 try failed: tool `flaky` exited with code 3 (on_error: goto recover)\n    ! bad",
             "step 4 recover (gate) -> try: attempt = 2 (was 1)",
-            "step 5 try failed: tool `flaky` exited with code 3 (on_error: goto recover)",
+            "step 5 try failed: tool `flaky` exited with code 3 (on_error: goto recover)\n    ! bad",
             "step 6 recover (gate) -> try: attempt = 3 (was 2)",
             "step 7 try (action) -> done: no state change",
             "step 8 done (return) -> return: no state change",
@@ -357,7 +357,7 @@ nodes:
             "step 1 a (gate) -> b: n = 1 (was 0)",
             "hook after on after_node (log): completed",
             "hook before on before_node (log): completed",
-            "step 2 b failed: tool `fail` exited with code 3 (on_error: continue)",
+            "step 2 b failed: tool `fail` exited with code 3 (on_error: continue)\n    ! bad",
             "hook err on error (log): completed",
             "step 2 b (action) -> a: no state change",
             "limit: max_steps (2) reached after step 2 (on_error: stop)",

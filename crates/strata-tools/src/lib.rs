@@ -17,6 +17,6 @@ mod runner;
 pub use fake::FakeTools;
 pub use hooks::{fire, params_path, Firing, Hook, HookCall};
 pub use params::{check_schema, coerce, summary, type_name, validate, SchemaError};
-pub use record::{StepError, StepRecord, StepStatus, RECORD_FIELDS};
+pub use record::{stderr_tail, StepError, StepRecord, StepStatus, RECORD_FIELDS};
 pub use result::RunResult;
 pub use runner::{CallOptions, ToolRunner};

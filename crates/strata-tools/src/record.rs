@@ -50,6 +50,23 @@ pub struct StepError {
     pub message: String,
 }
 
+/// The last lines of the stderr of a step's `run` (at most 10 lines and 2 KiB, cut at a
+/// character boundary), for people reading why a step failed; `None` when it printed nothing.
+pub fn stderr_tail(run: &Value) -> Option<String> {
+    const LINES: usize = 10;
+    const BYTES: usize = 2048;
+    let text = run.get("stderr")?.as_str()?.trim_end();
+    if text.is_empty() {
+        return None;
+    }
+    let mut start = text.len().saturating_sub(BYTES);
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    let tail: Vec<&str> = text[start..].lines().collect();
+    Some(tail[tail.len().saturating_sub(LINES)..].join("\n"))
+}
+
 /// One tool call: `{id, status, result, error, run}`.
 ///
 /// `result` is what the tool returned — its standard output parsed as JSON, or else the text
@@ -108,6 +125,11 @@ impl StepRecord {
             }),
             run: None,
         }
+    }
+
+    /// The last lines of what the tool printed on stderr ([`stderr_tail`]).
+    pub fn stderr_tail(&self) -> Option<String> {
+        stderr_tail(self.run.as_ref()?)
     }
 
     /// The error message, when the step failed or was skipped.
@@ -218,6 +240,18 @@ mod tests {
             StepRecord::from_run("b", "t", &run("", 0)).result,
             Value::Null
         );
+    }
+
+    #[test]
+    fn the_stderr_tail_keeps_the_last_lines() {
+        let long: String = (1..=30).map(|i| format!("line {i}\n")).collect();
+        let mut r = run("", 1);
+        r.stderr = long.into_bytes();
+        let tail = StepRecord::from_run("a", "t", &r).stderr_tail().unwrap();
+        assert_eq!(tail.lines().count(), 10);
+        assert!(tail.starts_with("line 21\n") && tail.ends_with("line 30"));
+        r.stderr = Vec::new();
+        assert_eq!(StepRecord::from_run("a", "t", &r).stderr_tail(), None);
     }
 
     #[test]

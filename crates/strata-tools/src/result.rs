@@ -84,6 +84,26 @@ impl RunResult {
         }
     }
 
+    /// Replaces every occurrence of each secret (non-empty) in stderr with `***`, so that what
+    /// a tool printed about its secrets never reaches a trace, a report or a checkpoint.
+    pub fn redact_stderr<'s>(&mut self, secrets: impl IntoIterator<Item = &'s str>) {
+        for secret in secrets.into_iter().filter(|s| !s.is_empty()) {
+            let needle = secret.as_bytes();
+            if !self.stderr.windows(needle.len()).any(|w| w == needle) {
+                continue;
+            }
+            let mut out = Vec::with_capacity(self.stderr.len());
+            let mut rest = self.stderr.as_slice();
+            while let Some(i) = rest.windows(needle.len()).position(|w| w == needle) {
+                out.extend_from_slice(&rest[..i]);
+                out.extend_from_slice(b"***");
+                rest = &rest[i + needle.len()..];
+            }
+            out.extend_from_slice(rest);
+            self.stderr = out;
+        }
+    }
+
     /// A successful run that printed `stdout` (for fakes and tests).
     pub fn ok(stdout: impl Into<Vec<u8>>) -> RunResult {
         RunResult::exited(0, stdout, Vec::new())
