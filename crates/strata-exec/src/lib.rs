@@ -17,6 +17,7 @@ mod cache;
 mod chain;
 mod env;
 mod registry;
+mod runner;
 mod spawn;
 mod spec;
 mod stages;
@@ -28,6 +29,7 @@ pub use env::{
     BASE_ALLOWLIST,
 };
 pub use registry::{Project, ToolEntry};
+pub use runner::ExecRunner;
 pub use spawn::{install_interrupt_handler, spawn, SpawnSpec, DEFAULT_MAX_OUTPUT};
 pub use spec::{build_spec, dry_run_json, DEFAULT_TIMEOUT_SECS};
 pub use stages::{
