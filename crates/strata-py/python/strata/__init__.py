@@ -1,0 +1,36 @@
+"""strata: layered interpolation of tool-execution configs, and running the tools they describe.
+
+Render a document through the four layers — ``{input:key}``, ``${state.path}``, ``${NAME}``
+and ``{param}``, in that order — with ``render`` (once) or a compiled ``Template`` (many
+times), and run a project's tools with ``Project.run_tool``. Values cross as plain Python
+data; substituted values are never scanned again by any layer. Errors are ``StrataError``
+(a subclass per family); warnings are ``StrataWarning``. See docs/python.md.
+"""
+
+from ._errors import (
+    CycleError,
+    LimitError,
+    StrataError,
+    StrataWarning,
+    TemplateSyntaxError,
+    ToolError,
+    UndefinedError,
+)
+from ._strata import Project, Template, __version__, render
+from ._types import StepError, StepRecord
+
+__all__ = [
+    "CycleError",
+    "LimitError",
+    "Project",
+    "StepError",
+    "StepRecord",
+    "StrataError",
+    "StrataWarning",
+    "Template",
+    "TemplateSyntaxError",
+    "ToolError",
+    "UndefinedError",
+    "__version__",
+    "render",
+]

@@ -1,0 +1,204 @@
+"""strata's exception and warning classes.
+
+The native module builds them from the JSON form of strata's errors and warnings, the form
+every machine interface of strata uses (``kind``, ``layer``, ``message``, ``path``, ``span``,
+``hint``, ``file``, ``line``, ``column``). None of the fields ever holds a substituted value,
+so a secret never shows in an exception.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Tuple, Type
+
+
+def _span(span: Optional[List[int]]) -> Optional[Tuple[int, int]]:
+    return None if span is None else (span[0], span[1])
+
+
+class StrataError(Exception):
+    """An error of strata: what went wrong, where, and a hint.
+
+    ``str(error)`` is the error as people read it
+    (``file:line:col: layer error at path start..end: message (hint: ...)``); the attributes
+    hold its parts:
+
+    * ``kind``: a stable name to match on (``"syntax"``, ``"undefined"``, ``"unknown_tool"``,
+      ...);
+    * ``layer``: ``"env"``, ``"params"``, ``"context"``, ``"inputs"``, or ``"request"`` for
+      the document or request around them;
+    * ``message``: what went wrong, in one sentence;
+    * ``path``: the field holding the offending string (``"args[2]"``; ``"$"`` is the root);
+    * ``span``: the ``(start, end)`` byte range inside that string, or ``None``;
+    * ``hint``: a suggestion for the fix, or ``None``;
+    * ``file``, ``line``, ``column``: where in a file, when the text came from one.
+
+    Subclasses name the families: ``TemplateSyntaxError``, ``UndefinedError``,
+    ``LimitError``, ``CycleError`` and ``ToolError``; every other kind is a ``StrataError``
+    itself.
+    """
+
+    kind: str
+    layer: str
+    message: str
+    path: str
+    span: Optional[Tuple[int, int]]
+    hint: Optional[str]
+    file: Optional[str]
+    line: Optional[int]
+    column: Optional[int]
+
+    def __init__(
+        self,
+        text: str,
+        *,
+        kind: str,
+        layer: str,
+        message: str,
+        path: str = "$",
+        span: Optional[List[int]] = None,
+        hint: Optional[str] = None,
+        file: Optional[str] = None,
+        line: Optional[int] = None,
+        column: Optional[int] = None,
+    ) -> None:
+        """An error whose text is ``text``, with the fields of strata's JSON form."""
+        super().__init__(text)
+        self.kind = kind
+        self.layer = layer
+        self.message = message
+        self.path = path
+        self.span = _span(span)
+        self.hint = hint
+        self.file = file
+        self.line = line
+        self.column = column
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The error's fields as strata's JSON form has them (optional ones when set)."""
+        out: Dict[str, Any] = {
+            "kind": self.kind,
+            "layer": self.layer,
+            "message": self.message,
+            "path": self.path,
+            "span": None if self.span is None else list(self.span),
+        }
+        for name in ("hint", "file", "line", "column"):
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = value
+        return out
+
+    def __reduce__(self) -> Tuple[Any, ...]:
+        """Pickles by text and fields (the keyword-only constructor needs both)."""
+        return (_restore_error, (type(self), str(self), self.to_dict()))
+
+
+class TemplateSyntaxError(StrataError):
+    """A malformed placeholder, expression or document (kind ``"syntax"``)."""
+
+
+class UndefinedError(StrataError):
+    """A value a template needs is missing: a strict render, or ``${NAME:?msg}``
+    (kind ``"undefined"``)."""
+
+
+class LimitError(StrataError):
+    """A limit was reached: bytes, placeholders, nesting, parameter links (kind ``"limit"``)."""
+
+
+class CycleError(StrataError):
+    """Something refers to itself, directly or through others (kind ``"cycle"``)."""
+
+
+class ToolError(StrataError):
+    """A tool could not run: an unknown tool, a program that cannot start, a tool that failed
+    or timed out (kinds ``"unknown_tool"``, ``"spawn"``, ``"tool_failed"``, ``"timeout"``)."""
+
+
+# The classes are strata's: tracebacks and pickles name them `strata.X`.
+for _cls in (
+    StrataError,
+    TemplateSyntaxError,
+    UndefinedError,
+    LimitError,
+    CycleError,
+    ToolError,
+):
+    _cls.__module__ = "strata"
+
+_FAMILIES: Dict[str, Type[StrataError]] = {
+    "syntax": TemplateSyntaxError,
+    "undefined": UndefinedError,
+    "limit": LimitError,
+    "cycle": CycleError,
+    "unknown_tool": ToolError,
+    "spawn": ToolError,
+    "tool_failed": ToolError,
+    "timeout": ToolError,
+}
+
+
+def _restore_error(
+    cls: Type[StrataError], text: str, fields: Dict[str, Any]
+) -> StrataError:
+    return cls(text, **fields)
+
+
+def _error(text: str, fields: Dict[str, Any]) -> StrataError:
+    """The exception of the family of ``fields["kind"]`` (called by the native module)."""
+    return _FAMILIES.get(fields["kind"], StrataError)(text, **fields)
+
+
+class StrataWarning(UserWarning):
+    """Something suspicious that did not stop a render: a missing variable, path or input.
+
+    ``str(warning)`` is the warning as people read it; the attributes are ``layer``,
+    ``message``, ``path`` and ``span`` as in ``StrataError``. It names what is missing, never
+    a value.
+    """
+
+    layer: str
+    message: str
+    path: str
+    span: Optional[Tuple[int, int]]
+
+    def __init__(
+        self,
+        text: str,
+        *,
+        layer: str,
+        message: str,
+        path: str = "$",
+        span: Optional[List[int]] = None,
+    ) -> None:
+        """A warning whose text is ``text``, with the fields of strata's JSON form."""
+        super().__init__(text)
+        self.layer = layer
+        self.message = message
+        self.path = path
+        self.span = _span(span)
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The warning's fields as strata's JSON form has them."""
+        return {
+            "layer": self.layer,
+            "message": self.message,
+            "path": self.path,
+            "span": None if self.span is None else list(self.span),
+        }
+
+    def __reduce__(self) -> Tuple[Any, ...]:
+        """Pickles by text and fields."""
+        return (_restore_warning, (str(self), self.to_dict()))
+
+
+StrataWarning.__module__ = "strata"
+
+
+def _restore_warning(text: str, fields: Dict[str, Any]) -> StrataWarning:
+    return StrataWarning(text, **fields)
+
+
+def _warning(text: str, fields: Dict[str, Any]) -> StrataWarning:
+    """The warning of ``fields`` (called by the native module)."""
+    return StrataWarning(text, **fields)

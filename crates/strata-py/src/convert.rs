@@ -1,0 +1,380 @@
+//! Values across the boundary: Python objects to JSON values and back.
+//!
+//! Only plain Python objects cross: `dict` (or any mapping) with `str` keys, `list`, `tuple`,
+//! `str`, `int`, `float`, `bool` and `None`. Integers stay exact up to the 64-bit range
+//! (signed or unsigned); anything else — sets, bytes, arbitrary objects, NaN, infinities,
+//! larger integers, a container holding itself, nesting deeper than [`MAX_DEPTH`] — is a
+//! `TypeError` or `ValueError` naming the argument and the path inside it
+//! (`params['servers'][0]`). Every binding converts through this module.
+
+use std::borrow::Cow;
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{
+    PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyFrozenSet, PyInt, PyList, PyMapping, PySet,
+    PyString, PyTuple,
+};
+use serde_json::{Map, Number, Value};
+use strata_core::{EnvMap, Rendered};
+
+/// The deepest nesting accepted from Python: the depth strata's JSON and YAML readers accept.
+pub const MAX_DEPTH: usize = 128;
+
+/// One step of the path from an argument to the value being converted.
+enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+/// A conversion in progress: the argument's name, the path to the current value and the
+/// containers currently open on that path (to catch one that holds itself).
+struct Walk<'a> {
+    arg: &'a str,
+    path: Vec<Seg>,
+    open: Vec<*mut pyo3::ffi::PyObject>,
+}
+
+impl Walk<'_> {
+    /// Where the current value is, as a Python expression: `params['a'][0]`.
+    fn at(&self, py: Python<'_>) -> String {
+        let mut out = self.arg.to_string();
+        for seg in &self.path {
+            match seg {
+                Seg::Key(k) => push_key(py, &mut out, k),
+                Seg::Index(i) => out.push_str(&format!("[{i}]")),
+            }
+        }
+        out
+    }
+
+    fn type_error(&self, py: Python<'_>, what: impl std::fmt::Display) -> PyErr {
+        PyTypeError::new_err(format!("{}: {what}", self.at(py)))
+    }
+
+    fn value_error(&self, py: Python<'_>, what: impl std::fmt::Display) -> PyErr {
+        PyValueError::new_err(format!("{}: {what}", self.at(py)))
+    }
+
+    /// The JSON value of `obj`.
+    fn value(&mut self, obj: &Bound<'_, PyAny>) -> PyResult<Value> {
+        let py = obj.py();
+        if let Ok(s) = obj.cast::<PyString>() {
+            return self.string(s).map(Value::String);
+        }
+        if let Ok(d) = obj.cast::<PyDict>() {
+            return self.container(obj, |w| w.dict(d)).map(Value::Object);
+        }
+        if let Ok(l) = obj.cast::<PyList>() {
+            return self.container(obj, |w| w.items(l.iter())).map(Value::Array);
+        }
+        if let Ok(b) = obj.cast::<PyBool>() {
+            return Ok(Value::Bool(b.is_true()));
+        }
+        if obj.cast::<PyInt>().is_ok() {
+            return self.int(obj);
+        }
+        if let Ok(f) = obj.cast::<PyFloat>() {
+            return self.float(py, f.value());
+        }
+        if obj.is_none() {
+            return Ok(Value::Null);
+        }
+        if let Ok(t) = obj.cast::<PyTuple>() {
+            return self.container(obj, |w| w.items(t.iter())).map(Value::Array);
+        }
+        if obj.cast::<PyBytes>().is_ok() || obj.cast::<PyByteArray>().is_ok() {
+            return Err(
+                self.type_error(py, "bytes are not a JSON value (decode them to str first)")
+            );
+        }
+        if obj.cast::<PySet>().is_ok() || obj.cast::<PyFrozenSet>().is_ok() {
+            return Err(self.type_error(py, "a set is not a JSON value (use a list)"));
+        }
+        if let Ok(m) = obj.cast::<PyMapping>() {
+            return self.container(obj, |w| w.mapping(m)).map(Value::Object);
+        }
+        Err(self.type_error(
+            py,
+            format!(
+                "{} is not a JSON value (use dict, list, tuple, str, int, float, bool or None)",
+                type_name(obj)
+            ),
+        ))
+    }
+
+    /// Converts a container, refusing one that is already open on the path or too deep.
+    fn container<T>(
+        &mut self,
+        obj: &Bound<'_, PyAny>,
+        convert: impl FnOnce(&mut Self) -> PyResult<T>,
+    ) -> PyResult<T> {
+        let py = obj.py();
+        let ptr = obj.as_ptr();
+        if self.open.contains(&ptr) {
+            return Err(self.value_error(
+                py,
+                format!("the {} contains itself (recursion)", type_name(obj)),
+            ));
+        }
+        if self.open.len() >= MAX_DEPTH {
+            return Err(self.value_error(py, format!("nested deeper than {MAX_DEPTH} levels")));
+        }
+        self.open.push(ptr);
+        let out = convert(self);
+        self.open.pop();
+        out
+    }
+
+    fn string(&self, s: &Bound<'_, PyString>) -> PyResult<String> {
+        s.to_cow().map(Cow::into_owned).map_err(|_| {
+            self.value_error(
+                s.py(),
+                "str is not valid Unicode (it holds a lone surrogate)",
+            )
+        })
+    }
+
+    fn int(&self, obj: &Bound<'_, PyAny>) -> PyResult<Value> {
+        if let Ok(i) = obj.extract::<i64>() {
+            return Ok(Value::from(i));
+        }
+        if let Ok(u) = obj.extract::<u64>() {
+            return Ok(Value::from(u));
+        }
+        Err(self.value_error(
+            obj.py(),
+            "integer out of range (integers must fit in 64 bits, signed or unsigned)",
+        ))
+    }
+
+    fn float(&self, py: Python<'_>, f: f64) -> PyResult<Value> {
+        match Number::from_f64(f) {
+            Some(n) => Ok(Value::Number(n)),
+            None => {
+                let name = if f.is_nan() {
+                    "NaN"
+                } else {
+                    "an infinite float"
+                };
+                Err(self.value_error(py, format!("{name} is not a JSON value")))
+            }
+        }
+    }
+
+    fn items<'py>(
+        &mut self,
+        items: impl Iterator<Item = Bound<'py, PyAny>>,
+    ) -> PyResult<Vec<Value>> {
+        let mut out = Vec::with_capacity(items.size_hint().0);
+        for (i, item) in items.enumerate() {
+            self.path.push(Seg::Index(i));
+            let v = self.value(&item)?;
+            self.path.pop();
+            out.push(v);
+        }
+        Ok(out)
+    }
+
+    fn dict(&mut self, d: &Bound<'_, PyDict>) -> PyResult<Map<String, Value>> {
+        let mut out = Map::with_capacity(d.len());
+        for (k, v) in d.iter() {
+            self.entry(&k, &v, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    fn mapping(&mut self, m: &Bound<'_, PyMapping>) -> PyResult<Map<String, Value>> {
+        let mut out = Map::new();
+        for item in m.items()?.iter() {
+            let (k, v) = item.extract::<(Bound<'_, PyAny>, Bound<'_, PyAny>)>()?;
+            self.entry(&k, &v, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    fn entry(
+        &mut self,
+        k: &Bound<'_, PyAny>,
+        v: &Bound<'_, PyAny>,
+        out: &mut Map<String, Value>,
+    ) -> PyResult<()> {
+        let Ok(key) = k.cast::<PyString>() else {
+            return Err(self.type_error(k.py(), format!("keys must be str, not {}", type_name(k))));
+        };
+        let key = self.string(key)?;
+        self.path.push(Seg::Key(key));
+        let value = self.value(v)?;
+        let Some(Seg::Key(key)) = self.path.pop() else {
+            unreachable!("the key pushed above")
+        };
+        out.insert(key, value);
+        Ok(())
+    }
+}
+
+/// Appends the subscript of `key` as Python writes it: `['a']`.
+fn push_key(py: Python<'_>, out: &mut String, key: &str) {
+    let repr = PyString::new(py, key).repr();
+    out.push('[');
+    out.push_str(&repr.map_or_else(|_| format!("{key:?}"), |r| r.to_string()));
+    out.push(']');
+}
+
+/// The name of `obj`'s type, for messages.
+fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type()
+        .name()
+        .map_or_else(|_| "object".to_string(), |n| n.to_string())
+}
+
+/// The JSON value of argument `arg`.
+pub fn json_arg(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Value> {
+    Walk {
+        arg,
+        path: Vec::new(),
+        open: Vec::new(),
+    }
+    .value(obj)
+}
+
+/// Argument `arg` as a JSON object; `None` is the empty object.
+pub fn map_arg(obj: Option<&Bound<'_, PyAny>>, arg: &str) -> PyResult<Map<String, Value>> {
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        return Ok(Map::new());
+    };
+    if obj.cast::<PyDict>().is_err() && obj.cast::<PyMapping>().is_err() {
+        return Err(PyTypeError::new_err(format!(
+            "{arg}: expected a dict, got {}",
+            type_name(obj)
+        )));
+    }
+    match json_arg(obj, arg)? {
+        Value::Object(map) => Ok(map),
+        _ => unreachable!("a mapping converts to an object"),
+    }
+}
+
+/// Argument `arg` as environment variables: a mapping of str to str (`os.environ` works);
+/// `None` is no variable at all.
+pub fn env_arg(obj: Option<&Bound<'_, PyAny>>, arg: &str) -> PyResult<EnvMap> {
+    let mut env = EnvMap::default();
+    for (name, value) in map_arg(obj, arg)? {
+        match value {
+            Value::String(value) => env.set(name, value, false),
+            other => {
+                let mut at = arg.to_string();
+                if let Some(obj) = obj {
+                    push_key(obj.py(), &mut at, &name);
+                }
+                return Err(PyTypeError::new_err(format!(
+                    "{at}: expected str, got {}",
+                    json_type(&other)
+                )));
+            }
+        }
+    }
+    Ok(env)
+}
+
+/// The Python name of a JSON value's type, for messages.
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "None",
+        Value::Bool(_) => "bool",
+        Value::Number(n) if n.is_f64() => "float",
+        Value::Number(_) => "int",
+        Value::String(_) => "str",
+        Value::Array(_) => "list",
+        Value::Object(_) => "dict",
+    }
+}
+
+/// Argument `arg` as names: any iterable of str but a str itself; `None` is no name.
+pub fn names_arg(obj: Option<&Bound<'_, PyAny>>, arg: &str) -> PyResult<Vec<String>> {
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        return Ok(Vec::new());
+    };
+    if obj.cast::<PyString>().is_ok() {
+        return Err(PyTypeError::new_err(format!(
+            "{arg}: expected a collection of str, got a str (wrap it in a list)"
+        )));
+    }
+    let iter = obj.try_iter().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "{arg}: expected a collection of str, got {}",
+            type_name(obj)
+        ))
+    })?;
+    let mut out = Vec::new();
+    for (i, item) in iter.enumerate() {
+        let item = item?;
+        let Ok(s) = item.cast::<PyString>() else {
+            return Err(PyTypeError::new_err(format!(
+                "{arg}[{i}]: expected str, got {}",
+                type_name(&item)
+            )));
+        };
+        out.push(s.to_cow()?.into_owned());
+    }
+    Ok(out)
+}
+
+/// The Python object of a JSON value.
+pub fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match value {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+        Value::Number(n) => number_to_py(py, n)?,
+        Value::String(s) => PyString::new(py, s).into_any(),
+        Value::Array(items) => {
+            let items = items
+                .iter()
+                .map(|v| to_py(py, v))
+                .collect::<PyResult<Vec<_>>>()?;
+            PyList::new(py, items)?.into_any()
+        }
+        Value::Object(map) => {
+            let dict = PyDict::new(py);
+            for (k, v) in map {
+                dict.set_item(k, to_py(py, v)?)?;
+            }
+            dict.into_any()
+        }
+    })
+}
+
+fn number_to_py<'py>(py: Python<'py>, n: &Number) -> PyResult<Bound<'py, PyAny>> {
+    if let Some(i) = n.as_i64() {
+        Ok(i.into_pyobject(py)?.into_any())
+    } else if let Some(u) = n.as_u64() {
+        Ok(u.into_pyobject(py)?.into_any())
+    } else {
+        Ok(PyFloat::new(py, n.as_f64().unwrap_or(f64::NAN)).into_any())
+    }
+}
+
+/// The Python object of a rendered document, without building a JSON value first.
+pub fn rendered_to_py<'py>(
+    py: Python<'py>,
+    rendered: &Rendered<'_>,
+) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match rendered {
+        Rendered::Value(v, _) => to_py(py, v)?,
+        Rendered::Text(t) => PyString::new(py, &t.text).into_any(),
+        Rendered::Array(items) => {
+            let items = items
+                .iter()
+                .map(|r| rendered_to_py(py, r))
+                .collect::<PyResult<Vec<_>>>()?;
+            PyList::new(py, items)?.into_any()
+        }
+        Rendered::Object(entries) => {
+            let dict = PyDict::new(py);
+            for (k, v) in entries {
+                dict.set_item(k.as_ref(), rendered_to_py(py, v)?)?;
+            }
+            dict.into_any()
+        }
+    })
+}

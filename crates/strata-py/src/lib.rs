@@ -1,0 +1,68 @@
+//! Python bindings of strata: the native module `strata._strata`, re-exported by the Python
+//! package `strata` (`python/strata/`).
+//!
+//! One module per front-end ([`template`], [`project`]), all converting values through
+//! [`convert`] and errors through [`errors`]. Values cross as plain Python objects; errors
+//! as `strata.StrataError`. A Rust panic never unwinds into Python: PyO3 catches it at every
+//! function and method boundary and raises `pyo3_runtime.PanicException` instead (tested
+//! below).
+
+mod convert;
+mod errors;
+mod project;
+mod template;
+
+use pyo3::prelude::*;
+
+/// strata's native module; import ``strata`` instead.
+#[pymodule(name = "_strata")]
+mod strata_module {
+    /// The version of strata.
+    #[pymodule_export]
+    #[allow(non_upper_case_globals)]
+    const __version__: &str = env!("CARGO_PKG_VERSION");
+    #[pymodule_export]
+    use crate::project::PyProject;
+    #[pymodule_export]
+    use crate::template::{render, PyTemplate};
+}
+
+#[cfg(test)]
+mod tests {
+    use pyo3::prelude::*;
+    use pyo3::types::PyDict;
+
+    #[pyfunction]
+    fn explode() -> i64 {
+        panic!("a bug")
+    }
+
+    #[test]
+    fn a_panic_becomes_a_python_exception_and_the_interpreter_lives_on() {
+        Python::attach(|py| {
+            let globals = PyDict::new(py);
+            let f = wrap_pyfunction!(explode, py).unwrap();
+            globals.set_item("explode", f).unwrap();
+            py.run(
+                c"try:\n    explode()\nexcept BaseException as e:\n    caught = (type(e).__name__, str(e))\nafter = 1 + 1\n",
+                Some(&globals),
+                None,
+            )
+            .unwrap();
+            let caught: (String, String) = globals
+                .get_item("caught")
+                .unwrap()
+                .unwrap()
+                .extract()
+                .unwrap();
+            assert_eq!(caught, ("PanicException".to_string(), "a bug".to_string()));
+            let after: i64 = globals
+                .get_item("after")
+                .unwrap()
+                .unwrap()
+                .extract()
+                .unwrap();
+            assert_eq!(after, 2);
+        });
+    }
+}
