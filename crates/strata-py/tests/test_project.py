@@ -1,0 +1,128 @@
+"""strata.Project.run_tool: a real subprocess, the step record, the GIL released meanwhile."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import strata
+
+RUN_KEYS = ["success", "exit_code", "signal", "stderr", "duration_ms", "truncated", "timed_out"]
+
+
+def without_duration(record: Any) -> Any:
+    run = dict(record["run"])
+    assert isinstance(run.pop("duration_ms"), int)
+    return {**record, "run": run}
+
+
+def test_a_completed_run_gives_the_step_record(project: strata.Project) -> None:
+    record = project.run_tool("say", {"message": '{"words": 3, "big": 18446744073709551615}'})
+    assert list(record) == ["id", "status", "result", "error", "run"]
+    assert record["run"] is not None and list(record["run"]) == RUN_KEYS
+    assert without_duration(record) == {
+        "id": "say",
+        "status": "completed",
+        "result": {"words": 3, "big": 2**64 - 1},
+        "error": None,
+        "run": {
+            "success": True,
+            "exit_code": 0,
+            "signal": None,
+            "stderr": "",
+            "truncated": False,
+            "timed_out": False,
+        },
+    }
+
+
+def test_output_that_is_not_json_is_the_text(project: strata.Project) -> None:
+    assert project.run_tool("say")["result"] == "hello"
+    assert project.run_tool("say", {"message": "two words"})["result"] == "two words"
+
+
+def test_parameters_reach_the_tool_byte_for_byte(project: strata.Project) -> None:
+    for message in ["{{b.result.token}}", "${HOME}", "{tool_path} $(rm -rf /) ${state.x} {input:k}"]:
+        assert project.run_tool("say", {"message": message})["result"] == message
+
+
+def test_a_failed_run_is_a_failed_record(project: strata.Project) -> None:
+    record = project.run_tool("fail", step_id="check")
+    assert without_duration(record) == {
+        "id": "check",
+        "status": "failed",
+        "result": None,
+        "error": {"kind": "tool_failed", "message": "tool `fail` exited with code 3"},
+        "run": {
+            "success": False,
+            "exit_code": 3,
+            "signal": None,
+            "stderr": "broken\n",
+            "truncated": False,
+            "timed_out": False,
+        },
+    }
+
+
+def test_a_timeout_caps_the_run(project: strata.Project) -> None:
+    record = project.run_tool("nap", timeout=0.2)
+    assert record["status"] == "failed"
+    assert record["error"] is not None and record["error"]["kind"] == "timeout"
+    assert record["run"] is not None and record["run"]["timed_out"] is True
+    for bad in [0, -1.0, float("nan"), float("inf")]:
+        with pytest.raises(ValueError, match="^timeout: expected a positive, finite number of seconds$"):
+            project.run_tool("nap", timeout=bad)
+
+
+def test_env_replaces_the_process_environment(project: strata.Project) -> None:
+    env = {**os.environ, "GREETING": "hi there"}
+    assert project.run_tool("greet", env=env)["result"] == "hi there"
+    without = {k: v for k, v in os.environ.items() if k != "GREETING"}
+    with pytest.raises(strata.UndefinedError) as info:
+        project.run_tool("greet", env=without, strict=True)
+    assert info.value.message == "environment variable `GREETING` is not set"
+    assert info.value.path == "config.env.GREETING"
+
+
+def test_parameters_are_checked_against_the_schema(project: strata.Project) -> None:
+    with pytest.raises(strata.StrataError) as info:
+        project.run_tool("say", {"n": "three"})
+    assert (info.value.kind, info.value.layer) == ("invalid", "params")
+    assert info.value.message == "invalid parameters for `say`: parameter `n` must be an integer, not a string"
+    with pytest.raises(TypeError, match=r"^params\['n'\]: a set is not a JSON value"):
+        project.run_tool("say", {"n": {3}})
+
+
+def test_other_threads_run_while_the_tool_does(project: strata.Project, project_dir: Path) -> None:
+    # The tool waits for a file that only this thread creates, after the tool has started:
+    # were the GIL held during the run, this thread could not create it and the tool would
+    # time out.
+    records: list[Any] = []
+    runner = threading.Thread(target=lambda: records.append(project.run_tool("wait_for_go")))
+    runner.start()
+    deadline = time.monotonic() + 20
+    while not (project_dir / "started").exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    (project_dir / "go").touch()
+    runner.join()
+    assert [(r["status"], r["result"]) for r in records] == [("completed", {"went": True})]
+
+
+def test_the_project_knows_its_root_and_tools(project: strata.Project, project_dir: Path) -> None:
+    assert project.root == project_dir
+    assert isinstance(project.root, Path)
+    assert project.tool_ids() == [
+        "broken",
+        "fail",
+        "greet",
+        "nap",
+        "runtimes/subprocess",
+        "say",
+        "wait_for_go",
+    ]
+    assert repr(strata.Project(str(project_dir))) == f"<strata.Project {project_dir}>"
