@@ -1,0 +1,187 @@
+"""From Python: render a typical tool config with strata against plain Python doing the same.
+
+The config is the one of strata-bench's `config` workload (23 string leaves, 10 placeholders
+across the four layers). The peer is what the seeds' Python executors do: one regular
+expression per layer (the regexes of seed 003), applied in the documented order over every
+string leaf, whole-value placeholders keeping their type, `{param}` repeated until stable.
+Both sides get the same arguments and must return the same value (checked before timing).
+
+    python crates/strata-py/bench/render.py [--quick]
+
+prints one line per comparison in strata-bench's form (ratio = strata's time / the peer's;
+below 1 means strata took less time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import time
+from typing import Any, Callable, Dict, List, Optional
+
+import strata
+
+CONFIG: Dict[str, Any] = {
+    "tool_id": "python/lint",
+    "executor": "subprocess",
+    "version": "1.4.2",
+    "description": "Lints Python sources with ruff",
+    "python": "${PYTHON:-python3}",
+    "workdir": "{project_path}/src",
+    "command": "{python}",
+    "args": [
+        "-m", "ruff", "check", "{input:target}",
+        "--config", "{tool_dir}/ruff.toml", "--output-format", "json",
+    ],
+    "cwd": "${state.workspace}",
+    "timeout": "${TIMEOUT:-30}",
+    "env": {
+        "HOME": "${HOME}",
+        "RUFF_CACHE_DIR": "${state.cache_dir}/ruff",
+        "LANG": "C.UTF-8",
+    },
+    "input_data": "{input:stdin?}",
+    "retries": 2,
+    "capture": True,
+    "labels": {"team": "platform", "tier": "ci"},
+}
+
+ENV = {"HOME": "/home/ada", "PYTHON": "/usr/bin/python3"}
+PARAMS = {
+    "tool_path": "/srv/app/tools/python/lint.yaml",
+    "tool_dir": "/srv/app/tools/python",
+    "project_path": "/srv/app",
+}
+CONTEXT = {"state": {"workspace": "/srv/app", "cache_dir": "/tmp/cache"}}
+INPUTS = {"target": "src/", "stdin": ""}
+
+# The seed's regexes, one per layer (seed 003); layer C's is kept from matching env names.
+INPUT_RE = re.compile(r"\{input:(\w+)(\?|[:|][^}]*)?\}")
+CONTEXT_RE = re.compile(r"\$\{([a-z_][^}]*)\}")
+ENV_RE = re.compile(r"\$\{([A-Z_][A-Z0-9_]*)(?::-([^}]*))?\}")
+PARAM_RE = re.compile(r"\{(\w+)\}")
+
+
+def text(value: Any) -> str:
+    """A value as layer text: null empty, bools lower-case, containers compact JSON."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def substitute(value: Any, pattern: "re.Pattern[str]", lookup: Callable[["re.Match[str]"], Any]) -> Any:
+    """Replaces every match in a string leaf; a leaf that is one whole match keeps the type."""
+    if isinstance(value, dict):
+        return {k: substitute(v, pattern, lookup) for k, v in value.items()}
+    if isinstance(value, list):
+        return [substitute(v, pattern, lookup) for v in value]
+    if not isinstance(value, str):
+        return value
+    whole = pattern.fullmatch(value)
+    if whole is not None:
+        return lookup(whole)
+    return pattern.sub(lambda m: text(lookup(m)), value)
+
+
+def resolve_path(context: Dict[str, Any], path: str) -> Any:
+    """Walks a dotted path through nested dicts; missing is None."""
+    node: Any = context
+    for key in path.strip().split("."):
+        if not isinstance(node, dict) or key not in node:
+            return None
+        node = node[key]
+    return node
+
+
+def python_render(
+    config: Dict[str, Any],
+    env: Dict[str, str],
+    params: Dict[str, Any],
+    context: Dict[str, Any],
+    inputs: Dict[str, Any],
+) -> Any:
+    """The four layers in order, the way the seeds' executors do it."""
+
+    def input_value(m: "re.Match[str]") -> Any:
+        key, rest = m.group(1), m.group(2)
+        if key in inputs:
+            return inputs[key]
+        if rest == "?":
+            return ""
+        return rest[1:] if rest else m.group(0)
+
+    def env_value(m: "re.Match[str]") -> Any:
+        value = env.get(m.group(1), "")
+        default = m.group(2)
+        return default if default is not None and value == "" else value
+
+    out = substitute(config, INPUT_RE, input_value)
+    out = substitute(out, CONTEXT_RE, lambda m: resolve_path(context, m.group(1)))
+    out = substitute(out, ENV_RE, env_value)
+    for _ in range(3):
+        names = {**params, **{k: v for k, v in out.items()}}
+        after = substitute(out, PARAM_RE, lambda m: names.get(m.group(1), m.group(0)))
+        if after == out:
+            break
+        out = after
+    return out
+
+
+def sample(f: Callable[[], Any], samples: int, sample_ms: float, warmup_ms: float) -> float:
+    """Median nanoseconds per call over `samples` batches of about `sample_ms` each."""
+    deadline = time.perf_counter() + warmup_ms / 1000
+    calls = 0
+    while time.perf_counter() < deadline:
+        f()
+        calls += 1
+    per_call = (warmup_ms / 1000) / max(calls, 1)
+    batch = max(1, int(sample_ms / 1000 / per_call))
+    results: List[float] = []
+    for _ in range(samples):
+        start = time.perf_counter_ns()
+        for _ in range(batch):
+            f()
+        results.append((time.perf_counter_ns() - start) / batch)
+    return statistics.median(results)
+
+
+def line(name: str, strata_ns: float, peer: str, peer_ns: float) -> str:
+    """One comparison in strata-bench's form."""
+    return (
+        f"{name} strata_ns={strata_ns:.0f} peer={peer} peer_ns={peer_ns:.0f} "
+        f"ratio={strata_ns / peer_ns:.2f}"
+    )
+
+
+def main(argv: Optional[List[str]] = None) -> None:
+    """Checks both sides agree, then times them."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="7 samples of ~15 ms each")
+    args = parser.parse_args(argv)
+    samples, sample_ms, warmup_ms = (7, 15.0, 100.0) if args.quick else (31, 60.0, 300.0)
+
+    template = strata.Template(CONFIG)
+    kwargs: Dict[str, Any] = {"env": ENV, "params": PARAMS, "context": CONTEXT, "inputs": INPUTS}
+    expected = python_render(CONFIG, ENV, PARAMS, CONTEXT, INPUTS)
+    assert template.render(**kwargs) == expected, (template.render(**kwargs), expected)
+    assert strata.render(CONFIG, **kwargs) == expected
+
+    print(
+        f"# strata python bench {'quick' if args.quick else 'full'} mode: warm-up "
+        f"{warmup_ms:.0f}ms, {samples} samples of ~{sample_ms:.0f}ms each, median ns per call"
+    )
+    print(f"# load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    peer_ns = sample(lambda: python_render(CONFIG, ENV, PARAMS, CONTEXT, INPUTS), samples, sample_ms, warmup_ms)
+    compiled_ns = sample(lambda: template.render(**kwargs), samples, sample_ms, warmup_ms)
+    once_ns = sample(lambda: strata.render(CONFIG, **kwargs), samples, sample_ms, warmup_ms)
+    print(line("py_config_render", compiled_ns, "python_regex", peer_ns))
+    print(line("py_config_compile_render", once_ns, "python_regex", peer_ns))
+    print(f"# load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()
