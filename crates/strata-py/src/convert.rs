@@ -8,6 +8,8 @@
 //! (`params['servers'][0]`). Every binding converts through this module.
 
 use std::borrow::Cow;
+use std::path::PathBuf;
+use std::time::Duration;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -376,5 +378,80 @@ pub fn rendered_to_py<'py>(
             }
             dict.into_any()
         }
+    })
+}
+
+/// Flag argument `arg`: `True` or `False`; absent (or `None`) is `False`.
+pub fn flag_arg(obj: Option<&Bound<'_, PyAny>>, arg: &str) -> PyResult<bool> {
+    match obj.filter(|o| !o.is_none()) {
+        None => Ok(false),
+        Some(o) => match o.cast::<PyBool>() {
+            Ok(b) => Ok(b.is_true()),
+            Err(_) => Err(PyTypeError::new_err(format!(
+                "{arg}: expected bool, got {}",
+                type_name(o)
+            ))),
+        },
+    }
+}
+
+/// String argument `arg`.
+pub fn str_arg(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<String> {
+    let Ok(s) = obj.cast::<PyString>() else {
+        return Err(PyTypeError::new_err(format!(
+            "{arg}: expected str, got {}",
+            type_name(obj)
+        )));
+    };
+    s.to_cow().map(Cow::into_owned).map_err(|_| {
+        PyValueError::new_err(format!(
+            "{arg}: str is not valid Unicode (it holds a lone surrogate)"
+        ))
+    })
+}
+
+/// Optional string argument `arg`: absent (or `None`) is `None`.
+pub fn opt_str_arg(obj: Option<&Bound<'_, PyAny>>, arg: &str) -> PyResult<Option<String>> {
+    obj.filter(|o| !o.is_none())
+        .map(|o| str_arg(o, arg))
+        .transpose()
+}
+
+/// Duration argument `arg` in seconds (an int or a float, positive and finite); absent (or
+/// `None`) is `None`.
+pub fn seconds_arg(obj: Option<&Bound<'_, PyAny>>, arg: &str) -> PyResult<Option<Duration>> {
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        return Ok(None);
+    };
+    let number = if obj.cast::<PyBool>().is_ok() {
+        None
+    } else if let Ok(f) = obj.cast::<PyFloat>() {
+        Some(f.value())
+    } else if obj.cast::<PyInt>().is_ok() {
+        Some(obj.extract::<f64>().unwrap_or(f64::INFINITY))
+    } else {
+        None
+    };
+    let Some(seconds) = number else {
+        return Err(PyTypeError::new_err(format!(
+            "{arg}: expected a number of seconds, got {}",
+            type_name(obj)
+        )));
+    };
+    match Duration::try_from_secs_f64(seconds) {
+        Ok(d) if seconds > 0.0 => Ok(Some(d)),
+        _ => Err(PyValueError::new_err(format!(
+            "{arg}: expected a positive, finite number of seconds"
+        ))),
+    }
+}
+
+/// File-system path argument `arg`: a `str` or an `os.PathLike` (`pathlib.Path`).
+pub fn path_arg(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<PathBuf> {
+    obj.extract::<PathBuf>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "{arg}: expected str or os.PathLike, got {}",
+            type_name(obj)
+        ))
     })
 }

@@ -1,15 +1,15 @@
 //! `strata.Project`: run a project's tools from Python.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use strata_core::RenderOptions;
 use strata_exec::{ExecRunner, Project, RunOptions};
 use strata_tools::{CallOptions, StepRecord, ToolRunner};
 
-use crate::convert::{env_arg, map_arg, to_py};
+use crate::convert::{
+    env_arg, flag_arg, map_arg, opt_str_arg, path_arg, seconds_arg, str_arg, to_py,
+};
 use crate::errors::OrRaise;
 
 /// A strata project: the directory ``path`` holding ``tools/``.
@@ -23,8 +23,8 @@ pub struct PyProject {
 #[pymethods]
 impl PyProject {
     #[new]
-    fn new(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        let project = Project::at(&path).or_raise(py)?;
+    fn new(path: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let project = Project::at(&path_arg(path, "path")?).or_raise(path.py())?;
         Ok(PyProject { project })
     }
 
@@ -55,24 +55,30 @@ impl PyProject {
     /// tool or a program that cannot start, ``TemplateSyntaxError`` for a malformed tool file
     /// (with its file, line and column), kind ``"invalid"`` for parameters that fail the
     /// tool's schema or a command that is not on ``PATH``.
-    #[pyo3(signature = (tool, params=None, *, step_id=None, env=None, strict=false, timeout=None))]
+    #[pyo3(
+        signature = (tool, params=None, *, step_id=None, env=None, strict=None, timeout=None),
+        text_signature = "($self, tool, params=None, *, step_id=None, env=None, strict=False, timeout=None)"
+    )]
     #[allow(clippy::too_many_arguments)] // one per Python argument
     fn run_tool<'py>(
         &self,
         py: Python<'py>,
-        tool: &str,
+        tool: &Bound<'py, PyAny>,
         params: Option<&Bound<'py, PyAny>>,
-        step_id: Option<String>,
+        step_id: Option<&Bound<'py, PyAny>>,
         env: Option<&Bound<'py, PyAny>>,
-        strict: bool,
-        timeout: Option<f64>,
+        strict: Option<&Bound<'py, PyAny>>,
+        timeout: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let tool = str_arg(tool, "tool")?;
         let params = map_arg(params, "params")?;
+        let step_id = opt_str_arg(step_id, "step_id")?;
         let base_env = match env.filter(|e| !e.is_none()) {
             None => None,
             Some(e) => Some(env_arg(Some(e), "env")?),
         };
-        let timeout = timeout.map(seconds).transpose()?;
+        let strict = flag_arg(strict, "strict")?;
+        let timeout = seconds_arg(timeout, "timeout")?;
         let runner = ExecRunner {
             project: &self.project,
             options: RunOptions {
@@ -82,25 +88,13 @@ impl PyProject {
         };
         let call = CallOptions { timeout };
         let run = py
-            .detach(|| runner.run(tool, &params, &call))
+            .detach(|| runner.run(&tool, &params, &call))
             .or_raise(py)?;
-        let id = step_id.unwrap_or_else(|| tool.to_string());
-        to_py(py, &StepRecord::from_run(id, tool, &run).to_json())
+        let id = step_id.unwrap_or_else(|| tool.clone());
+        to_py(py, &StepRecord::from_run(id, &tool, &run).to_json())
     }
 
     fn __repr__(&self) -> String {
         format!("<strata.Project {}>", self.project.root.display())
     }
-}
-
-/// A timeout in seconds: positive and finite.
-fn seconds(s: f64) -> PyResult<Duration> {
-    if s > 0.0 {
-        if let Ok(d) = Duration::try_from_secs_f64(s) {
-            return Ok(d);
-        }
-    }
-    Err(PyValueError::new_err(
-        "timeout: expected a positive, finite number of seconds",
-    ))
 }

@@ -6,7 +6,7 @@ use pyo3::types::PyList;
 use strata_core::{Limits, RenderOptions, Scope};
 use strata_pipeline::{Chain, Template};
 
-use crate::convert::{env_arg, json_arg, map_arg, names_arg, rendered_to_py, to_py};
+use crate::convert::{env_arg, flag_arg, json_arg, map_arg, names_arg, rendered_to_py, to_py};
 use crate::errors::{report_warnings, OrRaise};
 
 /// A document compiled once for a chain of layers, rendered many times.
@@ -36,9 +36,9 @@ pub struct RenderArgs<'py> {
     /// Layer I's directive inputs.
     pub inputs: Option<&'py Bound<'py, PyAny>>,
     /// Missing values are errors.
-    pub strict: bool,
+    pub strict: Option<&'py Bound<'py, PyAny>>,
     /// Return the value with secrets shown as `***`.
-    pub redacted: bool,
+    pub redacted: Option<&'py Bound<'py, PyAny>>,
     /// Where warnings go instead of Python's `warnings` module.
     pub warnings: Option<&'py Bound<'py, PyAny>>,
 }
@@ -88,6 +88,8 @@ impl PyTemplate {
         let params = map_arg(args.params, "params")?;
         let context = map_arg(args.context, "context")?;
         let inputs = map_arg(args.inputs, "inputs")?;
+        let strict = flag_arg(args.strict, "strict")?;
+        let redacted = flag_arg(args.redacted, "redacted")?;
         let scope = Scope {
             env: &env,
             caller_params: &params,
@@ -97,10 +99,10 @@ impl PyTemplate {
         };
         let out = self
             .template
-            .render(&scope, &RenderOptions::strict_if(args.strict))
+            .render(&scope, &RenderOptions::strict_if(strict))
             .or_raise(py)?;
         report_warnings(py, &out.warnings, sink)?;
-        if args.redacted {
+        if redacted {
             to_py(py, &out.value.to_redacted_json())
         } else {
             rendered_to_py(py, &out.value)
@@ -127,8 +129,11 @@ impl PyTemplate {
     /// ``strata.StrataWarning``, issued through Python's ``warnings`` module or, when
     /// ``warnings`` is a list, appended to it instead. ``redacted=True`` returns the value
     /// with every secret shown as ``***`` (for logs).
-    #[pyo3(signature = (*, env=None, params=None, context=None, inputs=None, secrets=None,
-                        strict=false, redacted=false, warnings=None))]
+    #[pyo3(
+        signature = (*, env=None, params=None, context=None, inputs=None, secrets=None,
+                     strict=None, redacted=None, warnings=None),
+        text_signature = "($self, *, env=None, params=None, context=None, inputs=None, secrets=None, strict=False, redacted=False, warnings=None)"
+    )]
     #[allow(clippy::too_many_arguments)] // one per Python argument
     fn render<'py>(
         &self,
@@ -138,8 +143,8 @@ impl PyTemplate {
         context: Option<&'py Bound<'py, PyAny>>,
         inputs: Option<&'py Bound<'py, PyAny>>,
         secrets: Option<&'py Bound<'py, PyAny>>,
-        strict: bool,
-        redacted: bool,
+        strict: Option<&'py Bound<'py, PyAny>>,
+        redacted: Option<&'py Bound<'py, PyAny>>,
         warnings: Option<&'py Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let args = RenderArgs {
@@ -178,8 +183,11 @@ impl PyTemplate {
 /// Compile a ``strata.Template`` instead when the same document is rendered more than once.
 /// See ``Template.render`` for the arguments, the result and the errors.
 #[pyfunction]
-#[pyo3(signature = (template, *, env=None, params=None, context=None, inputs=None, layers=None,
-                    secrets=None, strict=false, redacted=false, warnings=None))]
+#[pyo3(
+    signature = (template, *, env=None, params=None, context=None, inputs=None, layers=None,
+                 secrets=None, strict=None, redacted=None, warnings=None),
+    text_signature = "(template, *, env=None, params=None, context=None, inputs=None, layers=None, secrets=None, strict=False, redacted=False, warnings=None)"
+)]
 #[allow(clippy::too_many_arguments)] // one per Python argument
 pub fn render<'py>(
     py: Python<'py>,
@@ -190,8 +198,8 @@ pub fn render<'py>(
     inputs: Option<&'py Bound<'py, PyAny>>,
     layers: Option<&'py Bound<'py, PyAny>>,
     secrets: Option<&'py Bound<'py, PyAny>>,
-    strict: bool,
-    redacted: bool,
+    strict: Option<&'py Bound<'py, PyAny>>,
+    redacted: Option<&'py Bound<'py, PyAny>>,
     warnings: Option<&'py Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let args = RenderArgs {

@@ -119,14 +119,24 @@ def test_arguments_of_the_wrong_type() -> None:
         assert (type(info.value), str(info.value)) == (error, message), kwargs
 
 
-def test_keyword_and_flag_mistakes_are_type_errors() -> None:
-    with pytest.raises(TypeError, match="strict"):
-        strata.render("x", strict="yes")  # type: ignore[arg-type]
-    with pytest.raises(TypeError):
+def test_flags_must_be_bools() -> None:
+    for arg in ["strict", "redacted"]:
+        kwargs: dict[str, Any] = {arg: "yes"}
+        with pytest.raises(TypeError) as info:
+            strata.render("x", **kwargs)
+        assert str(info.value) == f"{arg}: expected bool, got str"
+        kwargs = {arg: 1}
+        with pytest.raises(TypeError) as info:
+            strata.Template("x").render(**kwargs)
+        assert str(info.value) == f"{arg}: expected bool, got int"
+
+
+def test_call_mistakes_are_type_errors() -> None:
+    with pytest.raises(TypeError, match="positional"):
         strata.render("x", {"x": 1})  # type: ignore[call-arg, dict-item]
     with pytest.raises(TypeError, match="bogus"):
         strata.render("x", bogus=1)  # type: ignore[call-arg]
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="template"):
         strata.Template()  # type: ignore[call-arg]
 
 
