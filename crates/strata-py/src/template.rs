@@ -23,7 +23,7 @@ pub struct PyTemplate {
     chain: Chain,
 }
 
-/// The arguments every render takes, converted.
+/// The arguments every render takes, as Python gave them (converted by `render_with`).
 pub struct RenderArgs<'py> {
     /// Layer E's variables (`env`, `secrets`).
     pub env: Option<&'py Bound<'py, PyAny>>,
