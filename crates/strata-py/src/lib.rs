@@ -1,11 +1,17 @@
 //! Python bindings of strata: the native module `strata._strata`, re-exported by the Python
 //! package `strata` (`python/strata/`).
 //!
-//! One module per front-end ([`template`], [`project`]), all converting values through
-//! [`convert`] and errors through [`errors`]. Values cross as plain Python objects; errors
+//! One module per front-end (`template`, `project`), all converting values through
+//! `convert` and errors through `errors`. Values cross as plain Python objects; errors
 //! as `strata.StrataError`. A Rust panic never unwinds into Python: PyO3 catches it at every
 //! function and method boundary and raises `pyo3_runtime.PanicException` instead (tested
 //! below).
+//!
+//! Binding another front-end is one module here holding its `#[pyclass]`, converting every
+//! argument with the `convert::*_arg` helpers and every result with `convert::to_py`, and
+//! raising with `errors::OrRaise`; one `#[pymodule_export]` line below; its stub in
+//! `python/strata/_strata.pyi` and its name in `python/strata/__init__.py`; and, when its
+//! error kinds form a family, a class in `python/strata/_errors.py`.
 
 mod convert;
 mod errors;
