@@ -64,11 +64,20 @@ impl Walk<'_> {
         if let Ok(s) = obj.cast::<PyString>() {
             return self.string(s).map(Value::String);
         }
+        // A dict or list is read whole before its values are converted: converting a value
+        // may run Python code (a custom mapping's `items()`) that changes the container, and
+        // then the conversion sees the container as it was, as `json.dumps` does.
         if let Ok(d) = obj.cast::<PyDict>() {
-            return self.container(obj, |w| w.dict(d)).map(Value::Object);
+            let entries: Vec<_> = d.iter().collect();
+            return self
+                .container(obj, |w| w.entries(entries))
+                .map(Value::Object);
         }
         if let Ok(l) = obj.cast::<PyList>() {
-            return self.container(obj, |w| w.items(l.iter())).map(Value::Array);
+            let items: Vec<_> = l.iter().collect();
+            return self
+                .container(obj, |w| w.items(items.into_iter()))
+                .map(Value::Array);
         }
         if let Ok(b) = obj.cast::<PyBool>() {
             return Ok(Value::Bool(b.is_true()));
@@ -178,21 +187,29 @@ impl Walk<'_> {
         Ok(out)
     }
 
-    fn dict(&mut self, d: &Bound<'_, PyDict>) -> PyResult<Map<String, Value>> {
-        let mut out = Map::with_capacity(d.len());
-        for (k, v) in d.iter() {
-            self.entry(&k, &v, &mut out)?;
+    fn entries<'py>(
+        &mut self,
+        entries: Vec<(Bound<'py, PyAny>, Bound<'py, PyAny>)>,
+    ) -> PyResult<Map<String, Value>> {
+        let mut out = Map::with_capacity(entries.len());
+        for (k, v) in &entries {
+            self.entry(k, v, &mut out)?;
         }
         Ok(out)
     }
 
     fn mapping(&mut self, m: &Bound<'_, PyMapping>) -> PyResult<Map<String, Value>> {
-        let mut out = Map::new();
-        for item in m.items()?.iter() {
-            let (k, v) = item.extract::<(Bound<'_, PyAny>, Bound<'_, PyAny>)>()?;
-            self.entry(&k, &v, &mut out)?;
-        }
-        Ok(out)
+        let entries = m
+            .items()?
+            .iter()
+            .map(|item| {
+                item.extract::<(Bound<'_, PyAny>, Bound<'_, PyAny>)>()
+                    .map_err(|_| {
+                        self.type_error(m.py(), "the mapping's items() must be (key, value) pairs")
+                    })
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        self.entries(entries)
     }
 
     fn entry(

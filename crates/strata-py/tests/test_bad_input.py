@@ -4,9 +4,10 @@ the path, never a crash."""
 from __future__ import annotations
 
 import collections
+import collections.abc
 import gc
 import sys
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
 
@@ -151,6 +152,51 @@ def test_int_and_str_subclasses_and_tuples_are_plain_data() -> None:
     out = strata.render("{v}", params={"v": [Level(3), Name("ann"), Pair(1, 2), True]})
     assert out == [3, "ann", [1, 2], True]
     assert [type(x) for x in out] == [int, str, list, bool]
+
+
+class Meddling(collections.abc.Mapping[str, Any]):
+    """A mapping whose items() changes the containers holding it."""
+
+    def __init__(self, victims: list[Any]) -> None:
+        self.victims = victims
+
+    def __getitem__(self, key: str) -> Any:
+        return 1
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(["a"])
+
+    def __len__(self) -> int:
+        return 1
+
+    def items(self) -> Any:
+        for victim in self.victims:
+            if isinstance(victim, dict):
+                victim[f"new{len(victim)}"] = 1
+            else:
+                victim.append(Meddling([]))
+        return [("a", 1)]
+
+
+def test_a_container_changed_while_it_is_converted_is_read_as_it_was() -> None:
+    outer: dict[str, Any] = {"z": 0}
+    outer["m"] = Meddling([outer])
+    assert strata.render("{m}", params=outer) == {"a": 1}
+    assert list(outer) == ["z", "m", "new2"]
+    items: list[Any] = [0]
+    items.append(Meddling([items]))
+    assert strata.render("{items}", params={"items": items}) == [0, {"a": 1}]
+    assert len(items) == 3
+
+
+def test_a_mapping_whose_items_are_not_pairs_is_a_type_error() -> None:
+    class Odd(Meddling):
+        def items(self) -> Any:
+            return [1]
+
+    with pytest.raises(TypeError) as info:
+        strata.render("x", params={"o": Odd([])})
+    assert str(info.value) == "params['o']: the mapping's items() must be (key, value) pairs"
 
 
 def test_nothing_leaks_when_conversion_fails() -> None:
