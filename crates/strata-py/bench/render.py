@@ -7,6 +7,7 @@ string leaf, whole-value placeholders keeping their type, `{param}` repeated unt
 Both sides get the same arguments and must return the same value (checked before timing).
 
     python crates/strata-py/bench/render.py [--quick]
+    python crates/strata-py/bench/render.py --side compiled --iters 1000   # no timing
 
 prints one line per comparison in strata-bench's form (ratio = strata's time / the peer's;
 below 1 means strata took less time).
@@ -161,23 +162,40 @@ def main(argv: Optional[List[str]] = None) -> None:
     """Checks both sides agree, then times them."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="7 samples of ~15 ms each")
+    parser.add_argument(
+        "--iters",
+        type=int,
+        metavar="N",
+        help="no timing: make exactly N calls of --side (for a profiler's counts)",
+    )
+    parser.add_argument("--side", choices=["compiled", "once", "python_regex"], default="compiled")
     args = parser.parse_args(argv)
     samples, sample_ms, warmup_ms = (7, 15.0, 100.0) if args.quick else (31, 60.0, 300.0)
 
     template = strata.Template(CONFIG)
     kwargs: Dict[str, Any] = {"env": ENV, "params": PARAMS, "context": CONTEXT, "inputs": INPUTS}
-    expected = python_render(CONFIG, ENV, PARAMS, CONTEXT, INPUTS)
-    assert template.render(**kwargs) == expected, (template.render(**kwargs), expected)
-    assert strata.render(CONFIG, **kwargs) == expected
+    sides: Dict[str, Callable[[], Any]] = {
+        "compiled": lambda: template.render(**kwargs),
+        "once": lambda: strata.render(CONFIG, **kwargs),
+        "python_regex": lambda: python_render(CONFIG, ENV, PARAMS, CONTEXT, INPUTS),
+    }
+    expected = sides["python_regex"]()
+    assert sides["compiled"]() == expected, (sides["compiled"](), expected)
+    assert sides["once"]() == expected
+    if args.iters is not None:
+        call = sides[args.side]
+        for _ in range(args.iters):
+            call()
+        return
 
     print(
         f"# strata python bench {'quick' if args.quick else 'full'} mode: warm-up "
         f"{warmup_ms:.0f}ms, {samples} samples of ~{sample_ms:.0f}ms each, median ns per call"
     )
     print(f"# load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    peer_ns = sample(lambda: python_render(CONFIG, ENV, PARAMS, CONTEXT, INPUTS), samples, sample_ms, warmup_ms)
-    compiled_ns = sample(lambda: template.render(**kwargs), samples, sample_ms, warmup_ms)
-    once_ns = sample(lambda: strata.render(CONFIG, **kwargs), samples, sample_ms, warmup_ms)
+    peer_ns = sample(sides["python_regex"], samples, sample_ms, warmup_ms)
+    compiled_ns = sample(sides["compiled"], samples, sample_ms, warmup_ms)
+    once_ns = sample(sides["once"], samples, sample_ms, warmup_ms)
     print(line("py_config_render", compiled_ns, "python_regex", peer_ns))
     print(line("py_config_compile_render", once_ns, "python_regex", peer_ns))
     print(f"# load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
