@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use pyo3::prelude::*;
 use strata_core::RenderOptions;
-use strata_exec::{ExecRunner, Project, RunOptions};
+use strata_exec::{ExecOptions, ExecRunner, Project};
 use strata_tools::{CallOptions, StepRecord, ToolRunner};
 
 use crate::convert::{
@@ -81,7 +81,7 @@ impl PyProject {
         let timeout = seconds_arg(timeout, "timeout")?;
         let runner = ExecRunner {
             project: &self.project,
-            options: RunOptions {
+            options: ExecOptions {
                 render: RenderOptions::strict_if(strict),
                 base_env,
             },
