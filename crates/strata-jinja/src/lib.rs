@@ -45,15 +45,33 @@ pub fn environment<'s>(undefined: Undefined, limits: JinjaLimits) -> Environment
     let mut env = Environment::new();
     env.set_auto_escape_callback(|_| AutoEscape::None);
     env.set_formatter(format_value);
-    env.set_undefined_behavior(match undefined {
-        Undefined::Strict => UndefinedBehavior::SemiStrict,
-        Undefined::Warn | Undefined::Lenient => UndefinedBehavior::Lenient,
-    });
+    set_undefined(&mut env, undefined);
     env.set_keep_trailing_newline(true);
     env.set_fuel(Some(limits.fuel));
     env.set_recursion_limit(limits.recursion);
     env.set_debug(false);
     env
+}
+
+/// Makes `env` treat undefined values as `undefined` says: minijinja's semi-strict mode for
+/// [`Undefined::Strict`], lenient otherwise. A clone of an environment shares its compiled
+/// templates, so one set of templates can serve a strict and a lenient environment.
+pub fn set_undefined(env: &mut Environment<'_>, undefined: Undefined) {
+    env.set_undefined_behavior(match undefined {
+        Undefined::Strict => UndefinedBehavior::SemiStrict,
+        Undefined::Warn | Undefined::Lenient => UndefinedBehavior::Lenient,
+    });
+}
+
+/// The 1-based line and column, inside the template's own `source`, where `err` points
+/// (the offending token of a syntax error, the failing expression of a render error), when
+/// minijinja knows it.
+pub fn error_position(err: &minijinja::Error, source: &str) -> Option<(usize, usize)> {
+    let start = err.range()?.start;
+    let before = source.get(..start)?;
+    let line = 1 + before.matches('\n').count();
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    Some((line, 1 + before[line_start..].chars().count()))
 }
 
 /// Prints a value as layer C does.
@@ -246,6 +264,18 @@ mod tests {
                 column: 1
             })
         );
+    }
+
+    #[test]
+    fn errors_point_at_line_and_column_of_the_template() {
+        let mut env = environment(Undefined::Warn, JinjaLimits::default());
+        let src = "line one\n  ab {% if %}";
+        let err = env.add_template("t", src).unwrap_err();
+        assert_eq!(error_position(&err, src), Some((2, 12)));
+        set_undefined(&mut env, Undefined::Strict);
+        let src = "é {{ x.y }}";
+        let err = env.render_str(src, json!({})).unwrap_err();
+        assert_eq!(error_position(&err, src), Some((1, 6)));
     }
 
     #[test]

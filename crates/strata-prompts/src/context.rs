@@ -1,0 +1,321 @@
+//! The context a template renders against: one minijinja object that looks a name up in the
+//! feed (with knowledge merged in), then the components the template sees (rendered on first
+//! use with the same context), then the predefined variables — without copying any of them
+//! per lookup, and noting every name nothing provides.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use indexmap::IndexMap;
+use minijinja::value::{Enumerator, Object, ObjectRepr, Value as JValue};
+use serde_json::{Map, Value};
+use strata_core::{Error, ErrorKind};
+
+use crate::store::{jinja_error, FastMap, Store};
+use crate::LAYER;
+
+/// Variables converted to minijinja values, found by name.
+#[derive(Debug, Default)]
+pub(crate) struct Vars {
+    list: Vec<(String, JValue)>,
+    index: Option<FastMap<String, usize>>,
+}
+
+/// Maps this small or smaller are searched name by name instead of hashed.
+const SCAN_BELOW: usize = 16;
+
+impl Vars {
+    /// The variables of `map`.
+    pub fn of(map: &Map<String, Value>) -> Vars {
+        Vars::from_list(map.iter().map(|(k, v)| (k.clone(), to_jinja(v))).collect())
+    }
+
+    pub fn from_list(list: Vec<(String, JValue)>) -> Vars {
+        let index = (list.len() >= SCAN_BELOW).then(|| {
+            list.iter()
+                .enumerate()
+                .map(|(i, (k, _))| (k.clone(), i))
+                .collect()
+        });
+        Vars { list, index }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&JValue> {
+        match &self.index {
+            Some(index) => index.get(name).map(|&i| &self.list[i].1),
+            None => self.list.iter().find(|(k, _)| k == name).map(|(_, v)| v),
+        }
+    }
+}
+
+/// A JSON value as a minijinja value (strings and numbers directly, collections through
+/// serde).
+pub(crate) fn to_jinja(v: &Value) -> JValue {
+    match v {
+        Value::Null => JValue::from(()),
+        Value::Bool(b) => JValue::from(*b),
+        Value::String(s) => JValue::from(s.as_str()),
+        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => JValue::from(i),
+            (None, Some(u)) => JValue::from(u),
+            _ => JValue::from(n.as_f64().unwrap_or_default()),
+        },
+        _ => JValue::from_serialize(v),
+    }
+}
+
+/// Why a render failed: the error, and the variable's name when it is an undefined one.
+#[derive(Debug, Clone)]
+pub(crate) struct Fault {
+    pub error: Error,
+    pub undefined: Option<String>,
+}
+
+/// A component's state during one render.
+#[derive(Debug, Clone)]
+enum Slot {
+    Rendering,
+    Done(JValue),
+}
+
+/// What one render sees.
+#[derive(Debug)]
+pub(crate) struct Ctx {
+    pub store: Arc<Store>,
+    pub vars: Arc<Vars>,
+    pub predefined: Arc<Vars>,
+    /// The components the rendered template sees.
+    pub visible: Arc<IndexMap<String, usize>>,
+    /// The version chosen for versioned components: `(component, version index)`.
+    pub picks: Arc<Vec<(usize, usize)>>,
+    /// Render with the semi-strict view (else the lenient one).
+    pub strict: bool,
+    /// Names that stand for "anything" while undefined names are being found.
+    pub blanks: Vec<String>,
+    slots: Mutex<Vec<(usize, Slot)>>,
+    misses: Mutex<Vec<String>>,
+    fault: Mutex<Option<Fault>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A stand-in for an undefined name: any attribute of it is itself, it iterates as nothing
+/// and is false.
+#[derive(Debug)]
+struct Blank;
+
+impl Object for Blank {
+    fn repr(self: &Arc<Self>) -> ObjectRepr {
+        ObjectRepr::Map
+    }
+
+    fn get_value(self: &Arc<Self>, _: &JValue) -> Option<JValue> {
+        Some(JValue::from_dyn_object(self.clone()))
+    }
+
+    fn enumerate(self: &Arc<Self>) -> Enumerator {
+        Enumerator::Empty
+    }
+}
+
+impl Ctx {
+    /// A context for one render.
+    pub fn new(
+        store: Arc<Store>,
+        vars: Arc<Vars>,
+        predefined: Arc<Vars>,
+        visible: Arc<IndexMap<String, usize>>,
+        picks: Arc<Vec<(usize, usize)>>,
+        strict: bool,
+        blanks: Vec<String>,
+    ) -> Ctx {
+        Ctx {
+            store,
+            vars,
+            predefined,
+            visible,
+            picks,
+            strict,
+            blanks,
+            slots: Mutex::new(Vec::new()),
+            misses: Mutex::new(Vec::new()),
+            fault: Mutex::new(None),
+        }
+    }
+
+    /// Renders template `t` against this context.
+    pub fn render(self: &Arc<Self>, t: usize) -> Result<String, Fault> {
+        let store = &self.store;
+        let env = if self.strict {
+            &store.strict
+        } else {
+            &store.lenient
+        };
+        let out = env
+            .get_template(&store.templates[t].id)
+            .and_then(|tmpl| tmpl.render(JValue::from_dyn_object(self.clone())));
+        if let Some(f) = lock(&self.fault).take() {
+            return Err(f);
+        }
+        out.map_err(|e| self.fault_of(&e, t))
+    }
+
+    /// The fault of a minijinja error met while rendering `t` (or a template it includes).
+    fn fault_of(&self, err: &minijinja::Error, t: usize) -> Fault {
+        let store = &self.store;
+        let at = err
+            .name()
+            .and_then(|n| store.by_id.get(n).copied())
+            .unwrap_or(t);
+        let tmpl = &store.templates[at];
+        let mut error = jinja_error(err, tmpl);
+        if err.kind() != minijinja::ErrorKind::UndefinedError {
+            return Fault {
+                error,
+                undefined: None,
+            };
+        }
+        let named = err
+            .range()
+            .and_then(|r| tmpl.source.get(r))
+            .map(leading_name)
+            .filter(|n| !n.is_empty())
+            .map(str::to_string);
+        let name = named.or_else(|| lock(&self.misses).last().cloned());
+        if let Some(n) = &name {
+            error.message = format!("undefined variable `{n}` in template `{}`", tmpl.id);
+        }
+        Fault {
+            error,
+            undefined: Some(name.unwrap_or_default()),
+        }
+    }
+
+    /// The version index chosen for component `c`.
+    fn pick(&self, c: usize) -> usize {
+        self.picks
+            .iter()
+            .find(|(p, _)| *p == c)
+            .map_or(0, |(_, v)| *v)
+    }
+
+    fn component(self: &Arc<Self>, c: usize) -> Option<JValue> {
+        {
+            let mut slots = lock(&self.slots);
+            match slots
+                .iter()
+                .find(|(s, _)| *s == c)
+                .map(|(_, slot)| slot.clone())
+            {
+                Some(Slot::Done(v)) => return Some(v),
+                Some(Slot::Rendering) => {
+                    let name = &self.store.comps[c].name;
+                    self.fail(Fault {
+                        error: Error::new(
+                            LAYER,
+                            ErrorKind::Cycle,
+                            format!("component `{name}` uses itself"),
+                        )
+                        .with_hint("a component cannot use itself, directly or through others"),
+                        undefined: None,
+                    });
+                    return None;
+                }
+                None => slots.push((c, Slot::Rendering)),
+            }
+        }
+        let comp = &self.store.comps[c];
+        let t = comp.versions.get(self.pick(c)).map(|v| v.1)?;
+        match self.render(t) {
+            Ok(text) => {
+                let v = JValue::from(text);
+                let mut slots = lock(&self.slots);
+                if let Some(slot) = slots.iter_mut().find(|(s, _)| *s == c) {
+                    slot.1 = Slot::Done(v.clone());
+                }
+                Some(v)
+            }
+            Err(f) => {
+                self.fail(f);
+                None
+            }
+        }
+    }
+
+    fn fail(&self, f: Fault) {
+        let mut fault = lock(&self.fault);
+        if fault.is_none() {
+            *fault = Some(f);
+        }
+    }
+}
+
+/// The name an expression starts with (`q` in `q.b + 1`).
+fn leading_name(expr: &str) -> &str {
+    let expr = expr.trim_start();
+    let end = expr
+        .char_indices()
+        .find(|(i, c)| !(c.is_ascii_alphanumeric() || *c == '_') || (*i == 0 && c.is_ascii_digit()))
+        .map_or(expr.len(), |(i, _)| i);
+    &expr[..end]
+}
+
+impl Object for Ctx {
+    fn repr(self: &Arc<Self>) -> ObjectRepr {
+        ObjectRepr::Map
+    }
+
+    fn get_value(self: &Arc<Self>, key: &JValue) -> Option<JValue> {
+        self.get_value_by_str(key.as_str()?)
+    }
+
+    fn get_value_by_str(self: &Arc<Self>, name: &str) -> Option<JValue> {
+        if let Some(v) = self.vars.get(name) {
+            return Some(v.clone());
+        }
+        if let Some(&c) = self.visible.get(name) {
+            return self.component(c);
+        }
+        if let Some(v) = self.predefined.get(name) {
+            return Some(v.clone());
+        }
+        if self.blanks.iter().any(|b| b == name) {
+            return Some(JValue::from_object(Blank));
+        }
+        if !self.store.globals.iter().any(|g| g == name) {
+            lock(&self.misses).push(name.to_string());
+        }
+        None
+    }
+
+    fn enumerate(self: &Arc<Self>) -> Enumerator {
+        Enumerator::NonEnumerable
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn leading_names_of_expressions() {
+        assert_eq!(leading_name("q.b + 1"), "q");
+        assert_eq!(leading_name(" user_input"), "user_input");
+        assert_eq!(leading_name("1 + x"), "");
+    }
+
+    #[test]
+    fn json_values_convert_exactly() {
+        let v = serde_json::json!({"i": 10000000, "u": u64::MAX, "f": 0.38, "n": null, "l": [1]});
+        let vars = Vars::of(v.as_object().unwrap());
+        assert_eq!(vars.get("i").unwrap().to_string(), "10000000");
+        assert_eq!(vars.get("u").unwrap().to_string(), u64::MAX.to_string());
+        assert_eq!(vars.get("f").unwrap().to_string(), "0.38");
+        assert!(vars.get("n").unwrap().is_none());
+        assert_eq!(vars.get("l").unwrap().len(), Some(1));
+        assert!(vars.get("x").is_none());
+        let big: Map<String, Value> = (0..20).map(|i| (format!("k{i}"), Value::from(i))).collect();
+        assert_eq!(Vars::of(&big).get("k17").unwrap().to_string(), "17");
+    }
+}
