@@ -79,6 +79,7 @@ impl Place {
                 Layout::Block { indent: 0 }
             }
             Some('"' | '\'') => Layout::Inline { quote: 1 },
+            _ if block_starts_at(text, line, column) => Layout::Block { indent: column - 1 },
             _ => Layout::Inline { quote: 0 },
         };
         Place {
@@ -113,6 +114,21 @@ impl Place {
     pub fn start(&self) -> Location {
         self.at(1, 1)
     }
+}
+
+/// True when `line`:`column` starts the text of a block scalar: the previous line ends with
+/// `|` or `>` (and chomping or indentation indicators), and only spaces come before it.
+fn block_starts_at(text: &str, line: usize, column: usize) -> bool {
+    let mut lines = text.lines().skip(line.saturating_sub(2));
+    let (Some(prev), Some(this)) = (lines.next(), lines.next()) else {
+        return false;
+    };
+    let indicator = prev
+        .trim_end()
+        .trim_end_matches(|c: char| c == '-' || c == '+' || c.is_ascii_digit());
+    line > 1
+        && (indicator.ends_with('|') || indicator.ends_with('>'))
+        && this.chars().take(column - 1).all(|c| c == ' ')
 }
 
 /// `prompts/main/x.j2` for a file of its own, `prompts/t.yaml:3:12` inside a dict file.
