@@ -140,6 +140,23 @@ fn run_in(args: &RunArgs, project: &Project, id: &str) -> Result<u8, Error> {
         },
     };
     let graph = load(project, id, &tools)?;
+    let prompts = if strata_graph::uses_prompts(&graph) {
+        Some(strata_prompts::PromptManager::load(&project.root)?)
+    } else {
+        None
+    };
+    let walker = |dir| {
+        let w = Walker::new(
+            &graph,
+            &tools,
+            Some(dir),
+            RenderOptions::strict_if(args.strict),
+        );
+        match &prompts {
+            Some(p) => w.with_prompts(p),
+            None => w,
+        }
+    };
     let store = RunStore::new(&project.root);
     let mode = if args.json {
         Mode::Json
@@ -155,13 +172,7 @@ fn run_in(args: &RunArgs, project: &Project, id: &str) -> Result<u8, Error> {
             let dir = store.open(run_id)?;
             let _lock = dir.lock()?;
             let checkpoint = dir.load()?;
-            Walker::new(
-                &graph,
-                &tools,
-                Some(dir),
-                RenderOptions::strict_if(args.strict),
-            )
-            .resume(checkpoint, &mut printer)?
+            walker(dir).resume(checkpoint, &mut printer)?
         }
         None => {
             let strings = args
@@ -173,13 +184,7 @@ fn run_in(args: &RunArgs, project: &Project, id: &str) -> Result<u8, Error> {
             let run_id = args.run_id.clone().unwrap_or_else(new_run_id);
             let dir = store.create(&run_id)?;
             let _lock = dir.lock()?;
-            Walker::new(
-                &graph,
-                &tools,
-                Some(dir),
-                RenderOptions::strict_if(args.strict),
-            )
-            .start(&run_id, inputs, &mut printer)?
+            walker(dir).start(&run_id, inputs, &mut printer)?
         }
     };
     if mode != Mode::Json {

@@ -6,6 +6,7 @@ mod directive_cmd;
 mod exec_runner;
 mod explain_cmd;
 mod graph_cmd;
+mod prompt_cmd;
 mod render;
 mod report;
 mod run;
@@ -46,6 +47,8 @@ enum Command {
     Graph(graph_cmd::GraphArgs),
     /// List the graph runs of the project (.strata/runs/) with their status
     Runs(runs_cmd::RunsArgs),
+    /// Render and list the prompt templates of prompts/ (lookup with fallback by key)
+    Prompt(prompt_cmd::PromptArgs),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -59,5 +62,6 @@ pub fn main() -> ExitCode {
         Command::Tools(args) => tools::run(args),
         Command::Graph(args) => graph_cmd::draw_cmd(args),
         Command::Runs(args) => runs_cmd::run(args),
+        Command::Prompt(args) => prompt_cmd::run(args),
     }
 }

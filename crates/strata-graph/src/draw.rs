@@ -28,6 +28,10 @@ impl Format {
 fn detail(node: &Node) -> String {
     match &node.body {
         Body::Action(a) => format!("action: {}", a.tool),
+        Body::Prompt(p) => match &p.key_source {
+            serde_json::Value::String(k) => format!("prompt: {k}"),
+            _ => "prompt".to_string(),
+        },
         Body::Foreach(f) => {
             let tools: Vec<&str> = f
                 .body
@@ -91,6 +95,7 @@ fn mermaid(graph: &Graph) -> String {
             Body::Gate(_) => format!("{{\"{label}\"}}"),
             Body::Foreach(_) => format!("[[\"{label}\"]]"),
             Body::Return(_) => format!("([\"{label}\"])"),
+            Body::Prompt(_) => format!("[/\"{label}\"/]"),
         };
         out.push_str(&format!("    n{i}{shape}\n"));
     }
@@ -123,6 +128,7 @@ fn dot(graph: &Graph) -> String {
             Body::Gate(_) => "diamond",
             Body::Foreach(_) => "box3d",
             Body::Return(_) => "oval",
+            Body::Prompt(_) => "note",
         };
         out.push_str(&format!(
             "    \"{}\" [shape={shape}, label=\"{}\\n{}\"];\n",

@@ -60,6 +60,8 @@ pub(crate) struct Exec<'a> {
     pub tools: &'a dyn ToolRunner,
     /// What a missing context path does.
     pub options: RenderOptions,
+    /// The project's prompt templates, for prompt nodes.
+    pub prompts: Option<&'a strata_prompts::PromptManager>,
 }
 
 impl Exec<'_> {
@@ -119,6 +121,7 @@ impl Exec<'_> {
                     run: None,
                 })
             }),
+            Body::Prompt(p) => crate::prompt::run(self, node, p, root, warnings).map(Some),
             Body::Gate(_) | Body::Return(_) => Ok(None),
         }
     }

@@ -23,6 +23,7 @@ mod load;
 mod lock;
 mod model;
 mod nodes;
+mod prompt;
 mod runs;
 mod validate;
 mod walker;
@@ -38,5 +39,6 @@ pub use model::{
     DEFAULT_MAX_STEPS,
 };
 pub use nodes::{node_keys, EDGE_KEYS, KINDS};
+pub use prompt::{uses_prompts, PromptNode};
 pub use runs::{check_run_id, new_run_id, RunStore, RunSummary, RUNS_DIR};
 pub use walker::{Outcome, Walker};

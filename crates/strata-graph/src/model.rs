@@ -84,6 +84,8 @@ pub enum Body {
     Foreach(Box<Foreach>),
     /// Ends the graph with a result.
     Return(Template),
+    /// Renders a prompt template into `result`, then assigns (boxed: it holds several templates).
+    Prompt(Box<crate::prompt::PromptNode>),
 }
 
 impl Body {
@@ -94,6 +96,7 @@ impl Body {
             Body::Gate(_) => "gate",
             Body::Foreach(_) => "foreach",
             Body::Return(_) => "return",
+            Body::Prompt(_) => "prompt",
         }
     }
 
@@ -104,6 +107,7 @@ impl Body {
             Body::Gate(a) => Some(a),
             Body::Foreach(f) => Some(&f.assign),
             Body::Return(_) => None,
+            Body::Prompt(p) => Some(&p.assign),
         }
     }
 }

@@ -10,7 +10,7 @@ use strata_core::did_you_mean;
 use strata_tools::ToolRunner;
 
 /// The node kinds.
-pub const KINDS: [&str; 4] = ["action", "gate", "foreach", "return"];
+pub const KINDS: [&str; 5] = ["action", "gate", "foreach", "return", "prompt"];
 
 const ACTION_KEYS: [&str; 7] = [
     "kind",
@@ -54,6 +54,7 @@ pub fn node_keys(kind: &str, body: bool) -> Vec<&'static str> {
         "action" => &ACTION_KEYS,
         "gate" => &GATE_KEYS,
         "foreach" => &FOREACH_KEYS,
+        "prompt" => &crate::prompt::PROMPT_KEYS,
         _ => &RETURN_KEYS,
     };
     let mut keys: Vec<&str> = keys.to_vec();
@@ -114,6 +115,7 @@ pub(crate) fn parse_node(
         "action" => Body::Action(parse_action(r, map, path, tools)?),
         "gate" => Body::Gate(parse_assign(r, map, path)?),
         "foreach" => Body::Foreach(Box::new(parse_foreach(r, id, map, path, tools)?)),
+        "prompt" => Body::Prompt(Box::new(crate::prompt::parse(r, map, path)?)),
         _ => {
             let output = map
                 .get("output")

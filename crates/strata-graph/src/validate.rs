@@ -121,7 +121,7 @@ fn check_node(
     let after = Names {
         namespaces: match node.body {
             Body::Action(_) => with_run.clone(),
-            Body::Foreach(_) => with_result.clone(),
+            Body::Foreach(_) | Body::Prompt(_) => with_result.clone(),
             _ => base.clone(),
         },
         state,
@@ -152,6 +152,17 @@ fn check_node(
             &what,
         ),
         Body::Gate(_) => Ok(()),
+        Body::Prompt(p) => {
+            let fields = [Some((&p.key, "key")), Some((&p.feed, "feed"))];
+            let optional = [
+                p.version.as_ref().map(|t| (t, "version")),
+                p.knowledge.as_ref().map(|t| (t, "knowledge")),
+            ];
+            for (t, k) in fields.into_iter().chain(optional).flatten() {
+                check_refs(r, &template_refs(t, &key(&node.path, k)), &plain, &what)?;
+            }
+            Ok(())
+        }
         Body::Return(t) => check_refs(
             r,
             &template_refs(t, &key(&node.path, "output")),

@@ -20,6 +20,7 @@ pub struct Walker<'a> {
     options: RenderOptions,
     run_dir: Option<RunDir>,
     hooked: [bool; EVENTS.len()],
+    prompts: Option<&'a strata_prompts::PromptManager>,
 }
 
 /// How a run ended.
@@ -88,7 +89,14 @@ impl<'a> Walker<'a> {
             options,
             run_dir,
             hooked,
+            prompts: None,
         }
+    }
+
+    /// Gives prompt nodes the project's prompt templates.
+    pub fn with_prompts(mut self, prompts: &'a strata_prompts::PromptManager) -> Walker<'a> {
+        self.prompts = Some(prompts);
+        self
     }
 
     /// Starts run `run_id` with bound `inputs` (see [`Graph::bind_inputs`]).
@@ -374,6 +382,7 @@ impl<'a> Walker<'a> {
         let exec = Exec {
             tools: self.tools,
             options: self.options,
+            prompts: self.prompts,
         };
         if let Body::Return(t) = &node.body {
             return exec
