@@ -67,6 +67,19 @@ pub enum Code {
     SecretInArgs,
     /// G001: a graph fails its load-time validation.
     Graph,
+    /// P001: a prompt template's syntax is broken.
+    PromptSyntax,
+    /// P002: `prompts/` cannot be loaded as it is (a duplicate, a bad name or shape, a link
+    /// out of the tree, a file past the size limit, components in a cycle).
+    PromptLoad,
+    /// P003: a template a graph prompt node can render reads a variable its feed lacks.
+    PromptFeed,
+    /// P004: a component or included template that is referenced but not defined.
+    PromptComponent,
+    /// P005: a template version that shadows nothing.
+    PromptShadow,
+    /// P006: a graph prompt node's key resolves to no template.
+    PromptKey,
 }
 
 impl Code {
@@ -95,6 +108,12 @@ impl Code {
             Code::UnusedParam => "U002",
             Code::SecretInArgs => "X001",
             Code::Graph => "G001",
+            Code::PromptSyntax => "P001",
+            Code::PromptLoad => "P002",
+            Code::PromptFeed => "P003",
+            Code::PromptComponent => "P004",
+            Code::PromptShadow => "P005",
+            Code::PromptKey => "P006",
         }
     }
 
@@ -110,7 +129,9 @@ impl Code {
             | Code::OldRecord
             | Code::UnusedInput
             | Code::UnusedParam
-            | Code::SecretInArgs => Severity::Warning,
+            | Code::SecretInArgs
+            | Code::PromptFeed
+            | Code::PromptShadow => Severity::Warning,
             _ => Severity::Error,
         }
     }

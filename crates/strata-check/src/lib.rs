@@ -4,13 +4,15 @@
 //! that will really see it; each placeholder is checked against the names available at that
 //! stage (runtime parameters, config keys, declared parameters and inputs, earlier steps, hook
 //! event fields, variables the chain sets), and text that looks like another layer's
-//! placeholder in the wrong place is reported. Diagnostics have stable codes
+//! placeholder in the wrong place is reported; `prompts/` and the graph nodes that render
+//! its templates are checked too. Diagnostics have stable codes
 //! (`docs/diagnostics.md`).
 
 mod catalog;
 mod diagnostic;
 mod directives;
 mod lints;
+mod prompts;
 mod records;
 mod tools;
 
@@ -52,6 +54,7 @@ pub fn check_project(root: &Path, limits: &Limits) -> Result<Report, Error> {
     let mut report = Report::default();
     tools::check(&project, &mut report);
     directives::check(&project, &mut report);
+    prompts::check(&project, &mut report);
     report.diagnostics.sort_by(|a, b| {
         (a.file.as_str(), a.line, a.column, a.code.id()).cmp(&(
             b.file.as_str(),

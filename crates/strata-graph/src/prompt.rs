@@ -38,6 +38,8 @@ pub struct PromptNode {
     pub key_source: Value,
     /// The version, when set.
     pub version: Option<strata_pipeline::Template>,
+    /// The version as written.
+    pub version_source: Option<Value>,
     /// The type namespace, when not the manager's.
     pub type_: Option<String>,
     /// The root space, when set.
@@ -127,6 +129,7 @@ pub(crate) fn parse(
     Ok(PromptNode {
         key: r.template(&key_source, &key(path, "key"))?,
         version: template("version")?,
+        version_source: map.get("version").cloned(),
         type_: r.opt_str(map, path, "type")?.map(str::to_string),
         root_space: r.opt_str(map, path, "root_space")?.map(str::to_string),
         feed_keys: map_keys(Some(&feed)),

@@ -47,6 +47,7 @@ mod manager;
 mod names;
 mod place;
 mod render;
+mod scan;
 mod store;
 
 pub use explain::{Candidate, Explain, Variable};

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
-use strata_core::{push_value_text, Error, ErrorKind};
+use strata_core::{push_value_text, Error, ErrorKind, Location};
 
 use crate::context::Vars;
 use crate::explain::{Candidate, Explain, Variable};
@@ -593,6 +593,30 @@ impl PromptManager {
                 )
             })
             .collect()
+    }
+
+    /// Where template `id` first reads `name` (its start when the read is not found).
+    pub fn first_use(&self, id: &str, name: &str) -> Option<Location> {
+        let t = &self.store.templates[*self.store.by_id.get(id)?];
+        Some(match crate::scan::first_use(&t.source, name) {
+            Some((line, column)) => t.place.at(line, column),
+            None => t.place.start(),
+        })
+    }
+
+    /// Every `{% include %}`, `{% import %}`, `{% from %}` and `{% extends %}` of a literal
+    /// name that is not a loaded template: `(template id, name, where)`.
+    pub fn unknown_includes(&self) -> Vec<(String, String, Location)> {
+        let store = &self.store;
+        let mut out = Vec::new();
+        for t in &store.templates {
+            for (name, line, column) in crate::scan::includes(&t.source) {
+                if !store.by_id.contains_key(&name) {
+                    out.push((t.id.clone(), name, t.place.at(line, column)));
+                }
+            }
+        }
+        out
     }
 
     /// True when a versioned template `namespace/name.version` overrides something: an
