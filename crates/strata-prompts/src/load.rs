@@ -56,14 +56,22 @@ pub(crate) struct Found {
     pub files: usize,
 }
 
+/// An error about `file`. Errors about a file that must not be read (a link out of the
+/// tree, a file past the limit, one that cannot be read) name it in the message only: a
+/// location would have it shown in a snippet.
 fn err(kind: ErrorKind, file: &str, message: String, hint: &str) -> Error {
-    Error::new(LAYER, kind, message)
-        .with_hint(hint)
-        .at_location(Location {
-            file: file.to_string(),
-            line: 1,
-            column: 1,
-        })
+    let e = Error::new(LAYER, kind, message).with_hint(hint);
+    if matches!(
+        kind,
+        ErrorKind::Forbidden | ErrorKind::Limit | ErrorKind::Io
+    ) {
+        return e;
+    }
+    e.at_location(Location {
+        file: file.to_string(),
+        line: 1,
+        column: 1,
+    })
 }
 
 struct Walk<'l> {
