@@ -220,7 +220,7 @@ fn check_site(m: &PromptManager, site: &Site<'_>, report: &mut Report) {
     let reachable: Vec<String> = if p.key.is_const() {
         let key = p.key_source.as_str();
         match m.resolve(key) {
-            Ok(Some(id)) => vec![id],
+            Ok(Some(id)) => vec![id.to_string()],
             Ok(None) | Err(_) => {
                 let e = m
                     .render(&Call {

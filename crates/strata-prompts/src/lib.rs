@@ -34,7 +34,7 @@
 //! })?;
 //! let out = reflect.render(&Call::key("BrowseLink").feed(feed))?;
 //! assert_eq!(out.template, "reflection/default");
-//! assert_eq!(prompts.resolve(Some("BrowseLink"))?.as_deref(), Some("main/BrowseLink"));
+//! assert_eq!(prompts.resolve(Some("BrowseLink"))?, Some("main/BrowseLink"));
 //! # Ok::<(), strata_core::Error>(())
 //! ```
 

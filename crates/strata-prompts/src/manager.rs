@@ -217,11 +217,11 @@ impl PromptManager {
     }
 
     /// The id of the template `key` resolves to, or `None` when nothing matches.
-    pub fn resolve(&self, key: Option<&str>) -> Result<Option<String>, Error> {
+    pub fn resolve(&self, key: Option<&str>) -> Result<Option<&str>, Error> {
         Ok(self
             .plan
             .resolve(&self.store, key)?
-            .map(|t| self.store.templates[t].id.clone()))
+            .map(|t| self.store.templates[t].id.as_str()))
     }
 
     /// Renders the template `call.key` resolves to.

@@ -67,7 +67,7 @@ fn tree_and_dict_forms_mix_and_a_dict_starts_at_its_own_directory() {
         })
         .unwrap();
     assert_eq!(
-        agent.resolve(Some("Search")).unwrap().as_deref(),
+        agent.resolve(Some("Search")).unwrap(),
         Some("agent/main/default")
     );
 }
@@ -88,15 +88,12 @@ fn the_same_template_twice_names_both_places() {
 #[test]
 fn a_null_key_means_the_default_name_and_a_key_may_carry_its_type() {
     let m = manager(seed());
-    assert_eq!(m.resolve(None).unwrap().as_deref(), Some("main/default"));
+    assert_eq!(m.resolve(None).unwrap(), Some("main/default"));
     assert_eq!(
-        m.resolve(Some("reflection/Search")).unwrap().as_deref(),
+        m.resolve(Some("reflection/Search")).unwrap(),
         Some("reflection/default")
     );
-    assert_eq!(
-        m.resolve(Some("Nothing")).unwrap().as_deref(),
-        Some("main/default")
-    );
+    assert_eq!(m.resolve(Some("Nothing")).unwrap(), Some("main/default"));
 }
 
 #[test]
@@ -142,11 +139,11 @@ fn switch_returns_a_new_manager_and_leaves_the_old_one_alone() {
         })
         .unwrap();
     assert_eq!(
-        switched.resolve(Some("BrowseLink")).unwrap().as_deref(),
+        switched.resolve(Some("BrowseLink")).unwrap(),
         Some("main/BrowseLink.enterprise")
     );
     assert_eq!(
-        m.resolve(Some("BrowseLink")).unwrap().as_deref(),
+        m.resolve(Some("BrowseLink")).unwrap(),
         Some("main/BrowseLink")
     );
     assert_eq!(m.settings(), &Settings::default());
@@ -218,7 +215,7 @@ fn every_setting_can_be_overridden_for_one_call() {
         }),
         "main pre"
     );
-    assert_eq!(m.resolve(Some("K")).unwrap().as_deref(), Some("main/K"));
+    assert_eq!(m.resolve(Some("K")).unwrap(), Some("main/K"));
 }
 
 #[test]

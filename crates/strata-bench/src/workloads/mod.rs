@@ -5,6 +5,7 @@ pub mod config;
 pub mod context;
 pub mod exec;
 pub mod graph;
+pub mod prompts;
 pub mod scaling;
 pub mod text;
 pub mod throughput;
@@ -27,4 +28,5 @@ pub const GROUPS: &[Group] = &[
     ("exec_tree", exec::run_tree),
     ("check", check::run),
     ("graph", graph::run),
+    ("prompts", prompts::run),
 ];
