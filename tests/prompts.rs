@@ -1,6 +1,6 @@
 //! End-to-end tests of prompt templates through the `strata` binary: `strata prompt render`
 //! and `strata prompt list` over the shipped `prompts/`, the agent-loop graph whose prompt
-//! follows the last anchor action, and `strata check` over a broken tree (P001–P006).
+//! follows the last anchor action, and `strata check` over a broken tree (T001–T006).
 
 mod common;
 use common::{copy_dir, home_var, path_var, repo, write};
@@ -524,42 +524,42 @@ nodes:
     assert!(summary.ends_with(": 6 errors, 2 warnings"), "{summary}");
     assert_eq!(
         text.replace(&format!("{summary}\n"), ""),
-        r#"error[P001]: template `main/broken`: unexpected end of block
+        r#"error[T001]: template `main/broken`: unexpected end of block
   --> prompts/main/broken.j2:2:7
   |
 2 | {% if %}
   |       ^
    = help: see the Jinja syntax: {{ value }}, {% if %}…{% endif %}, {% for x in xs %}…{% endfor %}
 
-warning[P003]: `topic` is read by `main/default`, but the feed of prompt node `think` (tools/graphs/ask.yaml) does not provide it
+warning[T003]: `topic` is read by `main/default`, but the feed of prompt node `think` (tools/graphs/ask.yaml) does not provide it
   --> prompts/main/default.j2:1:30
   |
 1 | Hi {{ user_input }} about {{ topic }}.
   |                              ^
    = help: add `topic` to the node's `feed`, or guard it with `{% if topic is defined %}`
 
-error[P004]: `main/default` includes `main/header`, which is not a template of prompts/
+error[T004]: `main/default` includes `main/header`, which is not a template of prompts/
   --> prompts/main/default.j2:2:12
   |
 2 | {% include "main/header" %}
   |            ^
    = help: name a template by its id, such as `main/components/header`
 
-error[P002]: template `main/dup` is defined twice: in prompts/main/dup.j2 and in prompts/t.yaml:2:8
+error[T002]: template `main/dup` is defined twice: in prompts/main/dup.j2 and in prompts/t.yaml:2:8
   --> prompts/t.yaml:2:8
   |
 2 |   dup: again
   |        ^
    = help: remove one of them
 
-warning[P005]: `main/Browselink.enterprise` is version `enterprise` of `Browselink`, which no lookup through `main` can fall back to
+warning[T005]: `main/Browselink.enterprise` is version `enterprise` of `Browselink`, which no lookup through `main` can fall back to
   --> prompts/t.yaml:3:26
   |
 3 |   Browselink.enterprise: ent {{ user_input }}
   |                          ^
    = help: add `Browselink` (the template this version overrides), or drop the version
 
-error[P004]: component `tone` has no version `casual`
+error[T004]: component `tone` has no version `casual`
   --> tools/graphs/ask.yaml:11:13
    |
 11 |       tone: casual
@@ -567,14 +567,14 @@ error[P004]: component `tone` has no version `casual`
    = field: nodes.think.pin.tone
    = help: its versions are formal
 
-error[P004]: prompt node `think` pins component `style`, which `main/Browselink.enterprise` does not see
+error[T004]: prompt node `think` pins component `style`, which `main/Browselink.enterprise` does not see
   --> tools/graphs/ask.yaml:12:14
    |
 12 |       style: short
    |              ^
    = field: nodes.think.pin.style
 
-error[P006]: prompt node `other`: no template for key `Search`: tried reflection/Search, reflection/default, default
+error[T006]: prompt node `other`: no template for key `Search`: tried reflection/Search, reflection/default, default
   --> tools/graphs/ask.yaml:18:10
    |
 18 |     key: Search
@@ -596,7 +596,7 @@ fn check_of_a_prompt_node_without_prompts_and_of_the_shipped_tree() {
     let o = s.run(&["check"]);
     assert!(
         stdout(&o).starts_with(
-            "error[P006]: prompt node `think` renders a template, but the project has no prompts/ directory\n  \
+            "error[T006]: prompt node `think` renders a template, but the project has no prompts/ directory\n  \
              --> tools/graphs/ask.yaml:5:11\n"
         ),
         "{}",

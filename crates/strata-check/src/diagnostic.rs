@@ -67,18 +67,18 @@ pub enum Code {
     SecretInArgs,
     /// G001: a graph fails its load-time validation.
     Graph,
-    /// P001: a prompt template's syntax is broken.
+    /// T001: a prompt template's syntax is broken.
     PromptSyntax,
-    /// P002: `prompts/` cannot be loaded as it is (a duplicate, a bad name or shape, a link
+    /// T002: `prompts/` cannot be loaded as it is (a duplicate, a bad name or shape, a link
     /// out of the tree, a file past the size limit, components in a cycle).
     PromptLoad,
-    /// P003: a template a graph prompt node can render reads a variable its feed lacks.
+    /// T003: a template a graph prompt node can render reads a variable its feed lacks.
     PromptFeed,
-    /// P004: a component or included template that is referenced but not defined.
+    /// T004: a component or included template that is referenced but not defined.
     PromptComponent,
-    /// P005: a template version that shadows nothing.
+    /// T005: a template version that shadows nothing.
     PromptShadow,
-    /// P006: a graph prompt node's key resolves to no template.
+    /// T006: a graph prompt node's key resolves to no template.
     PromptKey,
 }
 
@@ -108,12 +108,12 @@ impl Code {
             Code::UnusedParam => "U002",
             Code::SecretInArgs => "X001",
             Code::Graph => "G001",
-            Code::PromptSyntax => "P001",
-            Code::PromptLoad => "P002",
-            Code::PromptFeed => "P003",
-            Code::PromptComponent => "P004",
-            Code::PromptShadow => "P005",
-            Code::PromptKey => "P006",
+            Code::PromptSyntax => "T001",
+            Code::PromptLoad => "T002",
+            Code::PromptFeed => "T003",
+            Code::PromptComponent => "T004",
+            Code::PromptShadow => "T005",
+            Code::PromptKey => "T006",
         }
     }
 

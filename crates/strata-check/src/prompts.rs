@@ -13,8 +13,8 @@ use strata_prompts::{Call, Overrides, PromptManager, PROMPTS_DIR};
 
 use crate::catalog::Catalog;
 use crate::diagnostic::{Code, Diagnostic};
-use strata_core::did_you_mean;
 use crate::Report;
+use strata_core::did_you_mean;
 
 /// A prompt node of a graph, with the graph's file to locate its fields in.
 struct Site<'g> {
@@ -190,7 +190,7 @@ fn overrides(p: &PromptNode) -> Overrides {
         .version
         .as_ref()
         .filter(|t| t.is_const())
-        .and_then(|_| p.version_source.as_ref())
+        .and(p.version_source.as_ref())
         .and_then(Value::as_str)
         .map(|v| Some(v.to_string()));
     Overrides {

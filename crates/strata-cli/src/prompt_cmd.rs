@@ -25,7 +25,7 @@ pub struct PromptArgs {
 #[derive(Debug, Subcommand)]
 enum PromptCommand {
     /// Render the template KEY resolves to (see docs/prompts.md for the lookup order)
-    Render(RenderArgs),
+    Render(Box<RenderArgs>),
     /// List the templates of prompts/: namespaces, names, versions and components
     List(ListArgs),
 }
