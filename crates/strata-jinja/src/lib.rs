@@ -17,6 +17,7 @@
 //! calls `render_str` on a value).
 
 use std::collections::BTreeSet;
+use std::sync::OnceLock;
 
 use minijinja::value::Value as JinjaValue;
 use minijinja::{AutoEscape, Environment, Output, State, UndefinedBehavior};
@@ -159,11 +160,31 @@ fn is_recursion(err: &minijinja::Error) -> bool {
     err.detail().is_some_and(|d| d.contains("recursion"))
 }
 
+/// The names [`environment`] defines itself (`range`, `dict`, `namespace`, …): a template
+/// that calls them does not read them from its context.
+fn globals() -> &'static [String] {
+    static NAMES: OnceLock<Vec<String>> = OnceLock::new();
+    NAMES.get_or_init(|| {
+        environment(Undefined::Lenient, JinjaLimits::default())
+            .globals()
+            .map(|(name, _)| name.to_string())
+            .collect()
+    })
+}
+
 /// What a template reads from its context, by full dotted name (`account.balance`,
-/// `std.customer.name`), sorted; names a template sets itself (loop variables, `set`) are
-/// not included.
+/// `std.customer.name`), sorted; names a template sets itself (loop variables, `set`) and
+/// the environment's own functions (`range(3)`) are not included.
 pub fn fields(template: &minijinja::Template<'_, '_>) -> Vec<String> {
-    let names: BTreeSet<String> = template.undeclared_variables(true).into_iter().collect();
+    let globals = globals();
+    let names: BTreeSet<String> = template
+        .undeclared_variables(true)
+        .into_iter()
+        .filter(|n| {
+            let head = n.split('.').next().unwrap_or(n);
+            !globals.iter().any(|g| g == head)
+        })
+        .collect();
     // A name whose longer form is also read (`a` and `a.b`) is reported once, by its longest
     // forms: `a.b` says more than `a`.
     names
@@ -285,7 +306,8 @@ mod tests {
             "r",
             "Hi {{ std.customer.name }}, {{ account.balance }}.\n\
              {% if account.overdraft %}{{ account.overdraft_amount }}{% endif %}\n\
-             {% for t in transactions %}{{ t.date }}{% endfor %}{% set x = 1 %}{{ x }}",
+             {% for t in transactions %}{{ t.date }}{% endfor %}{% set x = 1 %}{{ x }}\n\
+             {% for i in range(2) %}{{ dict(a=1) }}{{ namespace() }}{% endfor %}",
         )
         .unwrap();
         let t = env.get_template("r").unwrap();
