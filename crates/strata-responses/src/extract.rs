@@ -1,0 +1,349 @@
+//! The extraction chain of SPEC §7: each field of a response from the standard fields, then
+//! the tool fields, then the generator — which runs only once every other field was found.
+
+use serde_json::{json, Map, Value};
+use strata_core::{for_each_leaf, value_to_text, Error, ErrorKind, FieldPath};
+
+use crate::generator::Generator;
+use crate::names::{is_generative, is_std};
+use crate::sources::{std_field, tool_field, Place, ToolResult};
+use crate::template::Response;
+use crate::RESPONSE;
+
+/// Everything a response's fields may be filled from.
+#[derive(Clone, Copy)]
+pub struct Sources<'a> {
+    /// The caller's standard fields: `{customer, agent, variables, missing_params}`.
+    pub std: &'a Value,
+    /// Where the standard fields were declared.
+    pub std_place: Place<'a>,
+    /// The tool results with response fields, in the order the tools ran.
+    pub tools: &'a [ToolResult<'a>],
+    /// The generator of `generative.*` fields, when one is configured.
+    pub generator: Option<&'a Generator<'a>>,
+    /// Values that are secret (declared `secrets` of the tools involved): a field holding
+    /// one is never rendered.
+    pub secrets: &'a [String],
+}
+
+/// The source that filled a field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FieldSource {
+    /// The caller's standard fields.
+    Std,
+    /// The tool result at `index` (in run order), named `label`.
+    Tool {
+        /// Index of the result in [`Sources::tools`].
+        index: usize,
+        /// The result's label.
+        label: String,
+    },
+    /// The generator tool.
+    Generative {
+        /// The generator's tool id.
+        tool: String,
+    },
+}
+
+impl FieldSource {
+    /// `std`, `tool` or `generative`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            FieldSource::Std => "std",
+            FieldSource::Tool { .. } => "tool",
+            FieldSource::Generative { .. } => "generative",
+        }
+    }
+
+    /// The source for people: `std`, ``tool fields of step `balance` (bank/check_balance)``,
+    /// ``generator `gen/phrases` ``.
+    pub fn describe(&self) -> String {
+        match self {
+            FieldSource::Std => "std".into(),
+            FieldSource::Tool { label, .. } => format!("tool fields of {label}"),
+            FieldSource::Generative { tool } => format!("generator `{tool}`"),
+        }
+    }
+}
+
+/// A filled field.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Field {
+    /// The full dotted name.
+    pub name: String,
+    /// Its value (data).
+    pub value: Value,
+    /// Where it came from.
+    pub source: FieldSource,
+    /// True when the value holds a secret: it is shown as `***` and never rendered.
+    pub secret: bool,
+    /// An error naming the field's position in its source, for the refusal of a secret.
+    located: Option<Error>,
+}
+
+impl Field {
+    /// A field that holds no secret.
+    pub fn new(name: impl Into<String>, value: Value, source: FieldSource) -> Field {
+        Field {
+            name: name.into(),
+            value,
+            source,
+            secret: false,
+            located: None,
+        }
+    }
+
+    /// The field as JSON: `{field, source, from?, value}`, the value `***` when secret.
+    pub fn to_json(&self) -> Value {
+        let mut out = Map::new();
+        out.insert("field".into(), json!(self.name));
+        out.insert("source".into(), json!(self.source.name()));
+        match &self.source {
+            FieldSource::Std => {}
+            FieldSource::Tool { label, .. } => {
+                out.insert("from".into(), json!(label));
+            }
+            FieldSource::Generative { tool } => {
+                out.insert("from".into(), json!(tool));
+            }
+        }
+        out.insert("value".into(), self.shown());
+        Value::Object(out)
+    }
+
+    /// The value as traces show it: `***` when it holds a secret.
+    pub fn shown(&self) -> Value {
+        if self.secret {
+            json!("***")
+        } else {
+            self.value.clone()
+        }
+    }
+
+    /// The error refusing to render this field because it holds a secret.
+    pub(crate) fn refusal(&self) -> Error {
+        let err = Error::new(
+            RESPONSE,
+            ErrorKind::Forbidden,
+            format!(
+                "field `{}` from {} holds a secret value; a reply never shows secrets",
+                self.name,
+                self.source.describe()
+            ),
+        )
+        .with_hint(
+            "return a reference or a masked form (`****1234`) in the response fields instead",
+        );
+        match &self.located {
+            Some(at) => {
+                let mut located = err;
+                located.path = at.path.clone();
+                located.location = at.location.clone();
+                located
+            }
+            None => err,
+        }
+    }
+}
+
+/// A field no source provided, and the sources tried.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Missing {
+    /// The full dotted name.
+    pub name: String,
+    /// The sources tried, in order, as people read them.
+    pub tried: Vec<String>,
+}
+
+impl Missing {
+    /// `` `account.type` (tried: tool fields of step `balance`) ``.
+    pub fn describe(&self) -> String {
+        format!("`{}` (tried: {})", self.name, self.tried.join("; "))
+    }
+}
+
+/// What the first two sources found for a response, before any generation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Extraction {
+    /// Fields filled so far (standard and tool fields), in template order.
+    pub found: Vec<Field>,
+    /// `generative.*` fields waiting for the generator.
+    pub pending: Vec<String>,
+    /// Fields no source provides.
+    pub missing: Vec<Missing>,
+}
+
+fn holds_secret(value: &Value, secrets: &[String]) -> bool {
+    let mut found = false;
+    for_each_leaf(value, &FieldPath::root(), &mut |_, leaf| {
+        if !found && !leaf.is_null() {
+            let text = value_to_text(leaf);
+            found = secrets
+                .iter()
+                .any(|s| !s.is_empty() && text.contains(s.as_str()));
+        }
+    });
+    found
+}
+
+/// Marks `field` secret when its value holds one of `secrets`, remembering where it was read.
+fn mark_secret(mut field: Field, secrets: &[String], place: Place<'_>, path: &FieldPath) -> Field {
+    if holds_secret(&field.value, secrets) {
+        field.secret = true;
+        let at = Error::new(RESPONSE, ErrorKind::Forbidden, "");
+        field.located = Some(place.locate(at, path));
+    }
+    field
+}
+
+fn tools_tried(tools: &[ToolResult<'_>]) -> String {
+    if tools.is_empty() {
+        return "tool fields (no tool result has any)".into();
+    }
+    let labels: Vec<&str> = tools.iter().map(|t| t.label.as_str()).collect();
+    format!("tool fields of {}", labels.join(", "))
+}
+
+impl Response {
+    /// Fills every field it can from the standard fields and the tool results; lists the
+    /// `generative.*` fields left for the generator and the fields no source provides.
+    /// Nothing is generated here.
+    pub fn extract(&self, sources: &Sources<'_>) -> Extraction {
+        let mut out = Extraction {
+            found: Vec::new(),
+            pending: Vec::new(),
+            missing: Vec::new(),
+        };
+        for name in self.fields() {
+            let mut tried = Vec::new();
+            if is_std(name) {
+                if let Some(hit) = std_field(sources.std, name) {
+                    let field = Field::new(name.clone(), hit.value.clone(), FieldSource::Std);
+                    out.found.push(mark_secret(
+                        field,
+                        sources.secrets,
+                        sources.std_place,
+                        &hit.path,
+                    ));
+                    continue;
+                }
+                tried.push(format!("std (no `{}`)", &name[4..]));
+            }
+            if let Some((index, hit)) = tool_field(sources.tools, name) {
+                let result = &sources.tools[index];
+                let source = FieldSource::Tool {
+                    index,
+                    label: result.label.clone(),
+                };
+                let field = Field::new(name.clone(), hit.value.clone(), source);
+                out.found
+                    .push(mark_secret(field, sources.secrets, result.place, &hit.path));
+                continue;
+            }
+            tried.push(tools_tried(sources.tools));
+            if is_generative(name) {
+                if sources.generator.is_some() {
+                    out.pending.push(name.clone());
+                    continue;
+                }
+                tried.push("generator (none configured)".into());
+            }
+            out.missing.push(Missing {
+                name: name.clone(),
+                tried,
+            });
+        }
+        out
+    }
+
+    /// Extracts, generates and renders: the reply, or an error naming every missing field
+    /// (kind `missing_fields`), a field holding a secret, a generator failure or a render
+    /// error. Nothing half-filled is ever returned.
+    pub fn respond(&self, sources: &Sources<'_>) -> Result<Reply, Error> {
+        let fields = self.extract(sources).complete(self, sources)?;
+        let text = self.render(&fields)?;
+        Ok(Reply { text, fields })
+    }
+}
+
+impl Extraction {
+    /// True when no field is missing (generated fields may still be pending).
+    pub fn is_complete(&self) -> bool {
+        self.missing.is_empty()
+    }
+
+    /// The error naming every missing field and the sources tried (kind `missing_fields`),
+    /// pointed at the first missing field's use in the template.
+    pub fn missing_error(&self, response: &Response) -> Option<Error> {
+        let first = self.missing.first()?;
+        let list: Vec<String> = self.missing.iter().map(Missing::describe).collect();
+        let err = Error::new(
+            RESPONSE,
+            ErrorKind::MissingFields,
+            format!("no source provides {}", list.join(", ")),
+        )
+        .with_hint(
+            "`std.*` come from the caller, other fields from the `canned_response_fields` of tool results, `generative.*` from the generator",
+        );
+        Some(response.at_field(err, &first.name))
+    }
+
+    /// Finishes the extraction: an error when a field is missing or holds a secret, else the
+    /// generator fills the pending `generative.*` fields one by one (each sees the fields
+    /// filled before it) and every field is returned in template order.
+    pub fn complete(self, response: &Response, sources: &Sources<'_>) -> Result<Vec<Field>, Error> {
+        if let Some(err) = self.missing_error(response) {
+            return Err(err);
+        }
+        if let Some(secret) = self.found.iter().find(|f| f.secret) {
+            return Err(response.refuse(secret));
+        }
+        let mut fields = self.found;
+        if let Some(generator) = sources.generator {
+            for name in &self.pending {
+                let context = json!({
+                    "std": sources.std,
+                    "fields": fields.iter().map(|f| (f.name.clone(), f.value.clone())).collect::<Map<String, Value>>(),
+                });
+                let value = generator
+                    .generate(response.source(), name, &context)
+                    .map_err(|e| response.at_field(e, name))?;
+                let field = Field::new(
+                    name.clone(),
+                    value,
+                    FieldSource::Generative {
+                        tool: generator.tool.to_string(),
+                    },
+                );
+                let field =
+                    mark_secret(field, sources.secrets, generator.place, &FieldPath::root());
+                if field.secret {
+                    return Err(response.refuse(&field));
+                }
+                fields.push(field);
+            }
+        }
+        let order: Vec<&String> = response.fields().iter().collect();
+        fields.sort_by_key(|f| order.iter().position(|n| **n == f.name));
+        Ok(fields)
+    }
+}
+
+/// A rendered canned response and the fields that filled it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply {
+    /// The rendered text.
+    pub text: String,
+    /// Every field, in template order, with its source.
+    pub fields: Vec<Field>,
+}
+
+impl Reply {
+    /// `{reply, fields: [{field, source, from?, value}]}`.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "reply": self.text,
+            "fields": self.fields.iter().map(Field::to_json).collect::<Vec<_>>(),
+        })
+    }
+}

@@ -1,0 +1,327 @@
+//! A canned response: an authored Jinja template compiled once, its fields found statically,
+//! rendered with field values that are data.
+
+use minijinja::Environment;
+use serde_json::{Map, Value};
+use strata_core::{Error, ErrorKind, Location, Span, Undefined};
+use strata_jinja::JinjaLimits;
+
+use crate::extract::Field;
+use crate::names::name_problem;
+use crate::RESPONSE;
+
+/// The name the template has inside its environment.
+const NAME: &str = "response";
+
+/// A compiled canned response.
+///
+/// ```
+/// use serde_json::json;
+/// use strata_responses::{Field, FieldSource, Response};
+///
+/// let r = Response::compile("Hi {{ std.customer.name }}, {{ account.balance }}.", None, Default::default()).unwrap();
+/// assert_eq!(r.fields(), ["std.customer.name", "account.balance"]);
+/// let fields = [
+///     Field::new("std.customer.name", json!("Ann"), FieldSource::Std),
+///     Field::new("account.balance", json!("{{ secret }}"), FieldSource::Std),
+/// ];
+/// assert_eq!(r.render(&fields).unwrap(), "Hi Ann, {{ secret }}.");
+/// ```
+#[derive(Debug)]
+pub struct Response {
+    source: String,
+    file: Option<String>,
+    env: Environment<'static>,
+    fields: Vec<String>,
+}
+
+impl Response {
+    /// Compiles `source`. `file` names the template's own file (`strata respond`); errors
+    /// then carry its line and column. Templates embedded in a larger file get no location
+    /// here: their errors carry the span inside the template, for the caller to locate.
+    pub fn compile(
+        source: impl Into<String>,
+        file: Option<&str>,
+        limits: JinjaLimits,
+    ) -> Result<Response, Error> {
+        let source = source.into();
+        let mut env = strata_jinja::environment(Undefined::Strict, limits);
+        let mut response = Response {
+            source: source.clone(),
+            file: file.map(str::to_string),
+            env: Environment::new(),
+            fields: Vec::new(),
+        };
+        if let Err(e) = env.add_template_owned(NAME, source) {
+            return Err(response.jinja_error(&e));
+        }
+        let mut fields = match env.get_template(NAME) {
+            Ok(t) => strata_jinja::fields(&t),
+            Err(e) => return Err(response.jinja_error(&e)),
+        };
+        fields.sort_by_key(|f| response.span_of(f).map_or(usize::MAX, |s| s.start));
+        for field in &fields {
+            if let Some(problem) = name_problem(field) {
+                let err = Error::new(RESPONSE, ErrorKind::Syntax, problem).with_hint(
+                    "rename the field: keywords such as `if`, `for`, `in`, `not` and `loop` cannot name a value",
+                );
+                return Err(response.at_field(err, field));
+            }
+        }
+        response.env = env;
+        response.fields = fields;
+        Ok(response)
+    }
+
+    /// The fields the template reads, by full dotted name, in the order they first appear.
+    pub fn fields(&self) -> &[String] {
+        &self.fields
+    }
+
+    /// The template as written.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// The template's file, when it has one of its own.
+    pub fn file(&self) -> Option<&str> {
+        self.file.as_deref()
+    }
+
+    /// Renders the template with `fields` (the values of [`Response::fields`]). Values are
+    /// data: a value holding `{{ x }}` is printed as written. A field holding a secret is
+    /// refused before anything is rendered.
+    pub fn render(&self, fields: &[Field]) -> Result<String, Error> {
+        if let Some(secret) = fields.iter().find(|f| f.secret) {
+            return Err(self.refuse(secret));
+        }
+        let template = self
+            .env
+            .get_template(NAME)
+            .map_err(|e| self.jinja_error(&e))?;
+        template
+            .render(context(fields))
+            .map_err(|e| self.jinja_error(&e))
+    }
+
+    /// The byte range of the first use of `field` inside a `{{ … }}` or `{% … %}` tag.
+    pub fn span_of(&self, field: &str) -> Option<Span> {
+        let src = self.source.as_str();
+        let mut at = 0;
+        while let Some(open) = src[at..].find('{').map(|i| at + i) {
+            let close = match src.as_bytes().get(open + 1) {
+                Some(b'{') => "}}",
+                Some(b'%') => "%}",
+                Some(b'#') => {
+                    at = src[open..].find("#}").map_or(src.len(), |i| open + i + 2);
+                    continue;
+                }
+                _ => {
+                    at = open + 1;
+                    continue;
+                }
+            };
+            let end = src[open + 2..]
+                .find(close)
+                .map_or(src.len(), |i| open + 2 + i);
+            if let Some(found) = find_name(&src[open + 2..end], field) {
+                let start = open + 2 + found;
+                return Some(Span::new(start, start + field.len()));
+            }
+            at = end;
+        }
+        None
+    }
+
+    /// Points `err` at the first use of `field`: its span, and its line and column when the
+    /// template has a file of its own.
+    pub fn at_field(&self, err: Error, field: &str) -> Error {
+        match self.span_of(field) {
+            Some(span) => self.at_span(err, span),
+            None => err,
+        }
+    }
+
+    /// The refusal of a field holding a secret, at its position in its source when that is
+    /// known, else at its use in the template.
+    pub(crate) fn refuse(&self, field: &Field) -> Error {
+        let err = field.refusal();
+        if err.location.is_some() {
+            err
+        } else {
+            self.at_field(err, &field.name)
+        }
+    }
+
+    fn at_span(&self, mut err: Error, span: Span) -> Error {
+        if let Some(file) = &self.file {
+            let (line, column) = line_col(&self.source, span.start);
+            err.location = Some(Location {
+                file: file.clone(),
+                line,
+                column,
+            });
+        }
+        err.with_span(span)
+    }
+
+    /// A minijinja error as a strata error pointing into the template.
+    fn jinja_error(&self, e: &minijinja::Error) -> Error {
+        let mut err = strata_jinja::to_error(e, RESPONSE, self.file.as_deref(), 0);
+        err.message = format!("response template: {}", err.message);
+        match e.range() {
+            Some(r) if r.start <= self.source.len() => {
+                self.at_span(err, Span::new(r.start, r.end.min(self.source.len())))
+            }
+            _ => err,
+        }
+    }
+}
+
+/// The render context: every field's value at its dotted name (`account.balance` →
+/// `{"account": {"balance": …}}`).
+fn context(fields: &[Field]) -> Value {
+    let mut root = Map::new();
+    for field in fields {
+        let mut parts = field.name.split('.').peekable();
+        let mut map = &mut root;
+        while let Some(part) = parts.next() {
+            if parts.peek().is_none() {
+                map.insert(part.to_string(), field.value.clone());
+                break;
+            }
+            let slot = map
+                .entry(part.to_string())
+                .or_insert_with(|| Value::Object(Map::new()));
+            if !slot.is_object() {
+                *slot = Value::Object(Map::new());
+            }
+            let Value::Object(next) = slot else { break };
+            map = next;
+        }
+    }
+    Value::Object(root)
+}
+
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// The offset of `name` in `tag` as a whole name: not part of a longer name or attribute.
+fn find_name(tag: &str, name: &str) -> Option<usize> {
+    let bytes = tag.as_bytes();
+    let mut from = 0;
+    while let Some(i) = tag[from..].find(name).map(|i| from + i) {
+        let before = i.checked_sub(1).map(|k| bytes[k]);
+        let after = bytes.get(i + name.len()).copied();
+        let starts = before.map_or(true, |b| !is_name_byte(b) && b != b'.');
+        let ends = after.map_or(true, |b| !is_name_byte(b));
+        if starts && ends {
+            return Some(i);
+        }
+        from = i + 1;
+    }
+    None
+}
+
+/// The 1-based line and column of byte `offset` of `text`.
+pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..floor_char(text, offset)];
+    let line = 1 + before.matches('\n').count();
+    let start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, 1 + before[start..].chars().count())
+}
+
+fn floor_char(text: &str, mut offset: usize) -> usize {
+    offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::FieldSource;
+
+    fn compile(src: &str) -> Result<Response, Error> {
+        Response::compile(src, Some("r.j2"), JinjaLimits::default())
+    }
+
+    #[test]
+    fn fields_are_found_through_conditions_and_loops_in_order_of_use() {
+        let r = compile(
+            "Your balance is {{account.balance}}.\n{% if account.overdraft %}\nWARNING: {{account.overdraft_amount}}.\n{% endif %}\
+             {% for t in transactions %}- {{t.date}}{% endfor %}{# {{ ignored }} #}",
+        )
+        .unwrap();
+        assert_eq!(
+            r.fields(),
+            [
+                "account.balance",
+                "account.overdraft",
+                "account.overdraft_amount",
+                "transactions"
+            ]
+        );
+        assert_eq!(r.span_of("transactions"), Some(Span::new(126, 138)));
+        assert_eq!(r.span_of("account.overdraft"), Some(Span::new(43, 60)));
+    }
+
+    #[test]
+    fn names_are_matched_whole() {
+        assert_eq!(find_name(" x.ab ab ", "ab"), Some(6));
+        assert_eq!(find_name(" abc ", "ab"), None);
+        assert_eq!(find_name("ab", "ab"), Some(0));
+    }
+
+    #[test]
+    fn syntax_errors_name_the_file_line_and_column() {
+        let e = compile("Hello\n  {{ account. }}").unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Syntax);
+        assert_eq!(
+            e.message,
+            "response template: unexpected end of variable block, expected identifier or integer"
+        );
+        let loc = e.location.clone().unwrap();
+        assert_eq!((loc.file.as_str(), loc.line, loc.column), ("r.j2", 2, 15));
+    }
+
+    #[test]
+    fn a_field_named_with_a_keyword_is_refused_where_it_is_used() {
+        let e = compile("a\n{{ account.if }}").unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Syntax);
+        assert_eq!(
+            e.message,
+            "`account.if`: `if` is a Jinja keyword, not a field name"
+        );
+        assert_eq!(e.span, Some(Span::new(5, 15)));
+        assert_eq!(e.location.clone().unwrap().line, 2);
+        let e = Response::compile("{{ in }}", None, JinjaLimits::default()).unwrap_err();
+        assert_eq!(e.message, "`in` is a Jinja keyword, not a field name");
+        assert_eq!(e.location, None);
+    }
+
+    #[test]
+    fn dotted_names_become_nested_values() {
+        let fields = [
+            Field::new("a.b", json!(1), FieldSource::Std),
+            Field::new("a.c.d", json!([2]), FieldSource::Std),
+            Field::new("e", json!(null), FieldSource::Std),
+        ];
+        assert_eq!(
+            context(&fields),
+            json!({"a": {"b": 1, "c": {"d": [2]}}, "e": null})
+        );
+    }
+
+    #[test]
+    fn lines_and_columns_count_characters() {
+        assert_eq!(line_col("ab\ncé{{", 6), (2, 3));
+        assert_eq!(line_col("ab\ncé{{", 5), (2, 2));
+        assert_eq!(line_col("x", 99), (1, 2));
+    }
+}
