@@ -104,7 +104,7 @@ impl MarkedEventReceiver for Finder<'_> {
 }
 
 /// The 1-based line and column where the field at `path` starts in YAML or JSON `text`;
-/// with `offset`, the position of that byte inside a single-line string value.
+/// with `offset`, the position of that byte inside a single-line string or a block scalar.
 pub fn locate(text: &str, path: &FieldPath, offset: Option<usize>) -> Option<(usize, usize)> {
     let mut finder = Finder {
         target: &path.0,
@@ -119,6 +119,9 @@ pub fn locate(text: &str, path: &FieldPath, offset: Option<usize>) -> Option<(us
     let Some(offset) = offset else {
         return Some((line, col));
     };
+    if matches!(style, Some(TScalarStyle::Literal | TScalarStyle::Folded)) {
+        return Some(in_block(text.get(mark.index()..)?, line, col, offset));
+    }
     let quote = usize::from(matches!(
         style,
         Some(TScalarStyle::SingleQuoted | TScalarStyle::DoubleQuoted)
@@ -127,6 +130,27 @@ pub fn locate(text: &str, path: &FieldPath, offset: Option<usize>) -> Option<(us
     let inner = line_text.get(quote..)?;
     let prefix = inner.get(..offset.min(inner.len()))?;
     Some((line, col + quote + prefix.chars().count()))
+}
+
+/// The position of byte `offset` of a block scalar (`|` or `>`) whose content starts at
+/// `line`:`col` of the file, `rest` being the file from there: each content line is indented
+/// by `col - 1` columns (a folded scalar's line breaks count as one byte, as its spaces do).
+fn in_block(rest: &str, line: usize, col: usize, offset: usize) -> (usize, usize) {
+    let mut remaining = offset;
+    for (k, raw) in rest.split('\n').enumerate() {
+        let content = if k == 0 {
+            raw
+        } else {
+            let indent = raw.len() - raw.trim_start_matches(' ').len();
+            &raw[indent.min(col - 1)..]
+        };
+        if remaining <= content.len() {
+            let prefix = content.get(..remaining).unwrap_or(content);
+            return (line + k, col + prefix.chars().count());
+        }
+        remaining -= content.len() + 1;
+    }
+    (line, col)
 }
 
 #[cfg(test)]
@@ -148,6 +172,18 @@ mod tests {
         let q = path(&[k("config"), k("cwd"), PathSeg::Index(1)]);
         assert_eq!(locate(text, &q, None), Some((6, 12)));
         assert_eq!(locate(text, &path(&[k("missing")]), None), None);
+    }
+
+    #[test]
+    fn finds_offsets_inside_block_scalars() {
+        let text = "a:\n  b: |\n    line one\n\n    {{ x }}\n  c: >-\n    folded\n    more\n";
+        let k = |s: &str| PathSeg::Key(s.into());
+        let b = path(&[k("a"), k("b")]);
+        assert_eq!(locate(text, &b, None), Some((3, 5)));
+        assert_eq!(locate(text, &b, Some(5)), Some((3, 10)));
+        assert_eq!(locate(text, &b, Some(13)), Some((5, 8)));
+        let c = path(&[k("a"), k("c")]);
+        assert_eq!(locate(text, &c, Some(9)), Some((8, 7)));
     }
 
     #[test]
