@@ -124,6 +124,15 @@ impl Project {
         }
     }
 
+    /// The canned-response fields tool `id` declares (`response_fields` of its file); none
+    /// when the file cannot be read as a tool.
+    pub fn response_fields(&self, id: &str) -> Vec<String> {
+        self.tool_path(id)
+            .and_then(|path| crate::chain::load_link(self, id, &path).ok())
+            .map(|link| link.file.response_fields)
+            .unwrap_or_default()
+    }
+
     /// Every tool id under `tools/`, sorted.
     pub fn tool_ids(&self) -> Vec<String> {
         let mut ids = Vec::new();

@@ -33,6 +33,10 @@ pub struct ToolFile {
     /// Names of environment variables whose values are secret (shown as `***`).
     #[serde(default)]
     pub secrets: Vec<String>,
+    /// The response fields its results can provide in `canned_response_fields` (dotted
+    /// names such as `account.balance`), for `strata check` and `strata explain`.
+    #[serde(default)]
+    pub response_fields: Vec<String>,
 }
 
 /// The `env_config` section of a tool file.
@@ -219,6 +223,14 @@ fn validate(doc: &Document, file: &ToolFile) -> Result<(), Error> {
             return Err(doc.locate_error(err));
         }
     }
+    for (i, name) in file.response_fields.iter().enumerate() {
+        if let Some(problem) = strata_responses::names::name_problem(name) {
+            let mut err = Error::new(Layer::REQUEST, ErrorKind::Invalid, problem)
+                .with_hint("response fields are dotted names such as `account.balance`");
+            err.path = path_of(&["response_fields"]).child(PathSeg::Index(i));
+            return Err(doc.locate_error(err));
+        }
+    }
     let Some(env_config) = &file.env_config else {
         return Ok(());
     };
@@ -305,7 +317,7 @@ mod tests {
         let f = read(
             "description: d\nversion: \"1\"\nexecutor: runtimes/python\nparameters: {type: object}\n\
              env_config:\n  interpreter: {type: system_binary, var: PY, candidates: [python3]}\n  env: {A: x, B: 1}\n\
-             config: {command: c, args: [a]}\nsecrets: [TOKEN]\n",
+             config: {command: c, args: [a]}\nsecrets: [TOKEN]\nresponse_fields: [account.balance, transactions]\n",
         )
         .unwrap();
         assert_eq!(f.description.as_deref(), Some("d"));
@@ -314,6 +326,21 @@ mod tests {
         assert_eq!(ec.interpreter.unwrap().kind, InterpreterKind::SystemBinary);
         assert_eq!(ec.env.keys().collect::<Vec<_>>(), ["A", "B"]);
         assert_eq!(f.secrets, ["TOKEN"]);
+        assert_eq!(f.response_fields, ["account.balance", "transactions"]);
+    }
+
+    #[test]
+    fn response_fields_are_dotted_names_that_are_not_keywords() {
+        let e = read("response_fields:\n  - account.balance\n  - account.in\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "t.yaml:3:5: request error at response_fields[1]: `account.in`: `in` is a Jinja keyword, not a field name (hint: response fields are dotted names such as `account.balance`)"
+        );
+        let e = read("response_fields: [\"a b\"]\n").unwrap_err();
+        assert_eq!(
+            e.message,
+            "`a b` is not a field name: each dotted part is letters, digits and `_`, not starting with a digit"
+        );
     }
 
     #[test]
@@ -360,6 +387,7 @@ mod tests {
                 "executor",
                 "kind",
                 "parameters",
+                "response_fields",
                 "secrets",
                 "version"
             ]
