@@ -47,6 +47,8 @@ pub enum Code {
     BadHook,
     /// R009: config keys used as parameters refer to each other in a cycle.
     ParamCycle,
+    /// R010: a response field that no source of the directive declares.
+    ResponseField,
     /// L001: `{input:…}` in a tool file, where layer I never runs.
     InputInTool,
     /// L002: a context placeholder in a tool file, where layer C never runs.
@@ -98,6 +100,7 @@ impl Code {
             Code::UnknownTool => "R007",
             Code::BadHook => "R008",
             Code::ParamCycle => "R009",
+            Code::ResponseField => "R010",
             Code::InputInTool => "L001",
             Code::ContextInTool => "L002",
             Code::Spaced => "L003",
@@ -121,6 +124,7 @@ impl Code {
     pub fn severity(self) -> Severity {
         match self {
             Code::UnsetEnv
+            | Code::ResponseField
             | Code::InputInTool
             | Code::ContextInTool
             | Code::Spaced

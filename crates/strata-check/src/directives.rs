@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use strata_core::walk::Seg;
 use strata_core::{string_leaves, FieldPath, Layer, PathSeg, Reference};
-use strata_directive::{load_project_hooks, Directive, Event, Site, EVENTS};
+use strata_directive::{load_project_hooks, Directive, Event, FieldOrigin, Site, EVENTS};
 use strata_exec::Project;
 use strata_tools::Hook;
 
@@ -152,6 +152,7 @@ fn check_directive(project: &Project, d: &Directive, report: &mut Report) {
         }
     }
     lint_strings(d, &declared, report);
+    check_responses(project, d, report);
     for (i, input) in d.front.inputs.iter().enumerate() {
         if !used.contains(&input.name) {
             let path = FieldPath(vec![
@@ -171,6 +172,48 @@ fn check_directive(project: &Project, d: &Directive, report: &mut Report) {
                     "use it as `{{input:{0}}}` or `${{inputs.{0}}}`, or remove it",
                     input.name
                 ))),
+            );
+        }
+    }
+}
+
+/// Every response field that no source of the directive declares: `std.*` not set by
+/// `responses.std`, tool fields no action's tool lists in `response_fields`, `generative.*`
+/// without a generator.
+fn check_responses(project: &Project, d: &Directive, report: &mut Report) {
+    for (candidate, fields) in d.field_origins(&|tool| project.response_fields(tool)) {
+        let path = candidate.template_path();
+        for (name, origin) in fields {
+            let FieldOrigin::Undeclared { suggestion } = origin else {
+                continue;
+            };
+            let (message, help) = if strata_responses::names::is_std(&name) {
+                (
+                    format!("response field `{name}` is not set by `responses.std`"),
+                    "`responses.std` sets customer.name, agent.name and variables.<name>; std.missing_params is always set".to_string(),
+                )
+            } else if strata_responses::names::is_generative(&name) && d.generator().is_none() {
+                (
+                    format!("response field `{name}` needs a generator"),
+                    "name a tool in `responses.generator`".to_string(),
+                )
+            } else {
+                (
+                    format!("response field `{name}` is declared by no action's tool"),
+                    match suggestion {
+                        Some(s) => format!("did you mean `{s}`?"),
+                        None => {
+                            "list it in the `response_fields` of the tool that returns it".into()
+                        }
+                    },
+                )
+            };
+            let span = candidate.response.span_of(&name);
+            let at = d.locate(&path, span.map(|s| s.start));
+            report.push(
+                Diagnostic::new(Code::ResponseField, &d.file, at, path.clone(), message)
+                    .span(span)
+                    .help(Some(help)),
             );
         }
     }

@@ -87,12 +87,21 @@ pub fn run(project: &Project, req: &DirectiveRequest<'_>) -> Result<ExitCode, Er
         given.insert(k.to_string(), Value::String(v.to_string()));
     }
     let inputs = directive.bind_inputs(&given)?;
+    let tools: Vec<&str> = directive
+        .front
+        .actions
+        .iter()
+        .map(|a| a.tool.as_str())
+        .chain(directive.generator())
+        .collect();
+    let secrets = crate::respond_cmd::secret_values(Some(project), &tools, &[]);
     let report = directive.run(
         &inputs,
         &runner,
         RunOptions {
             dry_run: req.dry_run,
             render: RenderOptions::strict_if(req.strict),
+            secrets: &secrets,
         },
     )?;
     let mut stdout = std::io::stdout().lock();
@@ -104,6 +113,10 @@ pub fn run(project: &Project, req: &DirectiveRequest<'_>) -> Result<ExitCode, Er
     }
     for w in &report.warnings {
         eprintln!("warning[{}]: {} ({})", w.layer, w.message, w.path);
+    }
+    if let Some(Err(e)) = &report.response {
+        print_error(e, Some(project));
+        return Ok(ExitCode::FAILURE);
     }
     Ok(match report.status {
         Status::Completed | Status::DryRun => ExitCode::SUCCESS,
@@ -168,6 +181,16 @@ pub fn human(report: &Report) -> String {
             out.push_str(&format!(": {e}"));
         }
         out.push('\n');
+    }
+    if let Some(Ok(chosen)) = &report.response {
+        out.push_str(&format!(
+            "\n--- reply ({}) ---\n{}",
+            chosen.name(),
+            chosen.reply.text
+        ));
+        if !chosen.reply.text.ends_with('\n') {
+            out.push('\n');
+        }
     }
     out
 }

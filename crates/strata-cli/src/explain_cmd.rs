@@ -252,6 +252,9 @@ fn directive_text(args: &ExplainArgs, project: &Project) -> Result<String, Error
         })
         .unwrap_or_default();
     source.insert("actions".into(), Value::Array(actions));
+    if let Some(std) = front.get("responses").and_then(|r| r.get("std")) {
+        source.insert("responses".into(), json!({ "std": std }));
+    }
     let limits = &directive.front.limits;
     let context = json!({
         "directive": directive.name(),
@@ -284,5 +287,31 @@ fn directive_text(args: &ExplainArgs, project: &Project) -> Result<String, Error
         &stages,
         args.field.as_deref(),
     );
+    if args.field.is_none() {
+        responses_text(&mut out, &directive, project);
+    }
     Ok(out)
+}
+
+/// The candidates of `responses:`, each field with the source that will fill it.
+fn responses_text(out: &mut String, directive: &Directive, project: &Project) {
+    let origins = directive.field_origins(&|tool| project.response_fields(tool));
+    if origins.is_empty() {
+        return;
+    }
+    let generator = directive
+        .generator()
+        .map_or_else(|| "none".to_string(), |g| format!("`{g}`"));
+    let _ = writeln!(out, "\nresponses (generator: {generator})");
+    for (candidate, fields) in origins {
+        let when = candidate
+            .when
+            .as_ref()
+            .map_or_else(String::new, |w| format!(" when {}", w.source()));
+        let _ = writeln!(out, "  {}{when}", candidate.name());
+        let width = fields.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
+        for (name, origin) in fields {
+            let _ = writeln!(out, "    {name:<width$}  {}", origin.describe());
+        }
+    }
 }

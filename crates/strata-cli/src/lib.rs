@@ -9,6 +9,7 @@ mod graph_cmd;
 mod prompt_cmd;
 mod render;
 mod report;
+mod respond_cmd;
 mod run;
 mod runs_cmd;
 mod scope_args;
@@ -49,6 +50,8 @@ enum Command {
     Runs(runs_cmd::RunsArgs),
     /// Render and list the prompt templates of prompts/ (lookup with fallback by key)
     Prompt(prompt_cmd::PromptArgs),
+    /// Render a canned response from standard fields, tool results and a generator tool
+    Respond(respond_cmd::RespondArgs),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -63,5 +66,6 @@ pub fn main() -> ExitCode {
         Command::Graph(args) => graph_cmd::draw_cmd(args),
         Command::Runs(args) => runs_cmd::run(args),
         Command::Prompt(args) => prompt_cmd::run(args),
+        Command::Respond(args) => respond_cmd::run(args),
     }
 }

@@ -135,4 +135,63 @@ pub struct FrontMatter {
     /// Hooks.
     #[serde(default)]
     pub hooks: Vec<HookSpec>,
+    /// Canned responses: after the actions, the first candidate that can be rendered is
+    /// the directive's reply.
+    #[serde(default)]
+    pub responses: Option<ResponsesSpec>,
+}
+
+/// The `responses:` section: canned-response candidates and the sources of their fields.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResponsesSpec {
+    /// The standard fields (`std.*`), templates of stages 1 and 2 rendered after the actions.
+    #[serde(default)]
+    pub std: StdSpec,
+    /// The tool that fills `generative.*` fields (given `{template, field, context}`, it
+    /// prints the field's value as JSON).
+    #[serde(default)]
+    pub generator: Option<String>,
+    /// Candidate templates, tried in order.
+    pub candidates: Vec<CandidateSpec>,
+}
+
+/// The standard fields a directive declares (`std.missing_params` is computed from the
+/// actions).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StdSpec {
+    /// `std.customer.name`.
+    #[serde(default)]
+    pub customer: Option<PersonSpec>,
+    /// `std.agent.name`.
+    #[serde(default)]
+    pub agent: Option<PersonSpec>,
+    /// `std.variables.<name>`.
+    #[serde(default)]
+    pub variables: Map<String, Value>,
+}
+
+/// A customer or an agent.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PersonSpec {
+    /// Their name (a template of stages 1 and 2).
+    pub name: String,
+}
+
+/// A canned-response candidate.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CandidateSpec {
+    /// A name for reports (`candidates[<n>]` when absent).
+    #[serde(default)]
+    pub id: Option<String>,
+    /// When it applies (an expression, the structured form or a boolean); always when
+    /// absent.
+    #[serde(default)]
+    pub condition: Option<Value>,
+    /// The Jinja template; its fields come from `std`, the actions' tool fields and the
+    /// generator.
+    pub template: String,
 }

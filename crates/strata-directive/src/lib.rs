@@ -5,18 +5,25 @@
 //! unknown hook events, malformed conditions, `${steps…}` references to the action itself or a
 //! later one, template syntax errors), each error with file:line:col. [`Directive::bind_inputs`]
 //! validates and types the caller's inputs. [`Directive::run`] renders stage 1 (`{input:…}`)
-//! and stage 2 (`${…}`) and runs the actions through a [`strata_tools::ToolRunner`], firing hooks.
+//! and stage 2 (`${…}`) and runs the actions through a [`strata_tools::ToolRunner`], firing hooks;
+//! then, when the directive has `responses:`, it renders the first canned response whose
+//! condition holds and whose fields can all be filled as the directive's reply.
 
 mod front_matter;
 mod hooks;
 mod inputs;
 mod load;
+mod responses;
 mod run;
 mod schemas;
 mod source;
 
-pub use front_matter::{ActionSpec, FrontMatter, HookSpec, InputSpec, InputType};
+pub use front_matter::{
+    ActionSpec, CandidateSpec, FrontMatter, HookSpec, InputSpec, InputType, PersonSpec,
+    ResponsesSpec, StdSpec,
+};
 pub use hooks::{load_project_hooks, Event, EVENTS};
 pub use load::{Directive, Site};
+pub use responses::{Candidate, Chosen, FieldOrigin};
 pub use run::{ActionOutcome, Report, RunOptions, Status};
 pub use schemas::{front_matter_schema, hook_file_schema};

@@ -34,6 +34,7 @@ pub struct Directive {
     pub(crate) description: Option<Template>,
     pub(crate) actions: Vec<CompiledAction>,
     pub(crate) hooks: Vec<Arc<Hook>>,
+    pub(crate) responses: Option<crate::responses::Responses>,
     source: Source,
     doc: Document,
 }
@@ -57,7 +58,8 @@ fn key(k: &str) -> PathSeg {
     PathSeg::Key(k.to_string())
 }
 
-fn stages() -> Chain {
+/// The stages a directive's templates go through before dispatch: 1 (inputs), 2 (context).
+pub(crate) fn stages() -> Chain {
     Chain::of(&[Layer::INPUTS, Layer::CONTEXT])
 }
 
@@ -109,6 +111,7 @@ impl Directive {
             None => None,
         };
         let actions = compile_actions(&front, &doc, tools, limits)?;
+        let responses = crate::responses::compile(&front, &doc, tools, limits)?;
         let mut hooks = Vec::new();
         for (i, spec) in front.hooks.iter().enumerate() {
             let path = FieldPath(vec![key("hooks"), PathSeg::Index(i)]);
@@ -127,6 +130,7 @@ impl Directive {
             description,
             actions,
             hooks,
+            responses,
             source,
             doc,
         })

@@ -12,14 +12,18 @@ use strata_tools::{fire, CallOptions, Firing, HookCall, StepRecord, StepStatus, 
 
 use crate::hooks::{under, Event};
 use crate::load::Directive;
+use crate::responses::{Chosen, Turn};
 
 /// How to run a directive.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct RunOptions {
+pub struct RunOptions<'a> {
     /// Render everything, run nothing.
     pub dry_run: bool,
     /// What a missing path or input does.
     pub render: RenderOptions,
+    /// Values that are secret (the declared `secrets` of the tools involved): a response
+    /// field holding one is refused.
+    pub secrets: &'a [String],
 }
 
 /// How a directive ended.
@@ -106,6 +110,8 @@ pub struct Report {
     pub stopped: Option<String>,
     /// Missing paths and inputs met while rendering.
     pub warnings: Vec<Warning>,
+    /// The reply (`responses:`), when the directive has responses and its actions completed.
+    pub response: Option<Result<Chosen, Error>>,
 }
 
 impl Report {
@@ -121,6 +127,11 @@ impl Report {
             "actions": self.actions.iter().map(ActionOutcome::to_json).collect::<Vec<_>>(),
             "hooks": self.hooks.iter().map(Firing::to_json).collect::<Vec<_>>(),
             "warnings": self.warnings.iter().map(Warning::to_json).collect::<Vec<_>>(),
+            "response": match &self.response {
+                None => Value::Null,
+                Some(Ok(chosen)) => chosen.to_json(),
+                Some(Err(e)) => json!({"error": e.to_json()}),
+            },
         })
     }
 }
@@ -130,7 +141,7 @@ struct Run<'a> {
     directive: &'a Directive,
     tools: &'a dyn ToolRunner,
     inputs: &'a Map<String, Value>,
-    options: RunOptions,
+    options: RunOptions<'a>,
     /// The namespaces every template sees: `directive`, `model`, `limits`, `inputs`.
     context: Map<String, Value>,
     /// `steps`: the record of every action that ran, by id.
@@ -393,6 +404,7 @@ impl Directive {
                 },
                 stopped: None,
                 warnings: Vec::new(),
+                response: None,
             },
         };
         if let Some(d) = &self.description {
@@ -405,6 +417,24 @@ impl Directive {
         let body = FieldPath(vec![PathSeg::Key("body".into())]);
         let prompt = run.render(&self.body, &[], &body)?;
         run.report.prompt = strata_core::value_to_text(&prompt);
+        if let (Some(responses), Status::Completed) = (&self.responses, run.report.status) {
+            let at = FieldPath(vec![
+                PathSeg::Key("responses".into()),
+                PathSeg::Key("std".into()),
+            ]);
+            let reply = run.render(&responses.std, &[], &at).and_then(|std| {
+                let steps = Entry("steps", &run.steps);
+                let turn = Turn {
+                    std,
+                    context: &Layers(&[&steps, &run.context]),
+                    actions: &run.report.actions,
+                    tools,
+                    secrets: options.secrets,
+                };
+                crate::responses::reply(self, responses, turn)
+            });
+            run.report.response = Some(reply);
+        }
         let mut extra = Map::new();
         extra.insert("status".into(), json!(run.report.status.name()));
         run.fire(Event::DirectiveCompleted, extra);

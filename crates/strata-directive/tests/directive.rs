@@ -283,7 +283,7 @@ fn load_time_errors_have_file_line_and_column() {
     let cases = [
         ("no front matter\n", "d.md:1:1 a directive starts with YAML front matter between `---` lines"),
         ("---\nname: [x\n---\n", "d.md:3:1 YAML syntax error: did not find expected ',' or ']'"),
-        ("---\nname: x\ncolour: red\n---\n", "d.md:3:1 bad front matter: unknown field `colour`, expected one of `name`, `description`, `version`, `inputs`, `model`, `limits`, `actions`, `hooks`"),
+        ("---\nname: x\ncolour: red\n---\n", "d.md:3:1 bad front matter: unknown field `colour`, expected one of `name`, `description`, `version`, `inputs`, `model`, `limits`, `actions`, `hooks`, `responses`"),
         ("---\nname: x\n---\nHello {input:who\n", "d.md:4:7 unclosed `{input:`: no matching `}`"),
         ("---\nname: x\nactions:\n  - {id: a, tool: ech}\n---\n", "d.md:4:19 unknown tool `ech`"),
         ("---\nname: x\nhooks:\n  - {id: h, event: on_start, action: {tool: log}}\n---\n", "d.md:4:20 unknown event `on_start`; the events are directive_started, before_action, after_action, action_failed, limit_reached, directive_completed"),

@@ -46,6 +46,7 @@ fn the_directive_schema_names_every_front_matter_field() {
             "limits",
             "model",
             "name",
+            "responses",
             "version"
         ]
     );

@@ -28,6 +28,11 @@ impl ToolRunner for ExecRunner<'_> {
         self.project.callable(id)
     }
 
+    fn parameters(&self, id: &str) -> Option<Value> {
+        let tool = self.project.compiled(id).ok()?;
+        tool.chain.tool().file.parameters.clone()
+    }
+
     fn run(
         &self,
         id: &str,

@@ -1,0 +1,226 @@
+//! `strata respond`: renders a canned response outside a directive, from standard fields,
+//! tool results saved as files and a generator tool (SPEC §7).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Args;
+use serde_json::{json, Value};
+use strata_core::{Error, ErrorKind, Layer, Limits, RenderOptions};
+use strata_doc::{parse_dotenv, Document, Format};
+use strata_exec::{Project, ToolChain};
+use strata_responses::{
+    check_std, Extraction, Field, Generator, JinjaLimits, Place, Response, Sources, ToolResult,
+};
+use strata_tools::CallOptions;
+
+use crate::exec_runner::ExecRunner;
+use crate::run::{open_project, print_error, STRATA_FAILED};
+use crate::scope_args::read_file;
+
+/// Options of `strata respond`.
+#[derive(Debug, Args)]
+pub struct RespondArgs {
+    /// The template file (Jinja)
+    pub template: PathBuf,
+    /// The standard fields as a JSON object: {customer: {name}, agent: {name}, variables: {…}, missing_params: […]}
+    #[arg(long, value_name = "JSON")]
+    pub std_json: Option<String>,
+    /// A tool result as the tool printed it (JSON, or YAML unless the name ends in .json), in the order the tools ran (repeatable)
+    #[arg(long = "tool-result", value_name = "FILE")]
+    pub tool_results: Vec<PathBuf>,
+    /// The tool of the project that fills `generative.*` fields
+    #[arg(long, value_name = "TOOL")]
+    pub generator: Option<String>,
+    /// An environment variable whose value is secret: a field holding it is refused (repeatable)
+    #[arg(long, value_name = "NAME")]
+    pub secret: Vec<String>,
+    /// Print the reply and each field with its source as JSON (errors too)
+    #[arg(long)]
+    pub json: bool,
+    /// The project root (default: the nearest ancestor of the current directory with tools/)
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+}
+
+/// The values of secret variables: `names`, and those the chains of `tools` declare, read
+/// from the project's `.env` (which wins) or the process environment.
+pub fn secret_values(project: Option<&Project>, tools: &[&str], names: &[String]) -> Vec<String> {
+    let mut wanted: Vec<String> = names.to_vec();
+    let mut dotenv = Vec::new();
+    if let Some(project) = project {
+        for id in tools {
+            wanted.extend(
+                ToolChain::load(project, id)
+                    .map(|c| c.secrets())
+                    .unwrap_or_default(),
+            );
+        }
+        if let Ok(text) = std::fs::read_to_string(project.root.join(".env")) {
+            dotenv = parse_dotenv(".env", &text).unwrap_or_default();
+        }
+    }
+    let mut out: Vec<String> = wanted
+        .iter()
+        .filter_map(|name| {
+            dotenv
+                .iter()
+                .rev()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+                .or_else(|| std::env::var(name).ok())
+        })
+        .filter(|v| !v.is_empty())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// What went wrong, and the fields found before it (for `--json`).
+struct Failure {
+    error: Error,
+    fields: Vec<Field>,
+    /// The response could not be rendered (exit 1), rather than bad input (exit 2).
+    unrenderable: bool,
+}
+
+impl From<Error> for Failure {
+    fn from(error: Error) -> Failure {
+        Failure {
+            error,
+            fields: Vec::new(),
+            unrenderable: false,
+        }
+    }
+}
+
+/// Runs `strata respond`: the reply on stdout; exit 1 when the response cannot be rendered
+/// (missing fields, a secret, the generator, the template), 2 for bad input.
+pub fn run(args: RespondArgs) -> ExitCode {
+    let project = match (&args.generator, &args.project) {
+        (None, None) => Project::discover(Path::new(".")).ok(),
+        _ => match open_project(args.project.as_deref(), None) {
+            Ok(p) => Some(p),
+            Err(code) => return code,
+        },
+    };
+    match respond(&args, project.as_ref()) {
+        Ok((text, fields)) => {
+            let out = if args.json {
+                let fields: Vec<Value> = fields.iter().map(Field::to_json).collect();
+                let doc = json!({"reply": text, "fields": fields});
+                serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
+            } else if text.ends_with('\n') {
+                text
+            } else {
+                text + "\n"
+            };
+            let _ = std::io::stdout().lock().write_all(out.as_bytes());
+            ExitCode::SUCCESS
+        }
+        Err(f) => {
+            if args.json {
+                let fields: Vec<Value> = f.fields.iter().map(Field::to_json).collect();
+                let doc = json!({"error": f.error.to_json(), "fields": fields});
+                let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
+                let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            } else {
+                print_error(&f.error, None);
+            }
+            ExitCode::from(if f.unrenderable { 1 } else { STRATA_FAILED })
+        }
+    }
+}
+
+fn utf8(path: &Path, bytes: Vec<u8>) -> Result<String, Error> {
+    String::from_utf8(bytes).map_err(|_| {
+        Error::new(
+            Layer::REQUEST,
+            ErrorKind::Syntax,
+            format!("`{}` is not valid UTF-8", path.display()),
+        )
+    })
+}
+
+fn respond(args: &RespondArgs, project: Option<&Project>) -> Result<(String, Vec<Field>), Failure> {
+    let limits = project.map_or_else(Limits::default, |p| p.limits.clone());
+    let name = args.template.display().to_string();
+    let source = utf8(&args.template, read_file(&args.template)?)?;
+    let response = Response::compile(source, Some(&name), JinjaLimits::default())?;
+    let std = match &args.std_json {
+        Some(text) => serde_json::from_str(text).map_err(|e| {
+            Error::new(
+                Layer::REQUEST,
+                ErrorKind::Syntax,
+                format!("--std-json is not JSON: {e}"),
+            )
+        })?,
+        None => json!({}),
+    };
+    check_std(&std, Place::Nowhere).map_err(|e| {
+        let mut e = e;
+        e.message = format!("--std-json: {}", e.message);
+        e
+    })?;
+    let mut docs = Vec::new();
+    for path in &args.tool_results {
+        let name = path.display().to_string();
+        docs.push(Document::parse(
+            &name,
+            read_file(path)?,
+            Format::from_name(&name),
+            &limits,
+        )?);
+    }
+    let mut results = Vec::new();
+    for doc in &docs {
+        let label = format!("`{}`", doc.name);
+        results.extend(ToolResult::of(label, &doc.value, Place::Doc(doc))?);
+    }
+    let runner = project.map(|project| ExecRunner {
+        project,
+        options: strata_exec::RunOptions {
+            render: RenderOptions::default(),
+            base_env: None,
+        },
+    });
+    let generator = match (&args.generator, &runner) {
+        (Some(tool), Some(runner)) => {
+            if !strata_tools::ToolRunner::has_tool(runner, tool) {
+                return Err(strata_tools::ToolRunner::unknown_tool(runner, tool).into());
+            }
+            Some(Generator {
+                tool,
+                runner,
+                call: CallOptions::default(),
+                place: Place::Nowhere,
+            })
+        }
+        _ => None,
+    };
+    let tools: Vec<&str> = args.generator.iter().map(String::as_str).collect();
+    let secrets = secret_values(project, &tools, &args.secret);
+    let sources = Sources {
+        std: &std,
+        std_place: Place::Nowhere,
+        tools: &results,
+        generator: generator.as_ref(),
+        secrets: &secrets,
+    };
+    let extraction: Extraction = response.extract(&sources);
+    let found = extraction.found.clone();
+    let unrenderable = |error: Error, fields: Vec<Field>| Failure {
+        error,
+        fields,
+        unrenderable: true,
+    };
+    let fields = extraction
+        .complete(&response, &sources)
+        .map_err(|e| unrenderable(e, found))?;
+    match response.render(&fields) {
+        Ok(text) => Ok((text, fields)),
+        Err(e) => Err(unrenderable(e, fields)),
+    }
+}

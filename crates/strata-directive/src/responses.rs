@@ -1,0 +1,464 @@
+//! A directive's canned responses (SPEC §7): the `responses:` section checked and compiled at
+//! load, and the reply chosen after the actions — the first candidate whose condition holds
+//! and whose fields can all be filled.
+
+use serde_json::{json, Map, Value};
+use strata_context::{When, WhenError};
+use strata_core::{ContextSource, Error, ErrorKind, FieldPath, Limits, Location, PathSeg};
+use strata_doc::Document;
+use strata_pipeline::Template;
+use strata_responses::names::name_problem;
+use strata_responses::{
+    std_field, Generator, JinjaLimits, Place, Reply, Response, Sources, ToolResult, RESPONSE,
+};
+use strata_tools::{CallOptions, StepStatus, ToolRunner};
+
+use crate::front_matter::FrontMatter;
+use crate::hooks::under;
+use crate::load::{stages, Directive};
+use crate::run::ActionOutcome;
+
+fn key(k: &str) -> PathSeg {
+    PathSeg::Key(k.to_string())
+}
+
+fn at(keys: &[&str]) -> FieldPath {
+    FieldPath(keys.iter().map(|k| key(k)).collect())
+}
+
+/// The field path of candidate `index`.
+fn candidate_path(index: usize) -> FieldPath {
+    at(&["responses", "candidates"]).child(PathSeg::Index(index))
+}
+
+/// A compiled candidate of `responses.candidates`.
+#[derive(Debug)]
+pub struct Candidate {
+    /// Its position in `responses.candidates`.
+    pub index: usize,
+    /// Its id, when it has one.
+    pub id: Option<String>,
+    /// When it applies.
+    pub when: Option<When>,
+    /// The compiled template.
+    pub response: Response,
+}
+
+impl Candidate {
+    /// Its id, or `candidates[<index>]`.
+    pub fn name(&self) -> String {
+        self.id
+            .clone()
+            .unwrap_or_else(|| format!("candidates[{}]", self.index))
+    }
+
+    /// The field path of its template (`responses.candidates[0].template`).
+    pub fn template_path(&self) -> FieldPath {
+        candidate_path(self.index).child(key("template"))
+    }
+}
+
+/// The compiled `responses:` section.
+#[derive(Debug)]
+pub(crate) struct Responses {
+    /// `responses.std` as a stages 1–2 template.
+    pub std: Template,
+    /// The generator tool.
+    pub generator: Option<String>,
+    /// The candidates, in order.
+    pub candidates: Vec<Candidate>,
+}
+
+/// Checks and compiles the `responses:` section of `front` (none when absent).
+pub(crate) fn compile(
+    front: &FrontMatter,
+    doc: &Document,
+    tools: &dyn ToolRunner,
+    limits: &Limits,
+) -> Result<Option<Responses>, Error> {
+    let Some(spec) = &front.responses else {
+        return Ok(None);
+    };
+    let invalid = |path: FieldPath, message: String| {
+        doc.locate_error(Error::new(RESPONSE, ErrorKind::Invalid, message).at_path(&path))
+    };
+    if spec.candidates.is_empty() {
+        return Err(invalid(
+            at(&["responses", "candidates"]),
+            "`responses` needs at least one candidate".into(),
+        ));
+    }
+    if let Some(tool) = &spec.generator {
+        if !tools.has_tool(tool) {
+            let e = tools.unknown_tool(tool);
+            return Err(doc.locate_error(e.at_path(&at(&["responses", "generator"]))));
+        }
+    }
+    for name in spec.std.variables.keys() {
+        if let Some(problem) = name_problem(&format!("std.variables.{name}")) {
+            return Err(invalid(
+                at(&["responses", "std", "variables", name]),
+                problem,
+            ));
+        }
+    }
+    let std_path = at(&["responses", "std"]);
+    let std_source = std_path.lookup(&doc.value).cloned().unwrap_or(json!({}));
+    let std = Template::compile(&std_source, &stages(), limits)
+        .map_err(|e| doc.locate_error(under(e, &std_path)))?;
+    let mut candidates: Vec<Candidate> = Vec::new();
+    for (index, c) in spec.candidates.iter().enumerate() {
+        let path = candidate_path(index);
+        if let Some(id) = &c.id {
+            if candidates.iter().any(|o| o.id.as_ref() == Some(id)) {
+                return Err(invalid(
+                    path.child(key("id")),
+                    format!("candidate id `{id}` is used twice"),
+                ));
+            }
+        }
+        let when = match &c.condition {
+            Some(v) => Some(When::parse(v).map_err(|e| match e {
+                WhenError::Expr(e) => doc.locate_error(under(e, &path.child(key("condition")))),
+                WhenError::Structured(m) => {
+                    invalid(path.child(key("condition")), format!("bad condition: {m}"))
+                }
+            })?),
+            None => None,
+        };
+        let template_path = path.child(key("template"));
+        let response = Response::compile(c.template.as_str(), None, JinjaLimits::default())
+            .map_err(|e| doc.locate_error(under(e, &template_path)))?;
+        candidates.push(Candidate {
+            index,
+            id: c.id.clone(),
+            when,
+            response,
+        });
+    }
+    Ok(Some(Responses {
+        std,
+        generator: spec.generator.clone(),
+        candidates,
+    }))
+}
+
+/// The reply of a directive: the candidate chosen and its rendered response.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chosen {
+    /// The candidate's position in `responses.candidates`.
+    pub index: usize,
+    /// The candidate's id, when it has one.
+    pub id: Option<String>,
+    /// The rendered text and every field with its source.
+    pub reply: Reply,
+}
+
+impl Chosen {
+    /// The candidate's id, or `candidates[<index>]`.
+    pub fn name(&self) -> String {
+        self.id
+            .clone()
+            .unwrap_or_else(|| format!("candidates[{}]", self.index))
+    }
+
+    /// `{reply, candidate: {index, id}, fields: [{field, source, from?, value}]}`.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "reply": self.reply.text,
+            "candidate": {"index": self.index, "id": self.id},
+            "fields": self.reply.to_json()["fields"],
+        })
+    }
+}
+
+/// What a run hands to [`reply`].
+pub(crate) struct Turn<'a> {
+    /// The rendered `responses.std`.
+    pub std: Value,
+    /// The namespaces conditions see (`steps`, `inputs`, `directive`, …).
+    pub context: &'a dyn ContextSource,
+    /// Every action, in run order.
+    pub actions: &'a [ActionOutcome],
+    /// The runner of the generator (and the source of parameter schemas).
+    pub tools: &'a dyn ToolRunner,
+    /// Values that are secret.
+    pub secrets: &'a [String],
+}
+
+impl Directive {
+    /// The file position of a field of this directive.
+    fn location(&self, path: &FieldPath, offset: Option<usize>) -> Location {
+        let (line, column) = self.locate(path, offset);
+        Location {
+            file: self.file.clone(),
+            line,
+            column,
+        }
+    }
+
+    /// Gives an error from the template at `path` its field path and file position, unless
+    /// it already points into a source.
+    fn located(&self, mut e: Error, path: &FieldPath) -> Error {
+        if e.location.is_none() {
+            e.path = e.path.under(path);
+            e.location = Some(self.location(&e.path, e.span.map(|s| s.start)));
+        }
+        e
+    }
+}
+
+/// The parameters the actions that did not complete lacked: required by their tool's
+/// parameter schema, and absent or null in the rendered parameters.
+fn missing_params(actions: &[ActionOutcome], tools: &dyn ToolRunner) -> Vec<Value> {
+    let mut out: Vec<Value> = Vec::new();
+    for a in actions {
+        let failed = a
+            .record
+            .as_ref()
+            .is_some_and(|r| r.status == StepStatus::Failed);
+        let Some(schema) = tools.parameters(&a.tool).filter(|_| failed) else {
+            continue;
+        };
+        let required = schema.get("required").and_then(Value::as_array);
+        for name in required.into_iter().flatten().filter_map(Value::as_str) {
+            let given = a.params.get(name).is_some_and(|v| !v.is_null());
+            if !given && !out.iter().any(|o| o == name) {
+                out.push(json!(name));
+            }
+        }
+    }
+    out
+}
+
+/// Chooses and renders the reply: the first candidate whose condition holds and whose
+/// fields can all be filled; no such candidate is an error listing, per candidate, why.
+pub(crate) fn reply(d: &Directive, r: &Responses, turn: Turn<'_>) -> Result<Chosen, Error> {
+    let mut std = match turn.std {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    };
+    std.insert(
+        "missing_params".into(),
+        Value::Array(missing_params(turn.actions, turn.tools)),
+    );
+    let std = Value::Object(std);
+    let std_path = at(&["responses", "std"]);
+    let std_at = match std_path.lookup(d.front_value()) {
+        Some(_) => d.location(&std_path, None),
+        None => d.location(&at(&["responses"]), None),
+    };
+    let action_at: Vec<Location> = (0..turn.actions.len())
+        .map(|i| d.location(&at(&["actions"]).child(PathSeg::Index(i)), None))
+        .collect();
+    let mut results = Vec::new();
+    for (a, loc) in turn.actions.iter().zip(&action_at) {
+        let Some(record) = a
+            .record
+            .as_ref()
+            .filter(|r| r.status == StepStatus::Completed)
+        else {
+            continue;
+        };
+        let label = format!("step `{}` ({})", a.id, a.tool);
+        results.extend(ToolResult::of(label, &record.result, Place::At(loc))?);
+    }
+    let generator_at = d.location(&at(&["responses", "generator"]), None);
+    let generator = r.generator.as_deref().map(|tool| Generator {
+        tool,
+        runner: turn.tools,
+        call: CallOptions::default(),
+        place: Place::At(&generator_at),
+    });
+    let sources = Sources {
+        std: &std,
+        std_place: Place::At(&std_at),
+        tools: &results,
+        generator: generator.as_ref(),
+        secrets: turn.secrets,
+    };
+    let mut why = Vec::new();
+    for c in &r.candidates {
+        if let Some(when) = &c.when {
+            let holds = when.eval(turn.context).map_err(|m| {
+                let e = Error::new(
+                    RESPONSE,
+                    ErrorKind::Type,
+                    format!("condition of candidate `{}`: {m}", c.name()),
+                );
+                d.located(e, &candidate_path(c.index).child(key("condition")))
+            })?;
+            if !holds {
+                why.push(format!(
+                    "`{}`: condition `{}` is false",
+                    c.name(),
+                    when.source()
+                ));
+                continue;
+            }
+        }
+        let extraction = c.response.extract(&sources);
+        if !extraction.is_complete() {
+            let missing: Vec<String> = extraction.missing.iter().map(|m| m.describe()).collect();
+            why.push(format!("`{}`: missing {}", c.name(), missing.join(", ")));
+            continue;
+        }
+        let path = c.template_path();
+        let fields = extraction
+            .complete(&c.response, &sources)
+            .map_err(|e| d.located(e, &path))?;
+        let text = c
+            .response
+            .render(&fields)
+            .map_err(|e| d.located(e, &path))?;
+        return Ok(Chosen {
+            index: c.index,
+            id: c.id.clone(),
+            reply: Reply { text, fields },
+        });
+    }
+    let e = Error::new(
+        RESPONSE,
+        ErrorKind::MissingFields,
+        format!(
+            "no response candidate can be rendered: {}",
+            why.join("; ")
+        ),
+    )
+    .with_hint("a tool provides a field in the `canned_response_fields` object of its result; `std.*` come from `responses.std`, `generative.*` from `responses.generator`");
+    Err(d.located(e, &at(&["responses", "candidates"])))
+}
+
+/// Where a field of a candidate can come from, as far as the files tell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FieldOrigin {
+    /// `responses.std` sets it (`std.missing_params` is always set).
+    Std,
+    /// The tool of the last action that declares it in its `response_fields`.
+    Tool {
+        /// The action's id.
+        step: String,
+        /// The tool.
+        tool: String,
+    },
+    /// The configured generator.
+    Generator {
+        /// The generator's tool id.
+        tool: String,
+    },
+    /// Nothing declares it; the closest field something declares, if one is close.
+    Undeclared {
+        /// A likely intended field.
+        suggestion: Option<String>,
+    },
+}
+
+impl FieldOrigin {
+    /// The origin for people: `std`, ``tool fields of step `balance` (bank/check_balance)``,
+    /// ``generator `gen/phrases` ``, `nothing declares it`.
+    pub fn describe(&self) -> String {
+        match self {
+            FieldOrigin::Std => "std".into(),
+            FieldOrigin::Tool { step, tool } => format!("tool fields of step `{step}` ({tool})"),
+            FieldOrigin::Generator { tool } => format!("generator `{tool}`"),
+            FieldOrigin::Undeclared { suggestion: None } => "nothing declares it".into(),
+            FieldOrigin::Undeclared {
+                suggestion: Some(s),
+            } => format!("nothing declares it (did you mean `{s}`?)"),
+        }
+    }
+}
+
+impl Directive {
+    /// The candidates of `responses:` (none without the section).
+    pub fn candidates(&self) -> &[Candidate] {
+        self.responses.as_ref().map_or(&[], |r| &r.candidates)
+    }
+
+    /// The generator of `responses:`, when one is configured.
+    pub fn generator(&self) -> Option<&str> {
+        self.responses.as_ref().and_then(|r| r.generator.as_deref())
+    }
+
+    /// The origin of every field of every candidate, in template order, given the response
+    /// fields each tool declares (`declared(tool)`, the `response_fields` of its file).
+    pub fn field_origins(
+        &self,
+        declared: &dyn Fn(&str) -> Vec<String>,
+    ) -> Vec<(&Candidate, Vec<(String, FieldOrigin)>)> {
+        let per_action: Vec<(String, String, Vec<String>)> = self
+            .front
+            .actions
+            .iter()
+            .map(|a| (a.id.clone(), a.tool.clone(), declared(&a.tool)))
+            .collect();
+        let std = self.declared_std();
+        let mut known: Vec<String> = per_action
+            .iter()
+            .flat_map(|(_, _, f)| f.iter().cloned())
+            .collect();
+        known.sort();
+        known.dedup();
+        self.candidates()
+            .iter()
+            .map(|c| {
+                let fields = c
+                    .response
+                    .fields()
+                    .iter()
+                    .map(|name| {
+                        let origin = origin(name, &std, &per_action, self.generator(), &known);
+                        (name.clone(), origin)
+                    })
+                    .collect();
+                (c, fields)
+            })
+            .collect()
+    }
+
+    /// The standard fields `responses.std` sets, as a skeleton to look names up in.
+    fn declared_std(&self) -> Value {
+        let mut std = json!({"missing_params": []});
+        if let Some(spec) = self.front.responses.as_ref().map(|r| &r.std) {
+            if spec.customer.is_some() {
+                std["customer"] = json!({"name": ""});
+            }
+            if spec.agent.is_some() {
+                std["agent"] = json!({"name": ""});
+            }
+            std["variables"] = Value::Object(spec.variables.clone());
+        }
+        std
+    }
+}
+
+fn origin(
+    name: &str,
+    std: &Value,
+    per_action: &[(String, String, Vec<String>)],
+    generator: Option<&str>,
+    known: &[String],
+) -> FieldOrigin {
+    if strata_responses::names::is_std(name) && std_field(std, name).is_some() {
+        return FieldOrigin::Std;
+    }
+    if let Some((step, tool, _)) = per_action
+        .iter()
+        .rev()
+        .find(|(_, _, fields)| fields.iter().any(|f| f == name))
+    {
+        return FieldOrigin::Tool {
+            step: step.clone(),
+            tool: tool.clone(),
+        };
+    }
+    if let (true, Some(tool)) = (strata_responses::names::is_generative(name), generator) {
+        return FieldOrigin::Generator {
+            tool: tool.to_string(),
+        };
+    }
+    FieldOrigin::Undeclared {
+        suggestion: strata_core::did_you_mean(name, known.iter().map(String::as_str))
+            .map(str::to_string),
+    }
+}
