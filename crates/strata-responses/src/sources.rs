@@ -24,12 +24,13 @@ pub enum Place<'a> {
 }
 
 impl Place<'_> {
-    /// Gives `err` the field path `path` inside the source and the matching file position.
+    /// Gives `err` the field path `path` inside the source and, for a file, the matching
+    /// position (a whole-source position says nothing of the path).
     pub fn locate(&self, err: Error, path: &FieldPath) -> Error {
         match self {
             Place::Doc(doc) => doc.locate_error(err.at_path(path)),
             Place::At(loc) => err.at_location((*loc).clone()),
-            Place::Nowhere => err,
+            Place::Nowhere => err.at_path(path),
         }
     }
 }

@@ -145,12 +145,12 @@ impl Response {
     /// The refusal of a field holding a secret, at its position in its source when that is
     /// known, else at its use in the template.
     pub(crate) fn refuse(&self, field: &Field) -> Error {
-        let err = field.refusal();
+        let mut err = field.refusal();
         if err.location.is_some() {
-            err
-        } else {
-            self.at_field(err, &field.name)
+            return err;
         }
+        err.path = strata_core::FieldPath::root();
+        self.at_field(err, &field.name)
     }
 
     fn at_span(&self, mut err: Error, span: Span) -> Error {
