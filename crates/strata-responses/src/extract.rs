@@ -174,6 +174,9 @@ pub struct Extraction {
 }
 
 fn holds_secret(value: &Value, secrets: &[String]) -> bool {
+    if secrets.iter().all(String::is_empty) {
+        return false;
+    }
     let mut found = false;
     for_each_leaf(value, &FieldPath::root(), &mut |_, leaf| {
         if !found && !leaf.is_null() {
@@ -186,12 +189,18 @@ fn holds_secret(value: &Value, secrets: &[String]) -> bool {
     found
 }
 
-/// Marks `field` secret when its value holds one of `secrets`, remembering where it was read.
-fn mark_secret(mut field: Field, secrets: &[String], place: Place<'_>, path: &FieldPath) -> Field {
+/// Marks `field` secret when its value holds one of `secrets`, remembering where it was read
+/// (`path` inside `place`).
+fn mark_secret(
+    mut field: Field,
+    secrets: &[String],
+    place: Place<'_>,
+    path: impl FnOnce(&str) -> FieldPath,
+) -> Field {
     if holds_secret(&field.value, secrets) {
         field.secret = true;
         let at = Error::new(RESPONSE, ErrorKind::Forbidden, "");
-        field.located = Some(place.locate(at, path));
+        field.located = Some(place.locate(at, &path(&field.name)));
     }
     field
 }
@@ -223,11 +232,12 @@ impl Response {
                         field,
                         sources.secrets,
                         sources.std_place,
-                        &hit.path,
+                        |n| hit.path(n),
                     ));
                     continue;
                 }
-                tried.push(format!("std (no `{}`)", &name[4..]));
+                let rest = name.strip_prefix("std.").unwrap_or_default();
+                tried.push(format!("std (no `{rest}`)"));
             }
             if let Some((index, hit)) = tool_field(sources.tools, name) {
                 let result = &sources.tools[index];
@@ -237,7 +247,9 @@ impl Response {
                 };
                 let field = Field::new(name.clone(), hit.value.clone(), source);
                 out.found
-                    .push(mark_secret(field, sources.secrets, result.place, &hit.path));
+                    .push(mark_secret(field, sources.secrets, result.place, |n| {
+                        hit.path(n)
+                    }));
                 continue;
             }
             tried.push(tools_tried(sources.tools));
@@ -315,8 +327,9 @@ impl Extraction {
                         tool: generator.tool.to_string(),
                     },
                 );
-                let field =
-                    mark_secret(field, sources.secrets, generator.place, &FieldPath::root());
+                let field = mark_secret(field, sources.secrets, generator.place, |_| {
+                    FieldPath::root()
+                });
                 if field.secret {
                     return Err(response.refuse(&field));
                 }

@@ -90,13 +90,40 @@ fn article(v: &Value) -> &'static str {
     }
 }
 
-/// A value found for a field, and where inside its source it was.
+/// A value found for a field.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hit<'v> {
     /// The value.
     pub value: &'v Value,
-    /// Its field path inside the source (`canned_response_fields["account.balance"]`).
-    pub path: FieldPath,
+    /// How it was found.
+    how: How,
+}
+
+/// How a [`Hit`] was found, to name its place in its source only when that is needed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum How {
+    /// A flat key of `canned_response_fields`.
+    FlatKey,
+    /// A nested path in `canned_response_fields`.
+    ToolPath,
+    /// A path in the standard fields, after `std.`.
+    StdPath,
+}
+
+impl Hit<'_> {
+    /// The field path of the value inside its source, for field `name`
+    /// (`canned_response_fields["account.balance"]`, `customer.name`).
+    pub fn path(&self, name: &str) -> FieldPath {
+        let base = FieldPath(vec![PathSeg::Key(FIELDS_KEY.into())]);
+        let keys = |base: FieldPath, parts: &mut dyn Iterator<Item = &str>| {
+            parts.fold(base, |p, k| p.child(PathSeg::Key(k.to_string())))
+        };
+        match self.how {
+            How::FlatKey => base.child(PathSeg::Key(name.to_string())),
+            How::ToolPath => keys(base, &mut name.split('.')),
+            How::StdPath => keys(FieldPath::root(), &mut name.split('.').skip(1)),
+        }
+    }
 }
 
 /// The value of tool field `name`: the latest result that has it wins; in each result the
@@ -104,52 +131,32 @@ pub struct Hit<'v> {
 /// nested path (`{"account": {"balance": …}}`). Returns the index of the result too.
 pub fn tool_field<'v>(results: &'v [ToolResult<'_>], name: &str) -> Option<(usize, Hit<'v>)> {
     let path = Path::parse(name).ok();
-    let base = FieldPath(vec![PathSeg::Key(FIELDS_KEY.into())]);
     results.iter().enumerate().rev().find_map(|(i, r)| {
         if let Some(value) = map_get(r.fields, name) {
-            let path = base.child(PathSeg::Key(name.to_string()));
-            return Some((i, Hit { value, path }));
+            let how = How::FlatKey;
+            return Some((i, Hit { value, how }));
         }
-        let segs = &path.as_ref()?.segs;
-        let (Seg::Key(first), rest) = segs.split_first()? else {
+        let (Seg::Key(first), rest) = path.as_ref()?.segs.split_first()? else {
             return None;
         };
         let value = resolve_segs(rest, map_get(r.fields, first)?, 1).ok()?;
-        Some((
-            i,
-            Hit {
-                value,
-                path: field_path(&base, segs),
-            },
-        ))
+        let how = How::ToolPath;
+        Some((i, Hit { value, how }))
     })
 }
 
 /// The value of standard field `name` (`std.customer.name`) in `std`, the caller's
-/// `{customer, agent, variables, missing_params}`.
+/// `{customer, agent, variables, missing_params}`; `std` alone is all of them.
 pub fn std_field<'v>(std: &'v Value, name: &str) -> Option<Hit<'v>> {
     let segs = Path::parse(name).ok()?.segs;
     match segs.split_first() {
-        Some((Seg::Key(head), rest)) if head == STD && !rest.is_empty() => {
+        Some((Seg::Key(head), rest)) if head == STD => {
             let value = resolve_segs(rest, std, 1).ok()?;
-            Some(Hit {
-                value,
-                path: field_path(&FieldPath::root(), rest),
-            })
+            let how = How::StdPath;
+            Some(Hit { value, how })
         }
         _ => None,
     }
-}
-
-fn field_path(base: &FieldPath, segs: &[Seg]) -> FieldPath {
-    let mut out = base.clone();
-    for seg in segs {
-        out = out.child(match seg {
-            Seg::Key(k) => PathSeg::Key(k.clone()),
-            Seg::Index(n) => PathSeg::Index(usize::try_from(*n).unwrap_or(0)),
-        });
-    }
-    out
 }
 
 /// Checks the caller's standard fields: an object with only `customer`, `agent`,
@@ -221,7 +228,7 @@ mod tests {
         let (i, hit) = tool_field(&results, "account.balance").unwrap();
         assert_eq!((i, hit.value), (0, &json!("flat")));
         assert_eq!(
-            hit.path.to_string(),
+            hit.path("account.balance").to_string(),
             "canned_response_fields[\"account.balance\"]"
         );
     }
@@ -234,7 +241,7 @@ mod tests {
         let (i, hit) = tool_field(&results, "account.balance").unwrap();
         assert_eq!((i, hit.value), (1, &json!("new")));
         assert_eq!(
-            hit.path.to_string(),
+            hit.path("account.balance").to_string(),
             "canned_response_fields.account.balance"
         );
         assert_eq!(tool_field(&results, "account.type"), None);
@@ -270,13 +277,13 @@ mod tests {
         assert_eq!(
             std_field(&std, "std.variables.tier")
                 .unwrap()
-                .path
+                .path("std.variables.tier")
                 .to_string(),
             "variables.tier"
         );
         assert_eq!(std_field(&std, "std.agent.name"), None);
         assert_eq!(std_field(&std, "customer.name"), None);
-        assert_eq!(std_field(&std, "std"), None);
+        assert_eq!(std_field(&std, "std").map(|h| h.value), Some(&std));
     }
 
     #[test]

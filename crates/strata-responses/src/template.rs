@@ -2,7 +2,8 @@
 //! rendered with field values that are data.
 
 use minijinja::Environment;
-use serde_json::{Map, Value};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::Value;
 use strata_core::{Error, ErrorKind, Location, Span, Undefined};
 use strata_jinja::JinjaLimits;
 
@@ -59,7 +60,7 @@ impl Response {
             Ok(t) => strata_jinja::fields(&t),
             Err(e) => return Err(response.jinja_error(&e)),
         };
-        fields.sort_by_key(|f| response.span_of(f).map_or(usize::MAX, |s| s.start));
+        fields.sort_by_cached_key(|f| response.span_of(f).map_or(usize::MAX, |s| s.start));
         for field in &fields {
             if let Some(problem) = name_problem(field) {
                 let err = Error::new(RESPONSE, ErrorKind::Syntax, problem).with_hint(
@@ -179,28 +180,55 @@ impl Response {
 }
 
 /// The render context: every field's value at its dotted name (`account.balance` →
-/// `{"account": {"balance": …}}`).
-fn context(fields: &[Field]) -> Value {
-    let mut root = Map::new();
-    for field in fields {
-        let mut parts = field.name.split('.').peekable();
-        let mut map = &mut root;
-        while let Some(part) = parts.next() {
-            if parts.peek().is_none() {
-                map.insert(part.to_string(), field.value.clone());
-                break;
+/// `{"account": {"balance": …}}`), borrowed from the fields (minijinja converts it once).
+#[derive(Debug)]
+enum Node<'a> {
+    Leaf(&'a Value),
+    Map(Vec<(&'a str, Node<'a>)>),
+}
+
+impl<'a> Node<'a> {
+    fn insert(&mut self, mut parts: std::str::Split<'a, char>, value: &'a Value) {
+        let Some(part) = parts.next() else {
+            *self = Node::Leaf(value);
+            return;
+        };
+        if !matches!(self, Node::Map(_)) {
+            *self = Node::Map(Vec::new());
+        }
+        let Node::Map(entries) = self else { return };
+        let at = match entries.iter().position(|(k, _)| *k == part) {
+            Some(at) => at,
+            None => {
+                entries.push((part, Node::Map(Vec::new())));
+                entries.len() - 1
             }
-            let slot = map
-                .entry(part.to_string())
-                .or_insert_with(|| Value::Object(Map::new()));
-            if !slot.is_object() {
-                *slot = Value::Object(Map::new());
+        };
+        entries[at].1.insert(parts, value);
+    }
+}
+
+impl Serialize for Node<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Node::Leaf(v) => v.serialize(s),
+            Node::Map(entries) => {
+                let mut map = s.serialize_map(Some(entries.len()))?;
+                for (k, v) in entries {
+                    map.serialize_entry(k, v)?;
+                }
+                map.end()
             }
-            let Value::Object(next) = slot else { break };
-            map = next;
         }
     }
-    Value::Object(root)
+}
+
+fn context(fields: &[Field]) -> Node<'_> {
+    let mut root = Node::Map(Vec::new());
+    for field in fields {
+        root.insert(field.name.split('.'), &field.value);
+    }
+    root
 }
 
 fn is_name_byte(b: u8) -> bool {
@@ -313,7 +341,7 @@ mod tests {
             Field::new("e", json!(null), FieldSource::Std),
         ];
         assert_eq!(
-            context(&fields),
+            serde_json::to_value(context(&fields)).unwrap(),
             json!({"a": {"b": 1, "c": {"d": [2]}}, "e": null})
         );
     }

@@ -79,6 +79,25 @@ fn standard_fields_come_from_the_callers_context() {
 }
 
 #[test]
+fn std_alone_is_every_standard_field_and_missing_std_is_named() {
+    let r = compile("{% for k in std %}{{k}};{% endfor %}");
+    let reply = r
+        .respond(&sources(
+            &json!({"agent": {"name": "Ada"}, "variables": {}}),
+            &[],
+        ))
+        .unwrap();
+    assert_eq!(reply.text, "agent;variables;");
+    let err = compile("{{std.agent.name}}")
+        .respond(&sources(&json!({}), &[]))
+        .unwrap_err();
+    assert_eq!(
+        err.message,
+        "no source provides `std.agent.name` (tried: std (no `agent.name`); tool fields (no tool result has any))"
+    );
+}
+
+#[test]
 fn std_comes_first_then_tool_fields_and_tools_may_fill_std_names() {
     let r = compile("{{std.customer.name}} {{std.agent.name}}");
     let values =
