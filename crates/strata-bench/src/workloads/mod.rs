@@ -6,6 +6,7 @@ pub mod context;
 pub mod exec;
 pub mod graph;
 pub mod prompts;
+pub mod responses;
 pub mod scaling;
 pub mod text;
 pub mod throughput;
@@ -29,4 +30,5 @@ pub const GROUPS: &[Group] = &[
     ("check", check::run),
     ("graph", graph::run),
     ("prompts", prompts::run),
+    ("responses", responses::run),
 ];
