@@ -11,7 +11,7 @@ use strata_core::{Error, ErrorKind, Layer, Limits, RenderOptions};
 use strata_doc::{parse_dotenv, Document, Format};
 use strata_exec::{Project, ToolChain};
 use strata_responses::{
-    check_std, Extraction, Field, Generator, JinjaLimits, Place, Response, Sources, ToolResult,
+    check_std, Field, Generator, JinjaLimits, Place, Response, Sources, ToolResult,
 };
 use strata_tools::CallOptions;
 
@@ -209,7 +209,7 @@ fn respond(args: &RespondArgs, project: Option<&Project>) -> Result<(String, Vec
         generator: generator.as_ref(),
         secrets: &secrets,
     };
-    let extraction: Extraction = response.extract(&sources);
+    let extraction = response.extract(&sources);
     let found = extraction.found.clone();
     let unrenderable = |error: Error, fields: Vec<Field>| Failure {
         error,
