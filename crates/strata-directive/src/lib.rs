@@ -9,6 +9,7 @@
 //! then, when the directive has `responses:`, it renders the first canned response whose
 //! condition holds and whose fields can all be filled as the directive's reply.
 
+mod field_origins;
 mod front_matter;
 mod hooks;
 mod inputs;
@@ -18,12 +19,13 @@ mod run;
 mod schemas;
 mod source;
 
+pub use field_origins::FieldOrigin;
 pub use front_matter::{
     ActionSpec, CandidateSpec, FrontMatter, HookSpec, InputSpec, InputType, PersonSpec,
     ResponsesSpec, StdSpec,
 };
 pub use hooks::{load_project_hooks, Event, EVENTS};
 pub use load::{Directive, Site};
-pub use responses::{Candidate, Chosen, FieldOrigin};
+pub use responses::{Candidate, Chosen};
 pub use run::{ActionOutcome, Report, RunOptions, Status};
 pub use schemas::{front_matter_schema, hook_file_schema};
