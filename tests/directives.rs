@@ -133,7 +133,7 @@ fn json_prints_one_document() {
             "actions": [{"id": "say", "tool": "examples/echo", "params": {"message": "Hello, Bo! (x1)"}, "status": "completed",
                 "result": "Hello, Bo! (x1)", "error": null,
                 "run": {"success": true, "exit_code": 0, "signal": null, "stderr": "", "duration_ms": null, "truncated": false, "timed_out": false}}],
-            "hooks": [], "warnings": []
+            "hooks": [], "warnings": [], "response": null
         })
     );
 }

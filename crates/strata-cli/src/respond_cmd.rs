@@ -181,7 +181,7 @@ fn respond(args: &RespondArgs, project: Option<&Project>) -> Result<(String, Vec
     }
     let runner = project.map(|project| ExecRunner {
         project,
-        options: strata_exec::RunOptions {
+        options: strata_exec::ExecOptions {
             render: RenderOptions::default(),
             base_env: None,
         },
