@@ -224,7 +224,7 @@ fn validate(doc: &Document, file: &ToolFile) -> Result<(), Error> {
         }
     }
     for (i, name) in file.response_fields.iter().enumerate() {
-        if let Some(problem) = strata_responses::names::name_problem(name) {
+        if let Some(problem) = strata_tools::response_fields::name_problem(name) {
             let mut err = Error::new(Layer::REQUEST, ErrorKind::Invalid, problem)
                 .with_hint("response fields are dotted names such as `account.balance`");
             err.path = path_of(&["response_fields"]).child(PathSeg::Index(i));

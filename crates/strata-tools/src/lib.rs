@@ -11,6 +11,7 @@ mod fake;
 mod hooks;
 pub mod params;
 mod record;
+pub mod response_fields;
 mod result;
 mod runner;
 
