@@ -1,8 +1,15 @@
-//! Helpers shared by the end-to-end tests: the repository, scratch files, the environment
-//! the binary is given.
+//! The one way the end-to-end tests run the `strata` binary: [`Test`], a builder in the
+//! manner of `just`'s, and [`Ran`], what a run printed. Also the repository root and the
+//! caller's PATH and HOME, which expectations quote.
 #![allow(dead_code)]
 
+use std::io::{Read, Write};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::rc::Rc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 /// The repository root.
 pub fn repo() -> PathBuf {
@@ -19,75 +26,58 @@ pub fn home_var() -> String {
     std::env::var("HOME").unwrap_or_else(|_| "/root".into())
 }
 
-/// Copies a directory tree.
-pub fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
+/// GNU time, which measures the peak memory of a [`Test::measured`] run.
+const GNU_TIME: &str = "/usr/bin/time";
 
-/// Writes `text` to `rel` under `root`, creating directories.
-pub fn write(root: &Path, rel: &str, text: &str) {
-    let path = root.join(rel);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
+/// Where the binary runs: a scratch directory (removed when the last [`Test`] or [`Ran`]
+/// holding it is dropped) or the repository itself, which is never written to.
+struct Project {
+    scratch: Option<tempfile::TempDir>,
+    path: PathBuf,
 }
 
 /// One end-to-end case of the `strata` binary, built step by step and checked at
-/// [`Test::run`] (in the manner of `just`'s test builder):
+/// [`Test::run`]:
 ///
 /// ```ignore
-/// Test::new()
-///     .shipped()
-///     .file("tools/t/x.yaml", "…")
+/// let ran = Test::new()
+///     .copy("tools/runtimes")
+///     .tool("t/x", "executor: runtimes/subprocess\n…")
 ///     .args(&["run", "t/x"])
 ///     .stdout("…\n")
 ///     .status(0)
 ///     .run();
+/// ran.then(&["run", "t/x", "--json"]).status(0).run(); // again, in the same project
 /// ```
 ///
-/// The binary runs in a scratch project (removed when the returned [`Ran`] is dropped) with
-/// an empty environment but `PATH` and `HOME` (and what [`Test::env`] adds), and no stdin
-/// unless [`Test::stdin`] gives one. Unset expectations are not checked.
+/// The binary runs in the project's root with an empty environment but `PATH` and `HOME`
+/// (and what [`Test::env`] adds), and no stdin unless [`Test::stdin`] gives one. Unset
+/// expectations are not checked. Standard output and error must be UTF-8.
 pub struct Test {
-    dir: tempfile::TempDir,
+    project: Rc<Project>,
     args: Vec<String>,
     env: Vec<(String, String)>,
     stdin: Option<Vec<u8>>,
     stdout: Option<String>,
     stderr: Option<String>,
     status: Option<i32>,
+    kill_after: Option<Duration>,
 }
 
-/// What a [`Test`] run printed, with its scratch project.
+/// What a [`Test`] run printed; its project stays while the `Ran` is held.
 pub struct Ran {
-    /// The scratch project (still present).
-    pub dir: tempfile::TempDir,
-    /// Standard output, as text.
+    project: Rc<Project>,
+    /// Standard output.
     pub stdout: String,
-    /// Standard error, as text.
+    /// Standard error.
     pub stderr: String,
     /// The exit code (`None` when killed by a signal).
     pub code: Option<i32>,
-}
-
-impl Ran {
-    /// Standard output parsed as JSON.
-    pub fn json(&self) -> serde_json::Value {
-        serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|e| panic!("{e}: {}\n{}", self.stdout, self.stderr))
-    }
-
-    /// A file of the scratch project, as text (empty when it does not exist).
-    pub fn read(&self, rel: &str) -> String {
-        std::fs::read_to_string(self.dir.path().join(rel)).unwrap_or_default()
-    }
+    /// How long the run took.
+    pub elapsed: Duration,
+    /// Peak resident memory of strata and the children it reaped, in KiB, for a
+    /// [`Test::measured`] run where GNU time is installed; 0 otherwise.
+    pub peak_rss_kib: u64,
 }
 
 impl Default for Test {
@@ -97,37 +87,85 @@ impl Default for Test {
 }
 
 impl Test {
-    /// An empty scratch project holding only `tools/`.
+    /// A scratch project holding only an empty `tools/`.
     pub fn new() -> Test {
         let dir = tempfile::tempdir().expect("a scratch directory");
         std::fs::create_dir_all(dir.path().join("tools")).expect("tools/");
+        let path = dir.path().to_path_buf();
+        Test::at(&Rc::new(Project {
+            scratch: Some(dir),
+            path,
+        }))
+    }
+
+    /// The repository itself as the project (for its shipped files as they are); files
+    /// cannot be added to it.
+    pub fn in_repo() -> Test {
+        Test::at(&Rc::new(Project {
+            scratch: None,
+            path: repo(),
+        }))
+    }
+
+    fn at(project: &Rc<Project>) -> Test {
         Test {
-            dir,
+            project: Rc::clone(project),
             args: Vec::new(),
             env: Vec::new(),
             stdin: None,
             stdout: None,
             stderr: None,
             status: None,
+            kill_after: None,
         }
+    }
+
+    /// Another case in the same project, with the command line after `strata`; nothing else
+    /// carries over.
+    pub fn then(&self, args: &[&str]) -> Test {
+        Test::at(&self.project).args(args)
+    }
+
+    /// The project's root.
+    pub fn path(&self) -> &Path {
+        &self.project.path
+    }
+
+    /// Copies the repository's file or directory `rel` to the same place in the project.
+    pub fn copy(self, rel: &str) -> Test {
+        let to = self.writable().join(rel);
+        copy_tree(&repo().join(rel), &to);
+        self
     }
 
     /// Copies the repository's shipped project in: `tools/`, `directives/`, `hooks/`,
     /// `plans/` and `prompts/` (those that exist).
     pub fn shipped(self) -> Test {
-        for sub in ["tools", "directives", "hooks", "plans", "prompts"] {
-            let from = repo().join(sub);
-            if from.is_dir() {
-                copy_dir(&from, &self.dir.path().join(sub));
-            }
-        }
+        ["tools", "directives", "hooks", "plans", "prompts"]
+            .into_iter()
+            .filter(|sub| repo().join(sub).is_dir())
+            .fold(self, Test::copy)
+    }
+
+    /// Writes a file of the project, creating directories.
+    pub fn file(self, rel: &str, contents: impl AsRef<[u8]>) -> Test {
+        let path = self.writable().join(rel);
+        std::fs::create_dir_all(path.parent().expect("a file has a parent")).expect("mkdir");
+        std::fs::write(&path, contents).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         self
     }
 
-    /// Writes a file of the scratch project.
-    pub fn file(self, rel: &str, text: &str) -> Test {
-        write(self.dir.path(), rel, text);
-        self
+    /// Writes the tool file `tools/<id>.yaml`.
+    pub fn tool(self, id: &str, yaml: &str) -> Test {
+        self.file(&format!("tools/{id}.yaml"), yaml)
+    }
+
+    fn writable(&self) -> &Path {
+        assert!(
+            self.project.scratch.is_some(),
+            "the repository is never written to"
+        );
+        self.path()
     }
 
     /// The command line after `strata`.
@@ -140,6 +178,12 @@ impl Test {
     pub fn env(mut self, name: &str, value: &str) -> Test {
         self.env.push((name.into(), value.into()));
         self
+    }
+
+    /// Sets environment variables of the run.
+    pub fn envs(self, vars: &[(&str, &str)]) -> Test {
+        vars.iter()
+            .fold(self, |t, (name, value)| t.env(name, value))
     }
 
     /// Feeds `text` on standard input.
@@ -166,13 +210,79 @@ impl Test {
         self
     }
 
-    /// Runs the binary and checks every expectation set.
-    pub fn run(self) -> Ran {
-        use std::io::Write;
-        use std::process::{Command, Stdio};
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_strata"));
+    /// Measures the run's peak memory ([`Ran::peak_rss_kib`]) with GNU time, in a process
+    /// group of its own that is killed if the run is still going after `kill_after`.
+    /// (GNU time reports strata alone, forked from a small process; measuring a child of
+    /// the test would report at least the test's own size, which the kernel carries across
+    /// exec.)
+    pub fn measured(mut self, kill_after: Duration) -> Test {
+        self.kill_after = Some(kill_after);
+        self
+    }
+
+    /// Starts the binary without waiting, its output discarded, to be signalled by the
+    /// caller, who keeps the project (this `Test`'s origin) alive meanwhile.
+    pub fn spawn(self) -> Child {
+        self.command(None)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("strata starts")
+    }
+
+    /// Runs the binary to the end and checks every expectation set.
+    pub fn run(mut self) -> Ran {
+        let rss = self
+            .kill_after
+            .map(|_| tempfile::NamedTempFile::new().expect("a file for the peak memory"));
+        let mut cmd = self.command(rss.as_ref().map(|f| f.path()));
+        cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+        let start = Instant::now();
+        let mut child = cmd.spawn().expect("strata starts");
+        if let (Some(input), Some(mut pipe)) = (self.stdin.take(), child.stdin.take()) {
+            std::thread::spawn(move || {
+                let _ = pipe.write_all(&input);
+            });
+        }
+        let stdout = drain(child.stdout.take());
+        let stderr = drain(child.stderr.take());
+        let status = self.wait(&mut child, start);
+        let elapsed = start.elapsed();
+        // The last line of time's report is the peak in KiB (a line about the exit status
+        // may come first).
+        let peak_rss_kib = rss
+            .and_then(|f| std::fs::read_to_string(f.path()).ok())
+            .and_then(|t| t.lines().last().and_then(|l| l.trim().parse().ok()))
+            .unwrap_or(0);
+        let ran = Ran {
+            project: Rc::clone(&self.project),
+            stdout: utf8(stdout, "stdout"),
+            stderr: utf8(stderr, "stderr"),
+            code: status.code(),
+            elapsed,
+            peak_rss_kib,
+        };
+        self.check(&ran);
+        ran
+    }
+
+    /// The command: strata (under GNU time when `rss` is where to report the peak memory
+    /// and time is installed) in the project, with the test's environment and stdin.
+    fn command(&self, rss: Option<&Path>) -> Command {
+        let strata = env!("CARGO_BIN_EXE_strata");
+        let mut cmd = match rss {
+            Some(rss) if Path::new(GNU_TIME).is_file() => {
+                let mut cmd = Command::new(GNU_TIME);
+                cmd.arg("-f").arg("%M").arg("-o").arg(rss).arg(strata);
+                cmd
+            }
+            _ => Command::new(strata),
+        };
+        if self.kill_after.is_some() {
+            cmd.process_group(0);
+        }
         cmd.args(&self.args)
-            .current_dir(self.dir.path())
+            .current_dir(self.path())
             .env_clear()
             .env("PATH", path_var())
             .env("HOME", home_var())
@@ -181,22 +291,29 @@ impl Test {
                 Stdio::piped()
             } else {
                 Stdio::null()
-            })
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = cmd.spawn().expect("strata starts");
-        if let (Some(input), Some(mut pipe)) = (self.stdin, child.stdin.take()) {
-            std::thread::spawn(move || {
-                let _ = pipe.write_all(&input);
             });
-        }
-        let out = child.wait_with_output().expect("strata runs");
-        let ran = Ran {
-            dir: self.dir,
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-            code: out.status.code(),
+        cmd
+    }
+
+    /// Waits for the run, killing its process group once it outlives a measured run's bound.
+    fn wait(&self, child: &mut Child, start: Instant) -> ExitStatus {
+        let Some(limit) = self.kill_after else {
+            return child.wait().expect("strata runs");
         };
+        let group = child.id() as libc::pid_t;
+        loop {
+            if let Some(status) = child.try_wait().expect("strata runs") {
+                return status;
+            }
+            if start.elapsed() > limit {
+                // SAFETY: the group is ours (process_group(0)) and its leader is not reaped.
+                unsafe { libc::kill(-group, libc::SIGKILL) };
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    fn check(&self, ran: &Ran) {
         let context = || format!("strata {}", self.args.join(" "));
         if let Some(want) = &self.stdout {
             assert_eq!(&ran.stdout, want, "stdout of {}", context());
@@ -214,6 +331,85 @@ impl Test {
                 ran.stderr
             );
         }
-        ran
     }
+}
+
+impl Ran {
+    /// Another case in the same project (files the run wrote included), with the command
+    /// line after `strata`; nothing else carries over.
+    pub fn then(&self, args: &[&str]) -> Test {
+        Test::at(&self.project).args(args)
+    }
+
+    /// The project's root.
+    pub fn path(&self) -> &Path {
+        &self.project.path
+    }
+
+    /// A file of the project, as text (empty when it does not exist).
+    pub fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.path().join(rel)).unwrap_or_default()
+    }
+
+    /// Standard output parsed as JSON.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}\n{}", self.stdout, self.stderr))
+    }
+
+    /// Everything printed: standard output, then standard error.
+    pub fn all(&self) -> String {
+        format!("{}{}", self.stdout, self.stderr)
+    }
+
+    /// The start of everything printed, for failure messages.
+    pub fn brief(&self) -> String {
+        self.all().chars().take(2000).collect()
+    }
+
+    /// The first line of standard error.
+    pub fn error_line(&self) -> &str {
+        self.stderr.lines().next().unwrap_or_default()
+    }
+}
+
+/// Reads a pipe to its end on a thread of its own.
+fn drain(pipe: Option<impl Read + Send + 'static>) -> JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        if let Some(mut pipe) = pipe {
+            pipe.read_to_end(&mut bytes).expect("strata's output");
+        }
+        bytes
+    })
+}
+
+fn utf8(reader: JoinHandle<Vec<u8>>, stream: &str) -> String {
+    let bytes = reader.join().expect("the reader");
+    String::from_utf8(bytes).unwrap_or_else(|e| panic!("{stream} is not UTF-8: {e}"))
+}
+
+/// Copies a file, or a directory tree, creating parents.
+fn copy_tree(from: &Path, to: &Path) {
+    if from.is_dir() {
+        std::fs::create_dir_all(to).expect("mkdir");
+        for entry in std::fs::read_dir(from).expect("a directory").flatten() {
+            copy_tree(&entry.path(), &to.join(entry.file_name()));
+        }
+    } else {
+        std::fs::create_dir_all(to.parent().expect("a file has a parent")).expect("mkdir");
+        std::fs::copy(from, to).unwrap_or_else(|e| panic!("{}: {e}", from.display()));
+    }
+}
+
+/// Copies a directory tree.
+pub fn copy_dir(from: &Path, to: &Path) {
+    copy_tree(from, to);
+}
+
+/// Writes `text` to `rel` under `root`, creating directories.
+pub fn write(root: &Path, rel: &str, text: &str) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
 }
