@@ -3,34 +3,14 @@
 //! `UPDATE_EXPECT=1` to rewrite them after a deliberate change). The shipped project must be
 //! clean.
 
+mod common;
+use common::{repo, Test};
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn copy(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-    std::fs::copy(from, to).unwrap();
-}
-
-/// A scratch project: the shipped runtimes, `examples/echo`, and the case file in place.
-fn project_with(case: &Path) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for entry in std::fs::read_dir(root().join("tools/runtimes")).unwrap() {
-        let p = entry.unwrap().path();
-        copy(
-            &p,
-            &dir.path()
-                .join("tools/runtimes")
-                .join(p.file_name().unwrap()),
-        );
-    }
-    copy(
-        &root().join("tools/examples/echo.yaml"),
-        &dir.path().join("tools/examples/echo.yaml"),
-    );
+/// A scratch project: the shipped runtimes, `examples/echo`, and the case file in place,
+/// with `strata check` and `args` to run.
+fn check(case: &Path, args: &[&str]) -> Test {
     let name = case.file_name().unwrap().to_str().unwrap();
     let target = match &name[..2] {
         "t_" => format!("tools/case/{name}"),
@@ -38,21 +18,17 @@ fn project_with(case: &Path) -> tempfile::TempDir {
         "g_" => format!("tools/graphs/{name}"),
         _ => format!("hooks/{name}"),
     };
-    copy(case, &dir.path().join(target));
-    dir
-}
-
-fn check(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_strata"))
-        .arg("check")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
+    let mut argv = vec!["check"];
+    argv.extend_from_slice(args);
+    Test::new()
+        .copy("tools/runtimes")
+        .copy("tools/examples/echo.yaml")
+        .file(&target, std::fs::read(case).unwrap())
+        .args(&argv)
 }
 
 fn cases() -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(root().join("tests/check"))
+    let mut out: Vec<PathBuf> = std::fs::read_dir(repo().join("tests/check"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e != "expected"))
@@ -85,9 +61,8 @@ fn every_broken_file_gets_its_exact_diagnostic() {
     let update = std::env::var_os("UPDATE_EXPECT").is_some();
     let mut failures = Vec::new();
     for case in cases() {
-        let dir = project_with(&case);
-        let o = check(dir.path(), &[]);
-        let got = normalise(&String::from_utf8_lossy(&o.stdout));
+        let o = check(&case, &[]).run();
+        let got = normalise(&o.stdout);
         let expected_path = case.with_extension(format!(
             "{}.expected",
             case.extension().unwrap().to_str().unwrap()
@@ -105,7 +80,7 @@ fn every_broken_file_gets_its_exact_diagnostic() {
         }
         let has_error = got.contains("\nerror[") || got.starts_with("error[");
         assert_eq!(
-            o.status.code(),
+            o.code,
             Some(if has_error { 1 } else { 0 }),
             "{}",
             case.display()
@@ -121,19 +96,24 @@ fn every_broken_file_gets_its_exact_diagnostic() {
 
 #[test]
 fn the_shipped_project_is_clean() {
-    let o = check(root(), &["--deny-warnings"]);
-    let text = String::from_utf8_lossy(&o.stdout);
-    assert!(text.ends_with(": 0 errors, 0 warnings\n"), "{text}");
-    assert_eq!(o.status.code(), Some(0));
+    let o = Test::in_repo().args(&["check", "--deny-warnings"]).run();
+    assert!(
+        o.stdout.ends_with(": 0 errors, 0 warnings\n"),
+        "{}",
+        o.stdout
+    );
+    assert_eq!(o.code, Some(0));
 }
 
 #[test]
 fn json_output_has_one_object_per_diagnostic() {
-    let dir = project_with(&root().join("tests/check/t_unknown_param.yaml"));
-    let o = check(dir.path(), &["--format", "json"]);
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let o = check(
+        &repo().join("tests/check/t_unknown_param.yaml"),
+        &["--format", "json"],
+    )
+    .run();
     assert_eq!(
-        v,
+        o.json(),
         serde_json::json!([{
             "severity": "error", "code": "R001", "file": "tools/case/t_unknown_param.yaml",
             "line": 4, "column": 19, "span": [0, 10], "field": "config.args[1]",
@@ -145,10 +125,11 @@ fn json_output_has_one_object_per_diagnostic() {
 
 #[test]
 fn warnings_fail_only_with_deny_warnings() {
-    let dir = project_with(&root().join("tests/check/d_unused_input.md"));
-    assert_eq!(check(dir.path(), &[]).status.code(), Some(0));
-    assert_eq!(
-        check(dir.path(), &["--deny-warnings"]).status.code(),
-        Some(1)
-    );
+    let case = repo().join("tests/check/d_unused_input.md");
+    check(&case, &[])
+        .status(0)
+        .run()
+        .then(&["check", "--deny-warnings"])
+        .status(1)
+        .run();
 }
