@@ -2,56 +2,24 @@
 //! issue 4, through the real binary and real tools, each in a scratch copy of the project.
 
 mod common;
-use common::{copy_dir, write};
-
-use std::path::Path;
-use std::process::{Command, Output};
+use common::Test;
 
 use serde_json::Value;
 
 /// A scratch project holding a copy of the shipped tools and directives.
-fn project() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    copy_dir(&root.join("tools"), &dir.path().join("tools"));
-    copy_dir(&root.join("directives"), &dir.path().join("directives"));
-    dir
-}
-
-fn strata(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_strata"))
-        .args(args)
-        .current_dir(dir)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .output()
-        .unwrap()
-}
-
-fn out(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn err(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+fn project() -> Test {
+    Test::new().copy("tools").copy("directives")
 }
 
 #[test]
 fn greet_uses_all_four_input_forms_with_defaults() {
-    let p = project();
-    let o = strata(
-        p.path(),
-        &["run", "directives/greet.md", "--input", "name=Ann"],
-    );
-    assert_eq!(
-        out(&o),
-        "directive greet: completed\n\n--- prompt ---\nSay hello to Ann, 1 time(s); the tool printed 16 characters.\n\n--- actions ---\n[completed] say (examples/echo)\n    | Hello, Ann! (x1)\n"
-    );
-    assert_eq!(err(&o), "");
-    assert_eq!(o.status.code(), Some(0));
-    let o = strata(
-        p.path(),
-        &[
+    project()
+        .args(&["run", "directives/greet.md", "--input", "name=Ann"])
+        .stdout("directive greet: completed\n\n--- prompt ---\nSay hello to Ann, 1 time(s); the tool printed 16 characters.\n\n--- actions ---\n[completed] say (examples/echo)\n    | Hello, Ann! (x1)\n")
+        .stderr("")
+        .status(0)
+        .run()
+        .then(&[
             "run",
             "directives/greet.md",
             "--input",
@@ -64,50 +32,37 @@ fn greet_uses_all_four_input_forms_with_defaults() {
             "mark=?",
             "--input",
             "times=2",
-        ],
-    );
-    assert_eq!(
-        out(&o),
-        "directive greet: completed\n\n--- prompt ---\nSay hello to Ann, 2 time(s); the tool printed 17 characters.\n\n--- actions ---\n[completed] say (examples/echo)\n    | Hi, Dr. Ann? (x2)\n"
-    );
+        ])
+        .stdout("directive greet: completed\n\n--- prompt ---\nSay hello to Ann, 2 time(s); the tool printed 17 characters.\n\n--- actions ---\n[completed] say (examples/echo)\n    | Hi, Dr. Ann? (x2)\n")
+        .run();
 }
 
 #[test]
 fn word_report_chains_two_tools_through_steps() {
-    let p = project();
-    let o = strata(
-        p.path(),
-        &[
+    project()
+        .args(&[
             "run",
             "directives/word_report.md",
             "--input",
             "text=one two three",
-        ],
-    );
-    assert_eq!(
-        out(&o),
-        "directive word_report: completed\n\n--- prompt ---\nThe text has 3 words and 13 characters.\nThe report listed 3 items (exit 0).\n\n--- actions ---\n[completed] count (examples/words)\n    | {\"words\":3,\"characters\":13}\n[completed] report (examples/report)\n    | Words: 3\n    | 1. item 1\n    | 2. item 2\n    | 3. item 3\n"
-    );
-    assert_eq!(o.status.code(), Some(0));
+        ])
+        .stdout("directive word_report: completed\n\n--- prompt ---\nThe text has 3 words and 13 characters.\nThe report listed 3 items (exit 0).\n\n--- actions ---\n[completed] count (examples/words)\n    | {\"words\":3,\"characters\":13}\n[completed] report (examples/report)\n    | Words: 3\n    | 1. item 1\n    | 2. item 2\n    | 3. item 3\n")
+        .status(0)
+        .run();
 }
 
 #[test]
 fn release_check_hooks_log_every_event_through_a_tool() {
-    let p = project();
-    let o = strata(
-        p.path(),
-        &[
+    let o = project()
+        .args(&[
             "run",
             "directives/release_check.md",
             "--input",
             "version=1.2.3 $(id)",
-        ],
-    );
-    assert_eq!(
-        out(&o),
-        "directive release_check: completed\n\n--- prompt ---\nRelease check for 1.2.3 $(id) (fast): 2 part(s).\n\n--- actions ---\n[completed] announce (examples/echo)\n    | checking 1.2.3 $(id)\n[completed] parts (examples/words)\n    | {\"words\":2,\"characters\":11}\n\n--- hooks ---\n[completed] log_start on directive_started (examples/log)\n[completed] log_action on after_action (examples/log)\n[completed] log_action on after_action (examples/log)\n[completed] log_end on directive_completed (examples/log)\n"
-    );
-    let log = std::fs::read_to_string(p.path().join(".strata/logs/hooks.log")).unwrap();
+        ])
+        .stdout("directive release_check: completed\n\n--- prompt ---\nRelease check for 1.2.3 $(id) (fast): 2 part(s).\n\n--- actions ---\n[completed] announce (examples/echo)\n    | checking 1.2.3 $(id)\n[completed] parts (examples/words)\n    | {\"words\":2,\"characters\":11}\n\n--- hooks ---\n[completed] log_start on directive_started (examples/log)\n[completed] log_action on after_action (examples/log)\n[completed] log_action on after_action (examples/log)\n[completed] log_end on directive_completed (examples/log)\n")
+        .run();
+    let log = std::fs::read_to_string(o.path().join(".strata/logs/hooks.log")).unwrap();
     assert_eq!(
         log,
         "start release_check on fast with 4 turns: 1.2.3 $(id)\ndone announce (exit 0)\ndone parts (exit 0)\nend release_check: completed\n"
@@ -116,12 +71,10 @@ fn release_check_hooks_log_every_event_through_a_tool() {
 
 #[test]
 fn json_prints_one_document() {
-    let p = project();
-    let o = strata(
-        p.path(),
-        &["run", "directives/greet.md", "--input", "name=Bo", "--json"],
-    );
-    let mut v: Value = serde_json::from_str(&out(&o)).unwrap();
+    let o = project()
+        .args(&["run", "directives/greet.md", "--input", "name=Bo", "--json"])
+        .run();
+    let mut v: Value = serde_json::from_str(&o.stdout).unwrap();
     v["actions"][0]["run"]["duration_ms"] = Value::Null;
     assert_eq!(
         v,
@@ -140,26 +93,18 @@ fn json_prints_one_document() {
 
 #[test]
 fn dry_run_renders_everything_and_runs_nothing() {
-    let p = project();
-    let o = strata(
-        p.path(),
-        &[
+    let o = project()
+        .args(&[
             "run",
             "directives/release_check.md",
             "--input",
             "version=2.0",
             "--dry-run",
-        ],
-    );
-    assert_eq!(
-        out(&o),
-        "directive release_check: dry run\n\n--- prompt ---\nRelease check for 2.0 (fast):  part(s).\n\n--- actions ---\n[dry run] announce (examples/echo)\n    params: {\"message\":\"checking 2.0\"}\n[dry run] parts (examples/words)\n    params: {\"text\":\"2.0\"}\n\n--- hooks ---\n[dry run] log_start on directive_started (examples/log)\n"
-    );
-    assert_eq!(
-        err(&o),
-        "warning[context]: context path `steps.parts.result.words` not found (body)\n"
-    );
-    assert!(!p.path().join(".strata").exists());
+        ])
+        .stdout("directive release_check: dry run\n\n--- prompt ---\nRelease check for 2.0 (fast):  part(s).\n\n--- actions ---\n[dry run] announce (examples/echo)\n    params: {\"message\":\"checking 2.0\"}\n[dry run] parts (examples/words)\n    params: {\"text\":\"2.0\"}\n\n--- hooks ---\n[dry run] log_start on directive_started (examples/log)\n")
+        .stderr("warning[context]: context path `steps.parts.result.words` not found (body)\n")
+        .run();
+    assert!(!o.path().join(".strata").exists());
 }
 
 #[test]
@@ -173,16 +118,13 @@ fn inputs_are_checked_before_anything_runs() {
     for (extra, want) in cases {
         let mut args = vec!["run", "directives/greet.md"];
         args.extend_from_slice(extra);
-        let o = strata(p.path(), &args);
-        assert_eq!(err(&o), want);
-        assert_eq!(out(&o), "");
-        assert_eq!(o.status.code(), Some(2));
+        p.then(&args).stderr(want).stdout("").status(2).run();
     }
 }
 
 #[test]
 fn bad_directives_fail_at_load_with_file_line_and_column() {
-    let p = project();
+    let mut p = project();
     let cases = [
         ("---\nname: [x\n---\n", "error[request]: YAML syntax error: did not find expected ',' or ']'\n  --> directives/bad.md:3:1\n  |\n3 | ---\n  | ^\n"),
         ("---\nname: x\n---\nHello {input:who\n", "error[inputs]: unclosed `{input:`: no matching `}`\n  --> directives/bad.md:4:7\n  |\n4 | Hello {input:who\n  |       ^^^^^^^^^^\n   = field: body (bytes 6..17)\n   = help: write `{input:key}`, `{input:key?}`, `{input:key:default}` or `{input:key|default}`; keys are letters, digits and `_`\n"),
@@ -191,88 +133,80 @@ fn bad_directives_fail_at_load_with_file_line_and_column() {
         ("---\nname: x\nactions:\n  - {id: a, tool: examples/echo, params: {message: '${steps.b.result.stdout}'}}\n  - {id: b, tool: examples/echo}\n---\n", "error[context]: action `a` refers to `b`, which runs after it (`steps.b.result.stdout`)\n  --> directives/bad.md:4:53\n  |\n4 |   - {id: a, tool: examples/echo, params: {message: '${steps.b.result.stdout}'}}\n  |                                                     ^^^^^^^^^^^^^^^^^^^^^^^^\n   = field: actions[0].params.message (bytes 0..24)\n"),
     ];
     for (text, want) in cases {
-        write(p.path(), "directives/bad.md", text);
-        let o = strata(p.path(), &["run", "directives/bad.md"]);
-        assert_eq!(err(&o), want, "{text}");
-        assert_eq!(o.status.code(), Some(2));
-        assert_eq!(out(&o), "");
+        p = p.file("directives/bad.md", text);
+        p.then(&["run", "directives/bad.md"])
+            .stderr(want)
+            .status(2)
+            .stdout("")
+            .run();
     }
 }
 
 #[test]
 fn a_failing_action_stops_the_directive_and_reports_what_ran() {
-    let p = project();
-    write(p.path(), "tools/t/fail.yaml", "executor: runtimes/subprocess\nconfig:\n  command: sh\n  args: [\"-c\", \"echo broken >&2; exit 4\"]\n");
-    write(
-        p.path(),
-        "directives/fails.md",
-        "---\nname: fails\nhooks:\n  - {id: why, event: action_failed, action: {tool: examples/log, params: {line: '${action.id}: ${error.message} (${run.exit_code})'}}}\nactions:\n  - {id: first, tool: examples/echo, params: {message: one}}\n  - {id: boom, tool: t/fail}\n  - {id: never, tool: examples/echo}\n---\nDone.\n",
-    );
-    let o = strata(p.path(), &["run", "directives/fails.md"]);
-    assert_eq!(
-        out(&o),
-        "directive fails: failed\nstopped: action `boom` failed: tool `t/fail` exited with code 4\n\n--- prompt ---\nDone.\n\n--- actions ---\n[completed] first (examples/echo)\n    | one\n[failed] boom (t/fail): tool `t/fail` exited with code 4\n    ! broken\n[skipped] never (examples/echo): the directive stopped before this action\n\n--- hooks ---\n[completed] why on action_failed (examples/log)\n"
-    );
-    assert_eq!(o.status.code(), Some(1));
-    let log = std::fs::read_to_string(p.path().join(".strata/logs/hooks.log")).unwrap();
+    let o = project()
+        .tool("t/fail", "executor: runtimes/subprocess\nconfig:\n  command: sh\n  args: [\"-c\", \"echo broken >&2; exit 4\"]\n")
+        .file(
+            "directives/fails.md",
+            "---\nname: fails\nhooks:\n  - {id: why, event: action_failed, action: {tool: examples/log, params: {line: '${action.id}: ${error.message} (${run.exit_code})'}}}\nactions:\n  - {id: first, tool: examples/echo, params: {message: one}}\n  - {id: boom, tool: t/fail}\n  - {id: never, tool: examples/echo}\n---\nDone.\n",
+        )
+        .args(&["run", "directives/fails.md"])
+        .stdout("directive fails: failed\nstopped: action `boom` failed: tool `t/fail` exited with code 4\n\n--- prompt ---\nDone.\n\n--- actions ---\n[completed] first (examples/echo)\n    | one\n[failed] boom (t/fail): tool `t/fail` exited with code 4\n    ! broken\n[skipped] never (examples/echo): the directive stopped before this action\n\n--- hooks ---\n[completed] why on action_failed (examples/log)\n")
+        .status(1)
+        .run();
+    let log = std::fs::read_to_string(o.path().join(".strata/logs/hooks.log")).unwrap();
     assert_eq!(log, "boom: tool `t/fail` exited with code 4 (4)\n");
 }
 
 #[test]
 fn limits_stop_cleanly_and_fire_limit_reached() {
-    let p = project();
-    write(
-        p.path(),
-        "tools/t/sleep.yaml",
-        "executor: runtimes/subprocess\nconfig:\n  command: sleep\n  args: [\"5\"]\n",
-    );
     let hook = "hooks:\n  - {id: lim, event: limit_reached, action: {tool: examples/log, params: {line: '${limit_code} at ${current_value}'}}}\n";
-    write(
-        p.path(),
-        "directives/turns.md",
-        &format!("---\nname: turns\nlimits: {{turns: 1}}\n{hook}actions:\n  - {{id: a, tool: examples/echo}}\n  - {{id: b, tool: examples/echo}}\n---\n"),
-    );
-    let o = strata(p.path(), &["run", "directives/turns.md"]);
-    assert_eq!(
-        out(&o),
-        "directive turns: limited\nstopped: limit `turns` reached (1 of 1)\n\n--- prompt ---\n\n--- actions ---\n[completed] a (examples/echo)\n    | hello from strata\n[skipped] b (examples/echo): the directive stopped before this action\n\n--- hooks ---\n[completed] lim on limit_reached (examples/log)\n"
-    );
-    assert_eq!(o.status.code(), Some(3));
-    write(
-        p.path(),
+    let o = project()
+        .tool(
+            "t/sleep",
+            "executor: runtimes/subprocess\nconfig:\n  command: sleep\n  args: [\"5\"]\n",
+        )
+        .file(
+            "directives/turns.md",
+            format!("---\nname: turns\nlimits: {{turns: 1}}\n{hook}actions:\n  - {{id: a, tool: examples/echo}}\n  - {{id: b, tool: examples/echo}}\n---\n"),
+        )
+        .args(&["run", "directives/turns.md"])
+        .stdout("directive turns: limited\nstopped: limit `turns` reached (1 of 1)\n\n--- prompt ---\n\n--- actions ---\n[completed] a (examples/echo)\n    | hello from strata\n[skipped] b (examples/echo): the directive stopped before this action\n\n--- hooks ---\n[completed] lim on limit_reached (examples/log)\n")
+        .status(3)
+        .run();
+    let slow = o.then(&["run", "directives/slow.md", "--json"]).file(
         "directives/slow.md",
         "---\nname: slow\nlimits: {timeout: 1}\nactions:\n  - {id: nap, tool: t/sleep}\n  - {id: after, tool: examples/echo}\n---\n",
     );
     let started = std::time::Instant::now();
-    let o = strata(p.path(), &["run", "directives/slow.md", "--json"]);
+    let o = slow.run();
     assert!(
         started.elapsed() < std::time::Duration::from_secs(4),
         "the directive timeout stops the action"
     );
-    let v: Value = serde_json::from_str(&out(&o)).unwrap();
+    let v: Value = serde_json::from_str(&o.stdout).unwrap();
     assert_eq!(v["status"], "limited");
     assert_eq!(v["actions"][0]["status"], "failed");
     assert_eq!(v["actions"][0]["run"]["timed_out"], true);
     assert_eq!(v["actions"][0]["error"]["kind"], "timeout");
     assert_eq!(v["actions"][1]["status"], "skipped");
-    assert_eq!(o.status.code(), Some(3));
+    assert_eq!(o.code, Some(3));
 }
 
 #[test]
 fn project_hooks_fire_and_a_directive_hook_with_the_same_id_replaces_one() {
-    let p = project();
-    write(
-        p.path(),
-        "hooks/audit.yaml",
-        "- {id: audit, event: directive_completed, action: {tool: examples/log, params: {line: 'project audit ${directive}'}}}\n- {id: note, event: directive_started, action: {tool: examples/log, params: {line: 'project note'}}}\n",
-    );
-    write(
-        p.path(),
-        "directives/hooked.md",
-        "---\nname: hooked\nhooks:\n  - {id: note, event: directive_started, action: {tool: examples/log, params: {line: 'directive note'}}}\n---\nHi\n",
-    );
-    let o = strata(p.path(), &["run", "directives/hooked.md"]);
-    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
-    let log = std::fs::read_to_string(p.path().join(".strata/logs/hooks.log")).unwrap();
+    let o = project()
+        .file(
+            "hooks/audit.yaml",
+            "- {id: audit, event: directive_completed, action: {tool: examples/log, params: {line: 'project audit ${directive}'}}}\n- {id: note, event: directive_started, action: {tool: examples/log, params: {line: 'project note'}}}\n",
+        )
+        .file(
+            "directives/hooked.md",
+            "---\nname: hooked\nhooks:\n  - {id: note, event: directive_started, action: {tool: examples/log, params: {line: 'directive note'}}}\n---\nHi\n",
+        )
+        .args(&["run", "directives/hooked.md"])
+        .status(0)
+        .run();
+    let log = std::fs::read_to_string(o.path().join(".strata/logs/hooks.log")).unwrap();
     assert_eq!(log, "directive note\nproject audit hooked\n");
 }
