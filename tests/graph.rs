@@ -4,60 +4,16 @@
 //! with SIGKILL during each step of a five-step graph and resumed.
 
 mod common;
-use common::{copy_dir, repo, write};
+use common::Test;
 
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// A scratch project holding a copy of the repository's `tools/` (runtimes, examples and
-/// the shipped graphs), removed when dropped.
-struct Scratch {
-    dir: tempfile::TempDir,
-}
-
-impl Scratch {
-    fn new() -> Scratch {
-        let dir = tempfile::tempdir().unwrap();
-        copy_dir(&repo().join("tools"), &dir.path().join("tools"));
-        Scratch { dir }
-    }
-
-    fn path(&self) -> &Path {
-        self.dir.path()
-    }
-
-    fn file(&self, rel: &str, text: &str) -> &Scratch {
-        write(self.path(), rel, text);
-        self
-    }
-
-    fn command(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_strata"));
-        cmd.args(args)
-            .current_dir(self.path())
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("HOME", std::env::var("HOME").unwrap_or_default())
-            .stdin(Stdio::null());
-        cmd
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        self.command(args).output().expect("strata runs")
-    }
-
-    fn read(&self, rel: &str) -> String {
-        std::fs::read_to_string(self.path().join(rel)).unwrap_or_default()
-    }
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+/// the shipped graphs).
+fn project() -> Test {
+    Test::new().copy("tools")
 }
 
 // ---------------------------------------------------------------------------------------
@@ -103,25 +59,24 @@ nodes:
 
 #[test]
 fn every_node_kind_runs_with_real_tools() {
-    let s = Scratch::new();
-    s.file("tools/graphs/kinds.yaml", KINDS);
-    let o = s.run(&["run", "tools/graphs/kinds.yaml", "--run-id", "k1"]);
-    assert_eq!(
-        stderr(&o),
-        r#"run k1: starting graphs/kinds at `split`
+    let o = project()
+        .file("tools/graphs/kinds.yaml", KINDS)
+        .args(&["run", "tools/graphs/kinds.yaml", "--run-id", "k1"])
+        .stderr(
+            r#"run k1: starting graphs/kinds at `split`
 step 1 split (action) -> each: words = ["b","a","c"] (was "")
 step 2 each (foreach) -> check: echoed = ["0:B","1:A","2:C"] (new)
 step 3 check (gate) -> done (otherwise): count = 3 (was 0)
 step 4 done (return) -> return: no state change
 run k1: completed after 4 steps
-"#
-    );
-    assert_eq!(
-        stdout(&o),
-        "{\n  \"echoed\": [\n    \"0:B\",\n    \"1:A\",\n    \"2:C\"\n  ],\n  \"count\": 3\n}\n"
-    );
-    assert_eq!(o.status.code(), Some(0));
-    let checkpoint = s.read(".strata/runs/k1/checkpoint.json");
+"#,
+        )
+        .stdout(
+            "{\n  \"echoed\": [\n    \"0:B\",\n    \"1:A\",\n    \"2:C\"\n  ],\n  \"count\": 3\n}\n",
+        )
+        .status(0)
+        .run();
+    let checkpoint = o.read(".strata/runs/k1/checkpoint.json");
     assert!(
         checkpoint.contains(r#""status":"completed","step":4,"node":null"#),
         "{checkpoint}"
@@ -185,10 +140,12 @@ nodes:
 
 #[test]
 fn every_condition_operator_is_false_then_true() {
-    let s = Scratch::new();
-    s.file("tools/graphs/ops.yaml", OPERATORS);
-    let o = s.run(&["run", "graphs/ops", "--run-id", "ops"]);
-    assert_eq!(stdout(&o), "\"right\"\n");
+    let o = project()
+        .file("tools/graphs/ops.yaml", OPERATORS)
+        .args(&["run", "graphs/ops", "--run-id", "ops"])
+        .stdout("\"right\"\n")
+        .status(0)
+        .run();
     let want = [
         "run ops: starting graphs/ops at `eq`",
         "step 1 eq (gate) -> ne (when state.n == 3): no state change",
@@ -220,8 +177,7 @@ fn every_condition_operator_is_false_then_true() {
         "step 27 done (return) -> return: no state change",
         "run ops: completed after 27 steps",
     ];
-    assert_eq!(stderr(&o).lines().collect::<Vec<_>>(), want);
-    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(o.stderr.lines().collect::<Vec<_>>(), want);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -236,94 +192,90 @@ nodes:
 
 #[test]
 fn max_steps_stops_the_run_with_exit_code_3() {
-    let s = Scratch::new();
-    s.file("tools/graphs/spin.yaml", SPIN);
-    let o = s.run(&["run", "graphs/spin", "--run-id", "s1"]);
-    assert_eq!(
-        stderr(&o),
-        "run s1: starting graphs/spin at `spin`
+    project()
+        .file("tools/graphs/spin.yaml", SPIN)
+        .args(&["run", "graphs/spin", "--run-id", "s1"])
+        .stderr(
+            "run s1: starting graphs/spin at `spin`
 step 1 spin (gate) -> spin: n = 1 (was 0)
 step 2 spin (gate) -> spin: n = 2 (was 1)
 step 3 spin (gate) -> spin: n = 3 (was 2)
 limit: max_steps (3) reached after step 3 (on_error: stop)
 run s1: limited after 3 steps: max_steps (3) reached before node `spin`
-"
-    );
-    assert_eq!(stdout(&o), "");
-    assert_eq!(o.status.code(), Some(3));
-    let o = s.run(&["run", "graphs/spin", "--run-id", "s2", "--quiet"]);
-    assert_eq!(
-        stderr(&o),
-        "strata: run s2 limited: max_steps (3) reached before node `spin`\n"
-    );
-    let o = s.run(&["run", "graphs/spin", "--resume", "s1"]);
-    assert_eq!(
-        stderr(&o),
-        "error[request]: run `s1` has already ended (limited)\n   = help: `strata runs` shows every run and its status\n"
-    );
-    assert_eq!(o.status.code(), Some(2));
+",
+        )
+        .stdout("")
+        .status(3)
+        .run()
+        .then(&["run", "graphs/spin", "--run-id", "s2", "--quiet"])
+        .stderr("strata: run s2 limited: max_steps (3) reached before node `spin`\n")
+        .run()
+        .then(&["run", "graphs/spin", "--resume", "s1"])
+        .stderr("error[request]: run `s1` has already ended (limited)\n   = help: `strata runs` shows every run and its status\n")
+        .status(2)
+        .run();
 }
 
 #[test]
 fn the_json_log_has_one_event_per_line() {
-    let s = Scratch::new();
-    s.file(
-        "tools/graphs/spin.yaml",
-        &SPIN.replace("max_steps: 3", "max_steps: 1"),
-    );
-    let o = s.run(&["run", "graphs/spin", "--run-id", "j", "--json"]);
-    assert_eq!(
-        stdout(&o),
-        r#"{"event":"started","run_id":"j","graph":"graphs/spin","node":"spin","step":0,"resumed":false}
+    project()
+        .file(
+            "tools/graphs/spin.yaml",
+            SPIN.replace("max_steps: 3", "max_steps: 1"),
+        )
+        .args(&["run", "graphs/spin", "--run-id", "j", "--json"])
+        .stdout(
+            r#"{"event":"started","run_id":"j","graph":"graphs/spin","node":"spin","step":0,"resumed":false}
 {"event":"step","step":1,"node":"spin","kind":"gate","edge":{"to":"spin","why":"next","when":null},"changes":[{"key":"n","from":0,"to":1}]}
 {"event":"limit","step":1,"max_steps":1,"handling":"stop"}
 {"event":"finished","run_id":"j","status":"limited","steps":1,"result":null,"failure":"max_steps (1) reached before node `spin`"}
-"#
-    );
-    assert_eq!(stderr(&o), "");
+"#,
+        )
+        .stderr("")
+        .run();
 }
 
 #[test]
 fn load_errors_point_at_the_file_before_anything_runs() {
-    let s = Scratch::new();
-    s.file(
-        "tools/graphs/bad.yaml",
-        "kind: graph\nstate: {count: 0}\nnodes:\n  a:\n    kind: action\n    tool: examples/echo\n    params: {message: '${state.cuont}'}\n",
-    );
-    let o = s.run(&["run", "tools/graphs/bad.yaml"]);
-    assert_eq!(
-        stderr(&o),
-        "error[context]: state key `cuont` is never initialised nor assigned
+    let o = project()
+        .file(
+            "tools/graphs/bad.yaml",
+            "kind: graph\nstate: {count: 0}\nnodes:\n  a:\n    kind: action\n    tool: examples/echo\n    params: {message: '${state.cuont}'}\n",
+        )
+        .args(&["run", "tools/graphs/bad.yaml"])
+        .stderr(
+            "error[context]: state key `cuont` is never initialised nor assigned
   --> tools/graphs/bad.yaml:7:24
   |
 7 |     params: {message: '${state.cuont}'}
   |                        ^^^^^^^^^^^^^^
    = field: nodes.a.params.message (bytes 0..14)
    = help: did you mean `state.count`?
-"
-    );
-    assert_eq!(o.status.code(), Some(2));
-    assert!(!s.path().join(".strata").exists(), "nothing ran");
-    let o = s.run(&["run", "graphs/spin", "--resume", "../../etc/passwd"]);
-    assert_eq!(o.status.code(), Some(2));
-    s.file("tools/graphs/spin.yaml", SPIN);
-    let o = s.run(&["run", "graphs/spin", "--resume", "../../etc/passwd"]);
-    assert_eq!(
-        stderr(&o),
-        "error[request]: invalid run id `../../etc/passwd`\n   = help: run ids are 1 to 64 letters, digits, `.`, `_` or `-`, not starting with `.` or `-`\n"
-    );
-    let o = s.run(&["run", "graphs/spin", "--run-id", "x/y"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).starts_with("error[request]: invalid run id `x/y`"));
+",
+        )
+        .status(2)
+        .run();
+    assert!(!o.path().join(".strata").exists(), "nothing ran");
+    let o = o
+        .then(&["run", "graphs/spin", "--resume", "../../etc/passwd"])
+        .status(2)
+        .run()
+        .then(&["run", "graphs/spin", "--resume", "../../etc/passwd"])
+        .file("tools/graphs/spin.yaml", SPIN)
+        .stderr("error[request]: invalid run id `../../etc/passwd`\n   = help: run ids are 1 to 64 letters, digits, `.`, `_` or `-`, not starting with `.` or `-`\n")
+        .run()
+        .then(&["run", "graphs/spin", "--run-id", "x/y"])
+        .status(2)
+        .run();
+    assert!(o.stderr.starts_with("error[request]: invalid run id `x/y`"));
 }
 
 #[test]
 fn graphs_are_drawn_and_runs_are_listed() {
-    let s = Scratch::new();
-    let o = s.run(&["graph", "retry", "--format", "dot"]);
-    assert_eq!(
-        stdout(&o),
-        r#"digraph "graphs/retry" {
+    let s = project();
+    s.then(&["graph", "retry", "--format", "dot"])
+        .stdout(
+            r#"digraph "graphs/retry" {
     rankdir=TB;
     "__start" [shape=circle, label="start"];
     "try" [shape=box, label="try\naction: examples/flaky"];
@@ -334,12 +286,12 @@ fn graphs_are_drawn_and_runs_are_listed() {
     "try" -> "give_up" [label="state.attempt >= inputs.max_attempts"];
     "try" -> "try" [label="otherwise"];
 }
-"#
-    );
-    let o = s.run(&["graph", "tools/graphs/recover.yaml"]);
-    assert_eq!(
-        stdout(&o),
-        r#"flowchart TD
+"#,
+        )
+        .run();
+    s.then(&["graph", "tools/graphs/recover.yaml"])
+        .stdout(
+            r#"flowchart TD
     start([start]) --> n0
     n0["summarise<br/>action: examples/stats"]
     n1{"recover<br/>gate"}
@@ -349,26 +301,28 @@ fn graphs_are_drawn_and_runs_are_listed() {
     n1 -->|"state.recoveries <= 1"| n0
     n1 -->|"otherwise"| n3
     on_error{{on_error}} -.-> n1
-"#
-    );
-    let o = s.run(&["graph", "examples/echo"]);
-    assert_eq!(
-        stderr(&o),
-        "error[request]: `examples/echo` is not a graph\n   = help: graphs are tool files with `kind: graph`\n"
-    );
-    assert_eq!(stdout(&s.run(&["runs"])), "no runs yet\n");
-    s.file("tools/graphs/spin.yaml", SPIN);
+"#,
+        )
+        .run();
+    s.then(&["graph", "examples/echo"])
+        .stderr("error[request]: `examples/echo` is not a graph\n   = help: graphs are tool files with `kind: graph`\n")
+        .run();
+    s.then(&["runs"]).stdout("no runs yet\n").run();
+    let s = s.file("tools/graphs/spin.yaml", SPIN);
     // Oldest first, ties by id: started in this order, the listing is the same whether or not
     // the two runs start within the same second.
-    s.run(&["run", "graphs/retry", "--run-id", "a-retry", "--quiet"]);
-    s.run(&["run", "graphs/spin", "--run-id", "b-spin", "--quiet"]);
-    assert_eq!(
-        stdout(&s.run(&["runs"])),
-        "RUN      GRAPH         STATUS     STEPS  NEXT
+    s.then(&["run", "graphs/retry", "--run-id", "a-retry", "--quiet"])
+        .run();
+    s.then(&["run", "graphs/spin", "--run-id", "b-spin", "--quiet"])
+        .run();
+    s.then(&["runs"])
+        .stdout(
+            "RUN      GRAPH         STATUS     STEPS  NEXT
 a-retry  graphs/retry  completed  4      -
 b-spin   graphs/spin   limited    3      -
-"
-    );
+",
+        )
+        .run();
 }
 
 // ---------------------------------------------------------------------------------------
@@ -376,44 +330,38 @@ b-spin   graphs/spin   limited    3      -
 
 #[test]
 fn the_shipped_graphs_run() {
-    let s = Scratch::new();
-    let o = s.run(&["run", "tools/graphs/retry.yaml", "--quiet"]);
-    assert_eq!(
-        stdout(&o),
-        "{\n  \"status\": \"succeeded\",\n  \"attempts\": 3,\n  \"last_exit\": 0\n}\n"
-    );
-    let o = s.run(&[
-        "run",
-        "graphs/retry",
-        "--input",
-        "succeed_on=9",
-        "--input",
-        "max_attempts=2",
-        "--quiet",
-    ]);
-    assert_eq!(
-        stdout(&o),
-        "{\n  \"status\": \"gave up\",\n  \"attempts\": 2,\n  \"last_exit\": 1\n}\n"
-    );
-    let o = s.run(&["run", "graphs/words", "--input", "text=a bb ccc", "--quiet"]);
-    assert_eq!(
-        stdout(&o),
-        "{\n  \"words\": 3,\n  \"lengths\": [\n    1,\n    2,\n    3\n  ],\n  \"longest\": 3,\n  \"mean\": 2.0\n}\n"
-    );
-    let o = s.run(&["run", "graphs/recover", "--run-id", "rec"]);
-    assert_eq!(
-        stderr(&o),
-        "run rec: starting graphs/recover at `summarise`
+    let o = project()
+        .args(&["run", "tools/graphs/retry.yaml", "--quiet"])
+        .stdout("{\n  \"status\": \"succeeded\",\n  \"attempts\": 3,\n  \"last_exit\": 0\n}\n")
+        .run()
+        .then(&[
+            "run",
+            "graphs/retry",
+            "--input",
+            "succeed_on=9",
+            "--input",
+            "max_attempts=2",
+            "--quiet",
+        ])
+        .stdout("{\n  \"status\": \"gave up\",\n  \"attempts\": 2,\n  \"last_exit\": 1\n}\n")
+        .run()
+        .then(&["run", "graphs/words", "--input", "text=a bb ccc", "--quiet"])
+        .stdout("{\n  \"words\": 3,\n  \"lengths\": [\n    1,\n    2,\n    3\n  ],\n  \"longest\": 3,\n  \"mean\": 2.0\n}\n")
+        .run()
+        .then(&["run", "graphs/recover", "--run-id", "rec"])
+        .stderr(
+            "run rec: starting graphs/recover at `summarise`
 step 1 summarise failed: tool `examples/stats`: invalid parameters for `examples/stats`: parameter `numbers` must have at least 1 items (on_error: goto recover)
 hook log_errors on error (examples/log): completed
 step 2 recover (gate) -> summarise (when state.recoveries <= 1): numbers = [0] (was null), recoveries = 1 (was 0), reason = \"tool `examples/stats`: invalid parameters for `examples/st… (was null)
 step 3 summarise (action) -> report: summary = {\"label\":\"numbers\",\"count\":1,\"sum\":0,\"mean\":0.0,\"min\":0,\"ma… (new)
 step 4 report (return) -> return: no state change
 run rec: completed after 4 steps
-"
-    );
+",
+        )
+        .run();
     assert_eq!(
-        s.read(".strata/logs/graph-errors.log"),
+        o.read(".strata/logs/graph-errors.log"),
         "graphs/recover rec: summarise failed: tool `examples/stats`: invalid parameters for `examples/stats`: parameter `numbers` must have at least 1 items\n"
     );
 }
@@ -478,20 +426,20 @@ fn wait_for(path: &Path) -> String {
 
 #[test]
 fn a_run_killed_during_any_step_resumes_to_the_same_result() {
-    let s = Scratch::new();
-    s.file("tools/test/step.yaml", STEP_TOOL)
-        .file("tools/test/step.sh", STEP_SCRIPT)
-        .file("tools/graphs/five.yaml", &five_steps());
-    let whole = s.run(&["run", "graphs/five", "--input", "log=whole.log", "--quiet"]);
     let result = "{\n  \"total\": 15,\n  \"trail\": \"s1s2s3s4s5\"\n}\n";
-    assert_eq!(stdout(&whole), result);
+    let s = project()
+        .file("tools/test/step.yaml", STEP_TOOL)
+        .file("tools/test/step.sh", STEP_SCRIPT)
+        .file("tools/graphs/five.yaml", five_steps())
+        .args(&["run", "graphs/five", "--input", "log=whole.log", "--quiet"])
+        .stdout(result)
+        .run();
     assert_eq!(s.read("whole.log"), "s1\ns2\ns3\ns4\ns5\n");
     for k in 1..=5 {
         let run_id = format!("kill{k}");
         let log = format!("log={run_id}.log");
-        s.file(&format!("pause-s{k}"), "");
         let mut child = s
-            .command(&[
+            .then(&[
                 "run",
                 "graphs/five",
                 "--input",
@@ -500,17 +448,15 @@ fn a_run_killed_during_any_step_resumes_to_the_same_result() {
                 &run_id,
                 "--quiet",
             ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+            .file(&format!("pause-s{k}"), "")
+            .spawn();
         let pid = wait_for(&s.path().join("paused.pid"));
         child.kill().unwrap(); // SIGKILL, in the middle of step k
         child.wait().unwrap();
         Command::new("kill").args(["-9", &pid]).status().unwrap();
         std::fs::remove_file(s.path().join("paused.pid")).unwrap();
         std::fs::remove_file(s.path().join(format!("pause-s{k}"))).unwrap();
-        let runs = stdout(&s.run(&["runs"]));
+        let runs = s.then(&["runs"]).run().stdout;
         let line = runs.lines().find(|l| l.starts_with(&run_id)).unwrap();
         assert_eq!(
             line.split_whitespace().collect::<Vec<_>>(),
@@ -522,9 +468,10 @@ fn a_run_killed_during_any_step_resumes_to_the_same_result() {
                 &format!("s{k}")
             ]
         );
-        let resumed = s.run(&["run", "graphs/five", "--resume", &run_id]);
-        assert_eq!(stdout(&resumed), result, "killed during step {k}");
-        let first = stderr(&resumed)
+        let resumed = s.then(&["run", "graphs/five", "--resume", &run_id]).run();
+        assert_eq!(resumed.stdout, result, "killed during step {k}");
+        let first = resumed
+            .stderr
             .lines()
             .next()
             .unwrap_or_default()
