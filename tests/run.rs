@@ -3,31 +3,16 @@
 //! SPEC §0's promise at the spawn boundary.
 
 mod common;
-use common::{home_var, path_var, repo, write};
+use common::{home_var, path_var, Ran, Test};
 
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
 /// Caller text holding every layer's syntax and a shell command substitution.
 const EVIL: &str = "${HOME} {tool_path} $(rm -rf /) `id` {{x}} $${Y}";
-
-/// The `strata` binary with a clean, known environment: PATH and HOME only.
-fn strata(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_strata"));
-    cmd.args(args)
-        .current_dir(dir)
-        .env_clear()
-        .env("PATH", path_var())
-        .env("HOME", home_var())
-        .stdin(Stdio::null());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    cmd.output().expect("strata runs")
-}
 
 fn which(name: &str) -> String {
     path_var()
@@ -38,21 +23,9 @@ fn which(name: &str) -> String {
         .expect("program on PATH")
 }
 
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn json_of(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", stdout(o)))
-}
-
 /// The result object without its timing.
-fn result_of(o: &Output) -> Value {
-    let mut v = json_of(o);
+fn result_of(o: &Ran) -> Value {
+    let mut v = o.json();
     let ms = v["duration_ms"].as_u64().expect("duration_ms");
     assert!(ms < 60_000, "{ms}");
     v.as_object_mut().unwrap().remove("duration_ms");
@@ -60,50 +33,12 @@ fn result_of(o: &Output) -> Value {
 }
 
 /// A scratch project with the shipped runtimes.
-struct Scratch {
-    dir: tempfile::TempDir,
-}
-
-impl Scratch {
-    fn new() -> Scratch {
-        let dir = tempfile::tempdir().unwrap();
-        let runtimes = dir.path().join("tools/runtimes");
-        std::fs::create_dir_all(&runtimes).unwrap();
-        for name in ["subprocess", "python", "node", "bash"] {
-            let file = format!("{name}.yaml");
-            std::fs::copy(
-                repo().join("tools/runtimes").join(&file),
-                runtimes.join(&file),
-            )
-            .unwrap();
-        }
-        Scratch { dir }
-    }
-
-    fn path(&self) -> &Path {
-        self.dir.path()
-    }
-
-    fn file(&self, rel: &str, text: &str) -> &Scratch {
-        write(self.path(), rel, text);
-        self
-    }
-
-    fn tool(&self, id: &str, yaml: &str) -> &Scratch {
-        self.file(&format!("tools/{id}.yaml"), yaml)
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        strata(self.path(), args, &[])
-    }
-
-    fn run_env(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
-        strata(self.path(), args, env)
-    }
-
-    fn read(&self, rel: &str) -> String {
-        std::fs::read_to_string(self.path().join(rel)).unwrap()
-    }
+fn project() -> Test {
+    ["subprocess", "python", "node", "bash"]
+        .into_iter()
+        .fold(Test::new(), |t, name| {
+            t.copy(&format!("tools/runtimes/{name}.yaml"))
+        })
 }
 
 fn pid_alive(pid: &str) -> bool {
@@ -115,43 +50,42 @@ fn pid_alive(pid: &str) -> bool {
 
 #[test]
 fn example_echo_runs_on_the_subprocess_primitive() {
-    let o = strata(&repo(), &["run", "tools/examples/echo.yaml"], &[]);
-    assert_eq!(stdout(&o), "hello from strata\n");
-    assert_eq!(stderr(&o), "");
-    assert_eq!(o.status.code(), Some(0));
-    let o = strata(
-        &repo(),
-        &["run", "examples/echo", "-p", "message=hi there"],
-        &[],
-    );
-    assert_eq!(stdout(&o), "hi there\n");
+    let o = Test::in_repo()
+        .args(&["run", "tools/examples/echo.yaml"])
+        .run();
+    assert_eq!(o.stdout, "hello from strata\n");
+    assert_eq!(o.stderr, "");
+    assert_eq!(o.code, Some(0));
+    let o = Test::in_repo()
+        .args(&["run", "examples/echo", "-p", "message=hi there"])
+        .run();
+    assert_eq!(o.stdout, "hi there\n");
 }
 
 #[test]
 fn example_greet_uses_env_defaults_config_keys_and_caller_parameters() {
-    let o = strata(&repo(), &["run", "tools/examples/greet.yaml"], &[]);
-    assert_eq!(stdout(&o), "Hello, world! (style: warm)\n");
-    let o = strata(
-        &repo(),
-        &["run", "examples/greet", "-p", "punctuation=?"],
-        &[("GREET_WHO", "Ann"), ("GREETING_STYLE", "dry")],
-    );
-    assert_eq!(stdout(&o), "Hello, Ann? (style: dry)\n");
+    let o = Test::in_repo()
+        .args(&["run", "tools/examples/greet.yaml"])
+        .run();
+    assert_eq!(o.stdout, "Hello, world! (style: warm)\n");
+    let o = Test::in_repo()
+        .args(&["run", "examples/greet", "-p", "punctuation=?"])
+        .envs(&[("GREET_WHO", "Ann"), ("GREETING_STYLE", "dry")])
+        .run();
+    assert_eq!(o.stdout, "Hello, Ann? (style: dry)\n");
 }
 
 #[test]
 fn example_stats_runs_python_with_params_json_on_stdin() {
-    let o = strata(
-        &repo(),
-        &[
+    let o = Test::in_repo()
+        .args(&[
             "run",
             "tools/examples/stats.yaml",
             "--params-json",
             r#"{"numbers": [1, 2, 3, 4]}"#,
             "--json",
-        ],
-        &[],
-    );
+        ])
+        .run();
     let out = r#"{"label": "numbers", "count": 4, "sum": 10, "mean": 2.5, "min": 1, "max": 4}"#;
     assert_eq!(
         result_of(&o),
@@ -161,7 +95,7 @@ fn example_stats_runs_python_with_params_json_on_stdin() {
             "truncated": false, "timed_out": false
         })
     );
-    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(o.code, Some(0));
 }
 
 #[test]
@@ -176,38 +110,34 @@ fn every_example_of_the_tool_issue_runs_without_parameters() {
         ("token", "{\"token_length\": 10}\n"),
     ] {
         let path = format!("tools/examples/{tool}.yaml");
-        let o = strata(&repo(), &["run", &path], &[]);
-        assert_eq!((stdout(&o).as_str(), stderr(&o).as_str()), (out, ""), "{tool}");
-        assert_eq!(o.status.code(), Some(0), "{tool}");
+        let o = Test::in_repo().args(&["run", &path]).run();
+        assert_eq!((o.stdout.as_str(), o.stderr.as_str()), (out, ""), "{tool}");
+        assert_eq!(o.code, Some(0), "{tool}");
     }
 }
 
 #[test]
 fn example_braces_passes_a_literal_program_byte_for_byte() {
-    let o = strata(
-        &repo(),
-        &["run", "tools/examples/braces.yaml", "-p", "name=Ann"],
-        &[],
-    );
+    let o = Test::in_repo()
+        .args(&["run", "tools/examples/braces.yaml", "-p", "name=Ann"])
+        .run();
     assert_eq!(
-        stdout(&o),
+        o.stdout,
         "{\"hello\": \"Ann\", \"untouched\": \"${HOME} {tool_path} {{x}}\"}\n"
     );
 }
 
 #[test]
 fn example_words_runs_node() {
-    let o = strata(
-        &repo(),
-        &[
+    let o = Test::in_repo()
+        .args(&[
             "run",
             "tools/examples/words.yaml",
             "-p",
             "text=one two  three ✓",
             "--json",
-        ],
-        &[],
-    );
+        ])
+        .run();
     let v = result_of(&o);
     assert_eq!(v["data"], json!({"words": 4, "characters": 16}));
     assert_eq!(v["success"], json!(true));
@@ -215,44 +145,48 @@ fn example_words_runs_node() {
 
 #[test]
 fn example_report_runs_bash_with_parameters_in_the_environment() {
-    let o = strata(
-        &repo(),
-        &[
+    let o = Test::in_repo()
+        .args(&[
             "run",
             "tools/examples/report.yaml",
             "-p",
             &format!("title={EVIL}"),
             "-p",
             "count=2",
-        ],
-        &[],
-    );
-    assert_eq!(stdout(&o), format!("{EVIL}\n1. item 1\n2. item 2\n"));
-    assert_eq!(o.status.code(), Some(0));
+        ])
+        .run();
+    assert_eq!(o.stdout, format!("{EVIL}\n1. item 1\n2. item 2\n"));
+    assert_eq!(o.code, Some(0));
 }
 
 #[test]
 fn example_token_keeps_its_secret_out_of_the_dry_run() {
     let env = [("API_TOKEN", "s3cr3t-value")];
-    let o = strata(&repo(), &["run", "tools/examples/token.yaml"], &env);
-    assert_eq!(stdout(&o), "{\"token_length\": 12}\n");
-    let o = strata(&repo(), &["run", "examples/token", "--dry-run"], &env);
-    assert!(stdout(&o).contains("  API_TOKEN=***\n"), "{}", stdout(&o));
-    assert!(!stdout(&o).contains("s3cr3t"));
+    let o = Test::in_repo()
+        .args(&["run", "tools/examples/token.yaml"])
+        .envs(&env)
+        .run();
+    assert_eq!(o.stdout, "{\"token_length\": 12}\n");
+    let o = Test::in_repo()
+        .args(&["run", "examples/token", "--dry-run"])
+        .envs(&env)
+        .run();
+    assert!(o.stdout.contains("  API_TOKEN=***\n"), "{}", o.stdout);
+    assert!(!o.stdout.contains("s3cr3t"));
 }
 
 #[test]
 fn strata_tools_lists_the_tools_with_their_descriptions() {
-    let s = Scratch::new();
-    s.tool(
-        "zeta/last",
-        "description: the last one\nexecutor: subprocess\n",
-    )
-    .tool("alpha", "executor: runtimes/subprocess\n")
-    .file("tools/alpha/scripts/helper.py", "print(1)\n");
-    let o = s.run(&["tools"]);
+    let s = project()
+        .tool(
+            "zeta/last",
+            "description: the last one\nexecutor: subprocess\n",
+        )
+        .tool("alpha", "executor: runtimes/subprocess\n")
+        .file("tools/alpha/scripts/helper.py", "print(1)\n");
+    let o = s.then(&["tools"]).run();
     assert_eq!(
-        stdout(&o),
+        o.stdout,
         "\
 alpha
 runtimes/bash        Bash runtime - parameters as PARAM_<NAME> environment variables, never spliced into the script
@@ -262,14 +196,14 @@ runtimes/subprocess  The subprocess primitive - argv only, explicit env, timeout
 zeta/last            the last one
 "
     );
-    assert_eq!(o.status.code(), Some(0));
-    let o = strata(&repo(), &["tools"], &[]);
-    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert_eq!(o.code, Some(0));
+    let o = Test::in_repo().args(&["tools"]).run();
+    assert_eq!(o.code, Some(0), "{}", o.stdout);
     for line in [
         "examples/echo        Prints a message exactly as given\n",
         "examples/stats       Summary statistics of a list of numbers (Python, params_json on stdin)\n",
     ] {
-        assert!(stdout(&o).contains(line), "{}", stdout(&o));
+        assert!(o.stdout.contains(line), "{}", o.stdout);
     }
 }
 
@@ -279,50 +213,51 @@ zeta/last            the last one
 
 #[test]
 fn caller_data_reaches_the_child_byte_for_byte() {
-    let s = Scratch::new();
-    s.tool(
-        "argv",
-        "executor: runtimes/subprocess\nparameters:\n  properties: {msg: {type: string}}\n\
-         config:\n  command: printf\n  args: [\"%s|%s\", \"{msg}\", \"<{msg}>\"]\n",
-    )
-    .tool(
-        "stdin",
-        "executor: runtimes/python\nparameters:\n  properties: {msg: {type: string}}\n\
-         config:\n  args: [\"-c\", {literal: \"import sys; sys.stdout.write(sys.stdin.read())\"}]\n",
-    )
-    .tool(
-        "envvar",
-        "executor: runtimes/subprocess\nparameters:\n  properties: {msg: {type: string}}\n\
-         config:\n  command: printenv\n  args: [MSG]\n  env: {MSG: \"{msg}\"}\n",
-    )
-    .tool(
-        "bashenv",
-        "executor: runtimes/bash\nparameters:\n  properties: {msg: {type: string}}\n\
-         config:\n  args: [\"-c\", {literal: 'printf \"%s\" \"$PARAM_MSG\"'}]\n",
-    );
+    let s = project()
+        .tool(
+            "argv",
+            "executor: runtimes/subprocess\nparameters:\n  properties: {msg: {type: string}}\n\
+             config:\n  command: printf\n  args: [\"%s|%s\", \"{msg}\", \"<{msg}>\"]\n",
+        )
+        .tool(
+            "stdin",
+            "executor: runtimes/python\nparameters:\n  properties: {msg: {type: string}}\n\
+             config:\n  args: [\"-c\", {literal: \"import sys; sys.stdout.write(sys.stdin.read())\"}]\n",
+        )
+        .tool(
+            "envvar",
+            "executor: runtimes/subprocess\nparameters:\n  properties: {msg: {type: string}}\n\
+             config:\n  command: printenv\n  args: [MSG]\n  env: {MSG: \"{msg}\"}\n",
+        )
+        .tool(
+            "bashenv",
+            "executor: runtimes/bash\nparameters:\n  properties: {msg: {type: string}}\n\
+             config:\n  args: [\"-c\", {literal: 'printf \"%s\" \"$PARAM_MSG\"'}]\n",
+        );
     let p = format!("msg={EVIL}");
-    let o = s.run(&["run", "argv", "-p", &p]);
-    assert_eq!(stdout(&o), format!("{EVIL}|<{EVIL}>"));
-    let o = s.run(&["run", "stdin", "-p", &p]);
-    assert_eq!(stdout(&o), json!({ "msg": EVIL }).to_string());
-    let o = s.run(&["run", "envvar", "-p", &p]);
-    assert_eq!(stdout(&o), format!("{EVIL}\n"));
-    let o = s.run(&["run", "bashenv", "-p", &p]);
-    assert_eq!(stdout(&o), EVIL);
+    let o = s.then(&["run", "argv", "-p", &p]).run();
+    assert_eq!(o.stdout, format!("{EVIL}|<{EVIL}>"));
+    let o = s.then(&["run", "stdin", "-p", &p]).run();
+    assert_eq!(o.stdout, json!({ "msg": EVIL }).to_string());
+    let o = s.then(&["run", "envvar", "-p", &p]).run();
+    assert_eq!(o.stdout, format!("{EVIL}\n"));
+    let o = s.then(&["run", "bashenv", "-p", &p]).run();
+    assert_eq!(o.stdout, EVIL);
     assert!(Path::new("/").join("bin").exists(), "nothing was removed");
 }
 
 #[test]
 fn caller_parameters_never_override_config_keys_or_runtime_parameters() {
-    let s = Scratch::new();
-    s.tool(
+    let s = project().tool(
         "t",
         "executor: runtimes/subprocess\nparameters:\n  additionalProperties: true\n\
          config:\n  name: authored\n  command: printf\n  args: [\"%s %s\", \"{name}\", \"{tool_dir}\"]\n",
     );
-    let o = s.run(&["run", "t", "-p", "name=caller", "-p", "tool_dir=caller"]);
+    let o = s
+        .then(&["run", "t", "-p", "name=caller", "-p", "tool_dir=caller"])
+        .run();
     let dir = s.path().join("tools").to_string_lossy().into_owned();
-    assert_eq!(stdout(&o), format!("authored {dir}"));
+    assert_eq!(o.stdout, format!("authored {dir}"));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -330,8 +265,8 @@ fn caller_parameters_never_override_config_keys_or_runtime_parameters() {
 
 #[test]
 fn env_layers_apply_in_order_and_the_child_gets_only_the_allowlist_and_declared_names() {
-    let s = Scratch::new();
-    s.file(".env", "LAYER=dotenv\nFROM_DOTENV=d\n")
+    let s = project()
+        .file(".env", "LAYER=dotenv\nFROM_DOTENV=d\n")
         .tool(
             "runtimes/layered",
             "executor: runtimes/subprocess\nenv_config:\n  env:\n    LAYER: \"runtime(${LAYER})\"\n    RT: r\n",
@@ -341,11 +276,11 @@ fn env_layers_apply_in_order_and_the_child_gets_only_the_allowlist_and_declared_
             "executor: runtimes/layered\nenv_config:\n  env:\n    LAYER: \"tool(${LAYER})\"\n\
              config:\n  command: env\n  env: {EXTRA: \"${NOT_PASSED}\"}\n",
         );
-    let o = s.run_env(
-        &["run", "t"],
-        &[("LAYER", "process"), ("NOT_PASSED", "np"), ("LANG", "C")],
-    );
-    let mut lines: Vec<String> = stdout(&o).lines().map(str::to_string).collect();
+    let o = s
+        .then(&["run", "t"])
+        .envs(&[("LAYER", "process"), ("NOT_PASSED", "np"), ("LANG", "C")])
+        .run();
+    let mut lines: Vec<String> = o.stdout.lines().map(str::to_string).collect();
     lines.sort();
     let want = vec![
         "EXTRA=np".to_string(),
@@ -364,17 +299,19 @@ fn env_layers_apply_in_order_and_the_child_gets_only_the_allowlist_and_declared_
 
 #[test]
 fn dry_run_prints_the_resolved_spawn_spec_with_secrets_redacted() {
-    let s = Scratch::new();
-    s.file(".env", "DOT=from-dotenv\n").tool(
+    let s = project().file(".env", "DOT=from-dotenv\n").tool(
         "t",
         "executor: runtimes/subprocess\nsecrets: [TOKEN]\nparameters:\n  properties: {n: {type: integer, default: 2}}\n\
          config:\n  command: printf\n  args: [\"%s\", \"token=${TOKEN}\", \"{n}\", \"${DOT}\"]\n  input_data: \"{params_json}\"\n  timeout: 1.5\n",
     );
-    let o = s.run_env(&["run", "t", "--dry-run"], &[("TOKEN", "s3cr3t")]);
+    let o = s
+        .then(&["run", "t", "--dry-run"])
+        .envs(&[("TOKEN", "s3cr3t")])
+        .run();
     let root = s.path().to_string_lossy().into_owned();
     let printf = which("printf");
     assert_eq!(
-        stdout(&o),
+        o.stdout,
         format!(
             "chain:   t -> runtimes/subprocess\n\
              command: {printf}\n\
@@ -388,10 +325,13 @@ fn dry_run_prints_the_resolved_spawn_spec_with_secrets_redacted() {
             path_var()
         )
     );
-    assert_eq!(stderr(&o), "");
-    let o = s.run_env(&["run", "t", "--dry-run", "--json"], &[("TOKEN", "s3cr3t")]);
+    assert_eq!(o.stderr, "");
+    let o = s
+        .then(&["run", "t", "--dry-run", "--json"])
+        .envs(&[("TOKEN", "s3cr3t")])
+        .run();
     assert_eq!(
-        json_of(&o),
+        o.json(),
         json!({
             "command": printf,
             "argv": [printf, "%s", "token=***", "2", "***"],
@@ -402,18 +342,17 @@ fn dry_run_prints_the_resolved_spawn_spec_with_secrets_redacted() {
             "max_output_bytes": 8388608
         })
     );
-    assert!(!stdout(&o).contains("s3cr3t"));
+    assert!(!o.stdout.contains("s3cr3t"));
 }
 
 #[test]
 fn explain_shows_every_config_field_after_each_stage() {
-    let s = Scratch::new();
-    s.tool(
+    let s = project().tool(
         "t",
         "executor: runtimes/subprocess\nparameters:\n  properties: {p: {type: string, default: P}}\n\
          config:\n  timeout: 5\n  who: \"${WHO:-{p}}\"\n  command: printf\n  args: [\"{who}\", {literal: \"{p}\"}]\n",
     );
-    let o = s.run(&["run", "t", "--explain"]);
+    let o = s.then(&["run", "t", "--explain"]).run();
     let root = s.path().to_string_lossy().into_owned();
     let root_json = Value::String(root.clone()).to_string();
     let printf = which("printf");
@@ -431,27 +370,26 @@ fn explain_shows_every_config_field_after_each_stage() {
         home_var(),
         path_var()
     );
-    assert_eq!(stdout(&o), want);
+    assert_eq!(o.stdout, want);
 }
 
 #[test]
 fn a_failing_tool_gives_a_result_and_its_exit_code() {
-    let s = Scratch::new();
-    s.tool(
+    let s = project().tool(
         "fail",
         "executor: runtimes/subprocess\nconfig:\n  command: sh\n  args: [\"-c\", \"echo out; echo err >&2; exit 3\"]\n",
     );
-    let o = s.run(&["run", "fail"]);
-    assert_eq!(stdout(&o), "out\n");
-    assert_eq!(stderr(&o), "err\nstrata: `fail` exited with code 3\n");
-    assert_eq!(o.status.code(), Some(3));
-    let o = s.run(&["run", "fail", "--json"]);
+    let o = s.then(&["run", "fail"]).run();
+    assert_eq!(o.stdout, "out\n");
+    assert_eq!(o.stderr, "err\nstrata: `fail` exited with code 3\n");
+    assert_eq!(o.code, Some(3));
+    let o = s.then(&["run", "fail", "--json"]).run();
     assert_eq!(
         result_of(&o),
         json!({"success": false, "exit_code": 3, "stdout": "out\n", "stderr": "err\n",
                "data": null, "truncated": false, "timed_out": false})
     );
-    assert_eq!(o.status.code(), Some(3));
+    assert_eq!(o.code, Some(3));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -459,48 +397,45 @@ fn a_failing_tool_gives_a_result_and_its_exit_code() {
 
 #[test]
 fn a_missing_binary_is_a_located_error() {
-    let s = Scratch::new();
-    s.tool(
+    let s = project().tool(
         "t",
         "executor: runtimes/subprocess\nconfig:\n  command: no-such-program-xyz\n",
     );
-    let o = s.run(&["run", "t"]);
+    let o = s.then(&["run", "t"]).run();
     assert_eq!(
-        stderr(&o),
+        o.stderr,
         "error[request]: command `no-such-program-xyz` not found on PATH\n  --> tools/t.yaml:3:12\n  |\n\
          3 |   command: no-such-program-xyz\n  |            ^\n   = field: config.command\n\
          \x20  = help: install it, or give its path\n"
     );
-    assert_eq!(stdout(&o), "");
-    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(o.stdout, "");
+    assert_eq!(o.code, Some(2));
 }
 
 #[test]
 fn a_non_executable_file_is_a_located_error() {
-    let s = Scratch::new();
-    s.file("script.sh", "echo hi\n").tool(
+    let s = project().file("script.sh", "echo hi\n").tool(
         "t",
         "executor: runtimes/subprocess\nconfig:\n  command: ./script.sh\n",
     );
-    let o = s.run(&["run", "t"]);
+    let o = s.then(&["run", "t"]).run();
     assert_eq!(
-        stderr(&o),
+        o.stderr,
         "error[request]: command `./script.sh` is not executable\n  --> tools/t.yaml:3:12\n  |\n\
          3 |   command: ./script.sh\n  |            ^\n   = field: config.command\n\
          \x20  = help: make it executable (chmod +x), or run it through a runtime such as runtimes/bash\n"
     );
-    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(o.code, Some(2));
 }
 
 #[test]
 fn a_hanging_tool_is_killed_with_its_whole_group_at_the_timeout() {
-    let s = Scratch::new();
-    s.tool(
+    let s = project().tool(
         "hang",
         "executor: runtimes/subprocess\nconfig:\n  command: sh\n  args: [\"-c\", \"echo $$ > sh.pid; sleep 30 & echo $! > gc.pid; wait\"]\n  timeout: 1\n",
     );
     let start = Instant::now();
-    let o = s.run(&["run", "hang", "--json"]);
+    let o = s.then(&["run", "hang", "--json"]).run();
     assert!(
         start.elapsed() < Duration::from_secs(5),
         "{:?}",
@@ -511,62 +446,61 @@ fn a_hanging_tool_is_killed_with_its_whole_group_at_the_timeout() {
         json!({"success": false, "exit_code": null, "stdout": "", "stderr": "", "data": null,
                "truncated": false, "timed_out": true})
     );
-    assert_eq!(o.status.code(), Some(124));
-    assert!(!pid_alive(&s.read("sh.pid")), "the tool survived");
-    assert!(!pid_alive(&s.read("gc.pid")), "its grandchild survived");
-    let o = s.run(&["run", "hang"]);
+    assert_eq!(o.code, Some(124));
+    assert!(!pid_alive(&o.read("sh.pid")), "the tool survived");
+    assert!(!pid_alive(&o.read("gc.pid")), "its grandchild survived");
+    let o = s.then(&["run", "hang"]).run();
     assert_eq!(
-        stderr(&o),
+        o.stderr,
         "strata: `hang` timed out after 1s; its process group was killed\n"
     );
 }
 
 #[test]
 fn a_tool_writing_a_gigabyte_is_capped_and_flagged() {
-    let s = Scratch::new();
-    s.tool(
-        "gig",
-        "executor: runtimes/subprocess\nconfig:\n  command: head\n  args: [\"-c\", \"1073741824\", /dev/zero]\n  max_output_bytes: 1000\n  timeout: 30\n",
-    )
-    .tool(
-        "endless",
-        "executor: runtimes/subprocess\nconfig:\n  command: yes\n  max_output_bytes: 4\n  timeout: 1\n",
-    );
-    let o = s.run(&["run", "gig", "--json"]);
+    let s = project()
+        .tool(
+            "gig",
+            "executor: runtimes/subprocess\nconfig:\n  command: head\n  args: [\"-c\", \"1073741824\", /dev/zero]\n  max_output_bytes: 1000\n  timeout: 30\n",
+        )
+        .tool(
+            "endless",
+            "executor: runtimes/subprocess\nconfig:\n  command: yes\n  max_output_bytes: 4\n  timeout: 1\n",
+        );
+    let o = s.then(&["run", "gig", "--json"]).run();
     let v = result_of(&o);
     assert_eq!(v["stdout"], json!("\0".repeat(1000)));
     assert_eq!(
         (&v["success"], &v["truncated"]),
         (&json!(true), &json!(true))
     );
-    assert_eq!(o.status.code(), Some(0));
-    let o = s.run(&["run", "endless"]);
-    assert_eq!(stdout(&o), "y\ny\n");
+    assert_eq!(o.code, Some(0));
+    let o = s.then(&["run", "endless"]).run();
+    assert_eq!(o.stdout, "y\ny\n");
     assert_eq!(
-        stderr(&o),
+        o.stderr,
         "strata: stdout of `endless` was truncated at 4 bytes\n\
          strata: `endless` timed out after 1s; its process group was killed\n"
     );
-    assert_eq!(o.status.code(), Some(124));
+    assert_eq!(o.code, Some(124));
 }
 
 #[test]
 fn grandchildren_left_behind_are_killed_and_reaped() {
-    let s = Scratch::new();
-    s.tool(
+    let s = project().tool(
         "spawner",
         "executor: runtimes/subprocess\nconfig:\n  command: sh\n  args: [\"-c\", \"sleep 30 & echo $! > gc.pid; echo started\"]\n",
     );
     let start = Instant::now();
-    let o = s.run(&["run", "spawner"]);
+    let o = s.then(&["run", "spawner"]).run();
     assert!(
         start.elapsed() < Duration::from_secs(5),
         "{:?}",
         start.elapsed()
     );
-    assert_eq!(stdout(&o), "started\n");
-    assert_eq!(o.status.code(), Some(0));
-    let pid = s.read("gc.pid");
+    assert_eq!(o.stdout, "started\n");
+    assert_eq!(o.code, Some(0));
+    let pid = o.read("gc.pid");
     assert!(
         !pid_alive(&pid),
         "grandchild {pid} is still there (alive or zombie)"
@@ -575,24 +509,15 @@ fn grandchildren_left_behind_are_killed_and_reaped() {
 
 #[test]
 fn an_interrupted_strata_takes_its_tool_down_with_it() {
-    let s = Scratch::new();
-    s.tool(
+    let s = project().tool(
         "hang",
         "executor: runtimes/subprocess\nconfig:\n  command: sh\n  args: [\"-c\", \"sleep 30 & echo $! > gc.pid; wait\"]\n  timeout: 30\n",
     );
-    let mut child = Command::new(env!("CARGO_BIN_EXE_strata"))
-        .args(["run", "hang"])
-        .current_dir(s.path())
-        .env_clear()
-        .env("PATH", path_var())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = s.then(&["run", "hang"]).spawn();
     let pid_file = s.path().join("gc.pid");
+    let read_pid = || std::fs::read_to_string(&pid_file).unwrap();
     let start = Instant::now();
-    while !pid_file.exists() || s.read("gc.pid").trim().is_empty() {
+    while !pid_file.exists() || read_pid().trim().is_empty() {
         assert!(
             start.elapsed() < Duration::from_secs(10),
             "tool never started"
@@ -606,7 +531,7 @@ fn an_interrupted_strata_takes_its_tool_down_with_it() {
     assert!(killed.success());
     let status = child.wait().unwrap();
     assert!(!status.success());
-    let pid = s.read("gc.pid");
+    let pid = read_pid();
     let start = Instant::now();
     while pid_alive(&pid) {
         assert!(
@@ -619,12 +544,11 @@ fn an_interrupted_strata_takes_its_tool_down_with_it() {
 
 #[test]
 fn the_child_cannot_reach_the_callers_terminal() {
-    let s = Scratch::new();
-    s.tool(
+    let s = project().tool(
         "probe",
         "executor: runtimes/python\nconfig:\n  input_data: null\n  args:\n    - \"-c\"\n    - literal: |\n        import json, os\n        print(json.dumps({\"own_group\": os.getpgid(0) == os.getpid(), \"stdin_tty\": os.isatty(0), \"stdout_tty\": os.isatty(1)}))\n",
     );
-    let o = s.run(&["run", "probe", "--json"]);
+    let o = s.then(&["run", "probe", "--json"]).run();
     assert_eq!(
         result_of(&o)["data"],
         json!({"own_group": true, "stdin_tty": false, "stdout_tty": false})
@@ -633,37 +557,34 @@ fn the_child_cannot_reach_the_callers_terminal() {
 
 #[test]
 fn invalid_parameters_list_the_valid_names() {
-    let o = strata(
-        &repo(),
-        &["run", "examples/report", "-p", "titel=x", "-p", "count=500"],
-        &[],
-    );
+    let o = Test::in_repo()
+        .args(&["run", "examples/report", "-p", "titel=x", "-p", "count=500"])
+        .run();
     assert_eq!(
-        stderr(&o),
+        o.stderr,
         "error[params]: invalid parameters for `examples/report`: unknown parameter `titel`; \
          parameter `count` must be at most 100\n   = help: did you mean `title`? the parameters are: \
          title (string, default \"Report\"), count (integer, default 3)\n"
     );
-    assert_eq!(o.status.code(), Some(2));
-    let o = strata(
-        &repo(),
-        &["run", "examples/report", "-p", "count=many"],
-        &[],
-    );
+    assert_eq!(o.code, Some(2));
+    let o = Test::in_repo()
+        .args(&["run", "examples/report", "-p", "count=many"])
+        .run();
     assert_eq!(
-        stderr(&o),
+        o.stderr,
         "error[params]: parameter `count` must be an integer, got `many`\n   = help: the parameters are: \
          title (string, default \"Report\"), count (integer, default 3)\n"
     );
-    let s = Scratch::new();
-    s.tool(
+    let s = project().tool(
         "req",
         "executor: runtimes/subprocess\nparameters:\n  properties: {n: {type: array}, m: {type: integer, default: 1}}\n  \
          required: [n]\nconfig: {command: \"true\"}\n",
     );
-    let o = s.run(&["run", "req", "--params-json", r#"{"m": "x"}"#]);
+    let o = s
+        .then(&["run", "req", "--params-json", r#"{"m": "x"}"#])
+        .run();
     assert_eq!(
-        stderr(&o),
+        o.stderr,
         "error[params]: invalid parameters for `req`: parameter `m` must be an integer, not a string; \
          missing required parameter `n`\n   = help: the parameters are: n (array, required), m (integer, default 1)\n"
     );
@@ -671,57 +592,57 @@ fn invalid_parameters_list_the_valid_names() {
 
 #[test]
 fn an_unknown_tool_id_suggests_the_closest() {
-    let o = strata(&repo(), &["run", "examples/ech"], &[]);
+    let o = Test::in_repo().args(&["run", "examples/ech"]).run();
     assert_eq!(
-        stderr(&o),
+        o.stderr,
         "error[request]: unknown tool `examples/ech`\n   = help: did you mean `examples/echo`?\n"
     );
-    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(o.code, Some(2));
 }
 
 #[test]
 fn malformed_yaml_is_a_located_error() {
-    let s = Scratch::new();
-    s.tool(
-        "bad",
-        "executor: runtimes/subprocess\nconfig:\n  command: [printf\n",
-    )
-    .tool("typo", "executor: runtimes/subprocess\nconfg: {}\n");
-    let o = s.run(&["run", "bad"]);
+    let s = project()
+        .tool(
+            "bad",
+            "executor: runtimes/subprocess\nconfig:\n  command: [printf\n",
+        )
+        .tool("typo", "executor: runtimes/subprocess\nconfg: {}\n");
+    let o = s.then(&["run", "bad"]).run();
     assert_eq!(
-        stderr(&o),
+        o.stderr,
         "error[request]: YAML syntax error: did not find expected ',' or ']'\n  --> tools/bad.yaml:4:1\n"
     );
-    assert_eq!(o.status.code(), Some(2));
-    let o = s.run(&["run", "tools/typo.yaml"]);
+    assert_eq!(o.code, Some(2));
+    let o = s.then(&["run", "tools/typo.yaml"]).run();
     assert_eq!(
-        stderr(&o),
+        o.stderr,
         "error[request]: invalid tool file: unknown field `confg`, expected one of `kind`, `description`, \
          `version`, `executor`, `parameters`, `env_config`, `config`, `secrets`, `response_fields`\n  --> tools/typo.yaml:2:1\n  |\n\
          2 | confg: {}\n  | ^\n   = help: did you mean `config`?\n"
     );
-    let o = s.run(&["tools"]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(stdout(&o).starts_with(
+    let o = s.then(&["tools"]).run();
+    assert_eq!(o.code, Some(1));
+    assert!(o.stdout.starts_with(
         "bad                  (invalid: YAML syntax error: did not find expected ',' or ']')\n"
     ));
 }
 
 #[test]
 fn executor_cycles_and_unknown_executors_name_the_chain() {
-    let s = Scratch::new();
-    s.tool("a", "executor: b\n")
+    let s = project()
+        .tool("a", "executor: b\n")
         .tool("b", "executor: a\n")
         .tool("c", "executor: runtimes/pyton\n");
-    let o = s.run(&["run", "a"]);
+    let o = s.then(&["run", "a"]).run();
     assert_eq!(
-        stderr(&o),
+        o.stderr,
         "error[request]: executor cycle: a -> b -> a\n  --> tools/b.yaml:1:11\n  |\n1 | executor: a\n  |           ^\n\
          \x20  = field: executor\n   = help: every chain must end at runtimes/subprocess\n"
     );
-    let o = s.run(&["run", "c"]);
+    let o = s.then(&["run", "c"]).run();
     assert_eq!(
-        stderr(&o),
+        o.stderr,
         "error[request]: unknown executor `runtimes/pyton` in chain c -> runtimes/pyton\n  --> tools/c.yaml:1:11\n  |\n\
          1 | executor: runtimes/pyton\n  |           ^\n   = field: executor\n   = help: did you mean `runtimes/python`?\n"
     );
@@ -729,65 +650,68 @@ fn executor_cycles_and_unknown_executors_name_the_chain() {
 
 #[test]
 fn missing_variables_warn_and_strict_mode_refuses_them() {
-    let s = Scratch::new();
-    s.tool(
+    let s = project().tool(
         "t",
         "executor: runtimes/subprocess\nconfig:\n  command: printf\n  args: [\"<${UNSET_VAR}>\"]\n",
     );
-    let o = s.run(&["run", "t"]);
-    assert_eq!(stdout(&o), "<>");
+    let o = s.then(&["run", "t"]).run();
+    assert_eq!(o.stdout, "<>");
     assert_eq!(
-        stderr(&o),
+        o.stderr,
         "warning[env]: environment variable `UNSET_VAR` is not set\n  --> tools/t.yaml:4:12\n   = field: config.args[0] (bytes 1..13)\n"
     );
-    let o = s.run(&["run", "t", "--strict"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).starts_with("error[env]: environment variable `UNSET_VAR` is not set\n"));
+    let o = s.then(&["run", "t", "--strict"]).run();
+    assert_eq!(o.code, Some(2));
+    assert!(o
+        .stderr
+        .starts_with("error[env]: environment variable `UNSET_VAR` is not set\n"));
 }
 
 #[test]
 fn secrets_never_show_in_the_spec_or_in_errors() {
-    let s = Scratch::new();
-    s.file(".env", "GOOD=1\nnot a pair s3cr3t\n").tool(
+    let s = project().file(".env", "GOOD=1\nnot a pair s3cr3t\n").tool(
         "t",
         "executor: runtimes/subprocess\nsecrets: [TOOL_BIN]\nenv_config:\n  env:\n    TOOL_BIN: \"${TOOL_BIN}\"\n\
          config:\n  command: \"${TOOL_BIN}\"\n  cwd: \"${TOOL_BIN}-nowhere\"\n",
     );
     let env = [("TOOL_BIN", "/s3cr3t/bin")];
-    let o = s.run_env(&["run", "t"], &env);
+    let o = s.then(&["run", "t"]).envs(&env).run();
     assert_eq!(
-        stderr(&o),
+        o.stderr,
         "error[request]: expected NAME=value\n  --> .env:2:1\n   = help: write NAME=value, one per line\n"
     );
-    s.file(".env", "GOOD=1\n");
-    let o = s.run_env(&["run", "t"], &env);
+    let s = s.file(".env", "GOOD=1\n");
+    let o = s.then(&["run", "t"]).envs(&env).run();
     assert_eq!(
-        stderr(&o),
+        o.stderr,
         "error[request]: working directory `***-nowhere` does not exist\n  --> tools/t.yaml:8:8\n  |\n\
          8 |   cwd: \"${TOOL_BIN}-nowhere\"\n  |        ^\n   = field: config.cwd\n\
          \x20  = help: cwd is relative to the project root\n"
     );
     let printf = which("printf");
-    s.tool(
+    let s = s.tool(
         "t",
         "executor: runtimes/subprocess\nsecrets: [TOOL_BIN]\nenv_config:\n  env:\n    TOOL_BIN: \"${TOOL_BIN}\"\n\
          config:\n  command: \"${TOOL_BIN}\"\n",
     );
-    let o = s.run_env(
-        &["run", "t", "--dry-run", "--json"],
-        &[("TOOL_BIN", &printf)],
-    );
-    let v = json_of(&o);
+    let o = s
+        .then(&["run", "t", "--dry-run", "--json"])
+        .envs(&[("TOOL_BIN", &printf)])
+        .run();
+    let v = o.json();
     assert_eq!(
         (&v["command"], &v["argv"]),
         (&json!("***"), &json!(["***"]))
     );
     assert_eq!(v["env"]["TOOL_BIN"], json!("***"));
-    let o = s.run_env(&["run", "t", "--dry-run"], &[("TOOL_BIN", &printf)]);
+    let o = s
+        .then(&["run", "t", "--dry-run"])
+        .envs(&[("TOOL_BIN", &printf)])
+        .run();
     assert!(
-        stdout(&o).contains("command: ***\nargv:    [\"***\"]\n"),
+        o.stdout.contains("command: ***\nargv:    [\"***\"]\n"),
         "{}",
-        stdout(&o)
+        o.stdout
     );
-    assert!(!stdout(&o).contains(&printf));
+    assert!(!o.stdout.contains(&printf));
 }
