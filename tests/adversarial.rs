@@ -15,14 +15,12 @@
 //!   names.
 
 mod common;
-use common::{copy_dir, home_var, path_var, repo, write};
+use common::{path_var, Ran, Test};
 
 use std::collections::BTreeSet;
-use std::fs::File;
-use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
@@ -35,165 +33,42 @@ const TIME_LIMIT: Duration = Duration::from_secs(20);
 /// Peak resident memory of the strata process (and the children it reaped), in KiB. The
 /// measured peaks are far below (docs/security.md).
 const RSS_LIMIT_KIB: u64 = 256 * 1024;
+/// Every run is measured, and killed with its process group if it is still going after this.
+const KILL_AFTER: Duration = Duration::from_secs(TIME_LIMIT.as_secs() * 2);
 
-/// What one run of strata did.
-#[derive(Debug)]
-struct Run {
-    stdout: String,
-    stderr: String,
-    code: Option<i32>,
-    /// Peak resident set size of strata and the children it reaped, in KiB.
-    peak_rss_kib: u64,
-    elapsed: Duration,
+/// A scratch project holding a copy of the repository's `tools/`.
+fn project() -> Test {
+    Test::new().copy("tools")
 }
 
-impl Run {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|e| panic!("{e}: {}\n{}", self.stdout, self.stderr))
-    }
-
-    /// Everything strata printed.
-    fn all(&self) -> String {
-        format!("{}{}", self.stdout, self.stderr)
-    }
-
-    /// The start of everything strata printed, for failure messages.
-    fn brief(&self) -> String {
-        self.all().chars().take(2000).collect()
-    }
-
-    /// The first line of standard error.
-    fn error_line(&self) -> &str {
-        self.stderr.lines().next().unwrap_or_default()
-    }
-
-    fn bounded(&self) -> &Run {
-        assert!(self.elapsed < TIME_LIMIT, "took {:?}", self.elapsed);
-        assert!(
-            self.peak_rss_kib < RSS_LIMIT_KIB,
-            "peak RSS {} KiB",
-            self.peak_rss_kib
-        );
-        self
-    }
+/// Holds a run to the suite's time and memory bounds.
+fn bounded(o: &Ran) {
+    assert!(o.elapsed < TIME_LIMIT, "took {:?}", o.elapsed);
+    assert!(
+        o.peak_rss_kib < RSS_LIMIT_KIB,
+        "peak RSS {} KiB",
+        o.peak_rss_kib
+    );
 }
 
-/// A scratch project holding a copy of the repository's `tools/`, removed when dropped.
-struct Scratch {
-    dir: tempfile::TempDir,
-    out: tempfile::TempDir,
+/// Links the real Python executable as the project's `.venv/bin/python3`, so the python
+/// runtime runs it directly (not through a launcher such as a pyenv shim, which adds
+/// variables of its own to the environment).
+fn python_in_venv(project: Test) -> Test {
+    let out = Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .expect("python3 runs");
+    let exe = String::from_utf8(out.stdout).unwrap().trim().to_string();
+    let bin = project.path().join(".venv/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(exe, bin.join("python3")).unwrap();
+    project
 }
 
-impl Scratch {
-    fn new() -> Scratch {
-        let dir = tempfile::tempdir().unwrap();
-        copy_dir(&repo().join("tools"), &dir.path().join("tools"));
-        Scratch {
-            dir,
-            out: tempfile::tempdir().unwrap(),
-        }
-    }
-
-    fn path(&self) -> &Path {
-        self.dir.path()
-    }
-
-    fn file(&self, rel: &str, text: &str) -> &Scratch {
-        write(self.path(), rel, text);
-        self
-    }
-
-    fn read(&self, rel: &str) -> String {
-        std::fs::read_to_string(self.path().join(rel)).unwrap_or_default()
-    }
-
-    /// Links the real Python executable as the project's `.venv/bin/python3`, so the python
-    /// runtime runs it directly (not through a launcher such as a pyenv shim, which adds
-    /// variables of its own to the environment).
-    fn python_in_venv(&self) -> &Scratch {
-        let out = Command::new("python3")
-            .args(["-c", "import sys; print(sys.executable)"])
-            .output()
-            .expect("python3 runs");
-        let exe = String::from_utf8(out.stdout).unwrap().trim().to_string();
-        let bin = self.path().join(".venv/bin");
-        std::fs::create_dir_all(&bin).unwrap();
-        std::os::unix::fs::symlink(exe, bin.join("python3")).unwrap();
-        self
-    }
-
-    /// Fails when a shell ever ran an injected `touch PWNED`.
-    fn assert_not_pwned(&self) {
-        assert!(
-            !self.path().join("PWNED").exists(),
-            "a shell ran injected text"
-        );
-    }
-
-    fn run(&self, args: &[&str]) -> Run {
-        self.run_env(args, &[])
-    }
-
-    /// Runs strata with PATH, HOME and `env` only; measures time and peak memory.
-    fn run_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
-        let out = self.out.path().join("stdout");
-        let err = self.out.path().join("stderr");
-        let rss = self.out.path().join("rss");
-        let _ = std::fs::remove_file(&rss);
-        // GNU time reports the peak RSS of strata alone: its own child, forked from a small
-        // process. (Measuring a child spawned directly by this test would report at least
-        // the test process's own size, which the kernel carries across exec.)
-        let time = Path::new("/usr/bin/time");
-        let mut cmd = if time.is_file() {
-            let mut cmd = Command::new(time);
-            cmd.arg("-f").arg("%M").arg("-o").arg(&rss);
-            cmd.arg(env!("CARGO_BIN_EXE_strata"));
-            cmd
-        } else {
-            Command::new(env!("CARGO_BIN_EXE_strata"))
-        };
-        cmd.args(args)
-            .current_dir(self.path())
-            .env_clear()
-            .env("PATH", path_var())
-            .env("HOME", home_var())
-            .stdin(Stdio::null())
-            .stdout(File::create(&out).unwrap())
-            .stderr(File::create(&err).unwrap())
-            .process_group(0);
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        let start = Instant::now();
-        let mut child = cmd.spawn().expect("strata starts");
-        let pid = child.id() as libc::pid_t;
-        let status = loop {
-            if let Some(status) = child.try_wait().unwrap() {
-                break status;
-            }
-            if start.elapsed() > TIME_LIMIT * 2 {
-                // SAFETY: the group is ours (process_group(0)) and its leader is not reaped.
-                unsafe { libc::kill(-pid, libc::SIGKILL) };
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        };
-        let elapsed = start.elapsed();
-        let read = |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap()).into_owned();
-        // The last line of time's report is the peak in KiB (a line about the exit status
-        // may come first). Without GNU time nothing is measured and 0 is reported.
-        let peak_rss_kib = std::fs::read_to_string(&rss)
-            .ok()
-            .and_then(|t| t.lines().last().and_then(|l| l.trim().parse().ok()))
-            .unwrap_or(0);
-        Run {
-            stdout: read(&out),
-            stderr: read(&err),
-            code: status.code(),
-            peak_rss_kib,
-            elapsed,
-        }
-    }
+/// Fails when a shell ever ran an injected `touch PWNED` in the project.
+fn assert_not_pwned(project: &Path) {
+    assert!(!project.join("PWNED").exists(), "a shell ran injected text");
 }
 
 /// A Python program printing its argv (after the program) and stdin as JSON.
@@ -231,11 +106,10 @@ fn assert_no_secret(text: &str) {
 /// params (P) and config keys, caller params (P) into later E stages, `env_config`, stdin and
 /// `params_json`. The author places the secret `TOKEN` in the child's environment and in one
 /// argument; `DOT_SECRET` comes from `.env`.
-fn injection_project() -> Scratch {
-    let s = Scratch::new();
-    s.file(".env", &format!("DOT_SECRET={DOT_SECRET}\n")).file(
+fn injection_project() -> Test {
+    project().file(".env", format!("DOT_SECRET={DOT_SECRET}\n")).file(
         "tools/inject.yaml",
-        &format!(
+        format!(
             "executor: runtimes/subprocess\nsecrets: [TOKEN]\n\
              parameters:\n  properties:\n    msg: {{type: string}}\n    list: {{type: array, default: []}}\n\
              env_config:\n  env:\n    FROM_ENV: \"${{EVIL_ENV}}\"\n\
@@ -245,8 +119,7 @@ fn injection_project() -> Scratch {
              \x20 input_data: \"{{msg}}|${{EVIL_ENV}}\"\n  env: {{TOKEN: \"${{TOKEN}}\", MSG: \"{{msg}}\"}}\n",
             q(DUMP_ENV)
         ),
-    );
-    s
+    )
 }
 
 fn injection_env() -> [(&'static str, &'static str); 2] {
@@ -257,10 +130,11 @@ fn injection_env() -> [(&'static str, &'static str); 2] {
 fn data_from_every_tool_stage_reaches_the_child_byte_for_byte() {
     let s = injection_project();
     let params = json!({"msg": EVIL, "list": [EVIL, {"k": EVIL}]}).to_string();
-    let o = s.run_env(
-        &["run", "inject", "--params-json", &params, "--json"],
-        &injection_env(),
-    );
+    let o = s
+        .then(&["run", "inject", "--params-json", &params, "--json"])
+        .envs(&injection_env())
+        .measured(KILL_AFTER)
+        .run();
     assert_eq!(o.code, Some(0), "{}", o.stderr);
     let child = &o.json()["data"];
     assert_eq!(
@@ -292,7 +166,7 @@ fn data_from_every_tool_stage_reaches_the_child_byte_for_byte() {
             &json!(DOT_SECRET)
         )
     );
-    s.assert_not_pwned();
+    assert_not_pwned(s.path());
     // The secret is only where the author put it: the environment and `--token=`.
     let args = child["argv"].as_array().unwrap();
     assert_no_secret(&json!(args[..7]).to_string());
@@ -308,15 +182,20 @@ fn secrets_never_show_in_dry_runs_explanations_or_errors() {
         vec!["run", "inject", "-p", &msg, "--dry-run", "--json"],
         vec!["run", "inject", "-p", &msg, "--explain"],
     ] {
-        let o = s.run_env(&args, &injection_env());
+        let o = s
+            .then(&args)
+            .envs(&injection_env())
+            .measured(KILL_AFTER)
+            .run();
         assert_eq!(o.code, Some(0), "{args:?}: {}", o.stderr);
         assert_no_secret(&o.all());
         assert!(o.stdout.contains("--token=***"), "{}", o.stdout);
     }
-    let dry = s.run_env(
-        &["run", "inject", "-p", &msg, "--dry-run", "--json"],
-        &injection_env(),
-    );
+    let dry = s
+        .then(&["run", "inject", "-p", &msg, "--dry-run", "--json"])
+        .envs(&injection_env())
+        .measured(KILL_AFTER)
+        .run();
     let spec = dry.json();
     assert_eq!(spec["env"]["TOKEN"], json!("***"));
     assert_eq!(spec["env"]["DOT_SECRET"], json!("***"));
@@ -328,38 +207,52 @@ fn secrets_never_show_in_dry_runs_explanations_or_errors() {
 
     // Errors that involve secret values: a `:?` message quoting one, a strict-mode miss in
     // a field holding one, invalid parameters next to one, a broken .env line.
-    s.file(
-        "tools/fail.yaml",
-        "executor: runtimes/subprocess\nsecrets: [TOKEN]\nconfig:\n  command: echo\n\
+    let s = s
+        .file(
+            "tools/fail.yaml",
+            "executor: runtimes/subprocess\nsecrets: [TOKEN]\nconfig:\n  command: echo\n\
          \x20 args: [\"${MISSING:?token is ${TOKEN}, dot is ${DOT_SECRET}}\"]\n",
-    )
-    .file(
-        "tools/strict.yaml",
-        "executor: runtimes/subprocess\nsecrets: [TOKEN]\nconfig:\n  command: echo\n\
+        )
+        .file(
+            "tools/strict.yaml",
+            "executor: runtimes/subprocess\nsecrets: [TOKEN]\nconfig:\n  command: echo\n\
          \x20 args: [\"${TOKEN}${MISSING}\"]\n",
-    );
-    let o = s.run_env(&["run", "fail"], &injection_env());
+        );
+    let o = s
+        .then(&["run", "fail"])
+        .envs(&injection_env())
+        .measured(KILL_AFTER)
+        .run();
     assert_eq!(o.code, Some(2));
     assert_eq!(
         o.error_line(),
         "error[env]: required variable `MISSING` is unset or empty: token is ***, dot is ***"
     );
     assert_no_secret(&o.all());
-    let o = s.run_env(&["run", "strict", "--strict"], &injection_env());
+    let o = s
+        .then(&["run", "strict", "--strict"])
+        .envs(&injection_env())
+        .measured(KILL_AFTER)
+        .run();
     assert_eq!(o.code, Some(2));
     assert_eq!(
         o.error_line(),
         "error[env]: environment variable `MISSING` is not set"
     );
     assert_no_secret(&o.all());
-    let o = s.run_env(
-        &["run", "inject", "-p", "nope=1", "-p", &msg],
-        &injection_env(),
-    );
+    let o = s
+        .then(&["run", "inject", "-p", "nope=1", "-p", &msg])
+        .envs(&injection_env())
+        .measured(KILL_AFTER)
+        .run();
     assert_eq!(o.code, Some(2));
     assert_no_secret(&o.all());
-    s.file(".env", &format!("DOT_SECRET={DOT_SECRET}\n{TOKEN}\n"));
-    let o = s.run_env(&["run", "inject", "-p", &msg], &injection_env());
+    let s = s.file(".env", format!("DOT_SECRET={DOT_SECRET}\n{TOKEN}\n"));
+    let o = s
+        .then(&["run", "inject", "-p", &msg])
+        .envs(&injection_env())
+        .measured(KILL_AFTER)
+        .run();
     assert_eq!(o.code, Some(2));
     assert_eq!(o.error_line(), "error[request]: expected NAME=value");
     assert_no_secret(&o.all());
@@ -367,16 +260,18 @@ fn secrets_never_show_in_dry_runs_explanations_or_errors() {
 
 #[test]
 fn secrets_in_spawn_errors_are_redacted() {
-    let s = Scratch::new();
-    let tool = |name: &str, config: &str| {
-        s.file(
-            &format!("tools/{name}.yaml"),
+    let s = [
+        ("missing", "  command: \"/nonexistent/${TOKEN}\"\n"),
+        ("cwd", "  command: echo\n  cwd: \"/nonexistent/${TOKEN}\"\n"),
+        ("path", "  command: \"${TOKEN}\"\n"),
+    ]
+    .into_iter()
+    .fold(project(), |s, (name, config)| {
+        s.tool(
+            name,
             &format!("executor: runtimes/subprocess\nsecrets: [TOKEN]\nconfig:\n{config}"),
-        );
-    };
-    tool("missing", "  command: \"/nonexistent/${TOKEN}\"\n");
-    tool("cwd", "  command: echo\n  cwd: \"/nonexistent/${TOKEN}\"\n");
-    tool("path", "  command: \"${TOKEN}\"\n");
+        )
+    });
     for (name, line) in [
         (
             "missing",
@@ -388,7 +283,11 @@ fn secrets_in_spawn_errors_are_redacted() {
         ),
         ("path", "error[request]: command `***` not found on PATH"),
     ] {
-        let o = s.run_env(&["run", name], &[("TOKEN", TOKEN)]);
+        let o = s
+            .then(&["run", name])
+            .envs(&[("TOKEN", TOKEN)])
+            .measured(KILL_AFTER)
+            .run();
         assert_eq!(o.code, Some(2), "{name}: {}", o.brief());
         assert_eq!(o.error_line(), line);
         assert_no_secret(&o.all());
@@ -399,8 +298,7 @@ fn secrets_in_spawn_errors_are_redacted() {
 /// through every order of every pair of layers: each value arrives as it was given.
 #[test]
 fn render_never_rescans_data_through_any_pair_of_layers() {
-    let s = Scratch::new();
-    s.file(
+    let s = project().file(
         "doc.yaml",
         "e: \"<${EVIL}>\"\np: \"<{evil}>\"\nc: \"<${state.evil}>\"\ni: \"<{input:evil}>\"\n\
          secret: \"<${TOKEN}>\"\n",
@@ -419,27 +317,30 @@ fn render_never_rescans_data_through_any_pair_of_layers() {
     };
     for first in layers {
         for second in layers.iter().filter(|l| **l != first) {
-            let o = s.run(&[
-                "render",
-                "doc.yaml",
-                "--clean-env",
-                "--env",
-                &env,
-                "--env",
-                &token,
-                "--secret",
-                "TOKEN",
-                "-p",
-                &param,
-                "--input",
-                &input,
-                "--context",
-                &context,
-                "--layer",
-                first,
-                "--layer",
-                second,
-            ]);
+            let o = s
+                .then(&[
+                    "render",
+                    "doc.yaml",
+                    "--clean-env",
+                    "--env",
+                    &env,
+                    "--env",
+                    &token,
+                    "--secret",
+                    "TOKEN",
+                    "-p",
+                    &param,
+                    "--input",
+                    &input,
+                    "--context",
+                    &context,
+                    "--layer",
+                    first,
+                    "--layer",
+                    second,
+                ])
+                .measured(KILL_AFTER)
+                .run();
             assert_eq!(o.code, Some(0), "{first} {second}: {}", o.brief());
             let v = o.json();
             for layer in [first, second] {
@@ -456,37 +357,41 @@ fn render_never_rescans_data_through_any_pair_of_layers() {
             }
         }
     }
-    let o = s.run(&[
-        "render",
-        "doc.yaml",
-        "--clean-env",
-        "--env",
-        &env,
-        "--env",
-        &token,
-        "--secret",
-        "TOKEN",
-        "-p",
-        &param,
-        "--input",
-        &input,
-        "--context",
-        &context,
-        "--explain",
-    ]);
+    let o = s
+        .then(&[
+            "render",
+            "doc.yaml",
+            "--clean-env",
+            "--env",
+            &env,
+            "--env",
+            &token,
+            "--secret",
+            "TOKEN",
+            "-p",
+            &param,
+            "--input",
+            &input,
+            "--context",
+            &context,
+            "--explain",
+        ])
+        .measured(KILL_AFTER)
+        .run();
     assert_eq!(o.code, Some(0), "{}", o.brief());
     assert_no_secret(&o.all());
     assert!(o.stdout.contains("<***>"), "{}", o.brief());
-    s.assert_not_pwned();
+    assert_not_pwned(s.path());
 }
 
 #[test]
 fn null_bytes_in_data_are_a_clear_error_not_a_truncated_argument() {
     let s = injection_project();
-    let o = s.run_env(
-        &["run", "inject", "--params-json", r#"{"msg": "a\u0000b"}"#],
-        &injection_env(),
-    );
+    let o = s
+        .then(&["run", "inject", "--params-json", r#"{"msg": "a\u0000b"}"#])
+        .envs(&injection_env())
+        .measured(KILL_AFTER)
+        .run();
     assert_eq!(o.code, Some(2), "{}", o.brief());
     assert_eq!(
         o.error_line(),
@@ -495,25 +400,24 @@ fn null_bytes_in_data_are_a_clear_error_not_a_truncated_argument() {
     assert_no_secret(&o.all());
 }
 
-/// The dump tool for directives and graphs: argv and stdin only (its output is logged).
-fn dump_tool(s: &Scratch) {
-    s.file(
+/// A project with the dump tool for directives and graphs: argv and stdin only (its output
+/// is logged).
+fn dump_tool() -> Test {
+    project().file(
         "tools/dump.yaml",
-        &format!(
+        format!(
             "executor: runtimes/subprocess\nsecrets: [TOKEN]\n\
              parameters:\n  properties:\n    msg: {{type: string}}\n    ctx: {{type: string, default: \"\"}}\n\
              config:\n  command: python3\n  args: [\"-c\", {{literal: {}}}, \"{{msg}}\", \"{{ctx}}\"]\n\
              \x20 input_data: \"{{params_json}}\"\n  env: {{TOKEN: \"${{TOKEN}}\"}}\n",
             q(DUMP)
         ),
-    );
+    )
 }
 
 #[test]
 fn directive_inputs_steps_and_hook_context_stay_data() {
-    let s = Scratch::new();
-    dump_tool(&s);
-    s.file(
+    let s = dump_tool().file(
         "directives/inject.md",
         "---\nname: inject\ninputs:\n  - {name: text, type: string, required: true}\n\
          actions:\n  - id: first\n    tool: dump\n    params: {msg: \"{input:text}\", ctx: \"${inputs.text}\"}\n\
@@ -523,10 +427,11 @@ fn directive_inputs_steps_and_hook_context_stay_data() {
          Body: {input:text} / ${steps.first.result.argv[1]}\n",
     );
     let input = format!("text={EVIL}");
-    let o = s.run_env(
-        &["run", "directives/inject.md", "--input", &input, "--json"],
-        &[("TOKEN", TOKEN)],
-    );
+    let o = s
+        .then(&["run", "directives/inject.md", "--input", &input, "--json"])
+        .envs(&[("TOKEN", TOKEN)])
+        .measured(KILL_AFTER)
+        .run();
     assert_eq!(o.code, Some(0), "{}", o.brief());
     let report = o.json();
     let first = &report["actions"][0]["result"];
@@ -541,31 +446,30 @@ fn directive_inputs_steps_and_hook_context_stay_data() {
     assert_eq!(second["argv"], json!([first_stdout, format!("<{EVIL}>")]));
     assert_eq!(report["prompt"], json!(format!("Body: {EVIL} / {EVIL}\n")));
     assert_eq!(
-        s.read("hook.log"),
+        o.read("hook.log"),
         format!("first: {EVIL}\nsecond: {first_stdout}\n")
     );
     assert_no_secret(&o.all());
-    assert_no_secret(&s.read("hook.log"));
-    s.assert_not_pwned();
-    let o = s.run_env(
-        &[
+    assert_no_secret(&o.read("hook.log"));
+    assert_not_pwned(s.path());
+    let o = s
+        .then(&[
             "run",
             "directives/inject.md",
             "--input",
             &input,
             "--dry-run",
-        ],
-        &[("TOKEN", TOKEN)],
-    );
+        ])
+        .envs(&[("TOKEN", TOKEN)])
+        .measured(KILL_AFTER)
+        .run();
     assert_eq!(o.code, Some(0), "{}", o.brief());
     assert_no_secret(&o.all());
 }
 
 #[test]
 fn graph_state_and_hook_context_stay_data() {
-    let s = Scratch::new();
-    dump_tool(&s);
-    s.file(
+    let s = dump_tool().file(
         "tools/graphs/inject.yaml",
         "kind: graph\nparameters:\n  type: object\n  properties:\n    text: {type: string}\n\
          state: {comment: \"\", seen: null}\n\
@@ -578,8 +482,8 @@ fn graph_state_and_hook_context_stay_data() {
          \x20 done:\n    kind: return\n    output: {seen: \"${state.seen}\", comment: \"${state.comment}\"}\n",
     );
     let input = format!("text={EVIL}");
-    let o = s.run_env(
-        &[
+    let o = s
+        .then(&[
             "run",
             "graphs/inject",
             "--input",
@@ -587,29 +491,34 @@ fn graph_state_and_hook_context_stay_data() {
             "--run-id",
             "r1",
             "--quiet",
-        ],
-        &[("TOKEN", TOKEN)],
-    );
+        ])
+        .envs(&[("TOKEN", TOKEN)])
+        .measured(KILL_AFTER)
+        .run();
     assert_eq!(o.code, Some(0), "{}", o.brief());
     assert_eq!(
         o.json(),
         json!({"seen": [EVIL, format!("<{EVIL}>")], "comment": EVIL})
     );
     assert_eq!(
-        s.read("hook.log"),
+        o.read("hook.log"),
         format!("after: {EVIL}\nafter: {EVIL}\nafter: {EVIL}\n")
     );
     assert_no_secret(&o.all());
-    assert_no_secret(&s.read(".strata/runs/r1/checkpoint.json"));
+    assert_no_secret(&o.read(".strata/runs/r1/checkpoint.json"));
     // The progress trace and the JSON event log carry the state, never the secret.
     for (id, mode) in [("r2", None), ("r3", Some("--json"))] {
         let mut args = vec!["run", "graphs/inject", "--input", &input, "--run-id", id];
         args.extend(mode);
-        let o = s.run_env(&args, &[("TOKEN", TOKEN)]);
+        let o = s
+            .then(&args)
+            .envs(&[("TOKEN", TOKEN)])
+            .measured(KILL_AFTER)
+            .run();
         assert_eq!(o.code, Some(0), "{}", o.brief());
         assert_no_secret(&o.all());
     }
-    s.assert_not_pwned();
+    assert_not_pwned(s.path());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -651,20 +560,22 @@ fn metas_json() -> Value {
 const METAS_SCHEMA: &str =
     "parameters:\n  properties:\n    msg: {type: string}\n    list: {type: array, items: {type: string}}\n";
 
-fn run_metas(s: &Scratch, tool: &str) -> Run {
+fn run_metas(s: &Test, tool: &str) -> Ran {
     let params = metas_json().to_string();
-    let o = s.run(&["run", tool, "--params-json", &params, "--json"]);
+    let o = s
+        .then(&["run", tool, "--params-json", &params, "--json"])
+        .measured(KILL_AFTER)
+        .run();
     assert_eq!(o.code, Some(0), "{tool}: {}", o.brief());
-    s.assert_not_pwned();
+    assert_not_pwned(s.path());
     o
 }
 
 #[test]
 fn shell_metacharacters_are_data_on_the_subprocess_runtime() {
-    let s = Scratch::new();
-    s.file(
+    let s = project().file(
         "tools/meta.yaml",
-        &format!(
+        format!(
             "executor: runtimes/subprocess\n{METAS_SCHEMA}\
              config:\n  command: python3\n  params_env_prefix: PARAM_\n  input_data: \"{{params_json}}\"\n\
              \x20 env: {{MSG: \"{{msg}}\"}}\n  args: [\"-c\", {{literal: {}}}, \"{{msg}}\", \"<{{msg}}>\", \"{{list}}\"]\n",
@@ -692,10 +603,9 @@ fn shell_metacharacters_are_data_on_the_subprocess_runtime() {
 
 #[test]
 fn shell_metacharacters_are_data_on_the_python_runtime() {
-    let s = Scratch::new();
-    s.file("tools/py/dump.py", DUMP).file(
+    let s = project().file("tools/py/dump.py", DUMP).file(
         "tools/py/meta.yaml",
-        &format!("executor: runtimes/python\n{METAS_SCHEMA}config:\n  script: dump.py\n"),
+        format!("executor: runtimes/python\n{METAS_SCHEMA}config:\n  script: dump.py\n"),
     );
     let child = run_metas(&s, "py/meta").json()["data"].clone();
     assert_eq!(
@@ -706,16 +616,16 @@ fn shell_metacharacters_are_data_on_the_python_runtime() {
 
 #[test]
 fn shell_metacharacters_are_data_on_the_node_runtime() {
-    let s = Scratch::new();
-    s.file(
-        "tools/js/dump.js",
-        "const stdin = require('fs').readFileSync(0, 'utf8');\n\
+    let s = project()
+        .file(
+            "tools/js/dump.js",
+            "const stdin = require('fs').readFileSync(0, 'utf8');\n\
          process.stdout.write(JSON.stringify({argv: process.argv.slice(2), stdin}));\n",
-    )
-    .file(
-        "tools/js/meta.yaml",
-        &format!("executor: runtimes/node\n{METAS_SCHEMA}config:\n  script: dump.js\n"),
-    );
+        )
+        .file(
+            "tools/js/meta.yaml",
+            format!("executor: runtimes/node\n{METAS_SCHEMA}config:\n  script: dump.js\n"),
+        );
     let child = run_metas(&s, "js/meta").json()["data"].clone();
     assert_eq!(
         child,
@@ -725,16 +635,16 @@ fn shell_metacharacters_are_data_on_the_node_runtime() {
 
 #[test]
 fn shell_metacharacters_are_data_on_the_bash_runtime() {
-    let s = Scratch::new();
     // The script prints what it was given, NUL-separated; the values never become code.
-    s.file(
-        "tools/sh/dump.sh",
-        "printf '%s\\0' \"$PARAM_MSG\" \"$PARAM_LIST\" \"$PARAMS_JSON\"\n",
-    )
-    .file(
-        "tools/sh/meta.yaml",
-        &format!("executor: runtimes/bash\n{METAS_SCHEMA}config:\n  script: dump.sh\n"),
-    );
+    let s = project()
+        .file(
+            "tools/sh/dump.sh",
+            "printf '%s\\0' \"$PARAM_MSG\" \"$PARAM_LIST\" \"$PARAMS_JSON\"\n",
+        )
+        .file(
+            "tools/sh/meta.yaml",
+            format!("executor: runtimes/bash\n{METAS_SCHEMA}config:\n  script: dump.sh\n"),
+        );
     let o = run_metas(&s, "sh/meta");
     let stdout = o.json()["stdout"].as_str().unwrap().to_string();
     let parts: Vec<&str> = stdout.split('\0').collect();
@@ -754,21 +664,24 @@ fn shell_metacharacters_are_data_on_the_bash_runtime() {
 // Expansion bombs: each stopped by a documented limit, in bounded time and memory
 // ---------------------------------------------------------------------------------------------
 
-fn bomb(s: &Scratch, name: &str, config: &str) -> Run {
-    s.file(
-        &format!("tools/{name}.yaml"),
-        &format!("executor: runtimes/subprocess\nconfig:\n  command: echo\n{config}"),
-    );
-    let o = s.run(&["run", name]);
+fn bomb(s: &Test, name: &str, config: &str) -> Ran {
+    let o = s
+        .then(&["run", name])
+        .tool(
+            name,
+            &format!("executor: runtimes/subprocess\nconfig:\n  command: echo\n{config}"),
+        )
+        .measured(KILL_AFTER)
+        .run();
     eprintln!("{name}: {:?}, peak RSS {} KiB", o.elapsed, o.peak_rss_kib);
-    o.bounded();
+    bounded(&o);
     assert_eq!(o.code, Some(2), "{name}: {}", o.brief());
     o
 }
 
 #[test]
 fn deeply_nested_defaults_stop_at_the_depth_limit() {
-    let s = Scratch::new();
+    let s = project();
     let env = format!("{}x{}", "${A:-".repeat(10_000), "}".repeat(10_000));
     let o = bomb(&s, "env_nest", &format!("  args: [{}]\n", q(&env)));
     assert_eq!(
@@ -776,24 +689,30 @@ fn deeply_nested_defaults_stop_at_the_depth_limit() {
         "error[env]: defaults are nested more than 32 levels deep"
     );
     let inputs = format!("{}x{}", "{input:a:".repeat(10_000), "}".repeat(10_000));
-    s.file(
+    let s = s.file(
         "directives/nest.md",
-        &format!("---\nname: nest\n---\n{inputs}\n"),
+        format!("---\nname: nest\n---\n{inputs}\n"),
     );
-    let o = s.run(&["run", "directives/nest.md"]);
-    o.bounded();
+    let o = s
+        .then(&["run", "directives/nest.md"])
+        .measured(KILL_AFTER)
+        .run();
+    bounded(&o);
     assert_eq!(o.code, Some(2), "{}", o.brief());
     assert_eq!(
         o.error_line(),
         "error[inputs]: defaults are nested more than 32 levels deep"
     );
     let expr = format!("${{a ?? {}1{}}}", "[".repeat(10_000), "]".repeat(10_000));
-    s.file(
+    let s = s.file(
         "directives/expr.md",
-        &format!("---\nname: expr\n---\n{expr}\n"),
+        format!("---\nname: expr\n---\n{expr}\n"),
     );
-    let o = s.run(&["run", "directives/expr.md"]);
-    o.bounded();
+    let o = s
+        .then(&["run", "directives/expr.md"])
+        .measured(KILL_AFTER)
+        .run();
+    bounded(&o);
     assert_eq!(o.code, Some(2), "{}", o.brief());
     assert_eq!(
         o.error_line(),
@@ -803,7 +722,7 @@ fn deeply_nested_defaults_stop_at_the_depth_limit() {
 
 #[test]
 fn self_referential_and_mutually_recursive_params_are_cycles() {
-    let s = Scratch::new();
+    let s = project();
     let o = bomb(&s, "selfref", "  a: \"{a}\"\n  args: [\"{a}\"]\n");
     assert_eq!(o.error_line(), "error[params]: parameter cycle: a -> a");
     let o = bomb(
@@ -830,7 +749,7 @@ fn self_referential_and_mutually_recursive_params_are_cycles() {
 
 #[test]
 fn exponential_parameter_growth_stops_at_the_output_limit() {
-    let s = Scratch::new();
+    let s = project();
     // Each level repeats the one below 256 times: 4 KiB, 1 MiB, 256 MiB (three links from
     // `args`, the most allowed).
     let k0 = "x".repeat(4096);
@@ -853,7 +772,6 @@ fn exponential_parameter_growth_stops_at_the_output_limit() {
 
 #[test]
 fn a_yaml_billion_laughs_file_is_refused() {
-    let s = Scratch::new();
     let mut yaml = String::from(
         "executor: runtimes/subprocess\nl0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n",
     );
@@ -864,13 +782,13 @@ fn a_yaml_billion_laughs_file_is_refused() {
         ));
     }
     yaml.push_str("config: {command: echo, args: \"*l9\"}\n");
-    s.file("tools/lol.yaml", &yaml);
-    let o = s.run(&["run", "lol"]);
+    let s = project().file("tools/lol.yaml", &yaml);
+    let o = s.then(&["run", "lol"]).measured(KILL_AFTER).run();
     eprintln!(
         "billion laughs: {:?}, peak RSS {} KiB",
         o.elapsed, o.peak_rss_kib
     );
-    o.bounded();
+    bounded(&o);
     assert_eq!(o.code, Some(2), "{}", o.brief());
     assert_eq!(
         o.error_line(),
@@ -880,7 +798,7 @@ fn a_yaml_billion_laughs_file_is_refused() {
 
 #[test]
 fn a_million_placeholders_in_one_string_are_refused() {
-    let s = Scratch::new();
+    let s = project();
     let o = bomb(
         &s,
         "million",
@@ -890,12 +808,15 @@ fn a_million_placeholders_in_one_string_are_refused() {
         o.error_line(),
         "error[params]: more than 10000 placeholders in one string"
     );
-    s.file(
+    let s = s.file(
         "directives/million.md",
-        &format!("---\nname: million\n---\n{}\n", "${a}".repeat(1_000_000)),
+        format!("---\nname: million\n---\n{}\n", "${a}".repeat(1_000_000)),
     );
-    let o = s.run(&["run", "directives/million.md"]);
-    o.bounded();
+    let o = s
+        .then(&["run", "directives/million.md"])
+        .measured(KILL_AFTER)
+        .run();
+    bounded(&o);
     assert_eq!(o.code, Some(2), "{}", o.brief());
     assert_eq!(
         o.error_line(),
@@ -906,7 +827,7 @@ fn a_million_placeholders_in_one_string_are_refused() {
 
 #[test]
 fn huge_and_deeply_nested_documents_are_refused() {
-    let s = Scratch::new();
+    let s = project();
     let o = bomb(
         &s,
         "huge",
@@ -918,12 +839,12 @@ fn huge_and_deeply_nested_documents_are_refused() {
     );
     // The snippet shows a window of the 5 MB line, not all of it.
     assert!(o.stderr.len() < 1000, "{}", o.brief());
-    s.file(
+    let s = s.file(
         "tools/deep.yaml",
-        &format!("config: {}1{}\n", "[".repeat(100_000), "]".repeat(100_000)),
+        format!("config: {}1{}\n", "[".repeat(100_000), "]".repeat(100_000)),
     );
-    let o = s.run(&["run", "deep"]);
-    o.bounded();
+    let o = s.then(&["run", "deep"]).measured(KILL_AFTER).run();
+    bounded(&o);
     assert_eq!(o.code, Some(2), "{}", o.brief());
     assert_eq!(
         o.error_line(),
@@ -934,19 +855,22 @@ fn huge_and_deeply_nested_documents_are_refused() {
 
 #[test]
 fn a_tool_writing_endlessly_is_capped_in_bounded_memory() {
-    let s = Scratch::new();
-    s.file(
-        "tools/endless.yaml",
-        "executor: runtimes/subprocess\nconfig:\n  command: yes\n  timeout: 2\n",
-    )
-    .file(
-        "tools/gig.yaml",
-        "executor: runtimes/subprocess\nconfig:\n  command: head\n  args: [\"-c\", \"1073741824\", /dev/zero]\n",
-    );
+    let s = project()
+        .file(
+            "tools/endless.yaml",
+            "executor: runtimes/subprocess\nconfig:\n  command: yes\n  timeout: 2\n",
+        )
+        .file(
+            "tools/gig.yaml",
+            "executor: runtimes/subprocess\nconfig:\n  command: head\n  args: [\"-c\", \"1073741824\", /dev/zero]\n",
+        );
     // The default cap (8 MiB per stream) holds however much the tool writes.
-    let o = s.run(&["run", "endless", "--json"]);
+    let o = s
+        .then(&["run", "endless", "--json"])
+        .measured(KILL_AFTER)
+        .run();
     eprintln!("yes: {:?}, peak RSS {} KiB", o.elapsed, o.peak_rss_kib);
-    o.bounded();
+    bounded(&o);
     assert_eq!(o.code, Some(124));
     let v = o.json();
     assert_eq!(v["stdout"].as_str().map(str::len), Some(8 << 20));
@@ -954,9 +878,9 @@ fn a_tool_writing_endlessly_is_capped_in_bounded_memory() {
         (&v["truncated"], &v["timed_out"]),
         (&json!(true), &json!(true))
     );
-    let o = s.run(&["run", "gig"]);
+    let o = s.then(&["run", "gig"]).measured(KILL_AFTER).run();
     eprintln!("1 GiB: {:?}, peak RSS {} KiB", o.elapsed, o.peak_rss_kib);
-    o.bounded();
+    bounded(&o);
     assert_eq!(o.code, Some(0), "{}", o.stderr);
     assert_eq!(o.stdout.len(), 8 << 20);
     assert_eq!(
@@ -970,13 +894,11 @@ fn a_tool_writing_endlessly_is_capped_in_bounded_memory() {
 // ---------------------------------------------------------------------------------------------
 
 /// A project with a tool file outside `tools/` that would leave a mark if it ever ran.
-fn traversal_project() -> Scratch {
-    let s = Scratch::new();
-    s.file(
+fn traversal_project() -> Test {
+    project().file(
         "outside.yaml",
         "executor: runtimes/subprocess\nconfig:\n  command: touch\n  args: [PWNED]\n",
-    );
-    s
+    )
 }
 
 #[test]
@@ -1003,50 +925,50 @@ fn tool_ids_cannot_leave_the_tools_directory() {
             "error[request]: no `tools/` directory in `/etc` or any of its parents".to_string(),
         ),
     ] {
-        let o = s.run(&["run", id]);
+        let o = s.then(&["run", id]).measured(KILL_AFTER).run();
         assert_eq!(o.code, Some(2), "{id}: {}", o.brief());
         assert_eq!(o.error_line(), line);
     }
-    s.file(
+    let s = s.file(
         "tools/hop.yaml",
         "executor: ../outside\nconfig: {command: echo}\n",
     );
-    let o = s.run(&["run", "hop"]);
+    let o = s.then(&["run", "hop"]).measured(KILL_AFTER).run();
     assert_eq!(o.code, Some(2), "{}", o.brief());
     assert_eq!(
         o.error_line(),
         "error[request]: unknown executor `../outside` in chain hop -> ../outside"
     );
-    s.assert_not_pwned();
+    assert_not_pwned(s.path());
 }
 
 #[test]
 fn directive_graph_and_hook_tools_cannot_leave_the_tools_directory() {
-    let s = traversal_project();
-    s.file(
-        "directives/act.md",
-        "---\nname: act\nactions:\n  - {id: a, tool: ../outside}\n---\nx\n",
-    )
-    .file(
-        "directives/hook.md",
-        "---\nname: hook\nhooks:\n  - {id: h, event: directive_started, action: {tool: ../outside}}\n---\nx\n",
-    )
-    .file(
-        "tools/graphs/node.yaml",
-        "kind: graph\nnodes:\n  a: {kind: action, tool: ../outside, next: b}\n  b: {kind: return, output: 1}\n",
-    )
-    .file(
-        "tools/graphs/hook.yaml",
-        "kind: graph\nhooks:\n  - {id: h, event: graph_started, action: {tool: ../outside}}\n\
-         nodes:\n  b: {kind: return, output: 1}\n",
-    );
+    let s = traversal_project()
+        .file(
+            "directives/act.md",
+            "---\nname: act\nactions:\n  - {id: a, tool: ../outside}\n---\nx\n",
+        )
+        .file(
+            "directives/hook.md",
+            "---\nname: hook\nhooks:\n  - {id: h, event: directive_started, action: {tool: ../outside}}\n---\nx\n",
+        )
+        .file(
+            "tools/graphs/node.yaml",
+            "kind: graph\nnodes:\n  a: {kind: action, tool: ../outside, next: b}\n  b: {kind: return, output: 1}\n",
+        )
+        .file(
+            "tools/graphs/hook.yaml",
+            "kind: graph\nhooks:\n  - {id: h, event: graph_started, action: {tool: ../outside}}\n\
+             nodes:\n  b: {kind: return, output: 1}\n",
+        );
     for args in [
         vec!["run", "directives/act.md"],
         vec!["run", "directives/hook.md"],
         vec!["run", "graphs/node"],
         vec!["run", "graphs/hook"],
     ] {
-        let o = s.run(&args);
+        let o = s.then(&args).measured(KILL_AFTER).run();
         assert_eq!(o.code, Some(2), "{args:?}: {}", o.brief());
         assert!(
             o.stderr.contains("unknown tool `../outside`"),
@@ -1054,12 +976,12 @@ fn directive_graph_and_hook_tools_cannot_leave_the_tools_directory() {
             o.stderr
         );
     }
-    s.assert_not_pwned();
+    assert_not_pwned(s.path());
 }
 
 #[test]
 fn run_ids_cannot_leave_the_runs_directory() {
-    let s = Scratch::new();
+    let s = project();
     for (flag, id) in [
         ("--resume", "../../etc/passwd"),
         ("--resume", ".."),
@@ -1067,7 +989,10 @@ fn run_ids_cannot_leave_the_runs_directory() {
         ("--run-id", "/tmp/escape"),
         ("--run-id", "a/b"),
     ] {
-        let o = s.run(&["run", "graphs/retry", flag, id, "--quiet"]);
+        let o = s
+            .then(&["run", "graphs/retry", flag, id, "--quiet"])
+            .measured(KILL_AFTER)
+            .run();
         assert_eq!(o.code, Some(2), "{flag} {id}: {}", o.brief());
         assert_eq!(
             o.error_line(),
@@ -1127,8 +1052,9 @@ fn env_names(env: &Value) -> BTreeSet<String> {
 
 #[test]
 fn a_child_sees_only_the_allowlist_and_declared_names() {
-    let s = Scratch::new();
-    s.file("evil.sh", "touch PWNED\n")
+    let s = python_in_venv(
+        project()
+        .file("evil.sh", "touch PWNED\n")
         .file(".env", "FROM_DOTENV=d\n")
         .file(
             "tools/plain.yaml",
@@ -1139,8 +1065,8 @@ fn a_child_sees_only_the_allowlist_and_declared_names() {
             "executor: runtimes/subprocess\nenv_config:\n  env: {DECLARED: \"${DECLARED:-}\"}\n\
              config:\n  command: env\n  args: [\"-0\"]\n  env: {EXTRA: x}\n",
         )
-        .file("tools/py/dump.py", DUMP_ENV)
-        .python_in_venv()
+        .file("tools/py/dump.py", DUMP_ENV),
+    )
         .file(
             "tools/py/env.yaml",
             "executor: runtimes/python\nconfig:\n  script: dump.py\n",
@@ -1159,7 +1085,11 @@ fn a_child_sees_only_the_allowlist_and_declared_names() {
             "executor: runtimes/bash\nconfig:\n  script: env.sh\n",
         );
     let run = |tool: &str| {
-        let o = s.run_env(&["run", tool, "--json"], &CALLER_ENV);
+        let o = s
+            .then(&["run", tool, "--json"])
+            .envs(&CALLER_ENV)
+            .measured(KILL_AFTER)
+            .run();
         assert_eq!(o.code, Some(0), "{tool}: {}", o.brief());
         o.json()
     };
@@ -1219,5 +1149,5 @@ fn a_child_sees_only_the_allowlist_and_declared_names() {
         sh.remove(own);
     }
     assert_eq!(sh, with(&["FROM_DOTENV", "BASH_BIN", "PARAMS_JSON"]));
-    s.assert_not_pwned();
+    assert_not_pwned(s.path());
 }

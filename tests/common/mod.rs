@@ -401,15 +401,3 @@ fn copy_tree(from: &Path, to: &Path) {
         std::fs::copy(from, to).unwrap_or_else(|e| panic!("{}: {e}", from.display()));
     }
 }
-
-/// Copies a directory tree.
-pub fn copy_dir(from: &Path, to: &Path) {
-    copy_tree(from, to);
-}
-
-/// Writes `text` to `rel` under `root`, creating directories.
-pub fn write(root: &Path, rel: &str, text: &str) {
-    let path = root.join(rel);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
