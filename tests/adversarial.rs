@@ -308,6 +308,23 @@ fn render_never_rescans_data_through_any_pair_of_layers() {
     let input = format!("evil={EVIL}");
     let context = json!({"state": {"evil": EVIL}}).to_string();
     let token = format!("TOKEN={TOKEN}");
+    let render: [&str; 15] = [
+        "render",
+        "doc.yaml",
+        "--clean-env",
+        "--env",
+        &env,
+        "--env",
+        &token,
+        "--secret",
+        "TOKEN",
+        "-p",
+        &param,
+        "--input",
+        &input,
+        "--context",
+        &context,
+    ];
     let layers = ["env", "params", "context", "inputs"];
     let field = |layer: &str| match layer {
         "env" => "e",
@@ -317,30 +334,9 @@ fn render_never_rescans_data_through_any_pair_of_layers() {
     };
     for first in layers {
         for second in layers.iter().filter(|l| **l != first) {
-            let o = s
-                .then(&[
-                    "render",
-                    "doc.yaml",
-                    "--clean-env",
-                    "--env",
-                    &env,
-                    "--env",
-                    &token,
-                    "--secret",
-                    "TOKEN",
-                    "-p",
-                    &param,
-                    "--input",
-                    &input,
-                    "--context",
-                    &context,
-                    "--layer",
-                    first,
-                    "--layer",
-                    second,
-                ])
-                .measured(KILL_AFTER)
-                .run();
+            let mut args = render.to_vec();
+            args.extend(["--layer", first, "--layer", second]);
+            let o = s.then(&args).measured(KILL_AFTER).run();
             assert_eq!(o.code, Some(0), "{first} {second}: {}", o.brief());
             let v = o.json();
             for layer in [first, second] {
@@ -357,27 +353,9 @@ fn render_never_rescans_data_through_any_pair_of_layers() {
             }
         }
     }
-    let o = s
-        .then(&[
-            "render",
-            "doc.yaml",
-            "--clean-env",
-            "--env",
-            &env,
-            "--env",
-            &token,
-            "--secret",
-            "TOKEN",
-            "-p",
-            &param,
-            "--input",
-            &input,
-            "--context",
-            &context,
-            "--explain",
-        ])
-        .measured(KILL_AFTER)
-        .run();
+    let mut args = render.to_vec();
+    args.push("--explain");
+    let o = s.then(&args).measured(KILL_AFTER).run();
     assert_eq!(o.code, Some(0), "{}", o.brief());
     assert_no_secret(&o.all());
     assert!(o.stdout.contains("<***>"), "{}", o.brief());
@@ -679,6 +657,19 @@ fn bomb(s: &Test, name: &str, config: &str) -> Ran {
     o
 }
 
+/// Runs the directive `directives/<name>.md` with `body`: refused (exit 2) within the bounds.
+fn directive_bomb(s: &Test, name: &str, body: &str) -> Ran {
+    let rel = format!("directives/{name}.md");
+    let o = s
+        .then(&["run", &rel])
+        .file(&rel, format!("---\nname: {name}\n---\n{body}\n"))
+        .measured(KILL_AFTER)
+        .run();
+    bounded(&o);
+    assert_eq!(o.code, Some(2), "{}", o.brief());
+    o
+}
+
 #[test]
 fn deeply_nested_defaults_stop_at_the_depth_limit() {
     let s = project();
@@ -689,31 +680,13 @@ fn deeply_nested_defaults_stop_at_the_depth_limit() {
         "error[env]: defaults are nested more than 32 levels deep"
     );
     let inputs = format!("{}x{}", "{input:a:".repeat(10_000), "}".repeat(10_000));
-    let s = s.file(
-        "directives/nest.md",
-        format!("---\nname: nest\n---\n{inputs}\n"),
-    );
-    let o = s
-        .then(&["run", "directives/nest.md"])
-        .measured(KILL_AFTER)
-        .run();
-    bounded(&o);
-    assert_eq!(o.code, Some(2), "{}", o.brief());
+    let o = directive_bomb(&s, "nest", &inputs);
     assert_eq!(
         o.error_line(),
         "error[inputs]: defaults are nested more than 32 levels deep"
     );
     let expr = format!("${{a ?? {}1{}}}", "[".repeat(10_000), "]".repeat(10_000));
-    let s = s.file(
-        "directives/expr.md",
-        format!("---\nname: expr\n---\n{expr}\n"),
-    );
-    let o = s
-        .then(&["run", "directives/expr.md"])
-        .measured(KILL_AFTER)
-        .run();
-    bounded(&o);
-    assert_eq!(o.code, Some(2), "{}", o.brief());
+    let o = directive_bomb(&s, "expr", &expr);
     assert_eq!(
         o.error_line(),
         "error[context]: expression nested too deeply"
@@ -808,16 +781,7 @@ fn a_million_placeholders_in_one_string_are_refused() {
         o.error_line(),
         "error[params]: more than 10000 placeholders in one string"
     );
-    let s = s.file(
-        "directives/million.md",
-        format!("---\nname: million\n---\n{}\n", "${a}".repeat(1_000_000)),
-    );
-    let o = s
-        .then(&["run", "directives/million.md"])
-        .measured(KILL_AFTER)
-        .run();
-    bounded(&o);
-    assert_eq!(o.code, Some(2), "{}", o.brief());
+    let o = directive_bomb(&s, "million", &"${a}".repeat(1_000_000));
     assert_eq!(
         o.error_line(),
         "error[context]: more than 10000 placeholders in one string"
