@@ -3,68 +3,23 @@
 //! follows the last anchor action, and `strata check` over a broken tree (T001–T006).
 
 mod common;
-use common::{copy_dir, home_var, path_var, repo, write};
-
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use common::Test;
 
 /// A scratch project holding a copy of the repository's `tools/` and `prompts/`.
-struct Scratch {
-    dir: tempfile::TempDir,
+fn project() -> Test {
+    Test::new().copy("tools").copy("prompts")
 }
 
-impl Scratch {
-    fn new() -> Scratch {
-        let dir = tempfile::tempdir().unwrap();
-        copy_dir(&repo().join("tools"), &dir.path().join("tools"));
-        copy_dir(&repo().join("prompts"), &dir.path().join("prompts"));
-        Scratch { dir }
-    }
-
-    /// A project with the runtimes only, no `prompts/`.
-    fn bare() -> Scratch {
-        let dir = tempfile::tempdir().unwrap();
-        copy_dir(
-            &repo().join("tools/runtimes"),
-            &dir.path().join("tools/runtimes"),
-        );
-        Scratch { dir }
-    }
-
-    fn path(&self) -> &Path {
-        self.dir.path()
-    }
-
-    fn file(&self, rel: &str, text: &str) -> &Scratch {
-        write(self.path(), rel, text);
-        self
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_strata"))
-            .args(args)
-            .current_dir(self.path())
-            .env_clear()
-            .env("PATH", path_var())
-            .env("HOME", home_var())
-            .stdin(Stdio::null())
-            .output()
-            .expect("strata runs")
-    }
+/// A scratch project with the runtimes only, no `prompts/`.
+fn bare() -> Test {
+    Test::new().copy("tools/runtimes")
 }
 
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn render(s: &Scratch, args: &[&str]) -> Output {
+/// `strata prompt render` with `args`, in `s`'s project.
+fn render(s: &Test, args: &[&str]) -> Test {
     let mut all = vec!["prompt", "render"];
     all.extend_from_slice(args);
-    s.run(&all)
+    s.then(&all)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -72,8 +27,8 @@ fn render(s: &Scratch, args: &[&str]) -> Output {
 
 #[test]
 fn a_key_renders_its_template_and_a_missing_key_falls_back_to_main_default() {
-    let s = Scratch::new();
-    let o = render(
+    let s = project();
+    render(
         &s,
         &[
             "BrowseLink",
@@ -82,26 +37,28 @@ fn a_key_renders_its_template_and_a_missing_key_falls_back_to_main_default() {
             "--feed",
             "user_input=Hi",
         ],
-    );
-    assert_eq!(
-        stdout(&o),
+    )
+    .stdout(
         "You just navigated to a webpage. Here is what you see:\nexample.org\n\n\
-         Based on the page content, respond to the user.\nUser: Hi\n"
-    );
-    assert_eq!((stderr(&o).as_str(), o.status.code()), ("", Some(0)));
+         Based on the page content, respond to the user.\nUser: Hi\n",
+    )
+    .stderr("")
+    .status(0)
+    .run();
     for args in [
         &["--feed", "user_input=Hi"][..],
         &["Answer", "--feed", "user_input=Hi"],
     ] {
-        let o = render(&s, args);
-        assert_eq!(stdout(&o), "You are a helpful assistant.\n\nUser: Hi\n");
+        render(&s, args)
+            .stdout("You are a helpful assistant.\n\nUser: Hi\n")
+            .run();
     }
 }
 
 #[test]
 fn type_root_space_version_and_default_name_are_flags() {
-    let s = Scratch::new();
-    s.file("prompts/agent/main/default.j2", "agent default\n")
+    let s = project()
+        .file("prompts/agent/main/default.j2", "agent default\n")
         .file("prompts/main/fallback.j2", "the fallback\n");
     let cases: [(&[&str], &str); 4] = [
         (&["Search", "--type", "reflection", "--feed", "user_input=x"], "Review your previous actions for: x\n"),
@@ -113,15 +70,13 @@ fn type_root_space_version_and_default_name_are_flags() {
         (&["Nothing", "--default-name", "fallback"], "the fallback\n"),
     ];
     for (args, want) in cases {
-        let o = render(&s, args);
-        assert_eq!(stdout(&o), want, "{args:?}: {}", stderr(&o));
+        render(&s, args).stdout(want).run();
     }
 }
 
 #[test]
 fn feed_json_knowledge_and_merge_strategies() {
-    let s = Scratch::new();
-    s.file("feed.yaml", "user_input: from a file\naction_result: [1]\n");
+    let s = project().file("feed.yaml", "user_input: from a file\naction_result: [1]\n");
     let base = [
         "Search",
         "--feed-json",
@@ -137,12 +92,9 @@ fn feed_json_knowledge_and_merge_strategies() {
     for (merge, result, user) in cases {
         let mut args = base.to_vec();
         args.extend(["--merge", merge]);
-        let o = render(&s, &args);
-        assert_eq!(
-            stdout(&o),
-            format!("You just performed a search. Results:\n{result}\n\nAnalyze these results for the user.\nUser: {user}\n"),
-            "{merge}"
-        );
+        render(&s, &args)
+            .stdout(&format!("You just performed a search. Results:\n{result}\n\nAnalyze these results for the user.\nUser: {user}\n"))
+            .run();
     }
     let o = render(
         &s,
@@ -153,32 +105,31 @@ fn feed_json_knowledge_and_merge_strategies() {
             "--feed-json",
             r#"{"user_input": "b"}"#,
         ],
-    );
+    )
+    .run();
     assert!(
-        stdout(&o).ends_with("User: a\n"),
+        o.stdout.ends_with("User: a\n"),
         "--feed wins over --feed-json"
     );
 }
 
 #[test]
 fn feed_values_holding_template_syntax_print_as_text() {
-    let s = Scratch::new();
-    let o = render(
+    let s = project();
+    render(
         &s,
         &[
             "--feed",
             "user_input={{ secret }} {% include '/etc/passwd' %}",
         ],
-    );
-    assert_eq!(
-        stdout(&o),
-        "You are a helpful assistant.\n\nUser: {{ secret }} {% include '/etc/passwd' %}\n"
-    );
+    )
+    .stdout("You are a helpful assistant.\n\nUser: {{ secret }} {% include '/etc/passwd' %}\n")
+    .run();
 }
 
 #[test]
 fn several_variants_need_all_variants_or_pins() {
-    let s = Scratch::new();
+    let s = project();
     let args = [
         "BrowseLink",
         "--version",
@@ -188,40 +139,40 @@ fn several_variants_need_all_variants_or_pins() {
         "--feed",
         "user_input=u",
     ];
-    let o = render(&s, &args);
-    assert_eq!(o.status.code(), Some(1));
-    assert_eq!(
-        stderr(&o),
-        "error[prompt]: template `main/BrowseLink.enterprise` has 2 variants (system_preamble=concise; system_preamble=detailed)\n\
-         \x20  = help: pass --all-variants to print them all, or --pin COMPONENT=VERSION for one\n"
-    );
+    render(&s, &args)
+        .status(1)
+        .stderr(
+            "error[prompt]: template `main/BrowseLink.enterprise` has 2 variants (system_preamble=concise; system_preamble=detailed)\n\
+             \x20  = help: pass --all-variants to print them all, or --pin COMPONENT=VERSION for one\n",
+        )
+        .run();
     let mut all = args.to_vec();
     all.push("--all-variants");
-    assert_eq!(
-        stdout(&render(&s, &all)),
-        "--- system_preamble=concise ---\nYou are a CFD assistant.\nPage: c\n\
-         Respond in a structured format with reasoning.\nUser: u\n\
-         --- system_preamble=detailed ---\nYou are a helpful AI assistant with expertise in CFD.\n\
-         Page: c\nRespond in a structured format with reasoning.\nUser: u\n"
-    );
+    render(&s, &all)
+        .stdout(
+            "--- system_preamble=concise ---\nYou are a CFD assistant.\nPage: c\n\
+             Respond in a structured format with reasoning.\nUser: u\n\
+             --- system_preamble=detailed ---\nYou are a helpful AI assistant with expertise in CFD.\n\
+             Page: c\nRespond in a structured format with reasoning.\nUser: u\n",
+        )
+        .run();
     let mut json = all.clone();
     json.push("--json");
-    let v: serde_json::Value = serde_json::from_slice(&render(&s, &json).stdout).unwrap();
+    let v = render(&s, &json).run().json();
     assert_eq!(
         v["variants"][1]["versions"],
         serde_json::json!({"system_preamble": "detailed"})
     );
     let mut bad = args.to_vec();
     bad.extend(["--pin", "system_preamble=short"]);
-    assert_eq!(
-        stderr(&render(&s, &bad)),
-        "error[prompt]: component `system_preamble` has no version `short`\n   = help: its versions are concise, detailed\n"
-    );
+    render(&s, &bad)
+        .stderr("error[prompt]: component `system_preamble` has no version `short`\n   = help: its versions are concise, detailed\n")
+        .run();
 }
 
 #[test]
 fn json_output_names_template_file_and_hash() {
-    let s = Scratch::new();
+    let s = project();
     let o = render(
         &s,
         &[
@@ -232,42 +183,42 @@ fn json_output_names_template_file_and_hash() {
             "action_result=r",
             "--json",
         ],
-    );
+    )
+    .run();
     let hash = {
-        let text = std::fs::read_to_string(s.path().join("prompts/main/Search.j2")).unwrap();
-        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let text = o.read("prompts/main/Search.j2");
+        let v = o.json();
         assert_eq!(v["hash"].as_str().unwrap().len(), 64);
         assert!(text.starts_with("You just performed a search."));
         v["hash"].as_str().unwrap().to_string()
     };
     assert_eq!(
-        stdout(&o),
+        o.stdout,
         format!(
             "{{\n  \"template\": \"main/Search\",\n  \"file\": \"prompts/main/Search.j2\",\n  \"hash\": \"{hash}\",\n  \
              \"text\": \"You just performed a search. Results:\\nr\\n\\nAnalyze these results for the user.\\nUser: u\\n\"\n}}\n"
         )
     );
-    let pinned = render(
+    render(
         &s,
         &["Search", "--feed", "user_input=u", "--hash", &hash[..12]],
-    );
-    assert_eq!(pinned.status.code(), Some(0));
-    let o = render(&s, &["Search", "--hash", "00000000"]);
-    assert_eq!(o.status.code(), Some(1));
-    assert_eq!(
-        stderr(&o),
-        format!(
+    )
+    .status(0)
+    .run();
+    render(&s, &["Search", "--hash", "00000000"])
+        .status(1)
+        .stderr(&format!(
             "error[prompt]: template `main/Search` (prompts/main/Search.j2) does not match the pinned hash `00000000`: its content hash is `{hash}`\n  \
              --> prompts/main/Search.j2:1:1\n  |\n1 | You just performed a search. Results:\n  | ^\n   \
              = help: the template changed since it was pinned: review the change, then pin the new hash\n"
-        )
-    );
+        ))
+        .run();
 }
 
 #[test]
 fn explain_lists_the_candidates_in_order_and_the_winner() {
-    let s = Scratch::new();
-    let o = render(
+    let s = project();
+    render(
         &s,
         &[
             "BrowseLink",
@@ -283,9 +234,8 @@ fn explain_lists_the_candidates_in_order_and_the_winner() {
             "token",
             "--explain",
         ],
-    );
-    assert_eq!(
-        stdout(&o),
+    )
+    .stdout(
         "key: BrowseLink
 settings: type main, root space action_agent, version none, default name default, merge feed_only
 candidates:
@@ -306,79 +256,77 @@ c
 
 Based on the page content, respond to the user.
 User: u
-"
-    );
+",
+    )
+    .run();
 }
 
 #[test]
 fn undefined_variables_warn_and_strict_makes_them_errors() {
-    let s = Scratch::new();
-    let o = render(&s, &[]);
-    assert_eq!(stdout(&o), "You are a helpful assistant.\n\nUser: \n");
-    assert_eq!(
-        stderr(&o),
-        "warning[prompt]: undefined variable `user_input` in template `main/default` (prompts/main/default.j2:3:10)\n"
-    );
-    let o = render(&s, &["--strict"]);
-    assert_eq!((stdout(&o).as_str(), o.status.code()), ("", Some(1)));
-    assert_eq!(
-        stderr(&o),
-        "error[prompt]: undefined variable `user_input` in template `main/default`\n  \
-         --> prompts/main/default.j2:3:10\n  |\n3 | User: {{ user_input }}\n  |          ^\n   \
-         = help: strict mode: give the variable a value, or guard it with `{% if x is defined %}`\n"
-    );
+    let s = project();
+    render(&s, &[])
+        .stdout("You are a helpful assistant.\n\nUser: \n")
+        .stderr("warning[prompt]: undefined variable `user_input` in template `main/default` (prompts/main/default.j2:3:10)\n")
+        .run();
+    render(&s, &["--strict"])
+        .stdout("")
+        .status(1)
+        .stderr(
+            "error[prompt]: undefined variable `user_input` in template `main/default`\n  \
+             --> prompts/main/default.j2:3:10\n  |\n3 | User: {{ user_input }}\n  |          ^\n   \
+             = help: strict mode: give the variable a value, or guard it with `{% if x is defined %}`\n",
+        )
+        .run();
 }
 
 #[test]
 fn bad_keys_missing_templates_and_escapes_are_clear_errors() {
-    let s = Scratch::new();
-    let o = render(&s, &["../../etc/passwd"]);
-    assert_eq!(o.status.code(), Some(1));
-    assert_eq!(
-        stderr(&o),
-        "error[prompt]: key `../../etc/passwd` would lead outside the prompts tree\n   \
-         = help: keys and settings name templates inside prompts/: no `..`, `/…` or `\\`\n"
-    );
-    let o = render(&s, &["x", "--type", "other", "--version", "v"]);
-    assert_eq!(
-        stderr(&o),
-        "error[prompt]: no template for key `x`: tried other/x.v, other/x, other/default.v, other/default, default.v, default\n   \
-         = help: add one of them, or a `default` template at the top of prompts/\n"
-    );
+    let s = project();
+    render(&s, &["../../etc/passwd"])
+        .status(1)
+        .stderr(
+            "error[prompt]: key `../../etc/passwd` would lead outside the prompts tree\n   \
+             = help: keys and settings name templates inside prompts/: no `..`, `/…` or `\\`\n",
+        )
+        .run();
+    render(&s, &["x", "--type", "other", "--version", "v"])
+        .stderr(
+            "error[prompt]: no template for key `x`: tried other/x.v, other/x, other/default.v, other/default, default.v, default\n   \
+             = help: add one of them, or a `default` template at the top of prompts/\n",
+        )
+        .run();
     let outside = tempfile::tempdir().unwrap();
-    write(outside.path(), "secret.j2", "top secret");
+    std::fs::write(outside.path().join("secret.j2"), "top secret").unwrap();
     std::os::unix::fs::symlink(
         outside.path().join("secret.j2"),
         s.path().join("prompts/main/leak.j2"),
     )
     .unwrap();
-    let o = render(&s, &["leak"]);
-    assert_eq!(
-        stderr(&o),
-        "error[prompt]: `prompts/main/leak.j2` is a symbolic link to a path outside prompts/\n\
-         \x20  = help: templates are read only from inside prompts/\n"
-    );
-    let bare = Scratch::bare();
-    let o = render(&bare, &["x"]);
-    assert_eq!(o.status.code(), Some(1));
-    assert_eq!(
-        stderr(&o),
-        "error[prompt]: the project has no `prompts/` directory\n   \
-         = help: prompt templates live in prompts/<type>/<name>.j2 (see docs/prompts.md)\n"
-    );
+    render(&s, &["leak"])
+        .stderr(
+            "error[prompt]: `prompts/main/leak.j2` is a symbolic link to a path outside prompts/\n\
+             \x20  = help: templates are read only from inside prompts/\n",
+        )
+        .run();
+    render(&bare(), &["x"])
+        .status(1)
+        .stderr(
+            "error[prompt]: the project has no `prompts/` directory\n   \
+             = help: prompt templates live in prompts/<type>/<name>.j2 (see docs/prompts.md)\n",
+        )
+        .run();
 }
 
 #[test]
 fn a_ten_megabyte_template_is_refused_unread() {
-    let s = Scratch::new();
-    s.file("prompts/main/huge.j2", &"x".repeat(10 << 20));
-    let o = render(&s, &["huge"]);
-    assert_eq!(o.status.code(), Some(1));
-    assert_eq!(
-        stderr(&o),
-        "error[prompt]: `prompts/main/huge.j2` is larger than the template limit of 4194304 bytes\n\
-         \x20  = help: split the template, or raise the `template_bytes` limit\n"
-    );
+    let s = project().file("prompts/main/huge.j2", "x".repeat(10 << 20));
+    render(&s, &["huge"])
+        .status(1)
+        .stderr(
+            "error[prompt]: `prompts/main/huge.j2` is larger than the template limit of 4194304 bytes\n\
+             \x20  = help: split the template, or raise the `template_bytes` limit\n",
+        )
+        .run();
 }
 
 // ---------------------------------------------------------------------------------------
@@ -386,11 +334,10 @@ fn a_ten_megabyte_template_is_refused_unread() {
 
 #[test]
 fn list_shows_namespaces_names_versions_and_components() {
-    let s = Scratch::new();
-    let o = s.run(&["prompt", "list"]);
-    assert_eq!(
-        stdout(&o),
-        "main
+    let s = project();
+    s.then(&["prompt", "list"])
+        .stdout(
+            "main
   BrowseLink [-, enterprise]
   Search
   default
@@ -398,10 +345,10 @@ fn list_shows_namespaces_names_versions_and_components() {
   component response_instructions
 reflection
   default
-"
-    );
-    let v: serde_json::Value =
-        serde_json::from_slice(&s.run(&["prompt", "list", "--json"]).stdout).unwrap();
+",
+        )
+        .run();
+    let v = s.then(&["prompt", "list", "--json"]).run().json();
     assert_eq!(
         v[0],
         serde_json::json!({"namespace": "main",
@@ -415,11 +362,10 @@ reflection
 
 #[test]
 fn the_agent_loop_prompt_follows_the_last_anchor_action() {
-    let s = Scratch::new();
-    let o = s.run(&["run", "graphs/agent_loop", "--run-id", "demo"]);
-    assert_eq!(
-        stderr(&o),
-        r#"run demo: starting graphs/agent_loop at `think`
+    project()
+        .args(&["run", "graphs/agent_loop", "--run-id", "demo"])
+        .stderr(
+            r#"run demo: starting graphs/agent_loop at `think`
 step 1 think (prompt) -> plan: template = "main/default" (was ""), prompt = "You are a helpful assistant.\n\nUser: How does strata choo… (was "")
 step 2 plan (action) -> think (otherwise): turn = 1 (was 0), last_anchor_action_type = "BrowseLink" (was null), observation = "strata renders layered configs and prompt templates." (was ""), answer = "https://example.org/strata" (was null)
 step 3 think (prompt) -> plan: template = "main/BrowseLink" (was "main/default"), prompt = "You just navigated to a webpage. Here is what you see:\nst… (was "You are a helpful assistant.\n\nUser: How does strata choo…)
@@ -428,21 +374,19 @@ step 5 think (prompt) -> plan: template = "main/Search" (was "main/BrowseLink"),
 step 6 plan (action) -> done (when result.action == 'Answer'): turn = 3 (was 2), observation = "" (was "1. docs/prompts.md  2. README.md  3. docs/graphs.md"), answer = "strata picks the prompt from the last anchor action." (was "strata prompt fallback")
 step 7 done (return) -> return: no state change
 run demo: completed after 7 steps
-"#
-    );
-    assert_eq!(
-        stdout(&o),
-        "{\n  \"answer\": \"strata picks the prompt from the last anchor action.\",\n  \"turns\": 3,\n  \"last_template\": \"main/Search\"\n}\n"
-    );
-    assert_eq!(o.status.code(), Some(0));
+"#,
+        )
+        .stdout("{\n  \"answer\": \"strata picks the prompt from the last anchor action.\",\n  \"turns\": 3,\n  \"last_template\": \"main/Search\"\n}\n")
+        .status(0)
+        .run();
 }
 
 #[test]
 fn a_prompt_node_renders_key_version_and_feed_from_state() {
-    let s = Scratch::new();
-    s.file(
-        "tools/graphs/p.yaml",
-        r#"kind: graph
+    let o = project()
+        .file(
+            "tools/graphs/p.yaml",
+            r#"kind: graph
 parameters:
   type: object
   properties: {version: {type: string, default: enterprise}}
@@ -456,26 +400,27 @@ nodes:
     pin: {system_preamble: detailed}
     assign: {out: "${result}"}
 "#,
-    );
-    let o = s.run(&["run", "graphs/p", "--quiet"]);
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        )
+        .args(&["run", "graphs/p", "--quiet"])
+        .run();
+    let v = o.json();
     assert_eq!(
         v["out"],
         serde_json::json!({"template": "main/BrowseLink.enterprise",
             "text": "You are a helpful AI assistant with expertise in CFD.\nPage: {{ not rendered }}\nRespond in a structured format with reasoning.\nUser: BrowseLink\n"})
     );
-    s.file(
-        "tools/graphs/bad.yaml",
-        "kind: graph\nstate: {}\nnodes:\n  render:\n    kind: prompt\n    key: \"../x\"\n",
-    );
-    let o = s.run(&["run", "graphs/bad", "--run-id", "b"]);
-    assert_eq!(o.status.code(), Some(1));
-    assert_eq!(
-        stderr(&o),
-        "run b: starting graphs/bad at `render`\n\
-         step 1 render failed: key `../x` would lead outside the prompts tree (on_error: fail)\n\
-         run b: failed after 1 step: node `render`: key `../x` would lead outside the prompts tree\n"
-    );
+    o.then(&["run", "graphs/bad", "--run-id", "b"])
+        .file(
+            "tools/graphs/bad.yaml",
+            "kind: graph\nstate: {}\nnodes:\n  render:\n    kind: prompt\n    key: \"../x\"\n",
+        )
+        .status(1)
+        .stderr(
+            "run b: starting graphs/bad at `render`\n\
+             step 1 render failed: key `../x` would lead outside the prompts tree (on_error: fail)\n\
+             run b: failed after 1 step: node `render`: key `../x` would lead outside the prompts tree\n",
+        )
+        .run();
 }
 
 // ---------------------------------------------------------------------------------------
@@ -483,8 +428,8 @@ nodes:
 
 #[test]
 fn check_reports_every_prompt_mistake_with_its_code() {
-    let s = Scratch::bare();
-    s.file("prompts/main/broken.j2", "Hello {{ user_input }}\n{% if %}\n")
+    let o = bare()
+        .file("prompts/main/broken.j2", "Hello {{ user_input }}\n{% if %}\n")
         .file(
             "prompts/main/default.j2",
             "Hi {{ user_input }} about {{ topic }}.\n{% include \"main/header\" %}\n",
@@ -516,10 +461,11 @@ nodes:
     key: Search
     feed: {user_input: x}
 "#,
-        );
-    let o = s.run(&["check"]);
-    assert_eq!(o.status.code(), Some(1));
-    let text = stdout(&o);
+        )
+        .args(&["check"])
+        .status(1)
+        .run();
+    let text = &o.stdout;
     let summary = text.lines().last().unwrap_or_default().to_string();
     assert!(summary.ends_with(": 6 errors, 2 warnings"), "{summary}");
     assert_eq!(
@@ -588,25 +534,25 @@ error[T006]: prompt node `other`: no template for key `Search`: tried reflection
 
 #[test]
 fn check_of_a_prompt_node_without_prompts_and_of_the_shipped_tree() {
-    let s = Scratch::bare();
-    s.file(
-        "tools/graphs/ask.yaml",
-        "kind: graph\nstate: {}\nnodes:\n  think:\n    kind: prompt\n    key: x\n",
-    );
-    let o = s.run(&["check"]);
+    let o = bare()
+        .file(
+            "tools/graphs/ask.yaml",
+            "kind: graph\nstate: {}\nnodes:\n  think:\n    kind: prompt\n    key: x\n",
+        )
+        .args(&["check"])
+        .run();
     assert!(
-        stdout(&o).starts_with(
+        o.stdout.starts_with(
             "error[T006]: prompt node `think` renders a template, but the project has no prompts/ directory\n  \
              --> tools/graphs/ask.yaml:5:11\n"
         ),
         "{}",
-        stdout(&o)
+        o.stdout
     );
-    let shipped = Scratch::new();
-    let o = shipped.run(&["check", "--deny-warnings"]);
+    let o = project().args(&["check", "--deny-warnings"]).run();
     assert!(
-        stdout(&o).ends_with(": 0 errors, 0 warnings\n"),
+        o.stdout.ends_with(": 0 errors, 0 warnings\n"),
         "{}",
-        stdout(&o)
+        o.stdout
     );
 }
