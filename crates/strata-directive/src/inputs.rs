@@ -1,5 +1,6 @@
 use serde_json::{Map, Value};
 use strata_core::{did_you_mean, Error, ErrorKind, Layer};
+use strata_tools::{a_or_an, parse_as};
 
 use crate::front_matter::{InputSpec, InputType};
 
@@ -22,10 +23,9 @@ pub fn coerce(spec: &InputSpec, value: &Value) -> Result<Value, Error> {
             Layer::INPUTS,
             ErrorKind::Invalid,
             format!(
-                "input `{}` must be {} {}, got `{shown}`",
+                "input `{}` must be {}, got `{shown}`",
                 spec.name,
-                article(spec.ty),
-                spec.ty.name()
+                a_or_an(spec.ty.name())
             ),
         )
     };
@@ -35,33 +35,9 @@ pub fn coerce(spec: &InputSpec, value: &Value) -> Result<Value, Error> {
     let Value::String(raw) = value else {
         return Err(bad(&value.to_string()));
     };
-    let parsed: Option<Value> = match spec.ty {
-        InputType::String => None,
-        InputType::Integer => raw.trim().parse::<i64>().ok().map(Value::from),
-        InputType::Number => raw.trim().parse::<i64>().map(Value::from).ok().or_else(|| {
-            raw.trim()
-                .parse::<f64>()
-                .ok()
-                .filter(|f| f.is_finite())
-                .map(Value::from)
-        }),
-        InputType::Boolean => match raw.trim() {
-            "true" => Some(Value::Bool(true)),
-            "false" => Some(Value::Bool(false)),
-            _ => None,
-        },
-        InputType::Array | InputType::Object => serde_json::from_str(raw).ok(),
-    };
-    parsed
+    parse_as(spec.ty.name(), raw)
         .filter(|v| matches_type(spec.ty, v))
         .ok_or_else(|| bad(raw))
-}
-
-fn article(ty: InputType) -> &'static str {
-    match ty {
-        InputType::Integer | InputType::Array | InputType::Object => "an",
-        _ => "a",
-    }
 }
 
 fn names(specs: &[InputSpec]) -> String {

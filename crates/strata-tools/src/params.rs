@@ -184,13 +184,40 @@ fn type_ok(want: &str, value: &Value) -> bool {
     want == got || (want == "number" && got == "integer")
 }
 
-fn a_or_an(t: &str) -> String {
+/// A type name with its article: `an integer`, `a string`.
+pub fn a_or_an(t: &str) -> String {
     let article = if t.starts_with(['a', 'e', 'i', 'o', 'u']) {
         "an"
     } else {
         "a"
     };
     format!("{article} {t}")
+}
+
+/// `raw`, a string from a command line, read as a value of JSON Schema type `ty`: integers
+/// and numbers in decimal (an integer stays an integer, a number is finite), `true`/`false`,
+/// `null`, lists and maps as JSON, strings as they are; `None` when it is not one.
+pub fn parse_as(ty: &str, raw: &str) -> Option<Value> {
+    match ty {
+        "string" => Some(Value::String(raw.to_string())),
+        "integer" => raw.trim().parse::<i64>().ok().map(Value::from),
+        "number" => raw.trim().parse::<i64>().ok().map(Value::from).or_else(|| {
+            raw.trim()
+                .parse::<f64>()
+                .ok()
+                .and_then(Number::from_f64)
+                .map(Value::Number)
+        }),
+        "boolean" => match raw.trim() {
+            "true" => Some(Value::Bool(true)),
+            "false" => Some(Value::Bool(false)),
+            _ => None,
+        },
+        "null" => (raw.trim() == "null").then_some(Value::Null),
+        _ => serde_json::from_str::<Value>(raw)
+            .ok()
+            .filter(|v| type_name(v) == ty),
+    }
 }
 
 /// Checks `value` against `schema`, pushing problems that name `what`. With `top` set,
@@ -426,29 +453,8 @@ pub fn coerce(schema: Option<&Value>, name: &str, raw: &str) -> Result<Value, Er
     if types.is_empty() || types.contains(&"string") {
         return Ok(Value::String(raw.to_string()));
     }
-    for t in &types {
-        let parsed = match *t {
-            "integer" => raw.trim().parse::<i64>().ok().map(Value::from),
-            "number" => raw.trim().parse::<i64>().ok().map(Value::from).or_else(|| {
-                raw.trim()
-                    .parse::<f64>()
-                    .ok()
-                    .and_then(Number::from_f64)
-                    .map(Value::Number)
-            }),
-            "boolean" => match raw.trim() {
-                "true" => Some(Value::Bool(true)),
-                "false" => Some(Value::Bool(false)),
-                _ => None,
-            },
-            "null" => (raw.trim() == "null").then_some(Value::Null),
-            _ => serde_json::from_str::<Value>(raw)
-                .ok()
-                .filter(|v| type_name(v) == *t),
-        };
-        if let Some(v) = parsed {
-            return Ok(v);
-        }
+    if let Some(v) = types.iter().find_map(|t| parse_as(t, raw)) {
+        return Ok(v);
     }
     let want: Vec<String> = types.iter().map(|t| a_or_an(t)).collect();
     Err(Error::new(
