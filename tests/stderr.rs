@@ -76,3 +76,27 @@ fn a_failed_graph_step_shows_the_tail_of_its_stderr_with_secrets_redacted() {
     assert!(checkpoint.contains("\"failed\""), "{checkpoint}");
     assert!(!checkpoint.contains("hunter2"));
 }
+
+#[test]
+fn a_failed_graph_step_in_json_events_keeps_its_kind_and_stderr() {
+    let ran = leaky()
+        .file(
+            "tools/graphs/leak.yaml",
+            "kind: graph\nnodes:\n  a:\n    kind: action\n    tool: t/leaky\n",
+        )
+        .args(&["run", "graphs/leak", "--run-id", "r1", "--json"])
+        .status(1)
+        .run();
+    let error: serde_json::Value = ran
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|e| e["event"] == "error")
+        .expect("an error event");
+    assert_eq!(error["kind"], "tool_failed");
+    assert_eq!(error["message"], "tool `t/leaky` exited with code 2");
+    assert!(error["stderr"]
+        .as_str()
+        .unwrap()
+        .ends_with("line 14\ntoken=***"));
+}

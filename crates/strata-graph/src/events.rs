@@ -2,7 +2,7 @@
 //! one-line human form and a JSON form (`strata run --json` prints one per line).
 
 use serde_json::{json, Value};
-use strata_core::Warning;
+use strata_core::{ErrorKind, Warning};
 
 use crate::checkpoint::Status;
 use strata_tools::Firing;
@@ -89,6 +89,8 @@ pub enum LogEvent {
         step: u64,
         /// The node.
         node: String,
+        /// What kind of failure it is.
+        kind: ErrorKind,
         /// What went wrong.
         message: String,
         /// The last lines the failed tool printed on stderr (secrets redacted), if any.
@@ -241,6 +243,7 @@ impl LogEvent {
                 message,
                 stderr,
                 handling,
+                ..
             } => {
                 let mut line =
                     format!("step {step} {node} failed: {message} (on_error: {handling})");
@@ -305,11 +308,12 @@ impl LogEvent {
             LogEvent::Error {
                 step,
                 node,
+                kind,
                 message,
                 stderr,
                 handling,
-            } => json!({"event": "error", "step": step, "node": node, "message": message,
-                        "stderr": stderr, "handling": handling}),
+            } => json!({"event": "error", "step": step, "node": node, "kind": kind.name(),
+                        "message": message, "stderr": stderr, "handling": handling}),
             LogEvent::Limit {
                 step,
                 max_steps,

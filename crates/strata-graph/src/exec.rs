@@ -2,7 +2,7 @@
 //! running its foreach, computing its assignments and choosing its edge.
 
 use serde_json::{Map, Value};
-use strata_core::{FieldPath, RenderOptions, Scope, Warning};
+use strata_core::{ErrorKind, FieldPath, RenderOptions, Scope, Warning};
 use strata_pipeline::Template;
 
 use crate::events::{Change, Taken, Why};
@@ -13,6 +13,8 @@ use strata_tools::{CallOptions, StepRecord, ToolRunner};
 /// Why a node failed: a message (never holding data), and the step record when a tool ran.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Failure {
+    /// What kind of failure it is (the kind of the error behind it).
+    pub kind: ErrorKind,
     /// What went wrong.
     pub message: String,
     /// The tool call, when the failure is a tool that ran and failed.
@@ -27,7 +29,13 @@ impl Failure {
 
     /// A failure with a message only.
     pub fn new(message: impl Into<String>) -> Failure {
+        Failure::of(ErrorKind::Invalid, message)
+    }
+
+    /// A failure of `kind` with a message only.
+    pub fn of(kind: ErrorKind, message: impl Into<String>) -> Failure {
         Failure {
+            kind,
             message: message.into(),
             work: None,
         }
@@ -79,7 +87,7 @@ impl Exec<'_> {
         };
         let out = template.render(&scope, &self.options).map_err(|e| {
             let path = e.path.under(at);
-            Failure::new(format!("{} (at {path})", e.message))
+            Failure::of(e.kind, format!("{} (at {path})", e.message))
         })?;
         warnings.extend(out.warnings.into_iter().map(|mut w| {
             w.path = w.path.under(at);
@@ -105,10 +113,16 @@ impl Exec<'_> {
                 let run = self
                     .tools
                     .run(&a.tool, &params, &CallOptions::default())
-                    .map_err(|e| Failure::new(format!("tool `{}`: {}", a.tool, e.message)))?;
+                    .map_err(|e| {
+                        Failure::of(e.kind, format!("tool `{}`: {}", a.tool, e.message))
+                    })?;
                 let record = StepRecord::from_run(&node.id, &a.tool, &run);
                 if !a.allow_failure && !run.success {
                     return Err(Failure {
+                        kind: record
+                            .error
+                            .as_ref()
+                            .map_or(ErrorKind::ToolFailed, |e| e.kind),
                         message: record.message().unwrap_or_default().to_string(),
                         work: Some(Box::new(Work::of(record))),
                     });

@@ -55,6 +55,7 @@ pub(crate) fn run(
             Ok(v) => outputs.push(v),
             Err(e) => {
                 return Err(Failure {
+                    kind: e.kind,
                     message: format!("element {i}: {}", e.message),
                     work: e.work,
                 })

@@ -24,6 +24,7 @@ impl Walker<'_> {
         obs.on(LogEvent::Error {
             step,
             node: node.id.clone(),
+            kind: f.kind,
             message: f.message.clone(),
             stderr: f.stderr_tail(),
             handling: handling.clone(),
