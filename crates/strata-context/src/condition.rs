@@ -11,7 +11,9 @@ use serde_json::{Map, Value};
 
 use serde_json::Number;
 use strata_core::walk::resolve_in;
-use strata_core::ContextSource;
+use strata_core::{ContextSource, Error, ErrorKind, Layer};
+
+use crate::eval::type_error;
 
 use crate::expr::{parse_expr, Expr, Path};
 use crate::functions::type_name;
@@ -77,8 +79,13 @@ fn keys(map: &Map<String, Value>) -> String {
 }
 
 impl Condition {
-    /// Parses a condition from its YAML/JSON form; the error says what is wrong.
-    pub fn parse(value: &Value) -> Result<Condition, String> {
+    /// Parses a condition from its YAML/JSON form; the error (kind `invalid`) says what is
+    /// wrong.
+    pub fn parse(value: &Value) -> Result<Condition, Error> {
+        Condition::parse_form(value).map_err(|m| Error::new(Layer::CONTEXT, ErrorKind::Invalid, m))
+    }
+
+    fn parse_form(value: &Value) -> Result<Condition, String> {
         let Value::Object(map) = value else {
             return Err(
                 "a condition is a map: {path, op, value}, {any: [...]}, {all: [...]} or {not: ...}"
@@ -94,14 +101,14 @@ impl Condition {
                     ));
                 }
                 if combinator == "not" {
-                    return Ok(Condition::Not(Box::new(Condition::parse(inner)?)));
+                    return Ok(Condition::Not(Box::new(Condition::parse_form(inner)?)));
                 }
                 let Value::Array(items) = inner else {
                     return Err(format!("`{combinator}` takes a list of conditions"));
                 };
                 let parsed = items
                     .iter()
-                    .map(Condition::parse)
+                    .map(Condition::parse_form)
                     .collect::<Result<Vec<_>, _>>()?;
                 return Ok(if combinator == "any" {
                     Condition::Any(parsed)
@@ -175,7 +182,7 @@ impl Condition {
     }
 
     /// Evaluates the condition against `root`; type mismatches are errors.
-    pub fn eval(&self, root: &dyn ContextSource) -> Result<bool, String> {
+    pub fn eval(&self, root: &dyn ContextSource) -> Result<bool, Error> {
         match self {
             Condition::Any(items) => {
                 for c in items {
@@ -201,7 +208,7 @@ impl Condition {
                 value,
             } => {
                 let found = resolve_in(path, root).ok();
-                compare(source, found, op, value)
+                compare(source, found, op, value).map_err(type_error)
             }
         }
     }
@@ -236,7 +243,7 @@ fn int_float_cmp(i: i128, f: f64) -> Option<Ordering> {
 
 /// Orders two JSON numbers by value, exactly: `9007199254740993` is greater than
 /// `9007199254740992.0`, and `1 == 1.0`.
-pub fn num_cmp(x: &Number, y: &Number) -> Option<Ordering> {
+pub(crate) fn num_cmp(x: &Number, y: &Number) -> Option<Ordering> {
     match (int_of(x), int_of(y)) {
         (Some(a), Some(b)) => Some(a.cmp(&b)),
         (Some(a), None) => int_float_cmp(a, y.as_f64()?),
@@ -246,7 +253,7 @@ pub fn num_cmp(x: &Number, y: &Number) -> Option<Ordering> {
 }
 
 /// JSON equality, with numbers compared by value.
-pub fn json_eq(a: &Value, b: &Value) -> bool {
+pub(crate) fn json_eq(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => num_cmp(x, y) == Some(Ordering::Equal),
         (Value::Array(x), Value::Array(y)) => {
@@ -262,7 +269,7 @@ pub fn json_eq(a: &Value, b: &Value) -> bool {
 }
 
 /// Orders two numbers or two strings; anything else is a type error.
-pub fn json_cmp(a: &Value, b: &Value) -> Result<Ordering, String> {
+pub(crate) fn json_cmp(a: &Value, b: &Value) -> Result<Ordering, String> {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => {
             num_cmp(x, y).ok_or_else(|| "numbers cannot be ordered".to_string())

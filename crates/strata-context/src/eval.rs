@@ -2,7 +2,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 use strata_core::walk::{resolve_in, resolve_segs, Miss};
-use strata_core::{did_you_mean, map_get, ContextSource};
+use strata_core::{did_you_mean, map_get, ContextSource, Error, ErrorKind, Layer};
 
 use crate::condition::{json_cmp, json_eq};
 use crate::expr::{BinOp, UnOp};
@@ -221,29 +221,38 @@ pub(crate) fn eval<'e, 'v>(
     }
 }
 
-fn fail_text(fail: Fail<'_>) -> String {
+fn fail_error(fail: Fail<'_>) -> Error {
     match fail {
-        Fail::Missing(p, _) => format!("context path `{}` not found", p.display()),
-        Fail::Type(m) => m,
+        Fail::Missing(p, _) => Error::new(
+            Layer::CONTEXT,
+            ErrorKind::Undefined,
+            format!("context path `{}` not found", p.display()),
+        ),
+        Fail::Type(m) => type_error(m),
     }
 }
 
+/// A type error of layer C (a bad operand, a condition that is not a boolean).
+pub(crate) fn type_error(message: impl Into<String>) -> Error {
+    Error::new(Layer::CONTEXT, ErrorKind::Type, message)
+}
+
 /// Evaluates an expression (a `when:` condition, say) against `root`; a missing path is an
-/// error here.
-pub fn eval_value(expr: &Expr, root: &dyn ContextSource) -> Result<Value, String> {
+/// error here (kind `undefined`), as is a type mismatch (kind `type`).
+pub fn eval_value(expr: &Expr, root: &dyn ContextSource) -> Result<Value, Error> {
     let no_inputs = Map::new();
     eval(expr, root, &no_inputs)
         .map(Cow::into_owned)
-        .map_err(fail_text)
+        .map_err(fail_error)
 }
 
 /// Evaluates an expression that must yield a boolean.
-pub fn eval_bool(expr: &Expr, root: &dyn ContextSource) -> Result<bool, String> {
+pub fn eval_bool(expr: &Expr, root: &dyn ContextSource) -> Result<bool, Error> {
     match eval_value(expr, root)? {
         Value::Bool(b) => Ok(b),
-        other => Err(format!(
+        other => Err(type_error(format!(
             "a condition must be a boolean, got a {}",
             type_name(&other)
-        )),
+        ))),
     }
 }

@@ -73,7 +73,7 @@ impl Func {
     }
 
     /// Checks the number (and, for `exists`, the form) of arguments.
-    pub fn check_arity(self, args: &[Expr]) -> Result<(), String> {
+    pub(crate) fn check_arity(self, args: &[Expr]) -> Result<(), String> {
         let want = if self == Func::Contains { 2 } else { 1 };
         if args.len() != want {
             let s = if want == 1 { "" } else { "s" };
@@ -90,7 +90,7 @@ impl Func {
     }
 
     /// The result type, given the argument types; an error when a known type is wrong.
-    pub fn check_types(self, args: &[Ty]) -> Result<Ty, String> {
+    pub(crate) fn check_types(self, args: &[Ty]) -> Result<Ty, String> {
         let need = |i: usize, ok: &[Ty], what: &str| {
             let t = args[i];
             if t == Ty::Unknown || ok.contains(&t) {
@@ -142,7 +142,7 @@ impl Func {
     }
 
     /// Applies the function to evaluated arguments (`exists` is answered by the evaluator).
-    pub fn apply(self, args: &[Value]) -> Result<Value, String> {
+    pub(crate) fn apply(self, args: &[Value]) -> Result<Value, String> {
         let wrong = |what: &str, v: &Value| {
             Err(format!(
                 "`{}` needs {what}, got a {}",
@@ -201,7 +201,7 @@ fn parse_number(s: &str) -> Option<Value> {
 }
 
 /// `contains(haystack, needle)` and `needle in haystack`.
-pub fn contains(haystack: &Value, needle: &Value) -> Result<bool, String> {
+pub(crate) fn contains(haystack: &Value, needle: &Value) -> Result<bool, String> {
     match (haystack, needle) {
         (Value::String(s), Value::String(n)) => Ok(s.contains(n.as_str())),
         (Value::String(_), other) => Err(format!(

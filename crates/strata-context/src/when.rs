@@ -46,7 +46,7 @@ impl When {
                 })
             }
             Value::Object(_) => {
-                let cond = Condition::parse(value).map_err(WhenError::Structured)?;
+                let cond = Condition::parse(value).map_err(|e| WhenError::Structured(e.message.clone()))?;
                 Ok(When::Structured {
                     source: serde_json::to_string(value).unwrap_or_default(),
                     cond,
@@ -60,7 +60,7 @@ impl When {
 
     /// Evaluates the condition against `root`; a non-boolean expression or a type mismatch is
     /// an error.
-    pub fn eval(&self, root: &dyn ContextSource) -> Result<bool, String> {
+    pub fn eval(&self, root: &dyn ContextSource) -> Result<bool, Error> {
         match self {
             When::Const(b) => Ok(*b),
             When::Structured { cond, .. } => cond.eval(root),

@@ -15,7 +15,9 @@ fn ctx() -> Value {
 }
 
 fn check(cond: Value) -> Result<bool, String> {
-    Condition::parse(&cond)?.eval(&ctx())
+    Condition::parse(&cond)
+        .and_then(|c| c.eval(&ctx()))
+        .map_err(|e| e.message.clone())
 }
 
 #[test]
@@ -154,7 +156,10 @@ fn malformed_conditions_fail_when_parsed() {
     ];
     for (cond, message) in cases {
         assert_eq!(
-            Condition::parse(&cond).err().as_deref(),
+            Condition::parse(&cond)
+                .err()
+                .map(|e| e.message.clone())
+                .as_deref(),
             Some(message),
             "{cond}"
         );

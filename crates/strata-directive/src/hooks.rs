@@ -67,16 +67,16 @@ impl Event {
         EVENTS.iter().copied().find(|e| e.name() == name)
     }
 
-    /// Parses an event name; the error lists the events.
-    pub fn parse(name: &str) -> Result<Event, String> {
-        EVENTS
-            .iter()
-            .copied()
-            .find(|e| e.name() == name)
-            .ok_or_else(|| {
-                let all: Vec<&str> = EVENTS.iter().map(|e| e.name()).collect();
-                format!("unknown event `{name}`; the events are {}", all.join(", "))
-            })
+    /// Parses an event name; the error (kind `unknown_name`) lists the events.
+    pub fn parse(name: &str) -> Result<Event, Error> {
+        Event::from_name(name).ok_or_else(|| {
+            let all: Vec<&str> = EVENTS.iter().map(|e| e.name()).collect();
+            Error::new(
+                Layer::REQUEST,
+                ErrorKind::UnknownName,
+                format!("unknown event `{name}`; the events are {}", all.join(", ")),
+            )
+        })
     }
 }
 
@@ -100,7 +100,8 @@ pub fn compile_hook(
             .at_path(&path.child(PathSeg::Key(field.into())));
         doc.locate_error(e)
     };
-    let event = Event::parse(&spec.event).map_err(|m| fail("event", m))?;
+    let event = Event::parse(&spec.event)
+        .map_err(|e| doc.locate_error(e.at_path(&path.child(PathSeg::Key("event".into())))))?;
     let when = match &spec.condition {
         Some(c) => Some(When::parse(c).map_err(|e| match e {
             WhenError::Expr(e) => {

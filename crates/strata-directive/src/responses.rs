@@ -283,8 +283,8 @@ pub(crate) fn reply(d: &Directive, r: &Responses, turn: Turn<'_>) -> Result<Chos
             let holds = when.eval(turn.context).map_err(|m| {
                 let e = Error::new(
                     RESPONSE,
-                    ErrorKind::Type,
-                    format!("condition of candidate `{}`: {m}", c.name()),
+                    m.kind,
+                    format!("condition of candidate `{}`: {}", c.name(), m.message),
                 );
                 d.located(e, &candidate_path(c.index).child(key("condition")))
             })?;

@@ -227,11 +227,15 @@ pub(crate) fn choose(
                 Ok(false) => continue,
                 Err(_) if lenient => continue,
                 Err(e) => {
-                    return Err(Failure::new(format!(
-                        "condition `{}` of the edge to `{}` failed: {e}",
-                        w.source(),
-                        edge.target
-                    )))
+                    return Err(Failure::of(
+                        e.kind,
+                        format!(
+                            "condition `{}` of the edge to `{}` failed: {}",
+                            w.source(),
+                            edge.target,
+                            e.message
+                        ),
+                    ))
                 }
             },
         };

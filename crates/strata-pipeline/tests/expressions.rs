@@ -134,17 +134,25 @@ fn missing_paths_in_expressions_warn_and_render_empty() {
 #[test]
 fn when_conditions_use_the_same_language() {
     let root = json!({"state": {"count": 2, "status": "ok"}, "result": {"exit_code": 0}});
-    let t = |s: &str| eval_bool(&parse_expr(s, 0).unwrap(), &root);
+    let t = |s: &str| {
+        eval_bool(&parse_expr(s, 0).unwrap(), &root).map_err(|e| (e.kind.name(), e.message.clone()))
+    };
     assert_eq!(t("state.count > 0"), Ok(true));
     assert_eq!(t("state.status == 'ok' && result.exit_code == 0"), Ok(true));
     assert_eq!(t("!(state.count > 5)"), Ok(true));
     assert_eq!(
         t("state.count"),
-        Err("a condition must be a boolean, got a number".to_string())
+        Err((
+            "type",
+            "a condition must be a boolean, got a number".to_string()
+        ))
     );
     assert_eq!(
         t("state.gone > 1"),
-        Err("context path `state.gone` not found".to_string())
+        Err((
+            "undefined",
+            "context path `state.gone` not found".to_string()
+        ))
     );
     assert_eq!(t("exists(state.gone)"), Ok(false));
     assert_eq!(

@@ -110,7 +110,7 @@ pub fn fire<'h>(
                 Ok(true) => {}
                 Ok(false) => continue,
                 Err(e) => {
-                    firing.error = Some(format!("condition `{}`: {e}", when.source()));
+                    firing.error = Some(format!("condition `{}`: {}", when.source(), e.message));
                     out.push(firing);
                     continue;
                 }
