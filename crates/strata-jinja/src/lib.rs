@@ -226,6 +226,13 @@ mod tests {
     }
 
     #[test]
+    fn maps_print_their_keys_in_the_order_given() {
+        let ctx = json!({"m": {"z": 1, "a": {"y": 2, "b": 3}}});
+        let out = render("{{ m }}|{% for k in m %}{{ k }}{% endfor %}", ctx).unwrap();
+        assert_eq!(out, r#"{"z":1,"a":{"y":2,"b":3}}|za"#);
+    }
+
+    #[test]
     fn names_never_turn_escaping_on_and_values_are_not_rendered_again() {
         let mut env = environment(Undefined::Warn, JinjaLimits::default());
         env.add_template("page.html", "{{ v }}").unwrap();
