@@ -11,7 +11,7 @@ use strata_core::{Error, ErrorKind, Layer, Limits, RenderOptions};
 use strata_doc::{parse_dotenv, Document, Format};
 use strata_exec::{Project, ToolChain};
 use strata_responses::{
-    check_std, Field, Generator, JinjaLimits, Place, Response, Sources, ToolResult,
+    check_std, Field, Generate, Generator, JinjaLimits, Place, Response, Sources, ToolResult,
 };
 use strata_tools::CallOptions;
 
@@ -206,7 +206,7 @@ fn respond(args: &RespondArgs, project: Option<&Project>) -> Result<(String, Vec
         std: &std,
         std_place: Place::Nowhere,
         tools: &results,
-        generator: generator.as_ref(),
+        generator: generator.as_ref().map(|g| g as &dyn Generate),
         secrets: &secrets,
     };
     let extraction = response.extract(&sources);

@@ -9,7 +9,7 @@ use strata_doc::Document;
 use strata_pipeline::Template;
 use strata_responses::names::name_problem;
 use strata_responses::{
-    Generator, JinjaLimits, Place, Reply, Response, Sources, ToolResult, RESPONSE,
+    Generate, Generator, JinjaLimits, Place, Reply, Response, Sources, ToolResult, RESPONSE,
 };
 use strata_tools::{CallOptions, StepStatus, ToolRunner};
 
@@ -274,7 +274,7 @@ pub(crate) fn reply(d: &Directive, r: &Responses, turn: Turn<'_>) -> Result<Chos
         std: &std,
         std_place: Place::At(&std_at),
         tools: &results,
-        generator: generator.as_ref(),
+        generator: generator.as_ref().map(|g| g as &dyn Generate),
         secrets: turn.secrets,
     };
     let mut why = Vec::new();

@@ -4,7 +4,7 @@
 use serde_json::{json, Map, Value};
 use strata_core::{for_each_leaf, value_to_text, Error, ErrorKind, FieldPath};
 
-use crate::generator::Generator;
+use crate::generator::Generate;
 use crate::names::{is_generative, is_std};
 use crate::sources::{std_field, tool_field, Place, ToolResult};
 use crate::template::Response;
@@ -19,8 +19,9 @@ pub struct Sources<'a> {
     pub std_place: Place<'a>,
     /// The tool results with response fields, in the order the tools ran.
     pub tools: &'a [ToolResult<'a>],
-    /// The generator of `generative.*` fields, when one is configured.
-    pub generator: Option<&'a Generator<'a>>,
+    /// The generator of `generative.*` fields, when one is configured: a generator tool
+    /// ([`crate::Generator`]) or any other [`Generate`].
+    pub generator: Option<&'a dyn Generate>,
     /// Values that are secret (declared `secrets` of the tools involved): a field holding
     /// one is never rendered.
     pub secrets: &'a [String],
@@ -38,9 +39,9 @@ pub enum FieldSource {
         /// The result's label.
         label: String,
     },
-    /// The generator tool.
+    /// The generator.
     Generative {
-        /// The generator's tool id.
+        /// The generator's name ([`Generate::name`]): its tool id.
         tool: String,
     },
 }
@@ -324,10 +325,10 @@ impl Extraction {
                     name.clone(),
                     value,
                     FieldSource::Generative {
-                        tool: generator.tool.to_string(),
+                        tool: generator.name().to_string(),
                     },
                 );
-                let field = mark_secret(field, sources.secrets, generator.place, |_| {
+                let field = mark_secret(field, sources.secrets, generator.place(), |_| {
                     FieldPath::root()
                 });
                 if field.secret {

@@ -1,7 +1,10 @@
-//! The generator protocol: a tool of the project fills `generative.*` fields. It is called
-//! through the shared [`ToolRunner`] with the parameters `{template, field, context}` (a
-//! generator tool passes them on as JSON on stdin with `input_data: "{params_json}"`) and
-//! prints the field's value as JSON on stdout.
+//! What fills `generative.*` fields: anything that implements [`Generate`] — a generator
+//! tool of the project ([`Generator`]), or a library caller's own function (the Python
+//! bindings' callables).
+//!
+//! The tool protocol: the tool is called through the shared [`ToolRunner`] with the
+//! parameters `{template, field, context}` (a generator tool passes them on as JSON on stdin
+//! with `input_data: "{params_json}"`) and prints the field's value as JSON on stdout.
 
 use serde_json::{json, Map, Value};
 use strata_core::{Error, ErrorKind};
@@ -9,6 +12,30 @@ use strata_tools::{CallOptions, ToolRunner};
 
 use crate::sources::Place;
 use crate::RESPONSE;
+
+/// Fills `generative.*` fields, one call per field, once every other field was found.
+pub trait Generate {
+    /// How field sources name it: the tool id, or the function's name.
+    fn name(&self) -> &str;
+
+    /// Where it was configured: errors about the values it made point there.
+    fn place(&self) -> Place<'_>;
+
+    /// The value of `field`, generated from the template as written, the field's name and the
+    /// context (`{std, fields}`: the standard fields and every field filled so far). A failure
+    /// is an error of kind [`ErrorKind::Generator`] naming the field ([`failed`]).
+    fn generate(&self, template: &str, field: &str, context: &Value) -> Result<Value, Error>;
+}
+
+/// The error of a generator that could not fill `field`: `why` it failed, and a `hint`.
+pub fn failed(field: &str, why: impl std::fmt::Display, hint: impl Into<String>) -> Error {
+    Error::new(
+        RESPONSE,
+        ErrorKind::Generator,
+        format!("the generator of `{field}` failed: {why}"),
+    )
+    .with_hint(hint)
+}
 
 /// A configured generator tool.
 #[derive(Clone, Copy)]
@@ -23,22 +50,22 @@ pub struct Generator<'a> {
     pub place: Place<'a>,
 }
 
-impl Generator<'_> {
-    /// The value of `field`, generated from the template, the field's name and the context
-    /// (`{std, fields}`: the standard fields and every field filled so far).
-    pub fn generate(&self, template: &str, field: &str, context: &Value) -> Result<Value, Error> {
+impl Generate for Generator<'_> {
+    fn name(&self) -> &str {
+        self.tool
+    }
+
+    fn place(&self) -> Place<'_> {
+        self.place
+    }
+
+    /// Runs the tool with `{template, field, context}` and parses what it printed as JSON.
+    fn generate(&self, template: &str, field: &str, context: &Value) -> Result<Value, Error> {
         let mut params = Map::new();
         params.insert("template".into(), json!(template));
         params.insert("field".into(), json!(field));
         params.insert("context".into(), context.clone());
-        let fail = |why: String, hint: &str| {
-            Error::new(
-                RESPONSE,
-                ErrorKind::Generator,
-                format!("the generator of `{field}` failed: {why}"),
-            )
-            .with_hint(hint)
-        };
+        let fail = |why: String, hint: &str| failed(field, why, hint);
         let run = self
             .runner
             .run(self.tool, &params, &self.call)

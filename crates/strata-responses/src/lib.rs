@@ -7,8 +7,9 @@
 //! 2. tool fields — the `canned_response_fields` object of tool results, in the order the
 //!    tools ran; a field is the whole dotted name as written, looked up first as a flat key
 //!    (`{"account.balance": …}`) then as a nested path, the latest result winning;
-//! 3. `generative.*` — a generator tool ([`Generator`]), called only once every other field
-//!    of the response was found.
+//! 3. `generative.*` — a generator ([`Generate`]: a generator tool, [`Generator`], or a
+//!    library caller's function), called only once every other field of the response was
+//!    found.
 //!
 //! A response's fields are found statically ([`Response::fields`]). A field that no source
 //! provides is an error naming every such field and the sources tried
@@ -40,7 +41,7 @@ mod sources;
 mod template;
 
 pub use extract::{Extraction, Field, FieldSource, Missing, Reply, Sources};
-pub use generator::Generator;
+pub use generator::{failed as generator_failed, Generate, Generator};
 pub use sources::{check_std, std_field, tool_field, Hit, Place, ToolResult, FIELDS_KEY};
 pub use strata_jinja::JinjaLimits;
 pub use template::Response;

@@ -2,10 +2,13 @@
 //! of dotted fields, the generator protocol and when it runs, the all-at-once missing-fields
 //! error, rendering with conditionals and loops, values as data, secrets, limits.
 
+use std::cell::RefCell;
+
 use serde_json::{json, Value};
-use strata_core::{ErrorKind, Span};
+use strata_core::{Error, ErrorKind, Span};
 use strata_responses::{
-    Field, FieldSource, Generator, JinjaLimits, Place, Response, Sources, ToolResult,
+    generator_failed, Field, FieldSource, Generate, Generator, JinjaLimits, Place, Response,
+    Sources, ToolResult,
 };
 use strata_tools::{CallOptions, FakeTools, RunResult};
 
@@ -286,6 +289,64 @@ fn a_failing_generator_is_an_error_at_the_field() {
     assert_eq!(
         err.to_string(),
         "r.j2:2:3: response error at $ 4..30: the generator of `generative.greeting_phrase` failed: tool `gen` printed something that is not JSON (hint: a generator prints the field's value as JSON: a text is printed with its quotes (\"Have a nice day.\"))"
+    );
+}
+
+/// A generator that is not a tool: a library caller's function, recording the fields asked.
+struct Echo {
+    asked: RefCell<Vec<String>>,
+}
+
+impl Generate for Echo {
+    fn name(&self) -> &str {
+        "echo"
+    }
+
+    fn place(&self) -> Place<'_> {
+        Place::Nowhere
+    }
+
+    fn generate(&self, _template: &str, field: &str, context: &Value) -> Result<Value, Error> {
+        self.asked.borrow_mut().push(field.to_string());
+        match field {
+            "generative.broken" => Err(generator_failed(field, "it gave up", "try again")),
+            _ => Ok(json!(format!(
+                "<{}>",
+                context["fields"].as_object().map_or(0, |f| f.len())
+            ))),
+        }
+    }
+}
+
+#[test]
+fn any_generate_fills_the_generative_fields_after_the_others() {
+    let r = compile("{{generative.a}} {{x}} {{generative.b}}");
+    let values = [json!({"canned_response_fields": {"x": "X"}})];
+    let tools = results(&values);
+    let echo = Echo {
+        asked: RefCell::new(Vec::new()),
+    };
+    let reply = r
+        .respond(&Sources {
+            generator: Some(&echo),
+            ..sources(&json!({}), &tools)
+        })
+        .unwrap();
+    assert_eq!(reply.text, "<1> X <2>");
+    assert_eq!(*echo.asked.borrow(), ["generative.a", "generative.b"]);
+    assert_eq!(
+        reply.fields[0].to_json(),
+        json!({"field": "generative.a", "source": "generative", "from": "echo", "value": "<1>"})
+    );
+    let err = compile("x {{generative.broken}}")
+        .respond(&Sources {
+            generator: Some(&echo),
+            ..sources(&json!({}), &[])
+        })
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "r.j2:1:5: response error at $ 4..21: the generator of `generative.broken` failed: it gave up (hint: try again)"
     );
 }
 
