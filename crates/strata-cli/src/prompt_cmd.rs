@@ -189,19 +189,8 @@ fn render(args: &RenderArgs, m: &PromptManager) -> Result<String, Error> {
         explain: args.explain,
     };
     let out = m.render(&call)?;
-    if out.variants.len() > 1 && !args.all_variants {
-        let labels: Vec<String> = out.variants.iter().map(|v| v.label()).collect();
-        return Err(Error::new(
-            strata_prompts::LAYER,
-            ErrorKind::Request,
-            format!(
-                "template `{}` has {} variants ({})",
-                out.template,
-                out.variants.len(),
-                labels.join("; ")
-            ),
-        )
-        .with_hint("pass --all-variants to print them all, or --pin COMPONENT=VERSION for one"));
+    if !args.all_variants {
+        out.only_text("pass --all-variants to print them all, or --pin COMPONENT=VERSION for one")?;
     }
     for w in &out.warnings {
         eprintln!("warning[{}]: {}", w.layer, w.message);

@@ -105,6 +105,26 @@ impl Rendered {
         }
     }
 
+    /// The text, or — when the template has several variants — an error listing them, with
+    /// `hint` saying how to get them all or pin one.
+    pub fn only_text(&self, hint: &str) -> Result<&str, Error> {
+        if let Some(text) = self.text() {
+            return Ok(text);
+        }
+        let labels: Vec<String> = self.variants.iter().map(Variant::label).collect();
+        Err(Error::new(
+            LAYER,
+            ErrorKind::Request,
+            format!(
+                "template `{}` has {} variants ({})",
+                self.template,
+                self.variants.len(),
+                labels.join("; ")
+            ),
+        )
+        .with_hint(hint))
+    }
+
     /// `{template, file, hash, text}` for one variant, `{…, variants: [{versions, text}]}` for
     /// several; `warnings` (and `explain`) when there are any.
     pub fn to_json(&self) -> Value {

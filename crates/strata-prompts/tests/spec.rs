@@ -338,6 +338,15 @@ fn versioned_components_yield_every_combination_labelled_in_declaration_order() 
         ]
     );
     assert_eq!(out.text(), None);
+    let e = out.only_text("pin them").unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Request);
+    assert_eq!(
+        e.message,
+        "template `main/default` has 4 variants (system_preamble=concise, response_instructions=structured; \
+         system_preamble=concise, response_instructions=freeform; system_preamble=detailed, response_instructions=structured; \
+         system_preamble=detailed, response_instructions=freeform)"
+    );
+    assert_eq!(e.hint.as_deref(), Some("pin them"));
 }
 
 #[test]
@@ -353,6 +362,10 @@ fn a_pinned_component_version_narrows_the_product() {
     let out = m.render(&call).unwrap();
     assert_eq!(
         out.text(),
+        Some("A helpful CFD assistant. / Respond naturally.")
+    );
+    assert_eq!(
+        out.only_text("unused").ok(),
         Some("A helpful CFD assistant. / Respond naturally.")
     );
     assert_eq!(
