@@ -241,7 +241,7 @@ fn push_key(py: Python<'_>, out: &mut String, key: &str) {
 }
 
 /// The name of `obj`'s type, for messages.
-fn type_name(obj: &Bound<'_, PyAny>) -> String {
+pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
     obj.get_type()
         .name()
         .map_or_else(|_| "object".to_string(), |n| n.to_string())
@@ -274,13 +274,12 @@ pub fn map_arg(obj: Option<&Bound<'_, PyAny>>, arg: &str) -> PyResult<Map<String
     }
 }
 
-/// Argument `arg` as environment variables: a mapping of str to str (`os.environ` works);
-/// `None` is no variable at all.
-pub fn env_arg(obj: Option<&Bound<'_, PyAny>>, arg: &str) -> PyResult<EnvMap> {
-    let mut env = EnvMap::default();
+/// Argument `arg` as a mapping of str to str, in order; `None` is the empty list.
+pub fn str_map_arg(obj: Option<&Bound<'_, PyAny>>, arg: &str) -> PyResult<Vec<(String, String)>> {
+    let mut out = Vec::new();
     for (name, value) in map_arg(obj, arg)? {
         match value {
-            Value::String(value) => env.set(name, value, false),
+            Value::String(value) => out.push((name, value)),
             other => {
                 let mut at = arg.to_string();
                 if let Some(obj) = obj {
@@ -293,7 +292,49 @@ pub fn env_arg(obj: Option<&Bound<'_, PyAny>>, arg: &str) -> PyResult<EnvMap> {
             }
         }
     }
+    Ok(out)
+}
+
+/// Argument `arg` as environment variables: a mapping of str to str (`os.environ` works);
+/// `None` is no variable at all.
+pub fn env_arg(obj: Option<&Bound<'_, PyAny>>, arg: &str) -> PyResult<EnvMap> {
+    let mut env = EnvMap::default();
+    for (name, value) in str_map_arg(obj, arg)? {
+        env.set(name, value, false);
+    }
     Ok(env)
+}
+
+/// Argument `arg` as a JSON array: a `list` or `tuple` (`what` names its items in the
+/// error); `None` is the empty array.
+pub fn list_arg(obj: Option<&Bound<'_, PyAny>>, arg: &str, what: &str) -> PyResult<Vec<Value>> {
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        return Ok(Vec::new());
+    };
+    if obj.cast::<PyList>().is_err() && obj.cast::<PyTuple>().is_err() {
+        return Err(PyTypeError::new_err(format!(
+            "{arg}: expected a list of {what}, got {}",
+            type_name(obj)
+        )));
+    }
+    match json_arg(obj, arg)? {
+        Value::Array(items) => Ok(items),
+        _ => unreachable!("a list or tuple converts to an array"),
+    }
+}
+
+/// Argument `arg` as the list Python's warnings are appended to instead of being issued;
+/// `None` is no list.
+pub fn sink_arg<'a, 'py>(
+    obj: Option<&'a Bound<'py, PyAny>>,
+    arg: &str,
+) -> PyResult<Option<&'a Bound<'py, PyList>>> {
+    match obj.filter(|o| !o.is_none()) {
+        None => Ok(None),
+        Some(o) => o.cast::<PyList>().map(Some).map_err(|_| {
+            PyTypeError::new_err(format!("{arg}: expected a list to append the warnings to"))
+        }),
+    }
 }
 
 /// The Python name of a JSON value's type, for messages.
@@ -425,6 +466,58 @@ pub fn str_arg(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<String> {
             "{arg}: str is not valid Unicode (it holds a lone surrogate)"
         ))
     })
+}
+
+/// An argument that tells "not given" from "given as `None`": a setting to keep, or one to
+/// clear. Declare it with the default `Given::Absent` (`#[pyo3(signature = (*, x = Given::Absent))]`).
+pub enum Given<'py> {
+    /// The caller did not pass the argument.
+    Absent,
+    /// The caller passed this object (`None` included).
+    Passed(Bound<'py, PyAny>),
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Given<'py> {
+    type Error = PyErr;
+
+    fn extract(obj: pyo3::Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        Ok(Given::Passed(obj.to_owned()))
+    }
+}
+
+impl<'py> Given<'py> {
+    /// A setting that may be cleared: absent is `None` (keep), `None` is `Some(None)`
+    /// (clear), a `str` is `Some(Some(text))`.
+    pub fn clearable_str(&self, arg: &str) -> PyResult<Option<Option<String>>> {
+        match self {
+            Given::Absent => Ok(None),
+            Given::Passed(o) if o.is_none() => Ok(Some(None)),
+            Given::Passed(o) => str_arg(o, arg)
+                .map_err(|_| {
+                    PyTypeError::new_err(format!(
+                        "{arg}: expected str or None, got {}",
+                        type_name(o)
+                    ))
+                })
+                .map(|s| Some(Some(s))),
+        }
+    }
+
+    /// A setting that always has a value: absent is `None` (keep), a `str` is `Some(text)`.
+    pub fn str(&self, arg: &str) -> PyResult<Option<String>> {
+        match self {
+            Given::Absent => Ok(None),
+            Given::Passed(o) => str_arg(o, arg).map(Some),
+        }
+    }
+
+    /// A mapping setting: absent is `None` (keep), `None` is the empty object.
+    pub fn map(&self, arg: &str) -> PyResult<Option<Map<String, Value>>> {
+        match self {
+            Given::Absent => Ok(None),
+            Given::Passed(o) => map_arg(Some(o), arg).map(Some),
+        }
+    }
 }
 
 /// Optional string argument `arg`: absent (or `None`) is `None`.

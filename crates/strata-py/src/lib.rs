@@ -1,7 +1,7 @@
 //! Python bindings of strata: the native module `strata._strata`, re-exported by the Python
 //! package `strata` (`python/strata/`).
 //!
-//! One module per front-end (`template`, `project`), all converting values through
+//! One module per front-end (`template`, `project`, `prompts`, `responses`), all converting values through
 //! `convert` and errors through `errors`. Values cross as plain Python objects; errors
 //! as `strata.StrataError`. A Rust panic never unwinds into Python: PyO3 catches it at every
 //! function and method boundary and raises `pyo3_runtime.PanicException` instead (tested
@@ -16,6 +16,8 @@
 mod convert;
 mod errors;
 mod project;
+mod prompts;
+mod responses;
 mod template;
 
 use pyo3::prelude::*;
@@ -29,6 +31,10 @@ mod strata_module {
     const __version__: &str = env!("CARGO_PKG_VERSION");
     #[pymodule_export]
     use crate::project::PyProject;
+    #[pymodule_export]
+    use crate::prompts::PyPromptManager;
+    #[pymodule_export]
+    use crate::responses::PyCannedResponse;
     #[pymodule_export]
     use crate::template::{render, PyTemplate};
 }

@@ -1,12 +1,13 @@
 //! `strata.Template` and `strata.render`: compile a document once, render it many times.
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyList;
 use strata_core::{Limits, RenderOptions, Scope};
 use strata_pipeline::{Chain, Template};
 
-use crate::convert::{env_arg, flag_arg, json_arg, map_arg, names_arg, rendered_to_py, to_py};
+use crate::convert::{
+    env_arg, flag_arg, json_arg, map_arg, names_arg, rendered_to_py, sink_arg, to_py,
+};
 use crate::errors::{report_warnings, OrRaise};
 
 /// A document compiled once for a chain of layers, rendered many times.
@@ -75,12 +76,7 @@ impl PyTemplate {
         py: Python<'py>,
         args: &RenderArgs<'py>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let sink = match args.warnings.filter(|w| !w.is_none()) {
-            None => None,
-            Some(w) => Some(w.cast::<PyList>().map_err(|_| {
-                PyTypeError::new_err("warnings: expected a list to append the warnings to")
-            })?),
-        };
+        let sink = sink_arg(args.warnings, "warnings")?;
         let mut env = env_arg(args.env, "env")?;
         for name in names_arg(args.secrets, "secrets")? {
             env.mark_secret(&name);

@@ -82,6 +82,31 @@ def test_secrets_never_reach_an_error() -> None:
         assert all("s3cr3t" not in str(v) for v in e.to_dict().values())
 
 
+def test_prompt_and_response_errors_have_their_families() -> None:
+    prompts = strata.PromptManager({"main": {"Search": "s"}})
+    with pytest.raises(strata.PromptError) as prompt:
+        prompts.render("Other")
+    assert (type(prompt.value), prompt.value.kind) == (strata.PromptError, "template_not_found")
+    with pytest.raises(strata.PromptError) as pinned:
+        prompts.render("Search", hash="0" * 64)
+    assert pinned.value.kind == "hash_mismatch"
+    with pytest.raises(strata.ResponseError) as missing:
+        strata.CannedResponse("{{a}}").render()
+    assert (type(missing.value), missing.value.kind) == (strata.ResponseError, "missing_fields")
+
+    def broken(template: str, field: str, context: dict[str, object]) -> str:
+        raise RuntimeError("down")
+
+    with pytest.raises(strata.ResponseError) as generator:
+        strata.CannedResponse("{{generative.g}}").render(generator=broken)
+    assert generator.value.kind == "generator"
+    for error in [prompt.value, pinned.value, missing.value, generator.value]:
+        assert isinstance(error, strata.StrataError)
+        assert type(error).__module__ == "strata"
+        copy = pickle.loads(pickle.dumps(error))
+        assert (type(copy), str(copy), copy.to_dict()) == (type(error), str(error), error.to_dict())
+
+
 def test_errors_and_warnings_pickle_with_their_fields() -> None:
     with pytest.raises(strata.StrataError) as info:
         strata.render("${state.x}", strict=True)

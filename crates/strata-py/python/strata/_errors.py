@@ -24,8 +24,9 @@ class StrataError(Exception):
 
     * ``kind``: a stable name to match on (``"syntax"``, ``"undefined"``, ``"unknown_tool"``,
       ...);
-    * ``layer``: ``"env"``, ``"params"``, ``"context"``, ``"inputs"``, or ``"request"`` for
-      the document or request around them;
+    * ``layer``: ``"env"``, ``"params"``, ``"context"``, ``"inputs"``, ``"request"`` for
+      the document or request around them, ``"prompt"`` or ``"response"`` for prompt
+      templates and canned responses;
     * ``message``: what went wrong, in one sentence;
     * ``path``: the field holding the offending string (``"args[2]"``; ``"$"`` is the root);
     * ``span``: the ``(start, end)`` byte range inside that string, or ``None``;
@@ -33,8 +34,8 @@ class StrataError(Exception):
     * ``file``, ``line``, ``column``: where in a file, when the text came from one.
 
     Subclasses name the families: ``TemplateSyntaxError``, ``UndefinedError``,
-    ``LimitError``, ``CycleError`` and ``ToolError``; every other kind is a ``StrataError``
-    itself.
+    ``LimitError``, ``CycleError``, ``ToolError``, ``PromptError`` and ``ResponseError``;
+    every other kind is a ``StrataError`` itself.
     """
 
     kind: str
@@ -115,6 +116,18 @@ class ToolError(StrataError):
     or timed out (kinds ``"unknown_tool"``, ``"spawn"``, ``"tool_failed"``, ``"timeout"``)."""
 
 
+class PromptError(StrataError):
+    """A prompt template cannot be chosen: no template for the key (the message lists every
+    candidate tried), or the template's content differs from the pinned hash (kinds
+    ``"template_not_found"``, ``"hash_mismatch"``)."""
+
+
+class ResponseError(StrataError):
+    """A canned response cannot be filled: fields that no source provides (all named at
+    once), or a generator that failed for a field (kinds ``"missing_fields"``,
+    ``"generator"``); nothing is rendered half-filled."""
+
+
 # The classes are strata's: tracebacks and pickles name them `strata.X`.
 for _cls in (
     StrataError,
@@ -123,6 +136,8 @@ for _cls in (
     LimitError,
     CycleError,
     ToolError,
+    PromptError,
+    ResponseError,
 ):
     _cls.__module__ = "strata"
 
@@ -135,6 +150,10 @@ _FAMILIES: Dict[str, Type[StrataError]] = {
     "spawn": ToolError,
     "tool_failed": ToolError,
     "timeout": ToolError,
+    "template_not_found": PromptError,
+    "hash_mismatch": PromptError,
+    "missing_fields": ResponseError,
+    "generator": ResponseError,
 }
 
 

@@ -1,14 +1,14 @@
 """strata's native module; import ``strata`` instead."""
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from os import PathLike
 from pathlib import Path
 from typing import Any, Optional, Union, final
 
 from ._errors import StrataWarning
-from ._types import StepRecord
+from ._types import PromptExplain, PromptTemplate, PromptVariant, ResponseReply, StepRecord
 
-__all__ = ["Project", "render", "Template", "__version__"]
+__all__ = ["CannedResponse", "Project", "PromptManager", "render", "Template", "__version__"]
 
 __version__: str
 
@@ -79,3 +79,141 @@ class Project:
         timeout: Optional[float] = None,
     ) -> StepRecord:
         """Runs tool ``tool`` with ``params`` and returns its step record."""
+
+@final
+class PromptManager:
+    """Prompt templates chosen by key with hierarchical fallback (seed 002's TemplateManager).
+
+    ``templates`` is a directory (a project's ``prompts/`` tree) or a dict of the same
+    nesting; the settings start every lookup and render.
+    """
+
+    def __new__(
+        cls,
+        templates: Union[Mapping[str, Any], str, PathLike[str]],
+        *,
+        default_template: Optional[str] = None,
+        root_space: Optional[str] = None,
+        type: str = "main",
+        version: Optional[str] = None,
+        default_name: str = "default",
+        predefined_variables: Optional[Mapping[str, Any]] = None,
+    ) -> PromptManager: ...
+    def switch(
+        self,
+        *,
+        root_space: Optional[str] = ...,
+        type: str = ...,
+        version: Optional[str] = ...,
+        default_name: str = ...,
+        predefined_variables: Optional[Mapping[str, Any]] = ...,
+    ) -> PromptManager:
+        """A manager with the given settings changed; this one is unchanged."""
+    def render(
+        self,
+        key: Optional[str] = None,
+        *,
+        feed: Optional[Mapping[str, Any]] = None,
+        knowledge: Optional[Mapping[str, Any]] = None,
+        merge: str = "feed_only",
+        root_space: Optional[str] = ...,
+        type: str = ...,
+        version: Optional[str] = ...,
+        default_name: str = ...,
+        pins: Optional[Mapping[str, str]] = None,
+        hash: Optional[str] = None,
+        strict: bool = False,
+        secrets: Optional[Iterable[str]] = None,
+        warnings: Optional[list[StrataWarning]] = None,
+    ) -> str:
+        """Renders the template ``key`` resolves to and returns its text."""
+    def variants(
+        self,
+        key: Optional[str] = None,
+        *,
+        feed: Optional[Mapping[str, Any]] = None,
+        knowledge: Optional[Mapping[str, Any]] = None,
+        merge: str = "feed_only",
+        root_space: Optional[str] = ...,
+        type: str = ...,
+        version: Optional[str] = ...,
+        default_name: str = ...,
+        pins: Optional[Mapping[str, str]] = None,
+        hash: Optional[str] = None,
+        strict: bool = False,
+        secrets: Optional[Iterable[str]] = None,
+        warnings: Optional[list[StrataWarning]] = None,
+    ) -> list[PromptVariant]:
+        """Renders every variant of the template ``key`` resolves to, each labelled."""
+    def explain(
+        self,
+        key: Optional[str] = None,
+        *,
+        feed: Optional[Mapping[str, Any]] = None,
+        knowledge: Optional[Mapping[str, Any]] = None,
+        merge: str = "feed_only",
+        root_space: Optional[str] = ...,
+        type: str = ...,
+        version: Optional[str] = ...,
+        default_name: str = ...,
+        pins: Optional[Mapping[str, str]] = None,
+        hash: Optional[str] = None,
+        strict: bool = False,
+        secrets: Optional[Iterable[str]] = None,
+        warnings: Optional[list[StrataWarning]] = None,
+    ) -> PromptExplain:
+        """The trace of the lookup and render of ``key``: the candidates and the winner."""
+    def resolve(self, key: Optional[str] = None) -> Optional[str]:
+        """The id of the template ``key`` resolves to, or ``None``."""
+    def templates(self) -> list[PromptTemplate]:
+        """Every template and component, in load order."""
+    @property
+    def root_space(self) -> Optional[str]:
+        """The root space lookups start in, or ``None``."""
+    @property
+    def type(self) -> str:
+        """The type namespace."""
+    @property
+    def version(self) -> Optional[str]:
+        """The deployment version, or ``None``."""
+    @property
+    def default_name(self) -> str:
+        """The name every namespace falls back to."""
+    @property
+    def predefined_variables(self) -> dict[str, Any]:
+        """The variables every render sees, below the feed."""
+
+@final
+class CannedResponse:
+    """A canned response: a Jinja template filled from standard fields, tool results and a
+    generator, then rendered."""
+
+    def __new__(cls, template: str, *, file: Optional[str] = None) -> CannedResponse: ...
+    @staticmethod
+    def from_file(path: Union[str, PathLike[str]]) -> CannedResponse:
+        """The canned response in file ``path``."""
+    @property
+    def fields(self) -> list[str]:
+        """The fields the template reads, by full dotted name, in order of first use."""
+    @property
+    def source(self) -> str:
+        """The template as written."""
+    @property
+    def file(self) -> Optional[str]:
+        """The file the template came from, or ``None``."""
+    def render(
+        self,
+        *,
+        std: Optional[Mapping[str, Any]] = None,
+        tools: Union[list[Any], tuple[Any, ...], None] = None,
+        generator: Optional[Callable[[str, str, dict[str, Any]], Any]] = None,
+    ) -> str:
+        """Fills every field and renders the response; returns the text."""
+    def respond(
+        self,
+        *,
+        std: Optional[Mapping[str, Any]] = None,
+        tools: Union[list[Any], tuple[Any, ...], None] = None,
+        generator: Optional[Callable[[str, str, dict[str, Any]], Any]] = None,
+    ) -> ResponseReply:
+        """As ``render``, with each field's source."""

@@ -1,0 +1,272 @@
+//! `strata.CannedResponse`: canned responses filled from standard fields, tool results and
+//! a Python callable as the generator (`strata-responses`, SPEC §7).
+
+use std::cell::RefCell;
+
+use pyo3::exceptions::{PyException, PyTypeError};
+use pyo3::prelude::*;
+use serde_json::Value;
+use strata_core::{Error, ErrorKind, Layer};
+use strata_responses::{
+    check_std, generator_failed, Generate, JinjaLimits, Place, Reply, Response, Sources, ToolResult,
+};
+
+use crate::convert::{
+    json_arg, list_arg, map_arg, opt_str_arg, path_arg, str_arg, to_py, type_name,
+};
+use crate::errors::{to_py_err, OrRaise};
+
+/// The hint of a generator callable's failures.
+const CALLABLE_HINT: &str = "the generator is called as generator(template, field, context) and returns the field's value as plain data (str, int, float, bool, None, list, dict)";
+
+/// A canned response: an authored Jinja template whose fields are filled from three sources
+/// in order — the standard fields ``std.*``, the ``canned_response_fields`` of tool results,
+/// and a generator for ``generative.*`` fields — then rendered.
+///
+/// ``template`` is the template's text; ``file`` names the file it came from, so that errors
+/// carry a line and column (``CannedResponse.from_file`` sets it). Raises
+/// ``TemplateSyntaxError`` for a malformed template or a field named with a Jinja keyword.
+#[pyclass(frozen, module = "strata", name = "CannedResponse")]
+pub struct PyCannedResponse {
+    response: Response,
+}
+
+/// A Python callable filling `generative.*` fields. The first exception it raises (or the
+/// conversion error of a value that is not plain data) is kept, to become the cause of the
+/// `ResponseError` raised in its place.
+struct Callable<'py> {
+    callable: Bound<'py, PyAny>,
+    name: String,
+    raised: RefCell<Option<PyErr>>,
+}
+
+impl<'py> Callable<'py> {
+    /// The generator of argument `generator`: a callable.
+    fn of(obj: &Bound<'py, PyAny>) -> PyResult<Callable<'py>> {
+        if !obj.is_callable() {
+            return Err(PyTypeError::new_err(format!(
+                "generator: expected a callable, got {}",
+                type_name(obj)
+            )));
+        }
+        let name = ["__qualname__", "__name__"]
+            .iter()
+            .find_map(|attr| obj.getattr(*attr).ok().and_then(|n| str_arg(&n, attr).ok()))
+            .unwrap_or_else(|| type_name(obj));
+        Ok(Callable {
+            callable: obj.clone(),
+            name,
+            raised: RefCell::new(None),
+        })
+    }
+
+    /// Keeps `err` and returns the generator error about `field` saying `why`.
+    fn fail(&self, err: PyErr, field: &str, why: String) -> Error {
+        self.raised.borrow_mut().get_or_insert(err);
+        generator_failed(field, why, CALLABLE_HINT)
+    }
+
+    /// The Python exception of `err`: the callable's own exception when it was not an
+    /// `Exception` (a `KeyboardInterrupt` goes through as it is), else the `ResponseError`
+    /// of `err` caused by what the callable raised.
+    fn exception(&self, py: Python<'_>, err: &Error) -> PyErr {
+        let exc = to_py_err(py, err);
+        match self.raised.borrow_mut().take() {
+            None => exc,
+            Some(cause) if !cause.is_instance_of::<PyException>(py) => cause,
+            Some(cause) => {
+                exc.set_cause(py, Some(cause));
+                exc
+            }
+        }
+    }
+}
+
+impl Generate for Callable<'_> {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn place(&self) -> Place<'_> {
+        Place::Nowhere
+    }
+
+    /// Calls the callable with `(template, field, context)`; its value must be plain data.
+    fn generate(&self, template: &str, field: &str, context: &Value) -> Result<Value, Error> {
+        let py = self.callable.py();
+        let context = to_py(py, context)
+            .map_err(|e| self.fail(e, field, "the context could not be built".into()))?;
+        let value = self
+            .callable
+            .call1((template, field, context))
+            .map_err(|e| {
+                let why = format!("it raised {}", exception_name(py, &e));
+                self.fail(e, field, why)
+            })?;
+        json_arg(&value, "value").map_err(|e| {
+            let why = format!(
+                "it returned a value that is not plain data: {}",
+                e.value(py)
+            );
+            self.fail(e, field, why)
+        })
+    }
+}
+
+/// The name of an exception's class.
+fn exception_name(py: Python<'_>, err: &PyErr) -> String {
+    err.get_type(py)
+        .name()
+        .map_or_else(|_| "an exception".to_string(), |n| n.to_string())
+}
+
+impl PyCannedResponse {
+    /// Fills every field from `std`, `tools` and `generator`, and renders.
+    fn reply(
+        &self,
+        py: Python<'_>,
+        std: Option<&Bound<'_, PyAny>>,
+        tools: Option<&Bound<'_, PyAny>>,
+        generator: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Reply> {
+        let std = Value::Object(map_arg(std, "std")?);
+        check_std(&std, Place::Nowhere)
+            .map_err(|mut e| {
+                e.message = format!("std: {}", e.message);
+                e
+            })
+            .or_raise(py)?;
+        let results = list_arg(tools, "tools", "tool results")?;
+        let mut tools = Vec::new();
+        for (i, result) in results.iter().enumerate() {
+            let found =
+                ToolResult::of(format!("tools[{i}]"), result, Place::Nowhere).or_raise(py)?;
+            tools.extend(found);
+        }
+        let generator = generator
+            .filter(|g| !g.is_none())
+            .map(Callable::of)
+            .transpose()?;
+        let sources = Sources {
+            std: &std,
+            std_place: Place::Nowhere,
+            tools: &tools,
+            generator: generator.as_ref().map(|g| g as &dyn Generate),
+            secrets: &[],
+        };
+        self.response
+            .respond(&sources)
+            .map_err(|e| match &generator {
+                Some(g) => g.exception(py, &e),
+                None => to_py_err(py, &e),
+            })
+    }
+}
+
+#[pymethods]
+impl PyCannedResponse {
+    #[new]
+    #[pyo3(signature = (template, *, file=None))]
+    fn new(template: &Bound<'_, PyAny>, file: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let source = str_arg(template, "template")?;
+        let file = opt_str_arg(file, "file")?;
+        let response = Response::compile(source, file.as_deref(), JinjaLimits::default())
+            .or_raise(template.py())?;
+        Ok(PyCannedResponse { response })
+    }
+
+    /// The canned response in file ``path`` (``str`` or ``os.PathLike``); errors name the
+    /// file with a line and column. Raises ``StrataError`` (kind ``io``) when it cannot be
+    /// read.
+    #[staticmethod]
+    fn from_file(path: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let py = path.py();
+        let path = path_arg(path, "path")?;
+        let name = path.display().to_string();
+        let source = std::fs::read_to_string(&path)
+            .map_err(|e| {
+                Error::new(
+                    Layer::REQUEST,
+                    ErrorKind::Io,
+                    format!("cannot read `{name}`: {e}"),
+                )
+            })
+            .or_raise(py)?;
+        let response =
+            Response::compile(source, Some(&name), JinjaLimits::default()).or_raise(py)?;
+        Ok(PyCannedResponse { response })
+    }
+
+    /// The fields the template reads, by full dotted name (``"account.balance"``), in the
+    /// order they first appear; found statically, through conditions and loops.
+    #[getter]
+    fn fields(&self) -> Vec<String> {
+        self.response.fields().to_vec()
+    }
+
+    /// The template as written.
+    #[getter]
+    fn source(&self) -> &str {
+        self.response.source()
+    }
+
+    /// The file the template came from, or ``None``.
+    #[getter]
+    fn file(&self) -> Option<&str> {
+        self.response.file()
+    }
+
+    /// Fills every field and renders the response; returns the text.
+    ///
+    /// ``std`` holds the standard fields: ``{"customer": {"name": ...}, "agent": {"name":
+    /// ...}, "variables": {...}, "missing_params": [...]}``, read by ``std.*`` fields.
+    /// ``tools`` is the list of tool results (what each tool returned), in the order the
+    /// tools ran: each result's ``canned_response_fields`` provides fields, looked up by the
+    /// whole dotted name as a flat key first, then as a nested path; the latest result wins.
+    /// ``generator`` is a callable ``generator(template, field, context)`` returning the value
+    /// of a ``generative.*`` field (``context``: ``{"std": ..., "fields": {name: value}}``
+    /// with every field filled so far); it is called only for the fields still missing, and
+    /// only once every other field was found. Field values are data: printed, never rendered
+    /// again.
+    ///
+    /// Raises ``ResponseError``: kind ``missing_fields`` naming every field no source
+    /// provides (nothing is rendered), kind ``generator`` naming the field when the callable
+    /// raises (its exception is the ``__cause__``) or returns something that is not plain
+    /// data.
+    #[pyo3(signature = (*, std=None, tools=None, generator=None))]
+    fn render(
+        &self,
+        py: Python<'_>,
+        std: Option<&Bound<'_, PyAny>>,
+        tools: Option<&Bound<'_, PyAny>>,
+        generator: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<String> {
+        Ok(self.reply(py, std, tools, generator)?.text)
+    }
+
+    /// As ``render``, and says where each field came from: ``{"reply": text, "fields":
+    /// [{"field", "source", "from"?, "value"}]}`` in template order — ``source`` is
+    /// ``"std"``, ``"tool"`` (``from``: ``"tools[i]"``) or ``"generative"`` (``from``: the
+    /// callable's name).
+    #[pyo3(signature = (*, std=None, tools=None, generator=None))]
+    fn respond<'py>(
+        &self,
+        py: Python<'py>,
+        std: Option<&Bound<'py, PyAny>>,
+        tools: Option<&Bound<'py, PyAny>>,
+        generator: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let reply = self.reply(py, std, tools, generator)?;
+        to_py(py, &reply.to_json())
+    }
+
+    fn __repr__(&self) -> String {
+        let fields: Vec<String> = self
+            .response
+            .fields()
+            .iter()
+            .map(|f| format!("'{f}'"))
+            .collect();
+        format!("<strata.CannedResponse fields=[{}]>", fields.join(", "))
+    }
+}
