@@ -16,11 +16,10 @@ below 1 means strata took less time).
 from __future__ import annotations
 
 import argparse
-import os
 import re
-import statistics
-import time
 from typing import Any, Callable, Dict, List, Optional
+
+from timing import header, line, load, mode, sample
 
 import strata
 
@@ -132,32 +131,6 @@ def python_render(
     return out
 
 
-def sample(f: Callable[[], Any], samples: int, sample_ms: float, warmup_ms: float) -> float:
-    """Median nanoseconds per call over `samples` batches of about `sample_ms` each."""
-    deadline = time.perf_counter() + warmup_ms / 1000
-    calls = 0
-    while time.perf_counter() < deadline:
-        f()
-        calls += 1
-    per_call = (warmup_ms / 1000) / max(calls, 1)
-    batch = max(1, int(sample_ms / 1000 / per_call))
-    results: List[float] = []
-    for _ in range(samples):
-        start = time.perf_counter_ns()
-        for _ in range(batch):
-            f()
-        results.append((time.perf_counter_ns() - start) / batch)
-    return statistics.median(results)
-
-
-def line(name: str, strata_ns: float, peer: str, peer_ns: float) -> str:
-    """One comparison in strata-bench's form."""
-    return (
-        f"{name} strata_ns={strata_ns:.0f} peer={peer} peer_ns={peer_ns:.0f} "
-        f"ratio={strata_ns / peer_ns:.2f}"
-    )
-
-
 def main(argv: Optional[List[str]] = None) -> None:
     """Checks both sides agree, then times them."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -170,7 +143,6 @@ def main(argv: Optional[List[str]] = None) -> None:
     )
     parser.add_argument("--side", choices=["compiled", "once", "python_regex"], default="compiled")
     args = parser.parse_args(argv)
-    samples, sample_ms, warmup_ms = (7, 15.0, 100.0) if args.quick else (31, 60.0, 300.0)
 
     template = strata.Template(CONFIG)
     kwargs: Dict[str, Any] = {"env": ENV, "params": PARAMS, "context": CONTEXT, "inputs": INPUTS}
@@ -188,18 +160,15 @@ def main(argv: Optional[List[str]] = None) -> None:
             call()
         return
 
-    print(
-        f"# strata python bench {'quick' if args.quick else 'full'} mode: warm-up "
-        f"{warmup_ms:.0f}ms, {samples} samples of ~{sample_ms:.0f}ms each, median ns per call"
-    )
-    print(f"# load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    peer_ns = sample(sides["python_regex"], samples, sample_ms, warmup_ms)
-    compiled_ns = sample(sides["compiled"], samples, sample_ms, warmup_ms)
-    once_ns = sample(sides["once"], samples, sample_ms, warmup_ms)
+    m = mode(args.quick)
+    print(header(m))
+    print(load("start"))
+    peer_ns = sample(sides["python_regex"], m)
+    compiled_ns = sample(sides["compiled"], m)
+    once_ns = sample(sides["once"], m)
     print(line("py_config_render", compiled_ns, "python_regex", peer_ns))
     print(line("py_config_compile_render", once_ns, "python_regex", peer_ns))
-    print(f"# load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-
+    print(load("end"))
 
 if __name__ == "__main__":
     main()
