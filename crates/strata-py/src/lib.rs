@@ -8,10 +8,16 @@
 //! below).
 //!
 //! Binding another front-end is one module here holding its `#[pyclass]`, converting every
-//! argument with the `convert::*_arg` helpers and every result with `convert::to_py`, and
-//! raising with `errors::OrRaise`; one `#[pymodule_export]` line below; its stub in
-//! `python/strata/_strata.pyi` and its name in `python/strata/__init__.py`; and, when its
-//! error kinds form a family, a class in `python/strata/_errors.py`.
+//! argument with the `convert::*_arg` helpers (`json_arg`, `map_arg`, `list_arg`,
+//! `str_map_arg`, `names_arg`, `str_arg`, `flag_arg`, `sink_arg` for a warnings list, and
+//! `convert::Given` for a setting that `None` clears) and every result with
+//! `convert::to_py`, raising with `errors::OrRaise` and reporting warnings with
+//! `errors::report_warnings`; one `#[pymodule_export]` line below; its stub in
+//! `python/strata/_strata.pyi`, the `TypedDict`s of the dicts it returns in
+//! `python/strata/_types.py`, and its names in `python/strata/__init__.py`; and, when its
+//! error kinds form a family, a class in `python/strata/_errors.py`. A Python callable that
+//! the engine calls back (`responses::Callable`, a `strata_responses::Generate`) keeps what it
+//! raised and becomes the `__cause__` of the strata error.
 
 mod convert;
 mod errors;
