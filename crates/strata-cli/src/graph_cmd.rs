@@ -12,7 +12,7 @@ use strata_doc::{Document, Format};
 use strata_exec::{ExecOptions, Project};
 use strata_graph::draw::{self, draw};
 use strata_graph::{
-    is_graph_document, new_run_id, Graph, LogEvent, Observer, RunStore, Status, Walker,
+    is_graph_document, new_run_id, Checkpoints, Graph, LogEvent, Observer, RunStore, Status, Walker,
 };
 
 use crate::exec_runner::ExecRunner;

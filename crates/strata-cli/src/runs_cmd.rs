@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use serde_json::{json, Value};
-use strata_graph::{RunStore, RunSummary};
+use strata_graph::{GraphRuns, RunStore, RunSummary};
 
 use crate::run::open_project;
 

@@ -1,20 +1,15 @@
 //! The checkpoint of a run: where it stands (step, next node, status) and its data (state,
 //! inputs, last error), written atomically after every step.
 //!
-//! A write goes to `checkpoint.json.tmp`, is flushed to disk (`fsync`), renamed over
+//! The run directory, its lock and the atomic write are `strata-runs`' (shared with plan
+//! runs): a write goes to `checkpoint.json.tmp`, is flushed to disk (`fsync`), renamed over
 //! `checkpoint.json`, and the directory is synced: a reader (or a resume after `SIGKILL`)
 //! sees either the previous checkpoint or the new one, never a torn file.
-
-use std::fs::{self, File};
-use std::io::Write;
-use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use strata_core::{Error, ErrorKind, Layer};
-
-/// The checkpoint file's name inside a run directory.
-pub const FILE: &str = "checkpoint.json";
+use strata_runs::RunDir;
 
 /// The format version written into every checkpoint.
 pub const VERSION: u32 = 1;
@@ -100,37 +95,18 @@ struct Record<'a> {
     error: Option<&'a Value>,
 }
 
-/// Unix seconds now.
-pub fn now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
-
-fn io_error(what: &str, path: &Path, e: std::io::Error) -> Error {
-    Error::new(
-        Layer::REQUEST,
-        ErrorKind::Io,
-        format!("cannot {what} `{}`: {e}", path.display()),
-    )
-}
-
-/// One run's directory (`.strata/runs/<run-id>/`).
-#[derive(Debug, Clone)]
-pub struct RunDir {
-    /// The directory.
-    pub path: PathBuf,
-}
-
-impl RunDir {
-    /// The checkpoint file.
-    pub fn file(&self) -> PathBuf {
-        self.path.join(FILE)
-    }
-
+/// A graph run's checkpoint in its [`RunDir`].
+pub trait Checkpoints {
     /// Writes a checkpoint atomically; `root` is the walker's context (`state`, `inputs`,
     /// `error`).
-    pub fn save(&self, progress: &Progress, root: &Value) -> Result<(), Error> {
+    fn save(&self, progress: &Progress, root: &Value) -> Result<(), Error>;
+
+    /// Reads the checkpoint back.
+    fn load(&self) -> Result<Checkpoint, Error>;
+}
+
+impl Checkpoints for RunDir {
+    fn save(&self, progress: &Progress, root: &Value) -> Result<(), Error> {
         let empty = Value::Object(Map::new());
         let record = Record {
             version: VERSION,
@@ -146,13 +122,12 @@ impl RunDir {
                 format!("cannot encode checkpoint: {e}"),
             )
         })?;
-        write_atomic(&self.path, FILE, &bytes)
+        self.write_checkpoint(&bytes)
     }
 
-    /// Reads the checkpoint back.
-    pub fn load(&self) -> Result<Checkpoint, Error> {
+    fn load(&self) -> Result<Checkpoint, Error> {
         let file = self.file();
-        let bytes = fs::read(&file).map_err(|e| io_error("read", &file, e))?;
+        let bytes = self.read_checkpoint()?;
         let cp: Checkpoint = serde_json::from_slice(&bytes).map_err(|e| {
             Error::new(
                 Layer::REQUEST,
@@ -172,20 +147,4 @@ impl RunDir {
         }
         Ok(cp)
     }
-}
-
-/// Writes `bytes` to `dir/name` through a synced temporary file and a rename, then syncs
-/// the directory.
-pub fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), Error> {
-    let tmp = dir.join(format!("{name}.tmp"));
-    let target = dir.join(name);
-    let mut file = File::create(&tmp).map_err(|e| io_error("create", &tmp, e))?;
-    file.write_all(bytes)
-        .and_then(|()| file.sync_all())
-        .map_err(|e| io_error("write", &tmp, e))?;
-    drop(file);
-    fs::rename(&tmp, &target).map_err(|e| io_error("replace", &target, e))?;
-    File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(|e| io_error("sync", dir, e))
 }

@@ -20,7 +20,6 @@ mod handling;
 mod hooks;
 mod inputs;
 mod load;
-mod lock;
 mod model;
 mod nodes;
 mod prompt;
@@ -28,17 +27,19 @@ mod runs;
 mod validate;
 mod walker;
 
-pub use checkpoint::{write_atomic, Checkpoint, Progress, RunDir, Status};
+pub use checkpoint::{Checkpoint, Checkpoints, Progress, Status};
 pub use events::{short, Change, LogEvent, Observer, Recorder, Silent, Taken, Why};
 pub use exec::{Failure, Work};
 pub use hooks::{Event, CONTEXT_NAMES, EVENTS, HOOK_ACTION_KEYS, HOOK_KEYS};
 pub use load::{fingerprint, is_graph_document, GRAPH_KEYS};
-pub use lock::{RunLock, LOCK_FILE};
 pub use model::{
     Action, Assign, Body, Edge, Foreach, Graph, Node, OnError, DEFAULT_CONCURRENCY,
     DEFAULT_MAX_STEPS,
 };
 pub use nodes::{node_keys, EDGE_KEYS, KINDS};
 pub use prompt::{uses_prompts, PromptNode};
-pub use runs::{check_run_id, new_run_id, RunStore, RunSummary, RUNS_DIR};
+pub use runs::{summary, GraphRuns, RunSummary};
+pub use strata_runs::{
+    check_run_id, new_run_id, write_atomic, RunDir, RunLock, RunStore, LOCK_FILE, RUNS_DIR,
+};
 pub use walker::{Outcome, Walker};

@@ -4,12 +4,13 @@
 use serde_json::{json, Map, Value};
 use strata_core::{Error, ErrorKind, Layer, Layers, RenderOptions, Warning};
 
-use crate::checkpoint::{now, Checkpoint, Progress, RunDir, Status};
+use crate::checkpoint::{Checkpoint, Checkpoints, Progress, Status};
 use crate::events::{Change, LogEvent, Observer, Taken};
 use crate::exec::{apply, choose, rollback, Exec, Failure, Work};
 use crate::fields::key;
 use crate::hooks::{Event, EVENTS};
 use crate::model::{Body, Graph, Node};
+use strata_runs::{now, RunDir};
 use strata_tools::{fire, HookCall, ToolRunner};
 
 /// Runs graphs.

@@ -7,7 +7,9 @@ use common::{lines, load, Fake};
 use serde_json::{json, Map};
 use strata_core::RenderOptions;
 use strata_graph::draw::{draw, Format};
-use strata_graph::{LogEvent, Observer, Recorder, RunDir, RunStore, Status, Walker};
+use strata_graph::{
+    Checkpoints, GraphRuns, LogEvent, Observer, Recorder, RunDir, RunStore, Status, Walker,
+};
 
 const GRAPH: &str = "
 kind: graph

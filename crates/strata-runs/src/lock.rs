@@ -1,4 +1,4 @@
-//! One walker per run: a run directory is locked (`lock` holds the owner's pid) while a walker
+//! One process per run: a run directory is locked (`lock` holds the owner's pid) while a process
 //! runs it, so that two `--resume`s of the same run cannot interleave their checkpoints. A lock
 //! left by a killed process is stale (its pid no longer runs) and is taken over.
 
@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use strata_core::{Error, ErrorKind, Layer};
 
-use crate::checkpoint::RunDir;
+use crate::RunDir;
 
 /// The lock file's name inside a run directory.
 pub const LOCK_FILE: &str = "lock";
@@ -33,7 +33,7 @@ fn running(pid: &str) -> bool {
 }
 
 impl RunDir {
-    /// True when a live process holds the run's lock (a walker is running it now).
+    /// True when a live process holds the run's lock (it is running now).
     pub fn is_locked(&self) -> bool {
         fs::read_to_string(self.path.join(LOCK_FILE)).is_ok_and(|owner| running(owner.trim()))
     }

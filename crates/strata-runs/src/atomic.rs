@@ -1,0 +1,56 @@
+//! Atomic file replacement: a reader (or a resume after `SIGKILL`) sees either the previous
+//! file or the new one, never a torn file.
+
+use std::fs::{self, File};
+use std::io::Write;
+use std::path::Path;
+
+use strata_core::{Error, ErrorKind, Layer};
+
+/// Unix seconds now.
+pub fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// An I/O error naming what could not be done to which path.
+pub(crate) fn io_error(what: &str, path: &Path, e: std::io::Error) -> Error {
+    Error::new(
+        Layer::REQUEST,
+        ErrorKind::Io,
+        format!("cannot {what} `{}`: {e}", path.display()),
+    )
+}
+
+/// Writes `bytes` to `dir/name` through a synced temporary file and a rename, then syncs
+/// the directory.
+pub fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), Error> {
+    let tmp = dir.join(format!("{name}.tmp"));
+    let target = dir.join(name);
+    let mut file = File::create(&tmp).map_err(|e| io_error("create", &tmp, e))?;
+    file.write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .map_err(|e| io_error("write", &tmp, e))?;
+    drop(file);
+    fs::rename(&tmp, &target).map_err(|e| io_error("replace", &target, e))?;
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| io_error("sync", dir, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replaces_the_file_and_leaves_no_temporary() {
+        let tmp = tempfile::tempdir().unwrap();
+        write_atomic(tmp.path(), "a.json", b"1").unwrap();
+        write_atomic(tmp.path(), "a.json", b"22").unwrap();
+        assert_eq!(fs::read(tmp.path().join("a.json")).unwrap(), b"22");
+        assert!(!tmp.path().join("a.json.tmp").exists());
+        let e = write_atomic(&tmp.path().join("missing"), "a.json", b"1").unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Io);
+    }
+}

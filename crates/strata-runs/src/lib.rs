@@ -1,0 +1,17 @@
+//! Run storage shared by every kind of recorded run (graph runs, plan runs).
+//!
+//! A project's runs live under `.strata/runs/<run-id>/` ([`RunStore`]). Each run directory
+//! ([`RunDir`]) holds one `checkpoint.json`, replaced atomically after every step
+//! ([`write_atomic`]), and a `lock` file while a process runs it ([`RunLock`]). What a
+//! checkpoint holds belongs to the kind of run; its `kind` field names the kind (absent in
+//! graph checkpoints, which came first).
+
+mod atomic;
+mod lock;
+mod store;
+
+pub use atomic::{now, write_atomic};
+pub use lock::{RunLock, LOCK_FILE};
+pub use store::{
+    check_run_id, new_run_id, RunDir, RunStore, CHECKPOINT_FILE, MAX_ID_LEN, RUNS_DIR,
+};
