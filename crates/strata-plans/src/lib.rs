@@ -1,0 +1,32 @@
+//! Plans: what an LLM planner emits — an ordered list of steps, each calling one tool with
+//! arguments that may refer to earlier steps' results (SPEC §5).
+//!
+//! [`Plan`] reads the document (JSON or YAML, a list or `{steps: [...]}`) and checks it before
+//! anything runs: ids, duplicate ids, the three reference forms and the user-value form
+//! ([`syntax`]), unknown steps and record fields with a did-you-mean, cycles named in plan
+//! order. Each step's arguments are compiled once ([`Args`]) into a tree of constants and
+//! references over the shared path type, so that resolving them ([`resolve`]) is a walk; the
+//! values it copies in are data and are never scanned again. [`assess`] is the partial
+//! resolution of SPEC §5.7 (states, levels, missing values) behind `strata plan resolve`;
+//! [`Scheduler`] runs a plan over a [`strata_tools::ToolRunner`], each step as soon as its
+//! dependencies completed, at most `jobs` at once — from a whole document or from steps that
+//! arrive one by one.
+
+pub mod compile;
+pub mod graph;
+mod plan;
+pub mod request;
+mod resolve;
+mod state;
+pub mod syntax;
+
+pub use compile::Args;
+pub use plan::{Plan, Step, STEP_KEYS};
+pub use request::{answer_line, error_reply, Request};
+pub use resolve::{resolve, Records, Sources};
+pub use state::{assess, skip_reason, Assessed, Assessment, State};
+
+use strata_core::Layer;
+
+/// The layer plan errors name.
+pub const PLAN: Layer = Layer::new("plan");

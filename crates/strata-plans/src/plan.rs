@@ -1,0 +1,464 @@
+//! The plan document: a list of steps, or `{steps: [...]}`; each step
+//! `{id?, tool, arguments | parameters, depends_on?, intent?}`.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+use strata_core::{did_you_mean, Error, ErrorKind, FieldPath, PathSeg};
+use strata_doc::Document;
+
+use crate::compile::Args;
+use crate::syntax::{is_step_id, Target};
+use crate::PLAN;
+
+/// The keys a step may have.
+pub const STEP_KEYS: [&str; 6] = [
+    "id",
+    "tool",
+    "arguments",
+    "parameters",
+    "depends_on",
+    "intent",
+];
+
+/// One step of a plan.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    /// The id (`step<n>` for a numeric id or none).
+    pub id: String,
+    /// 1-based position in the plan.
+    pub position: usize,
+    /// The tool id.
+    pub tool: String,
+    /// The arguments, compiled.
+    pub args: Args,
+    /// `arguments` or `parameters`, as written.
+    pub args_key: &'static str,
+    /// Extra ordering without data flow (`depends_on`), as ids.
+    pub depends_on: Vec<String>,
+    /// Free text shown in reports.
+    pub intent: Option<String>,
+    /// Where the step stands in its document (`[2]`, `steps[2]`).
+    pub at: FieldPath,
+}
+
+fn key(k: &str) -> PathSeg {
+    PathSeg::Key(k.to_string())
+}
+
+fn invalid(message: impl Into<String>, path: FieldPath) -> Error {
+    Error::new(PLAN, ErrorKind::Invalid, message).at_path(&path)
+}
+
+/// The id a step's `id` value (or `depends_on` entry) stands for: a string id as is, a
+/// positive integer `n` as `step<n>`.
+fn id_of(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) if is_step_id(s) => Some(s.clone()),
+        Value::Number(n) => n.as_u64().filter(|n| *n > 0).map(|n| format!("step{n}")),
+        _ => None,
+    }
+}
+
+const ID_RULE: &str = "an id is `[A-Za-z_][A-Za-z0-9_-]*` or a positive integer `n` (`step<n>`)";
+
+impl Step {
+    /// Reads the step at `position` (1-based) from `value`, standing at `at` in its
+    /// document. Every problem is returned, with its field path.
+    pub fn parse(value: &Value, position: usize, at: &FieldPath) -> Result<Step, Vec<Error>> {
+        let Value::Object(map) = value else {
+            return Err(vec![invalid(
+                format!(
+                    "step {position} must be a map `{{id?, tool, arguments, depends_on?, intent?}}`"
+                ),
+                at.clone(),
+            )]);
+        };
+        let mut errors = Vec::new();
+        for k in map.keys() {
+            if !STEP_KEYS.contains(&k.as_str()) {
+                let mut e = invalid(
+                    format!("unknown key `{k}` in step {position}"),
+                    at.child(key(k)),
+                );
+                e.kind = ErrorKind::UnknownName;
+                let hint = match did_you_mean(k, STEP_KEYS) {
+                    Some(best) => format!("did you mean `{best}`?"),
+                    None => format!("a step has {}", STEP_KEYS.join(", ")),
+                };
+                errors.push(e.with_hint(hint));
+            }
+        }
+        let id = match map.get("id") {
+            None => format!("step{position}"),
+            Some(v) => id_of(v).unwrap_or_else(|| {
+                errors.push(
+                    invalid(
+                        format!("invalid id {v} in step {position}"),
+                        at.child(key("id")),
+                    )
+                    .with_hint(ID_RULE),
+                );
+                format!("step{position}")
+            }),
+        };
+        let tool = match map.get("tool") {
+            Some(Value::String(t)) if !t.is_empty() => t.clone(),
+            Some(_) => {
+                errors.push(invalid(
+                    format!("`tool` of step `{id}` must be a tool id (a string)"),
+                    at.child(key("tool")),
+                ));
+                String::new()
+            }
+            None => {
+                errors.push(invalid(format!("step `{id}` has no `tool`"), at.clone()));
+                String::new()
+            }
+        };
+        let (args_key, args_value) = match (map.get("arguments"), map.get("parameters")) {
+            (Some(a), None) => ("arguments", a),
+            (None, Some(p)) => ("parameters", p),
+            (Some(_), Some(_)) => {
+                errors.push(
+                    invalid(
+                        format!("step `{id}` has both `arguments` and `parameters`"),
+                        at.child(key("parameters")),
+                    )
+                    .with_hint("give exactly one of them"),
+                );
+                ("arguments", &Value::Null)
+            }
+            (None, None) => {
+                errors.push(
+                    invalid(
+                        format!("step `{id}` has neither `arguments` nor `parameters`"),
+                        at.clone(),
+                    )
+                    .with_hint(
+                        "give the tool's parameters as `arguments: {...}` (or `parameters`)",
+                    ),
+                );
+                ("arguments", &Value::Null)
+            }
+        };
+        let args_at = at.child(key(args_key));
+        let mut arg_errors = Vec::new();
+        let args = Args::compile(args_value, &mut arg_errors);
+        errors.extend(arg_errors.into_iter().map(|e| {
+            let path = e.path.under(&args_at);
+            let mut e = e;
+            e.path = path;
+            e
+        }));
+        let depends_on = depends_on(map.get("depends_on"), &id, at, &mut errors);
+        let intent = match map.get("intent") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(_) => {
+                errors.push(invalid(
+                    format!("`intent` of step `{id}` must be text"),
+                    at.child(key("intent")),
+                ));
+                None
+            }
+        };
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        Ok(Step {
+            id,
+            position,
+            tool,
+            args,
+            args_key,
+            depends_on,
+            intent,
+            at: at.clone(),
+        })
+    }
+
+    /// Every step id this step depends on (its references, then `depends_on`), each once.
+    pub fn uses(&self) -> Vec<&str> {
+        let mut ids = self.args.step_ids();
+        for d in &self.depends_on {
+            if !ids.contains(&d.as_str()) {
+                ids.push(d);
+            }
+        }
+        ids
+    }
+
+    /// The field and span of the first place this step names `id` (a reference, or a
+    /// `depends_on` entry).
+    pub fn site_of(&self, id: &str) -> (FieldPath, Option<strata_core::Span>) {
+        for site in &self.args.refs {
+            if matches!(&site.r.target, Target::Step { id: t, .. } if t == id) {
+                let base = self.at.child(key(self.args_key));
+                return (site.field.under(&base), Some(site.r.span));
+            }
+        }
+        let k = self.depends_on.iter().position(|d| d == id).unwrap_or(0);
+        (
+            self.at.child(key("depends_on")).child(PathSeg::Index(k)),
+            None,
+        )
+    }
+}
+
+fn depends_on(
+    value: Option<&Value>,
+    id: &str,
+    at: &FieldPath,
+    errors: &mut Vec<Error>,
+) -> Vec<String> {
+    let path = at.child(key("depends_on"));
+    let items: Vec<(FieldPath, &Value)> = match value {
+        None | Some(Value::Null) => return Vec::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (path.child(PathSeg::Index(i)), v))
+            .collect(),
+        Some(v @ (Value::String(_) | Value::Number(_))) => vec![(path.clone(), v)],
+        Some(_) => {
+            errors.push(invalid(
+                format!("`depends_on` of step `{id}` must be a list of step ids"),
+                path,
+            ));
+            return Vec::new();
+        }
+    };
+    let mut out = Vec::new();
+    for (p, v) in items {
+        match id_of(v) {
+            Some(d) if !out.contains(&d) => out.push(d),
+            Some(_) => {}
+            None => errors.push(
+                invalid(
+                    format!("invalid step id {v} in `depends_on` of step `{id}`"),
+                    p,
+                )
+                .with_hint(ID_RULE),
+            ),
+        }
+    }
+    out
+}
+
+/// A plan: its steps in plan order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Plan {
+    /// The steps, in plan order.
+    pub steps: Vec<Step>,
+    index: HashMap<String, usize>,
+    /// `deps[i]`: the indexes of the steps step `i` depends on (filled by [`Plan::link`]).
+    pub deps: Vec<Vec<usize>>,
+}
+
+impl Plan {
+    /// Reads a plan from a parsed document; every error is located in the file.
+    pub fn load(doc: &Document) -> Result<Plan, Vec<Error>> {
+        Plan::from_value(&doc.value, &FieldPath::root())
+            .map_err(|errors| errors.into_iter().map(|e| doc.locate_error(e)).collect())
+    }
+
+    /// Reads a plan from `value`, which stands at `base` (errors name fields under it):
+    /// structure, ids, references, dependencies and cycles are all checked.
+    pub fn from_value(value: &Value, base: &FieldPath) -> Result<Plan, Vec<Error>> {
+        let (items, at) = match value {
+            Value::Array(items) => (items, base.clone()),
+            Value::Object(map) => {
+                let mut errors = Vec::new();
+                for k in map.keys().filter(|k| *k != "steps") {
+                    errors.push(
+                        invalid(format!("unknown top-level key `{k}`"), base.child(key(k)))
+                            .with_hint("a plan object has only `steps`"),
+                    );
+                }
+                match map.get("steps") {
+                    Some(Value::Array(items)) if errors.is_empty() => {
+                        (items, base.child(key("steps")))
+                    }
+                    Some(Value::Array(_)) => return Err(errors),
+                    _ => {
+                        errors.push(invalid(
+                            "a plan object needs `steps`: a list of steps",
+                            base.clone(),
+                        ));
+                        return Err(errors);
+                    }
+                }
+            }
+            _ => {
+                return Err(vec![invalid(
+                    "a plan is a list of steps, or a map `{steps: [...]}`",
+                    base.clone(),
+                )])
+            }
+        };
+        let mut plan = Plan::default();
+        let mut errors = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            match Step::parse(item, i + 1, &at.child(PathSeg::Index(i))) {
+                Ok(step) => {
+                    if let Err(e) = plan.add(step) {
+                        errors.push(e);
+                    }
+                }
+                Err(es) => errors.extend(es),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let errors = plan.link();
+        if errors.is_empty() {
+            Ok(plan)
+        } else {
+            Err(errors)
+        }
+    }
+
+    /// Adds a step at the end; a duplicate id is an error naming both positions.
+    pub fn add(&mut self, step: Step) -> Result<usize, Error> {
+        if let Some(&first) = self.index.get(&step.id) {
+            let path = if step.at.is_root() {
+                step.at.clone()
+            } else {
+                step.at.child(key("id"))
+            };
+            return Err(Error::new(
+                PLAN,
+                ErrorKind::DuplicateId,
+                format!(
+                    "duplicate step id `{}`: steps {} and {}",
+                    step.id, self.steps[first].position, step.position
+                ),
+            )
+            .at_path(&path)
+            .with_hint("every step needs its own id"));
+        }
+        let i = self.steps.len();
+        self.index.insert(step.id.clone(), i);
+        self.steps.push(step);
+        self.deps.push(Vec::new());
+        Ok(i)
+    }
+
+    /// The index of step `id`.
+    pub fn find(&self, id: &str) -> Option<usize> {
+        self.index.get(id).copied()
+    }
+
+    /// The step ids, in plan order.
+    pub fn ids(&self) -> impl Iterator<Item = &str> {
+        self.steps.iter().map(|s| s.id.as_str())
+    }
+
+    /// The error for a reference from step `from` to `id`, which the plan does not have.
+    pub fn unknown_step(&self, from: &Step, id: &str) -> Error {
+        let (path, span) = from.site_of(id);
+        let mut e = Error::new(
+            PLAN,
+            ErrorKind::UnknownStep,
+            format!("step `{}` refers to unknown step `{id}`", from.id),
+        )
+        .at_path(&path);
+        e.span = span;
+        let others = || self.ids().filter(|s| *s != from.id);
+        match did_you_mean(id, others()) {
+            Some(best) => e.with_hint(format!("did you mean `{best}`?")),
+            None if others().next().is_some() => {
+                e.with_hint(format!("the other steps are {}", list(others())))
+            }
+            None => e,
+        }
+    }
+
+    /// Links every step to the steps it uses (filling [`Plan::deps`]) and checks for
+    /// unknown steps and cycles; returns the errors, in plan order.
+    pub fn link(&mut self) -> Vec<Error> {
+        let mut errors = Vec::new();
+        let mut deps = Vec::with_capacity(self.steps.len());
+        for step in &self.steps {
+            let mut ds = Vec::new();
+            for id in step.uses() {
+                match self.find(id) {
+                    Some(d) => ds.push(d),
+                    None => errors.push(self.unknown_step(step, id)),
+                }
+            }
+            deps.push(ds);
+        }
+        self.deps = deps;
+        if errors.is_empty() {
+            if let Err(cycle) = crate::graph::levels(&self.deps) {
+                errors.push(self.cycle_error(&cycle));
+            }
+        }
+        errors
+    }
+
+    /// The error for a cycle of step indexes (`a -> b -> a`), at the first step's reference
+    /// to the last.
+    pub fn cycle_error(&self, cycle: &[usize]) -> Error {
+        let names: Vec<&str> = cycle.iter().map(|&i| self.steps[i].id.as_str()).collect();
+        let first = &self.steps[cycle[0]];
+        let before = cycle.len().checked_sub(2).map_or(cycle[0], |k| cycle[k]);
+        let (path, span) = first.site_of(&self.steps[before].id);
+        let mut e = Error::new(
+            PLAN,
+            ErrorKind::Cycle,
+            format!("circular dependency: {}", names.join(" -> ")),
+        )
+        .at_path(&path)
+        .with_hint("a step cannot depend on itself, directly or through others");
+        e.span = span;
+        e
+    }
+
+    /// The levels of the plan (see [`crate::graph::levels`]), as step indexes. Call after a
+    /// successful [`Plan::link`].
+    pub fn levels(&self) -> Vec<Vec<usize>> {
+        crate::graph::levels(&self.deps).unwrap_or_default()
+    }
+
+    /// The levels as step ids.
+    pub fn level_ids(&self) -> Vec<Vec<String>> {
+        self.levels()
+            .into_iter()
+            .map(|l| l.into_iter().map(|i| self.steps[i].id.clone()).collect())
+            .collect()
+    }
+
+    /// Every user value the plan uses, in plan order, each once.
+    pub fn value_names(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for step in &self.steps {
+            for name in step.args.value_names() {
+                if !out.contains(&name) {
+                    out.push(name);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The most names a message lists.
+const LISTED: usize = 10;
+
+/// `` `a`, `b`, `c` `` for messages (the first ten, then `…`).
+pub(crate) fn list<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
+    let mut names = names.into_iter();
+    let mut out: Vec<String> = names
+        .by_ref()
+        .take(LISTED)
+        .map(|n| format!("`{n}`"))
+        .collect();
+    if names.next().is_some() {
+        out.push("…".into());
+    }
+    out.join(", ")
+}

@@ -1,0 +1,278 @@
+//! The machine interface of partial resolution (SPEC §5.7): a request
+//! `{"id"?, "plan", "results"?, "failed"?, "values"?}` and its reply
+//! `{"id"?, "ok": true, "levels", "steps", "missing_values"}` or
+//! `{"id"?, "ok": false, "error": {kind, message, path, span}}`.
+
+use std::collections::HashMap;
+
+use serde_json::{json, Map, Value};
+use strata_core::{did_you_mean, Error, ErrorKind, FieldPath, Layer, PathSeg};
+use strata_tools::{StepRecord, StepStatus};
+
+use crate::plan::Plan;
+use crate::state::{assess, Assessment, State};
+
+/// The keys of a request.
+pub const REQUEST_KEYS: [&str; 5] = ["id", "plan", "results", "failed", "values"];
+
+/// The error kinds a reply's `error.kind` may have; other kinds are reported as `request`.
+pub const REPLY_KINDS: [ErrorKind; 6] = [
+    ErrorKind::Cycle,
+    ErrorKind::UnknownStep,
+    ErrorKind::UnknownField,
+    ErrorKind::Syntax,
+    ErrorKind::DuplicateId,
+    ErrorKind::Request,
+];
+
+/// A request, read.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// The caller's id for the request, echoed in the reply.
+    pub id: Option<Value>,
+    /// The plan.
+    pub plan: Plan,
+    /// The records of the steps that finished: completed with their results, or failed.
+    pub records: HashMap<String, StepRecord>,
+    /// The user values.
+    pub values: Map<String, Value>,
+}
+
+fn request_error(message: impl Into<String>, path: FieldPath) -> Error {
+    Error::new(Layer::REQUEST, ErrorKind::Request, message).at_path(&path)
+}
+
+fn key(k: &str) -> PathSeg {
+    PathSeg::Key(k.to_string())
+}
+
+/// The completed record of a step whose result an orchestrator reports.
+pub fn completed(id: &str, result: Value) -> StepRecord {
+    StepRecord {
+        id: id.to_string(),
+        status: StepStatus::Completed,
+        result,
+        error: None,
+        run: None,
+    }
+}
+
+/// The failed record of a step an orchestrator reports as failed.
+pub fn failed(id: &str) -> StepRecord {
+    StepRecord {
+        id: id.to_string(),
+        status: StepStatus::Failed,
+        result: Value::Null,
+        error: None,
+        run: None,
+    }
+}
+
+impl Request {
+    /// Reads a request; the first problem is the error (plan errors name fields under
+    /// `plan`).
+    pub fn parse(value: &Value) -> Result<Request, Error> {
+        let Value::Object(map) = value else {
+            return Err(request_error(
+                "a request is a JSON object `{\"plan\": …, \"results\"?, \"failed\"?, \"values\"?}`",
+                FieldPath::root(),
+            ));
+        };
+        for k in map.keys() {
+            if !REQUEST_KEYS.contains(&k.as_str()) {
+                let e = request_error(
+                    format!("unknown request key `{k}`"),
+                    FieldPath(vec![key(k)]),
+                );
+                return Err(match did_you_mean(k, REQUEST_KEYS) {
+                    Some(best) => e.with_hint(format!("did you mean `{best}`?")),
+                    None => e.with_hint(format!("a request has {}", REQUEST_KEYS.join(", "))),
+                });
+            }
+        }
+        let Some(plan) = map.get("plan") else {
+            return Err(request_error("a request needs a `plan`", FieldPath::root()));
+        };
+        let plan = Plan::from_value(plan, &FieldPath(vec![key("plan")])).map_err(|errors| {
+            errors
+                .into_iter()
+                .next()
+                .unwrap_or_else(|| request_error("invalid plan", FieldPath::root()))
+        })?;
+        let mut records = HashMap::new();
+        match map.get("results") {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(results)) => {
+                for (id, result) in results {
+                    known(&plan, id, FieldPath(vec![key("results"), key(id)]))?;
+                    records.insert(id.clone(), completed(id, result.clone()));
+                }
+            }
+            Some(_) => {
+                return Err(request_error(
+                    "`results` must be an object of step id to result",
+                    FieldPath(vec![key("results")]),
+                ))
+            }
+        }
+        match map.get("failed") {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(ids)) => {
+                for (i, id) in ids.iter().enumerate() {
+                    let path = FieldPath(vec![key("failed"), PathSeg::Index(i)]);
+                    let Some(id) = id.as_str() else {
+                        return Err(request_error("`failed` lists step ids (strings)", path));
+                    };
+                    known(&plan, id, path.clone())?;
+                    if records.contains_key(id) {
+                        return Err(request_error(
+                            format!("step `{id}` is both in `results` and in `failed`"),
+                            path,
+                        ));
+                    }
+                    records.insert(id.to_string(), failed(id));
+                }
+            }
+            Some(_) => {
+                return Err(request_error(
+                    "`failed` must be a list of step ids",
+                    FieldPath(vec![key("failed")]),
+                ))
+            }
+        }
+        let values = match map.get("values") {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(values)) => values.clone(),
+            Some(_) => {
+                return Err(request_error(
+                    "`values` must be an object of name to value",
+                    FieldPath(vec![key("values")]),
+                ))
+            }
+        };
+        Ok(Request {
+            id: map.get("id").cloned(),
+            plan,
+            records,
+            values,
+        })
+    }
+
+    /// Assesses the plan and builds the reply.
+    pub fn reply(&self) -> Value {
+        let assessment = assess(&self.plan, &self.records, &self.values);
+        with_id(self.id.as_ref(), ok_reply(&self.plan, &assessment))
+    }
+}
+
+/// Step `id` must be a step of the plan.
+fn known(plan: &Plan, id: &str, path: FieldPath) -> Result<(), Error> {
+    if plan.find(id).is_some() {
+        return Ok(());
+    }
+    let e = Error::new(
+        Layer::REQUEST,
+        ErrorKind::UnknownStep,
+        format!("the plan has no step `{id}`"),
+    )
+    .at_path(&path);
+    Err(match did_you_mean(id, plan.ids()) {
+        Some(best) => e.with_hint(format!("did you mean `{best}`?")),
+        None => e,
+    })
+}
+
+fn with_id(id: Option<&Value>, reply: Map<String, Value>) -> Value {
+    let mut out = Map::with_capacity(reply.len() + 1);
+    if let Some(id) = id {
+        out.insert("id".into(), id.clone());
+    }
+    out.extend(reply);
+    Value::Object(out)
+}
+
+/// The successful reply body: `ok`, `levels`, `steps` (plan order), `missing_values`.
+pub fn ok_reply(plan: &Plan, assessment: &Assessment) -> Map<String, Value> {
+    let steps: Vec<Value> = plan
+        .steps
+        .iter()
+        .zip(&assessment.steps)
+        .enumerate()
+        .map(|(i, (step, a))| {
+            let mut s = Map::new();
+            s.insert("id".into(), json!(step.id));
+            let deps: Vec<&str> = plan.deps[i]
+                .iter()
+                .map(|&d| plan.steps[d].id.as_str())
+                .collect();
+            s.insert("depends_on".into(), json!(deps));
+            s.insert("state".into(), json!(a.state.name()));
+            if let Some(args) = &a.arguments {
+                s.insert("arguments".into(), args.clone());
+            }
+            if matches!(a.state, State::Waiting | State::Blocked) {
+                s.insert("waiting_for".into(), json!(a.waiting_for));
+            }
+            if let Some(e) = &a.error {
+                s.insert(
+                    "error".into(),
+                    json!({"kind": e.kind.name(), "message": e.message}),
+                );
+            }
+            Value::Object(s)
+        })
+        .collect();
+    let mut out = Map::new();
+    out.insert("ok".into(), json!(true));
+    out.insert("levels".into(), json!(plan.level_ids()));
+    out.insert("steps".into(), Value::Array(steps));
+    out.insert("missing_values".into(), json!(assessment.missing_values));
+    out
+}
+
+/// The error reply: `{"id"?, "ok": false, "error": {kind, message, path, span}}`, the hint
+/// (if any) appended to the message, a kind outside [`REPLY_KINDS`] reported as `request`.
+pub fn error_reply(id: Option<&Value>, err: &Error) -> Value {
+    let kind = if REPLY_KINDS.contains(&err.kind) {
+        err.kind
+    } else {
+        ErrorKind::Request
+    };
+    let message = match &err.hint {
+        Some(h) => format!("{}; {h}", err.message),
+        None => err.message.clone(),
+    };
+    let mut out = Map::new();
+    out.insert("ok".into(), json!(false));
+    out.insert(
+        "error".into(),
+        json!({
+            "kind": kind.name(),
+            "message": message,
+            "path": err.path.to_string(),
+            "span": err.span.map(|s| json!([s.start, s.end])),
+        }),
+    );
+    with_id(id, out)
+}
+
+/// Answers one line of `strata plan resolve --batch`: a request, or an error reply for a
+/// line that is not one.
+pub fn answer_line(line: &str) -> Value {
+    let value: Value = match serde_json::from_str(line) {
+        Ok(v) => v,
+        Err(e) => {
+            let err = Error::new(
+                Layer::REQUEST,
+                ErrorKind::Syntax,
+                format!("the line is not JSON: {e}"),
+            );
+            return error_reply(None, &err);
+        }
+    };
+    let id = value.get("id").cloned();
+    match Request::parse(&value) {
+        Ok(request) => request.reply(),
+        Err(e) => error_reply(id.as_ref(), &e),
+    }
+}

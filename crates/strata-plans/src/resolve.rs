@@ -1,0 +1,194 @@
+//! Resolution: a step's compiled arguments walked against the records of the steps it uses
+//! and the user values. Resolved values are data: they are copied into the arguments as
+//! values (or rendered into text by the one value-to-text rule), never scanned again, never
+//! serialised and re-parsed.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use serde_json::{json, Map, Value};
+use strata_core::walk::{resolve_segs, write_segs, Seg};
+use strata_core::{push_value_text, Error, ErrorKind, FieldPath, PathSeg};
+use strata_tools::{type_name, StepRecord};
+
+use crate::compile::{Node, Part, Site};
+use crate::plan::{list, Step};
+use crate::syntax::Target;
+use crate::PLAN;
+
+/// The records of the steps that have finished, by id.
+pub trait Records {
+    /// The record of step `id`, when it has finished.
+    fn record(&self, id: &str) -> Option<&StepRecord>;
+}
+
+impl Records for HashMap<String, StepRecord> {
+    fn record(&self, id: &str) -> Option<&StepRecord> {
+        self.get(id)
+    }
+}
+
+/// What a resolution reads: the finished steps' records and the user values.
+pub struct Sources<'a> {
+    /// The records.
+    pub records: &'a dyn Records,
+    /// The user values (`{{PLACEHOLDER_name}}`).
+    pub values: &'a Map<String, Value>,
+}
+
+/// A field of a record as a value (borrowed where the record holds one).
+fn field<'r>(record: &'r StepRecord, name: &str) -> Option<Cow<'r, Value>> {
+    Some(match name {
+        "result" => Cow::Borrowed(&record.result),
+        "run" => match &record.run {
+            Some(run) => Cow::Borrowed(run),
+            None => Cow::Owned(Value::Null),
+        },
+        "id" => Cow::Owned(Value::String(record.id.clone())),
+        "status" => Cow::Owned(Value::String(record.status.name().into())),
+        "error" => Cow::Owned(match &record.error {
+            Some(e) => json!({"kind": e.kind.name(), "message": e.message}),
+            None => Value::Null,
+        }),
+        _ => return None,
+    })
+}
+
+/// How a value looks where a path stopped, for messages.
+fn describe(value: &Value) -> String {
+    match value {
+        Value::Object(map) if map.is_empty() => "is an empty map".into(),
+        Value::Object(map) => format!("has {}", list(map.keys().map(String::as_str))),
+        Value::Array(items) => format!("is a list of {} items", items.len()),
+        other => format!("is {}", article(type_name(other))),
+    }
+}
+
+fn article(t: &str) -> String {
+    if t.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        format!("an {t}")
+    } else {
+        format!("a {t}")
+    }
+}
+
+fn segs_text(segs: &[Seg]) -> String {
+    let mut out = String::new();
+    let _ = write_segs(&mut out, segs, true);
+    out
+}
+
+/// Resolves the arguments of `step`; `Err` is a resolution error (a path missing from a
+/// result) with the field path inside the step's arguments and the reference's span.
+pub fn resolve(step: &Step, sources: &Sources<'_>) -> Result<Value, Error> {
+    let mut cx = Cx { step, sources };
+    cx.node(&step.args.root)
+}
+
+struct Cx<'a, 's> {
+    step: &'a Step,
+    sources: &'a Sources<'s>,
+}
+
+impl<'a, 's> Cx<'a, 's> {
+    fn node(&mut self, node: &Node) -> Result<Value, Error> {
+        Ok(match node {
+            Node::Const(v) => v.clone(),
+            Node::Ref(i) => self.value(*i, &mut |v| v.clone())?,
+            Node::Text(parts) => {
+                let mut out = String::new();
+                for p in parts {
+                    match p {
+                        Part::Lit(t) => out.push_str(t),
+                        Part::Ref(i) => self.value(*i, &mut |v| push_value_text(v, &mut out))?,
+                    }
+                }
+                Value::String(out)
+            }
+            Node::Array(items) => Value::Array(
+                items
+                    .iter()
+                    .map(|n| self.node(n))
+                    .collect::<Result<_, _>>()?,
+            ),
+            Node::Object(entries) => {
+                let mut map = Map::with_capacity(entries.len());
+                for (k, n) in entries {
+                    map.insert(k.clone(), self.node(n)?);
+                }
+                Value::Object(map)
+            }
+        })
+    }
+
+    /// Looks reference `i` up and hands its value to `use_value`.
+    fn value<T>(&mut self, i: usize, use_value: &mut impl FnMut(&Value) -> T) -> Result<T, Error> {
+        let site = &self.step.args.refs[i];
+        match &site.r.target {
+            Target::Value(name) => match self.sources.values.get(name) {
+                Some(v) => Ok(use_value(v)),
+                None => Err(self.error(
+                    site,
+                    ErrorKind::Undefined,
+                    format!("no value was given for `{{{{PLACEHOLDER_{name}}}}}`"),
+                    Some(format!("supply it with --value {name}=TEXT")),
+                )),
+            },
+            Target::Step { id, path } => {
+                let Some(record) = self.sources.records.record(id) else {
+                    return Err(self.error(
+                        site,
+                        ErrorKind::UnknownStep,
+                        format!("step `{id}` has not finished"),
+                        None,
+                    ));
+                };
+                let Some((Seg::Key(name), rest)) = path.segs.split_first() else {
+                    return Err(self.error(
+                        site,
+                        ErrorKind::UnknownField,
+                        "no record field".into(),
+                        None,
+                    ));
+                };
+                let Some(root) = field(record, name) else {
+                    return Err(self.error(
+                        site,
+                        ErrorKind::UnknownField,
+                        format!("`{name}` is not a field of a step record"),
+                        None,
+                    ));
+                };
+                match resolve_segs(rest, &root, 1) {
+                    Ok(v) => Ok(use_value(v)),
+                    Err(miss) => {
+                        let at = miss.at.min(path.segs.len() - 1);
+                        let container = resolve_segs(&path.segs[1..at], &root, 1)
+                            .map_or_else(|_| "is missing".to_string(), describe);
+                        let message = format!(
+                            "`{}`: step `{id}` has no `{}`; `{}` {container}",
+                            site.text,
+                            segs_text(&path.segs[..=at]),
+                            segs_text(&path.segs[..at]),
+                        );
+                        let hint = miss.suggestion.map(|s| {
+                            let mut fixed = path.segs[..at].to_vec();
+                            fixed.push(Seg::Key(s));
+                            format!("did you mean `{}`?", segs_text(&fixed))
+                        });
+                        Err(self.error(site, ErrorKind::PathNotFound, message, hint))
+                    }
+                }
+            }
+        }
+    }
+
+    fn error(&self, site: &Site, kind: ErrorKind, message: String, hint: Option<String>) -> Error {
+        let base = FieldPath(vec![PathSeg::Key(self.step.args_key.into())]);
+        let mut e = Error::new(PLAN, kind, message)
+            .at_path(&site.field.under(&base))
+            .with_span(site.r.span);
+        e.hint = hint;
+        e
+    }
+}
