@@ -17,13 +17,16 @@ pub mod graph;
 mod plan;
 pub mod request;
 mod resolve;
+mod schedule;
 mod state;
+pub mod stream;
 pub mod syntax;
 
 pub use compile::Args;
 pub use plan::{Plan, Step, STEP_KEYS};
 pub use request::{answer_line, error_reply, Request};
 pub use resolve::{resolve, Records, Sources};
+pub use schedule::{Event, Observer, Outcome, Scheduler, Silent};
 pub use state::{assess, skip_reason, Assessed, Assessment, State};
 
 use strata_core::Layer;

@@ -40,6 +40,8 @@ pub struct Step {
     pub intent: Option<String>,
     /// Where the step stands in its document (`[2]`, `steps[2]`).
     pub at: FieldPath,
+    /// True when the step has an `id` key (errors about its id point there).
+    pub id_written: bool,
 }
 
 fn key(k: &str) -> PathSeg {
@@ -175,6 +177,7 @@ impl Step {
             depends_on,
             intent,
             at: at.clone(),
+            id_written: map.contains_key("id"),
         })
     }
 
@@ -323,10 +326,10 @@ impl Plan {
     /// Adds a step at the end; a duplicate id is an error naming both positions.
     pub fn add(&mut self, step: Step) -> Result<usize, Error> {
         if let Some(&first) = self.index.get(&step.id) {
-            let path = if step.at.is_root() {
-                step.at.clone()
-            } else {
+            let path = if step.id_written {
                 step.at.child(key("id"))
+            } else {
+                step.at.clone()
             };
             return Err(Error::new(
                 PLAN,

@@ -1,0 +1,617 @@
+//! The scheduler: runs a plan's steps over a [`ToolRunner`], each the moment every step it
+//! depends on has completed, at most `jobs` at once, on worker threads. Not level-synchronous:
+//! a slow step never holds back an unrelated one, and independent steps keep running after a
+//! failure (only the failed step's dependents are skipped).
+//!
+//! Steps come from a whole plan or arrive one by one ([`crate::stream`]); a reference to a
+//! step that has not arrived waits for it, and at the end of the input it is an
+//! `unknown_step` error for the step that made it. Steps whose user values are missing wait,
+//! and so do their dependents.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value};
+use strata_core::{Error, ErrorKind};
+use strata_doc::Document;
+use strata_tools::{type_name, CallOptions, RunResult, StepRecord, StepStatus, ToolRunner};
+
+use crate::plan::{Plan, Step};
+use crate::resolve::{resolve, Sources};
+use crate::state::{skip_reason, State};
+use crate::stream::{Arrival, Line};
+use crate::PLAN;
+
+/// What the scheduler reports as it goes.
+#[derive(Debug)]
+pub enum Event<'e> {
+    /// A step's tool started.
+    Started {
+        /// The step.
+        step: &'e Step,
+    },
+    /// A step finished: completed, failed (its tool failed, or its arguments could not be
+    /// resolved) or skipped.
+    Finished {
+        /// The step.
+        step: &'e Step,
+        /// Its record.
+        record: &'e StepRecord,
+        /// How long its tool ran (zero when it did not run).
+        elapsed: Duration,
+    },
+    /// A step waits for user values (its own, or those of a step it depends on).
+    Waiting {
+        /// The step.
+        step: &'e Step,
+        /// The values it lacks.
+        names: &'e [String],
+    },
+    /// Input that could not become a step (a line that is not a step, a duplicate id).
+    Rejected {
+        /// The errors, located.
+        errors: &'e [Error],
+    },
+}
+
+/// Receives the scheduler's events, on the thread that called [`Scheduler::run`].
+pub trait Observer {
+    /// Called for each event, in order.
+    fn on(&mut self, event: Event<'_>);
+}
+
+/// An observer that ignores everything.
+pub struct Silent;
+
+impl Observer for Silent {
+    fn on(&mut self, _: Event<'_>) {}
+}
+
+/// How to run.
+pub struct Scheduler<'a> {
+    /// The tools.
+    pub runner: &'a dyn ToolRunner,
+    /// The most steps running at once (at least one).
+    pub jobs: usize,
+    /// The user values.
+    pub values: &'a Map<String, Value>,
+    /// Options of every tool call.
+    pub call: CallOptions,
+    /// The document a whole plan came from, to locate errors found while running.
+    pub doc: Option<&'a Document>,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// The plan as it ran (for a stream: the steps that arrived), dependencies linked.
+    pub plan: Plan,
+    /// The record of every step that finished, by id.
+    pub records: HashMap<String, StepRecord>,
+    /// For each step, the user values it waits for (empty when it does not wait).
+    pub waiting_for: Vec<Vec<String>>,
+    /// Every user value a waiting step lacks, in plan order, each once.
+    pub missing_values: Vec<String>,
+    /// Input that could not become a step.
+    pub rejected: Vec<Error>,
+}
+
+impl Outcome {
+    /// The final state of step `i`: completed, failed, skipped or waiting.
+    pub fn state(&self, i: usize) -> State {
+        match self.records.get(&self.plan.steps[i].id).map(|r| r.status) {
+            Some(StepStatus::Completed) => State::Completed,
+            Some(StepStatus::Failed) => State::Failed,
+            Some(StepStatus::Skipped) => State::Skipped,
+            None => State::Waiting,
+        }
+    }
+
+    /// True when every step completed and all input was steps.
+    pub fn success(&self) -> bool {
+        self.rejected.is_empty()
+            && (0..self.plan.steps.len()).all(|i| self.state(i) == State::Completed)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    Pending,
+    Ready,
+    Running,
+    Waiting,
+    Done,
+}
+
+/// A finished tool call, sent back by a worker.
+enum Msg {
+    Ran(usize, Result<RunResult, Error>, Duration),
+    Arrived(Box<Arrival>),
+    Rejected(Vec<Error>),
+    End,
+}
+
+struct Job {
+    index: usize,
+    tool: String,
+    args: Map<String, Value>,
+}
+
+/// The state of every step while a plan runs.
+struct Board<'s, 'o> {
+    plan: Plan,
+    slots: Vec<Slot>,
+    /// For each step, how many of the ids it uses have not arrived.
+    missing: Vec<usize>,
+    dependents: Vec<Vec<usize>>,
+    awaiting: HashMap<String, Vec<usize>>,
+    waiting_for: Vec<Vec<String>>,
+    lines: Vec<Option<Line>>,
+    records: HashMap<String, StepRecord>,
+    ready: BTreeSet<usize>,
+    rejected: Vec<Error>,
+    scheduler: &'s Scheduler<'s>,
+    observer: &'o mut dyn Observer,
+}
+
+impl Board<'_, '_> {
+    /// Locates an error about step `i` (its path relative to the step) in the plan's file or
+    /// the step's line.
+    fn locate(&self, i: usize, err: Error) -> Error {
+        let step = &self.plan.steps[i];
+        let mut err = err;
+        err.path = err.path.under(&step.at);
+        match (&self.lines[i], self.scheduler.doc) {
+            (Some(line), _) => line.locate(err),
+            (None, Some(doc)) => doc.locate_error(err),
+            (None, None) => err,
+        }
+    }
+
+    /// Adds a step that arrived (or a step of a whole plan) and links it. A step that
+    /// finished in an earlier run (its record is there) is done at once.
+    fn add(&mut self, step: Step, line: Option<Line>) {
+        let i = match self.plan.add(step) {
+            Ok(i) => i,
+            Err(e) => {
+                let e = match &line {
+                    Some(line) => line.locate(e),
+                    None => e,
+                };
+                self.reject(vec![e]);
+                return;
+            }
+        };
+        let own = self.plan.steps[i].id.clone();
+        let done = self.records.contains_key(&own);
+        self.slots
+            .push(if done { Slot::Done } else { Slot::Pending });
+        self.missing.push(0);
+        self.dependents.push(Vec::new());
+        self.waiting_for.push(Vec::new());
+        self.lines.push(line);
+        let mut itself = false;
+        let uses: Vec<String> = self.plan.steps[i]
+            .uses()
+            .into_iter()
+            .map(String::from)
+            .collect();
+        for id in uses {
+            if id == own {
+                itself = true;
+                continue;
+            }
+            match self.plan.find(&id) {
+                Some(d) => {
+                    self.plan.deps[i].push(d);
+                    self.dependents[d].push(i);
+                }
+                None => {
+                    self.awaiting.entry(id).or_default().push(i);
+                    self.missing[i] += 1;
+                }
+            }
+        }
+        let arrived = self.awaiting.remove(&own).unwrap_or_default();
+        for &j in &arrived {
+            self.plan.deps[j].push(i);
+            self.dependents[i].push(j);
+            self.missing[j] -= 1;
+        }
+        if itself && !done {
+            let e = self.locate_doc_path(i, self.plan.cycle_error(&[i, i]));
+            self.finish(i, StepRecord::failed(&own, &e), Duration::ZERO);
+            return;
+        }
+        self.settle(i);
+        for j in arrived {
+            self.settle(j);
+        }
+    }
+
+    fn completed(&self, d: usize) -> bool {
+        self.slots[d] == Slot::Done
+            && self
+                .records
+                .get(&self.plan.steps[d].id)
+                .is_some_and(|r| r.status == StepStatus::Completed)
+    }
+
+    /// Decides what a pending step is: skipped, waiting, ready, or still pending.
+    fn settle(&mut self, i: usize) {
+        if self.slots[i] != Slot::Pending {
+            return;
+        }
+        let deps = self.plan.deps[i].clone();
+        if let Some(&d) = deps
+            .iter()
+            .find(|&&d| self.slots[d] == Slot::Done && !self.completed(d))
+        {
+            let reason = self.reason(d);
+            self.skip(i, reason);
+            return;
+        }
+        let mut names: Vec<String> = Vec::new();
+        for &d in deps.iter().filter(|&&d| self.slots[d] == Slot::Waiting) {
+            union(&mut names, &self.waiting_for[d]);
+        }
+        let own: Vec<String> = self.plan.steps[i]
+            .args
+            .value_names()
+            .into_iter()
+            .filter(|n| !self.scheduler.values.contains_key(*n))
+            .map(String::from)
+            .collect();
+        union(&mut names, &own);
+        if !names.is_empty() {
+            self.wait(i, names);
+        } else if self.missing[i] == 0 && deps.iter().all(|&d| self.completed(d)) {
+            self.slots[i] = Slot::Ready;
+            self.ready.insert(i);
+        }
+    }
+
+    fn reason(&self, d: usize) -> String {
+        let state = match self.records.get(&self.plan.steps[d].id).map(|r| r.status) {
+            Some(StepStatus::Failed) => State::Failed,
+            _ => State::Skipped,
+        };
+        skip_reason(&self.plan.steps[d].id, state)
+    }
+
+    /// Step `i` waits for `names`, and so do its pending dependents.
+    fn wait(&mut self, i: usize, names: Vec<String>) {
+        let mut stack = vec![(i, names)];
+        while let Some((i, names)) = stack.pop() {
+            match self.slots[i] {
+                Slot::Pending | Slot::Ready => {}
+                Slot::Waiting => {
+                    let before = self.waiting_for[i].len();
+                    union(&mut self.waiting_for[i], &names);
+                    if self.waiting_for[i].len() == before {
+                        continue;
+                    }
+                }
+                _ => continue,
+            }
+            self.slots[i] = Slot::Waiting;
+            self.ready.remove(&i);
+            union(&mut self.waiting_for[i], &names);
+            self.observer.on(Event::Waiting {
+                step: &self.plan.steps[i],
+                names: &self.waiting_for[i],
+            });
+            for &j in &self.dependents[i] {
+                stack.push((j, self.waiting_for[i].clone()));
+            }
+        }
+    }
+
+    /// Step `i` will not run because of `reason`; neither will its dependents.
+    fn skip(&mut self, i: usize, reason: String) {
+        let mut stack = vec![(i, reason)];
+        while let Some((i, reason)) = stack.pop() {
+            if !matches!(self.slots[i], Slot::Pending | Slot::Ready | Slot::Waiting) {
+                continue;
+            }
+            self.ready.remove(&i);
+            self.slots[i] = Slot::Done;
+            let id = self.plan.steps[i].id.clone();
+            let record = StepRecord::skipped(&id, reason);
+            self.observer.on(Event::Finished {
+                step: &self.plan.steps[i],
+                record: &record,
+                elapsed: Duration::ZERO,
+            });
+            self.records.insert(id.clone(), record);
+            let next = skip_reason(&id, State::Skipped);
+            for &j in &self.dependents[i] {
+                stack.push((j, next.clone()));
+            }
+        }
+    }
+
+    /// Step `i` finished with `record`.
+    fn finish(&mut self, i: usize, record: StepRecord, elapsed: Duration) {
+        self.ready.remove(&i);
+        self.slots[i] = Slot::Done;
+        self.observer.on(Event::Finished {
+            step: &self.plan.steps[i],
+            record: &record,
+            elapsed,
+        });
+        let ok = record.status == StepStatus::Completed;
+        self.records.insert(self.plan.steps[i].id.clone(), record);
+        let dependents = self.dependents[i].clone();
+        if ok {
+            for j in dependents {
+                self.settle(j);
+            }
+        } else {
+            let reason = self.reason(i);
+            for j in dependents {
+                self.skip(j, reason.clone());
+            }
+        }
+    }
+
+    /// Takes the next ready step and resolves its arguments: the job to run, or `None`
+    /// when the step failed to resolve (it is then finished) or nothing is ready.
+    fn next_job(&mut self) -> Option<Option<Job>> {
+        let i = self.ready.pop_first()?;
+        let step = &self.plan.steps[i];
+        let sources = Sources {
+            records: &self.records,
+            values: self.scheduler.values,
+        };
+        let args = resolve(step, &sources).and_then(|v| match v {
+            Value::Object(map) => Ok(map),
+            other => Err(Error::new(
+                PLAN,
+                ErrorKind::Invalid,
+                format!(
+                    "the arguments of step `{}` must be a map, not {}",
+                    step.id,
+                    type_name(&other)
+                ),
+            )
+            .at_path(&strata_core::FieldPath(vec![strata_core::PathSeg::Key(
+                step.args_key.into(),
+            )]))),
+        });
+        match args {
+            Ok(args) => {
+                self.slots[i] = Slot::Running;
+                self.observer.on(Event::Started {
+                    step: &self.plan.steps[i],
+                });
+                Some(Some(Job {
+                    index: i,
+                    tool: self.plan.steps[i].tool.clone(),
+                    args,
+                }))
+            }
+            Err(e) => {
+                let e = self.locate(i, e);
+                let record = StepRecord::failed(&self.plan.steps[i].id, &e);
+                self.finish(i, record, Duration::ZERO);
+                Some(None)
+            }
+        }
+    }
+
+    fn reject(&mut self, errors: Vec<Error>) {
+        self.observer.on(Event::Rejected { errors: &errors });
+        self.rejected.extend(errors);
+    }
+
+    /// At the end of the input, with nothing running: steps still pending refer to steps
+    /// that never arrived, or are in a cycle.
+    fn fail_stuck(&mut self) {
+        let mut unknown: Vec<(usize, String)> = self
+            .awaiting
+            .drain()
+            .flat_map(|(id, steps)| steps.into_iter().map(move |i| (i, id.clone())))
+            .collect();
+        unknown.sort();
+        for (i, id) in unknown {
+            if matches!(self.slots[i], Slot::Pending | Slot::Waiting) {
+                let e = self.plan.unknown_step(&self.plan.steps[i], &id);
+                let e = self.locate_doc_path(i, e);
+                let record = StepRecord::failed(&self.plan.steps[i].id, &e);
+                self.finish(i, record, Duration::ZERO);
+            }
+        }
+        // What is still pending waits on a cycle: among pending steps only, find one, fail
+        // its steps (their dependents are skipped), until none is left.
+        loop {
+            let pending: Vec<Vec<usize>> = (0..self.slots.len())
+                .map(|i| match self.slots[i] {
+                    Slot::Pending => self.plan.deps[i]
+                        .iter()
+                        .copied()
+                        .filter(|&d| self.slots[d] == Slot::Pending)
+                        .collect(),
+                    _ => Vec::new(),
+                })
+                .collect();
+            let Err(cycle) = crate::graph::levels(&pending) else {
+                break;
+            };
+            let e = self.plan.cycle_error(&cycle);
+            let e = self.locate_doc_path(cycle[0], e);
+            let members: BTreeSet<usize> = cycle.into_iter().collect();
+            // Every step of the cycle fails (none is skipped because of another).
+            for &i in &members {
+                self.slots[i] = Slot::Done;
+            }
+            for &i in &members {
+                let record = StepRecord::failed(&self.plan.steps[i].id, &e);
+                self.finish(i, record, Duration::ZERO);
+            }
+        }
+    }
+
+    /// Locates an error whose path is already in document terms.
+    fn locate_doc_path(&self, i: usize, err: Error) -> Error {
+        match (&self.lines[i], self.scheduler.doc) {
+            (Some(line), _) => line.locate(err),
+            (None, Some(doc)) => doc.locate_error(err),
+            (None, None) => err,
+        }
+    }
+}
+
+/// Adds `more` to `names`, keeping order and dropping repeats.
+fn union(names: &mut Vec<String>, more: &[String]) {
+    for n in more {
+        if !names.contains(n) {
+            names.push(n.clone());
+        }
+    }
+}
+
+impl Scheduler<'_> {
+    /// Runs a whole, linked plan. `done` holds records of steps that finished in an earlier
+    /// run (a resume): they are not run again.
+    pub fn run(&self, plan: &Plan, done: Vec<StepRecord>, observer: &mut dyn Observer) -> Outcome {
+        let no_input: Option<std::iter::Empty<Result<Arrival, Vec<Error>>>> = None;
+        self.drive(plan.steps.clone(), done, no_input, observer)
+    }
+
+    /// Runs steps as they arrive from `input` (each starting the moment its dependencies
+    /// completed); the run ends when the input ends and nothing runs.
+    pub fn run_stream(
+        &self,
+        input: impl Iterator<Item = Result<Arrival, Vec<Error>>> + Send,
+        observer: &mut dyn Observer,
+    ) -> Outcome {
+        self.drive(Vec::new(), Vec::new(), Some(input), observer)
+    }
+
+    fn drive<I>(
+        &self,
+        steps: Vec<Step>,
+        done: Vec<StepRecord>,
+        input: Option<I>,
+        observer: &mut dyn Observer,
+    ) -> Outcome
+    where
+        I: Iterator<Item = Result<Arrival, Vec<Error>>> + Send,
+    {
+        let mut board = Board {
+            plan: Plan::default(),
+            slots: Vec::new(),
+            missing: Vec::new(),
+            dependents: Vec::new(),
+            awaiting: HashMap::new(),
+            waiting_for: Vec::new(),
+            lines: Vec::new(),
+            records: HashMap::new(),
+            ready: BTreeSet::new(),
+            rejected: Vec::new(),
+            scheduler: self,
+            observer,
+        };
+        // Records of an earlier run are in place before any step is linked.
+        for record in done {
+            board.records.insert(record.id.clone(), record);
+        }
+        for step in steps {
+            board.add(step, None);
+        }
+        let (to_board, from_workers) = mpsc::channel::<Msg>();
+        let (to_workers, jobs) = mpsc::channel::<Job>();
+        let jobs = Arc::new(Mutex::new(jobs));
+        let workers = self.jobs.max(1);
+        std::thread::scope(|scope| {
+            for _ in 0..workers {
+                let jobs = Arc::clone(&jobs);
+                let back = to_board.clone();
+                let runner = self.runner;
+                let call = self.call;
+                scope.spawn(move || loop {
+                    let job = match jobs.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok(job) = job else { return };
+                    let start = Instant::now();
+                    let result = runner.run(&job.tool, &job.args, &call);
+                    if back
+                        .send(Msg::Ran(job.index, result, start.elapsed()))
+                        .is_err()
+                    {
+                        return;
+                    }
+                });
+            }
+            let mut input_done = input.is_none();
+            if let Some(input) = input {
+                let back = to_board.clone();
+                scope.spawn(move || {
+                    for item in input {
+                        let msg = match item {
+                            Ok(arrival) => Msg::Arrived(Box::new(arrival)),
+                            Err(errors) => Msg::Rejected(errors),
+                        };
+                        if back.send(msg).is_err() {
+                            return;
+                        }
+                    }
+                    let _ = back.send(Msg::End);
+                });
+            }
+            drop(to_board);
+            let mut running = 0usize;
+            loop {
+                while running < workers {
+                    match board.next_job() {
+                        Some(Some(job)) => {
+                            if to_workers.send(job).is_err() {
+                                break;
+                            }
+                            running += 1;
+                        }
+                        Some(None) => {}
+                        None => break,
+                    }
+                }
+                if running == 0 && board.ready.is_empty() && input_done {
+                    board.fail_stuck();
+                    break;
+                }
+                let Ok(msg) = from_workers.recv() else { break };
+                match msg {
+                    Msg::Ran(i, result, elapsed) => {
+                        running -= 1;
+                        let step = &board.plan.steps[i];
+                        let record = match result {
+                            Ok(run) => StepRecord::from_run(&step.id, &step.tool, &run),
+                            Err(e) => StepRecord::failed(&step.id, &e),
+                        };
+                        board.finish(i, record, elapsed);
+                    }
+                    Msg::Arrived(arrival) => board.add(arrival.step, Some(arrival.line)),
+                    Msg::Rejected(errors) => board.reject(errors),
+                    Msg::End => input_done = true,
+                }
+            }
+            drop(to_workers);
+        });
+        let mut missing_values = Vec::new();
+        for (i, names) in board.waiting_for.iter().enumerate() {
+            if board.slots[i] == Slot::Waiting {
+                union(&mut missing_values, names);
+            }
+        }
+        Outcome {
+            plan: board.plan,
+            records: board.records,
+            waiting_for: board.waiting_for,
+            missing_values,
+            rejected: board.rejected,
+        }
+    }
+}

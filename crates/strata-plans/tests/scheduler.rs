@@ -1,0 +1,436 @@
+//! The scheduler over scripted tools: failure propagation, concurrency bounds, event-driven
+//! starts, resume, waiting steps, streamed steps.
+
+use std::io::Cursor;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+use strata_core::{ErrorKind, FieldPath, Limits};
+use strata_plans::stream::StepLines;
+use strata_plans::{Event, Observer, Outcome, Plan, Scheduler, Silent, State};
+use strata_tools::{FakeTools, RunResult, StepRecord, ToolRunner};
+
+fn plan(v: Value) -> Plan {
+    Plan::from_value(&v, &FieldPath::root()).unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+/// Records events as lines: `start a`, `end a completed`, `wait a x,y`, `rejected …`.
+#[derive(Default)]
+struct Log(Vec<String>);
+
+impl Observer for Log {
+    fn on(&mut self, event: Event<'_>) {
+        self.0.push(match event {
+            Event::Started { step } => format!("start {}", step.id),
+            Event::Finished { step, record, .. } => {
+                format!("end {} {}", step.id, record.status.name())
+            }
+            Event::Waiting { step, names } => format!("wait {} {}", step.id, names.join(",")),
+            Event::Rejected { errors } => format!(
+                "rejected {}",
+                errors
+                    .iter()
+                    .map(|e| e.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            ),
+        });
+    }
+}
+
+fn scheduler<'a>(
+    tools: &'a dyn ToolRunner,
+    jobs: usize,
+    values: &'a Map<String, Value>,
+) -> Scheduler<'a> {
+    Scheduler {
+        runner: tools,
+        jobs,
+        values,
+        call: Default::default(),
+        doc: None,
+    }
+}
+
+fn states(o: &Outcome) -> Vec<(String, &'static str)> {
+    (0..o.plan.steps.len())
+        .map(|i| (o.plan.steps[i].id.clone(), o.state(i).name()))
+        .collect()
+}
+
+fn echo() -> FakeTools {
+    FakeTools::new()
+        .tool("echo", |p| {
+            Ok(RunResult::ok(Value::Object(p.clone()).to_string()))
+        })
+        .tool("fail", |_| Ok(RunResult::exited(3, "", "boom\n")))
+}
+
+fn exercise(b_tool: &str) -> Plan {
+    plan(json!([
+        {"id": "A", "tool": "echo", "arguments": {"data": [{"email": "ann@example.com"}]}},
+        {"id": "B", "tool": b_tool, "arguments": {"from": "{{A.result.data[0].email}}"}},
+        {"id": "C", "tool": "echo", "arguments": {"text": "{{B.result.from}}"}},
+        {"id": "D", "tool": "echo", "arguments": {"to": "{{A.result.data[0].email}}", "body": "{{C.result.text}}"}},
+    ]))
+}
+
+#[test]
+fn the_exercise_runs_in_dependency_order() {
+    let tools = echo();
+    let values = Map::new();
+    let mut log = Log::default();
+    let o = scheduler(&tools, 4, &values).run(&exercise("echo"), Vec::new(), &mut log);
+    assert_eq!(
+        log.0,
+        [
+            "start A",
+            "end A completed",
+            "start B",
+            "end B completed",
+            "start C",
+            "end C completed",
+            "start D",
+            "end D completed"
+        ]
+    );
+    assert!(o.success());
+    assert_eq!(
+        o.records["D"].result,
+        json!({"to": "ann@example.com", "body": "ann@example.com"})
+    );
+}
+
+#[test]
+fn when_b_fails_c_and_d_are_skipped_and_a_completed() {
+    let tools = echo();
+    let values = Map::new();
+    let mut log = Log::default();
+    let o = scheduler(&tools, 4, &values).run(&exercise("fail"), Vec::new(), &mut log);
+    assert_eq!(
+        states(&o),
+        [
+            ("A".into(), "completed"),
+            ("B".into(), "failed"),
+            ("C".into(), "skipped"),
+            ("D".into(), "skipped")
+        ]
+    );
+    assert_eq!(
+        o.records["B"].message(),
+        Some("tool `fail` exited with code 3")
+    );
+    assert_eq!(o.records["C"].message(), Some("step `B` failed"));
+    assert_eq!(o.records["D"].message(), Some("step `C` was skipped"));
+    assert_eq!(
+        log.0,
+        [
+            "start A",
+            "end A completed",
+            "start B",
+            "end B failed",
+            "end C skipped",
+            "end D skipped"
+        ]
+    );
+    assert!(!o.success());
+}
+
+#[test]
+fn independent_steps_keep_running_after_a_failure() {
+    let tools = echo();
+    let values = Map::new();
+    let p = plan(json!([
+        {"id": "bad", "tool": "fail", "arguments": {}},
+        {"id": "after_bad", "tool": "echo", "arguments": {"x": "{{bad.result}}"}},
+        {"id": "free", "tool": "echo", "arguments": {"y": 1}},
+        {"id": "after_free", "tool": "echo", "arguments": {"y": "{{free.result.y}}"}, "depends_on": ["free"]},
+    ]));
+    let o = scheduler(&tools, 1, &values).run(&p, Vec::new(), &mut Silent);
+    assert_eq!(
+        states(&o),
+        [
+            ("bad".into(), "failed"),
+            ("after_bad".into(), "skipped"),
+            ("free".into(), "completed"),
+            ("after_free".into(), "completed")
+        ]
+    );
+    assert_eq!(o.records["after_free"].result, json!({"y": 1}));
+}
+
+/// A tool that sleeps and records how many calls ran at once.
+fn sleepy(now: Arc<AtomicUsize>, max: Arc<AtomicUsize>, ms: u64) -> FakeTools {
+    FakeTools::new().tool("sleep", move |p| {
+        let n = now.fetch_add(1, Ordering::SeqCst) + 1;
+        max.fetch_max(n, Ordering::SeqCst);
+        let ms = p.get("ms").and_then(Value::as_u64).unwrap_or(ms);
+        std::thread::sleep(Duration::from_millis(ms));
+        now.fetch_sub(1, Ordering::SeqCst);
+        Ok(RunResult::ok(format!("{ms}")))
+    })
+}
+
+#[test]
+fn at_most_jobs_steps_run_at_once() {
+    let steps: Vec<Value> = (0..6)
+        .map(|_| json!({"tool": "sleep", "arguments": {}}))
+        .collect();
+    let p = plan(Value::Array(steps));
+    for jobs in [1, 2, 6] {
+        let (now, max) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let tools = sleepy(now, max.clone(), 30);
+        let values = Map::new();
+        let o = scheduler(&tools, jobs, &values).run(&p, Vec::new(), &mut Silent);
+        assert!(o.success());
+        assert_eq!(max.load(Ordering::SeqCst), jobs, "jobs {jobs}");
+    }
+}
+
+#[test]
+fn a_step_starts_when_its_own_dependencies_completed_not_its_level() {
+    // `slow` and `fast` are level 0; `next` (level 1) needs only `fast`, and must start
+    // and end while `slow` still runs.
+    let p = plan(json!([
+        {"id": "slow", "tool": "sleep", "arguments": {"ms": 400}},
+        {"id": "fast", "tool": "sleep", "arguments": {"ms": 1}},
+        {"id": "next", "tool": "sleep", "arguments": {"ms": 1, "after": "{{fast.status}}"}},
+    ]));
+    let tools = sleepy(Arc::default(), Arc::default(), 1);
+    let values = Map::new();
+    let mut log = Log::default();
+    scheduler(&tools, 2, &values).run(&p, Vec::new(), &mut log);
+    assert_eq!(
+        log.0,
+        [
+            "start slow",
+            "start fast",
+            "end fast completed",
+            "start next",
+            "end next completed",
+            "end slow completed"
+        ]
+    );
+}
+
+#[test]
+fn a_resumed_run_does_not_run_completed_steps_again() {
+    let tools = echo();
+    let values = Map::new();
+    let mut a = StepRecord::from_run(
+        "A",
+        "echo",
+        &RunResult::ok("{\"data\": [{\"email\": \"kept@x\"}]}"),
+    );
+    a.run = None;
+    let o = scheduler(&tools, 2, &values).run(&exercise("echo"), vec![a], &mut Silent);
+    assert!(o.success());
+    assert_eq!(
+        tools
+            .calls()
+            .iter()
+            .map(|(t, p)| format!("{t} {p}"))
+            .collect::<Vec<_>>(),
+        [
+            r#"echo {"from":"kept@x"}"#,
+            r#"echo {"text":"kept@x"}"#,
+            r#"echo {"to":"kept@x","body":"kept@x"}"#,
+        ]
+    );
+}
+
+#[test]
+fn steps_missing_values_wait_with_their_dependents() {
+    let p = plan(json!([
+        {"id": "ask", "tool": "echo", "arguments": {"title": "{{PLACEHOLDER_title}}", "when": "{{PLACEHOLDER_when}}"}},
+        {"id": "then", "tool": "echo", "arguments": {"x": "{{ask.result}}", "who": "{{PLACEHOLDER_who}}"}},
+        {"id": "free", "tool": "echo", "arguments": {"who": "{{PLACEHOLDER_who}}"}},
+    ]));
+    let tools = echo();
+    let values: Map<String, Value> = json!({"who": "Ann"}).as_object().cloned().unwrap();
+    let mut log = Log::default();
+    let o = scheduler(&tools, 2, &values).run(&p, Vec::new(), &mut log);
+    assert_eq!(
+        states(&o),
+        [
+            ("ask".into(), "waiting"),
+            ("then".into(), "waiting"),
+            ("free".into(), "completed")
+        ]
+    );
+    assert_eq!(o.missing_values, ["title", "when"]);
+    assert_eq!(o.waiting_for[1], ["title", "when"]);
+    assert_eq!(&log.0[..2], ["wait ask title,when", "wait then title,when"]);
+    let values: Map<String, Value> = json!({"who": "Ann", "title": "T", "when": 5})
+        .as_object()
+        .cloned()
+        .unwrap();
+    let o = scheduler(&tools, 2, &values).run(&p, Vec::new(), &mut Silent);
+    assert!(o.success());
+    assert_eq!(o.records["ask"].result, json!({"title": "T", "when": 5}));
+}
+
+#[test]
+fn a_missing_path_fails_the_step_and_arguments_must_be_a_map() {
+    let p = plan(json!([
+        {"id": "a", "tool": "echo", "arguments": {"n": 1}},
+        {"id": "b", "tool": "echo", "arguments": {"x": "{{a.result.m}}"}},
+        {"id": "c", "tool": "echo", "arguments": "{{a.result.n}}"},
+    ]));
+    let tools = echo();
+    let values = Map::new();
+    let o = scheduler(&tools, 1, &values).run(&p, Vec::new(), &mut Silent);
+    let b = &o.records["b"];
+    assert_eq!(b.error.as_ref().unwrap().kind, ErrorKind::PathNotFound);
+    assert_eq!(
+        b.message(),
+        Some("plan error at [1].arguments.x 0..14: `{{a.result.m}}`: step `a` has no `result.m`; `result` has `n`")
+    );
+    assert_eq!(
+        o.records["c"].message(),
+        Some("plan error at [2].arguments: the arguments of step `c` must be a map, not integer")
+    );
+}
+
+#[test]
+fn results_reach_the_next_tool_byte_for_byte() {
+    let nasty = "{{b.result.secret}} $step2 \"q\"\n\\ ${HOME} {x}";
+    let tools = FakeTools::new()
+        .tool("emit", move |_| {
+            Ok(RunResult::ok(json!({"text": nasty}).to_string()))
+        })
+        .tool("echo", |p| {
+            Ok(RunResult::ok(Value::Object(p.clone()).to_string()))
+        });
+    let p = plan(json!([
+        {"tool": "emit", "arguments": {}},
+        {"tool": "echo", "arguments": {"whole": "$step1.text", "in": "[{$step1.text}]"}},
+    ]));
+    let values = Map::new();
+    scheduler(&tools, 1, &values).run(&p, Vec::new(), &mut Silent);
+    assert_eq!(
+        tools.calls()[1].1,
+        json!({"whole": nasty, "in": format!("[{nasty}]")})
+    );
+}
+
+/// Lines fed to the scheduler one by one, each only when the test lets it through.
+struct Gate {
+    rx: Mutex<mpsc::Receiver<String>>,
+}
+
+impl std::io::Read for Gate {
+    fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+        unreachable!("read through BufRead")
+    }
+}
+
+impl std::io::BufRead for Gate {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        unreachable!("read_until is overridden")
+    }
+    fn consume(&mut self, _: usize) {}
+    fn read_until(&mut self, _: u8, buf: &mut Vec<u8>) -> std::io::Result<usize> {
+        match self.rx.lock().unwrap().recv() {
+            Ok(line) => {
+                buf.extend_from_slice(line.as_bytes());
+                Ok(line.len())
+            }
+            Err(_) => Ok(0),
+        }
+    }
+}
+
+#[test]
+fn streamed_steps_start_as_they_arrive_and_wait_for_steps_not_yet_arrived() {
+    let (tx, rx) = mpsc::channel::<String>();
+    let (called_tx, called_rx) = mpsc::channel::<String>();
+    let called_tx = Mutex::new(called_tx);
+    let tools = FakeTools::new().tool("echo", move |p| {
+        let _ = called_tx
+            .lock()
+            .unwrap()
+            .send(Value::Object(p.clone()).to_string());
+        Ok(RunResult::ok(Value::Object(p.clone()).to_string()))
+    });
+    let values = Map::new();
+    let lines = StepLines::new(
+        "<stdin>",
+        None,
+        Gate { rx: Mutex::new(rx) },
+        Limits::default(),
+    );
+    std::thread::scope(|s| {
+        let feeder = s.spawn(move || {
+            // `b` arrives first and refers to `a`, which has not arrived: it waits.
+            tx.send("{\"id\": \"b\", \"tool\": \"echo\", \"arguments\": {\"got\": \"{{a.result.n}}\"}}\n".into()).unwrap();
+            tx.send("{\"id\": \"a\", \"tool\": \"echo\", \"arguments\": {\"n\": 1}}\n".into()).unwrap();
+            // `a` ran and then `b` ran, before the next line was sent.
+            let first = called_rx.recv().unwrap();
+            let second = called_rx.recv().unwrap();
+            tx.send("{\"tool\": \"echo\", \"arguments\": {\"late\": \"{{zz.result}}\"}}\n".into()).unwrap();
+            tx.send("not json\n".into()).unwrap();
+            drop(tx);
+            (first, second)
+        });
+        let mut log = Log::default();
+        let o = scheduler(&tools, 2, &values).run_stream(lines, &mut log);
+        let (first, second) = feeder.join().unwrap();
+        assert_eq!(first, r#"{"n":1}"#);
+        assert_eq!(second, r#"{"got":1}"#);
+        assert_eq!(
+            states(&o),
+            [
+                ("b".into(), "completed"),
+                ("a".into(), "completed"),
+                ("step3".into(), "failed")
+            ]
+        );
+        assert_eq!(
+            o.records["step3"].message(),
+            Some("<stdin>:3:41: plan error at arguments.late 0..13: step `step3` refers to unknown step `zz` (hint: the other steps are `b`, `a`)")
+        );
+        assert_eq!(
+            log.0[log.0.len() - 2..],
+            [
+                "rejected <stdin>:4:2: request error at $: JSON syntax error: expected ident"
+                    .to_string(),
+                "end step3 failed".to_string(),
+            ]
+        );
+        assert_eq!(o.plan.level_ids(), [vec!["a", "step3"], vec!["b"]]);
+    });
+}
+
+#[test]
+fn a_stream_cycle_fails_its_steps_at_the_end() {
+    let text = "{\"id\": \"x\", \"tool\": \"echo\", \"arguments\": {\"v\": \"{{y.result}}\"}}\n\
+                {\"id\": \"y\", \"tool\": \"echo\", \"arguments\": {\"v\": \"{{x.result}}\"}}\n\
+                {\"id\": \"z\", \"tool\": \"echo\", \"arguments\": {\"v\": \"{{z.result}}\"}}\n\
+                {\"id\": \"x\", \"tool\": \"echo\", \"arguments\": {}}\n";
+    let tools = echo();
+    let values = Map::new();
+    let lines = StepLines::new("<stdin>", None, Cursor::new(text), Limits::default());
+    let mut log = Log::default();
+    let o = scheduler(&tools, 2, &values).run_stream(lines, &mut log);
+    assert_eq!(
+        log.0,
+        [
+            "end z failed",
+            "rejected <stdin>:4:8: plan error at id: duplicate step id `x`: steps 1 and 4 (hint: every step needs its own id)",
+            "end x failed",
+            "end y failed",
+        ]
+    );
+    assert_eq!(
+        o.records["x"].message(),
+        Some("<stdin>:1:49: plan error at arguments.v 0..12: circular dependency: x -> y -> x (hint: a step cannot depend on itself, directly or through others)")
+    );
+    assert_eq!(
+        o.records["z"].error.as_ref().unwrap().kind,
+        ErrorKind::Cycle
+    );
+    assert_eq!(o.state(2), State::Failed);
+}
