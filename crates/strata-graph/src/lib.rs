@@ -31,7 +31,7 @@ pub use checkpoint::{Checkpoint, Checkpoints, Progress, Status};
 pub use events::{short, Change, LogEvent, Observer, Recorder, Silent, Taken, Why};
 pub use exec::{Failure, Work};
 pub use hooks::{Event, CONTEXT_NAMES, EVENTS, HOOK_ACTION_KEYS, HOOK_KEYS};
-pub use load::{fingerprint, is_graph_document, GRAPH_KEYS};
+pub use load::{is_graph_document, GRAPH_KEYS};
 pub use model::{
     Action, Assign, Body, Edge, Foreach, Graph, Node, OnError, DEFAULT_CONCURRENCY,
     DEFAULT_MAX_STEPS,
@@ -40,6 +40,7 @@ pub use nodes::{node_keys, EDGE_KEYS, KINDS};
 pub use prompt::{uses_prompts, PromptNode};
 pub use runs::{summary, GraphRuns, RunSummary};
 pub use strata_runs::{
-    check_run_id, new_run_id, write_atomic, RunDir, RunLock, RunStore, LOCK_FILE, RUNS_DIR,
+    check_run_id, fingerprint, new_run_id, write_atomic, RunDir, RunLock, RunStore, LOCK_FILE,
+    RUNS_DIR,
 };
 pub use walker::{Outcome, Walker};

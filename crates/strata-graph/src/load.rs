@@ -37,16 +37,6 @@ pub(crate) fn parse_when(r: &Reader<'_>, value: &Value, path: &FieldPath) -> Res
     })
 }
 
-/// A fingerprint of a file's text (64-bit FNV-1a, in hex).
-pub fn fingerprint(text: &str) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in text.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{h:016x}")
-}
-
 /// True when the document declares `kind: graph`.
 pub fn is_graph_document(value: &Value) -> bool {
     value.get("kind").and_then(Value::as_str) == Some("graph")
@@ -152,7 +142,7 @@ impl Graph {
         let graph = Graph {
             id: id.to_string(),
             file: doc.name.clone(),
-            fingerprint: fingerprint(&doc.text),
+            fingerprint: strata_runs::fingerprint(&doc.text),
             description: r.opt_str(top, &root, "description")?.map(str::to_string),
             parameters,
             state,

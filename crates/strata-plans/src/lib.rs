@@ -12,7 +12,9 @@
 //! dependencies completed, at most `jobs` at once — from a whole document or from steps that
 //! arrive one by one.
 
+pub mod checkpoint;
 pub mod compile;
+pub mod draw;
 pub mod graph;
 mod plan;
 pub mod request;
@@ -21,6 +23,7 @@ mod schedule;
 mod state;
 pub mod stream;
 pub mod syntax;
+mod tools;
 
 pub use compile::Args;
 pub use plan::{Plan, Step, STEP_KEYS};
@@ -28,6 +31,7 @@ pub use request::{answer_line, error_reply, Request};
 pub use resolve::{resolve, Records, Sources};
 pub use schedule::{Event, Observer, Outcome, Scheduler, Silent};
 pub use state::{assess, skip_reason, Assessed, Assessment, State};
+pub use tools::{check_arguments, check_tools};
 
 use strata_core::Layer;
 

@@ -30,6 +30,8 @@ pub enum Event<'e> {
     Started {
         /// The step.
         step: &'e Step,
+        /// Its resolved arguments: the tool's caller parameters.
+        arguments: &'e Map<String, Value>,
     },
     /// A step finished: completed, failed (its tool failed, or its arguments could not be
     /// resolved) or skipped.
@@ -385,6 +387,7 @@ impl Board<'_, '_> {
                 self.slots[i] = Slot::Running;
                 self.observer.on(Event::Started {
                     step: &self.plan.steps[i],
+                    arguments: &args,
                 });
                 Some(Some(Job {
                     index: i,

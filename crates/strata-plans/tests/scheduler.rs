@@ -23,7 +23,7 @@ struct Log(Vec<String>);
 impl Observer for Log {
     fn on(&mut self, event: Event<'_>) {
         self.0.push(match event {
-            Event::Started { step } => format!("start {}", step.id),
+            Event::Started { step, .. } => format!("start {}", step.id),
             Event::Finished { step, record, .. } => {
                 format!("end {} {}", step.id, record.status.name())
             }

@@ -1,5 +1,5 @@
-//! Atomic file replacement: a reader (or a resume after `SIGKILL`) sees either the previous
-//! file or the new one, never a torn file.
+//! Atomic file replacement — a reader (or a resume after `SIGKILL`) sees either the previous
+//! file or the new one, never a torn file — and the fingerprint that ties a run to its file.
 
 use std::fs::{self, File};
 use std::io::Write;
@@ -12,6 +12,17 @@ pub fn now() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
+}
+
+/// A fingerprint of a file's text (64-bit FNV-1a, in hex): a run resumes only on the text
+/// it started with.
+pub fn fingerprint(text: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
 }
 
 /// An I/O error naming what could not be done to which path.
@@ -42,6 +53,12 @@ pub fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fingerprints_are_fnv1a() {
+        assert_eq!(fingerprint(""), "cbf29ce484222325");
+        assert_eq!(fingerprint("a"), "af63dc4c8601ec8c");
+    }
 
     #[test]
     fn replaces_the_file_and_leaves_no_temporary() {

@@ -10,7 +10,7 @@ mod atomic;
 mod lock;
 mod store;
 
-pub use atomic::{now, write_atomic};
+pub use atomic::{fingerprint, now, write_atomic};
 pub use lock::{RunLock, LOCK_FILE};
 pub use store::{
     check_run_id, new_run_id, RunDir, RunStore, CHECKPOINT_FILE, MAX_ID_LEN, RUNS_DIR,

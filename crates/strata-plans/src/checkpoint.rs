@@ -1,0 +1,233 @@
+//! A plan run recorded under `.strata/runs/<run-id>/` (see `strata-runs`), like graph runs:
+//! `checkpoint.json` (kind `plan`) holds the records of the steps finished so far and is
+//! replaced atomically after every step, and `plan.json` keeps the plan the run started with,
+//! so that a killed run resumes without running its finished steps again.
+
+use serde_json::{json, Map, Value};
+use strata_core::{Error, ErrorKind, Layer};
+use strata_runs::{write_atomic, RunDir};
+use strata_tools::StepRecord;
+
+/// The checkpoint's `kind`.
+pub const KIND: &str = "plan";
+
+/// The file holding the plan a run started with.
+pub const PLAN_FILE: &str = "plan.json";
+
+/// The format version written into every plan checkpoint.
+pub const VERSION: u64 = 1;
+
+/// How a plan run stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunStatus {
+    /// Started and not finished (or killed: resume it).
+    Running,
+    /// Every step completed.
+    Completed,
+    /// A step failed or was skipped (or input was not a step).
+    Failed,
+    /// Steps wait for user values (resume it with them).
+    Waiting,
+}
+
+impl RunStatus {
+    /// The status as shown and stored.
+    pub fn name(self) -> &'static str {
+        match self {
+            RunStatus::Running => "running",
+            RunStatus::Completed => "completed",
+            RunStatus::Failed => "failed",
+            RunStatus::Waiting => "waiting",
+        }
+    }
+
+    fn from_name(name: &str) -> Option<RunStatus> {
+        [
+            RunStatus::Running,
+            RunStatus::Completed,
+            RunStatus::Failed,
+            RunStatus::Waiting,
+        ]
+        .into_iter()
+        .find(|s| s.name() == name)
+    }
+}
+
+/// A plan run's checkpoint.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Checkpoint {
+    /// The run id.
+    pub run_id: String,
+    /// The plan as named when the run started (`plans/x.yaml`, `<stdin>`).
+    pub plan: String,
+    /// The fingerprint of the plan's text.
+    pub fingerprint: String,
+    /// True when the steps arrived as a stream (such a run cannot be resumed).
+    pub streamed: bool,
+    /// How the run stands.
+    pub status: RunStatus,
+    /// Steps in the plan (so far, for a stream).
+    pub steps: usize,
+    /// The user values given.
+    pub values: Map<String, Value>,
+    /// The records of the finished steps, in the order they finished.
+    pub records: Vec<StepRecord>,
+    /// Unix seconds when the run started.
+    pub started: u64,
+    /// Unix seconds of this checkpoint.
+    pub updated: u64,
+}
+
+fn bad(dir: &RunDir, why: &str) -> Error {
+    Error::new(
+        Layer::REQUEST,
+        ErrorKind::Syntax,
+        format!(
+            "`{}` is not a valid plan checkpoint: {why}",
+            dir.file().display()
+        ),
+    )
+}
+
+impl Checkpoint {
+    /// The JSON form written to `checkpoint.json`.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "version": VERSION,
+            "kind": KIND,
+            "run_id": self.run_id,
+            "plan": self.plan,
+            "fingerprint": self.fingerprint,
+            "streamed": self.streamed,
+            "status": self.status.name(),
+            "steps": self.steps,
+            "values": self.values,
+            "records": self.records.iter().map(StepRecord::to_json).collect::<Vec<_>>(),
+            "started": self.started,
+            "updated": self.updated,
+        })
+    }
+
+    /// Writes the checkpoint atomically.
+    pub fn save(&self, dir: &RunDir) -> Result<(), Error> {
+        let bytes = serde_json::to_vec(&self.to_json()).unwrap_or_default();
+        dir.write_checkpoint(&bytes)
+    }
+
+    /// Reads a plan checkpoint back.
+    pub fn load(dir: &RunDir) -> Result<Checkpoint, Error> {
+        let bytes = dir.read_checkpoint()?;
+        let v: Value = serde_json::from_slice(&bytes).map_err(|e| bad(dir, &e.to_string()))?;
+        if v.get("kind").and_then(Value::as_str) != Some(KIND) {
+            return Err(Error::new(
+                Layer::REQUEST,
+                ErrorKind::RunState,
+                format!("run `{}` is not a plan run", dir.id()),
+            )
+            .with_hint("graph runs resume with `strata run <graph> --resume <run-id>`"));
+        }
+        if v.get("version").and_then(Value::as_u64) != Some(VERSION) {
+            return Err(Error::new(
+                Layer::REQUEST,
+                ErrorKind::RunState,
+                format!(
+                    "plan checkpoint version {} is not supported (expected {VERSION})",
+                    v["version"]
+                ),
+            ));
+        }
+        let text = |k: &str| v.get(k).and_then(Value::as_str).map(String::from);
+        let num = |k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
+        let records = v
+            .get("records")
+            .and_then(Value::as_array)
+            .ok_or_else(|| bad(dir, "no `records`"))?
+            .iter()
+            .map(|r| StepRecord::from_json(r).ok_or_else(|| bad(dir, "a record is malformed")))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Checkpoint {
+            run_id: text("run_id").ok_or_else(|| bad(dir, "no `run_id`"))?,
+            plan: text("plan").ok_or_else(|| bad(dir, "no `plan`"))?,
+            fingerprint: text("fingerprint").unwrap_or_default(),
+            streamed: v.get("streamed").and_then(Value::as_bool).unwrap_or(false),
+            status: text("status")
+                .as_deref()
+                .and_then(RunStatus::from_name)
+                .ok_or_else(|| bad(dir, "no valid `status`"))?,
+            steps: num("steps") as usize,
+            values: v
+                .get("values")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default(),
+            records,
+            started: num("started"),
+            updated: num("updated"),
+        })
+    }
+}
+
+/// Keeps the plan a run starts with (its document as JSON).
+pub fn save_plan(dir: &RunDir, plan: &Value) -> Result<(), Error> {
+    let bytes = serde_json::to_vec(plan).unwrap_or_default();
+    write_atomic(&dir.path, PLAN_FILE, &bytes)
+}
+
+/// The plan a run started with.
+pub fn load_plan(dir: &RunDir) -> Result<Value, Error> {
+    let path = dir.path.join(PLAN_FILE);
+    let bytes = std::fs::read(&path).map_err(|e| {
+        Error::new(
+            Layer::REQUEST,
+            ErrorKind::Io,
+            format!("cannot read `{}`: {e}", path.display()),
+        )
+    })?;
+    serde_json::from_slice(&bytes).map_err(|e| {
+        Error::new(
+            Layer::REQUEST,
+            ErrorKind::Syntax,
+            format!("`{}` is not valid JSON: {e}", path.display()),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use strata_runs::RunStore;
+    use strata_tools::RunResult;
+
+    use super::*;
+
+    #[test]
+    fn a_checkpoint_round_trips_and_is_told_from_graph_runs() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = RunStore::new(tmp.path());
+        let dir = store.create("p1").unwrap();
+        let cp = Checkpoint {
+            run_id: "p1".into(),
+            plan: "plans/x.yaml".into(),
+            fingerprint: "f".into(),
+            streamed: false,
+            status: RunStatus::Running,
+            steps: 3,
+            values: json!({"n": 1}).as_object().cloned().unwrap(),
+            records: vec![StepRecord::from_run("a", "t", &RunResult::ok("{\"x\": 1}"))],
+            started: 10,
+            updated: 11,
+        };
+        cp.save(&dir).unwrap();
+        assert_eq!(Checkpoint::load(&dir).unwrap(), cp);
+        assert_eq!(dir.kind().as_deref(), Some("plan"));
+        save_plan(&dir, &json!([{"tool": "t", "arguments": {}}])).unwrap();
+        assert_eq!(
+            load_plan(&dir).unwrap(),
+            json!([{"tool": "t", "arguments": {}}])
+        );
+        dir.write_checkpoint(b"{\"version\": 1}").unwrap();
+        assert_eq!(
+            Checkpoint::load(&dir).unwrap_err().message,
+            "run `p1` is not a plan run"
+        );
+    }
+}

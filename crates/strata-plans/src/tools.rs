@@ -1,0 +1,161 @@
+//! Checks of a plan against the project's tools, before anything runs: every tool exists,
+//! and every step's arguments can match its tool's parameter schema as far as they are
+//! known before running (constants checked, references left to the run).
+
+use serde_json::{Map, Value};
+use strata_core::{Error, ErrorKind, FieldPath, PathSeg};
+use strata_tools::{summary, type_name, validate, ToolRunner};
+
+use crate::compile::Node;
+use crate::plan::{Plan, Step};
+use crate::PLAN;
+
+fn key(k: &str) -> PathSeg {
+    PathSeg::Key(k.to_string())
+}
+
+/// Every problem of the plan's steps with the tools of `runner`, in plan order; paths are
+/// in the plan document's terms.
+pub fn check_tools(plan: &Plan, runner: &dyn ToolRunner) -> Vec<Error> {
+    let mut errors = Vec::new();
+    for step in &plan.steps {
+        if !runner.has_tool(&step.tool) {
+            let mut e = runner.unknown_tool(&step.tool);
+            e.message = format!("step `{}` calls unknown tool `{}`", step.id, step.tool);
+            e.path = step.at.child(key("tool"));
+            errors.push(e);
+            continue;
+        }
+        if let Err(e) = check_arguments(step, runner.parameters(&step.tool).as_ref()) {
+            errors.push(e);
+        }
+    }
+    errors
+}
+
+/// Checks what is known of a step's arguments before running against `schema`.
+pub fn check_arguments(step: &Step, schema: Option<&Value>) -> Result<(), Error> {
+    let at = step.at.child(key(step.args_key));
+    let not_a_map = |what: &str| {
+        Err(Error::new(
+            PLAN,
+            ErrorKind::Invalid,
+            format!(
+                "the arguments of step `{}` must be a map, not {what}",
+                step.id
+            ),
+        )
+        .at_path(&at))
+    };
+    let (probe, unknown) = match &step.args.root {
+        Node::Const(Value::Object(map)) => (map.clone(), Vec::new()),
+        Node::Const(other) => return not_a_map(type_name(other)),
+        Node::Text(_) => return not_a_map("string"),
+        Node::Array(_) => return not_a_map("array"),
+        Node::Ref(_) => return Ok(()),
+        Node::Object(entries) => {
+            let declared = |k: &str| {
+                schema
+                    .and_then(|s| s.get("properties"))
+                    .and_then(|p| p.get(k))
+                    .is_some()
+            };
+            let mut probe = Map::new();
+            let mut unknown = Vec::new();
+            for (k, n) in entries {
+                match n {
+                    Node::Const(v) => {
+                        probe.insert(k.clone(), v.clone());
+                    }
+                    // A value known only when running: an undeclared name still fails.
+                    _ if !declared(k) => {
+                        probe.insert(k.clone(), Value::Null);
+                    }
+                    _ => unknown.push(k.clone()),
+                }
+            }
+            (probe, unknown)
+        }
+    };
+    let relaxed = schema.map(|s| {
+        let mut s = s.clone();
+        if let Some(Value::Array(req)) = s.get_mut("required") {
+            req.retain(|r| !r.as_str().is_some_and(|r| unknown.iter().any(|u| u == r)));
+        }
+        s
+    });
+    validate(&step.tool, relaxed.as_ref(), &probe)
+        .map(|_| ())
+        .map_err(|mut e| {
+            // The hint lists the parameters as the tool declares them.
+            if let Some(hint) = &mut e.hint {
+                *hint = hint.replace(&summary(relaxed.as_ref()), &summary(schema));
+            }
+            e.message = format!("step `{}`: {}", step.id, e.message);
+            e.path = FieldPath::root();
+            e.at_path(&at)
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use strata_tools::{FakeTools, RunResult};
+
+    use super::*;
+
+    struct Schema(FakeTools, Value);
+
+    impl ToolRunner for Schema {
+        fn has_tool(&self, id: &str) -> bool {
+            self.0.has_tool(id)
+        }
+        fn unknown_tool(&self, id: &str) -> Error {
+            self.0.unknown_tool(id)
+        }
+        fn parameters(&self, _: &str) -> Option<Value> {
+            Some(self.1.clone())
+        }
+        fn run(
+            &self,
+            id: &str,
+            p: &Map<String, Value>,
+            o: &strata_tools::CallOptions,
+        ) -> Result<RunResult, Error> {
+            self.0.run(id, p, o)
+        }
+    }
+
+    #[test]
+    fn unknown_tools_and_arguments_that_cannot_match() {
+        let tools = Schema(
+            FakeTools::new().tool("examples/echo", |_| Ok(RunResult::ok(""))),
+            json!({"type": "object", "properties": {"message": {"type": "string"}, "n": {"type": "integer"}}, "required": ["message"]}),
+        );
+        let plan = Plan::from_value(
+            &json!([
+                {"tool": "examples/ecko", "arguments": {}},
+                {"tool": "examples/echo", "arguments": {"message": "$step1", "n": "x"}},
+                {"tool": "examples/echo", "arguments": {"mesage": "{$step1.a}"}},
+                {"tool": "examples/echo", "arguments": {"message": "{$step1.a}"}},
+                {"tool": "examples/echo", "arguments": "text"},
+                {"tool": "examples/echo", "arguments": "$step1"},
+            ]),
+            &FieldPath::root(),
+        )
+        .unwrap();
+        let got: Vec<String> = check_tools(&plan, &tools)
+            .iter()
+            .map(|e| e.to_string())
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "request error at [0].tool: step `step1` calls unknown tool `examples/ecko` (hint: did you mean `examples/echo`?)",
+                "params error at [1].arguments: step `step2`: invalid parameters for `examples/echo`: parameter `n` must be an integer, not a string (hint: the parameters are: message (string, required), n (integer))",
+                "params error at [2].arguments: step `step3`: invalid parameters for `examples/echo`: unknown parameter `mesage`; missing required parameter `message` (hint: did you mean `message`? the parameters are: message (string, required), n (integer))",
+                "plan error at [4].arguments: the arguments of step `step5` must be a map, not string",
+            ]
+        );
+    }
+}
