@@ -7,6 +7,9 @@ mod exec_runner;
 mod explain_cmd;
 mod graph_cmd;
 mod prompt_cmd;
+mod plan_cmd;
+mod plan_resolve;
+mod plan_run;
 mod render;
 mod report;
 mod respond_cmd;
@@ -24,7 +27,7 @@ use clap::{Parser, Subcommand};
 #[command(
     name = "strata",
     version,
-    about = "Layered interpolation of tool-execution configs, and the tools, directives and graphs they describe",
+    about = "Layered interpolation of tool-execution configs, and the tools, directives, graphs and plans they describe",
     long_about = None
 )]
 struct Cli {
@@ -46,12 +49,14 @@ enum Command {
     Tools(tools::ToolsArgs),
     /// Draw a graph tool (nodes, and edges with their conditions) as Mermaid or Graphviz
     Graph(graph_cmd::GraphArgs),
-    /// List the graph runs of the project (.strata/runs/) with their status
+    /// List the graph and plan runs of the project (.strata/runs/) with their status
     Runs(runs_cmd::RunsArgs),
     /// Render and list the prompt templates of prompts/ (lookup with fallback by key)
     Prompt(prompt_cmd::PromptArgs),
     /// Render a canned response from standard fields, tool results and a generator tool
     Respond(respond_cmd::RespondArgs),
+    /// Run, resolve, show or draw a plan: steps whose arguments refer to earlier results
+    Plan(plan_cmd::PlanArgs),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -67,5 +72,6 @@ pub fn main() -> ExitCode {
         Command::Runs(args) => runs_cmd::run(args),
         Command::Prompt(args) => prompt_cmd::run(args),
         Command::Respond(args) => respond_cmd::run(args),
+        Command::Plan(args) => plan_cmd::run(args),
     }
 }

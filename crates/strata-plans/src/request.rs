@@ -99,8 +99,26 @@ impl Request {
                 .next()
                 .unwrap_or_else(|| request_error("invalid plan", FieldPath::root()))
         })?;
+        Request::with_plan(
+            map.get("id").cloned(),
+            plan,
+            map.get("results"),
+            map.get("failed"),
+            map.get("values"),
+        )
+    }
+
+    /// A request for a plan already read: `results`, `failed` and `values` as in the JSON
+    /// form (each may be absent or null).
+    pub fn with_plan(
+        id: Option<Value>,
+        plan: Plan,
+        results: Option<&Value>,
+        failed_ids: Option<&Value>,
+        values: Option<&Value>,
+    ) -> Result<Request, Error> {
         let mut records = HashMap::new();
-        match map.get("results") {
+        match results {
             None | Some(Value::Null) => {}
             Some(Value::Object(results)) => {
                 for (id, result) in results {
@@ -115,7 +133,7 @@ impl Request {
                 ))
             }
         }
-        match map.get("failed") {
+        match failed_ids {
             None | Some(Value::Null) => {}
             Some(Value::Array(ids)) => {
                 for (i, id) in ids.iter().enumerate() {
@@ -140,7 +158,7 @@ impl Request {
                 ))
             }
         }
-        let values = match map.get("values") {
+        let values = match values {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(values)) => values.clone(),
             Some(_) => {
@@ -151,7 +169,7 @@ impl Request {
             }
         };
         Ok(Request {
-            id: map.get("id").cloned(),
+            id,
             plan,
             records,
             values,
@@ -160,8 +178,13 @@ impl Request {
 
     /// Assesses the plan and builds the reply.
     pub fn reply(&self) -> Value {
-        let assessment = assess(&self.plan, &self.records, &self.values);
+        let assessment = self.assess();
         with_id(self.id.as_ref(), ok_reply(&self.plan, &assessment))
+    }
+
+    /// Assesses the plan against the request's records and values.
+    pub fn assess(&self) -> Assessment {
+        assess(&self.plan, &self.records, &self.values)
     }
 }
 
@@ -182,7 +205,8 @@ fn known(plan: &Plan, id: &str, path: FieldPath) -> Result<(), Error> {
     })
 }
 
-fn with_id(id: Option<&Value>, reply: Map<String, Value>) -> Value {
+/// A reply body with the request's id first, when it has one.
+pub fn with_id(id: Option<&Value>, reply: Map<String, Value>) -> Value {
     let mut out = Map::with_capacity(reply.len() + 1);
     if let Some(id) = id {
         out.insert("id".into(), id.clone());

@@ -1,0 +1,303 @@
+//! `strata plan`: run, resolve, show and draw plans (SPEC §5, docs/plans.md).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand};
+use serde_json::{json, Map, Value};
+use strata_core::{Error, ErrorKind, Layer, Limits};
+use strata_doc::{Document, Format};
+use strata_plans::draw::{self, draw};
+use strata_plans::Plan;
+
+use crate::graph_cmd::DrawFormat;
+use crate::report::format_error;
+use crate::run::STRATA_FAILED;
+use crate::scope_args::split_pair;
+
+/// Options of `strata plan`.
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    #[command(subcommand)]
+    pub command: PlanCommand,
+}
+
+/// The `strata plan` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum PlanCommand {
+    /// Run a plan's steps with the project's tools, independent steps in parallel
+    Run(crate::plan_run::PlanRunArgs),
+    /// Resolve a plan against the results known so far (JSON reply; --batch: JSON Lines)
+    Resolve(crate::plan_resolve::ResolveArgs),
+    /// Print a plan's steps, their dependencies and levels
+    Show(ShowArgs),
+    /// Draw a plan's dependency graph as Mermaid or Graphviz
+    Graph(PlanGraphArgs),
+}
+
+/// Runs `strata plan`.
+pub fn run(args: PlanArgs) -> ExitCode {
+    match args.command {
+        PlanCommand::Run(a) => crate::plan_run::run(a),
+        PlanCommand::Resolve(a) => crate::plan_resolve::run(a),
+        PlanCommand::Show(a) => show(a),
+        PlanCommand::Graph(a) => graph(a),
+    }
+}
+
+/// The name standard input has in messages.
+pub const STDIN: &str = "<stdin>";
+
+fn read_error(name: &str, e: std::io::Error) -> Error {
+    Error::new(
+        Layer::REQUEST,
+        ErrorKind::Io,
+        format!("cannot read `{name}`: {e}"),
+    )
+}
+
+/// The format of a plan's text: JSON when it is named `.json` or starts with `[` or `{`.
+fn format_of(name: &str, text: &[u8]) -> Format {
+    let first = text.iter().find(|b| !b.is_ascii_whitespace());
+    if name.ends_with(".json") || matches!(first, Some(b'[' | b'{')) {
+        Format::Json
+    } else {
+        Format::Yaml
+    }
+}
+
+/// Reads a plan document from a file, or from standard input for `-`; `shown` is the name
+/// errors use (the path relative to the project when there is one).
+pub fn read_document(path: &str, shown: &str, limits: &Limits) -> Result<Document, Error> {
+    let bytes = if path == "-" {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .map_err(|e| read_error(STDIN, e))?;
+        bytes
+    } else {
+        std::fs::read(path).map_err(|e| read_error(shown, e))?
+    };
+    let format = format_of(shown, &bytes);
+    Document::parse(shown, bytes, format, limits)
+}
+
+/// A plan on standard input: a whole document, or steps as JSON Lines.
+pub enum StdinPlan {
+    /// A whole plan.
+    Document(Document),
+    /// Steps, one a line: the first non-blank line (with its number), and the rest.
+    Stream((usize, String), BufReader<std::io::Stdin>),
+}
+
+/// Reads standard input far enough to tell a stream of steps (the first non-blank line is
+/// a JSON object with a `tool`) from a whole plan (read to the end).
+pub fn read_stdin(limits: &Limits) -> Result<StdinPlan, Error> {
+    let mut reader = BufReader::new(std::io::stdin());
+    let mut consumed = String::new();
+    let mut number = 0;
+    loop {
+        let mut line = String::new();
+        let n = reader
+            .read_line(&mut line)
+            .map_err(|e| read_error(STDIN, e))?;
+        if n == 0 {
+            break;
+        }
+        number += 1;
+        if line.trim().is_empty() {
+            consumed.push_str(&line);
+            continue;
+        }
+        let is_step = serde_json::from_str::<Value>(&line)
+            .is_ok_and(|v| v.as_object().is_some_and(|m| m.contains_key("tool")));
+        if is_step {
+            return Ok(StdinPlan::Stream((number, line), reader));
+        }
+        consumed.push_str(&line);
+        break;
+    }
+    let mut rest = Vec::new();
+    reader
+        .read_to_end(&mut rest)
+        .map_err(|e| read_error(STDIN, e))?;
+    let mut bytes = consumed.into_bytes();
+    bytes.extend(rest);
+    let format = format_of(STDIN, &bytes);
+    Document::parse(STDIN, bytes, format, limits).map(StdinPlan::Document)
+}
+
+/// Prints errors rustc-style, with a snippet of `doc` when they point into it.
+pub fn print_errors(errors: &[Error], doc: Option<&Document>) {
+    let mut err = std::io::stderr().lock();
+    for e in errors {
+        let _ = err.write_all(format_error(e, doc).as_bytes());
+    }
+}
+
+/// Reads and loads a plan for the commands that need no project (show, graph, resolve);
+/// errors are printed.
+fn load_plan(path: &str) -> Result<(Document, Plan), ExitCode> {
+    let shown = if path == "-" { STDIN } else { path };
+    let doc = read_document(path, shown, &Limits::default()).map_err(|e| {
+        print_errors(&[e], None);
+        ExitCode::from(STRATA_FAILED)
+    })?;
+    match Plan::load(&doc) {
+        Ok(plan) => Ok((doc, plan)),
+        Err(errors) => {
+            print_errors(&errors, Some(&doc));
+            Err(ExitCode::from(STRATA_FAILED))
+        }
+    }
+}
+
+/// User values from `--value NAME=TEXT` (strings) and `--value-json NAME=JSON`, added to
+/// `values` (later ones win).
+pub fn user_values(
+    texts: &[String],
+    jsons: &[String],
+    values: &mut Map<String, Value>,
+) -> Result<(), Error> {
+    for pair in texts {
+        let (k, v) = split_pair(pair, "--value")?;
+        values.insert(k.to_string(), Value::String(v.to_string()));
+    }
+    for pair in jsons {
+        let (k, v) = split_pair(pair, "--value-json")?;
+        let parsed = serde_json::from_str(v).map_err(|e| {
+            Error::new(
+                Layer::REQUEST,
+                ErrorKind::Syntax,
+                format!("--value-json `{k}` is not JSON: {e}"),
+            )
+        })?;
+        values.insert(k.to_string(), parsed);
+    }
+    Ok(())
+}
+
+/// `` `a`, `b` `` for messages.
+pub fn ticked(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Options of `strata plan show`.
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// The plan: a JSON or YAML file, or `-` for standard input
+    pub plan: String,
+    /// Print the steps, levels and user values as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The plan for people: per level, each step with its tool, what it waits for, its intent;
+/// then the user values it needs.
+pub fn outline(name: &str, plan: &Plan) -> String {
+    let levels = plan.levels();
+    let mut out = format!(
+        "{name}: {} steps in {} levels\n",
+        plan.steps.len(),
+        levels.len()
+    );
+    for (k, level) in levels.iter().enumerate() {
+        out.push_str(&format!("level {k}\n"));
+        for &i in level {
+            let step = &plan.steps[i];
+            out.push_str(&format!("  {} ({})", step.id, step.tool));
+            if !plan.deps[i].is_empty() {
+                let deps: Vec<&str> = plan.deps[i]
+                    .iter()
+                    .map(|&d| plan.steps[d].id.as_str())
+                    .collect();
+                out.push_str(&format!(" after {}", deps.join(", ")));
+            }
+            out.push('\n');
+            if let Some(intent) = &step.intent {
+                out.push_str(&format!("    intent: {intent}\n"));
+            }
+        }
+    }
+    let values = plan.value_names();
+    if !values.is_empty() {
+        out.push_str(&format!("user values: {}\n", values.join(", ")));
+    }
+    out
+}
+
+fn outline_json(plan: &Plan) -> Value {
+    let levels = plan.levels();
+    let mut level_of = vec![0; plan.steps.len()];
+    for (k, level) in levels.iter().enumerate() {
+        for &i in level {
+            level_of[i] = k;
+        }
+    }
+    let steps: Vec<Value> = plan
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let deps: Vec<&str> = plan.deps[i]
+                .iter()
+                .map(|&d| plan.steps[d].id.as_str())
+                .collect();
+            json!({"id": s.id, "tool": s.tool, "depends_on": deps, "level": level_of[i], "intent": s.intent})
+        })
+        .collect();
+    json!({"steps": steps, "levels": plan.level_ids(), "values": plan.value_names()})
+}
+
+fn show(args: ShowArgs) -> ExitCode {
+    let (doc, plan) = match load_plan(&args.plan) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let text = if args.json {
+        serde_json::to_string_pretty(&outline_json(&plan)).unwrap_or_default() + "\n"
+    } else {
+        outline(&doc.name, &plan)
+    };
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    ExitCode::SUCCESS
+}
+
+/// Options of `strata plan graph`.
+#[derive(Debug, Args)]
+pub struct PlanGraphArgs {
+    /// The plan: a JSON or YAML file, or `-` for standard input
+    pub plan: String,
+    /// The drawing format
+    #[arg(long, value_enum, default_value = "mermaid")]
+    pub format: DrawFormat,
+}
+
+fn graph(args: PlanGraphArgs) -> ExitCode {
+    let (_, plan) = match load_plan(&args.plan) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let format = match args.format {
+        DrawFormat::Mermaid => draw::Format::Mermaid,
+        DrawFormat::Dot => draw::Format::Dot,
+    };
+    let _ = std::io::stdout()
+        .lock()
+        .write_all(draw(&plan, format).as_bytes());
+    ExitCode::SUCCESS
+}
+
+/// The name of a plan file as the project shows it (`plans/x.yaml`; `<stdin>` for `-`).
+pub fn shown_name(project: &strata_exec::Project, path: &str) -> String {
+    if path == "-" {
+        return STDIN.to_string();
+    }
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| PathBuf::from(path));
+    project.display_name(&absolute)
+}

@@ -1,0 +1,169 @@
+//! `strata plan resolve`: partial resolution for orchestrators that run the tools themselves
+//! (SPEC §5.7) — one plan on the command line, or JSON Lines requests with `--batch`.
+
+use std::io::{BufRead, Write};
+use std::process::ExitCode;
+
+use clap::Args;
+use serde_json::{Map, Value};
+use strata_core::{Error, ErrorKind, Layer, Limits};
+use strata_plans::request::error_reply;
+use strata_plans::{answer_line, Plan, Request};
+
+use crate::plan_cmd::{print_errors, read_document, user_values, STDIN};
+use crate::run::STRATA_FAILED;
+
+/// Options of `strata plan resolve`.
+#[derive(Debug, Args)]
+pub struct ResolveArgs {
+    /// The plan: a JSON or YAML file, or `-` for standard input (not with --batch)
+    pub plan: Option<String>,
+    /// The results known so far, as a JSON object of step id to result
+    #[arg(long, value_name = "JSON")]
+    pub results: Option<String>,
+    /// A step that failed (repeatable)
+    #[arg(long = "failed", value_name = "STEP")]
+    pub failed: Vec<String>,
+    /// A user value for `{{PLACEHOLDER_NAME}}`, as text (repeatable)
+    #[arg(long = "value", value_name = "NAME=TEXT")]
+    pub values: Vec<String>,
+    /// A user value as JSON (repeatable)
+    #[arg(long = "value-json", value_name = "NAME=JSON")]
+    pub value_jsons: Vec<String>,
+    /// Read JSON Lines requests on standard input, answer one JSON line each
+    #[arg(long)]
+    pub batch: bool,
+}
+
+/// Runs `strata plan resolve`.
+pub fn run(args: ResolveArgs) -> ExitCode {
+    if args.batch {
+        return batch(&args);
+    }
+    let Some(path) = args.plan.as_deref() else {
+        let e = Error::new(Layer::REQUEST, ErrorKind::Request, "no plan given")
+            .with_hint("name a plan file, `-` for standard input, or use --batch");
+        print_errors(&[e], None);
+        return ExitCode::from(STRATA_FAILED);
+    };
+    let shown = if path == "-" { STDIN } else { path };
+    let doc = match read_document(path, shown, &Limits::default()) {
+        Ok(doc) => doc,
+        Err(e) => return fail(&e, None),
+    };
+    let plan = match Plan::load(&doc) {
+        Ok(plan) => plan,
+        Err(errors) => {
+            let first = errors.first().cloned();
+            print_errors(&errors, Some(&doc));
+            return match first {
+                Some(e) => reply_error(&e),
+                None => ExitCode::from(STRATA_FAILED),
+            };
+        }
+    };
+    let request = parse_options(&args).and_then(|(results, failed, values)| {
+        Request::with_plan(None, plan, results.as_ref(), Some(&failed), Some(&values))
+    });
+    match request {
+        Ok(request) => {
+            let text = serde_json::to_string_pretty(&request.reply()).unwrap_or_default() + "\n";
+            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(&e, None),
+    }
+}
+
+/// `--results`, `--failed` and the user values, as the JSON request has them.
+fn parse_options(args: &ResolveArgs) -> Result<(Option<Value>, Value, Value), Error> {
+    let results = match &args.results {
+        None => None,
+        Some(text) => Some(serde_json::from_str(text).map_err(|e| {
+            Error::new(
+                Layer::REQUEST,
+                ErrorKind::Syntax,
+                format!("--results is not JSON: {e}"),
+            )
+        })?),
+    };
+    let failed = Value::Array(args.failed.iter().cloned().map(Value::String).collect());
+    let mut values = Map::new();
+    user_values(&args.values, &args.value_jsons, &mut values)?;
+    Ok((results, failed, Value::Object(values)))
+}
+
+/// Prints an error for people and its reply on standard output.
+fn fail(e: &Error, doc: Option<&strata_doc::Document>) -> ExitCode {
+    print_errors(std::slice::from_ref(e), doc);
+    reply_error(e)
+}
+
+fn reply_error(e: &Error) -> ExitCode {
+    let text = serde_json::to_string_pretty(&error_reply(None, e)).unwrap_or_default() + "\n";
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    ExitCode::from(STRATA_FAILED)
+}
+
+/// `--batch`: one reply line per non-blank request line, flushed as it is written; a line
+/// that is not a request is answered with an error and the next lines are still served.
+fn batch(args: &ResolveArgs) -> ExitCode {
+    if args.plan.is_some()
+        || args.results.is_some()
+        || !args.failed.is_empty()
+        || !args.values.is_empty()
+        || !args.value_jsons.is_empty()
+    {
+        let e = Error::new(
+            Layer::REQUEST,
+            ErrorKind::Request,
+            "--batch takes its requests on standard input only",
+        )
+        .with_hint("put the plan, results, failed steps and values in each request line");
+        print_errors(&[e], None);
+        return ExitCode::from(STRATA_FAILED);
+    }
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let mut out = std::io::stdout().lock();
+    loop {
+        let mut buf = Vec::new();
+        match input.read_until(b'\n', &mut buf) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) => {
+                print_errors(
+                    &[Error::new(
+                        Layer::REQUEST,
+                        ErrorKind::Io,
+                        format!("cannot read {STDIN}: {e}"),
+                    )],
+                    None,
+                );
+                return ExitCode::from(STRATA_FAILED);
+            }
+        }
+        let reply = match std::str::from_utf8(&buf) {
+            Ok(line) if line.trim().is_empty() => continue,
+            Ok(line) => answer_line(line),
+            Err(_) => error_reply(
+                None,
+                &Error::new(
+                    Layer::REQUEST,
+                    ErrorKind::Syntax,
+                    "the line is not valid UTF-8",
+                ),
+            ),
+        };
+        let mut text = serde_json::to_string(&reply).unwrap_or_default();
+        text.push('\n');
+        if out
+            .write_all(text.as_bytes())
+            .and_then(|()| out.flush())
+            .is_err()
+        {
+            break;
+        }
+    }
+    ExitCode::SUCCESS
+}

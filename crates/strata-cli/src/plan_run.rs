@@ -1,0 +1,750 @@
+//! `strata plan run`: a plan's steps with the project's real tools — each step as soon as
+//! the steps it depends on completed, at most `--jobs` at once — with a progress line per
+//! step, user values, a dry run, a JSON report, and runs recorded under `.strata/runs/` that
+//! resume after a kill.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use serde_json::{json, Map, Value};
+use strata_core::{Error, ErrorKind, Layer, RenderOptions};
+use strata_doc::Document;
+use strata_exec::{CallerParams, Project, RunOptions};
+use strata_plans::checkpoint::{load_plan, save_plan, Checkpoint, RunStatus};
+use strata_plans::request::ok_reply;
+use strata_plans::stream::StepLines;
+use strata_plans::{assess, check_tools, Event, Observer, Outcome, Plan, Scheduler, State};
+use strata_runs::{fingerprint, new_run_id, now, RunDir, RunStore};
+use strata_tools::{validate, StepRecord, StepStatus, ToolRunner};
+
+use crate::exec_runner::ExecRunner;
+use crate::plan_cmd::{
+    print_errors, read_document, read_stdin, shown_name, ticked, user_values, StdinPlan, STDIN,
+};
+use crate::run::{open_project, print_error, STRATA_FAILED};
+
+/// Exit code of a run in which a step failed or was skipped.
+const FAILED: u8 = 1;
+/// Exit code of a run that waits for user values.
+const WAITING: u8 = 3;
+/// Steps running at once unless `--jobs` says otherwise.
+const DEFAULT_JOBS: usize = 4;
+/// Lines of a failed tool's standard error shown under its progress line.
+const TAIL_LINES: usize = 5;
+/// Characters of each such line shown.
+const TAIL_CHARS: usize = 200;
+
+/// Options of `strata plan run`.
+#[derive(Debug, Args)]
+pub struct PlanRunArgs {
+    /// The plan: a JSON or YAML file, or `-` for standard input (a whole plan, or steps as
+    /// JSON Lines that start as they arrive); optional with --resume
+    pub plan: Option<String>,
+    /// The most steps running at once
+    #[arg(long, short = 'j', value_name = "N", default_value_t = DEFAULT_JOBS)]
+    pub jobs: usize,
+    /// A user value for `{{PLACEHOLDER_NAME}}`, as text (repeatable)
+    #[arg(long = "value", value_name = "NAME=TEXT")]
+    pub values: Vec<String>,
+    /// A user value as JSON (repeatable)
+    #[arg(long = "value-json", value_name = "NAME=JSON")]
+    pub value_jsons: Vec<String>,
+    /// Print the final report (every step record, levels, missing values) as JSON
+    #[arg(long)]
+    pub json: bool,
+    /// Resolve and validate everything that can be without running anything
+    #[arg(long)]
+    pub dry_run: bool,
+    /// No progress lines
+    #[arg(long)]
+    pub quiet: bool,
+    /// Treat missing environment variables in tool configs as errors
+    #[arg(long)]
+    pub strict: bool,
+    /// The id of the new run (default: date, time and a random suffix)
+    #[arg(long, value_name = "RUN_ID")]
+    pub run_id: Option<String>,
+    /// Continue the run with this id: its finished steps are not run again
+    #[arg(long, value_name = "RUN_ID")]
+    pub resume: Option<String>,
+    /// The project root (default: the nearest ancestor of the plan's directory with tools/)
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+}
+
+/// Runs `strata plan run`.
+pub fn run(args: PlanRunArgs) -> ExitCode {
+    let file = args
+        .plan
+        .as_deref()
+        .filter(|p| *p != "-")
+        .map(std::path::Path::new);
+    let project = match open_project(args.project.as_deref(), file) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    match run_in(&args, &project) {
+        Ok(code) => ExitCode::from(code),
+        Err(Failure::One(e)) => {
+            print_error(&e, Some(&project));
+            ExitCode::from(STRATA_FAILED)
+        }
+        Err(Failure::Plan(errors, doc)) => {
+            print_errors(&errors, Some(&doc));
+            ExitCode::from(STRATA_FAILED)
+        }
+    }
+}
+
+/// Why a run did not start.
+enum Failure {
+    /// An error about options, the project or the run.
+    One(Error),
+    /// The plan's errors, in its document.
+    Plan(Vec<Error>, Box<Document>),
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Failure {
+        Failure::One(e)
+    }
+}
+
+fn refuse(message: &str, hint: &str) -> Failure {
+    Failure::One(Error::new(Layer::REQUEST, ErrorKind::Invalid, message).with_hint(hint))
+}
+
+/// What runs: a whole plan (from its document, or kept by the run being resumed), or steps
+/// streamed on standard input.
+enum Source {
+    Whole {
+        plan: Plan,
+        value: Value,
+        name: String,
+        fingerprint: String,
+        doc: Option<Document>,
+    },
+    Stream((usize, String), std::io::BufReader<std::io::Stdin>),
+}
+
+fn run_in(args: &PlanRunArgs, project: &Project) -> Result<u8, Failure> {
+    if args.resume.is_some() && args.run_id.is_some() {
+        return Err(refuse("--run-id with --resume", "--resume names the run"));
+    }
+    if args.resume.is_some() && args.dry_run {
+        return Err(refuse(
+            "--dry-run with --resume",
+            "a dry run records nothing to resume",
+        ));
+    }
+    let tools = ExecRunner {
+        project,
+        options: RunOptions {
+            render: RenderOptions::strict_if(args.strict),
+            base_env: None,
+        },
+    };
+    let mut values = Map::new();
+    if let Some(run_id) = &args.resume {
+        return resume(args, project, &tools, run_id);
+    }
+    user_values(&args.values, &args.value_jsons, &mut values)?;
+    let Some(path) = args.plan.as_deref() else {
+        return Err(refuse(
+            "no plan given",
+            "name a plan file, `-` for standard input, or --resume a run",
+        ));
+    };
+    let source = read_source(path, project)?;
+    let source = match source {
+        Source::Stream(first, rest) if args.dry_run => whole_from_stream(first, rest, project)?,
+        other => other,
+    };
+    if let Source::Whole { plan, doc, .. } = &source {
+        let errors = check_tools(plan, &tools);
+        if !errors.is_empty() {
+            return Err(match doc {
+                Some(doc) => Failure::Plan(
+                    errors.into_iter().map(|e| doc.locate_error(e)).collect(),
+                    Box::new(doc.clone()),
+                ),
+                None => Failure::One(errors.into_iter().next().unwrap_or_else(|| {
+                    Error::new(Layer::REQUEST, ErrorKind::Invalid, "invalid plan")
+                })),
+            });
+        }
+        if args.dry_run {
+            return Ok(dry_run(args, plan, &tools, &values));
+        }
+    }
+    let store = RunStore::new(&project.root);
+    let run_id = args.run_id.clone().unwrap_or_else(new_run_id);
+    let dir = store.create(&run_id)?;
+    let _lock = dir.lock()?;
+    let started = now();
+    let (name, print_fp, streamed, steps) = match &source {
+        Source::Whole {
+            plan,
+            value,
+            name,
+            fingerprint,
+            ..
+        } => {
+            save_plan(&dir, value)?;
+            (name.clone(), fingerprint.clone(), false, plan.steps.len())
+        }
+        Source::Stream(..) => (STDIN.to_string(), String::new(), true, 0),
+    };
+    let checkpoint = Checkpoint {
+        run_id: run_id.clone(),
+        plan: name,
+        fingerprint: print_fp,
+        streamed,
+        status: RunStatus::Running,
+        steps,
+        values: values.clone(),
+        records: Vec::new(),
+        started,
+        updated: started,
+    };
+    checkpoint.save(&dir)?;
+    execute(args, project, &tools, source, checkpoint, &dir, Vec::new())
+}
+
+/// Reads the plan named on the command line.
+fn read_source(path: &str, project: &Project) -> Result<Source, Failure> {
+    let shown = shown_name(project, path);
+    let doc = if path == "-" {
+        match read_stdin(&project.limits)? {
+            StdinPlan::Stream(first, rest) => return Ok(Source::Stream(first, rest)),
+            StdinPlan::Document(doc) => doc,
+        }
+    } else {
+        read_document(path, &shown, &project.limits)?
+    };
+    match Plan::load(&doc) {
+        Ok(plan) => Ok(Source::Whole {
+            plan,
+            value: doc.value.clone(),
+            fingerprint: fingerprint(&doc.text),
+            name: doc.name.clone(),
+            doc: Some(doc),
+        }),
+        Err(errors) => Err(Failure::Plan(errors, Box::new(doc))),
+    }
+}
+
+/// A dry run of streamed steps: every line read, then the steps checked as one plan.
+fn whole_from_stream(
+    first: (usize, String),
+    rest: std::io::BufReader<std::io::Stdin>,
+    project: &Project,
+) -> Result<Source, Failure> {
+    let mut plan = Plan::default();
+    let mut errors = Vec::new();
+    let mut steps = Vec::new();
+    for item in StepLines::new(STDIN, Some(first), rest, project.limits.clone()) {
+        match item {
+            Ok(arrival) => {
+                steps.push(arrival.line.doc.value.clone());
+                if let Err(e) = plan.add(arrival.step) {
+                    errors.push(arrival.line.locate(e));
+                }
+            }
+            Err(es) => errors.extend(es),
+        }
+    }
+    errors.extend(plan.link());
+    if let Some(e) = errors.into_iter().next() {
+        return Err(Failure::One(e));
+    }
+    Ok(Source::Whole {
+        plan,
+        value: Value::Array(steps),
+        name: STDIN.to_string(),
+        fingerprint: String::new(),
+        doc: None,
+    })
+}
+
+/// `--resume`: the run's plan and records, and the values it had (new ones added).
+fn resume(
+    args: &PlanRunArgs,
+    project: &Project,
+    tools: &ExecRunner<'_>,
+    run_id: &str,
+) -> Result<u8, Failure> {
+    let store = RunStore::new(&project.root);
+    let dir = store.open(run_id)?;
+    let _lock = dir.lock()?;
+    let mut checkpoint = Checkpoint::load(&dir)?;
+    if checkpoint.streamed {
+        return Err(Failure::One(
+            Error::new(
+                Layer::REQUEST,
+                ErrorKind::RunState,
+                format!(
+                    "run `{run_id}` ran steps streamed on standard input; it cannot be resumed"
+                ),
+            )
+            .with_hint("start a new run with the whole plan; finished steps are in its checkpoint"),
+        ));
+    }
+    if matches!(checkpoint.status, RunStatus::Completed | RunStatus::Failed) {
+        return Err(Failure::One(Error::new(
+            Layer::REQUEST,
+            ErrorKind::RunState,
+            format!(
+                "run `{run_id}` has already ended ({})",
+                checkpoint.status.name()
+            ),
+        )));
+    }
+    if let Some(path) = args.plan.as_deref() {
+        let shown = shown_name(project, path);
+        let doc = read_document(path, &shown, &project.limits)?;
+        if fingerprint(&doc.text) != checkpoint.fingerprint {
+            return Err(Failure::One(
+                Error::new(
+                    Layer::REQUEST,
+                    ErrorKind::RunState,
+                    format!("`{shown}` changed since run `{run_id}` started"),
+                )
+                .with_hint("resume without naming the plan to use the plan the run started with"),
+            ));
+        }
+    }
+    let value = load_plan(&dir)?;
+    let plan = Plan::from_value(&value, &strata_core::FieldPath::root()).map_err(|errors| {
+        Failure::One(
+            errors
+                .into_iter()
+                .next()
+                .unwrap_or_else(|| Error::new(Layer::REQUEST, ErrorKind::Invalid, "invalid plan")),
+        )
+    })?;
+    user_values(&args.values, &args.value_jsons, &mut checkpoint.values)?;
+    let done = std::mem::take(&mut checkpoint.records);
+    checkpoint.records = done.clone();
+    checkpoint.status = RunStatus::Running;
+    let _ = tools;
+    let source = Source::Whole {
+        plan,
+        value,
+        name: checkpoint.plan.clone(),
+        fingerprint: checkpoint.fingerprint.clone(),
+        doc: None,
+    };
+    execute(args, project, tools, source, checkpoint, &dir, done)
+}
+
+/// Runs the source, printing progress and keeping the checkpoint; prints the outcome.
+fn execute(
+    args: &PlanRunArgs,
+    project: &Project,
+    tools: &ExecRunner<'_>,
+    source: Source,
+    checkpoint: Checkpoint,
+    dir: &RunDir,
+    done: Vec<StepRecord>,
+) -> Result<u8, Failure> {
+    let _ = strata_exec::install_interrupt_handler();
+    let values = checkpoint.values.clone();
+    let run_id = checkpoint.run_id.clone();
+    let mut progress = Progress {
+        quiet: args.quiet,
+        checkpoint,
+        dir,
+        project,
+        options: tools.options.clone(),
+        arguments: HashMap::new(),
+        save_error: None,
+    };
+    let jobs = args.jobs.max(1);
+    let outcome = match source {
+        Source::Whole {
+            plan, doc, name, ..
+        } => {
+            let levels = plan.levels().len();
+            if done.is_empty() {
+                progress.say(&format!(
+                    "run {run_id}: {name}, {} steps in {levels} levels, at most {jobs} at once",
+                    plan.steps.len()
+                ));
+            } else {
+                progress.say(&format!(
+                    "run {run_id}: resuming {name}, {} of {} steps finished",
+                    done.len(),
+                    plan.steps.len()
+                ));
+            }
+            let scheduler = Scheduler {
+                runner: tools,
+                jobs,
+                values: &values,
+                call: Default::default(),
+                doc: doc.as_ref(),
+            };
+            scheduler.run(&plan, done, &mut progress)
+        }
+        Source::Stream(first, rest) => {
+            progress.say(&format!(
+                "run {run_id}: steps from {STDIN} as they arrive, at most {jobs} at once"
+            ));
+            let scheduler = Scheduler {
+                runner: tools,
+                jobs,
+                values: &values,
+                call: Default::default(),
+                doc: None,
+            };
+            let lines = StepLines::new(STDIN, Some(first), rest, project.limits.clone());
+            scheduler.run_stream(lines, &mut progress)
+        }
+    };
+    let status = if outcome.success() {
+        RunStatus::Completed
+    } else if !outcome.rejected.is_empty()
+        || outcome
+            .records
+            .values()
+            .any(|r| r.status != StepStatus::Completed)
+    {
+        RunStatus::Failed
+    } else {
+        RunStatus::Waiting
+    };
+    progress.checkpoint.status = status;
+    progress.checkpoint.steps = outcome.plan.steps.len();
+    progress.save();
+    progress.say(&format!(
+        "run {run_id}: {} ({})",
+        status.name(),
+        counts(&outcome)
+    ));
+    if let Some(e) = progress.save_error.take() {
+        return Err(Failure::One(e));
+    }
+    let stdout = if args.json {
+        serde_json::to_string_pretty(&report(
+            &run_id,
+            &progress.checkpoint.plan,
+            status,
+            &outcome,
+        ))
+        .unwrap_or_default()
+            + "\n"
+    } else {
+        serde_json::to_string_pretty(&sinks(&outcome)).unwrap_or_default() + "\n"
+    };
+    let _ = std::io::stdout().lock().write_all(stdout.as_bytes());
+    if !outcome.missing_values.is_empty() {
+        let mut err = std::io::stderr().lock();
+        let _ = writeln!(
+            err,
+            "waiting for values: {}",
+            ticked(&outcome.missing_values)
+        );
+        let _ = writeln!(
+            err,
+            "  resume with: strata plan run --resume {run_id} {}",
+            outcome
+                .missing_values
+                .iter()
+                .map(|n| format!("--value {n}=…"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+    }
+    Ok(match status {
+        RunStatus::Completed => 0,
+        RunStatus::Waiting => WAITING,
+        RunStatus::Failed | RunStatus::Running => FAILED,
+    })
+}
+
+/// `2 completed, 1 failed, 1 skipped, 1 waiting` (the counts that are not zero).
+fn counts(outcome: &Outcome) -> String {
+    let mut n = [0usize; 4];
+    for i in 0..outcome.plan.steps.len() {
+        n[match outcome.state(i) {
+            State::Completed => 0,
+            State::Failed => 1,
+            State::Skipped => 2,
+            _ => 3,
+        }] += 1;
+    }
+    let parts: Vec<String> = ["completed", "failed", "skipped", "waiting"]
+        .iter()
+        .zip(n)
+        .filter(|(_, k)| *k > 0)
+        .map(|(name, k)| format!("{k} {name}"))
+        .collect();
+    if parts.is_empty() {
+        "no steps".into()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// The results of the completed steps no other step depends on, by id.
+fn sinks(outcome: &Outcome) -> Value {
+    let plan = &outcome.plan;
+    let mut used = vec![false; plan.steps.len()];
+    for deps in &plan.deps {
+        for &d in deps {
+            used[d] = true;
+        }
+    }
+    let mut out = Map::new();
+    for (i, step) in plan.steps.iter().enumerate() {
+        if let Some(r) = outcome.records.get(&step.id) {
+            if !used[i] && r.status == StepStatus::Completed {
+                out.insert(step.id.clone(), r.result.clone());
+            }
+        }
+    }
+    Value::Object(out)
+}
+
+/// The `--json` report: the run, its status, the levels, every step's record (waiting steps
+/// with `status: waiting` and `waiting_for`), the missing values and rejected input.
+fn report(run_id: &str, name: &str, status: RunStatus, outcome: &Outcome) -> Value {
+    let steps: Vec<Value> = outcome
+        .plan
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, step)| match outcome.records.get(&step.id) {
+            Some(r) => r.to_json(),
+            None => json!({"id": step.id, "status": "waiting", "result": null, "error": null, "run": null,
+                           "waiting_for": outcome.waiting_for[i]}),
+        })
+        .collect();
+    json!({
+        "run_id": run_id,
+        "plan": name,
+        "status": status.name(),
+        "levels": outcome.plan.level_ids(),
+        "steps": steps,
+        "missing_values": outcome.missing_values,
+        "rejected": outcome.rejected.iter().map(Error::to_json).collect::<Vec<_>>(),
+    })
+}
+
+/// Progress lines on standard error, and the checkpoint after every finished step.
+struct Progress<'a> {
+    quiet: bool,
+    checkpoint: Checkpoint,
+    dir: &'a RunDir,
+    project: &'a Project,
+    options: RunOptions,
+    /// The arguments of each started step (to redact its secrets from its standard error).
+    arguments: HashMap<String, Map<String, Value>>,
+    save_error: Option<Error>,
+}
+
+impl Progress<'_> {
+    fn say(&self, line: &str) {
+        if !self.quiet {
+            eprintln!("{line}");
+        }
+    }
+
+    fn save(&mut self) {
+        self.checkpoint.updated = now();
+        if let Err(e) = self.checkpoint.save(self.dir) {
+            self.save_error.get_or_insert(e);
+        }
+    }
+
+    /// The values the tool's environment marks secret.
+    fn secrets(&self, tool: &str, step: &str) -> Vec<String> {
+        let caller = CallerParams {
+            typed: self.arguments.get(step).cloned().unwrap_or_default(),
+            strings: Vec::new(),
+        };
+        strata_exec::Plan::new(self.project, tool, &caller, &self.options)
+            .map(|p| {
+                p.env
+                    .vars
+                    .0
+                    .values()
+                    .filter(|v| v.secret && !v.value.is_empty())
+                    .map(|v| v.value.clone())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The last lines of a failed tool's standard error, bounded, secrets as `***`.
+    fn tail(&self, tool: &str, step: &str, record: &StepRecord) -> Vec<String> {
+        let stderr = record
+            .run
+            .as_ref()
+            .and_then(|r| r.get("stderr"))
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if stderr.trim().is_empty() {
+            return Vec::new();
+        }
+        let mut text = stderr.to_string();
+        for secret in self.secrets(tool, step) {
+            text = text.replace(&secret, "***");
+        }
+        let lines: Vec<&str> = text.lines().collect();
+        lines[lines.len().saturating_sub(TAIL_LINES)..]
+            .iter()
+            .map(|l| {
+                let shown: String = l.chars().take(TAIL_CHARS).collect();
+                if shown.len() < l.len() {
+                    format!("    | {shown}…")
+                } else {
+                    format!("    | {shown}")
+                }
+            })
+            .collect()
+    }
+}
+
+impl Observer for Progress<'_> {
+    fn on(&mut self, event: Event<'_>) {
+        match event {
+            Event::Started { step, arguments } => {
+                self.arguments.insert(step.id.clone(), arguments.clone());
+                self.say(&format!("start {} ({})", step.id, step.tool));
+            }
+            Event::Finished {
+                step,
+                record,
+                elapsed,
+            } => {
+                let head = format!("{} ({})", step.id, step.tool);
+                let line = match (record.status, &record.run) {
+                    (StepStatus::Skipped, _) => {
+                        format!("skip {head}: {}", record.message().unwrap_or_default())
+                    }
+                    (status, Some(_)) => {
+                        let mut line = format!(
+                            "end {head}: {} in {} ms",
+                            status.name(),
+                            elapsed.as_millis()
+                        );
+                        if let Some(m) = record.message() {
+                            line.push_str(&format!(": {m}"));
+                        }
+                        line
+                    }
+                    (status, None) => format!(
+                        "end {head}: {}: {}",
+                        status.name(),
+                        record.message().unwrap_or_default()
+                    ),
+                };
+                self.say(&line);
+                if record.status == StepStatus::Failed && !self.quiet {
+                    for l in self.tail(&step.tool, &step.id, record) {
+                        eprintln!("{l}");
+                    }
+                }
+                self.checkpoint.records.push(record.clone());
+                self.save();
+            }
+            Event::Waiting { step, names } => {
+                self.say(&format!(
+                    "wait {} ({}): needs {}",
+                    step.id,
+                    step.tool,
+                    ticked(names)
+                ));
+            }
+            Event::Rejected { errors } => print_errors(errors, None),
+        }
+    }
+}
+
+/// `--dry-run`: every step's state with nothing run; ready steps resolved and validated
+/// against their tools' schemas.
+fn dry_run(
+    args: &PlanRunArgs,
+    plan: &Plan,
+    tools: &ExecRunner<'_>,
+    values: &Map<String, Value>,
+) -> u8 {
+    let mut assessment = assess(plan, &HashMap::new(), values);
+    for (step, a) in plan.steps.iter().zip(assessment.steps.iter_mut()) {
+        let Some(Value::Object(given)) = &a.arguments else {
+            continue;
+        };
+        if let Err(e) = validate(&step.tool, tools.parameters(&step.tool).as_ref(), given) {
+            a.state = State::Failed;
+            a.arguments = None;
+            a.error = Some(e);
+        }
+    }
+    let text = if args.json {
+        serde_json::to_string_pretty(&Value::Object(ok_reply(plan, &assessment)))
+            .unwrap_or_default()
+            + "\n"
+    } else {
+        let levels = plan.levels();
+        let mut level_of = vec![0; plan.steps.len()];
+        for (k, l) in levels.iter().enumerate() {
+            for &i in l {
+                level_of[i] = k;
+            }
+        }
+        let mut out = format!(
+            "dry run: {} steps in {} levels, nothing runs\n",
+            plan.steps.len(),
+            levels.len()
+        );
+        for (i, (step, a)) in plan.steps.iter().zip(&assessment.steps).enumerate() {
+            out.push_str(&format!(
+                "{} ({}), level {}: {}",
+                step.id,
+                step.tool,
+                level_of[i],
+                a.state.name()
+            ));
+            match a.state {
+                State::Ready => {
+                    let args = a
+                        .arguments
+                        .as_ref()
+                        .map(Value::to_string)
+                        .unwrap_or_default();
+                    out.push_str(&format!(" {args}"));
+                }
+                State::Blocked => {
+                    out.push_str(&format!(" until {} completed", a.waiting_for.join(", ")))
+                }
+                State::Waiting => out.push_str(&format!(" for {}", ticked(&a.waiting_for))),
+                _ => {
+                    if let Some(e) = &a.error {
+                        out.push_str(&format!(": {}", e.message));
+                    }
+                }
+            }
+            out.push('\n');
+        }
+        if !assessment.missing_values.is_empty() {
+            out.push_str(&format!(
+                "missing values: {}\n",
+                ticked(&assessment.missing_values)
+            ));
+        }
+        out
+    };
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    if assessment.steps.iter().any(|a| a.state == State::Failed) {
+        FAILED
+    } else if !assessment.missing_values.is_empty() {
+        WAITING
+    } else {
+        0
+    }
+}
