@@ -16,6 +16,7 @@ fn check(case: &Path, args: &[&str]) -> Test {
         "t_" => format!("tools/case/{name}"),
         "d_" => format!("directives/{name}"),
         "g_" => format!("tools/graphs/{name}"),
+        "p_" => format!("plans/{name}"),
         _ => format!("hooks/{name}"),
     };
     let mut argv = vec!["check"];

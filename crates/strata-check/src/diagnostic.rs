@@ -82,6 +82,18 @@ pub enum Code {
     PromptShadow,
     /// T006: a graph prompt node's key resolves to no template.
     PromptKey,
+    /// P001: a plan cannot be read (document, steps, ids, reference syntax).
+    PlanLoad,
+    /// P002: a plan refers to an unknown step or record field.
+    PlanReference,
+    /// P003: a plan's steps depend on each other in a cycle.
+    PlanCycle,
+    /// P004: a step's arguments cannot match its tool's parameter schema.
+    PlanArguments,
+    /// P005: `{{…}}` in a plan that is not a reference: literal text.
+    PlanLiteral,
+    /// P006: another layer's syntax in a plan, where no layer reads it.
+    LayerInPlan,
 }
 
 impl Code {
@@ -117,6 +129,12 @@ impl Code {
             Code::PromptComponent => "T004",
             Code::PromptShadow => "T005",
             Code::PromptKey => "T006",
+            Code::PlanLoad => "P001",
+            Code::PlanReference => "P002",
+            Code::PlanCycle => "P003",
+            Code::PlanArguments => "P004",
+            Code::PlanLiteral => "P005",
+            Code::LayerInPlan => "P006",
         }
     }
 
@@ -136,6 +154,8 @@ impl Code {
             | Code::SecretInArgs
             | Code::PromptFeed
             | Code::PromptShadow => Severity::Warning,
+            | Code::PlanLiteral
+            | Code::LayerInPlan => Severity::Warning,
             _ => Severity::Error,
         }
     }

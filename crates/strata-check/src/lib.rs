@@ -1,6 +1,6 @@
 //! `strata check`: finds template mistakes across a whole project before anything runs.
 //!
-//! Every string leaf of every tool, runtime, directive and hook is compiled through the stages
+//! Every string leaf of every tool, runtime, directive, hook and plan is compiled through the stages
 //! that will really see it; each placeholder is checked against the names available at that
 //! stage (runtime parameters, config keys, declared parameters and inputs, earlier steps, hook
 //! event fields, variables the chain sets), and text that looks like another layer's
@@ -14,6 +14,8 @@ mod directives;
 mod lints;
 mod prompts;
 mod records;
+mod names;
+mod plans;
 mod tools;
 
 use std::path::Path;
@@ -47,7 +49,7 @@ impl Report {
     }
 }
 
-/// Checks every tool, runtime, directive and project hook under `root`.
+/// Checks every tool, runtime, directive, project hook and plan under `root`.
 pub fn check_project(root: &Path, limits: &Limits) -> Result<Report, Error> {
     let mut project = Project::at(root)?;
     project.limits = limits.clone();
@@ -55,6 +57,7 @@ pub fn check_project(root: &Path, limits: &Limits) -> Result<Report, Error> {
     tools::check(&project, &mut report);
     directives::check(&project, &mut report);
     prompts::check(&project, &mut report);
+    plans::check(&project, &mut report);
     report.diagnostics.sort_by(|a, b| {
         (a.file.as_str(), a.line, a.column, a.code.id()).cmp(&(
             b.file.as_str(),

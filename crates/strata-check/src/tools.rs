@@ -14,7 +14,7 @@ use strata_pipeline::{Chain, Template};
 
 use crate::catalog::Catalog;
 use crate::diagnostic::{Code, Diagnostic};
-use crate::lints::{spaced, Lint};
+use crate::lints::{foreign_steps, spaced, Lint};
 use crate::records::old_spelling;
 use crate::Report;
 use strata_core::did_you_mean;
@@ -402,9 +402,14 @@ fn push_lint(link: &Link, path: &FieldPath, lint: Lint, report: &mut Report) {
     );
 }
 
-/// Layer I and layer C placeholders in a tool file: no stage of a tool run reads them.
+/// Layer I and layer C placeholders, and plan references, in a tool file: no stage of a
+/// tool run reads them.
 fn lint_file(link: &Link, limits: &Limits, report: &mut Report) {
     for (path, text) in config_strings(link) {
+        for mut lint in foreign_steps(&text) {
+            lint.help = Some("step references are resolved in plans (plans/) before the tool runs: pass the value as a parameter and use `{name}` here".into());
+            push_lint(link, &path, lint, report);
+        }
         for (layer, code, what) in [
             (
                 Layer::INPUTS,

@@ -1,4 +1,5 @@
-//! `strata runs`: the graph runs of the project (`.strata/runs/`), oldest first, with status.
+//! `strata runs`: the graph and plan runs of the project (`.strata/runs/`), oldest first,
+//! with status.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -7,6 +8,7 @@ use std::process::ExitCode;
 use clap::Args;
 use serde_json::{json, Value};
 use strata_graph::{GraphRuns, RunStore, RunSummary};
+use strata_plans::checkpoint::{Checkpoint, RunStatus, KIND};
 
 use crate::run::open_project;
 
@@ -21,33 +23,82 @@ pub struct RunsArgs {
     pub project: Option<PathBuf>,
 }
 
-fn row(r: &RunSummary) -> [String; 5] {
+/// One line of the listing: its columns, its JSON form and when it started.
+struct Row {
+    cells: [String; 5],
+    json: Value,
+    started: u64,
+}
+
+fn graph_row(r: &RunSummary) -> Row {
     let graph = match &r.graph {
         Ok(g) => g.clone(),
         Err(why) => format!("(unreadable: {why})"),
     };
-    [
-        r.run_id.clone(),
-        graph,
-        r.shown_status().to_string(),
-        r.steps.to_string(),
-        r.node.clone().unwrap_or_else(|| "-".into()),
-    ]
+    Row {
+        cells: [
+            r.run_id.clone(),
+            graph,
+            r.shown_status().to_string(),
+            r.steps.to_string(),
+            r.node.clone().unwrap_or_else(|| "-".into()),
+        ],
+        json: json!({
+            "run_id": r.run_id,
+            "graph": r.graph.as_ref().ok(),
+            "error": r.graph.as_ref().err(),
+            "status": r.shown_status(),
+            "steps": r.steps,
+            "next": r.node,
+            "started": r.started,
+            "updated": r.updated,
+        }),
+        started: r.started,
+    }
 }
 
-/// The table for people: run, graph, status (`running`, `interrupted`, `completed`, `failed`,
-/// `limited`), steps, next node; columns aligned.
-pub fn table(runs: &[RunSummary]) -> String {
-    let mut rows = vec![["RUN", "GRAPH", "STATUS", "STEPS", "NEXT"].map(str::to_string)];
-    rows.extend(runs.iter().map(row));
+/// A plan run's line: `plan:<file>` in the GRAPH column, the steps finished, no next node.
+fn plan_row(run_id: String, cp: &Result<Checkpoint, String>, live: bool) -> Row {
+    let (name, status, steps, started, updated) = match cp {
+        Ok(cp) => {
+            let status = match cp.status {
+                RunStatus::Running if !live => "interrupted",
+                s => s.name(),
+            };
+            let name = format!("plan:{}", cp.plan);
+            (name, status, cp.records.len(), cp.started, cp.updated)
+        }
+        Err(why) => (format!("(unreadable: {why})"), "unknown", 0, 0, 0),
+    };
+    Row {
+        json: json!({
+            "run_id": run_id,
+            "plan": cp.as_ref().ok().map(|c| &c.plan),
+            "error": cp.as_ref().err(),
+            "status": status,
+            "steps": steps,
+            "next": null,
+            "started": started,
+            "updated": updated,
+        }),
+        cells: [run_id, name, status.into(), steps.to_string(), "-".into()],
+        started,
+    }
+}
+
+/// The table for people: run, graph (or `plan:<file>`), status (`running`, `interrupted`,
+/// `completed`, `failed`, `limited`, `waiting`), steps, next node; columns aligned.
+fn table(rows: &[Row]) -> String {
+    let mut all = vec![["RUN", "GRAPH", "STATUS", "STEPS", "NEXT"].map(str::to_string)];
+    all.extend(rows.iter().map(|r| r.cells.clone()));
     let mut widths = [0usize; 5];
-    for r in &rows {
+    for r in &all {
         for (w, cell) in widths.iter_mut().zip(r) {
             *w = (*w).max(cell.chars().count());
         }
     }
     let mut out = String::new();
-    for r in &rows {
+    for r in &all {
         let cells: Vec<String> = r
             .iter()
             .zip(widths)
@@ -59,33 +110,33 @@ pub fn table(runs: &[RunSummary]) -> String {
     out
 }
 
-fn to_json(r: &RunSummary) -> Value {
-    json!({
-        "run_id": r.run_id,
-        "graph": r.graph.as_ref().ok(),
-        "error": r.graph.as_ref().err(),
-        "status": r.shown_status(),
-        "steps": r.steps,
-        "next": r.node,
-        "started": r.started,
-        "updated": r.updated,
-    })
-}
-
 /// Runs `strata runs`.
 pub fn run(args: RunsArgs) -> ExitCode {
     let project = match open_project(args.project.as_deref(), None) {
         Ok(p) => p,
         Err(code) => return code,
     };
-    let runs = RunStore::new(&project.root).list();
+    let store = RunStore::new(&project.root);
+    let mut rows: Vec<(Row, String)> = store
+        .list()
+        .iter()
+        .map(|r| (graph_row(r), r.run_id.clone()))
+        .collect();
+    for (id, dir) in store.runs() {
+        if dir.kind().as_deref() == Some(KIND) {
+            let cp = Checkpoint::load(&dir).map_err(|e| e.message.clone());
+            rows.push((plan_row(id.clone(), &cp, dir.is_locked()), id));
+        }
+    }
+    rows.sort_by(|a, b| (a.0.started, &a.1).cmp(&(b.0.started, &b.1)));
+    let rows: Vec<Row> = rows.into_iter().map(|(r, _)| r).collect();
     let text = if args.json {
-        let list: Vec<Value> = runs.iter().map(to_json).collect();
+        let list: Vec<&Value> = rows.iter().map(|r| &r.json).collect();
         serde_json::to_string_pretty(&list).unwrap_or_default() + "\n"
-    } else if runs.is_empty() {
+    } else if rows.is_empty() {
         "no runs yet\n".to_string()
     } else {
-        table(&runs)
+        table(&rows)
     };
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
     ExitCode::SUCCESS

@@ -270,6 +270,12 @@ impl Invocation {
     }
 }
 
+/// The parameter schema of tool `id` (its file's `parameters`), when it loads and declares one.
+pub fn tool_parameters(project: &Project, id: &str) -> Option<Value> {
+    let tool = project.compiled(id).ok()?;
+    tool.chain.tool().file.parameters.clone()
+}
+
 /// Loads, renders and runs tool `id`: the whole chain in one call.
 pub fn run_tool(
     project: &Project,

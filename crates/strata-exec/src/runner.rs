@@ -29,8 +29,7 @@ impl ToolRunner for ExecRunner<'_> {
     }
 
     fn parameters(&self, id: &str) -> Option<Value> {
-        let tool = self.project.compiled(id).ok()?;
-        tool.chain.tool().file.parameters.clone()
+        crate::tool_parameters(self.project, id)
     }
 
     fn run(

@@ -252,6 +252,31 @@ fn unknown_field(id: &str, first: Option<&Seg>, segs: &[Seg], span: Span) -> Err
     .with_hint(format!("did you mean `{shown}`?"))
 }
 
+/// The `{{…}}` runs of `text` that stay literal because their inside is neither
+/// `id.field…` nor `PLACEHOLDER_name` (for `strata check`'s warning); `{{{{` escapes are
+/// skipped.
+pub fn literal_braces(text: &str) -> Vec<Span> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(k) = text[i..].find("{{") {
+        let at = i + k;
+        if text[at..].starts_with("{{{{") {
+            i = at + 4;
+            continue;
+        }
+        match (braces(text, at), text[at + 2..].find("}}")) {
+            (None, Some(close)) => {
+                let end = at + 2 + close + 2;
+                out.push(Span::new(at, end));
+                i = end;
+            }
+            (Some(Ok((_, end))), _) => i = end,
+            _ => i = at + 2,
+        }
+    }
+    out
+}
+
 /// Parses one authored string of a step's arguments.
 pub fn parse(text: &str) -> Result<Parsed, Error> {
     let b = text.as_bytes();
@@ -525,6 +550,14 @@ mod tests {
             Parsed::Plain("{$step1.x}".into())
         );
         assert_eq!(parse("plain").unwrap(), Parsed::Plain("plain".into()));
+    }
+
+    #[test]
+    fn literal_double_braces_are_found_for_warnings() {
+        assert_eq!(
+            literal_braces("{{name}} {{a.result}} {{{{x}} {{ PLACEHOLDER_v }} {{ b }}"),
+            [Span::new(0, 8), Span::new(50, 57)]
+        );
     }
 
     #[test]

@@ -1,0 +1,175 @@
+//! Checks of plan files under `plans/` (`.yaml`, `.yml`, `.json`): the document and its
+//! references (unknown steps and record fields, cycles, malformed references), the tools the
+//! steps call and whether their arguments can match the tools' parameter schemas, `{{…}}`
+//! that is not a reference, and other layers' syntax, which no layer reads in a plan.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use strata_core::{Error, ErrorKind, FieldPath, Layer, Limits, PathSeg};
+use strata_doc::{Document, Format};
+use strata_exec::Project;
+use strata_pipeline::{Chain, Template};
+use strata_plans::syntax::literal_braces;
+use strata_plans::{check_tools, Plan};
+
+use crate::catalog::Catalog;
+use crate::diagnostic::{Code, Diagnostic};
+use crate::Report;
+
+const EXTENSIONS: [&str; 3] = ["yaml", "yml", "json"];
+
+fn files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            files(&p, out);
+        } else if p
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| EXTENSIONS.contains(&e))
+        {
+            out.push(p);
+        }
+    }
+}
+
+/// The code of a plan error.
+fn code_of(e: &Error) -> Code {
+    match e.kind {
+        ErrorKind::UnknownStep | ErrorKind::UnknownField => Code::PlanReference,
+        ErrorKind::Cycle => Code::PlanCycle,
+        ErrorKind::UnknownTool => Code::UnknownTool,
+        _ if e.layer == Layer::PARAMS => Code::PlanArguments,
+        _ => Code::PlanLoad,
+    }
+}
+
+/// Checks every plan under `plans/`.
+pub fn check(project: &Project, report: &mut Report) {
+    let mut paths = Vec::new();
+    files(&project.root.join("plans"), &mut paths);
+    let catalog = Catalog(project);
+    for path in paths {
+        report.files += 1;
+        let name = project.display_name(&path);
+        let doc = std::fs::read(&path)
+            .map_err(|e| {
+                Error::new(
+                    Layer::REQUEST,
+                    ErrorKind::Io,
+                    format!("cannot read `{name}`: {e}"),
+                )
+            })
+            .and_then(|bytes| {
+                Document::parse(&name, bytes, Format::from_name(&name), &project.limits)
+            });
+        let doc = match doc {
+            Ok(doc) => doc,
+            Err(e) => {
+                report.push(Diagnostic::from_error(&e, &name).with_code(Code::PlanLoad));
+                continue;
+            }
+        };
+        let errors = match Plan::load(&doc) {
+            Ok(plan) => {
+                lint(&plan, &doc, &project.limits, report);
+                check_tools(&plan, &catalog)
+                    .into_iter()
+                    .map(|e| doc.locate_error(e))
+                    .collect()
+            }
+            Err(errors) => errors,
+        };
+        for e in errors {
+            report.push(Diagnostic::from_error(&e, &name).with_code(code_of(&e)));
+        }
+    }
+}
+
+/// Warnings about the strings of every step's arguments.
+fn lint(plan: &Plan, doc: &Document, limits: &Limits, report: &mut Report) {
+    for step in &plan.steps {
+        let at = step.at.child(PathSeg::Key(step.args_key.into()));
+        let Some(args) = at.lookup(&doc.value) else {
+            continue;
+        };
+        for (path, text) in strata_core::string_leaves(args, &at) {
+            for span in literal_braces(text) {
+                let written = &text[span.start..span.end];
+                push(
+                    report,
+                    doc,
+                    &path,
+                    Diagnostic::new(
+                        Code::PlanLiteral,
+                        &doc.name,
+                        (1, 1),
+                        path.clone(),
+                        format!("`{written}` is literal text, not a reference"),
+                    )
+                    .span(Some(span))
+                    .help(Some(
+                        "a step reference is `{{id.result.path}}` and a user value `{{PLACEHOLDER_name}}`; write `{{{{` for literal braces".into(),
+                    )),
+                );
+            }
+            other_layers(text, &path, doc, limits, report);
+        }
+    }
+}
+
+/// `${…}` and `{input:…}` in a plan: plan arguments are data for the tool, and no layer reads
+/// them.
+fn other_layers(
+    text: &str,
+    path: &FieldPath,
+    doc: &Document,
+    limits: &Limits,
+    report: &mut Report,
+) {
+    for (layer, what) in [
+        (Layer::CONTEXT, "a context placeholder (layer C)"),
+        (Layer::ENV, "an environment variable (layer E)"),
+        (Layer::INPUTS, "a directive input (layer I)"),
+    ] {
+        let Ok(t) = Template::compile(
+            &Value::String(text.to_string()),
+            &Chain::of(&[layer]),
+            limits,
+        ) else {
+            continue;
+        };
+        for (_, r) in t.references() {
+            let written = &text[r.span.start..r.span.end];
+            push(
+                report,
+                doc,
+                path,
+                Diagnostic::new(
+                    Code::LayerInPlan,
+                    &doc.name,
+                    (1, 1),
+                    path.clone(),
+                    format!("`{written}` is {what} in a plan, where it stays literal text"),
+                )
+                .span(Some(r.span))
+                .help(Some(
+                    "plan arguments reach the tool as data; refer to an earlier step with `{{id.result.path}}` or `$stepN.path`".into(),
+                )),
+            );
+        }
+    }
+}
+
+/// Pushes a diagnostic located at its field and span in `doc`.
+fn push(report: &mut Report, doc: &Document, path: &FieldPath, mut d: Diagnostic) {
+    let (line, column) = doc.locate(path, d.span.map(|s| s.start)).unwrap_or((1, 1));
+    d.line = line;
+    d.column = column;
+    report.push(d);
+}
