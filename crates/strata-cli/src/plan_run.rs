@@ -327,10 +327,8 @@ fn resume(
         )
     })?;
     user_values(&args.values, &args.value_jsons, &mut checkpoint.values)?;
-    let done = std::mem::take(&mut checkpoint.records);
-    checkpoint.records = done.clone();
+    let done = checkpoint.records.clone();
     checkpoint.status = RunStatus::Running;
-    let _ = tools;
     let source = Source::Whole {
         plan,
         value,
@@ -369,14 +367,14 @@ fn execute(
             plan, doc, name, ..
         } => {
             let levels = plan.levels().len();
-            if done.is_empty() {
+            if args.resume.is_none() {
                 progress.say(&format!(
                     "run {run_id}: {name}, {} steps in {levels} levels, at most {jobs} at once",
                     plan.steps.len()
                 ));
             } else {
                 progress.say(&format!(
-                    "run {run_id}: resuming {name}, {} of {} steps finished",
+                    "run {run_id}: resuming {name}, {} of {} steps finished, at most {jobs} at once",
                     done.len(),
                     plan.steps.len()
                 ));
