@@ -185,18 +185,21 @@ fn run_in(args: &PlanRunArgs, project: &Project) -> Result<u8, Failure> {
     let dir = store.create(&run_id)?;
     let _lock = dir.lock()?;
     let started = now();
-    let (name, print_fp, streamed, steps) = match &source {
+    let (name, print_fp, streamed, steps, plan_value) = match &source {
         Source::Whole {
             plan,
             value,
             name,
             fingerprint,
             ..
-        } => {
-            save_plan(&dir, value)?;
-            (name.clone(), fingerprint.clone(), false, plan.steps.len())
-        }
-        Source::Stream(..) => (STDIN.to_string(), String::new(), true, 0),
+        } => (
+            name.clone(),
+            fingerprint.clone(),
+            false,
+            plan.steps.len(),
+            Some(value.clone()),
+        ),
+        Source::Stream(..) => (STDIN.to_string(), String::new(), true, 0, None),
     };
     let checkpoint = Checkpoint {
         run_id: run_id.clone(),
@@ -210,8 +213,18 @@ fn run_in(args: &PlanRunArgs, project: &Project) -> Result<u8, Failure> {
         started,
         updated: started,
     };
-    checkpoint.save(&dir)?;
-    execute(args, project, &tools, source, checkpoint, &dir, Vec::new())
+    execute(
+        args,
+        project,
+        &tools,
+        source,
+        Record {
+            checkpoint,
+            plan: plan_value,
+        },
+        &dir,
+        Vec::new(),
+    )
 }
 
 /// Reads the plan named on the command line.
@@ -336,7 +349,18 @@ fn resume(
         fingerprint: checkpoint.fingerprint.clone(),
         doc: None,
     };
-    execute(args, project, tools, source, checkpoint, &dir, done)
+    let record = Record {
+        checkpoint,
+        plan: None,
+    };
+    execute(args, project, tools, source, record, &dir, done)
+}
+
+/// What a run writes to its directory: the checkpoint, and the plan it started with (written
+/// once, with the first checkpoint).
+struct Record {
+    checkpoint: Checkpoint,
+    plan: Option<Value>,
 }
 
 /// Runs the source, printing progress and keeping the checkpoint; prints the outcome.
@@ -345,16 +369,18 @@ fn execute(
     project: &Project,
     tools: &ExecRunner<'_>,
     source: Source,
-    checkpoint: Checkpoint,
+    record: Record,
     dir: &RunDir,
     done: Vec<StepRecord>,
 ) -> Result<u8, Failure> {
     let _ = strata_exec::install_interrupt_handler();
-    let values = checkpoint.values.clone();
-    let run_id = checkpoint.run_id.clone();
+    let values = record.checkpoint.values.clone();
+    let run_id = record.checkpoint.run_id.clone();
     let mut progress = Progress {
         quiet: args.quiet,
-        checkpoint,
+        checkpoint: record.checkpoint,
+        plan: record.plan,
+        dirty: true,
         dir,
         project,
         options: tools.options.clone(),
@@ -533,10 +559,15 @@ fn report(run_id: &str, name: &str, status: RunStatus, outcome: &Outcome) -> Val
     })
 }
 
-/// Progress lines on standard error, and the checkpoint after every finished step.
+/// Progress lines on standard error, and the checkpoint whenever steps finished (written when
+/// the scheduler waits, so that steps that finish together cost one write).
 struct Progress<'a> {
     quiet: bool,
     checkpoint: Checkpoint,
+    /// The plan, until it is written.
+    plan: Option<Value>,
+    /// True when the checkpoint on disk is behind.
+    dirty: bool,
     dir: &'a RunDir,
     project: &'a Project,
     options: RunOptions,
@@ -553,9 +584,17 @@ impl Progress<'_> {
     }
 
     fn save(&mut self) {
+        if let Some(plan) = self.plan.take() {
+            if let Err(e) = save_plan(self.dir, &plan) {
+                self.save_error.get_or_insert(e);
+            }
+        }
         self.checkpoint.updated = now();
-        if let Err(e) = self.checkpoint.save(self.dir) {
-            self.save_error.get_or_insert(e);
+        match self.checkpoint.save(self.dir) {
+            Ok(()) => self.dirty = false,
+            Err(e) => {
+                self.save_error.get_or_insert(e);
+            }
         }
     }
 
@@ -649,7 +688,7 @@ impl Observer for Progress<'_> {
                     }
                 }
                 self.checkpoint.records.push(record.clone());
-                self.save();
+                self.dirty = true;
             }
             Event::Waiting { step, names } => {
                 self.say(&format!(
@@ -660,6 +699,12 @@ impl Observer for Progress<'_> {
                 ));
             }
             Event::Rejected { errors } => print_errors(errors, None),
+        }
+    }
+
+    fn idle(&mut self) {
+        if self.dirty {
+            self.save();
         }
     }
 }

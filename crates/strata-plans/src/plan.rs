@@ -144,15 +144,15 @@ impl Step {
                 ("arguments", &Value::Null)
             }
         };
-        let args_at = at.child(key(args_key));
         let mut arg_errors = Vec::new();
         let args = Args::compile(args_value, &mut arg_errors);
-        errors.extend(arg_errors.into_iter().map(|e| {
-            let path = e.path.under(&args_at);
-            let mut e = e;
-            e.path = path;
-            e
-        }));
+        if !arg_errors.is_empty() {
+            let args_at = at.child(key(args_key));
+            errors.extend(arg_errors.into_iter().map(|mut e| {
+                e.path = e.path.under(&args_at);
+                e
+            }));
+        }
         let depends_on = depends_on(map.get("depends_on"), &id, at, &mut errors);
         let intent = match map.get("intent") {
             None | Some(Value::Null) => None,
@@ -215,19 +215,23 @@ fn depends_on(
     at: &FieldPath,
     errors: &mut Vec<Error>,
 ) -> Vec<String> {
-    let path = at.child(key("depends_on"));
     let items: Vec<(FieldPath, &Value)> = match value {
         None | Some(Value::Null) => return Vec::new(),
-        Some(Value::Array(items)) => items
-            .iter()
-            .enumerate()
-            .map(|(i, v)| (path.child(PathSeg::Index(i)), v))
-            .collect(),
-        Some(v @ (Value::String(_) | Value::Number(_))) => vec![(path.clone(), v)],
+        Some(Value::Array(items)) => {
+            let path = at.child(key("depends_on"));
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (path.child(PathSeg::Index(i)), v))
+                .collect()
+        }
+        Some(v @ (Value::String(_) | Value::Number(_))) => {
+            vec![(at.child(key("depends_on")), v)]
+        }
         Some(_) => {
             errors.push(invalid(
                 format!("`depends_on` of step `{id}` must be a list of step ids"),
-                path,
+                at.child(key("depends_on")),
             ));
             return Vec::new();
         }

@@ -96,7 +96,11 @@ impl<'a, 's> Cx<'a, 's> {
             Node::Const(v) => v.clone(),
             Node::Ref(i) => self.value(*i, &mut |v| v.clone())?,
             Node::Text(parts) => {
-                let mut out = String::new();
+                let room = parts.iter().fold(0, |n, p| match p {
+                    Part::Lit(t) => n + t.len(),
+                    Part::Ref(_) => n + 16,
+                });
+                let mut out = String::with_capacity(room);
                 for p in parts {
                     match p {
                         Part::Lit(t) => out.push_str(t),

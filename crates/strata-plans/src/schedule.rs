@@ -61,6 +61,11 @@ pub enum Event<'e> {
 pub trait Observer {
     /// Called for each event, in order.
     fn on(&mut self, event: Event<'_>);
+
+    /// Called when the scheduler has handled everything that happened so far, has started
+    /// what can start, and is about to wait: the moment to persist what changed (steps that
+    /// finish together are then written once).
+    fn idle(&mut self) {}
 }
 
 /// An observer that ignores everything.
@@ -585,7 +590,15 @@ impl Scheduler<'_> {
                     board.fail_stuck();
                     break;
                 }
-                let Ok(msg) = from_workers.recv() else { break };
+                let msg = match from_workers.try_recv() {
+                    Ok(msg) => msg,
+                    Err(mpsc::TryRecvError::Empty) => {
+                        board.observer.idle();
+                        let Ok(msg) = from_workers.recv() else { break };
+                        msg
+                    }
+                    Err(mpsc::TryRecvError::Disconnected) => break,
+                };
                 match msg {
                     Msg::Ran(i, result, elapsed) => {
                         running -= 1;

@@ -2,6 +2,8 @@
 //! and every step's arguments can match its tool's parameter schema as far as they are
 //! known before running (constants checked, references left to the run).
 
+use std::collections::HashMap;
+
 use serde_json::{Map, Value};
 use strata_core::{Error, ErrorKind, FieldPath, PathSeg};
 use strata_tools::{summary, type_name, validate, ToolRunner};
@@ -18,15 +20,22 @@ fn key(k: &str) -> PathSeg {
 /// in the plan document's terms.
 pub fn check_tools(plan: &Plan, runner: &dyn ToolRunner) -> Vec<Error> {
     let mut errors = Vec::new();
+    // Each tool is looked up once, however many steps call it.
+    let mut schemas: HashMap<&str, Option<Option<Value>>> = HashMap::new();
     for step in &plan.steps {
-        if !runner.has_tool(&step.tool) {
+        let schema = schemas.entry(step.tool.as_str()).or_insert_with(|| {
+            runner
+                .has_tool(&step.tool)
+                .then(|| runner.parameters(&step.tool))
+        });
+        let Some(schema) = schema else {
             let mut e = runner.unknown_tool(&step.tool);
             e.message = format!("step `{}` calls unknown tool `{}`", step.id, step.tool);
             e.path = step.at.child(key("tool"));
             errors.push(e);
             continue;
-        }
-        if let Err(e) = check_arguments(step, runner.parameters(&step.tool).as_ref()) {
+        };
+        if let Err(e) = check_arguments(step, schema.as_ref()) {
             errors.push(e);
         }
     }
@@ -77,19 +86,21 @@ pub fn check_arguments(step: &Step, schema: Option<&Value>) -> Result<(), Error>
             (probe, unknown)
         }
     };
-    let relaxed = schema.map(|s| {
+    // Names whose values are known only when running are not required yet.
+    let relaxed = schema.filter(|_| !unknown.is_empty()).map(|s| {
         let mut s = s.clone();
         if let Some(Value::Array(req)) = s.get_mut("required") {
             req.retain(|r| !r.as_str().is_some_and(|r| unknown.iter().any(|u| u == r)));
         }
         s
     });
-    validate(&step.tool, relaxed.as_ref(), &probe)
+    let relaxed = relaxed.as_ref().or(schema);
+    validate(&step.tool, relaxed, &probe)
         .map(|_| ())
         .map_err(|mut e| {
             // The hint lists the parameters as the tool declares them.
             if let Some(hint) = &mut e.hint {
-                *hint = hint.replace(&summary(relaxed.as_ref()), &summary(schema));
+                *hint = hint.replace(&summary(relaxed), &summary(schema));
             }
             e.message = format!("step `{}`: {}", step.id, e.message);
             e.path = FieldPath::root();

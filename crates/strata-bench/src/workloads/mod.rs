@@ -7,6 +7,7 @@ pub mod exec;
 pub mod graph;
 pub mod prompts;
 pub mod responses;
+pub mod plans;
 pub mod scaling;
 pub mod text;
 pub mod throughput;
@@ -31,4 +32,5 @@ pub const GROUPS: &[Group] = &[
     ("graph", graph::run),
     ("prompts", prompts::run),
     ("responses", responses::run),
+    ("plans", plans::run),
 ];
