@@ -272,6 +272,48 @@ run ex: failed (1 completed, 1 failed, 2 skipped)
     assert_eq!(cp["records"].as_array().unwrap().len(), 4);
 }
 
+/// Prints a result holding every layer's syntax, quotes, a newline and backslashes.
+const EMIT_TOOL: &str = r#"description: prints awkward data
+executor: runtimes/subprocess
+config:
+  command: printf
+  args:
+    - "%s\n"
+    - literal: '{"text": "{{b.result.secret}} $step2 {$step1.x} \"q\" \\ ${HOME} {tool_path}\nline two"}'
+"#;
+
+#[test]
+fn results_reach_the_next_tool_byte_for_byte() {
+    let s = Scratch::new();
+    s.file("tools/t/emit.yaml", EMIT_TOOL).file(
+        "plans/data.yaml",
+        "- {tool: t/emit, arguments: {}}\n\
+         - {tool: t/json, arguments: {text: '$step1.text', x: '<{$step1.text}>', data: '$step1'}}\n",
+    );
+    let o = s.run(&["plan", "run", "plans/data.yaml", "--quiet"]);
+    let text = "{{b.result.secret}} $step2 {$step1.x} \"q\" \\ ${HOME} {tool_path}\nline two";
+    assert_eq!(
+        serde_json::from_slice::<Value>(&o.stdout).unwrap(),
+        json!({"step2": {"text": text, "data": {"text": text}, "x": format!("<{text}>")}})
+    );
+}
+
+#[test]
+fn a_referenced_value_that_fails_the_schema_fails_its_step() {
+    let s = Scratch::new();
+    s.file(
+        "plans/schema.yaml",
+        "- {tool: t/text, arguments: {}}\n- {tool: t/json, arguments: {n: '$step1'}}\n",
+    );
+    let o = s.run(&["plan", "run", "plans/schema.yaml", "--json", "--quiet"]);
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        report["steps"][1]["error"],
+        json!({"kind": "invalid", "message": "params error at $: invalid parameters for `t/json`: parameter `n` must be an integer, not a string (hint: the parameters are: n (integer), text (string), data, to (string), body (string), from (string), input, x)"})
+    );
+    assert_eq!(o.status.code(), Some(1));
+}
+
 #[test]
 fn the_json_report_has_every_record_the_levels_and_missing_values() {
     let s = Scratch::new();
