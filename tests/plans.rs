@@ -926,6 +926,13 @@ fn a_run_killed_during_a_step_resumes_without_rerunning_finished_steps() {
         .spawn()
         .unwrap();
     let pid = wait_for(&s.path().join("paused.pid"));
+    // s1's record is written while s2 runs (a step whose end was not written yet would run
+    // again after a resume, which is the documented contract; this test is about s1).
+    let start = Instant::now();
+    while !s.read(".strata/runs/k/checkpoint.json").contains("\"id\":\"s1\"") {
+        assert!(start.elapsed() < Duration::from_secs(20), "s1 was never recorded");
+        std::thread::sleep(Duration::from_millis(10));
+    }
     child.kill().unwrap(); // SIGKILL, in the middle of step s2
     child.wait().unwrap();
     Command::new("kill").args(["-9", &pid]).status().unwrap();

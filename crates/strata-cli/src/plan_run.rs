@@ -13,7 +13,7 @@ use serde_json::{json, Map, Value};
 use strata_core::{Error, ErrorKind, Layer, RenderOptions};
 use strata_doc::Document;
 use strata_exec::{CallerParams, Project, RunOptions};
-use strata_plans::checkpoint::{load_plan, save_plan, Checkpoint, RunStatus};
+use strata_plans::checkpoint::{load_plan, save_plan, Checkpoint, RunStatus, Writer};
 use strata_plans::request::ok_reply;
 use strata_plans::stream::StepLines;
 use strata_plans::{assess, check_tools, Event, Observer, Outcome, Plan, Scheduler, State};
@@ -382,6 +382,7 @@ fn execute(
         plan: record.plan,
         dirty: true,
         dir,
+        writer: Some(Writer::start(dir.clone())),
         project,
         options: tools.options.clone(),
         arguments: HashMap::new(),
@@ -568,6 +569,8 @@ struct Progress<'a> {
     plan: Option<Value>,
     /// True when the checkpoint on disk is behind.
     dirty: bool,
+    /// Writes checkpoints while the run goes on (until it ends).
+    writer: Option<Writer>,
     dir: &'a RunDir,
     project: &'a Project,
     options: RunOptions,
@@ -583,18 +586,21 @@ impl Progress<'_> {
         }
     }
 
+    /// Writes the final checkpoint, after everything queued.
     fn save(&mut self) {
+        if let Some(writer) = self.writer.take() {
+            if let Err(e) = writer.finish() {
+                self.save_error.get_or_insert(e);
+            }
+        }
         if let Some(plan) = self.plan.take() {
             if let Err(e) = save_plan(self.dir, &plan) {
                 self.save_error.get_or_insert(e);
             }
         }
         self.checkpoint.updated = now();
-        match self.checkpoint.save(self.dir) {
-            Ok(()) => self.dirty = false,
-            Err(e) => {
-                self.save_error.get_or_insert(e);
-            }
+        if let Err(e) = self.checkpoint.save(self.dir) {
+            self.save_error.get_or_insert(e);
         }
     }
 
@@ -703,8 +709,10 @@ impl Observer for Progress<'_> {
     }
 
     fn idle(&mut self) {
-        if self.dirty {
-            self.save();
+        if let (true, Some(writer)) = (self.dirty, &self.writer) {
+            self.checkpoint.updated = now();
+            writer.write(self.plan.take().as_ref(), &self.checkpoint);
+            self.dirty = false;
         }
     }
 }

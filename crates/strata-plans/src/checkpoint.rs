@@ -3,6 +3,8 @@
 //! replaced atomically after every step, and `plan.json` keeps the plan the run started with,
 //! so that a killed run resumes without running its finished steps again.
 
+use std::sync::mpsc;
+
 use serde_json::{json, Map, Value};
 use strata_core::{Error, ErrorKind, Layer};
 use strata_runs::{write_atomic, RunDir};
@@ -164,6 +166,74 @@ impl Checkpoint {
             started: num("started"),
             updated: num("updated"),
         })
+    }
+}
+
+/// What the writer thread is asked to write.
+struct Job {
+    plan: Option<Vec<u8>>,
+    checkpoint: Vec<u8>,
+}
+
+/// Writes a run's checkpoints on a thread of its own, so that the scheduler never waits for
+/// the disk; when checkpoints come faster than the disk takes them, only the latest is
+/// written. The plan, when given, is written before the first checkpoint.
+pub struct Writer {
+    tx: Option<mpsc::Sender<Job>>,
+    handle: Option<std::thread::JoinHandle<Result<(), Error>>>,
+}
+
+impl Writer {
+    /// A writer for `dir`.
+    pub fn start(dir: RunDir) -> Writer {
+        let (tx, rx) = mpsc::channel::<Job>();
+        let handle = std::thread::spawn(move || {
+            let mut first_error = None;
+            while let Ok(mut job) = rx.recv() {
+                while let Ok(next) = rx.try_recv() {
+                    job.plan = job.plan.or(next.plan);
+                    job.checkpoint = next.checkpoint;
+                }
+                let written = match &job.plan {
+                    Some(plan) => write_atomic(&dir.path, PLAN_FILE, plan),
+                    None => Ok(()),
+                }
+                .and_then(|()| dir.write_checkpoint(&job.checkpoint));
+                if let Err(e) = written {
+                    first_error.get_or_insert(e);
+                }
+            }
+            first_error.map_or(Ok(()), Err)
+        });
+        Writer {
+            tx: Some(tx),
+            handle: Some(handle),
+        }
+    }
+
+    /// Queues `checkpoint` (and `plan`, the first time) for writing.
+    pub fn write(&self, plan: Option<&Value>, checkpoint: &Checkpoint) {
+        let job = Job {
+            plan: plan.map(|p| serde_json::to_vec(p).unwrap_or_default()),
+            checkpoint: serde_json::to_vec(&checkpoint.to_json()).unwrap_or_default(),
+        };
+        if let Some(tx) = &self.tx {
+            let _ = tx.send(job);
+        }
+    }
+
+    /// Waits until everything queued is written; the first error, if any.
+    pub fn finish(mut self) -> Result<(), Error> {
+        self.tx = None;
+        match self.handle.take().map(std::thread::JoinHandle::join) {
+            Some(Ok(result)) => result,
+            Some(Err(_)) => Err(Error::new(
+                Layer::REQUEST,
+                ErrorKind::Io,
+                "the checkpoint writer stopped",
+            )),
+            None => Ok(()),
+        }
     }
 }
 

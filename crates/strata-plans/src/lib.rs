@@ -28,7 +28,7 @@ mod tools;
 pub use compile::Args;
 pub use plan::{Plan, Step, STEP_KEYS};
 pub use request::{answer_line, error_reply, Request};
-pub use resolve::{resolve, Records, Sources};
+pub use resolve::{resolve, RecordMap, Records, Sources};
 pub use schedule::{Event, Observer, Outcome, Scheduler, Silent};
 pub use state::{assess, skip_reason, Assessed, Assessment, State};
 pub use tools::{check_arguments, check_tools};

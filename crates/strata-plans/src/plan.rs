@@ -258,7 +258,7 @@ fn depends_on(
 pub struct Plan {
     /// The steps, in plan order.
     pub steps: Vec<Step>,
-    index: HashMap<String, usize>,
+    index: HashMap<String, usize, foldhash::fast::RandomState>,
     /// `deps[i]`: the indexes of the steps step `i` depends on (filled by [`Plan::link`]).
     pub deps: Vec<Vec<usize>>,
 }

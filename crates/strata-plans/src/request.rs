@@ -3,13 +3,12 @@
 //! `{"id"?, "ok": true, "levels", "steps", "missing_values"}` or
 //! `{"id"?, "ok": false, "error": {kind, message, path, span}}`.
 
-use std::collections::HashMap;
-
 use serde_json::{json, Map, Value};
 use strata_core::{did_you_mean, Error, ErrorKind, FieldPath, Layer, PathSeg};
 use strata_tools::{StepRecord, StepStatus};
 
 use crate::plan::Plan;
+use crate::resolve::RecordMap;
 use crate::state::{assess, Assessment, State};
 
 /// The keys of a request.
@@ -33,7 +32,7 @@ pub struct Request {
     /// The plan.
     pub plan: Plan,
     /// The records of the steps that finished: completed with their results, or failed.
-    pub records: HashMap<String, StepRecord>,
+    pub records: RecordMap,
     /// The user values.
     pub values: Map<String, Value>,
 }
@@ -117,7 +116,7 @@ impl Request {
         failed_ids: Option<&Value>,
         values: Option<&Value>,
     ) -> Result<Request, Error> {
-        let mut records = HashMap::new();
+        let mut records = RecordMap::default();
         match results {
             None | Some(Value::Null) => {}
             Some(Value::Object(results)) => {

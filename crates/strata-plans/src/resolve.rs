@@ -22,7 +22,10 @@ pub trait Records {
     fn record(&self, id: &str) -> Option<&StepRecord>;
 }
 
-impl Records for HashMap<String, StepRecord> {
+/// Records by step id, with the fast hasher strata's maps use.
+pub type RecordMap = HashMap<String, StepRecord, foldhash::fast::RandomState>;
+
+impl<S: std::hash::BuildHasher> Records for HashMap<String, StepRecord, S> {
     fn record(&self, id: &str) -> Option<&StepRecord> {
         self.get(id)
     }

@@ -18,7 +18,7 @@ use strata_doc::Document;
 use strata_tools::{type_name, CallOptions, RunResult, StepRecord, StepStatus, ToolRunner};
 
 use crate::plan::{Plan, Step};
-use crate::resolve::{resolve, Sources};
+use crate::resolve::{resolve, RecordMap, Sources};
 use crate::state::{skip_reason, State};
 use crate::stream::{Arrival, Line};
 use crate::PLAN;
@@ -95,7 +95,7 @@ pub struct Outcome {
     /// The plan as it ran (for a stream: the steps that arrived), dependencies linked.
     pub plan: Plan,
     /// The record of every step that finished, by id.
-    pub records: HashMap<String, StepRecord>,
+    pub records: RecordMap,
     /// For each step, the user values it waits for (empty when it does not wait).
     pub waiting_for: Vec<Vec<String>>,
     /// Every user value a waiting step lacks, in plan order, each once.
@@ -155,7 +155,7 @@ struct Board<'s, 'o> {
     awaiting: HashMap<String, Vec<usize>>,
     waiting_for: Vec<Vec<String>>,
     lines: Vec<Option<Line>>,
-    records: HashMap<String, StepRecord>,
+    records: RecordMap,
     ready: BTreeSet<usize>,
     rejected: Vec<Error>,
     scheduler: &'s Scheduler<'s>,
@@ -516,7 +516,7 @@ impl Scheduler<'_> {
             awaiting: HashMap::new(),
             waiting_for: Vec::new(),
             lines: Vec::new(),
-            records: HashMap::new(),
+            records: RecordMap::default(),
             ready: BTreeSet::new(),
             rejected: Vec::new(),
             scheduler: self,

@@ -2,6 +2,7 @@
 //! and every step's arguments can match its tool's parameter schema as far as they are
 //! known before running (constants checked, references left to the run).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
@@ -57,7 +58,7 @@ pub fn check_arguments(step: &Step, schema: Option<&Value>) -> Result<(), Error>
         .at_path(&at))
     };
     let (probe, unknown) = match &step.args.root {
-        Node::Const(Value::Object(map)) => (map.clone(), Vec::new()),
+        Node::Const(Value::Object(map)) => (Cow::Borrowed(map), Vec::new()),
         Node::Const(other) => return not_a_map(type_name(other)),
         Node::Text(_) => return not_a_map("string"),
         Node::Array(_) => return not_a_map("array"),
@@ -83,7 +84,7 @@ pub fn check_arguments(step: &Step, schema: Option<&Value>) -> Result<(), Error>
                     _ => unknown.push(k.clone()),
                 }
             }
-            (probe, unknown)
+            (Cow::Owned(probe), unknown)
         }
     };
     // Names whose values are known only when running are not required yet.

@@ -23,7 +23,7 @@ use regex::Regex;
 use serde_json::{json, Map, Value};
 use strata_core::{FieldPath, Limits};
 use strata_doc::{Document, Format};
-use strata_plans::{check_tools, resolve, Plan, Scheduler, Silent, Sources};
+use strata_plans::{check_tools, resolve, Plan, RecordMap, Scheduler, Silent, Sources};
 use strata_tools::{CallOptions, FakeTools, RunResult, StepRecord, ToolRunner};
 
 use super::exec::{write, PRIMITIVE};
@@ -62,7 +62,7 @@ pub fn typical_plan() -> Value {
 }
 
 /// The dependencies' records.
-pub fn typical_records() -> HashMap<String, StepRecord> {
+pub fn typical_records() -> RecordMap {
     let record = |id: &str, result: Value| {
         let mut r = StepRecord::from_run(id, "t", &RunResult::ok(Vec::new()));
         r.result = result;
