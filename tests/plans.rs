@@ -833,6 +833,15 @@ fn a_whole_plan_on_standard_input_runs_too() {
         "- {tool: t/json, arguments: {n: 2}}\n- {tool: t/json, arguments: {n: '$step1.n'}}\n",
     );
     assert_eq!(stdout(&o), "{\n  \"step2\": {\n    \"n\": 2\n  }\n}\n");
+    // Streamed steps can be dry-run too: read to the end, then checked as one plan.
+    let o = s.run_with(
+        &["plan", "run", "-", "--dry-run"],
+        "{\"tool\": \"t/json\", \"arguments\": {\"n\": 2}}\n\n{\"tool\": \"t/json\", \"arguments\": {\"n\": \"$step1.n\"}}\n",
+    );
+    assert_eq!(
+        stdout(&o),
+        "dry run: 2 steps in 2 levels, nothing runs\nstep1 (t/json), level 0: ready {\"n\":2}\nstep2 (t/json), level 1: blocked until step1 completed\n"
+    );
     let o = s.run_with(
         &["plan", "show", "-"],
         "{\"steps\": [{\"tool\": \"t\", \"arguments\": {}}]}",
@@ -929,8 +938,14 @@ fn a_run_killed_during_a_step_resumes_without_rerunning_finished_steps() {
     // s1's record is written while s2 runs (a step whose end was not written yet would run
     // again after a resume, which is the documented contract; this test is about s1).
     let start = Instant::now();
-    while !s.read(".strata/runs/k/checkpoint.json").contains("\"id\":\"s1\"") {
-        assert!(start.elapsed() < Duration::from_secs(20), "s1 was never recorded");
+    while !s
+        .read(".strata/runs/k/checkpoint.json")
+        .contains("\"id\":\"s1\"")
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "s1 was never recorded"
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
     child.kill().unwrap(); // SIGKILL, in the middle of step s2
@@ -965,6 +980,24 @@ run k: completed (4 completed)
     assert!(
         runs.contains("k    plan:plans/three.yaml  completed  4"),
         "{runs}"
+    );
+    let listed: Value = serde_json::from_slice(&s.run(&["runs", "--json"]).stdout).unwrap();
+    let row = &listed[0];
+    assert_eq!(
+        (
+            &row["run_id"],
+            &row["plan"],
+            &row["status"],
+            &row["steps"],
+            &row["next"]
+        ),
+        (
+            &json!("k"),
+            &json!("plans/three.yaml"),
+            &json!("completed"),
+            &json!(4),
+            &Value::Null
+        )
     );
     // A changed plan does not resume.
     s.file("plans/three.yaml", "- {tool: t/json, arguments: {}}\n");

@@ -13,7 +13,7 @@ use serde_json::{json, Map, Value};
 use strata_core::{Error, ErrorKind, Layer, RenderOptions};
 use strata_doc::Document;
 use strata_exec::{CallerParams, Project, RunOptions};
-use strata_plans::checkpoint::{load_plan, save_plan, Checkpoint, RunStatus, Writer};
+use strata_plans::checkpoint::{load_plan, Checkpoint, RunStatus, Writer};
 use strata_plans::request::ok_reply;
 use strata_plans::stream::StepLines;
 use strata_plans::{assess, check_tools, Event, Observer, Outcome, Plan, Scheduler, State};
@@ -381,7 +381,6 @@ fn execute(
         checkpoint: record.checkpoint,
         plan: record.plan,
         dirty: true,
-        dir,
         writer: Some(Writer::start(dir.clone())),
         project,
         options: tools.options.clone(),
@@ -571,7 +570,6 @@ struct Progress<'a> {
     dirty: bool,
     /// Writes checkpoints while the run goes on (until it ends).
     writer: Option<Writer>,
-    dir: &'a RunDir,
     project: &'a Project,
     options: RunOptions,
     /// The arguments of each started step (to redact its secrets from its standard error).
@@ -586,21 +584,15 @@ impl Progress<'_> {
         }
     }
 
-    /// Writes the final checkpoint, after everything queued.
+    /// Writes the final checkpoint (in place of one still queued) and waits until it is on
+    /// disk.
     fn save(&mut self) {
+        self.checkpoint.updated = now();
         if let Some(writer) = self.writer.take() {
+            writer.write(self.plan.take().as_ref(), &self.checkpoint);
             if let Err(e) = writer.finish() {
                 self.save_error.get_or_insert(e);
             }
-        }
-        if let Some(plan) = self.plan.take() {
-            if let Err(e) = save_plan(self.dir, &plan) {
-                self.save_error.get_or_insert(e);
-            }
-        }
-        self.checkpoint.updated = now();
-        if let Err(e) = self.checkpoint.save(self.dir) {
-            self.save_error.get_or_insert(e);
         }
     }
 

@@ -110,12 +110,6 @@ impl Checkpoint {
         })
     }
 
-    /// Writes the checkpoint atomically.
-    pub fn save(&self, dir: &RunDir) -> Result<(), Error> {
-        let bytes = serde_json::to_vec(&self.to_json()).unwrap_or_default();
-        dir.write_checkpoint(&bytes)
-    }
-
     /// Reads a plan checkpoint back.
     pub fn load(dir: &RunDir) -> Result<Checkpoint, Error> {
         let bytes = dir.read_checkpoint()?;
@@ -237,12 +231,6 @@ impl Writer {
     }
 }
 
-/// Keeps the plan a run starts with (its document as JSON).
-pub fn save_plan(dir: &RunDir, plan: &Value) -> Result<(), Error> {
-    let bytes = serde_json::to_vec(plan).unwrap_or_default();
-    write_atomic(&dir.path, PLAN_FILE, &bytes)
-}
-
 /// The plan a run started with.
 pub fn load_plan(dir: &RunDir) -> Result<Value, Error> {
     let path = dir.path.join(PLAN_FILE);
@@ -286,10 +274,16 @@ mod tests {
             started: 10,
             updated: 11,
         };
-        cp.save(&dir).unwrap();
-        assert_eq!(Checkpoint::load(&dir).unwrap(), cp);
+        let writer = Writer::start(dir.clone());
+        writer.write(Some(&json!([{"tool": "t", "arguments": {}}])), &cp);
+        let mut later = cp.clone();
+        for n in 0..20 {
+            later.updated = n;
+            writer.write(None, &later);
+        }
+        writer.finish().unwrap();
+        assert_eq!(Checkpoint::load(&dir).unwrap(), later);
         assert_eq!(dir.kind().as_deref(), Some("plan"));
-        save_plan(&dir, &json!([{"tool": "t", "arguments": {}}])).unwrap();
         assert_eq!(
             load_plan(&dir).unwrap(),
             json!([{"tool": "t", "arguments": {}}])
