@@ -1,24 +1,21 @@
-//! A step's arguments compiled once into a tree of constants and references, so that
-//! resolving them is a walk of the tree, never a scan of text. Map keys are never resolved.
+//! A step's arguments compiled once: a skeleton — the arguments with every string that holds
+//! a reference set to null, escapes applied — and the holes to fill, each at a position of
+//! the skeleton with a whole-value reference or a text of literals and references. Resolving
+//! is a copy of the skeleton (maps copied whole, never rehashed) and a walk to each hole,
+//! never a scan of text. Map keys are never resolved.
 
 use serde_json::{Map, Value};
 use strata_core::{Error, FieldPath, PathSeg};
 
 use crate::syntax::{parse, Parsed, Piece, Ref, Target};
 
-/// A node of compiled arguments.
+/// What fills a hole.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Node {
-    /// A subtree without references (escapes applied).
-    Const(Value),
-    /// A whole-value reference: `refs[i]`, keeping its value's type.
+pub enum Fill {
+    /// A whole-value reference, `refs[i]`: the value keeps its type.
     Ref(usize),
     /// Text with embedded references.
     Text(Vec<Part>),
-    /// A list with references somewhere inside.
-    Array(Vec<Node>),
-    /// A map with references somewhere inside; keys are literal.
-    Object(Vec<(String, Node)>),
 }
 
 /// A piece of compiled text.
@@ -28,6 +25,16 @@ pub enum Part {
     Lit(String),
     /// `refs[i]`, rendered as text.
     Ref(usize),
+}
+
+/// A place in the skeleton to fill.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hole {
+    /// The position of each step down from the root: a list index, or the index of a map's
+    /// entry (in document order). Empty for the root itself.
+    pub at: Vec<usize>,
+    /// What goes there.
+    pub fill: Fill,
 }
 
 /// A reference and where it was written.
@@ -44,24 +51,45 @@ pub struct Site {
 /// A step's arguments, compiled.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Args {
-    /// The tree.
-    pub root: Node,
+    /// The arguments with each hole null.
+    pub skeleton: Value,
+    /// The holes, in document order.
+    pub holes: Vec<Hole>,
     /// Every reference, in document order.
     pub refs: Vec<Site>,
+}
+
+/// The walk that builds the skeleton.
+struct Walk<'e> {
+    field: FieldPath,
+    at: Vec<usize>,
+    holes: Vec<Hole>,
+    refs: Vec<Site>,
+    errors: &'e mut Vec<Error>,
 }
 
 impl Args {
     /// Compiles `value`; errors (with their field paths relative to the arguments and their
     /// spans) are pushed to `errors`, and the string in error is kept as a constant.
     pub fn compile(value: &Value, errors: &mut Vec<Error>) -> Args {
-        let mut refs = Vec::new();
-        let root = node(value, &mut FieldPath::root(), &mut refs, errors);
-        Args { root, refs }
+        let mut walk = Walk {
+            field: FieldPath::root(),
+            at: Vec::new(),
+            holes: Vec::new(),
+            refs: Vec::new(),
+            errors,
+        };
+        let skeleton = walk.node(value);
+        Args {
+            skeleton,
+            holes: walk.holes,
+            refs: walk.refs,
+        }
     }
 
     /// True when the arguments hold no reference.
     pub fn is_const(&self) -> bool {
-        self.refs.is_empty()
+        self.holes.is_empty()
     }
 
     /// The ids of the steps referenced, in order of first use.
@@ -91,87 +119,71 @@ impl Args {
     }
 }
 
-/// A field path being built during the walk: pushed and popped, cloned only for sites.
-fn node(
-    value: &Value,
-    path: &mut FieldPath,
-    refs: &mut Vec<Site>,
-    errors: &mut Vec<Error>,
-) -> Node {
-    match value {
-        Value::String(s) => string(s, path, refs, errors),
-        Value::Array(items) => {
-            let nodes: Vec<Node> = items
-                .iter()
-                .enumerate()
-                .map(|(i, v)| {
-                    path.0.push(PathSeg::Index(i));
-                    let n = node(v, path, refs, errors);
-                    path.0.pop();
-                    n
-                })
-                .collect();
-            if nodes.iter().all(|n| matches!(n, Node::Const(_))) {
-                Node::Const(Value::Array(nodes.into_iter().map(into_const).collect()))
-            } else {
-                Node::Array(nodes)
+impl Walk<'_> {
+    fn node(&mut self, value: &Value) -> Value {
+        match value {
+            Value::String(s) => self.string(s),
+            Value::Array(items) => Value::Array(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| self.child(PathSeg::Index(i), i, v))
+                    .collect(),
+            ),
+            Value::Object(map) => {
+                let mut out = Map::with_capacity(map.len());
+                for (i, (k, v)) in map.iter().enumerate() {
+                    let v = self.child(PathSeg::Key(k.clone()), i, v);
+                    out.insert(k.clone(), v);
+                }
+                Value::Object(out)
             }
+            other => other.clone(),
         }
-        Value::Object(map) => {
-            let nodes: Vec<(String, Node)> = map
-                .iter()
-                .map(|(k, v)| {
-                    path.0.push(PathSeg::Key(k.clone()));
-                    let n = node(v, path, refs, errors);
-                    path.0.pop();
-                    (k.clone(), n)
-                })
-                .collect();
-            if nodes.iter().all(|(_, n)| matches!(n, Node::Const(_))) {
-                let map: Map<String, Value> =
-                    nodes.into_iter().map(|(k, n)| (k, into_const(n))).collect();
-                Node::Const(Value::Object(map))
-            } else {
-                Node::Object(nodes)
-            }
-        }
-        other => Node::Const(other.clone()),
     }
-}
 
-fn into_const(n: Node) -> Value {
-    match n {
-        Node::Const(v) => v,
-        _ => Value::Null,
+    fn child(&mut self, seg: PathSeg, position: usize, value: &Value) -> Value {
+        self.field.0.push(seg);
+        self.at.push(position);
+        let out = self.node(value);
+        self.at.pop();
+        self.field.0.pop();
+        out
     }
-}
 
-fn string(s: &str, path: &FieldPath, refs: &mut Vec<Site>, errors: &mut Vec<Error>) -> Node {
-    let mut site = |r: Ref| {
+    fn site(&mut self, s: &str, r: Ref) -> usize {
         let text = s[r.span.start..r.span.end].to_string();
-        refs.push(Site {
+        self.refs.push(Site {
             r,
-            field: path.clone(),
+            field: self.field.clone(),
             text,
         });
-        refs.len() - 1
-    };
-    match parse(s) {
-        Ok(Parsed::Plain(text)) => Node::Const(Value::String(text)),
-        Ok(Parsed::Whole(r)) => Node::Ref(site(r)),
-        Ok(Parsed::Parts(pieces)) => Node::Text(
-            pieces
-                .into_iter()
-                .map(|p| match p {
-                    Piece::Lit(t) => Part::Lit(t),
-                    Piece::Ref(r) => Part::Ref(site(r)),
-                })
-                .collect(),
-        ),
-        Err(e) => {
-            errors.push(e.at_path(path));
-            Node::Const(Value::String(s.to_string()))
-        }
+        self.refs.len() - 1
+    }
+
+    fn string(&mut self, s: &str) -> Value {
+        let fill = match parse(s) {
+            Ok(Parsed::Plain(text)) => return Value::String(text),
+            Ok(Parsed::Whole(r)) => Fill::Ref(self.site(s, r)),
+            Ok(Parsed::Parts(pieces)) => Fill::Text(
+                pieces
+                    .into_iter()
+                    .map(|p| match p {
+                        Piece::Lit(t) => Part::Lit(t),
+                        Piece::Ref(r) => Part::Ref(self.site(s, r)),
+                    })
+                    .collect(),
+            ),
+            Err(e) => {
+                self.errors.push(e.at_path(&self.field));
+                return Value::String(s.to_string());
+            }
+        };
+        self.holes.push(Hole {
+            at: self.at.clone(),
+            fill,
+        });
+        Value::Null
     }
 }
 
@@ -182,21 +194,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn constants_fold_and_references_are_listed_in_order() {
+    fn the_skeleton_keeps_constants_and_holes_are_listed_in_order() {
         let mut errors = Vec::new();
         let args = Args::compile(
-            &json!({"a": {"b": [1, "x"]}, "{{c.result}}": "$step1.n", "t": "n={$step2} {{PLACEHOLDER_v}}"}),
+            &json!({"a": {"b": [1, "x"]}, "{{c.result}}": "$step1.n", "t": ["k", "n={$step2} {{PLACEHOLDER_v}}"]}),
             &mut errors,
         );
         assert!(errors.is_empty());
-        let Node::Object(nodes) = &args.root else {
-            panic!("{:?}", args.root)
-        };
-        assert_eq!(nodes[0], ("a".into(), Node::Const(json!({"b": [1, "x"]}))));
-        assert_eq!(nodes[1], ("{{c.result}}".into(), Node::Ref(0)));
+        assert_eq!(
+            args.skeleton,
+            json!({"a": {"b": [1, "x"]}, "{{c.result}}": null, "t": ["k", null]})
+        );
+        assert_eq!(
+            args.holes[0],
+            Hole {
+                at: vec![1],
+                fill: Fill::Ref(0)
+            }
+        );
+        assert_eq!(args.holes[1].at, [2, 1]);
         assert_eq!(args.step_ids(), ["step1", "step2"]);
         assert_eq!(args.value_names(), ["v"]);
-        assert_eq!(args.refs[1].field.to_string(), "t");
+        assert_eq!(args.refs[1].field.to_string(), "t[1]");
         assert_eq!(args.refs[1].text, "{$step2}");
         assert!(!args.is_const());
     }

@@ -11,7 +11,7 @@ use strata_core::walk::{resolve_segs, write_segs, Seg};
 use strata_core::{push_value_text, Error, ErrorKind, FieldPath, PathSeg};
 use strata_tools::{type_name, StepRecord};
 
-use crate::compile::{Node, Part, Site};
+use crate::compile::{Fill, Part, Site};
 use crate::plan::{list, Step};
 use crate::syntax::Target;
 use crate::PLAN;
@@ -85,7 +85,7 @@ fn segs_text(segs: &[Seg]) -> String {
 /// result) with the field path inside the step's arguments and the reference's span.
 pub fn resolve(step: &Step, sources: &Sources<'_>) -> Result<Value, Error> {
     let mut cx = Cx { step, sources };
-    cx.node(&step.args.root)
+    cx.resolve()
 }
 
 struct Cx<'a, 's> {
@@ -93,39 +93,44 @@ struct Cx<'a, 's> {
     sources: &'a Sources<'s>,
 }
 
+/// The slot at position `at` of `value` (list indexes and map entry indexes).
+fn slot<'v>(value: &'v mut Value, at: &[usize]) -> Option<&'v mut Value> {
+    at.iter().try_fold(value, |cur, &i| match cur {
+        Value::Array(items) => items.get_mut(i),
+        Value::Object(map) => map.values_mut().nth(i),
+        _ => None,
+    })
+}
+
 impl<'a, 's> Cx<'a, 's> {
-    fn node(&mut self, node: &Node) -> Result<Value, Error> {
-        Ok(match node {
-            Node::Const(v) => v.clone(),
-            Node::Ref(i) => self.value(*i, &mut |v| v.clone())?,
-            Node::Text(parts) => {
-                let room = parts.iter().fold(0, |n, p| match p {
-                    Part::Lit(t) => n + t.len(),
-                    Part::Ref(_) => n + 16,
-                });
-                let mut out = String::with_capacity(room);
-                for p in parts {
-                    match p {
-                        Part::Lit(t) => out.push_str(t),
-                        Part::Ref(i) => self.value(*i, &mut |v| push_value_text(v, &mut out))?,
+    fn resolve(&mut self) -> Result<Value, Error> {
+        let args = &self.step.args;
+        let mut out = args.skeleton.clone();
+        for hole in &args.holes {
+            let value = match &hole.fill {
+                Fill::Ref(i) => self.value(*i, &mut |v| v.clone())?,
+                Fill::Text(parts) => {
+                    let room = parts.iter().fold(0, |n, p| match p {
+                        Part::Lit(t) => n + t.len(),
+                        Part::Ref(_) => n + 16,
+                    });
+                    let mut text = String::with_capacity(room);
+                    for p in parts {
+                        match p {
+                            Part::Lit(t) => text.push_str(t),
+                            Part::Ref(i) => {
+                                self.value(*i, &mut |v| push_value_text(v, &mut text))?
+                            }
+                        }
                     }
+                    Value::String(text)
                 }
-                Value::String(out)
+            };
+            if let Some(slot) = slot(&mut out, &hole.at) {
+                *slot = value;
             }
-            Node::Array(items) => Value::Array(
-                items
-                    .iter()
-                    .map(|n| self.node(n))
-                    .collect::<Result<_, _>>()?,
-            ),
-            Node::Object(entries) => {
-                let mut map = Map::with_capacity(entries.len());
-                for (k, n) in entries {
-                    map.insert(k.clone(), self.node(n)?);
-                }
-                Value::Object(map)
-            }
-        })
+        }
+        Ok(out)
     }
 
     /// Looks reference `i` up and hands its value to `use_value`.

@@ -9,7 +9,6 @@ use serde_json::{Map, Value};
 use strata_core::{Error, ErrorKind, FieldPath, PathSeg};
 use strata_tools::{summary, type_name, validate, ToolRunner};
 
-use crate::compile::Node;
 use crate::plan::{Plan, Step};
 use crate::PLAN;
 
@@ -57,13 +56,16 @@ pub fn check_arguments(step: &Step, schema: Option<&Value>) -> Result<(), Error>
         )
         .at_path(&at))
     };
-    let (probe, unknown) = match &step.args.root {
-        Node::Const(Value::Object(map)) => (Cow::Borrowed(map), Vec::new()),
-        Node::Const(other) => return not_a_map(type_name(other)),
-        Node::Text(_) => return not_a_map("string"),
-        Node::Array(_) => return not_a_map("array"),
-        Node::Ref(_) => return Ok(()),
-        Node::Object(entries) => {
+    let args = &step.args;
+    let root_hole = args.holes.iter().find(|h| h.at.is_empty());
+    let (probe, unknown) = match (&args.skeleton, root_hole) {
+        (_, Some(hole)) => match hole.fill {
+            // One reference as the whole arguments: known only when running.
+            crate::compile::Fill::Ref(_) => return Ok(()),
+            crate::compile::Fill::Text(_) => return not_a_map("string"),
+        },
+        (Value::Object(map), None) if args.is_const() => (Cow::Borrowed(map), Vec::new()),
+        (Value::Object(map), None) => {
             let declared = |k: &str| {
                 schema
                     .and_then(|s| s.get("properties"))
@@ -72,20 +74,20 @@ pub fn check_arguments(step: &Step, schema: Option<&Value>) -> Result<(), Error>
             };
             let mut probe = Map::new();
             let mut unknown = Vec::new();
-            for (k, n) in entries {
-                match n {
-                    Node::Const(v) => {
-                        probe.insert(k.clone(), v.clone());
-                    }
+            for (i, (k, v)) in map.iter().enumerate() {
+                let holed = args.holes.iter().any(|h| h.at.first() == Some(&i));
+                if !holed {
+                    probe.insert(k.clone(), v.clone());
+                } else if !declared(k) {
                     // A value known only when running: an undeclared name still fails.
-                    _ if !declared(k) => {
-                        probe.insert(k.clone(), Value::Null);
-                    }
-                    _ => unknown.push(k.clone()),
+                    probe.insert(k.clone(), Value::Null);
+                } else {
+                    unknown.push(k.clone());
                 }
             }
             (Cow::Owned(probe), unknown)
         }
+        (other, None) => return not_a_map(type_name(other)),
     };
     // Names whose values are known only when running are not required yet.
     let relaxed = schema.filter(|_| !unknown.is_empty()).map(|s| {

@@ -33,4 +33,7 @@ pub const GROUPS: &[Group] = &[
     ("prompts", prompts::run),
     ("responses", responses::run),
     ("plans", plans::run),
+    ("plan_resolve", plans::run_resolve),
+    ("plan_load", plans::run_load),
+    ("plan_fanout", plans::run_fanout),
 ];

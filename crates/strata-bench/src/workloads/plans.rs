@@ -245,9 +245,8 @@ fn fanout_project(dir: &Path) {
     write(dir, "plans/fanout.json", &Value::Array(steps).to_string());
 }
 
-/// Measures every plan workload.
-pub fn run(settings: &Settings, report: &mut Report) {
-    // Resolution of one typical step.
+/// `plan_resolve_step`.
+pub fn run_resolve(settings: &Settings, report: &mut Report) {
     let plan = Plan::from_value(&typical_plan(), &FieldPath::root()).expect("the plan loads");
     let records = typical_records();
     let values = Map::new();
@@ -278,8 +277,10 @@ pub fn run(settings: &Settings, report: &mut Report) {
             .expect("resolves")
     });
     report.compare("plan_resolve_step", &m, "seed001", &p);
+}
 
-    // Loading, checking and levelling 1,000 and 10,000 steps.
+/// `plan_load_10000`: loading, checking and levelling 1,000 and 10,000 steps.
+pub fn run_load(settings: &Settings, report: &mut Report) {
     let tools = echo_tools();
     let small = linear_plan(1_000);
     let big = linear_plan(10_000);
@@ -323,8 +324,11 @@ pub fn run(settings: &Settings, report: &mut Report) {
         .map(|(what, ns)| format!("{what} {:.1} ms", ns / 1e6))
         .collect();
     report.note(&format!("plan_load_10000: {}", shown.join(", ")));
+}
 
-    // Fan-out: in process, then through the binary.
+/// The fan-out: in process, then through the binary.
+pub fn run_fanout(settings: &Settings, report: &mut Report) {
+    let values = Map::new();
     let runs = if settings.samples > 7 { 5 } else { 3 };
     let sleep = Duration::from_secs_f64(SLEEP_SECS);
     let sleeper = FakeTools::new().tool("plans/sleep", move |_| {
