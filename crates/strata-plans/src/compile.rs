@@ -4,7 +4,7 @@
 //! is a copy of the skeleton (maps copied whole, never rehashed) and a walk to each hole,
 //! never a scan of text. Map keys are never resolved.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use strata_core::{Error, FieldPath, PathSeg};
 
 use crate::syntax::{parse, Parsed, Piece, Ref, Target};
@@ -59,13 +59,51 @@ pub struct Args {
     pub refs: Vec<Site>,
 }
 
-/// The walk that builds the skeleton.
-struct Walk<'e> {
-    field: FieldPath,
+/// The walk that finds the holes: positions only, field paths made when a reference or an
+/// error needs one.
+struct Walk<'v, 'e> {
+    root: &'v Value,
     at: Vec<usize>,
     holes: Vec<Hole>,
+    /// Strings whose escapes changed their text: the text to put in the skeleton.
+    unescaped: Vec<(Vec<usize>, String)>,
     refs: Vec<Site>,
     errors: &'e mut Vec<Error>,
+}
+
+/// The slot at position `at` of `value` (list indexes and map entry indexes).
+pub(crate) fn slot<'v>(value: &'v mut Value, at: &[usize]) -> Option<&'v mut Value> {
+    at.iter().try_fold(value, |cur, &i| match cur {
+        Value::Array(items) => items.get_mut(i),
+        Value::Object(map) => map.values_mut().nth(i),
+        _ => None,
+    })
+}
+
+/// The field path of position `at` of `value`.
+fn field_at(value: &Value, at: &[usize]) -> FieldPath {
+    let mut segs = Vec::with_capacity(at.len());
+    let mut cur = value;
+    for &i in at {
+        match cur {
+            Value::Array(items) => match items.get(i) {
+                Some(v) => {
+                    segs.push(PathSeg::Index(i));
+                    cur = v;
+                }
+                None => break,
+            },
+            Value::Object(map) => match map.iter().nth(i) {
+                Some((k, v)) => {
+                    segs.push(PathSeg::Key(k.clone()));
+                    cur = v;
+                }
+                None => break,
+            },
+            _ => break,
+        }
+    }
+    FieldPath(segs)
 }
 
 impl Args {
@@ -73,13 +111,26 @@ impl Args {
     /// spans) are pushed to `errors`, and the string in error is kept as a constant.
     pub fn compile(value: &Value, errors: &mut Vec<Error>) -> Args {
         let mut walk = Walk {
-            field: FieldPath::root(),
+            root: value,
             at: Vec::new(),
             holes: Vec::new(),
+            unescaped: Vec::new(),
             refs: Vec::new(),
             errors,
         };
-        let skeleton = walk.node(value);
+        walk.node(value);
+        // A copy keeps the maps' hash tables; the holes are then emptied in place.
+        let mut skeleton = value.clone();
+        for (at, text) in walk.unescaped {
+            if let Some(slot) = slot(&mut skeleton, &at) {
+                *slot = Value::String(text);
+            }
+        }
+        for hole in &walk.holes {
+            if let Some(slot) = slot(&mut skeleton, &hole.at) {
+                *slot = Value::Null;
+            }
+        }
         Args {
             skeleton,
             holes: walk.holes,
@@ -119,71 +170,71 @@ impl Args {
     }
 }
 
-impl Walk<'_> {
-    fn node(&mut self, value: &Value) -> Value {
+impl Walk<'_, '_> {
+    fn node(&mut self, value: &Value) {
         match value {
             Value::String(s) => self.string(s),
-            Value::Array(items) => Value::Array(
-                items
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| self.child(PathSeg::Index(i), i, v))
-                    .collect(),
-            ),
-            Value::Object(map) => {
-                let mut out = Map::with_capacity(map.len());
-                for (i, (k, v)) in map.iter().enumerate() {
-                    let v = self.child(PathSeg::Key(k.clone()), i, v);
-                    out.insert(k.clone(), v);
+            Value::Array(items) => {
+                for (i, v) in items.iter().enumerate() {
+                    self.at.push(i);
+                    self.node(v);
+                    self.at.pop();
                 }
-                Value::Object(out)
             }
-            other => other.clone(),
+            Value::Object(map) => {
+                for (i, v) in map.values().enumerate() {
+                    self.at.push(i);
+                    self.node(v);
+                    self.at.pop();
+                }
+            }
+            _ => {}
         }
     }
 
-    fn child(&mut self, seg: PathSeg, position: usize, value: &Value) -> Value {
-        self.field.0.push(seg);
-        self.at.push(position);
-        let out = self.node(value);
-        self.at.pop();
-        self.field.0.pop();
-        out
-    }
-
-    fn site(&mut self, s: &str, r: Ref) -> usize {
+    fn site(&mut self, s: &str, r: Ref, field: &FieldPath) -> usize {
         let text = s[r.span.start..r.span.end].to_string();
         self.refs.push(Site {
             r,
-            field: self.field.clone(),
+            field: field.clone(),
             text,
         });
         self.refs.len() - 1
     }
 
-    fn string(&mut self, s: &str) -> Value {
-        let fill = match parse(s) {
-            Ok(Parsed::Plain(text)) => return Value::String(text),
-            Ok(Parsed::Whole(r)) => Fill::Ref(self.site(s, r)),
-            Ok(Parsed::Parts(pieces)) => Fill::Text(
+    fn string(&mut self, s: &str) {
+        let parsed = match parse(s) {
+            Ok(Parsed::Plain(text)) => {
+                if text != s {
+                    self.unescaped.push((self.at.clone(), text));
+                }
+                return;
+            }
+            Ok(parsed) => parsed,
+            Err(e) => {
+                let field = field_at(self.root, &self.at);
+                self.errors.push(e.at_path(&field));
+                return;
+            }
+        };
+        let field = field_at(self.root, &self.at);
+        let fill = match parsed {
+            Parsed::Whole(r) => Fill::Ref(self.site(s, r, &field)),
+            Parsed::Parts(pieces) => Fill::Text(
                 pieces
                     .into_iter()
                     .map(|p| match p {
                         Piece::Lit(t) => Part::Lit(t),
-                        Piece::Ref(r) => Part::Ref(self.site(s, r)),
+                        Piece::Ref(r) => Part::Ref(self.site(s, r, &field)),
                     })
                     .collect(),
             ),
-            Err(e) => {
-                self.errors.push(e.at_path(&self.field));
-                return Value::String(s.to_string());
-            }
+            Parsed::Plain(_) => return,
         };
         self.holes.push(Hole {
             at: self.at.clone(),
             fill,
         });
-        Value::Null
     }
 }
 
@@ -197,13 +248,13 @@ mod tests {
     fn the_skeleton_keeps_constants_and_holes_are_listed_in_order() {
         let mut errors = Vec::new();
         let args = Args::compile(
-            &json!({"a": {"b": [1, "x"]}, "{{c.result}}": "$step1.n", "t": ["k", "n={$step2} {{PLACEHOLDER_v}}"]}),
+            &json!({"a": {"b": [1, "x$$step"]}, "{{c.result}}": "$step1.n", "t": ["k", "n={$step2} {{PLACEHOLDER_v}}"]}),
             &mut errors,
         );
         assert!(errors.is_empty());
         assert_eq!(
             args.skeleton,
-            json!({"a": {"b": [1, "x"]}, "{{c.result}}": null, "t": ["k", null]})
+            json!({"a": {"b": [1, "x$step"]}, "{{c.result}}": null, "t": ["k", null]})
         );
         assert_eq!(
             args.holes[0],

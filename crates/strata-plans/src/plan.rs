@@ -77,21 +77,27 @@ impl Step {
             )]);
         };
         let mut errors = Vec::new();
-        for k in map.keys() {
-            if !STEP_KEYS.contains(&k.as_str()) {
-                let mut e = invalid(
-                    format!("unknown key `{k}` in step {position}"),
-                    at.child(key(k)),
-                );
-                e.kind = ErrorKind::UnknownName;
-                let hint = match did_you_mean(k, STEP_KEYS) {
-                    Some(best) => format!("did you mean `{best}`?"),
-                    None => format!("a step has {}", STEP_KEYS.join(", ")),
-                };
-                errors.push(e.with_hint(hint));
+        // One pass over the keys (no lookup by name).
+        let mut given: [Option<&Value>; 6] = [None; 6];
+        for (k, v) in map {
+            match STEP_KEYS.iter().position(|s| s == k) {
+                Some(slot) => given[slot] = Some(v),
+                None => {
+                    let mut e = invalid(
+                        format!("unknown key `{k}` in step {position}"),
+                        at.child(key(k)),
+                    );
+                    e.kind = ErrorKind::UnknownName;
+                    let hint = match did_you_mean(k, STEP_KEYS) {
+                        Some(best) => format!("did you mean `{best}`?"),
+                        None => format!("a step has {}", STEP_KEYS.join(", ")),
+                    };
+                    errors.push(e.with_hint(hint));
+                }
             }
         }
-        let id = match map.get("id") {
+        let [id_value, tool_value, arguments, parameters, depends, intent_value] = given;
+        let id = match id_value {
             None => format!("step{position}"),
             Some(v) => id_of(v).unwrap_or_else(|| {
                 errors.push(
@@ -104,7 +110,7 @@ impl Step {
                 format!("step{position}")
             }),
         };
-        let tool = match map.get("tool") {
+        let tool = match tool_value {
             Some(Value::String(t)) if !t.is_empty() => t.clone(),
             Some(_) => {
                 errors.push(invalid(
@@ -118,7 +124,7 @@ impl Step {
                 String::new()
             }
         };
-        let (args_key, args_value) = match (map.get("arguments"), map.get("parameters")) {
+        let (args_key, args_value) = match (arguments, parameters) {
             (Some(a), None) => ("arguments", a),
             (None, Some(p)) => ("parameters", p),
             (Some(_), Some(_)) => {
@@ -153,8 +159,8 @@ impl Step {
                 e
             }));
         }
-        let depends_on = depends_on(map.get("depends_on"), &id, at, &mut errors);
-        let intent = match map.get("intent") {
+        let depends_on = depends_on(depends, &id, at, &mut errors);
+        let intent = match intent_value {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(s.clone()),
             Some(_) => {
@@ -177,7 +183,7 @@ impl Step {
             depends_on,
             intent,
             at: at.clone(),
-            id_written: map.contains_key("id"),
+            id_written: id_value.is_some(),
         })
     }
 

@@ -11,7 +11,7 @@ use strata_core::walk::{resolve_segs, write_segs, Seg};
 use strata_core::{push_value_text, Error, ErrorKind, FieldPath, PathSeg};
 use strata_tools::{type_name, StepRecord};
 
-use crate::compile::{Fill, Part, Site};
+use crate::compile::{slot, Fill, Part, Site};
 use crate::plan::{list, Step};
 use crate::syntax::Target;
 use crate::PLAN;
@@ -91,15 +91,6 @@ pub fn resolve(step: &Step, sources: &Sources<'_>) -> Result<Value, Error> {
 struct Cx<'a, 's> {
     step: &'a Step,
     sources: &'a Sources<'s>,
-}
-
-/// The slot at position `at` of `value` (list indexes and map entry indexes).
-fn slot<'v>(value: &'v mut Value, at: &[usize]) -> Option<&'v mut Value> {
-    at.iter().try_fold(value, |cur, &i| match cur {
-        Value::Array(items) => items.get_mut(i),
-        Value::Object(map) => map.values_mut().nth(i),
-        _ => None,
-    })
 }
 
 impl<'a, 's> Cx<'a, 's> {

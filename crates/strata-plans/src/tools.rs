@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 use strata_core::{Error, ErrorKind, FieldPath, PathSeg};
-use strata_tools::{summary, type_name, validate, ToolRunner};
+use strata_tools::{check, summary, type_name, ToolRunner};
 
 use crate::plan::{Plan, Step};
 use crate::PLAN;
@@ -72,13 +72,17 @@ pub fn check_arguments(step: &Step, schema: Option<&Value>) -> Result<(), Error>
                     .and_then(|p| p.get(k))
                     .is_some()
             };
+            // A schema that takes any other name: holes cannot fail it by their names.
+            let open = schema
+                .and_then(|s| s.get("additionalProperties"))
+                .is_some_and(|a| a != &Value::Bool(false));
             let mut probe = Map::new();
             let mut unknown = Vec::new();
             for (i, (k, v)) in map.iter().enumerate() {
                 let holed = args.holes.iter().any(|h| h.at.first() == Some(&i));
                 if !holed {
                     probe.insert(k.clone(), v.clone());
-                } else if !declared(k) {
+                } else if !declared(k) && !open {
                     // A value known only when running: an undeclared name still fails.
                     probe.insert(k.clone(), Value::Null);
                 } else {
@@ -98,17 +102,15 @@ pub fn check_arguments(step: &Step, schema: Option<&Value>) -> Result<(), Error>
         s
     });
     let relaxed = relaxed.as_ref().or(schema);
-    validate(&step.tool, relaxed, &probe)
-        .map(|_| ())
-        .map_err(|mut e| {
-            // The hint lists the parameters as the tool declares them.
-            if let Some(hint) = &mut e.hint {
-                *hint = hint.replace(&summary(relaxed), &summary(schema));
-            }
-            e.message = format!("step `{}`: {}", step.id, e.message);
-            e.path = FieldPath::root();
-            e.at_path(&at)
-        })
+    check(&step.tool, relaxed, &probe).map_err(|mut e| {
+        // The hint lists the parameters as the tool declares them.
+        if let Some(hint) = &mut e.hint {
+            *hint = hint.replace(&summary(relaxed), &summary(schema));
+        }
+        e.message = format!("step `{}`: {}", step.id, e.message);
+        e.path = FieldPath::root();
+        e.at_path(&at)
+    })
 }
 
 #[cfg(test)]

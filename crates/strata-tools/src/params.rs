@@ -409,12 +409,20 @@ pub fn validate(
     schema: Option<&Value>,
     given: &Map<String, Value>,
 ) -> Result<Map<String, Value>, Error> {
+    check(tool, schema, given)?;
+    let no_schema = Value::Object(Map::new());
+    Ok(with_defaults(schema.unwrap_or(&no_schema), given))
+}
+
+/// Checks caller parameters against the tool's schema as [`validate`] does, without making
+/// the parameters with defaults applied (for checks before anything runs).
+pub fn check(tool: &str, schema: Option<&Value>, given: &Map<String, Value>) -> Result<(), Error> {
     let no_schema = Value::Object(Map::new());
     let schema = schema.unwrap_or(&no_schema);
     let mut problems = Vec::new();
     check_object(schema, given, "", true, &mut problems);
     if problems.is_empty() {
-        return Ok(with_defaults(schema, given));
+        return Ok(());
     }
     let names: Vec<String> = schema
         .get("properties")
