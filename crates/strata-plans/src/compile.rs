@@ -192,13 +192,9 @@ impl Walk<'_, '_> {
         }
     }
 
-    fn site(&mut self, s: &str, r: Ref, field: &FieldPath) -> usize {
+    fn site(&mut self, s: &str, r: Ref, field: FieldPath) -> usize {
         let text = s[r.span.start..r.span.end].to_string();
-        self.refs.push(Site {
-            r,
-            field: field.clone(),
-            text,
-        });
+        self.refs.push(Site { r, field, text });
         self.refs.len() - 1
     }
 
@@ -219,13 +215,13 @@ impl Walk<'_, '_> {
         };
         let field = field_at(self.root, &self.at);
         let fill = match parsed {
-            Parsed::Whole(r) => Fill::Ref(self.site(s, r, &field)),
+            Parsed::Whole(r) => Fill::Ref(self.site(s, r, field)),
             Parsed::Parts(pieces) => Fill::Text(
                 pieces
                     .into_iter()
                     .map(|p| match p {
                         Piece::Lit(t) => Part::Lit(t),
-                        Piece::Ref(r) => Part::Ref(self.site(s, r, &field)),
+                        Piece::Ref(r) => Part::Ref(self.site(s, r, field.clone())),
                     })
                     .collect(),
             ),
