@@ -512,7 +512,7 @@ level 3
         "digraph plan {
     rankdir=TB;
     \"setup\" [shape=box, label=\"setup\\nplans/make_sample\"];
-    \"step1\" [shape=box, label=\"step1\\nplans/find_duplicates\"];
+    \"step1\" [shape=box, label=\"step1\\nplans/duplicates\"];
     \"step2\" [shape=box, label=\"step2\\nplans/reply\"];
     \"setup\" -> \"step1\";
     \"step1\" -> \"step2\";
