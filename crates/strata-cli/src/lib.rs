@@ -39,7 +39,7 @@ struct Cli {
 enum Command {
     /// Render a YAML or JSON document through the interpolation layers
     Render(render::RenderArgs),
-    /// Check every tool, runtime, directive and hook for template mistakes
+    /// Check every tool, runtime, directive, hook and plan for mistakes
     Check(check_cmd::CheckArgs),
     /// Show each field of a tool or directive after every stage, with the origin of each segment
     Explain(explain_cmd::ExplainArgs),
