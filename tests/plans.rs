@@ -254,11 +254,13 @@ start A (t/json)
 end A (t/json): completed in N ms
 start B (t/fail)
 end B (t/fail): failed in N ms: tool `t/fail` exited with code 3
-    | line 3
-    | line 4
-    | line 5
-    | token was ***
-    | giving up
+    ! line 1
+    ! line 2
+    ! line 3
+    ! line 4
+    ! line 5
+    ! token was ***
+    ! giving up
 skip C (t/json): step `B` failed
 skip D (t/json): step `C` was skipped
 run ex: failed (1 completed, 1 failed, 2 skipped)
@@ -266,8 +268,11 @@ run ex: failed (1 completed, 1 failed, 2 skipped)
     );
     assert_eq!(stdout(&o), "{}\n");
     assert_eq!(o.status.code(), Some(1));
-    // The record keeps the tool's own stderr; only what is shown is redacted.
-    let cp: Value = serde_json::from_str(&s.read(".strata/runs/ex/checkpoint.json")).unwrap();
+    // What the tool printed about its secret is redacted in the record too: nothing on disk
+    // holds it.
+    let text = s.read(".strata/runs/ex/checkpoint.json");
+    assert!(!text.contains("t0p-s3cret"));
+    let cp: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(cp["status"], json!("failed"));
     assert_eq!(cp["records"].as_array().unwrap().len(), 4);
 }

@@ -19,6 +19,8 @@ impl ToolRunner for Catalog<'_> {
 
     fn callable(&self, id: &str) -> Result<(), Error> {
         self.0.callable(id)
+    }
+
     fn parameters(&self, id: &str) -> Option<Value> {
         strata_exec::tool_parameters(self.0, id)
     }

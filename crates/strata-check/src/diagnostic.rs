@@ -154,8 +154,7 @@ impl Code {
             | Code::SecretInArgs
             | Code::PromptFeed
             | Code::PromptShadow => Severity::Warning,
-            | Code::PlanLiteral
-            | Code::LayerInPlan => Severity::Warning,
+            Code::PlanLiteral | Code::LayerInPlan => Severity::Warning,
             _ => Severity::Error,
         }
     }

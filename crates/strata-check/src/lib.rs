@@ -12,10 +12,9 @@ mod catalog;
 mod diagnostic;
 mod directives;
 mod lints;
+mod plans;
 mod prompts;
 mod records;
-mod names;
-mod plans;
 mod tools;
 
 use std::path::Path;

@@ -12,7 +12,7 @@ use clap::Args;
 use serde_json::{json, Map, Value};
 use strata_core::{Error, ErrorKind, Layer, RenderOptions};
 use strata_doc::Document;
-use strata_exec::{CallerParams, Project, RunOptions};
+use strata_exec::{ExecOptions, Project};
 use strata_plans::checkpoint::{load_plan, Checkpoint, RunStatus, Writer};
 use strata_plans::request::ok_reply;
 use strata_plans::stream::StepLines;
@@ -32,10 +32,6 @@ const FAILED: u8 = 1;
 const WAITING: u8 = 3;
 /// Steps running at once unless `--jobs` says otherwise.
 const DEFAULT_JOBS: usize = 4;
-/// Lines of a failed tool's standard error shown under its progress line.
-const TAIL_LINES: usize = 5;
-/// Characters of each such line shown.
-const TAIL_CHARS: usize = 200;
 
 /// Options of `strata plan run`.
 #[derive(Debug, Args)]
@@ -142,7 +138,7 @@ fn run_in(args: &PlanRunArgs, project: &Project) -> Result<u8, Failure> {
     }
     let tools = ExecRunner {
         project,
-        options: RunOptions {
+        options: ExecOptions {
             render: RenderOptions::strict_if(args.strict),
             base_env: None,
         },
@@ -382,9 +378,6 @@ fn execute(
         plan: record.plan,
         dirty: true,
         writer: Some(Writer::start(dir.clone())),
-        project,
-        options: tools.options.clone(),
-        arguments: HashMap::new(),
         save_error: None,
     };
     let jobs = args.jobs.max(1);
@@ -561,7 +554,7 @@ fn report(run_id: &str, name: &str, status: RunStatus, outcome: &Outcome) -> Val
 
 /// Progress lines on standard error, and the checkpoint whenever steps finished (written when
 /// the scheduler waits, so that steps that finish together cost one write).
-struct Progress<'a> {
+struct Progress {
     quiet: bool,
     checkpoint: Checkpoint,
     /// The plan, until it is written.
@@ -570,14 +563,10 @@ struct Progress<'a> {
     dirty: bool,
     /// Writes checkpoints while the run goes on (until it ends).
     writer: Option<Writer>,
-    project: &'a Project,
-    options: RunOptions,
-    /// The arguments of each started step (to redact its secrets from its standard error).
-    arguments: HashMap<String, Map<String, Value>>,
     save_error: Option<Error>,
 }
 
-impl Progress<'_> {
+impl Progress {
     fn say(&self, line: &str) {
         if !self.quiet {
             eprintln!("{line}");
@@ -595,61 +584,12 @@ impl Progress<'_> {
             }
         }
     }
-
-    /// The values the tool's environment marks secret.
-    fn secrets(&self, tool: &str, step: &str) -> Vec<String> {
-        let caller = CallerParams {
-            typed: self.arguments.get(step).cloned().unwrap_or_default(),
-            strings: Vec::new(),
-        };
-        strata_exec::Plan::new(self.project, tool, &caller, &self.options)
-            .map(|p| {
-                p.env
-                    .vars
-                    .0
-                    .values()
-                    .filter(|v| v.secret && !v.value.is_empty())
-                    .map(|v| v.value.clone())
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
-
-    /// The last lines of a failed tool's standard error, bounded, secrets as `***`.
-    fn tail(&self, tool: &str, step: &str, record: &StepRecord) -> Vec<String> {
-        let stderr = record
-            .run
-            .as_ref()
-            .and_then(|r| r.get("stderr"))
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        if stderr.trim().is_empty() {
-            return Vec::new();
-        }
-        let mut text = stderr.to_string();
-        for secret in self.secrets(tool, step) {
-            text = text.replace(&secret, "***");
-        }
-        let lines: Vec<&str> = text.lines().collect();
-        lines[lines.len().saturating_sub(TAIL_LINES)..]
-            .iter()
-            .map(|l| {
-                let shown: String = l.chars().take(TAIL_CHARS).collect();
-                if shown.len() < l.len() {
-                    format!("    | {shown}…")
-                } else {
-                    format!("    | {shown}")
-                }
-            })
-            .collect()
-    }
 }
 
-impl Observer for Progress<'_> {
+impl Observer for Progress {
     fn on(&mut self, event: Event<'_>) {
         match event {
-            Event::Started { step, arguments } => {
-                self.arguments.insert(step.id.clone(), arguments.clone());
+            Event::Started { step, .. } => {
                 self.say(&format!("start {} ({})", step.id, step.tool));
             }
             Event::Finished {
@@ -681,8 +621,8 @@ impl Observer for Progress<'_> {
                 };
                 self.say(&line);
                 if record.status == StepStatus::Failed && !self.quiet {
-                    for l in self.tail(&step.tool, &step.id, record) {
-                        eprintln!("{l}");
+                    for l in record.stderr_tail().iter().flat_map(|t| t.lines()) {
+                        eprintln!("    ! {l}");
                     }
                 }
                 self.checkpoint.records.push(record.clone());
