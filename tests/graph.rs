@@ -4,11 +4,9 @@
 //! with SIGKILL during each step of a five-step graph and resumed.
 
 mod common;
-use common::Test;
+use common::{wait_for, Test};
 
-use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 /// A scratch project holding a copy of the repository's `tools/` (runtimes, examples and
 /// the shipped graphs).
@@ -411,17 +409,6 @@ nodes:
         ));
     }
     text
-}
-
-fn wait_for(path: &Path) -> String {
-    let start = Instant::now();
-    while start.elapsed() < Duration::from_secs(20) {
-        if let Ok(text) = std::fs::read_to_string(path) {
-            return text.trim().to_string();
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    panic!("{} never appeared", path.display());
 }
 
 #[test]

@@ -1,12 +1,13 @@
 //! The one way the end-to-end tests run the `strata` binary: [`Test`], a builder in the
-//! manner of `just`'s, and [`Ran`], what a run printed. Also the repository root and the
-//! caller's PATH and HOME, which expectations quote.
+//! manner of `just`'s, [`Running`], a run whose standard input the test writes as it goes,
+//! and [`Ran`], what a run printed. Also the repository root, the caller's PATH and HOME,
+//! which expectations quote, and [`wait_for`] a file a running process writes.
 #![allow(dead_code)]
 
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::rc::Rc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -64,6 +65,18 @@ pub struct Test {
     kill_after: Option<Duration>,
 }
 
+/// A [`Test`] under way ([`Test::start`]): the caller writes its standard input while it
+/// runs, then [`Running::finish`] closes it, waits and checks the expectations.
+pub struct Running {
+    test: Test,
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: JoinHandle<Vec<u8>>,
+    stderr: JoinHandle<Vec<u8>>,
+    start: Instant,
+    rss: Option<tempfile::NamedTempFile>,
+}
+
 /// What a [`Test`] run printed; its project stays while the `Ran` is held.
 pub struct Ran {
     project: Rc<Project>,
@@ -78,6 +91,13 @@ pub struct Ran {
     /// Peak resident memory of strata and the children it reaped, in KiB, for a
     /// [`Test::measured`] run where GNU time is installed; 0 otherwise.
     pub peak_rss_kib: u64,
+}
+
+impl Project {
+    /// A file of the project, as text (empty when it does not exist).
+    fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.path.join(rel)).unwrap_or_default()
+    }
 }
 
 impl Default for Test {
@@ -129,6 +149,12 @@ impl Test {
     /// The project's root.
     pub fn path(&self) -> &Path {
         &self.project.path
+    }
+
+    /// A file of the project, as text (empty when it does not exist), for a case that looks
+    /// at it while the binary runs.
+    pub fn read(&self, rel: &str) -> String {
+        self.project.read(rel)
     }
 
     /// Copies the repository's file or directory `rel` to the same place in the project.
@@ -223,7 +249,7 @@ impl Test {
     /// Starts the binary without waiting, its output discarded, to be signalled by the
     /// caller, who keeps the project (this `Test`'s origin) alive meanwhile.
     pub fn spawn(self) -> Child {
-        self.command(None)
+        self.command(None, false)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -231,44 +257,50 @@ impl Test {
     }
 
     /// Runs the binary to the end and checks every expectation set.
-    pub fn run(mut self) -> Ran {
+    pub fn run(self) -> Ran {
+        self.launch(false).finish()
+    }
+
+    /// Starts the binary with its standard input open to the caller ([`Running::write`])
+    /// unless [`Test::stdin`] gave it; [`Running::finish`] ends the case as [`Test::run`]
+    /// does.
+    pub fn start(self) -> Running {
+        self.launch(true)
+    }
+
+    /// Spawns the binary with its output read on threads of their own; `open_stdin` keeps a
+    /// standard input that [`Test::stdin`] does not feed open for the caller.
+    fn launch(mut self, open_stdin: bool) -> Running {
         let rss = self
             .kill_after
             .map(|_| tempfile::NamedTempFile::new().expect("a file for the peak memory"));
-        let mut cmd = self.command(rss.as_ref().map(|f| f.path()));
+        let mut cmd = self.command(rss.as_ref().map(|f| f.path()), open_stdin);
         cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
         let start = Instant::now();
         let mut child = cmd.spawn().expect("strata starts");
-        if let (Some(input), Some(mut pipe)) = (self.stdin.take(), child.stdin.take()) {
-            std::thread::spawn(move || {
-                let _ = pipe.write_all(&input);
-            });
+        let mut stdin = child.stdin.take();
+        if let Some(input) = self.stdin.take() {
+            if let Some(mut pipe) = stdin.take() {
+                std::thread::spawn(move || {
+                    let _ = pipe.write_all(&input);
+                });
+            }
         }
-        let stdout = drain(child.stdout.take());
-        let stderr = drain(child.stderr.take());
-        let status = self.wait(&mut child, start);
-        let elapsed = start.elapsed();
-        // The last line of time's report is the peak in KiB (a line about the exit status
-        // may come first).
-        let peak_rss_kib = rss
-            .and_then(|f| std::fs::read_to_string(f.path()).ok())
-            .and_then(|t| t.lines().last().and_then(|l| l.trim().parse().ok()))
-            .unwrap_or(0);
-        let ran = Ran {
-            project: Rc::clone(&self.project),
-            stdout: utf8(stdout, "stdout"),
-            stderr: utf8(stderr, "stderr"),
-            code: status.code(),
-            elapsed,
-            peak_rss_kib,
-        };
-        self.check(&ran);
-        ran
+        Running {
+            stdout: drain(child.stdout.take()),
+            stderr: drain(child.stderr.take()),
+            test: self,
+            child,
+            stdin,
+            start,
+            rss,
+        }
     }
 
     /// The command: strata (under GNU time when `rss` is where to report the peak memory
-    /// and time is installed) in the project, with the test's environment and stdin.
-    fn command(&self, rss: Option<&Path>) -> Command {
+    /// and time is installed) in the project, with the test's environment, and a piped
+    /// stdin when the test gives one or `open_stdin` asks for it.
+    fn command(&self, rss: Option<&Path>, open_stdin: bool) -> Command {
         let strata = env!("CARGO_BIN_EXE_strata");
         let mut cmd = match rss {
             Some(rss) if Path::new(GNU_TIME).is_file() => {
@@ -287,7 +319,7 @@ impl Test {
             .env("PATH", path_var())
             .env("HOME", home_var())
             .envs(self.env.iter().map(|(k, v)| (k, v)))
-            .stdin(if self.stdin.is_some() {
+            .stdin(if self.stdin.is_some() || open_stdin {
                 Stdio::piped()
             } else {
                 Stdio::null()
@@ -334,6 +366,40 @@ impl Test {
     }
 }
 
+impl Running {
+    /// Writes `text` to the binary's standard input and flushes it.
+    pub fn write(&mut self, text: &str) {
+        let pipe = self.stdin.as_mut().expect("standard input is open");
+        pipe.write_all(text.as_bytes())
+            .expect("strata reads its input");
+        pipe.flush().expect("strata reads its input");
+    }
+
+    /// Closes standard input, waits for the end and checks every expectation set.
+    pub fn finish(mut self) -> Ran {
+        drop(self.stdin.take());
+        let status = self.test.wait(&mut self.child, self.start);
+        let elapsed = self.start.elapsed();
+        // The last line of time's report is the peak in KiB (a line about the exit status
+        // may come first).
+        let peak_rss_kib = self
+            .rss
+            .and_then(|f| std::fs::read_to_string(f.path()).ok())
+            .and_then(|t| t.lines().last().and_then(|l| l.trim().parse().ok()))
+            .unwrap_or(0);
+        let ran = Ran {
+            project: Rc::clone(&self.test.project),
+            stdout: utf8(self.stdout, "stdout"),
+            stderr: utf8(self.stderr, "stderr"),
+            code: status.code(),
+            elapsed,
+            peak_rss_kib,
+        };
+        self.test.check(&ran);
+        ran
+    }
+}
+
 impl Ran {
     /// Another case in the same project (files the run wrote included), with the command
     /// line after `strata`; nothing else carries over.
@@ -348,7 +414,7 @@ impl Ran {
 
     /// A file of the project, as text (empty when it does not exist).
     pub fn read(&self, rel: &str) -> String {
-        std::fs::read_to_string(self.path().join(rel)).unwrap_or_default()
+        self.project.read(rel)
     }
 
     /// Standard output parsed as JSON.
@@ -371,6 +437,19 @@ impl Ran {
     pub fn error_line(&self) -> &str {
         self.stderr.lines().next().unwrap_or_default()
     }
+}
+
+/// The trimmed text of the file at `path` once it exists (a process writes it when it
+/// reaches a known point); panics after 20 s.
+pub fn wait_for(path: &Path) -> String {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(20) {
+        if let Ok(text) = std::fs::read_to_string(path) {
+            return text.trim().to_string();
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    panic!("{} never appeared", path.display());
 }
 
 /// Reads a pipe to its end on a thread of its own.
