@@ -4,19 +4,12 @@
 //! example plans, and a run killed with SIGKILL and resumed.
 
 mod common;
-use common::{copy_dir, home_var, path_var, repo, write};
+use common::{wait_for, Ran, Test};
 
-use std::io::Write as _;
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-
-/// A scratch project: the repository's `tools/` and `plans/`, plus small test tools.
-struct Scratch {
-    dir: tempfile::TempDir,
-}
 
 /// Prints its caller parameters as JSON (the subprocess primitive: fast).
 const JSON_TOOL: &str = r#"description: prints its parameters as JSON
@@ -89,71 +82,31 @@ fi
 printf '{"name": "%s", "n": %s}\n' "$PARAM_NAME" "$PARAM_N"
 "#;
 
-impl Scratch {
-    fn new() -> Scratch {
-        let dir = tempfile::tempdir().unwrap();
-        copy_dir(&repo().join("tools"), &dir.path().join("tools"));
-        copy_dir(&repo().join("plans"), &dir.path().join("plans"));
-        let s = Scratch { dir };
-        s.file("tools/t/json.yaml", JSON_TOOL)
-            .file("tools/t/text.yaml", TEXT_TOOL)
-            .file("tools/t/fail.yaml", FAIL_TOOL)
-            .file("tools/t/fail.sh", FAIL_SCRIPT)
-            .file("tools/t/step.yaml", STEP_TOOL)
-            .file("tools/t/step.sh", STEP_SCRIPT);
-        s
-    }
-
-    fn path(&self) -> &Path {
-        self.dir.path()
-    }
-
-    fn file(&self, rel: &str, text: &str) -> &Scratch {
-        write(self.path(), rel, text);
-        self
-    }
-
-    fn read(&self, rel: &str) -> String {
-        std::fs::read_to_string(self.path().join(rel)).unwrap_or_default()
-    }
-
-    fn command(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_strata"));
-        cmd.args(args)
-            .current_dir(self.path())
-            .env_clear()
-            .env("PATH", path_var())
-            .env("HOME", home_var())
-            .stdin(Stdio::null());
-        cmd
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        self.command(args).output().expect("strata runs")
-    }
-
-    /// Runs with `input` on standard input.
-    fn run_with(&self, args: &[&str], input: &str) -> Output {
-        let mut child = self
-            .command(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(input.as_bytes()).unwrap();
-        drop(stdin);
-        child.wait_with_output().unwrap()
-    }
+/// A scratch project: the repository's `tools/` and `plans/`, plus small test tools.
+fn project() -> Test {
+    Test::new()
+        .copy("tools")
+        .copy("plans")
+        .tool("t/json", JSON_TOOL)
+        .tool("t/text", TEXT_TOOL)
+        .tool("t/fail", FAIL_TOOL)
+        .file("tools/t/fail.sh", FAIL_SCRIPT)
+        .tool("t/step", STEP_TOOL)
+        .file("tools/t/step.sh", STEP_SCRIPT)
 }
 
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+/// Waits until run `run`'s checkpoint holds the record of step `id`.
+fn wait_for_record(p: &Test, run: &str, id: &str) {
+    let checkpoint = format!(".strata/runs/{run}/checkpoint.json");
+    let record = format!("\"id\":\"{id}\"");
+    let start = Instant::now();
+    while !p.read(&checkpoint).contains(&record) {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "step `{id}` was never recorded"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }
 
 /// Durations vary: ` in 12 ms` becomes ` in N ms`, `"duration_ms": 12` becomes 0.
@@ -198,19 +151,22 @@ const CHAIN: &str = r#"# a -> b -> c, and d on its own
 
 #[test]
 fn a_run_prints_a_line_per_step_and_the_results_of_the_last_steps() {
-    let s = Scratch::new();
-    s.file("plans/chain.yaml", CHAIN);
-    let o = s.run(&[
-        "plan",
-        "run",
-        "plans/chain.yaml",
-        "--jobs",
-        "1",
-        "--run-id",
-        "r1",
-    ]);
+    let o = project()
+        .file("plans/chain.yaml", CHAIN)
+        .args(&[
+            "plan",
+            "run",
+            "plans/chain.yaml",
+            "--jobs",
+            "1",
+            "--run-id",
+            "r1",
+        ])
+        .stdout("{\n  \"c\": {\n    \"text\": \"n=9\",\n    \"data\": {\n      \"n\": 9,\n      \"text\": \"after first\"\n    }\n  }\n}\n")
+        .status(0)
+        .run();
     assert_eq!(
-        timeless(&stderr(&o)),
+        timeless(&o.stderr),
         "run r1: plans/chain.yaml, 4 steps in 3 levels, at most 1 at once
 start a (t/json)
 end a (t/json): completed in N ms
@@ -223,11 +179,6 @@ end c (t/json): completed in N ms
 run r1: completed (4 completed)
 "
     );
-    assert_eq!(
-        stdout(&o),
-        "{\n  \"c\": {\n    \"text\": \"n=9\",\n    \"data\": {\n      \"n\": 9,\n      \"text\": \"after first\"\n    }\n  }\n}\n"
-    );
-    assert_eq!(o.status.code(), Some(0));
 }
 
 const EXERCISE: &str = r#"[
@@ -240,15 +191,15 @@ const EXERCISE: &str = r#"[
 
 #[test]
 fn when_b_fails_c_and_d_are_skipped_a_completed_and_the_tail_is_redacted() {
-    let s = Scratch::new();
-    s.file("plans/exercise.json", EXERCISE);
-    let o = s
-        .command(&["plan", "run", "plans/exercise.json", "--run-id", "ex"])
+    let o = project()
+        .file("plans/exercise.json", EXERCISE)
+        .args(&["plan", "run", "plans/exercise.json", "--run-id", "ex"])
         .env("API_TOKEN", "t0p-s3cret")
-        .output()
-        .unwrap();
+        .stdout("{}\n")
+        .status(1)
+        .run();
     assert_eq!(
-        timeless(&stderr(&o)),
+        timeless(&o.stderr),
         "run ex: plans/exercise.json, 4 steps in 4 levels, at most 4 at once
 start A (t/json)
 end A (t/json): completed in N ms
@@ -266,11 +217,9 @@ skip D (t/json): step `C` was skipped
 run ex: failed (1 completed, 1 failed, 2 skipped)
 "
     );
-    assert_eq!(stdout(&o), "{}\n");
-    assert_eq!(o.status.code(), Some(1));
     // What the tool printed about its secret is redacted in the record too: nothing on disk
     // holds it.
-    let text = s.read(".strata/runs/ex/checkpoint.json");
+    let text = o.read(".strata/runs/ex/checkpoint.json");
     assert!(!text.contains("t0p-s3cret"));
     let cp: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(cp["status"], json!("failed"));
@@ -289,57 +238,64 @@ config:
 
 #[test]
 fn results_reach_the_next_tool_byte_for_byte() {
-    let s = Scratch::new();
-    s.file("tools/t/emit.yaml", EMIT_TOOL).file(
-        "plans/data.yaml",
-        "- {tool: t/emit, arguments: {}}\n\
-         - {tool: t/json, arguments: {text: '$step1.text', x: '<{$step1.text}>', data: '$step1'}}\n",
-    );
-    let o = s.run(&["plan", "run", "plans/data.yaml", "--quiet"]);
+    let o = project()
+        .tool("t/emit", EMIT_TOOL)
+        .file(
+            "plans/data.yaml",
+            "- {tool: t/emit, arguments: {}}\n\
+             - {tool: t/json, arguments: {text: '$step1.text', x: '<{$step1.text}>', data: '$step1'}}\n",
+        )
+        .args(&["plan", "run", "plans/data.yaml", "--quiet"])
+        .run();
     let text = "{{b.result.secret}} $step2 {$step1.x} \"q\" \\ ${HOME} {tool_path}\nline two";
     assert_eq!(
-        serde_json::from_slice::<Value>(&o.stdout).unwrap(),
+        o.json(),
         json!({"step2": {"text": text, "data": {"text": text}, "x": format!("<{text}>")}})
     );
 }
 
 #[test]
 fn a_referenced_value_that_fails_the_schema_fails_its_step() {
-    let s = Scratch::new();
-    s.file(
-        "plans/schema.yaml",
-        "- {tool: t/text, arguments: {}}\n- {tool: t/json, arguments: {n: '$step1'}}\n",
-    );
-    let o = s.run(&["plan", "run", "plans/schema.yaml", "--json", "--quiet"]);
-    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let o = project()
+        .file(
+            "plans/schema.yaml",
+            "- {tool: t/text, arguments: {}}\n- {tool: t/json, arguments: {n: '$step1'}}\n",
+        )
+        .args(&["plan", "run", "plans/schema.yaml", "--json", "--quiet"])
+        .status(1)
+        .run();
     assert_eq!(
-        report["steps"][1]["error"],
+        o.json()["steps"][1]["error"],
         json!({"kind": "invalid", "message": "params error at $: invalid parameters for `t/json`: parameter `n` must be an integer, not a string (hint: the parameters are: n (integer), text (string), data, to (string), body (string), from (string), input, x)"})
     );
-    assert_eq!(o.status.code(), Some(1));
 }
 
 #[test]
 fn the_json_report_has_every_record_the_levels_and_missing_values() {
-    let s = Scratch::new();
-    s.file(
-        "plans/mixed.yaml",
-        "- {id: a, tool: t/json, arguments: {n: 1}}\n\
+    let o = project()
+        .file(
+            "plans/mixed.yaml",
+            "- {id: a, tool: t/json, arguments: {n: 1}}\n\
          - {id: b, tool: t/json, arguments: {text: '{{PLACEHOLDER_who}}', n: '{{a.result.n}}'}}\n\
          - {id: c, tool: t/json, arguments: {x: '{{b.result}}'}}\n\
          - {id: d, tool: t/text, arguments: {}}\n\
          - {id: e, tool: t/json, arguments: {text: '{{d.result.words}}'}}\n",
-    );
-    let o = s.run(&[
-        "plan",
-        "run",
-        "plans/mixed.yaml",
-        "--json",
-        "--quiet",
-        "--run-id",
-        "j1",
-    ]);
-    let mut report: Value = serde_json::from_slice(&o.stdout).unwrap();
+        )
+        .args(&[
+            "plan",
+            "run",
+            "plans/mixed.yaml",
+            "--json",
+            "--quiet",
+            "--run-id",
+            "j1",
+        ])
+        .stderr(
+            "waiting for values: `who`\n  resume with: strata plan run --resume j1 --value who=…\n",
+        )
+        .status(1)
+        .run();
+    let mut report = o.json();
     zero_durations(&mut report);
     let run = json!({"success": true, "exit_code": 0, "signal": null, "stderr": "", "duration_ms": 0,
                      "truncated": false, "timed_out": false});
@@ -364,29 +320,24 @@ fn the_json_report_has_every_record_the_levels_and_missing_values() {
             "rejected": [],
         })
     );
-    assert_eq!(
-        stderr(&o),
-        "waiting for values: `who`\n  resume with: strata plan run --resume j1 --value who=…\n"
-    );
-    assert_eq!(o.status.code(), Some(1));
 }
 
 #[test]
 fn missing_values_are_listed_with_their_own_exit_code_and_a_resume_supplies_them() {
-    let s = Scratch::new();
-    let o = s.run(&["plan", "run", "plans/meeting.yaml", "--run-id", "m1"]);
-    assert_eq!(
-        stderr(&o),
-        "run m1: plans/meeting.yaml, 2 steps in 2 levels, at most 4 at once
+    let p = project();
+    p.then(&["plan", "run", "plans/meeting.yaml", "--run-id", "m1"])
+        .stderr(
+            "run m1: plans/meeting.yaml, 2 steps in 2 levels, at most 4 at once
 wait invite (plans/reply): needs `meeting_title`, `attendees`
 wait confirm (plans/reply): needs `meeting_title`, `attendees`
 run m1: waiting (2 waiting)
 waiting for values: `meeting_title`, `attendees`
   resume with: strata plan run --resume m1 --value meeting_title=… --value attendees=…
-"
-    );
-    assert_eq!(o.status.code(), Some(3));
-    let o = s.run(&[
+",
+        )
+        .status(3)
+        .run();
+    p.then(&[
         "plan",
         "run",
         "--resume",
@@ -396,43 +347,38 @@ waiting for values: `meeting_title`, `attendees`
         "--value-json",
         "attendees=[\"ann@example.com\", \"bob@example.com\"]",
         "--quiet",
-    ]);
-    assert_eq!(
-        stdout(&o),
-        "{\n  \"confirm\": {\n    \"message\": \"Sent Q1 review to [\\\"ann@example.com\\\",\\\"bob@example.com\\\"]\",\n    \"details\": null\n  }\n}\n"
-    );
-    assert_eq!(o.status.code(), Some(0));
-    let o = s.run(&["plan", "run", "--resume", "m1"]);
-    assert_eq!(
-        stderr(&o),
-        "error[request]: run `m1` has already ended (completed)\n"
-    );
-    assert_eq!(o.status.code(), Some(2));
-    let o = s.run(&[
+    ])
+    .stdout(
+        "{\n  \"confirm\": {\n    \"message\": \"Sent Q1 review to [\\\"ann@example.com\\\",\\\"bob@example.com\\\"]\",\n    \"details\": null\n  }\n}\n",
+    )
+    .status(0)
+    .run();
+    p.then(&["plan", "run", "--resume", "m1"])
+        .stderr("error[request]: run `m1` has already ended (completed)\n")
+        .status(2)
+        .run();
+    p.then(&[
         "plan",
         "run",
         "plans/meeting.yaml",
         "--value",
         "meeting_title",
-    ]);
-    assert_eq!(
-        stderr(&o),
-        "error[request]: --value `meeting_title` is not of the form KEY=VALUE\n"
-    );
-    assert_eq!(o.status.code(), Some(2));
+    ])
+    .stderr("error[request]: --value `meeting_title` is not of the form KEY=VALUE\n")
+    .status(2)
+    .run();
 }
 
 #[test]
 fn a_dry_run_resolves_and_validates_what_it_can_and_runs_nothing() {
-    let s = Scratch::new();
-    s.file(
+    let p = project().file(
         "plans/dry.yaml",
         "- {id: a, tool: t/json, arguments: {n: 1, text: 'hi {{PLACEHOLDER_who}}'}}\n\
          - {id: b, tool: t/json, arguments: {n: '{{a.result.n}}'}}\n\
          - {id: c, tool: plans/mail, arguments: {op: fetch_contacts, ms: '{{PLACEHOLDER_ms}}'}}\n\
          - {id: d, tool: t/json, arguments: {text: '{{PLACEHOLDER_missing}}'}}\n",
     );
-    let o = s.run(&[
+    p.then(&[
         "plan",
         "run",
         "plans/dry.yaml",
@@ -441,21 +387,23 @@ fn a_dry_run_resolves_and_validates_what_it_can_and_runs_nothing() {
         "who=Ann",
         "--value-json",
         "ms=-1",
-    ]);
-    assert_eq!(
-        stdout(&o),
+    ])
+    .stdout(
         "dry run: 4 steps in 2 levels, nothing runs
 a (t/json), level 0: ready {\"n\":1,\"text\":\"hi Ann\"}
 b (t/json), level 1: blocked until a completed
 c (plans/mail), level 0: failed: invalid parameters for `plans/mail`: parameter `ms` must be at least 0
 d (t/json), level 0: waiting for `missing`
 missing values: `missing`
-"
-    );
-    assert_eq!(o.status.code(), Some(1));
-    assert!(!s.path().join(".strata/runs").exists());
-    let o = s.run(&["plan", "run", "plans/dry.yaml", "--dry-run", "--json"]);
-    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+",
+    )
+    .status(1)
+    .run();
+    assert!(!p.path().join(".strata/runs").exists());
+    let v = p
+        .then(&["plan", "run", "plans/dry.yaml", "--dry-run", "--json"])
+        .run()
+        .json();
     assert_eq!(v["missing_values"], json!(["who", "ms", "missing"]));
     assert_eq!(
         v["steps"][0],
@@ -466,11 +414,10 @@ missing values: `missing`
 
 #[test]
 fn show_and_graph_draw_the_dependencies() {
-    let s = Scratch::new();
-    let o = s.run(&["plan", "show", "plans/exercise.yaml"]);
-    assert_eq!(
-        stdout(&o),
-        "plans/exercise.yaml: 4 steps in 4 levels
+    let p = project();
+    p.then(&["plan", "show", "plans/exercise.yaml"])
+        .stdout(
+            "plans/exercise.yaml: 4 steps in 4 levels
 level 0
   A (plans/mail)
     intent: Find John
@@ -483,11 +430,13 @@ level 2
 level 3
   D (plans/mail) after A, C
     intent: Send John the summary
-"
-    );
-    let o = s.run(&["plan", "show", "plans/meeting.yaml", "--json"]);
+",
+        )
+        .run();
     assert_eq!(
-        serde_json::from_slice::<Value>(&o.stdout).unwrap(),
+        p.then(&["plan", "show", "plans/meeting.yaml", "--json"])
+            .run()
+            .json(),
         json!({
             "steps": [
                 {"id": "invite", "tool": "plans/reply", "depends_on": [], "level": 0, "intent": "Create the meeting"},
@@ -497,10 +446,9 @@ level 3
             "values": ["meeting_title", "attendees"],
         })
     );
-    let o = s.run(&["plan", "graph", "plans/diamond.yaml"]);
-    assert_eq!(
-        stdout(&o),
-        "flowchart TD
+    p.then(&["plan", "graph", "plans/diamond.yaml"])
+        .stdout(
+            "flowchart TD
     s0[\"A<br/>plans/work\"]
     s1[\"B<br/>plans/work\"]
     s2[\"C<br/>plans/work\"]
@@ -509,12 +457,12 @@ level 3
     s0 --> s2
     s1 --> s3
     s2 --> s3
-"
-    );
-    let o = s.run(&["plan", "graph", "plans/duplicates.json", "--format", "dot"]);
-    assert_eq!(
-        stdout(&o),
-        "digraph plan {
+",
+        )
+        .run();
+    p.then(&["plan", "graph", "plans/duplicates.json", "--format", "dot"])
+        .stdout(
+            "digraph plan {
     rankdir=TB;
     \"setup\" [shape=box, label=\"setup\\nplans/make_sample\"];
     \"step1\" [shape=box, label=\"step1\\nplans/duplicates\"];
@@ -522,22 +470,26 @@ level 3
     \"setup\" -> \"step1\";
     \"step1\" -> \"step2\";
 }
-"
-    );
+",
+        )
+        .run();
 }
 
 #[test]
 fn resolve_answers_once_for_a_plan_file() {
-    let s = Scratch::new();
-    let o = s.run(&[
-        "plan",
-        "resolve",
-        "plans/exercise.yaml",
-        "--results",
-        r#"{"A": {"data": [{"email": "x@y"}]}, "B": {"data": []}}"#,
-    ]);
+    let p = project();
+    let o = p
+        .then(&[
+            "plan",
+            "resolve",
+            "plans/exercise.yaml",
+            "--results",
+            r#"{"A": {"data": [{"email": "x@y"}]}, "B": {"data": []}}"#,
+        ])
+        .status(0)
+        .run();
     assert_eq!(
-        serde_json::from_slice::<Value>(&o.stdout).unwrap(),
+        o.json(),
         json!({
             "ok": true,
             "levels": [["A"], ["B"], ["C"], ["D"]],
@@ -552,21 +504,23 @@ fn resolve_answers_once_for_a_plan_file() {
             "missing_values": [],
         })
     );
-    assert_eq!(o.status.code(), Some(0));
-    let o = s.run(&["plan", "resolve", "plans/exercise.yaml", "--failed", "A"]);
-    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = p
+        .then(&["plan", "resolve", "plans/exercise.yaml", "--failed", "A"])
+        .run()
+        .json();
     assert_eq!(v["steps"][1]["state"], json!("skipped"));
-    let o = s.run(&["plan", "resolve", "plans/exercise.yaml", "--failed", "Z"]);
+    let o = p
+        .then(&["plan", "resolve", "plans/exercise.yaml", "--failed", "Z"])
+        .status(2)
+        .run();
     assert_eq!(
-        serde_json::from_slice::<Value>(&o.stdout).unwrap(),
+        o.json(),
         json!({"ok": false, "error": {"kind": "unknown_step", "message": "the plan has no step `Z`", "path": "failed[0]", "span": null}})
     );
-    assert_eq!(o.status.code(), Some(2));
 }
 
 #[test]
 fn batch_answers_every_line_even_after_bad_ones() {
-    let s = Scratch::new();
     let big = "x".repeat(10_000_000);
     let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
     let lines = [
@@ -580,8 +534,13 @@ fn batch_answers_every_line_even_after_bad_ones() {
         json!({"id": 6, "plan": [{"tool": "t", "arguments": {"x": "{{a.result}}"}}]}).to_string(),
     ]
     .join("\n");
-    let o = s.run_with(&["plan", "resolve", "--batch"], &(lines + "\n"));
-    let replies: Vec<Value> = stdout(&o)
+    let o = project()
+        .args(&["plan", "resolve", "--batch"])
+        .stdin(lines + "\n")
+        .status(0)
+        .run();
+    let replies: Vec<Value> = o
+        .stdout
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
@@ -613,12 +572,10 @@ fn batch_answers_every_line_even_after_bad_ones() {
         replies[6]["error"]["message"],
         json!("step `step1` refers to unknown step `a`")
     );
-    assert_eq!(o.status.code(), Some(0));
 }
 
 #[test]
 fn a_ten_thousand_step_chain_resolves() {
-    let s = Scratch::new();
     let steps: Vec<Value> = (1..=10_000)
         .map(|i| {
             if i == 1 {
@@ -628,23 +585,25 @@ fn a_ten_thousand_step_chain_resolves() {
             }
         })
         .collect();
-    s.file("plans/long.json", &Value::Array(steps).to_string());
-    let o = s.run(&["plan", "resolve", "plans/long.json"]);
-    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = project()
+        .file("plans/long.json", Value::Array(steps).to_string())
+        .args(&["plan", "resolve", "plans/long.json"])
+        .run()
+        .json();
     assert_eq!(v["levels"].as_array().unwrap().len(), 10_000);
     assert_eq!(v["steps"][0]["state"], json!("ready"));
     assert_eq!(v["steps"][9_999]["waiting_for"], json!(["step9999"]));
 }
 
-fn plan_error(s: &Scratch, name: &str, text: &str) -> (String, Option<i32>) {
-    s.file(&format!("plans/{name}"), text);
-    let o = s.run(&["plan", "run", &format!("plans/{name}")]);
-    (stderr(&o), o.status.code())
+/// Runs `plans/<name>` holding `text`.
+fn plan_error(p: &Test, name: &str, text: &str) -> Ran {
+    let path = format!("plans/{name}");
+    p.then(&["plan", "run", &path]).file(&path, text).run()
 }
 
 #[test]
 fn bad_plans_are_errors_with_file_line_col_and_nothing_runs() {
-    let s = Scratch::new();
+    let p = project();
     let cases: [(&str, &str, &str); 8] = [
         (
             "bad.json",
@@ -740,76 +699,64 @@ fn bad_plans_are_errors_with_file_line_col_and_nothing_runs() {
         ),
     ];
     for (name, text, want) in cases {
-        let (got, code) = plan_error(&s, name, text);
-        assert_eq!(got, want, "{name}");
-        assert_eq!(code, Some(2), "{name}");
+        let o = plan_error(&p, name, text);
+        assert_eq!(o.stderr, want, "{name}");
+        assert_eq!(o.code, Some(2), "{name}");
     }
-    assert!(!s.path().join(".strata/runs").exists());
-    assert_eq!(s.read("steps.log"), "");
+    assert!(!p.path().join(".strata/runs").exists());
+    assert_eq!(p.read("steps.log"), "");
 }
 
 #[test]
 fn a_run_of_a_deeply_nested_or_huge_plan_is_an_error_or_works_never_a_panic() {
-    let s = Scratch::new();
+    let p = project();
     let deep = format!("{}1{}", "[".repeat(100_000), "]".repeat(100_000));
-    let (got, code) = plan_error(&s, "deep.yaml", &deep);
+    let o = plan_error(&p, "deep.yaml", &deep);
     assert_eq!(
-        got.lines().next().unwrap(),
+        o.error_line(),
         "error[request]: JSON syntax error: recursion limit exceeded"
     );
-    assert_eq!(code, Some(2));
+    assert_eq!(o.code, Some(2));
     // 100,000 steps: shown (every level listed) without trouble.
     let steps: Vec<Value> = (0..100_000)
         .map(|i| json!({"tool": "t/json", "arguments": {"n": i}}))
         .collect();
-    s.file("plans/huge.json", &Value::Array(steps).to_string());
-    let o = s.run(&["plan", "show", "plans/huge.json"]);
+    let o = p
+        .then(&["plan", "show", "plans/huge.json"])
+        .file("plans/huge.json", Value::Array(steps).to_string())
+        .status(0)
+        .run();
     assert_eq!(
-        stdout(&o).lines().next().unwrap(),
+        o.stdout.lines().next().unwrap(),
         "plans/huge.json: 100000 steps in 1 levels"
     );
-    assert_eq!(o.status.code(), Some(0));
 }
 
 #[test]
 fn streamed_steps_start_as_they_arrive() {
-    let s = Scratch::new();
-    let mut child = s
-        .command(&["plan", "run", "-", "--run-id", "st"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    writeln!(stdin, "{{\"id\": \"first\", \"tool\": \"t/step\", \"arguments\": {{\"name\": \"first\", \"n\": 1}}}}").unwrap();
-    stdin.flush().unwrap();
+    let p = project();
+    let mut running = p
+        .then(&["plan", "run", "-", "--run-id", "st"])
+        .status(1)
+        .start();
+    running.write(
+        r#"{"id": "first", "tool": "t/step", "arguments": {"name": "first", "n": 1}}
+"#,
+    );
     // The first step runs, and ends, before the next line exists.
-    let start = Instant::now();
-    while !s
-        .read(".strata/runs/st/checkpoint.json")
-        .contains("\"id\":\"first\"")
-    {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "the first step never ran"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    writeln!(stdin, "{{\"tool\": \"t/step\", \"arguments\": {{\"name\": \"second\", \"n\": \"{{{{first.result.n}}}}\"}}}}").unwrap();
-    writeln!(
-        stdin,
-        "{{\"tool\": \"t/json\", \"arguments\": {{\"x\": \"{{{{later.result}}}}\"}}}}"
-    )
-    .unwrap();
-    writeln!(stdin, "{{\"tool\": oops}}").unwrap();
-    drop(stdin);
-    let o = child.wait_with_output().unwrap();
+    wait_for_record(&p, "st", "first");
+    running.write(
+        r#"{"tool": "t/step", "arguments": {"name": "second", "n": "{{first.result.n}}"}}
+{"tool": "t/json", "arguments": {"x": "{{later.result}}"}}
+{"tool": oops}
+"#,
+    );
+    let o = running.finish();
     // The fourth line's error is printed when it is read, whatever runs then.
     let error = "error[request]: JSON syntax error: expected value\n  --> <stdin>:4:10\n";
-    assert!(stderr(&o).contains(error), "{}", stderr(&o));
+    assert!(o.stderr.contains(error), "{}", o.stderr);
     assert_eq!(
-        timeless(&stderr(&o).replace(error, "")),
+        timeless(&o.stderr.replace(error, "")),
         "run st: steps from <stdin> as they arrive, at most 4 at once
 start first (t/step)
 end first (t/step): completed in N ms
@@ -819,51 +766,47 @@ end step3 (t/json): failed: <stdin>:3:40: plan error at arguments.x 0..16: step 
 run st: failed (2 completed, 1 failed)
 "
     );
-    assert_eq!(s.read("steps.log"), "first\nsecond\n");
-    assert_eq!(o.status.code(), Some(1));
-    let o = s.run(&["plan", "run", "--resume", "st"]);
-    assert_eq!(
-        stderr(&o),
-        "error[request]: run `st` ran steps streamed on standard input; it cannot be resumed
+    assert_eq!(o.read("steps.log"), "first\nsecond\n");
+    o.then(&["plan", "run", "--resume", "st"])
+        .stderr(
+            "error[request]: run `st` ran steps streamed on standard input; it cannot be resumed
    = help: start a new run with the whole plan; finished steps are in its checkpoint
-"
-    );
+",
+        )
+        .run();
 }
 
 #[test]
 fn a_whole_plan_on_standard_input_runs_too() {
-    let s = Scratch::new();
-    let o = s.run_with(
-        &["plan", "run", "-", "--quiet"],
-        "- {tool: t/json, arguments: {n: 2}}\n- {tool: t/json, arguments: {n: '$step1.n'}}\n",
-    );
-    assert_eq!(stdout(&o), "{\n  \"step2\": {\n    \"n\": 2\n  }\n}\n");
+    let p = project();
+    p.then(&["plan", "run", "-", "--quiet"])
+        .stdin(
+            "- {tool: t/json, arguments: {n: 2}}\n- {tool: t/json, arguments: {n: '$step1.n'}}\n",
+        )
+        .stdout("{\n  \"step2\": {\n    \"n\": 2\n  }\n}\n")
+        .run();
     // Streamed steps can be dry-run too: read to the end, then checked as one plan.
-    let o = s.run_with(
-        &["plan", "run", "-", "--dry-run"],
-        "{\"tool\": \"t/json\", \"arguments\": {\"n\": 2}}\n\n{\"tool\": \"t/json\", \"arguments\": {\"n\": \"$step1.n\"}}\n",
-    );
-    assert_eq!(
-        stdout(&o),
-        "dry run: 2 steps in 2 levels, nothing runs\nstep1 (t/json), level 0: ready {\"n\":2}\nstep2 (t/json), level 1: blocked until step1 completed\n"
-    );
-    let o = s.run_with(
-        &["plan", "show", "-"],
-        "{\"steps\": [{\"tool\": \"t\", \"arguments\": {}}]}",
-    );
-    assert_eq!(
-        stdout(&o),
-        "<stdin>: 1 steps in 1 levels\nlevel 0\n  step1 (t)\n"
-    );
+    p.then(&["plan", "run", "-", "--dry-run"])
+        .stdin(
+            "{\"tool\": \"t/json\", \"arguments\": {\"n\": 2}}\n\n{\"tool\": \"t/json\", \"arguments\": {\"n\": \"$step1.n\"}}\n",
+        )
+        .stdout(
+            "dry run: 2 steps in 2 levels, nothing runs\nstep1 (t/json), level 0: ready {\"n\":2}\nstep2 (t/json), level 1: blocked until step1 completed\n",
+        )
+        .run();
+    p.then(&["plan", "show", "-"])
+        .stdin("{\"steps\": [{\"tool\": \"t\", \"arguments\": {}}]}")
+        .stdout("<stdin>: 1 steps in 1 levels\nlevel 0\n  step1 (t)\n")
+        .run();
 }
 
 #[test]
 fn the_shipped_plans_run() {
-    let s = Scratch::new();
-    let o = s.run(&["plan", "run", "plans/duplicates.json", "--quiet"]);
-    let out: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let p = project();
     assert_eq!(
-        out,
+        p.then(&["plan", "run", "plans/duplicates.json", "--quiet"])
+            .run()
+            .json(),
         json!({"step2": {
             "message": "Found 2 group(s) of duplicate files, wasting 0.4 MB.",
             "details": [
@@ -872,13 +815,16 @@ fn the_shipped_plans_run() {
             ],
         }})
     );
-    let o = s.run(&["plan", "run", "plans/exercise.yaml", "--quiet"]);
     assert_eq!(
-        serde_json::from_slice::<Value>(&o.stdout).unwrap(),
+        p.then(&["plan", "run", "plans/exercise.yaml", "--quiet"])
+            .run()
+            .json(),
         json!({"D": {"sent": true, "to": "john.smith@example.com", "body": "Summary: The Q1 report is ready."}})
     );
-    let o = s.run(&["plan", "run", "plans/diamond.yaml", "--run-id", "dia"]);
-    let lines: Vec<String> = timeless(&stderr(&o)).lines().map(String::from).collect();
+    let o = p
+        .then(&["plan", "run", "plans/diamond.yaml", "--run-id", "dia"])
+        .run();
+    let lines: Vec<String> = timeless(&o.stderr).lines().map(String::from).collect();
     // B and C both start before either ends: they run at the same time.
     assert_eq!(
         lines[1..4],
@@ -898,35 +844,24 @@ fn the_shipped_plans_run() {
         ]
     );
     assert_eq!(
-        serde_json::from_slice::<Value>(&o.stdout).unwrap(),
+        o.json(),
         json!({"D": {"step": "D", "input": ["B", "C"], "slept_ms": 300}})
     );
 }
 
-fn wait_for(path: &Path) -> String {
-    let start = Instant::now();
-    while start.elapsed() < Duration::from_secs(20) {
-        if let Ok(text) = std::fs::read_to_string(path) {
-            return text.trim().to_string();
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    panic!("{} never appeared", path.display());
-}
-
 #[test]
 fn a_run_killed_during_a_step_resumes_without_rerunning_finished_steps() {
-    let s = Scratch::new();
-    s.file(
-        "plans/three.yaml",
-        "- {id: s1, tool: t/step, arguments: {name: s1, n: 1}}\n\
+    let p = project()
+        .file(
+            "plans/three.yaml",
+            "- {id: s1, tool: t/step, arguments: {name: s1, n: 1}}\n\
          - {id: s2, tool: t/step, arguments: {name: s2, n: '{{s1.result.n}}'}}\n\
          - {id: s3, tool: t/step, arguments: {name: s3, n: '$step9.n'}}\n\
          - {id: 9, tool: t/step, arguments: {name: s9, n: 9}, depends_on: [s2]}\n",
-    )
-    .file("pause-s2", "");
-    let mut child = s
-        .command(&[
+        )
+        .file("pause-s2", "");
+    let mut child = p
+        .then(&[
             "plan",
             "run",
             "plans/three.yaml",
@@ -935,36 +870,26 @@ fn a_run_killed_during_a_step_resumes_without_rerunning_finished_steps() {
             "--jobs",
             "1",
         ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let pid = wait_for(&s.path().join("paused.pid"));
+        .spawn();
+    let pid = wait_for(&p.path().join("paused.pid"));
     // s1's record is written while s2 runs (a step whose end was not written yet would run
     // again after a resume, which is the documented contract; this test is about s1).
-    let start = Instant::now();
-    while !s
-        .read(".strata/runs/k/checkpoint.json")
-        .contains("\"id\":\"s1\"")
-    {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "s1 was never recorded"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    wait_for_record(&p, "k", "s1");
     child.kill().unwrap(); // SIGKILL, in the middle of step s2
     child.wait().unwrap();
     Command::new("kill").args(["-9", &pid]).status().unwrap();
-    std::fs::remove_file(s.path().join("pause-s2")).unwrap();
-    let runs = stdout(&s.run(&["runs"]));
+    std::fs::remove_file(p.path().join("pause-s2")).unwrap();
+    p.then(&["runs"])
+        .stdout(
+            "RUN  GRAPH                  STATUS       STEPS  NEXT\nk    plan:plans/three.yaml  interrupted  1      -\n",
+        )
+        .run();
+    let o = p
+        .then(&["plan", "run", "--resume", "k"])
+        .stdout("{\n  \"s3\": {\n    \"name\": \"s3\",\n    \"n\": 9\n  }\n}\n")
+        .run();
     assert_eq!(
-        runs,
-        "RUN  GRAPH                  STATUS       STEPS  NEXT\nk    plan:plans/three.yaml  interrupted  1      -\n"
-    );
-    let o = s.run(&["plan", "run", "--resume", "k"]);
-    assert_eq!(
-        timeless(&stderr(&o)),
+        timeless(&o.stderr),
         "run k: resuming plans/three.yaml, 1 of 4 steps finished, at most 4 at once
 start s2 (t/step)
 end s2 (t/step): completed in N ms
@@ -975,18 +900,14 @@ end s3 (t/step): completed in N ms
 run k: completed (4 completed)
 "
     );
-    assert_eq!(
-        stdout(&o),
-        "{\n  \"s3\": {\n    \"name\": \"s3\",\n    \"n\": 9\n  }\n}\n"
-    );
     // s1 ran once; s2 twice (killed, then again); the others once.
-    assert_eq!(s.read("steps.log"), "s1\ns2\ns2\ns9\ns3\n");
-    let runs = stdout(&s.run(&["runs"]));
+    assert_eq!(o.read("steps.log"), "s1\ns2\ns2\ns9\ns3\n");
+    let runs = p.then(&["runs"]).run().stdout;
     assert!(
         runs.contains("k    plan:plans/three.yaml  completed  4"),
         "{runs}"
     );
-    let listed: Value = serde_json::from_slice(&s.run(&["runs", "--json"]).stdout).unwrap();
+    let listed = p.then(&["runs", "--json"]).run().json();
     let row = &listed[0];
     assert_eq!(
         (
@@ -1005,27 +926,28 @@ run k: completed (4 completed)
         )
     );
     // A changed plan does not resume.
-    s.file("plans/three.yaml", "- {tool: t/json, arguments: {}}\n");
-    let o = s.run(&[
+    p.then(&[
         "plan",
         "run",
         "plans/three.yaml",
         "--run-id",
         "k2",
         "--quiet",
-    ]);
-    assert_eq!(o.status.code(), Some(0));
-    s.file("plans/three.yaml", "- {tool: t/json, arguments: {n: 1}}\n");
-    let cp = s.read(".strata/runs/k2/checkpoint.json").replace(
+    ])
+    .file("plans/three.yaml", "- {tool: t/json, arguments: {}}\n")
+    .status(0)
+    .run();
+    let cp = p.read(".strata/runs/k2/checkpoint.json").replace(
         "\"status\":\"completed\",\"steps\"",
         "\"status\":\"running\",\"steps\"",
     );
-    s.file(".strata/runs/k2/checkpoint.json", &cp);
-    let o = s.run(&["plan", "run", "plans/three.yaml", "--resume", "k2"]);
-    assert_eq!(
-        stderr(&o),
-        "error[request]: `plans/three.yaml` changed since run `k2` started
+    p.then(&["plan", "run", "plans/three.yaml", "--resume", "k2"])
+        .file("plans/three.yaml", "- {tool: t/json, arguments: {n: 1}}\n")
+        .file(".strata/runs/k2/checkpoint.json", cp)
+        .stderr(
+            "error[request]: `plans/three.yaml` changed since run `k2` started
    = help: resume without naming the plan to use the plan the run started with
-"
-    );
+",
+        )
+        .run();
 }
