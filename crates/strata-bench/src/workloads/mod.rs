@@ -32,7 +32,6 @@ pub const GROUPS: &[Group] = &[
     ("graph", graph::run),
     ("prompts", prompts::run),
     ("responses", responses::run),
-    ("plans", plans::run),
     ("plan_resolve", plans::run_resolve),
     ("plan_load", plans::run_load),
     ("plan_fanout", plans::run_fanout),
