@@ -121,7 +121,7 @@ enum Source {
         value: Value,
         name: String,
         fingerprint: String,
-        doc: Option<Document>,
+        doc: Option<Box<Document>>,
     },
     Stream((usize, String), std::io::BufReader<std::io::Stdin>),
 }
@@ -165,7 +165,7 @@ fn run_in(args: &PlanRunArgs, project: &Project) -> Result<u8, Failure> {
             return Err(match doc {
                 Some(doc) => Failure::Plan(
                     errors.into_iter().map(|e| doc.locate_error(e)).collect(),
-                    Box::new(doc.clone()),
+                    doc.clone(),
                 ),
                 None => Failure::One(errors.into_iter().next().unwrap_or_else(|| {
                     Error::new(Layer::REQUEST, ErrorKind::Invalid, "invalid plan")
@@ -240,7 +240,7 @@ fn read_source(path: &str, project: &Project) -> Result<Source, Failure> {
             value: doc.value.clone(),
             fingerprint: fingerprint(&doc.text),
             name: doc.name.clone(),
-            doc: Some(doc),
+            doc: Some(Box::new(doc)),
         }),
         Err(errors) => Err(Failure::Plan(errors, Box::new(doc))),
     }
@@ -403,7 +403,7 @@ fn execute(
                 jobs,
                 values: &values,
                 call: Default::default(),
-                doc: doc.as_ref(),
+                doc: doc.as_deref(),
             };
             scheduler.run(&plan, done, &mut progress)
         }
