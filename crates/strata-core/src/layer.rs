@@ -4,7 +4,7 @@ use std::fmt;
 /// request or document around them, or a front-end of its own (`Layer::new("plan")`).
 ///
 /// An open set: a new front-end names itself without editing this crate. The chain of stages
-/// a document goes through is a list of [`crate::Syntax`]es, not of layers.
+/// a document goes through is a list of [`crate::syntax::Syntax`]es, not of layers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Layer(&'static str);
 

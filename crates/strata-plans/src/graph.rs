@@ -3,7 +3,8 @@
 /// The levels of a graph given each node's dependencies (`deps[i]`, indexes into the same
 /// list): level 0 holds the nodes with no dependencies, level k the nodes whose
 /// dependencies are all in levels below k; within a level, index order. `Err` holds a
-/// cycle when there is one (see [`find_cycle`]).
+/// cycle when there is one: its nodes in the direction data flows (`a -> b`: `b` depends
+/// on `a`), starting at its first node in index order.
 pub fn levels(deps: &[Vec<usize>]) -> Result<Vec<Vec<usize>>, Vec<usize>> {
     let n = deps.len();
     let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); n];
