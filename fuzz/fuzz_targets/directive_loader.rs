@@ -4,6 +4,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::{json, Map, Value};
+use strata_core::RenderOptions;
 use strata_directive::{Directive, RunOptions};
 
 fuzz_target!(|data: &[u8]| {
@@ -23,7 +24,12 @@ fuzz_target!(|data: &[u8]| {
     for given in [Map::new(), given] {
         if let Ok(inputs) = d.bind_inputs(&given) {
             for dry_run in [true, false] {
-                let _ = d.run(&inputs, &tools, RunOptions { dry_run });
+                let options = RunOptions {
+                    dry_run,
+                    render: RenderOptions::default(),
+                    secrets: &[],
+                };
+                let _ = d.run(&inputs, &tools, options);
             }
         }
     }

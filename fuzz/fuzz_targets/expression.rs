@@ -18,8 +18,8 @@ fuzz_target!(|data: &[u8]| {
     }
     // The same text as a whole placeholder and inside running text.
     if !s.contains('}') {
-        strata_fuzz::render_str(&format!("${{{s}}}"), strata_core::Layer::Context);
-        strata_fuzz::render_str(&format!("<${{{s}}}>"), strata_core::Layer::Context);
+        strata_fuzz::render_str(&format!("${{{s}}}"), strata_core::Layer::CONTEXT);
+        strata_fuzz::render_str(&format!("<${{{s}}}>"), strata_core::Layer::CONTEXT);
     }
     if let Ok(v) = serde_json::from_str::<Value>(s) {
         if let Ok(cond) = Condition::parse(&v) {

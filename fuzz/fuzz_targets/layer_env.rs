@@ -7,7 +7,7 @@ use strata_core::Layer;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(s) = std::str::from_utf8(data) {
-        strata_fuzz::render_str(s, Layer::Env);
+        strata_fuzz::render_str(s, Layer::ENV);
         strata_fuzz::render_all(
             &serde_json::Value::String(s.to_string()),
             &strata_pipeline::Chain::full(),

@@ -1,11 +1,10 @@
 //! Shared pieces of the fuzz targets: a hostile scope, chains picked by a byte, and stub tool
 //! runners for the directive and graph loaders (nothing is ever spawned while fuzzing).
 
-use std::time::Duration;
-
 use serde_json::{json, Map, Value};
-use strata_core::{EnvMap, Error, Layer, Limits, Scope};
+use strata_core::{EnvMap, Error, ErrorKind, Layer, Limits, RenderOptions, Scope};
 use strata_pipeline::{Chain, Template};
+use strata_tools::{CallOptions, RunResult, ToolRunner};
 
 /// Text holding every layer's syntax, used as data everywhere.
 pub const EVIL: &str =
@@ -77,9 +76,12 @@ impl Default for Data {
 /// A chain chosen by one byte: the documented chains, every layer alone, and orders that
 /// repeat layers.
 pub fn chain_of(b: u8) -> Chain {
-    use Layer::{Context as C, Env as E, Inputs as I, Params as P};
+    const I: Layer = Layer::INPUTS;
+    const C: Layer = Layer::CONTEXT;
+    const E: Layer = Layer::ENV;
+    const P: Layer = Layer::PARAMS;
     let all = [I, C, E, P];
-    Chain(match b % 8 {
+    let layers: Vec<Layer> = match b % 8 {
         0 => vec![I, C, E, P],
         1 => vec![E, P, E, P],
         2 => vec![P, E, C, I],
@@ -89,7 +91,8 @@ pub fn chain_of(b: u8) -> Chain {
             let n = 3 + (b as usize >> 3) % 4;
             (0..n).map(|i| all[(b as usize >> i) % 4]).collect()
         }
-    })
+    };
+    Chain::of(&layers)
 }
 
 /// Compiles and renders `doc` through `chain`, strict and not, small limits and default ones.
@@ -115,7 +118,8 @@ pub fn render_all(doc: &Value, chain: &Chain) {
         };
         let _ = t.references();
         for strict in [false, true] {
-            let shown = |data: &Data| match t.render(&data.scope(), strict) {
+            let options = RenderOptions::strict_if(strict);
+            let shown = |data: &Data| match t.render(&data.scope(), &options) {
                 Ok(out) => Ok((
                     out.value.to_redacted_json(),
                     out.warnings
@@ -145,48 +149,34 @@ pub fn render_all(doc: &Value, chain: &Chain) {
 
 /// Renders one string through one layer.
 pub fn render_str(s: &str, layer: Layer) {
-    render_all(&Value::String(s.to_string()), &Chain(vec![layer]));
+    render_all(&Value::String(s.to_string()), &Chain::of(&[layer]));
 }
 
-/// Tools for the directive and graph loaders: every id exists and returns a canned result.
+/// Tools for the directive and graph loaders: every id exists and prints a canned result
+/// holding other layers' syntax and the parameters it was given.
 pub struct StubTools;
 
-const RESULT: &str = r#"{"success": true, "exit_code": 0, "stdout": "{\"words\": 3}", "stderr": "", "data": {"words": 3, "text": "${SECRET} {input:x}"}}"#;
-
-impl strata_directive::ToolRunner for StubTools {
+impl ToolRunner for StubTools {
     fn has_tool(&self, id: &str) -> bool {
         !id.is_empty() && !id.contains("..")
     }
 
     fn unknown_tool(&self, id: &str) -> Error {
-        Error::new(Layer::Request, format!("unknown tool `{id}`"))
+        Error::new(
+            Layer::REQUEST,
+            ErrorKind::UnknownTool,
+            format!("unknown tool `{id}`"),
+        )
     }
 
     fn run(
         &self,
         _id: &str,
         params: &Map<String, Value>,
-        _timeout: Option<Duration>,
-    ) -> Result<Value, Error> {
-        let mut v: Value = serde_json::from_str(RESULT).expect("canned result");
-        v["params"] = Value::Object(params.clone());
-        Ok(v)
-    }
-}
-
-impl strata_graph::Tools for StubTools {
-    fn has_tool(&self, id: &str) -> bool {
-        !id.is_empty() && !id.contains("..")
-    }
-
-    fn unknown_tool(&self, id: &str) -> Error {
-        Error::new(Layer::Request, format!("unknown tool `{id}`"))
-    }
-
-    fn run(&self, _id: &str, params: &Map<String, Value>) -> Result<Value, Error> {
-        let mut v: Value = serde_json::from_str(RESULT).expect("canned result");
-        v["params"] = Value::Object(params.clone());
-        Ok(v)
+        _options: &CallOptions,
+    ) -> Result<RunResult, Error> {
+        let result = json!({"words": 3, "text": "${SECRET} {input:x}", "params": params});
+        Ok(RunResult::ok(result.to_string()))
     }
 }
 
