@@ -7,6 +7,7 @@
 //! optimiser cannot drop the work.
 
 use std::hint::black_box;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// How long and how often to measure.
@@ -183,6 +184,20 @@ fn summarize(mut per_call: Vec<f64>, iters: u64) -> Measurement {
         max_ns: per_call[n - 1],
         iters,
     }
+}
+
+/// The measurement of calls timed one by one (runs of a process, slow calls): their median,
+/// fastest and slowest.
+pub fn of_calls(times: impl IntoIterator<Item = Duration>) -> Measurement {
+    summarize(times.into_iter().map(|d| d.as_nanos() as f64).collect(), 1)
+}
+
+/// The `strata` binary next to this one (`target/release/strata`), when it was built: what
+/// the workloads that measure what a user runs start.
+pub fn strata_binary() -> Option<PathBuf> {
+    let me = std::env::current_exe().ok()?;
+    let bin = me.parent()?.join("strata");
+    bin.is_file().then_some(bin)
 }
 
 /// Measures one closure.

@@ -15,7 +15,7 @@
 
 use std::collections::HashMap;
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -27,7 +27,7 @@ use strata_plans::{check_tools, resolve, Plan, RecordMap, Scheduler, Silent, Sou
 use strata_tools::{CallOptions, FakeTools, RunResult, StepRecord, ToolRunner};
 
 use super::exec::{write, PRIMITIVE};
-use crate::harness::{measure, Measurement, Settings};
+use crate::harness::{measure, of_calls, strata_binary, Measurement, Settings};
 use crate::report::Report;
 
 /// The budget for resolving one step, in nanoseconds.
@@ -201,35 +201,13 @@ pub fn load_and_level(text: &str, tools: &AnyParams) -> usize {
     plan.levels().len()
 }
 
-fn median(mut samples: Vec<Duration>) -> Measurement {
-    samples.sort();
-    let ns = |d: &Duration| d.as_nanos() as f64;
-    Measurement {
-        median_ns: ns(&samples[samples.len() / 2]),
-        min_ns: ns(&samples[0]),
-        max_ns: ns(&samples[samples.len() - 1]),
-        iters: 1,
-    }
-}
-
 /// Times `f` `n` times (each call a sample).
 fn timed(n: usize, mut f: impl FnMut()) -> Measurement {
-    median(
-        (0..n)
-            .map(|_| {
-                let start = Instant::now();
-                f();
-                start.elapsed()
-            })
-            .collect(),
-    )
-}
-
-/// The `strata` binary next to this one (`target/release/strata`), if it was built.
-fn strata_binary() -> Option<PathBuf> {
-    let me = std::env::current_exe().ok()?;
-    let bin = me.parent()?.join("strata");
-    bin.is_file().then_some(bin)
+    of_calls((0..n).map(|_| {
+        let start = Instant::now();
+        f();
+        start.elapsed()
+    }))
 }
 
 fn fanout_project(dir: &Path) {

@@ -19,7 +19,7 @@ use std::time::Instant;
 use serde_json::{json, Map, Value};
 use strata_prompts::{Call, Overrides, PromptManager};
 
-use crate::harness::{compare, measure, Measurement, Settings};
+use crate::harness::{compare, measure, of_calls, strata_binary, Measurement, Settings};
 use crate::report::Report;
 
 /// The template: ten variables in a prompt of typical shape.
@@ -131,18 +131,12 @@ fn process_ns(
             .stdin(Stdio::null())
             .output()
             .ok()?;
-        times.push(start.elapsed().as_nanos() as f64);
+        times.push(start.elapsed());
         if !out.status.success() || String::from_utf8_lossy(&out.stdout) != expect {
             return None;
         }
     }
-    times.sort_by(f64::total_cmp);
-    Some(Measurement {
-        median_ns: times[n / 2],
-        min_ns: times[0],
-        max_ns: times[n - 1],
-        iters: 1,
-    })
+    Some(of_calls(times))
 }
 
 /// Measures the manager's render against minijinja and jinja2, the lookup, and the CLI.
@@ -192,11 +186,7 @@ pub fn run(settings: &Settings, report: &mut Report) {
 
 /// `strata prompt render` through the release binary against a jinja2 process.
 fn cli(expect: &str, settings: &Settings, report: &mut Report) {
-    let strata = std::env::current_exe()
-        .ok()
-        .and_then(|p| Some(p.parent()?.join("strata")))
-        .filter(|p| p.is_file());
-    let Some(strata) = strata else {
+    let Some(strata) = strata_binary() else {
         report.note("prompt_render_cli skipped: build the binary first (cargo build --release)");
         return;
     };
