@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use serde_json::{json, Map, Value};
 use strata_core::walk::{resolve_segs, write_segs, Seg};
 use strata_core::{push_value_text, Error, ErrorKind, FieldPath, PathSeg};
-use strata_tools::{type_name, StepRecord};
+use strata_tools::{a_or_an, type_name, StepRecord};
 
 use crate::compile::{slot, Fill, Part, Site};
 use crate::plan::{list, Step};
@@ -63,15 +63,7 @@ fn describe(value: &Value) -> String {
         Value::Object(map) if map.is_empty() => "is an empty map".into(),
         Value::Object(map) => format!("has {}", list(map.keys().map(String::as_str))),
         Value::Array(items) => format!("is a list of {} items", items.len()),
-        other => format!("is {}", article(type_name(other))),
-    }
-}
-
-fn article(t: &str) -> String {
-    if t.starts_with(['a', 'e', 'i', 'o', 'u']) {
-        format!("an {t}")
-    } else {
-        format!("a {t}")
+        other => format!("is {}", a_or_an(type_name(other))),
     }
 }
 
