@@ -7,10 +7,10 @@ use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 use serde_json::{Map, Value};
-use strata_core::{Error, ErrorKind, Layer, RenderOptions};
+use strata_core::{drawing, Error, ErrorKind, Layer, RenderOptions};
 use strata_doc::{Document, Format};
 use strata_exec::{ExecOptions, Project};
-use strata_graph::draw::{self, draw};
+use strata_graph::draw::draw;
 use strata_graph::{
     is_graph_document, new_run_id, Checkpoints, Graph, LogEvent, Observer, RunStore, Status, Walker,
 };
@@ -215,6 +215,15 @@ pub enum DrawFormat {
     Dot,
 }
 
+impl From<DrawFormat> for drawing::Format {
+    fn from(format: DrawFormat) -> drawing::Format {
+        match format {
+            DrawFormat::Mermaid => drawing::Format::Mermaid,
+            DrawFormat::Dot => drawing::Format::Dot,
+        }
+    }
+}
+
 /// Options of `strata graph`.
 #[derive(Debug, Args)]
 pub struct GraphArgs {
@@ -263,13 +272,9 @@ pub fn draw_cmd(args: GraphArgs) -> ExitCode {
     });
     match drawn {
         Ok(graph) => {
-            let format = match args.format {
-                DrawFormat::Mermaid => draw::Format::Mermaid,
-                DrawFormat::Dot => draw::Format::Dot,
-            };
             let _ = std::io::stdout()
                 .lock()
-                .write_all(draw(&graph, format).as_bytes());
+                .write_all(draw(&graph, args.format.into()).as_bytes());
             ExitCode::SUCCESS
         }
         Err(e) => {

@@ -8,7 +8,7 @@ use clap::{Args, Subcommand};
 use serde_json::{json, Map, Value};
 use strata_core::{Error, ErrorKind, Layer, Limits};
 use strata_doc::{Document, Format};
-use strata_plans::draw::{self, draw};
+use strata_plans::draw::draw;
 use strata_plans::Plan;
 
 use crate::graph_cmd::DrawFormat;
@@ -283,13 +283,9 @@ fn graph(args: PlanGraphArgs) -> ExitCode {
         Ok(p) => p,
         Err(code) => return code,
     };
-    let format = match args.format {
-        DrawFormat::Mermaid => draw::Format::Mermaid,
-        DrawFormat::Dot => draw::Format::Dot,
-    };
     let _ = std::io::stdout()
         .lock()
-        .write_all(draw(&plan, format).as_bytes());
+        .write_all(draw(&plan, args.format.into()).as_bytes());
     ExitCode::SUCCESS
 }
 

@@ -7,6 +7,7 @@
 //! [`Scope`] yields a [`Rendered`] tree whose text remembers the [`Origin`] of every byte.
 
 mod diagnostic;
+pub mod drawing;
 mod env_names;
 mod field_path;
 mod kind;

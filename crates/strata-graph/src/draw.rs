@@ -2,27 +2,10 @@
 //! edges labelled with their conditions (`otherwise` for the fallback edge), and a dashed
 //! edge to the `on_error` node.
 
+pub use strata_core::drawing::Format;
+use strata_core::drawing::{dot_text, mermaid_text};
+
 use crate::model::{Body, Graph, Node, OnError};
-
-/// A drawing format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// A Mermaid `flowchart`.
-    Mermaid,
-    /// A Graphviz `digraph`.
-    Dot,
-}
-
-impl Format {
-    /// Parses `mermaid` or `dot`.
-    pub fn parse(name: &str) -> Option<Format> {
-        match name {
-            "mermaid" => Some(Format::Mermaid),
-            "dot" => Some(Format::Dot),
-            _ => None,
-        }
-    }
-}
 
 /// The second line of a node's label: its kind, and the tools it calls.
 fn detail(node: &Node) -> String {
@@ -81,10 +64,6 @@ pub fn draw(graph: &Graph, format: Format) -> String {
     }
 }
 
-fn mermaid_text(s: &str) -> String {
-    s.replace('"', "#quot;")
-}
-
 fn mermaid(graph: &Graph) -> String {
     let mut out = String::from("flowchart TD\n");
     out.push_str(&format!("    start([start]) --> n{}\n", graph.start));
@@ -112,10 +91,6 @@ fn mermaid(graph: &Graph) -> String {
         out.push_str(&format!("    on_error{{{{on_error}}}} -.-> n{h}\n"));
     }
     out
-}
-
-fn dot_text(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
 fn dot(graph: &Graph) -> String {

@@ -2,16 +2,10 @@
 //! step (its id and tool), an edge from each step to the steps that use its record (dashed
 //! for `depends_on` ordering without data).
 
-use crate::plan::Plan;
+pub use strata_core::drawing::Format;
+use strata_core::drawing::{dot_text, mermaid_text};
 
-/// A drawing format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// A Mermaid `flowchart`.
-    Mermaid,
-    /// A Graphviz `digraph`.
-    Dot,
-}
+use crate::plan::Plan;
 
 /// Every edge `(from, to, data)`: `to` depends on `from`; `data` when `to` references it.
 fn edges(plan: &Plan) -> Vec<(usize, usize, bool)> {
@@ -36,7 +30,7 @@ pub fn draw(plan: &Plan, format: Format) -> String {
 fn mermaid(plan: &Plan) -> String {
     let mut out = String::from("flowchart TD\n");
     for (i, step) in plan.steps.iter().enumerate() {
-        let label = format!("{}<br/>{}", step.id, step.tool).replace('"', "#quot;");
+        let label = mermaid_text(&format!("{}<br/>{}", step.id, step.tool));
         out.push_str(&format!("    s{i}[\"{label}\"]\n"));
     }
     for (from, to, data) in edges(plan) {
@@ -44,10 +38,6 @@ fn mermaid(plan: &Plan) -> String {
         out.push_str(&format!("    s{from} {arrow} s{to}\n"));
     }
     out
-}
-
-fn dot_text(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
 fn dot(plan: &Plan) -> String {
