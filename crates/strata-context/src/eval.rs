@@ -118,27 +118,14 @@ fn boolean<'e>(v: &Value, what: &str) -> Result<bool, Fail<'e>> {
         .ok_or_else(|| Fail::Type(format!("{what} needs a boolean, got a {}", type_name(v))))
 }
 
-fn binary<'e>(
-    op: BinOp,
-    a: &'e Expr,
-    b: &'e Expr,
-    root: &dyn ContextSource,
-    inputs: &Map<String, Value>,
-) -> Result<Value, Fail<'e>> {
-    if let BinOp::And | BinOp::Or = op {
-        let left = boolean(&*eval(a, root, inputs)?, op.symbol())?;
-        if left == (op == BinOp::Or) {
-            return Ok(Value::Bool(left));
-        }
-        return boolean(&*eval(b, root, inputs)?, op.symbol()).map(Value::Bool);
-    }
-    let (x, y) = (eval(a, root, inputs)?, eval(b, root, inputs)?);
+/// Applies a (non-logical) operator to two values.
+fn apply<'e>(op: BinOp, x: &Value, y: &Value) -> Result<Value, Fail<'e>> {
     let typed = |r: Result<Value, String>| r.map_err(Fail::Type);
     match op {
-        BinOp::Eq => Ok(Value::Bool(json_eq(&x, &y))),
-        BinOp::Ne => Ok(Value::Bool(!json_eq(&x, &y))),
+        BinOp::Eq => Ok(Value::Bool(json_eq(x, y))),
+        BinOp::Ne => Ok(Value::Bool(!json_eq(x, y))),
         BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
-            let o = json_cmp(&x, &y).map_err(|m| Fail::Type(format!("`{}`: {m}", op.symbol())))?;
+            let o = json_cmp(x, y).map_err(|m| Fail::Type(format!("`{}`: {m}", op.symbol())))?;
             Ok(Value::Bool(match op {
                 BinOp::Lt => o.is_lt(),
                 BinOp::Le => o.is_le(),
@@ -146,13 +133,39 @@ fn binary<'e>(
                 _ => o.is_ge(),
             }))
         }
-        BinOp::In => typed(contains(&y, &x).map(Value::Bool)),
-        BinOp::Add => match (&*x, &*y) {
+        BinOp::In => typed(contains(y, x).map(Value::Bool)),
+        BinOp::Add => match (x, y) {
             (Value::String(s), Value::String(t)) => Ok(Value::String(format!("{s}{t}"))),
-            _ => typed(arith(op, &x, &y)),
+            _ => typed(arith(op, x, y)),
         },
-        _ => typed(arith(op, &x, &y)),
+        _ => typed(arith(op, x, y)),
     }
+}
+
+/// Evaluates a chain `first op e op e …` left to right, in a loop. `&&` and `||` stop at the
+/// first operand that decides the result (operators of one chain are all of one level, so a
+/// logical chain holds only `&&` or only `||`).
+fn chain<'e, 'v>(
+    first: &'e Expr,
+    rest: &'e [(BinOp, Expr, strata_core::Span)],
+    root: &'v dyn ContextSource,
+    inputs: &'v Map<String, Value>,
+) -> Result<Cow<'v, Value>, Fail<'e>> {
+    let mut acc = eval(first, root, inputs)?;
+    for (op, e, _) in rest {
+        if let BinOp::And | BinOp::Or = op {
+            let left = boolean(&acc, op.symbol())?;
+            if left == (*op == BinOp::Or) {
+                return Ok(Cow::Owned(Value::Bool(left)));
+            }
+            let right = boolean(&*eval(e, root, inputs)?, op.symbol())?;
+            acc = Cow::Owned(Value::Bool(right));
+        } else {
+            let right = eval(e, root, inputs)?;
+            acc = Cow::Owned(apply(*op, &acc, &right)?);
+        }
+    }
+    Ok(acc)
 }
 
 /// Evaluates an expression against the context (and the directive inputs, see
@@ -205,7 +218,7 @@ pub(crate) fn eval<'e, 'v>(
                     }),
             }
         }
-        Expr::Binary(op, a, b, _) => binary(*op, a, b, root, inputs).map(Cow::Owned),
+        Expr::Binary(first, rest) => chain(first, rest, root, inputs),
         Expr::Call(Func::Exists, args, _) => match eval(&args[0], root, inputs) {
             Ok(_) => Ok(Cow::Owned(Value::Bool(true))),
             Err(Fail::Missing(..)) => Ok(Cow::Owned(Value::Bool(false))),

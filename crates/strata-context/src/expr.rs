@@ -1,5 +1,12 @@
 //! The expressions inside `${…}`: paths, literals, `??`, operators and function calls, parsed
 //! by recursive descent.
+//!
+//! Recursion depth never grows with the length of an expression: the operands of one
+//! precedence level are kept in a flat chain ([`Expr::Binary`]) that parsing, type checking
+//! and evaluation walk in a loop, and what does nest (groups, `!`/`-`, lists, objects and
+//! calls) stops at [`MAX_DEPTH`] levels with a syntax error. So every recursive walk of an
+//! [`Expr`] (evaluation, checks, `Clone`, `Drop`) is bounded by a small constant times that
+//! limit, whatever the input.
 
 use serde_json::Value;
 use strata_core::{Error, ErrorKind, Layer, Span};
@@ -88,8 +95,9 @@ pub enum Expr {
     Fallback(Vec<Expr>),
     /// `!a`, `-a`.
     Unary(UnOp, Box<Expr>, Span),
-    /// `a op b`.
-    Binary(BinOp, Box<Expr>, Box<Expr>, Span),
+    /// `a op b op c …`: operands of one precedence level, applied left to right. The first
+    /// operand, then each operator (with its span) and the operand after it.
+    Binary(Box<Expr>, Vec<(BinOp, Expr, Span)>),
     /// `f(a, …)`.
     Call(Func, Vec<Expr>, Span),
 }
@@ -111,16 +119,16 @@ impl Expr {
             }
             Expr::Object(entries) => entries.iter().for_each(|(_, e)| e.collect_paths(out)),
             Expr::Unary(_, e, _) => e.collect_paths(out),
-            Expr::Binary(_, a, b, _) => {
-                a.collect_paths(out);
-                b.collect_paths(out);
+            Expr::Binary(first, rest) => {
+                first.collect_paths(out);
+                rest.iter().for_each(|(_, e, _)| e.collect_paths(out));
             }
         }
     }
 }
 
-/// How deeply expressions may nest.
-const MAX_DEPTH: usize = 64;
+/// How deeply expressions may nest (groups, `!` and `-`, lists, objects, calls).
+pub const MAX_DEPTH: usize = 64;
 const HINT: &str = "a placeholder holds a path such as `state.items[0].name`, optionally `?? fallback`, or an expression";
 
 struct Parser<'a> {
@@ -254,15 +262,20 @@ impl Parser<'_> {
         ops: &[(&str, BinOp)],
         next: fn(&mut Self) -> Result<Expr, Error>,
     ) -> Result<Expr, Error> {
-        let mut left = next(self)?;
+        let first = next(self)?;
+        let mut rest = Vec::new();
         loop {
             let span = self.here();
             let Some(op) = ops.iter().find(|(p, _)| self.eat(p)).map(|(_, op)| *op) else {
-                return Ok(left);
+                break;
             };
-            let right = next(self)?;
-            left = Expr::Binary(op, Box::new(left), Box::new(right), span);
+            rest.push((op, next(self)?, span));
         }
+        Ok(if rest.is_empty() {
+            first
+        } else {
+            Expr::Binary(Box::new(first), rest)
+        })
     }
 
     fn or(&mut self) -> Result<Expr, Error> {
@@ -293,7 +306,7 @@ impl Parser<'_> {
             None => return Ok(left),
         };
         let right = self.add()?;
-        Ok(Expr::Binary(op, Box::new(left), Box::new(right), span))
+        Ok(Expr::Binary(Box::new(left), vec![(op, right, span)]))
     }
 
     fn add(&mut self) -> Result<Expr, Error> {

@@ -91,7 +91,13 @@ pub fn check(expr: &Expr) -> Result<Ty, Error> {
             }
             want
         }
-        Expr::Binary(op, a, b, span) => binary(*op, check(a)?, check(b)?, *span)?,
+        Expr::Binary(first, rest) => {
+            let mut ty = check(first)?;
+            for (op, e, span) in rest {
+                ty = binary(*op, ty, check(e)?, *span)?;
+            }
+            ty
+        }
         Expr::Call(func, args, span) => {
             let types = args.iter().map(check).collect::<Result<Vec<_>, _>>()?;
             func.check_types(&types).map_err(|m| fail(*span, m))?
