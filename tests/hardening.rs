@@ -151,3 +151,38 @@ fn a_graph_condition_of_eight_thousand_operands_loads_and_runs() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// 2. Limits by bytes: whole values count against the output limit
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn whole_value_references_cannot_multiply_a_large_parameter() {
+    let big = "x".repeat(1 << 20);
+    let requests = [
+        json!({"template": vec!["{p}"; 100], "params": {"p": big}}),
+        json!({"template": vec!["${c}"; 100], "context": {"c": big}}),
+        json!({"template": {"a": "{p}", "b": vec!["{a}"; 100]}, "params": {"p": big}}),
+        json!({"template": vec!["{p}"; 60], "params": {"p": big}}),
+    ];
+    let stdin: String = requests.iter().map(|r| format!("{r}\n")).collect();
+    let ran = Test::new()
+        .args(&["render", "--batch"])
+        .stdin(stdin)
+        .status(0)
+        .run();
+    let replies: Vec<Value> = ran
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(replies.len(), 4);
+    for (reply, path) in replies.iter().zip(["[64]", "[64]", "b[63]"]) {
+        assert_eq!(
+            reply["error"],
+            json!({"kind": "limit", "layer": "request", "message": "rendered document exceeds 67108864 bytes", "path": path, "span": null, "hint": "raise the output-bytes-per-config limit if this is intended"})
+        );
+    }
+    assert_eq!(replies[3]["ok"], true);
+    assert_eq!(replies[3]["value"].as_array().map(Vec::len), Some(60));
+}

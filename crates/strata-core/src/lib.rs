@@ -52,4 +52,4 @@ pub(crate) use seq::{Hole, Lit, Part, Seq};
 pub use seq::{Reference, Span};
 pub use suggest::did_you_mean;
 pub use text::{Mark, Text, INLINE_MARKS};
-pub use value_text::{push_value_text, value_to_text};
+pub use value_text::{push_value_text, value_text_len, value_to_text};

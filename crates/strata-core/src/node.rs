@@ -183,6 +183,23 @@ impl<'t> Rendered<'t> {
         }
     }
 
+    /// The size of the output in bytes — text, and the text form of typed values (see
+    /// [`crate::value_text_len`]), map keys included — when it is at most `budget`; `None`
+    /// otherwise. Counting stops at the budget.
+    pub fn size_within(&self, budget: usize) -> Option<usize> {
+        match self {
+            Rendered::Text(t) => (t.text.len() <= budget).then_some(t.text.len()),
+            Rendered::Value(v, _) => crate::value_text_len(v, budget),
+            Rendered::Array(items) => items
+                .iter()
+                .try_fold(0, |n: usize, r| Some(n + r.size_within(budget - n)?)),
+            Rendered::Object(entries) => entries.iter().try_fold(0, |n: usize, (k, r)| {
+                let n = n.checked_add(k.len()).filter(|n| *n <= budget)?;
+                Some(n + r.size_within(budget - n)?)
+            }),
+        }
+    }
+
     /// The strongest origin anywhere inside (secret > data > authored).
     pub fn origin(&self) -> Origin {
         match self {

@@ -190,14 +190,20 @@ impl<'t, 's> RenderCx<'t, 's> {
     }
 
     /// Renders one string leaf at the current field path, attaching the path to errors.
+    ///
+    /// Everything a leaf yields counts against the per-document limit: rendered text, and
+    /// whole values too (a parameter, a context value, a config key referenced whole), which
+    /// are borrowed, not copied, and counted by the size of their text form.
     pub(crate) fn render_leaf_here(&mut self, seq: &Seq) -> Result<Rendered<'t>, Error> {
         let rendered = match seq.render(self) {
             Ok(rendered) => rendered,
             Err(e) => return Err(e.at_path(&self.path())),
         };
-        if let Rendered::Text(t) = &rendered {
-            self.total_bytes += t.text.len();
-            if self.total_bytes > self.limits.output_bytes_per_config {
+        let budget = self.limits.output_bytes_per_config
+            - self.total_bytes.min(self.limits.output_bytes_per_config);
+        match rendered.size_within(budget) {
+            Some(bytes) => self.total_bytes += bytes,
+            None => {
                 return Err(Error::new(
                     Layer::REQUEST,
                     ErrorKind::Limit,
@@ -207,7 +213,7 @@ impl<'t, 's> RenderCx<'t, 's> {
                     ),
                 )
                 .at_path(&self.path())
-                .with_hint("raise the output-bytes-per-config limit if this is intended"));
+                .with_hint("raise the output-bytes-per-config limit if this is intended"))
             }
         }
         Ok(rendered)

@@ -24,3 +24,67 @@ pub fn value_to_text(value: &Value) -> String {
     push_value_text(value, &mut out);
     out
 }
+
+/// The length in bytes of the text form of `value` (see [`push_value_text`]), counted without
+/// building it; `None` as soon as it passes `budget` (the count stops there, so a huge value
+/// costs no more than the budget).
+pub fn value_text_len(value: &Value, budget: usize) -> Option<usize> {
+    let len = match value {
+        Value::String(s) => s.len(),
+        Value::Null => 0,
+        Value::Bool(b) => 4 + usize::from(!*b),
+        Value::Number(_) | Value::Array(_) | Value::Object(_) => {
+            let mut counter = Counter { bytes: 0, budget };
+            serde_json::to_writer(&mut counter, value).ok()?;
+            counter.bytes
+        }
+    };
+    (len <= budget).then_some(len)
+}
+
+/// A writer that only counts, and fails once past its budget.
+struct Counter {
+    bytes: usize,
+    budget: usize,
+}
+
+impl std::io::Write for Counter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.bytes += buf.len();
+        if self.bytes > self.budget {
+            return Err(std::io::Error::other("over the budget"));
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn lengths_are_those_of_the_text_form_and_stop_at_the_budget() {
+        for v in [
+            json!(null),
+            json!(true),
+            json!(false),
+            json!(10000000),
+            json!(0.38),
+            json!("héllo"),
+            json!([1, "a", {"k": null}]),
+            json!({"a": [true]}),
+        ] {
+            let len = value_to_text(&v).len();
+            assert_eq!(value_text_len(&v, len), Some(len), "{v}");
+            if len > 0 {
+                assert_eq!(value_text_len(&v, len - 1), None, "{v}");
+            }
+        }
+    }
+}

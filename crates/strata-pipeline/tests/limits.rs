@@ -104,3 +104,40 @@ fn limits_are_configurable() {
         "env error at $ 5..12: defaults are nested more than 1 levels deep (hint: flatten the nesting or raise the default-depth limit)"
     );
 }
+
+/// Whole-value references borrow their value instead of copying it, but what they yield is
+/// output all the same: it counts against the per-document limit (issue 11: 100 references
+/// to a 10 MiB parameter returned 1 GiB).
+#[test]
+fn whole_value_references_count_against_the_document_limit() {
+    let mb = || json!("y".repeat(1 << 20));
+    let small = |c: Case| c.limits(|l| l.output_bytes_per_config = 8 << 20);
+    let refs = |r: &str| json!(vec![r; 100]);
+    let want = |path: &str| {
+        format!("request error at {path}: rendered document exceeds 8388608 bytes (hint: raise the output-bytes-per-config limit if this is intended)")
+    };
+    // A caller parameter, a context path, an input: data borrowed from the scope.
+    let c = small(case().param("p", mb()).ctx("c", mb()).input("i", mb()));
+    for (r, layers) in [("{p}", &[P][..]), ("${c}", &[C]), ("{input:i}", &[I])] {
+        let e = c.render(layers, &refs(r)).unwrap_err();
+        assert_eq!(e.to_string(), want("[8]"), "{r}");
+    }
+    // Lists and maps count by their text (compact JSON).
+    let list = json!(vec!["y".repeat(1 << 10); 1 << 10]);
+    let c = small(case().param("p", list));
+    let e = c.render(&[P], &refs("{p}")).unwrap_err();
+    assert_eq!(e.to_string(), want("[7]"));
+    // A config key rendered once and referenced whole: each reference is output again.
+    let c = small(case().param("p", mb()));
+    let doc = json!({"a": "{p}", "b": refs("{a}")});
+    let e = c.render(&[P], &doc).unwrap_err();
+    assert_eq!(e.to_string(), want("b[7]"));
+    // An authored constant referenced whole.
+    let doc = json!({"a": "z".repeat(1 << 20), "b": refs("{a}")});
+    let e = small(case()).render(&[P], &doc).unwrap_err();
+    assert_eq!(e.to_string(), want("b[8]"));
+    // Under the limit everything renders, whole values keeping their type.
+    let c = case().param("p", mb()).param("n", json!(7));
+    let out = c.render(&[P], &json!(["{p}", "{p}", "{n}"])).unwrap();
+    assert_eq!(out.value[2], json!(7));
+}
