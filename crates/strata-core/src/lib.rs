@@ -19,6 +19,7 @@ mod origin;
 mod pass;
 mod render;
 mod scope;
+mod seconds;
 mod seq;
 mod suggest;
 mod text;
@@ -48,6 +49,7 @@ pub use scope::{
     map_get, ContextSource, Entry, EnvMap, EnvSource, EnvVar, Layers, OwnedScope, RenderOptions,
     Scope, Undefined,
 };
+pub use seconds::{seconds, MAX_SECONDS};
 pub(crate) use seq::{Hole, Lit, Part, Seq};
 pub use seq::{Reference, Span};
 pub use suggest::did_you_mean;

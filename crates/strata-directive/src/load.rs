@@ -1,5 +1,6 @@
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::{Map, Value};
 use strata_core::walk::Seg;
@@ -35,6 +36,8 @@ pub struct Directive {
     pub(crate) actions: Vec<CompiledAction>,
     pub(crate) hooks: Vec<Arc<Hook>>,
     pub(crate) responses: Option<crate::responses::Responses>,
+    /// `limits.timeout`, checked.
+    pub(crate) timeout: Option<Duration>,
     source: Source,
     doc: Document,
 }
@@ -96,6 +99,7 @@ impl Directive {
             err
         })?;
         check_inputs(&front, &doc)?;
+        let timeout = timeout_of(&front, &doc)?;
         let body = Template::compile(&Value::String(source.body.clone()), &stages(), limits)
             .map_err(|mut e| {
                 e.location = Some(source.body_location(e.span.map_or(0, |s| s.start)));
@@ -126,6 +130,7 @@ impl Directive {
         Ok(Directive {
             file: file.to_string(),
             front,
+            timeout,
             body,
             description,
             actions,
@@ -211,6 +216,24 @@ impl Directive {
 
 fn strip_location(message: &str) -> &str {
     message.split(" at line ").next().unwrap_or(message)
+}
+
+/// `limits.timeout` as a duration: a number of seconds greater than 0, at most a week.
+fn timeout_of(front: &FrontMatter, doc: &Document) -> Result<Option<Duration>, Error> {
+    let Some(secs) = front.limits.timeout else {
+        return Ok(None);
+    };
+    strata_core::seconds(secs).map(Some).ok_or_else(|| {
+        doc.locate_error(
+            Error::new(
+                Layer::REQUEST,
+                ErrorKind::Invalid,
+                "`limits.timeout` must be a number of seconds greater than 0 (at most a week)",
+            )
+            .with_hint("e.g. limits: {timeout: 30}")
+            .at_path(&FieldPath(vec![key("limits"), key("timeout")])),
+        )
+    })
 }
 
 fn check_inputs(front: &FrontMatter, doc: &Document) -> Result<(), Error> {

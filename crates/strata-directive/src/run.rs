@@ -262,7 +262,7 @@ impl Run<'_> {
         let directive = self.directive;
         let started = Instant::now();
         let turns = directive.front.limits.turns;
-        let timeout = directive.front.limits.timeout.map(Duration::from_secs_f64);
+        let timeout = directive.timeout;
         for (k, action) in directive.actions.iter().enumerate() {
             if turns.is_some_and(|t| k as u64 >= t) {
                 return self.limit("turns", json!(k), json!(turns), k);

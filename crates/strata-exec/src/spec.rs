@@ -17,9 +17,6 @@ use crate::tool_file::is_env_name;
 /// The timeout when the chain sets none, in seconds.
 pub const DEFAULT_TIMEOUT_SECS: f64 = 60.0;
 
-/// The longest timeout accepted, in seconds (one week).
-const MAX_TIMEOUT_SECS: f64 = 7.0 * 24.0 * 3600.0;
-
 fn at(key: &str) -> FieldPath {
     FieldPath(vec![
         PathSeg::Key("config".into()),
@@ -218,16 +215,14 @@ pub fn build_spec(
     let stdin = field(config, "input_data").map(|r| to_text(&r));
 
     let timeout = match field(config, "timeout") {
-        None => DEFAULT_TIMEOUT_SECS,
-        Some(r) => number(&r)
-            .filter(|s| *s > 0.0 && *s <= MAX_TIMEOUT_SECS)
-            .ok_or_else(|| {
-                fail(
-                    at("timeout"),
-                    "`config.timeout` must be a number of seconds greater than 0 (at most a week)",
-                    "e.g. timeout: 30, or timeout: 0.5",
-                )
-            })?,
+        None => Duration::from_secs_f64(DEFAULT_TIMEOUT_SECS),
+        Some(r) => number(&r).and_then(strata_core::seconds).ok_or_else(|| {
+            fail(
+                at("timeout"),
+                "`config.timeout` must be a number of seconds greater than 0 (at most a week)",
+                "e.g. timeout: 30, or timeout: 0.5",
+            )
+        })?,
     };
     let max_output_bytes = match field(config, "max_output_bytes") {
         None => DEFAULT_MAX_OUTPUT,
@@ -248,7 +243,7 @@ pub fn build_spec(
         cwd,
         env: child,
         stdin,
-        timeout: Duration::from_secs_f64(timeout),
+        timeout,
         max_output_bytes,
     })
 }
