@@ -186,3 +186,225 @@ fn whole_value_references_cannot_multiply_a_large_parameter() {
     assert_eq!(replies[3]["ok"], true);
     assert_eq!(replies[3]["value"].as_array().map(Vec::len), Some(60));
 }
+
+// ---------------------------------------------------------------------------------------------
+// 3. Limits by bytes: what a document expands to, and its size
+// ---------------------------------------------------------------------------------------------
+
+/// A YAML text whose `key` holds 1 MiB, and whose `list` holds `n` aliases of it.
+fn alias_bomb(key: &str, list: &str, n: usize) -> String {
+    format!(
+        "{key}: &b \"{}\"\n{list}: [{}]\n",
+        "x".repeat(1 << 20),
+        vec!["*b"; n].join(", ")
+    )
+}
+
+/// Runs the binary under GNU time (when present) and returns its output and its peak RSS
+/// in KiB (0 without GNU time). The peak is strata's own: a child of a small process.
+fn measured(dir: &Path, args: &[&str]) -> (Output, u64) {
+    let rss = dir.join(".rss");
+    let time = Path::new("/usr/bin/time");
+    let mut cmd = if time.is_file() {
+        let mut cmd = Command::new(time);
+        cmd.arg("-f").arg("%M").arg("-o").arg(&rss);
+        cmd.arg(env!("CARGO_BIN_EXE_strata"));
+        cmd
+    } else {
+        Command::new(env!("CARGO_BIN_EXE_strata"))
+    };
+    cmd.args(args)
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", path_var())
+        .env("HOME", home_var())
+        .stdin(Stdio::null());
+    let out = cmd.output().expect("strata runs");
+    let peak = std::fs::read_to_string(&rss)
+        .ok()
+        .and_then(|t| t.lines().last().and_then(|l| l.trim().parse().ok()))
+        .unwrap_or(0);
+    (out, peak)
+}
+
+#[test]
+fn aliases_of_large_scalars_are_refused_in_every_document_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let mib = "x".repeat(1 << 20);
+    let aliases = |n: usize| vec!["*b"; n].join(", ");
+    let tool = format!(
+        "executor: runtimes/subprocess\ndescription: &b \"{mib}\"\nconfig:\n  command: printf\n  a: [{}]\n",
+        aliases(200)
+    );
+    common::write(root, "tools/runtimes/subprocess.yaml", "config: {}\n");
+    common::write(root, "tools/t.yaml", &tool);
+    common::write(
+        root,
+        "tools/g.yaml",
+        &format!(
+            "kind: graph\ndescription: &b \"{mib}\"\nstate: {{s: [{}]}}\nstart: a\nnodes:\n  a: {{kind: return, output: x}}\n",
+            aliases(200)
+        ),
+    );
+    common::write(
+        root,
+        "d.md",
+        &format!(
+            "---\nname: d\ndescription: &b \"{mib}\"\nmodel: [{}]\n---\nbody\n",
+            aliases(200)
+        ),
+    );
+    common::write(root, "doc.yaml", &alias_bomb("a", "b", 300));
+    common::write(root, "ctx.yaml", &alias_bomb("state", "inputs", 200));
+    let want = "document expands to more than 67108864 bytes";
+    for (args, file) in [
+        (&["run", "t", "--dry-run"][..], "tools/t.yaml"),
+        (&["run", "g"], "tools/g.yaml"),
+        (&["run", "d.md", "--dry-run"], "d.md"),
+        (&["render", "doc.yaml"], "doc.yaml"),
+        (&["render", "--context", "@ctx.yaml", "-"], "ctx.yaml"),
+        (&["check"], "tools/g.yaml"),
+    ] {
+        let (out, peak) = measured(root, args);
+        let printed = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_ne!(out.status.code(), Some(0), "{args:?}");
+        assert!(printed.contains(want), "{args:?}: {printed}");
+        assert!(printed.contains(file), "{args:?}: {printed}");
+        assert!(peak < 512 * 1024, "{args:?}: peak RSS {peak} KiB");
+    }
+}
+
+#[test]
+fn files_and_requests_larger_than_the_document_limit_are_refused_unread() {
+    let big = format!("A=\"{}\"\n", "x".repeat(64 << 20));
+    let ran = Test::new()
+        .file("big.env", &big)
+        .file("doc.yaml", "a: ${A}\n")
+        .args(&["render", "doc.yaml", "--env-file", "big.env"])
+        .status(1)
+        .run();
+    assert!(
+        ran.stderr
+            .contains("document of 67108869 bytes exceeds the limit of 67108864 bytes"),
+        "{}",
+        ran.stderr
+    );
+    assert!(ran.stderr.contains("big.env"), "{}", ran.stderr);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 8. Every duration and number read from a file is validated
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn directive_timeouts_out_of_range_are_located_errors_not_panics() {
+    for value in ["-1", "0", "1e20", ".nan", ".inf", "-.inf", "\"soon\""] {
+        let ran = Test::new()
+            .file(
+                "d.md",
+                &format!("---\nname: d\nlimits: {{turns: 2, timeout: {value}}}\n---\nbody\n"),
+            )
+            .args(&["run", "d.md", "--dry-run"])
+            .status(2)
+            .run();
+        let first = ran.stderr.lines().next().unwrap_or_default();
+        let want = match value {
+            ".nan" | ".inf" | "-.inf" => format!("error[request]: `{value}` is not a finite number"),
+            "\"soon\"" => "error[request]: bad front matter: limits.timeout: invalid type: string \"soon\", expected f64".to_string(),
+            _ => "error[request]: `limits.timeout` must be a number of seconds greater than 0 (at most a week)".to_string(),
+        };
+        assert_eq!(first, want, "{value}: {}", ran.stderr);
+        assert!(
+            ran.stderr.contains("--> d.md:3:"),
+            "{value}: {}",
+            ran.stderr
+        );
+        assert!(!ran.stderr.contains("panicked"), "{}", ran.stderr);
+    }
+}
+
+#[test]
+fn a_tool_timeout_that_is_not_a_number_is_an_error_not_sixty_seconds() {
+    for value in [".nan", ".inf", "-.inf"] {
+        let ran = Test::new()
+            .file("tools/runtimes/subprocess.yaml", "config: {}\n")
+            .file(
+                "tools/t.yaml",
+                &format!("executor: runtimes/subprocess\nconfig:\n  command: printf\n  timeout: {value}\n"),
+            )
+            .args(&["run", "t", "--dry-run"])
+            .status(2)
+            .run();
+        assert_eq!(
+            ran.stderr.lines().next().unwrap_or_default(),
+            format!("error[request]: `{value}` is not a finite number"),
+            "{}",
+            ran.stderr
+        );
+        assert!(
+            ran.stderr.contains("--> tools/t.yaml:4:12"),
+            "{}",
+            ran.stderr
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 12. Files: a byte-order mark and duplicate keys are clear errors
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn a_byte_order_mark_or_a_duplicate_key_in_a_tool_or_graph_is_a_clear_error() {
+    let tool = "executor: runtimes/subprocess\nconfig:\n  command: printf\n";
+    let graph = "kind: graph\nstart: a\nnodes:\n  a: {kind: return, output: x}\n";
+    let cases = [
+        (
+            "tools/t.yaml",
+            format!("\u{feff}{tool}"),
+            "t",
+            "error[request]: the file starts with a byte-order mark (U+FEFF)",
+            "tools/t.yaml:1:1",
+        ),
+        (
+            "tools/g.yaml",
+            format!("\u{feff}{graph}"),
+            "g",
+            "error[request]: the file starts with a byte-order mark (U+FEFF)",
+            "tools/g.yaml:1:1",
+        ),
+        (
+            "tools/t.yaml",
+            format!("{tool}  command: echo\n"),
+            "t",
+            "error[request]: duplicate key `command`",
+            "tools/t.yaml:4:3",
+        ),
+        (
+            "tools/g.yaml",
+            format!("{graph}start: b\n"),
+            "g",
+            "error[request]: duplicate key `start`",
+            "tools/g.yaml:5:1",
+        ),
+    ];
+    for (file, text, id, first, at) in cases {
+        let ran = Test::new()
+            .file("tools/runtimes/subprocess.yaml", "config: {}\n")
+            .file(file, &text)
+            .args(&["run", id, "--dry-run"])
+            .status(2)
+            .run();
+        assert_eq!(
+            ran.stderr.lines().next().unwrap_or_default(),
+            first,
+            "{}",
+            ran.stderr
+        );
+        assert!(ran.stderr.contains(&format!("--> {at}")), "{}", ran.stderr);
+    }
+}

@@ -148,7 +148,7 @@ fn lint_graph_results(doc: &Document, report: &mut Report) {
 
 fn project_dotenv(project: &Project) -> Vec<String> {
     let path = project.root.join(".env");
-    let Ok(text) = std::fs::read_to_string(&path) else {
+    let Ok(text) = strata_doc::read_text(&path, ".env", &project.limits) else {
         return Vec::new();
     };
     strata_doc::parse_dotenv(".env", &text)

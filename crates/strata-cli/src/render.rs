@@ -1,14 +1,12 @@
 //! `strata render`: a YAML or JSON document through the layers, or the batch protocol.
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 use serde_json::Value;
-use strata_core::{
-    string_leaves, Error, ErrorKind, FieldPath, Layer, Limits, RenderOptions, Scope,
-};
+use strata_core::{string_leaves, Error, FieldPath, Limits, RenderOptions, Scope};
 use strata_doc::{Document, Format};
 use strata_pipeline::{batch, explain, Chain, Template};
 
@@ -108,17 +106,11 @@ fn load(file: Option<&PathBuf>, limits: &Limits) -> Result<Document, Error> {
     match file.filter(|f| f.as_os_str() != "-") {
         Some(path) => {
             let name = path.display().to_string();
-            Document::parse(&name, read_file(path)?, Format::from_name(&name), limits)
+            let bytes = read_file(path, limits)?;
+            Document::parse(&name, bytes, Format::from_name(&name), limits)
         }
         None => {
-            let mut bytes = Vec::new();
-            io::stdin().read_to_end(&mut bytes).map_err(|e| {
-                Error::new(
-                    Layer::REQUEST,
-                    ErrorKind::Io,
-                    format!("cannot read standard input: {e}"),
-                )
-            })?;
+            let bytes = strata_doc::read_bounded(io::stdin().lock(), "<stdin>", limits)?;
             let format = if serde_json::from_slice::<Value>(&bytes).is_ok() {
                 Format::Json
             } else {
@@ -135,7 +127,13 @@ fn render(args: &RenderArgs, doc: &Document, limits: &Limits) -> Result<String, 
     } else {
         Chain::from_names(&args.layers)?
     };
-    let env = build_env(args.clean_env, &args.env_file, &args.env, &args.secret)?;
+    let env = build_env(
+        args.clean_env,
+        &args.env_file,
+        &args.env,
+        &args.secret,
+        limits,
+    )?;
     let params = build_params(args.params_json.as_deref(), &args.params)?;
     let inputs = build_inputs(&args.inputs)?;
     let context = build_context(args.context.as_deref(), limits)?;

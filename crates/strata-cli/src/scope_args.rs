@@ -17,24 +17,20 @@ pub fn split_pair<'a>(pair: &'a str, what: &str) -> Result<(&'a str, &'a str), E
     })
 }
 
-/// Reads a file for a command, naming it in the error.
-pub fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
-    std::fs::read(path).map_err(|e| {
-        Error::new(
-            Layer::REQUEST,
-            ErrorKind::Io,
-            format!("cannot read `{}`: {e}", path.display()),
-        )
-    })
+/// Reads a file named on the command line, within the document limit.
+pub fn read_file(path: &Path, limits: &Limits) -> Result<Vec<u8>, Error> {
+    strata_doc::read_file(path, &path.display().to_string(), limits)
 }
 
 /// Builds the environment: the process environment (unless `clean`), then each `.env` file
-/// (values secret), then `--env K=V`; names in `secrets` are marked secret.
+/// (values secret, each within the document limit), then `--env K=V`; names in `secrets` are
+/// marked secret.
 pub fn build_env(
     clean: bool,
     env_files: &[PathBuf],
     pairs: &[String],
     secrets: &[String],
+    limits: &Limits,
 ) -> Result<EnvMap, Error> {
     let mut env = EnvMap::default();
     if !clean {
@@ -45,15 +41,8 @@ pub fn build_env(
         }
     }
     for file in env_files {
-        let bytes = read_file(file)?;
         let name = file.display().to_string();
-        let text = String::from_utf8(bytes).map_err(|_| {
-            Error::new(
-                Layer::REQUEST,
-                ErrorKind::Syntax,
-                format!("`{name}` is not valid UTF-8"),
-            )
-        })?;
+        let text = strata_doc::read_text(file, &name, limits)?;
         for (k, v) in parse_dotenv(&name, &text)? {
             env.set(k, v, true);
         }
@@ -112,7 +101,7 @@ pub fn build_context(arg: Option<&str>, limits: &Limits) -> Result<Value, Error>
         None => return Ok(Value::Object(Map::new())),
         Some(spec) => match spec.strip_prefix('@') {
             Some(path) => {
-                let bytes = read_file(Path::new(path))?;
+                let bytes = read_file(Path::new(path), limits)?;
                 Document::parse(path, bytes, Format::from_name(path), limits)?.value
             }
             None => serde_json::from_str(spec).map_err(|e| {

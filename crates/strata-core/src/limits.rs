@@ -15,6 +15,10 @@ pub struct Limits {
     pub param_links: usize,
     /// Most YAML nodes a document may expand to through aliases.
     pub yaml_nodes: usize,
+    /// Largest document read (a file, standard input, a batch request line), in bytes: its
+    /// size as written, and what it expands to through YAML aliases (the bytes of its
+    /// strings and keys).
+    pub document_bytes: usize,
 }
 
 impl Default for Limits {
@@ -27,6 +31,7 @@ impl Default for Limits {
             output_bytes_per_config: 64 << 20,
             param_links: 3,
             yaml_nodes: 1_000_000,
+            document_bytes: 64 << 20,
         }
     }
 }

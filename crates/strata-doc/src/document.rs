@@ -32,7 +32,7 @@ pub struct Document {
     pub value: Value,
 }
 
-fn utf8_error(name: &str, bytes: &[u8], e: std::str::Utf8Error) -> Error {
+pub(crate) fn utf8_error(name: &str, bytes: &[u8], e: std::str::Utf8Error) -> Error {
     let valid = &bytes[..e.valid_up_to()];
     let line = 1 + valid.iter().filter(|&&b| b == b'\n').count();
     let line_start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
@@ -55,39 +55,59 @@ fn utf8_error(name: &str, bytes: &[u8], e: std::str::Utf8Error) -> Error {
 
 impl Document {
     /// Parses `bytes` named `name` as `format`.
+    ///
+    /// Refused with a located error: text that is not UTF-8 or starts with a byte-order
+    /// mark, a document larger than `limits.document_bytes` as written or once its YAML
+    /// aliases are expanded (or of more than `limits.yaml_nodes` nodes), numbers that are not
+    /// finite, and keys repeated in one map.
     pub fn parse(
         name: &str,
         bytes: Vec<u8>,
         format: Format,
         limits: &Limits,
     ) -> Result<Document, Error> {
+        if bytes.len() > limits.document_bytes {
+            return Err(crate::files::too_large(name, bytes.len(), limits));
+        }
         let text = match String::from_utf8(bytes) {
             Ok(text) => text,
             Err(e) => return Err(utf8_error(name, e.as_bytes(), e.utf8_error())),
         };
-        let value = match format {
-            Format::Json => serde_json::from_str(&text).map_err(|e| {
-                syntax_error(name, "JSON", &e.to_string(), Some((e.line(), e.column())))
-            })?,
+        if text.starts_with('\u{feff}') {
+            return Err(located(
+                name,
+                (1, 1),
+                Error::new(
+                    Layer::REQUEST,
+                    ErrorKind::Syntax,
+                    "the file starts with a byte-order mark (U+FEFF)",
+                )
+                .with_hint("save the file as UTF-8 without a byte-order mark"),
+            ));
+        }
+        let budget = Budget::new(limits.yaml_nodes, limits.document_bytes);
+        let read = match format {
+            Format::Json => read_json(&text, &budget)
+                .map_err(|e| (e.to_string(), "JSON", Some((e.line(), e.column())))),
             Format::Yaml => {
                 if let Some(at) = crate::depth::flow_too_deep(&text, MAX_DEPTH) {
                     return Err(too_deep(name, &text, at));
                 }
-                serde_yaml::from_str(&text).map_err(|e| {
+                read_yaml(&text, &budget).map_err(|e| {
                     let at = e.location().map(|l| (l.line(), l.column()));
-                    syntax_error(name, "YAML", &e.to_string(), at)
-                })?
+                    (e.to_string(), "YAML", at)
+                })
             }
         };
-        let nodes = count_nodes(&value, limits.yaml_nodes);
-        if nodes > limits.yaml_nodes {
-            return Err(Error::new(
-                Layer::REQUEST,
-                ErrorKind::Limit,
-                format!("document expands to more than {} nodes", limits.yaml_nodes),
-            )
-            .with_hint("YAML aliases may repeat large parts of a document; reduce them"));
-        }
+        let value = match read {
+            Ok(value) => value,
+            Err((message, kind, at)) => {
+                return Err(match budget.stop() {
+                    Some(stop) => over_budget(name, &text, stop, at, limits),
+                    None => syntax_error(name, kind, &message, at),
+                })
+            }
+        };
         Ok(Document {
             name: name.to_string(),
             text,
@@ -117,6 +137,7 @@ impl Document {
     }
 }
 
+use crate::bounded::{read_json, read_yaml, Budget, Stop};
 use crate::locate;
 
 /// The deepest nesting of collections the parsers accept (`serde_json`'s and `serde_yaml`'s
@@ -159,20 +180,79 @@ fn syntax_error(name: &str, kind: &str, message: &str, at: Option<(usize, usize)
     err
 }
 
-/// Counts nodes up to `cap` (stops early past it).
-fn count_nodes(value: &Value, cap: usize) -> usize {
-    let mut count = 0;
-    let mut stack = vec![value];
-    while let Some(v) = stack.pop() {
-        count += 1;
-        if count > cap {
-            break;
+/// `err` at `line:column` of `name`.
+fn located(name: &str, (line, column): (usize, usize), mut err: Error) -> Error {
+    err.location = Some(Location {
+        file: name.to_string(),
+        line,
+        column,
+    });
+    err
+}
+
+/// The error for a read that its budget stopped, at the node where it stopped.
+fn over_budget(
+    name: &str,
+    text: &str,
+    stop: Stop,
+    at: Option<(usize, usize)>,
+    limits: &Limits,
+) -> Error {
+    const ALIASES: &str = "YAML aliases may repeat large parts of a document; reduce them";
+    let err = match stop {
+        Stop::Nodes => Error::new(
+            Layer::REQUEST,
+            ErrorKind::Limit,
+            format!("document expands to more than {} nodes", limits.yaml_nodes),
+        )
+        .with_hint(ALIASES),
+        Stop::Bytes => Error::new(
+            Layer::REQUEST,
+            ErrorKind::Limit,
+            format!(
+                "document expands to more than {} bytes",
+                limits.document_bytes
+            ),
+        )
+        .with_hint(ALIASES),
+        Stop::NotFinite => {
+            let shown = at.map_or("", |(line, column)| token_at(text, line, column));
+            Error::new(
+                Layer::REQUEST,
+                ErrorKind::Invalid,
+                format!("`{shown}` is not a finite number"),
+            )
+            .with_hint(
+                "numbers must be finite (JSON has no NaN or infinity); quote it to mean text",
+            )
         }
-        match v {
-            Value::Array(items) => stack.extend(items.iter()),
-            Value::Object(map) => stack.extend(map.values()),
-            _ => {}
-        }
+        Stop::DuplicateKey(key) => Error::new(
+            Layer::REQUEST,
+            ErrorKind::Invalid,
+            format!("duplicate key `{key}`"),
+        )
+        .with_hint("each key may appear once in a map"),
+    };
+    located(name, at.unwrap_or((1, 1)), err)
+}
+
+/// The plain scalar starting at 1-based `line:column` of `text` (up to a space, `,`, `]`,
+/// `}` or `#`), at most 40 characters.
+fn token_at(text: &str, line: usize, column: usize) -> &str {
+    let Some(line_text) = text.lines().nth(line.saturating_sub(1)) else {
+        return "";
+    };
+    let start = line_text
+        .char_indices()
+        .nth(column.saturating_sub(1))
+        .map_or(line_text.len(), |(i, _)| i);
+    let rest = &line_text[start..];
+    let end = rest
+        .find([' ', '\t', ',', ']', '}', '#'])
+        .unwrap_or(rest.len());
+    let token = &rest[..end];
+    match token.char_indices().nth(40) {
+        Some((i, _)) => &token[..i],
+        None => token,
     }
-    count
 }

@@ -2,11 +2,14 @@
 //! syntax errors with line and column, alias bombs), `.env` files, and a locator that finds
 //! the line and column of a field path when an error needs one.
 
+mod bounded;
 mod depth;
 mod document;
 mod dotenv;
+mod files;
 mod locate;
 
 pub use document::{Document, Format};
 pub use dotenv::parse_dotenv;
+pub use files::{read_bounded, read_file, read_text};
 pub use locate::locate;

@@ -79,14 +79,7 @@ pub fn resolve_env(
     }
     let dotenv = project.root.join(".env");
     if dotenv.is_file() {
-        let text = std::fs::read_to_string(&dotenv).map_err(|e| {
-            Error::new(
-                Layer::REQUEST,
-                ErrorKind::Io,
-                format!("cannot read `.env`: {e}"),
-            )
-            .with_hint("the project's .env must be readable UTF-8 text")
-        })?;
+        let text = strata_doc::read_text(&dotenv, ".env", &project.limits)?;
         for (k, v) in parse_dotenv(".env", &text)? {
             env.set(&k, v, true);
         }
