@@ -408,3 +408,28 @@ fn a_byte_order_mark_or_a_duplicate_key_in_a_tool_or_graph_is_a_clear_error() {
         assert!(ran.stderr.contains(&format!("--> {at}")), "{}", ran.stderr);
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// 9. The batch protocol answers every line that is not empty, whatever its bytes
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn a_batch_line_that_is_not_utf8_is_answered_and_the_rest_are_served() {
+    let ran = Test::new()
+        .args(&["render", "--batch"])
+        .stdin(
+            &b"{\"template\":\"a\"}\n{\"template\":\"\xff\"}\n  \n{\"id\":9,\"template\":\"c\"}\n"
+                [..],
+        )
+        .status(0)
+        .run();
+    assert_eq!(
+        ran.stdout,
+        concat!(
+            "{\"ok\":true,\"value\":\"a\",\"warnings\":[]}\n",
+            "{\"ok\":false,\"error\":{\"kind\":\"request\",\"layer\":\"request\",\"message\":\"malformed request: not valid UTF-8 (byte 13)\",\"path\":\"$\",\"span\":null,\"hint\":\"a request is one line of UTF-8 JSON\"}}\n",
+            "{\"ok\":false,\"error\":{\"kind\":\"request\",\"layer\":\"request\",\"message\":\"empty request\",\"path\":\"$\",\"span\":null,\"hint\":\"a request is one JSON object: {\\\"id\\\", \\\"template\\\": …, \\\"layers\\\", \\\"env\\\", \\\"secrets\\\", \\\"params\\\", \\\"context\\\", \\\"inputs\\\", \\\"strict\\\"}\"}}\n",
+            "{\"id\":9,\"ok\":true,\"value\":\"c\",\"warnings\":[]}\n",
+        )
+    );
+}

@@ -30,10 +30,7 @@ fn aliases_of_large_scalars_stop_at_the_byte_limit() {
     };
     let scalar = "x".repeat(100 << 10);
     // 100 KiB, then 10 aliases of it: 1.1 MiB once expanded, from a 100 KiB file.
-    let text = format!(
-        "base: &b \"{scalar}\"\nargs: [{}]\n",
-        ["*b"; 10].join(", ")
-    );
+    let text = format!("base: &b \"{scalar}\"\nargs: [{}]\n", ["*b"; 10].join(", "));
     let e = parse_with(&text, Format::Yaml, &limits).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Limit);
     assert_eq!(e.message, "document expands to more than 1048576 bytes");
@@ -43,10 +40,7 @@ fn aliases_of_large_scalars_stop_at_the_byte_limit() {
     );
     assert_eq!(e.location.as_ref().map(|l| l.file.as_str()), Some("d.yaml"));
     // Keys count too, and nine aliases fit.
-    let text = format!(
-        "base: &b \"{scalar}\"\nargs: [{}]\n",
-        ["*b"; 9].join(", ")
-    );
+    let text = format!("base: &b \"{scalar}\"\nargs: [{}]\n", ["*b"; 9].join(", "));
     let doc = parse_with(&text, Format::Yaml, &limits).unwrap();
     assert_eq!(doc.value["args"].as_array().map(Vec::len), Some(9));
 }

@@ -1,5 +1,7 @@
 //! The JSON Lines protocol of `strata render --batch`: one request per line, one reply per
-//! line, in order. A malformed line gets an error reply and the next lines are still served.
+//! line, in order. Every line that is not empty gets a reply: a malformed one (not JSON, not
+//! UTF-8, blank, longer than the document limit) an error reply, and the next lines are
+//! still served. A request may carry an `id`, which its reply echoes.
 
 use std::io::{self, BufRead, Write};
 
@@ -7,12 +9,17 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use strata_core::{EnvMap, Error, ErrorKind, Layer, Limits, RenderOptions, Scope, Warning};
 
+use strata_doc::{Document, Format};
+
 use crate::{Chain, Template};
 
 /// One request line.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Request {
+    /// Echoed in the reply; read before the rest of the request.
+    #[serde(default, rename = "id")]
+    _id: Option<Value>,
     template: Value,
     #[serde(default)]
     layers: Option<Vec<String>>,
@@ -30,15 +37,34 @@ struct Request {
     strict: bool,
 }
 
-/// Serves requests from `input` until it ends, writing one reply line per request line.
-/// Blank lines are skipped. Fails only when reading or writing fails.
-pub fn serve(input: impl BufRead, mut output: impl Write, limits: &Limits) -> io::Result<()> {
-    for line in input.lines() {
-        let line = line?;
-        if line.trim().is_empty() {
+/// Serves requests from `input` until it ends, writing one reply line per line that is not
+/// empty (a line of zero bytes, or a lone `\r`, is skipped). Fails only when reading or
+/// writing fails.
+///
+/// A line longer than `limits.document_bytes` is answered with an error without being kept
+/// in memory; the bytes of a line need not be UTF-8 (a line that is not gets an error reply).
+pub fn serve(mut input: impl BufRead, mut output: impl Write, limits: &Limits) -> io::Result<()> {
+    let mut line = Vec::new();
+    while let Some(fits) = next_line(&mut input, limits.document_bytes, &mut line)? {
+        if fits && line.is_empty() {
             continue;
         }
-        let reply = handle_line(&line, limits);
+        let reply = if fits {
+            handle_bytes(&line, limits)
+        } else {
+            error_reply(
+                None,
+                &Error::new(
+                    Layer::REQUEST,
+                    ErrorKind::Limit,
+                    format!(
+                        "request line exceeds the limit of {} bytes",
+                        limits.document_bytes
+                    ),
+                )
+                .with_hint("pass large values in several requests"),
+            )
+        };
         serde_json::to_writer(&mut output, &reply)?;
         output.write_all(b"\n")?;
         output.flush()?;
@@ -46,20 +72,119 @@ pub fn serve(input: impl BufRead, mut output: impl Write, limits: &Limits) -> io
     Ok(())
 }
 
-/// The reply to one request line.
-pub fn handle_line(line: &str, limits: &Limits) -> Value {
-    match parse_request(line).and_then(|request| render(request, limits)) {
-        Ok(reply) => reply,
-        Err(e) => error_reply(&e),
+/// Reads the next line into `line` (without its `\n` or `\r\n`). `None` at the end of the
+/// input; `Some(false)` when the line was longer than `cap` bytes (read and dropped, `line`
+/// left empty).
+fn next_line(input: &mut impl BufRead, cap: usize, line: &mut Vec<u8>) -> io::Result<Option<bool>> {
+    line.clear();
+    let mut fits = true;
+    let mut read_any = false;
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            if !read_any {
+                return Ok(None);
+            }
+            break;
+        }
+        read_any = true;
+        let newline = memchr::memchr(b'\n', chunk);
+        let part = &chunk[..newline.unwrap_or(chunk.len())];
+        if fits && line.len() + part.len() <= cap {
+            line.extend_from_slice(part);
+        } else {
+            fits = false;
+            line.clear();
+        }
+        let used = newline.map_or(chunk.len(), |i| i + 1);
+        input.consume(used);
+        if newline.is_some() {
+            break;
+        }
+    }
+    if line.last() == Some(&b'\r') {
+        line.pop();
+    }
+    Ok(Some(fits))
+}
+
+/// The reply to one request line given as bytes (which need not be UTF-8).
+pub fn handle_bytes(line: &[u8], limits: &Limits) -> Value {
+    match std::str::from_utf8(line) {
+        Ok(text) => handle_line(text, limits),
+        Err(e) => {
+            // The id, if one can be read from what is valid, still goes back.
+            let id = id_of(&String::from_utf8_lossy(line), limits);
+            let err = Error::new(
+                Layer::REQUEST,
+                ErrorKind::Request,
+                format!(
+                    "malformed request: not valid UTF-8 (byte {})",
+                    e.valid_up_to()
+                ),
+            )
+            .with_hint("a request is one line of UTF-8 JSON");
+            error_reply(id, &err)
+        }
     }
 }
 
-fn parse_request(line: &str) -> Result<Request, Error> {
-    let hint = "a request is one JSON object: {\"template\": …, \"layers\", \"env\", \"secrets\", \"params\", \"context\", \"inputs\", \"strict\"}";
-    let bad =
-        |message: String| Error::new(Layer::REQUEST, ErrorKind::Request, message).with_hint(hint);
-    let value: Value =
-        serde_json::from_str(line).map_err(|e| bad(format!("malformed request: {e}")))?;
+/// The reply to one request line.
+pub fn handle_line(line: &str, limits: &Limits) -> Value {
+    let value = match parse_value(line, limits) {
+        Ok(value) => value,
+        Err(e) => return error_reply(None, &e),
+    };
+    let id = value.get("id").cloned();
+    match parse_request(value).and_then(|request| render(request, limits)) {
+        Ok(reply) => with_id(id, reply),
+        Err(e) => error_reply(id, &e),
+    }
+}
+
+const HINT: &str = "a request is one JSON object: {\"id\", \"template\": …, \"layers\", \"env\", \"secrets\", \"params\", \"context\", \"inputs\", \"strict\"}";
+
+fn bad(message: String) -> Error {
+    Error::new(Layer::REQUEST, ErrorKind::Request, message).with_hint(HINT)
+}
+
+/// The request line as JSON, read like every document (no duplicate keys, within the
+/// limits).
+fn parse_value(line: &str, limits: &Limits) -> Result<Value, Error> {
+    if line.trim().is_empty() {
+        return Err(bad("empty request".to_string()));
+    }
+    match Document::parse("<request>", line.as_bytes().to_vec(), Format::Json, limits) {
+        Ok(doc) => Ok(doc.value),
+        Err(e) => {
+            let message = e
+                .message
+                .strip_prefix("JSON syntax error: ")
+                .unwrap_or(&e.message);
+            let at = e
+                .location
+                .as_ref()
+                .map(|l| format!(" at line {} column {}", l.line, l.column))
+                .unwrap_or_default();
+            let mut err = bad(format!("malformed request: {message}{at}"));
+            if e.kind == ErrorKind::Limit {
+                err.kind = ErrorKind::Limit;
+            }
+            Err(err)
+        }
+    }
+}
+
+/// The `id` of a request line, when the line is a JSON object that has one.
+fn id_of(line: &str, limits: &Limits) -> Option<Value> {
+    parse_value(line, limits).ok()?.get("id").cloned()
+}
+
+fn parse_request(value: Value) -> Result<Request, Error> {
     if !value.is_object() {
         return Err(bad("a request must be a JSON object".to_string()));
     }
@@ -99,6 +224,17 @@ fn render(request: Request, limits: &Limits) -> Result<Value, Error> {
     Ok(json!({"ok": true, "value": out.value.into_json(), "warnings": warnings}))
 }
 
-fn error_reply(e: &Error) -> Value {
-    json!({"ok": false, "error": e.to_json()})
+/// `reply` with `"id"` first, when the request had one.
+fn with_id(id: Option<Value>, reply: Value) -> Value {
+    let (Some(id), Value::Object(fields)) = (id, &reply) else {
+        return reply;
+    };
+    let mut out = Map::with_capacity(fields.len() + 1);
+    out.insert("id".to_string(), id);
+    out.extend(fields.iter().map(|(k, v)| (k.clone(), v.clone())));
+    Value::Object(out)
+}
+
+fn error_reply(id: Option<Value>, e: &Error) -> Value {
+    with_id(id, json!({"ok": false, "error": e.to_json()}))
 }

@@ -83,7 +83,7 @@ fn bad_requests_get_request_errors() {
         ("{not json", "request", "malformed request: key must be a string at line 1 column 2"),
         ("[1]", "request", "a request must be a JSON object"),
         (r#"{"env": {}}"#, "request", "malformed request: missing field `template`"),
-        (r#"{"template": 1, "colour": 2}"#, "request", "malformed request: unknown field `colour`, expected one of `template`, `layers`, `env`, `secrets`, `params`, `context`, `inputs`, `strict`"),
+        (r#"{"template": 1, "colour": 2}"#, "request", "malformed request: unknown field `colour`, expected one of `id`, `template`, `layers`, `env`, `secrets`, `params`, `context`, `inputs`, `strict`"),
         (r#"{"template": 1, "strict": "yes"}"#, "request", "malformed request: invalid type: string \"yes\", expected a boolean"),
         (r#"{"template": 1, "layers": ["env", "shell"]}"#, "unknown_name", "unknown layer `shell`"),
         (r#"{"template": 1, "env": {"N": 5}}"#, "request", "env value of `N` must be a string"),
@@ -119,4 +119,135 @@ fn serves_every_line_in_order_even_after_a_bad_one() {
     assert_eq!(lines[1]["error"]["layer"], json!("request"));
     assert_eq!(lines[2]["error"]["layer"], json!("env"));
     assert_eq!(lines[3], json!({"ok": true, "value": [2], "warnings": []}));
+}
+
+/// Serves `input` and returns the replies.
+fn serve_bytes(input: &[u8], limits: &Limits) -> Vec<Value> {
+    let mut out = Vec::new();
+    serve(input, &mut out, limits).unwrap();
+    String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_line_that_is_not_utf8_gets_an_error_reply_and_the_rest_are_served() {
+    let input = b"{\"template\":\"a\"}\n{\"template\":\"\xff\"}\n{\"id\": 3, \"template\":\"\xfe\"}\n{\"template\":\"c\"}\n";
+    let replies = serve_bytes(input, &Limits::default());
+    assert_eq!(replies.len(), 4);
+    assert_eq!(
+        replies[0],
+        json!({"ok": true, "value": "a", "warnings": []})
+    );
+    assert_eq!(
+        replies[1],
+        json!({"ok": false, "error": {"kind": "request", "layer": "request", "message": "malformed request: not valid UTF-8 (byte 13)", "path": "$", "span": null, "hint": "a request is one line of UTF-8 JSON"}})
+    );
+    assert_eq!(
+        replies[2]["id"],
+        json!(3),
+        "the id is read from what is valid"
+    );
+    assert_eq!(
+        replies[2]["error"]["message"],
+        json!("malformed request: not valid UTF-8 (byte 22)")
+    );
+    assert_eq!(
+        replies[3],
+        json!({"ok": true, "value": "c", "warnings": []})
+    );
+}
+
+#[test]
+fn requests_may_carry_an_id_that_the_reply_echoes() {
+    let input = [
+        json!({"id": 7, "template": "x"}).to_string(),
+        json!({"id": "b", "template": "${A"}).to_string(),
+        json!({"id": null, "template": "{p}", "params": {"p": [1]}}).to_string(),
+        json!({"id": {"k": 1}, "template": 1, "colour": 2}).to_string(),
+        json!({"template": "no id"}).to_string(),
+    ]
+    .join("\n");
+    let replies = serve_bytes(input.as_bytes(), &Limits::default());
+    assert_eq!(
+        replies[0],
+        json!({"id": 7, "ok": true, "value": "x", "warnings": []})
+    );
+    assert_eq!(replies[1]["id"], json!("b"));
+    assert_eq!(replies[1]["ok"], json!(false));
+    assert_eq!(
+        replies[2],
+        json!({"id": null, "ok": true, "value": [1], "warnings": []})
+    );
+    assert_eq!(replies[3]["id"], json!({"k": 1}));
+    assert_eq!(
+        replies[3]["error"]["message"],
+        json!("malformed request: unknown field `colour`, expected one of `id`, `template`, `layers`, `env`, `secrets`, `params`, `context`, `inputs`, `strict`")
+    );
+    assert_eq!(
+        replies[4],
+        json!({"ok": true, "value": "no id", "warnings": []})
+    );
+    // The id comes first in the reply.
+    let mut out = Vec::new();
+    serve(
+        &b"{\"template\": 1, \"id\": 2}\n"[..],
+        &mut out,
+        &Limits::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "{\"id\":2,\"ok\":true,\"value\":1,\"warnings\":[]}\n"
+    );
+}
+
+#[test]
+fn every_non_empty_line_is_answered_whitespace_included() {
+    let input = b"{\"template\":1}\n\n   \t\n\r\n{\"template\":2}\r\n \r\n{\"template\":3}";
+    let replies = serve_bytes(input, &Limits::default());
+    assert_eq!(replies.len(), 5, "{replies:?}");
+    assert_eq!(replies[0]["value"], json!(1));
+    assert_eq!(
+        replies[1],
+        json!({"ok": false, "error": {"kind": "request", "layer": "request", "message": "empty request", "path": "$", "span": null, "hint": "a request is one JSON object: {\"id\", \"template\": …, \"layers\", \"env\", \"secrets\", \"params\", \"context\", \"inputs\", \"strict\"}"}})
+    );
+    assert_eq!(replies[2]["value"], json!(2));
+    assert_eq!(replies[3]["error"]["message"], json!("empty request"));
+    assert_eq!(
+        replies[4]["value"],
+        json!(3),
+        "the last line needs no newline"
+    );
+}
+
+#[test]
+fn a_line_past_the_document_limit_is_refused_unread_and_the_rest_are_served() {
+    let limits = Limits {
+        document_bytes: 100,
+        ..Limits::default()
+    };
+    let long = json!({"id": 1, "template": "x".repeat(10_000)}).to_string();
+    let input = format!("{long}\n{}\n", json!({"id": 2, "template": "y"}));
+    let replies = serve_bytes(input.as_bytes(), &limits);
+    assert_eq!(replies.len(), 2);
+    assert_eq!(
+        replies[0],
+        json!({"ok": false, "error": {"kind": "limit", "layer": "request", "message": "request line exceeds the limit of 100 bytes", "path": "$", "span": null, "hint": "pass large values in several requests"}})
+    );
+    assert_eq!(
+        replies[1],
+        json!({"id": 2, "ok": true, "value": "y", "warnings": []})
+    );
+}
+
+#[test]
+fn duplicate_keys_in_a_request_are_refused() {
+    let r = handle_line(r#"{"template": 1, "template": 2}"#, &Limits::default());
+    assert_eq!(
+        r["error"]["message"],
+        json!("malformed request: duplicate key `template` at line 1 column 26")
+    );
 }
