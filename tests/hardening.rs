@@ -428,8 +428,260 @@ fn a_batch_line_that_is_not_utf8_is_answered_and_the_rest_are_served() {
         concat!(
             "{\"ok\":true,\"value\":\"a\",\"warnings\":[]}\n",
             "{\"ok\":false,\"error\":{\"kind\":\"request\",\"layer\":\"request\",\"message\":\"malformed request: not valid UTF-8 (byte 13)\",\"path\":\"$\",\"span\":null,\"hint\":\"a request is one line of UTF-8 JSON\"}}\n",
-            "{\"ok\":false,\"error\":{\"kind\":\"request\",\"layer\":\"request\",\"message\":\"empty request\",\"path\":\"$\",\"span\":null,\"hint\":\"a request is one JSON object: {\\\"id\\\", \\\"template\\\": …, \\\"layers\\\", \\\"env\\\", \\\"secrets\\\", \\\"params\\\", \\\"context\\\", \\\"inputs\\\", \\\"strict\\\"}\"}}\n",
+            "{\"ok\":false,\"error\":{\"kind\":\"request\",\"layer\":\"request\",\"message\":\"empty request\",\"path\":\"$\",\"span\":null,\"hint\":\"a request is one JSON object: {\\\"template\\\": …, \\\"layers\\\", \\\"env\\\", \\\"secrets\\\", \\\"params\\\", \\\"context\\\", \\\"inputs\\\", \\\"strict\\\"}\"}}\n",
             "{\"id\":9,\"ok\":true,\"value\":\"c\",\"warnings\":[]}\n",
         )
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// 10. Caller parameters passed as environment variables cannot bypass the schema
+// ---------------------------------------------------------------------------------------------
+
+/// A tool printing its environment, with `params_env_prefix` set to `prefix`.
+fn env_tool(prefix: &str) -> Test {
+    Test::new()
+        .file("tools/runtimes/subprocess.yaml", "config: {}\n")
+        .file(
+            "tools/t.yaml",
+            &format!(
+                "executor: runtimes/subprocess\nparameters:\n  type: object\n  additionalProperties: true\n  properties:\n    mode: {{type: string, enum: [safe]}}\nconfig:\n  command: env\n  params_env_prefix: \"{prefix}\"\n"
+            ),
+        )
+}
+
+#[test]
+fn two_parameters_naming_one_variable_are_an_error() {
+    for (params, first) in [
+        (
+            r#"{"mode":"safe","MODE":"rm-rf"}"#,
+            "error[request]: caller parameters `mode` and `MODE` would both be passed as `PARAM_MODE`",
+        ),
+        (
+            r#"{"x y":1,"x_y":2}"#,
+            "error[request]: caller parameters `x y` and `x_y` would both be passed as `PARAM_X_Y`",
+        ),
+    ] {
+        let ran = env_tool("PARAM_")
+            .args(&["run", "t", "--params-json", params])
+            .status(2)
+            .run();
+        assert_eq!(ran.stdout, "", "the tool must not run");
+        assert_eq!(ran.stderr.lines().next().unwrap_or_default(), first, "{}", ran.stderr);
+        assert!(ran.stderr.contains("--> tools/t.yaml:9:22"), "{}", ran.stderr);
+    }
+    let ran = env_tool("PARAM_")
+        .args(&[
+            "run",
+            "t",
+            "--params-json",
+            r#"{"mode":"safe","other":"x"}"#,
+        ])
+        .status(0)
+        .run();
+    assert!(ran.stdout.contains("PARAM_MODE=safe\n"), "{}", ran.stdout);
+    assert!(ran.stdout.contains("PARAM_OTHER=x\n"), "{}", ran.stdout);
+}
+
+#[test]
+fn an_empty_prefix_is_refused() {
+    let ran = env_tool("")
+        .args(&[
+            "run",
+            "t",
+            "--params-json",
+            r#"{"PATH":"/evil","mode":"safe"}"#,
+        ])
+        .status(2)
+        .run();
+    assert_eq!(ran.stdout, "");
+    assert_eq!(
+        ran.stderr.lines().next().unwrap_or_default(),
+        "error[request]: `params_env_prefix` must be the start of a variable name, e.g. PARAM_"
+    );
+    assert!(
+        ran.stderr.contains("--> tools/t.yaml:9:22"),
+        "{}",
+        ran.stderr
+    );
+}
+
+#[test]
+fn variables_that_steer_the_runtime_are_never_set_by_a_caller() {
+    for (prefix, param, var) in [
+        ("LD_", "preload", "LD_PRELOAD"),
+        ("DYLD_", "insert_libraries", "DYLD_INSERT_LIBRARIES"),
+        ("BASH_", "env", "BASH_ENV"),
+        ("PYTHON", "path", "PYTHONPATH"),
+        ("NODE_", "options", "NODE_OPTIONS"),
+        ("PA", "th", "PATH"),
+        ("HO", "me", "HOME"),
+    ] {
+        let ran = env_tool(prefix)
+            .args(&[
+                "run",
+                "t",
+                "--params-json",
+                &format!(r#"{{"{param}":"x"}}"#),
+            ])
+            .status(2)
+            .run();
+        assert_eq!(ran.stdout, "", "{var}");
+        assert_eq!(
+            ran.stderr.lines().next().unwrap_or_default(),
+            format!("error[request]: caller parameter `{param}` would be passed as `{var}`, which a caller may not set"),
+            "{}",
+            ran.stderr
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 12. Names on the command line, empty secrets, values that are not UTF-8
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn bad_variable_names_on_the_command_line_are_refused() {
+    for (args, first) in [
+        (
+            &["--env", "A B=x"][..],
+            "error[request]: --env `A B=x`: `A B` is not a valid environment variable name",
+        ),
+        (
+            &["--env", "=x"],
+            "error[request]: --env `=x`: `` is not a valid environment variable name",
+        ),
+        (
+            &["--env", "1A=x"],
+            "error[request]: --env `1A=x`: `1A` is not a valid environment variable name",
+        ),
+        (
+            &["--secret", "bad name"],
+            "error[request]: --secret `bad name` is not a valid environment variable name",
+        ),
+        (
+            &["--secret", ""],
+            "error[request]: --secret `` is not a valid environment variable name",
+        ),
+    ] {
+        let mut all = vec!["render", "-", "--clean-env"];
+        all.extend_from_slice(args);
+        let ran = Test::new().args(&all).stdin("a: b\n").status(1).run();
+        assert_eq!(
+            ran.stderr.lines().next().unwrap_or_default(),
+            first,
+            "{args:?}: {}",
+            ran.stderr
+        );
+        assert_eq!(ran.stdout, "");
+    }
+}
+
+#[test]
+fn an_empty_secret_is_shown_as_stars_not_as_an_empty_string() {
+    let ran = Test::new()
+        .args(&[
+            "render",
+            "-",
+            "--clean-env",
+            "--env",
+            "TOKEN=",
+            "--secret",
+            "TOKEN",
+            "--explain",
+        ])
+        .stdin("a: \"[${TOKEN}]\"\nb: \"${TOKEN}\"\n")
+        .status(0)
+        .run();
+    assert!(ran.stdout.contains("\"[***]\""), "{}", ran.stdout);
+    assert!(!ran.stdout.contains("\"[]\""), "{}", ran.stdout);
+    let ran = Test::new()
+        .file("tools/runtimes/subprocess.yaml", "config: {}\n")
+        .file(
+            "tools/t.yaml",
+            "executor: runtimes/subprocess\nsecrets: [TOKEN]\nconfig:\n  command: printf\n  args: [\"%s\", \"${TOKEN}\"]\n",
+        )
+        .env("TOKEN", "")
+        .args(&["run", "t", "--dry-run"])
+        .status(0)
+        .run();
+    assert!(
+        ran.stdout.contains("printf\", \"%s\", \"***\"]\n"),
+        "{}",
+        ran.stdout
+    );
+}
+
+#[test]
+fn a_variable_that_is_not_utf8_is_reported_as_such_not_as_unset() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let mut cmd = command(dir.path(), &["render", "-", "--strict"]);
+    cmd.env("BAD", std::ffi::OsStr::from_bytes(b"caf\xe9"));
+    let out = output_with(cmd, b"a: \"${BAD}\"\n");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr.lines().next().unwrap_or_default(),
+        "error[env]: environment variable `BAD` is set but its value is not valid UTF-8",
+        "{stderr}"
+    );
+    let mut cmd = command(dir.path(), &["render", "-"]);
+    cmd.env("BAD", std::ffi::OsStr::from_bytes(b"caf\xe9"));
+    let out = output_with(cmd, b"a: \"${BAD}\"\n");
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr.lines().next().unwrap_or_default(),
+        "warning[env]: environment variable `BAD` is set but its value is not valid UTF-8",
+        "{stderr}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// 12. Validation errors quote caller text capped and escaped
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn validation_errors_quote_caller_values_capped_and_escaped() {
+    let huge = format!("\u{1b}[31m{}\u{1b}[0m", "x".repeat(100_000));
+    let schema_tool = "executor: runtimes/subprocess\nparameters:\n  type: object\n  properties:\n    count: {type: integer}\nconfig:\n  command: printf\n  args: [\"{count}\"]\n";
+    let directive = "---\nname: d\ninputs:\n  - {name: n, type: integer}\n---\nbody\n";
+    let graph = "kind: graph\nparameters:\n  type: object\n  properties:\n    n: {type: integer}\nstart: a\nnodes:\n  a: {kind: return, output: x}\n";
+    let long_key = format!("--param={huge}=1");
+    let long_input = format!("n={huge}");
+    let long_env = format!("{huge}=1");
+    let long_count = format!("count={huge}");
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["run", "t", "-p", &long_count],
+        vec!["run", "t", &long_key],
+        vec!["run", "d.md", "--input", &long_input],
+        vec!["run", "d.md", "--input", &long_env],
+        vec!["run", "g", "--input", &long_input],
+        vec!["render", "-", "--env", &long_env],
+    ];
+    for args in cases {
+        let ran = Test::new()
+            .file("tools/runtimes/subprocess.yaml", "config: {}\n")
+            .file("tools/t.yaml", schema_tool)
+            .file("tools/g.yaml", graph)
+            .file("d.md", directive)
+            .stdin("a: 1\n")
+            .args(&args)
+            .run();
+        assert_ne!(ran.code, Some(0), "{}", ran.stderr);
+        assert!(
+            ran.stderr.len() < 1_000,
+            "{} bytes: {}",
+            ran.stderr.len(),
+            &ran.stderr[..300]
+        );
+        assert!(
+            !ran.stderr.contains('\u{1b}'),
+            "a raw escape byte: {}",
+            ran.stderr
+        );
+        assert!(ran.stderr.contains("\\u{1b}[31mxxx"), "{}", ran.stderr);
+        assert!(ran.stderr.contains("…"), "{}", ran.stderr);
+    }
 }

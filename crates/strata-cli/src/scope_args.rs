@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
-use strata_core::{EnvMap, Error, ErrorKind, Layer, Limits};
+use strata_core::{is_env_name, EnvMap, Error, ErrorKind, Layer, Limits};
 use strata_doc::{parse_dotenv, Document, Format};
 
 /// Splits `K=V`; `what` names the option for the error.
@@ -12,7 +12,10 @@ pub fn split_pair<'a>(pair: &'a str, what: &str) -> Result<(&'a str, &'a str), E
         Error::new(
             Layer::REQUEST,
             ErrorKind::Syntax,
-            format!("{what} `{pair}` is not of the form KEY=VALUE"),
+            format!(
+                "{what} `{}` is not of the form KEY=VALUE",
+                strata_core::shown(pair)
+            ),
         )
     })
 }
@@ -32,14 +35,11 @@ pub fn build_env(
     secrets: &[String],
     limits: &Limits,
 ) -> Result<EnvMap, Error> {
-    let mut env = EnvMap::default();
-    if !clean {
-        for (k, v) in std::env::vars_os() {
-            if let (Ok(k), Ok(v)) = (k.into_string(), v.into_string()) {
-                env.set(k, v, false);
-            }
-        }
-    }
+    let mut env = if clean {
+        EnvMap::default()
+    } else {
+        EnvMap::from_process()
+    };
     for file in env_files {
         let name = file.display().to_string();
         let text = strata_doc::read_text(file, &name, limits)?;
@@ -49,12 +49,32 @@ pub fn build_env(
     }
     for pair in pairs {
         let (k, v) = split_pair(pair, "--env")?;
+        if !is_env_name(k) {
+            let (pair, k) = (strata_core::shown(pair), strata_core::shown(k));
+            return Err(bad_name(&format!("--env `{pair}`: `{k}`")));
+        }
         env.set(k, v, false);
     }
     for name in secrets {
+        if !is_env_name(name) {
+            return Err(bad_name(&format!(
+                "--secret `{}`",
+                strata_core::shown(name)
+            )));
+        }
         env.mark_secret(name);
     }
     Ok(env)
+}
+
+/// The error for an option naming a variable badly (`what` quotes the option and the name).
+fn bad_name(what: &str) -> Error {
+    Error::new(
+        Layer::REQUEST,
+        ErrorKind::Invalid,
+        format!("{what} is not a valid environment variable name"),
+    )
+    .with_hint("names are letters, digits and `_`, not starting with a digit")
 }
 
 /// Parses `--params-json`: a JSON object (absent: empty).

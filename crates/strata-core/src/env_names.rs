@@ -1,4 +1,13 @@
-//! The rule that decides which `${…}` belongs to layer E, shared by layers E and C.
+//! Environment variable names: the rule that decides which `${…}` belongs to layer E (shared
+//! by layers E and C), and what a usable variable name is.
+
+/// True for a usable environment variable name: `[A-Za-z_][A-Za-z0-9_]*` (tool files,
+/// `--env`, `--secret`).
+pub fn is_env_name(name: &str) -> bool {
+    let mut bytes = name.bytes();
+    matches!(bytes.next(), Some(b) if b.is_ascii_alphabetic() || b == b'_')
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
 
 /// The length of the environment variable name (`[A-Z_][A-Z0-9_]*`) at the start of `bytes`
 /// (0 when there is none).

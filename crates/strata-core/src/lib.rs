@@ -21,6 +21,7 @@ mod render;
 mod scope;
 mod seconds;
 mod seq;
+mod shown;
 mod suggest;
 mod text;
 mod value_text;
@@ -37,6 +38,7 @@ pub mod syntax {
 }
 
 pub use diagnostic::{Error, ErrorInfo, Location, Warning};
+pub use env_names::is_env_name;
 pub use field_path::{FieldPath, PathSeg};
 pub use kind::ErrorKind;
 pub use layer::Layer;
@@ -52,6 +54,7 @@ pub use scope::{
 pub use seconds::{seconds, MAX_SECONDS};
 pub(crate) use seq::{Hole, Lit, Part, Seq};
 pub use seq::{Reference, Span};
+pub use shown::{shown, SHOWN_CHARS};
 pub use suggest::did_you_mean;
 pub use text::{Mark, Text, INLINE_MARKS};
 pub use value_text::{push_value_text, value_text_len, value_to_text};

@@ -16,20 +16,49 @@ pub struct EnvVar {
 pub trait EnvSource: Sync {
     /// The variable, when it is set.
     fn get(&self, name: &str) -> Option<&EnvVar>;
+
+    /// True when the variable is set but its value is not UTF-8: layer E treats it as unset,
+    /// and says why.
+    fn not_utf8(&self, name: &str) -> bool {
+        let _ = name;
+        false
+    }
 }
 
-/// Environment variables in insertion order.
+/// Environment variables in insertion order, and the names of those whose values are not
+/// UTF-8 (kept apart: layer E cannot substitute them, but reports them as what they are).
 ///
 /// Hashed with foldhash (seeded per process): variable names are short, and SipHash would
 /// cost more than the rest of a lookup.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct EnvMap(pub IndexMap<String, EnvVar, foldhash::fast::RandomState>);
+pub struct EnvMap(
+    pub IndexMap<String, EnvVar, foldhash::fast::RandomState>,
+    Vec<String>,
+);
 
 impl EnvMap {
+    /// The process environment. A name that is not UTF-8 is left out; a value that is not
+    /// UTF-8 is remembered as such (see [`EnvSource::not_utf8`]).
+    pub fn from_process() -> EnvMap {
+        let mut env = EnvMap::default();
+        for (k, v) in std::env::vars_os() {
+            let Ok(k) = k.into_string() else {
+                continue;
+            };
+            match v.into_string() {
+                Ok(v) => env.set(k, v, false),
+                Err(_) => env.1.push(k),
+            }
+        }
+        env
+    }
+
     /// Sets a variable (replacing an earlier value).
     pub fn set(&mut self, name: impl Into<String>, value: impl Into<String>, secret: bool) {
+        let name = name.into();
+        self.1.retain(|n| *n != name);
         self.0.insert(
-            name.into(),
+            name,
             EnvVar {
                 value: value.into(),
                 secret,
@@ -48,6 +77,10 @@ impl EnvMap {
 impl EnvSource for EnvMap {
     fn get(&self, name: &str) -> Option<&EnvVar> {
         self.0.get(name)
+    }
+
+    fn not_utf8(&self, name: &str) -> bool {
+        self.1.iter().any(|n| n == name)
     }
 }
 

@@ -46,9 +46,12 @@ impl Text {
     }
 
     /// Records that the bytes from `start` to the current end have `origin`.
+    ///
+    /// An empty run of data leaves no mark, but an empty secret does: it is shown as `***`
+    /// like any other, so that what is printed never tells that a secret is empty.
     pub fn mark(&mut self, start: usize, origin: Origin) {
         let end = self.text.len();
-        if origin == Origin::Authored || start == end {
+        if origin == Origin::Authored || (start == end && origin != Origin::Secret) {
             return;
         }
         if let Some(last) = self.marks.last_mut() {
@@ -147,5 +150,27 @@ mod tests {
         t.push(" ", Origin::Authored);
         t.push("s", Origin::Secret);
         assert_eq!(t.redacted(), "a bc ***");
+    }
+
+    #[test]
+    fn an_empty_secret_is_shown_as_stars() {
+        let mut t = Text::default();
+        t.push("[", Origin::Authored);
+        t.push("", Origin::Secret);
+        t.push("", Origin::Data);
+        t.push("]", Origin::Authored);
+        assert_eq!(t.redacted(), "[***]");
+        assert_eq!(t.origin(), Origin::Secret);
+        let mut copy = Text::default();
+        copy.append(&t);
+        assert_eq!(copy.redacted(), "[***]");
+        assert_eq!(
+            t.segments(),
+            [
+                (Origin::Authored, "[".to_string()),
+                (Origin::Secret, "***".to_string()),
+                (Origin::Authored, "]".to_string())
+            ]
+        );
     }
 }

@@ -23,9 +23,10 @@ pub fn coerce(spec: &InputSpec, value: &Value) -> Result<Value, Error> {
             Layer::INPUTS,
             ErrorKind::Invalid,
             format!(
-                "input `{}` must be {}, got `{shown}`",
+                "input `{}` must be {}, got `{}`",
                 spec.name,
-                a_or_an(spec.ty.name())
+                a_or_an(spec.ty.name()),
+                strata_core::shown(shown)
             ),
         )
     };
@@ -53,7 +54,7 @@ fn names(specs: &[InputSpec]) -> String {
 pub fn bind(specs: &[InputSpec], given: &Map<String, Value>) -> Result<Map<String, Value>, Error> {
     for name in given.keys() {
         if !specs.iter().any(|s| &s.name == name) {
-            let mut message = format!("unknown input `{name}`");
+            let mut message = format!("unknown input `{}`", strata_core::shown(name));
             if let Some(suggestion) = did_you_mean(name, specs.iter().map(|s| s.name.as_str())) {
                 message.push_str(&format!("; did you mean `{suggestion}`?"));
             }

@@ -46,6 +46,18 @@ impl EnvHole {
         }
     }
 
+    /// Why the variable has no value: unset, or set to bytes that are not UTF-8.
+    fn unset_message(&self, cx: &RenderCx<'_, '_>) -> String {
+        if cx.scope.env.not_utf8(&self.name) {
+            format!(
+                "environment variable `{}` is set but its value is not valid UTF-8",
+                self.name
+            )
+        } else {
+            format!("environment variable `{}` is not set", self.name)
+        }
+    }
+
     fn render_word(&self, cx: &mut RenderCx<'_, '_>, out: &mut Text) -> Result<(), Error> {
         match &self.word {
             Some(word) => word.render_text(cx, out),
@@ -100,18 +112,20 @@ impl Hole for EnvHole {
         match self.op {
             Op::Plain => match var {
                 Some(_) => push_value(out),
-                None => cx.missing(
-                    Layer::ENV,
-                    format!("environment variable `{}` is not set", self.name),
-                    self.span,
-                )?,
+                None => cx.missing(Layer::ENV, self.unset_message(cx), self.span)?,
             },
             Op::Default { empty } if unset_or(empty) => self.render_word(cx, out)?,
             Op::Default { .. } => push_value(out),
             Op::Required { empty } if unset_or(empty) => {
                 let mut msg = Text::default();
                 self.render_word(cx, &mut msg)?;
-                let what = if empty { "unset or empty" } else { "unset" };
+                let what = if cx.scope.env.not_utf8(&self.name) {
+                    "set but its value is not valid UTF-8"
+                } else if empty {
+                    "unset or empty"
+                } else {
+                    "unset"
+                };
                 let mut message = format!("required variable `{}` is {what}", self.name);
                 if !msg.text.is_empty() {
                     message.push_str(": ");

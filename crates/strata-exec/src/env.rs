@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::{Map, Value};
-use strata_core::{EnvMap, EnvVar, Error, ErrorKind, Layer, Limits, Origin, RenderOptions, Scope};
+use strata_core::{
+    EnvMap, EnvVar, Error, ErrorKind, FieldPath, Layer, Limits, Origin, RenderOptions, Scope,
+};
 use strata_doc::parse_dotenv;
 use strata_pipeline::Chain;
 
@@ -28,15 +30,9 @@ pub fn allowlisted(name: &str) -> bool {
     BASE_ALLOWLIST.contains(&name) || name.starts_with("LC_")
 }
 
-/// The process environment (variables that are not valid UTF-8 are skipped).
+/// The process environment (see [`EnvMap::from_process`]).
 pub fn process_env() -> EnvMap {
-    let mut env = EnvMap::default();
-    for (k, v) in std::env::vars_os() {
-        if let (Ok(k), Ok(v)) = (k.into_string(), v.into_string()) {
-            env.set(k, v, false);
-        }
-    }
-    env
+    EnvMap::from_process()
 }
 
 /// The environment after every layer, and which names the project and the chain declared.
@@ -281,14 +277,59 @@ fn first_line_of(argv: &[String], vars: &EnvMap, project: &Project) -> Option<St
         .map(str::to_string)
 }
 
+/// Variables that steer how a program, the dynamic loader, a shell or an interpreter runs.
+/// A caller's parameter never sets one of these, nor a name starting with one of
+/// [`PROTECTED_PREFIXES`], nor any name of [`BASE_ALLOWLIST`].
+pub const PROTECTED: [&str; 24] = [
+    "ENV",
+    "BASH_ENV",
+    "BASHOPTS",
+    "SHELLOPTS",
+    "IFS",
+    "PS4",
+    "PROMPT_COMMAND",
+    "CDPATH",
+    "GLOBIGNORE",
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "PYTHONSTARTUP",
+    "PYTHONINSPECT",
+    "PYTHONUSERBASE",
+    "NODE_OPTIONS",
+    "NODE_PATH",
+    "PERL5LIB",
+    "PERL5OPT",
+    "PERLLIB",
+    "RUBYLIB",
+    "RUBYOPT",
+    "JAVA_TOOL_OPTIONS",
+    "_JAVA_OPTIONS",
+    "GCONV_PATH",
+];
+
+/// Prefixes of the dynamic loader's variables (`LD_PRELOAD`, `DYLD_INSERT_LIBRARIES`, …).
+pub const PROTECTED_PREFIXES: [&str; 2] = ["LD_", "DYLD_"];
+
+/// True for a name a caller's parameter may not set (see [`PROTECTED`]).
+pub fn protected(name: &str) -> bool {
+    allowlisted(name)
+        || PROTECTED.contains(&name)
+        || PROTECTED_PREFIXES.iter().any(|p| name.starts_with(p))
+}
+
 /// The child's environment: allowlisted and declared variables from `env`, then the caller's
 /// parameters under `params_prefix` (if any), then the config's `env` entries.
+///
+/// A caller's parameter never replaces a variable: two parameters naming one variable
+/// (`mode` and `MODE`, `x y` and `x_y`), a parameter naming a variable the environment
+/// already holds, or one naming a [`protected`] variable, is an error (at `prefix_path`).
 pub fn child_env(
     env: &ResolvedEnv,
     params_prefix: Option<&str>,
     params: &Map<String, Value>,
     config_env: &[(String, strata_core::Text)],
-) -> BTreeMap<String, EnvVar> {
+    prefix_path: &FieldPath,
+) -> Result<BTreeMap<String, EnvVar>, Error> {
     let mut out = BTreeMap::new();
     for (k, v) in &env.vars.0 {
         if allowlisted(k) || env.declared.iter().any(|d| d == k) {
@@ -296,14 +337,41 @@ pub fn child_env(
         }
     }
     if let Some(prefix) = params_prefix {
+        let mut from_params: BTreeMap<String, &str> = BTreeMap::new();
+        let fail = |message: String, hint: &str| {
+            let mut err = Error::new(Layer::REQUEST, ErrorKind::Invalid, message).with_hint(hint);
+            err.path = prefix_path.clone();
+            err
+        };
         for (name, value) in params {
+            let var = param_env_name(prefix, name);
+            let shown = strata_core::shown(name);
+            if let Some(other) = from_params.get(&var) {
+                return Err(fail(
+                    format!(
+                        "caller parameters `{}` and `{shown}` would both be passed as `{var}`",
+                        strata_core::shown(other)
+                    ),
+                    "parameter names that differ only in case or punctuation cannot be passed as variables",
+                ));
+            }
+            if protected(&var)
+                || out.contains_key(&var)
+                || config_env.iter().any(|(k, _)| *k == var)
+            {
+                return Err(fail(
+                    format!("caller parameter `{shown}` would be passed as `{var}`, which a caller may not set"),
+                    "choose a params_env_prefix such as PARAM_, so that parameters never name a variable the runtime uses or the tool sets",
+                ));
+            }
             out.insert(
-                param_env_name(prefix, name),
+                var.clone(),
                 EnvVar {
                     value: strata_core::value_to_text(value),
                     secret: false,
                 },
             );
+            from_params.insert(var, name);
         }
     }
     for (name, text) in config_env {
@@ -316,7 +384,7 @@ pub fn child_env(
             },
         );
     }
-    out
+    Ok(out)
 }
 
 /// The variable a parameter is passed in: `prefix` + the name in upper case, with every
@@ -391,7 +459,7 @@ mod tests {
         assert!(get("TOKEN").secret);
         assert!(get("D").secret);
         assert_eq!(env.declared, ["FROM_DOTENV", "A", "B", "C", "D"]);
-        let child = child_env(&env, None, &Map::new(), &[]);
+        let child = child_env(&env, None, &Map::new(), &[], &FieldPath::root()).unwrap();
         let names: Vec<&String> = child.keys().collect();
         assert_eq!(names, ["A", "B", "C", "D", "FROM_DOTENV", "PATH"]);
     }

@@ -25,8 +25,8 @@ mod tool_file;
 
 pub use chain::{merge_into, Link, ToolChain, MAX_LINKS, PRIMITIVE};
 pub use env::{
-    allowlisted, child_env, param_env_name, process_env, resolve_env, which, ResolvedEnv,
-    BASE_ALLOWLIST,
+    allowlisted, child_env, param_env_name, process_env, protected, resolve_env, which,
+    ResolvedEnv, BASE_ALLOWLIST, PROTECTED, PROTECTED_PREFIXES,
 };
 pub use registry::{Project, ToolEntry};
 pub use runner::ExecRunner;

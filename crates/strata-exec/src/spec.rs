@@ -7,12 +7,11 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::{json, Map, Value};
-use strata_core::{Error, ErrorKind, FieldPath, Layer, PathSeg, Rendered, Text};
+use strata_core::{is_env_name, Error, ErrorKind, FieldPath, Layer, PathSeg, Rendered, Text};
 
 use crate::env::{child_env, is_executable, which, ResolvedEnv};
 use crate::spawn::{SpawnSpec, DEFAULT_MAX_OUTPUT};
 use crate::stages::to_text;
-use crate::tool_file::is_env_name;
 
 /// The timeout when the chain sets none, in seconds.
 pub const DEFAULT_TIMEOUT_SECS: f64 = 60.0;
@@ -159,7 +158,7 @@ pub fn build_spec(
         None => None,
         Some(r) => {
             let t = to_text(&r);
-            if !is_scalar(&r) || !(t.text.is_empty() || is_env_name(&t.text)) {
+            if !is_scalar(&r) || !is_env_name(&t.text) {
                 return Err(fail(
                     at("params_env_prefix"),
                     "`params_env_prefix` must be the start of a variable name, e.g. PARAM_",
@@ -169,7 +168,13 @@ pub fn build_spec(
             Some(t.text)
         }
     };
-    let child = child_env(env, prefix.as_deref(), params, &config_env);
+    let child = child_env(
+        env,
+        prefix.as_deref(),
+        params,
+        &config_env,
+        &at("params_env_prefix"),
+    )?;
 
     let command = field(config, "command").ok_or_else(|| {
         fail(

@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
-use strata_core::{Error, ErrorKind, FieldPath, Layer, Limits, Location, PathSeg};
+use strata_core::{is_env_name, Error, ErrorKind, FieldPath, Layer, Limits, Location, PathSeg};
 use strata_doc::{Document, Format};
 
 /// A tool, runtime or primitive as written in a YAML file under `tools/`.
@@ -295,13 +295,6 @@ fn validate(doc: &Document, file: &ToolFile) -> Result<(), Error> {
         }
     }
     Ok(())
-}
-
-/// True for a usable environment variable name: `[A-Za-z_][A-Za-z0-9_]*`.
-pub fn is_env_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 #[cfg(test)]

@@ -146,7 +146,7 @@ pub fn handle_line(line: &str, limits: &Limits) -> Value {
     }
 }
 
-const HINT: &str = "a request is one JSON object: {\"id\", \"template\": …, \"layers\", \"env\", \"secrets\", \"params\", \"context\", \"inputs\", \"strict\"}";
+const HINT: &str = "a request is one JSON object: {\"template\": …, \"layers\", \"env\", \"secrets\", \"params\", \"context\", \"inputs\", \"strict\"}";
 
 fn bad(message: String) -> Error {
     Error::new(Layer::REQUEST, ErrorKind::Request, message).with_hint(HINT)
@@ -202,7 +202,10 @@ fn render(request: Request, limits: &Limits) -> Result<Value, Error> {
             return Err(Error::new(
                 Layer::REQUEST,
                 ErrorKind::Request,
-                format!("env value of `{name}` must be a string"),
+                format!(
+                    "env value of `{}` must be a string",
+                    strata_core::shown(&name)
+                ),
             ));
         };
         env.set(name, value, false);

@@ -56,7 +56,7 @@ impl Chain {
                     Error::new(
                         Layer::REQUEST,
                         ErrorKind::UnknownName,
-                        format!("unknown layer `{}`", n.as_ref()),
+                        format!("unknown layer `{}`", strata_core::shown(n.as_ref())),
                     )
                     .with_hint("the layers are inputs, context, env, params")
                 })

@@ -212,7 +212,7 @@ fn every_non_empty_line_is_answered_whitespace_included() {
     assert_eq!(replies[0]["value"], json!(1));
     assert_eq!(
         replies[1],
-        json!({"ok": false, "error": {"kind": "request", "layer": "request", "message": "empty request", "path": "$", "span": null, "hint": "a request is one JSON object: {\"id\", \"template\": …, \"layers\", \"env\", \"secrets\", \"params\", \"context\", \"inputs\", \"strict\"}"}})
+        json!({"ok": false, "error": {"kind": "request", "layer": "request", "message": "empty request", "path": "$", "span": null, "hint": "a request is one JSON object: {\"template\": …, \"layers\", \"env\", \"secrets\", \"params\", \"context\", \"inputs\", \"strict\"}"}})
     );
     assert_eq!(replies[2]["value"], json!(2));
     assert_eq!(replies[3]["error"]["message"], json!("empty request"));

@@ -293,7 +293,10 @@ fn sub_name(what: &str, suffix: &str) -> String {
     }
 }
 
+/// The name of `key` under `parent`, for messages (the key may be a caller's: it is shown
+/// capped and escaped).
 fn child_name(parent: &str, key: &str) -> String {
+    let key = strata_core::shown(key);
     if parent.is_empty() {
         format!("parameter `{key}`")
     } else {
@@ -469,8 +472,10 @@ pub fn coerce(schema: Option<&Value>, name: &str, raw: &str) -> Result<Value, Er
         Layer::PARAMS,
         ErrorKind::Invalid,
         format!(
-            "parameter `{name}` must be {}, got `{raw}`",
-            want.join(" or ")
+            "parameter `{}` must be {}, got `{}`",
+            strata_core::shown(name),
+            want.join(" or "),
+            strata_core::shown(raw)
         ),
     )
     .with_hint(if types.iter().any(|t| *t == "array" || *t == "object") {
