@@ -66,6 +66,38 @@ fn limit_stack(cmd: &mut Command, kib: u64) {
     }
 }
 
+/// Runs `cmd` for at most `secs` seconds (then its process group is killed) with at most
+/// 4 GiB of address space, so that a regression fails the test instead of the machine.
+fn output_within(mut cmd: Command, secs: u64) -> Output {
+    let limit = libc::rlimit {
+        rlim_cur: 4 << 30,
+        rlim_max: 4 << 30,
+    };
+    // SAFETY: setrlimit is async-signal-safe and touches only the child's own limits.
+    unsafe {
+        cmd.pre_exec(move || {
+            libc::setrlimit(libc::RLIMIT_AS, &limit);
+            Ok(())
+        });
+    }
+    let child = cmd.spawn().expect("strata starts");
+    let pid = child.id() as libc::pid_t;
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+    let killer = std::thread::spawn(move || {
+        if done_rx
+            .recv_timeout(std::time::Duration::from_secs(secs))
+            .is_err()
+        {
+            // SAFETY: the group is the child's own (process_group(0)), not yet reaped.
+            unsafe { libc::kill(-pid, libc::SIGKILL) };
+        }
+    });
+    let out = child.wait_with_output().expect("strata runs");
+    let _ = done_tx.send(());
+    let _ = killer.join();
+    out
+}
+
 /// Every line of standard output parsed as JSON.
 fn json_lines(out: &Output) -> Vec<Value> {
     String::from_utf8_lossy(&out.stdout)
@@ -684,4 +716,157 @@ fn validation_errors_quote_caller_values_capped_and_escaped() {
         assert!(ran.stderr.contains("\\u{1b}[31mxxx"), "{}", ran.stderr);
         assert!(ran.stderr.contains("…"), "{}", ran.stderr);
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. Symbolic links: no project file leads outside the project's directories
+// ---------------------------------------------------------------------------------------------
+
+/// A tool that would leave a mark if it ever ran.
+const MARKER_TOOL: &str =
+    "executor: runtimes/subprocess\nconfig:\n  command: touch\n  args: [\"{project_path}/RAN\"]\n";
+
+fn link(target: &Path, at: &Path) {
+    std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(target, at).unwrap();
+}
+
+#[test]
+fn links_to_files_outside_tools_are_refused_by_id_executor_and_directory() {
+    let outside = tempfile::tempdir().unwrap();
+    common::write(outside.path(), "x.yaml", MARKER_TOOL);
+    common::write(outside.path(), "dir/y.yaml", MARKER_TOOL);
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    common::write(root, "tools/runtimes/subprocess.yaml", "config: {}\n");
+    link(
+        &outside.path().join("x.yaml"),
+        &root.join("tools/ch/link.yaml"),
+    );
+    link(&outside.path().join("dir"), &root.join("tools/ext"));
+    common::write(root, "tools/via.yaml", "executor: ch/link\nconfig: {}\n");
+    for (id, shown) in [
+        ("ch/link", "tools/ch/link.yaml"),
+        ("ext/y", "tools/ext/y.yaml"),
+        ("via", "tools/ch/link.yaml"),
+    ] {
+        for extra in [&["--dry-run"][..], &[]] {
+            let mut args = vec!["run", id];
+            args.extend_from_slice(extra);
+            let out = command(root, &args).output().unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{id}: {stderr}");
+            let first = stderr.lines().next().unwrap_or_default();
+            assert!(
+                first.starts_with(&format!(
+                    "error[request]: `{shown}` leads outside `tools/` (to `"
+                )),
+                "{id}: {stderr}"
+            );
+            assert!(!root.join("RAN").exists(), "{id}: the outside tool ran");
+        }
+    }
+}
+
+#[test]
+fn an_error_never_shows_the_contents_of_a_file_outside_the_project() {
+    let outside = tempfile::tempdir().unwrap();
+    let secret = "root:x:0:0:secret line:/root:/bin/sh\n";
+    common::write(outside.path(), "passwd", secret);
+    common::write(outside.path(), "hooks.yaml", secret);
+    common::write(outside.path(), "d.md", &format!("---\n{secret}---\n"));
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    common::write(root, "tools/runtimes/subprocess.yaml", "config: {}\n");
+    link(&outside.path().join("passwd"), &root.join("tools/p.yaml"));
+    link(&outside.path().join("passwd"), &root.join(".env"));
+    link(
+        &outside.path().join("hooks.yaml"),
+        &root.join("hooks/h.yaml"),
+    );
+    link(&outside.path().join("d.md"), &root.join("directives/d.md"));
+    common::write(
+        root,
+        "tools/t.yaml",
+        "executor: runtimes/subprocess\nconfig:\n  command: printf\n",
+    );
+    for args in [
+        &["run", "p"][..],
+        &["run", "t", "--dry-run"],
+        &["run", "directives/d.md", "--dry-run"],
+        &["check"],
+        &["tools"],
+        &["graph", "p"],
+        &["explain", "tools/p.yaml"],
+    ] {
+        let out = command(root, args).output().unwrap();
+        let printed = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_ne!(out.status.code(), Some(0), "{args:?}: {printed}");
+        assert!(!printed.contains("secret line"), "{args:?}: {printed}");
+        assert!(printed.contains("leads outside"), "{args:?}: {printed}");
+    }
+}
+
+#[test]
+fn directory_links_are_never_followed_twice_nor_outside() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    common::write(root, "tools/runtimes/subprocess.yaml", "config: {}\n");
+    common::write(
+        root,
+        "tools/examples/echo.yaml",
+        "description: echoes\nexecutor: runtimes/subprocess\nconfig:\n  command: printf\n",
+    );
+    common::write(root, "directives/d.md", "---\nname: d\n---\nbody\n");
+    // Forty levels of two links each would be 2^40 paths.
+    link(Path::new(".."), &root.join("tools/a"));
+    link(Path::new(".."), &root.join("tools/b"));
+    link(Path::new("."), &root.join("tools/examples/self"));
+    link(Path::new("../examples"), &root.join("tools/runtimes/alias"));
+    link(Path::new(".."), &root.join("directives/up"));
+    link(Path::new("."), &root.join("directives/here"));
+    let out = output_within(command(root, &["tools"]), 20);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("{:<19}  echoes\nruntimes/subprocess\n", "examples/echo")
+    );
+    let out = output_within(command(root, &["check"]), 20);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.ends_with("checked 3 files: 0 errors, 0 warnings\n"),
+        "{stdout}"
+    );
+    let out = output_within(command(root, &["run", "examples/echp"]), 20);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr,
+        "error[request]: unknown tool `examples/echp`\n   = help: did you mean `examples/echo`?\n"
+    );
+    // A link inside tools/ to a file inside tools/ is a tool like any other.
+    link(
+        Path::new("examples/echo.yaml"),
+        &root.join("tools/alias.yaml"),
+    );
+    let out = command(root, &["run", "alias", "--dry-run"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = command(root, &["run", "runtimes/alias/echo", "--dry-run"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -2,7 +2,6 @@
 //! fields, steps, and text of other layers or systems.
 
 use std::collections::HashSet;
-use std::path::Path;
 use std::sync::Arc;
 
 use strata_core::walk::Seg;
@@ -26,26 +25,10 @@ fn is_event_field(name: &str) -> bool {
     name == "event" || EVENTS.iter().any(|e| e.fields().contains(&name))
 }
 
-fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            files(&p, out);
-        } else if p.extension().and_then(|e| e.to_str()) == Some("md") {
-            out.push(p);
-        }
-    }
-}
-
 /// Checks every directive under `directives/`.
 pub fn check(project: &Project, report: &mut Report) {
     let catalog = Catalog(project);
-    let mut paths = Vec::new();
-    files(&project.root.join("directives"), &mut paths);
+    let paths = strata_doc::walk(&project.root.join("directives"), &["md"]);
     // Loaded once for every directive; broken project hooks are reported once, and the
     // directives are then checked without them.
     let hooks = match load_project_hooks(&project.root, &catalog, &project.limits) {
@@ -61,15 +44,12 @@ pub fn check(project: &Project, report: &mut Report) {
     for path in paths {
         report.files += 1;
         let name = project.display_name(&path);
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            report.push(Diagnostic::new(
-                Code::Load,
-                &name,
-                (1, 1),
-                FieldPath::root(),
-                "not readable as UTF-8 text".into(),
-            ));
-            continue;
+        let text = match project.read_text(&path) {
+            Ok(text) => text,
+            Err(e) => {
+                report.push(Diagnostic::from_error(&e, &name));
+                continue;
+            }
         };
         match Directive::load(&name, &text, &catalog, &hooks, &project.limits) {
             Ok(d) => check_directive(project, &d, report),
@@ -88,7 +68,8 @@ fn locate(
     if site_file == d.file {
         return d.locate(path, offset);
     }
-    std::fs::read_to_string(project.root.join(site_file))
+    project
+        .read_text(&project.root.join(site_file))
         .ok()
         .and_then(|text| strata_doc::locate(&text, path, offset))
         .unwrap_or((1, 1))
@@ -105,7 +86,9 @@ fn check_lone_hooks(project: &Project, hooks: &[Arc<Hook>], report: &mut Report)
             file: &hook.file,
             action: None,
         };
-        let text = std::fs::read_to_string(project.root.join(&hook.file)).unwrap_or_default();
+        let text = project
+            .read_text(&project.root.join(&hook.file))
+            .unwrap_or_default();
         for (field, r) in hook.params.references() {
             if r.layer != Layer::CONTEXT || matches!(r.path.head(), Some("inputs" | "steps")) {
                 continue;

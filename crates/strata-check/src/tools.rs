@@ -5,9 +5,7 @@ use std::collections::{BTreeMap, HashSet};
 use serde_json::Value;
 use strata_context::parse_expr;
 use strata_core::walk::Path;
-use strata_core::{
-    string_leaves, Error, ErrorKind, FieldPath, Layer, Limits, PathSeg, Reference, Span,
-};
+use strata_core::{string_leaves, FieldPath, Layer, Limits, PathSeg, Reference, Span};
 use strata_doc::{Document, Format};
 use strata_exec::{allowlisted, check_schema, take_literals, Link, Project, ToolChain};
 use strata_pipeline::{Chain, Template};
@@ -83,14 +81,8 @@ fn check_graph(project: &Project, id: &str, report: &mut Report) {
         return;
     };
     let name = project.display_name(&path);
-    let loaded = std::fs::read(&path)
-        .map_err(|e| {
-            Error::new(
-                Layer::REQUEST,
-                ErrorKind::Io,
-                format!("cannot read `{name}`: {e}"),
-            )
-        })
+    let loaded = project
+        .read(&path)
         .and_then(|bytes| Document::parse(&name, bytes, Format::Yaml, &project.limits))
         .and_then(|doc| {
             strata_graph::Graph::load(&doc, id, &Catalog(project), &project.limits)?;
@@ -148,7 +140,7 @@ fn lint_graph_results(doc: &Document, report: &mut Report) {
 
 fn project_dotenv(project: &Project) -> Vec<String> {
     let path = project.root.join(".env");
-    let Ok(text) = strata_doc::read_text(&path, ".env", &project.limits) else {
+    let Ok(text) = project.read_text(&path) else {
         return Vec::new();
     };
     strata_doc::parse_dotenv(".env", &text)

@@ -71,7 +71,11 @@ pub fn human(report: &Report, root: &std::path::Path) -> String {
     let mut file_text: Option<(String, String)> = None;
     for d in &report.diagnostics {
         if file_text.as_ref().map(|(f, _)| f) != Some(&d.file) {
-            let text = std::fs::read_to_string(root.join(&d.file)).unwrap_or_default();
+            // Only files inside the project are quoted (a link leading out is never read).
+            let text = strata_doc::confine(&root.join(&d.file), root, &d.file, "")
+                .ok()
+                .and_then(|real| std::fs::read_to_string(real).ok())
+                .unwrap_or_default();
             file_text = Some((d.file.clone(), text));
         }
         let text = file_text.as_ref().map_or("", |(_, t)| t.as_str());

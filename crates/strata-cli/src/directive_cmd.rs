@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use serde_json::{Map, Value};
-use strata_core::{Error, ErrorKind, Layer, RenderOptions};
+use strata_core::{Error, RenderOptions};
 use strata_directive::{load_project_hooks, ActionOutcome, Directive, Report, RunOptions, Status};
 use strata_exec::Project;
 use strata_tools::{StepRecord, StepStatus};
@@ -55,23 +55,7 @@ pub fn run_cli(args: &RunArgs) -> ExitCode {
 pub fn run(project: &Project, req: &DirectiveRequest<'_>) -> Result<ExitCode, Error> {
     let absolute = std::path::absolute(req.path).unwrap_or_else(|_| req.path.to_path_buf());
     let shown = project.display_name(&absolute);
-    let text = std::fs::read(&absolute)
-        .map_err(|e| {
-            Error::new(
-                Layer::REQUEST,
-                ErrorKind::Io,
-                format!("cannot read `{shown}`: {e}"),
-            )
-        })
-        .and_then(|bytes| {
-            String::from_utf8(bytes).map_err(|_| {
-                Error::new(
-                    Layer::REQUEST,
-                    ErrorKind::Syntax,
-                    format!("`{shown}` is not valid UTF-8"),
-                )
-            })
-        })?;
+    let text = project.read_text(&absolute)?;
     let runner = ExecRunner {
         project,
         options: strata_exec::ExecOptions {

@@ -9,8 +9,7 @@ use std::process::ExitCode;
 use clap::Args;
 use serde_json::{json, Map, Value};
 use strata_core::{
-    for_each_leaf, Error, ErrorKind, FieldPath, Layer, Origin, PathSeg, RenderOptions, Rendered,
-    Scope,
+    for_each_leaf, Error, FieldPath, Layer, Origin, PathSeg, RenderOptions, Rendered, Scope,
 };
 use strata_directive::Directive;
 use strata_exec::{ExecOptions, Invocation, Project};
@@ -215,13 +214,7 @@ fn pointer_mut<'v>(v: &'v mut Value, path: &FieldPath) -> Option<&'v mut Value> 
 fn directive_text(args: &ExplainArgs, project: &Project) -> Result<String, Error> {
     let absolute = std::path::absolute(&args.file).unwrap_or_else(|_| args.file.clone());
     let name = project.display_name(&absolute);
-    let text = std::fs::read_to_string(&absolute).map_err(|e| {
-        Error::new(
-            Layer::REQUEST,
-            ErrorKind::Io,
-            format!("cannot read `{name}`: {e}"),
-        )
-    })?;
+    let text = project.read_text(&absolute)?;
     let runner = ExecRunner {
         project,
         options: ExecOptions::default(),

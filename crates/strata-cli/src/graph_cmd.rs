@@ -29,7 +29,7 @@ pub fn is_graph(project: &Project, id: &str) -> bool {
     let Some(path) = project.tool_path(id) else {
         return false;
     };
-    let Ok(bytes) = std::fs::read(&path) else {
+    let Ok(bytes) = project.read(&path) else {
         return false;
     };
     Document::parse(id, bytes, Format::Yaml, &project.limits)

@@ -60,14 +60,22 @@ pub struct RunArgs {
 
 /// Prints an error, with a snippet of the file it points into when there is one.
 pub fn print_error(err: &Error, project: Option<&Project>) {
-    // A snippet of `.env` would show a secret value: those errors get no snippet.
+    // A snippet of `.env` would show a secret value: those errors get no snippet. Nor do
+    // files outside the project (a link to one is refused before it is read, and its
+    // contents are never shown).
     let doc = err
         .location
         .as_ref()
         .filter(|loc| !loc.file.ends_with(".env"))
         .and_then(|loc| {
-            let root = project.map_or_else(|| PathBuf::from("."), |p| p.root.clone());
-            let text = std::fs::read_to_string(root.join(&loc.file)).ok()?;
+            let text = match project {
+                Some(p) => p.read_text(&p.root.join(&loc.file)).ok()?,
+                None => {
+                    let path = Path::new(&loc.file);
+                    let real = strata_doc::confine(path, Path::new("."), &loc.file, "").ok()?;
+                    std::fs::read_to_string(real).ok()?
+                }
+            };
             Some(Document {
                 name: loc.file.clone(),
                 text,

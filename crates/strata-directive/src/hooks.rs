@@ -154,13 +154,8 @@ pub fn load_project_hooks(
             .unwrap_or(&file)
             .display()
             .to_string();
-        let bytes = std::fs::read(&file).map_err(|e| {
-            Error::new(
-                Layer::REQUEST,
-                ErrorKind::Io,
-                format!("cannot read `{name}`: {e}"),
-            )
-        })?;
+        let real = strata_doc::confine(&file, &dir, &name, "`hooks/`")?;
+        let bytes = strata_doc::read_file(&real, &name, limits)?;
         let doc = Document::parse(&name, bytes, Format::Yaml, limits)?;
         let (specs, base): (Vec<HookSpec>, Option<FieldPath>) = match &doc.value {
             Value::Array(_) => (parse_specs(&doc, &doc.value)?, None),

@@ -1,9 +1,10 @@
-//! Reading files and streams with the document limit: a source larger than
-//! `Limits::document_bytes` is refused without being read whole (a file's size is checked
-//! first; a pipe or a device is read up to one byte past the limit).
+//! Files of a project and how they are read: confined to the project's directories through
+//! symbolic links ([`confine`], [`walk`]), and within the document limit — a source larger
+//! than `Limits::document_bytes` is refused without being read whole (a file's size is
+//! checked first; a pipe or a device is read up to one byte past the limit).
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use strata_core::{Error, ErrorKind, Layer, Limits, Location};
 
@@ -69,4 +70,97 @@ pub fn read_text(path: &Path, name: &str, limits: &Limits) -> Result<String, Err
     let bytes = read_file(path, name, limits)?;
     String::from_utf8(bytes)
         .map_err(|e| crate::document::utf8_error(name, e.as_bytes(), e.utf8_error()))
+}
+
+/// The real location of `path`: every symbolic link resolved (as far as the path exists).
+fn real(path: &Path) -> PathBuf {
+    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// Where `path` really is, when that lies inside directory `dir` (both resolved through
+/// every symbolic link); a Forbidden error naming `shown` (and where it leads) otherwise.
+/// `dir_shown` names the directory in the error (``"`tools/`"``, `"the project"`).
+///
+/// Every file strata reads from a project goes through this, so that a link inside `tools/`,
+/// `directives/` or `hooks/` cannot make it read, run or quote a file elsewhere. The path
+/// returned is the one to read (the link resolved).
+pub fn confine(path: &Path, dir: &Path, shown: &str, dir_shown: &str) -> Result<PathBuf, Error> {
+    let target = real(path);
+    if target.starts_with(real(dir)) {
+        return Ok(target);
+    }
+    Err(Error::new(
+        Layer::REQUEST,
+        ErrorKind::Forbidden,
+        format!(
+            "`{shown}` leads outside {dir_shown} (to `{}`)",
+            target.display()
+        ),
+    )
+    .with_hint("strata reads only files inside the project's directories; copy the file in"))
+}
+
+/// Every file under `dir` whose name ends in `.<ext>` for one of `exts`, as paths under
+/// `dir` sorted by their text; names starting with `.` are left out.
+///
+/// Symbolic links to directories are followed only when the directory lies inside `dir`
+/// and has not been visited yet (real directories are visited first), so a link to `..`
+/// or two links to one place cost nothing: the walk reads each directory at most once.
+/// Links to files are listed as they are; reading one goes through [`confine`].
+pub fn walk(dir: &Path, exts: &[&str]) -> Vec<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let root = real(dir);
+    let id = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+    let mut seen: std::collections::HashSet<(u64, u64)> = id(dir).into_iter().collect();
+    let mut files = Vec::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    let mut links: std::collections::VecDeque<PathBuf> = std::collections::VecDeque::new();
+    // Real directories first: a linked one is followed only when no real path reaches it.
+    let next_link = |links: &mut std::collections::VecDeque<PathBuf>,
+                     seen: &mut std::collections::HashSet<(u64, u64)>| {
+        while let Some(link) = links.pop_front() {
+            let inside = real(&link).starts_with(&root);
+            if inside && id(&link).is_some_and(|k| seen.insert(k)) {
+                return Some(link);
+            }
+        }
+        None
+    };
+    while let Some(current) = dirs.pop().or_else(|| next_link(&mut links, &mut seen)) {
+        let Ok(entries) = std::fs::read_dir(&current) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else {
+                continue;
+            };
+            if name.starts_with('.') {
+                continue;
+            }
+            let path = entry.path();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let is_dir = if kind.is_symlink() {
+                path.is_dir()
+            } else {
+                kind.is_dir()
+            };
+            if is_dir {
+                if kind.is_symlink() {
+                    links.push_back(path);
+                } else if id(&path).is_some_and(|k| seen.insert(k)) {
+                    dirs.push(path);
+                }
+            } else if name
+                .rsplit_once('.')
+                .is_some_and(|(_, ext)| exts.contains(&ext))
+            {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
 }

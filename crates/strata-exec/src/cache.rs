@@ -53,11 +53,12 @@ impl CompiledTool {
         })
     }
 
-    /// True while every file of the chain still holds what was compiled.
-    fn is_current(&self) -> bool {
+    /// True while every file of the chain still holds what was compiled (and still lies
+    /// inside `tools/`).
+    fn is_current(&self, project: &Project) -> bool {
         self.files
             .iter()
-            .all(|(path, h)| std::fs::read(path).is_ok_and(|bytes| hash(&bytes) == *h))
+            .all(|(path, h)| project.read(path).is_ok_and(|bytes| hash(&bytes) == *h))
     }
 }
 
@@ -77,7 +78,7 @@ impl ToolCache {
     /// Tool `id`, compiled now or taken from the cache when its files have not changed.
     pub fn get(&self, project: &Project, id: &str) -> Result<Arc<CompiledTool>, Error> {
         let cached = self.lock().get(id).cloned();
-        if let Some(tool) = cached.filter(|t| t.is_current()) {
+        if let Some(tool) = cached.filter(|t| t.is_current(project)) {
             return Ok(tool);
         }
         let tool = Arc::new(CompiledTool::compile(project, id)?);

@@ -37,13 +37,7 @@ pub struct ToolChain {
 
 /// Reads one tool file of the project.
 pub fn load_link(project: &Project, id: &str, path: &Path) -> Result<Link, Error> {
-    let bytes = std::fs::read(path).map_err(|e| {
-        Error::new(
-            Layer::REQUEST,
-            ErrorKind::Io,
-            format!("cannot read `{}`: {e}", project.display_name(path)),
-        )
-    })?;
+    let bytes = project.read(path)?;
     let (doc, file) = read_tool_file(&project.display_name(path), bytes, &project.limits)?;
     Ok(Link {
         id: id.to_string(),
@@ -85,7 +79,7 @@ impl ToolChain {
                 err.path = path_of(&["executor"]);
                 last.doc.locate_error(err)
             };
-            let next = resolve_executor(project, &executor);
+            let next = resolve_executor(project, &executor).map_err(at_executor)?;
             let Some((next_id, next_path)) = next else {
                 let mut chain = ids.clone();
                 chain.push(executor.clone());
@@ -185,16 +179,17 @@ impl ToolChain {
     }
 }
 
-/// The executor named `name`: the id itself, else `runtimes/<name>`.
-fn resolve_executor(project: &Project, name: &str) -> Option<(String, PathBuf)> {
-    if let Some(p) = project.tool_path(name) {
-        return Some((name.to_string(), p));
+/// The executor named `name`: the id itself, else `runtimes/<name>` (an error when the file
+/// found leads outside `tools/`).
+fn resolve_executor(project: &Project, name: &str) -> Result<Option<(String, PathBuf)>, Error> {
+    if let Some(p) = project.find_tool(name)? {
+        return Ok(Some((name.to_string(), p)));
     }
     if name.contains('/') {
-        return None;
+        return Ok(None);
     }
     let id = format!("runtimes/{name}");
-    project.tool_path(&id).map(|p| (id, p))
+    Ok(project.find_tool(&id)?.map(|p| (id, p)))
 }
 
 /// Deep-merges `over` into `base`: maps merge key by key, anything else replaces.

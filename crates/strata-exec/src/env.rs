@@ -75,7 +75,7 @@ pub fn resolve_env(
     }
     let dotenv = project.root.join(".env");
     if dotenv.is_file() {
-        let text = strata_doc::read_text(&dotenv, ".env", &project.limits)?;
+        let text = project.read_text(&dotenv)?;
         for (k, v) in parse_dotenv(".env", &text)? {
             env.set(&k, v, true);
         }

@@ -92,22 +92,63 @@ impl Project {
             .to_string()
     }
 
-    /// The file of tool `id`, if there is one.
+    /// The file of tool `id`, if there is one inside `tools/` (see [`Project::find_tool`]).
     pub fn tool_path(&self, id: &str) -> Option<PathBuf> {
+        self.find_tool(id).ok().flatten()
+    }
+
+    /// The file of tool `id`: `None` when there is none, a Forbidden error when it is a
+    /// symbolic link leading outside `tools/` (see [`strata_doc::confine`]). The path is
+    /// the one shown in messages; read it with [`Project::read`].
+    pub fn find_tool(&self, id: &str) -> Result<Option<PathBuf>, Error> {
         if !valid_id(id) {
-            return None;
+            return Ok(None);
         }
         let base = self.tools_dir().join(id);
-        EXTENSIONS
+        let Some(path) = EXTENSIONS
             .iter()
             .map(|ext| base.with_extension(ext))
             .find(|p| p.is_file())
+        else {
+            return Ok(None);
+        };
+        self.confine(&path)?;
+        Ok(Some(path))
     }
 
-    /// The file of tool `id`, or an error with a did-you-mean hint.
+    /// The file of tool `id`, or an error: unknown (with a did-you-mean hint), or leading
+    /// outside `tools/`.
     pub fn require_tool(&self, id: &str) -> Result<PathBuf, Error> {
-        self.tool_path(id)
+        self.find_tool(id)?
             .ok_or_else(|| self.unknown_tool(id, "tool"))
+    }
+
+    /// Where `path` really is, when that is inside the project directory it belongs to:
+    /// `tools/`, `directives/` or `hooks/` for a path under one of them, the project root
+    /// otherwise (`.env`, a directive given by path). A Forbidden error when a symbolic
+    /// link leads elsewhere.
+    pub fn confine(&self, path: &Path) -> Result<PathBuf, Error> {
+        let shown = self.display_name(path);
+        let dir = ["tools", "directives", "hooks"]
+            .into_iter()
+            .find(|d| Path::new(&shown).starts_with(d));
+        match dir {
+            Some(d) => strata_doc::confine(path, &self.root.join(d), &shown, &format!("`{d}/`")),
+            None => strata_doc::confine(path, &self.root, &shown, "the project"),
+        }
+    }
+
+    /// Reads a project file: confined (see [`Project::confine`]) and within the document
+    /// limit.
+    pub fn read(&self, path: &Path) -> Result<Vec<u8>, Error> {
+        let real = self.confine(path)?;
+        strata_doc::read_file(&real, &self.display_name(path), &self.limits)
+    }
+
+    /// [`Project::read`] as UTF-8 text.
+    pub fn read_text(&self, path: &Path) -> Result<String, Error> {
+        let real = self.confine(path)?;
+        strata_doc::read_text(&real, &self.display_name(path), &self.limits)
     }
 
     /// The error for an unknown id; `what` is `tool` or `executor`.
@@ -133,10 +174,19 @@ impl Project {
             .unwrap_or_default()
     }
 
-    /// Every tool id under `tools/`, sorted.
+    /// Every tool id under `tools/`, sorted (see [`strata_doc::walk`]: each directory is
+    /// read once, and links to directories outside `tools/` are not followed).
     pub fn tool_ids(&self) -> Vec<String> {
-        let mut ids = Vec::new();
-        collect(&self.tools_dir(), "", &mut ids);
+        let tools = self.tools_dir();
+        let mut ids: Vec<String> = strata_doc::walk(&tools, &EXTENSIONS)
+            .iter()
+            .filter_map(|p| {
+                let rel = p.strip_prefix(&tools).ok()?.with_extension("");
+                let parts: Option<Vec<&str>> =
+                    rel.components().map(|c| c.as_os_str().to_str()).collect();
+                Some(parts?.join("/"))
+            })
+            .collect();
         ids.sort();
         ids.dedup();
         ids
@@ -145,6 +195,10 @@ impl Project {
     /// The id of a tool file given by path (relative to `cwd`), when it lies under `tools/`.
     pub fn id_of_path(&self, path: &Path) -> Result<String, Error> {
         let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        if abs.starts_with(self.tools_dir()) {
+            // A link inside tools/ that leads out.
+            self.confine(&abs)?;
+        }
         let abs = abs.canonicalize().unwrap_or(abs);
         let tools = self.tools_dir();
         let tools = tools.canonicalize().unwrap_or(tools);
@@ -180,7 +234,7 @@ impl Project {
     /// cannot be read as YAML.
     pub fn tool_kind(&self, id: &str) -> Option<String> {
         let path = self.tool_path(id)?;
-        let bytes = std::fs::read(&path).ok()?;
+        let bytes = self.read(&path).ok()?;
         let doc =
             Document::parse(&self.display_name(&path), bytes, Format::Yaml, &self.limits).ok()?;
         Some(match doc.value.get("kind") {
@@ -220,8 +274,11 @@ impl Project {
     }
 
     fn describe(&self, id: &str) -> Result<String, String> {
-        let path = self.tool_path(id).ok_or("file vanished")?;
-        let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
+        let path = self
+            .find_tool(id)
+            .map_err(|e| e.message.clone())?
+            .ok_or("file vanished")?;
+        let bytes = self.read(&path).map_err(|e| e.message.clone())?;
         let name = self.display_name(&path);
         let doc = Document::parse(&name, bytes.clone(), Format::Yaml, &self.limits)
             .map_err(|e| e.message.clone())?;
@@ -248,29 +305,6 @@ fn valid_id(id: &str) -> bool {
             .components()
             .all(|c| matches!(c, Component::Normal(_)))
         && id.split('/').all(|s| !s.is_empty())
-}
-
-fn collect(dir: &Path, prefix: &str, out: &mut Vec<String>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with('.') {
-            continue;
-        }
-        let path = entry.path();
-        if path.is_dir() {
-            collect(&path, &format!("{prefix}{name}/"), out);
-            continue;
-        }
-        let Some((stem, ext)) = name.rsplit_once('.') else {
-            continue;
-        };
-        if EXTENSIONS.contains(&ext) {
-            out.push(format!("{prefix}{stem}"));
-        }
-    }
 }
 
 #[cfg(test)]

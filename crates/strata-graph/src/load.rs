@@ -43,7 +43,8 @@ pub fn is_graph_document(value: &Value) -> bool {
 }
 
 impl Graph {
-    /// Reads and loads the graph file at `path`, shown as `name`, with id `id`.
+    /// Reads and loads the graph file at `path` (within the document limit), shown as
+    /// `name`, with id `id`. The caller has confined `path` to the project.
     pub fn load_file(
         path: &Path,
         name: &str,
@@ -51,13 +52,7 @@ impl Graph {
         tools: &dyn ToolRunner,
         limits: &Limits,
     ) -> Result<Graph, Error> {
-        let bytes = std::fs::read(path).map_err(|e| {
-            Error::new(
-                Layer::REQUEST,
-                ErrorKind::Io,
-                format!("cannot read `{name}`: {e}"),
-            )
-        })?;
+        let bytes = strata_doc::read_file(path, name, limits)?;
         let doc = Document::parse(name, bytes, Format::Yaml, limits)?;
         Graph::load(&doc, id, tools, limits)
     }
