@@ -870,3 +870,168 @@ fn directory_links_are_never_followed_twice_nor_outside() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// 5, 6. Signals: every command that spawns kills and reaps its children, then dies of the
+// signal it received; one owner per child, so no false status
+// ---------------------------------------------------------------------------------------------
+
+/// A project whose tool `slow` writes its pid to `<root>/pids/<n>` and sleeps; a graph and a
+/// directive call it.
+fn slow_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("pids")).unwrap();
+    common::write(root, "tools/runtimes/subprocess.yaml", "config: {}\n");
+    common::write(
+        root,
+        "tools/slow.yaml",
+        "executor: runtimes/subprocess\nconfig:\n  command: sh\n  args: [\"-c\", \"echo $$ > pids/$$; exec sleep 30\"]\n  timeout: 60\n",
+    );
+    common::write(
+        root,
+        "tools/g.yaml",
+        "kind: graph\nstart: a\nnodes:\n  a: {kind: action, tool: slow, next: b}\n  b: {kind: return, output: done}\n",
+    );
+    common::write(
+        root,
+        "d.md",
+        "---\nname: d\nactions:\n  - {id: a, tool: slow}\n---\nbody\n",
+    );
+    dir
+}
+
+/// The pids the slow tool wrote so far.
+fn tool_pids(root: &Path) -> Vec<i32> {
+    std::fs::read_dir(root.join("pids"))
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter_map(|e| e.file_name().to_str()?.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// True while process `pid` runs (a zombie has stopped running).
+fn running(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let state = stat.rsplit_once(')')?.1.trim_start().chars().next()?;
+            Some(state != 'Z' && state != 'X')
+        })
+        .unwrap_or(false)
+}
+
+/// Waits up to `secs` for `f`.
+fn eventually(secs: u64, mut f: impl FnMut() -> bool) -> bool {
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    while std::time::Instant::now() < end {
+        if f() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    f()
+}
+
+#[test]
+fn every_spawning_command_kills_its_tool_and_dies_of_the_signal() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = slow_project();
+    let root = dir.path();
+    for args in [&["run", "slow"][..], &["run", "g"], &["run", "d.md"]] {
+        for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            let _ = std::fs::remove_dir_all(root.join("pids"));
+            std::fs::create_dir_all(root.join("pids")).unwrap();
+            let mut child = command(root, args).spawn().unwrap();
+            assert!(
+                eventually(20, || !tool_pids(root).is_empty()),
+                "{args:?}: the tool never started"
+            );
+            let tool = tool_pids(root)[0];
+            // SAFETY: a plain kill of our own child, not yet reaped.
+            unsafe { libc::kill(child.id() as i32, sig) };
+            let status = child.wait().unwrap();
+            assert_eq!(status.signal(), Some(sig), "{args:?} {sig}: {status:?}");
+            assert!(!running(tool), "{args:?} {sig}: the tool {tool} still runs");
+        }
+    }
+}
+
+#[test]
+fn signalled_runs_always_report_the_signal_received_never_a_false_status() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = slow_project();
+    let root = dir.path();
+    for trial in 0..40u64 {
+        let _ = std::fs::remove_dir_all(root.join("pids"));
+        std::fs::create_dir_all(root.join("pids")).unwrap();
+        let args: &[&str] = match trial % 3 {
+            0 => &["run", "slow"],
+            1 => &["run", "g", "--quiet"],
+            _ => &["run", "d.md"],
+        };
+        let mut cmd = command(root, args);
+        let child = cmd.spawn().unwrap();
+        // From before the tool starts to well after.
+        std::thread::sleep(std::time::Duration::from_millis(trial % 8 * 5));
+        // SAFETY: a plain kill of our own child, not yet reaped.
+        unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.signal(),
+            Some(libc::SIGTERM),
+            "trial {trial}: {:?} {stderr}",
+            out.status
+        );
+        assert_eq!(stderr, "", "trial {trial}");
+        for pid in tool_pids(root) {
+            assert!(
+                eventually(2, || !running(pid)),
+                "trial {trial}: tool {pid} still runs"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_tool_never_inherits_descriptors_of_the_caller() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    common::write(root, "tools/runtimes/subprocess.yaml", "config: {}\n");
+    common::write(
+        root,
+        "tools/fds.yaml",
+        "executor: runtimes/subprocess\nconfig:\n  command: ls\n  args: [/proc/self/fd]\n",
+    );
+    let mut cmd = command(root, &["run", "fds"]);
+    let mut ends = [0; 2];
+    // SAFETY: pipe writes two new descriptors into `ends`.
+    assert_eq!(unsafe { libc::pipe(ends.as_mut_ptr()) }, 0);
+    let fd = ends[1];
+    // SAFETY: dup2 is async-signal-safe; fd 9 of the child becomes an inheritable copy.
+    unsafe {
+        cmd.pre_exec(move || {
+            libc::dup2(fd, 9);
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    // SAFETY: both ends are ours and closed once.
+    unsafe {
+        libc::close(ends[0]);
+        libc::close(ends[1]);
+    }
+    let fds: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert!(fds.contains(&"0".to_string()), "{fds:?}");
+    assert!(
+        !fds.contains(&"9".to_string()),
+        "fd 9 of the caller reached the tool: {fds:?}"
+    );
+}

@@ -166,7 +166,6 @@ fn run_in(args: &RunArgs, project: &Project, id: &str) -> Result<u8, Error> {
         Mode::Human
     };
     let mut printer = Printer(mode);
-    let _ = strata_exec::install_interrupt_handler();
     let outcome = match &args.resume {
         Some(run_id) => {
             let dir = store.open(run_id)?;

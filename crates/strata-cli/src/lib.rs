@@ -60,8 +60,16 @@ enum Command {
 }
 
 /// Runs the command line and returns the process exit code.
+///
+/// Every command runs with the interrupt handler installed: on SIGINT, SIGTERM, SIGHUP or
+/// SIGQUIT the process group of every tool strata started is killed and reaped, then strata
+/// dies of that signal (see `strata_exec::install_interrupt_handler`).
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Err(e) = strata_exec::install_interrupt_handler() {
+        eprintln!("error: cannot install the signal handler: {e}");
+        return ExitCode::from(run::STRATA_FAILED);
+    }
     match cli.command {
         Command::Render(args) => render::run(args),
         Command::Check(args) => check_cmd::run(args),

@@ -202,7 +202,6 @@ fn run_in(args: &RunArgs, project: &Project, id: &str) -> Result<u8, Error> {
         let _ = io::stdout().lock().write_all(text.as_bytes());
         return Ok(0);
     }
-    let _ = strata_exec::install_interrupt_handler();
     let result = strata_exec::spawn(&prepared.spec)?;
     if args.json {
         let text = serde_json::to_string_pretty(&result.to_json()).unwrap_or_default() + "\n";

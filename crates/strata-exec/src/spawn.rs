@@ -53,15 +53,55 @@ pub fn authored(s: &str) -> Text {
     t
 }
 
-/// Process groups of children still running, killed if strata is interrupted.
-static LIVE_GROUPS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+/// The children still running, and the signal strata received, if any.
+///
+/// Each child has one owner: the thread that spawned it, which alone waits for it and reaps
+/// it. On a signal, the signal thread only records it and kills the groups; each owner then
+/// reaps its child and its group, and the last one makes strata die of the signal.
+#[derive(Debug, Default)]
+struct Children {
+    /// Process groups of children not yet reaped.
+    groups: Vec<i32>,
+    /// The signal received (no child starts after one).
+    signal: Option<i32>,
+}
 
-fn live(pgid: i32, add: bool) {
-    let mut groups = LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner());
-    if add {
-        groups.push(pgid);
-    } else {
-        groups.retain(|g| *g != pgid);
+static CHILDREN: Mutex<Children> = Mutex::new(Children {
+    groups: Vec::new(),
+    signal: None,
+});
+
+fn children() -> std::sync::MutexGuard<'static, Children> {
+    CHILDREN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// How long the signal thread lets the owners reap their children before strata dies
+/// anyway.
+const REAP_GRACE: Duration = Duration::from_secs(2);
+
+/// Dies of signal `sig`, as strata would have without a handler (exit status 128 + `sig` if
+/// the default action cannot be restored).
+fn die(sig: i32) -> ! {
+    let _ = signal_hook::low_level::emulate_default_handler(sig);
+    std::process::exit(128 + sig)
+}
+
+/// Called by an owner once its child and group are reaped: forgets the group and, when a
+/// signal came, dies of it if no other child is left — else waits for the owner of the last
+/// one to do so.
+fn reaped(pgid: i32) {
+    let mut c = children();
+    c.groups.retain(|g| *g != pgid);
+    let Some(sig) = c.signal else {
+        return;
+    };
+    let last = c.groups.is_empty();
+    drop(c);
+    if last {
+        die(sig);
+    }
+    loop {
+        thread::park();
     }
 }
 
@@ -75,26 +115,74 @@ fn ensure_subreaper() {
     });
 }
 
-/// Kills the process groups of every running child when strata receives SIGINT, SIGTERM,
-/// SIGHUP or SIGQUIT, then dies of that signal as it would have.
+/// On SIGINT, SIGTERM, SIGHUP or SIGQUIT: kills the process group of every running child,
+/// lets the threads that spawned them reap them, then dies of that signal as strata would
+/// have. Installed once per process (later calls do nothing); every command of the CLI
+/// installs it before it starts.
 pub fn install_interrupt_handler() -> std::io::Result<()> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
+    static INSTALLED: Mutex<bool> = Mutex::new(false);
+    let mut installed = INSTALLED.lock().unwrap_or_else(|e| e.into_inner());
+    if *installed {
+        return Ok(());
+    }
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP, SIGQUIT])?;
     thread::Builder::new()
         .name("strata-signals".into())
         .spawn(move || {
             if let Some(sig) = signals.forever().next() {
-                let groups = LIVE_GROUPS
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .clone();
-                for pgid in groups {
-                    clean_group(pgid);
+                let mut c = children();
+                c.signal = Some(sig);
+                for pgid in &c.groups {
+                    // Killed, not reaped: each child's owner reaps it.
+                    let _ = killpg(Pid::from_raw(*pgid), Signal::SIGKILL);
                 }
-                let _ = signal_hook::low_level::emulate_default_handler(sig);
-                std::process::exit(128 + sig);
+                let none = c.groups.is_empty();
+                drop(c);
+                if none {
+                    die(sig);
+                }
+                thread::sleep(REAP_GRACE);
+                die(sig);
             }
         })?;
+    *installed = true;
+    Ok(())
+}
+
+/// In the child between fork and exec: every descriptor above 2 is marked close-on-exec, so
+/// the program inherits none of the caller's (strata's own pipes already are). Must stay
+/// async-signal-safe: system calls only.
+fn close_inherited_fds() -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
+        // SAFETY: close_range only changes flags of this process's descriptors.
+        let done =
+            unsafe { libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, CLOSE_RANGE_CLOEXEC) };
+        if done == 0 {
+            return Ok(());
+        }
+    }
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes the limit into `limit`.
+    let max = if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0 {
+        limit.rlim_cur.min(1 << 16) as i32
+    } else {
+        1024
+    };
+    for fd in 3..max {
+        // SAFETY: fcntl on a descriptor that may not exist only fails with EBADF.
+        unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFD);
+            if flags >= 0 && flags & libc::FD_CLOEXEC == 0 {
+                libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC);
+            }
+        }
+    }
     Ok(())
 }
 
@@ -250,6 +338,10 @@ pub fn spawn(spec: &SpawnSpec) -> Result<RunResult, Error> {
             if let Some(a0) = &argv0 {
                 cmd.arg0(a0);
             }
+            // SAFETY: the closure makes system calls only (see close_inherited_fds).
+            unsafe {
+                cmd.pre_exec(close_inherited_fds);
+            }
             Ok(())
         });
     let mut feed = match &spec.stdin {
@@ -275,6 +367,18 @@ pub fn spawn(spec: &SpawnSpec) -> Result<RunResult, Error> {
         feed.pipe = None;
     }
     let started = Instant::now();
+    // The child starts and is registered under the lock, so that a signal either comes
+    // before (and no child starts) or sees its group.
+    let mut registry = children();
+    if let Some(sig) = registry.signal {
+        drop(registry);
+        if children().groups.is_empty() {
+            die(sig);
+        }
+        loop {
+            thread::park();
+        }
+    }
     let handle = expr.start();
     // The expression holds our copies of the pipes' other ends: drop it so that the reads
     // see end-of-file once the child's group is gone.
@@ -292,7 +396,8 @@ pub fn spawn(spec: &SpawnSpec) -> Result<RunResult, Error> {
         .with_hint("check that the program exists, is executable and has a valid interpreter line")
     })?;
     let pid = handle.pids().first().copied().unwrap_or(0) as i32;
-    live(pid, true);
+    registry.groups.push(pid);
+    drop(registry);
     let exit_fd = pidfd(pid);
 
     let deadline = started.checked_add(spec.timeout);
@@ -357,7 +462,7 @@ pub fn spawn(spec: &SpawnSpec) -> Result<RunResult, Error> {
                 let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
                 let _ = handle.wait();
                 clean_group(pid);
-                live(pid, false);
+                reaped(pid);
                 return Err(io_error("cannot watch the child", e.into()));
             }
         };
@@ -402,7 +507,7 @@ pub fn spawn(spec: &SpawnSpec) -> Result<RunResult, Error> {
     }
     let status = handle.wait().map(|o| o.status);
     clean_group(pid);
-    live(pid, false);
+    reaped(pid);
     let status = status.map_err(|e| io_error("cannot wait for the child", e))?;
     use std::os::unix::process::ExitStatusExt;
     Ok(RunResult {
