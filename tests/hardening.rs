@@ -1035,3 +1035,76 @@ fn a_tool_never_inherits_descriptors_of_the_caller() {
         "fd 9 of the caller reached the tool: {fds:?}"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// 7. Locks: one walker per run, however many resume it at once
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn concurrent_resumes_of_a_killed_run_run_one_walker() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    common::write(root, "tools/runtimes/subprocess.yaml", "config: {}\n");
+    common::write(
+        root,
+        "tools/mark.yaml",
+        "executor: runtimes/subprocess\nconfig:\n  command: sh\n  args:\n    - -c\n    - |\n      if [ -e pause ]; then echo $$ > paused.tmp; mv paused.tmp paused.pid; exec sleep 30; fi\n      echo step >> effects.log\n      sleep 0.05\n",
+    );
+    common::write(
+        root,
+        "tools/g.yaml",
+        "kind: graph\nstart: a\nnodes:\n  a: {kind: action, tool: mark, next: b}\n  b: {kind: return, output: done}\n",
+    );
+    for trial in 0..50 {
+        let run_id = format!("r{trial}");
+        common::write(root, "pause", "");
+        let mut first = command(root, &["run", "g", "--quiet", "--run-id", &run_id])
+            .spawn()
+            .unwrap();
+        assert!(
+            eventually(20, || root.join("paused.pid").exists()),
+            "trial {trial}"
+        );
+        let paused: i32 = std::fs::read_to_string(root.join("paused.pid"))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        first.kill().unwrap(); // SIGKILL: the lock file stays, its holder gone
+        first.wait().unwrap();
+        // SAFETY: the paused tool is a process this test started through strata.
+        unsafe { libc::kill(paused, libc::SIGKILL) };
+        for f in ["pause", "paused.pid", "effects.log"] {
+            let _ = std::fs::remove_file(root.join(f));
+        }
+        let resumers: Vec<Child> = (0..2 + trial % 3)
+            .map(|_| {
+                command(root, &["run", "g", "--quiet", "--resume", &run_id])
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        let outs: Vec<Output> = resumers
+            .into_iter()
+            .map(|c| c.wait_with_output().unwrap())
+            .collect();
+        let effects = std::fs::read_to_string(root.join("effects.log")).unwrap_or_default();
+        assert_eq!(
+            effects,
+            "step\n",
+            "trial {trial}: the step ran {} times",
+            effects.lines().count()
+        );
+        let ok = outs.iter().filter(|o| o.status.code() == Some(0)).count();
+        assert_eq!(ok, 1, "trial {trial}");
+        for o in outs.iter().filter(|o| o.status.code() != Some(0)) {
+            let stderr = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "trial {trial}: {stderr}");
+            assert!(
+                stderr.contains(&format!("run `{run_id}` is in progress"))
+                    || stderr.contains(&format!("run `{run_id}` has already ended (completed)")),
+                "trial {trial}: {stderr}"
+            );
+        }
+    }
+}

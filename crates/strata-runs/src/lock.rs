@@ -1,9 +1,16 @@
-//! One process per run: a run directory is locked (`lock` holds the owner's pid) while a process
-//! runs it, so that two `--resume`s of the same run cannot interleave their checkpoints. A lock
-//! left by a killed process is stale (its pid no longer runs) and is taken over.
+//! One process per run: a run directory is locked while a process (a graph walker, a plan
+//! run) runs it, so that two `--resume`s of the same run cannot interleave their checkpoints.
+//!
+//! The lock is the operating system's (`flock` on the file `lock`), taken without waiting:
+//! taking it is one atomic step, and the kernel releases it when its holder ends, however it
+//! ends — so a killed process leaves no lock behind, and no taker can mistake a lock being
+//! written for a stale one. The file also holds the holder's pid, for messages and for
+//! `strata runs`; the holder removes it when it is done.
 
-use std::fs::{self, OpenOptions};
-use std::io::Write;
+use std::fs::{self, File, OpenOptions};
+use std::io::{Seek, Write};
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use strata_core::{Error, ErrorKind, Layer};
@@ -13,23 +20,51 @@ use crate::RunDir;
 /// The lock file's name inside a run directory.
 pub const LOCK_FILE: &str = "lock";
 
-/// A held lock; released (the file removed) when dropped.
+/// A held lock; released (the file removed, then the lock let go) when dropped.
 #[derive(Debug)]
 pub struct RunLock {
     path: PathBuf,
+    /// Holds the OS lock for as long as it is open.
+    _file: File,
 }
 
 impl Drop for RunLock {
     fn drop(&mut self) {
+        // Removed while still held: a taker that opened this file meanwhile finds, once it
+        // has the lock, that the file is no longer the one at `path`, and tries again.
         let _ = fs::remove_file(&self.path);
     }
 }
 
 /// True when process `pid` runs (Linux: `/proc/<pid>` exists; elsewhere every pid is
-/// assumed to run, so a stale lock must be removed by hand).
+/// assumed to run).
 fn running(pid: &str) -> bool {
     let proc = Path::new("/proc");
     !proc.is_dir() || (!pid.is_empty() && proc.join(pid).exists())
+}
+
+/// Takes the OS lock on `file` without waiting: `Ok(false)` when another holds it.
+fn try_flock(file: &File) -> std::io::Result<bool> {
+    loop {
+        // SAFETY: flock on a descriptor this function borrows for the call.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+            return Ok(true);
+        }
+        let e = std::io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EWOULDBLOCK) => return Ok(false),
+            Some(libc::EINTR) => continue,
+            _ => return Err(e),
+        }
+    }
+}
+
+/// True when `file` is the file now at `path` (and not one removed since it was opened).
+fn still_at(file: &File, path: &Path) -> bool {
+    match (file.metadata(), fs::metadata(path)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
 }
 
 impl RunDir {
@@ -38,49 +73,54 @@ impl RunDir {
         fs::read_to_string(self.path.join(LOCK_FILE)).is_ok_and(|owner| running(owner.trim()))
     }
 
-    /// Locks the run for this process; fails when another live process holds it.
+    /// Locks the run for this process; fails when another process holds it.
     pub fn lock(&self) -> Result<RunLock, Error> {
         let path = self.path.join(LOCK_FILE);
-        for _ in 0..2 {
-            match OpenOptions::new().write(true).create_new(true).open(&path) {
-                Ok(mut file) => {
-                    let _ = writeln!(file, "{}", std::process::id());
-                    return Ok(RunLock { path });
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    let owner = fs::read_to_string(&path).unwrap_or_default();
-                    let owner = owner.trim();
-                    if running(owner) {
-                        let run = self
-                            .path
-                            .file_name()
-                            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-                        return Err(Error::new(
-                            Layer::REQUEST,
-                            ErrorKind::RunState,
-                            format!("run `{run}` is in progress (process {owner})"),
-                        )
-                        .with_hint(format!(
-                            "wait for it to end; if no strata process runs it, remove `{}`",
-                            path.display()
-                        )));
-                    }
-                    let _ = fs::remove_file(&path);
-                }
-                Err(e) => {
-                    return Err(Error::new(
-                        Layer::REQUEST,
-                        ErrorKind::Io,
-                        format!("cannot lock `{}`: {e}", path.display()),
-                    ))
-                }
+        let io = |e: std::io::Error| {
+            Error::new(
+                Layer::REQUEST,
+                ErrorKind::Io,
+                format!("cannot lock `{}`: {e}", path.display()),
+            )
+        };
+        loop {
+            let mut file = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&path)
+                .map_err(io)?;
+            if !try_flock(&file).map_err(io)? {
+                return Err(self.in_progress(&path));
             }
+            if !still_at(&file, &path) {
+                // The holder released it and removed the file between our open and our
+                // lock: take the new one.
+                continue;
+            }
+            file.set_len(0).map_err(io)?;
+            file.rewind().map_err(io)?;
+            writeln!(file, "{}", std::process::id()).map_err(io)?;
+            return Ok(RunLock { path, _file: file });
         }
-        Err(Error::new(
-            Layer::REQUEST,
-            ErrorKind::Io,
-            format!("cannot lock `{}`", path.display()),
-        ))
+    }
+
+    /// The error for a run another walker holds.
+    fn in_progress(&self, path: &Path) -> Error {
+        let run = self
+            .path
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let owner = fs::read_to_string(path).unwrap_or_default();
+        let owner = owner.trim();
+        let message = if owner.is_empty() {
+            format!("run `{run}` is in progress")
+        } else {
+            format!("run `{run}` is in progress (process {owner})")
+        };
+        Error::new(Layer::REQUEST, ErrorKind::RunState, message)
+            .with_hint("wait for it to end (the lock is released when its walker ends)")
     }
 }
 
@@ -105,5 +145,38 @@ mod tests {
         assert!(!dir.path.join(LOCK_FILE).exists());
         fs::write(dir.path.join(LOCK_FILE), "999999999\n").unwrap();
         let _again = dir.lock().unwrap();
+    }
+
+    /// Many takers at once, over a stale lock, an empty one, or none: exactly one wins each
+    /// round (issue 11: a taker that read the lock before its pid was written, or while a
+    /// stale one was being replaced, took it too).
+    #[test]
+    fn concurrent_takers_never_both_win() {
+        let tmp = tempfile::tempdir().unwrap();
+        for round in 0..200 {
+            let dir = RunDir {
+                path: tmp.path().join(format!("r{round}")),
+            };
+            fs::create_dir(&dir.path).unwrap();
+            match round % 3 {
+                0 => fs::write(dir.path.join(LOCK_FILE), "999999999\n").unwrap(),
+                1 => fs::write(dir.path.join(LOCK_FILE), "").unwrap(),
+                _ => {}
+            }
+            let barrier = std::sync::Barrier::new(4);
+            let won: Vec<Option<RunLock>> = std::thread::scope(|s| {
+                let takers: Vec<_> = (0..4)
+                    .map(|_| {
+                        s.spawn(|| {
+                            barrier.wait();
+                            dir.lock().ok()
+                        })
+                    })
+                    .collect();
+                takers.into_iter().map(|t| t.join().unwrap()).collect()
+            });
+            let winners = won.iter().filter(|w| w.is_some()).count();
+            assert_eq!(winners, 1, "round {round}");
+        }
     }
 }
