@@ -1108,3 +1108,87 @@ fn concurrent_resumes_of_a_killed_run_run_one_walker() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// 11. Loops that were quadratic. These bounds catch a hang, not a speed: the linear code
+// takes a few seconds in a debug build, the quadratic one minutes. Speed itself is measured
+// by `strata-bench --quick` (the `check_refs`, `check_unknown` and `foreach_items` rows).
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn check_locates_tens_of_thousands_of_placeholders_in_linear_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    common::write(root, "tools/runtimes/subprocess.yaml", "config: {}\n");
+    // Four strings of 8,000 unknown parameters each: 32,000 diagnostics.
+    let args: Vec<String> = (0..4)
+        .map(|_| format!("\"{}\"", "{zz}".repeat(8_000)))
+        .collect();
+    common::write(
+        root,
+        "tools/unknown.yaml",
+        &format!(
+            "executor: runtimes/subprocess\nconfig:\n  command: printf\n  args: [{}]\n",
+            args.join(", ")
+        ),
+    );
+    let out = output_within(command(root, &["check"]), 60);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.ends_with("checked 2 files: 32000 errors, 0 warnings\n"),
+        "{}",
+        &stdout[stdout.len().saturating_sub(300)..]
+    );
+    assert!(
+        stdout.contains("  --> tools/unknown.yaml:4:32003\n"),
+        "the last string's first placeholder"
+    );
+    // Ten keys of 9,999 references each, all known: nothing to report, nothing to locate.
+    let keys: String = (0..10)
+        .map(|i| {
+            let value = if i < 9 {
+                format!("{{k{}}}", i + 1).repeat(9_999)
+            } else {
+                "x".into()
+            };
+            format!("  k{i}: \"{value}\"\n")
+        })
+        .collect();
+    std::fs::remove_file(root.join("tools/unknown.yaml")).unwrap();
+    common::write(
+        root,
+        "tools/known.yaml",
+        &format!("executor: runtimes/subprocess\nconfig:\n  command: printf\n{keys}  args: [\"{{k8}}\"]\n"),
+    );
+    let out = output_within(command(root, &["check"]), 60);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "checked 2 files: 0 errors, 0 warnings\n"
+    );
+}
+
+#[test]
+fn a_foreach_over_the_state_shares_it_with_every_element() {
+    let n = 40_000;
+    let items: Vec<usize> = (0..n).collect();
+    let graph = format!(
+        "kind: graph\nstate: {{items: {}, other: {}}}\nstart: each\nnodes:\n  each:\n    kind: foreach\n    over: \"${{state.items}}\"\n    do: {{kind: gate}}\n    output: \"${{item + length(state.other)}}\"\n    collect: out\n    next: done\n  done: {{kind: return, output: \"${{state.out[-1]}}\"}}\n",
+        json!(items),
+        json!(vec!["x"; n])
+    );
+    let dir = tempfile::tempdir().unwrap();
+    common::write(dir.path(), "tools/g.yaml", &graph);
+    let out = output_within(command(dir.path(), &["run", "g", "--quiet"]), 60);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("{}\n", 2 * n - 1)
+    );
+    // An element that assigns gets its own copy: nothing leaks into the others or out.
+    let graph = "kind: graph\nstate: {items: [1, 2, 3], seen: 0}\nstart: each\nnodes:\n  each:\n    kind: foreach\n    over: \"${state.items}\"\n    do: {kind: gate, assign: {seen: \"${state.seen + item}\"}}\n    output: \"${state.seen}\"\n    collect: out\n    next: done\n  done: {kind: return, output: {out: \"${state.out}\", seen: \"${state.seen}\"}}\n";
+    common::write(dir.path(), "tools/g.yaml", graph);
+    let out = output_within(command(dir.path(), &["run", "g", "--quiet"]), 60);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "{\n  \"out\": [\n    1,\n    2,\n    3\n  ],\n  \"seen\": 0\n}\n"
+    );
+}

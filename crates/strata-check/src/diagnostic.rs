@@ -2,7 +2,7 @@ use serde_json::{json, Value};
 use strata_core::{Error, FieldPath, Layer, Span};
 
 /// How bad a diagnostic is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
     /// The file will not work as intended: `strata check` exits 1.
     Error,
@@ -21,7 +21,7 @@ impl Severity {
 }
 
 /// The stable diagnostic codes (documented in `docs/diagnostics.md`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Code {
     /// S001: a placeholder's syntax is broken (unterminated, empty, malformed).
     Syntax,
@@ -161,7 +161,7 @@ impl Code {
 }
 
 /// One finding, located in its file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Diagnostic {
     /// Error or warning.
     pub severity: Severity,

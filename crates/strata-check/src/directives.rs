@@ -1,12 +1,13 @@
 //! Checks of directives (and the project hooks they fire): inputs, context namespaces, event
 //! fields, steps, and text of other layers or systems.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use strata_core::walk::Seg;
 use strata_core::{string_leaves, FieldPath, Layer, PathSeg, Reference};
 use strata_directive::{load_project_hooks, Directive, Event, FieldOrigin, Site, EVENTS};
+use strata_doc::Document;
 use strata_exec::Project;
 use strata_tools::Hook;
 
@@ -41,6 +42,7 @@ pub fn check(project: &Project, report: &mut Report) {
     if paths.is_empty() {
         check_lone_hooks(project, &hooks, report);
     }
+    let mut sources = Sources::new(project);
     for path in paths {
         report.files += 1;
         let name = project.display_name(&path);
@@ -52,32 +54,60 @@ pub fn check(project: &Project, report: &mut Report) {
             }
         };
         match Directive::load(&name, &text, &catalog, &hooks, &project.limits) {
-            Ok(d) => check_directive(project, &d, report),
+            Ok(d) => check_directive(&mut sources, &d, report),
             Err(e) => report.push(Diagnostic::from_error(&e, &name)),
         }
     }
 }
 
-fn locate(
-    project: &Project,
-    d: &Directive,
-    site_file: &str,
-    path: &FieldPath,
-    offset: Option<usize>,
-) -> (usize, usize) {
-    if site_file == d.file {
-        return d.locate(path, offset);
+/// The files of hook sites other than the directive itself (project hooks), each read and
+/// indexed for positions once.
+struct Sources<'p> {
+    project: &'p Project,
+    docs: HashMap<String, Option<Document>>,
+}
+
+impl<'p> Sources<'p> {
+    fn new(project: &'p Project) -> Sources<'p> {
+        Sources {
+            project,
+            docs: HashMap::new(),
+        }
     }
-    project
-        .read_text(&project.root.join(site_file))
-        .ok()
-        .and_then(|text| strata_doc::locate(&text, path, offset))
-        .unwrap_or((1, 1))
+
+    /// The line and column of `path` (and `offset` in its string) in `file`.
+    fn locate(&mut self, file: &str, path: &FieldPath, offset: Option<usize>) -> (usize, usize) {
+        let project = self.project;
+        self.docs
+            .entry(file.to_string())
+            .or_insert_with(|| {
+                let text = project.read_text(&project.root.join(file)).ok()?;
+                Some(Document::unparsed(file, text))
+            })
+            .as_ref()
+            .and_then(|doc| doc.locate(path, offset))
+            .unwrap_or((1, 1))
+    }
+
+    /// The same, in directive `d` when `file` is its own.
+    fn locate_in(
+        &mut self,
+        d: &Directive,
+        file: &str,
+        path: &FieldPath,
+        offset: Option<usize>,
+    ) -> (usize, usize) {
+        if file == d.file {
+            return d.locate(path, offset);
+        }
+        self.locate(file, path, offset)
+    }
 }
 
 /// Project hooks when no directive fires them: what can be known without a directive (the
 /// event's fields, namespaces, spellings); inputs and steps depend on the directive.
 fn check_lone_hooks(project: &Project, hooks: &[Arc<Hook>], report: &mut Report) {
+    let mut sources = Sources::new(project);
     for hook in hooks {
         let site = Site {
             path: hook.params_path(),
@@ -86,9 +116,6 @@ fn check_lone_hooks(project: &Project, hooks: &[Arc<Hook>], report: &mut Report)
             file: &hook.file,
             action: None,
         };
-        let text = project
-            .read_text(&project.root.join(&hook.file))
-            .unwrap_or_default();
         for (field, r) in hook.params.references() {
             if r.layer != Layer::CONTEXT || matches!(r.path.head(), Some("inputs" | "steps")) {
                 continue;
@@ -97,7 +124,7 @@ fn check_lone_hooks(project: &Project, hooks: &[Arc<Hook>], report: &mut Report)
                 .or_else(|| old_record(&r, &site));
             if let Some((code, message, help)) = problem {
                 let path = field.under(&site.path);
-                let at = strata_doc::locate(&text, &path, Some(r.span.start)).unwrap_or((1, 1));
+                let at = sources.locate(site.file, &path, Some(r.span.start));
                 report.push(
                     Diagnostic::new(code, site.file, at, path, message)
                         .span(Some(r.span))
@@ -108,14 +135,12 @@ fn check_lone_hooks(project: &Project, hooks: &[Arc<Hook>], report: &mut Report)
     }
 }
 
-fn check_directive(project: &Project, d: &Directive, report: &mut Report) {
+fn check_directive(sources: &mut Sources<'_>, d: &Directive, report: &mut Report) {
     let declared: Vec<&str> = d.front.inputs.iter().map(|i| i.name.as_str()).collect();
     let steps: Vec<&str> = d.front.actions.iter().map(|a| a.id.as_str()).collect();
     let mut used: HashSet<String> = HashSet::new();
     for site in d.sites() {
         for (field, r) in site.template.references() {
-            let path = field.under(&site.path);
-            let at = locate(project, d, site.file, &path, Some(r.span.start));
             let problem = match r.layer {
                 Layer::INPUTS => {
                     used.insert(r.name.clone());
@@ -126,6 +151,9 @@ fn check_directive(project: &Project, d: &Directive, report: &mut Report) {
                 _ => None,
             };
             if let Some((code, message, help)) = problem {
+                // Located only when reported: most references are fine.
+                let path = field.under(&site.path);
+                let at = sources.locate_in(d, site.file, &path, Some(r.span.start));
                 report.push(
                     Diagnostic::new(code, site.file, at, path, message)
                         .span(Some(r.span))

@@ -17,6 +17,7 @@ mod prompts;
 mod records;
 mod tools;
 
+use std::collections::HashSet;
 use std::path::Path;
 
 pub use diagnostic::{Code, Diagnostic, Severity};
@@ -30,6 +31,8 @@ pub struct Report {
     pub diagnostics: Vec<Diagnostic>,
     /// How many files were read.
     pub files: usize,
+    /// The diagnostics pushed so far, to drop repeats in constant time.
+    seen: HashSet<Diagnostic>,
 }
 
 impl Report {
@@ -42,7 +45,7 @@ impl Report {
     }
 
     fn push(&mut self, d: Diagnostic) {
-        if !self.diagnostics.contains(&d) {
+        if self.seen.insert(d.clone()) {
             self.diagnostics.push(d);
         }
     }

@@ -1,6 +1,8 @@
 //! Checks of tool files (tools and runtimes), each through the executor chains it is part of.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use indexmap::IndexMap;
 
 use serde_json::Value;
 use strata_context::parse_expr;
@@ -232,18 +234,23 @@ fn check_chain(
         }
     };
     let secrets = chain.secrets();
+    let known_set: HashSet<&str> = known.iter().map(String::as_str).collect();
     let mut used = HashSet::new();
     for (field, r) in template.references() {
-        let path = field.under(&config_path);
-        let link = owner(chain, &path);
-        let at = link.doc.locate(&path, Some(r.span.start)).unwrap_or((1, 1));
         match r.layer {
             Layer::PARAMS => {
                 used.insert(r.name.clone());
-                let own = std::ptr::eq(link, tool);
-                if known.contains(&r.name) || (own && facts.runtimes.contains(&tool.id)) {
+                if known_set.contains(r.name.as_str()) {
                     continue;
                 }
+                let path = field.under(&config_path);
+                let link = owner(chain, &path);
+                let own = std::ptr::eq(link, tool);
+                if own && facts.runtimes.contains(&tool.id) {
+                    continue;
+                }
+                // Located only when reported: most references are fine.
+                let at = link.doc.locate(&path, Some(r.span.start)).unwrap_or((1, 1));
                 let message = if own {
                     format!("unknown parameter `{{{}}}`: it is left as written", r.name)
                 } else {
@@ -270,7 +277,10 @@ fn check_chain(
                     .help(Some(help)),
                 );
             }
-            Layer::ENV => check_env(chain, &facts.dotenv, &r, &path, link, at, &secrets, report),
+            Layer::ENV => {
+                let path = field.under(&config_path);
+                check_env(chain, &facts.dotenv, &r, &path, &secrets, report)
+            }
             _ => {}
         }
     }
@@ -292,25 +302,30 @@ fn braces(names: &[String]) -> String {
         .join(", ")
 }
 
-#[allow(clippy::too_many_arguments)]
 fn check_env(
     chain: &ToolChain,
     dotenv: &[String],
     r: &Reference,
     path: &FieldPath,
-    link: &Link,
-    at: (usize, usize),
     secrets: &[String],
     report: &mut Report,
 ) {
-    if !(r.optional || env_set_by_chain(chain, dotenv, &r.name)) {
+    let unset = !(r.optional || env_set_by_chain(chain, dotenv, &r.name));
+    let in_args = path.0.get(1) == Some(&key("args"));
+    let in_argv = in_args && secrets.contains(&r.name);
+    if !unset && !in_argv {
+        return;
+    }
+    // Located only when reported.
+    let link = owner(chain, path);
+    let at = link.doc.locate(path, Some(r.span.start)).unwrap_or((1, 1));
+    if unset {
         let d = Diagnostic::new(Code::UnsetEnv, &link.doc.name, at, path.clone(), format!("`${{{}}}` has no default and nothing in the executor chain sets it", r.name))
             .span(Some(r.span))
             .help(Some(format!("write `${{{}:-default}}`, set it in `env_config.env`, or list it in `secrets` if the caller provides it", r.name)));
         report.push(d);
     }
-    let in_args = path.0.get(1) == Some(&key("args"));
-    if in_args && secrets.contains(&r.name) {
+    if in_argv {
         report.push(
             Diagnostic::new(
                 Code::SecretInArgs,
@@ -472,75 +487,89 @@ fn check_env_templates(chain: &ToolChain, limits: &Limits, report: &mut Report) 
 }
 
 /// Config keys that refer to each other in a cycle can never render.
+///
+/// One edge per pair of keys (the first reference, where it is reported), and for each key
+/// a breadth-first search for the shortest way back to it through keys that sort after it:
+/// each cycle is found once, from its smallest key, in time linear in the references.
 fn param_cycles(
     chain: &ToolChain,
     template: &Template,
     config_path: &FieldPath,
     report: &mut Report,
 ) {
-    let mut edges: BTreeMap<String, Vec<(String, FieldPath, Reference)>> = BTreeMap::new();
-    let keys: Vec<String> = chain.merged_config().keys().cloned().collect();
-    for (field, r) in template.references() {
+    let config = chain.merged_config();
+    let mut edges: BTreeMap<&str, IndexMap<&str, (FieldPath, Reference)>> = BTreeMap::new();
+    let references = template.references();
+    for (field, r) in &references {
         let Some(PathSeg::Key(from)) = field.0.first() else {
             continue;
         };
-        if r.layer == Layer::PARAMS
-            && keys.contains(&r.name)
-            && !RUNTIME_PARAMS.contains(&r.name.as_str())
-        {
-            edges.entry(from.clone()).or_default().push((
-                r.name.clone(),
-                field.under(config_path),
-                r,
-            ));
+        let Some((to, _)) = config.get_key_value(&r.name) else {
+            continue;
+        };
+        let Some((from, _)) = config.get_key_value(from) else {
+            continue;
+        };
+        if r.layer == Layer::PARAMS && !RUNTIME_PARAMS.contains(&r.name.as_str()) {
+            edges
+                .entry(from.as_str())
+                .or_default()
+                .entry(to.as_str())
+                .or_insert_with(|| (field.under(config_path), r.clone()));
         }
     }
-    for start in edges.keys() {
-        let mut stack = vec![start.clone()];
-        if let Some((cycle, path, r)) = find_cycle(&edges, &mut stack) {
-            if cycle.iter().min() != Some(start) {
-                continue;
-            }
-            let link = owner(chain, &path);
-            let at = link.doc.locate(&path, Some(r.span.start)).unwrap_or((1, 1));
-            report.push(
-                Diagnostic::new(
-                    Code::ParamCycle,
-                    &link.doc.name,
-                    at,
-                    path,
-                    format!("parameter cycle: {}", cycle.join(" -> ")),
-                )
-                .span(Some(r.span))
-                .help(Some(
-                    "a parameter cannot refer to itself, directly or through others".into(),
-                )),
-            );
-        }
+    for &start in edges.keys() {
+        let Some((cycle, (path, r))) = shortest_cycle(&edges, start) else {
+            continue;
+        };
+        let link = owner(chain, path);
+        let at = link.doc.locate(path, Some(r.span.start)).unwrap_or((1, 1));
+        report.push(
+            Diagnostic::new(
+                Code::ParamCycle,
+                &link.doc.name,
+                at,
+                path.clone(),
+                format!("parameter cycle: {}", cycle.join(" -> ")),
+            )
+            .span(Some(r.span))
+            .help(Some(
+                "a parameter cannot refer to itself, directly or through others".into(),
+            )),
+        );
     }
 }
 
-type Edge = (String, FieldPath, Reference);
+type Edges<'a> = BTreeMap<&'a str, IndexMap<&'a str, (FieldPath, Reference)>>;
 
-fn find_cycle(
-    edges: &BTreeMap<String, Vec<Edge>>,
-    stack: &mut Vec<String>,
-) -> Option<(Vec<String>, FieldPath, Reference)> {
-    let last = stack.last()?.clone();
-    for (to, path, r) in edges.get(&last).map(Vec::as_slice).unwrap_or_default() {
-        if let Some(pos) = stack.iter().position(|s| s == to) {
-            let mut cycle = stack[pos..].to_vec();
-            cycle.push(to.clone());
-            return Some((cycle, path.clone(), r.clone()));
+/// The shortest cycle through `start` that visits no key sorting before it (`start -> … ->
+/// start`), with the reference closing it.
+fn shortest_cycle<'e>(
+    edges: &'e Edges<'e>,
+    start: &'e str,
+) -> Option<(Vec<&'e str>, &'e (FieldPath, Reference))> {
+    let mut came_from: HashMap<&str, &str> = HashMap::new();
+    let mut queue = std::collections::VecDeque::from([start]);
+    while let Some(node) = queue.pop_front() {
+        for (&to, closing) in edges.get(node).into_iter().flatten() {
+            if to == start {
+                let mut inner = Vec::new();
+                let mut at = node;
+                while at != start {
+                    inner.push(at);
+                    at = came_from[at];
+                }
+                inner.reverse();
+                let mut cycle = vec![start];
+                cycle.extend(inner);
+                cycle.push(start);
+                return Some((cycle, closing));
+            }
+            if to > start && !came_from.contains_key(to) {
+                came_from.insert(to, node);
+                queue.push_back(to);
+            }
         }
-        if stack.len() > 16 {
-            return None;
-        }
-        stack.push(to.clone());
-        if let Some(found) = find_cycle(edges, stack) {
-            return Some(found);
-        }
-        stack.pop();
     }
     None
 }

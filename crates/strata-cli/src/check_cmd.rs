@@ -9,7 +9,9 @@ use clap::{Args, ValueEnum};
 use strata_check::{check_project, Diagnostic, Report, Severity};
 use strata_core::Limits;
 
-use crate::report::source_snippet;
+use strata_doc::Lines;
+
+use crate::report::line_snippet;
 use crate::run::{print_error, STRATA_FAILED};
 
 /// Output of `strata check`.
@@ -68,21 +70,28 @@ fn plural(n: usize, word: &str) -> String {
 /// rustc-style diagnostics, grouped by file (they are sorted), then a summary line.
 pub fn human(report: &Report, root: &std::path::Path) -> String {
     let mut out = String::new();
-    let mut file_text: Option<(String, String)> = None;
+    // The file of the diagnostics being printed (they are sorted by file), read and split
+    // into lines once.
+    let mut file_text: Option<(String, String, Lines)> = None;
     for d in &report.diagnostics {
-        if file_text.as_ref().map(|(f, _)| f) != Some(&d.file) {
+        if file_text.as_ref().map(|(f, _, _)| f) != Some(&d.file) {
             // Only files inside the project are quoted (a link leading out is never read).
             let text = strata_doc::confine(&root.join(&d.file), root, &d.file, "")
                 .ok()
                 .and_then(|real| std::fs::read_to_string(real).ok())
                 .unwrap_or_default();
-            file_text = Some((d.file.clone(), text));
+            let lines = Lines::of(&text);
+            file_text = Some((d.file.clone(), text, lines));
         }
-        let text = file_text.as_ref().map_or("", |(_, t)| t.as_str());
         let _ = writeln!(out, "{}[{}]: {}", d.severity.name(), d.code.id(), d.message);
         let _ = writeln!(out, "  --> {}:{}:{}", d.file, d.line, d.column);
         let width = d.span.map_or(1, |s| s.end - s.start);
-        source_snippet(&mut out, text, d.line, d.column, width);
+        if let Some(line) = file_text
+            .as_ref()
+            .and_then(|(_, text, lines)| lines.line(text, d.line))
+        {
+            line_snippet(&mut out, line, d.line, d.column, width);
+        }
         if !d.field.is_root() {
             let _ = writeln!(out, "   = field: {}", d.field);
         }

@@ -21,9 +21,23 @@ pub fn source_snippet(out: &mut String, text: &str, line: usize, column: usize, 
     let Some(text) = text.lines().nth(line.saturating_sub(1)) else {
         return;
     };
+    line_snippet(out, (text, text.is_ascii()), line, column, width);
+}
+
+/// Appends `text`, the source line numbered `line` (with whether it is all ASCII), with
+/// carets under `width` characters from `column`. On an ASCII line this costs the window
+/// shown, not the line: an error about one of thousands of placeholders on a long line
+/// stays cheap.
+pub fn line_snippet(
+    out: &mut String,
+    (text, ascii): (&str, bool),
+    line: usize,
+    column: usize,
+    width: usize,
+) {
     let gutter = line.to_string().len();
     let pad = " ".repeat(gutter);
-    let (shown, column) = window(text, column.max(1));
+    let (shown, column) = window(text, ascii, column.max(1));
     let available = shown.chars().count().saturating_sub(column - 1).max(1);
     let carets = "^".repeat(width.clamp(1, available));
     let _ = writeln!(out, "{pad} |");
@@ -32,7 +46,22 @@ pub fn source_snippet(out: &mut String, text: &str, line: usize, column: usize, 
 }
 
 /// The part of a long line shown around `column` (1-based), and the column within it.
-fn window(text: &str, column: usize) -> (String, usize) {
+fn window(text: &str, ascii: bool, column: usize) -> (String, usize) {
+    if ascii && text.len() > LINE_CHARS {
+        let start = (column - 1)
+            .min(text.len())
+            .saturating_sub(SNIPPET_CHARS / 3);
+        let end = (start + SNIPPET_CHARS).min(text.len());
+        let mut shown = String::with_capacity(SNIPPET_CHARS + 6);
+        if start > 0 {
+            shown.push('…');
+        }
+        shown.push_str(&text[start..end]);
+        if end < text.len() {
+            shown.push('…');
+        }
+        return (shown, column - start + usize::from(start > 0));
+    }
     let len = text.chars().count();
     if len <= LINE_CHARS {
         return (text.to_string(), column);

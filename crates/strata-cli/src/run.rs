@@ -76,11 +76,7 @@ pub fn print_error(err: &Error, project: Option<&Project>) {
                     std::fs::read_to_string(real).ok()?
                 }
             };
-            Some(Document {
-                name: loc.file.clone(),
-                text,
-                value: Value::Null,
-            })
+            Some(Document::unparsed(&loc.file, text))
         });
     eprint!("{}", format_error(err, doc.as_ref()));
 }

@@ -225,11 +225,13 @@ pub(crate) fn eval<'e, 'v>(
             Err(other) => Err(other),
         },
         Expr::Call(func, args, _) => {
+            // Borrowed, not copied: a call on a large value of the context costs no copy.
             let values = args
                 .iter()
-                .map(|e| eval(e, root, inputs).map(Cow::into_owned))
+                .map(|e| eval(e, root, inputs))
                 .collect::<Result<Vec<_>, _>>()?;
-            func.apply(&values).map(Cow::Owned).map_err(Fail::Type)
+            let refs: Vec<&Value> = values.iter().map(|v| &**v).collect();
+            func.apply(&refs).map(Cow::Owned).map_err(Fail::Type)
         }
     }
 }

@@ -142,7 +142,8 @@ impl Func {
     }
 
     /// Applies the function to evaluated arguments (`exists` is answered by the evaluator).
-    pub(crate) fn apply(self, args: &[Value]) -> Result<Value, String> {
+    /// Arguments are borrowed: `length(state.items)` reads the list where it is.
+    pub(crate) fn apply(self, args: &[&Value]) -> Result<Value, String> {
         let wrong = |what: &str, v: &Value| {
             Err(format!(
                 "`{}` needs {what}, got a {}",
@@ -150,7 +151,7 @@ impl Func {
                 type_name(v)
             ))
         };
-        let a = &args[0];
+        let a = args[0];
         match self {
             Func::Exists => Ok(Value::Bool(true)),
             Func::Length => match a {
@@ -159,7 +160,7 @@ impl Func {
                 Value::Object(map) => Ok(Value::from(map.len())),
                 other => wrong("a string, list or object", other),
             },
-            Func::Contains => contains(a, &args[1]).map(Value::Bool),
+            Func::Contains => contains(a, args[1]).map(Value::Bool),
             Func::Keys => match a {
                 Value::Object(map) => Ok(Value::Array(
                     map.keys().cloned().map(Value::String).collect(),

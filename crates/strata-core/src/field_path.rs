@@ -1,7 +1,7 @@
 use std::fmt;
 
 /// One step of a [`FieldPath`]: a map key or a list index.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum PathSeg {
     /// A map key.
     Key(String),
@@ -10,7 +10,7 @@ pub enum PathSeg {
 }
 
 /// Where a value sits in a document, printed as `config.args[2]` or `env["MY KEY"]`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct FieldPath(pub Vec<PathSeg>);
 
 impl FieldPath {

@@ -11,6 +11,8 @@ pub struct Source {
     pub body: String,
     /// The 1-based file line where the body starts.
     pub body_line: usize,
+    /// Where the body's lines start, found when first needed.
+    body_lines: std::sync::OnceLock<strata_doc::Lines>,
 }
 
 fn at(name: &str, line: usize, column: usize, message: &str, hint: &str) -> Error {
@@ -48,6 +50,7 @@ impl Source {
                     front,
                     body: text[offset..].to_string(),
                     body_line: i + 3,
+                    body_lines: std::sync::OnceLock::new(),
                 });
             }
             front.push_str(line);
@@ -63,13 +66,14 @@ impl Source {
 
     /// The file location of byte `offset` of the body.
     pub fn body_location(&self, offset: usize) -> Location {
-        let before = &self.body[..offset.min(self.body.len())];
-        let line = self.body_line + before.matches('\n').count();
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let lines = self
+            .body_lines
+            .get_or_init(|| strata_doc::Lines::of(&self.body));
+        let (line, column) = lines.position(&self.body, offset);
         Location {
             file: self.name.clone(),
-            line,
-            column: 1 + before[line_start..].chars().count(),
+            line: self.body_line + line - 1,
+            column,
         }
     }
 }

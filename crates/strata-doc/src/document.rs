@@ -1,3 +1,5 @@
+use std::sync::{Arc, OnceLock};
+
 use serde_json::Value;
 use strata_core::{Error, ErrorKind, FieldPath, Layer, Limits, Location};
 
@@ -30,6 +32,8 @@ pub struct Document {
     pub text: String,
     /// The parsed value.
     pub value: Value,
+    /// Where every field of the text stands, read once, when first needed.
+    positions: OnceLock<Arc<Positions>>,
 }
 
 pub(crate) fn utf8_error(name: &str, bytes: &[u8], e: std::str::Utf8Error) -> Error {
@@ -112,7 +116,24 @@ impl Document {
             name: name.to_string(),
             text,
             value,
+            positions: OnceLock::new(),
         })
+    }
+
+    /// A text named `name` kept only to locate fields in it (its value is null): for
+    /// messages about a file read elsewhere.
+    pub fn unparsed(name: &str, text: String) -> Document {
+        Document {
+            name: name.to_string(),
+            text,
+            value: Value::Null,
+            positions: OnceLock::new(),
+        }
+    }
+
+    fn positions(&self) -> &Positions {
+        self.positions
+            .get_or_init(|| Arc::new(Positions::of(&self.text)))
     }
 
     /// Attaches this document's name and the line and column of the error's field (errors
@@ -120,8 +141,9 @@ impl Document {
     pub fn locate_error(&self, mut err: Error) -> Error {
         let about_a_field = !err.path.is_root() || err.span.is_some();
         if err.location.is_none() && about_a_field {
-            let (line, column) =
-                locate(&self.text, &err.path, err.span.map(|s| s.start)).unwrap_or((1, 1));
+            let (line, column) = self
+                .locate(&err.path, err.span.map(|s| s.start))
+                .unwrap_or((1, 1));
             err.location = Some(Location {
                 file: self.name.clone(),
                 line,
@@ -131,14 +153,15 @@ impl Document {
         err
     }
 
-    /// The line and column of a field (and of a byte offset inside its string).
+    /// The line and column of a field (and of a byte offset inside its string). The text is
+    /// read for positions once, by the first call.
     pub fn locate(&self, path: &FieldPath, offset: Option<usize>) -> Option<(usize, usize)> {
-        locate(&self.text, path, offset)
+        self.positions().locate(&self.text, path, offset)
     }
 }
 
 use crate::bounded::{read_json, read_yaml, Budget, Stop};
-use crate::locate;
+use crate::locate::Positions;
 
 /// The deepest nesting of collections the parsers accept (`serde_json`'s and `serde_yaml`'s
 /// recursion limit).

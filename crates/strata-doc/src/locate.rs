@@ -1,135 +1,255 @@
+//! Where fields stand in a YAML or JSON text, for diagnostics.
+//!
+//! [`Positions`] reads the text once with a YAML event parser and keeps the start of every
+//! node under its field path, and where every line starts; each lookup then walks the path
+//! (maps are hashed) and computes the column from the line, so locating many fields of one
+//! file costs one parse in all — not one per field (10 keys of 9,999 references each took
+//! minutes to check when every lookup parsed the file again).
+
+use indexmap::IndexMap;
 use strata_core::{FieldPath, PathSeg};
 use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
 
-enum Kind {
-    Map { key: String, expecting_key: bool },
-    Seq { index: usize },
+/// Where a node starts: its line (1-based), its column in characters (0-based), its byte
+/// index, and how a scalar is written (quoted, or a `|`/`>` block).
+#[derive(Debug, Clone, Copy)]
+struct Start {
+    line: usize,
+    col: usize,
+    index: usize,
+    quoted: bool,
+    block: bool,
 }
 
-struct Frame {
-    kind: Kind,
-    pushed: bool,
+impl Start {
+    fn of(mark: Marker, style: Option<TScalarStyle>) -> Start {
+        Start {
+            line: mark.line(),
+            col: mark.col(),
+            index: mark.index(),
+            quoted: matches!(
+                style,
+                Some(TScalarStyle::SingleQuoted | TScalarStyle::DoubleQuoted)
+            ),
+            block: matches!(style, Some(TScalarStyle::Literal | TScalarStyle::Folded)),
+        }
+    }
 }
 
-/// Follows parser events, keeping the path of the node being read, until the target starts.
-struct Finder<'a> {
-    target: &'a [PathSeg],
-    frames: Vec<Frame>,
-    path: Vec<PathSeg>,
-    found: Option<(Marker, Option<TScalarStyle>)>,
+/// A node of the text: where it starts, and its children.
+#[derive(Debug, Clone)]
+enum Node {
+    Leaf(Start),
+    /// Keys in order, the first of a repeated key kept.
+    Map(Start, IndexMap<String, Node>),
+    Seq(Start, Vec<Node>),
 }
 
-impl Finder<'_> {
-    /// Handles a scalar that is a map key; returns false when the node is a value.
+impl Node {
+    fn start(&self) -> Start {
+        match self {
+            Node::Leaf(s) | Node::Map(s, _) | Node::Seq(s, _) => *s,
+        }
+    }
+}
+
+/// One line of the text: where it starts (bytes) and whether it is all ASCII (then a byte
+/// offset is a column).
+#[derive(Debug, Clone, Copy)]
+struct Line {
+    start: usize,
+    end: usize,
+    ascii: bool,
+}
+
+/// Where every line of a text starts, found in one pass: turns byte offsets into lines and
+/// columns without scanning the text again (a column is counted in characters only on
+/// lines that are not ASCII).
+#[derive(Debug, Clone, Default)]
+pub struct Lines(Vec<Line>);
+
+impl Lines {
+    /// The lines of `text` (`\n` or `\r\n` ends a line).
+    pub fn of(text: &str) -> Lines {
+        let mut lines = Vec::new();
+        let mut start = 0;
+        for line in text.split_inclusive('\n') {
+            let body = line.strip_suffix('\n').unwrap_or(line);
+            let body = body.strip_suffix('\r').unwrap_or(body);
+            lines.push(Line {
+                start,
+                end: start + body.len(),
+                ascii: body.is_ascii(),
+            });
+            start += line.len();
+        }
+        Lines(lines)
+    }
+
+    /// Line `n` (1-based) of `text` (the text these lines are of), without its line end,
+    /// and whether it is all ASCII.
+    pub fn line<'t>(&self, text: &'t str, n: usize) -> Option<(&'t str, bool)> {
+        let line = self.0.get(n.checked_sub(1)?)?;
+        Some((text.get(line.start..line.end)?, line.ascii))
+    }
+
+    /// The 1-based line and column of byte `offset` of `text` (the text these lines are of).
+    pub fn position(&self, text: &str, offset: usize) -> (usize, usize) {
+        let i = self.0.partition_point(|l| l.start <= offset).max(1) - 1;
+        let Some(line) = self.0.get(i) else {
+            return (1, 1);
+        };
+        let within = offset.min(line.end).saturating_sub(line.start);
+        let column = if line.ascii {
+            within
+        } else {
+            text.get(line.start..line.start + within)
+                .map_or(within, |s| s.chars().count())
+        };
+        (i + 1, column + 1)
+    }
+}
+
+/// The positions of every node of one text; see the module documentation.
+#[derive(Debug, Clone)]
+pub struct Positions {
+    root: Option<Node>,
+    lines: Lines,
+}
+
+/// A collection being read, and the key its next value goes under.
+enum Open {
+    Map(Start, IndexMap<String, Node>, Option<String>),
+    Seq(Start, Vec<Node>),
+}
+
+/// Builds the node tree from parser events.
+#[derive(Default)]
+struct Builder {
+    open: Vec<Open>,
+    root: Option<Node>,
+}
+
+impl Builder {
+    /// A finished node: the value of the open map's pending key, the next item of the open
+    /// list, or the root.
+    fn finish(&mut self, node: Node) {
+        match self.open.last_mut() {
+            Some(Open::Map(_, entries, key)) => {
+                if let Some(k) = key.take() {
+                    entries.entry(k).or_insert(node);
+                }
+            }
+            Some(Open::Seq(_, items)) => items.push(node),
+            None => {
+                if self.root.is_none() {
+                    self.root = Some(node);
+                }
+            }
+        }
+    }
+
+    /// True (and the key recorded) when a scalar is a map key rather than a value.
     fn take_key(&mut self, text: &str) -> bool {
-        match self.frames.last_mut() {
-            Some(Frame {
-                kind: Kind::Map { key, expecting_key },
-                ..
-            }) if *expecting_key => {
-                *key = text.to_string();
-                *expecting_key = false;
+        match self.open.last_mut() {
+            Some(Open::Map(_, _, key)) if key.is_none() => {
+                *key = Some(text.to_string());
                 true
             }
             _ => false,
         }
     }
-
-    /// A value node starts: push its path segment, record it if it is the target.
-    fn start_value(&mut self, mark: Marker, style: Option<TScalarStyle>) -> bool {
-        let seg = match self.frames.last() {
-            Some(Frame {
-                kind: Kind::Map { key, .. },
-                ..
-            }) => Some(PathSeg::Key(key.clone())),
-            Some(Frame {
-                kind: Kind::Seq { index },
-                ..
-            }) => Some(PathSeg::Index(*index)),
-            None => None,
-        };
-        let pushed = seg.is_some();
-        self.path.extend(seg);
-        if self.found.is_none() && self.path == self.target {
-            self.found = Some((mark, style));
-        }
-        pushed
-    }
-
-    /// A value node ends: pop its segment and move the parent on.
-    fn end_value(&mut self, pushed: bool) {
-        if pushed {
-            self.path.pop();
-        }
-        match self.frames.last_mut().map(|f| &mut f.kind) {
-            Some(Kind::Map { expecting_key, .. }) => *expecting_key = true,
-            Some(Kind::Seq { index }) => *index += 1,
-            None => {}
-        }
-    }
 }
 
-impl MarkedEventReceiver for Finder<'_> {
+impl MarkedEventReceiver for Builder {
     fn on_event(&mut self, ev: Event, mark: Marker) {
         match ev {
             Event::Scalar(text, style, ..) if !self.take_key(&text) => {
-                let pushed = self.start_value(mark, Some(style));
-                self.end_value(pushed);
+                self.finish(Node::Leaf(Start::of(mark, Some(style))));
             }
             Event::Alias(_) if !self.take_key("") => {
-                let pushed = self.start_value(mark, None);
-                self.end_value(pushed);
+                self.finish(Node::Leaf(Start::of(mark, None)));
             }
-            Event::MappingStart(..) | Event::SequenceStart(..) => {
-                let pushed = self.start_value(mark, None);
-                let kind = if matches!(ev, Event::MappingStart(..)) {
-                    Kind::Map {
-                        key: String::new(),
-                        expecting_key: true,
-                    }
-                } else {
-                    Kind::Seq { index: 0 }
-                };
-                self.frames.push(Frame { kind, pushed });
+            Event::MappingStart(..) => {
+                let start = Start::of(mark, None);
+                self.open.push(Open::Map(start, IndexMap::new(), None));
+            }
+            Event::SequenceStart(..) => {
+                self.open.push(Open::Seq(Start::of(mark, None), Vec::new()));
             }
             Event::MappingEnd | Event::SequenceEnd => {
-                if let Some(frame) = self.frames.pop() {
-                    self.end_value(frame.pushed);
-                }
+                let node = match self.open.pop() {
+                    Some(Open::Map(start, entries, _)) => Node::Map(start, entries),
+                    Some(Open::Seq(start, items)) => Node::Seq(start, items),
+                    None => return,
+                };
+                self.finish(node);
             }
             _ => {}
         }
     }
 }
 
-/// The 1-based line and column where the field at `path` starts in YAML or JSON `text`;
-/// with `offset`, the position of that byte inside a single-line string or a block scalar.
-pub fn locate(text: &str, path: &FieldPath, offset: Option<usize>) -> Option<(usize, usize)> {
-    let mut finder = Finder {
-        target: &path.0,
-        frames: Vec::new(),
-        path: Vec::new(),
-        found: None,
-    };
-    let mut parser = Parser::new_from_str(text);
-    let _ = parser.load(&mut finder, false);
-    let (mark, style) = finder.found?;
-    let (line, col) = (mark.line(), mark.col() + 1);
-    let Some(offset) = offset else {
-        return Some((line, col));
-    };
-    if matches!(style, Some(TScalarStyle::Literal | TScalarStyle::Folded)) {
-        return Some(in_block(text.get(mark.index()..)?, line, col, offset));
+impl Positions {
+    /// Reads `text` once (what does not parse keeps the nodes read before the error).
+    pub fn of(text: &str) -> Positions {
+        let mut builder = Builder::default();
+        let mut parser = Parser::new_from_str(text);
+        let _ = parser.load(&mut builder, false);
+        Positions {
+            root: builder.root,
+            lines: Lines::of(text),
+        }
     }
-    let quote = usize::from(matches!(
-        style,
-        Some(TScalarStyle::SingleQuoted | TScalarStyle::DoubleQuoted)
-    ));
-    let line_text = text.get(mark.index()..)?.lines().next().unwrap_or("");
-    let inner = line_text.get(quote..)?;
-    let prefix = inner.get(..offset.min(inner.len()))?;
-    Some((line, col + quote + prefix.chars().count()))
+
+    /// The 1-based line and column where the field at `path` starts; with `offset`, the
+    /// position of that byte inside a single-line string or a block scalar.
+    pub fn locate(
+        &self,
+        text: &str,
+        path: &FieldPath,
+        offset: Option<usize>,
+    ) -> Option<(usize, usize)> {
+        let mut node = self.root.as_ref()?;
+        for seg in &path.0 {
+            node = match (node, seg) {
+                (Node::Map(_, entries), PathSeg::Key(k)) => entries.get(k)?,
+                (Node::Seq(_, items), PathSeg::Index(i)) => items.get(*i)?,
+                _ => return None,
+            };
+        }
+        let start = node.start();
+        let (line, col) = (start.line, start.col + 1);
+        let Some(offset) = offset else {
+            return Some((line, col));
+        };
+        if start.block {
+            return Some(in_block(text.get(start.index..)?, line, col, offset));
+        }
+        let info = self.lines.0.get(line.checked_sub(1)?)?;
+        let quote = usize::from(start.quoted);
+        if info.ascii {
+            // Bytes are characters: no counting.
+            let room = (info.end - info.start).saturating_sub(start.col + quote);
+            return Some((line, col + quote + offset.min(room)));
+        }
+        let line_text = text.get(info.start..info.end)?;
+        let from = line_text
+            .char_indices()
+            .nth(start.col)
+            .map_or(line_text.len(), |(i, _)| i);
+        let inner = line_text.get(from..)?.get(quote..)?;
+        let prefix = inner.get(..offset.min(inner.len()))?;
+        Some((line, col + quote + prefix.chars().count()))
+    }
+}
+
+/// The 1-based line and column where the field at `path` starts in YAML or JSON `text`;
+/// with `offset`, the position of that byte inside a single-line string or a block scalar. Locating
+/// several fields of one text: build [`Positions`] once (a [`crate::Document`] does).
+pub fn locate(text: &str, path: &FieldPath, offset: Option<usize>) -> Option<(usize, usize)> {
+    Positions::of(text).locate(text, path, offset)
 }
 
 /// The position of byte `offset` of a block scalar (`|` or `>`) whose content starts at
@@ -172,6 +292,7 @@ mod tests {
         let q = path(&[k("config"), k("cwd"), PathSeg::Index(1)]);
         assert_eq!(locate(text, &q, None), Some((6, 12)));
         assert_eq!(locate(text, &path(&[k("missing")]), None), None);
+        assert_eq!(locate(text, &path(&[k("config")]), None), Some((3, 7)));
     }
 
     #[test]
@@ -192,5 +313,42 @@ mod tests {
         let k = |s: &str| PathSeg::Key(s.into());
         let p = path(&[k("a"), k("b"), PathSeg::Index(1)]);
         assert_eq!(locate(text, &p, None), Some((1, 20)));
+    }
+
+    #[test]
+    fn offsets_count_characters_on_lines_that_are_not_ascii() {
+        let text = "é: 1\nb: \"ü {x} {y}\"\n";
+        let k = |s: &str| PathSeg::Key(s.into());
+        assert_eq!(locate(text, &path(&[k("é")]), None), Some((1, 4)));
+        // `{y}` starts at byte 8 of the value (`ü` is two bytes): column 4 + 1 + 7.
+        assert_eq!(locate(text, &path(&[k("b")]), Some(8)), Some((2, 12)));
+        let text = "b: \"a {x} {y}\"\n";
+        assert_eq!(locate(text, &path(&[k("b")]), Some(6)), Some((1, 11)));
+        assert_eq!(locate(text, &path(&[k("b")]), Some(1000)), Some((1, 15)));
+    }
+
+    #[test]
+    fn byte_offsets_become_lines_and_columns() {
+        let text = "ab\r\nçd\n\nxyz";
+        let lines = Lines::of(text);
+        assert_eq!(lines.position(text, 0), (1, 1));
+        assert_eq!(lines.position(text, 1), (1, 2));
+        assert_eq!(lines.position(text, 4), (2, 1));
+        assert_eq!(lines.position(text, 6), (2, 2), "after the two bytes of ç");
+        assert_eq!(lines.position(text, 8), (3, 1));
+        assert_eq!(lines.position(text, 11), (4, 3));
+        assert_eq!(lines.position(text, 100), (4, 4));
+    }
+
+    #[test]
+    fn one_index_answers_many_lookups() {
+        let keys: Vec<String> = (0..2000).map(|i| format!("k{i}")).collect();
+        let text: String = keys.iter().map(|k| format!("{k}: \"{{a}}\"\n")).collect();
+        let index = Positions::of(&text);
+        for (i, k) in keys.iter().enumerate() {
+            let p = path(&[PathSeg::Key(k.clone())]);
+            let col = k.len() + 3;
+            assert_eq!(index.locate(&text, &p, Some(1)), Some((i + 1, col + 2)));
+        }
     }
 }

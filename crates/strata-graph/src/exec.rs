@@ -2,7 +2,7 @@
 //! running its foreach, computing its assignments and choosing its edge.
 
 use serde_json::{Map, Value};
-use strata_core::{ErrorKind, FieldPath, RenderOptions, Scope, Warning};
+use strata_core::{ContextSource, ErrorKind, FieldPath, RenderOptions, Scope, Warning};
 use strata_pipeline::Template;
 
 use crate::events::{Change, Taken, Why};
@@ -77,7 +77,7 @@ impl Exec<'_> {
     pub fn render(
         &self,
         template: &Template,
-        root: &Value,
+        root: &dyn ContextSource,
         at: &FieldPath,
         warnings: &mut Vec<Warning>,
     ) -> Result<Value, Failure> {
@@ -101,7 +101,7 @@ impl Exec<'_> {
     pub fn work(
         &self,
         node: &Node,
-        root: &Value,
+        root: &dyn ContextSource,
         warnings: &mut Vec<Warning>,
     ) -> Result<Option<Work>, Failure> {
         match &node.body {
@@ -145,12 +145,12 @@ impl Exec<'_> {
     pub fn assignments(
         &self,
         node: &Node,
-        root: &Value,
+        root: &dyn ContextSource,
         warnings: &mut Vec<Warning>,
     ) -> Result<Vec<(String, Value)>, Failure> {
         let mut out = Vec::new();
         if let Body::Foreach(f) = &node.body {
-            if let (Some(k), Some(result)) = (&f.collect, root.get("result")) {
+            if let (Some(k), Some(result)) = (&f.collect, root.namespace("result")) {
                 out.push((k.clone(), result.clone()));
             }
         }
@@ -175,11 +175,17 @@ pub(crate) fn state_mut(root: &mut Value) -> Option<&mut Map<String, Value>> {
     root.get_mut("state").and_then(Value::as_object_mut)
 }
 
-/// Writes assignments into the state; returns every write with the value it replaced.
+/// Writes assignments into the state of `root`; returns every write with the value it
+/// replaced.
 pub(crate) fn apply(root: &mut Value, values: Vec<(String, Value)>) -> Vec<Change> {
-    let Some(state) = state_mut(root) else {
-        return Vec::new();
-    };
+    match state_mut(root) {
+        Some(state) => assign(state, values),
+        None => Vec::new(),
+    }
+}
+
+/// Writes assignments into `state`; returns every write with the value it replaced.
+pub(crate) fn assign(state: &mut Map<String, Value>, values: Vec<(String, Value)>) -> Vec<Change> {
     values
         .into_iter()
         .map(|(k, v)| {
@@ -214,7 +220,7 @@ pub(crate) fn rollback(root: &mut Value, changes: Vec<Change>) {
 /// evaluated counts as false; otherwise it fails the step.
 pub(crate) fn choose(
     node: &Node,
-    root: &Value,
+    root: &dyn ContextSource,
     lenient: bool,
 ) -> Result<(Option<usize>, Taken), Failure> {
     let only = node.next.len() == 1;

@@ -1,13 +1,20 @@
-//! Foreach nodes: the list, one body run per element over a private copy of the state, in
-//! order or on up to `max_concurrency` threads, and the outputs collected in input order.
+//! Foreach nodes: the list, one body run per element, in order or on up to
+//! `max_concurrency` threads, and the outputs collected in input order.
+//!
+//! Elements share the state instead of copying it: an element's context is its own names
+//! (the element, its index, the body's `result` and `run`) layered over the state, the
+//! inputs and the last error, all borrowed. Only an element whose body assigns gets a
+//! private copy of the state, made at its first assignment — so a foreach over the state's
+//! own list costs time linear in the list, not the list times the state.
 
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use serde_json::{Map, Value};
-use strata_core::Warning;
+use strata_core::{ContextSource, Entry, Layers, Warning};
 
-use crate::exec::{apply, Exec, Failure};
+use crate::exec::{assign, Exec, Failure};
 use crate::fields::key;
 use crate::model::{Foreach, Node};
 use crate::walker::set_work;
@@ -20,7 +27,7 @@ pub(crate) fn run(
     exec: &Exec<'_>,
     node: &Node,
     f: &Foreach,
-    root: &Value,
+    root: &dyn ContextSource,
     warnings: &mut Vec<Warning>,
 ) -> Result<Value, Failure> {
     let items = match exec.render(&f.over, root, &key(&node.path, "over"), warnings)? {
@@ -69,7 +76,7 @@ fn sequential(
     exec: &Exec<'_>,
     node: &Node,
     f: &Foreach,
-    root: &Value,
+    root: &dyn ContextSource,
     items: &[Value],
 ) -> Vec<Option<Outcome>> {
     let mut out = Vec::with_capacity(items.len());
@@ -90,7 +97,7 @@ fn parallel(
     exec: &Exec<'_>,
     node: &Node,
     f: &Foreach,
-    root: &Value,
+    root: &dyn ContextSource,
     items: &[Value],
 ) -> Vec<Option<Outcome>> {
     let next = AtomicUsize::new(0);
@@ -126,7 +133,7 @@ fn element(
     exec: &Exec<'_>,
     node: &Node,
     f: &Foreach,
-    root: &Value,
+    root: &dyn ContextSource,
     i: usize,
     item: Value,
 ) -> Outcome {
@@ -135,31 +142,54 @@ fn element(
     (result, warnings)
 }
 
+/// The context of an element: its own names over the state (shared, or its private copy),
+/// the inputs and the last error of `root`.
+fn layered<'a, R>(
+    own: &'a Value,
+    state: Option<&'a Value>,
+    root: &'a dyn ContextSource,
+    f: impl FnOnce(&dyn ContextSource) -> R,
+) -> R {
+    let state = state.map(|s| Entry("state", s));
+    let inputs = root.namespace("inputs").map(|v| Entry("inputs", v));
+    let error = root.namespace("error").map(|v| Entry("error", v));
+    let mut parts: Vec<&dyn ContextSource> = vec![own];
+    for entry in [&state, &inputs, &error].into_iter().flatten() {
+        parts.push(entry);
+    }
+    f(&Layers(&parts))
+}
+
 fn body(
     exec: &Exec<'_>,
     node: &Node,
     f: &Foreach,
-    root: &Value,
+    root: &dyn ContextSource,
     i: usize,
     item: Value,
     warnings: &mut Vec<Warning>,
 ) -> Result<Value, Failure> {
-    let mut local = Map::new();
-    for name in ["state", "inputs", "error"] {
-        if let Some(v) = root.get(name) {
-            local.insert(name.to_string(), v.clone());
-        }
-    }
-    local.insert(f.item.clone(), item);
-    local.insert(format!("{}_index", f.item), Value::from(i));
-    let mut local = Value::Object(local);
+    let mut own = Map::new();
+    own.insert(f.item.clone(), item);
+    own.insert(format!("{}_index", f.item), Value::from(i));
+    let mut own = Value::Object(own);
+    // Borrowed until the body's first assignment.
+    let mut state: Option<Cow<'_, Value>> = root.namespace("state").map(Cow::Borrowed);
     let mut last = Value::Null;
     for sub in &f.body {
-        let work = exec.work(sub, &local, warnings)?;
-        set_work(&mut local, work.as_ref());
-        let values = exec.assignments(sub, &local, warnings)?;
-        apply(&mut local, values);
-        set_work(&mut local, None);
+        let work = layered(&own, state.as_deref(), root, |cx| {
+            exec.work(sub, cx, warnings)
+        })?;
+        set_work(&mut own, work.as_ref());
+        let values = layered(&own, state.as_deref(), root, |cx| {
+            exec.assignments(sub, cx, warnings)
+        })?;
+        if !values.is_empty() {
+            if let Some(Value::Object(map)) = state.as_mut().map(Cow::to_mut) {
+                assign(map, values);
+            }
+        }
+        set_work(&mut own, None);
         if let Some(w) = work {
             last = w.result;
         }
@@ -167,8 +197,10 @@ fn body(
     let Some(output) = &f.output else {
         return Ok(last);
     };
-    if let Value::Object(map) = &mut local {
+    if let Value::Object(map) = &mut own {
         map.insert("result".into(), last);
     }
-    exec.render(output, &local, &key(&node.path, "output"), warnings)
+    layered(&own, state.as_deref(), root, |cx| {
+        exec.render(output, cx, &key(&node.path, "output"), warnings)
+    })
 }

@@ -8,6 +8,7 @@ pub mod graph;
 pub mod plans;
 pub mod prompts;
 pub mod responses;
+pub mod linear;
 pub mod scaling;
 pub mod text;
 pub mod throughput;
@@ -35,4 +36,5 @@ pub const GROUPS: &[Group] = &[
     ("plan_resolve", plans::run_resolve),
     ("plan_load", plans::run_load),
     ("plan_fanout", plans::run_fanout),
+    ("linear", linear::run),
 ];
