@@ -1192,3 +1192,47 @@ fn a_foreach_over_the_state_shares_it_with_every_element() {
         "{\n  \"out\": [\n    1,\n    2,\n    3\n  ],\n  \"seen\": 0\n}\n"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// 12. A whole document's compile is bounded, not only each string
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn a_tool_of_too_many_placeholders_or_string_bytes_is_refused_in_bounded_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    common::write(root, "tools/runtimes/subprocess.yaml", "config: {}\n");
+    // 30 strings of 9,000 placeholders: 270,000 (each string within its limits).
+    let holes = format!("\"{}\"", "{a}".repeat(9_000));
+    let args = vec![holes.as_str(); 30].join(", ");
+    common::write(
+        root,
+        "tools/holes.yaml",
+        &format!(
+            "executor: runtimes/subprocess\nconfig:\n  command: printf\n  a: x\n  args: [{args}]\n"
+        ),
+    );
+    // 9 strings of 2 MB without placeholders: 18 MB (read as JSON, quicker than YAML in a
+    // debug build; every document is compiled by the same code).
+    let plain = vec!["x".repeat(2 << 20); 9];
+    common::write(root, "doc.json", &json!({ "args": plain }).to_string());
+    for (args, code, first) in [
+        (
+            &["run", "holes", "--dry-run"][..],
+            2,
+            "error[request]: more than 100000 placeholders in one document",
+        ),
+        (
+            &["render", "doc.json"],
+            1,
+            "error[request]: the document's strings exceed the limit of 16777216 bytes",
+        ),
+    ] {
+        let (out, peak) = measured(root, args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let id = args[1];
+        assert_eq!(out.status.code(), Some(code), "{id}: {stderr}");
+        assert_eq!(stderr.lines().next().unwrap_or_default(), first, "{id}");
+        assert!(peak < 512 * 1024, "{id}: peak RSS {peak} KiB");
+    }
+}

@@ -106,6 +106,8 @@ pub fn render_all(doc: &Value, chain: &Chain) {
     let small = Limits {
         template_bytes: 1 << 16,
         placeholders_per_string: 64,
+        template_bytes_per_document: 1 << 17,
+        placeholders_per_document: 256,
         default_depth: 4,
         output_bytes_per_string: 1 << 16,
         output_bytes_per_config: 1 << 18,

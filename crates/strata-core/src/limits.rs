@@ -5,6 +5,11 @@ pub struct Limits {
     pub template_bytes: usize,
     /// Most placeholders (of all layers together) in one string leaf.
     pub placeholders_per_string: usize,
+    /// Most bytes of all the string leaves of one document compiled as a template (what a
+    /// compiled template holds grows with them).
+    pub template_bytes_per_document: usize,
+    /// Most placeholders in one document compiled as a template.
+    pub placeholders_per_document: usize,
     /// Deepest nesting of operator words and defaults (`${A:-${B:-…}}`).
     pub default_depth: usize,
     /// Largest rendered string leaf, in bytes.
@@ -26,6 +31,8 @@ impl Default for Limits {
         Limits {
             template_bytes: 4 << 20,
             placeholders_per_string: 10_000,
+            template_bytes_per_document: 16 << 20,
+            placeholders_per_document: 100_000,
             default_depth: 32,
             output_bytes_per_string: 16 << 20,
             output_bytes_per_config: 64 << 20,

@@ -124,6 +124,20 @@ impl Seq {
         self.parts.iter().all(|p| matches!(p, Part::Lit(_)))
     }
 
+    /// Number of placeholders, counting those inside words.
+    pub fn hole_count(&self) -> usize {
+        let mut n = 0;
+        for part in &self.parts {
+            if let Part::Hole(h) = part {
+                n += 1;
+                for w in h.words() {
+                    n += w.hole_count();
+                }
+            }
+        }
+        n
+    }
+
     /// Appends what every placeholder (including those inside words) refers to.
     pub fn references(&self, out: &mut Vec<Reference>) {
         for part in &self.parts {

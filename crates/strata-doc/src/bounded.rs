@@ -113,6 +113,15 @@ impl<'de> Visitor<'de> for Bounded<'_> {
         Ok(Value::from(v))
     }
 
+    // Integers beyond 64 bits become floats, as JSON numbers of that size do.
+    fn visit_i128<E: serde::de::Error>(self, v: i128) -> Result<Value, E> {
+        self.visit_f64(v as f64)
+    }
+
+    fn visit_u128<E: serde::de::Error>(self, v: u128) -> Result<Value, E> {
+        self.visit_f64(v as f64)
+    }
+
     fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Value, E> {
         Number::from_f64(v)
             .map(Value::Number)

@@ -97,6 +97,11 @@ fn numbers_json_cannot_hold_are_errors_not_null() {
     }
     assert_eq!(parse("t: '.nan'\n").unwrap().value, json!({"t": ".nan"}));
     assert_eq!(parse("t: 1e300\n").unwrap().value, json!({"t": 1e300}));
+    // Integers past 64 bits are floats, as in JSON.
+    assert_eq!(
+        parse("t: 99999999999999999999\n").unwrap().value,
+        json!({"t": 1e20})
+    );
     // Out of a float's range: text to YAML, an error to JSON.
     assert_eq!(parse("t: 1e400\n").unwrap().value, json!({"t": "1e400"}));
     let e = parse_with("{\"t\": 1e400}", Format::Json, &Limits::default()).unwrap_err();

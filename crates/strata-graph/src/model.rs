@@ -76,8 +76,8 @@ pub struct Node {
 /// The kind-specific part of a node.
 #[derive(Debug)]
 pub enum Body {
-    /// Calls a tool, then assigns.
-    Action(Action),
+    /// Calls a tool, then assigns (boxed: it holds two templates).
+    Action(Box<Action>),
     /// Assigns only.
     Gate(Assign),
     /// Runs a body for every element of a list (boxed: it holds several templates).

@@ -112,7 +112,7 @@ pub(crate) fn parse_node(
     let keys = node_keys(kind, body_place);
     r.known_keys(map, path, &keys, &format!("{} {kind} node", article(kind)))?;
     let body = match kind {
-        "action" => Body::Action(parse_action(r, map, path, tools)?),
+        "action" => Body::Action(Box::new(parse_action(r, map, path, tools)?)),
         "gate" => Body::Gate(parse_assign(r, map, path)?),
         "foreach" => Body::Foreach(Box::new(parse_foreach(r, id, map, path, tools)?)),
         "prompt" => Body::Prompt(Box::new(crate::prompt::parse(r, map, path)?)),

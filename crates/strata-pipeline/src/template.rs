@@ -33,14 +33,16 @@ impl Template {
     /// The template keeps its own copy of the document's text; [`Template::compile_owned`]
     /// takes the document instead and keeps its constant strings without copying them.
     pub fn compile(value: &Value, chain: &Chain, limits: &Limits) -> Result<Template, Error> {
-        let root = compile_node(Cow::Borrowed(value), chain, limits, &FieldPath::root())?;
+        let mut cx = Compile::new(chain, limits);
+        let root = cx.node(Cow::Borrowed(value), &FieldPath::root())?;
         Ok(Template::from_root(root, limits))
     }
 
     /// Compiles a document the caller no longer needs: its placeholder-free strings become the
     /// template's constants without being copied.
     pub fn compile_owned(value: Value, chain: &Chain, limits: &Limits) -> Result<Template, Error> {
-        let root = compile_node(Cow::Owned(value), chain, limits, &FieldPath::root())?;
+        let mut cx = Compile::new(chain, limits);
+        let root = cx.node(Cow::Owned(value), &FieldPath::root())?;
         Ok(Template::from_root(root, limits))
     }
 
@@ -94,83 +96,122 @@ impl Template {
     }
 }
 
-/// Compiles a document node, borrowed or owned: an owned one gives its strings to the
-/// template, a borrowed one has them copied (each string once).
-fn compile_node(
-    value: Cow<'_, Value>,
-    chain: &Chain,
-    limits: &Limits,
-    path: &FieldPath,
-) -> Result<Node, Error> {
-    let string = |s: Cow<'_, str>| compile_string(s, chain, limits).map_err(|e| e.at_path(path));
-    match value {
-        Cow::Borrowed(Value::String(s)) => string(Cow::Borrowed(s)),
-        Cow::Owned(Value::String(s)) => string(Cow::Owned(s)),
-        Cow::Borrowed(Value::Array(items)) => {
-            compile_array(items.iter().map(Cow::Borrowed), chain, limits, path)
-        }
-        Cow::Owned(Value::Array(items)) => {
-            compile_array(items.into_iter().map(Cow::Owned), chain, limits, path)
-        }
-        Cow::Borrowed(Value::Object(map)) => compile_object(
-            map.iter()
-                .map(|(k, v)| (Cow::Borrowed(k.as_str()), Cow::Borrowed(v))),
+/// One document's compile: the chain, the limits, and what the document has used of its
+/// budget so far (bytes of strings, placeholders).
+struct Compile<'c> {
+    chain: &'c Chain,
+    limits: &'c Limits,
+    bytes: usize,
+    holes: usize,
+}
+
+impl<'c> Compile<'c> {
+    fn new(chain: &'c Chain, limits: &'c Limits) -> Compile<'c> {
+        Compile {
             chain,
             limits,
-            path,
-        ),
-        Cow::Owned(Value::Object(map)) => compile_object(
-            map.into_iter().map(|(k, v)| (Cow::Owned(k), Cow::Owned(v))),
-            chain,
-            limits,
-            path,
-        ),
-        other => Ok(Node::Const(other.into_owned())),
+            bytes: 0,
+            holes: 0,
+        }
     }
-}
 
-/// Compiles the items of a list; a list of constants is one constant.
-fn compile_array<'v>(
-    items: impl Iterator<Item = Cow<'v, Value>>,
-    chain: &Chain,
-    limits: &Limits,
-    path: &FieldPath,
-) -> Result<Node, Error> {
-    let nodes = items
-        .enumerate()
-        .map(|(i, v)| compile_node(v, chain, limits, &path.child(PathSeg::Index(i))))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(if nodes.iter().all(Node::is_const) {
-        Node::Const(Value::Array(nodes.into_iter().map(into_const).collect()))
-    } else {
-        Node::Array(nodes)
-    })
-}
+    /// Compiles a document node, borrowed or owned: an owned one gives its strings to the
+    /// template, a borrowed one has them copied (each string once).
+    fn node(&mut self, value: Cow<'_, Value>, path: &FieldPath) -> Result<Node, Error> {
+        match value {
+            Cow::Borrowed(Value::String(s)) => self.string(Cow::Borrowed(s), path),
+            Cow::Owned(Value::String(s)) => self.string(Cow::Owned(s), path),
+            Cow::Borrowed(Value::Array(items)) => self.array(items.iter().map(Cow::Borrowed), path),
+            Cow::Owned(Value::Array(items)) => self.array(items.into_iter().map(Cow::Owned), path),
+            Cow::Borrowed(Value::Object(map)) => self.object(
+                map.iter()
+                    .map(|(k, v)| (Cow::Borrowed(k.as_str()), Cow::Borrowed(v))),
+                path,
+            ),
+            Cow::Owned(Value::Object(map)) => self.object(
+                map.into_iter().map(|(k, v)| (Cow::Owned(k), Cow::Owned(v))),
+                path,
+            ),
+            other => Ok(Node::Const(other.into_owned())),
+        }
+    }
 
-/// Compiles the values of a map (never its keys); a map of constants is one constant.
-fn compile_object<'v>(
-    entries: impl Iterator<Item = (Cow<'v, str>, Cow<'v, Value>)>,
-    chain: &Chain,
-    limits: &Limits,
-    path: &FieldPath,
-) -> Result<Node, Error> {
-    let entries = entries
-        .map(|(k, v)| {
-            let k = k.into_owned();
-            let node = compile_node(v, chain, limits, &path.child(PathSeg::Key(k.clone())))?;
-            Ok((k, node))
+    /// Compiles the items of a list; a list of constants is one constant.
+    fn array<'v>(
+        &mut self,
+        items: impl Iterator<Item = Cow<'v, Value>>,
+        path: &FieldPath,
+    ) -> Result<Node, Error> {
+        let nodes = items
+            .enumerate()
+            .map(|(i, v)| self.node(v, &path.child(PathSeg::Index(i))))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(if nodes.iter().all(Node::is_const) {
+            Node::Const(Value::Array(nodes.into_iter().map(into_const).collect()))
+        } else {
+            Node::Array(nodes)
         })
-        .collect::<Result<Vec<_>, Error>>()?;
-    Ok(if entries.iter().all(|(_, n)| n.is_const()) {
-        Node::Const(Value::Object(
-            entries
-                .into_iter()
-                .map(|(k, n)| (k, into_const(n)))
-                .collect(),
-        ))
-    } else {
-        Node::Object(entries)
-    })
+    }
+
+    /// Compiles the values of a map (never its keys); a map of constants is one constant.
+    fn object<'v>(
+        &mut self,
+        entries: impl Iterator<Item = (Cow<'v, str>, Cow<'v, Value>)>,
+        path: &FieldPath,
+    ) -> Result<Node, Error> {
+        let entries = entries
+            .map(|(k, v)| {
+                let k = k.into_owned();
+                let node = self.node(v, &path.child(PathSeg::Key(k.clone())))?;
+                Ok((k, node))
+            })
+            .collect::<Result<Vec<_>, Error>>()?;
+        Ok(if entries.iter().all(|(_, n)| n.is_const()) {
+            Node::Const(Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, n)| (k, into_const(n)))
+                    .collect(),
+            ))
+        } else {
+            Node::Object(entries)
+        })
+    }
+
+    /// Compiles one authored string at `path`, counting it against the document's budget.
+    fn string(&mut self, s: Cow<'_, str>, path: &FieldPath) -> Result<Node, Error> {
+        let len = s.len();
+        let node = compile_string(s, self.chain, self.limits).map_err(|e| e.at_path(path))?;
+        self.bytes = self.bytes.saturating_add(len);
+        if self.bytes > self.limits.template_bytes_per_document {
+            return Err(Error::new(
+                Layer::REQUEST,
+                ErrorKind::Limit,
+                format!(
+                    "the document's strings exceed the limit of {} bytes",
+                    self.limits.template_bytes_per_document
+                ),
+            )
+            .with_hint("split the document, or pass large text as data")
+            .at_path(path));
+        }
+        if let Node::Leaf(seq) = &node {
+            self.holes += seq.hole_count();
+            if self.holes > self.limits.placeholders_per_document {
+                return Err(Error::new(
+                    Layer::REQUEST,
+                    ErrorKind::Limit,
+                    format!(
+                        "more than {} placeholders in one document",
+                        self.limits.placeholders_per_document
+                    ),
+                )
+                .with_hint("split the document or raise the placeholders-per-document limit")
+                .at_path(path));
+            }
+        }
+        Ok(node)
+    }
 }
 
 /// Per top-level key of a map document: a memo slot (numbered from 0) when some `{name}`

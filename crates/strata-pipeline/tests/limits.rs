@@ -141,3 +141,35 @@ fn whole_value_references_count_against_the_document_limit() {
     let out = c.render(&[P], &json!(["{p}", "{p}", "{n}"])).unwrap();
     assert_eq!(out.value[2], json!(7));
 }
+
+/// A whole document is bounded too, not only each string: compile memory grows with the
+/// strings and the placeholders of the document (a 36 MB tool used 785 MB).
+#[test]
+fn a_document_is_bounded_in_string_bytes_and_placeholders() {
+    let small = |c: Case| {
+        c.limits(|l| {
+            l.template_bytes_per_document = 1000;
+            l.placeholders_per_document = 50;
+        })
+    };
+    let strings = json!(vec!["x".repeat(300); 4]);
+    let e = small(case()).render(&FULL, &strings).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "request error at [3]: the document's strings exceed the limit of 1000 bytes (hint: split the document, or pass large text as data)"
+    );
+    let holes = json!(vec!["{a}{b}{c}{d}{e}{f}{g}{h}{i}{j}"; 6]);
+    let e = small(case()).render(&FULL, &holes).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "request error at [5]: more than 50 placeholders in one document (hint: split the document or raise the placeholders-per-document limit)"
+    );
+    assert!(small(case())
+        .render(&FULL, &json!(vec!["{a}{b}{c}{d}{e}"; 10]))
+        .is_ok());
+    let d = strata_core::Limits::default();
+    assert_eq!(
+        (d.template_bytes_per_document, d.placeholders_per_document),
+        (16 << 20, 100_000)
+    );
+}

@@ -97,6 +97,8 @@ pub fn big_limits() -> Limits {
     Limits {
         template_bytes: 64 << 20,
         placeholders_per_string: 1 << 20,
+        template_bytes_per_document: 64 << 20,
+        placeholders_per_document: 1 << 20,
         output_bytes_per_string: 64 << 20,
         output_bytes_per_config: 256 << 20,
         ..Limits::default()
