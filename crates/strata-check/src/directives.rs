@@ -163,7 +163,7 @@ fn check_directive(sources: &mut Sources<'_>, d: &Directive, report: &mut Report
         }
     }
     lint_strings(d, &declared, report);
-    check_responses(project, d, report);
+    check_responses(sources.project, d, report);
     for (i, input) in d.front.inputs.iter().enumerate() {
         if !used.contains(&input.name) {
             let path = FieldPath(vec![

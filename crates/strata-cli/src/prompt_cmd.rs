@@ -135,7 +135,7 @@ fn object_arg(arg: Option<&str>, flag: &str) -> Result<Map<String, Value>, Error
         None => return Ok(Map::new()),
         Some(spec) => match spec.strip_prefix('@') {
             Some(path) => {
-                let bytes = read_file(Path::new(path))?;
+                let bytes = read_file(Path::new(path), &Limits::default())?;
                 Document::parse(path, bytes, Format::from_name(path), &Limits::default())?.value
             }
             None => serde_json::from_str(spec).map_err(|e| {

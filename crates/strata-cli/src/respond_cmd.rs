@@ -147,7 +147,7 @@ fn utf8(path: &Path, bytes: Vec<u8>) -> Result<String, Error> {
 fn respond(args: &RespondArgs, project: Option<&Project>) -> Result<(String, Vec<Field>), Failure> {
     let limits = project.map_or_else(Limits::default, |p| p.limits.clone());
     let name = args.template.display().to_string();
-    let source = utf8(&args.template, read_file(&args.template)?)?;
+    let source = utf8(&args.template, read_file(&args.template, &limits)?)?;
     let response = Response::compile(source, Some(&name), JinjaLimits::default())?;
     let std = match &args.std_json {
         Some(text) => serde_json::from_str(text).map_err(|e| {
@@ -169,7 +169,7 @@ fn respond(args: &RespondArgs, project: Option<&Project>) -> Result<(String, Vec
         let name = path.display().to_string();
         docs.push(Document::parse(
             &name,
-            read_file(path)?,
+            read_file(path, &limits)?,
             Format::from_name(&name),
             &limits,
         )?);

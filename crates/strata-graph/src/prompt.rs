@@ -4,7 +4,7 @@
 //! `inputs`, so a graph chooses its prompt from its state (`key: "${state.last_action}"`).
 
 use serde_json::{json, Map, Value};
-use strata_core::{Error, FieldPath, Warning};
+use strata_core::{ContextSource, Error, FieldPath, Warning};
 use strata_prompts::{Call, Merge, Overrides};
 
 use crate::exec::{Exec, Failure, Work};
@@ -149,7 +149,7 @@ pub(crate) fn run(
     exec: &Exec<'_>,
     node: &Node,
     p: &PromptNode,
-    root: &Value,
+    root: &dyn ContextSource,
     warnings: &mut Vec<Warning>,
 ) -> Result<Work, Failure> {
     let Some(manager) = exec.prompts else {

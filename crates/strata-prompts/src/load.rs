@@ -97,11 +97,8 @@ pub(crate) fn read_tree(dir: &Path, shown: &str, limits: &Limits) -> Found {
 
 /// Reads a dict given as a value (no file): its templates are placed at `name`.
 pub(crate) fn read_value(value: &Value, name: &str, limits: &Limits) -> Found {
-    let doc = Document {
-        name: name.to_string(),
-        text: String::new(),
-        value: value.clone(),
-    };
+    let mut doc = Document::unparsed(name, String::new());
+    doc.value = value.clone();
     let mut walk = Walk {
         root: PathBuf::new(),
         limits,
