@@ -2,105 +2,28 @@
 //! escapes, races and limits. Each test is the regression test of one reproduced failure or
 //! one weakness, and covers its class: every command where the failure could appear.
 //!
-//! Simple runs use the [`Test`] builder; runs that need a signal, a race or a resource limit
-//! start the binary themselves (see the harness below).
+//! Every run goes through the [`Test`] builder: a signal through [`Running::signal`] and
+//! [`Test::killed_by`], a small stack or a bounded address space through [`Test::limit`], a
+//! bound in time and the peak memory through [`Test::measured`].
 
 mod common;
-use common::{home_var, path_var, Test};
+use common::{wait_for, Limit, Ran, Running, Test};
 
-use std::io::Write;
-use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-// ---------------------------------------------------------------------------------------------
-// Harness
-// ---------------------------------------------------------------------------------------------
+/// How long a run may take before it is killed: it fails its test instead of hanging it.
+const KILL_AFTER: Duration = Duration::from_secs(60);
 
-/// The binary in `dir` with PATH and HOME only, stdin from `stdin`, in its own process group.
-fn command(dir: &Path, args: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_strata"));
-    cmd.args(args)
-        .current_dir(dir)
-        .env_clear()
-        .env("PATH", path_var())
-        .env("HOME", home_var())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    cmd
-}
-
-/// Runs `cmd` to the end, feeding `stdin`.
-fn output_with(mut cmd: Command, stdin: &[u8]) -> Output {
-    cmd.stdin(Stdio::piped());
-    let mut child: Child = cmd.spawn().expect("strata starts");
-    let mut pipe = child.stdin.take().expect("a stdin pipe");
-    let input = stdin.to_vec();
-    let feeder = std::thread::spawn(move || {
-        let _ = pipe.write_all(&input);
-    });
-    let out = child.wait_with_output().expect("strata runs");
-    let _ = feeder.join();
-    out
-}
-
-/// The main thread's stack is limited to `kib` KiB in the child (`ulimit -s`).
-fn limit_stack(cmd: &mut Command, kib: u64) {
-    let limit = libc::rlimit {
-        rlim_cur: kib << 10,
-        rlim_max: kib << 10,
-    };
-    // SAFETY: setrlimit is async-signal-safe and touches only the child's own limits.
-    unsafe {
-        cmd.pre_exec(move || {
-            if libc::setrlimit(libc::RLIMIT_STACK, &limit) == 0 {
-                Ok(())
-            } else {
-                Err(std::io::Error::last_os_error())
-            }
-        });
-    }
-}
-
-/// Runs `cmd` for at most `secs` seconds (then its process group is killed) with at most
-/// 4 GiB of address space, so that a regression fails the test instead of the machine.
-fn output_within(mut cmd: Command, secs: u64) -> Output {
-    let limit = libc::rlimit {
-        rlim_cur: 4 << 30,
-        rlim_max: 4 << 30,
-    };
-    // SAFETY: setrlimit is async-signal-safe and touches only the child's own limits.
-    unsafe {
-        cmd.pre_exec(move || {
-            libc::setrlimit(libc::RLIMIT_AS, &limit);
-            Ok(())
-        });
-    }
-    let child = cmd.spawn().expect("strata starts");
-    let pid = child.id() as libc::pid_t;
-    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
-    let killer = std::thread::spawn(move || {
-        if done_rx
-            .recv_timeout(std::time::Duration::from_secs(secs))
-            .is_err()
-        {
-            // SAFETY: the group is the child's own (process_group(0)), not yet reaped.
-            unsafe { libc::kill(-pid, libc::SIGKILL) };
-        }
-    });
-    let out = child.wait_with_output().expect("strata runs");
-    let _ = done_tx.send(());
-    let _ = killer.join();
-    out
-}
+/// At most 4 GiB of address space, so that a regression fails its test instead of the
+/// machine.
+const MEMORY: Limit = Limit::AddressSpace(4 << 30);
 
 /// Every line of standard output parsed as JSON.
-fn json_lines(out: &Output) -> Vec<Value> {
-    String::from_utf8_lossy(&out.stdout)
+fn json_lines(ran: &Ran) -> Vec<Value> {
+    ran.stdout
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .collect()
@@ -117,28 +40,22 @@ fn chain(operand: &str, op: &str, n: usize) -> String {
 
 #[test]
 fn a_long_operator_chain_in_a_batch_request_is_answered_and_later_lines_still_served() {
-    let long = format!("${{{}}}", chain("true", " && ", 8_000));
     let deep = format!("${{{}true{}}}", "(".repeat(65), ")".repeat(65));
-    let stdin = format!(
-        "{}\n{}\n{}\n",
-        json!({"template": long}),
-        json!({"template": deep}),
-        json!({"template": "c"})
-    );
-    let dir = tempfile::tempdir().unwrap();
     for (kib, operands) in [(8192, 8_000), (1024, 20_000)] {
         let long = format!("${{{}}}", chain("true", " && ", operands));
-        let stdin = stdin.replace(&chain("true", " && ", 8_000), &long[2..long.len() - 1]);
-        let mut cmd = command(dir.path(), &["render", "--batch"]);
-        limit_stack(&mut cmd, kib);
-        let out = output_with(cmd, stdin.as_bytes());
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        let stdin = format!(
+            "{}\n{}\n{}\n",
+            json!({"template": long}),
+            json!({"template": deep}),
+            json!({"template": "c"})
         );
-        let replies = json_lines(&out);
+        let ran = Test::new()
+            .args(&["render", "--batch"])
+            .limit(Limit::StackKib(kib))
+            .stdin(stdin)
+            .status(0)
+            .run();
+        let replies = json_lines(&ran);
         assert_eq!(replies.len(), 3, "{replies:?}");
         assert_eq!(
             replies[0],
@@ -162,24 +79,15 @@ fn a_graph_condition_of_eight_thousand_operands_loads_and_runs() {
     let graph = format!(
         "kind: graph\nstate: {{go: true}}\nstart: a\nnodes:\n  a:\n    kind: gate\n    next:\n      - {{to: yes, when: \"{when}\"}}\n      - to: no\n  yes: {{kind: return, output: taken}}\n  no: {{kind: return, output: not taken}}\n"
     );
-    let dir = tempfile::tempdir().unwrap();
-    common::write(dir.path(), "tools/g.yaml", &graph);
+    let s = Test::new().tool("g", &graph);
     for args in [
         &["run", "g", "--quiet", "--run-id", "r1"][..],
         &["check"],
         &["graph", "g"],
     ] {
-        let mut cmd = command(dir.path(), args);
-        limit_stack(&mut cmd, 1024);
-        let out = cmd.output().unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let ran = s.then(args).limit(Limit::StackKib(1024)).status(0).run();
         if args[0] == "run" {
-            assert_eq!(String::from_utf8_lossy(&out.stdout), "\"taken\"\n");
+            assert_eq!(ran.stdout, "\"taken\"\n");
         }
     }
 }
@@ -203,11 +111,7 @@ fn whole_value_references_cannot_multiply_a_large_parameter() {
         .stdin(stdin)
         .status(0)
         .run();
-    let replies: Vec<Value> = ran
-        .stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let replies = json_lines(&ran);
     assert_eq!(replies.len(), 4);
     for (reply, path) in replies.iter().zip(["[64]", "[64]", "b[63]"]) {
         assert_eq!(
@@ -232,63 +136,33 @@ fn alias_bomb(key: &str, list: &str, n: usize) -> String {
     )
 }
 
-/// Runs the binary under GNU time (when present) and returns its output and its peak RSS
-/// in KiB (0 without GNU time). The peak is strata's own: a child of a small process.
-fn measured(dir: &Path, args: &[&str]) -> (Output, u64) {
-    let rss = dir.join(".rss");
-    let time = Path::new("/usr/bin/time");
-    let mut cmd = if time.is_file() {
-        let mut cmd = Command::new(time);
-        cmd.arg("-f").arg("%M").arg("-o").arg(&rss);
-        cmd.arg(env!("CARGO_BIN_EXE_strata"));
-        cmd
-    } else {
-        Command::new(env!("CARGO_BIN_EXE_strata"))
-    };
-    cmd.args(args)
-        .current_dir(dir)
-        .env_clear()
-        .env("PATH", path_var())
-        .env("HOME", home_var())
-        .stdin(Stdio::null());
-    let out = cmd.output().expect("strata runs");
-    let peak = std::fs::read_to_string(&rss)
-        .ok()
-        .and_then(|t| t.lines().last().and_then(|l| l.trim().parse().ok()))
-        .unwrap_or(0);
-    (out, peak)
-}
-
 #[test]
 fn aliases_of_large_scalars_are_refused_in_every_document_read() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
     let mib = "x".repeat(1 << 20);
     let aliases = |n: usize| vec!["*b"; n].join(", ");
     let tool = format!(
         "executor: runtimes/subprocess\ndescription: &b \"{mib}\"\nconfig:\n  command: printf\n  a: [{}]\n",
         aliases(200)
     );
-    common::write(root, "tools/runtimes/subprocess.yaml", "config: {}\n");
-    common::write(root, "tools/t.yaml", &tool);
-    common::write(
-        root,
-        "tools/g.yaml",
-        &format!(
-            "kind: graph\ndescription: &b \"{mib}\"\nstate: {{s: [{}]}}\nstart: a\nnodes:\n  a: {{kind: return, output: x}}\n",
-            aliases(200)
-        ),
-    );
-    common::write(
-        root,
-        "d.md",
-        &format!(
-            "---\nname: d\ndescription: &b \"{mib}\"\nmodel: [{}]\n---\nbody\n",
-            aliases(200)
-        ),
-    );
-    common::write(root, "doc.yaml", &alias_bomb("a", "b", 300));
-    common::write(root, "ctx.yaml", &alias_bomb("state", "inputs", 200));
+    let s = Test::new()
+        .file("tools/runtimes/subprocess.yaml", "config: {}\n")
+        .tool("t", &tool)
+        .tool(
+            "g",
+            &format!(
+                "kind: graph\ndescription: &b \"{mib}\"\nstate: {{s: [{}]}}\nstart: a\nnodes:\n  a: {{kind: return, output: x}}\n",
+                aliases(200)
+            ),
+        )
+        .file(
+            "d.md",
+            format!(
+                "---\nname: d\ndescription: &b \"{mib}\"\nmodel: [{}]\n---\nbody\n",
+                aliases(200)
+            ),
+        )
+        .file("doc.yaml", alias_bomb("a", "b", 300))
+        .file("ctx.yaml", alias_bomb("state", "inputs", 200));
     let want = "document expands to more than 67108864 bytes";
     for (args, file) in [
         (&["run", "t", "--dry-run"][..], "tools/t.yaml"),
@@ -298,15 +172,12 @@ fn aliases_of_large_scalars_are_refused_in_every_document_read() {
         (&["render", "--context", "@ctx.yaml", "-"], "ctx.yaml"),
         (&["check"], "tools/g.yaml"),
     ] {
-        let (out, peak) = measured(root, args);
-        let printed = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert_ne!(out.status.code(), Some(0), "{args:?}");
+        let ran = s.then(args).measured(KILL_AFTER).run();
+        let printed = ran.all();
+        assert_ne!(ran.code, Some(0), "{args:?}");
         assert!(printed.contains(want), "{args:?}: {printed}");
         assert!(printed.contains(file), "{args:?}: {printed}");
+        let peak = ran.peak_rss_kib;
         assert!(peak < 512 * 1024, "{args:?}: peak RSS {peak} KiB");
     }
 }
@@ -339,7 +210,7 @@ fn directive_timeouts_out_of_range_are_located_errors_not_panics() {
         let ran = Test::new()
             .file(
                 "d.md",
-                &format!("---\nname: d\nlimits: {{turns: 2, timeout: {value}}}\n---\nbody\n"),
+                format!("---\nname: d\nlimits: {{turns: 2, timeout: {value}}}\n---\nbody\n"),
             )
             .args(&["run", "d.md", "--dry-run"])
             .status(2)
@@ -367,7 +238,7 @@ fn a_tool_timeout_that_is_not_a_number_is_an_error_not_sixty_seconds() {
             .file("tools/runtimes/subprocess.yaml", "config: {}\n")
             .file(
                 "tools/t.yaml",
-                &format!("executor: runtimes/subprocess\nconfig:\n  command: printf\n  timeout: {value}\n"),
+                format!("executor: runtimes/subprocess\nconfig:\n  command: printf\n  timeout: {value}\n"),
             )
             .args(&["run", "t", "--dry-run"])
             .status(2)
@@ -476,7 +347,7 @@ fn env_tool(prefix: &str) -> Test {
         .file("tools/runtimes/subprocess.yaml", "config: {}\n")
         .file(
             "tools/t.yaml",
-            &format!(
+            format!(
                 "executor: runtimes/subprocess\nparameters:\n  type: object\n  additionalProperties: true\n  properties:\n    mode: {{type: string, enum: [safe]}}\nconfig:\n  command: env\n  params_env_prefix: \"{prefix}\"\n"
             ),
         )
@@ -647,27 +518,29 @@ fn an_empty_secret_is_shown_as_stars_not_as_an_empty_string() {
 #[test]
 fn a_variable_that_is_not_utf8_is_reported_as_such_not_as_unset() {
     use std::os::unix::ffi::OsStrExt;
-    let dir = tempfile::tempdir().unwrap();
-    let mut cmd = command(dir.path(), &["render", "-", "--strict"]);
-    cmd.env("BAD", std::ffi::OsStr::from_bytes(b"caf\xe9"));
-    let out = output_with(cmd, b"a: \"${BAD}\"\n");
-    assert_eq!(out.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(
-        stderr.lines().next().unwrap_or_default(),
-        "error[env]: environment variable `BAD` is set but its value is not valid UTF-8",
-        "{stderr}"
-    );
-    let mut cmd = command(dir.path(), &["render", "-"]);
-    cmd.env("BAD", std::ffi::OsStr::from_bytes(b"caf\xe9"));
-    let out = output_with(cmd, b"a: \"${BAD}\"\n");
-    assert_eq!(out.status.code(), Some(0));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(
-        stderr.lines().next().unwrap_or_default(),
-        "warning[env]: environment variable `BAD` is set but its value is not valid UTF-8",
-        "{stderr}"
-    );
+    let bad = std::ffi::OsStr::from_bytes(b"caf\xe9");
+    for (strict, code, first) in [
+        (
+            &["--strict"][..],
+            1,
+            "error[env]: environment variable `BAD` is set but its value is not valid UTF-8",
+        ),
+        (
+            &[],
+            0,
+            "warning[env]: environment variable `BAD` is set but its value is not valid UTF-8",
+        ),
+    ] {
+        let mut args = vec!["render", "-"];
+        args.extend_from_slice(strict);
+        let ran = Test::new()
+            .args(&args)
+            .env("BAD", bad)
+            .stdin("a: \"${BAD}\"\n")
+            .status(code)
+            .run();
+        assert_eq!(ran.error_line(), first, "{}", ran.stderr);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -726,25 +599,16 @@ fn validation_errors_quote_caller_values_capped_and_escaped() {
 const MARKER_TOOL: &str =
     "executor: runtimes/subprocess\nconfig:\n  command: touch\n  args: [\"{project_path}/RAN\"]\n";
 
-fn link(target: &Path, at: &Path) {
-    std::fs::create_dir_all(at.parent().unwrap()).unwrap();
-    std::os::unix::fs::symlink(target, at).unwrap();
-}
-
 #[test]
 fn links_to_files_outside_tools_are_refused_by_id_executor_and_directory() {
-    let outside = tempfile::tempdir().unwrap();
-    common::write(outside.path(), "x.yaml", MARKER_TOOL);
-    common::write(outside.path(), "dir/y.yaml", MARKER_TOOL);
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    common::write(root, "tools/runtimes/subprocess.yaml", "config: {}\n");
-    link(
-        &outside.path().join("x.yaml"),
-        &root.join("tools/ch/link.yaml"),
-    );
-    link(&outside.path().join("dir"), &root.join("tools/ext"));
-    common::write(root, "tools/via.yaml", "executor: ch/link\nconfig: {}\n");
+    let outside = Test::new()
+        .file("x.yaml", MARKER_TOOL)
+        .file("dir/y.yaml", MARKER_TOOL);
+    let s = Test::new()
+        .file("tools/runtimes/subprocess.yaml", "config: {}\n")
+        .link("tools/ch/link.yaml", outside.path().join("x.yaml"))
+        .link("tools/ext", outside.path().join("dir"))
+        .tool("via", "executor: ch/link\nconfig: {}\n");
     for (id, shown) in [
         ("ch/link", "tools/ch/link.yaml"),
         ("ext/y", "tools/ext/y.yaml"),
@@ -753,43 +617,36 @@ fn links_to_files_outside_tools_are_refused_by_id_executor_and_directory() {
         for extra in [&["--dry-run"][..], &[]] {
             let mut args = vec!["run", id];
             args.extend_from_slice(extra);
-            let out = command(root, &args).output().unwrap();
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            assert_eq!(out.status.code(), Some(2), "{id}: {stderr}");
-            let first = stderr.lines().next().unwrap_or_default();
+            let ran = s.then(&args).status(2).run();
             assert!(
-                first.starts_with(&format!(
+                ran.error_line().starts_with(&format!(
                     "error[request]: `{shown}` leads outside `tools/` (to `"
                 )),
-                "{id}: {stderr}"
+                "{id}: {}",
+                ran.stderr
             );
-            assert!(!root.join("RAN").exists(), "{id}: the outside tool ran");
+            assert!(!s.path().join("RAN").exists(), "{id}: the outside tool ran");
         }
     }
 }
 
 #[test]
 fn an_error_never_shows_the_contents_of_a_file_outside_the_project() {
-    let outside = tempfile::tempdir().unwrap();
     let secret = "root:x:0:0:secret line:/root:/bin/sh\n";
-    common::write(outside.path(), "passwd", secret);
-    common::write(outside.path(), "hooks.yaml", secret);
-    common::write(outside.path(), "d.md", &format!("---\n{secret}---\n"));
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    common::write(root, "tools/runtimes/subprocess.yaml", "config: {}\n");
-    link(&outside.path().join("passwd"), &root.join("tools/p.yaml"));
-    link(&outside.path().join("passwd"), &root.join(".env"));
-    link(
-        &outside.path().join("hooks.yaml"),
-        &root.join("hooks/h.yaml"),
-    );
-    link(&outside.path().join("d.md"), &root.join("directives/d.md"));
-    common::write(
-        root,
-        "tools/t.yaml",
-        "executor: runtimes/subprocess\nconfig:\n  command: printf\n",
-    );
+    let outside = Test::new()
+        .file("passwd", secret)
+        .file("hooks.yaml", secret)
+        .file("d.md", format!("---\n{secret}---\n"));
+    let s = Test::new()
+        .file("tools/runtimes/subprocess.yaml", "config: {}\n")
+        .link("tools/p.yaml", outside.path().join("passwd"))
+        .link(".env", outside.path().join("passwd"))
+        .link("hooks/h.yaml", outside.path().join("hooks.yaml"))
+        .link("directives/d.md", outside.path().join("d.md"))
+        .tool(
+            "t",
+            "executor: runtimes/subprocess\nconfig:\n  command: printf\n",
+        );
     for args in [
         &["run", "p"][..],
         &["run", "t", "--dry-run"],
@@ -799,13 +656,9 @@ fn an_error_never_shows_the_contents_of_a_file_outside_the_project() {
         &["graph", "p"],
         &["explain", "tools/p.yaml"],
     ] {
-        let out = command(root, args).output().unwrap();
-        let printed = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert_ne!(out.status.code(), Some(0), "{args:?}: {printed}");
+        let ran = s.then(args).run();
+        let printed = ran.all();
+        assert_ne!(ran.code, Some(0), "{args:?}: {printed}");
         assert!(!printed.contains("secret line"), "{args:?}: {printed}");
         assert!(printed.contains("leads outside"), "{args:?}: {printed}");
     }
@@ -813,62 +666,47 @@ fn an_error_never_shows_the_contents_of_a_file_outside_the_project() {
 
 #[test]
 fn directory_links_are_never_followed_twice_nor_outside() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    common::write(root, "tools/runtimes/subprocess.yaml", "config: {}\n");
-    common::write(
-        root,
-        "tools/examples/echo.yaml",
-        "description: echoes\nexecutor: runtimes/subprocess\nconfig:\n  command: printf\n",
-    );
-    common::write(root, "directives/d.md", "---\nname: d\n---\nbody\n");
     // Forty levels of two links each would be 2^40 paths.
-    link(Path::new(".."), &root.join("tools/a"));
-    link(Path::new(".."), &root.join("tools/b"));
-    link(Path::new("."), &root.join("tools/examples/self"));
-    link(Path::new("../examples"), &root.join("tools/runtimes/alias"));
-    link(Path::new(".."), &root.join("directives/up"));
-    link(Path::new("."), &root.join("directives/here"));
-    let out = output_within(command(root, &["tools"]), 20);
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        format!("{:<19}  echoes\nruntimes/subprocess\n", "examples/echo")
-    );
-    let out = output_within(command(root, &["check"]), 20);
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let s = Test::new()
+        .file("tools/runtimes/subprocess.yaml", "config: {}\n")
+        .tool(
+            "examples/echo",
+            "description: echoes\nexecutor: runtimes/subprocess\nconfig:\n  command: printf\n",
+        )
+        .file("directives/d.md", "---\nname: d\n---\nbody\n")
+        .link("tools/a", "..")
+        .link("tools/b", "..")
+        .link("tools/examples/self", ".")
+        .link("tools/runtimes/alias", "../examples")
+        .link("directives/up", "..")
+        .link("directives/here", ".");
+    let bounded = |args: &[&str]| s.then(args).measured(Duration::from_secs(20)).limit(MEMORY);
+    bounded(&["tools"])
+        .stdout(&format!(
+            "{:<19}  echoes\nruntimes/subprocess\n",
+            "examples/echo"
+        ))
+        .run();
+    let ran = bounded(&["check"]).run();
     assert!(
-        stdout.ends_with("checked 3 files: 0 errors, 0 warnings\n"),
-        "{stdout}"
+        ran.stdout
+            .ends_with("checked 3 files: 0 errors, 0 warnings\n"),
+        "{}",
+        ran.stdout
     );
-    let out = output_within(command(root, &["run", "examples/echp"]), 20);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(
-        stderr,
-        "error[request]: unknown tool `examples/echp`\n   = help: did you mean `examples/echo`?\n"
-    );
+    bounded(&["run", "examples/echp"])
+        .stderr(
+            "error[request]: unknown tool `examples/echp`\n   = help: did you mean `examples/echo`?\n",
+        )
+        .run();
     // A link inside tools/ to a file inside tools/ is a tool like any other.
-    link(
-        Path::new("examples/echo.yaml"),
-        &root.join("tools/alias.yaml"),
-    );
-    let out = command(root, &["run", "alias", "--dry-run"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out = command(root, &["run", "runtimes/alias/echo", "--dry-run"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    s.then(&["run", "alias", "--dry-run"])
+        .link("tools/alias.yaml", "examples/echo.yaml")
+        .status(0)
+        .run();
+    s.then(&["run", "runtimes/alias/echo", "--dry-run"])
+        .status(0)
+        .run();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -876,29 +714,29 @@ fn directory_links_are_never_followed_twice_nor_outside() {
 // signal it received; one owner per child, so no false status
 // ---------------------------------------------------------------------------------------------
 
-/// A project whose tool `slow` writes its pid to `<root>/pids/<n>` and sleeps; a graph and a
+/// A project whose tool `slow` writes its pid to `pids/<pid>` and sleeps; a graph and a
 /// directive call it.
-fn slow_project() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    std::fs::create_dir_all(root.join("pids")).unwrap();
-    common::write(root, "tools/runtimes/subprocess.yaml", "config: {}\n");
-    common::write(
-        root,
-        "tools/slow.yaml",
-        "executor: runtimes/subprocess\nconfig:\n  command: sh\n  args: [\"-c\", \"echo $$ > pids/$$; exec sleep 30\"]\n  timeout: 60\n",
-    );
-    common::write(
-        root,
-        "tools/g.yaml",
-        "kind: graph\nstart: a\nnodes:\n  a: {kind: action, tool: slow, next: b}\n  b: {kind: return, output: done}\n",
-    );
-    common::write(
-        root,
-        "d.md",
-        "---\nname: d\nactions:\n  - {id: a, tool: slow}\n---\nbody\n",
-    );
-    dir
+fn slow_project() -> Test {
+    Test::new()
+        .file("tools/runtimes/subprocess.yaml", "config: {}\n")
+        .tool(
+            "slow",
+            "executor: runtimes/subprocess\nconfig:\n  command: sh\n  args: [\"-c\", \"echo $$ > pids/$$; exec sleep 30\"]\n  timeout: 60\n",
+        )
+        .tool(
+            "g",
+            "kind: graph\nstart: a\nnodes:\n  a: {kind: action, tool: slow, next: b}\n  b: {kind: return, output: done}\n",
+        )
+        .file(
+            "d.md",
+            "---\nname: d\nactions:\n  - {id: a, tool: slow}\n---\nbody\n",
+        )
+}
+
+/// Empties the directory `pids/` of the project at `root`.
+fn clear_pids(root: &Path) {
+    let _ = std::fs::remove_dir_all(root.join("pids"));
+    std::fs::create_dir_all(root.join("pids")).expect("pids/");
 }
 
 /// The pids the slow tool wrote so far.
@@ -914,7 +752,7 @@ fn tool_pids(root: &Path) -> Vec<i32> {
 }
 
 /// True while process `pid` runs (a zombie has stopped running).
-fn running(pid: i32) -> bool {
+fn alive(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .ok()
         .and_then(|stat| {
@@ -926,71 +764,60 @@ fn running(pid: i32) -> bool {
 
 /// Waits up to `secs` for `f`.
 fn eventually(secs: u64, mut f: impl FnMut() -> bool) -> bool {
-    let end = std::time::Instant::now() + std::time::Duration::from_secs(secs);
-    while std::time::Instant::now() < end {
+    let end = Instant::now() + Duration::from_secs(secs);
+    while Instant::now() < end {
         if f() {
             return true;
         }
-        std::thread::sleep(std::time::Duration::from_millis(5));
+        std::thread::sleep(Duration::from_millis(5));
     }
     f()
 }
 
 #[test]
 fn every_spawning_command_kills_its_tool_and_dies_of_the_signal() {
-    use std::os::unix::process::ExitStatusExt;
-    let dir = slow_project();
-    let root = dir.path();
+    let s = slow_project();
+    let root = s.path();
     for args in [&["run", "slow"][..], &["run", "g"], &["run", "d.md"]] {
         for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-            let _ = std::fs::remove_dir_all(root.join("pids"));
-            std::fs::create_dir_all(root.join("pids")).unwrap();
-            let mut child = command(root, args).spawn().unwrap();
+            clear_pids(root);
+            let running = s.then(args).stdin("").killed_by(sig).start();
             assert!(
                 eventually(20, || !tool_pids(root).is_empty()),
                 "{args:?}: the tool never started"
             );
             let tool = tool_pids(root)[0];
-            // SAFETY: a plain kill of our own child, not yet reaped.
-            unsafe { libc::kill(child.id() as i32, sig) };
-            let status = child.wait().unwrap();
-            assert_eq!(status.signal(), Some(sig), "{args:?} {sig}: {status:?}");
-            assert!(!running(tool), "{args:?} {sig}: the tool {tool} still runs");
+            running.signal(sig);
+            running.finish();
+            assert!(!alive(tool), "{args:?} {sig}: the tool {tool} still runs");
         }
     }
 }
 
 #[test]
 fn signalled_runs_always_report_the_signal_received_never_a_false_status() {
-    use std::os::unix::process::ExitStatusExt;
-    let dir = slow_project();
-    let root = dir.path();
+    let s = slow_project();
+    let root = s.path();
     for trial in 0..40u64 {
-        let _ = std::fs::remove_dir_all(root.join("pids"));
-        std::fs::create_dir_all(root.join("pids")).unwrap();
+        clear_pids(root);
         let args: &[&str] = match trial % 3 {
             0 => &["run", "slow"],
             1 => &["run", "g", "--quiet"],
             _ => &["run", "d.md"],
         };
-        let mut cmd = command(root, args);
-        let child = cmd.spawn().unwrap();
+        let running = s
+            .then(args)
+            .stdin("")
+            .killed_by(libc::SIGTERM)
+            .stderr("")
+            .start();
         // From before the tool starts to well after.
-        std::thread::sleep(std::time::Duration::from_millis(trial % 8 * 5));
-        // SAFETY: a plain kill of our own child, not yet reaped.
-        unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-        let out = child.wait_with_output().unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(
-            out.status.signal(),
-            Some(libc::SIGTERM),
-            "trial {trial}: {:?} {stderr}",
-            out.status
-        );
-        assert_eq!(stderr, "", "trial {trial}");
+        std::thread::sleep(Duration::from_millis(trial % 8 * 5));
+        running.signal(libc::SIGTERM);
+        running.finish();
         for pid in tool_pids(root) {
             assert!(
-                eventually(2, || !running(pid)),
+                eventually(2, || !alive(pid)),
                 "trial {trial}: tool {pid} still runs"
             );
         }
@@ -999,39 +826,19 @@ fn signalled_runs_always_report_the_signal_received_never_a_false_status() {
 
 #[test]
 fn a_tool_never_inherits_descriptors_of_the_caller() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    common::write(root, "tools/runtimes/subprocess.yaml", "config: {}\n");
-    common::write(
-        root,
-        "tools/fds.yaml",
-        "executor: runtimes/subprocess\nconfig:\n  command: ls\n  args: [/proc/self/fd]\n",
-    );
-    let mut cmd = command(root, &["run", "fds"]);
-    let mut ends = [0; 2];
-    // SAFETY: pipe writes two new descriptors into `ends`.
-    assert_eq!(unsafe { libc::pipe(ends.as_mut_ptr()) }, 0);
-    let fd = ends[1];
-    // SAFETY: dup2 is async-signal-safe; fd 9 of the child becomes an inheritable copy.
-    unsafe {
-        cmd.pre_exec(move || {
-            libc::dup2(fd, 9);
-            Ok(())
-        });
-    }
-    let out = cmd.output().unwrap();
-    // SAFETY: both ends are ours and closed once.
-    unsafe {
-        libc::close(ends[0]);
-        libc::close(ends[1]);
-    }
-    let fds: Vec<String> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(str::to_string)
-        .collect();
-    assert!(fds.contains(&"0".to_string()), "{fds:?}");
+    let ran = Test::new()
+        .file("tools/runtimes/subprocess.yaml", "config: {}\n")
+        .tool(
+            "fds",
+            "executor: runtimes/subprocess\nconfig:\n  command: ls\n  args: [/proc/self/fd]\n",
+        )
+        .args(&["run", "fds"])
+        .open_fd(9)
+        .run();
+    let fds: Vec<&str> = ran.stdout.lines().collect();
+    assert!(fds.contains(&"0"), "{fds:?}");
     assert!(
-        !fds.contains(&"9".to_string()),
+        !fds.contains(&"9"),
         "fd 9 of the caller reached the tool: {fds:?}"
     );
 }
@@ -1042,34 +849,24 @@ fn a_tool_never_inherits_descriptors_of_the_caller() {
 
 #[test]
 fn concurrent_resumes_of_a_killed_run_run_one_walker() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    common::write(root, "tools/runtimes/subprocess.yaml", "config: {}\n");
-    common::write(
-        root,
-        "tools/mark.yaml",
-        "executor: runtimes/subprocess\nconfig:\n  command: sh\n  args:\n    - -c\n    - |\n      if [ -e pause ]; then echo $$ > paused.tmp; mv paused.tmp paused.pid; exec sleep 30; fi\n      echo step >> effects.log\n      sleep 0.05\n",
-    );
-    common::write(
-        root,
-        "tools/g.yaml",
-        "kind: graph\nstart: a\nnodes:\n  a: {kind: action, tool: mark, next: b}\n  b: {kind: return, output: done}\n",
-    );
+    let s = Test::new()
+        .file("tools/runtimes/subprocess.yaml", "config: {}\n")
+        .tool(
+            "mark",
+            "executor: runtimes/subprocess\nconfig:\n  command: sh\n  args:\n    - -c\n    - |\n      if [ -e pause ]; then echo $$ > paused.tmp; mv paused.tmp paused.pid; exec sleep 30; fi\n      echo step >> effects.log\n      sleep 0.05\n",
+        )
+        .tool(
+            "g",
+            "kind: graph\nstart: a\nnodes:\n  a: {kind: action, tool: mark, next: b}\n  b: {kind: return, output: done}\n",
+        );
+    let root = s.path();
     for trial in 0..50 {
         let run_id = format!("r{trial}");
-        common::write(root, "pause", "");
-        let mut first = command(root, &["run", "g", "--quiet", "--run-id", &run_id])
-            .spawn()
-            .unwrap();
-        assert!(
-            eventually(20, || root.join("paused.pid").exists()),
-            "trial {trial}"
-        );
-        let paused: i32 = std::fs::read_to_string(root.join("paused.pid"))
-            .unwrap()
-            .trim()
-            .parse()
-            .unwrap();
+        let mut first = s
+            .then(&["run", "g", "--quiet", "--run-id", &run_id])
+            .file("pause", "")
+            .spawn();
+        let paused: i32 = wait_for(&root.join("paused.pid")).parse().expect("a pid");
         first.kill().unwrap(); // SIGKILL: the lock file stays, its holder gone
         first.wait().unwrap();
         // SAFETY: the paused tool is a process this test started through strata.
@@ -1077,33 +874,31 @@ fn concurrent_resumes_of_a_killed_run_run_one_walker() {
         for f in ["pause", "paused.pid", "effects.log"] {
             let _ = std::fs::remove_file(root.join(f));
         }
-        let resumers: Vec<Child> = (0..2 + trial % 3)
+        let resumers: Vec<Running> = (0..2 + trial % 3)
             .map(|_| {
-                command(root, &["run", "g", "--quiet", "--resume", &run_id])
-                    .spawn()
-                    .unwrap()
+                s.then(&["run", "g", "--quiet", "--resume", &run_id])
+                    .stdin("")
+                    .start()
             })
             .collect();
-        let outs: Vec<Output> = resumers
-            .into_iter()
-            .map(|c| c.wait_with_output().unwrap())
-            .collect();
-        let effects = std::fs::read_to_string(root.join("effects.log")).unwrap_or_default();
+        let rans: Vec<Ran> = resumers.into_iter().map(Running::finish).collect();
+        let effects = s.read("effects.log");
         assert_eq!(
             effects,
             "step\n",
             "trial {trial}: the step ran {} times",
             effects.lines().count()
         );
-        let ok = outs.iter().filter(|o| o.status.code() == Some(0)).count();
+        let ok = rans.iter().filter(|r| r.code == Some(0)).count();
         assert_eq!(ok, 1, "trial {trial}");
-        for o in outs.iter().filter(|o| o.status.code() != Some(0)) {
-            let stderr = String::from_utf8_lossy(&o.stderr);
-            assert_eq!(o.status.code(), Some(2), "trial {trial}: {stderr}");
+        for r in rans.iter().filter(|r| r.code != Some(0)) {
+            assert_eq!(r.code, Some(2), "trial {trial}: {}", r.stderr);
             assert!(
-                stderr.contains(&format!("run `{run_id}` is in progress"))
-                    || stderr.contains(&format!("run `{run_id}` has already ended (completed)")),
-                "trial {trial}: {stderr}"
+                r.stderr.contains(&format!("run `{run_id}` is in progress"))
+                    || r.stderr
+                        .contains(&format!("run `{run_id}` has already ended (completed)")),
+                "trial {trial}: {}",
+                r.stderr
             );
         }
     }
@@ -1117,23 +912,21 @@ fn concurrent_resumes_of_a_killed_run_run_one_walker() {
 
 #[test]
 fn check_locates_tens_of_thousands_of_placeholders_in_linear_time() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    common::write(root, "tools/runtimes/subprocess.yaml", "config: {}\n");
     // Four strings of 8,000 unknown parameters each: 32,000 diagnostics.
     let args: Vec<String> = (0..4)
         .map(|_| format!("\"{}\"", "{zz}".repeat(8_000)))
         .collect();
-    common::write(
-        root,
-        "tools/unknown.yaml",
-        &format!(
-            "executor: runtimes/subprocess\nconfig:\n  command: printf\n  args: [{}]\n",
-            args.join(", ")
-        ),
-    );
-    let out = output_within(command(root, &["check"]), 60);
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let s = Test::new()
+        .file("tools/runtimes/subprocess.yaml", "config: {}\n")
+        .tool(
+            "unknown",
+            &format!(
+                "executor: runtimes/subprocess\nconfig:\n  command: printf\n  args: [{}]\n",
+                args.join(", ")
+            ),
+        );
+    let ran = s.then(&["check"]).measured(KILL_AFTER).limit(MEMORY).run();
+    let stdout = &ran.stdout;
     assert!(
         stdout.ends_with("checked 2 files: 32000 errors, 0 warnings\n"),
         "{}",
@@ -1154,17 +947,16 @@ fn check_locates_tens_of_thousands_of_placeholders_in_linear_time() {
             format!("  k{i}: \"{value}\"\n")
         })
         .collect();
-    std::fs::remove_file(root.join("tools/unknown.yaml")).unwrap();
-    common::write(
-        root,
-        "tools/known.yaml",
-        &format!("executor: runtimes/subprocess\nconfig:\n  command: printf\n{keys}  args: [\"{{k8}}\"]\n"),
-    );
-    let out = output_within(command(root, &["check"]), 60);
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        "checked 2 files: 0 errors, 0 warnings\n"
-    );
+    std::fs::remove_file(s.path().join("tools/unknown.yaml")).unwrap();
+    s.then(&["check"])
+        .tool(
+            "known",
+            &format!("executor: runtimes/subprocess\nconfig:\n  command: printf\n{keys}  args: [\"{{k8}}\"]\n"),
+        )
+        .measured(KILL_AFTER)
+        .limit(MEMORY)
+        .stdout("checked 2 files: 0 errors, 0 warnings\n")
+        .run();
 }
 
 #[test]
@@ -1176,21 +968,21 @@ fn a_foreach_over_the_state_shares_it_with_every_element() {
         json!(items),
         json!(vec!["x"; n])
     );
-    let dir = tempfile::tempdir().unwrap();
-    common::write(dir.path(), "tools/g.yaml", &graph);
-    let out = output_within(command(dir.path(), &["run", "g", "--quiet"]), 60);
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        format!("{}\n", 2 * n - 1)
-    );
+    let s = Test::new();
+    s.then(&["run", "g", "--quiet"])
+        .tool("g", &graph)
+        .measured(KILL_AFTER)
+        .limit(MEMORY)
+        .stdout(&format!("{}\n", 2 * n - 1))
+        .run();
     // An element that assigns gets its own copy: nothing leaks into the others or out.
     let graph = "kind: graph\nstate: {items: [1, 2, 3], seen: 0}\nstart: each\nnodes:\n  each:\n    kind: foreach\n    over: \"${state.items}\"\n    do: {kind: gate, assign: {seen: \"${state.seen + item}\"}}\n    output: \"${state.seen}\"\n    collect: out\n    next: done\n  done: {kind: return, output: {out: \"${state.out}\", seen: \"${state.seen}\"}}\n";
-    common::write(dir.path(), "tools/g.yaml", graph);
-    let out = output_within(command(dir.path(), &["run", "g", "--quiet"]), 60);
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        "{\n  \"out\": [\n    1,\n    2,\n    3\n  ],\n  \"seen\": 0\n}\n"
-    );
+    s.then(&["run", "g", "--quiet"])
+        .tool("g", graph)
+        .measured(KILL_AFTER)
+        .limit(MEMORY)
+        .stdout("{\n  \"out\": [\n    1,\n    2,\n    3\n  ],\n  \"seen\": 0\n}\n")
+        .run();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1199,23 +991,21 @@ fn a_foreach_over_the_state_shares_it_with_every_element() {
 
 #[test]
 fn a_tool_of_too_many_placeholders_or_string_bytes_is_refused_in_bounded_memory() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    common::write(root, "tools/runtimes/subprocess.yaml", "config: {}\n");
     // 30 strings of 9,000 placeholders: 270,000 (each string within its limits).
     let holes = format!("\"{}\"", "{a}".repeat(9_000));
     let args = vec![holes.as_str(); 30].join(", ");
-    common::write(
-        root,
-        "tools/holes.yaml",
-        &format!(
-            "executor: runtimes/subprocess\nconfig:\n  command: printf\n  a: x\n  args: [{args}]\n"
-        ),
-    );
     // 9 strings of 2 MB without placeholders: 18 MB (read as JSON, quicker than YAML in a
     // debug build; every document is compiled by the same code).
     let plain = vec!["x".repeat(2 << 20); 9];
-    common::write(root, "doc.json", &json!({ "args": plain }).to_string());
+    let s = Test::new()
+        .file("tools/runtimes/subprocess.yaml", "config: {}\n")
+        .tool(
+            "holes",
+            &format!(
+                "executor: runtimes/subprocess\nconfig:\n  command: printf\n  a: x\n  args: [{args}]\n"
+            ),
+        )
+        .file("doc.json", json!({ "args": plain }).to_string());
     for (args, code, first) in [
         (
             &["run", "holes", "--dry-run"][..],
@@ -1228,11 +1018,10 @@ fn a_tool_of_too_many_placeholders_or_string_bytes_is_refused_in_bounded_memory(
             "error[request]: the document's strings exceed the limit of 16777216 bytes",
         ),
     ] {
-        let (out, peak) = measured(root, args);
-        let stderr = String::from_utf8_lossy(&out.stderr);
+        let ran = s.then(args).measured(KILL_AFTER).status(code).run();
         let id = args[1];
-        assert_eq!(out.status.code(), Some(code), "{id}: {stderr}");
-        assert_eq!(stderr.lines().next().unwrap_or_default(), first, "{id}");
+        assert_eq!(ran.error_line(), first, "{id}");
+        let peak = ran.peak_rss_kib;
         assert!(peak < 512 * 1024, "{id}: peak RSS {peak} KiB");
     }
 }

@@ -1,11 +1,15 @@
 //! The one way the end-to-end tests run the `strata` binary: [`Test`], a builder in the
 //! manner of `just`'s, [`Running`], a run whose standard input the test writes as it goes,
-//! and [`Ran`], what a run printed. Also the repository root, the caller's PATH and HOME,
-//! which expectations quote, and [`wait_for`] a file a running process writes.
+//! and [`Ran`], what a run printed (and the signal it died of). A run may be limited
+//! ([`Limit`]: stack, address space, as `ulimit` does) and signalled ([`Running::signal`]).
+//! Also the repository root, the caller's PATH and HOME, which expectations quote, and
+//! [`wait_for`] a file a running process writes.
 #![allow(dead_code)]
 
+use std::ffi::{OsStr, OsString};
 use std::io::{Read, Write};
-use std::os::unix::process::CommandExt;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::rc::Rc;
@@ -57,12 +61,26 @@ struct Project {
 pub struct Test {
     project: Rc<Project>,
     args: Vec<String>,
-    env: Vec<(String, String)>,
+    env: Vec<(OsString, OsString)>,
     stdin: Option<Vec<u8>>,
     stdout: Option<String>,
     stderr: Option<String>,
     status: Option<i32>,
+    signal: Option<i32>,
     kill_after: Option<Duration>,
+    limits: Vec<Limit>,
+    open_fd: Option<i32>,
+}
+
+/// A resource limit of a run ([`Test::limit`]), set in the child before `exec` as `ulimit`
+/// sets it in a shell.
+#[derive(Clone, Copy, Debug)]
+pub enum Limit {
+    /// The main thread's stack, in KiB (`ulimit -s`).
+    StackKib(u64),
+    /// The address space, in bytes (`ulimit -v`): a run that regresses into a memory bomb
+    /// fails its test instead of exhausting the machine.
+    AddressSpace(u64),
 }
 
 /// A [`Test`] under way ([`Test::start`]): the caller writes its standard input while it
@@ -86,6 +104,8 @@ pub struct Ran {
     pub stderr: String,
     /// The exit code (`None` when killed by a signal).
     pub code: Option<i32>,
+    /// The signal the run died of (`None` when it exited).
+    pub signal: Option<i32>,
     /// How long the run took.
     pub elapsed: Duration,
     /// Peak resident memory of strata and the children it reaped, in KiB, for a
@@ -136,7 +156,10 @@ impl Test {
             stdout: None,
             stderr: None,
             status: None,
+            signal: None,
             kill_after: None,
+            limits: Vec::new(),
+            open_fd: None,
         }
     }
 
@@ -181,6 +204,16 @@ impl Test {
         self
     }
 
+    /// Makes `rel` a symbolic link to `target` (relative to the link's directory, or
+    /// absolute), creating directories.
+    pub fn link(self, rel: &str, target: impl AsRef<Path>) -> Test {
+        let path = self.writable().join(rel);
+        std::fs::create_dir_all(path.parent().expect("a link has a parent")).expect("mkdir");
+        std::os::unix::fs::symlink(target.as_ref(), &path)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        self
+    }
+
     /// Writes the tool file `tools/<id>.yaml`.
     pub fn tool(self, id: &str, yaml: &str) -> Test {
         self.file(&format!("tools/{id}.yaml"), yaml)
@@ -200,9 +233,9 @@ impl Test {
         self
     }
 
-    /// Sets an environment variable of the run.
-    pub fn env(mut self, name: &str, value: &str) -> Test {
-        self.env.push((name.into(), value.into()));
+    /// Sets an environment variable of the run (its value may be any bytes).
+    pub fn env(mut self, name: &str, value: impl AsRef<OsStr>) -> Test {
+        self.env.push((name.into(), value.as_ref().to_owned()));
         self
     }
 
@@ -233,6 +266,26 @@ impl Test {
     /// Expects this exit code.
     pub fn status(mut self, code: i32) -> Test {
         self.status = Some(code);
+        self
+    }
+
+    /// Expects the run to die of signal `sig` (see [`Running::signal`]).
+    pub fn killed_by(mut self, sig: i32) -> Test {
+        self.signal = Some(sig);
+        self
+    }
+
+    /// Sets a resource limit of the run (repeatable); with [`Test::measured`] it is set on
+    /// GNU time, whose child strata inherits it.
+    pub fn limit(mut self, limit: Limit) -> Test {
+        self.limits.push(limit);
+        self
+    }
+
+    /// Leaves descriptor `fd` open in strata without close-on-exec (the write end of a pipe
+    /// the test closes once the run has started), as a careless caller would.
+    pub fn open_fd(mut self, fd: i32) -> Test {
+        self.open_fd = Some(fd);
         self
     }
 
@@ -313,6 +366,7 @@ impl Test {
         if self.kill_after.is_some() {
             cmd.process_group(0);
         }
+        self.pre_exec(&mut cmd);
         cmd.args(&self.args)
             .current_dir(self.path())
             .env_clear()
@@ -325,6 +379,47 @@ impl Test {
                 Stdio::null()
             });
         cmd
+    }
+
+    /// Sets the run's [`Limit`]s and its [`Test::open_fd`] in the child, before `exec`.
+    fn pre_exec(&self, cmd: &mut Command) {
+        let limits: Vec<(libc::__rlimit_resource_t, libc::rlimit)> = self
+            .limits
+            .iter()
+            .map(|limit| {
+                let (resource, bytes) = match *limit {
+                    Limit::StackKib(kib) => (libc::RLIMIT_STACK, kib << 10),
+                    Limit::AddressSpace(bytes) => (libc::RLIMIT_AS, bytes),
+                };
+                let value = libc::rlimit {
+                    rlim_cur: bytes,
+                    rlim_max: bytes,
+                };
+                (resource, value)
+            })
+            .collect();
+        let open = self.open_fd.map(|fd| (pipe_end(), fd));
+        if limits.is_empty() && open.is_none() {
+            return;
+        }
+        // SAFETY: setrlimit and dup2 are async-signal-safe and touch only the child's own
+        // limits and descriptors; the closure allocates nothing.
+        unsafe {
+            cmd.pre_exec(move || {
+                for (resource, value) in &limits {
+                    if libc::setrlimit(*resource, value) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                }
+                // dup2 gives the copy no close-on-exec flag.
+                if let Some((end, fd)) = &open {
+                    if libc::dup2(end.as_raw_fd(), *fd) < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                }
+                Ok(())
+            });
+        }
     }
 
     /// Waits for the run, killing its process group once it outlives a measured run's bound.
@@ -347,6 +442,17 @@ impl Test {
 
     fn check(&self, ran: &Ran) {
         let context = || format!("strata {}", self.args.join(" "));
+        if let Some(want) = self.signal {
+            assert_eq!(
+                ran.signal,
+                Some(want),
+                "the signal {} died of (exit code {:?})\n--- stdout\n{}\n--- stderr\n{}",
+                context(),
+                ran.code,
+                ran.stdout,
+                ran.stderr
+            );
+        }
         if let Some(want) = &self.stdout {
             assert_eq!(&ran.stdout, want, "stdout of {}", context());
         }
@@ -375,6 +481,14 @@ impl Running {
         pipe.flush().expect("strata reads its input");
     }
 
+    /// Sends signal `sig` to strata (to it alone, not to its process group).
+    pub fn signal(&self, sig: i32) {
+        let pid = libc::pid_t::try_from(self.child.id()).expect("a pid");
+        // SAFETY: a plain kill of our own child, which is not reaped before `finish`.
+        let sent = unsafe { libc::kill(pid, sig) };
+        assert_eq!(sent, 0, "kill: {}", std::io::Error::last_os_error());
+    }
+
     /// Closes standard input, waits for the end and checks every expectation set.
     pub fn finish(mut self) -> Ran {
         drop(self.stdin.take());
@@ -392,6 +506,7 @@ impl Running {
             stdout: utf8(self.stdout, "stdout"),
             stderr: utf8(self.stderr, "stderr"),
             code: status.code(),
+            signal: status.signal(),
             elapsed,
             peak_rss_kib,
         };
@@ -450,6 +565,19 @@ pub fn wait_for(path: &Path) -> String {
         std::thread::sleep(Duration::from_millis(10));
     }
     panic!("{} never appeared", path.display());
+}
+
+/// The write end of a new pipe whose read end is closed at once, close-on-exec like every
+/// descriptor of the test.
+fn pipe_end() -> OwnedFd {
+    let mut ends = [0; 2];
+    // SAFETY: pipe2 writes two new descriptors into `ends`.
+    let made = unsafe { libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) };
+    assert_eq!(made, 0, "pipe2: {}", std::io::Error::last_os_error());
+    // SAFETY: both descriptors were just created and are owned here alone.
+    let (read, write) = unsafe { (OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])) };
+    drop(read);
+    write
 }
 
 /// Reads a pipe to its end on a thread of its own.
