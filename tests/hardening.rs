@@ -709,6 +709,74 @@ fn directory_links_are_never_followed_twice_nor_outside() {
         .run();
 }
 
+#[test]
+fn plans_and_prompts_are_confined_to_their_directories_and_walked_once() {
+    let secret = "[{\"id\": \"a\", \"tool\": \"secret line\"}]\n";
+    let outside = Test::new()
+        .file("p.json", secret)
+        .file("p.j2", "secret line\n");
+    let s = Test::new()
+        .file("tools/runtimes/subprocess.yaml", "config: {}\n")
+        .link("plans/p.json", outside.path().join("p.json"))
+        .link("plans/up", "..")
+        .link("plans/here", ".")
+        .link("prompts/up", "..")
+        .link("prompts/p.j2", outside.path().join("p.j2"));
+    let ran = s
+        .then(&["check"])
+        .measured(Duration::from_secs(20))
+        .limit(MEMORY)
+        .status(1)
+        .run();
+    assert!(!ran.all().contains("secret line"), "{}", ran.all());
+    assert!(
+        ran.stdout
+            .contains("`plans/p.json` leads outside `plans/` (to `"),
+        "{}",
+        ran.stdout
+    );
+}
+
+#[test]
+fn a_plan_line_longer_than_a_document_is_refused_without_holding_it() {
+    let huge = format!("{{\"plan\": \"{}\"}}\n", "x".repeat(64 << 20));
+    let next = r#"{"id": 2, "plan": [{"id": "a", "tool": "t", "arguments": {}}]}"#;
+    let ran = Test::new()
+        .args(&["plan", "resolve", "--batch"])
+        .stdin(format!("{huge}{next}\n"))
+        .limit(MEMORY)
+        .status(0)
+        .run();
+    let replies: Vec<Value> = ran
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(replies.len(), 2, "{}", ran.stdout);
+    assert_eq!(
+        replies[0]["error"]["message"],
+        "request line exceeds the limit of 67108864 bytes; pass large results in several requests"
+    );
+    assert_eq!(replies[1]["id"], 2, "{}", ran.stdout);
+    assert_eq!(replies[1]["ok"], true, "{}", ran.stdout);
+
+    let stream = format!("{{\"id\": \"a\", \"tool\": \"t\"}}\n{huge}");
+    for input in [huge.clone(), stream] {
+        let ran = Test::new()
+            .file("tools/t.yaml", "config: {}\n")
+            .args(&["plan", "run", "-"])
+            .stdin(input)
+            .limit(MEMORY)
+            .run();
+        assert_ne!(ran.code, Some(0), "{}", ran.all());
+        assert!(
+            ran.stderr.contains("exceeds the limit of 67108864 bytes"),
+            "{}",
+            ran.stderr
+        );
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // 5, 6. Signals: every command that spawns kills and reaps its children, then dies of the
 // signal it received; one owner per child, so no false status

@@ -3,8 +3,6 @@
 //! steps call and whether their arguments can match the tools' parameter schemas, `{{…}}`
 //! that is not a reference, and other layers' syntax, which no layer reads in a plan.
 
-use std::path::{Path, PathBuf};
-
 use serde_json::Value;
 use strata_core::{Error, ErrorKind, FieldPath, Layer, Limits, PathSeg};
 use strata_doc::{Document, Format};
@@ -19,25 +17,6 @@ use crate::Report;
 
 const EXTENSIONS: [&str; 3] = ["yaml", "yml", "json"];
 
-fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            files(&p, out);
-        } else if p
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| EXTENSIONS.contains(&e))
-        {
-            out.push(p);
-        }
-    }
-}
-
 /// The code of a plan error.
 fn code_of(e: &Error) -> Code {
     match e.kind {
@@ -51,23 +30,17 @@ fn code_of(e: &Error) -> Code {
 
 /// Checks every plan under `plans/`.
 pub fn check(project: &Project, report: &mut Report) {
-    let mut paths = Vec::new();
-    files(&project.root.join("plans"), &mut paths);
+    let dir = project.root.join("plans");
+    let paths = strata_doc::walk(&dir, &EXTENSIONS)
+        .into_iter()
+        .map(|p| dir.join(p));
     let catalog = Catalog(project);
     for path in paths {
         report.files += 1;
         let name = project.display_name(&path);
-        let doc = std::fs::read(&path)
-            .map_err(|e| {
-                Error::new(
-                    Layer::REQUEST,
-                    ErrorKind::Io,
-                    format!("cannot read `{name}`: {e}"),
-                )
-            })
-            .and_then(|bytes| {
-                Document::parse(&name, bytes, Format::from_name(&name), &project.limits)
-            });
+        let doc = project.read(&path).and_then(|bytes| {
+            Document::parse(&name, bytes, Format::from_name(&name), &project.limits)
+        });
         let doc = match doc {
             Ok(doc) => doc,
             Err(e) => {

@@ -99,7 +99,7 @@ fn prompt_graphs(project: &Project) -> Vec<(Document, Graph)> {
         let Some(path) = project.tool_path(&id) else {
             continue;
         };
-        let Ok(bytes) = std::fs::read(&path) else {
+        let Ok(bytes) = project.read(&path) else {
             continue;
         };
         let name = project.display_name(&path);

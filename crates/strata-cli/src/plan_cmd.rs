@@ -1,7 +1,7 @@
 //! `strata plan`: run, resolve, show and draw plans (SPEC §5, docs/plans.md).
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::path::PathBuf;
+use std::io::{BufReader, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
@@ -49,6 +49,19 @@ pub fn run(args: PlanArgs) -> ExitCode {
 /// The name standard input has in messages.
 pub const STDIN: &str = "<stdin>";
 
+/// The error for line `number` of standard input being longer than a whole document may be.
+fn too_long(number: usize, limits: &Limits) -> Error {
+    Error::new(
+        Layer::REQUEST,
+        ErrorKind::Limit,
+        format!(
+            "line {number} of {STDIN} exceeds the limit of {} bytes",
+            limits.document_bytes
+        ),
+    )
+    .with_hint("split the plan, or pass large values as results")
+}
+
 fn read_error(name: &str, e: std::io::Error) -> Error {
     Error::new(
         Layer::REQUEST,
@@ -71,13 +84,9 @@ fn format_of(name: &str, text: &[u8]) -> Format {
 /// errors use (the path relative to the project when there is one).
 pub fn read_document(path: &str, shown: &str, limits: &Limits) -> Result<Document, Error> {
     let bytes = if path == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .map_err(|e| read_error(STDIN, e))?;
-        bytes
+        strata_doc::read_bounded(std::io::stdin().lock(), STDIN, limits)?
     } else {
-        std::fs::read(path).map_err(|e| read_error(shown, e))?
+        strata_doc::read_file(Path::new(path), shown, limits)?
     };
     let format = format_of(shown, &bytes);
     Document::parse(shown, bytes, format, limits)
@@ -95,34 +104,32 @@ pub enum StdinPlan {
 /// a JSON object with a `tool`) from a whole plan (read to the end).
 pub fn read_stdin(limits: &Limits) -> Result<StdinPlan, Error> {
     let mut reader = BufReader::new(std::io::stdin());
-    let mut consumed = String::new();
+    let mut bytes = Vec::new();
     let mut number = 0;
-    loop {
-        let mut line = String::new();
-        let n = reader
-            .read_line(&mut line)
-            .map_err(|e| read_error(STDIN, e))?;
-        if n == 0 {
-            break;
-        }
+    let mut line = Vec::new();
+    while let Some(fits) = strata_doc::read_line(&mut reader, limits.document_bytes, &mut line)
+        .map_err(|e| read_error(STDIN, e))?
+    {
         number += 1;
-        if line.trim().is_empty() {
-            consumed.push_str(&line);
+        if !fits {
+            return Err(too_long(number, limits));
+        }
+        if line.trim_ascii().is_empty() {
+            bytes.extend_from_slice(&line);
+            bytes.push(b'\n');
             continue;
         }
-        let is_step = serde_json::from_str::<Value>(&line)
+        let is_step = serde_json::from_slice::<Value>(&line)
             .is_ok_and(|v| v.as_object().is_some_and(|m| m.contains_key("tool")));
         if is_step {
-            return Ok(StdinPlan::Stream((number, line), reader));
+            let text = String::from_utf8(std::mem::take(&mut line)).unwrap_or_default();
+            return Ok(StdinPlan::Stream((number, text), reader));
         }
-        consumed.push_str(&line);
+        bytes.extend_from_slice(&line);
+        bytes.push(b'\n');
         break;
     }
-    let mut rest = Vec::new();
-    reader
-        .read_to_end(&mut rest)
-        .map_err(|e| read_error(STDIN, e))?;
-    let mut bytes = consumed.into_bytes();
+    let rest = strata_doc::read_bounded(&mut reader, STDIN, limits)?;
     bytes.extend(rest);
     let format = format_of(STDIN, &bytes);
     Document::parse(STDIN, bytes, format, limits).map(StdinPlan::Document)

@@ -1,7 +1,7 @@
 //! `strata plan resolve`: partial resolution for orchestrators that run the tools themselves
 //! (SPEC §5.7) — one plan on the command line, or JSON Lines requests with `--batch`.
 
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Args;
@@ -123,14 +123,15 @@ fn batch(args: &ResolveArgs) -> ExitCode {
         print_errors(&[e], None);
         return ExitCode::from(STRATA_FAILED);
     }
+    let limits = Limits::default();
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut out = std::io::stdout().lock();
+    let mut buf = Vec::new();
     loop {
-        let mut buf = Vec::new();
-        match input.read_until(b'\n', &mut buf) {
-            Ok(0) => break,
-            Ok(_) => {}
+        let fits = match strata_doc::read_line(&mut input, limits.document_bytes, &mut buf) {
+            Ok(None) => break,
+            Ok(Some(fits)) => fits,
             Err(e) => {
                 print_errors(
                     &[Error::new(
@@ -142,8 +143,20 @@ fn batch(args: &ResolveArgs) -> ExitCode {
                 );
                 return ExitCode::from(STRATA_FAILED);
             }
-        }
+        };
         let reply = match std::str::from_utf8(&buf) {
+            _ if !fits => error_reply(
+                None,
+                &Error::new(
+                    Layer::REQUEST,
+                    ErrorKind::Limit,
+                    format!(
+                        "request line exceeds the limit of {} bytes",
+                        limits.document_bytes
+                    ),
+                )
+                .with_hint("pass large results in several requests"),
+            ),
             Ok(line) if line.trim().is_empty() => continue,
             Ok(line) => answer_line(line),
             Err(_) => error_reply(

@@ -57,7 +57,7 @@ pub fn secret_values(project: Option<&Project>, tools: &[&str], names: &[String]
                     .unwrap_or_default(),
             );
         }
-        if let Ok(text) = std::fs::read_to_string(project.root.join(".env")) {
+        if let Ok(text) = project.read_text(&project.root.join(".env")) {
             dotenv = parse_dotenv(".env", &text).unwrap_or_default();
         }
     }

@@ -3,7 +3,7 @@
 //! than `Limits::document_bytes` is refused without being read whole (a file's size is
 //! checked first; a pipe or a device is read up to one byte past the limit).
 
-use std::io::Read;
+use std::io::{self, BufRead, Read};
 use std::path::{Path, PathBuf};
 
 use strata_core::{Error, ErrorKind, Layer, Limits, Location};
@@ -27,7 +27,7 @@ pub(crate) fn too_large(name: &str, len: usize, limits: &Limits) -> Error {
     err
 }
 
-fn io_error(name: &str, e: std::io::Error) -> Error {
+fn io_error(name: &str, e: io::Error) -> Error {
     Error::new(
         Layer::REQUEST,
         ErrorKind::Io,
@@ -163,4 +163,49 @@ pub fn walk(dir: &Path, exts: &[&str]) -> Vec<PathBuf> {
     }
     files.sort();
     files
+}
+
+/// Reads the next line of `input` into `line` (without its `\n` or `\r\n`), never holding
+/// more than `cap` bytes of it. `None` at the end of the
+/// input; `Some(false)` when the line was longer than `cap` bytes (read and dropped, `line`
+/// left empty).
+pub fn read_line(
+    input: &mut impl BufRead,
+    cap: usize,
+    line: &mut Vec<u8>,
+) -> io::Result<Option<bool>> {
+    line.clear();
+    let mut fits = true;
+    let mut read_any = false;
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            if !read_any {
+                return Ok(None);
+            }
+            break;
+        }
+        read_any = true;
+        let newline = memchr::memchr(b'\n', chunk);
+        let part = &chunk[..newline.unwrap_or(chunk.len())];
+        if fits && line.len() + part.len() <= cap {
+            line.extend_from_slice(part);
+        } else {
+            fits = false;
+            line.clear();
+        }
+        let used = newline.map_or(chunk.len(), |i| i + 1);
+        input.consume(used);
+        if newline.is_some() {
+            break;
+        }
+    }
+    if line.last() == Some(&b'\r') {
+        line.pop();
+    }
+    Ok(Some(fits))
 }

@@ -124,12 +124,12 @@ impl Project {
     }
 
     /// Where `path` really is, when that is inside the project directory it belongs to:
-    /// `tools/`, `directives/` or `hooks/` for a path under one of them, the project root
+    /// `tools/`, `directives/`, `hooks/`, `plans/` or `prompts/` for a path under one of them, the project root
     /// otherwise (`.env`, a directive given by path). A Forbidden error when a symbolic
     /// link leads elsewhere.
     pub fn confine(&self, path: &Path) -> Result<PathBuf, Error> {
         let shown = self.display_name(path);
-        let dir = ["tools", "directives", "hooks"]
+        let dir = ["tools", "directives", "hooks", "plans", "prompts"]
             .into_iter()
             .find(|d| Path::new(&shown).starts_with(d));
         match dir {

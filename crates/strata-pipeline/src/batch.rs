@@ -45,7 +45,7 @@ struct Request {
 /// in memory; the bytes of a line need not be UTF-8 (a line that is not gets an error reply).
 pub fn serve(mut input: impl BufRead, mut output: impl Write, limits: &Limits) -> io::Result<()> {
     let mut line = Vec::new();
-    while let Some(fits) = next_line(&mut input, limits.document_bytes, &mut line)? {
+    while let Some(fits) = strata_doc::read_line(&mut input, limits.document_bytes, &mut line)? {
         if fits && line.is_empty() {
             continue;
         }
@@ -70,46 +70,6 @@ pub fn serve(mut input: impl BufRead, mut output: impl Write, limits: &Limits) -
         output.flush()?;
     }
     Ok(())
-}
-
-/// Reads the next line into `line` (without its `\n` or `\r\n`). `None` at the end of the
-/// input; `Some(false)` when the line was longer than `cap` bytes (read and dropped, `line`
-/// left empty).
-fn next_line(input: &mut impl BufRead, cap: usize, line: &mut Vec<u8>) -> io::Result<Option<bool>> {
-    line.clear();
-    let mut fits = true;
-    let mut read_any = false;
-    loop {
-        let chunk = match input.fill_buf() {
-            Ok(chunk) => chunk,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if chunk.is_empty() {
-            if !read_any {
-                return Ok(None);
-            }
-            break;
-        }
-        read_any = true;
-        let newline = memchr::memchr(b'\n', chunk);
-        let part = &chunk[..newline.unwrap_or(chunk.len())];
-        if fits && line.len() + part.len() <= cap {
-            line.extend_from_slice(part);
-        } else {
-            fits = false;
-            line.clear();
-        }
-        let used = newline.map_or(chunk.len(), |i| i + 1);
-        input.consume(used);
-        if newline.is_some() {
-            break;
-        }
-    }
-    if line.last() == Some(&b'\r') {
-        line.pop();
-    }
-    Ok(Some(fits))
 }
 
 /// The reply to one request line given as bytes (which need not be UTF-8).

@@ -72,13 +72,25 @@ impl<R: BufRead> StepLines<R> {
         if let Some(first) = self.pending.take() {
             return Some(Ok(first));
         }
+        let mut buf = Vec::new();
         loop {
-            let mut buf = Vec::new();
-            match self.reader.read_until(b'\n', &mut buf) {
-                Ok(0) => return None,
-                Ok(_) => {
+            match strata_doc::read_line(&mut self.reader, self.limits.document_bytes, &mut buf) {
+                Ok(None) => return None,
+                Ok(Some(fits)) => {
                     self.number += 1;
-                    let Ok(text) = String::from_utf8(buf) else {
+                    if !fits {
+                        return Some(Err(Error::new(
+                            Layer::REQUEST,
+                            ErrorKind::Limit,
+                            format!(
+                                "the line exceeds the limit of {} bytes",
+                                self.limits.document_bytes
+                            ),
+                        )
+                        .with_hint("a step is one line; pass large values as results")
+                        .at_location(self.location(1))));
+                    }
+                    let Ok(text) = std::str::from_utf8(&buf) else {
                         return Some(Err(Error::new(
                             Layer::REQUEST,
                             ErrorKind::Syntax,
@@ -87,7 +99,7 @@ impl<R: BufRead> StepLines<R> {
                         .at_location(self.location(1))));
                     };
                     if !text.trim().is_empty() {
-                        return Some(Ok((self.number, text)));
+                        return Some(Ok((self.number, text.to_string())));
                     }
                 }
                 Err(e) => {
