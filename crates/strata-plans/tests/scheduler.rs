@@ -319,6 +319,18 @@ fn results_reach_the_next_tool_byte_for_byte() {
 /// Lines fed to the scheduler one by one, each only when the test lets it through.
 struct Gate {
     rx: Mutex<mpsc::Receiver<String>>,
+    line: Vec<u8>,
+    at: usize,
+}
+
+impl Gate {
+    fn new(rx: mpsc::Receiver<String>) -> Gate {
+        Gate {
+            rx: Mutex::new(rx),
+            line: Vec::new(),
+            at: 0,
+        }
+    }
 }
 
 impl std::io::Read for Gate {
@@ -327,19 +339,17 @@ impl std::io::Read for Gate {
     }
 }
 
+/// Hands out one line at a time, blocking until the next line is sent.
 impl std::io::BufRead for Gate {
     fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
-        unreachable!("read_until is overridden")
-    }
-    fn consume(&mut self, _: usize) {}
-    fn read_until(&mut self, _: u8, buf: &mut Vec<u8>) -> std::io::Result<usize> {
-        match self.rx.lock().unwrap().recv() {
-            Ok(line) => {
-                buf.extend_from_slice(line.as_bytes());
-                Ok(line.len())
-            }
-            Err(_) => Ok(0),
+        if self.at == self.line.len() {
+            self.line = self.rx.lock().unwrap().recv().unwrap_or_default().into_bytes();
+            self.at = 0;
         }
+        Ok(&self.line[self.at..])
+    }
+    fn consume(&mut self, n: usize) {
+        self.at += n;
     }
 }
 
@@ -359,7 +369,7 @@ fn streamed_steps_start_as_they_arrive_and_wait_for_steps_not_yet_arrived() {
     let lines = StepLines::new(
         "<stdin>",
         None,
-        Gate { rx: Mutex::new(rx) },
+        Gate::new(rx),
         Limits::default(),
     );
     std::thread::scope(|s| {
