@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use strata_core::{Error, ErrorKind, Layer, Limits};
 use strata_doc::{Document, Format};
 use strata_plans::draw::draw;
@@ -238,36 +238,13 @@ pub fn outline(name: &str, plan: &Plan) -> String {
     out
 }
 
-fn outline_json(plan: &Plan) -> Value {
-    let levels = plan.levels();
-    let mut level_of = vec![0; plan.steps.len()];
-    for (k, level) in levels.iter().enumerate() {
-        for &i in level {
-            level_of[i] = k;
-        }
-    }
-    let steps: Vec<Value> = plan
-        .steps
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            let deps: Vec<&str> = plan.deps[i]
-                .iter()
-                .map(|&d| plan.steps[d].id.as_str())
-                .collect();
-            json!({"id": s.id, "tool": s.tool, "depends_on": deps, "level": level_of[i], "intent": s.intent})
-        })
-        .collect();
-    json!({"steps": steps, "levels": plan.level_ids(), "values": plan.value_names()})
-}
-
 fn show(args: ShowArgs) -> ExitCode {
     let (doc, plan) = match load_plan(&args.plan) {
         Ok(p) => p,
         Err(code) => return code,
     };
     let text = if args.json {
-        serde_json::to_string_pretty(&outline_json(&plan)).unwrap_or_default() + "\n"
+        serde_json::to_string_pretty(&plan.outline()).unwrap_or_default() + "\n"
     } else {
         outline(&doc.name, &plan)
     };

@@ -63,7 +63,7 @@ pub fn run(args: ResolveArgs) -> ExitCode {
         }
     };
     let request = parse_options(&args).and_then(|(results, failed, values)| {
-        Request::with_plan(None, plan, results.as_ref(), Some(&failed), Some(&values))
+        Request::with_plan(None, plan, results, Some(failed), Some(values))
     });
     match request {
         Ok(request) => {

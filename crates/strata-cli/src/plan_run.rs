@@ -16,7 +16,9 @@ use strata_exec::{ExecOptions, Project};
 use strata_plans::checkpoint::{load_plan, Checkpoint, RunStatus, Writer};
 use strata_plans::request::ok_reply;
 use strata_plans::stream::StepLines;
-use strata_plans::{assess, check_tools, Event, Observer, Outcome, Plan, Scheduler, State};
+use strata_plans::{
+    assess, check_tools, Event, Observer, Outcome, Plan, Scheduler, State, DEFAULT_JOBS,
+};
 use strata_runs::{fingerprint, new_run_id, now, RunDir, RunStore};
 use strata_tools::{validate, StepRecord, StepStatus, ToolRunner};
 
@@ -30,8 +32,6 @@ use crate::run::{open_project, print_error, STRATA_FAILED};
 const FAILED: u8 = 1;
 /// Exit code of a run that waits for user values.
 const WAITING: u8 = 3;
-/// Steps running at once unless `--jobs` says otherwise.
-const DEFAULT_JOBS: usize = 4;
 
 /// Options of `strata plan run`.
 #[derive(Debug, Args)]
@@ -422,18 +422,7 @@ fn execute(
             scheduler.run_stream(lines, &mut progress)
         }
     };
-    let status = if outcome.success() {
-        RunStatus::Completed
-    } else if !outcome.rejected.is_empty()
-        || outcome
-            .records
-            .values()
-            .any(|r| r.status != StepStatus::Completed)
-    {
-        RunStatus::Failed
-    } else {
-        RunStatus::Waiting
-    };
+    let status = outcome.status();
     progress.checkpoint.status = status;
     progress.checkpoint.steps = outcome.plan.steps.len();
     progress.save();
@@ -530,23 +519,12 @@ fn sinks(outcome: &Outcome) -> Value {
 /// The `--json` report: the run, its status, the levels, every step's record (waiting steps
 /// with `status: waiting` and `waiting_for`), the missing values and rejected input.
 fn report(run_id: &str, name: &str, status: RunStatus, outcome: &Outcome) -> Value {
-    let steps: Vec<Value> = outcome
-        .plan
-        .steps
-        .iter()
-        .enumerate()
-        .map(|(i, step)| match outcome.records.get(&step.id) {
-            Some(r) => r.to_json(),
-            None => json!({"id": step.id, "status": "waiting", "result": null, "error": null, "run": null,
-                           "waiting_for": outcome.waiting_for[i]}),
-        })
-        .collect();
     json!({
         "run_id": run_id,
         "plan": name,
         "status": status.name(),
         "levels": outcome.plan.level_ids(),
-        "steps": steps,
+        "steps": outcome.step_records(),
         "missing_values": outcome.missing_values,
         "rejected": outcome.rejected.iter().map(Error::to_json).collect::<Vec<_>>(),
     })

@@ -16,6 +16,7 @@ pub mod checkpoint;
 pub mod compile;
 pub mod draw;
 pub mod graph;
+mod outline;
 mod plan;
 pub mod request;
 mod resolve;
@@ -27,9 +28,9 @@ mod tools;
 
 pub use compile::Args;
 pub use plan::{Plan, Step, STEP_KEYS};
-pub use request::{answer_line, error_reply, Request};
+pub use request::{answer_line, error_reply, progress, resolution, Request};
 pub use resolve::{resolve, RecordMap, Records, Sources};
-pub use schedule::{Event, Observer, Outcome, Scheduler, Silent};
+pub use schedule::{Event, Observer, Outcome, Scheduler, Silent, DEFAULT_JOBS};
 pub use state::{assess, skip_reason, Assessed, Assessment, State};
 pub use tools::{check_arguments, check_tools};
 

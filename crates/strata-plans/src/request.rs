@@ -101,72 +101,22 @@ impl Request {
         Request::with_plan(
             map.get("id").cloned(),
             plan,
-            map.get("results"),
-            map.get("failed"),
-            map.get("values"),
+            map.get("results").cloned(),
+            map.get("failed").cloned(),
+            map.get("values").cloned(),
         )
     }
 
     /// A request for a plan already read: `results`, `failed` and `values` as in the JSON
-    /// form (each may be absent or null).
+    /// form (each may be absent or null; see [`progress`]).
     pub fn with_plan(
         id: Option<Value>,
         plan: Plan,
-        results: Option<&Value>,
-        failed_ids: Option<&Value>,
-        values: Option<&Value>,
+        results: Option<Value>,
+        failed_ids: Option<Value>,
+        values: Option<Value>,
     ) -> Result<Request, Error> {
-        let mut records = RecordMap::default();
-        match results {
-            None | Some(Value::Null) => {}
-            Some(Value::Object(results)) => {
-                for (id, result) in results {
-                    known(&plan, id, FieldPath(vec![key("results"), key(id)]))?;
-                    records.insert(id.clone(), completed(id, result.clone()));
-                }
-            }
-            Some(_) => {
-                return Err(request_error(
-                    "`results` must be an object of step id to result",
-                    FieldPath(vec![key("results")]),
-                ))
-            }
-        }
-        match failed_ids {
-            None | Some(Value::Null) => {}
-            Some(Value::Array(ids)) => {
-                for (i, id) in ids.iter().enumerate() {
-                    let path = FieldPath(vec![key("failed"), PathSeg::Index(i)]);
-                    let Some(id) = id.as_str() else {
-                        return Err(request_error("`failed` lists step ids (strings)", path));
-                    };
-                    known(&plan, id, path.clone())?;
-                    if records.contains_key(id) {
-                        return Err(request_error(
-                            format!("step `{id}` is both in `results` and in `failed`"),
-                            path,
-                        ));
-                    }
-                    records.insert(id.to_string(), failed(id));
-                }
-            }
-            Some(_) => {
-                return Err(request_error(
-                    "`failed` must be a list of step ids",
-                    FieldPath(vec![key("failed")]),
-                ))
-            }
-        }
-        let values = match values {
-            None | Some(Value::Null) => Map::new(),
-            Some(Value::Object(values)) => values.clone(),
-            Some(_) => {
-                return Err(request_error(
-                    "`values` must be an object of name to value",
-                    FieldPath(vec![key("values")]),
-                ))
-            }
-        };
+        let (records, values) = progress(&plan, results, failed_ids, values)?;
         Ok(Request {
             id,
             plan,
@@ -185,6 +135,72 @@ impl Request {
     pub fn assess(&self) -> Assessment {
         assess(&self.plan, &self.records, &self.values)
     }
+}
+
+/// What a request says of `plan`'s progress, in the JSON form: `results` (step id to
+/// result) become completed records, `failed` (step ids) failed records, `values` (name to
+/// value) the user values; each may be absent or null. Every id must be a step of the plan
+/// (else `unknown_step` at `results.<id>` or `failed[i]`), and no step both completed and
+/// failed.
+pub fn progress(
+    plan: &Plan,
+    results: Option<Value>,
+    failed_ids: Option<Value>,
+    values: Option<Value>,
+) -> Result<(RecordMap, Map<String, Value>), Error> {
+    let mut records = RecordMap::default();
+    match results {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(results)) => {
+            for (id, result) in results {
+                known(plan, &id, FieldPath(vec![key("results"), key(&id)]))?;
+                let record = completed(&id, result);
+                records.insert(id, record);
+            }
+        }
+        Some(_) => {
+            return Err(request_error(
+                "`results` must be an object of step id to result",
+                FieldPath(vec![key("results")]),
+            ))
+        }
+    }
+    match failed_ids {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(ids)) => {
+            for (i, id) in ids.iter().enumerate() {
+                let path = FieldPath(vec![key("failed"), PathSeg::Index(i)]);
+                let Some(id) = id.as_str() else {
+                    return Err(request_error("`failed` lists step ids (strings)", path));
+                };
+                known(plan, id, path.clone())?;
+                if records.contains_key(id) {
+                    return Err(request_error(
+                        format!("step `{id}` is both in `results` and in `failed`"),
+                        path,
+                    ));
+                }
+                records.insert(id.to_string(), failed(id));
+            }
+        }
+        Some(_) => {
+            return Err(request_error(
+                "`failed` must be a list of step ids",
+                FieldPath(vec![key("failed")]),
+            ))
+        }
+    }
+    let values = match values {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(values)) => values,
+        Some(_) => {
+            return Err(request_error(
+                "`values` must be an object of name to value",
+                FieldPath(vec![key("values")]),
+            ))
+        }
+    };
+    Ok((records, values))
 }
 
 /// Step `id` must be a step of the plan.
@@ -214,8 +230,18 @@ pub fn with_id(id: Option<&Value>, reply: Map<String, Value>) -> Value {
     Value::Object(out)
 }
 
-/// The successful reply body: `ok`, `levels`, `steps` (plan order), `missing_values`.
+/// The successful reply body: `ok`, then the [`resolution`].
 pub fn ok_reply(plan: &Plan, assessment: &Assessment) -> Map<String, Value> {
+    let mut out = Map::new();
+    out.insert("ok".into(), json!(true));
+    out.extend(resolution(plan, assessment));
+    out
+}
+
+/// A plan's partial resolution as the JSON form has it: `levels`, `steps` (plan order: `id`,
+/// `depends_on`, `state`, and `arguments`, `waiting_for` and `error` where they apply) and
+/// `missing_values`.
+pub fn resolution(plan: &Plan, assessment: &Assessment) -> Map<String, Value> {
     let steps: Vec<Value> = plan
         .steps
         .iter()
@@ -246,7 +272,6 @@ pub fn ok_reply(plan: &Plan, assessment: &Assessment) -> Map<String, Value> {
         })
         .collect();
     let mut out = Map::new();
-    out.insert("ok".into(), json!(true));
     out.insert("levels".into(), json!(plan.level_ids()));
     out.insert("steps".into(), Value::Array(steps));
     out.insert("missing_values".into(), json!(assessment.missing_values));

@@ -12,11 +12,12 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 use strata_core::{Error, ErrorKind};
 use strata_doc::Document;
 use strata_tools::{type_name, CallOptions, RunResult, StepRecord, StepStatus, ToolRunner};
 
+use crate::checkpoint::RunStatus;
 use crate::plan::{Plan, Step};
 use crate::resolve::{resolve, RecordMap, Sources};
 use crate::state::{skip_reason, State};
@@ -75,6 +76,9 @@ impl Observer for Silent {
     fn on(&mut self, _: Event<'_>) {}
 }
 
+/// Steps running at once unless the caller says otherwise (`strata plan run --jobs`).
+pub const DEFAULT_JOBS: usize = 4;
+
 /// How to run.
 pub struct Scheduler<'a> {
     /// The tools.
@@ -119,6 +123,38 @@ impl Outcome {
     pub fn success(&self) -> bool {
         self.rejected.is_empty()
             && (0..self.plan.steps.len()).all(|i| self.state(i) == State::Completed)
+    }
+
+    /// How the run ended: `Completed` when every step completed, `Failed` when a step failed
+    /// or was skipped (or input was not a step), else `Waiting` (steps wait for user values).
+    pub fn status(&self) -> RunStatus {
+        if self.success() {
+            RunStatus::Completed
+        } else if !self.rejected.is_empty()
+            || self
+                .records
+                .values()
+                .any(|r| r.status != StepStatus::Completed)
+        {
+            RunStatus::Failed
+        } else {
+            RunStatus::Waiting
+        }
+    }
+
+    /// Every step's record in plan order; a step that waits for user values as `{"id",
+    /// "status": "waiting", "result": null, "error": null, "run": null, "waiting_for"}`.
+    pub fn step_records(&self) -> Vec<Value> {
+        self.plan
+            .steps
+            .iter()
+            .enumerate()
+            .map(|(i, step)| match self.records.get(&step.id) {
+                Some(r) => r.to_json(),
+                None => json!({"id": step.id, "status": "waiting", "result": null, "error": null,
+                               "run": null, "waiting_for": self.waiting_for[i]}),
+            })
+            .collect()
     }
 }
 
