@@ -556,6 +556,25 @@ pub fn seconds_arg(obj: Option<&Bound<'_, PyAny>>, arg: &str) -> PyResult<Option
     }
 }
 
+/// Count argument `arg`: a positive `int`; absent (or `None`) is `None`.
+pub fn count_arg(obj: Option<&Bound<'_, PyAny>>, arg: &str) -> PyResult<Option<usize>> {
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        return Ok(None);
+    };
+    if obj.cast::<PyBool>().is_ok() || obj.cast::<PyInt>().is_err() {
+        return Err(PyTypeError::new_err(format!(
+            "{arg}: expected int, got {}",
+            type_name(obj)
+        )));
+    }
+    match obj.extract::<usize>() {
+        Ok(n) if n > 0 => Ok(Some(n)),
+        _ => Err(PyValueError::new_err(format!(
+            "{arg}: expected a positive integer"
+        ))),
+    }
+}
+
 /// File-system path argument `arg`: a `str` or an `os.PathLike` (`pathlib.Path`).
 pub fn path_arg(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<PathBuf> {
     obj.extract::<PathBuf>().map_err(|_| {

@@ -1,16 +1,16 @@
 //! Python bindings of strata: the native module `strata._strata`, re-exported by the Python
 //! package `strata` (`python/strata/`).
 //!
-//! One module per front-end (`template`, `project`, `prompts`, `responses`), all converting values through
-//! `convert` and errors through `errors`. Values cross as plain Python objects; errors
-//! as `strata.StrataError`. A Rust panic never unwinds into Python: PyO3 catches it at every
-//! function and method boundary and raises `pyo3_runtime.PanicException` instead (tested
-//! below).
+//! One module per front-end (`template`, `project`, `plans`, `prompts`, `responses`), all
+//! converting values through `convert` and errors through `errors`. Values cross as plain
+//! Python objects; errors as `strata.StrataError`. A Rust panic never unwinds into Python:
+//! PyO3 catches it at every function and method boundary and raises
+//! `pyo3_runtime.PanicException` instead (tested below).
 //!
 //! Binding another front-end is one module here holding its `#[pyclass]`, converting every
 //! argument with the `convert::*_arg` helpers (`json_arg`, `map_arg`, `list_arg`,
-//! `str_map_arg`, `names_arg`, `str_arg`, `flag_arg`, `sink_arg` for a warnings list, and
-//! `convert::Given` for a setting that `None` clears) and every result with
+//! `str_map_arg`, `names_arg`, `str_arg`, `flag_arg`, `count_arg`, `sink_arg` for a warnings
+//! list, and `convert::Given` for a setting that `None` clears) and every result with
 //! `convert::to_py`, raising with `errors::OrRaise` and reporting warnings with
 //! `errors::report_warnings`; one `#[pymodule_export]` line below; its stub in
 //! `python/strata/_strata.pyi`, the `TypedDict`s of the dicts it returns in
@@ -21,6 +21,7 @@
 
 mod convert;
 mod errors;
+mod plans;
 mod project;
 mod prompts;
 mod responses;
@@ -35,6 +36,8 @@ mod strata_module {
     #[pymodule_export]
     #[allow(non_upper_case_globals)]
     const __version__: &str = env!("CARGO_PKG_VERSION");
+    #[pymodule_export]
+    use crate::plans::PyPlan;
     #[pymodule_export]
     use crate::project::PyProject;
     #[pymodule_export]

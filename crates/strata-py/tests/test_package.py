@@ -38,6 +38,10 @@ def test_the_native_functions_show_their_signatures() -> None:
     assert str(inspect.signature(strata.Project.run_tool)) == (
         "(self, /, tool, params=None, *, step_id=None, env=None, strict=False, timeout=None)"
     )
+    assert str(inspect.signature(strata.Plan.resolve)) == "(self, /, results=None, *, failed=(), values=None)"
+    assert str(inspect.signature(strata.Project.run_plan)) == (
+        "(self, /, plan, *, values=None, jobs=4, env=None, strict=False, timeout=None)"
+    )
 
 
 def test_the_package_is_typed_and_built_for_the_stable_abi() -> None:

@@ -2,7 +2,9 @@
 
 Render a document through the four layers — ``{input:key}``, ``${state.path}``, ``${NAME}``
 and ``{param}``, in that order — with ``render`` (once) or a compiled ``Template`` (many
-times), and run a project's tools with ``Project.run_tool``. Choose and render prompt
+times), and run a project's tools with ``Project.run_tool``. Read a plan an LLM emitted
+with ``Plan``, resolve its steps' arguments between tool calls with ``Plan.resolve`` or run
+it whole with ``Project.run_plan``. Choose and render prompt
 templates with ``PromptManager``; fill canned responses from standard fields, tool results
 and a generator with ``CannedResponse``. Values cross as plain Python data; substituted
 values are never scanned again by any layer. Errors are ``StrataError`` (a subclass per
@@ -12,6 +14,7 @@ family); warnings are ``StrataWarning``. See docs/python.md.
 from ._errors import (
     CycleError,
     LimitError,
+    PlanError,
     PromptError,
     ResponseError,
     StrataError,
@@ -20,8 +23,13 @@ from ._errors import (
     ToolError,
     UndefinedError,
 )
-from ._strata import CannedResponse, Project, PromptManager, Template, __version__, render
+from ._strata import CannedResponse, Plan, Project, PromptManager, Template, __version__, render
 from ._types import (
+    PlanResolution,
+    PlanRun,
+    PlanStep,
+    PlanStepRecord,
+    PlanStepState,
     PromptCandidate,
     PromptExplain,
     PromptTemplate,
@@ -37,6 +45,13 @@ __all__ = [
     "CannedResponse",
     "CycleError",
     "LimitError",
+    "Plan",
+    "PlanError",
+    "PlanResolution",
+    "PlanRun",
+    "PlanStep",
+    "PlanStepRecord",
+    "PlanStepState",
     "Project",
     "PromptCandidate",
     "PromptError",

@@ -25,8 +25,8 @@ class StrataError(Exception):
     * ``kind``: a stable name to match on (``"syntax"``, ``"undefined"``, ``"unknown_tool"``,
       ...);
     * ``layer``: ``"env"``, ``"params"``, ``"context"``, ``"inputs"``, ``"request"`` for
-      the document or request around them, ``"prompt"`` or ``"response"`` for prompt
-      templates and canned responses;
+      the document or request around them, ``"plan"``, ``"prompt"`` or ``"response"`` for
+      plans, prompt templates and canned responses;
     * ``message``: what went wrong, in one sentence;
     * ``path``: the field holding the offending string (``"args[2]"``; ``"$"`` is the root);
     * ``span``: the ``(start, end)`` byte range inside that string, or ``None``;
@@ -34,8 +34,8 @@ class StrataError(Exception):
     * ``file``, ``line``, ``column``: where in a file, when the text came from one.
 
     Subclasses name the families: ``TemplateSyntaxError``, ``UndefinedError``,
-    ``LimitError``, ``CycleError``, ``ToolError``, ``PromptError`` and ``ResponseError``;
-    every other kind is a ``StrataError`` itself.
+    ``LimitError``, ``CycleError``, ``ToolError``, ``PromptError``, ``PlanError`` and
+    ``ResponseError``; every other kind is a ``StrataError`` itself.
     """
 
     kind: str
@@ -122,6 +122,16 @@ class PromptError(StrataError):
     ``"template_not_found"``, ``"hash_mismatch"``)."""
 
 
+class PlanError(StrataError):
+    """A plan cannot be read or a request about it is wrong: a reference to a step the plan
+    does not have (with a did-you-mean), a record field other than ``result``, ``status``,
+    ``error``, ``run`` and ``id``, a path a result does not have, two steps with one id
+    (kinds ``"unknown_step"``, ``"unknown_field"``, ``"path_not_found"``,
+    ``"duplicate_id"``), and every other error of layer ``"plan"`` whose kind has no family
+    of its own (a malformed step: ``"invalid"``, ``"unknown_name"``). A cycle stays a
+    ``CycleError`` and a malformed reference a ``TemplateSyntaxError``."""
+
+
 class ResponseError(StrataError):
     """A canned response cannot be filled: fields that no source provides (all named at
     once), or a generator that failed for a field (kinds ``"missing_fields"``,
@@ -137,6 +147,7 @@ for _cls in (
     CycleError,
     ToolError,
     PromptError,
+    PlanError,
     ResponseError,
 ):
     _cls.__module__ = "strata"
@@ -152,6 +163,10 @@ _FAMILIES: Dict[str, Type[StrataError]] = {
     "timeout": ToolError,
     "template_not_found": PromptError,
     "hash_mismatch": PromptError,
+    "unknown_step": PlanError,
+    "unknown_field": PlanError,
+    "path_not_found": PlanError,
+    "duplicate_id": PlanError,
     "missing_fields": ResponseError,
     "generator": ResponseError,
 }
@@ -163,9 +178,15 @@ def _restore_error(
     return cls(text, **fields)
 
 
+# The family of an error of layer `plan` whose kind has none.
+_LAYER_FAMILIES: Dict[str, Type[StrataError]] = {"plan": PlanError}
+
+
 def _error(text: str, fields: Dict[str, Any]) -> StrataError:
-    """The exception of the family of ``fields["kind"]`` (called by the native module)."""
-    return _FAMILIES.get(fields["kind"], StrataError)(text, **fields)
+    """The exception of the family of ``fields["kind"]``, else of ``fields["layer"]``
+    (called by the native module)."""
+    cls = _FAMILIES.get(fields["kind"]) or _LAYER_FAMILIES.get(fields["layer"], StrataError)
+    return cls(text, **fields)
 
 
 class StrataWarning(UserWarning):

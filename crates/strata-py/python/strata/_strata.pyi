@@ -6,9 +6,18 @@ from pathlib import Path
 from typing import Any, Optional, Union, final
 
 from ._errors import StrataWarning
-from ._types import PromptExplain, PromptTemplate, PromptVariant, ResponseReply, StepRecord
+from ._types import (
+    PlanResolution,
+    PlanRun,
+    PlanStep,
+    PromptExplain,
+    PromptTemplate,
+    PromptVariant,
+    ResponseReply,
+    StepRecord,
+)
 
-__all__ = ["CannedResponse", "Project", "PromptManager", "render", "Template", "__version__"]
+__all__ = ["CannedResponse", "Plan", "Project", "PromptManager", "render", "Template", "__version__"]
 
 __version__: str
 
@@ -59,6 +68,37 @@ def render(
     """Renders ``template`` once: ``Template(template, layers=layers).render(...)``."""
 
 @final
+class Plan:
+    """A plan an LLM planner emitted, read and checked once: steps calling tools with
+    arguments that refer to earlier steps' results.
+
+    ``plan`` is a list of steps, or a dict ``{"steps": [...]}``.
+    """
+
+    def __new__(cls, plan: Union[list[Any], tuple[Any, ...], Mapping[str, Any]]) -> Plan: ...
+    @property
+    def levels(self) -> list[list[str]]:
+        """The steps' levels, as lists of ids."""
+    @property
+    def dependencies(self) -> dict[str, list[str]]:
+        """Each step's id mapped to the ids of the steps it depends on."""
+    @property
+    def placeholders(self) -> list[str]:
+        """The user values the plan needs, by name, in plan order."""
+    @property
+    def steps(self) -> list[PlanStep]:
+        """The steps in plan order, with their tools, dependencies and levels."""
+    def resolve(
+        self,
+        results: Optional[Mapping[str, Any]] = None,
+        *,
+        failed: Optional[Iterable[str]] = (),
+        values: Optional[Mapping[str, Any]] = None,
+    ) -> PlanResolution:
+        """What each step can do now, ready steps with their resolved arguments."""
+    def __len__(self) -> int: ...
+
+@final
 class Project:
     """A strata project: the directory ``path`` holding ``tools/``."""
 
@@ -79,6 +119,17 @@ class Project:
         timeout: Optional[float] = None,
     ) -> StepRecord:
         """Runs tool ``tool`` with ``params`` and returns its step record."""
+    def run_plan(
+        self,
+        plan: Union[Plan, list[Any], tuple[Any, ...], Mapping[str, Any]],
+        *,
+        values: Optional[Mapping[str, Any]] = None,
+        jobs: int = 4,
+        env: Optional[Mapping[str, str]] = None,
+        strict: bool = False,
+        timeout: Optional[float] = None,
+    ) -> PlanRun:
+        """Runs a whole plan with the project's tools and returns every step's record."""
 
 @final
 class PromptManager:

@@ -96,3 +96,65 @@ class ResponseReply(TypedDict):
 
     reply: str
     fields: List[ResponseField]
+
+
+class PlanStep(TypedDict):
+    """A step of a ``Plan``: its id (``step<position>`` when written without one), its
+    tool, the steps it depends on, its level and its intent."""
+
+    id: str
+    tool: str
+    depends_on: List[str]
+    level: int
+    intent: Optional[str]
+
+
+class _PlanStepStateOptional(TypedDict, total=False):
+    arguments: Any
+    waiting_for: List[str]
+    error: StepError
+
+
+class PlanStepState(_PlanStepStateOptional):
+    """What a step can do now (``Plan.resolve``): its ``state``; ``arguments`` (resolved)
+    when ``ready``; ``waiting_for`` when ``waiting`` (user values) or ``blocked`` (steps);
+    ``error`` when it failed to resolve (kind ``path_not_found``) or is skipped (kind
+    ``run_state``)."""
+
+    id: str
+    depends_on: List[str]
+    state: Literal["completed", "failed", "skipped", "waiting", "blocked", "ready"]
+
+
+class PlanResolution(TypedDict):
+    """The partial resolution of a plan (``Plan.resolve``): the levels, every step in plan
+    order and the user values that waiting steps lack."""
+
+    levels: List[List[str]]
+    steps: List[PlanStepState]
+    missing_values: List[str]
+
+
+class _WaitingFor(TypedDict, total=False):
+    waiting_for: List[str]
+
+
+class PlanStepRecord(_WaitingFor):
+    """A step of a plan run (``Project.run_plan``): its step record, or for a step waiting
+    for user values status ``"waiting"`` with ``waiting_for``."""
+
+    id: str
+    status: Literal["completed", "failed", "skipped", "waiting"]
+    result: Any
+    error: Optional[StepError]
+    run: Optional[Dict[str, Any]]
+
+
+class PlanRun(TypedDict):
+    """A plan run (``Project.run_plan``): how it ended, the levels, every step's record in
+    plan order and the user values not given."""
+
+    status: Literal["completed", "failed", "waiting"]
+    levels: List[List[str]]
+    steps: List[PlanStepRecord]
+    missing_values: List[str]

@@ -1,0 +1,173 @@
+//! `strata.Plan`: plans from Python (`strata-plans`, SPEC §5) — the plan document read and
+//! checked once, its levels, dependencies and user values, and partial resolution (§5.7), the
+//! call an orchestrator makes between tool calls.
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyMapping, PyTuple};
+use serde_json::Value;
+use strata_core::FieldPath;
+use strata_plans::{assess, progress, resolution, Plan};
+
+use crate::convert::{json_arg, map_arg, names_arg, to_py, type_name};
+use crate::errors::{to_py_err, OrRaise};
+
+/// The most step ids a plan's `repr` shows.
+const REPR_STEPS: usize = 10;
+
+/// A plan an LLM planner emitted, read and checked once: steps calling tools with
+/// arguments that refer to earlier steps' results.
+///
+/// ``plan`` is the plan document: a list of steps, or a dict ``{"steps": [...]}``; a step
+/// is ``{"id"?, "tool", "arguments" | "parameters", "depends_on"?, "intent"?}``. Every
+/// reference (``$stepN.path``, ``{$stepN.path}``, ``{{id.result.path}}``,
+/// ``{{PLACEHOLDER_name}}``) is parsed and every dependency found before anything runs.
+/// Raises the first error in plan order: ``PlanError`` for a reference to an unknown step
+/// (with a did-you-mean), an unknown record field, a duplicate id or a malformed step,
+/// ``CycleError`` for a cycle, ``TemplateSyntaxError`` for a malformed reference; ``TypeError``
+/// or ``ValueError`` for a value that is not plain JSON-like data.
+#[pyclass(frozen, module = "strata", name = "Plan")]
+pub struct PyPlan {
+    plan: Plan,
+}
+
+impl PyPlan {
+    /// Reads the plan document of argument `arg`.
+    pub fn read(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<PyPlan> {
+        let py = obj.py();
+        let shaped = obj.cast::<PyList>().is_ok()
+            || obj.cast::<PyTuple>().is_ok()
+            || obj.cast::<PyDict>().is_ok()
+            || obj.cast::<PyMapping>().is_ok();
+        if !shaped {
+            return Err(PyTypeError::new_err(format!(
+                "{arg}: expected a list of steps or a dict {{'steps': [...]}}, got {}",
+                type_name(obj)
+            )));
+        }
+        let document = json_arg(obj, arg)?;
+        let plan =
+            Plan::from_value(&document, &FieldPath::root()).map_err(|errors| {
+                match errors.first() {
+                    Some(e) => to_py_err(py, e),
+                    None => PyTypeError::new_err(format!("{arg}: not a plan")),
+                }
+            })?;
+        Ok(PyPlan { plan })
+    }
+
+    /// The plan.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+}
+
+#[pymethods]
+impl PyPlan {
+    #[new]
+    fn new(plan: &Bound<'_, PyAny>) -> PyResult<Self> {
+        PyPlan::read(plan, "plan")
+    }
+
+    /// The steps' levels, as lists of ids: level 0 holds the steps with no dependencies,
+    /// level k the steps whose dependencies are all in levels below k; within a level, plan
+    /// order. For display: a run starts each step as soon as its own dependencies completed.
+    #[getter]
+    fn levels(&self) -> Vec<Vec<String>> {
+        self.plan.level_ids()
+    }
+
+    /// Each step's id, in plan order, mapped to the ids of the steps it depends on: those
+    /// its arguments refer to, in the order they first appear, then its ``depends_on``.
+    #[getter]
+    fn dependencies<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let out = PyDict::new(py);
+        for (step, deps) in self.plan.steps.iter().zip(&self.plan.deps) {
+            let ids: Vec<&str> = deps
+                .iter()
+                .map(|&d| self.plan.steps[d].id.as_str())
+                .collect();
+            out.set_item(&step.id, ids)?;
+        }
+        Ok(out)
+    }
+
+    /// The user values the plan needs (``{{PLACEHOLDER_name}}``), by name, in plan order,
+    /// each once.
+    #[getter]
+    fn placeholders(&self) -> Vec<&str> {
+        self.plan.value_names()
+    }
+
+    /// The steps in plan order, each ``{"id", "tool", "depends_on", "level", "intent"}``
+    /// (``strata plan show --json``); a step written without an id is ``step<position>``.
+    #[getter]
+    fn steps<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &Value::Array(self.plan.step_outlines()))
+    }
+
+    /// Partial resolution, the call between tool calls (``strata plan resolve``): what each
+    /// step can do now, given the ``results`` known so far (``{step id: result}`` — what
+    /// ``{{id.result…}}`` and ``$stepN`` walk), the ids of the steps that ``failed`` and the
+    /// user ``values`` (``{name: value}`` for ``{{PLACEHOLDER_name}}``).
+    ///
+    /// Returns ``{"levels", "steps", "missing_values"}``: ``steps`` in plan order, each
+    /// ``{"id", "depends_on", "state"}`` — ``completed`` or ``failed`` as given; ``skipped``
+    /// when a dependency failed or was skipped (``error``: kind ``run_state`` naming it);
+    /// ``waiting`` when its arguments use values not given (``waiting_for``: their names);
+    /// ``blocked`` when a dependency has not completed (``waiting_for``: those steps);
+    /// ``ready`` with its resolved ``arguments``; or ``failed`` with ``error`` kind
+    /// ``path_not_found`` when a reference walks a path a result does not have.
+    /// ``missing_values`` lists every value a waiting step lacks, once, in plan order.
+    ///
+    /// Resolved values are data: whatever a result holds (``{{b.result.token}}``,
+    /// ``$step2``, ``${HOME}``, quotes, newlines) arrives in the arguments unchanged, never
+    /// serialised and parsed again. Raises ``PlanError`` (kind ``unknown_step``) for a result
+    /// or failed id that is not a step of the plan, ``StrataError`` (kind ``request``) for a
+    /// step both in ``results`` and in ``failed``.
+    #[pyo3(
+        signature = (results=None, *, failed=None, values=None),
+        text_signature = "($self, results=None, *, failed=(), values=None)"
+    )]
+    fn resolve<'py>(
+        &self,
+        py: Python<'py>,
+        results: Option<&Bound<'py, PyAny>>,
+        failed: Option<&Bound<'py, PyAny>>,
+        values: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let results = map_arg(results, "results")?;
+        let failed: Vec<Value> = names_arg(failed, "failed")?
+            .into_iter()
+            .map(Value::String)
+            .collect();
+        let values = map_arg(values, "values")?;
+        let (records, values) = progress(
+            &self.plan,
+            Some(Value::Object(results)),
+            Some(Value::Array(failed)),
+            Some(Value::Object(values)),
+        )
+        .or_raise(py)?;
+        let assessment = assess(&self.plan, &records, &values);
+        to_py(py, &Value::Object(resolution(&self.plan, &assessment)))
+    }
+
+    /// The number of steps.
+    fn __len__(&self) -> usize {
+        self.plan.steps.len()
+    }
+
+    fn __repr__(&self) -> String {
+        let mut ids: Vec<String> = self
+            .plan
+            .ids()
+            .take(REPR_STEPS)
+            .map(|id| format!("'{id}'"))
+            .collect();
+        if self.plan.steps.len() > REPR_STEPS {
+            ids.push("...".into());
+        }
+        format!("<strata.Plan steps=[{}]>", ids.join(", "))
+    }
+}

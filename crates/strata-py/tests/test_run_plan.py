@@ -1,0 +1,234 @@
+"""strata.Project.run_plan: a whole plan over real tools, every step record, the GIL released."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import strata
+
+EXTRA_TOOLS = {
+    # Creates the file `ran`.
+    "touch.yaml": """\
+executor: runtimes/subprocess
+config:
+  command: touch
+  args: [ran]
+""",
+    # Creates the file `me`, then waits until the file `other` exists.
+    "rendezvous.yaml": """\
+executor: runtimes/subprocess
+parameters:
+  type: object
+  properties:
+    me: {type: string}
+    other: {type: string}
+config:
+  command: sh
+  args: ["-c", "touch {me}; while [ ! -e {other} ]; do sleep 0.01; done; printf {me}"]
+  timeout: 20
+""",
+}
+
+
+@pytest.fixture
+def plans_project(project_dir: Path) -> strata.Project:
+    """The test project with the tools above too."""
+    for name, text in EXTRA_TOOLS.items():
+        (project_dir / "tools" / name).write_text(text)
+    return strata.Project(project_dir)
+
+
+def records(run: Any) -> list[Any]:
+    """The step records with the run's duration left out (it varies)."""
+    out = []
+    for record in run["steps"]:
+        if record["run"] is not None:
+            run_fields = dict(record["run"])
+            assert isinstance(run_fields.pop("duration_ms"), int)
+            record = {**record, "run": run_fields}
+        out.append(record)
+    return out
+
+
+OK_RUN = {"success": True, "exit_code": 0, "signal": None, "stderr": "", "truncated": False, "timed_out": False}
+
+
+def test_results_flow_between_real_tools_byte_for_byte(plans_project: strata.Project) -> None:
+    # The first tool prints what it is given (a user value: data), the second what the first
+    # printed; neither text is ever scanned for references or placeholders.
+    made = '{"token": "{{b.result.token}}", "home": "${HOME}", "n": 18446744073709551615}'
+    plan = strata.Plan(
+        [
+            {"id": "make", "tool": "say", "arguments": {"message": "{{PLACEHOLDER_made}}"}},
+            {"id": "use", "tool": "say", "arguments": {"message": "{{make.result.token}} {{make.result.home}} {{make.result.n}}"}},
+        ]
+    )
+    run = plans_project.run_plan(plan, values={"made": made})
+    assert (run["status"], run["levels"], run["missing_values"]) == ("completed", [["make"], ["use"]], [])
+    assert records(run) == [
+        {
+            "id": "make",
+            "status": "completed",
+            "result": {"token": "{{b.result.token}}", "home": "${HOME}", "n": 2**64 - 1},
+            "error": None,
+            "run": OK_RUN,
+        },
+        {
+            "id": "use",
+            "status": "completed",
+            "result": "{{b.result.token}} ${HOME} 18446744073709551615",
+            "error": None,
+            "run": OK_RUN,
+        },
+    ]
+
+
+def test_a_failure_skips_its_dependents_and_the_rest_runs(plans_project: strata.Project) -> None:
+    run = plans_project.run_plan(
+        [
+            {"id": "a", "tool": "fail", "arguments": {}},
+            {"id": "b", "tool": "say", "arguments": {"message": "{{a.result}}"}},
+            {"id": "c", "tool": "say", "arguments": {"message": "{{b.result}}"}},
+            {"id": "d", "tool": "say", "arguments": {"message": "independent"}},
+        ],
+        jobs=1,
+    )
+    assert run["status"] == "failed"
+    assert records(run) == [
+        {
+            "id": "a",
+            "status": "failed",
+            "result": None,
+            "error": {"kind": "tool_failed", "message": "tool `fail` exited with code 3"},
+            "run": {**OK_RUN, "success": False, "exit_code": 3, "stderr": "broken\n"},
+        },
+        {"id": "b", "status": "skipped", "result": None, "error": {"kind": "run_state", "message": "step `a` failed"}, "run": None},
+        {"id": "c", "status": "skipped", "result": None, "error": {"kind": "run_state", "message": "step `b` was skipped"}, "run": None},
+        {"id": "d", "status": "completed", "result": "independent", "error": None, "run": OK_RUN},
+    ]
+
+
+def test_steps_wait_for_user_values(plans_project: strata.Project) -> None:
+    plan = [
+        {"id": "ask", "tool": "say", "arguments": {"message": "{{PLACEHOLDER_question}}"}},
+        {"id": "echo", "tool": "say", "arguments": {"message": "asked: {{ask.result}}"}},
+    ]
+    waiting = plans_project.run_plan(plan)
+    assert waiting == {
+        "status": "waiting",
+        "levels": [["ask"], ["echo"]],
+        "steps": [
+            {"id": "ask", "status": "waiting", "result": None, "error": None, "run": None, "waiting_for": ["question"]},
+            {"id": "echo", "status": "waiting", "result": None, "error": None, "run": None, "waiting_for": ["question"]},
+        ],
+        "missing_values": ["question"],
+    }
+    done = plans_project.run_plan(plan, values={"question": "${HOME}?"})
+    assert [(r["id"], r["status"], r["result"]) for r in done["steps"]] == [
+        ("ask", "completed", "${HOME}?"),
+        ("echo", "completed", "asked: ${HOME}?"),
+    ]
+
+
+def test_independent_steps_run_at_the_same_time(plans_project: strata.Project, project_dir: Path) -> None:
+    # Each step waits for the file the other creates: they complete only when both run at once.
+    run = plans_project.run_plan(
+        [
+            {"id": "left", "tool": "rendezvous", "arguments": {"me": "l", "other": "r"}},
+            {"id": "right", "tool": "rendezvous", "arguments": {"me": "r", "other": "l"}},
+        ],
+        jobs=2,
+    )
+    assert [(r["id"], r["status"], r["result"]) for r in run["steps"]] == [
+        ("left", "completed", "l"),
+        ("right", "completed", "r"),
+    ]
+
+
+def test_other_threads_run_while_the_plan_does(plans_project: strata.Project, project_dir: Path) -> None:
+    # The plan's step waits for a file only this thread creates, after the step has started.
+    runs: list[Any] = []
+    plan = [{"id": "wait", "tool": "wait_for_go", "arguments": {}}]
+    runner = threading.Thread(target=lambda: runs.append(plans_project.run_plan(plan)))
+    runner.start()
+    deadline = time.monotonic() + 20
+    while not (project_dir / "started").exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    (project_dir / "go").touch()
+    runner.join()
+    assert [(r["status"], r["result"]) for r in runs[0]["steps"]] == [("completed", {"went": True})]
+
+
+def test_tools_are_checked_before_anything_runs(plans_project: strata.Project, project_dir: Path) -> None:
+    with pytest.raises(strata.ToolError) as unknown:
+        plans_project.run_plan(
+            [{"id": "first", "tool": "touch", "arguments": {}}, {"id": "hello", "tool": "gret", "arguments": {}}]
+        )
+    assert unknown.value.to_dict() == {
+        "kind": "unknown_tool",
+        "layer": "request",
+        "message": "step `hello` calls unknown tool `gret`",
+        "path": "[1].tool",
+        "span": None,
+        "hint": "did you mean `greet`?",
+    }
+    with pytest.raises(strata.StrataError) as invalid:
+        plans_project.run_plan([{"tool": "touch", "arguments": {}}, {"tool": "say", "arguments": {"n": "three"}}])
+    assert (invalid.value.kind, invalid.value.path, invalid.value.message) == (
+        "invalid",
+        "[1].arguments",
+        "step `step2`: invalid parameters for `say`: parameter `n` must be an integer, not a string",
+    )
+    assert not (project_dir / "ran").exists()
+    with pytest.raises(strata.PlanError) as plan_error:
+        plans_project.run_plan([{"tool": "touch", "arguments": {"x": "{{nope.result}}"}}])
+    assert plan_error.value.kind == "unknown_step"
+    assert not (project_dir / "ran").exists()
+    assert plans_project.run_plan([{"tool": "touch", "arguments": {}}])["status"] == "completed"
+    assert (project_dir / "ran").exists()
+
+
+def test_options_apply_to_every_step(plans_project: strata.Project) -> None:
+    timed_out = plans_project.run_plan([{"tool": "nap", "arguments": {}}], timeout=0.2)
+    assert timed_out["status"] == "failed"
+    assert timed_out["steps"][0]["error"] is not None and timed_out["steps"][0]["error"]["kind"] == "timeout"
+    greeted = plans_project.run_plan([{"tool": "greet", "arguments": {}}], env={"GREETING": "hi", "PATH": "/usr/bin:/bin"})
+    assert greeted["steps"][0]["result"] == "hi"
+    unset = plans_project.run_plan([{"tool": "greet", "arguments": {}}], env={"PATH": "/usr/bin:/bin"}, strict=True)
+    assert (unset["status"], unset["steps"][0]["error"]) == (
+        "failed",
+        {
+            "kind": "undefined",
+            "message": "tools/greet.yaml:5:20: env error at config.env.GREETING 0..11: environment variable "
+            "`GREETING` is not set (hint: strict mode turns missing values into errors)",
+        },
+    )
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"plan": "[]"}, TypeError, "plan: expected a list of steps or a dict {'steps': [...]}, got str"),
+        ({"jobs": "2"}, TypeError, "jobs: expected int, got str"),
+        ({"jobs": True}, TypeError, "jobs: expected int, got bool"),
+        ({"jobs": 0}, ValueError, "jobs: expected a positive integer"),
+        ({"jobs": -3}, ValueError, "jobs: expected a positive integer"),
+        ({"jobs": 2**70}, ValueError, "jobs: expected a positive integer"),
+        ({"values": [1]}, TypeError, "values: expected a dict, got list"),
+        ({"values": {"q": {1}}}, TypeError, "values['q']: a set is not a JSON value (use a list)"),
+        ({"strict": 1}, TypeError, "strict: expected bool, got int"),
+        ({"timeout": 0}, ValueError, "timeout: expected a positive, finite number of seconds"),
+    ],
+)
+def test_bad_arguments_name_themselves(
+    plans_project: strata.Project, kwargs: dict[str, Any], error: type, message: str
+) -> None:
+    arguments: dict[str, Any] = {"plan": [{"tool": "say", "arguments": {}}], **kwargs}
+    with pytest.raises(error) as info:
+        plans_project.run_plan(**arguments)
+    assert (type(info.value), str(info.value)) == (error, message)
