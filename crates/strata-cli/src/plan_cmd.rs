@@ -7,9 +7,9 @@ use std::process::ExitCode;
 use clap::{Args, Subcommand};
 use serde_json::{Map, Value};
 use strata_core::{Error, ErrorKind, Layer, Limits};
-use strata_doc::{Document, Format};
+use strata_doc::Document;
 use strata_plans::draw::draw;
-use strata_plans::Plan;
+use strata_plans::{parse_document, Plan};
 
 use crate::graph_cmd::DrawFormat;
 use crate::report::format_error;
@@ -70,16 +70,6 @@ fn read_error(name: &str, e: std::io::Error) -> Error {
     )
 }
 
-/// The format of a plan's text: JSON when it is named `.json` or starts with `[` or `{`.
-fn format_of(name: &str, text: &[u8]) -> Format {
-    let first = text.iter().find(|b| !b.is_ascii_whitespace());
-    if name.ends_with(".json") || matches!(first, Some(b'[' | b'{')) {
-        Format::Json
-    } else {
-        Format::Yaml
-    }
-}
-
 /// Reads a plan document from a file, or from standard input for `-`; `shown` is the name
 /// errors use (the path relative to the project when there is one).
 pub fn read_document(path: &str, shown: &str, limits: &Limits) -> Result<Document, Error> {
@@ -88,8 +78,7 @@ pub fn read_document(path: &str, shown: &str, limits: &Limits) -> Result<Documen
     } else {
         strata_doc::read_file(Path::new(path), shown, limits)?
     };
-    let format = format_of(shown, &bytes);
-    Document::parse(shown, bytes, format, limits)
+    parse_document(shown, bytes, limits)
 }
 
 /// A plan on standard input: a whole document, or steps as JSON Lines.
@@ -131,8 +120,7 @@ pub fn read_stdin(limits: &Limits) -> Result<StdinPlan, Error> {
     }
     let rest = strata_doc::read_bounded(&mut reader, STDIN, limits)?;
     bytes.extend(rest);
-    let format = format_of(STDIN, &bytes);
-    Document::parse(STDIN, bytes, format, limits).map(StdinPlan::Document)
+    parse_document(STDIN, bytes, limits).map(StdinPlan::Document)
 }
 
 /// Prints errors rustc-style, with a snippet of `doc` when they point into it.

@@ -27,7 +27,7 @@ pub mod syntax;
 mod tools;
 
 pub use compile::Args;
-pub use plan::{Plan, Step, STEP_KEYS};
+pub use plan::{parse_document, Plan, Step, STEP_KEYS};
 pub use request::{answer_line, error_reply, progress, resolution, Request};
 pub use resolve::{resolve, RecordMap, Records, Sources};
 pub use schedule::{Event, Observer, Outcome, Scheduler, Silent, DEFAULT_JOBS};

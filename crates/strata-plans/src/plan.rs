@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 
 use serde_json::Value;
-use strata_core::{did_you_mean, Error, ErrorKind, FieldPath, PathSeg};
-use strata_doc::Document;
+use strata_core::{did_you_mean, Error, ErrorKind, FieldPath, Limits, PathSeg};
+use strata_doc::{Document, Format};
 
 use crate::compile::Args;
 use crate::syntax::{is_step_id, Target};
@@ -257,6 +257,25 @@ fn depends_on(
         }
     }
     out
+}
+
+/// The format of a plan's text: JSON when it is named `.json` or starts with `[` or `{`,
+/// YAML otherwise.
+fn format_of(name: &str, text: &[u8]) -> Format {
+    let first = text.iter().find(|b| !b.is_ascii_whitespace());
+    if name.ends_with(".json") || matches!(first, Some(b'[' | b'{')) {
+        Format::Json
+    } else {
+        Format::Yaml
+    }
+}
+
+/// Parses the text of a plan document named `name` (errors name it with a line and column),
+/// as JSON when it is named `.json` or starts with `[` or `{`, as YAML otherwise; read the
+/// plan from it with [`Plan::load`].
+pub fn parse_document(name: &str, bytes: Vec<u8>, limits: &Limits) -> Result<Document, Error> {
+    let format = format_of(name, &bytes);
+    Document::parse(name, bytes, format, limits)
 }
 
 /// A plan: its steps in plan order.

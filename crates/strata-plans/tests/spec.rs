@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use serde_json::{json, Map, Value};
 use strata_core::{ErrorKind, FieldPath, Limits};
 use strata_doc::{Document, Format};
-use strata_plans::{answer_line, assess, resolve, Plan, Sources, State};
+use strata_plans::{answer_line, assess, parse_document, resolve, Plan, Sources, State};
 use strata_tools::{RunResult, StepRecord};
 
 fn plan(v: Value) -> Plan {
@@ -149,6 +149,45 @@ fn malformed_documents_are_syntax_errors_with_positions() {
     assert_eq!(
         load_file("plans/bad.yaml", "- tool: t\n  arguments: {a: [1, 2}\n").unwrap_err(),
         ["plans/bad.yaml:2:23: request error at $: YAML syntax error: did not find expected ',' or ']'"]
+    );
+}
+
+#[test]
+fn plan_text_is_json_by_name_or_first_character_else_yaml() {
+    let limits = Limits::default();
+    let read = |name: &str, text: &str| -> Result<Vec<Vec<String>>, String> {
+        let doc =
+            parse_document(name, text.as_bytes().to_vec(), &limits).map_err(|e| e.to_string())?;
+        Plan::load(&doc).map(|p| p.level_ids()).map_err(|es| {
+            es.iter()
+                .map(|e| e.to_string())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+    };
+    let json = r#"[{"id": "a", "tool": "t", "arguments": {}}, {"id": "b", "tool": "t", "arguments": {"x": "{{a.result}}"}}]"#;
+    assert_eq!(
+        read("<string>", json),
+        Ok(vec![vec!["a".to_string()], vec!["b".to_string()]])
+    );
+    assert_eq!(
+        read("plan.yaml", "steps:\n  - {id: a, tool: t, arguments: {}}\n"),
+        Ok(vec![vec!["a".to_string()]])
+    );
+    // A `{` opens JSON, so a YAML flow mapping with an unquoted key is a JSON error.
+    assert_eq!(
+        read("<string>", "  {steps: []}"),
+        Err(
+            "<string>:1:4: request error at $: JSON syntax error: key must be a string".to_string()
+        )
+    );
+    assert_eq!(
+        read("plan.json", "steps: []"),
+        Err("plan.json:1:1: request error at $: JSON syntax error: expected value".to_string())
+    );
+    assert_eq!(
+        read("plan.yaml", "- id: a\n  tool: t\n  arguments: {x: \"{{b.result}}\"}\n"),
+        Err("plan.yaml:3:19: plan error at [0].arguments.x 0..12: step `a` refers to unknown step `b`".to_string())
     );
 }
 
