@@ -646,9 +646,15 @@ fn dry_run(
             a.error = Some(e);
         }
     }
+    let status = if assessment.steps.iter().any(|a| a.state == State::Failed) {
+        FAILED
+    } else if !assessment.missing_values.is_empty() {
+        WAITING
+    } else {
+        0
+    };
     let text = if args.json {
-        serde_json::to_string_pretty(&Value::Object(ok_reply(plan, &assessment)))
-            .unwrap_or_default()
+        serde_json::to_string_pretty(&Value::Object(ok_reply(plan, assessment))).unwrap_or_default()
             + "\n"
     } else {
         let levels = plan.levels();
@@ -701,11 +707,5 @@ fn dry_run(
         out
     };
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
-    if assessment.steps.iter().any(|a| a.state == State::Failed) {
-        FAILED
-    } else if !assessment.missing_values.is_empty() {
-        WAITING
-    } else {
-        0
-    }
+    status
 }

@@ -128,7 +128,7 @@ impl Request {
     /// Assesses the plan and builds the reply.
     pub fn reply(&self) -> Value {
         let assessment = self.assess();
-        with_id(self.id.as_ref(), ok_reply(&self.plan, &assessment))
+        with_id(self.id.as_ref(), ok_reply(&self.plan, assessment))
     }
 
     /// Assesses the plan against the request's records and values.
@@ -231,7 +231,7 @@ pub fn with_id(id: Option<&Value>, reply: Map<String, Value>) -> Value {
 }
 
 /// The successful reply body: `ok`, then the [`resolution`].
-pub fn ok_reply(plan: &Plan, assessment: &Assessment) -> Map<String, Value> {
+pub fn ok_reply(plan: &Plan, assessment: Assessment) -> Map<String, Value> {
     let mut out = Map::new();
     out.insert("ok".into(), json!(true));
     out.extend(resolution(plan, assessment));
@@ -240,12 +240,12 @@ pub fn ok_reply(plan: &Plan, assessment: &Assessment) -> Map<String, Value> {
 
 /// A plan's partial resolution as the JSON form has it: `levels`, `steps` (plan order: `id`,
 /// `depends_on`, `state`, and `arguments`, `waiting_for` and `error` where they apply) and
-/// `missing_values`.
-pub fn resolution(plan: &Plan, assessment: &Assessment) -> Map<String, Value> {
+/// `missing_values`. The resolved arguments move into it.
+pub fn resolution(plan: &Plan, assessment: Assessment) -> Map<String, Value> {
     let steps: Vec<Value> = plan
         .steps
         .iter()
-        .zip(&assessment.steps)
+        .zip(assessment.steps)
         .enumerate()
         .map(|(i, (step, a))| {
             let mut s = Map::new();
@@ -256,13 +256,13 @@ pub fn resolution(plan: &Plan, assessment: &Assessment) -> Map<String, Value> {
                 .collect();
             s.insert("depends_on".into(), json!(deps));
             s.insert("state".into(), json!(a.state.name()));
-            if let Some(args) = &a.arguments {
-                s.insert("arguments".into(), args.clone());
+            if let Some(args) = a.arguments {
+                s.insert("arguments".into(), args);
             }
             if matches!(a.state, State::Waiting | State::Blocked) {
-                s.insert("waiting_for".into(), json!(a.waiting_for));
+                s.insert("waiting_for".into(), Value::from(a.waiting_for));
             }
-            if let Some(e) = &a.error {
+            if let Some(e) = a.error {
                 s.insert(
                     "error".into(),
                     json!({"kind": e.kind.name(), "message": e.message}),
@@ -274,7 +274,16 @@ pub fn resolution(plan: &Plan, assessment: &Assessment) -> Map<String, Value> {
     let mut out = Map::new();
     out.insert("levels".into(), json!(plan.level_ids()));
     out.insert("steps".into(), Value::Array(steps));
-    out.insert("missing_values".into(), json!(assessment.missing_values));
+    out.insert(
+        "missing_values".into(),
+        Value::Array(
+            assessment
+                .missing_values
+                .into_iter()
+                .map(Value::String)
+                .collect(),
+        ),
+    );
     out
 }
 

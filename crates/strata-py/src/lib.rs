@@ -29,6 +29,11 @@ mod template;
 
 use pyo3::prelude::*;
 
+/// The extension's own allocations (values, compiled templates and plans) go through
+/// mimalloc, as in the `strata` binary; Python objects keep Python's allocator.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// strata's native module; import ``strata`` instead.
 #[pymodule(name = "_strata")]
 mod strata_module {

@@ -150,7 +150,7 @@ impl PyPlan {
         )
         .or_raise(py)?;
         let assessment = assess(&self.plan, &records, &values);
-        to_py(py, &Value::Object(resolution(&self.plan, &assessment)))
+        to_py(py, &Value::Object(resolution(&self.plan, assessment)))
     }
 
     /// The number of steps.
