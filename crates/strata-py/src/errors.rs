@@ -9,7 +9,7 @@
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyList;
-use strata_core::{Error, Warning};
+use strata_core::{Error, ErrorKind, Layer, Warning};
 
 use crate::convert::to_py;
 
@@ -31,6 +31,15 @@ pub fn to_py_err(py: Python<'_>, err: &Error) -> PyErr {
         Ok(exc) => PyErr::from_value(exc),
         Err(e) => e,
     }
+}
+
+/// The error of a file named `name` that cannot be read (kind `io`).
+pub fn read_error(name: &str, e: &std::io::Error) -> Error {
+    Error::new(
+        Layer::REQUEST,
+        ErrorKind::Io,
+        format!("cannot read `{name}`: {e}"),
+    )
 }
 
 /// Turns a strata [`Error`] into the Python exception of its family.

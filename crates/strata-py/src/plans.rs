@@ -2,15 +2,20 @@
 //! checked once, its levels, dependencies and user values, and partial resolution (§5.7), the
 //! call an orchestrator makes between tool calls.
 
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyMapping, PyTuple};
+use pyo3::types::{PyDict, PyList, PyMapping, PyString, PyTuple};
 use serde_json::Value;
-use strata_core::FieldPath;
-use strata_plans::{assess, progress, resolution, Plan};
+use strata_core::{Error, FieldPath, Limits};
+use strata_plans::{assess, parse_document, progress, resolution, Plan};
 
-use crate::convert::{json_arg, map_arg, names_arg, to_py, type_name};
-use crate::errors::{to_py_err, OrRaise};
+use crate::convert::{
+    json_arg, map_arg, names_arg, opt_str_arg, path_arg, str_arg, to_py, type_name,
+};
+use crate::errors::{read_error, to_py_err, OrRaise};
+
+/// The name of a plan's text in errors when no file is given.
+const TEXT_NAME: &str = "<string>";
 
 /// The most step ids a plan's `repr` shows.
 const REPR_STEPS: usize = 10;
@@ -19,7 +24,8 @@ const REPR_STEPS: usize = 10;
 /// arguments that refer to earlier steps' results.
 ///
 /// ``plan`` is the plan document: a list of steps, or a dict ``{"steps": [...]}``; a step
-/// is ``{"id"?, "tool", "arguments" | "parameters", "depends_on"?, "intent"?}``. Every
+/// is ``{"id"?, "tool", "arguments" | "parameters", "depends_on"?, "intent"?}``
+/// (``Plan.from_text`` and ``Plan.from_file`` read its JSON or YAML text). Every
 /// reference (``$stepN.path``, ``{$stepN.path}``, ``{{id.result.path}}``,
 /// ``{{PLACEHOLDER_name}}``) is parsed and every dependency found before anything runs.
 /// Raises the first error in plan order: ``PlanError`` for a reference to an unknown step
@@ -34,26 +40,29 @@ pub struct PyPlan {
 impl PyPlan {
     /// Reads the plan document of argument `arg`.
     pub fn read(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<PyPlan> {
-        let py = obj.py();
         let shaped = obj.cast::<PyList>().is_ok()
             || obj.cast::<PyTuple>().is_ok()
             || obj.cast::<PyDict>().is_ok()
             || obj.cast::<PyMapping>().is_ok();
         if !shaped {
+            let hint = if obj.cast::<PyString>().is_ok() {
+                " (for a plan's JSON or YAML text, use Plan.from_text)"
+            } else {
+                ""
+            };
             return Err(PyTypeError::new_err(format!(
-                "{arg}: expected a list of steps or a dict {{'steps': [...]}}, got {}",
+                "{arg}: expected a list of steps or a dict {{'steps': [...]}}, got {}{hint}",
                 type_name(obj)
             )));
         }
         let document = json_arg(obj, arg)?;
-        let plan =
-            Plan::from_value(&document, &FieldPath::root()).map_err(|errors| {
-                match errors.first() {
-                    Some(e) => to_py_err(py, e),
-                    None => PyTypeError::new_err(format!("{arg}: not a plan")),
-                }
-            })?;
-        Ok(PyPlan { plan })
+        checked(obj.py(), Plan::from_value(&document, &FieldPath::root()))
+    }
+
+    /// Reads the plan document in `bytes`, the text of the file `name`.
+    fn parse(py: Python<'_>, name: &str, bytes: Vec<u8>) -> PyResult<PyPlan> {
+        let doc = parse_document(name, bytes, &Limits::default()).or_raise(py)?;
+        checked(py, Plan::load(&doc))
     }
 
     /// The plan.
@@ -62,11 +71,53 @@ impl PyPlan {
     }
 }
 
+/// The plan, or its first error in plan order as a Python exception.
+fn checked(py: Python<'_>, read: Result<Plan, Vec<Error>>) -> PyResult<PyPlan> {
+    match read {
+        Ok(plan) => Ok(PyPlan { plan }),
+        Err(errors) => Err(match errors.first() {
+            Some(e) => to_py_err(py, e),
+            None => PyValueError::new_err("not a plan"),
+        }),
+    }
+}
+
 #[pymethods]
 impl PyPlan {
     #[new]
     fn new(plan: &Bound<'_, PyAny>) -> PyResult<Self> {
         PyPlan::read(plan, "plan")
+    }
+
+    /// The plan in ``text``, a plan document as an LLM writes it: JSON when ``file`` ends
+    /// in ``.json`` or the text starts with ``[`` or ``{``, YAML otherwise. ``file`` names
+    /// the text in errors, which carry its line and column (``"<string>"`` by default).
+    /// Raises ``TemplateSyntaxError`` (kind ``syntax``) for text that does not parse, and
+    /// what ``Plan(...)`` raises for a plan that cannot be read.
+    #[staticmethod]
+    #[pyo3(signature = (text, *, file=None))]
+    fn from_text(text: &Bound<'_, PyAny>, file: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let source = str_arg(text, "text")?;
+        let name = opt_str_arg(file, "file")?;
+        PyPlan::parse(
+            text.py(),
+            name.as_deref().unwrap_or(TEXT_NAME),
+            source.into_bytes(),
+        )
+    }
+
+    /// The plan in file ``path`` (``str`` or ``os.PathLike``), JSON or YAML as for
+    /// ``from_text``; errors name the file with a line and column. Raises ``StrataError``
+    /// (kind ``io``) when it cannot be read.
+    #[staticmethod]
+    fn from_file(path: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let py = path.py();
+        let path = path_arg(path, "path")?;
+        let name = path.display().to_string();
+        let bytes = std::fs::read(&path)
+            .map_err(|e| read_error(&name, &e))
+            .or_raise(py)?;
+        PyPlan::parse(py, &name, bytes)
     }
 
     /// The steps' levels, as lists of ids: level 0 holds the steps with no dependencies,

@@ -6,7 +6,7 @@ use std::cell::RefCell;
 use pyo3::exceptions::{PyException, PyTypeError};
 use pyo3::prelude::*;
 use serde_json::Value;
-use strata_core::{Error, ErrorKind, Layer};
+use strata_core::Error;
 use strata_responses::{
     check_std, generator_failed, Generate, JinjaLimits, Place, Reply, Response, Sources, ToolResult,
 };
@@ -14,7 +14,7 @@ use strata_responses::{
 use crate::convert::{
     json_arg, list_arg, map_arg, opt_str_arg, path_arg, str_arg, to_py, type_name,
 };
-use crate::errors::{to_py_err, OrRaise};
+use crate::errors::{read_error, to_py_err, OrRaise};
 
 /// The hint of a generator callable's failures.
 const CALLABLE_HINT: &str = "the generator is called as generator(template, field, context) and returns the field's value as plain data (str, int, float, bool, None, list, dict)";
@@ -184,13 +184,7 @@ impl PyCannedResponse {
         let path = path_arg(path, "path")?;
         let name = path.display().to_string();
         let source = std::fs::read_to_string(&path)
-            .map_err(|e| {
-                Error::new(
-                    Layer::REQUEST,
-                    ErrorKind::Io,
-                    format!("cannot read `{name}`: {e}"),
-                )
-            })
+            .map_err(|e| read_error(&name, &e))
             .or_raise(py)?;
         let response =
             Response::compile(source, Some(&name), JinjaLimits::default()).or_raise(py)?;

@@ -575,7 +575,12 @@ def loop() -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("call", "error", "message"),
     [
-        (lambda: strata.Plan('[{"tool": "t"}]'), TypeError, "plan: expected a list of steps or a dict {'steps': [...]}, got str"),  # type: ignore[arg-type]
+        (
+            lambda: strata.Plan('[{"tool": "t"}]'),  # type: ignore[arg-type]
+            TypeError,
+            "plan: expected a list of steps or a dict {'steps': [...]}, got str "
+            "(for a plan's JSON or YAML text, use Plan.from_text)",
+        ),
         (lambda: strata.Plan(None), TypeError, "plan: expected a list of steps or a dict {'steps': [...]}, got NoneType"),  # type: ignore[arg-type]
         (
             lambda: strata.Plan([{"tool": "t", "arguments": {"x": {1, 2}}}]),
@@ -597,6 +602,9 @@ def loop() -> dict[str, Any]:
             ValueError,
             "plan[0]['arguments']['again'][0]: the dict contains itself (recursion)",
         ),
+        (lambda: strata.Plan.from_text(b"[]"), TypeError, "text: expected str, got bytes"),  # type: ignore[arg-type]
+        (lambda: strata.Plan.from_text("[]", file=3), TypeError, "file: expected str, got int"),  # type: ignore[arg-type]
+        (lambda: strata.Plan.from_file(None), TypeError, "path: expected str or os.PathLike, got NoneType"),  # type: ignore[arg-type]
         (lambda: strata.Plan(EXERCISE).resolve([A_RESULT]), TypeError, "results: expected a dict, got list"),  # type: ignore[arg-type]
         (
             lambda: strata.Plan(EXERCISE).resolve({"A": {"ratio": float("nan")}}),
@@ -636,3 +644,157 @@ def test_a_plan_from_tuples_and_mappings() -> None:
     plan = strata.Plan(MappingProxyType({"steps": ({"id": "a", "tool": "t", "arguments": {"x": ("{{PLACEHOLDER_v}}",)}},)}))
     assert plan.resolve(values=MappingProxyType({"v": 1}))["steps"][0]["arguments"] == {"x": [1]}
     assert plan.resolve(failed=iter(["a"]))["steps"][0]["state"] == "failed"
+
+
+# The plan's own text, as an LLM writes it: seed 001's exercise in JSON, seed 000's flow in
+# YAML.
+EXERCISE_JSON = """[
+  { "id": "A", "tool": "fetch_contacts", "arguments": { "input": {} } },
+  { "id": "B", "tool": "fetch_emails", "arguments": { "input": { "from": "{{A.result.data[0].email}}" } } },
+  { "id": "C", "tool": "summarize", "arguments": { "input": { "text": "{{B.result.data[0].body}}" } } },
+  { "id": "D", "tool": "send_email", "arguments": { "input": { "to": "{{A.result.data[0].email}}", "body": "{{C.result.summary}}" } } }
+]
+"""
+DUPLICATES_YAML = """\
+steps:
+  - tool: folder_find_duplicates
+    parameters: {folder_path: null}
+  - tool: reply_to_user
+    parameters:
+      message: "Found {$step1.total_duplicate_groups} groups, wasting {$step1.wasted_space_mb} MB"
+      details: $step1.duplicates
+"""
+
+
+def test_a_plan_from_its_json_text_is_the_plan_from_its_value() -> None:
+    plan = strata.Plan.from_text(EXERCISE_JSON)
+    assert plan.levels == [["A"], ["B"], ["C"], ["D"]]
+    assert plan.dependencies == {"A": [], "B": ["A"], "C": ["B"], "D": ["A", "C"]}
+    assert plan.resolve({"A": A_RESULT}, failed=["B"]) == strata.Plan(EXERCISE).resolve({"A": A_RESULT}, failed=["B"])
+
+
+def test_a_plan_from_yaml_text_and_from_files(tmp_path: Any) -> None:
+    expected = {
+        "message": "Found 2 groups, wasting 0.38 MB",
+        "details": DUPLICATES_RESULT["duplicates"],
+    }
+    from_text = strata.Plan.from_text(DUPLICATES_YAML, file="plan.yaml")
+    assert from_text.resolve({"step1": DUPLICATES_RESULT})["steps"][1]["arguments"] == expected
+    yaml_file = tmp_path / "plan.yaml"
+    yaml_file.write_text(DUPLICATES_YAML)
+    assert strata.Plan.from_file(yaml_file).resolve({"step1": DUPLICATES_RESULT})["steps"][1]["arguments"] == expected
+    json_file = tmp_path / "exercise.json"
+    json_file.write_text(EXERCISE_JSON)
+    assert strata.Plan.from_file(str(json_file)).levels == [["A"], ["B"], ["C"], ["D"]]
+
+
+def test_errors_in_a_plan_text_carry_the_file_line_and_column(tmp_path: Any) -> None:
+    with pytest.raises(strata.PlanError) as unknown:
+        strata.Plan.from_text(EXERCISE_JSON.replace("{{C.result.summary}}", "{{c.result.summary}}"))
+    assert unknown.value.to_dict() == {
+        "kind": "unknown_step",
+        "layer": "plan",
+        "message": "step `D` refers to unknown step `c`",
+        "path": "[3].arguments.input.body",
+        "span": [0, 20],
+        "hint": "the other steps are `A`, `B`, `C`",
+        "file": "<string>",
+        "line": 5,
+        "column": 109,
+    }
+    with pytest.raises(strata.TemplateSyntaxError) as syntax:
+        strata.Plan.from_text("steps:\n  - tool: t\n    arguments: {a: [1, 2}\n", file="plans/bad.yaml")
+    assert str(syntax.value) == (
+        "plans/bad.yaml:3:25: request error at $: YAML syntax error: did not find expected ',' or ']'"
+    )
+    with pytest.raises(strata.CycleError) as cycle:
+        strata.Plan.from_text("- id: a\n  tool: t\n  arguments: {x: '{{a.status}}'}\n")
+    assert (cycle.value.message, cycle.value.line, cycle.value.column) == ("circular dependency: a -> a", 3, 19)
+    with pytest.raises(strata.StrataError) as missing:
+        strata.Plan.from_file(tmp_path / "nope.yaml")
+    assert (type(missing.value), missing.value.kind, missing.value.message) == (
+        strata.StrataError,
+        "io",
+        f"cannot read `{tmp_path}/nope.yaml`: No such file or directory (os error 2)",
+    )
+
+
+def test_dollar_references_keep_their_type_and_name_unknown_steps() -> None:
+    plan = strata.Plan(
+        [
+            {"tool": "t", "parameters": {}},
+            {
+                "tool": "t",
+                "parameters": {
+                    "count": "$step1.count",
+                    "first": "$step1.items[0]",
+                    "last": "$step1.items[-1]",
+                    "quoted": '$step1["odd key"]',
+                    "all": "$step1",
+                },
+            },
+        ]
+    )
+    result = {"count": 2, "items": [{"n": 1}, {"n": 2}], "odd key": None}
+    assert plan.resolve({"step1": result})["steps"][1]["arguments"] == {
+        "count": 2,
+        "first": {"n": 1},
+        "last": {"n": 2},
+        "quoted": None,
+        "all": result,
+    }
+    e = plan_error([{"tool": "t", "parameters": {}}, {"tool": "t", "parameters": {"m": "Found {$step3.count} items"}}])
+    assert (type(e), e.kind, e.path, e.span, e.message, e.hint) == (
+        strata.PlanError,
+        "unknown_step",
+        "[1].parameters.m",
+        (6, 20),
+        "step `step2` refers to unknown step `step3`",
+        "did you mean `step1`?",
+    )
+
+
+def test_seed_001_dependency_detection_example() -> None:
+    plan = strata.Plan(
+        [
+            {"id": "find_john", "tool": "t", "arguments": {}},
+            {"id": "find_manager", "tool": "t", "arguments": {}},
+            {
+                "id": "mail",
+                "tool": "send_email",
+                "arguments": {"input": {"to": "{{find_john.result.email}}", "cc": "{{find_manager.result.email}}"}},
+            },
+        ]
+    )
+    assert plan.dependencies["mail"] == ["find_john", "find_manager"]
+    assert plan.levels == [["find_john", "find_manager"], ["mail"]]
+
+
+def test_seed_000_unresolved_placeholder_is_a_failed_step_not_literal_text() -> None:
+    # Seed 000 keeps "Found {$step1.missing_field} items" as it is; strata fails the step
+    # and says what step 1's result has.
+    plan = strata.Plan(
+        [
+            {"tool": "folder_find_duplicates", "parameters": {}},
+            {"tool": "reply_to_user", "parameters": {"message": "Found {$step1.missing_field} items"}},
+            {"tool": "reply_to_user", "parameters": {"message": "after {{step2.status}}"}},
+        ]
+    )
+    assert plan.resolve({"step1": {"count": 2, "space": 0.38}})["steps"][1:] == [
+        {
+            "id": "step2",
+            "depends_on": ["step1"],
+            "state": "failed",
+            "error": {
+                "kind": "path_not_found",
+                "message": "`{$step1.missing_field}`: step `step1` has no `result.missing_field`; "
+                "`result` has `count`, `space`",
+            },
+        },
+        {
+            "id": "step3",
+            "depends_on": ["step2"],
+            "state": "skipped",
+            "error": {"kind": "run_state", "message": "step `step2` failed"},
+        },
+    ]

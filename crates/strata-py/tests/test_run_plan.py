@@ -213,7 +213,12 @@ def test_options_apply_to_every_step(plans_project: strata.Project) -> None:
 @pytest.mark.parametrize(
     ("kwargs", "error", "message"),
     [
-        ({"plan": "[]"}, TypeError, "plan: expected a list of steps or a dict {'steps': [...]}, got str"),
+        (
+            {"plan": "[]"},
+            TypeError,
+            "plan: expected a list of steps or a dict {'steps': [...]}, got str "
+            "(for a plan's JSON or YAML text, use Plan.from_text)",
+        ),
         ({"jobs": "2"}, TypeError, "jobs: expected int, got str"),
         ({"jobs": True}, TypeError, "jobs: expected int, got bool"),
         ({"jobs": 0}, ValueError, "jobs: expected a positive integer"),

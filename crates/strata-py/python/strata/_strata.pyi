@@ -72,10 +72,17 @@ class Plan:
     """A plan an LLM planner emitted, read and checked once: steps calling tools with
     arguments that refer to earlier steps' results.
 
-    ``plan`` is a list of steps, or a dict ``{"steps": [...]}``.
+    ``plan`` is a list of steps, or a dict ``{"steps": [...]}``; ``from_text`` and
+    ``from_file`` read the plan's JSON or YAML text.
     """
 
     def __new__(cls, plan: Union[list[Any], tuple[Any, ...], Mapping[str, Any]]) -> Plan: ...
+    @staticmethod
+    def from_text(text: str, *, file: Optional[str] = None) -> Plan:
+        """The plan in ``text`` (JSON or YAML); ``file`` names it in errors."""
+    @staticmethod
+    def from_file(path: Union[str, PathLike[str]]) -> Plan:
+        """The plan in file ``path`` (JSON or YAML)."""
     @property
     def levels(self) -> list[list[str]]:
         """The steps' levels, as lists of ids."""
