@@ -30,10 +30,7 @@ fn code_of(e: &Error) -> Code {
 
 /// Checks every plan under `plans/`.
 pub fn check(project: &Project, report: &mut Report) {
-    let dir = project.root.join("plans");
-    let paths = strata_doc::walk(&dir, &EXTENSIONS)
-        .into_iter()
-        .map(|p| dir.join(p));
+    let paths = strata_doc::walk(&project.root.join("plans"), &EXTENSIONS);
     let catalog = Catalog(project);
     for path in paths {
         report.files += 1;
