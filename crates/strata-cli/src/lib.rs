@@ -5,10 +5,12 @@ mod check_cmd;
 mod directive_cmd;
 mod exec_runner;
 mod explain_cmd;
+mod export_cmd;
 mod graph_cmd;
 mod plan_cmd;
 mod plan_resolve;
 mod plan_run;
+mod plan_step;
 mod prompt_cmd;
 mod render;
 mod report;
@@ -57,6 +59,8 @@ enum Command {
     Respond(respond_cmd::RespondArgs),
     /// Run, resolve, show or draw a plan: steps whose arguments refer to earlier results
     Plan(plan_cmd::PlanArgs),
+    /// Export a plan or a graph to another engine (Argo Workflows), or check an Argo manifest
+    Export(export_cmd::ExportArgs),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -81,5 +85,6 @@ pub fn main() -> ExitCode {
         Command::Prompt(args) => prompt_cmd::run(args),
         Command::Respond(args) => respond_cmd::run(args),
         Command::Plan(args) => plan_cmd::run(args),
+        Command::Export(args) => export_cmd::run(args),
     }
 }

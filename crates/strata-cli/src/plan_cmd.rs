@@ -34,6 +34,8 @@ pub enum PlanCommand {
     Show(ShowArgs),
     /// Draw a plan's dependency graph as Mermaid or Graphviz
     Graph(PlanGraphArgs),
+    /// Run one step given the records of the steps it depends on (what an exported workflow's task runs)
+    Step(crate::plan_step::StepArgs),
 }
 
 /// Runs `strata plan`.
@@ -43,6 +45,7 @@ pub fn run(args: PlanArgs) -> ExitCode {
         PlanCommand::Resolve(a) => crate::plan_resolve::run(a),
         PlanCommand::Show(a) => show(a),
         PlanCommand::Graph(a) => graph(a),
+        PlanCommand::Step(a) => crate::plan_step::run(a),
     }
 }
 

@@ -80,6 +80,24 @@ pub fn resolve(step: &Step, sources: &Sources<'_>) -> Result<Value, Error> {
     cx.resolve()
 }
 
+/// Resolves the arguments of `step` into its tool's caller parameters: a map, or the error
+/// (a path missing from a result, arguments that are not a map), relative to the step.
+pub fn resolve_parameters(step: &Step, sources: &Sources<'_>) -> Result<Map<String, Value>, Error> {
+    match resolve(step, sources)? {
+        Value::Object(map) => Ok(map),
+        other => Err(Error::new(
+            PLAN,
+            ErrorKind::Invalid,
+            format!(
+                "the arguments of step `{}` must be a map, not {}",
+                step.id,
+                type_name(&other)
+            ),
+        )
+        .at_path(&FieldPath(vec![PathSeg::Key(step.args_key.into())]))),
+    }
+}
+
 struct Cx<'a, 's> {
     step: &'a Step,
     sources: &'a Sources<'s>,

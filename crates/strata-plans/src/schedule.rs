@@ -13,16 +13,15 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
-use strata_core::{Error, ErrorKind};
+use strata_core::Error;
 use strata_doc::Document;
-use strata_tools::{type_name, CallOptions, RunResult, StepRecord, StepStatus, ToolRunner};
+use strata_tools::{CallOptions, RunResult, StepRecord, StepStatus, ToolRunner};
 
 use crate::checkpoint::RunStatus;
 use crate::plan::{Plan, Step};
-use crate::resolve::{resolve, RecordMap, Sources};
+use crate::resolve::{resolve_parameters, RecordMap, Sources};
 use crate::state::{skip_reason, State};
 use crate::stream::{Arrival, Line};
-use crate::PLAN;
 
 /// What the scheduler reports as it goes.
 #[derive(Debug)]
@@ -408,21 +407,7 @@ impl Board<'_, '_> {
             records: &self.records,
             values: self.scheduler.values,
         };
-        let args = resolve(step, &sources).and_then(|v| match v {
-            Value::Object(map) => Ok(map),
-            other => Err(Error::new(
-                PLAN,
-                ErrorKind::Invalid,
-                format!(
-                    "the arguments of step `{}` must be a map, not {}",
-                    step.id,
-                    type_name(&other)
-                ),
-            )
-            .at_path(&strata_core::FieldPath(vec![strata_core::PathSeg::Key(
-                step.args_key.into(),
-            )]))),
-        });
+        let args = resolve_parameters(step, &sources);
         match args {
             Ok(args) => {
                 self.slots[i] = Slot::Running;

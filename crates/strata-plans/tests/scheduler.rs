@@ -343,7 +343,13 @@ impl std::io::Read for Gate {
 impl std::io::BufRead for Gate {
     fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
         if self.at == self.line.len() {
-            self.line = self.rx.lock().unwrap().recv().unwrap_or_default().into_bytes();
+            self.line = self
+                .rx
+                .lock()
+                .unwrap()
+                .recv()
+                .unwrap_or_default()
+                .into_bytes();
             self.at = 0;
         }
         Ok(&self.line[self.at..])
@@ -366,12 +372,7 @@ fn streamed_steps_start_as_they_arrive_and_wait_for_steps_not_yet_arrived() {
         Ok(RunResult::ok(Value::Object(p.clone()).to_string()))
     });
     let values = Map::new();
-    let lines = StepLines::new(
-        "<stdin>",
-        None,
-        Gate::new(rx),
-        Limits::default(),
-    );
+    let lines = StepLines::new("<stdin>", None, Gate::new(rx), Limits::default());
     std::thread::scope(|s| {
         let feeder = s.spawn(move || {
             // `b` arrives first and refers to `a`, which has not arrived: it waits.

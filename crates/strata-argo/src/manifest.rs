@@ -1,0 +1,317 @@
+//! The pieces every exported Workflow is made of: the options a user gives, the workflow
+//! around the templates, a container running strata, the inputs a task takes from another
+//! task's output (parameter, and artifact above the limit), and secrets from a Kubernetes
+//! Secret.
+
+use serde_json::{json, Map, Value};
+use strata_core::{Error, ErrorKind};
+
+use crate::names::{
+    check_image, check_namespace, check_secret_name, check_workflow_name, generate_name,
+};
+use crate::transport::PARAMETER_LIMIT;
+use crate::ARGO;
+
+/// Where a task's files live in its pod.
+pub const WORK_DIR: &str = "/tmp/strata";
+/// The document (plan or graph) a task runs, in its pod.
+pub const DOCUMENT_FILE: &str = "/tmp/strata/document";
+/// Where a task finds its inputs (one file per input, see [`crate::transport`]).
+pub const IN_DIR: &str = "/tmp/strata/in";
+/// Where a task writes its outputs.
+pub const OUT_DIR: &str = "/tmp/strata/out";
+/// The workflow parameter holding the document, [`crate::transport::encode`]d.
+pub const DOCUMENT_PARAMETER: &str = "strata-document";
+/// The default project directory inside the image (the Dockerfile's `WORKDIR`).
+pub const PROJECT_DIR: &str = "/project";
+
+/// What the user chooses about the workflow.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    /// The container image holding strata and the project.
+    pub image: String,
+    /// `metadata.name`; `None`: `generateName` from the file name.
+    pub name: Option<String>,
+    /// `metadata.namespace`.
+    pub namespace: Option<String>,
+    /// The Kubernetes Secret the tools' secret variables come from.
+    pub secret: Option<String>,
+    /// The project's directory inside the image.
+    pub project_dir: String,
+    /// Values longer than this (bytes of JSON) travel as artifacts.
+    pub parameter_limit: usize,
+    /// Defaults of the user values (`{{PLACEHOLDER_name}}`), by name.
+    pub values: Map<String, Value>,
+}
+
+impl Options {
+    /// Options with the defaults for `image`.
+    pub fn new(image: impl Into<String>) -> Options {
+        Options {
+            image: image.into(),
+            name: None,
+            namespace: None,
+            secret: None,
+            project_dir: PROJECT_DIR.to_string(),
+            parameter_limit: PARAMETER_LIMIT,
+            values: Map::new(),
+        }
+    }
+
+    /// Checks the names and the image.
+    pub fn check(&self) -> Result<(), Error> {
+        check_image(&self.image)?;
+        if let Some(name) = &self.name {
+            check_workflow_name(name)?;
+        }
+        if let Some(ns) = &self.namespace {
+            check_namespace(ns)?;
+        }
+        if let Some(secret) = &self.secret {
+            check_secret_name(secret)?;
+        }
+        if !self.project_dir.starts_with('/') {
+            return Err(Error::new(
+                ARGO,
+                ErrorKind::Invalid,
+                format!(
+                    "the project directory `{}` must be an absolute path inside the image",
+                    self.project_dir
+                ),
+            ));
+        }
+        if self.parameter_limit == 0 {
+            return Err(Error::new(
+                ARGO,
+                ErrorKind::Invalid,
+                "the parameter limit must be at least one byte",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The document being exported: its name in messages and its text.
+#[derive(Debug, Clone, Copy)]
+pub struct Source<'a> {
+    /// The name the project shows it by (`plans/diamond.yaml`).
+    pub name: &'a str,
+    /// Its text.
+    pub text: &'a str,
+}
+
+/// What the export knows of the project's secrets.
+pub struct Secrets<'a> {
+    /// The variable names a tool's chain declares secret (and the project's `.env` names).
+    pub names: &'a dyn Fn(&str) -> Vec<String>,
+    /// Secret values (from `.env` and the environment), by variable name, that must never
+    /// appear in a manifest.
+    pub values: &'a [(String, String)],
+}
+
+/// A Workflow around `templates`, starting at `entry`, with the document and `parameters`
+/// as workflow parameters.
+pub fn workflow(
+    source: &Source<'_>,
+    options: &Options,
+    entry: &str,
+    parameters: Vec<Value>,
+    templates: Vec<Value>,
+) -> Value {
+    let mut metadata = Map::new();
+    match &options.name {
+        Some(name) => metadata.insert("name".into(), json!(name)),
+        None => metadata.insert("generateName".into(), json!(generate_name(source.name))),
+    };
+    if let Some(ns) = &options.namespace {
+        metadata.insert("namespace".into(), json!(ns));
+    }
+    let mut params = vec![json!({
+        "name": DOCUMENT_PARAMETER,
+        "value": crate::transport::encode(source.text),
+    })];
+    params.extend(parameters);
+    json!({
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "Workflow",
+        "metadata": metadata,
+        "spec": {
+            "entrypoint": entry,
+            "arguments": {"parameters": params},
+            "templates": templates,
+        },
+    })
+}
+
+/// The input artifact that puts the document at [`DOCUMENT_FILE`].
+pub fn document_input() -> Value {
+    json!({
+        "name": "document",
+        "path": DOCUMENT_FILE,
+        "raw": {"data": format!("{{{{workflow.parameters.{DOCUMENT_PARAMETER}}}}}")},
+    })
+}
+
+/// A container running `strata` with `args` in the project directory, with `env`.
+pub fn container(options: &Options, args: Vec<String>, env: Vec<Value>) -> Value {
+    let mut c = json!({
+        "image": options.image,
+        "command": ["strata"],
+        "args": args,
+        "workingDir": options.project_dir,
+    });
+    if !env.is_empty() {
+        c["env"] = Value::Array(env);
+    }
+    c
+}
+
+/// Environment variables `names`, each read from the user's Kubernetes Secret (a key it
+/// lacks leaves the variable unset, as on a machine without it).
+pub fn secret_env(options: &Options, names: &[String]) -> Vec<Value> {
+    let Some(secret) = &options.secret else {
+        return Vec::new();
+    };
+    names
+        .iter()
+        .map(|n| {
+            json!({"name": n, "valueFrom": {"secretKeyRef": {"name": secret, "key": n, "optional": true}}})
+        })
+        .collect()
+}
+
+/// One input a task takes from output `output` of task `from`, saved as `<file>.json` in
+/// [`IN_DIR`]: the template's input parameter and artifacts, and the task's arguments.
+pub struct Input {
+    /// The file name (without `.json`) in [`IN_DIR`].
+    pub file: String,
+    /// The producing task.
+    pub from: String,
+    /// The producer's output.
+    pub output: String,
+    /// The input parameter's default, for a producer that may not have run.
+    pub default: Option<String>,
+}
+
+impl Input {
+    fn parameter(&self) -> String {
+        format!("in-{}", self.file)
+    }
+
+    /// The template's `inputs.parameters` entry.
+    pub fn template_parameter(&self) -> Value {
+        let mut p = json!({"name": self.parameter()});
+        if let Some(d) = &self.default {
+            p["default"] = json!(d);
+        }
+        p
+    }
+
+    /// The template's `inputs.artifacts` entries: the parameter as a file, and the
+    /// optional artifact of a value above the limit.
+    pub fn template_artifacts(&self) -> [Value; 2] {
+        [
+            json!({
+                "name": self.parameter(),
+                "path": format!("{IN_DIR}/{}.json", self.file),
+                "raw": {"data": format!("{{{{inputs.parameters.{}}}}}", self.parameter())},
+            }),
+            json!({
+                "name": format!("big-{}", self.file),
+                "path": format!("{IN_DIR}/{}.artifact.json", self.file),
+                "optional": true,
+            }),
+        ]
+    }
+
+    /// The task's `arguments.parameters` entry.
+    pub fn task_parameter(&self) -> Value {
+        json!({
+            "name": self.parameter(),
+            "value": format!("{{{{tasks.{}.outputs.parameters.{}}}}}", self.from, self.output),
+        })
+    }
+
+    /// The task's `arguments.artifacts` entry.
+    pub fn task_artifact(&self) -> Value {
+        json!({
+            "name": format!("big-{}", self.file),
+            "from": format!("{{{{tasks.{}.outputs.artifacts.{}}}}}", self.from, self.output),
+            "optional": true,
+        })
+    }
+}
+
+/// A template's `outputs` for values `names` written to [`OUT_DIR`] (see
+/// [`crate::transport`]); `defaults` give a parameter's value when its task did not run.
+pub fn outputs(names: &[(&str, Option<&str>)]) -> Value {
+    let parameters: Vec<Value> = names
+        .iter()
+        .map(|(n, default)| {
+            let mut from = json!({"path": format!("{OUT_DIR}/{n}.json")});
+            if let Some(d) = default {
+                from["default"] = json!(d);
+            }
+            json!({"name": n, "valueFrom": from})
+        })
+        .collect();
+    let artifacts: Vec<Value> = names
+        .iter()
+        .map(|(n, _)| {
+            json!({
+                "name": n,
+                "path": format!("{OUT_DIR}/{n}.artifact.json"),
+                "optional": true,
+                "archive": {"none": {}},
+            })
+        })
+        .collect();
+    json!({"parameters": parameters, "artifacts": artifacts})
+}
+
+/// A template's `inputs` from its parameters and artifacts (empty lists left out).
+pub fn inputs(parameters: Vec<Value>, artifacts: Vec<Value>) -> Value {
+    let mut out = Map::new();
+    if !parameters.is_empty() {
+        out.insert("parameters".into(), Value::Array(parameters));
+    }
+    if !artifacts.is_empty() {
+        out.insert("artifacts".into(), Value::Array(artifacts));
+    }
+    Value::Object(out)
+}
+
+/// A task's `arguments` (empty lists left out); `None` when it has none.
+pub fn arguments(parameters: Vec<Value>, artifacts: Vec<Value>) -> Option<Value> {
+    let value = inputs(parameters, artifacts);
+    (value.as_object().is_some_and(|m| !m.is_empty())).then_some(value)
+}
+
+/// Refuses a manifest that would hold a secret: a secret value (of at least 4 bytes) in the
+/// document or in any string of the manifest. The message names the variable, never the
+/// value.
+pub fn refuse_secrets(
+    manifest: &Value,
+    source: &Source<'_>,
+    secrets: &Secrets<'_>,
+) -> Result<(), Error> {
+    let refuse = |name: &str, place: String| {
+        Err(Error::new(
+            ARGO,
+            ErrorKind::Forbidden,
+            format!("the manifest would hold the value of secret `{name}` ({place})"),
+        )
+        .with_hint("a manifest never holds a secret: keep it in the Kubernetes Secret named with --secret, and let the tool read its variable"))
+    };
+    for (name, value) in secrets.values.iter().filter(|(_, v)| v.len() >= 4) {
+        if source.text.contains(value.as_str()) {
+            return refuse(name, format!("`{}` holds it", source.name));
+        }
+        for (path, leaf) in strata_core::string_leaves(manifest, &strata_core::FieldPath::root()) {
+            if leaf.contains(value.as_str()) {
+                return refuse(name, format!("at {path}"));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,351 @@
+//! `strata export argo`: a plan or a graph as an Argo Workflows manifest whose tasks run
+//! strata in a container, checked offline before it is written; `--check` on a manifest
+//! checks it (docs/scale-out.md).
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand};
+use serde_json::{Map, Value};
+use strata_argo::check::{check, Summary};
+use strata_argo::transport::PARAMETER_LIMIT;
+use strata_argo::{export_plan, Options, Secrets, Source};
+use strata_core::{Error, ErrorKind, Layer};
+use strata_doc::{parse_dotenv, Document};
+use strata_exec::{ExecOptions, ExecRunner, Project, ToolChain};
+use strata_plans::{check_tools, Plan};
+
+use crate::plan_cmd::{print_errors, read_document, shown_name, user_values};
+use crate::run::{open_project, print_error, STRATA_FAILED};
+
+/// Options of `strata export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    #[command(subcommand)]
+    pub target: Target,
+}
+
+/// The engines strata exports to.
+#[derive(Debug, Subcommand)]
+pub enum Target {
+    /// An Argo Workflows manifest: one task per plan step (or graph node), each running strata
+    Argo(ArgoArgs),
+}
+
+/// Options of `strata export argo`.
+#[derive(Debug, Args)]
+pub struct ArgoArgs {
+    /// The plan or graph file to export; with --check, a Workflow manifest to check
+    pub input: PathBuf,
+    /// The container image holding strata and the project (docs/scale-out.md)
+    #[arg(long, value_name = "IMAGE")]
+    pub image: Option<String>,
+    /// The workflow's name (default: `generateName` from the file name)
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// The workflow's namespace
+    #[arg(long, value_name = "NS")]
+    pub namespace: Option<String>,
+    /// Write the manifest to this file instead of standard output
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Print the check's verdict instead of the manifest (a Workflow manifest given as the
+    /// input is only checked)
+    #[arg(long)]
+    pub check: bool,
+    /// The Kubernetes Secret the tools' secret variables come from
+    #[arg(long, value_name = "NAME")]
+    pub secret: Option<String>,
+    /// A default for a user value `{{PLACEHOLDER_NAME}}`, as text (repeatable)
+    #[arg(long = "value", value_name = "NAME=TEXT")]
+    pub values: Vec<String>,
+    /// A default for a user value, as JSON (repeatable)
+    #[arg(long = "value-json", value_name = "NAME=JSON")]
+    pub value_jsons: Vec<String>,
+    /// The project's directory inside the image
+    #[arg(long, value_name = "DIR", default_value = strata_argo::manifest::PROJECT_DIR)]
+    pub project_dir: String,
+    /// Values longer than this many bytes of JSON travel as artifacts, not parameters
+    #[arg(long, value_name = "BYTES", default_value_t = PARAMETER_LIMIT)]
+    pub parameter_limit: usize,
+    /// The project root (default: the nearest ancestor of the input's directory with tools/)
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+}
+
+/// The schema's release, as messages name it.
+const SCHEMA_RELEASE: &str = "Argo's schema v4.1.2";
+
+/// Runs `strata export`.
+pub fn run(args: ExportArgs) -> ExitCode {
+    match args.target {
+        Target::Argo(a) => argo(a),
+    }
+}
+
+/// Why an export stopped.
+enum Failure {
+    One(Error),
+    In(Vec<Error>, Box<Document>),
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Failure {
+        Failure::One(e)
+    }
+}
+
+fn argo(args: ArgoArgs) -> ExitCode {
+    let project = match open_project(args.project.as_deref(), Some(&args.input)) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    match export(&args, &project) {
+        Ok(code) => ExitCode::from(code),
+        Err(Failure::One(e)) => {
+            print_error(&e, Some(&project));
+            ExitCode::from(STRATA_FAILED)
+        }
+        Err(Failure::In(errors, doc)) => {
+            print_errors(&errors, Some(&doc));
+            ExitCode::from(STRATA_FAILED)
+        }
+    }
+}
+
+/// `a Workflow with 5 templates and 4 tasks`.
+fn describe(s: &Summary) -> String {
+    format!(
+        "a Workflow with {} templates and {} tasks",
+        s.templates, s.tasks
+    )
+}
+
+fn export(args: &ArgoArgs, project: &Project) -> Result<u8, Failure> {
+    let input = args.input.to_string_lossy();
+    let shown = shown_name(project, &input);
+    let doc = read_document(&input, &shown, &project.limits)?;
+    if doc.value.get("kind").and_then(Value::as_str) == Some("Workflow") {
+        return check_manifest(args, &doc);
+    }
+    let Some(image) = args.image.clone() else {
+        return Err(Error::new(Layer::REQUEST, ErrorKind::Request, "no --image given")
+            .with_hint("name the container image holding strata and the project: --image registry/strata:tag (docs/scale-out.md)")
+            .into());
+    };
+    let mut values = Map::new();
+    user_values(&args.values, &args.value_jsons, &mut values)?;
+    let options = Options {
+        image,
+        name: args.name.clone(),
+        namespace: args.namespace.clone(),
+        secret: args.secret.clone(),
+        project_dir: args.project_dir.clone(),
+        parameter_limit: args.parameter_limit,
+        values,
+    };
+    let source = Source {
+        name: &doc.name,
+        text: &doc.text,
+    };
+    let tools = ExecRunner {
+        project,
+        options: ExecOptions::default(),
+    };
+    let plan = match Plan::load(&doc) {
+        Ok(plan) => plan,
+        Err(errors) => return Err(Failure::In(errors, Box::new(doc))),
+    };
+    let errors = check_tools(&plan, &tools);
+    if !errors.is_empty() {
+        let errors = errors.into_iter().map(|e| doc.locate_error(e)).collect();
+        return Err(Failure::In(errors, Box::new(doc)));
+    }
+    let used: Vec<&str> = plan.steps.iter().map(|s| s.tool.as_str()).collect();
+    let secrets = ProjectSecrets::read(project, &used)?;
+    secrets.note(options.secret.is_none());
+    let names = |tool: &str| secrets.names(tool);
+    let manifest = export_plan(
+        &plan,
+        &source,
+        &options,
+        &Secrets {
+            names: &names,
+            values: &secrets.values,
+        },
+    )?;
+    let what = format!(
+        "one task per step, each running `strata plan step` in `{}`",
+        options.image
+    );
+    write(args, &doc.name, &manifest, &what)
+}
+
+/// Checks the exported manifest and writes it (or the verdict, with `--check`).
+fn write(args: &ArgoArgs, from: &str, manifest: &Value, what: &str) -> Result<u8, Failure> {
+    let summary = check(manifest).map_err(|errors| {
+        let mut first = errors.into_iter().next().unwrap_or_else(|| {
+            Error::new(
+                Layer::REQUEST,
+                ErrorKind::Invalid,
+                "the manifest is invalid",
+            )
+        });
+        first.message = format!(
+            "the manifest exported from `{from}` does not pass the check: {}",
+            first.message
+        );
+        first.with_hint("this is a bug in strata's export; please report it with the input")
+    })?;
+    let yaml = serde_yaml::to_string(manifest).map_err(|e| {
+        Error::new(
+            Layer::REQUEST,
+            ErrorKind::Invalid,
+            format!("cannot write the manifest as YAML: {e}"),
+        )
+    })?;
+    let text = format!(
+        "# Exported by `strata export argo` from {from}: {what}.\n\
+         # Checked offline against {SCHEMA_RELEASE} and strata's checks; submit with `argo submit`.\n\
+         # See docs/scale-out.md.\n{yaml}"
+    );
+    let verdict = format!(
+        "{from}: exported and checked: {} ({SCHEMA_RELEASE} and strata's checks)",
+        describe(&summary)
+    );
+    match &args.output {
+        Some(path) => {
+            std::fs::write(path, &text).map_err(|e| {
+                Error::new(
+                    Layer::REQUEST,
+                    ErrorKind::Io,
+                    format!("cannot write `{}`: {e}", path.display()),
+                )
+            })?;
+            if !args.check {
+                eprintln!("wrote {}: {}", path.display(), describe(&summary));
+            }
+        }
+        None if !args.check => {
+            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+        }
+        None => {}
+    }
+    if args.check {
+        println!("{verdict}");
+    }
+    Ok(0)
+}
+
+/// `--check` of a Workflow manifest: the verdict, or every problem with its line.
+fn check_manifest(args: &ArgoArgs, doc: &Document) -> Result<u8, Failure> {
+    if !args.check {
+        return Err(Error::new(
+            Layer::REQUEST,
+            ErrorKind::Request,
+            format!("`{}` is already an Argo Workflow", doc.name),
+        )
+        .with_hint("check it with `strata export argo --check FILE`; export plans and graphs")
+        .into());
+    }
+    match check(&doc.value) {
+        Ok(summary) => {
+            println!(
+                "{}: valid: {} ({SCHEMA_RELEASE} and strata's checks)",
+                doc.name,
+                describe(&summary)
+            );
+            Ok(0)
+        }
+        Err(errors) => {
+            let located: Vec<Error> = errors.into_iter().map(|e| doc.locate_error(e)).collect();
+            print_errors(&located, Some(doc));
+            let n = located.len();
+            eprintln!("{}: {n} problem{}", doc.name, if n == 1 { "" } else { "s" });
+            Ok(1)
+        }
+    }
+}
+
+/// The project's secrets as the export needs them: the secret variable names of each tool
+/// (its chain's `secrets` and every `.env` name) and the values that must never reach a
+/// manifest (`.env` values, and the values of declared secrets in strata's environment).
+struct ProjectSecrets {
+    by_tool: HashMap<String, Vec<String>>,
+    values: Vec<(String, String)>,
+}
+
+impl ProjectSecrets {
+    fn read(project: &Project, tools: &[&str]) -> Result<ProjectSecrets, Error> {
+        let dotenv = dotenv(&project.root)?;
+        let mut by_tool = HashMap::new();
+        let mut declared: Vec<String> = Vec::new();
+        for &tool in tools {
+            if by_tool.contains_key(tool) {
+                continue;
+            }
+            let mut names = ToolChain::load(project, tool)
+                .map(|c| c.secrets())
+                .unwrap_or_default();
+            for n in &names {
+                if !declared.contains(n) {
+                    declared.push(n.clone());
+                }
+            }
+            for (k, _) in &dotenv {
+                if !names.contains(k) {
+                    names.push(k.clone());
+                }
+            }
+            by_tool.insert(tool.to_string(), names);
+        }
+        let mut values = dotenv;
+        for name in declared {
+            if let Ok(v) = std::env::var(&name) {
+                values.push((name, v));
+            }
+        }
+        Ok(ProjectSecrets { by_tool, values })
+    }
+
+    fn names(&self, tool: &str) -> Vec<String> {
+        self.by_tool.get(tool).cloned().unwrap_or_default()
+    }
+
+    /// Says which secret variables the tasks will lack without `--secret`.
+    fn note(&self, no_secret: bool) {
+        let mut all: Vec<&str> = Vec::new();
+        for names in self.by_tool.values() {
+            for n in names {
+                if !all.contains(&n.as_str()) {
+                    all.push(n);
+                }
+            }
+        }
+        all.sort_unstable();
+        if no_secret && !all.is_empty() {
+            eprintln!(
+                "note: the tools read secret variables ({}); without --secret NAME the tasks run without them",
+                all.join(", ")
+            );
+        }
+    }
+}
+
+/// The project's `.env` entries (none without the file).
+fn dotenv(root: &Path) -> Result<Vec<(String, String)>, Error> {
+    let path = root.join(".env");
+    if !path.is_file() {
+        return Ok(Vec::new());
+    }
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        Error::new(
+            Layer::REQUEST,
+            ErrorKind::Io,
+            format!("cannot read `.env`: {e}"),
+        )
+    })?;
+    parse_dotenv(".env", &text)
+}
