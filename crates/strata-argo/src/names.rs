@@ -50,31 +50,34 @@ pub fn task_name(what: &str, id: &str) -> Result<String, Error> {
 }
 
 /// The task names of `ids` (in order), refusing two ids that map to one name and names that
-/// `reserved` already uses.
+/// `reserved` already uses; an error comes with the position of the id it is about.
 pub fn task_names<'a>(
     what: &str,
     ids: impl IntoIterator<Item = &'a str>,
     reserved: &[&str],
-) -> Result<Vec<String>, Error> {
+) -> Result<Vec<String>, (usize, Error)> {
     let mut seen: HashMap<String, &str> = HashMap::new();
     let mut out = Vec::new();
-    for id in ids {
-        let name = task_name(what, id)?;
+    for (i, id) in ids.into_iter().enumerate() {
+        let name = task_name(what, id).map_err(|e| (i, e))?;
         if let Some(first) = seen.get(&name) {
-            return Err(Error::new(
-                ARGO,
-                ErrorKind::DuplicateId,
-                format!("{what}s `{first}` and `{id}` both become the Argo task `{name}`"),
-            )
-            .with_hint("task names map `_` to `-`; rename one of them"));
+            return Err((
+                i,
+                Error::new(
+                    ARGO,
+                    ErrorKind::DuplicateId,
+                    format!("{what}s `{first}` and `{id}` both become the Argo task `{name}`"),
+                )
+                .with_hint("task names map `_` to `-`; rename one of them"),
+            ));
         }
         if reserved.contains(&name.as_str()) {
-            return Err(Error::new(
+            return Err((i, Error::new(
                 ARGO,
                 ErrorKind::DuplicateId,
                 format!("{what} `{id}` becomes the Argo task `{name}`, a name the export uses for itself"),
             )
-            .with_hint("rename it"));
+            .with_hint("rename it")));
         }
         seen.insert(name.clone(), id);
         out.push(name);
@@ -227,13 +230,13 @@ mod tests {
 
     #[test]
     fn two_ids_with_one_task_name_are_refused() {
-        let e = task_names("step", ["find_john", "find-john"], &[]).unwrap_err();
-        assert_eq!(e.kind, ErrorKind::DuplicateId);
+        let (i, e) = task_names("step", ["find_john", "find-john"], &[]).unwrap_err();
+        assert_eq!((i, e.kind), (1, ErrorKind::DuplicateId));
         assert_eq!(
             e.message,
             "steps `find_john` and `find-john` both become the Argo task `find-john`"
         );
-        let e = task_names("step", ["plan"], &["plan"]).unwrap_err();
+        let (_, e) = task_names("step", ["plan"], &["plan"]).unwrap_err();
         assert_eq!(
             e.message,
             "step `plan` becomes the Argo task `plan`, a name the export uses for itself"

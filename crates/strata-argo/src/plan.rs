@@ -8,7 +8,7 @@
 //! steps go on, as `strata plan run` does.
 
 use serde_json::{json, Value};
-use strata_core::{did_you_mean, Error, ErrorKind};
+use strata_core::{did_you_mean, Error, ErrorKind, PathSeg};
 use strata_plans::Plan;
 
 use crate::manifest::{
@@ -32,7 +32,14 @@ pub fn export_plan(
     secrets: &Secrets<'_>,
 ) -> Result<Value, Error> {
     options.check()?;
-    let tasks = task_names("step", plan.ids(), &[ENTRY])?;
+    let tasks = task_names("step", plan.ids(), &[ENTRY]).map_err(|(i, e)| {
+        let step = &plan.steps[i];
+        let at = match step.id_written {
+            true => step.at.child(PathSeg::Key("id".into())),
+            false => step.at.clone(),
+        };
+        e.at_path(&at)
+    })?;
     let values = plan.value_names();
     for v in &values {
         check_parameter_name("user value", v)?;

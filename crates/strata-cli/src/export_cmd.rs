@@ -117,9 +117,14 @@ fn argo(args: ArgoArgs) -> ExitCode {
 
 /// `a Workflow with 5 templates and 4 tasks`.
 fn describe(s: &Summary) -> String {
+    let plural = |n: usize, what: &str| match n {
+        1 => format!("1 {what}"),
+        n => format!("{n} {what}s"),
+    };
     format!(
-        "a Workflow with {} templates and {} tasks",
-        s.templates, s.tasks
+        "a Workflow with {} and {}",
+        plural(s.templates, "template"),
+        plural(s.tasks, "task")
     )
 }
 
@@ -146,6 +151,7 @@ fn export(args: &ArgoArgs, project: &Project) -> Result<u8, Failure> {
         parameter_limit: args.parameter_limit,
         values,
     };
+    options.check()?;
     let source = Source {
         name: &doc.name,
         text: &doc.text,
@@ -164,18 +170,17 @@ fn export(args: &ArgoArgs, project: &Project) -> Result<u8, Failure> {
         return Err(Failure::In(errors, Box::new(doc)));
     }
     let used: Vec<&str> = plan.steps.iter().map(|s| s.tool.as_str()).collect();
-    let secrets = ProjectSecrets::read(project, &used)?;
-    secrets.note(options.secret.is_none());
-    let names = |tool: &str| secrets.names(tool);
-    let manifest = export_plan(
-        &plan,
-        &source,
-        &options,
-        &Secrets {
-            names: &names,
-            values: &secrets.values,
-        },
-    )?;
+    let known = ProjectSecrets::read(project, &used)?;
+    let names = |tool: &str| known.names(tool);
+    let secrets = Secrets {
+        names: &names,
+        values: &known.values,
+    };
+    let manifest = match export_plan(&plan, &source, &options, &secrets) {
+        Ok(m) => m,
+        Err(e) => return Err(Failure::In(vec![doc.locate_error(e)], Box::new(doc))),
+    };
+    known.note(options.secret.is_none());
     let what = format!(
         "one task per step, each running `strata plan step` in `{}`",
         options.image
