@@ -85,6 +85,42 @@ pub struct Checkpoint {
     pub error: Option<Value>,
 }
 
+impl Checkpoint {
+    /// The checkpoint as JSON, as `checkpoint.json` holds it.
+    pub fn to_json(&self) -> Value {
+        let record = Record {
+            version: self.version,
+            progress: &self.progress,
+            state: &Value::Object(self.state.clone()),
+            inputs: &Value::Object(self.inputs.clone()),
+            error: self.error.as_ref(),
+        };
+        serde_json::to_value(&record).unwrap_or(Value::Null)
+    }
+
+    /// Reads a checkpoint from its JSON; `name` says where it came from in messages.
+    pub fn from_json(bytes: &[u8], name: &str) -> Result<Checkpoint, Error> {
+        let cp: Checkpoint = serde_json::from_slice(bytes).map_err(|e| {
+            Error::new(
+                Layer::REQUEST,
+                ErrorKind::Syntax,
+                format!("`{name}` is not a valid checkpoint: {e}"),
+            )
+        })?;
+        if cp.version != VERSION {
+            return Err(Error::new(
+                Layer::REQUEST,
+                ErrorKind::RunState,
+                format!(
+                    "checkpoint version {} is not supported (expected {VERSION})",
+                    cp.version
+                ),
+            ));
+        }
+        Ok(cp)
+    }
+}
+
 #[derive(Serialize)]
 struct Record<'a> {
     version: u32,
@@ -128,23 +164,6 @@ impl Checkpoints for RunDir {
     fn load(&self) -> Result<Checkpoint, Error> {
         let file = self.file();
         let bytes = self.read_checkpoint()?;
-        let cp: Checkpoint = serde_json::from_slice(&bytes).map_err(|e| {
-            Error::new(
-                Layer::REQUEST,
-                ErrorKind::Syntax,
-                format!("`{}` is not a valid checkpoint: {e}", file.display()),
-            )
-        })?;
-        if cp.version != VERSION {
-            return Err(Error::new(
-                Layer::REQUEST,
-                ErrorKind::RunState,
-                format!(
-                    "checkpoint version {} is not supported (expected {VERSION})",
-                    cp.version
-                ),
-            ));
-        }
-        Ok(cp)
+        Checkpoint::from_json(&bytes, &file.display().to_string())
     }
 }

@@ -27,6 +27,33 @@ impl Failure {
         strata_tools::stderr_tail(self.work.as_ref()?.run.as_ref()?)
     }
 
+    /// The failure as JSON: `{kind, message, result, run}` (`result` and `run` of the tool
+    /// that failed, null when none ran).
+    pub fn to_json(&self) -> Value {
+        let (result, run) = match &self.work {
+            Some(w) => (w.result.clone(), w.run.clone().unwrap_or(Value::Null)),
+            None => (Value::Null, Value::Null),
+        };
+        serde_json::json!({"kind": self.kind.name(), "message": self.message, "result": result, "run": run})
+    }
+
+    /// Reads a failure back from [`Failure::to_json`]'s form.
+    pub fn from_json(value: &Value) -> Option<Failure> {
+        let kind = value
+            .get("kind")
+            .and_then(Value::as_str)
+            .and_then(ErrorKind::from_name)?;
+        let message = value.get("message")?.as_str()?.to_string();
+        let run = value.get("run").filter(|r| !r.is_null()).cloned();
+        let result = value.get("result").cloned().unwrap_or(Value::Null);
+        let work = (run.is_some() || !result.is_null()).then(|| Box::new(Work { result, run }));
+        Some(Failure {
+            kind,
+            message,
+            work,
+        })
+    }
+
     /// A failure with a message only.
     pub fn new(message: impl Into<String>) -> Failure {
         Failure::of(ErrorKind::Invalid, message)

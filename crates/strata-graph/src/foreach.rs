@@ -30,37 +30,57 @@ pub(crate) fn run(
     root: &dyn ContextSource,
     warnings: &mut Vec<Warning>,
 ) -> Result<Value, Failure> {
-    let items = match exec.render(&f.over, root, &key(&node.path, "over"), warnings)? {
-        Value::Array(items) => items,
-        Value::String(text) => match serde_json::from_str(&text) {
-            Ok(Value::Array(items)) => items,
-            _ => {
-                return Err(Failure::new(
-                    "`over` rendered to a string that is not a JSON list",
-                ))
-            }
-        },
-        other => {
-            return Err(Failure::new(format!(
-                "`over` must be a list, found {}",
-                strata_tools::type_name(&other)
-            )))
-        }
-    };
+    let items = items(exec, node, f, root, warnings)?;
     let outcomes = if f.parallel && items.len() > 1 {
         parallel(exec, node, f, root, &items)
     } else {
         sequential(exec, node, f, root, &items)
     };
-    let mut outputs = Vec::with_capacity(items.len());
+    let results = outcomes
+        .into_iter()
+        .map(|o| {
+            o.map(|(result, mut met)| {
+                warnings.append(&mut met);
+                result
+            })
+        })
+        .collect();
+    collect(results)
+}
+
+/// The list a foreach runs over: `over` rendered against `root` (a string holding a JSON
+/// list is parsed).
+pub(crate) fn items(
+    exec: &Exec<'_>,
+    node: &Node,
+    f: &Foreach,
+    root: &Value,
+    warnings: &mut Vec<Warning>,
+) -> Result<Vec<Value>, Failure> {
+    match exec.render(&f.over, root, &key(&node.path, "over"), warnings)? {
+        Value::Array(items) => Ok(items),
+        Value::String(text) => match serde_json::from_str(&text) {
+            Ok(Value::Array(items)) => Ok(items),
+            _ => Err(Failure::new(
+                "`over` rendered to a string that is not a JSON list",
+            )),
+        },
+        other => Err(Failure::new(format!(
+            "`over` must be a list, found {}",
+            strata_tools::type_name(&other)
+        ))),
+    }
+}
+
+/// A foreach's result from the outcome of each element, in input order (`None`: the element
+/// did not run): the list of outputs, or the failure of the first element that failed.
+pub fn collect(outcomes: Vec<Option<Result<Value, Failure>>>) -> Result<Value, Failure> {
+    let mut outputs = Vec::with_capacity(outcomes.len());
     for (i, outcome) in outcomes.into_iter().enumerate() {
-        let Some((result, mut met)) = outcome else {
-            continue;
-        };
-        warnings.append(&mut met);
-        match result {
-            Ok(v) => outputs.push(v),
-            Err(e) => {
+        match outcome {
+            None => {}
+            Some(Ok(v)) => outputs.push(v),
+            Some(Err(e)) => {
                 return Err(Failure {
                     kind: e.kind,
                     message: format!("element {i}: {}", e.message),
@@ -129,7 +149,7 @@ fn parallel(
 }
 
 /// Runs the body for element `i`.
-fn element(
+pub(crate) fn element(
     exec: &Exec<'_>,
     node: &Node,
     f: &Foreach,

@@ -22,6 +22,7 @@ mod inputs;
 mod load;
 mod model;
 mod nodes;
+pub mod parts;
 mod prompt;
 mod runs;
 mod validate;

@@ -132,6 +132,13 @@ impl<'a> Walker<'a> {
 
     /// Continues a run from its checkpoint: the step that was interrupted runs again.
     pub fn resume(&self, cp: Checkpoint, observer: &mut dyn Observer) -> Result<Outcome, Error> {
+        let run = self.run_of(cp)?;
+        self.walk(run, false, observer)
+    }
+
+    /// The run a checkpoint stands for, once it is known to belong to this graph (the same
+    /// file) and to be still running.
+    pub(crate) fn run_of(&self, cp: Checkpoint) -> Result<Run, Error> {
         let p = &cp.progress;
         let refuse = |m: String, hint: &str| {
             Err(Error::new(Layer::REQUEST, ErrorKind::RunState, m).with_hint(hint))
@@ -179,12 +186,11 @@ impl<'a> Walker<'a> {
         if let Some(e) = cp.error {
             root.insert("error".into(), e);
         }
-        let run = Run {
+        Ok(Run {
             progress: cp.progress,
             root: Value::Object(root),
             cur,
-        };
-        self.walk(run, false, observer)
+        })
     }
 
     fn walk(&self, mut run: Run, fresh: bool, obs: &mut dyn Observer) -> Result<Outcome, Error> {
@@ -208,7 +214,7 @@ impl<'a> Walker<'a> {
                 Some(cur) if run.progress.step >= run.progress.budget => {
                     self.limit(&mut run, cur, obs)
                 }
-                Some(cur) => self.step(&mut run, cur, obs),
+                Some(cur) => self.step(&mut run, cur, None, obs),
             }
             self.save(&mut run)?;
         }
@@ -306,7 +312,15 @@ impl<'a> Walker<'a> {
         run.progress.node = to.map(|i| self.graph.nodes[i].id.clone());
     }
 
-    fn step(&self, run: &mut Run, cur: usize, obs: &mut dyn Observer) {
+    /// Runs node `cur`; `given` is its work when it was done elsewhere (a foreach's
+    /// elements run by another engine).
+    pub(crate) fn step(
+        &self,
+        run: &mut Run,
+        cur: usize,
+        given: Option<Result<Value, Failure>>,
+        obs: &mut dyn Observer,
+    ) {
         let node = &self.graph.nodes[cur];
         self.fire(
             Event::BeforeNode,
@@ -315,7 +329,7 @@ impl<'a> Walker<'a> {
             obs,
         );
         let mut warnings = Vec::new();
-        let done = self.run_node(node, &mut run.root, &mut warnings);
+        let done = self.run_node(node, &mut run.root, given, &mut warnings);
         run.progress.step += 1;
         let step = run.progress.step;
         for warning in warnings {
@@ -373,24 +387,36 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// What node work needs, from this walker.
+    pub(crate) fn exec(&self) -> Exec<'_> {
+        Exec {
+            tools: self.tools,
+            options: self.options,
+            prompts: self.prompts,
+        }
+    }
+
     /// Runs one node against the context; on failure the context is as it was.
     fn run_node(
         &self,
         node: &Node,
         root: &mut Value,
+        given: Option<Result<Value, Failure>>,
         warnings: &mut Vec<Warning>,
     ) -> Result<Done, Failure> {
-        let exec = Exec {
-            tools: self.tools,
-            options: self.options,
-            prompts: self.prompts,
-        };
+        let exec = self.exec();
         if let Body::Return(t) = &node.body {
             return exec
                 .render(t, root, &key(&node.path, "output"), warnings)
                 .map(Done::Return);
         }
-        let work = exec.work(node, root, warnings)?;
+        let work = match given {
+            Some(result) => Some(Work {
+                result: result?,
+                run: None,
+            }),
+            None => exec.work(node, root, warnings)?,
+        };
         set_work(root, work.as_ref());
         let outcome = exec.assignments(node, root, warnings).and_then(|values| {
             let changes = apply(root, values);

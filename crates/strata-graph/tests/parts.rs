@@ -1,0 +1,165 @@
+//! A walk in parts (what the tasks of an exported workflow do, one node each, a foreach's
+//! elements apart): from checkpoint to checkpoint, each through its JSON, it ends with the
+//! checkpoint, the result and the log of the whole walk.
+
+mod common;
+
+use common::{lines, load, Fake};
+use serde_json::{json, Map, Value};
+use strata_core::RenderOptions;
+use strata_graph::parts::collect;
+use strata_graph::{Body, Checkpoint, Failure, Graph, Recorder, RunDir, RunStore, Status, Walker};
+
+const GRAPH: &str = "
+kind: graph
+state: {n: 0, trail: ''}
+parameters: {type: object, properties: {xs: {type: array, default: [1, 2]}}}
+on_error: fix
+nodes:
+  a: {kind: gate, assign: {n: '${state.n + 1}', trail: '${state.trail + \"a\"}'}, next: b}
+  b:
+    kind: action
+    tool: echo
+    params: {n: '${state.n}'}
+    assign: {trail: '${state.trail + \"b\" + string(result.n)}'}
+    next: c
+  c:
+    kind: foreach
+    over: '${inputs.xs}'
+    do: {kind: action, tool: echo, params: {x: '${item + state.n}'}}
+    output: '${result.x}'
+    collect: xs
+    next: d
+  d: {kind: return, output: {trail: '${state.trail}', xs: '${state.xs}'}}
+  fix: {kind: return, output: {fixed: '${error.message}'}}
+";
+
+/// A checkpoint through its JSON, as it travels between tasks.
+fn carried(cp: &Checkpoint) -> Checkpoint {
+    Checkpoint::from_json(cp.to_json().to_string().as_bytes(), "walk.json").unwrap()
+}
+
+/// The foreach part: its list, each element through its JSON form, the collection.
+fn foreach_work(walker: &Walker<'_>, cp: &Checkpoint) -> Result<Value, Failure> {
+    let mut warnings = Vec::new();
+    let items = walker.foreach_items(cp, &mut warnings).unwrap()?;
+    let outcomes = items
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let outcome = walker.foreach_element(cp, i, item, &mut warnings).unwrap();
+            Some(outcome.map_err(|f| Failure::from_json(&f.to_json()).unwrap()))
+        })
+        .collect();
+    assert!(warnings.is_empty());
+    collect(outcomes)
+}
+
+/// Walks `graph` in parts with inputs `xs`; the last checkpoint and the log.
+fn in_parts(graph: &Graph, tools: &Fake, xs: Value) -> (Checkpoint, Vec<String>) {
+    let walker = Walker::new(graph, tools, None, RenderOptions::default());
+    let mut rec = Recorder::default();
+    let inputs = graph
+        .bind_inputs(&Map::from_iter([("xs".to_string(), xs)]), &[])
+        .unwrap();
+    let mut cp = walker.begin("parts", inputs, 7, &mut rec);
+    while cp.progress.status == Status::Running {
+        let at = cp.progress.node.as_deref().and_then(|n| graph.index_of(n));
+        let work = match at.map(|i| &graph.nodes[i].body) {
+            Some(Body::Foreach(_)) => Some(foreach_work(&walker, &carried(&cp))),
+            _ => None,
+        };
+        cp = walker.advance(carried(&cp), work, &mut rec).unwrap();
+    }
+    (cp, lines(&rec.0))
+}
+
+/// Walks `graph` whole with inputs `xs`; the checkpoint it left and the log.
+fn whole(graph: &Graph, tools: &Fake, xs: Value) -> (Checkpoint, Vec<String>) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir: RunDir = RunStore::new(tmp.path()).create("whole").unwrap();
+    let mut rec = Recorder::default();
+    let inputs = graph
+        .bind_inputs(&Map::from_iter([("xs".to_string(), xs)]), &[])
+        .unwrap();
+    Walker::new(graph, tools, Some(dir.clone()), RenderOptions::default())
+        .start("whole", inputs, &mut rec)
+        .unwrap();
+    let cp = strata_graph::Checkpoints::load(&dir).unwrap();
+    (cp, lines(&rec.0))
+}
+
+/// A checkpoint's JSON without its run's id and times.
+fn comparable(cp: &Checkpoint) -> Value {
+    let mut v = cp.to_json();
+    for key in ["run_id", "started", "updated"] {
+        v.as_object_mut().unwrap().remove(key);
+    }
+    v
+}
+
+#[test]
+fn a_walk_in_parts_ends_as_the_whole_walk() {
+    let tools = Fake::default();
+    let graph = load(GRAPH, &tools).unwrap();
+    let (parts, parts_log) = in_parts(&graph, &tools, json!([1, 2]));
+    let (all, all_log) = whole(&graph, &tools, json!([1, 2]));
+    assert_eq!(comparable(&parts), comparable(&all));
+    assert_eq!(
+        parts.progress.result,
+        Some(json!({"trail": "ab1", "xs": [2, 3]}))
+    );
+    assert_eq!(parts.progress.step, 4);
+    let no_run_id = |log: &[String]| -> Vec<String> {
+        log.iter()
+            .map(|l| l.replace("parts", "R").replace("whole", "R"))
+            .collect()
+    };
+    assert_eq!(no_run_id(&parts_log), no_run_id(&all_log));
+}
+
+#[test]
+fn a_failing_element_fails_the_foreach_in_parts_as_in_the_whole_walk() {
+    let tools = Fake::default();
+    let text = GRAPH.replace(
+        "do: {kind: action, tool: echo",
+        "do: {kind: action, tool: fail",
+    );
+    let graph = load(&text, &tools).unwrap();
+    let (parts, parts_log) = in_parts(&graph, &tools, json!([1, 2]));
+    let (all, _) = whole(&graph, &tools, json!([1, 2]));
+    assert_eq!(comparable(&parts), comparable(&all));
+    assert_eq!(
+        parts.progress.result,
+        Some(json!({"fixed": "element 0: tool `fail` exited with code 3"}))
+    );
+    assert_eq!(parts.error.as_ref().unwrap()["run"]["stderr"], "bad");
+    assert_eq!(
+        parts_log[3],
+        "step 3 c failed: element 0: tool `fail` exited with code 3 (on_error: goto fix)\n    ! bad"
+    );
+    // No elements: the foreach collects an empty list.
+    let (parts, _) = in_parts(&load(GRAPH, &tools).unwrap(), &tools, json!([]));
+    assert_eq!(
+        parts.progress.result,
+        Some(json!({"trail": "ab1", "xs": []}))
+    );
+}
+
+#[test]
+fn only_a_foreach_runs_in_parts() {
+    let tools = Fake::default();
+    let graph = load(GRAPH, &tools).unwrap();
+    let walker = Walker::new(&graph, &tools, None, RenderOptions::default());
+    let cp = walker.begin("x", Map::new(), 0, &mut Recorder::default());
+    let e = walker.foreach_items(&cp, &mut Vec::new()).unwrap_err();
+    assert_eq!(e.message, "the checkpoint's next node `a` is not a foreach");
+    assert_eq!(
+        Checkpoint::from_json(b"{\"version\": 9}", "walk.json")
+            .unwrap_err()
+            .message
+            .split(':')
+            .next(),
+        Some("`walk.json` is not a valid checkpoint")
+    );
+}
