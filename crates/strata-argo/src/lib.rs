@@ -8,11 +8,13 @@
 //! to Argo names and checks the names a user gives.
 
 pub mod check;
+mod graph;
 pub mod manifest;
 pub mod names;
 mod plan;
 pub mod transport;
 
+pub use graph::{export_graph, tools_of, Shape, ENTRY as GRAPH_ENTRY, INPUTS};
 pub use manifest::{Options, Secrets, Source};
 pub use plan::{export_plan, ENTRY as PLAN_ENTRY, RECORD};
 

@@ -109,12 +109,14 @@ pub struct Secrets<'a> {
     pub values: &'a [(String, String)],
 }
 
-/// A Workflow around `templates`, starting at `entry`, with the document and `parameters`
-/// as workflow parameters.
+/// A Workflow around `templates`, starting at `entry`, with `parameters` as workflow
+/// parameters — and the document first, when `carried` (a plan, which the image does not
+/// hold; a graph is a tool of the project, in the image).
 pub fn workflow(
     source: &Source<'_>,
     options: &Options,
     entry: &str,
+    carried: bool,
     parameters: Vec<Value>,
     templates: Vec<Value>,
 ) -> Value {
@@ -126,10 +128,13 @@ pub fn workflow(
     if let Some(ns) = &options.namespace {
         metadata.insert("namespace".into(), json!(ns));
     }
-    let mut params = vec![json!({
-        "name": DOCUMENT_PARAMETER,
-        "value": crate::transport::encode(source.text),
-    })];
+    let mut params = Vec::new();
+    if carried {
+        params.push(json!({
+            "name": DOCUMENT_PARAMETER,
+            "value": crate::transport::encode(source.text),
+        }));
+    }
     params.extend(parameters);
     json!({
         "apiVersion": "argoproj.io/v1alpha1",
@@ -191,6 +196,9 @@ pub struct Input {
     pub output: String,
     /// The input parameter's default, for a producer that may not have run.
     pub default: Option<String>,
+    /// True when a value above the limit may come as an artifact (not for the aggregated
+    /// outputs of a fan-out, which Argo only gathers as parameters).
+    pub artifact: bool,
 }
 
 impl Input {
@@ -209,19 +217,20 @@ impl Input {
 
     /// The template's `inputs.artifacts` entries: the parameter as a file, and the
     /// optional artifact of a value above the limit.
-    pub fn template_artifacts(&self) -> [Value; 2] {
-        [
-            json!({
-                "name": self.parameter(),
-                "path": format!("{IN_DIR}/{}.json", self.file),
-                "raw": {"data": format!("{{{{inputs.parameters.{}}}}}", self.parameter())},
-            }),
-            json!({
+    pub fn template_artifacts(&self) -> Vec<Value> {
+        let mut out = vec![json!({
+            "name": self.parameter(),
+            "path": format!("{IN_DIR}/{}.json", self.file),
+            "raw": {"data": format!("{{{{inputs.parameters.{}}}}}", self.parameter())},
+        })];
+        if self.artifact {
+            out.push(json!({
                 "name": format!("big-{}", self.file),
                 "path": format!("{IN_DIR}/{}.artifact.json", self.file),
                 "optional": true,
-            }),
-        ]
+            }));
+        }
+        out
     }
 
     /// The task's `arguments.parameters` entry.
@@ -232,12 +241,14 @@ impl Input {
         })
     }
 
-    /// The task's `arguments.artifacts` entry.
-    pub fn task_artifact(&self) -> Value {
-        json!({
-            "name": format!("big-{}", self.file),
-            "from": format!("{{{{tasks.{}.outputs.artifacts.{}}}}}", self.from, self.output),
-            "optional": true,
+    /// The task's `arguments.artifacts` entry, when the value may come as an artifact.
+    pub fn task_artifact(&self) -> Option<Value> {
+        self.artifact.then(|| {
+            json!({
+                "name": format!("big-{}", self.file),
+                "from": format!("{{{{tasks.{}.outputs.artifacts.{}}}}}", self.from, self.output),
+                "optional": true,
+            })
         })
     }
 }
@@ -267,6 +278,12 @@ pub fn outputs(names: &[(&str, Option<&str>)]) -> Value {
         })
         .collect();
     json!({"parameters": parameters, "artifacts": artifacts})
+}
+
+/// An output parameter read from the plain file `name` in [`OUT_DIR`] (a task name, a list
+/// of indexes: text Argo itself reads), `default` when the task did not run.
+pub fn plain_output(name: &str, default: &str) -> Value {
+    json!({"name": name, "valueFrom": {"path": format!("{OUT_DIR}/{name}"), "default": default}})
 }
 
 /// A template's `inputs` from its parameters and artifacts (empty lists left out).

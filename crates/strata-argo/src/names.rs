@@ -85,6 +85,22 @@ pub fn task_names<'a>(
     Ok(out)
 }
 
+/// Refuses a name that two of `names` share (tasks an export makes for one node); the error
+/// comes with the position of the second.
+pub fn distinct(what: &str, names: &[String]) -> Result<(), (usize, Error)> {
+    for (i, n) in names.iter().enumerate() {
+        if names[..i].contains(n) {
+            return Err((i, Error::new(
+                ARGO,
+                ErrorKind::DuplicateId,
+                format!("two {what}s would be named `{n}`"),
+            )
+            .with_hint("a foreach node `x` has the tasks `x`, `x-each` and `x-collect`; rename the node that clashes")));
+        }
+    }
+    Ok(())
+}
+
 /// True for a DNS-1123 label: lower-case letters, digits and `-`, starting and ending with a
 /// letter or digit, at most `max` characters.
 fn dns_label(s: &str, max: usize) -> bool {

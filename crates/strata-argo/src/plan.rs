@@ -71,6 +71,7 @@ pub fn export_plan(
                 from: tasks[d].clone(),
                 output: RECORD.into(),
                 default: None,
+                artifact: true,
             })
             .collect();
         let mut args: Vec<String> = [
@@ -115,7 +116,7 @@ pub fn export_plan(
         }
         if let Some(a) = arguments(
             deps.iter().map(Input::task_parameter).collect(),
-            deps.iter().map(Input::task_artifact).collect(),
+            deps.iter().filter_map(Input::task_artifact).collect(),
         ) {
             task["arguments"] = a;
         }
@@ -135,7 +136,7 @@ pub fn export_plan(
             p
         })
         .collect();
-    let manifest = workflow(source, options, ENTRY, parameters, templates);
+    let manifest = workflow(source, options, ENTRY, true, parameters, templates);
     refuse_secrets(&manifest, source, secrets)?;
     Ok(manifest)
 }

@@ -77,7 +77,8 @@ pub fn write_output(dir: &Path, name: &str, value: &Value, limit: usize) -> Resu
 }
 
 /// Reads input `name` from `dir`: the parameter file's JSON, or the artifact's when the
-/// parameter says the value is there. `None` when there is no parameter file.
+/// parameter says the value is there. `None` when there is no parameter file, or it is
+/// empty (what Argo gives for the output of a task that did not run).
 pub fn read_input(dir: &Path, name: &str) -> Result<Option<Value>, Error> {
     let (parameter, artifact) = files(dir, name);
     let text = match std::fs::read_to_string(&parameter) {
@@ -85,6 +86,9 @@ pub fn read_input(dir: &Path, name: &str) -> Result<Option<Value>, Error> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(io_error("read", &parameter, e)),
     };
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
     let (text, from) = if text.trim() == IN_ARTIFACT {
         let big = std::fs::read_to_string(&artifact).map_err(|e| {
             io_error("read", &artifact, e).with_hint(

@@ -11,14 +11,18 @@ use clap::{Args, Subcommand};
 use serde_json::{Map, Value};
 use strata_argo::check::{check, Summary};
 use strata_argo::transport::PARAMETER_LIMIT;
-use strata_argo::{export_plan, Options, Secrets, Source};
+use strata_argo::{export_graph, export_plan, tools_of, Options, Secrets, Shape, Source};
 use strata_core::{Error, ErrorKind, Layer};
 use strata_doc::{parse_dotenv, Document};
 use strata_exec::{ExecOptions, ExecRunner, Project, ToolChain};
+use strata_graph::is_graph_document;
 use strata_plans::{check_tools, Plan};
+
+use crate::graph_cmd::load;
 
 use crate::plan_cmd::{print_errors, read_document, shown_name, user_values};
 use crate::run::{open_project, print_error, STRATA_FAILED};
+use crate::scope_args::split_pair;
 
 /// Options of `strata export`.
 #[derive(Debug, Args)]
@@ -58,10 +62,11 @@ pub struct ArgoArgs {
     /// The Kubernetes Secret the tools' secret variables come from
     #[arg(long, value_name = "NAME")]
     pub secret: Option<String>,
-    /// A default for a user value `{{PLACEHOLDER_NAME}}`, as text (repeatable)
+    /// A default for a plan's user value `{{PLACEHOLDER_NAME}}` or a graph's input, as text
+    /// (a graph's typed by its parameters) (repeatable)
     #[arg(long = "value", value_name = "NAME=TEXT")]
     pub values: Vec<String>,
-    /// A default for a user value, as JSON (repeatable)
+    /// A default for a plan's user value or a graph's input, as JSON (repeatable)
     #[arg(long = "value-json", value_name = "NAME=JSON")]
     pub value_jsons: Vec<String>,
     /// The project's directory inside the image
@@ -160,6 +165,9 @@ fn export(args: &ArgoArgs, project: &Project) -> Result<u8, Failure> {
         project,
         options: ExecOptions::default(),
     };
+    if is_graph_document(&doc.value) {
+        return export_graph_file(args, project, &tools, &doc, options);
+    }
     let plan = match Plan::load(&doc) {
         Ok(plan) => plan,
         Err(errors) => return Err(Failure::In(errors, Box::new(doc))),
@@ -185,6 +193,62 @@ fn export(args: &ArgoArgs, project: &Project) -> Result<u8, Failure> {
         "one task per step, each running `strata plan step` in `{}`",
         options.image
     );
+    write(args, &doc.name, &manifest, &what)
+}
+
+/// Exports the graph file `doc` (a tool of the project).
+fn export_graph_file(
+    args: &ArgoArgs,
+    project: &Project,
+    tools: &ExecRunner<'_>,
+    doc: &Document,
+    mut options: Options,
+) -> Result<u8, Failure> {
+    let id = project.id_of_path(&args.input)?;
+    let graph = load(project, &id, tools)?;
+    // The graph's inputs, typed by its parameters as `strata run --input` types them.
+    let mut typed = Map::new();
+    user_values(&[], &args.value_jsons, &mut typed)?;
+    let strings = args
+        .values
+        .iter()
+        .map(|p| split_pair(p, "--value").map(|(k, v)| (k.to_string(), v.to_string())))
+        .collect::<Result<Vec<_>, _>>()?;
+    options.values = graph.bind_inputs(&typed, &strings)?;
+    let used = tools_of(&graph);
+    let known = ProjectSecrets::read(project, &used)?;
+    let names = |tool: &str| known.names(tool);
+    let secrets = Secrets {
+        names: &names,
+        values: &known.values,
+    };
+    let source = Source {
+        name: &doc.name,
+        text: &doc.text,
+    };
+    let (manifest, shape) = match export_graph(&graph, &source, &options, &secrets) {
+        Ok(m) => m,
+        Err(e) => {
+            return Err(Failure::In(
+                vec![doc.locate_error(e)],
+                Box::new(doc.clone()),
+            ))
+        }
+    };
+    known.note(options.secret.is_none());
+    let what = match &shape {
+        Shape::Dag => format!(
+            "one task per node (three per foreach), each running `strata walk` in `{}`",
+            options.image
+        ),
+        Shape::Whole(cycle) => {
+            eprintln!(
+                "note: graph `{id}` has a loop ({}): it is exported as one task running `strata run` on the whole graph",
+                cycle.join(" -> ")
+            );
+            format!("one task running `strata run {id}` in `{}`", options.image)
+        }
+    };
     write(args, &doc.name, &manifest, &what)
 }
 

@@ -20,9 +20,9 @@ use crate::run::{open_project, print_error, RunArgs, STRATA_FAILED};
 use crate::scope_args::split_pair;
 
 /// Exit code of a run that failed.
-const FAILED: u8 = 1;
+pub const FAILED: u8 = 1;
 /// Exit code of a run stopped by `max_steps`.
-const LIMITED: u8 = 3;
+pub const LIMITED: u8 = 3;
 
 /// True when tool `id` of `project` is a file of `kind: graph`.
 pub fn is_graph(project: &Project, id: &str) -> bool {
@@ -37,7 +37,7 @@ pub fn is_graph(project: &Project, id: &str) -> bool {
 }
 
 /// Loads graph `id` of `project`, checking it against the project's tools.
-fn load(project: &Project, id: &str, tools: &ExecRunner<'_>) -> Result<Graph, Error> {
+pub fn load(project: &Project, id: &str, tools: &ExecRunner<'_>) -> Result<Graph, Error> {
     let path = project.require_tool(id)?;
     let name = project.display_name(&path);
     Graph::load_file(&path, &name, id, tools, &project.limits)
@@ -45,7 +45,7 @@ fn load(project: &Project, id: &str, tools: &ExecRunner<'_>) -> Result<Graph, Er
 
 /// How progress is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Mode {
+pub enum Mode {
     /// One line per event on stderr.
     Human,
     /// One JSON object per event on stdout.
@@ -54,7 +54,8 @@ enum Mode {
     Quiet,
 }
 
-struct Printer(Mode);
+/// Shows a run's events as `Mode` says.
+pub struct Printer(pub Mode);
 
 impl Observer for Printer {
     fn on(&mut self, event: LogEvent) {
@@ -105,8 +106,9 @@ fn check_options(args: &RunArgs) -> Result<(), Error> {
     Ok(())
 }
 
-fn typed_inputs(args: &RunArgs) -> Result<Map<String, Value>, Error> {
-    match &args.params_json {
+/// The typed inputs `--params-json` gives (none without it).
+pub fn typed_inputs(params_json: Option<&str>) -> Result<Map<String, Value>, Error> {
+    match params_json {
         None => Ok(Map::new()),
         Some(text) => match serde_json::from_str(text) {
             Ok(Value::Object(map)) => Ok(map),
@@ -179,7 +181,8 @@ fn run_in(args: &RunArgs, project: &Project, id: &str) -> Result<u8, Error> {
                 .iter()
                 .map(|p| split_pair(p, "--input").map(|(k, v)| (k.to_string(), v.to_string())))
                 .collect::<Result<Vec<_>, _>>()?;
-            let inputs = graph.bind_inputs(&typed_inputs(args)?, &strings)?;
+            let inputs =
+                graph.bind_inputs(&typed_inputs(args.params_json.as_deref())?, &strings)?;
             let run_id = args.run_id.clone().unwrap_or_else(new_run_id);
             let dir = store.create(&run_id)?;
             let _lock = dir.lock()?;

@@ -19,6 +19,7 @@ mod run;
 mod runs_cmd;
 mod scope_args;
 mod tools;
+mod walk_cmd;
 
 use std::process::ExitCode;
 
@@ -61,6 +62,8 @@ enum Command {
     Plan(plan_cmd::PlanArgs),
     /// Export a plan or a graph to another engine (Argo Workflows), or check an Argo manifest
     Export(export_cmd::ExportArgs),
+    /// Run one node of a graph from the checkpoint the node before it left (what an exported workflow's task runs)
+    Walk(walk_cmd::WalkArgs),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -86,5 +89,6 @@ pub fn main() -> ExitCode {
         Command::Respond(args) => respond_cmd::run(args),
         Command::Plan(args) => plan_cmd::run(args),
         Command::Export(args) => export_cmd::run(args),
+        Command::Walk(args) => walk_cmd::run(args),
     }
 }

@@ -1,0 +1,386 @@
+//! `strata walk`: one part of a graph's walk — a node, run from the checkpoint the node
+//! before it left — what each task of a graph exported by `strata export argo` runs. A
+//! foreach comes in three parts: its list (`--part items`), one element (`--part element`)
+//! and the collection of the elements' outputs (`--part collect`), which takes the walk on.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+use serde_json::{json, Value};
+use strata_argo::names::task_name;
+use strata_argo::transport::{read_input, write_output, PARAMETER_LIMIT};
+use strata_core::{Error, ErrorKind, Layer, RenderOptions, Warning};
+use strata_exec::{ExecOptions, ExecRunner, Project};
+use strata_graph::parts::collect;
+use strata_graph::{new_run_id, Checkpoint, Failure, Graph, LogEvent, Observer, Status, Walker};
+use strata_runs::now;
+
+use crate::graph_cmd::{load, typed_inputs, Mode, Printer, FAILED, LIMITED};
+use crate::run::{open_project, print_error, STRATA_FAILED};
+
+/// The parts of a foreach.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Part {
+    /// Render the foreach's list: `items` and `indexes`
+    Items,
+    /// Run the body for one element (`--index`): `element`
+    Element,
+    /// Collect the elements' outputs and take the walk on: `walk` and `next`
+    Collect,
+}
+
+/// Options of `strata walk`.
+#[derive(Debug, Args)]
+pub struct WalkArgs {
+    /// The graph's id (`graphs/words`)
+    pub graph: String,
+    /// The node to run
+    #[arg(long, value_name = "ID")]
+    pub node: String,
+    /// Start a new run at the start node (with --params-json as its inputs)
+    #[arg(long)]
+    pub start: bool,
+    /// The inputs of a new run, a JSON object
+    #[arg(long, value_name = "JSON")]
+    pub params_json: Option<String>,
+    /// The id of a new run
+    #[arg(long, value_name = "RUN_ID")]
+    pub run_id: Option<String>,
+    /// The directory holding the checkpoints the nodes before it left, `<name>.json` each
+    #[arg(long, value_name = "DIR")]
+    pub walks: Option<PathBuf>,
+    /// Which part of a foreach node to run
+    #[arg(long, value_enum)]
+    pub part: Option<Part>,
+    /// The element a `--part element` runs
+    #[arg(long, value_name = "N")]
+    pub index: Option<usize>,
+    /// Write the outputs (`walk.json` and `next`, or the foreach part's) into this directory
+    #[arg(long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+    /// Checkpoints longer than this many bytes of JSON go to an artifact file
+    #[arg(long, value_name = "BYTES", default_value_t = PARAMETER_LIMIT)]
+    pub limit: usize,
+    /// The fingerprint the graph file must have (the one the workflow was exported from)
+    #[arg(long, value_name = "HASH")]
+    pub fingerprint: Option<String>,
+    /// A missing context path fails the step (and tools run strict)
+    #[arg(long)]
+    pub strict: bool,
+    /// The project root (default: the nearest ancestor of the current directory with tools/)
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+}
+
+/// Runs `strata walk`.
+pub fn run(args: WalkArgs) -> ExitCode {
+    let project = match open_project(args.project.as_deref(), None) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    match walk(&args, &project) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            print_error(&e, Some(&project));
+            ExitCode::from(STRATA_FAILED)
+        }
+    }
+}
+
+fn request(message: String) -> Error {
+    Error::new(Layer::REQUEST, ErrorKind::Request, message)
+}
+
+fn walk(args: &WalkArgs, project: &Project) -> Result<u8, Error> {
+    let tools = ExecRunner {
+        project,
+        options: ExecOptions {
+            render: RenderOptions::strict_if(args.strict),
+            base_env: None,
+        },
+    };
+    let graph = load(project, &args.graph, &tools)?;
+    if let Some(fp) = &args.fingerprint {
+        if *fp != graph.fingerprint {
+            return Err(Error::new(
+                Layer::REQUEST,
+                ErrorKind::HashMismatch,
+                format!(
+                    "graph `{}` is not the one the workflow was exported from",
+                    graph.id
+                ),
+            )
+            .with_hint("rebuild the image from the project the workflow was exported from"));
+        }
+    }
+    if graph.index_of(&args.node).is_none() {
+        return Err(request(format!(
+            "graph `{}` has no node `{}`",
+            graph.id, args.node
+        )));
+    }
+    let prompts = if strata_graph::uses_prompts(&graph) {
+        Some(strata_prompts::PromptManager::load(&project.root)?)
+    } else {
+        None
+    };
+    let mut walker = Walker::new(&graph, &tools, None, RenderOptions::strict_if(args.strict));
+    if let Some(p) = &prompts {
+        walker = walker.with_prompts(p);
+    }
+    let mut printer = Printer(Mode::Human);
+    let out = Output {
+        dir: args.output.as_deref(),
+        limit: args.limit,
+    };
+    match args.part {
+        None => {
+            let cp = arriving(args, &graph, &walker, &mut printer)?;
+            let cp = walker.advance(cp, None, &mut printer)?;
+            out.walk(&cp)
+        }
+        Some(Part::Items) => {
+            let cp = arriving(args, &graph, &walker, &mut printer)?;
+            let mut warnings = Vec::new();
+            // At the step limit the node does not run: no element starts, and the
+            // collection handles the limit.
+            let items = match cp.progress.step >= cp.progress.budget {
+                true => Ok(Vec::new()),
+                false => walker.foreach_items(&cp, &mut warnings)?,
+            };
+            shown(&cp, warnings, &mut printer);
+            let (envelope, indexes) = match items {
+                Ok(items) => {
+                    let n = items.len();
+                    (json!({"items": items}), (0..n).collect::<Vec<_>>())
+                }
+                Err(f) => (json!({"error": f.to_json()}), Vec::new()),
+            };
+            out.value("walk", &cp.to_json())?;
+            out.value("items", &envelope)?;
+            out.plain("indexes", &json!(indexes).to_string())?;
+            Ok(0)
+        }
+        Some(Part::Element) => {
+            let Some(i) = args.index else {
+                return Err(request("--part element needs --index".into()));
+            };
+            let cp = given_walk(args)?;
+            let items = given(args, "items")?;
+            let item = items
+                .get("items")
+                .and_then(|l| l.get(i))
+                .cloned()
+                .ok_or_else(|| request(format!("the foreach's list has no element {i}")))?;
+            let mut warnings = Vec::new();
+            let outcome = walker.foreach_element(&cp, i, item, &mut warnings)?;
+            shown(&cp, warnings, &mut printer);
+            let mut envelope = match outcome {
+                Ok(v) => json!({"index": i, "output": v}),
+                Err(f) => json!({"index": i, "error": f.to_json()}),
+            };
+            let size = envelope.to_string().len();
+            if size > args.limit {
+                let f = Failure::of(
+                    ErrorKind::Limit,
+                    format!(
+                        "its output is {size} bytes of JSON, more than the parameter limit ({} bytes); a fan-out's outputs travel as parameters",
+                        args.limit
+                    ),
+                );
+                envelope = json!({"index": i, "error": f.to_json()});
+            }
+            out.plain("element", &envelope.to_string())?;
+            Ok(0)
+        }
+        Some(Part::Collect) => {
+            let cp = given_walk(args)?;
+            let items = given(args, "items")?;
+            let work = match items.get("error") {
+                Some(e) => Err(Failure::from_json(e).ok_or_else(|| {
+                    request("the foreach's list holds a malformed failure".into())
+                })?),
+                None => {
+                    let n = items
+                        .get("items")
+                        .and_then(Value::as_array)
+                        .map_or(0, Vec::len);
+                    collect(elements(args, n)?)
+                }
+            };
+            let cp = walker.advance(cp, Some(work), &mut printer)?;
+            out.walk(&cp)
+        }
+    }
+}
+
+/// Shows the warnings met in a foreach part, as the step they belong to.
+fn shown(cp: &Checkpoint, warnings: Vec<Warning>, printer: &mut Printer) {
+    for warning in warnings {
+        printer.on(LogEvent::Warning {
+            step: cp.progress.step + 1,
+            warning,
+        });
+    }
+}
+
+/// The input `name` given in `--walks` (the checkpoint, the list).
+fn given(args: &WalkArgs, name: &str) -> Result<Value, Error> {
+    let dir = walks_dir(args)?;
+    read_input(dir, name)?
+        .filter(|v| !v.is_null())
+        .ok_or_else(|| request(format!("no `{name}.json` in `{}`", dir.display())))
+}
+
+fn walks_dir(args: &WalkArgs) -> Result<&Path, Error> {
+    args.walks
+        .as_deref()
+        .ok_or_else(|| request("no --walks directory".into()))
+}
+
+/// The checkpoint the foreach's list task passed on (`walk.json`).
+fn given_walk(args: &WalkArgs) -> Result<Checkpoint, Error> {
+    let value = given(args, "walk")?;
+    Checkpoint::from_json(value.to_string().as_bytes(), "walk.json")
+}
+
+/// The outcome of each element, by index, from `elements.json`: Argo gathers the elements'
+/// outputs as a JSON list of their texts.
+fn elements(args: &WalkArgs, n: usize) -> Result<Vec<Option<Result<Value, Failure>>>, Error> {
+    let mut out: Vec<Option<Result<Value, Failure>>> = (0..n).map(|_| None).collect();
+    let list = read_input(walks_dir(args)?, "elements")?.unwrap_or(Value::Array(Vec::new()));
+    for entry in list.as_array().map_or(&[][..], Vec::as_slice) {
+        let envelope: Value = match entry {
+            Value::String(text) => serde_json::from_str(text)
+                .map_err(|e| request(format!("an element's output is not JSON: {e}")))?,
+            other => other.clone(),
+        };
+        let Some(i) = envelope.get("index").and_then(Value::as_u64) else {
+            continue;
+        };
+        let outcome = match (envelope.get("output"), envelope.get("error")) {
+            (Some(v), _) => Ok(v.clone()),
+            (None, Some(e)) => Err(Failure::from_json(e)
+                .ok_or_else(|| request(format!("element {i} holds a malformed failure")))?),
+            (None, None) => continue,
+        };
+        if let Some(slot) = out.get_mut(i as usize) {
+            *slot = Some(outcome);
+        }
+    }
+    Ok(out)
+}
+
+/// The checkpoint the walk arrives with at `--node`: a new run's (with `--start`), or the
+/// one, among those in `--walks`, whose next node is this one.
+fn arriving(
+    args: &WalkArgs,
+    graph: &Graph,
+    walker: &Walker<'_>,
+    printer: &mut Printer,
+) -> Result<Checkpoint, Error> {
+    if args.start {
+        let start = &graph.nodes[graph.start].id;
+        if *start != args.node {
+            return Err(request(format!(
+                "a run of graph `{}` starts at `{start}`, not `{}`",
+                graph.id, args.node
+            )));
+        }
+        let typed = typed_inputs(args.params_json.as_deref())?;
+        let inputs = graph.bind_inputs(&typed, &[])?;
+        let run_id = args.run_id.clone().unwrap_or_else(new_run_id);
+        return Ok(walker.begin(&run_id, inputs, now(), printer));
+    }
+    let dir = walks_dir(args)?;
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| request(format!("cannot read `{}`: {e}", dir.display())))?;
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter_map(|n| {
+            (!n.ends_with(".artifact.json"))
+                .then(|| n.strip_suffix(".json").map(str::to_string))
+                .flatten()
+        })
+        .collect();
+    names.sort();
+    let mut found = Vec::new();
+    for name in names {
+        let Some(value) = read_input(dir, &name)?.filter(|v| !v.is_null()) else {
+            continue;
+        };
+        let cp = Checkpoint::from_json(value.to_string().as_bytes(), &format!("{name}.json"))?;
+        if cp.progress.status == Status::Running && cp.progress.node.as_deref() == Some(&args.node)
+        {
+            found.push(cp);
+        }
+    }
+    match found.len() {
+        1 => Ok(found.remove(0)),
+        0 => Err(request(format!(
+            "no walk in `{}` goes on to node `{}`",
+            dir.display(),
+            args.node
+        ))),
+        n => Err(request(format!(
+            "{n} walks in `{}` go on to node `{}`; a run walks one path",
+            dir.display(),
+            args.node
+        ))),
+    }
+}
+
+/// Where the outputs go.
+struct Output<'a> {
+    dir: Option<&'a Path>,
+    limit: usize,
+}
+
+impl Output<'_> {
+    fn value(&self, name: &str, value: &Value) -> Result<(), Error> {
+        if let Some(dir) = self.dir {
+            write_output(dir, name, value, self.limit)?;
+        }
+        Ok(())
+    }
+
+    fn plain(&self, name: &str, text: &str) -> Result<(), Error> {
+        let Some(dir) = self.dir else {
+            return Ok(());
+        };
+        std::fs::create_dir_all(dir)
+            .and_then(|()| std::fs::write(dir.join(name), text))
+            .map_err(|e| {
+                Error::new(
+                    Layer::REQUEST,
+                    ErrorKind::Io,
+                    format!("cannot write `{}`: {e}", dir.join(name).display()),
+                )
+            })
+    }
+
+    /// The checkpoint and the task that runs next; the result on stdout when the run
+    /// completed; the exit code of the run as it stands.
+    fn walk(&self, cp: &Checkpoint) -> Result<u8, Error> {
+        self.value("walk", &cp.to_json())?;
+        let next = match (&cp.progress.status, &cp.progress.node) {
+            (Status::Running, Some(node)) => task_name("node", node)?,
+            _ => String::new(),
+        };
+        self.plain("next", &next)?;
+        Ok(match cp.progress.status {
+            Status::Running => 0,
+            Status::Completed => {
+                let result = cp.progress.result.clone().unwrap_or(Value::Null);
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&result).unwrap_or_default()
+                );
+                0
+            }
+            Status::Limited => LIMITED,
+            Status::Failed => FAILED,
+        })
+    }
+}
