@@ -10,7 +10,7 @@ use clap::{Args, ValueEnum};
 use serde_json::{json, Value};
 use strata_argo::names::task_name;
 use strata_argo::transport::{read_input, write_output, PARAMETER_LIMIT};
-use strata_core::{Error, ErrorKind, Layer, RenderOptions, Warning};
+use strata_core::{did_you_mean, Error, ErrorKind, Layer, RenderOptions, Warning};
 use strata_exec::{ExecOptions, ExecRunner, Project};
 use strata_graph::parts::collect;
 use strata_graph::{new_run_id, Checkpoint, Failure, Graph, LogEvent, Observer, Status, Walker};
@@ -115,10 +115,12 @@ fn walk(args: &WalkArgs, project: &Project) -> Result<u8, Error> {
         }
     }
     if graph.index_of(&args.node).is_none() {
-        return Err(request(format!(
-            "graph `{}` has no node `{}`",
-            graph.id, args.node
-        )));
+        let ids = graph.nodes.iter().map(|n| n.id.as_str());
+        let e = request(format!("graph `{}` has no node `{}`", graph.id, args.node));
+        return Err(match did_you_mean(&args.node, ids) {
+            Some(best) => e.with_hint(format!("did you mean `{best}`?")),
+            None => e,
+        });
     }
     let prompts = if strata_graph::uses_prompts(&graph) {
         Some(strata_prompts::PromptManager::load(&project.root)?)
