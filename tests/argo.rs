@@ -1,14 +1,19 @@
-//! End-to-end tests of `strata export argo` and `strata plan step`: the real binary exporting
-//! plans as Argo Workflows, checking manifests offline (Argo's nine examples pass, mutations
-//! of them are refused with their line and column), bad input refused with clear errors, and
-//! the fidelity test: every task of an exported plan run locally, in dependency order, fed
-//! the outputs the manifest says it gets, ends with the records `strata plan run` gives.
+//! End-to-end tests of `strata export argo`, `strata plan step` and `strata walk`: the real
+//! binary exporting plans and graphs as Argo Workflows, checking manifests offline (Argo's
+//! nine examples pass, mutations of them are refused with their line and column), bad input
+//! refused with clear errors, and the fidelity tests: every task of an exported plan or graph
+//! run locally as Argo would run it ([`local`]), in dependency order, fed the outputs the
+//! manifest says it gets, ends with the records `strata plan run` gives, or with the
+//! checkpoint, result and exit code of `strata run`.
 
 mod common;
+#[path = "argo/local.rs"]
+mod local;
+
 use common::{Ran, Test};
+use local::{list, name, Phase};
 
 use std::collections::HashMap;
-use std::path::Path;
 
 use serde_json::{json, Value};
 
@@ -74,199 +79,65 @@ fn project() -> Test {
         .file("plans/p.yaml", PLAN)
 }
 
-/// The `{{…}}` tags of `text` replaced by `lookup` (a tag it does not know stays).
-fn substitute(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> String {
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(open) = rest.find("{{") {
-        let Some(close) = rest[open..].find("}}").map(|c| c + open) else {
-            break;
-        };
-        out.push_str(&rest[..open]);
-        let tag = rest[open + 2..close].trim();
-        match lookup(tag) {
-            Some(v) => out.push_str(&v),
-            None => out.push_str(&rest[open..close + 2]),
-        }
-        rest = &rest[close + 2..];
-    }
-    out.push_str(rest);
-    out
-}
-
-/// What a task left: its phase, its output parameters and the files of its output artifacts.
-#[derive(Default)]
-struct Done {
-    succeeded: bool,
-    parameters: HashMap<String, String>,
-    artifacts: HashMap<String, std::path::PathBuf>,
-}
-
-fn list<'v>(v: &'v Value, pointer: &str) -> &'v [Value] {
-    v.pointer(pointer)
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
-}
-
-fn name(v: &Value) -> &str {
-    v["name"].as_str().unwrap()
-}
-
-/// Runs every task of the exported plan `manifest` locally, as Argo would: in dependency
-/// order, a task whose `depends` does not hold is omitted, the others get the parameters and
-/// artifacts their arguments name, run their container's command with the binary (paths
-/// under `/tmp/strata` in a directory of their own, `/project` the project), and leave their
-/// output parameters and artifacts. Returns each step's record, by step id: the record a
-/// task wrote, or for an omitted task the skipped record that `strata plan run` gives.
+/// Runs every task of the exported plan `manifest` locally ([`local::run`]) and returns each
+/// step's record, by step id: the record a task wrote (and printed), or for an omitted task
+/// the skipped record that `strata plan run` gives.
 fn run_tasks(ran: &Ran, manifest: &Value) -> HashMap<String, Value> {
-    let globals: HashMap<&str, &str> = list(manifest, "/spec/arguments/parameters")
-        .iter()
-        .map(|p| (name(p), p["value"].as_str().unwrap_or("")))
-        .collect();
     let templates: HashMap<&str, &Value> = list(manifest, "/spec/templates")
         .iter()
         .map(|t| (name(t), t))
         .collect();
-    let entry = templates[manifest["spec"]["entrypoint"].as_str().unwrap()];
-    let tasks = list(entry, "/dag/tasks");
-    let mut done: HashMap<String, Done> = HashMap::new();
-    let mut step_of: HashMap<String, String> = HashMap::new();
-    let mut records: HashMap<String, Value> = HashMap::new();
-    while done.len() < tasks.len() {
-        let task = tasks
-            .iter()
-            .find(|t| {
-                !done.contains_key(name(t))
-                    && t["depends"].as_str().map_or(true, |d| {
-                        d.split(" && ")
-                            .all(|c| done.contains_key(c.trim_end_matches(".Succeeded")))
-                    })
-            })
-            .expect("a task whose dependencies are done");
-        let me = name(task).to_string();
-        let template = templates[task["template"].as_str().unwrap()];
-        let args = list(template, "/container/args");
-        let step = args
+    let tasks: HashMap<&str, &Value> = list(templates["strata-plan"], "/dag/tasks")
+        .iter()
+        .map(|t| (name(t), t))
+        .collect();
+    let step_of = |task: &str| -> String {
+        list(templates[task], "/container/args")
             .iter()
             .skip_while(|a| *a != "--step")
             .nth(1)
             .and_then(Value::as_str)
             .unwrap()
-            .to_string();
-        step_of.insert(me.clone(), step.clone());
-        let deps: Vec<&str> = task["depends"]
-            .as_str()
-            .map(|d| {
-                d.split(" && ")
-                    .map(|c| c.trim_end_matches(".Succeeded"))
-                    .collect()
-            })
-            .unwrap_or_default();
-        if let Some(d) = deps.iter().find(|d| !done[**d].succeeded) {
-            let why = if records[&step_of[*d]]["status"] == "failed" {
-                "failed"
-            } else {
-                "was skipped"
-            };
-            records.insert(
-                step.clone(),
-                json!({"id": step, "status": "skipped", "result": null,
-                       "error": {"kind": "run_state", "message": format!("step `{}` {why}", step_of[*d])},
-                       "run": null}),
-            );
-            done.insert(me, Done::default());
-            continue;
-        }
-        let pod = ran.path().join("pods").join(&me);
-        let local = |p: &str| {
-            p.replace("/tmp/strata", &pod.display().to_string())
-                .replace("/project", &ran.path().display().to_string())
-        };
-        let from_tasks = |tag: &str| -> Option<String> {
-            let parts: Vec<&str> = tag.split('.').collect();
-            match parts.as_slice() {
-                ["tasks", t, "outputs", "parameters", p] => done[*t].parameters.get(*p).cloned(),
-                ["workflow", "parameters", p] => globals.get(p).map(|v| v.to_string()),
-                _ => None,
-            }
-        };
-        let given: HashMap<&str, String> = list(task, "/arguments/parameters")
-            .iter()
-            .map(|p| {
-                (
-                    name(p),
-                    substitute(p["value"].as_str().unwrap(), &from_tasks),
-                )
-            })
-            .collect();
-        let given_artifacts: HashMap<&str, &Path> = list(task, "/arguments/artifacts")
-            .iter()
-            .filter_map(|a| {
-                let from = a["from"].as_str().unwrap();
-                let parts: Vec<&str> = from.trim_matches(['{', '}']).split('.').collect();
-                let ["tasks", t, "outputs", "artifacts", o] = parts.as_slice() else {
-                    panic!("{from}")
+            .to_string()
+    };
+    let mut records: HashMap<String, Value> = HashMap::new();
+    for (task, done) in local::run(ran, manifest, "wf") {
+        let step = step_of(&task);
+        let record: Value = match done.phase {
+            Phase::Omitted => {
+                let depends = tasks[task.as_str()]["depends"].as_str().unwrap();
+                let first = depends
+                    .split(" && ")
+                    .map(|c| step_of(c.trim_end_matches(".Succeeded")))
+                    .find(|d| records[d]["status"] != "completed")
+                    .unwrap();
+                let why = match records[&first]["status"] == "failed" {
+                    true => "failed",
+                    false => "was skipped",
                 };
-                done[*t].artifacts.get(*o).map(|p| (name(a), p.as_path()))
-            })
-            .collect();
-        let inputs = |tag: &str| -> Option<String> {
-            match tag.split('.').collect::<Vec<_>>().as_slice() {
-                ["inputs", "parameters", p] => given.get(p).cloned(),
-                _ => from_tasks(tag),
+                json!({"id": step, "status": "skipped", "result": null,
+                       "error": {"kind": "run_state", "message": format!("step `{first}` {why}")},
+                       "run": null})
             }
-        };
-        for a in list(template, "/inputs/artifacts") {
-            let path = local(a["path"].as_str().unwrap());
-            std::fs::create_dir_all(Path::new(&path).parent().unwrap()).unwrap();
-            if let Some(data) = a.pointer("/raw/data").and_then(Value::as_str) {
-                std::fs::write(&path, substitute(data, &inputs)).unwrap();
-            } else if let Some(from) = given_artifacts.get(name(a)) {
-                std::fs::copy(from, &path).unwrap();
-            } else {
-                assert_eq!(a["optional"], true, "input artifact {}", name(a));
-            }
-        }
-        let argv: Vec<String> = args
-            .iter()
-            .map(|a| local(&substitute(a.as_str().unwrap(), &inputs)))
-            .collect();
-        let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
-        let out = ran.then(&argv).run();
-        let mut left = Done {
-            succeeded: out.code == Some(0),
-            ..Done::default()
-        };
-        for p in list(template, "/outputs/parameters") {
-            let path = local(
-                p.pointer("/valueFrom/path")
-                    .and_then(Value::as_str)
+            Phase::Succeeded | Phase::Failed => {
+                let parameter = &done.parameters["record"];
+                let record: Value = match parameter == "\"artifact\"" {
+                    true => serde_json::from_str(
+                        &std::fs::read_to_string(&done.artifacts["record"]).unwrap(),
+                    )
                     .unwrap(),
-            );
-            let text = std::fs::read_to_string(&path).unwrap();
-            left.parameters
-                .insert(name(p).into(), text.trim_end_matches('\n').into());
-        }
-        for a in list(template, "/outputs/artifacts") {
-            let path = std::path::PathBuf::from(local(a["path"].as_str().unwrap()));
-            if path.is_file() {
-                left.artifacts.insert(name(a).into(), path);
+                    false => serde_json::from_str(parameter).unwrap(),
+                };
+                assert_eq!(
+                    serde_json::from_str::<Value>(&done.stdout).unwrap(),
+                    record,
+                    "task {task} prints the record it leaves"
+                );
+                record
             }
-        }
-        let parameter = &left.parameters["record"];
-        let record: Value = if parameter == "\"artifact\"" {
-            serde_json::from_str(&std::fs::read_to_string(&left.artifacts["record"]).unwrap())
-                .unwrap()
-        } else {
-            serde_json::from_str(parameter).unwrap()
+            Phase::Skipped => panic!("a plan's task has no `when`"),
         };
-        assert_eq!(
-            serde_json::from_str::<Value>(&out.stdout).unwrap(),
-            record,
-            "task {me} prints the record it leaves"
-        );
         records.insert(step, record);
-        done.insert(me, left);
     }
     records
 }
@@ -789,4 +660,657 @@ fn plan_step_runs_one_step_from_the_records_it_is_given() {
     assert_eq!(ran.read("out/record.json"), "\"artifact\"");
     let record: Value = serde_json::from_str(&ran.read("out/record.artifact.json")).unwrap();
     assert_eq!(record["result"]["n"], 10000000);
+}
+
+/// Prints a word; fails on `bad`.
+const CHECK_TOOL: &str = r#"description: prints a word, fails on `bad`
+executor: runtimes/subprocess
+parameters:
+  type: object
+  properties:
+    text: {type: string}
+config:
+  command: sh
+  args: ["-c", "case \"$0\" in bad) echo 'bad word' >&2; exit 3;; esac; printf '%s\\n' \"$0\"", "{text}"]
+"#;
+
+/// A graph whose nodes form a DAG: a condition, a parallel foreach over the inputs, an
+/// action fed the collected outputs, three ways to end.
+const FAN: &str = r#"kind: graph
+description: checks every word in parallel, then sums up
+parameters:
+  type: object
+  properties:
+    words: {type: array, default: [a, bb, ccc]}
+state: {count: 0, words: [], seen: [], echoed: null}
+nodes:
+  start:
+    kind: gate
+    assign: {words: "${inputs.words}"}
+    next:
+      - {to: measure, when: length(state.words) > 0}
+      - to: none
+  measure:
+    kind: foreach
+    over: "${state.words}"
+    as: w
+    parallel: true
+    max_concurrency: 2
+    do:
+      kind: action
+      tool: t/check
+      params: {text: "${w}"}
+    output: {word: "${result}", at: "${w_index}"}
+    collect: seen
+    assign: {count: "${length(result)}"}
+    next: sum
+  sum:
+    kind: action
+    tool: t/json
+    params: {data: "${state.seen}", text: "${state.words[0]}"}
+    assign: {echoed: "${result}"}
+    next:
+      - {to: many, when: state.count > 2}
+      - to: few
+  many: {kind: return, output: {kind: many, count: "${state.count}", echoed: "${state.echoed}"}}
+  few: {kind: return, output: {kind: few, count: "${state.count}"}}
+  none: {kind: return, output: none}
+"#;
+
+/// [`FAN`] with its failures handled by a node of its own.
+fn fan_handled() -> String {
+    FAN.replace("nodes:\n", "on_error: report\nnodes:\n")
+        + "  report: {kind: return, output: {failed: \"${error.node}\", message: \"${error.message}\"}}\n"
+}
+
+/// A graph with a loop: it counts to `to`.
+const LOOP: &str = r#"kind: graph
+parameters:
+  type: object
+  properties:
+    to: {type: integer, default: 3}
+state: {n: 0}
+nodes:
+  count:
+    kind: gate
+    assign: {n: "${state.n + 1}"}
+    next:
+      - {to: count, when: state.n < inputs.to}
+      - to: done
+  done: {kind: return, output: "${state.n}"}
+"#;
+
+fn graph_project() -> Test {
+    Test::new()
+        .copy("tools/runtimes")
+        .tool("t/json", JSON_TOOL)
+        .tool("t/check", CHECK_TOOL)
+        .tool("graphs/fan", FAN)
+        .tool("graphs/handled", &fan_handled())
+        .tool("graphs/loop", LOOP)
+}
+
+/// A checkpoint without what differs from run to run (its id, its times, the duration of
+/// the failed tool of a handled error).
+fn comparable_checkpoint(mut cp: Value) -> Value {
+    for key in ["run_id", "started", "updated"] {
+        cp.as_object_mut().unwrap().remove(key);
+    }
+    if let Some(run) = cp.pointer_mut("/error/run").and_then(Value::as_object_mut) {
+        run.remove("duration_ms");
+    }
+    cp
+}
+
+/// The JSON value output `output` of a task carries (from its artifact when above the limit).
+fn carried(done: &local::Done, output: &str) -> Value {
+    let parameter = &done.parameters[output];
+    match parameter.as_str() {
+        "\"artifact\"" => {
+            serde_json::from_str(&std::fs::read_to_string(&done.artifacts[output]).unwrap())
+                .unwrap()
+        }
+        "" => Value::Null,
+        text => serde_json::from_str(text).unwrap(),
+    }
+}
+
+/// Exports graph `id` of `project` with the inputs `inputs` (`name=JSON`) and `extra`
+/// options, runs every task locally ([`local::run`]) and checks the walk ends as
+/// `strata run` of the graph with those inputs ends: the same checkpoint (but for the run's
+/// id and times), the same result on stdout, the same exit code (`code`). Returns how each
+/// task ended, in order.
+fn graph_fidelity(
+    project: &Ran,
+    id: &str,
+    inputs: &[&str],
+    extra: &[&str],
+    code: i32,
+) -> Vec<(String, Phase)> {
+    let file = format!("tools/{id}.yaml");
+    let mut export = vec![
+        "export",
+        "argo",
+        &file,
+        "--image",
+        "strata:test",
+        "-o",
+        "wf.yaml",
+    ];
+    for i in inputs {
+        export.extend(["--value-json", i]);
+    }
+    export.extend_from_slice(extra);
+    project.then(&export).stdout("").status(0).run();
+    let manifest: Value = serde_yaml::from_str(&project.read("wf.yaml")).unwrap();
+    std::fs::remove_dir_all(project.path().join("pods")).ok();
+    let tasks = local::run(project, &manifest, "wf-1");
+    let runs = project.path().join(".strata/runs");
+    let run_id = format!(
+        "local-{}",
+        std::fs::read_dir(&runs).map_or(0, |d| d.count())
+    );
+    let mut run = vec!["run", id, "--run-id", &run_id, "--quiet"];
+    for i in inputs {
+        run.extend(["--input", i]);
+    }
+    let by_strata = project.then(&run).status(code).run();
+    let ends: Vec<&(String, local::Done)> = tasks
+        .iter()
+        .filter(|(_, d)| {
+            d.parameters.contains_key("walk") && carried(d, "walk")["status"] != "running"
+        })
+        .filter(|(_, d)| matches!(d.phase, Phase::Succeeded | Phase::Failed))
+        .collect();
+    assert_eq!(ends.len(), 1, "one task ends the walk");
+    let (last, done) = ends[0];
+    let want: Value =
+        serde_json::from_str(&project.read(&format!(".strata/runs/{run_id}/checkpoint.json")))
+            .unwrap();
+    let got = carried(done, "walk");
+    assert_eq!(got["run_id"], "wf-1");
+    assert_eq!(
+        comparable_checkpoint(got),
+        comparable_checkpoint(want),
+        "the walk ends at {last} as `strata run` ends"
+    );
+    assert_eq!(done.stdout, by_strata.stdout, "{last} prints the result");
+    assert_eq!(
+        done.phase == Phase::Failed,
+        code != 0,
+        "{last} ends as the run"
+    );
+    tasks.into_iter().map(|(t, d)| (t, d.phase)).collect()
+}
+
+/// `(task, phase)` pairs.
+fn phases(pairs: &[(&str, Phase)]) -> Vec<(String, Phase)> {
+    pairs.iter().map(|(t, p)| (t.to_string(), *p)).collect()
+}
+
+#[test]
+fn every_task_of_an_exported_dag_graph_run_locally_ends_as_strata_run_ends() {
+    use Phase::*;
+    let project = graph_project().args(&["tools"]).status(0).run();
+    assert_eq!(
+        graph_fidelity(&project, "graphs/fan", &[], &[], 0),
+        phases(&[
+            ("start", Succeeded),
+            ("measure", Succeeded),
+            ("measure-each", Succeeded),
+            ("measure-collect", Succeeded),
+            ("sum", Succeeded),
+            ("many", Succeeded),
+            ("few", Skipped),
+            ("none", Skipped),
+        ])
+    );
+    assert_eq!(project.read("pods/measure/out/indexes"), "[0,1,2]");
+    assert_eq!(project.read("pods/start/out/next"), "measure");
+    // Another branch: one word, and a checkpoint above the limit (an artifact).
+    assert_eq!(
+        graph_fidelity(
+            &project,
+            "graphs/fan",
+            &["words=[\"only\"]"],
+            &["--parameter-limit", "200"],
+            0
+        ),
+        phases(&[
+            ("start", Succeeded),
+            ("measure", Succeeded),
+            ("measure-each", Succeeded),
+            ("measure-collect", Succeeded),
+            ("sum", Succeeded),
+            ("many", Skipped),
+            ("few", Succeeded),
+            ("none", Skipped),
+        ])
+    );
+    assert_eq!(project.read("pods/sum/out/walk.json"), "\"artifact\"");
+    // No words: the foreach and what follows it never run.
+    assert_eq!(
+        graph_fidelity(&project, "graphs/fan", &["words=[]"], &[], 0),
+        phases(&[
+            ("start", Succeeded),
+            ("measure", Skipped),
+            ("measure-each", Omitted),
+            ("measure-collect", Omitted),
+            ("sum", Omitted),
+            ("many", Omitted),
+            ("few", Omitted),
+            ("none", Succeeded),
+        ])
+    );
+}
+
+#[test]
+fn failures_of_an_exported_graph_end_as_strata_run_ends() {
+    use Phase::*;
+    let project = graph_project().args(&["tools"]).status(0).run();
+    // An element fails: the node fails, the run fails, what follows is omitted.
+    assert_eq!(
+        graph_fidelity(
+            &project,
+            "graphs/fan",
+            &["words=[\"a\",\"bad\",\"c\"]"],
+            &[],
+            1
+        ),
+        phases(&[
+            ("start", Succeeded),
+            ("measure", Succeeded),
+            ("measure-each", Succeeded),
+            ("measure-collect", Failed),
+            ("sum", Omitted),
+            ("many", Omitted),
+            ("few", Omitted),
+            ("none", Skipped),
+        ])
+    );
+    // The same failure, handled by `on_error: report`.
+    assert_eq!(
+        graph_fidelity(
+            &project,
+            "graphs/handled",
+            &["words=[\"a\",\"bad\",\"c\"]"],
+            &[],
+            0
+        ),
+        phases(&[
+            ("start", Succeeded),
+            ("measure", Succeeded),
+            ("measure-each", Succeeded),
+            ("measure-collect", Succeeded),
+            ("sum", Skipped),
+            ("many", Omitted),
+            ("few", Omitted),
+            ("none", Skipped),
+            ("report", Succeeded),
+        ])
+    );
+    assert_eq!(
+        project
+            .then(&[
+                "run",
+                "graphs/handled",
+                "--quiet",
+                "--input",
+                "words=[\"bad\"]"
+            ])
+            .status(0)
+            .run()
+            .json(),
+        json!({"failed": "measure", "message": "element 0: tool `t/check` exited with code 3"})
+    );
+}
+
+#[test]
+fn the_step_limit_of_an_exported_graph_ends_as_strata_run_ends() {
+    use Phase::*;
+    let project = graph_project()
+        .tool(
+            "graphs/short",
+            &FAN.replace("nodes:\n", "max_steps: 1\nnodes:\n"),
+        )
+        .args(&["tools"])
+        .status(0)
+        .run();
+    assert_eq!(
+        graph_fidelity(&project, "graphs/short", &[], &[], 3),
+        phases(&[
+            ("start", Succeeded),
+            ("measure", Succeeded),
+            ("measure-each", Skipped),
+            ("measure-collect", Failed),
+            ("sum", Omitted),
+            ("many", Omitted),
+            ("few", Omitted),
+            ("none", Skipped),
+        ])
+    );
+}
+
+#[test]
+fn a_graph_with_a_loop_exports_as_one_task_running_the_whole_graph() {
+    let ran = graph_project()
+        .args(&["export", "argo", "tools/graphs/loop.yaml", "--image", "strata:1", "--name", "count", "--value", "to=2"])
+        .stdout(r#"# Exported by `strata export argo` from tools/graphs/loop.yaml: one task running `strata run graphs/loop` in `strata:1`.
+# Checked offline against Argo's schema v4.1.2 and strata's checks; submit with `argo submit`.
+# See docs/scale-out.md.
+apiVersion: argoproj.io/v1alpha1
+kind: Workflow
+metadata:
+  name: count
+spec:
+  entrypoint: strata-graph
+  arguments:
+    parameters:
+    - name: inputs
+      description: the graph's inputs, a JSON object
+      value: '{"to":2}'
+  templates:
+  - name: strata-graph
+    dag:
+      tasks:
+      - name: run
+        template: run
+  - name: run
+    container:
+      image: strata:1
+      command:
+      - strata
+      args:
+      - run
+      - graphs/loop
+      - --project
+      - /project
+      - --params-json
+      - '{{workflow.parameters.inputs}}'
+      - --run-id
+      - '{{workflow.name}}'
+      workingDir: /project
+"#)
+        .stderr("note: graph `graphs/loop` has a loop (count -> count): it is exported as one task running `strata run` on the whole graph\n")
+        .status(0)
+        .run();
+    let manifest: Value = serde_yaml::from_str(&ran.stdout).unwrap();
+    let tasks = local::run(&ran, &manifest, "wf-loop");
+    assert_eq!(tasks.len(), 1);
+    let (task, done) = &tasks[0];
+    assert_eq!((task.as_str(), done.phase), ("run", Phase::Succeeded));
+    assert_eq!(done.stdout, "2\n");
+    let by_strata = ran
+        .then(&["run", "graphs/loop", "--quiet", "--input", "to=2"])
+        .status(0)
+        .run();
+    assert_eq!(done.stdout, by_strata.stdout);
+    let cp: Value =
+        serde_json::from_str(&ran.read(".strata/runs/wf-loop/checkpoint.json")).unwrap();
+    assert_eq!(
+        (cp["status"].as_str(), cp["step"].as_u64()),
+        (Some("completed"), Some(3))
+    );
+}
+
+#[test]
+fn an_exported_dag_graph_has_these_tasks() {
+    let ran = graph_project()
+        .args(&[
+            "export",
+            "argo",
+            "tools/graphs/fan.yaml",
+            "--image",
+            "strata:1",
+        ])
+        .stderr("")
+        .status(0)
+        .run();
+    let manifest: Value = serde_yaml::from_str(&ran.stdout).unwrap();
+    let tasks: Vec<Value> = list(&manifest, "/spec/templates/0/dag/tasks")
+        .iter()
+        .map(|t| json!([t["name"], t["depends"], t["when"], t["withParam"]]))
+        .collect();
+    let next =
+        |from: &str, to: &str| format!("'{{{{tasks.{from}.outputs.parameters.next}}}}' == '{to}'");
+    assert_eq!(
+        tasks,
+        [
+            json!(["start", null, null, null]),
+            json!(["measure", "start.Succeeded", next("start", "measure"), null]),
+            json!([
+                "measure-each",
+                "measure.Succeeded",
+                null,
+                "{{tasks.measure.outputs.parameters.indexes}}"
+            ]),
+            json!([
+                "measure-collect",
+                "measure-each.Succeeded || measure-each.Skipped",
+                null,
+                null
+            ]),
+            json!([
+                "sum",
+                "measure-collect.Succeeded",
+                next("measure-collect", "sum"),
+                null
+            ]),
+            json!(["many", "sum.Succeeded", next("sum", "many"), null]),
+            json!(["few", "sum.Succeeded", next("sum", "few"), null]),
+            json!(["none", "start.Succeeded", next("start", "none"), null]),
+        ]
+    );
+    assert_eq!(
+        manifest["spec"]["arguments"],
+        json!({"parameters": [{"name": "inputs", "description": "the graph's inputs, a JSON object", "value": "{\"words\":[\"a\",\"bb\",\"ccc\"]}"}]})
+    );
+    ran.then(&["run", "graphs/fan", "--run-id", "fp", "--quiet"])
+        .status(0)
+        .run();
+    let cp: Value = serde_json::from_str(&ran.read(".strata/runs/fp/checkpoint.json")).unwrap();
+    let fingerprint = cp["fingerprint"].as_str().unwrap();
+    let start = list(&manifest, "/spec/templates/1/container/args");
+    assert_eq!(
+        start
+            .iter()
+            .map(|a| a.as_str().unwrap())
+            .collect::<Vec<_>>(),
+        [
+            "walk",
+            "graphs/fan",
+            "--node",
+            "start",
+            "--fingerprint",
+            fingerprint,
+            "--project",
+            "/project",
+            "--walks",
+            "/tmp/strata/in",
+            "--output",
+            "/tmp/strata/out",
+            "--limit",
+            "262144",
+            "--start",
+            "--params-json",
+            "{{workflow.parameters.inputs}}",
+            "--run-id",
+            "{{workflow.name}}"
+        ]
+    );
+    let handled = ran
+        .then(&[
+            "export",
+            "argo",
+            "tools/graphs/handled.yaml",
+            "--image",
+            "strata:1",
+        ])
+        .status(0)
+        .run();
+    let manifest: Value = serde_yaml::from_str(&handled.stdout).unwrap();
+    let report = list(&manifest, "/spec/templates/0/dag/tasks")
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(report["depends"], "start.Succeeded || measure-collect.Succeeded || sum.Succeeded || many.Succeeded || few.Succeeded || none.Succeeded");
+}
+
+#[test]
+fn every_shipped_graph_exports_and_passes_the_check() {
+    let project = Test::new().shipped();
+    let graphs = [
+        (
+            "agent_loop",
+            Some("think -> plan -> think"),
+            "2 templates and 1 task",
+        ),
+        (
+            "recover",
+            Some("summarise -> recover -> summarise"),
+            "2 templates and 1 task",
+        ),
+        ("retry", Some("try -> try"), "2 templates and 1 task"),
+        ("words", None, "8 templates and 7 tasks"),
+    ];
+    for (graph, cycle, holds) in graphs {
+        let file = format!("tools/graphs/{graph}.yaml");
+        let note = match cycle {
+            Some(c) => format!("note: graph `graphs/{graph}` has a loop ({c}): it is exported as one task running `strata run` on the whole graph\n"),
+            None => String::new(),
+        };
+        project
+            .then(&["export", "argo", &file, "--image", "strata:test", "--check"])
+            .stdout(&format!(
+                "{file}: exported and checked: a Workflow with {holds} (Argo's schema v4.1.2 and strata's checks)\n"
+            ))
+            .stderr(&note)
+            .status(0)
+            .run();
+    }
+}
+
+/// `strata export argo tools/graphs/x.yaml <args…>` of graph `graph` refused with `stderr`.
+fn graph_refused(graph: &str, args: &[&str], stderr: &str) {
+    let mut argv = vec![
+        "export",
+        "argo",
+        "tools/graphs/x.yaml",
+        "--image",
+        "strata:1",
+    ];
+    argv.extend_from_slice(args);
+    graph_project()
+        .tool("graphs/x", graph)
+        .file(".env", "API_TOKEN=s3cr3t-value\n")
+        .args(&argv)
+        .stdout("")
+        .stderr(stderr)
+        .status(2)
+        .run();
+}
+
+#[test]
+fn bad_graphs_and_inputs_are_refused_with_a_clear_error() {
+    graph_refused(
+        "kind: graph\nnodes:\n  a_b: {kind: gate, next: a-b}\n  a-b: {kind: return, output: 1}\n",
+        &[],
+        "error[argo]: nodes `a_b` and `a-b` both become the Argo task `a-b`
+  --> tools/graphs/x.yaml:4:8
+  |
+4 |   a-b: {kind: return, output: 1}
+  |        ^
+   = field: nodes.a-b
+   = help: task names map `_` to `-`; rename one of them
+",
+    );
+    graph_refused(
+        "kind: graph\nnodes:\n  x: {kind: foreach, over: [1], do: {kind: gate}, next: x_each}\n  x_each: {kind: return, output: 1}\n",
+        &[],
+        "error[argo]: two node tasks would be named `x-each`
+  --> tools/graphs/x.yaml:4:11
+  |
+4 |   x_each: {kind: return, output: 1}
+  |           ^
+   = field: nodes.x_each
+   = help: a foreach node `x` has the tasks `x`, `x-each` and `x-collect`; rename the node that clashes
+",
+    );
+    graph_refused(
+        "kind: graph\nnodes:\n  strata-graph: {kind: return, output: 1}\n",
+        &[],
+        "error[argo]: node `strata-graph` becomes the Argo task `strata-graph`, a name the export uses for itself
+  --> tools/graphs/x.yaml:3:17
+  |
+3 |   strata-graph: {kind: return, output: 1}
+  |                 ^
+   = field: nodes.strata-graph
+   = help: rename it
+",
+    );
+    graph_refused(
+        LOOP,
+        &["--value", "to=x"],
+        "error[params]: parameter `to` must be an integer, got `x`
+   = help: the parameters are: to (integer, default 3)
+",
+    );
+    graph_refused(
+        FAN,
+        &["--value-json", "words=[\"s3cr3t-value\"]"],
+        "error[argo]: the manifest would hold the value of secret `API_TOKEN` (at spec.arguments.parameters[0].value)
+   = help: a manifest never holds a secret: keep it in the Kubernetes Secret named with --secret, and let the tool read its variable
+",
+    );
+}
+
+#[test]
+fn walk_refuses_what_it_cannot_take_on() {
+    let ran = graph_project()
+        .file("empty/.keep", "")
+        .args(&["walk", "graphs/fan", "--node", "strat"])
+        .stdout("")
+        .stderr("error[request]: graph `graphs/fan` has no node `strat`\n   = help: did you mean `start`?\n")
+        .status(2)
+        .run();
+    let refused = |args: &[&str], stderr: &str| {
+        let mut argv = vec!["walk", "graphs/fan"];
+        argv.extend_from_slice(args);
+        ran.then(&argv).stdout("").stderr(stderr).status(2).run();
+    };
+    refused(
+        &["--node", "start", "--fingerprint", "0123456789abcdef"],
+        "error[request]: graph `graphs/fan` is not the one the workflow was exported from\n   = help: rebuild the image from the project the workflow was exported from\n",
+    );
+    refused(
+        &["--node", "measure", "--start"],
+        "error[request]: a run of graph `graphs/fan` starts at `start`, not `measure`\n",
+    );
+    refused(
+        &["--node", "sum", "--walks", "empty"],
+        "error[request]: no walk in `empty` goes on to node `sum`\n",
+    );
+    refused(
+        &["--node", "measure", "--part", "element", "--walks", "empty"],
+        "error[request]: --part element needs --index\n",
+    );
+    refused(
+        &["--node", "start", "--start", "--params-json", "[1]"],
+        "error[request]: --params-json must be a JSON object\n",
+    );
+    ran.then(&["walk", "graphs/fan", "--node", "start", "--start", "--run-id", "w1", "--output", "two"])
+        .stdout("")
+        .stderr("run w1: starting graphs/fan at `start`\nstep 1 start (gate) -> measure (when length(state.words) > 0): words = [\"a\",\"bb\",\"ccc\"] (was [])\n")
+        .status(0)
+        .run();
+    assert_eq!(ran.read("two/next"), "measure");
+    std::fs::copy(
+        ran.path().join("two/walk.json"),
+        ran.path().join("two/again.json"),
+    )
+    .unwrap();
+    refused(
+        &["--node", "measure", "--part", "items", "--walks", "two"],
+        "error[request]: 2 walks in `two` go on to node `measure`; a run walks one path\n",
+    );
 }
