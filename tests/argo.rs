@@ -1314,3 +1314,45 @@ fn walk_refuses_what_it_cannot_take_on() {
         "error[request]: 2 walks in `two` go on to node `measure`; a run walks one path\n",
     );
 }
+
+#[test]
+fn a_foreach_element_above_the_parameter_limit_fails_with_a_clear_error() {
+    use Phase::*;
+    let ran = graph_project()
+        .args(&[
+            "export",
+            "argo",
+            "tools/graphs/fan.yaml",
+            "--image",
+            "strata:1",
+            "--parameter-limit",
+            "30",
+            "-o",
+            "wf.yaml",
+        ])
+        .stderr("wrote wf.yaml: a Workflow with 9 templates and 8 tasks\n")
+        .status(0)
+        .run();
+    let manifest: Value = serde_yaml::from_str(&ran.read("wf.yaml")).unwrap();
+    let tasks = local::run(&ran, &manifest, "wf-big");
+    let ended: Vec<(&str, Phase)> = tasks.iter().map(|(t, d)| (t.as_str(), d.phase)).collect();
+    assert_eq!(
+        ended,
+        [
+            ("start", Succeeded),
+            ("measure", Succeeded),
+            ("measure-each", Succeeded),
+            ("measure-collect", Failed),
+            ("sum", Omitted),
+            ("many", Omitted),
+            ("few", Omitted),
+            ("none", Skipped),
+        ]
+    );
+    let walk = carried(&tasks[3].1, "walk");
+    assert_eq!(
+        walk["failure"],
+        "node `measure`: element 0: its output is 40 bytes of JSON, more than the parameter limit (30 bytes); a fan-out's outputs travel as parameters"
+    );
+    assert_eq!(ran.read("pods/measure/out/walk.json"), "\"artifact\"");
+}
