@@ -54,7 +54,7 @@ pub(crate) fn items(
     exec: &Exec<'_>,
     node: &Node,
     f: &Foreach,
-    root: &Value,
+    root: &dyn ContextSource,
     warnings: &mut Vec<Warning>,
 ) -> Result<Vec<Value>, Failure> {
     match exec.render(&f.over, root, &key(&node.path, "over"), warnings)? {
