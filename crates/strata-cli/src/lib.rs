@@ -2,11 +2,14 @@
 //! diagnostics for people.
 
 mod check_cmd;
+mod completions_cmd;
+mod config_cmd;
 mod directive_cmd;
 mod exec_runner;
 mod explain_cmd;
 mod export_cmd;
 mod graph_cmd;
+mod init_cmd;
 mod plan_cmd;
 mod plan_resolve;
 mod plan_run;
@@ -18,6 +21,7 @@ mod respond_cmd;
 mod run;
 mod runs_cmd;
 mod scope_args;
+mod style;
 mod tools;
 mod walk_cmd;
 
@@ -29,17 +33,29 @@ use clap::{Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(
     name = "strata",
-    version,
+    version = env!("STRATA_VERSION"),
     about = "Layered interpolation of tool-execution configs, and the tools, directives, graphs and plans they describe",
     long_about = None
 )]
 struct Cli {
+    /// When to colour diagnostics and progress (auto: when the output is a terminal and
+    /// NO_COLOR is not set)
+    #[arg(
+        long,
+        value_enum,
+        global = true,
+        value_name = "WHEN",
+        default_value = "auto"
+    )]
+    color: style::ColorWhen,
     #[command(subcommand)]
     command: Command,
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Create a new project: runtimes, an example tool, a directive and a graph that run
+    Init(init_cmd::InitArgs),
     /// Render a YAML or JSON document through the interpolation layers
     Render(render::RenderArgs),
     /// Check every tool, runtime, directive, hook and plan for mistakes
@@ -64,6 +80,10 @@ enum Command {
     Export(export_cmd::ExportArgs),
     /// Run one node of a graph from the checkpoint the node before it left (what an exported workflow's task runs)
     Walk(walk_cmd::WalkArgs),
+    /// Show the project's settings (strata.yaml, STRATA_* variables) and where each came from
+    Config(config_cmd::ConfigArgs),
+    /// Print the shell completion script (bash, zsh, fish, elvish, powershell)
+    Completions(completions_cmd::CompletionsArgs),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -73,11 +93,15 @@ enum Command {
 /// dies of that signal (see `strata_exec::install_interrupt_handler`).
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    cli.color.apply();
     if let Err(e) = strata_exec::install_interrupt_handler() {
         eprintln!("error: cannot install the signal handler: {e}");
         return ExitCode::from(run::STRATA_FAILED);
     }
     match cli.command {
+        Command::Init(args) => init_cmd::run(args),
+        Command::Completions(args) => completions_cmd::run(args),
+        Command::Config(args) => config_cmd::run(args),
         Command::Render(args) => render::run(args),
         Command::Check(args) => check_cmd::run(args),
         Command::Explain(args) => explain_cmd::run(args),

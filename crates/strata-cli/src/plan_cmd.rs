@@ -128,7 +128,7 @@ pub fn read_stdin(limits: &Limits) -> Result<StdinPlan, Error> {
 
 /// Prints errors rustc-style, with a snippet of `doc` when they point into it.
 pub fn print_errors(errors: &[Error], doc: Option<&Document>) {
-    let mut err = std::io::stderr().lock();
+    let mut err = anstream::stderr().lock();
     for e in errors {
         let _ = err.write_all(format_error(e, doc).as_bytes());
     }

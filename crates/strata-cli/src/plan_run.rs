@@ -547,7 +547,7 @@ struct Progress {
 impl Progress {
     fn say(&self, line: &str) {
         if !self.quiet {
-            eprintln!("{line}");
+            anstream::eprintln!("{line}");
         }
     }
 

@@ -85,7 +85,7 @@ pub fn run(args: RenderArgs) -> ExitCode {
     let doc = match load(args.file.as_ref(), &limits) {
         Ok(doc) => doc,
         Err(e) => {
-            eprint!("{}", format_error(&e, None));
+            anstream::eprint!("{}", format_error(&e, None));
             return ExitCode::FAILURE;
         }
     };
@@ -96,7 +96,7 @@ pub fn run(args: RenderArgs) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprint!("{}", format_error(&doc.locate_error(e), Some(&doc)));
+            anstream::eprint!("{}", format_error(&doc.locate_error(e), Some(&doc)));
             ExitCode::FAILURE
         }
     }
@@ -156,7 +156,7 @@ fn render(args: &RenderArgs, doc: &Document, limits: &Limits) -> Result<String, 
     let template = Template::compile(&doc.value, &chain, limits)?;
     let out = template.render(&scope, &RenderOptions::strict_if(args.strict))?;
     for w in &out.warnings {
-        eprint!("{}", format_warning(w, Some(doc)));
+        anstream::eprint!("{}", format_warning(w, Some(doc)));
     }
     let value = out.value.into_json();
     Ok(match args.format {

@@ -5,6 +5,8 @@ use std::fmt::Write as _;
 use strata_core::{Error, Warning};
 use strata_doc::Document;
 
+use crate::style::{paint, ERROR, HEADLINE, NOTE, WARNING};
+
 fn snippet(out: &mut String, doc: &Document, line: usize, column: usize, width: usize) {
     source_snippet(out, &doc.text, line, column, width);
 }
@@ -40,9 +42,35 @@ pub fn line_snippet(
     let (shown, column) = window(text, ascii, column.max(1));
     let available = shown.chars().count().saturating_sub(column - 1).max(1);
     let carets = "^".repeat(width.clamp(1, available));
-    let _ = writeln!(out, "{pad} |");
-    let _ = writeln!(out, "{line} | {shown}");
-    let _ = writeln!(out, "{pad} | {}{carets}", " ".repeat(column - 1));
+    let bar = paint(NOTE, "|");
+    let _ = writeln!(out, "{pad} {bar}");
+    let _ = writeln!(out, "{} {bar} {shown}", paint(NOTE, line));
+    let _ = writeln!(
+        out,
+        "{pad} {bar} {}{}",
+        " ".repeat(column - 1),
+        paint(HEADLINE, carets)
+    );
+}
+
+/// `error[layer]: message` (or `warning…`), the label in its colour and the rest in bold.
+pub fn headline(label: &str, code: &str, message: &str) -> String {
+    let style = if label == "error" { ERROR } else { WARNING };
+    format!(
+        "{}{}\n",
+        paint(style, format!("{label}[{code}]")),
+        paint(HEADLINE, format!(": {message}"))
+    )
+}
+
+/// `  --> file:line:col`.
+pub fn arrow(file: &str, line: usize, column: usize) -> String {
+    format!("  {} {file}:{line}:{column}\n", paint(NOTE, "-->"))
+}
+
+/// `   = label: text`.
+pub fn note(label: &str, text: &str) -> String {
+    format!("   {} {text}\n", paint(NOTE, format!("= {label}:")))
 }
 
 /// The part of a long line shown around `column` (1-based), and the column within it.
@@ -81,40 +109,40 @@ fn window(text: &str, ascii: bool, column: usize) -> (String, usize) {
 
 /// Formats an error: headline, location, source snippet, field path and hint.
 pub fn format_error(err: &Error, doc: Option<&Document>) -> String {
-    let mut out = format!("error[{}]: {}\n", err.layer, err.message);
+    let mut out = headline("error", &err.layer.to_string(), &err.message);
     let width = err.span.map_or(1, |s| s.end.saturating_sub(s.start));
     if let Some(loc) = &err.location {
-        let _ = writeln!(out, "  --> {}:{}:{}", loc.file, loc.line, loc.column);
+        out.push_str(&arrow(&loc.file, loc.line, loc.column));
         if let Some(doc) = doc.filter(|d| d.name == loc.file) {
             snippet(&mut out, doc, loc.line, loc.column, width);
         }
     }
     if !err.path.is_root() || err.span.is_some() {
-        let _ = write!(out, "   = field: {}", err.path);
-        if let Some(span) = err.span {
-            let _ = write!(out, " (bytes {}..{})", span.start, span.end);
-        }
-        out.push('\n');
+        out.push_str(&note("field", &field_text(&err.path, err.span)));
     }
     if let Some(hint) = &err.hint {
-        let _ = writeln!(out, "   = help: {hint}");
+        out.push_str(&note("help", hint));
     }
     out
 }
 
+/// `config.args[1] (bytes 3..9)`.
+fn field_text(path: &strata_core::FieldPath, span: Option<strata_core::Span>) -> String {
+    match span {
+        Some(span) => format!("{path} (bytes {}..{})", span.start, span.end),
+        None => path.to_string(),
+    }
+}
+
 /// Formats a warning: headline, location and field path.
 pub fn format_warning(w: &Warning, doc: Option<&Document>) -> String {
-    let mut out = format!("warning[{}]: {}\n", w.layer, w.message);
+    let mut out = headline("warning", &w.layer.to_string(), &w.message);
     if let Some(doc) = doc {
         if let Some((line, column)) = doc.locate(&w.path, w.span.map(|s| s.start)) {
-            let _ = writeln!(out, "  --> {}:{line}:{column}", doc.name);
+            out.push_str(&arrow(&doc.name, line, column));
         }
     }
-    let _ = write!(out, "   = field: {}", w.path);
-    if let Some(span) = w.span {
-        let _ = write!(out, " (bytes {}..{})", span.start, span.end);
-    }
-    out.push('\n');
+    out.push_str(&note("field", &field_text(&w.path, w.span)));
     out
 }
 

@@ -78,7 +78,7 @@ pub fn print_error(err: &Error, project: Option<&Project>) {
             };
             Some(Document::unparsed(&loc.file, text))
         });
-    eprint!("{}", format_error(err, doc.as_ref()));
+    anstream::eprint!("{}", format_error(err, doc.as_ref()));
 }
 
 /// The project of a command: `--project DIR`, or the nearest ancestor with `tools/` of the
@@ -166,7 +166,7 @@ pub fn run(args: RunArgs) -> ExitCode {
 fn print_warnings(call: &Invocation, prepared: &Prepared) {
     for w in &prepared.warnings {
         let doc = call.chain().links.get(w.link).map(|l| &l.doc);
-        eprint!("{}", format_warning(&w.warning, doc));
+        anstream::eprint!("{}", format_warning(&w.warning, doc));
     }
 }
 

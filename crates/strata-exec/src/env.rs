@@ -65,10 +65,16 @@ pub fn resolve_env(
     options: &RenderOptions,
     warnings: &mut Vec<LinkWarning>,
 ) -> Result<ResolvedEnv, Error> {
+    let mut secrets = chain.secrets();
+    for name in &project.settings.secrets.value {
+        if !secrets.contains(name) {
+            secrets.push(name.clone());
+        }
+    }
     let mut env = ResolvedEnv {
         vars: base,
         declared: Vec::new(),
-        secrets: chain.secrets(),
+        secrets,
     };
     for name in &env.secrets {
         env.vars.mark_secret(name);

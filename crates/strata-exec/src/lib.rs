@@ -18,6 +18,7 @@ mod chain;
 mod env;
 mod registry;
 mod runner;
+pub mod settings;
 mod spawn;
 mod spec;
 mod stages;
@@ -30,6 +31,7 @@ pub use env::{
 };
 pub use registry::{Project, ToolEntry};
 pub use runner::ExecRunner;
+pub use settings::Settings;
 pub use spawn::{install_interrupt_handler, spawn, SpawnSpec, DEFAULT_MAX_OUTPUT};
 pub use spec::{build_spec, dry_run_json, DEFAULT_TIMEOUT_SECS};
 pub use stages::{

@@ -9,6 +9,7 @@ use strata_core::{did_you_mean, Error, ErrorKind, Layer, Limits};
 use strata_doc::{Document, Format};
 
 use crate::cache::{CompiledTool, ToolCache};
+use crate::settings::Settings;
 
 /// A project: a directory holding `tools/` (and optionally `.env` and `.venv`). Clones share
 /// one cache of compiled tools.
@@ -16,8 +17,10 @@ use crate::cache::{CompiledTool, ToolCache};
 pub struct Project {
     /// The project root, absolute.
     pub root: PathBuf,
-    /// The limits applied to every document and template.
+    /// The limits applied to every document and template (the settings' limits).
     pub limits: Limits,
+    /// The settings in force: `strata.yaml` and `STRATA_*` variables over the defaults.
+    pub settings: Arc<Settings>,
     cache: Arc<ToolCache>,
 }
 
@@ -33,8 +36,19 @@ pub struct ToolEntry {
 const EXTENSIONS: [&str; 2] = ["yaml", "yml"];
 
 impl Project {
-    /// The project rooted at `root` (which must hold `tools/`).
+    /// The project rooted at `root` (which must hold `tools/`), with its settings
+    /// (`strata.yaml`, then the process's `STRATA_*` variables).
     pub fn at(root: &Path) -> Result<Project, Error> {
+        let mut project = Project::bare(root)?;
+        project.settings = Arc::new(Settings::load(&project.root, &|name| {
+            std::env::var(name).ok()
+        })?);
+        project.limits = project.settings.limits.clone();
+        Ok(project)
+    }
+
+    /// The project rooted at `root` with the default settings (`strata.yaml` is not read).
+    pub fn bare(root: &Path) -> Result<Project, Error> {
         let root = std::path::absolute(root).map_err(|e| {
             Error::new(
                 Layer::REQUEST,
@@ -53,6 +67,7 @@ impl Project {
         Ok(Project {
             root,
             limits: Limits::default(),
+            settings: Arc::default(),
             cache: Arc::default(),
         })
     }
@@ -75,7 +90,9 @@ impl Project {
                     start.display()
                 ),
             )
-            .with_hint("run strata inside a project, or pass --project DIR")),
+            .with_hint(
+                "run strata inside a project, pass --project DIR, or create one with `strata init`",
+            )),
         }
     }
 

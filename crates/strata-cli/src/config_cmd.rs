@@ -1,0 +1,116 @@
+//! `strata config`: the settings in force for the project — `strata.yaml` and `STRATA_*`
+//! variables over the defaults — each with where its value came from.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use serde_json::{json, Map, Value};
+use strata_exec::settings::{limit, Source, LIMIT_KEYS};
+use strata_exec::{Project, Settings};
+
+use crate::run::open_project;
+use crate::style::{paint, NOTE};
+
+/// Options of `strata config`.
+#[derive(Debug, Args)]
+pub struct ConfigArgs {
+    /// Print the settings as JSON (each `{value, source}`)
+    #[arg(long)]
+    pub json: bool,
+    /// The project root (default: the nearest ancestor of the current directory with tools/)
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+}
+
+/// Every setting: its key, its value as JSON, where it came from, and what it does.
+fn rows(s: &Settings) -> Vec<(String, Value, &Source, &'static str)> {
+    let mut rows = vec![
+        (
+            "strict".to_string(),
+            json!(s.strict.value),
+            &s.strict.source,
+            "missing variables, paths and inputs are errors",
+        ),
+        (
+            "jobs".to_string(),
+            json!(s.jobs.value),
+            &s.jobs.source,
+            "plan steps running at once",
+        ),
+        (
+            "secrets".to_string(),
+            json!(s.secrets.value),
+            &s.secrets.source,
+            "environment variables shown as *** everywhere",
+        ),
+    ];
+    for ((key, what), source) in LIMIT_KEYS.iter().zip(&s.limit_sources) {
+        rows.push((
+            format!("limits.{key}"),
+            json!(limit(&s.limits, key)),
+            source,
+            what,
+        ));
+    }
+    rows
+}
+
+/// The settings for people: one aligned line each, then the order in which sources win.
+fn table(project: &Project) -> String {
+    let rows = rows(&project.settings);
+    let cells: Vec<[String; 3]> = rows
+        .iter()
+        .map(|(k, v, src, _)| [k.clone(), v.to_string(), src.to_string()])
+        .collect();
+    let width = |i: usize| {
+        cells
+            .iter()
+            .map(|c| c[i].chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    let (w0, w1, w2) = (width(0), width(1), width(2));
+    let mut out = format!(
+        "settings of {} ({})\n",
+        project.root.display(),
+        strata_exec::settings::FILE
+    );
+    for (c, (_, _, _, what)) in cells.iter().zip(&rows) {
+        let line = format!(
+            "  {:<w0$}  {:<w1$}  {:<w2$}  {}",
+            c[0],
+            c[1],
+            c[2],
+            paint(NOTE, format!("# {what}"))
+        );
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out.push_str("a flag wins over a STRATA_* variable, which wins over strata.yaml, which wins over the default\n");
+    out
+}
+
+fn as_json(project: &Project) -> Value {
+    let mut map = Map::new();
+    for (key, value, source, _) in rows(&project.settings) {
+        map.insert(key, json!({"value": value, "source": source.to_string()}));
+    }
+    Value::Object(map)
+}
+
+/// Runs `strata config`.
+pub fn run(args: ConfigArgs) -> ExitCode {
+    let project = match open_project(args.project.as_deref(), None) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let text = if args.json {
+        serde_json::to_string_pretty(&as_json(&project)).unwrap_or_default() + "\n"
+    } else {
+        table(&project)
+    };
+    let _ = anstream::stdout().lock().write_all(text.as_bytes());
+    ExitCode::SUCCESS
+}

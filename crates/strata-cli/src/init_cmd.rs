@@ -1,0 +1,125 @@
+//! `strata init [DIR]`: a new project that `strata check` passes and `strata run` runs — the
+//! shipped runtimes, one example tool, a directive and a graph calling it, commented project
+//! settings, and a `.gitignore` for the run records.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Args;
+use strata_core::{Error, ErrorKind, Layer};
+
+use crate::run::{print_error, STRATA_FAILED};
+
+/// Options of `strata init`.
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The project directory, created when it does not exist (default: the current directory)
+    #[arg(default_value = ".")]
+    pub dir: PathBuf,
+}
+
+/// Every file of a new project: its path under the project, and its text. The runtimes are
+/// the repository's own files.
+const FILES: [(&str, &str); 10] = [
+    (
+        "tools/runtimes/subprocess.yaml",
+        include_str!("../../../tools/runtimes/subprocess.yaml"),
+    ),
+    (
+        "tools/runtimes/python.yaml",
+        include_str!("../../../tools/runtimes/python.yaml"),
+    ),
+    (
+        "tools/runtimes/node.yaml",
+        include_str!("../../../tools/runtimes/node.yaml"),
+    ),
+    (
+        "tools/runtimes/bash.yaml",
+        include_str!("../../../tools/runtimes/bash.yaml"),
+    ),
+    ("tools/hello.yaml", include_str!("init/hello.yaml")),
+    ("tools/scripts/hello.py", include_str!("init/hello.py")),
+    ("tools/graphs/hello.yaml", include_str!("init/graph.yaml")),
+    ("directives/hello.md", include_str!("init/hello.md")),
+    ("strata.yaml", include_str!("init/strata.yaml")),
+    (".gitignore", include_str!("init/gitignore")),
+];
+
+fn io_error(path: &Path, what: &str, e: &std::io::Error) -> Error {
+    Error::new(
+        Layer::REQUEST,
+        ErrorKind::Io,
+        format!("cannot {what} `{}`: {e}", path.display()),
+    )
+}
+
+/// Writes the files of a new project into `dir`; nothing is written when one of them exists.
+pub fn create(dir: &Path) -> Result<(), Error> {
+    let taken: Vec<&str> = FILES
+        .iter()
+        .map(|(rel, _)| *rel)
+        .filter(|rel| dir.join(rel).exists())
+        .collect();
+    if !taken.is_empty() {
+        return Err(Error::new(
+            Layer::REQUEST,
+            ErrorKind::Invalid,
+            format!(
+                "`{}` already has {}",
+                dir.display(),
+                taken
+                    .iter()
+                    .map(|t| format!("`{t}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )
+        .with_hint(
+            "strata init never overwrites a file: choose a new directory, or move these away",
+        ));
+    }
+    for (rel, text) in FILES {
+        let path = dir.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| io_error(parent, "create", &e))?;
+        }
+        std::fs::write(&path, text).map_err(|e| io_error(&path, "write", &e))?;
+    }
+    Ok(())
+}
+
+/// What to type next, from the directory `init` ran in.
+fn next_steps(dir: &Path) -> String {
+    let mut out = format!("created a strata project in `{}`\n\nnext:\n", dir.display());
+    if dir != Path::new(".") {
+        let _ = writeln!(out, "  cd {}", dir.display());
+    }
+    for line in [
+        "strata check                                        # every file, nothing runs",
+        "strata run hello -p name=Ann                        # the tool",
+        "strata run directives/hello.md --input name=Ann     # a directive calling it",
+        "strata run graphs/hello --input name=Ann            # a graph calling it in a loop",
+        "strata config                                       # the settings in force",
+    ] {
+        let _ = writeln!(out, "  {line}");
+    }
+    out
+}
+
+/// Runs `strata init`.
+pub fn run(args: InitArgs) -> ExitCode {
+    match create(&args.dir) {
+        Ok(()) => {
+            let _ = anstream::stdout()
+                .lock()
+                .write_all(next_steps(&args.dir).as_bytes());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            print_error(&e, None);
+            ExitCode::from(STRATA_FAILED)
+        }
+    }
+}

@@ -1,0 +1,44 @@
+//! Colour for people: the styles of diagnostics and progress lines, and the `--color` choice.
+//!
+//! Text is styled where it is made and printed through `anstream`, which keeps the styles
+//! when the stream is a terminal (or `--color always`) and strips them otherwise: output to a
+//! pipe or a file, `NO_COLOR`, `TERM=dumb` and `--color never` are plain.
+
+use anstyle::{AnsiColor, Style};
+use clap::ValueEnum;
+
+/// `--color`: when strata colours its output.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum ColorWhen {
+    /// When the stream is a terminal and `NO_COLOR` is not set
+    #[default]
+    Auto,
+    /// Always, even into a pipe or a file
+    Always,
+    /// Never
+    Never,
+}
+
+impl ColorWhen {
+    /// Makes this choice the one every `anstream` stream follows.
+    pub fn apply(self) {
+        anstream::ColorChoice::write_global(match self {
+            ColorWhen::Auto => anstream::ColorChoice::Auto,
+            ColorWhen::Always => anstream::ColorChoice::Always,
+            ColorWhen::Never => anstream::ColorChoice::Never,
+        });
+    }
+}
+
+/// `error` and what failed.
+pub const ERROR: Style = AnsiColor::Red.on_default().bold();
+/// `warning` and what is suspicious.
+pub const WARNING: Style = AnsiColor::Yellow.on_default().bold();
+/// The headline of a diagnostic.
+pub const HEADLINE: Style = Style::new().bold();
+/// Arrows, gutters and the labels of a diagnostic's notes.
+pub const NOTE: Style = AnsiColor::Blue.on_default().bold();
+/// `text` in `style` (the escape codes are stripped on the way out when colour is off).
+pub fn paint(style: Style, text: impl std::fmt::Display) -> String {
+    format!("{style}{text}{style:#}")
+}

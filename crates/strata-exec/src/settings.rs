@@ -1,0 +1,434 @@
+//! Project settings a team shares: `strata.yaml` at the project root, and `STRATA_*`
+//! environment variables over it — strict mode, the limits, the default number of plan jobs,
+//! and names of environment variables that are secret everywhere. A command-line flag wins
+//! over the environment, which wins over the file, which wins over the defaults.
+
+use std::fmt;
+use std::path::Path;
+
+use serde_json::Value;
+use strata_core::{did_you_mean, Error, ErrorKind, FieldPath, Layer, Limits, PathSeg};
+use strata_doc::{Document, Format};
+
+/// The settings file, at the project root.
+pub const FILE: &str = "strata.yaml";
+
+/// Plan steps running at once unless a setting or `--jobs` says otherwise.
+pub const DEFAULT_JOBS: usize = 4;
+
+/// The layer settings errors belong to.
+pub const SETTINGS: Layer = Layer::new("settings");
+
+/// The keys of `strata.yaml`.
+const KEYS: [&str; 4] = ["strict", "jobs", "secrets", "limits"];
+
+/// The keys of `limits:` (the fields of [`Limits`]), each with what it bounds.
+pub const LIMIT_KEYS: [(&str, &str); 7] = [
+    ("template_bytes", "bytes of one authored string"),
+    ("placeholders_per_string", "placeholders in one string"),
+    ("default_depth", "nesting of defaults (`${A:-${B:-x}}`)"),
+    ("output_bytes_per_string", "bytes of one rendered string"),
+    ("output_bytes_per_config", "bytes of one rendered document"),
+    (
+        "param_links",
+        "parameter links followed (`a -> b -> c -> d` is 3)",
+    ),
+    ("yaml_nodes", "YAML nodes after alias expansion"),
+];
+
+/// The field of `limits` named `key`.
+fn limit_mut<'l>(limits: &'l mut Limits, key: &str) -> Option<&'l mut usize> {
+    Some(match key {
+        "template_bytes" => &mut limits.template_bytes,
+        "placeholders_per_string" => &mut limits.placeholders_per_string,
+        "default_depth" => &mut limits.default_depth,
+        "output_bytes_per_string" => &mut limits.output_bytes_per_string,
+        "output_bytes_per_config" => &mut limits.output_bytes_per_config,
+        "param_links" => &mut limits.param_links,
+        "yaml_nodes" => &mut limits.yaml_nodes,
+        _ => return None,
+    })
+}
+
+/// The value of limit `key` (one of [`LIMIT_KEYS`]).
+pub fn limit(limits: &Limits, key: &str) -> Option<usize> {
+    limit_mut(&mut limits.clone(), key).map(|v| *v)
+}
+
+/// Where a setting's value came from.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Source {
+    /// Nothing set it.
+    #[default]
+    Default,
+    /// `strata.yaml`, at this line and column.
+    File(usize, usize),
+    /// This environment variable.
+    Env(String),
+    /// A command-line option.
+    Flag(String),
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::Default => write!(f, "default"),
+            Source::File(line, column) => write!(f, "{FILE}:{line}:{column}"),
+            Source::Env(name) => write!(f, "env {name}"),
+            Source::Flag(flag) => write!(f, "flag {flag}"),
+        }
+    }
+}
+
+/// A setting's value and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Setting<T> {
+    /// The value in force.
+    pub value: T,
+    /// Where it came from.
+    pub source: Source,
+}
+
+impl<T> Setting<T> {
+    fn set(&mut self, value: T, source: Source) {
+        self.value = value;
+        self.source = source;
+    }
+}
+
+/// The settings in force for a project.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    /// Missing variables, paths and inputs are errors (`--strict`).
+    pub strict: Setting<bool>,
+    /// Plan steps running at once (`--jobs`).
+    pub jobs: Setting<usize>,
+    /// Environment variables whose values are secret in every tool run.
+    pub secrets: Setting<Vec<String>>,
+    /// The limits.
+    pub limits: Limits,
+    /// Where each limit came from, in the order of [`LIMIT_KEYS`].
+    pub limit_sources: Vec<Source>,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            strict: Setting::default(),
+            jobs: Setting {
+                value: DEFAULT_JOBS,
+                source: Source::Default,
+            },
+            secrets: Setting::default(),
+            limits: Limits::default(),
+            limit_sources: vec![Source::Default; LIMIT_KEYS.len()],
+        }
+    }
+}
+
+/// A settings error about a field of `strata.yaml`, located in it.
+fn file_error(doc: &Document, path: &FieldPath, kind: ErrorKind, message: String) -> Error {
+    doc.locate_error(Error::new(SETTINGS, kind, message).at_path(path))
+}
+
+fn key(k: &str) -> PathSeg {
+    PathSeg::Key(k.to_string())
+}
+
+/// True for an environment variable name (`[A-Z_][A-Z0-9_]*`).
+fn env_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_uppercase() || c == '_')
+        && chars.all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+fn unknown_key(doc: &Document, path: &FieldPath, name: &str, known: &[&str]) -> Error {
+    let hint = match did_you_mean(name, known.iter().copied()) {
+        Some(s) => format!("did you mean `{s}`?"),
+        None => format!("the keys are {}", known.join(", ")),
+    };
+    file_error(
+        doc,
+        path,
+        ErrorKind::UnknownField,
+        format!("unknown setting `{path}`"),
+    )
+    .with_hint(hint)
+}
+
+/// A positive integer, or the error naming what it is for.
+fn positive(value: &Value) -> Option<usize> {
+    value
+        .as_u64()
+        .filter(|n| *n > 0)
+        .and_then(|n| usize::try_from(n).ok())
+}
+
+impl Settings {
+    /// The settings of the project at `root`: `strata.yaml` if there is one, then the
+    /// `STRATA_*` variables `env` returns.
+    pub fn load(root: &Path, env: &dyn Fn(&str) -> Option<String>) -> Result<Settings, Error> {
+        let mut settings = Settings::default();
+        let path = root.join(FILE);
+        if path.is_file() {
+            let bytes = std::fs::read(&path).map_err(|e| {
+                Error::new(
+                    SETTINGS,
+                    ErrorKind::Io,
+                    format!("cannot read `{FILE}`: {e}"),
+                )
+            })?;
+            let doc = Document::parse(FILE, bytes, Format::Yaml, &Limits::default())?;
+            settings.read_file(&doc)?;
+        }
+        settings.read_env(env)?;
+        Ok(settings)
+    }
+
+    fn read_file(&mut self, doc: &Document) -> Result<(), Error> {
+        let map = match &doc.value {
+            Value::Null => return Ok(()),
+            Value::Object(map) => map,
+            other => {
+                return Err(Error::new(
+                    SETTINGS,
+                    ErrorKind::Invalid,
+                    format!("`{FILE}` must be a map of settings, not {}", kind_of(other)),
+                )
+                .with_hint(format!("the keys are {}", KEYS.join(", ")))
+                .at_location(strata_core::Location {
+                    file: FILE.into(),
+                    line: 1,
+                    column: 1,
+                }))
+            }
+        };
+        let at = |path: &FieldPath| {
+            let (line, column) = doc.locate(path, None).unwrap_or((1, 1));
+            Source::File(line, column)
+        };
+        for (name, value) in map {
+            let path = FieldPath(vec![key(name)]);
+            let wrong = |what: &str| {
+                file_error(
+                    doc,
+                    &path,
+                    ErrorKind::Type,
+                    format!("`{name}` must be {what}, not {}", kind_of(value)),
+                )
+            };
+            match name.as_str() {
+                "strict" => {
+                    let v = value.as_bool().ok_or_else(|| wrong("true or false"))?;
+                    self.strict.set(v, at(&path));
+                }
+                "jobs" => {
+                    let v = positive(value).ok_or_else(|| wrong("a positive integer"))?;
+                    self.jobs.set(v, at(&path));
+                }
+                "secrets" => {
+                    let list = value
+                        .as_array()
+                        .ok_or_else(|| wrong("a list of variable names"))?;
+                    let mut names = Vec::new();
+                    for (i, item) in list.iter().enumerate() {
+                        let item_path = path.child(PathSeg::Index(i));
+                        match item.as_str().filter(|n| env_name(n)) {
+                            Some(n) => names.push(n.to_string()),
+                            None => {
+                                return Err(file_error(
+                                    doc,
+                                    &item_path,
+                                    ErrorKind::Invalid,
+                                    format!("`secrets[{i}]` is not an environment variable name"),
+                                )
+                                .with_hint("names such as API_TOKEN: capitals, digits and `_`"))
+                            }
+                        }
+                    }
+                    self.secrets.set(names, at(&path));
+                }
+                "limits" => self.read_limits(doc, &path, value)?,
+                other => return Err(unknown_key(doc, &path, other, &KEYS)),
+            }
+        }
+        Ok(())
+    }
+
+    fn read_limits(
+        &mut self,
+        doc: &Document,
+        path: &FieldPath,
+        value: &Value,
+    ) -> Result<(), Error> {
+        let Value::Object(map) = value else {
+            return Err(file_error(
+                doc,
+                path,
+                ErrorKind::Type,
+                format!("`limits` must be a map of limits, not {}", kind_of(value)),
+            ));
+        };
+        let names: Vec<&str> = LIMIT_KEYS.iter().map(|(k, _)| *k).collect();
+        for (name, v) in map {
+            let here = path.child(key(name));
+            let Some(index) = names.iter().position(|k| k == name) else {
+                return Err(unknown_key(doc, &here, name, &names));
+            };
+            let n = positive(v).ok_or_else(|| {
+                file_error(
+                    doc,
+                    &here,
+                    ErrorKind::Type,
+                    format!(
+                        "`limits.{name}` must be a positive integer, not {}",
+                        kind_of(v)
+                    ),
+                )
+            })?;
+            if let Some(slot) = limit_mut(&mut self.limits, name) {
+                *slot = n;
+            }
+            let (line, column) = doc.locate(&here, None).unwrap_or((1, 1));
+            self.limit_sources[index] = Source::File(line, column);
+        }
+        Ok(())
+    }
+
+    fn read_env(&mut self, env: &dyn Fn(&str) -> Option<String>) -> Result<(), Error> {
+        let bad = |var: &str, text: &str, what: &str| {
+            Error::new(
+                SETTINGS,
+                ErrorKind::Invalid,
+                format!("{var} must be {what}, not `{text}`"),
+            )
+        };
+        let var = "STRATA_STRICT";
+        if let Some(text) = env(var) {
+            let v = match text.as_str() {
+                "1" | "true" | "yes" => true,
+                "0" | "false" | "no" | "" => false,
+                _ => return Err(bad(var, &text, "true or false (1 or 0)")),
+            };
+            self.strict.set(v, Source::Env(var.into()));
+        }
+        let var = "STRATA_JOBS";
+        if let Some(text) = env(var) {
+            let v = text
+                .parse()
+                .ok()
+                .filter(|n| *n > 0)
+                .ok_or_else(|| bad(var, &text, "a positive integer"))?;
+            self.jobs.set(v, Source::Env(var.into()));
+        }
+        let var = "STRATA_SECRETS";
+        if let Some(text) = env(var) {
+            let names: Vec<String> = text
+                .split(',')
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+                .map(str::to_string)
+                .collect();
+            if let Some(n) = names.iter().find(|n| !env_name(n)) {
+                return Err(bad(var, n, "a comma-separated list of variable names"));
+            }
+            self.secrets.set(names, Source::Env(var.into()));
+        }
+        for (index, (name, _)) in LIMIT_KEYS.iter().enumerate() {
+            let var = format!("STRATA_LIMITS_{}", name.to_ascii_uppercase());
+            if let Some(text) = env(&var) {
+                let n = text
+                    .parse()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| bad(&var, &text, "a positive integer"))?;
+                if let Some(slot) = limit_mut(&mut self.limits, name) {
+                    *slot = n;
+                }
+                self.limit_sources[index] = Source::Env(var);
+            }
+        }
+        Ok(())
+    }
+
+    /// Strict mode with the command's `--strict` over the settings.
+    pub fn strict_with(&self, flag: bool) -> bool {
+        flag || self.strict.value
+    }
+}
+
+/// `a string`, `a list`, … for messages.
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(n) if n.is_u64() || n.is_i64() => "an integer",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a map",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(file: &str, vars: &[(&str, &str)]) -> Result<Settings, Error> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(FILE), file).unwrap();
+        let vars: Vec<(String, String)> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Settings::load(dir.path(), &|name| {
+            vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+        })
+    }
+
+    #[test]
+    fn the_environment_wins_over_the_file_which_wins_over_the_defaults() {
+        let s = load(
+            "jobs: 2\nstrict: true\nlimits:\n  param_links: 5\n",
+            &[("STRATA_JOBS", "8")],
+        )
+        .unwrap();
+        assert_eq!(s.jobs.value, 8);
+        assert_eq!(s.jobs.source, Source::Env("STRATA_JOBS".into()));
+        assert!(s.strict.value);
+        assert_eq!(s.strict.source.to_string(), "strata.yaml:2:9");
+        assert_eq!(s.limits.param_links, 5);
+        assert_eq!(s.limit_sources[5].to_string(), "strata.yaml:4:16");
+        assert_eq!(s.limits.yaml_nodes, Limits::default().yaml_nodes);
+        assert_eq!(s.secrets.source, Source::Default);
+    }
+
+    #[test]
+    fn mistakes_are_located_with_a_hint() {
+        let e = load("strict: true\nlimts: {}\n", &[]).unwrap_err();
+        assert_eq!(e.message, "unknown setting `limts`");
+        assert_eq!(e.hint.as_deref(), Some("did you mean `limits`?"));
+        let loc = e.location.clone().unwrap();
+        assert_eq!(
+            (loc.file.as_str(), loc.line, loc.column),
+            ("strata.yaml", 2, 8)
+        );
+        let e = load("limits: {param_link: 4}\n", &[]).unwrap_err();
+        assert_eq!(e.message, "unknown setting `limits.param_link`");
+        assert_eq!(e.hint.as_deref(), Some("did you mean `param_links`?"));
+        let e = load("jobs: many\n", &[]).unwrap_err();
+        assert_eq!(e.message, "`jobs` must be a positive integer, not a string");
+        let e = load("", &[("STRATA_STRICT", "maybe")]).unwrap_err();
+        assert_eq!(
+            e.message,
+            "STRATA_STRICT must be true or false (1 or 0), not `maybe`"
+        );
+        let e = load("secrets: [api_token]\n", &[]).unwrap_err();
+        assert_eq!(
+            e.message,
+            "`secrets[0]` is not an environment variable name"
+        );
+    }
+}

@@ -1,0 +1,134 @@
+//! Starting out: `strata init` makes a project that checks and runs, `--version` names the
+//! commit, `strata completions` prints a shell's script.
+
+mod common;
+use common::{repo, Test};
+
+const NEXT: &str = "created a strata project in `demo`
+
+next:
+  cd demo
+  strata check                                        # every file, nothing runs
+  strata run hello -p name=Ann                        # the tool
+  strata run directives/hello.md --input name=Ann     # a directive calling it
+  strata run graphs/hello --input name=Ann            # a graph calling it in a loop
+  strata config                                       # the settings in force
+";
+
+#[test]
+fn init_makes_a_project_whose_tool_directive_and_graph_run() {
+    let ran = Test::new()
+        .args(&["init", "demo"])
+        .stdout(NEXT)
+        .stderr("")
+        .status(0)
+        .run();
+    assert_eq!(ran.read("demo/.gitignore"), ".strata/\n");
+    ran.then(&["check", "demo"])
+        .stdout("checked 7 files: 0 errors, 0 warnings\n")
+        .status(0)
+        .run();
+    ran.then(&["run", "hello", "--project", "demo", "-p", "name=Ann"])
+        .stdout("{\"greeting\": \"Hello, Ann!\", \"count\": 1}\n")
+        .stderr("")
+        .status(0)
+        .run();
+    ran.then(&[
+        "run",
+        "demo/directives/hello.md",
+        "--input",
+        "name=Ann",
+        "--quiet",
+    ])
+    .stdout(
+        "directive hello: completed\n\n--- prompt ---\nThe tool said: Hello, Ann!\n\n\
+         --- actions ---\n[completed] greet (hello)\n    | {\"greeting\":\"Hello, Ann!\",\"count\":1}\n",
+    )
+    .stderr("")
+    .status(0)
+    .run();
+    ran.then(&[
+        "run",
+        "demo/tools/graphs/hello.yaml",
+        "--input",
+        "name=Ann",
+        "--run-id",
+        "r1",
+    ])
+    .stdout("{\n  \"greetings\": 2,\n  \"last\": \"Hello, Ann!\"\n}\n")
+    .stderr(
+        "run r1: starting graphs/hello at `greet`\n\
+         step 1 greet (action) -> greet (when state.count < inputs.times): count = 1 (was 0), last = \"Hello, Ann!\" (new)\n\
+         step 2 greet (action) -> done (otherwise): count = 2 (was 1)\n\
+         step 3 done (return) -> return: no state change\n\
+         run r1: completed after 3 steps\n",
+    )
+    .status(0)
+    .run();
+    assert!(ran.path().join("demo/.strata/runs/r1").is_dir());
+}
+
+#[test]
+fn init_never_overwrites_a_file() {
+    Test::new()
+        .file("directives/hello.md", "---\nname: mine\n---\nmine\n")
+        .args(&["init"])
+        .stdout("")
+        .stderr(
+            "error[request]: `.` already has `directives/hello.md`\n   \
+             = help: strata init never overwrites a file: choose a new directory, or move these away\n",
+        )
+        .status(2)
+        .run()
+        .then(&["check"])
+        .status(0)
+        .run();
+}
+
+#[test]
+fn version_names_the_commit_of_a_git_checkout() {
+    let commit = std::process::Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(repo())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    let want = match commit {
+        Some(c) => format!("strata {} (commit {c})\n", env!("CARGO_PKG_VERSION")),
+        None => format!("strata {}\n", env!("CARGO_PKG_VERSION")),
+    };
+    Test::new()
+        .args(&["--version"])
+        .stdout(&want)
+        .status(0)
+        .run();
+}
+
+#[test]
+fn completions_print_the_script_of_each_shell() {
+    let bash = Test::new()
+        .args(&["completions", "bash"])
+        .stderr("")
+        .status(0)
+        .run();
+    assert!(bash.stdout.starts_with("_strata() {\n"), "{}", bash.brief());
+    for command in ["init", "completions", "config", "runs", "plan"] {
+        assert!(
+            bash.stdout.contains(&format!("strata,{command})")),
+            "{command}"
+        );
+    }
+    let zsh = bash.then(&["completions", "zsh"]).status(0).run();
+    assert!(zsh.stdout.starts_with("#compdef strata\n"));
+    bash.then(&["completions", "tcsh"])
+        .stdout("")
+        .stderr(
+            "error: invalid value 'tcsh' for '<SHELL>'\n  \
+             [possible values: bash, elvish, fish, powershell, zsh]\n\n  \
+             tip: a similar value exists: 'zsh'\n\n\
+             For more information, try '--help'.\n",
+        )
+        .status(2)
+        .run();
+}
