@@ -43,7 +43,7 @@ pub use field_path::{FieldPath, PathSeg};
 pub use kind::ErrorKind;
 pub use layer::Layer;
 pub use leaves::{for_each_leaf, string_leaves};
-pub use limits::Limits;
+pub use limits::{raise_hint, Limits};
 pub use node::{Node, Rendered};
 pub use origin::Origin;
 pub(crate) use render::RenderCx;

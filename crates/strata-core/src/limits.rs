@@ -42,3 +42,12 @@ impl Default for Limits {
         }
     }
 }
+
+/// How to raise limit `key` (a field of [`Limits`]), for error hints: the project's
+/// `strata.yaml` or its `STRATA_LIMITS_<KEY>` variable (embedders set the field).
+pub fn raise_hint(key: &str) -> String {
+    format!(
+        "raise `limits.{key}` in strata.yaml (or STRATA_LIMITS_{})",
+        key.to_ascii_uppercase()
+    )
+}

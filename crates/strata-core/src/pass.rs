@@ -27,7 +27,10 @@ impl<'a> CompileCx<'a> {
                 ),
             )
             .with_span(span)
-            .with_hint("flatten the nesting or raise the default-depth limit"));
+            .with_hint(format!(
+                "flatten the nesting, or {}",
+                crate::raise_hint("default_depth")
+            )));
         }
         Ok(CompileCx {
             limits: self.limits,
@@ -150,7 +153,10 @@ pub fn run_pass(mut seq: Seq, syntax: &dyn Syntax, cx: &CompileCx<'_>) -> Result
                     ),
                 )
                 .with_span(Span::new(start, start + 1))
-                .with_hint("split the string or raise the placeholders-per-string limit"));
+                .with_hint(format!(
+                    "split the string, or {}",
+                    crate::raise_hint("placeholders_per_string")
+                )));
             }
         }
         out.push(found.part);

@@ -184,7 +184,10 @@ impl<'t, 's> RenderCx<'t, 's> {
                 ),
             )
             .with_span(span)
-            .with_hint("raise the output-bytes-per-string limit if this is intended"));
+            .with_hint(format!(
+                "if this is intended, {}",
+                crate::raise_hint("output_bytes_per_string")
+            )));
         }
         Ok(())
     }
@@ -213,7 +216,10 @@ impl<'t, 's> RenderCx<'t, 's> {
                     ),
                 )
                 .at_path(&self.path())
-                .with_hint("raise the output-bytes-per-config limit if this is intended"))
+                .with_hint(format!(
+                    "if this is intended, {}",
+                    crate::raise_hint("output_bytes_per_config")
+                )));
             }
         }
         Ok(rendered)
@@ -366,7 +372,10 @@ impl<'t, 's> RenderCx<'t, 's> {
             ),
         )
         .with_span(span)
-        .with_hint("shorten the chain or raise the param-links limit"))
+        .with_hint(format!(
+            "shorten the chain, or {}",
+            crate::raise_hint("param_links")
+        )))
     }
 }
 

@@ -256,7 +256,10 @@ fn compile_string(s: Cow<'_, str>, chain: &Chain, limits: &Limits) -> Result<Nod
                 limits.template_bytes
             ),
         )
-        .with_hint("raise the template-bytes limit, or pass large text as data"));
+        .with_hint(format!(
+            "pass large text as data, or {}",
+            strata_core::raise_hint("template_bytes")
+        )));
     }
     if memchr::memchr2(b'$', b'{', s.as_bytes()).is_none() {
         return Ok(Node::Const(Value::String(s.into_owned())));

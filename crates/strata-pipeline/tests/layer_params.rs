@@ -106,7 +106,7 @@ fn a_longer_chain_is_an_error_naming_it() {
     let e = case().render(&[P], &doc).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "params error at d 0..3: parameter chain is longer than 3 links: a -> b -> c -> d -> e (hint: shorten the chain or raise the param-links limit)"
+        "params error at d 0..3: parameter chain is longer than 3 links: a -> b -> c -> d -> e (hint: shorten the chain, or raise `limits.param_links` in strata.yaml (or STRATA_LIMITS_PARAM_LINKS))"
     );
     let out = case()
         .limits(|l| l.param_links = 4)
@@ -122,7 +122,7 @@ fn the_link_limit_holds_whatever_the_render_order() {
     let e = case().render(&[P], &doc).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "params error at x 0..3: parameter chain is longer than 3 links: x -> a -> b -> c -> d (hint: shorten the chain or raise the param-links limit)"
+        "params error at x 0..3: parameter chain is longer than 3 links: x -> a -> b -> c -> d (hint: shorten the chain, or raise `limits.param_links` in strata.yaml (or STRATA_LIMITS_PARAM_LINKS))"
     );
 }
 

@@ -11,7 +11,7 @@ fn a_100_mb_string_exceeds_the_template_limit() {
     let e = case().render(&FULL, &json!({"big": big})).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "request error at big: string of 104857600 bytes exceeds the template limit of 4194304 bytes (hint: raise the template-bytes limit, or pass large text as data)"
+        "request error at big: string of 104857600 bytes exceeds the template limit of 4194304 bytes (hint: pass large text as data, or raise `limits.template_bytes` in strata.yaml (or STRATA_LIMITS_TEMPLATE_BYTES))"
     );
 }
 
@@ -20,7 +20,7 @@ fn ten_thousand_nested_env_defaults_stop_at_the_depth_limit() {
     let s = format!("{}x{}", "${A:-".repeat(10_000), "}".repeat(10_000));
     assert_eq!(
         case().err(&FULL, &s),
-        "env error at $ 160..59969: defaults are nested more than 32 levels deep (hint: flatten the nesting or raise the default-depth limit)"
+        "env error at $ 160..59969: defaults are nested more than 32 levels deep (hint: flatten the nesting, or raise `limits.default_depth` in strata.yaml (or STRATA_LIMITS_DEFAULT_DEPTH))"
     );
     let shallow = format!("{}x{}", "${A:-".repeat(30), "}".repeat(30));
     assert_eq!(case().one(&FULL, &shallow), json!("x"));
@@ -31,7 +31,7 @@ fn ten_thousand_nested_input_defaults_stop_at_the_depth_limit() {
     let s = format!("{}x{}", "{input:a:".repeat(10_000), "}".repeat(10_000));
     assert_eq!(
         case().err(&FULL, &s),
-        "inputs error at $ 288..99969: defaults are nested more than 32 levels deep (hint: flatten the nesting or raise the default-depth limit)"
+        "inputs error at $ 288..99969: defaults are nested more than 32 levels deep (hint: flatten the nesting, or raise `limits.default_depth` in strata.yaml (or STRATA_LIMITS_DEFAULT_DEPTH))"
     );
 }
 
@@ -40,7 +40,7 @@ fn a_million_placeholders_in_one_string_are_refused() {
     let s = "{p}".repeat(1_000_000);
     assert_eq!(
         case().err(&FULL, &s),
-        "params error at $ 30000..30001: more than 10000 placeholders in one string (hint: split the string or raise the placeholders-per-string limit)"
+        "params error at $ 30000..30001: more than 10000 placeholders in one string (hint: split the string, or raise `limits.placeholders_per_string` in strata.yaml (or STRATA_LIMITS_PLACEHOLDERS_PER_STRING))"
     );
 }
 
@@ -50,13 +50,13 @@ fn rendered_strings_are_bounded() {
     let s = "{mb}".repeat(20);
     assert_eq!(
         c.err(&FULL, &s),
-        "params error at $ 64..68: rendered string exceeds 16777216 bytes (hint: raise the output-bytes-per-string limit if this is intended)"
+        "params error at $ 64..68: rendered string exceeds 16777216 bytes (hint: if this is intended, raise `limits.output_bytes_per_string` in strata.yaml (or STRATA_LIMITS_OUTPUT_BYTES_PER_STRING))"
     );
     let doc = json!({"a": "{mb}".repeat(15), "b": "{mb}".repeat(15), "c": "{mb}".repeat(15), "d": "{mb}".repeat(15), "e": "{mb}".repeat(15)});
     let e = c.render(&FULL, &doc).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "request error at e: rendered document exceeds 67108864 bytes (hint: raise the output-bytes-per-config limit if this is intended)"
+        "request error at e: rendered document exceeds 67108864 bytes (hint: if this is intended, raise `limits.output_bytes_per_config` in strata.yaml (or STRATA_LIMITS_OUTPUT_BYTES_PER_CONFIG))"
     );
 }
 
@@ -75,7 +75,7 @@ fn config_key_references_cannot_explode() {
         .unwrap_err();
     assert_eq!(
         e.to_string(),
-        "params error at k3 64..68: rendered string exceeds 16777216 bytes (hint: raise the output-bytes-per-string limit if this is intended)"
+        "params error at k3 64..68: rendered string exceeds 16777216 bytes (hint: if this is intended, raise `limits.output_bytes_per_string` in strata.yaml (or STRATA_LIMITS_OUTPUT_BYTES_PER_STRING))"
     );
 }
 
@@ -96,12 +96,12 @@ fn limits_are_configurable() {
     });
     assert_eq!(
         c.err(&FULL, "{a}{b}{c}"),
-        "params error at $ 6..7: more than 2 placeholders in one string (hint: split the string or raise the placeholders-per-string limit)"
+        "params error at $ 6..7: more than 2 placeholders in one string (hint: split the string, or raise `limits.placeholders_per_string` in strata.yaml (or STRATA_LIMITS_PLACEHOLDERS_PER_STRING))"
     );
     assert_eq!(c.one(&FULL, "${A:-x}"), json!("x"));
     assert_eq!(
         c.err(&FULL, "${A:-${B:-x}}"),
-        "env error at $ 5..12: defaults are nested more than 1 levels deep (hint: flatten the nesting or raise the default-depth limit)"
+        "env error at $ 5..12: defaults are nested more than 1 levels deep (hint: flatten the nesting, or raise `limits.default_depth` in strata.yaml (or STRATA_LIMITS_DEFAULT_DEPTH))"
     );
 }
 

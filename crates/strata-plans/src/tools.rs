@@ -2,12 +2,11 @@
 //! and every step's arguments can match its tool's parameter schema as far as they are
 //! known before running (constants checked, references left to the run).
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 use strata_core::{Error, ErrorKind, FieldPath, PathSeg};
-use strata_tools::{check, summary, type_name, ToolRunner};
+use strata_tools::{check_known, type_name, ToolRunner};
 
 use crate::plan::{Plan, Step};
 use crate::PLAN;
@@ -58,67 +57,28 @@ pub fn check_arguments(step: &Step, schema: Option<&Value>) -> Result<(), Error>
     };
     let args = &step.args;
     let root_hole = args.holes.iter().find(|h| h.at.is_empty());
-    let (probe, unknown) = match (&args.skeleton, root_hole) {
+    let (known, pending) = match (&args.skeleton, root_hole) {
         (_, Some(hole)) => match hole.fill {
             // One reference as the whole arguments: known only when running.
             crate::compile::Fill::Ref(_) => return Ok(()),
             crate::compile::Fill::Text(_) => return not_a_map("string"),
         },
-        (Value::Object(map), None) if args.is_const() => (Cow::Borrowed(map), Vec::new()),
+        (Value::Object(map), None) if args.is_const() => (map.clone(), Vec::new()),
         (Value::Object(map), None) => {
-            let declared = |k: &str| {
-                schema
-                    .and_then(|s| s.get("properties"))
-                    .and_then(|p| p.get(k))
-                    .is_some()
-            };
-            // A schema that takes any other name: holes cannot fail it by their names.
-            let open = schema
-                .and_then(|s| s.get("additionalProperties"))
-                .is_some_and(|a| a != &Value::Bool(false));
-            let mut probe = Map::new();
-            let mut unknown = Vec::new();
+            let mut known = Map::new();
+            let mut pending = Vec::new();
             for (i, (k, v)) in map.iter().enumerate() {
-                let holed = args.holes.iter().any(|h| h.at.first() == Some(&i));
-                if !holed {
-                    probe.insert(k.clone(), v.clone());
-                } else if !declared(k) && !open {
-                    // A value known only when running: an undeclared name still fails.
-                    probe.insert(k.clone(), Value::Null);
+                if args.holes.iter().any(|h| h.at.first() == Some(&i)) {
+                    pending.push(k.clone());
                 } else {
-                    unknown.push(k.clone());
+                    known.insert(k.clone(), v.clone());
                 }
             }
-            (Cow::Owned(probe), unknown)
+            (known, pending)
         }
         (other, None) => return not_a_map(type_name(other)),
     };
-    let requires = |s: &Value| {
-        s.get("required")
-            .and_then(Value::as_array)
-            .is_some_and(|r| {
-                r.iter()
-                    .any(|n| n.as_str().is_some_and(|n| !unknown.iter().any(|u| u == n)))
-            })
-    };
-    if probe.is_empty() && !schema.is_some_and(requires) {
-        // Nothing known can fail: every name is a hole the schema takes.
-        return Ok(());
-    }
-    // Names whose values are known only when running are not required yet.
-    let relaxed = schema.filter(|_| !unknown.is_empty()).map(|s| {
-        let mut s = s.clone();
-        if let Some(Value::Array(req)) = s.get_mut("required") {
-            req.retain(|r| !r.as_str().is_some_and(|r| unknown.iter().any(|u| u == r)));
-        }
-        s
-    });
-    let relaxed = relaxed.as_ref().or(schema);
-    check(&step.tool, relaxed, &probe).map_err(|mut e| {
-        // The hint lists the parameters as the tool declares them.
-        if let Some(hint) = &mut e.hint {
-            *hint = hint.replace(&summary(relaxed), &summary(schema));
-        }
+    check_known(&step.tool, schema, &known, &pending).map_err(|mut e| {
         e.message = format!("step `{}`: {}", step.id, e.message);
         e.path = FieldPath::root();
         e.at_path(&at)

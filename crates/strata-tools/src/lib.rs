@@ -18,7 +18,8 @@ mod runner;
 pub use fake::FakeTools;
 pub use hooks::{fire, params_path, Firing, Hook, HookCall};
 pub use params::{
-    a_or_an, check, check_schema, coerce, parse_as, summary, type_name, validate, SchemaError,
+    a_or_an, check, check_known, check_schema, coerce, parse_as, summary, type_name, validate,
+    SchemaError,
 };
 pub use record::{stderr_tail, StepError, StepRecord, StepStatus, RECORD_FIELDS};
 pub use result::RunResult;

@@ -453,6 +453,64 @@ pub fn check(tool: &str, schema: Option<&Value>, given: &Map<String, Value>) -> 
     .with_hint(hint))
 }
 
+/// Checks what is known of a call's parameters before anything runs: `known` holds the
+/// values written as constants, `pending` the names whose values are known only when running
+/// (templates, references). A pending name the schema does not take still fails; a pending
+/// name is not required yet. The hint lists the parameters as the tool declares them.
+pub fn check_known(
+    tool: &str,
+    schema: Option<&Value>,
+    known: &Map<String, Value>,
+    pending: &[String],
+) -> Result<(), Error> {
+    let declared = |k: &str| {
+        schema
+            .and_then(|s| s.get("properties"))
+            .and_then(|p| p.get(k))
+            .is_some()
+    };
+    // A schema that takes any other name: pending names cannot fail it by their names.
+    let open = schema
+        .and_then(|s| s.get("additionalProperties"))
+        .is_some_and(|a| a != &Value::Bool(false));
+    let mut probe = known.clone();
+    let mut unknown = Vec::new();
+    for k in pending {
+        if !declared(k) && !open {
+            probe.insert(k.clone(), Value::Null);
+        } else {
+            unknown.push(k.as_str());
+        }
+    }
+    let requires = |s: &Value| {
+        s.get("required")
+            .and_then(Value::as_array)
+            .is_some_and(|r| {
+                r.iter()
+                    .any(|n| n.as_str().is_some_and(|n| !unknown.contains(&n)))
+            })
+    };
+    if probe.is_empty() && !schema.is_some_and(requires) {
+        // Nothing known can fail: every name is pending and the schema takes it.
+        return Ok(());
+    }
+    // Names whose values are known only when running are not required yet.
+    let relaxed = schema.filter(|_| !unknown.is_empty()).map(|s| {
+        let mut s = s.clone();
+        if let Some(Value::Array(req)) = s.get_mut("required") {
+            req.retain(|r| !r.as_str().is_some_and(|r| unknown.contains(&r)));
+        }
+        s
+    });
+    let relaxed = relaxed.as_ref().or(schema);
+    check(tool, relaxed, &probe).map_err(|mut e| {
+        if let Some(hint) = &mut e.hint {
+            *hint = hint.replace(&summary(relaxed), &summary(schema));
+        }
+        e
+    })
+}
+
 /// Types a `-p name=value` string by the declared type of `name`: strings stay strings;
 /// integers, numbers, booleans, null, arrays and objects are parsed. Undeclared names and
 /// untyped parameters stay strings (validation reports unknown names).
