@@ -49,6 +49,11 @@ pub enum Code {
     ParamCycle,
     /// R010: a response field that no source of the directive declares.
     ResponseField,
+    /// R011: an action's parameters cannot match its tool's parameter schema.
+    ActionParams,
+    /// R012: config keys used as parameters refer to each other in a chain longer than the
+    /// `param_links` limit.
+    ParamChain,
     /// L001: `{input:…}` in a tool file, where layer I never runs.
     InputInTool,
     /// L002: a context placeholder in a tool file, where layer C never runs.
@@ -113,6 +118,8 @@ impl Code {
             Code::BadHook => "R008",
             Code::ParamCycle => "R009",
             Code::ResponseField => "R010",
+            Code::ActionParams => "R011",
+            Code::ParamChain => "R012",
             Code::InputInTool => "L001",
             Code::ContextInTool => "L002",
             Code::Spaced => "L003",

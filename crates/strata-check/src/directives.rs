@@ -2,6 +2,7 @@
 //! fields, steps, and text of other layers or systems.
 
 use std::collections::{HashMap, HashSet};
+use std::path::Path;
 use std::sync::Arc;
 
 use strata_core::walk::Seg;
@@ -44,18 +45,47 @@ pub fn check(project: &Project, report: &mut Report) {
     }
     let mut sources = Sources::new(project);
     for path in paths {
-        report.files += 1;
-        let name = project.display_name(&path);
-        let text = match project.read_text(&path) {
-            Ok(text) => text,
-            Err(e) => {
-                report.push(Diagnostic::from_error(&e, &name));
-                continue;
-            }
-        };
-        match Directive::load(&name, &text, &catalog, &hooks, &project.limits) {
-            Ok(d) => check_directive(&mut sources, &d, report),
-            Err(e) => report.push(Diagnostic::from_error(&e, &name)),
+        check_path(&mut sources, &path, &hooks, report);
+    }
+}
+
+/// Checks the directive at `path` with the project hooks it fires; returns it when it
+/// loaded.
+pub fn check_one(project: &Project, path: &Path, report: &mut Report) -> Option<Directive> {
+    let hooks = match load_project_hooks(&project.root, &Catalog(project), &project.limits) {
+        Ok(hooks) => hooks,
+        Err(e) => {
+            report.push(Diagnostic::from_error(&e, "hooks"));
+            Vec::new()
+        }
+    };
+    check_path(&mut Sources::new(project), path, &hooks, report)
+}
+
+fn check_path(
+    sources: &mut Sources<'_>,
+    path: &Path,
+    hooks: &[Arc<Hook>],
+    report: &mut Report,
+) -> Option<Directive> {
+    let project = sources.project;
+    report.files += 1;
+    let name = project.display_name(path);
+    let text = match project.read_text(path) {
+        Ok(text) => text,
+        Err(e) => {
+            report.push(Diagnostic::from_error(&e, &name));
+            return None;
+        }
+    };
+    match Directive::load(&name, &text, &Catalog(project), hooks, &project.limits) {
+        Ok(d) => {
+            check_directive(sources, &d, report);
+            Some(d)
+        }
+        Err(e) => {
+            report.push(Diagnostic::from_error(&e, &name));
+            None
         }
     }
 }
@@ -164,6 +194,7 @@ fn check_directive(sources: &mut Sources<'_>, d: &Directive, report: &mut Report
     }
     lint_strings(d, &declared, report);
     check_responses(sources.project, d, report);
+    crate::actions::check_directive(sources.project, d, report);
     for (i, input) in d.front.inputs.iter().enumerate() {
         if !used.contains(&input.name) {
             let path = FieldPath(vec![

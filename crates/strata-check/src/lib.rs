@@ -8,6 +8,7 @@
 //! its templates are checked too. Diagnostics have stable codes
 //! (`docs/diagnostics.md`).
 
+mod actions;
 mod catalog;
 mod diagnostic;
 mod directives;
@@ -51,6 +52,75 @@ impl Report {
     }
 }
 
+/// What is about to run, for [`check_file`].
+#[derive(Debug, Clone, Copy)]
+pub enum Target<'a> {
+    /// A tool or a graph, by id.
+    Tool(&'a str),
+    /// A directive file.
+    Directive(&'a Path),
+    /// The tools a plan's steps call, by id (the plan itself is checked as it loads).
+    Tools(&'a [String]),
+}
+
+/// Checks one file before it runs, and the tools it calls: a tool through its executor
+/// chain; a graph by its loader, with its actions' parameters and the tools it calls; a
+/// directive with the project hooks it fires, its actions' parameters, and the tools its
+/// actions, hooks and generator call. `strata run` refuses to run when this finds an error.
+pub fn check_file(project: &Project, target: Target<'_>) -> Report {
+    let mut report = Report::default();
+    let mut done: Vec<String> = Vec::new();
+    let mut called: Vec<String> = Vec::new();
+    match target {
+        Target::Tool(id) => {
+            done.push(id.to_string());
+            for graph in tools::check_ids(project, &done, &mut report) {
+                graph_tools(&graph.nodes, &mut called);
+                called.extend(graph.hooks.iter().map(|h| h.tool.clone()));
+            }
+        }
+        Target::Directive(path) => {
+            if let Some(d) = directives::check_one(project, path, &mut report) {
+                called.extend(d.front.actions.iter().map(|a| a.tool.clone()));
+                called.extend(d.front.hooks.iter().map(|h| h.action.tool.clone()));
+                called.extend(d.generator().map(str::to_string));
+            }
+        }
+        Target::Tools(ids) => called.extend(ids.iter().cloned()),
+    }
+    let mut ids: Vec<String> = Vec::new();
+    for id in called {
+        if !done.contains(&id) && !ids.contains(&id) && project.tool_path(&id).is_some() {
+            ids.push(id);
+        }
+    }
+    tools::check_ids(project, &ids, &mut report);
+    sort(&mut report);
+    report
+}
+
+/// The tools the action nodes of a graph call (foreach bodies included).
+fn graph_tools(nodes: &[strata_graph::Node], out: &mut Vec<String>) {
+    for node in nodes {
+        match &node.body {
+            strata_graph::Body::Action(a) => out.push(a.tool.clone()),
+            strata_graph::Body::Foreach(f) => graph_tools(&f.body, out),
+            _ => {}
+        }
+    }
+}
+
+fn sort(report: &mut Report) {
+    report.diagnostics.sort_by(|a, b| {
+        (a.file.as_str(), a.line, a.column, a.code.id()).cmp(&(
+            b.file.as_str(),
+            b.line,
+            b.column,
+            b.code.id(),
+        ))
+    });
+}
+
 /// Checks every tool, runtime, directive, project hook and plan under `root`.
 pub fn check_project(root: &Path, limits: &Limits) -> Result<Report, Error> {
     let mut project = Project::at(root)?;
@@ -60,13 +130,6 @@ pub fn check_project(root: &Path, limits: &Limits) -> Result<Report, Error> {
     directives::check(&project, &mut report);
     prompts::check(&project, &mut report);
     plans::check(&project, &mut report);
-    report.diagnostics.sort_by(|a, b| {
-        (a.file.as_str(), a.line, a.column, a.code.id()).cmp(&(
-            b.file.as_str(),
-            b.line,
-            b.column,
-            b.code.id(),
-        ))
-    });
+    sort(&mut report);
     Ok(report)
 }

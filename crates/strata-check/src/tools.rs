@@ -47,15 +47,27 @@ struct ProjectFacts {
 
 /// Checks every tool of the project.
 pub fn check(project: &Project, report: &mut Report) {
+    check_ids(project, &project.tool_ids(), report);
+}
+
+/// Checks the tools `ids` (graphs by their loader, the others through their executor
+/// chains); returns the graphs that loaded.
+pub fn check_ids(
+    project: &Project,
+    ids: &[String],
+    report: &mut Report,
+) -> Vec<strata_graph::Graph> {
     let mut chains = Vec::new();
+    let mut graphs = Vec::new();
     let mut runtimes = HashSet::new();
-    for id in project.tool_ids() {
+    for id in ids {
+        let id = id.clone();
         report.files += 1;
         if id.starts_with("runtimes/") {
             runtimes.insert(id.clone());
         }
         if is_graph(project, &id) {
-            check_graph(project, &id, report);
+            graphs.extend(check_graph(project, &id, report));
             continue;
         }
         match ToolChain::load(project, &id) {
@@ -74,25 +86,32 @@ pub fn check(project: &Project, report: &mut Report) {
     for chain in &chains {
         check_chain(chain, &project.limits, &facts, report, &mut linted);
     }
+    graphs
 }
 
 /// A graph is checked by its own loader (nodes, edges, state keys, inputs, expressions);
-/// then its step results are read for old spellings.
-fn check_graph(project: &Project, id: &str, report: &mut Report) {
-    let Some(path) = project.tool_path(id) else {
-        return;
-    };
+/// then its step results are read for old spellings, and its actions' parameters against
+/// their tools' schemas. Returns the graph when it loaded.
+fn check_graph(project: &Project, id: &str, report: &mut Report) -> Option<strata_graph::Graph> {
+    let path = project.tool_path(id)?;
     let name = project.display_name(&path);
     let loaded = project
         .read(&path)
         .and_then(|bytes| Document::parse(&name, bytes, Format::Yaml, &project.limits))
         .and_then(|doc| {
-            strata_graph::Graph::load(&doc, id, &Catalog(project), &project.limits)?;
-            Ok(doc)
+            let graph = strata_graph::Graph::load(&doc, id, &Catalog(project), &project.limits)?;
+            Ok((doc, graph))
         });
     match loaded {
-        Ok(doc) => lint_graph_results(&doc, report),
-        Err(e) => report.push(Diagnostic::from_error(&e, &name).with_code(Code::Graph)),
+        Ok((doc, graph)) => {
+            lint_graph_results(&doc, report);
+            crate::actions::check_graph(project, &doc, &graph, report);
+            Some(graph)
+        }
+        Err(e) => {
+            report.push(Diagnostic::from_error(&e, &name).with_code(Code::Graph));
+            None
+        }
     }
 }
 
@@ -285,7 +304,9 @@ fn check_chain(
         }
     }
     unused_params(chain, &config, &used, report);
-    param_cycles(chain, &template, &config_path, report);
+    let edges = param_edges(chain, &template, &config_path);
+    param_cycles(chain, &edges, report);
+    param_chains(chain, &edges, limits.param_links, report);
     for link in &chain.links {
         if linted.insert(link.doc.name.clone()) {
             lint_file(link, limits, report);
@@ -486,40 +507,43 @@ fn check_env_templates(chain: &ToolChain, limits: &Limits, report: &mut Report) 
     }
 }
 
-/// Config keys that refer to each other in a cycle can never render.
-///
-/// One edge per pair of keys (the first reference, where it is reported), and for each key
-/// a breadth-first search for the shortest way back to it through keys that sort after it:
-/// each cycle is found once, from its smallest key, in time linear in the references.
-fn param_cycles(
-    chain: &ToolChain,
-    template: &Template,
-    config_path: &FieldPath,
-    report: &mut Report,
-) {
+/// The references between config keys: `from -> to -> (the referencing field, the
+/// reference)`, one edge per pair of keys (the first reference, where it is reported).
+type Edges = BTreeMap<String, IndexMap<String, (FieldPath, Reference)>>;
+
+/// The references from config fields to config keys, by the top-level field that holds them.
+fn param_edges(chain: &ToolChain, template: &Template, config_path: &FieldPath) -> Edges {
     let config = chain.merged_config();
-    let mut edges: BTreeMap<&str, IndexMap<&str, (FieldPath, Reference)>> = BTreeMap::new();
-    let references = template.references();
-    for (field, r) in &references {
+    let mut edges = Edges::new();
+    for (field, r) in template.references() {
         let Some(PathSeg::Key(from)) = field.0.first() else {
             continue;
         };
-        let Some((to, _)) = config.get_key_value(&r.name) else {
+        if r.layer != Layer::PARAMS
+            || RUNTIME_PARAMS.contains(&r.name.as_str())
+            || !config.contains_key(&r.name)
+            || !config.contains_key(from)
+        {
             continue;
-        };
-        let Some((from, _)) = config.get_key_value(from) else {
-            continue;
-        };
-        if r.layer == Layer::PARAMS && !RUNTIME_PARAMS.contains(&r.name.as_str()) {
-            edges
-                .entry(from.as_str())
-                .or_default()
-                .entry(to.as_str())
-                .or_insert_with(|| (field.under(config_path), r.clone()));
         }
+        let path = field.under(config_path);
+        edges
+            .entry(from.clone())
+            .or_default()
+            .entry(r.name.clone())
+            .or_insert((path, r));
     }
-    for &start in edges.keys() {
-        let Some((cycle, (path, r))) = shortest_cycle(&edges, start) else {
+    edges
+}
+
+/// Config keys that refer to each other in a cycle can never render.
+///
+/// For each key, a breadth-first search for the shortest way back to it through keys that
+/// sort after it: each cycle is found once, from its smallest key, in time linear in the
+/// references.
+fn param_cycles(chain: &ToolChain, edges: &Edges, report: &mut Report) {
+    for start in edges.keys() {
+        let Some((cycle, (path, r))) = shortest_cycle(edges, start) else {
             continue;
         };
         let link = owner(chain, path);
@@ -540,18 +564,17 @@ fn param_cycles(
     }
 }
 
-type Edges<'a> = BTreeMap<&'a str, IndexMap<&'a str, (FieldPath, Reference)>>;
-
 /// The shortest cycle through `start` that visits no key sorting before it (`start -> … ->
 /// start`), with the reference closing it.
 fn shortest_cycle<'e>(
-    edges: &'e Edges<'e>,
+    edges: &'e Edges,
     start: &'e str,
 ) -> Option<(Vec<&'e str>, &'e (FieldPath, Reference))> {
     let mut came_from: HashMap<&str, &str> = HashMap::new();
     let mut queue = std::collections::VecDeque::from([start]);
     while let Some(node) = queue.pop_front() {
-        for (&to, closing) in edges.get(node).into_iter().flatten() {
+        for (to, closing) in edges.get(node).into_iter().flatten() {
+            let to = to.as_str();
             if to == start {
                 let mut inner = Vec::new();
                 let mut at = node;
@@ -572,4 +595,95 @@ fn shortest_cycle<'e>(
         }
     }
     None
+}
+
+/// A chain of parameter references longer than the limit fails when the tool renders: the
+/// first such chain from a field of the config, in the config's order, is reported where
+/// its link past the limit stands — as the render reports it.
+fn param_chains(chain: &ToolChain, edges: &Edges, limit: usize, report: &mut Report) {
+    let depths = depths(edges, limit + 1);
+    let depth_of = |key: &str| depths.get(key).copied().unwrap_or(0);
+    let config = chain.merged_config();
+    for from in config.keys() {
+        if depth_of(from) <= limit {
+            continue;
+        }
+        // Follow the longest way until the link past the limit.
+        let mut names = vec![from.as_str()];
+        let mut at = from.as_str();
+        let mut last = None;
+        while names.len() <= limit + 1 {
+            let Some((to, edge)) = edges
+                .get(at)
+                .and_then(|out| out.iter().max_by_key(|(to, _)| depth_of(to)))
+            else {
+                break;
+            };
+            names.push(to);
+            at = to;
+            last = Some(edge);
+        }
+        let Some((path, r)) = last else {
+            return;
+        };
+        let link = owner(chain, path);
+        let at = link.doc.locate(path, Some(r.span.start)).unwrap_or((1, 1));
+        report.push(
+            Diagnostic::new(
+                Code::ParamChain,
+                &link.doc.name,
+                at,
+                path.clone(),
+                format!(
+                    "parameter chain is longer than {limit} links: {}",
+                    names.join(" -> ")
+                ),
+            )
+            .span(Some(r.span))
+            .help(Some(format!(
+                "shorten the chain, or {}",
+                strata_core::raise_hint("param_links")
+            ))),
+        );
+        return;
+    }
+}
+
+/// The most links a render follows from each key that refers to others, at most `cap`
+/// (a reference back into the way being followed counts one link: cycles are left to
+/// [`param_cycles`]). An explicit stack, so no config costs stack in proportion to its
+/// chains.
+fn depths(edges: &Edges, cap: usize) -> HashMap<&str, usize> {
+    let mut done: HashMap<&str, usize> = HashMap::new();
+    let mut on_way: HashSet<&str> = HashSet::new();
+    for (start, out) in edges {
+        if done.contains_key(start.as_str()) {
+            continue;
+        }
+        let mut stack = vec![(start.as_str(), out.keys(), 0)];
+        on_way.insert(start);
+        while let Some((_, next, best)) = stack.last_mut() {
+            if let Some(to) = next.next() {
+                let to = to.as_str();
+                if let Some(d) = done.get(to) {
+                    *best = (*best).max((1 + d).min(cap));
+                } else if let Some(out) = edges.get(to).filter(|_| !on_way.contains(to)) {
+                    on_way.insert(to);
+                    stack.push((to, out.keys(), 0));
+                } else {
+                    *best = (*best).max(1);
+                }
+                continue;
+            }
+            let Some((key, _, best)) = stack.pop() else {
+                break;
+            };
+            on_way.remove(key);
+            done.insert(key, best);
+            if let Some((_, _, parent)) = stack.last_mut() {
+                *parent = (*parent).max((1 + best).min(cap));
+            }
+        }
+    }
+    done
 }

@@ -43,7 +43,7 @@ pub fn run_cli(args: &RunArgs) -> ExitCode {
         inputs: &args.inputs,
         json: args.json,
         dry_run: args.dry_run,
-        strict: args.strict,
+        strict: project.settings.strict_with(args.strict),
     };
     run(&project, &req).unwrap_or_else(|e| {
         print_error(&e, Some(&project));
@@ -65,6 +65,9 @@ pub fn run(project: &Project, req: &DirectiveRequest<'_>) -> Result<ExitCode, Er
     };
     let hooks = load_project_hooks(&project.root, &runner, &project.limits)?;
     let directive = Directive::load(&shown, &text, &runner, &hooks, &project.limits)?;
+    if crate::check_cmd::refuse_run(project, strata_check::Target::Directive(&absolute), &shown) {
+        return Ok(ExitCode::from(STRATA_FAILED));
+    }
     let mut given = Map::new();
     for pair in req.inputs {
         let (k, v) = split_pair(pair, "--input")?;
@@ -79,15 +82,17 @@ pub fn run(project: &Project, req: &DirectiveRequest<'_>) -> Result<ExitCode, Er
         .chain(directive.generator())
         .collect();
     let secrets = crate::respond_cmd::secret_values(Some(project), &tools, &[]);
-    let report = directive.run(
-        &inputs,
-        &runner,
-        RunOptions {
-            dry_run: req.dry_run,
-            render: RenderOptions::strict_if(req.strict),
-            secrets: &secrets,
-        },
-    )?;
+    let report = directive
+        .run(
+            &inputs,
+            &runner,
+            RunOptions {
+                dry_run: req.dry_run,
+                render: RenderOptions::strict_if(req.strict),
+                secrets: &secrets,
+            },
+        )
+        .map_err(|e| located(&directive, e))?;
     let mut stdout = std::io::stdout().lock();
     if req.json {
         let text = serde_json::to_string_pretty(&report.to_json()).unwrap_or_default();
@@ -107,6 +112,19 @@ pub fn run(project: &Project, req: &DirectiveRequest<'_>) -> Result<ExitCode, Er
         Status::Failed => ExitCode::FAILURE,
         Status::Limited => ExitCode::from(LIMITED),
     })
+}
+
+/// An error about a field of the directive, with its file, line and column.
+fn located(directive: &Directive, mut e: Error) -> Error {
+    if e.location.is_none() && !e.path.is_root() {
+        let (line, column) = directive.locate(&e.path, e.span.map(|s| s.start));
+        e.location = Some(strata_core::Location {
+            file: directive.file.clone(),
+            line,
+            column,
+        });
+    }
+    e
 }
 
 /// What an action returned, as text: its result's text form (compact JSON for data).

@@ -134,26 +134,25 @@ pub fn run(args: &RunArgs, project: &Project, id: &str) -> ExitCode {
 
 fn run_in(args: &RunArgs, project: &Project, id: &str) -> Result<u8, Error> {
     check_options(args)?;
+    let strict = project.settings.strict_with(args.strict);
     let tools = ExecRunner {
         project,
         options: ExecOptions {
-            render: RenderOptions::strict_if(args.strict),
+            render: RenderOptions::strict_if(strict),
             base_env: None,
         },
     };
     let graph = load(project, id, &tools)?;
+    if crate::check_cmd::refuse_run(project, strata_check::Target::Tool(id), id) {
+        return Ok(STRATA_FAILED);
+    }
     let prompts = if strata_graph::uses_prompts(&graph) {
         Some(strata_prompts::PromptManager::load(&project.root)?)
     } else {
         None
     };
     let walker = |dir| {
-        let w = Walker::new(
-            &graph,
-            &tools,
-            Some(dir),
-            RenderOptions::strict_if(args.strict),
-        );
+        let w = Walker::new(&graph, &tools, Some(dir), RenderOptions::strict_if(strict));
         match &prompts {
             Some(p) => w.with_prompts(p),
             None => w,

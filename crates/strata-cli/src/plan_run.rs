@@ -39,9 +39,9 @@ pub struct PlanRunArgs {
     /// The plan: a JSON or YAML file, or `-` for standard input (a whole plan, or steps as
     /// JSON Lines that start as they arrive); optional with --resume
     pub plan: Option<String>,
-    /// The most steps running at once
-    #[arg(long, short = 'j', value_name = "N", default_value_t = DEFAULT_JOBS)]
-    pub jobs: usize,
+    /// The most steps running at once (default: `jobs` in strata.yaml, STRATA_JOBS, or 4)
+    #[arg(long, short = 'j', value_name = "N")]
+    pub jobs: Option<usize>,
     /// A user value for `{{PLACEHOLDER_NAME}}`, as text (repeatable)
     #[arg(long = "value", value_name = "NAME=TEXT")]
     pub values: Vec<String>,
@@ -57,7 +57,8 @@ pub struct PlanRunArgs {
     /// No progress lines
     #[arg(long)]
     pub quiet: bool,
-    /// Treat missing environment variables in tool configs as errors
+    /// Missing environment variables in tool configs are errors (also `strict: true` in
+    /// strata.yaml, or STRATA_STRICT=1)
     #[arg(long)]
     pub strict: bool,
     /// The id of the new run (default: date, time and a random suffix)
@@ -139,7 +140,7 @@ fn run_in(args: &PlanRunArgs, project: &Project) -> Result<u8, Failure> {
     let tools = ExecRunner {
         project,
         options: ExecOptions {
-            render: RenderOptions::strict_if(args.strict),
+            render: RenderOptions::strict_if(project.settings.strict_with(args.strict)),
             base_env: None,
         },
     };
@@ -174,6 +175,16 @@ fn run_in(args: &PlanRunArgs, project: &Project) -> Result<u8, Failure> {
         }
         if args.dry_run {
             return Ok(dry_run(args, plan, &tools, &values));
+        }
+        let mut called: Vec<String> = Vec::new();
+        for step in &plan.steps {
+            if !called.contains(&step.tool) {
+                called.push(step.tool.clone());
+            }
+        }
+        let shown = shown_name(project, path);
+        if crate::check_cmd::refuse_run(project, strata_check::Target::Tools(&called), &shown) {
+            return Ok(STRATA_FAILED);
         }
     }
     let store = RunStore::new(&project.root);
@@ -380,7 +391,7 @@ fn execute(
         writer: Some(Writer::start(dir.clone())),
         save_error: None,
     };
-    let jobs = args.jobs.max(1);
+    let jobs = args.jobs.unwrap_or(project.settings.jobs.value).max(1);
     let outcome = match source {
         Source::Whole {
             plan, doc, name, ..

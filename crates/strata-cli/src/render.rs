@@ -69,9 +69,27 @@ pub struct RenderArgs {
     pub batch: bool,
 }
 
+/// The settings of the project around the current directory, when there is one (a render
+/// needs no project; a broken `strata.yaml` is still an error).
+fn settings() -> Result<strata_exec::Settings, Error> {
+    match strata_exec::Project::discover(std::path::Path::new(".")) {
+        Ok(p) => Ok((*p.settings).clone()),
+        Err(e) if e.layer == strata_exec::settings::SETTINGS => Err(e),
+        Err(_) => Ok(strata_exec::Settings::default()),
+    }
+}
+
 /// Runs `strata render`.
-pub fn run(args: RenderArgs) -> ExitCode {
-    let limits = Limits::default();
+pub fn run(mut args: RenderArgs) -> ExitCode {
+    let settings = match settings() {
+        Ok(s) => s,
+        Err(e) => {
+            crate::run::print_error(&e, None);
+            return ExitCode::FAILURE;
+        }
+    };
+    args.strict = settings.strict_with(args.strict);
+    let limits = settings.limits;
     if args.batch {
         let stdin = io::stdin().lock();
         return match batch::serve(stdin, io::stdout().lock(), &limits) {

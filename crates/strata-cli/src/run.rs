@@ -38,7 +38,8 @@ pub struct RunArgs {
     /// Print every config field after each of stages 3–6 and the spawn spec; does not run
     #[arg(long)]
     pub explain: bool,
-    /// Treat missing environment variables as errors
+    /// Missing values are errors: environment variables, context paths and inputs (also
+    /// `strict: true` in strata.yaml, or STRATA_STRICT=1)
     #[arg(long)]
     pub strict: bool,
     /// The project root (default: the nearest ancestor of the current directory with tools/)
@@ -154,6 +155,10 @@ pub fn run(args: RunArgs) -> ExitCode {
     if crate::graph_cmd::is_graph(&project, &id) {
         return crate::graph_cmd::run(&args, &project, &id);
     }
+    if !args.explain && crate::check_cmd::refuse_run(&project, strata_check::Target::Tool(&id), &id)
+    {
+        return ExitCode::from(STRATA_FAILED);
+    }
     match run_in(&args, &project, &id) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
@@ -173,7 +178,7 @@ fn print_warnings(call: &Invocation, prepared: &Prepared) {
 fn run_in(args: &RunArgs, project: &Project, id: &str) -> Result<u8, Error> {
     let caller = caller_params(args)?;
     let opts = ExecOptions {
-        render: RenderOptions::strict_if(args.strict),
+        render: RenderOptions::strict_if(project.settings.strict_with(args.strict)),
         base_env: None,
     };
     let call = Invocation::new(project, id, &caller, &opts)?;

@@ -180,7 +180,12 @@ impl Settings {
                     format!("cannot read `{FILE}`: {e}"),
                 )
             })?;
-            let doc = Document::parse(FILE, bytes, Format::Yaml, &Limits::default())?;
+            let doc = Document::parse(FILE, bytes, Format::Yaml, &Limits::default()).map_err(
+                |mut e| {
+                    e.layer = SETTINGS;
+                    e
+                },
+            )?;
             settings.read_file(&doc)?;
         }
         settings.read_env(env)?;
