@@ -14,7 +14,7 @@ fn project() -> Test {
 #[test]
 fn greet_uses_all_four_input_forms_with_defaults() {
     project()
-        .args(&["run", "directives/greet.md", "--input", "name=Ann"])
+        .args(&["run", "directives/greet.md", "--input", "name=Ann", "--quiet"])
         .stdout("directive greet: completed\n\n--- prompt ---\nSay hello to Ann, 1 time(s); the tool printed 16 characters.\n\n--- actions ---\n[completed] say (examples/echo)\n    | Hello, Ann! (x1)\n")
         .stderr("")
         .status(0)
@@ -102,7 +102,7 @@ fn dry_run_renders_everything_and_runs_nothing() {
             "--dry-run",
         ])
         .stdout("directive release_check: dry run\n\n--- prompt ---\nRelease check for 2.0 (fast):  part(s).\n\n--- actions ---\n[dry run] announce (examples/echo)\n    params: {\"message\":\"checking 2.0\"}\n[dry run] parts (examples/words)\n    params: {\"text\":\"2.0\"}\n\n--- hooks ---\n[dry run] log_start on directive_started (examples/log)\n")
-        .stderr("warning[context]: context path `steps.parts.result.words` not found (body)\n")
+        .stderr("hook log_start on directive_started (examples/log): dry run\nwarning[context]: context path `steps.parts.result.words` not found (body)\n")
         .run();
     assert!(!o.path().join(".strata").exists());
 }

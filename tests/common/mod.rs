@@ -608,3 +608,20 @@ fn copy_tree(from: &Path, to: &Path) {
         std::fs::copy(from, to).unwrap_or_else(|e| panic!("{}: {e}", from.display()));
     }
 }
+
+/// Durations vary: ` in 12 ms` becomes ` in N ms` in progress lines.
+pub fn timeless(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(k) = rest.find(" in ") {
+        out.push_str(&rest[..k + 4]);
+        rest = &rest[k + 4..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && rest[digits..].starts_with(" ms") {
+            out.push('N');
+            rest = &rest[digits..];
+        }
+    }
+    out.push_str(rest);
+    out
+}

@@ -6,11 +6,14 @@ use std::process::ExitCode;
 
 use serde_json::{Map, Value};
 use strata_core::{Error, RenderOptions};
-use strata_directive::{load_project_hooks, ActionOutcome, Directive, Report, RunOptions, Status};
+use strata_directive::{
+    load_project_hooks, ActionOutcome, Directive, Report, RunOptions, Status, Watch,
+};
 use strata_exec::Project;
 use strata_tools::{StepRecord, StepStatus};
 
 use crate::exec_runner::ExecRunner;
+use crate::progress::Mode;
 use crate::run::{open_project, print_error, RunArgs, STRATA_FAILED};
 use crate::scope_args::split_pair;
 
@@ -29,6 +32,8 @@ pub struct DirectiveRequest<'a> {
     pub dry_run: bool,
     /// `--strict`.
     pub strict: bool,
+    /// How progress is shown (`--json`, `--quiet`).
+    pub progress: Mode,
 }
 
 /// `strata run <file>.md`: finds the project, runs the directive, prints errors.
@@ -44,6 +49,7 @@ pub fn run_cli(args: &RunArgs) -> ExitCode {
         json: args.json,
         dry_run: args.dry_run,
         strict: project.settings.strict_with(args.strict),
+        progress: Mode::of(args.json, args.quiet),
     };
     run(&project, &req).unwrap_or_else(|e| {
         print_error(&e, Some(&project));
@@ -90,6 +96,7 @@ pub fn run(project: &Project, req: &DirectiveRequest<'_>) -> Result<ExitCode, Er
                 dry_run: req.dry_run,
                 render: RenderOptions::strict_if(req.strict),
                 secrets: &secrets,
+                watch: Watch(Some(&req.progress)),
             },
         )
         .map_err(|e| located(&directive, e))?;

@@ -14,6 +14,7 @@ mod plan_cmd;
 mod plan_resolve;
 mod plan_run;
 mod plan_step;
+mod progress;
 mod prompt_cmd;
 mod render;
 mod report;

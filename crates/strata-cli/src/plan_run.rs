@@ -579,35 +579,14 @@ impl Observer for Progress {
     fn on(&mut self, event: Event<'_>) {
         match event {
             Event::Started { step, .. } => {
-                self.say(&format!("start {} ({})", step.id, step.tool));
+                self.say(&crate::progress::start_line(&step.id, &step.tool));
             }
             Event::Finished {
                 step,
                 record,
                 elapsed,
             } => {
-                let head = format!("{} ({})", step.id, step.tool);
-                let line = match (record.status, &record.run) {
-                    (StepStatus::Skipped, _) => {
-                        format!("skip {head}: {}", record.message().unwrap_or_default())
-                    }
-                    (status, Some(_)) => {
-                        let mut line = format!(
-                            "end {head}: {} in {} ms",
-                            status.name(),
-                            elapsed.as_millis()
-                        );
-                        if let Some(m) = record.message() {
-                            line.push_str(&format!(": {m}"));
-                        }
-                        line
-                    }
-                    (status, None) => format!(
-                        "end {head}: {}: {}",
-                        status.name(),
-                        record.message().unwrap_or_default()
-                    ),
-                };
+                let line = crate::progress::end_line(&step.id, &step.tool, record, elapsed);
                 self.say(&line);
                 if record.status == StepStatus::Failed && !self.quiet {
                     for l in record.stderr_tail().iter().flat_map(|t| t.lines()) {

@@ -54,7 +54,7 @@ pub struct RunArgs {
     /// Graphs: the id of the new run (default: date, time and a random suffix)
     #[arg(long, value_name = "RUN_ID")]
     pub run_id: Option<String>,
-    /// Graphs: print only the result (no progress lines)
+    /// Directives and graphs: no progress lines (a graph prints only its result)
     #[arg(long)]
     pub quiet: bool,
 }

@@ -6,6 +6,7 @@
 
 use anstyle::{AnsiColor, Style};
 use clap::ValueEnum;
+use strata_tools::StepStatus;
 
 /// `--color`: when strata colours its output.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
@@ -38,6 +39,20 @@ pub const WARNING: Style = AnsiColor::Yellow.on_default().bold();
 pub const HEADLINE: Style = Style::new().bold();
 /// Arrows, gutters and the labels of a diagnostic's notes.
 pub const NOTE: Style = AnsiColor::Blue.on_default().bold();
+/// What completed.
+pub const OK: Style = AnsiColor::Green.on_default();
+/// What was skipped.
+pub const SKIPPED: Style = AnsiColor::Yellow.on_default();
+
+/// The style of a step's status in progress lines.
+pub fn status_style(status: StepStatus) -> Style {
+    match status {
+        StepStatus::Completed => OK,
+        StepStatus::Failed => ERROR,
+        StepStatus::Skipped => SKIPPED,
+    }
+}
+
 /// `text` in `style` (the escape codes are stripped on the way out when colour is off).
 pub fn paint(style: Style, text: impl std::fmt::Display) -> String {
     format!("{style}{text}{style:#}")

@@ -14,6 +14,7 @@ mod front_matter;
 mod hooks;
 mod inputs;
 mod load;
+mod progress;
 mod responses;
 mod run;
 mod schemas;
@@ -26,6 +27,7 @@ pub use front_matter::{
 };
 pub use hooks::{load_project_hooks, Event, EVENTS};
 pub use load::{Directive, Site};
+pub use progress::{Observer, Progress, Watch};
 pub use responses::{Candidate, Chosen};
 pub use run::{ActionOutcome, Report, RunOptions, Status};
 pub use schemas::{front_matter_schema, hook_file_schema};

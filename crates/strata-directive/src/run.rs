@@ -12,6 +12,7 @@ use strata_tools::{fire, CallOptions, Firing, HookCall, StepRecord, StepStatus, 
 
 use crate::hooks::{under, Event};
 use crate::load::Directive;
+use crate::progress::{Progress, Watch};
 use crate::responses::{Chosen, Turn};
 
 /// How to run a directive.
@@ -24,6 +25,8 @@ pub struct RunOptions<'a> {
     /// Values that are secret (the declared `secrets` of the tools involved): a response
     /// field holding one is refused.
     pub secrets: &'a [String],
+    /// Told of each action's start and end and of each hook that fired, as they happen.
+    pub watch: Watch<'a>,
 }
 
 /// How a directive ended.
@@ -213,6 +216,9 @@ impl Run<'_> {
             &call,
             &mut self.report.warnings,
         );
+        for f in &firings {
+            self.options.watch.on(Progress::Hook(f));
+        }
         self.report.hooks.extend(firings);
     }
 
@@ -284,10 +290,13 @@ impl Run<'_> {
                 PathSeg::Index(k),
                 PathSeg::Key("params".into()),
             ]);
+            let begun = Instant::now();
             let params = match self.render(&action.params, &[], &at) {
                 Ok(p) => p,
                 Err(e) => {
-                    outcome.record = Some(StepRecord::failed(&spec.id, &e));
+                    let record = StepRecord::failed(&spec.id, &e);
+                    self.finished(k, &record, begun);
+                    outcome.record = Some(record);
                     if !self.failed(outcome, k) {
                         return;
                     }
@@ -305,10 +314,17 @@ impl Run<'_> {
             }
             let params = outcome.params.as_object().cloned().unwrap_or_default();
             let call = CallOptions { timeout: remaining };
+            self.options.watch.on(Progress::Started {
+                index: k,
+                id: &spec.id,
+                tool: &spec.tool,
+            });
+            let begun = Instant::now();
             let record = match self.tools.run(&spec.tool, &params, &call) {
                 Ok(run) => StepRecord::from_run(&spec.id, &spec.tool, &run),
                 Err(e) => StepRecord::failed(&spec.id, &e),
             };
+            self.finished(k, &record, begun);
             outcome.status = record.status.name();
             let completed = record.status == StepStatus::Completed;
             outcome.record = Some(record);
@@ -332,6 +348,18 @@ impl Run<'_> {
                 return;
             }
         }
+    }
+
+    /// Tells the observer that action `k` ended with `record`.
+    fn finished(&self, k: usize, record: &StepRecord, begun: Instant) {
+        let spec = &self.directive.actions[k].spec;
+        self.options.watch.on(Progress::Finished {
+            index: k,
+            id: &spec.id,
+            tool: &spec.tool,
+            record,
+            elapsed: begun.elapsed(),
+        });
     }
 
     /// The fields of `action_failed`: the action, and its record's `result`, `run`, `error`.

@@ -230,13 +230,7 @@ impl LogEvent {
                 )
             }
             LogEvent::Warning { step, warning } => format!("step {step} {warning}"),
-            LogEvent::Hook(f) => match &f.error {
-                None => format!("hook {} on {} ({}): {}", f.id, f.event, f.tool, f.status),
-                Some(e) => format!(
-                    "hook {} on {} ({}): {}: {e}",
-                    f.id, f.event, f.tool, f.status
-                ),
-            },
+            LogEvent::Hook(f) => f.line(),
             LogEvent::Error {
                 step,
                 node,
@@ -303,8 +297,7 @@ impl LogEvent {
             }
             LogEvent::Warning { step, warning } => json!({"event": "warning", "step": step,
                 "warning": warning.to_json()}),
-            LogEvent::Hook(f) => json!({"event": "hook", "id": f.id, "on": f.event,
-                "tool": f.tool, "status": f.status, "error": f.error}),
+            LogEvent::Hook(f) => f.event_json(),
             LogEvent::Error {
                 step,
                 node,

@@ -55,6 +55,25 @@ pub struct Firing {
 }
 
 impl Firing {
+    /// The firing as one progress line for people: `hook <id> on <event> (<tool>): <status>`,
+    /// and `: <why>` when it failed.
+    pub fn line(&self) -> String {
+        let head = format!(
+            "hook {} on {} ({}): {}",
+            self.id, self.event, self.tool, self.status
+        );
+        match &self.error {
+            None => head,
+            Some(e) => format!("{head}: {e}"),
+        }
+    }
+
+    /// The firing as a progress event: `{event: "hook", id, on, tool, status, error}`.
+    pub fn event_json(&self) -> Value {
+        serde_json::json!({"event": "hook", "id": self.id, "on": self.event,
+            "tool": self.tool, "status": self.status, "error": self.error})
+    }
+
     /// The firing as JSON: `{id, event, tool, params, status, result, error, run}`.
     pub fn to_json(&self) -> Value {
         let record = self.record.as_ref().map(StepRecord::to_json);
