@@ -15,6 +15,7 @@ use strata_tools::{StepRecord, StepStatus};
 use crate::exec_runner::ExecRunner;
 use crate::progress::Mode;
 use crate::run::{open_project, print_error, RunArgs, STRATA_FAILED};
+use crate::run_target::{refuse_options, Target};
 use crate::scope_args::split_pair;
 
 /// Exit code of a directive stopped by a limit.
@@ -43,6 +44,10 @@ pub fn run_cli(args: &RunArgs) -> ExitCode {
         Ok(p) => p,
         Err(code) => return code,
     };
+    if let Err(e) = refuse_options(args, Target::Directive) {
+        print_error(&e, Some(&project));
+        return ExitCode::from(STRATA_FAILED);
+    }
     let req = DirectiveRequest {
         path,
         inputs: &args.inputs,

@@ -9,20 +9,22 @@ use std::process::ExitCode;
 use clap::Args;
 use serde_json::{json, Map, Value};
 use strata_core::{
-    for_each_leaf, Error, FieldPath, Layer, Origin, PathSeg, RenderOptions, Rendered, Scope,
+    did_you_mean, for_each_leaf, Error, ErrorKind, FieldPath, Layer, Origin, PathSeg,
+    RenderOptions, Rendered, Scope,
 };
 use strata_directive::Directive;
 use strata_exec::{ExecOptions, Invocation, Project};
 use strata_pipeline::{explain, Chain, StageOutput};
 
 use crate::exec_runner::ExecRunner;
-use crate::run::{caller_params_from, open_project, print_error, STRATA_FAILED};
+use crate::run::{caller_params_from, looks_like_path, open_project, print_error, STRATA_FAILED};
 use crate::scope_args::split_pair;
 
 /// Options of `strata explain`.
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
-    /// A tool file (`tools/examples/echo.yaml`) or a directive (`directives/greet.md`)
+    /// A tool id (`examples/echo`) or file (`tools/examples/echo.yaml`), or a directive
+    /// (`directives/greet.md`)
     pub file: PathBuf,
     /// Only this field and the fields inside it (`config.args[1]`, `body`)
     #[arg(long, value_name = "PATH")]
@@ -43,7 +45,10 @@ pub struct ExplainArgs {
 
 /// Runs `strata explain`.
 pub fn run(args: ExplainArgs) -> ExitCode {
-    let project = match open_project(args.project.as_deref(), Some(&args.file)) {
+    let is_path = args.file.extension().is_some_and(|e| e == "md")
+        || looks_like_path(&args.file.to_string_lossy());
+    let file = is_path.then_some(args.file.as_path());
+    let project = match open_project(args.project.as_deref(), file) {
         Ok(p) => p,
         Err(code) => return code,
     };
@@ -153,16 +158,25 @@ fn wanted(path: &str, field: Option<&str>) -> bool {
     }
 }
 
+/// Each field of `source` (under `prefix`) after every stage; only `field` and the fields
+/// inside it when given, which must exist.
 fn table(
     out: &mut String,
     source: &Value,
     prefix: &FieldPath,
     stages: &[StageOutput],
     field: Option<&str>,
-) {
-    for (path, value) in leaves(source) {
-        let full = path.under(prefix).to_string();
-        if !wanted(&full, field) {
+) -> Result<(), Error> {
+    let leaves = leaves(source);
+    let names: Vec<String> = leaves
+        .iter()
+        .map(|(path, _)| path.under(prefix).to_string())
+        .collect();
+    if let Some(f) = field.filter(|f| !names.iter().any(|n| wanted(n, Some(f)))) {
+        return Err(unknown_field(f, &names));
+    }
+    for ((path, value), full) in leaves.into_iter().zip(&names) {
+        if !wanted(full, field) {
             continue;
         }
         let _ = writeln!(out, "{full}");
@@ -178,10 +192,39 @@ fn table(
             let _ = writeln!(out, "  {label:<10} {}", segments(find(&s.value, &path)));
         }
     }
+    Ok(())
+}
+
+/// `--field` names no field: the nearest field (or a field holding fields) in the hint.
+fn unknown_field(field: &str, names: &[String]) -> Error {
+    let mut candidates: Vec<&str> = Vec::new();
+    for name in names {
+        for (k, c) in name.char_indices() {
+            if c == '.' || c == '[' {
+                candidates.push(&name[..k]);
+            }
+        }
+        candidates.push(name);
+    }
+    let hint = match did_you_mean(field, candidates.iter().copied()) {
+        Some(near) => format!("did you mean `{near}`?"),
+        None => "without --field, every field is shown".to_string(),
+    };
+    Error::new(
+        Layer::REQUEST,
+        ErrorKind::UnknownField,
+        format!("there is no field `{field}`"),
+    )
+    .with_hint(hint)
 }
 
 fn tool_text(args: &ExplainArgs, project: &Project) -> Result<String, Error> {
-    let id = project.id_of_path(&args.file)?;
+    let name = args.file.to_string_lossy();
+    let id = if looks_like_path(&name) {
+        project.id_of_path(&args.file)?
+    } else {
+        name.into_owned()
+    };
     let caller = caller_params_from(args.params_json.as_deref(), &args.params)?;
     let call = Invocation::new(project, &id, &caller, &ExecOptions::default())?;
     let stages = call.explain()?;
@@ -200,7 +243,7 @@ fn tool_text(args: &ExplainArgs, project: &Project) -> Result<String, Error> {
         &FieldPath(vec![PathSeg::Key("config".into())]),
         &stages,
         args.field.as_deref(),
-    );
+    )?;
     Ok(out)
 }
 
@@ -279,7 +322,7 @@ fn directive_text(args: &ExplainArgs, project: &Project) -> Result<String, Error
         &FieldPath::root(),
         &stages,
         args.field.as_deref(),
-    );
+    )?;
     if args.field.is_none() {
         responses_text(&mut out, &directive, project);
     }

@@ -17,6 +17,7 @@ use strata_graph::{
 
 use crate::exec_runner::ExecRunner;
 use crate::run::{open_project, print_error, RunArgs, STRATA_FAILED};
+use crate::run_target::{refuse_options, Target};
 use crate::scope_args::split_pair;
 
 /// Exit code of a run that failed.
@@ -71,37 +72,23 @@ impl Observer for Printer {
     }
 }
 
-/// Refuses the `strata run` options that do not apply to graphs.
+/// Refuses the `strata run` options that do not apply to graphs, and those that do not go
+/// with `--resume`.
 fn check_options(args: &RunArgs) -> Result<(), Error> {
+    refuse_options(args, Target::Graph)?;
     let bad = |flag: &str, hint: &str| {
         Err(Error::new(
             Layer::REQUEST,
             ErrorKind::Invalid,
-            format!("{flag} does not apply to graphs"),
+            format!("{flag} does not go with --resume"),
         )
         .with_hint(hint))
     };
-    if args.dry_run || args.explain {
-        return bad(
-            if args.dry_run {
-                "--dry-run"
-            } else {
-                "--explain"
-            },
-            "`strata graph <id>` draws a graph without running it",
-        );
-    }
-    if !args.params.is_empty() {
-        return bad("--param", "graphs take --input K=V");
-    }
     if args.resume.is_some() && !(args.inputs.is_empty() && args.params_json.is_none()) {
-        return bad(
-            "--input with --resume",
-            "a resumed run keeps the inputs it started with",
-        );
+        return bad("--input", "a resumed run keeps the inputs it started with");
     }
     if args.resume.is_some() && args.run_id.is_some() {
-        return bad("--run-id with --resume", "--resume names the run");
+        return bad("--run-id", "--resume names the run");
     }
     Ok(())
 }

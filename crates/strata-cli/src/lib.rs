@@ -20,6 +20,7 @@ mod render;
 mod report;
 mod respond_cmd;
 mod run;
+mod run_target;
 mod runs_cmd;
 mod scope_args;
 mod style;

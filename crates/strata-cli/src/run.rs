@@ -13,6 +13,7 @@ use strata_exec::{
 };
 
 use crate::report::{format_error, format_warning};
+use crate::run_target::{refuse_options, Target};
 use crate::scope_args::{params_json, split_pair};
 
 /// Exit code when strata itself fails before the tool runs.
@@ -97,7 +98,8 @@ pub fn open_project(dir: Option<&Path>, file: Option<&Path>) -> Result<Project, 
         })
 }
 
-fn looks_like_path(arg: &str) -> bool {
+/// True when `arg` names a tool file rather than a tool id.
+pub fn looks_like_path(arg: &str) -> bool {
     arg.ends_with(".yaml") || arg.ends_with(".yml") || Path::new(arg).is_file()
 }
 
@@ -154,6 +156,10 @@ pub fn run(args: RunArgs) -> ExitCode {
     };
     if crate::graph_cmd::is_graph(&project, &id) {
         return crate::graph_cmd::run(&args, &project, &id);
+    }
+    if let Err(e) = refuse_options(&args, Target::Tool) {
+        print_error(&e, Some(&project));
+        return ExitCode::from(STRATA_FAILED);
     }
     if !args.explain && crate::check_cmd::refuse_run(&project, strata_check::Target::Tool(&id), &id)
     {

@@ -108,7 +108,15 @@ impl Document {
             Err((message, kind, at)) => {
                 return Err(match budget.stop() {
                     Some(stop) => over_budget(name, &text, stop, at, limits),
-                    None => syntax_error(name, kind, &message, at),
+                    None => match at
+                        .filter(|_| kind == "YAML")
+                        .and_then(|(l, _)| crate::indent::dedented_before(&text, &message, l))
+                    {
+                        Some((line, column, hint)) => {
+                            syntax_error(name, kind, &message, Some((line, column))).with_hint(hint)
+                        }
+                        None => syntax_error(name, kind, &message, at),
+                    },
                 })
             }
         };

@@ -7,6 +7,7 @@ mod depth;
 mod document;
 mod dotenv;
 mod files;
+mod indent;
 mod locate;
 
 pub use document::{Document, Format};

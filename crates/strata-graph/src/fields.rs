@@ -4,6 +4,7 @@ use serde_json::{Map, Value};
 use strata_core::{did_you_mean, Error, ErrorKind, FieldPath, Layer, Limits, PathSeg};
 use strata_doc::Document;
 use strata_pipeline::{Chain, Template};
+use strata_tools::{a_or_an, type_name};
 
 /// Reads fields of one document and locates errors in it.
 pub(crate) struct Reader<'d> {
@@ -123,9 +124,10 @@ impl Reader<'_> {
         path: &FieldPath,
         what: &str,
     ) -> Result<&'v Map<String, Value>, Error> {
-        value
-            .as_object()
-            .ok_or_else(|| self.err(path, format!("{what} must be a map")))
+        value.as_object().ok_or_else(|| {
+            let found = a_or_an(type_name(value));
+            self.err(path, format!("{what} must be a map, not {found}"))
+        })
     }
 
     /// Rejects keys of `map` not in `allowed`, with a did-you-mean.

@@ -303,7 +303,17 @@ fn parse_next(
             let mut edges = Vec::new();
             for (i, item) in items.iter().enumerate() {
                 let at = index(path, i);
-                let map = r.map(item, &at, "an edge ({to, when})")?;
+                let map = match item {
+                    Value::String(name) => {
+                        let hint = format!("write `- to: {name}` (and `when:` under it), or `next: {name}` for a single edge");
+                        return Err(r.err_hint(
+                            &at,
+                            "an edge must be a map `{to, when?}`, not a string",
+                            &hint,
+                        ));
+                    }
+                    item => r.map(item, &at, "an edge `{to, when?}`")?,
+                };
                 r.known_keys(map, &at, &EDGE_KEYS, "an edge")?;
                 let name = r
                     .opt_str(map, &at, "to")?
