@@ -150,11 +150,16 @@ pub fn format_warning(w: &Warning, doc: Option<&Document>) -> String {
 mod tests {
     use super::*;
 
+    /// A snippet as printed where colour is off.
+    fn plain(out: &str) -> String {
+        anstream::adapter::strip_str(out).to_string()
+    }
+
     #[test]
     fn short_lines_are_shown_whole() {
         let mut out = String::new();
         source_snippet(&mut out, "a: 1\nb: ${x\n", 2, 4, 4);
-        assert_eq!(out, "  |\n2 | b: ${x\n  |    ^^^\n");
+        assert_eq!(plain(&out), "  |\n2 | b: ${x\n  |    ^^^\n");
     }
 
     /// A 10 MB line in a snippet made a 20 MB error message (issue 7's adversarial suite).
@@ -166,11 +171,14 @@ mod tests {
         source_snippet(&mut out, &line, 1, 5_000_001, 3);
         let shown = format!("…{}X{}…", "a".repeat(40), "b".repeat(79));
         assert_eq!(
-            out,
+            plain(&out),
             format!("  |\n1 | {shown}\n  | {}^^^\n", " ".repeat(41))
         );
         let mut out = String::new();
         source_snippet(&mut out, &line, 1, 1, 1);
-        assert_eq!(out, format!("  |\n1 | {}…\n  | ^\n", "a".repeat(120)));
+        assert_eq!(
+            plain(&out),
+            format!("  |\n1 | {}…\n  | ^\n", "a".repeat(120))
+        );
     }
 }
