@@ -22,6 +22,8 @@ mod respond_cmd;
 mod run;
 mod run_target;
 mod runs_cmd;
+mod runs_prune;
+mod runs_show;
 mod scope_args;
 mod style;
 mod tools;
@@ -70,7 +72,7 @@ enum Command {
     Tools(tools::ToolsArgs),
     /// Draw a graph tool (nodes, and edges with their conditions) as Mermaid or Graphviz
     Graph(graph_cmd::GraphArgs),
-    /// List the graph and plan runs of the project (.strata/runs/) with their status
+    /// List the graph and plan runs of the project (.strata/runs/); show one; prune old ones
     Runs(runs_cmd::RunsArgs),
     /// Render and list the prompt templates of prompts/ (lookup with fallback by key)
     Prompt(prompt_cmd::PromptArgs),

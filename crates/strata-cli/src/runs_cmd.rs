@@ -1,11 +1,11 @@
 //! `strata runs`: the graph and plan runs of the project (`.strata/runs/`), oldest first,
-//! with status.
+//! with status; `strata runs show` and `strata runs prune` are their own modules.
 
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::Args;
+use clap::{Args, Subcommand};
 use serde_json::{json, Value};
 use strata_graph::{GraphRuns, RunStore, RunSummary};
 use strata_plans::checkpoint::{Checkpoint, RunStatus, KIND};
@@ -14,7 +14,11 @@ use crate::run::open_project;
 
 /// Options of `strata runs`.
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct RunsArgs {
+    /// Show one run, or remove finished ones (without: list every run)
+    #[command(subcommand)]
+    pub action: Option<RunsAction>,
     /// Print the runs as a JSON list (with start and update times, Unix seconds)
     #[arg(long)]
     pub json: bool,
@@ -23,11 +27,40 @@ pub struct RunsArgs {
     pub project: Option<PathBuf>,
 }
 
-/// One line of the listing: its columns, its JSON form and when it started.
-struct Row {
+/// `strata runs show` and `strata runs prune`.
+#[derive(Debug, Subcommand)]
+pub enum RunsAction {
+    /// Show one run: its status, inputs, state, result and errors, or its steps (plans)
+    Show(crate::runs_show::ShowArgs),
+    /// Remove finished runs (completed, failed, limited), or those of --status, older than
+    /// --older-than
+    Prune(crate::runs_prune::PruneArgs),
+}
+
+/// One run of the listing: its columns, its JSON form, when it started and was last updated.
+pub struct Row {
     cells: [String; 5],
     json: Value,
     started: u64,
+    /// Unix seconds of its last checkpoint.
+    pub updated: u64,
+}
+
+impl Row {
+    /// The run id.
+    pub fn id(&self) -> &str {
+        &self.cells[0]
+    }
+
+    /// What it runs: a graph id, or `plan:<file>`.
+    pub fn target(&self) -> &str {
+        &self.cells[1]
+    }
+
+    /// Its status as listed (`running`, `interrupted`, `completed`, …).
+    pub fn status(&self) -> &str {
+        &self.cells[2]
+    }
 }
 
 fn graph_row(r: &RunSummary) -> Row {
@@ -54,6 +87,7 @@ fn graph_row(r: &RunSummary) -> Row {
             "updated": r.updated,
         }),
         started: r.started,
+        updated: r.updated,
     }
 }
 
@@ -83,6 +117,7 @@ fn plan_row(run_id: String, cp: &Result<Checkpoint, String>, live: bool) -> Row 
         }),
         cells: [run_id, name, status.into(), steps.to_string(), "-".into()],
         started,
+        updated,
     }
 }
 
@@ -110,6 +145,19 @@ fn table(rows: &[Row]) -> String {
     out
 }
 
+/// Every run of `store`, oldest first (ties by id).
+pub fn rows(store: &RunStore) -> Vec<Row> {
+    let mut rows: Vec<Row> = store.list().iter().map(graph_row).collect();
+    for (id, dir) in store.runs() {
+        if dir.kind().as_deref() == Some(KIND) {
+            let cp = Checkpoint::load(&dir).map_err(|e| e.message.clone());
+            rows.push(plan_row(id, &cp, dir.is_locked()));
+        }
+    }
+    rows.sort_by(|a, b| (a.started, a.id()).cmp(&(b.started, b.id())));
+    rows
+}
+
 /// Runs `strata runs`.
 pub fn run(args: RunsArgs) -> ExitCode {
     let project = match open_project(args.project.as_deref(), None) {
@@ -117,19 +165,12 @@ pub fn run(args: RunsArgs) -> ExitCode {
         Err(code) => return code,
     };
     let store = RunStore::new(&project.root);
-    let mut rows: Vec<(Row, String)> = store
-        .list()
-        .iter()
-        .map(|r| (graph_row(r), r.run_id.clone()))
-        .collect();
-    for (id, dir) in store.runs() {
-        if dir.kind().as_deref() == Some(KIND) {
-            let cp = Checkpoint::load(&dir).map_err(|e| e.message.clone());
-            rows.push((plan_row(id.clone(), &cp, dir.is_locked()), id));
-        }
+    match args.action {
+        Some(RunsAction::Show(show)) => return crate::runs_show::run(&project, &store, &show),
+        Some(RunsAction::Prune(prune)) => return crate::runs_prune::run(&store, &prune),
+        None => {}
     }
-    rows.sort_by(|a, b| (a.0.started, &a.1).cmp(&(b.0.started, &b.1)));
-    let rows: Vec<Row> = rows.into_iter().map(|(r, _)| r).collect();
+    let rows = rows(&store);
     let text = if args.json {
         let list: Vec<&Value> = rows.iter().map(|r| &r.json).collect();
         serde_json::to_string_pretty(&list).unwrap_or_default() + "\n"

@@ -13,5 +13,5 @@ mod store;
 pub use atomic::{fingerprint, now, write_atomic};
 pub use lock::{RunLock, LOCK_FILE};
 pub use store::{
-    check_run_id, new_run_id, RunDir, RunStore, CHECKPOINT_FILE, MAX_ID_LEN, RUNS_DIR,
+    check_run_id, new_run_id, utc_text, RunDir, RunStore, CHECKPOINT_FILE, MAX_ID_LEN, RUNS_DIR,
 };

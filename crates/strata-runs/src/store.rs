@@ -72,6 +72,18 @@ pub fn new_run_id() -> String {
     )
 }
 
+/// Unix seconds as a UTC date and time: `2025-03-01 14:22:33 UTC`.
+pub fn utc_text(secs: u64) -> String {
+    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
+    let t = secs % 86_400;
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC",
+        t / 3600,
+        t / 60 % 60,
+        t % 60
+    )
+}
+
 /// Year, month and day of a count of days since 1970-01-01 (proleptic Gregorian).
 fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
@@ -192,6 +204,12 @@ impl RunDir {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn times_are_shown_in_utc() {
+        assert_eq!(utc_text(0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(utc_text(1_795_455_001), "2026-11-23 17:30:01 UTC");
+    }
 
     #[test]
     fn run_ids_cannot_escape_the_runs_directory() {

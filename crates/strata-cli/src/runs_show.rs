@@ -1,0 +1,129 @@
+//! `strata runs show <id>`: one run from its checkpoint — what it runs, its status and times,
+//! its inputs, state, result and errors (graphs), or each step's record (plans).
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Args;
+use serde_json::Value;
+use strata_core::{value_to_text, Error, ErrorKind, Layer};
+use strata_exec::Project;
+use strata_runs::{utc_text, RunStore};
+use strata_tools::{StepRecord, StepStatus};
+
+use crate::run::{print_error, STRATA_FAILED};
+use crate::runs_cmd::rows;
+use crate::style::{paint, status_style};
+
+/// Options of `strata runs show`.
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// The run id (`strata runs` lists them)
+    pub run_id: String,
+    /// Print the checkpoint as it is stored (JSON)
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `strata runs show`.
+pub fn run(project: &Project, store: &RunStore, args: &ShowArgs) -> ExitCode {
+    match show(store, args) {
+        Ok(text) => {
+            let _ = anstream::stdout().lock().write_all(text.as_bytes());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            print_error(&e, Some(project));
+            ExitCode::from(STRATA_FAILED)
+        }
+    }
+}
+
+fn show(store: &RunStore, args: &ShowArgs) -> Result<String, Error> {
+    let dir = store.open(&args.run_id)?;
+    let bytes = dir.read_checkpoint()?;
+    let cp: Value = serde_json::from_slice(&bytes).map_err(|e| {
+        Error::new(
+            Layer::REQUEST,
+            ErrorKind::RunState,
+            format!(
+                "the checkpoint of run `{}` cannot be read: {e}",
+                args.run_id
+            ),
+        )
+    })?;
+    if args.json {
+        return Ok(serde_json::to_string_pretty(&cp).unwrap_or_default() + "\n");
+    }
+    // The status as `strata runs` shows it (a `running` run no process holds is interrupted).
+    let status = rows(store)
+        .into_iter()
+        .find(|r| r.id() == args.run_id)
+        .map_or_else(|| value_to_text(&cp["status"]), |r| r.status().to_string());
+    let mut out = format!("run {}\n", args.run_id);
+    let mut field = |name: &str, value: String| {
+        out.push_str(&format!("  {:<9} {value}\n", format!("{name}:")));
+    };
+    let records: Vec<StepRecord> = cp["records"]
+        .as_array()
+        .map(|rs| rs.iter().filter_map(StepRecord::from_json).collect())
+        .unwrap_or_default();
+    if cp.get("plan").is_some() {
+        field("plan", value_to_text(&cp["plan"]));
+        let total = cp["steps"].as_u64().unwrap_or(0);
+        let done = records.len();
+        field(
+            "status",
+            format!("{status}, {done} of {total} steps finished"),
+        );
+    } else {
+        field("graph", value_to_text(&cp["graph"]));
+        let done = cp["step"].as_u64().unwrap_or(0);
+        let unit = if done == 1 { "step" } else { "steps" };
+        field("status", format!("{status} after {done} {unit}"));
+    }
+    if let Some(node) = cp["node"].as_str() {
+        field("next", format!("`{node}`"));
+    }
+    field("started", utc_text(cp["started"].as_u64().unwrap_or(0)));
+    field("updated", utc_text(cp["updated"].as_u64().unwrap_or(0)));
+    for name in ["inputs", "values", "state", "result", "failure"] {
+        match cp.get(name) {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(m)) if m.is_empty() => {}
+            Some(v) => field(name, value_to_text(v)),
+        }
+    }
+    if let Some(e) = cp.get("error").filter(|e| !e.is_null()) {
+        let message = e
+            .get("message")
+            .map_or_else(|| value_to_text(e), value_to_text);
+        field("error", message);
+        stderr_lines(&mut out, e.get("stderr").and_then(Value::as_str));
+    }
+    if !records.is_empty() {
+        out.push_str("steps:\n");
+    }
+    for r in &records {
+        out.push_str(&format!(
+            "  [{}] {}",
+            paint(status_style(r.status), r.status.name()),
+            r.id
+        ));
+        if let Some(m) = r.message() {
+            out.push_str(&format!(": {m}"));
+        }
+        out.push('\n');
+        if r.status == StepStatus::Failed {
+            stderr_lines(&mut out, r.stderr_tail().as_deref());
+        }
+    }
+    Ok(out)
+}
+
+/// The lines of a failed tool's stderr tail, as `    ! line`.
+fn stderr_lines(out: &mut String, tail: Option<&str>) {
+    for line in tail.iter().flat_map(|t| t.lines()) {
+        out.push_str(&format!("    ! {line}\n"));
+    }
+}

@@ -1,0 +1,143 @@
+//! End-to-end tests of `strata runs show` and `strata runs prune`: runs made by the binary,
+//! and checkpoints written with known times for exact output.
+
+mod common;
+use common::Test;
+
+/// A graph run that failed long ago (2025-03-01), with the failed tool's stderr.
+const FAILED: &str = r#"{"version": 1, "run_id": "old-fail", "graph": "graphs/g", "fingerprint": "x",
+ "status": "failed", "step": 2, "node": "say", "budget": 10, "limit_handled": false,
+ "result": null, "failure": "step 3 say failed: tool `t/say` exited with code 1",
+ "started": 1740838953, "updated": 1740838954, "state": {"n": 2}, "inputs": {"who": "Ann"},
+ "error": {"message": "tool `t/say` exited with code 1", "stderr": "first\nlast words"}}"#;
+
+/// A plan run that completed long ago, one step failed.
+const PLAN: &str = r#"{"version": 1, "kind": "plan", "run_id": "old-plan", "plan": "plans/p.yaml",
+ "fingerprint": "x", "streamed": false, "status": "failed", "steps": 3, "values": {},
+ "records": [
+   {"id": "a", "status": "completed", "result": 1, "error": null, "run": null},
+   {"id": "b", "status": "failed", "result": null,
+    "error": {"kind": "tool_failed", "message": "tool `t/fail` exited with code 3"},
+    "run": {"exit_code": 3, "stdout": "", "stderr": "line 1\nline 2\n"}}],
+ "started": 1740838953, "updated": 1740839013}"#;
+
+/// An interrupted graph run (its status `running`, no process holding it).
+const INTERRUPTED: &str = r#"{"version": 1, "run_id": "old-cut", "graph": "graphs/g", "fingerprint": "x",
+ "status": "running", "step": 1, "node": "say", "budget": 10, "limit_handled": false,
+ "result": null, "failure": null, "started": 1740838900, "updated": 1740838901,
+ "state": {}, "inputs": {}, "error": null}"#;
+
+const GRAPH: &str = "kind: graph\ndescription: done at once\nstart: done\nnodes:\n  done:\n    kind: return\n    output: {ok: true}\n";
+
+fn project() -> Test {
+    Test::new()
+        .copy("tools/runtimes")
+        .tool("graphs/g", GRAPH)
+        .file(".strata/runs/old-fail/checkpoint.json", FAILED)
+        .file(".strata/runs/old-plan/checkpoint.json", PLAN)
+        .file(".strata/runs/old-cut/checkpoint.json", INTERRUPTED)
+}
+
+#[test]
+fn show_prints_status_times_inputs_state_and_errors() {
+    let p = project()
+        .args(&["runs", "show", "old-fail"])
+        .stdout(
+            "run old-fail\n  graph:    graphs/g\n  status:   failed after 2 steps\n  next:     `say`\n  started:  2025-03-01 14:22:33 UTC\n  updated:  2025-03-01 14:22:34 UTC\n  inputs:   {\"who\":\"Ann\"}\n  state:    {\"n\":2}\n  failure:  step 3 say failed: tool `t/say` exited with code 1\n  error:    tool `t/say` exited with code 1\n    ! first\n    ! last words\n",
+        )
+        .status(0)
+        .run();
+    p.then(&["runs", "show", "old-plan"])
+        .stdout("run old-plan\n  plan:     plans/p.yaml\n  status:   failed, 2 of 3 steps finished\n  started:  2025-03-01 14:22:33 UTC\n  updated:  2025-03-01 14:23:33 UTC\nsteps:\n  [completed] a\n  [failed] b: tool `t/fail` exited with code 3\n    ! line 1\n    ! line 2\n")
+        .status(0)
+        .run();
+    p.then(&["runs", "show", "old-cut"])
+        .stdout("run old-cut\n  graph:    graphs/g\n  status:   interrupted after 1 step\n  next:     `say`\n  started:  2025-03-01 14:21:40 UTC\n  updated:  2025-03-01 14:21:41 UTC\n")
+        .status(0)
+        .run();
+    let json = p
+        .then(&["runs", "show", "old-plan", "--json"])
+        .status(0)
+        .run();
+    assert_eq!(
+        json.json()["records"][1]["run"]["stderr"],
+        "line 1\nline 2\n"
+    );
+    p.then(&["runs", "show", "nope"])
+        .stderr("error[request]: no run `nope`\n   = help: `strata runs` lists the runs of this project\n")
+        .status(2)
+        .run();
+}
+
+#[test]
+fn show_reads_a_run_the_binary_made() {
+    let shown = project()
+        .args(&["run", "graphs/g", "--run-id", "fresh", "--quiet"])
+        .status(0)
+        .run()
+        .then(&["runs", "show", "fresh", "--json"])
+        .status(0)
+        .run()
+        .json();
+    assert_eq!(
+        (&shown["status"], &shown["result"]),
+        (
+            &serde_json::json!("completed"),
+            &serde_json::json!({"ok": true})
+        )
+    );
+}
+
+#[test]
+fn prune_removes_ended_runs_older_than_asked_and_keeps_the_rest() {
+    let p = project()
+        .args(&["run", "graphs/g", "--run-id", "fresh", "--quiet"])
+        .status(0)
+        .run();
+    p.then(&["runs", "prune", "--older-than", "7d", "--dry-run"])
+        .stdout("would remove old-fail (graphs/g, failed)\nwould remove old-plan (plan:plans/p.yaml, failed)\n")
+        .status(0)
+        .run();
+    assert!(p.path().join(".strata/runs/old-fail").is_dir());
+    p.then(&["runs", "prune", "--older-than", "7d", "--status", "failed"])
+        .stdout(
+            "removed old-fail (graphs/g, failed)\nremoved old-plan (plan:plans/p.yaml, failed)\n",
+        )
+        .status(0)
+        .run();
+    p.then(&["runs"])
+        .stdout("RUN      GRAPH     STATUS       STEPS  NEXT\nold-cut  graphs/g  interrupted  1      say\nfresh    graphs/g  completed    1      -\n")
+        .status(0)
+        .run();
+    p.then(&["runs", "prune", "--status", "interrupted"])
+        .stdout("removed old-cut (graphs/g, interrupted)\n")
+        .status(0)
+        .run();
+    p.then(&["runs", "prune", "--older-than", "1h"])
+        .stdout("no run to remove\n")
+        .status(0)
+        .run();
+    p.then(&["runs", "prune"])
+        .stdout("removed fresh (graphs/g, completed)\n")
+        .status(0)
+        .run();
+    p.then(&["runs"]).stdout("no runs yet\n").status(0).run();
+}
+
+#[test]
+fn prune_refuses_a_status_it_cannot_prune_and_an_age_without_unit() {
+    let p = project();
+    p.then(&["runs", "prune", "--status", "running"])
+        .stderr("error[request]: runs in status `running` cannot be pruned\n   = help: a run a live process holds is never removed\n")
+        .status(2)
+        .run();
+    p.then(&["runs", "prune", "--status", "complete"])
+        .stderr("error[request]: runs in status `complete` cannot be pruned\n   = help: did you mean `completed`?\n")
+        .status(2)
+        .run();
+    p.then(&["runs", "prune", "--older-than", "7"])
+        .stderr("error: invalid value '7' for '--older-than <AGE>': `7` is not an age: write a number and a unit, s, m, h, d or w (`7d`)\n\nFor more information, try '--help'.\n")
+        .status(2)
+        .run();
+    assert!(p.path().join(".strata/runs/old-cut").is_dir());
+}
