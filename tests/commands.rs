@@ -116,3 +116,26 @@ fn an_edge_that_is_not_a_map_says_what_it_is_and_what_is_expected() {
         .status(2)
         .run();
 }
+
+#[test]
+fn diagnostics_are_coloured_with_color_always_and_plain_otherwise() {
+    let p = project()
+        .args(&["--color", "always", "run", "t/say", "--input", "x=1"])
+        .stderr("\u{1b}[1m\u{1b}[31merror[request]\u{1b}[0m\u{1b}[1m: --input does not apply to tools\u{1b}[0m\n   \u{1b}[1m\u{1b}[34m= help:\u{1b}[0m --input sets the inputs of a directive or a graph; a tool takes -p K=V\n")
+        .status(2)
+        .run();
+    let plain = "error[request]: --input does not apply to tools\n   = help: --input sets the inputs of a directive or a graph; a tool takes -p K=V\n";
+    p.then(&["--color", "never", "run", "t/say", "--input", "x=1"])
+        .stderr(plain)
+        .status(2)
+        .run();
+    p.then(&["run", "t/say", "--input", "x=1"])
+        .stderr(plain)
+        .status(2)
+        .run();
+    p.then(&["--color", "auto", "run", "t/say", "--input", "x=1"])
+        .env("NO_COLOR", "1")
+        .stderr(plain)
+        .status(2)
+        .run();
+}
