@@ -31,7 +31,7 @@ fn reply(o: &Ran) -> String {
 #[test]
 fn seed_004s_bank_balance_directive_replies_with_the_filled_template() {
     let p = project();
-    p.then(&["run", "directives/bank_balance.md"])
+    p.then(&["run", "directives/bank_balance.md", "--quiet"])
         .stdout(
             "directive bank_balance: completed\n\n--- prompt ---\nTell the customer the balance of the account ending in 1234.\n\n\
              --- actions ---\n[completed] balance (bank/check_balance)\n    | {\"data\":{\"balance\":5432.1,\"type\":\"Checking\"},\
@@ -137,7 +137,7 @@ fn no_renderable_candidate_fails_the_directive_with_every_missing_field() {
              responses:\n  candidates:\n    - id: full\n      template: '{{account.type}} {{account.nickname}} {{std.customer.name}}'\n    \
              - id: short\n      condition: steps.balance.result.data.balance < 0\n      template: overdrawn\n---\n",
         )
-        .args(&["run", "directives/missing.md"])
+        .args(&["run", "directives/missing.md", "--quiet"])
         .status(1)
         .stderr(
             "error[response]: no response candidate can be rendered: `full`: missing `account.nickname` (tried: tool fields of step `balance` (bank/check_balance)), \
@@ -162,7 +162,7 @@ fn a_secret_a_tool_returns_as_a_field_is_refused() {
             "directives/token.md",
             "---\nname: token\nactions:\n  - {id: token, tool: bank/token}\nresponses:\n  candidates:\n    - template: 'Your token is {{account.token}}'\n---\n",
         )
-        .args(&["run", "directives/token.md", "--json"])
+        .args(&["run", "directives/token.md", "--json", "--quiet"])
         .env("BANK_TOKEN", "tok-8c1f2e")
         .status(1)
         .run();
