@@ -16,9 +16,7 @@ use strata_exec::{ExecOptions, Project};
 use strata_plans::checkpoint::{load_plan, Checkpoint, RunStatus, Writer};
 use strata_plans::request::ok_reply;
 use strata_plans::stream::StepLines;
-use strata_plans::{
-    assess, check_tools, Event, Observer, Outcome, Plan, Scheduler, State, DEFAULT_JOBS,
-};
+use strata_plans::{assess, check_tools, Event, Observer, Outcome, Plan, Scheduler, State};
 use strata_runs::{fingerprint, new_run_id, now, RunDir, RunStore};
 use strata_tools::{validate, StepRecord, StepStatus, ToolRunner};
 

@@ -103,8 +103,11 @@ pub fn looks_like_path(arg: &str) -> bool {
     arg.ends_with(".yaml") || arg.ends_with(".yml") || Path::new(arg).is_file()
 }
 
+/// Why the tool named by the arguments cannot be found, with the project when there is one.
+type NotFound = (Error, Option<Box<Project>>);
+
 /// The project and the tool id named by the arguments.
-fn locate(args: &RunArgs) -> Result<(Project, String), (Error, Option<Project>)> {
+fn locate(args: &RunArgs) -> Result<(Project, String), NotFound> {
     let is_path = looks_like_path(&args.tool);
     let project = match &args.project {
         Some(dir) => Project::at(dir),
@@ -121,7 +124,7 @@ fn locate(args: &RunArgs) -> Result<(Project, String), (Error, Option<Project>)>
     let id = if is_path {
         project
             .id_of_path(Path::new(&args.tool))
-            .map_err(|e| (e, Some(project.clone())))?
+            .map_err(|e| (e, Some(Box::new(project.clone()))))?
     } else {
         args.tool.clone()
     };
@@ -150,7 +153,7 @@ pub fn run(args: RunArgs) -> ExitCode {
     let (project, id) = match locate(&args) {
         Ok(found) => found,
         Err((e, project)) => {
-            print_error(&e, project.as_ref());
+            print_error(&e, project.as_deref());
             return ExitCode::from(STRATA_FAILED);
         }
     };

@@ -75,9 +75,6 @@ impl Observer for Silent {
     fn on(&mut self, _: Event<'_>) {}
 }
 
-/// Steps running at once unless the caller says otherwise (`strata plan run --jobs`).
-pub const DEFAULT_JOBS: usize = 4;
-
 /// How to run.
 pub struct Scheduler<'a> {
     /// The tools.

@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 use serde_json::json;
 use strata_core::RenderOptions;
 use strata_exec::{ExecOptions, ExecRunner, Project};
-use strata_plans::{check_tools, Scheduler, Silent, DEFAULT_JOBS};
+use strata_plans::{check_tools, Scheduler, Silent};
 use strata_tools::{CallOptions, StepRecord, ToolRunner};
 
 use crate::convert::{
@@ -131,7 +131,7 @@ impl PyProject {
     /// ``invalid`` for constant arguments that cannot match the tool's parameter schema.
     #[pyo3(
         signature = (plan, *, values=None, jobs=None, env=None, strict=None, timeout=None),
-        text_signature = "($self, plan, *, values=None, jobs=4, env=None, strict=False, timeout=None)"
+        text_signature = "($self, plan, *, values=None, jobs=None, env=None, strict=False, timeout=None)"
     )]
     #[allow(clippy::too_many_arguments)] // one per Python argument
     fn run_plan<'py>(
@@ -153,7 +153,7 @@ impl PyProject {
             }
         };
         let values = map_arg(values, "values")?;
-        let jobs = count_arg(jobs, "jobs")?.unwrap_or(DEFAULT_JOBS);
+        let jobs = count_arg(jobs, "jobs")?.unwrap_or(self.project.settings.jobs.value);
         let runner = self.runner(env, strict)?;
         let call = CallOptions {
             timeout: seconds_arg(timeout, "timeout")?,

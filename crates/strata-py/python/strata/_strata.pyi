@@ -131,12 +131,15 @@ class Project:
         plan: Union[Plan, list[Any], tuple[Any, ...], Mapping[str, Any]],
         *,
         values: Optional[Mapping[str, Any]] = None,
-        jobs: int = 4,
+        jobs: Optional[int] = None,
         env: Optional[Mapping[str, str]] = None,
         strict: bool = False,
         timeout: Optional[float] = None,
     ) -> PlanRun:
-        """Runs a whole plan with the project's tools and returns every step's record."""
+        """Runs a whole plan with the project's tools and returns every step's record.
+
+        At most ``jobs`` steps run at once (default: the project's ``jobs`` setting, 4
+        unless ``strata.yaml`` or ``STRATA_JOBS`` says otherwise)."""
 
 @final
 class PromptManager:
