@@ -324,9 +324,15 @@ fn a_ten_megabyte_template_is_refused_unread() {
         .status(1)
         .stderr(
             "error[prompt]: `prompts/main/huge.j2` is larger than the template limit of 4194304 bytes\n\
-             \x20  = help: split the template, or raise the `template_bytes` limit\n",
+             \x20  = help: split the template, or raise `limits.template_bytes` in strata.yaml (or STRATA_LIMITS_TEMPLATE_BYTES)\n",
         )
         .run();
+    // The hint is true: the setting it names lets the template in.
+    let ran = render(&s, &["huge"])
+        .env("STRATA_LIMITS_TEMPLATE_BYTES", "16777216")
+        .run();
+    assert_eq!(ran.stderr, "");
+    assert_eq!(ran.stdout.len(), (10 << 20) + 1);
 }
 
 // ---------------------------------------------------------------------------------------

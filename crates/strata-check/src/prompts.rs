@@ -52,7 +52,11 @@ pub fn check(project: &Project, report: &mut Report) {
         }
         return;
     }
-    let loaded = match PromptManager::builder().dir(&dir, PROMPTS_DIR).build_all() {
+    let loaded = match PromptManager::builder()
+        .limits(strata_prompts::PromptLimits::from_limits(&project.limits))
+        .dir(&dir, PROMPTS_DIR)
+        .build_all()
+    {
         Ok(l) => l,
         Err(e) => {
             report.push(Diagnostic::from_error(&e, PROMPTS_DIR).with_code(Code::PromptLoad));

@@ -134,7 +134,10 @@ fn run_in(args: &RunArgs, project: &Project, id: &str) -> Result<u8, Error> {
         return Ok(STRATA_FAILED);
     }
     let prompts = if strata_graph::uses_prompts(&graph) {
-        Some(strata_prompts::PromptManager::load(&project.root)?)
+        Some(strata_prompts::PromptManager::load(
+            &project.root,
+            &project.limits,
+        )?)
     } else {
         None
     };

@@ -109,10 +109,11 @@ pub fn run(args: PromptArgs) -> ExitCode {
         Ok(p) => p,
         Err(code) => return code,
     };
-    let out = PromptManager::load(&project.root).and_then(|m| match &args.command {
-        PromptCommand::Render(a) => render(a, &m),
-        PromptCommand::List(a) => Ok(list(a, &m)),
-    });
+    let out =
+        PromptManager::load(&project.root, &project.limits).and_then(|m| match &args.command {
+            PromptCommand::Render(a) => render(a, &m),
+            PromptCommand::List(a) => Ok(list(a, &m)),
+        });
     match out {
         Ok(text) => {
             let _ = std::io::stdout().lock().write_all(text.as_bytes());

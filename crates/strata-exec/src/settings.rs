@@ -23,9 +23,14 @@ pub const SETTINGS: Layer = Layer::new("settings");
 const KEYS: [&str; 4] = ["strict", "jobs", "secrets", "limits"];
 
 /// The keys of `limits:` (the fields of [`Limits`]), each with what it bounds.
-pub const LIMIT_KEYS: [(&str, &str); 7] = [
+pub const LIMIT_KEYS: [(&str, &str); 10] = [
     ("template_bytes", "bytes of one authored string"),
     ("placeholders_per_string", "placeholders in one string"),
+    (
+        "template_bytes_per_document",
+        "bytes of all the strings of one document",
+    ),
+    ("placeholders_per_document", "placeholders in one document"),
     ("default_depth", "nesting of defaults (`${A:-${B:-x}}`)"),
     ("output_bytes_per_string", "bytes of one rendered string"),
     ("output_bytes_per_config", "bytes of one rendered document"),
@@ -34,6 +39,10 @@ pub const LIMIT_KEYS: [(&str, &str); 7] = [
         "parameter links followed (`a -> b -> c -> d` is 3)",
     ),
     ("yaml_nodes", "YAML nodes after alias expansion"),
+    (
+        "document_bytes",
+        "bytes of one document read, and after alias expansion",
+    ),
 ];
 
 /// The field of `limits` named `key`.
@@ -41,11 +50,14 @@ fn limit_mut<'l>(limits: &'l mut Limits, key: &str) -> Option<&'l mut usize> {
     Some(match key {
         "template_bytes" => &mut limits.template_bytes,
         "placeholders_per_string" => &mut limits.placeholders_per_string,
+        "template_bytes_per_document" => &mut limits.template_bytes_per_document,
+        "placeholders_per_document" => &mut limits.placeholders_per_document,
         "default_depth" => &mut limits.default_depth,
         "output_bytes_per_string" => &mut limits.output_bytes_per_string,
         "output_bytes_per_config" => &mut limits.output_bytes_per_config,
         "param_links" => &mut limits.param_links,
         "yaml_nodes" => &mut limits.yaml_nodes,
+        "document_bytes" => &mut limits.document_bytes,
         _ => return None,
     })
 }

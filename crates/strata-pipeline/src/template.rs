@@ -206,7 +206,10 @@ impl<'c> Compile<'c> {
                         self.limits.placeholders_per_document
                     ),
                 )
-                .with_hint("split the document or raise the placeholders-per-document limit")
+                .with_hint(format!(
+                    "split the document, or {}",
+                    strata_core::raise_hint("placeholders_per_document")
+                ))
                 .at_path(path));
             }
         }

@@ -162,7 +162,7 @@ fn a_document_is_bounded_in_string_bytes_and_placeholders() {
     let e = small(case()).render(&FULL, &holes).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "request error at [5]: more than 50 placeholders in one document (hint: split the document or raise the placeholders-per-document limit)"
+        "request error at [5]: more than 50 placeholders in one document (hint: split the document, or raise `limits.placeholders_per_document` in strata.yaml (or STRATA_LIMITS_PLACEHOLDERS_PER_DOCUMENT))"
     );
     assert!(small(case())
         .render(&FULL, &json!(vec!["{a}{b}{c}{d}{e}"; 10]))

@@ -498,7 +498,10 @@ fn too_big(shown: &str, limit: usize) -> Error {
         ErrorKind::Limit,
         shown,
         format!("`{shown}` is larger than the template limit of {limit} bytes"),
-        "split the template, or raise the `template_bytes` limit",
+        &format!(
+            "split the template, or {}",
+            strata_core::raise_hint("template_bytes")
+        ),
     )
 }
 

@@ -180,8 +180,9 @@ impl PromptManager {
         Builder::default()
     }
 
-    /// Loads `prompts/` of the project at `root` with default settings.
-    pub fn load(root: &Path) -> Result<PromptManager, Error> {
+    /// Loads `prompts/` of the project at `root` with default settings and the project's
+    /// `limits`.
+    pub fn load(root: &Path, limits: &strata_core::Limits) -> Result<PromptManager, Error> {
         let dir = root.join(PROMPTS_DIR);
         if !dir.is_dir() {
             return Err(Error::new(
@@ -191,7 +192,10 @@ impl PromptManager {
             )
             .with_hint("prompt templates live in prompts/<type>/<name>.j2 (see docs/prompts.md)"));
         }
-        PromptManager::builder().dir(&dir, PROMPTS_DIR).build()
+        PromptManager::builder()
+            .limits(PromptLimits::from_limits(limits))
+            .dir(&dir, PROMPTS_DIR)
+            .build()
     }
 
     fn with(store: Arc<Store>, settings: Settings) -> PromptManager {

@@ -298,7 +298,9 @@ impl Job<'_> {
                     sizes.join(" × ")
                 ),
             )
-            .with_hint("pin some components to one version, or raise the `variants` limit"));
+            .with_hint(
+                "pin some components to one version (`--pin COMPONENT=VERSION`, `pin:` in a graph)",
+            ));
         }
         let mut out: Vec<Vec<(usize, usize)>> = vec![pinned.clone()];
         for (c, options) in &axes {

@@ -31,8 +31,16 @@ pub struct PromptLimits {
 
 impl Default for PromptLimits {
     fn default() -> Self {
+        PromptLimits::from_limits(&strata_core::Limits::default())
+    }
+}
+
+impl PromptLimits {
+    /// The prompt limits of a project whose limits are `limits` (the largest template is
+    /// its `template_bytes`).
+    pub fn from_limits(limits: &strata_core::Limits) -> Self {
         PromptLimits {
-            template_bytes: strata_core::Limits::default().template_bytes,
+            template_bytes: limits.template_bytes,
             variants: 1000,
             jinja: JinjaLimits::default(),
         }

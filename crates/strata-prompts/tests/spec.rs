@@ -56,7 +56,7 @@ fn tree_and_dict_forms_mix_and_a_dict_starts_at_its_own_directory() {
         "prompts/agent/more.json",
         r#"{"main": {"default": "agent"}}"#,
     );
-    let m = PromptManager::load(dir.path()).unwrap();
+    let m = PromptManager::load(dir.path(), &strata_core::Limits::default()).unwrap();
     let feed = map(json!({"x": 1}));
     assert_eq!(text(&m, &Call::key("BrowseLink").feed(&feed)), "file 1");
     assert_eq!(text(&m, &Call::key("Search").feed(&feed)), "dict 1");
@@ -77,7 +77,7 @@ fn the_same_template_twice_names_both_places() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "prompts/main/BrowseLink.j2", "a");
     write(dir.path(), "prompts/t.yaml", "main:\n  BrowseLink: b\n");
-    let e = PromptManager::load(dir.path()).unwrap_err();
+    let e = PromptManager::load(dir.path(), &strata_core::Limits::default()).unwrap_err();
     assert_eq!(e.kind, ErrorKind::DuplicateId);
     assert_eq!(
         e.message,
@@ -265,7 +265,7 @@ fn values_print_like_layer_c_without_escaping_whatever_the_file_name() {
         "prompts/main/default.md",
         "[{{ n }}][{{ t }}][{{ f }}][{{ i }}][{{ l }}][{{ m }}][{{ h }}]",
     );
-    let m = PromptManager::load(dir.path()).unwrap();
+    let m = PromptManager::load(dir.path(), &strata_core::Limits::default()).unwrap();
     let feed = map(
         json!({"n": null, "t": true, "f": 0.38, "i": 10000000, "l": [1, "a"],
                           "m": {"k": [null]}, "h": "<b>&\""}),
@@ -431,7 +431,7 @@ fn recursive_components_are_a_cycle_error() {
 fn a_pinned_content_hash_must_match() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "prompts/main/default.j2", "frozen text");
-    let m = PromptManager::load(dir.path()).unwrap();
+    let m = PromptManager::load(dir.path(), &strata_core::Limits::default()).unwrap();
     let out = m.render(&Call::default()).unwrap();
     assert_eq!(
         out.hash,
@@ -466,7 +466,7 @@ fn undefined_variables_warn_naming_variable_and_template() {
         "prompts/main/default.j2",
         "Hi {{ name }}\n{% if opt is defined %}{{ opt }}{% endif %}{% if flag %}F{% endif %}{% for i in items %}{{ i }}{% endfor %}",
     );
-    let m = PromptManager::load(dir.path()).unwrap();
+    let m = PromptManager::load(dir.path(), &strata_core::Limits::default()).unwrap();
     let out = m.render(&Call::default()).unwrap();
     assert_eq!(out.text(), Some("Hi \n"));
     let warnings: Vec<&str> = out.warnings.iter().map(|w| w.message.as_str()).collect();
@@ -627,7 +627,7 @@ fn runaway_loops_and_huge_templates_are_limit_errors() {
     );
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "prompts/main/default.j2", &"x".repeat(10 << 20));
-    let e = PromptManager::load(dir.path()).unwrap_err();
+    let e = PromptManager::load(dir.path(), &strata_core::Limits::default()).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Limit);
     assert_eq!(
         e.message,
