@@ -417,7 +417,8 @@ mod tests {
         assert!(s.strict.value);
         assert_eq!(s.strict.source.to_string(), "strata.yaml:2:9");
         assert_eq!(s.limits.param_links, 5);
-        assert_eq!(s.limit_sources[5].to_string(), "strata.yaml:4:16");
+        let at = LIMIT_KEYS.iter().position(|(k, _)| *k == "param_links");
+        assert_eq!(s.limit_sources[at.unwrap()].to_string(), "strata.yaml:4:16");
         assert_eq!(s.limits.yaml_nodes, Limits::default().yaml_nodes);
         assert_eq!(s.secrets.source, Source::Default);
     }
