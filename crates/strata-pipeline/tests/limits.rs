@@ -114,7 +114,7 @@ fn whole_value_references_count_against_the_document_limit() {
     let small = |c: Case| c.limits(|l| l.output_bytes_per_config = 8 << 20);
     let refs = |r: &str| json!(vec![r; 100]);
     let want = |path: &str| {
-        format!("request error at {path}: rendered document exceeds 8388608 bytes (hint: raise the output-bytes-per-config limit if this is intended)")
+        format!("request error at {path}: rendered document exceeds 8388608 bytes (hint: if this is intended, raise `limits.output_bytes_per_config` in strata.yaml (or STRATA_LIMITS_OUTPUT_BYTES_PER_CONFIG))")
     };
     // A caller parameter, a context path, an input: data borrowed from the scope.
     let c = small(case().param("p", mb()).ctx("c", mb()).input("i", mb()));
