@@ -133,14 +133,7 @@ fn run_in(args: &RunArgs, project: &Project, id: &str) -> Result<u8, Error> {
     if crate::check_cmd::refuse_run(project, strata_check::Target::Tool(id), id) {
         return Ok(STRATA_FAILED);
     }
-    let prompts = if strata_graph::uses_prompts(&graph) {
-        Some(strata_prompts::PromptManager::load(
-            &project.root,
-            &project.limits,
-        )?)
-    } else {
-        None
-    };
+    let prompts = prompts_for(project, &graph)?;
     let walker = |dir| {
         let w = Walker::new(&graph, &tools, Some(dir), RenderOptions::strict_if(strict));
         match &prompts {
@@ -273,4 +266,15 @@ pub fn draw_cmd(args: GraphArgs) -> ExitCode {
             ExitCode::from(STRATA_FAILED)
         }
     }
+}
+
+/// The project's prompt templates, loaded when graph `graph` has a prompt node.
+pub fn prompts_for(
+    project: &Project,
+    graph: &Graph,
+) -> Result<Option<strata_prompts::PromptManager>, Error> {
+    if !strata_graph::uses_prompts(graph) {
+        return Ok(None);
+    }
+    strata_prompts::PromptManager::load(&project.root, &project.limits).map(Some)
 }

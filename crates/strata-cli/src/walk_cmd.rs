@@ -122,11 +122,7 @@ fn walk(args: &WalkArgs, project: &Project) -> Result<u8, Error> {
             None => e,
         });
     }
-    let prompts = if strata_graph::uses_prompts(&graph) {
-        Some(strata_prompts::PromptManager::load(&project.root)?)
-    } else {
-        None
-    };
+    let prompts = crate::graph_cmd::prompts_for(project, &graph)?;
     let mut walker = Walker::new(&graph, &tools, None, RenderOptions::strict_if(args.strict));
     if let Some(p) = &prompts {
         walker = walker.with_prompts(p);
