@@ -7,7 +7,8 @@
 //! optimiser cannot drop the work.
 
 use std::hint::black_box;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// How long and how often to measure.
@@ -198,6 +199,18 @@ pub fn strata_binary() -> Option<PathBuf> {
     let me = std::env::current_exe().ok()?;
     let bin = me.parent()?.join("strata");
     bin.is_file().then_some(bin)
+}
+
+/// One run of `strata args…` in `dir`, its output dropped; panics unless it exits with `code`.
+pub fn run_strata(bin: &Path, dir: &Path, args: &[&str], code: i32) {
+    let status = Command::new(bin)
+        .args(args)
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("strata runs");
+    assert_eq!(status.code(), Some(code), "strata {args:?}");
 }
 
 /// Measures one closure.

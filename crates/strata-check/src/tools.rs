@@ -66,15 +66,20 @@ pub fn check_ids(
         if id.starts_with("runtimes/") {
             runtimes.insert(id.clone());
         }
-        if is_graph(project, &id) {
-            graphs.extend(check_graph(project, &id, report));
-            continue;
-        }
+        // The chain is loaded first: a tool's file is then read and parsed once (a graph,
+        // which has no executor, is told by its `kind` either way).
         match ToolChain::load(project, &id) {
+            Ok(chain)
+                if chain.links[0].doc.value.get("kind").and_then(Value::as_str)
+                    == Some("graph") =>
+            {
+                graphs.extend(check_graph(project, &id, report));
+            }
             Ok(chain) => {
                 runtimes.extend(chain.links.iter().skip(1).map(|l| l.id.clone()));
                 chains.push(chain);
             }
+            Err(_) if is_graph(project, &id) => graphs.extend(check_graph(project, &id, report)),
             Err(e) => report.push(Diagnostic::from_error(&e, &format!("tools/{id}.yaml"))),
         }
     }

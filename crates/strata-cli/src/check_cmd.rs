@@ -56,7 +56,7 @@ pub fn run(args: CheckArgs) -> ExitCode {
             serde_json::to_string_pretty(&all).unwrap_or_default() + "\n"
         }
     };
-    let _ = anstream::stdout().lock().write_all(text.as_bytes());
+    crate::style::print_all(&text);
     let errors = report.count(Severity::Error);
     let warnings = report.count(Severity::Warning);
     if errors > 0 || (args.deny_warnings && warnings > 0) {

@@ -173,9 +173,12 @@ fn render(args: &RenderArgs, doc: &Document, limits: &Limits) -> Result<String, 
     }
     let template = Template::compile(&doc.value, &chain, limits)?;
     let out = template.render(&scope, &RenderOptions::strict_if(args.strict))?;
-    for w in &out.warnings {
-        anstream::eprint!("{}", format_warning(w, Some(doc)));
-    }
+    let warnings: String = out
+        .warnings
+        .iter()
+        .map(|w| format_warning(w, Some(doc)))
+        .collect();
+    crate::style::eprint_all(&warnings);
     let value = out.value.into_json();
     Ok(match args.format {
         OutFormat::Json => serde_json::to_string_pretty(&value).unwrap_or_default() + "\n",

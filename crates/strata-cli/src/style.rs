@@ -4,6 +4,8 @@
 //! when the stream is a terminal (or `--color always`) and strips them otherwise: output to a
 //! pipe or a file, `NO_COLOR`, `TERM=dumb` and `--color never` are plain.
 
+use std::io::Write as _;
+
 use anstyle::{AnsiColor, Style};
 use clap::ValueEnum;
 use strata_tools::StepStatus;
@@ -51,6 +53,30 @@ pub fn status_style(status: StepStatus) -> Style {
         StepStatus::Failed => ERROR,
         StepStatus::Skipped => SKIPPED,
     }
+}
+
+/// Writes `text` to standard error in one write, styled when standard error takes colour and
+/// stripped otherwise. `anstream` strips straight into the stream it wraps, one write per
+/// styled piece: thousands of diagnostics would cost tens of thousands of system calls.
+pub fn eprint_all(text: &str) {
+    let stderr = std::io::stderr();
+    let bytes = styled(text, anstream::AutoStream::choice(&stderr));
+    let _ = stderr.lock().write_all(&bytes);
+}
+
+/// [`eprint_all`] for standard output.
+pub fn print_all(text: &str) {
+    let stdout = std::io::stdout();
+    let bytes = styled(text, anstream::AutoStream::choice(&stdout));
+    let mut out = stdout.lock();
+    let _ = out.write_all(&bytes).and_then(|()| out.flush());
+}
+
+/// `text` as a stream with colour `choice` takes it: as it is, or without its styles.
+fn styled(text: &str, choice: anstream::ColorChoice) -> Vec<u8> {
+    let mut out = anstream::AutoStream::new(Vec::with_capacity(text.len()), choice);
+    let _ = out.write_all(text.as_bytes());
+    out.into_inner()
 }
 
 /// `text` in `style` (the escape codes are stripped on the way out when colour is off).

@@ -14,8 +14,6 @@
 //! per call (its start-up included).
 
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use serde_json::{json, Map};
 use strata_check::check_project;
@@ -24,7 +22,7 @@ use strata_graph::{Graph, Silent, Status, Walker};
 use strata_tools::FakeTools;
 
 use super::exec::{write, PRIMITIVE};
-use crate::harness::{measure, Measurement, Settings};
+use crate::harness::{measure, run_strata, strata_binary, Measurement, Settings};
 use crate::report::Report;
 
 /// The sizes of the check workloads (each twice the one before).
@@ -75,24 +73,6 @@ pub fn foreach_graph(n: usize) -> String {
     )
 }
 
-/// The `strata` binary next to this one, when it has been built.
-fn strata_binary() -> Option<PathBuf> {
-    let path = std::env::current_exe().ok()?.with_file_name("strata");
-    path.is_file().then_some(path)
-}
-
-/// One run of `strata args…` in `dir`; panics unless it exits with `code`.
-fn run_binary(bin: &Path, dir: &Path, args: &[&str], code: i32) {
-    let status = Command::new(bin)
-        .args(args)
-        .current_dir(dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .expect("strata runs");
-    assert_eq!(status.code(), Some(code), "strata {args:?}");
-}
-
 /// Reports each row against twice the row before it.
 fn rows(report: &mut Report, name: &str, sizes: &[usize], measured: &[Measurement]) {
     for (i, m) in measured.iter().enumerate().skip(1) {
@@ -133,7 +113,7 @@ pub fn run(settings: &Settings, report: &mut Report) {
             let code = i32::from(errors);
             let through: Vec<Measurement> = dirs
                 .iter()
-                .map(|dir| measure(settings, || run_binary(bin, dir.path(), &["check"], code)))
+                .map(|dir| measure(settings, || run_strata(bin, dir.path(), &["check"], code)))
                 .collect();
             rows(report, &format!("{name}_bin"), &CHECK_SIZES, &through);
         }
@@ -159,7 +139,7 @@ pub fn run(settings: &Settings, report: &mut Report) {
             let id = format!("g{n}");
             through.push(measure(settings, || {
                 let _ = std::fs::remove_dir_all(tmp.path().join(".strata"));
-                run_binary(bin, tmp.path(), &["run", &id, "--quiet"], 0)
+                run_strata(bin, tmp.path(), &["run", &id, "--quiet"], 0)
             }));
         }
     }

@@ -6,6 +6,7 @@ pub mod context;
 pub mod exec;
 pub mod graph;
 pub mod linear;
+pub mod locate;
 pub mod plans;
 pub mod prompts;
 pub mod responses;
@@ -37,4 +38,5 @@ pub const GROUPS: &[Group] = &[
     ("plan_load", plans::run_load),
     ("plan_fanout", plans::run_fanout),
     ("linear", linear::run),
+    ("locate", locate::run),
 ];
