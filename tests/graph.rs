@@ -479,3 +479,88 @@ fn a_run_killed_during_any_step_resumes_to_the_same_result() {
         );
     }
 }
+
+// SIGKILL during every step of the five-step graph checkpointed every two steps (set by the
+// flag, a STRATA_* variable or strata.yaml), then --resume: the run goes on from the last
+// checkpoint written, running again only the steps taken since.
+#[test]
+fn a_run_checkpointed_every_two_steps_resumes_from_the_last_checkpoint() {
+    let result = "{\n  \"total\": 15,\n  \"trail\": \"s1s2s3s4s5\"\n}\n";
+    let s = project()
+        .file("tools/test/step.yaml", STEP_TOOL)
+        .file("tools/test/step.sh", STEP_SCRIPT)
+        .file("tools/graphs/five.yaml", five_steps())
+        .args(&["config", "--json"])
+        .env("STRATA_CHECKPOINT_EVERY", "2s")
+        .run();
+    assert_eq!(
+        s.json()["checkpoint_every"],
+        serde_json::json!({"value": "2s", "source": "env STRATA_CHECKPOINT_EVERY"})
+    );
+    for k in 1..=5usize {
+        let run_id = format!("every2-{k}");
+        let log = format!("log={run_id}.log");
+        let mut args = vec![
+            "run",
+            "graphs/five",
+            "--input",
+            &log,
+            "--run-id",
+            &run_id,
+            "--quiet",
+        ];
+        let mut run = s.then(&[]).file(&format!("pause-s{k}"), "");
+        match k {
+            2 => run = run.env("STRATA_CHECKPOINT_EVERY", "2"),
+            4 => run = run.file("strata.yaml", "checkpoint_every: 2\n"),
+            _ => args.extend(["--checkpoint-every", "2"]),
+        }
+        let mut child = run.args(&args).spawn();
+        let pid = wait_for(&s.path().join("paused.pid"));
+        child.kill().unwrap(); // SIGKILL, in the middle of step k
+        child.wait().unwrap();
+        Command::new("kill").args(["-9", &pid]).status().unwrap();
+        std::fs::remove_file(s.path().join("paused.pid")).unwrap();
+        std::fs::remove_file(s.path().join(format!("pause-s{k}"))).unwrap();
+        let _ = std::fs::remove_file(s.path().join("strata.yaml"));
+        // The last checkpoint written: before the first step, after the second, the fourth.
+        let durable = (k - 1) / 2 * 2;
+        let runs = s.then(&["runs"]).run().stdout;
+        let line = runs.lines().find(|l| l.starts_with(&run_id)).unwrap();
+        assert_eq!(
+            line.split_whitespace().collect::<Vec<_>>(),
+            [
+                run_id.as_str(),
+                "graphs/five",
+                "interrupted",
+                &durable.to_string(),
+                &format!("s{}", durable + 1)
+            ],
+            "killed during step {k}"
+        );
+        let resumed = s.then(&["run", "graphs/five", "--resume", &run_id]).run();
+        assert_eq!(resumed.stdout, result, "killed during step {k}");
+        assert_eq!(
+            resumed.stderr.lines().next().unwrap_or_default(),
+            format!(
+                "run {run_id}: resuming graphs/five after step {durable} at `s{}`",
+                durable + 1
+            )
+        );
+        let trail: Vec<String> = (1..=k)
+            .chain(durable + 1..=5)
+            .map(|i| format!("s{i}"))
+            .collect();
+        assert_eq!(
+            s.read(&format!("{run_id}.log")),
+            trail.join("\n") + "\n",
+            "killed during step {k}: the steps since the last checkpoint ran again"
+        );
+    }
+    s.then(&["run", "graphs/five", "--checkpoint-every", "0s"])
+        .stderr(
+            "error: invalid value '0s' for '--checkpoint-every <N|TIME>': expected a number of steps greater than 0 (100), or a time up to a week (500ms, 2s, 1.5s)\n\nFor more information, try '--help'.\n",
+        )
+        .status(2)
+        .run();
+}

@@ -40,6 +40,12 @@ fn rows(s: &Settings) -> Vec<(String, Value, &Source, &'static str)> {
             "plan steps running at once",
         ),
         (
+            "checkpoint_every".to_string(),
+            json!(s.checkpoint_every.value.to_string()),
+            &s.checkpoint_every.source,
+            "graph runs write a synced checkpoint every N steps or every time (2s, 500ms)",
+        ),
+        (
             "secrets".to_string(),
             json!(s.secrets.value),
             &s.secrets.source,

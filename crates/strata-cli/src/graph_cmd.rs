@@ -134,8 +134,12 @@ fn run_in(args: &RunArgs, project: &Project, id: &str) -> Result<u8, Error> {
         return Ok(STRATA_FAILED);
     }
     let prompts = prompts_for(project, &graph)?;
+    let every = project
+        .settings
+        .checkpoint_every_with(args.checkpoint_every);
     let walker = |dir| {
-        let w = Walker::new(&graph, &tools, Some(dir), RenderOptions::strict_if(strict));
+        let w = Walker::new(&graph, &tools, Some(dir), RenderOptions::strict_if(strict))
+            .checkpoint_every(every);
         match &prompts {
             Some(p) => w.with_prompts(p),
             None => w,

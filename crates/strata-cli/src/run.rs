@@ -12,6 +12,8 @@ use strata_exec::{
     dry_run_json, CallerParams, ExecOptions, Invocation, Prepared, Project, SpawnSpec,
 };
 
+use strata_runs::{CheckpointEvery, CHECKPOINT_EVERY_FORMS};
+
 use crate::report::{format_error, format_warning};
 use crate::run_target::{refuse_options, Target};
 use crate::scope_args::{params_json, split_pair};
@@ -58,6 +60,15 @@ pub struct RunArgs {
     /// Directives and graphs: no progress lines (a graph prints only its result)
     #[arg(long)]
     pub quiet: bool,
+    /// Graphs: write the synced checkpoint every N steps or every time (2s, 500ms) instead
+    /// of after every step; a killed run then resumes from the last one written
+    #[arg(long, value_name = "N|TIME", value_parser = checkpoint_every)]
+    pub checkpoint_every: Option<CheckpointEvery>,
+}
+
+/// `--checkpoint-every`'s value.
+fn checkpoint_every(text: &str) -> Result<CheckpointEvery, String> {
+    CheckpointEvery::parse(text).ok_or_else(|| format!("expected {CHECKPOINT_EVERY_FORMS}"))
 }
 
 /// Prints an error, with a snippet of the file it points into when there is one.
@@ -178,10 +189,15 @@ pub fn run(args: RunArgs) -> ExitCode {
 }
 
 fn print_warnings(call: &Invocation, prepared: &Prepared) {
-    for w in &prepared.warnings {
-        let doc = call.chain().links.get(w.link).map(|l| &l.doc);
-        anstream::eprint!("{}", format_warning(&w.warning, doc));
-    }
+    let text: String = prepared
+        .warnings
+        .iter()
+        .map(|w| {
+            let doc = call.chain().links.get(w.link).map(|l| &l.doc);
+            format_warning(&w.warning, doc)
+        })
+        .collect();
+    crate::style::eprint_all(&text);
 }
 
 fn run_in(args: &RunArgs, project: &Project, id: &str) -> Result<u8, Error> {

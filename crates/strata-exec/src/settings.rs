@@ -1,6 +1,7 @@
 //! Project settings a team shares: `strata.yaml` at the project root, and `STRATA_*`
 //! environment variables over it — strict mode, the limits, the default number of plan jobs,
-//! and names of environment variables that are secret everywhere. A command-line flag wins
+//! how often graph runs checkpoint, and names of environment variables that are secret
+//! everywhere. A command-line flag wins
 //! over the environment, which wins over the file, which wins over the defaults.
 
 use std::fmt;
@@ -9,6 +10,7 @@ use std::path::Path;
 use serde_json::Value;
 use strata_core::{did_you_mean, Error, ErrorKind, FieldPath, Layer, Limits, PathSeg};
 use strata_doc::{Document, Format};
+use strata_runs::{CheckpointEvery, CHECKPOINT_EVERY_FORMS};
 
 /// The settings file, at the project root.
 pub const FILE: &str = "strata.yaml";
@@ -20,7 +22,7 @@ pub const DEFAULT_JOBS: usize = 4;
 pub const SETTINGS: Layer = Layer::new("settings");
 
 /// The keys of `strata.yaml`.
-const KEYS: [&str; 4] = ["strict", "jobs", "secrets", "limits"];
+const KEYS: [&str; 5] = ["strict", "jobs", "checkpoint_every", "secrets", "limits"];
 
 /// The keys of `limits:` (the fields of [`Limits`]), each with what it bounds.
 pub const LIMIT_KEYS: [(&str, &str); 10] = [
@@ -115,6 +117,8 @@ pub struct Settings {
     pub strict: Setting<bool>,
     /// Plan steps running at once (`--jobs`).
     pub jobs: Setting<usize>,
+    /// How often a graph run writes its (synced) checkpoint (`--checkpoint-every`).
+    pub checkpoint_every: Setting<CheckpointEvery>,
     /// Environment variables whose values are secret in every tool run.
     pub secrets: Setting<Vec<String>>,
     /// The limits.
@@ -131,6 +135,7 @@ impl Default for Settings {
                 value: DEFAULT_JOBS,
                 source: Source::Default,
             },
+            checkpoint_every: Setting::default(),
             secrets: Setting::default(),
             limits: Limits::default(),
             limit_sources: vec![Source::Default; LIMIT_KEYS.len()],
@@ -245,6 +250,30 @@ impl Settings {
                     let v = positive(value).ok_or_else(|| wrong("a positive integer"))?;
                     self.jobs.set(v, at(&path));
                 }
+                "checkpoint_every" => {
+                    let v = match value {
+                        Value::Number(n) => n.as_u64().map(|n| n.to_string()),
+                        Value::String(text) => Some(text.clone()),
+                        _ => None,
+                    }
+                    .and_then(|text| CheckpointEvery::parse(&text))
+                    .ok_or_else(|| {
+                        let shown = match value {
+                            Value::String(text) => text.clone(),
+                            Value::Number(n) => n.to_string(),
+                            _ => return wrong("a number of steps or a time"),
+                        };
+                        file_error(
+                            doc,
+                            &path,
+                            ErrorKind::Invalid,
+                            format!(
+                                "`checkpoint_every` must be {CHECKPOINT_EVERY_FORMS}, not `{shown}`"
+                            ),
+                        )
+                    })?;
+                    self.checkpoint_every.set(v, at(&path));
+                }
                 "secrets" => {
                     let list = value
                         .as_array()
@@ -340,6 +369,12 @@ impl Settings {
                 .ok_or_else(|| bad(var, &text, "a positive integer"))?;
             self.jobs.set(v, Source::Env(var.into()));
         }
+        let var = "STRATA_CHECKPOINT_EVERY";
+        if let Some(text) = env(var) {
+            let v = CheckpointEvery::parse(&text)
+                .ok_or_else(|| bad(var, &text, CHECKPOINT_EVERY_FORMS))?;
+            self.checkpoint_every.set(v, Source::Env(var.into()));
+        }
         let var = "STRATA_SECRETS";
         if let Some(text) = env(var) {
             let names: Vec<String> = text
@@ -373,6 +408,11 @@ impl Settings {
     /// Strict mode with the command's `--strict` over the settings.
     pub fn strict_with(&self, flag: bool) -> bool {
         flag || self.strict.value
+    }
+
+    /// The checkpoint cadence with the command's `--checkpoint-every` over the settings.
+    pub fn checkpoint_every_with(&self, flag: Option<CheckpointEvery>) -> CheckpointEvery {
+        flag.unwrap_or(self.checkpoint_every.value)
     }
 }
 
@@ -421,6 +461,32 @@ mod tests {
         assert_eq!(s.limit_sources[at.unwrap()].to_string(), "strata.yaml:4:16");
         assert_eq!(s.limits.yaml_nodes, Limits::default().yaml_nodes);
         assert_eq!(s.secrets.source, Source::Default);
+        assert_eq!(s.checkpoint_every.value, CheckpointEvery::Steps(1));
+        assert_eq!(s.checkpoint_every.source, Source::Default);
+    }
+
+    #[test]
+    fn checkpoints_every_n_steps_or_every_interval() {
+        let s = load("checkpoint_every: 500\n", &[]).unwrap();
+        assert_eq!(s.checkpoint_every.value, CheckpointEvery::Steps(500));
+        assert_eq!(s.checkpoint_every.source.to_string(), "strata.yaml:1:19");
+        let s = load("checkpoint_every: 2s\n", &[]).unwrap();
+        assert_eq!(s.checkpoint_every.value.to_string(), "2s");
+        let s = load(
+            "checkpoint_every: 2s\n",
+            &[("STRATA_CHECKPOINT_EVERY", "250ms")],
+        )
+        .unwrap();
+        assert_eq!(s.checkpoint_every.value.to_string(), "250ms");
+        assert_eq!(
+            s.checkpoint_every.source.to_string(),
+            "env STRATA_CHECKPOINT_EVERY"
+        );
+        assert_eq!(
+            s.checkpoint_every_with(Some(CheckpointEvery::Steps(7))),
+            CheckpointEvery::Steps(7)
+        );
+        assert_eq!(s.checkpoint_every_with(None).to_string(), "250ms");
     }
 
     #[test]
@@ -442,6 +508,21 @@ mod tests {
         assert_eq!(
             e.message,
             "STRATA_STRICT must be true or false (1 or 0), not `maybe`"
+        );
+        let e = load("checkpoint_every: 0\n", &[]).unwrap_err();
+        assert_eq!(
+            e.message,
+            "`checkpoint_every` must be a number of steps greater than 0 (100), or a time up to a week (500ms, 2s, 1.5s), not `0`"
+        );
+        let e = load("checkpoint_every: [1]\n", &[]).unwrap_err();
+        assert_eq!(
+            e.message,
+            "`checkpoint_every` must be a number of steps or a time, not a list"
+        );
+        let e = load("", &[("STRATA_CHECKPOINT_EVERY", "soon")]).unwrap_err();
+        assert_eq!(
+            e.message,
+            "STRATA_CHECKPOINT_EVERY must be a number of steps greater than 0 (100), or a time up to a week (500ms, 2s, 1.5s), not `soon`"
         );
         let e = load("secrets: [api_token]\n", &[]).unwrap_err();
         assert_eq!(

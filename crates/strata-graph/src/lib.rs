@@ -6,8 +6,8 @@
 //! action nodes call tools through a [`strata_tools::ToolRunner`], `assign` renders layer-C templates against
 //! the state as it was before the node, `next` edges are chosen by their `when` conditions,
 //! foreach nodes fan out (optionally in parallel), return nodes end the run with a result.
-//! Every step is checkpointed atomically into a [`RunDir`], so a killed run resumes where it
-//! stopped. Hooks fire on the run's events; [`LogEvent`]s report each step; [`draw`] renders
+//! Every step (or every n steps, or every interval: [`CheckpointEvery`]) is checkpointed
+//! atomically into a [`RunDir`], so a killed run resumes where it stopped. Hooks fire on the run's events; [`LogEvent`]s report each step; [`draw`] renders
 //! the graph as Mermaid or Graphviz.
 
 mod checkpoint;
@@ -41,7 +41,7 @@ pub use nodes::{node_keys, EDGE_KEYS, KINDS};
 pub use prompt::{uses_prompts, PromptNode};
 pub use runs::{summary, GraphRuns, RunSummary};
 pub use strata_runs::{
-    check_run_id, fingerprint, new_run_id, write_atomic, RunDir, RunLock, RunStore, LOCK_FILE,
-    RUNS_DIR,
+    check_run_id, fingerprint, new_run_id, write_atomic, CheckpointEvery, RunDir, RunLock,
+    RunStore, LOCK_FILE, RUNS_DIR,
 };
 pub use walker::{Outcome, Walker};

@@ -1,5 +1,6 @@
 //! The walker: runs a graph step by step from a fresh start or a checkpoint, firing hooks,
-//! handling errors and the step limit through `on_error`, and checkpointing after every step.
+//! handling errors and the step limit through `on_error`, and checkpointing after every step
+//! (or as often as [`Walker::checkpoint_every`] says).
 
 use serde_json::{json, Map, Value};
 use strata_core::{Error, ErrorKind, Layer, Layers, RenderOptions, Warning};
@@ -10,7 +11,7 @@ use crate::exec::{apply, choose, rollback, Exec, Failure, Work};
 use crate::fields::key;
 use crate::hooks::{Event, EVENTS};
 use crate::model::{Body, Graph, Node};
-use strata_runs::{now, RunDir};
+use strata_runs::{now, Cadence, CheckpointEvery, RunDir};
 use strata_tools::{fire, HookCall, ToolRunner};
 
 /// Runs graphs.
@@ -20,6 +21,7 @@ pub struct Walker<'a> {
     tools: &'a dyn ToolRunner,
     options: RenderOptions,
     run_dir: Option<RunDir>,
+    every: CheckpointEvery,
     hooked: [bool; EVENTS.len()],
     prompts: Option<&'a strata_prompts::PromptManager>,
 }
@@ -89,9 +91,19 @@ impl<'a> Walker<'a> {
             tools,
             options,
             run_dir,
+            every: CheckpointEvery::default(),
             hooked,
             prompts: None,
         }
+    }
+
+    /// Checkpoints every `n` steps or every interval instead of after every step. The first
+    /// checkpoint (before the first step) and the last (once the run has ended) are always
+    /// written; a run killed in between resumes from the last one written and runs again
+    /// the steps taken since.
+    pub fn checkpoint_every(mut self, every: CheckpointEvery) -> Walker<'a> {
+        self.every = every;
+        self
     }
 
     /// Gives prompt nodes the project's prompt templates.
@@ -205,6 +217,7 @@ impl<'a> Walker<'a> {
             self.fire(Event::GraphStarted, &run, Vec::new, obs);
             self.save(&mut run)?;
         }
+        let mut cadence = Cadence::new(self.every);
         while run.progress.status == Status::Running {
             match run.cur {
                 None => {
@@ -216,7 +229,10 @@ impl<'a> Walker<'a> {
                 }
                 Some(cur) => self.step(&mut run, cur, None, obs),
             }
-            self.save(&mut run)?;
+            if cadence.step() || run.progress.status != Status::Running {
+                self.save(&mut run)?;
+                cadence.saved();
+            }
         }
         let p = &run.progress;
         let (status, output) = (p.status.name(), p.result.clone().unwrap_or(Value::Null));

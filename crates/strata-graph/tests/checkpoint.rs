@@ -8,7 +8,8 @@ use serde_json::{json, Map};
 use strata_core::RenderOptions;
 use strata_graph::draw::{draw, Format};
 use strata_graph::{
-    Checkpoints, GraphRuns, LogEvent, Observer, Recorder, RunDir, RunStore, Status, Walker,
+    CheckpointEvery, Checkpoints, GraphRuns, LogEvent, Observer, Recorder, RunDir, RunStore,
+    Status, Walker,
 };
 
 const GRAPH: &str = "
@@ -104,6 +105,60 @@ fn every_checkpoint_resumes_to_the_same_result() {
             .map(|r| format!("{} {:?} {}", r.run_id, r.status, r.steps))
             .collect::<Vec<_>>()[..2],
         ["full Some(Completed) 6", "killed-0 Some(Completed) 6"]
+    );
+}
+
+#[test]
+fn every_n_steps_a_checkpoint_and_a_resume_reruns_at_most_the_steps_since() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = RunStore::new(tmp.path());
+    let tools = Fake::default();
+    let graph = load(GRAPH, &tools).unwrap();
+    let dir = store.create("relaxed").unwrap();
+    let mut obs = Snapshots {
+        dir: &dir,
+        copies: Vec::new(),
+        events: Recorder::default(),
+    };
+    let full = Walker::new(&graph, &tools, Some(dir.clone()), RenderOptions::default())
+        .checkpoint_every(CheckpointEvery::Steps(4))
+        .start("relaxed", Map::new(), &mut obs)
+        .unwrap();
+    assert_eq!(full.result, json!({"trail": "ab1ab2", "xs": [3, 4]}));
+    // What a kill during each step would find: the checkpoint before the first step until
+    // four steps are done, then the one after the fourth.
+    let found: Vec<u64> = obs
+        .copies
+        .iter()
+        .map(|copy| {
+            let dir = store.create("probe").unwrap();
+            std::fs::write(dir.file(), copy).unwrap();
+            let step = dir.load().unwrap().progress.step;
+            std::fs::remove_dir_all(&dir.path).unwrap();
+            step
+        })
+        .collect();
+    assert_eq!(found, [0, 0, 0, 0, 4, 4]);
+    let done = dir.load().unwrap();
+    assert_eq!(
+        (done.progress.status, done.progress.step),
+        (Status::Completed, 6)
+    );
+    // Killed during step 4: the resume runs steps 1–4 again and ends the same.
+    let dir = store.create("killed").unwrap();
+    std::fs::write(dir.file(), &obs.copies[3]).unwrap();
+    let mut rec = Recorder::default();
+    let resumed = Walker::new(&graph, &tools, Some(dir.clone()), RenderOptions::default())
+        .checkpoint_every(CheckpointEvery::Steps(4))
+        .resume(dir.load().unwrap(), &mut rec)
+        .unwrap();
+    assert_eq!(resumed.result, full.result);
+    assert_eq!(resumed.steps, 6);
+    let log = lines(&rec.0);
+    assert!(
+        log[0].starts_with("run relaxed: resuming graphs/t after step 0 at `a`"),
+        "{}",
+        log[0]
     );
 }
 

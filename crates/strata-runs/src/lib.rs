@@ -7,10 +7,12 @@
 //! graph checkpoints, which came first).
 
 mod atomic;
+mod cadence;
 mod lock;
 mod store;
 
 pub use atomic::{fingerprint, now, write_atomic};
+pub use cadence::{Cadence, CheckpointEvery, CHECKPOINT_EVERY_FORMS};
 pub use lock::{RunLock, LOCK_FILE};
 pub use store::{
     check_run_id, new_run_id, utc_text, RunDir, RunStore, CHECKPOINT_FILE, MAX_ID_LEN, RUNS_DIR,

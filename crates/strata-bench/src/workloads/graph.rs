@@ -6,6 +6,12 @@
 //! * `graph_step_checkpointed`: one step of a 20-step loop of the same gate, checkpointing
 //!   after every step (write a temporary file, fsync, rename, fsync the directory), against
 //!   one bare `write_atomic` of a checkpoint-sized file: the I/O floor of a durable step.
+//! * `graph_step_bin_every_<n>`: one step of the 10,000-step loop through the `strata` binary
+//!   (`strata run graphs/loop --quiet --checkpoint-every <n>`: process start, loading the
+//!   graph, the walk, a synced checkpoint every `n` steps and at the end), the run's time
+//!   divided by its steps, against the 30 µs target of the relaxed setting.
+//! * `graph_step_bin_every_step`: the same through the binary with the default, a synced
+//!   checkpoint after every step (the 20-step loop), against the bare atomic write.
 
 use std::hint::black_box;
 use std::path::Path;
@@ -15,7 +21,7 @@ use serde_json::{json, Map, Value};
 use strata_core::{Limits, RenderOptions};
 use strata_graph::{write_atomic, Graph, RunDir, Silent, Status, Walker};
 
-use crate::harness::{measure, Settings};
+use crate::harness::{measure, run_strata, strata_binary, Settings};
 use crate::report::Report;
 
 /// Steps of the uncheckpointed loop.
@@ -26,6 +32,12 @@ pub const DURABLE_STEPS: u64 = 20;
 
 /// The per-step budget of the requirements, in nanoseconds.
 pub const TARGET_NS: f64 = 5_000.0;
+
+/// The per-step budget through the binary with a relaxed checkpoint setting, in nanoseconds.
+pub const RELAXED_TARGET_NS: f64 = 30_000.0;
+
+/// The relaxed setting measured through the binary: a synced checkpoint every this many steps.
+pub const RELAXED_EVERY: u64 = 1_000;
 
 /// A loop of `steps` gate steps then a return (so `steps + 1` steps in all).
 pub fn loop_graph(steps: u64) -> String {
@@ -104,6 +116,52 @@ pub fn run(settings: &Settings, report: &mut Report) {
         report_us(report, "graph_step"),
         STEPS + 1,
         m.median_ns / 1000.0
+    ));
+    through_binary(settings, report, &floor);
+}
+
+/// The loops through the `strata` binary, when it was built next to this one.
+fn through_binary(settings: &Settings, report: &mut Report, floor: &crate::harness::Measurement) {
+    let Some(bin) = strata_binary() else {
+        report.note("no strata binary next to strata-bench: the graph_step_bin rows are skipped");
+        return;
+    };
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let graphs = tmp.path().join("tools/graphs");
+    std::fs::create_dir_all(&graphs).expect("mkdir");
+    std::fs::write(graphs.join("loop.yaml"), loop_graph(STEPS)).expect("write the graph");
+    std::fs::write(graphs.join("short.yaml"), loop_graph(DURABLE_STEPS)).expect("write");
+    let runs = tmp.path().join(".strata");
+    let every = RELAXED_EVERY.to_string();
+    let mut m = measure(settings, || {
+        let _ = std::fs::remove_dir_all(&runs);
+        let args = [
+            "run",
+            "graphs/loop",
+            "--quiet",
+            "--checkpoint-every",
+            &every,
+        ];
+        run_strata(&bin, tmp.path(), &args, 0)
+    });
+    per_step(&mut m, STEPS + 1);
+    report.against(
+        &format!("graph_step_bin_every_{RELAXED_EVERY}"),
+        &m,
+        "target",
+        RELAXED_TARGET_NS,
+    );
+    let mut durable = measure(settings, || {
+        let _ = std::fs::remove_dir_all(&runs);
+        run_strata(&bin, tmp.path(), &["run", "graphs/short", "--quiet"], 0)
+    });
+    per_step(&mut durable, DURABLE_STEPS + 1);
+    report.compare("graph_step_bin_every_step", &durable, "atomic_write", floor);
+    report.note(&format!(
+        "graph through the binary: {:.1} µs per step with a synced checkpoint every {RELAXED_EVERY} steps ({} steps per run), {:.1} µs with one after every step",
+        m.median_ns / 1000.0,
+        STEPS + 1,
+        durable.median_ns / 1000.0
     ));
 }
 
