@@ -213,6 +213,41 @@ pub fn run_strata(bin: &Path, dir: &Path, args: &[&str], code: i32) {
     assert_eq!(status.code(), Some(code), "strata {args:?}");
 }
 
+/// One run of `strata args…` in `dir` with a cleared environment but for `env`, output
+/// dropped: its wall time and its peak resident memory in bytes (from `wait4`). Panics unless
+/// it exits with 0.
+#[allow(clippy::zombie_processes)] // reaped by `wait4`, which std's `wait` cannot replace
+pub fn run_strata_rss(
+    bin: &Path,
+    dir: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (Duration, u64) {
+    let start = Instant::now();
+    let child = Command::new(bin)
+        .args(args)
+        .current_dir(dir)
+        .env_clear()
+        .envs(env.iter().copied())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("strata runs");
+    let pid = libc::pid_t::try_from(child.id()).expect("a pid");
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to fill in.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child (std has not reaped it: `child` is never waited on).
+    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let spent = start.elapsed();
+    assert_eq!(reaped, pid, "wait4");
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "strata {args:?} failed"
+    );
+    (spent, u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024)
+}
+
 /// Measures one closure.
 pub fn measure<T>(settings: &Settings, f: impl FnMut() -> T) -> Measurement {
     let mut subject = Subject::warm(Plain(f), settings);

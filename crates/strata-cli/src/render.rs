@@ -100,19 +100,15 @@ pub fn run(mut args: RenderArgs) -> ExitCode {
             }
         };
     }
-    let doc = match load(args.file.as_ref(), &limits) {
+    let mut doc = match load(args.file.as_ref(), &limits) {
         Ok(doc) => doc,
         Err(e) => {
             anstream::eprint!("{}", format_error(&e, None));
             return ExitCode::FAILURE;
         }
     };
-    match render(&args, &doc, &limits) {
-        Ok(text) => {
-            let mut stdout = io::stdout().lock();
-            let _ = stdout.write_all(text.as_bytes());
-            ExitCode::SUCCESS
-        }
+    match render(&args, &mut doc, &limits) {
+        Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             anstream::eprint!("{}", format_error(&doc.locate_error(e), Some(&doc)));
             ExitCode::FAILURE
@@ -139,7 +135,7 @@ fn load(file: Option<&PathBuf>, limits: &Limits) -> Result<Document, Error> {
     }
 }
 
-fn render(args: &RenderArgs, doc: &Document, limits: &Limits) -> Result<String, Error> {
+fn render(args: &RenderArgs, doc: &mut Document, limits: &Limits) -> Result<(), Error> {
     let chain = if args.layers.is_empty() {
         Chain::full()
     } else {
@@ -163,15 +159,19 @@ fn render(args: &RenderArgs, doc: &Document, limits: &Limits) -> Result<String, 
         ..Scope::default()
     };
     if args.explain {
-        return explain_text(
+        let text = explain_text(
             doc,
             &chain,
             limits,
             &scope,
             &RenderOptions::strict_if(args.strict),
-        );
+        )?;
+        let _ = io::stdout().lock().write_all(text.as_bytes());
+        return Ok(());
     }
-    let template = Template::compile(&doc.value, &chain, limits)?;
+    // The document's value is handed over: its constants become the template's without a
+    // copy (its text stays, to locate warnings and errors).
+    let template = Template::compile_owned(std::mem::take(&mut doc.value), &chain, limits)?;
     let out = template.render(&scope, &RenderOptions::strict_if(args.strict))?;
     let warnings: String = out
         .warnings
@@ -180,10 +180,17 @@ fn render(args: &RenderArgs, doc: &Document, limits: &Limits) -> Result<String, 
         .collect();
     crate::style::eprint_all(&warnings);
     let value = out.value.into_json();
-    Ok(match args.format {
-        OutFormat::Json => serde_json::to_string_pretty(&value).unwrap_or_default() + "\n",
-        OutFormat::Yaml => serde_yaml::to_string(&value).unwrap_or_default(),
-    })
+    drop(template);
+    // Written as it is serialised, not gathered into one more copy of the document.
+    let mut stdout = io::BufWriter::new(io::stdout().lock());
+    let _ = match args.format {
+        OutFormat::Json => serde_json::to_writer_pretty(&mut stdout, &value)
+            .map_err(io::Error::from)
+            .and_then(|()| stdout.write_all(b"\n")),
+        OutFormat::Yaml => serde_yaml::to_writer(&mut stdout, &value).map_err(io::Error::other),
+    }
+    .and_then(|()| stdout.flush());
+    Ok(())
 }
 
 fn explain_text(

@@ -7,6 +7,7 @@ pub mod exec;
 pub mod graph;
 pub mod linear;
 pub mod locate;
+pub mod memory;
 pub mod plans;
 pub mod prompts;
 pub mod responses;
@@ -39,4 +40,5 @@ pub const GROUPS: &[Group] = &[
     ("plan_fanout", plans::run_fanout),
     ("linear", linear::run),
     ("locate", locate::run),
+    ("memory", memory::run),
 ];

@@ -1,0 +1,83 @@
+//! What a large document costs through the `strata` binary: time and peak resident memory.
+//!
+//! * `memory_render_10mb_bin`: `strata render doc.yaml` of a 10 MiB YAML map (about 160,000
+//!   string leaves of ten words, a `${HOME}` in every third: within the default limits of
+//!   100,000 placeholders per document), its JSON written to /dev/null; wall time of one run
+//!   against the 1 s budget.
+//! * `memory_render_10mb_rss_bin`: the peak resident memory of the same runs, in **bytes**
+//!   (not nanoseconds: `strata_ns` and `peer_ns` hold bytes on this row), against 8× the
+//!   document's size (`peer=8x_input`).
+//!
+//! Both use the median of runs; the figures come from `wait4`'s resource usage of the child.
+
+use std::time::Duration;
+
+use crate::harness::{of_calls, run_strata_rss, strata_binary, Measurement, Settings};
+use crate::report::Report;
+
+/// Size of the document.
+pub const LEN: usize = 10 << 20;
+/// The wall-time budget of one render, in nanoseconds.
+const TIME_TARGET_NS: f64 = 1e9;
+/// Runs of the binary measured (one per sample).
+const RUNS_QUICK: usize = 5;
+
+/// A YAML map of `len` bytes: keys `k<i>`, strings of ten words, `${HOME}` in every third.
+pub fn document(len: usize) -> String {
+    const WORDS: [&str; 8] = [
+        "the", "engine", "renders", "config", "values", "into", "text", "tools",
+    ];
+    let mut out = String::with_capacity(len + 128);
+    let mut i = 0usize;
+    while out.len() < len {
+        let words: Vec<&str> = (0..10)
+            .map(|w| WORDS[(i * 7 + w * 3) % WORDS.len()])
+            .collect();
+        let hole = if i.is_multiple_of(3) { " ${HOME}" } else { "" };
+        out.push_str(&format!("k{i}: \"{}{hole}\"\n", words.join(" ")));
+        i += 1;
+    }
+    out
+}
+
+/// Measures the render's time and peak memory.
+pub fn run(settings: &Settings, report: &mut Report) {
+    let Some(bin) = strata_binary() else {
+        report.note("no strata binary next to strata-bench: the memory rows are skipped");
+        return;
+    };
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let text = document(LEN);
+    std::fs::write(tmp.path().join("doc.yaml"), &text).expect("write");
+    let runs = if settings.samples > 7 {
+        settings.samples
+    } else {
+        RUNS_QUICK
+    };
+    let (times, peaks): (Vec<Duration>, Vec<u64>) = (0..runs)
+        .map(|_| {
+            run_strata_rss(
+                &bin,
+                tmp.path(),
+                &["render", "doc.yaml"],
+                &[("HOME", "/home/ada")],
+            )
+        })
+        .unzip();
+    let time = of_calls(times);
+    report.against("memory_render_10mb_bin", &time, "target", TIME_TARGET_NS);
+    let rss: Measurement = of_calls(peaks.iter().map(|b| Duration::from_nanos(*b)));
+    report.against(
+        "memory_render_10mb_rss_bin",
+        &rss,
+        "8x_input",
+        8.0 * text.len() as f64,
+    );
+    report.note(&format!(
+        "memory: a {:.1} MB document renders in {:.0} ms with a peak of {:.0} MB ({:.1}× its size)",
+        text.len() as f64 / 1e6,
+        time.median_ns / 1e6,
+        rss.median_ns / 1e6,
+        rss.median_ns / text.len() as f64
+    ));
+}
