@@ -92,16 +92,14 @@ enum Command {
 
 /// Runs the command line and returns the process exit code.
 ///
-/// Every command runs with the interrupt handler installed: on SIGINT, SIGTERM, SIGHUP or
-/// SIGQUIT the process group of every tool strata started is killed and reaped, then strata
-/// dies of that signal (see `strata_exec::install_interrupt_handler`).
+/// Every command that starts a tool has the interrupt handler installed before the first
+/// one starts: on SIGINT, SIGTERM, SIGHUP or SIGQUIT the process group of every tool strata
+/// started is killed and reaped, then strata dies of that signal (see
+/// `strata_exec::install_interrupt_handler_on_spawn`).
 pub fn main() -> ExitCode {
+    strata_exec::install_interrupt_handler_on_spawn();
     let cli = Cli::parse();
     cli.color.apply();
-    if let Err(e) = strata_exec::install_interrupt_handler() {
-        eprintln!("error: cannot install the signal handler: {e}");
-        return ExitCode::from(run::STRATA_FAILED);
-    }
     match cli.command {
         Command::Init(args) => init_cmd::run(args),
         Command::Completions(args) => completions_cmd::run(args),

@@ -38,7 +38,17 @@ fn io_error(name: &str, e: io::Error) -> Error {
 /// Reads all of `reader` (named `name` in errors), refusing more than
 /// `limits.document_bytes` bytes.
 pub fn read_bounded(reader: impl Read, name: &str, limits: &Limits) -> Result<Vec<u8>, Error> {
-    let mut bytes = Vec::new();
+    read_bounded_into(reader, Vec::new(), name, limits)
+}
+
+/// [`read_bounded`] into `bytes` (empty; its capacity the size expected, so that a file is
+/// read in one call and one more that sees its end).
+fn read_bounded_into(
+    reader: impl Read,
+    mut bytes: Vec<u8>,
+    name: &str,
+    limits: &Limits,
+) -> Result<Vec<u8>, Error> {
     let cap = limits.document_bytes as u64 + 1;
     reader
         .take(cap)
@@ -62,7 +72,9 @@ pub fn read_file(path: &Path, name: &str, limits: &Limits) -> Result<Vec<u8>, Er
             limits,
         ));
     }
-    read_bounded(file, name, limits)
+    // One byte more than the size: the read that finds the end needs no second buffer.
+    let expected = usize::try_from(len).unwrap_or(0).saturating_add(1);
+    read_bounded_into(file, Vec::with_capacity(expected), name, limits)
 }
 
 /// [`read_file`] as UTF-8 text (for `.env` files and directives, read as text).
@@ -85,8 +97,23 @@ fn real(path: &Path) -> PathBuf {
 /// `directives/` or `hooks/` cannot make it read, run or quote a file elsewhere. The path
 /// returned is the one to read (the link resolved).
 pub fn confine(path: &Path, dir: &Path, shown: &str, dir_shown: &str) -> Result<PathBuf, Error> {
-    let target = real(path);
-    if target.starts_with(real(dir)) {
+    confine_in(path, dir, &real(dir), shown, dir_shown)
+}
+
+/// [`confine`] for a caller that already knows where `dir` really is (`real_dir`, resolved
+/// once for many files). A path below `dir` none of whose components below it is a
+/// symbolic link is resolved with one `lstat` per component below `dir`, instead of a
+/// `readlink` of every component of its whole absolute path; any other path is resolved
+/// in full.
+pub fn confine_in(
+    path: &Path,
+    dir: &Path,
+    real_dir: &Path,
+    shown: &str,
+    dir_shown: &str,
+) -> Result<PathBuf, Error> {
+    let target = plainly_below(path, dir, real_dir).unwrap_or_else(|| real(path));
+    if target.starts_with(real_dir) {
         return Ok(target);
     }
     Err(Error::new(
@@ -98,6 +125,28 @@ pub fn confine(path: &Path, dir: &Path, shown: &str, dir_shown: &str) -> Result<
         ),
     )
     .with_hint("strata reads only files inside the project's directories; copy the file in"))
+}
+
+/// Where `path` really is when it lies below `dir` through plain names that exist and are
+/// no symbolic links: `real_dir` joined with them. `None` otherwise (a link, `..`, a name
+/// that does not exist, a path elsewhere), for the caller to resolve in full.
+fn plainly_below(path: &Path, dir: &Path, real_dir: &Path) -> Option<PathBuf> {
+    let rel = path.strip_prefix(dir).ok()?;
+    let mut walked = dir.to_path_buf();
+    for part in rel.components() {
+        let std::path::Component::Normal(name) = part else {
+            return None;
+        };
+        walked.push(name);
+        if std::fs::symlink_metadata(&walked)
+            .ok()?
+            .file_type()
+            .is_symlink()
+        {
+            return None;
+        }
+    }
+    Some(real_dir.join(rel))
 }
 
 /// Every file under `dir` whose name ends in `.<ext>` for one of `exts`, as paths under

@@ -12,5 +12,5 @@ mod locate;
 
 pub use document::{Document, Format};
 pub use dotenv::parse_dotenv;
-pub use files::{confine, read_bounded, read_file, read_line, read_text, walk};
+pub use files::{confine, confine_in, read_bounded, read_file, read_line, read_text, walk};
 pub use locate::{locate, Lines, Positions};

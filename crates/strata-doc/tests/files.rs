@@ -56,3 +56,40 @@ fn a_link_leading_out_is_forbidden_and_one_inside_is_resolved() {
         )
     );
 }
+
+#[test]
+fn confining_under_a_resolved_directory_follows_links_below_it_and_only_those() {
+    let d = tempfile::tempdir().unwrap();
+    // The directory is reached through a link: paths below it are given through the link.
+    touch(d.path(), "real/tools/sub/plain.yaml");
+    touch(d.path(), "secret.yaml");
+    symlink("real", d.path().join("via")).unwrap();
+    let dir = d.path().join("via/tools");
+    let real_dir = dir.canonicalize().unwrap();
+    symlink(
+        "../../../secret.yaml",
+        d.path().join("real/tools/sub/out.yaml"),
+    )
+    .unwrap();
+    symlink("plain.yaml", d.path().join("real/tools/sub/in.yaml")).unwrap();
+    let plain = strata_doc::confine_in(&dir.join("sub/plain.yaml"), &dir, &real_dir, "p", "d");
+    assert_eq!(plain.unwrap(), real_dir.join("sub/plain.yaml"));
+    let inside = strata_doc::confine_in(&dir.join("sub/in.yaml"), &dir, &real_dir, "i", "d");
+    assert_eq!(inside.unwrap(), real_dir.join("sub/plain.yaml"));
+    let out = strata_doc::confine_in(&dir.join("sub/out.yaml"), &dir, &real_dir, "o", "`tools/`");
+    let e = out.unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Forbidden);
+    let target = d.path().join("secret.yaml").canonicalize().unwrap();
+    assert_eq!(
+        e.message,
+        format!("`o` leads outside `tools/` (to `{}`)", target.display())
+    );
+    let up = strata_doc::confine_in(
+        &dir.join("sub/../../../secret.yaml"),
+        &dir,
+        &real_dir,
+        "u",
+        "d",
+    );
+    assert_eq!(up.unwrap_err().kind, ErrorKind::Forbidden);
+}

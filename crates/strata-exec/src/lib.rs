@@ -32,7 +32,10 @@ pub use env::{
 pub use registry::{Project, ToolEntry};
 pub use runner::ExecRunner;
 pub use settings::Settings;
-pub use spawn::{install_interrupt_handler, spawn, SpawnSpec, DEFAULT_MAX_OUTPUT};
+pub use spawn::{
+    install_interrupt_handler, install_interrupt_handler_on_spawn, spawn, SpawnSpec,
+    DEFAULT_MAX_OUTPUT,
+};
 pub use spec::{build_spec, dry_run_json, DEFAULT_TIMEOUT_SECS};
 pub use stages::{
     explain_config, render_string, restore_literals, stage_chain, take_literals, Literal,

@@ -2,7 +2,7 @@
 //! and did-you-mean for unknown ids.
 
 use std::path::{Component, Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 use strata_core::{did_you_mean, Error, ErrorKind, Layer, Limits};
@@ -22,6 +22,8 @@ pub struct Project {
     /// The settings in force: `strata.yaml` and `STRATA_*` variables over the defaults.
     pub settings: Arc<Settings>,
     cache: Arc<ToolCache>,
+    /// Where the root really is (every symbolic link resolved), found on first use.
+    real_root: Arc<OnceLock<PathBuf>>,
 }
 
 /// One entry of `strata tools`.
@@ -69,6 +71,7 @@ impl Project {
             limits: Limits::default(),
             settings: Arc::default(),
             cache: Arc::default(),
+            real_root: Arc::default(),
         })
     }
 
@@ -141,18 +144,33 @@ impl Project {
     }
 
     /// Where `path` really is, when that is inside the project directory it belongs to:
-    /// `tools/`, `directives/`, `hooks/`, `plans/` or `prompts/` for a path under one of them, the project root
-    /// otherwise (`.env`, a directive given by path). A Forbidden error when a symbolic
-    /// link leads elsewhere.
+    /// `tools/`, `directives/`, `hooks/`, `plans/` or `prompts/` for a path under one of
+    /// them, the project root otherwise (`.env`, a directive given by path). A Forbidden
+    /// error when a symbolic link leads elsewhere.
     pub fn confine(&self, path: &Path) -> Result<PathBuf, Error> {
         let shown = self.display_name(path);
         let dir = ["tools", "directives", "hooks", "plans", "prompts"]
             .into_iter()
             .find(|d| Path::new(&shown).starts_with(d));
+        let real_root = self.real_root();
         match dir {
-            Some(d) => strata_doc::confine(path, &self.root.join(d), &shown, &format!("`{d}/`")),
-            None => strata_doc::confine(path, &self.root, &shown, "the project"),
+            Some(d) => {
+                let dir = self.root.join(d);
+                let real_dir = strata_doc::confine_in(&dir, &self.root, real_root, d, "")
+                    .unwrap_or_else(|_| dir.canonicalize().unwrap_or_else(|_| dir.clone()));
+                strata_doc::confine_in(path, &dir, &real_dir, &shown, &format!("`{d}/`"))
+            }
+            None => strata_doc::confine_in(path, &self.root, real_root, &shown, "the project"),
         }
+    }
+
+    /// Where the root really is, resolved once per project.
+    fn real_root(&self) -> &Path {
+        self.real_root.get_or_init(|| {
+            self.root
+                .canonicalize()
+                .unwrap_or_else(|_| self.root.clone())
+        })
     }
 
     /// Reads a project file: confined (see [`Project::confine`]) and within the document

@@ -105,14 +105,32 @@ fn reaped(pgid: i32) {
     }
 }
 
-/// Makes strata the reaper of its orphaned descendants (Linux), so that grandchildren killed
-/// with their group are reaped by strata instead of lingering as zombies.
-fn ensure_subreaper() {
+/// Once per process, before the first child starts: makes strata the reaper of its orphaned
+/// descendants (Linux), so that grandchildren killed with their group are reaped by strata
+/// instead of lingering as zombies; and gives the tools the system's transparent-huge-page
+/// setting back (the allocator turns huge pages off for strata, whose heap is small and
+/// short-lived, and the kernel would pass that choice on to every child).
+fn prepare_process() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         #[cfg(target_os = "linux")]
-        let _ = nix::sys::prctl::set_child_subreaper(true);
+        {
+            let _ = nix::sys::prctl::set_child_subreaper(true);
+            // SAFETY: PR_SET_THP_DISABLE only changes a flag of this process.
+            unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 0, 0, 0, 0) };
+        }
     });
+}
+
+/// Set by [`install_interrupt_handler_on_spawn`].
+static HANDLER_ON_SPAWN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Asks [`spawn`] to install the interrupt handler (see [`install_interrupt_handler`]) just
+/// before the first child starts. Until a child runs there is no process group to kill, and
+/// dying of the signal is what the handler would do, so a command that never starts a tool
+/// pays nothing for it (no thread, no signal set-up). The CLI calls this first thing.
+pub fn install_interrupt_handler_on_spawn() {
+    HANDLER_ON_SPAWN.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// On SIGINT, SIGTERM, SIGHUP or SIGQUIT: kills the process group of every running child,
@@ -150,10 +168,12 @@ pub fn install_interrupt_handler() -> std::io::Result<()> {
     Ok(())
 }
 
-/// In the child between fork and exec: every descriptor above 2 is marked close-on-exec, so
-/// the program inherits none of the caller's (strata's own pipes already are). Must stay
-/// async-signal-safe: system calls only.
-fn close_inherited_fds() -> std::io::Result<()> {
+/// Marks every descriptor of strata above 2 close-on-exec, so that a child inherits none of
+/// them (the descriptors strata opens itself already are; this catches those it inherited).
+/// Done in strata, right before each spawn, rather than in the child between fork and exec:
+/// a child set up without code of ours runs through `posix_spawn` (a `vfork`), which costs
+/// a fraction of a `fork` of the whole process.
+fn close_inherited_fds() {
     #[cfg(target_os = "linux")]
     {
         const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
@@ -161,7 +181,7 @@ fn close_inherited_fds() -> std::io::Result<()> {
         let done =
             unsafe { libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, CLOSE_RANGE_CLOEXEC) };
         if done == 0 {
-            return Ok(());
+            return;
         }
     }
     let mut limit = libc::rlimit {
@@ -183,7 +203,6 @@ fn close_inherited_fds() -> std::io::Result<()> {
             }
         }
     }
-    Ok(())
 }
 
 /// One captured stream: the bytes kept, and whether more came than the cap.
@@ -320,7 +339,11 @@ fn until(deadline: Option<Instant>) -> PollTimeout {
 /// of its process group is killed (grandchildren holding the pipes open included) and the
 /// pipes are drained; at the deadline the whole group is killed.
 pub fn spawn(spec: &SpawnSpec) -> Result<RunResult, Error> {
-    ensure_subreaper();
+    prepare_process();
+    if HANDLER_ON_SPAWN.load(std::sync::atomic::Ordering::Relaxed) {
+        install_interrupt_handler()
+            .map_err(|e| io_error("cannot install the signal handler", e))?;
+    }
     let pipe = || os_pipe::pipe().map_err(|e| io_error("cannot create a pipe", e));
     let (out_r, out_w) = pipe()?;
     let (err_r, err_w) = pipe()?;
@@ -337,10 +360,6 @@ pub fn spawn(spec: &SpawnSpec) -> Result<RunResult, Error> {
             cmd.process_group(0);
             if let Some(a0) = &argv0 {
                 cmd.arg0(a0);
-            }
-            // SAFETY: the closure makes system calls only (see close_inherited_fds).
-            unsafe {
-                cmd.pre_exec(close_inherited_fds);
             }
             Ok(())
         });
@@ -379,6 +398,7 @@ pub fn spawn(spec: &SpawnSpec) -> Result<RunResult, Error> {
             thread::park();
         }
     }
+    close_inherited_fds();
     let handle = expr.start();
     // The expression holds our copies of the pipes' other ends: drop it so that the reads
     // see end-of-file once the child's group is gone.
@@ -594,6 +614,50 @@ mod tests {
         let r = r.unwrap();
         assert_eq!((r.stdout.as_slice(), r.exit_code), (&b"hi\n"[..], Some(4)));
         assert!(slow.unwrap().timed_out);
+    }
+
+    #[test]
+    fn a_script_without_an_interpreter_line_is_not_run_through_a_shell() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("plain");
+        std::fs::write(&script, "echo ran\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut s = spec(&["true"], None, 5000, 1024);
+        s.program = script;
+        s.argv = vec![authored("plain")];
+        let e = spawn(&s).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Spawn);
+        assert_eq!(
+            e.message,
+            "cannot start `plain`: Exec format error (os error 8)"
+        );
+    }
+
+    #[test]
+    fn descriptors_strata_inherited_are_not_passed_on() {
+        // A descriptor without close-on-exec, as one inherited from strata's own parent.
+        let mut fds = [0; 2];
+        // SAFETY: pipe writes two new descriptors into `fds`, which this test owns.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        let raw = fds[1];
+        let r2 = spawn(&spec(
+            &[
+                "sh",
+                "-c",
+                &format!("[ -e /proc/self/fd/{raw} ] && echo open || echo closed"),
+            ],
+            None,
+            5000,
+            1024,
+        ))
+        .unwrap();
+        assert_eq!(r2.stdout, b"closed\n");
+        // SAFETY: both descriptors are ours and still open.
+        unsafe {
+            libc::close(fds[0]);
+            libc::close(fds[1]);
+        }
     }
 
     #[test]

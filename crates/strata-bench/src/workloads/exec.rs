@@ -9,6 +9,11 @@
 //!   parameters, resolve the environment, render stages 3–6 — with the project's cache of
 //!   compiled tools warm (every step after the first), against the same with a cold cache
 //!   (every step loading, merging and compiling the chain again, as before the cache).
+//! * `cli_run_true`: `strata run bench/true` as a user runs it — the release binary next to
+//!   this one, started in a real project — against starting `/bin/true` the same way (both
+//!   with standard input and output on `/dev/null`, waited for); `cli_startup` is the
+//!   binary's own start (`strata --version`) against the same peer, the part of the first
+//!   ratio no work of `run` can remove.
 //! * `exec_load_50_tools`: loading and compiling a generated 50-tool `tools/` tree (every
 //!   tool's chain loaded, merged, and its config compiled through stages 3–6), against only
 //!   reading and parsing the same 50 files with `serde_yaml`.
@@ -23,7 +28,7 @@ use strata_exec::{
 };
 use strata_pipeline::Template;
 
-use crate::harness::{compare, Settings};
+use crate::harness::{compare, strata_binary, Settings};
 use crate::report::Report;
 
 /// The shipped primitive, as every generated project's `tools/runtimes/subprocess.yaml`.
@@ -143,6 +148,43 @@ pub fn run_chain(settings: &Settings, report: &mut Report) {
         },
     );
     report.compare("exec_run_true", &strata, "std_command", &peer);
+}
+
+/// One run of `program args…` in `dir`, every standard stream on `/dev/null`; panics unless
+/// it succeeds.
+fn run_process(program: &Path, args: &[&str], dir: &Path) {
+    let status = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("spawns");
+    assert!(status.success(), "{} {args:?} failed", program.display());
+}
+
+/// `cli_run_true` and `cli_startup`: the binary against starting `/bin/true` directly.
+pub fn run_cli(settings: &Settings, report: &mut Report) {
+    let Some(strata) = strata_binary() else {
+        report
+            .note("cli_run_true skipped: build the binary first (cargo build --release -p strata)");
+        return;
+    };
+    let dir = true_project();
+    let root = dir.path();
+    let truth = Path::new("/bin/true");
+    for (name, args) in [
+        ("cli_run_true", &["run", "bench/true"][..]),
+        ("cli_startup", &["--version"][..]),
+    ] {
+        let (ours, peer) = compare(
+            settings,
+            || run_process(&strata, args, root),
+            || run_process(truth, &[], root),
+        );
+        report.compare(name, &ours, "bin_true", &peer);
+    }
 }
 
 /// `exec_step_prepare`: one step's work before the spawn, cache warm against cache cold.

@@ -31,6 +31,7 @@ pub const GROUPS: &[Group] = &[
     ("exec_run", exec::run_chain),
     ("exec_step", exec::run_step_prepare),
     ("exec_tree", exec::run_tree),
+    ("cli_run", exec::run_cli),
     ("check", check::run),
     ("graph", graph::run),
     ("prompts", prompts::run),
