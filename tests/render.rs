@@ -227,6 +227,34 @@ fn batch_mode_serves_json_lines() {
 }
 
 #[test]
+fn batch_replies_to_each_request_while_the_client_waits_for_it() {
+    // A client that sends one line and waits: each reply comes while the input stays open,
+    // the next request built from the reply before it (replies are buffered only while
+    // further requests are already waiting).
+    let mut running = Test::in_repo()
+        .args(&["render", "--batch"])
+        .stdout(concat!(
+            r#"{"id":1,"ok":true,"value":"n=1","warnings":[]}"#,
+            "\n",
+            r#"{"id":2,"ok":true,"value":"n=n=1","warnings":[]}"#,
+            "\n",
+            r#"{"id":3,"ok":true,"value":"n=n=n=1","warnings":[]}"#,
+            "\n",
+        ))
+        .status(0)
+        .start();
+    let mut value = serde_json::json!("1");
+    for id in 1..=3 {
+        let request = serde_json::json!({"id": id, "template": "n={v}", "params": {"v": value}});
+        running.write(&format!("{request}\n"));
+        let reply: serde_json::Value = serde_json::from_str(&running.read_line()).unwrap();
+        assert_eq!(reply["id"], serde_json::json!(id));
+        value = reply["value"].clone();
+    }
+    running.finish();
+}
+
+#[test]
 fn usage_errors_exit_2() {
     let out = Test::in_repo()
         .args(&["render", "--layer", "shell"])

@@ -7,7 +7,7 @@
 #![allow(dead_code)]
 
 use std::ffi::{OsStr, OsString};
-use std::io::{Read, Write};
+use std::io::{BufRead, Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
@@ -91,6 +91,8 @@ pub struct Running {
     stdin: Option<ChildStdin>,
     stdout: JoinHandle<Vec<u8>>,
     stderr: JoinHandle<Vec<u8>>,
+    /// Each line of stdout as it comes.
+    lines: std::sync::mpsc::Receiver<String>,
     start: Instant,
     rss: Option<tempfile::NamedTempFile>,
 }
@@ -339,9 +341,11 @@ impl Test {
                 });
             }
         }
+        let (line, lines) = std::sync::mpsc::channel();
         Running {
-            stdout: drain(child.stdout.take()),
-            stderr: drain(child.stderr.take()),
+            stdout: drain(child.stdout.take(), Some(line)),
+            stderr: drain(child.stderr.take(), None),
+            lines,
             test: self,
             child,
             stdin,
@@ -481,6 +485,16 @@ impl Running {
         pipe.flush().expect("strata reads its input");
     }
 
+    /// The next line strata prints on stdout (with its `\n`), as soon as it is printed: for
+    /// a conversation, where the next request depends on the reply. Fails when stdout ends
+    /// first, or when no line comes for a minute (strata waiting for input it already has).
+    pub fn read_line(&mut self) -> String {
+        match self.lines.recv_timeout(Duration::from_secs(60)) {
+            Ok(line) => line,
+            Err(e) => panic!("no line on stdout: {e}"),
+        }
+    }
+
     /// Sends signal `sig` to strata (to it alone, not to its process group).
     pub fn signal(&self, sig: i32) {
         let pid = libc::pid_t::try_from(self.child.id()).expect("a pid");
@@ -580,12 +594,27 @@ fn pipe_end() -> OwnedFd {
     write
 }
 
-/// Reads a pipe to its end on a thread of its own.
-fn drain(pipe: Option<impl Read + Send + 'static>) -> JoinHandle<Vec<u8>> {
+/// Reads a pipe to its end on a thread of its own, sending each line to `lines` as it comes.
+fn drain(
+    pipe: Option<impl Read + Send + 'static>,
+    lines: Option<std::sync::mpsc::Sender<String>>,
+) -> JoinHandle<Vec<u8>> {
     std::thread::spawn(move || {
         let mut bytes = Vec::new();
-        if let Some(mut pipe) = pipe {
-            pipe.read_to_end(&mut bytes).expect("strata's output");
+        if let Some(pipe) = pipe {
+            let mut reader = std::io::BufReader::new(pipe);
+            loop {
+                let start = bytes.len();
+                let n = reader
+                    .read_until(b'\n', &mut bytes)
+                    .expect("strata's output");
+                if n == 0 {
+                    break;
+                }
+                if let Some(lines) = &lines {
+                    let _ = lines.send(String::from_utf8_lossy(&bytes[start..]).into_owned());
+                }
+            }
         }
         bytes
     })

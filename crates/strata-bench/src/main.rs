@@ -25,9 +25,9 @@ use workloads::GROUPS;
 const USAGE: &str = "usage: strata-bench [--quick] [--only GROUP]... [--iters N]
   --quick       fewer, shorter samples (the whole run takes a few seconds)
   --only GROUP  run only this group (repeatable): config_compile, config_render,
-                context, throughput, scaling, exec_run, exec_step, exec_tree, cli_run, check,
-                graph, linear, locate, memory, prompts, responses, plan_resolve, plan_load,
-                plan_fanout
+                context, throughput, scaling, exec_run, exec_step, exec_tree, cli_run, batch,
+                check, graph, linear, locate, memory, prompts, responses, plan_resolve,
+                plan_load, plan_fanout
   --iters N     no warm-up, one sample of exactly N calls per closure (for profilers)";
 
 /// What the command line asked for.

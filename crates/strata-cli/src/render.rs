@@ -91,8 +91,7 @@ pub fn run(mut args: RenderArgs) -> ExitCode {
     args.strict = settings.strict_with(args.strict);
     let limits = settings.limits;
     if args.batch {
-        let stdin = io::stdin().lock();
-        return match batch::serve(stdin, io::stdout().lock(), &limits) {
+        return match batch::serve(io::stdin().lock(), io::stdout().lock(), &limits) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("error: batch i/o failed: {e}");

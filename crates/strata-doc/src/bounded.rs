@@ -26,8 +26,9 @@ pub(crate) enum Stop {
     DuplicateKey(String),
 }
 
-/// The limits of one read and what has been counted so far.
-pub(crate) struct Budget {
+/// The limits of one read and what has been counted so far: nodes, and bytes of strings and
+/// keys. One budget may span several reads (the fields of one request read one by one).
+pub struct Budget {
     max_nodes: usize,
     max_bytes: usize,
     nodes: Cell<usize>,
@@ -36,6 +37,27 @@ pub(crate) struct Budget {
 }
 
 impl Budget {
+    /// The budget of one document under `limits`: `yaml_nodes` nodes, `document_bytes` bytes.
+    pub fn of(limits: &strata_core::Limits) -> Budget {
+        Budget::new(limits.yaml_nodes, limits.document_bytes)
+    }
+
+    /// The nodes and bytes counted so far.
+    pub fn counted(&self) -> (usize, usize) {
+        (self.nodes.get(), self.bytes.get())
+    }
+
+    /// Counts `nodes` nodes and `bytes` bytes read elsewhere (a value known from an earlier
+    /// read); an error past either limit.
+    pub fn charge<E: serde::de::Error>(&self, nodes: usize, bytes: usize) -> Result<(), E> {
+        let n = self.nodes.get().saturating_add(nodes);
+        self.nodes.set(n);
+        if n > self.max_nodes {
+            return Err(self.fail(Stop::Nodes));
+        }
+        self.text(bytes)
+    }
+
     /// A budget of `max_nodes` nodes and `max_bytes` bytes of strings and keys.
     pub(crate) fn new(max_nodes: usize, max_bytes: usize) -> Budget {
         Budget {
@@ -82,8 +104,9 @@ impl Budget {
     }
 }
 
-/// Reads one value (and everything under it) against the budget.
-pub(crate) struct Bounded<'b>(pub(crate) &'b Budget);
+/// Reads one value (and everything under it) against the budget: a seed for any serde
+/// deserializer, refusing what a JSON value would silently change (see the module).
+pub struct Bounded<'b>(pub &'b Budget);
 
 impl<'de> DeserializeSeed<'de> for Bounded<'_> {
     type Value = Value;
@@ -203,7 +226,7 @@ pub(crate) fn read_yaml(text: &str, budget: &Budget) -> Result<Value, serde_yaml
 }
 
 /// Reads a whole JSON document against `budget`.
-pub(crate) fn read_json(text: &str, budget: &Budget) -> Result<Value, serde_json::Error> {
+pub fn read_json(text: &str, budget: &Budget) -> Result<Value, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(text);
     let value = Bounded(budget).deserialize(&mut de)?;
     de.end()?;

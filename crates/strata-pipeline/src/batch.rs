@@ -2,18 +2,29 @@
 //! line, in order. Every line that is not empty gets a reply: a malformed one (not JSON, not
 //! UTF-8, blank, longer than the document limit) an error reply, and the next lines are
 //! still served. A request may carry an `id`, which its reply echoes.
+//!
+//! A request is read in one pass, straight into its parts (its template kept as the JSON text
+//! it was written as); a template already compiled for an earlier request with the same text
+//! and layers is taken from a bounded cache. A request that pass does not accept is read
+//! again the general way, which gives every malformed request its exact error. Replies are
+//! buffered and written out whenever no further request is already waiting in the input.
 
-use std::io::{self, BufRead, Write};
+use std::collections::HashMap;
+use std::fmt;
+use std::io::{self, BufReader, Read, Write};
+use std::rc::Rc;
 
+use serde::de::{DeserializeSeed, MapAccess, Visitor};
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 use strata_core::{EnvMap, Error, ErrorKind, Layer, Limits, RenderOptions, Scope, Warning};
 
-use strata_doc::{Document, Format};
+use strata_doc::{Bounded, Budget, Document, Format};
 
 use crate::{Chain, Template};
 
-/// One request line.
+/// One request line, as the general reading takes it.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Request {
@@ -37,24 +48,208 @@ struct Request {
     strict: bool,
 }
 
+/// Everything of a request but its template and id.
+#[derive(Debug, Default)]
+struct Parts {
+    layers: Option<Vec<String>>,
+    env: Map<String, Value>,
+    secrets: Vec<String>,
+    params: Map<String, Value>,
+    context: Map<String, Value>,
+    inputs: Map<String, Value>,
+    strict: bool,
+}
+
+impl Request {
+    fn into_parts(self) -> (Value, Parts) {
+        let parts = Parts {
+            layers: self.layers,
+            env: self.env,
+            secrets: self.secrets,
+            params: self.params,
+            context: self.context,
+            inputs: self.inputs,
+            strict: self.strict,
+        };
+        (self.template, parts)
+    }
+}
+
+/// The fields of a request, in the order [`Request`] names them.
+const FIELDS: [&str; 9] = [
+    "id", "template", "layers", "env", "secrets", "params", "context", "inputs", "strict",
+];
+
+/// A request read in one pass: its id, its template as written, and its other parts.
+struct Fast<'a> {
+    id: Option<Value>,
+    template: Option<&'a RawValue>,
+    parts: Parts,
+}
+
+/// Reads a request line in one pass against `budget`: the same fields, types, limits and
+/// refusals (duplicate keys, numbers that are not finite) as the general reading, whose
+/// value it would have built; the template is kept as text. Any refusal — including those
+/// the general reading accepts, such as a key written with escapes — only sends the line
+/// to the general reading, which then answers it.
+struct FastSeed<'b>(&'b Budget);
+
+impl<'de> DeserializeSeed<'de> for FastSeed<'_> {
+    type Value = Fast<'de>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Fast<'de>, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for FastSeed<'_> {
+    type Value = Fast<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a request object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Fast<'de>, A::Error> {
+        use serde::de::Error as _;
+        fn take<'de, T: Deserialize<'de>, E: serde::de::Error>(v: Value) -> Result<T, E> {
+            T::deserialize(v).map_err(E::custom)
+        }
+        fn object<E: serde::de::Error>(v: Value) -> Result<Map<String, Value>, E> {
+            match v {
+                Value::Object(m) => Ok(m),
+                _ => Err(E::custom("not an object")),
+            }
+        }
+        let budget = self.0;
+        budget.charge(1, 0)?;
+        let mut fast = Fast {
+            id: None,
+            template: None,
+            parts: Parts::default(),
+        };
+        let mut seen = [false; FIELDS.len()];
+        while let Some(key) = map.next_key::<&'de str>()? {
+            budget.charge(0, key.len())?;
+            let Some(field) = FIELDS.iter().position(|f| *f == key) else {
+                return Err(A::Error::unknown_field(key, &FIELDS));
+            };
+            if std::mem::replace(&mut seen[field], true) {
+                return Err(A::Error::duplicate_field(FIELDS[field]));
+            }
+            if field == 1 {
+                fast.template = Some(map.next_value()?);
+                continue;
+            }
+            let value = map.next_value_seed(Bounded(budget))?;
+            let parts = &mut fast.parts;
+            match field {
+                0 => fast.id = Some(value),
+                2 => parts.layers = take(value)?,
+                3 => parts.env = object(value)?,
+                4 => parts.secrets = take(value)?,
+                5 => parts.params = object(value)?,
+                6 => parts.context = object(value)?,
+                7 => parts.inputs = object(value)?,
+                _ => parts.strict = take(value)?,
+            }
+        }
+        Ok(fast)
+    }
+}
+
+/// The id, compiled template and parts of a request line, read in one pass; `None` when
+/// that pass does not accept the line (see [`FastSeed`]).
+fn read_fast(
+    line: &str,
+    limits: &Limits,
+    cache: &mut Cache,
+) -> Option<(Option<Value>, Rc<Template>, Parts)> {
+    let budget = Budget::of(limits);
+    let mut de = serde_json::Deserializer::from_str(line);
+    let fast = FastSeed(&budget).deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    let raw = fast.template?;
+    let template = cache.get(raw, fast.parts.layers.as_deref(), &budget, limits)?;
+    Some((fast.id, template, fast.parts))
+}
+
+/// Templates compiled for earlier requests, keyed by their layers and JSON text, with what
+/// reading them counted against a request's budget. Bounded: when it holds
+/// [`Cache::MAX_ENTRIES`] templates or [`Cache::MAX_BYTES`] bytes of their text, it is
+/// emptied before the next one goes in.
+#[derive(Default)]
+struct Cache {
+    templates: HashMap<(Option<Vec<String>>, Box<str>), Cached>,
+    bytes: usize,
+}
+
+struct Cached {
+    template: Rc<Template>,
+    nodes: usize,
+    bytes: usize,
+}
+
+impl Cache {
+    const MAX_ENTRIES: usize = 1024;
+    const MAX_BYTES: usize = 16 << 20;
+
+    /// The template written as `raw`, compiled for `layers`: from the cache (its nodes and
+    /// bytes charged to `budget`), or read against `budget` and compiled now. `None` when
+    /// reading or compiling it fails (the general reading then reports why).
+    fn get(
+        &mut self,
+        raw: &RawValue,
+        layers: Option<&[String]>,
+        budget: &Budget,
+        limits: &Limits,
+    ) -> Option<Rc<Template>> {
+        let key = (layers.map(<[String]>::to_vec), Box::<str>::from(raw.get()));
+        if let Some(hit) = self.templates.get(&key) {
+            budget
+                .charge::<serde_json::Error>(hit.nodes, hit.bytes)
+                .ok()?;
+            return Some(Rc::clone(&hit.template));
+        }
+        let before = budget.counted();
+        let value = strata_doc::read_json(raw.get(), budget).ok()?;
+        let after = budget.counted();
+        let chain = chain_of(layers).ok()?;
+        let template = Rc::new(Template::compile_owned(value, &chain, limits).ok()?);
+        if self.templates.len() >= Self::MAX_ENTRIES || self.bytes + key.1.len() > Self::MAX_BYTES {
+            self.templates.clear();
+            self.bytes = 0;
+        }
+        self.bytes += key.1.len();
+        let cached = Cached {
+            template: Rc::clone(&template),
+            nodes: after.0 - before.0,
+            bytes: after.1 - before.1,
+        };
+        self.templates.insert(key, cached);
+        Some(template)
+    }
+}
+
 /// Serves requests from `input` until it ends, writing one reply line per line that is not
 /// empty (a line of zero bytes, or a lone `\r`, is skipped). Fails only when reading or
 /// writing fails.
 ///
 /// A line longer than `limits.document_bytes` is answered with an error without being kept
 /// in memory; the bytes of a line need not be UTF-8 (a line that is not gets an error reply).
-pub fn serve(mut input: impl BufRead, mut output: impl Write, limits: &Limits) -> io::Result<()> {
+/// Replies are written out (flushed) each time the requests read so far are all answered:
+/// a client that sends one line and waits gets its reply at once, and a stream of requests
+/// costs one write per read, not one per reply.
+pub fn serve(input: impl Read, mut output: impl Write, limits: &Limits) -> io::Result<()> {
+    let mut input = BufReader::with_capacity(INPUT_BUFFER, input);
+    let mut cache = Cache::default();
     let mut line = Vec::new();
+    let mut replies = Vec::new();
     while let Some(fits) = strata_doc::read_line(&mut input, limits.document_bytes, &mut line)? {
-        if fits && line.is_empty() {
-            continue;
-        }
-        let reply = if fits {
-            handle_bytes(&line, limits)
-        } else {
-            error_reply(
-                None,
-                &Error::new(
+        if !(fits && line.is_empty()) {
+            if fits {
+                reply_to(&line, limits, &mut cache, &mut replies);
+            } else {
+                let err = Error::new(
                     Layer::REQUEST,
                     ErrorKind::Limit,
                     format!(
@@ -62,14 +257,49 @@ pub fn serve(mut input: impl BufRead, mut output: impl Write, limits: &Limits) -
                         limits.document_bytes
                     ),
                 )
-                .with_hint("pass large values in several requests"),
-            )
-        };
-        serde_json::to_writer(&mut output, &reply)?;
-        output.write_all(b"\n")?;
-        output.flush()?;
+                .with_hint("pass large values in several requests");
+                write_reply(&mut replies, &error_reply(None, &err));
+            }
+        }
+        if input.buffer().is_empty() || replies.len() >= OUTPUT_BUFFER {
+            output.write_all(&replies)?;
+            output.flush()?;
+            replies.clear();
+        }
     }
-    Ok(())
+    output.write_all(&replies)?;
+    output.flush()
+}
+
+/// Bytes read from the input at a time.
+const INPUT_BUFFER: usize = 64 << 10;
+
+/// Replies held back at most before they are written even though requests are waiting.
+const OUTPUT_BUFFER: usize = 64 << 10;
+
+/// Appends one reply line to `out`.
+fn write_reply(out: &mut Vec<u8>, reply: &Value) {
+    // Writing a `Value` into a `Vec` cannot fail.
+    let _ = serde_json::to_writer(&mut *out, reply);
+    out.push(b'\n');
+}
+
+/// Appends the reply to one request line to `out`: from the one-pass reading when it
+/// accepts the line, else from [`handle_bytes`].
+fn reply_to(line: &[u8], limits: &Limits, cache: &mut Cache, out: &mut Vec<u8>) {
+    let fast = std::str::from_utf8(line)
+        .ok()
+        .and_then(|text| read_fast(text, limits, cache));
+    let reply = match fast {
+        Some((id, template, mut parts)) => {
+            match env_of(&mut parts).and_then(|env| render(&template, &env, parts)) {
+                Ok(reply) => with_id(id, reply),
+                Err(e) => error_reply(id, &e),
+            }
+        }
+        None => handle_bytes(line, limits),
+    };
+    write_reply(out, &reply);
 }
 
 /// The reply to one request line given as bytes (which need not be UTF-8).
@@ -100,9 +330,25 @@ pub fn handle_line(line: &str, limits: &Limits) -> Value {
         Err(e) => return error_reply(None, &e),
     };
     let id = value.get("id").cloned();
-    match parse_request(value).and_then(|request| render(request, limits)) {
+    // Layers, then the environment, then the template: the order errors are reported in.
+    let rendered = parse_request(value).and_then(|request| {
+        let (template, mut parts) = request.into_parts();
+        let chain = chain_of(parts.layers.as_deref())?;
+        let env = env_of(&mut parts)?;
+        let template = Template::compile_owned(template, &chain, limits)?;
+        render(&template, &env, parts)
+    });
+    match rendered {
         Ok(reply) => with_id(id, reply),
         Err(e) => error_reply(id, &e),
+    }
+}
+
+/// The chain of a request's `layers` (all four when it names none).
+fn chain_of(layers: Option<&[String]>) -> Result<Chain, Error> {
+    match layers {
+        Some(names) => Chain::from_names(names),
+        None => Ok(Chain::full()),
     }
 }
 
@@ -151,13 +397,10 @@ fn parse_request(value: Value) -> Result<Request, Error> {
     serde_json::from_value(value).map_err(|e| bad(format!("malformed request: {e}")))
 }
 
-fn render(request: Request, limits: &Limits) -> Result<Value, Error> {
-    let chain = match &request.layers {
-        Some(names) => Chain::from_names(names)?,
-        None => Chain::full(),
-    };
+/// The environment of a request: its `env` (every value a string) with its `secrets` marked.
+fn env_of(parts: &mut Parts) -> Result<EnvMap, Error> {
     let mut env = EnvMap::default();
-    for (name, value) in request.env {
+    for (name, value) in std::mem::take(&mut parts.env) {
         let Value::String(value) = value else {
             return Err(Error::new(
                 Layer::REQUEST,
@@ -170,19 +413,22 @@ fn render(request: Request, limits: &Limits) -> Result<Value, Error> {
         };
         env.set(name, value, false);
     }
-    for name in &request.secrets {
+    for name in &parts.secrets {
         env.mark_secret(name);
     }
-    let context = Value::Object(request.context);
+    Ok(env)
+}
+
+fn render(template: &Template, env: &EnvMap, parts: Parts) -> Result<Value, Error> {
+    let context = Value::Object(parts.context);
     let scope = Scope {
-        env: &env,
-        caller_params: &request.params,
+        env,
+        caller_params: &parts.params,
         context: &context,
-        inputs: &request.inputs,
+        inputs: &parts.inputs,
         ..Scope::default()
     };
-    let template = Template::compile_owned(request.template, &chain, limits)?;
-    let out = template.render(&scope, &RenderOptions::strict_if(request.strict))?;
+    let out = template.render(&scope, &RenderOptions::strict_if(parts.strict))?;
     let warnings: Vec<Value> = out.warnings.iter().map(Warning::to_json).collect();
     Ok(json!({"ok": true, "value": out.value.into_json(), "warnings": warnings}))
 }

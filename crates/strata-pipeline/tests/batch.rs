@@ -251,3 +251,52 @@ fn duplicate_keys_in_a_request_are_refused() {
         json!("malformed request: duplicate key `template` at line 1 column 26")
     );
 }
+
+#[test]
+fn serving_answers_every_line_as_handle_line_does_repeated_templates_included() {
+    // Served lines are read in one pass, their templates compiled once per text and layers;
+    // each reply must be the one the general reading gives the line on its own.
+    let limits = Limits {
+        yaml_nodes: 12,
+        ..Limits::default()
+    };
+    let lines = [
+        r#"{"template": {"a": "{x} ${A:-d}", "b": ["${state.n}"]}, "params": {"x": 1}, "context": {"state": {"n": 2}}}"#,
+        r#"{"template": {"a": "{x} ${A:-d}", "b": ["${state.n}"]}, "params": {"x": "y"}, "env": {"A": "e"}}"#,
+        r#"{"template": {"a": "{x} ${A:-d}", "b": ["${state.n}"]}, "layers": ["params"], "params": {"x": 3}}"#,
+        r#"{"template": {"a": "{x} ${A:-d}", "b": ["${state.n}"]}, "layers": ["env"], "params": {"x": 3}}"#,
+        // The template's nodes count against each request that repeats it: this one is past
+        // the limit only with them.
+        r#"{"template": {"a": "{x} ${A:-d}", "b": ["${state.n}"]}, "context": {"s": [1, 2, 3, 4, 5, 6]}}"#,
+        r#"{"template": {"a": "{x} ${A:-d}", "b": ["${state.n}"]}, "context": {"s": [1, 2]}}"#,
+        // The environment is checked before the template is compiled.
+        r#"{"template": "${A", "env": {"N": 5}}"#,
+        r#"{"template": "${A", "env": {"N": "5"}}"#,
+        r#"{"id": [1], "template": "{x}", "params": {"x": 1.5}, "secrets": ["A"], "strict": true}"#,
+        r#"{"template": "{x}", "strict": null}"#,
+        r#"{"template": "{x}", "context": []}"#,
+        r#"{"template": {"k": 1, "k": 2}}"#,
+        r#"{"template": "a", "env": {"B": "1", "B": "2"}}"#,
+        r#"{"templ\u0061te": "escaped key"}"#,
+        r#"{"template": "x"} trailing"#,
+        r#"{"template": "x", "id": 1, "id": 2}"#,
+    ];
+    let input = lines.join("\n");
+    let served = serve_bytes(input.as_bytes(), &limits);
+    assert_eq!(served.len(), lines.len());
+    for (line, reply) in lines.iter().zip(&served) {
+        assert_eq!(reply, &handle_line(line, &limits), "{line}");
+    }
+    assert_eq!(served[0]["value"], json!({"a": "1 d", "b": [2]}));
+    assert_eq!(
+        served[2]["value"],
+        json!({"a": "3 ${A:-d}", "b": ["${state.n}"]})
+    );
+    assert_eq!(served[4]["error"]["kind"], json!("limit"));
+    assert_eq!(served[5]["ok"], json!(true));
+    assert_eq!(
+        served[6]["error"]["message"],
+        json!("env value of `N` must be a string")
+    );
+    assert_eq!(served[13]["value"], json!("escaped key"));
+}

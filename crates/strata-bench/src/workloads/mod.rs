@@ -1,5 +1,6 @@
 //! The workloads, one module each, and the registry `main` runs them from.
 
+pub mod batch;
 pub mod check;
 pub mod config;
 pub mod context;
@@ -32,6 +33,7 @@ pub const GROUPS: &[Group] = &[
     ("exec_step", exec::run_step_prepare),
     ("exec_tree", exec::run_tree),
     ("cli_run", exec::run_cli),
+    ("batch", batch::run),
     ("check", check::run),
     ("graph", graph::run),
     ("prompts", prompts::run),
