@@ -270,3 +270,41 @@ fn usage_errors_exit_2() {
         .status(1)
         .run();
 }
+
+#[test]
+fn limits_come_from_strata_variables_outside_a_project() {
+    let (s, path) = scratch(
+        "big.yaml",
+        format!("a: \"{}${{HOME}}\"\n", "x".repeat(5 << 20)).as_bytes(),
+    );
+    let ran = s
+        .then(&["render", &path, "--layer", "env"])
+        .env("HOME", "/h")
+        .status(1)
+        .run();
+    assert!(
+        ran.stderr
+            .contains("string of 5242887 bytes exceeds the template limit of 4194304 bytes"),
+        "{}",
+        ran.stderr
+    );
+    assert!(
+        ran.stderr.contains(
+            "raise `limits.template_bytes` in strata.yaml (or STRATA_LIMITS_TEMPLATE_BYTES)"
+        ),
+        "{}",
+        ran.stderr
+    );
+    // The variable the hint names lets the string in, with no project around.
+    let ran = s
+        .then(&["render", &path, "--layer", "env"])
+        .env("HOME", "/h")
+        .env("STRATA_LIMITS_TEMPLATE_BYTES", "8388608")
+        .status(0)
+        .run();
+    assert!(
+        ran.stdout == format!("{{\n  \"a\": \"{}/h\"\n}}\n", "x".repeat(5 << 20)),
+        "{}…",
+        &ran.stdout[..40.min(ran.stdout.len())]
+    );
+}

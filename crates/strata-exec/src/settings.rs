@@ -190,21 +190,23 @@ impl Settings {
         let mut settings = Settings::default();
         let path = root.join(FILE);
         if path.is_file() {
-            let bytes = std::fs::read(&path).map_err(|e| {
-                Error::new(
-                    SETTINGS,
-                    ErrorKind::Io,
-                    format!("cannot read `{FILE}`: {e}"),
-                )
-            })?;
-            let doc = Document::parse(FILE, bytes, Format::Yaml, &Limits::default()).map_err(
-                |mut e| {
+            let limits = Limits::default();
+            let doc = strata_doc::read_file(&path, FILE, &limits)
+                .and_then(|bytes| Document::parse(FILE, bytes, Format::Yaml, &limits))
+                .map_err(|mut e| {
                     e.layer = SETTINGS;
                     e
-                },
-            )?;
+                })?;
             settings.read_file(&doc)?;
         }
+        settings.read_env(env)?;
+        Ok(settings)
+    }
+
+    /// The settings outside any project: the defaults under the `STRATA_*` variables `env`
+    /// returns.
+    pub fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Result<Settings, Error> {
+        let mut settings = Settings::default();
         settings.read_env(env)?;
         Ok(settings)
     }
