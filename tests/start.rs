@@ -132,3 +132,37 @@ fn completions_print_the_script_of_each_shell() {
         .status(2)
         .run();
 }
+
+#[test]
+fn config_shows_every_setting_and_where_it_came_from() {
+    let s = Test::new()
+        .file("tools/.keep", "")
+        .file("strata.yaml", "jobs: 8\nlimits:\n  param_links: 5\n");
+    let ran = s
+        .then(&["config"])
+        .env("STRATA_STRICT", "1")
+        .stderr("")
+        .status(0)
+        .run();
+    let body: Vec<&str> = ran.stdout.lines().skip(1).collect();
+    assert_eq!(
+        body.join("\n"),
+        "  strict                              true      env STRATA_STRICT  # missing variables, paths and inputs are errors
+  jobs                                8         strata.yaml:1:7    # plan steps running at once
+  checkpoint_every                    \"1\"       default            # graph runs write a synced checkpoint every N steps or every time (2s, 500ms)
+  secrets                             []        default            # environment variables shown as *** everywhere
+  limits.template_bytes               4194304   default            # bytes of one authored string
+  limits.placeholders_per_string      10000     default            # placeholders in one string
+  limits.template_bytes_per_document  16777216  default            # bytes of all the strings of one document
+  limits.placeholders_per_document    100000    default            # placeholders in one document
+  limits.default_depth                32        default            # nesting of defaults (`${A:-${B:-x}}`)
+  limits.output_bytes_per_string      16777216  default            # bytes of one rendered string
+  limits.output_bytes_per_config      67108864  default            # bytes of one rendered document
+  limits.param_links                  5         strata.yaml:3:16   # parameter links followed (`a -> b -> c -> d` is 3)
+  limits.yaml_nodes                   1000000   default            # YAML nodes after alias expansion
+  limits.document_bytes               67108864  default            # bytes of one document read, and after alias expansion
+a flag wins over a STRATA_* variable, which wins over strata.yaml, which wins over the default"
+    );
+    assert!(ran.stdout.starts_with("settings of "), "{}", ran.stdout);
+    assert!(ran.stdout.lines().next().unwrap().ends_with(" (strata.yaml)"));
+}
