@@ -164,5 +164,10 @@ fn config_shows_every_setting_and_where_it_came_from() {
 a flag wins over a STRATA_* variable, which wins over strata.yaml, which wins over the default"
     );
     assert!(ran.stdout.starts_with("settings of "), "{}", ran.stdout);
-    assert!(ran.stdout.lines().next().unwrap().ends_with(" (strata.yaml)"));
+    assert!(ran
+        .stdout
+        .lines()
+        .next()
+        .unwrap()
+        .ends_with(" (strata.yaml)"));
 }

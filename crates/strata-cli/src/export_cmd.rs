@@ -20,8 +20,8 @@ use strata_plans::{check_tools, Plan};
 
 use crate::graph_cmd::load;
 
-use crate::plan_cmd::{print_errors, read_document, shown_name, user_values};
-use crate::run::{open_project, print_error, STRATA_FAILED};
+use crate::plan_cmd::{print_errors, read_document, shown_name, user_values, Failure};
+use crate::run::open_project;
 use crate::scope_args::split_pair;
 
 /// Options of `strata export`.
@@ -90,18 +90,6 @@ pub fn run(args: ExportArgs) -> ExitCode {
     }
 }
 
-/// Why an export stopped.
-enum Failure {
-    One(Error),
-    In(Vec<Error>, Box<Document>),
-}
-
-impl From<Error> for Failure {
-    fn from(e: Error) -> Failure {
-        Failure::One(e)
-    }
-}
-
 fn argo(args: ArgoArgs) -> ExitCode {
     let project = match open_project(args.project.as_deref(), Some(&args.input)) {
         Ok(p) => p,
@@ -109,14 +97,7 @@ fn argo(args: ArgoArgs) -> ExitCode {
     };
     match export(&args, &project) {
         Ok(code) => ExitCode::from(code),
-        Err(Failure::One(e)) => {
-            print_error(&e, Some(&project));
-            ExitCode::from(STRATA_FAILED)
-        }
-        Err(Failure::In(errors, doc)) => {
-            print_errors(&errors, Some(&doc));
-            ExitCode::from(STRATA_FAILED)
-        }
+        Err(failure) => failure.report(&project),
     }
 }
 
@@ -170,12 +151,12 @@ fn export(args: &ArgoArgs, project: &Project) -> Result<u8, Failure> {
     }
     let plan = match Plan::load(&doc) {
         Ok(plan) => plan,
-        Err(errors) => return Err(Failure::In(errors, Box::new(doc))),
+        Err(errors) => return Err(Failure::Plan(errors, Box::new(doc))),
     };
     let errors = check_tools(&plan, &tools);
     if !errors.is_empty() {
         let errors = errors.into_iter().map(|e| doc.locate_error(e)).collect();
-        return Err(Failure::In(errors, Box::new(doc)));
+        return Err(Failure::Plan(errors, Box::new(doc)));
     }
     let used: Vec<&str> = plan.steps.iter().map(|s| s.tool.as_str()).collect();
     let known = ProjectSecrets::read(project, &used)?;
@@ -186,7 +167,7 @@ fn export(args: &ArgoArgs, project: &Project) -> Result<u8, Failure> {
     };
     let manifest = match export_plan(&plan, &source, &options, &secrets) {
         Ok(m) => m,
-        Err(e) => return Err(Failure::In(vec![doc.locate_error(e)], Box::new(doc))),
+        Err(e) => return Err(Failure::Plan(vec![doc.locate_error(e)], Box::new(doc))),
     };
     known.note(options.secret.is_none());
     let what = format!(
@@ -229,7 +210,7 @@ fn export_graph_file(
     let (manifest, shape) = match export_graph(&graph, &source, &options, &secrets) {
         Ok(m) => m,
         Err(e) => {
-            return Err(Failure::In(
+            return Err(Failure::Plan(
                 vec![doc.locate_error(e)],
                 Box::new(doc.clone()),
             ))

@@ -272,3 +272,30 @@ pub fn shown_name(project: &strata_exec::Project, path: &str) -> String {
     let absolute = std::path::absolute(path).unwrap_or_else(|_| PathBuf::from(path));
     project.display_name(&absolute)
 }
+
+/// Why a plan or export command stopped before it could report as it does: an error about
+/// options, the project or the run, or the errors of a document (printed with its snippets).
+pub enum Failure {
+    /// One error.
+    One(Error),
+    /// The errors of a document.
+    Plan(Vec<Error>, Box<Document>),
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Failure {
+        Failure::One(e)
+    }
+}
+
+impl Failure {
+    /// Prints the failure (with a snippet of the file it points into) and returns the exit
+    /// code of a command that failed.
+    pub fn report(self, project: &strata_exec::Project) -> ExitCode {
+        match self {
+            Failure::One(e) => crate::run::print_error(&e, Some(project)),
+            Failure::Plan(errors, doc) => print_errors(&errors, Some(&doc)),
+        }
+        ExitCode::from(STRATA_FAILED)
+    }
+}

@@ -22,9 +22,10 @@ use strata_tools::{validate, StepRecord, StepStatus, ToolRunner};
 
 use crate::exec_runner::ExecRunner;
 use crate::plan_cmd::{
-    print_errors, read_document, read_stdin, shown_name, ticked, user_values, StdinPlan, STDIN,
+    print_errors, read_document, read_stdin, shown_name, ticked, user_values, Failure, StdinPlan,
+    STDIN,
 };
-use crate::run::{open_project, print_error, STRATA_FAILED};
+use crate::run::{open_project, STRATA_FAILED};
 
 /// Exit code of a run in which a step failed or was skipped.
 const FAILED: u8 = 1;
@@ -83,28 +84,7 @@ pub fn run(args: PlanRunArgs) -> ExitCode {
     };
     match run_in(&args, &project) {
         Ok(code) => ExitCode::from(code),
-        Err(Failure::One(e)) => {
-            print_error(&e, Some(&project));
-            ExitCode::from(STRATA_FAILED)
-        }
-        Err(Failure::Plan(errors, doc)) => {
-            print_errors(&errors, Some(&doc));
-            ExitCode::from(STRATA_FAILED)
-        }
-    }
-}
-
-/// Why a run did not start.
-enum Failure {
-    /// An error about options, the project or the run.
-    One(Error),
-    /// The plan's errors, in its document.
-    Plan(Vec<Error>, Box<Document>),
-}
-
-impl From<Error> for Failure {
-    fn from(e: Error) -> Failure {
-        Failure::One(e)
+        Err(failure) => failure.report(&project),
     }
 }
 

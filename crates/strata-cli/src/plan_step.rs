@@ -16,8 +16,8 @@ use strata_exec::{ExecOptions, ExecRunner, Project};
 use strata_plans::{check_arguments, resolve_parameters, skip_reason, Plan, Sources, State};
 use strata_tools::{CallOptions, StepRecord, StepStatus, ToolRunner};
 
-use crate::plan_cmd::{print_errors, ticked, user_values};
-use crate::run::{open_project, print_error, STRATA_FAILED};
+use crate::plan_cmd::{ticked, user_values, Failure};
+use crate::run::open_project;
 
 /// Exit code of a step that failed or was skipped.
 const FAILED: u8 = 1;
@@ -60,18 +60,6 @@ pub struct StepArgs {
     pub project: Option<PathBuf>,
 }
 
-/// Why the step did not run at all.
-enum Failure {
-    One(Error),
-    Plan(Vec<Error>, Box<Document>),
-}
-
-impl From<Error> for Failure {
-    fn from(e: Error) -> Failure {
-        Failure::One(e)
-    }
-}
-
 /// Runs `strata plan step`.
 pub fn run(args: StepArgs) -> ExitCode {
     let project = match open_project(args.project.as_deref(), Some(&args.plan)) {
@@ -80,14 +68,7 @@ pub fn run(args: StepArgs) -> ExitCode {
     };
     match step(&args, &project) {
         Ok(code) => ExitCode::from(code),
-        Err(Failure::One(e)) => {
-            print_error(&e, Some(&project));
-            ExitCode::from(STRATA_FAILED)
-        }
-        Err(Failure::Plan(errors, doc)) => {
-            print_errors(&errors, Some(&doc));
-            ExitCode::from(STRATA_FAILED)
-        }
+        Err(failure) => failure.report(&project),
     }
 }
 
