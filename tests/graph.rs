@@ -215,6 +215,44 @@ run s1: limited after 3 steps: max_steps (3) reached before node `spin`
 }
 
 #[test]
+fn progress_is_coloured_with_color_always_and_plain_with_no_color() {
+    let s = project()
+        .file("tools/graphs/spin.yaml", SPIN)
+        .file(
+            "tools/graphs/once.yaml",
+            "kind: graph\nstate: {n: 0}\nnodes:\n  one: {kind: gate, assign: {n: 1}}\n",
+        );
+    let ran = s
+        .then(&["--color", "always", "run", "graphs/spin", "--run-id", "s1"])
+        .status(3)
+        .run();
+    let lines: Vec<&str> = ran.stderr.lines().collect();
+    assert_eq!(
+        lines[4..],
+        [
+            "\u{1b}[1m\u{1b}[31mlimit\u{1b}[0m: max_steps (3) reached after step 3 (on_error: stop)",
+            "run s1: \u{1b}[1m\u{1b}[31mlimited\u{1b}[0m after 3 steps: max_steps (3) reached before node `spin`",
+        ]
+    );
+    assert!(!lines[1].contains('\u{1b}'), "{}", lines[1]);
+    s.then(&["--color", "always", "run", "graphs/once", "--run-id", "c1"])
+        .stderr(
+            "run c1: starting graphs/once at `one`
+step 1 one (gate) -> end: n = 1 (was 0)
+run c1: \u{1b}[32mcompleted\u{1b}[0m after 1 step
+",
+        )
+        .status(0)
+        .run();
+    let plain = s
+        .then(&["run", "graphs/spin", "--run-id", "s2"])
+        .env("NO_COLOR", "1")
+        .status(3)
+        .run();
+    assert!(!plain.stderr.contains('\u{1b}'), "{}", plain.stderr);
+}
+
+#[test]
 fn the_json_log_has_one_event_per_line() {
     project()
         .file(

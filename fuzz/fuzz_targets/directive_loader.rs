@@ -28,6 +28,7 @@ fuzz_target!(|data: &[u8]| {
                     dry_run,
                     render: RenderOptions::default(),
                     secrets: &[],
+                    ..RunOptions::default()
                 };
                 let _ = d.run(&inputs, &tools, options);
             }

@@ -113,6 +113,7 @@ pub fn render_all(doc: &Value, chain: &Chain) {
         output_bytes_per_config: 1 << 18,
         param_links: 3,
         yaml_nodes: 10_000,
+        document_bytes: 1 << 18,
     };
     for limits in [Limits::default(), small] {
         let Ok(t) = Template::compile(doc, chain, &limits) else {

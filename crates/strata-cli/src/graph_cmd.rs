@@ -19,6 +19,7 @@ use crate::exec_runner::ExecRunner;
 use crate::run::{open_project, print_error, RunArgs, STRATA_FAILED};
 use crate::run_target::{refuse_options, Target};
 use crate::scope_args::split_pair;
+use crate::style::{paint, ERROR, OK};
 
 /// Exit code of a run that failed.
 pub const FAILED: u8 = 1;
@@ -61,7 +62,7 @@ pub struct Printer(pub Mode);
 impl Observer for Printer {
     fn on(&mut self, event: LogEvent) {
         match self.0 {
-            Mode::Human => eprintln!("{}", event.human()),
+            Mode::Human => anstream::eprintln!("{}", styled_line(&event)),
             Mode::Json => {
                 let mut out = std::io::stdout().lock();
                 let _ = writeln!(out, "{}", event.to_json());
@@ -70,6 +71,27 @@ impl Observer for Printer {
             Mode::Quiet => {}
         }
     }
+}
+
+/// A progress line as printed for people: the word that says how a step or the run ended in
+/// its colour (stripped on the way out when colour is off), as directives and plans show it.
+fn styled_line(event: &LogEvent) -> String {
+    let line = event.human();
+    let (word, style) = match event {
+        LogEvent::Error { .. } => (" failed: ", ERROR),
+        LogEvent::Limit { .. } => ("limit: ", ERROR),
+        LogEvent::Finished { status, .. } => match status {
+            Status::Completed => (": completed after", OK),
+            Status::Failed => (": failed after", ERROR),
+            Status::Limited => (": limited after", ERROR),
+            Status::Running => return line,
+        },
+        _ => return line,
+    };
+    let bare = word.trim_matches(|c: char| c == ' ' || c == ':');
+    let bare = bare.strip_suffix(" after").unwrap_or(bare);
+    let painted = word.replacen(bare, &paint(style, bare), 1);
+    line.replacen(word, &painted, 1)
 }
 
 /// Refuses the `strata run` options that do not apply to graphs, and those that do not go
