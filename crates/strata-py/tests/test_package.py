@@ -40,7 +40,7 @@ def test_the_native_functions_show_their_signatures() -> None:
     )
     assert str(inspect.signature(strata.Plan.resolve)) == "(self, /, results=None, *, failed=(), values=None)"
     assert str(inspect.signature(strata.Project.run_plan)) == (
-        "(self, /, plan, *, values=None, jobs=4, env=None, strict=False, timeout=None)"
+        "(self, /, plan, *, values=None, jobs=None, env=None, strict=False, timeout=None)"
     )
 
 
