@@ -216,12 +216,10 @@ run s1: limited after 3 steps: max_steps (3) reached before node `spin`
 
 #[test]
 fn progress_is_coloured_with_color_always_and_plain_with_no_color() {
-    let s = project()
-        .file("tools/graphs/spin.yaml", SPIN)
-        .file(
-            "tools/graphs/once.yaml",
-            "kind: graph\nstate: {n: 0}\nnodes:\n  one: {kind: gate, assign: {n: 1}}\n",
-        );
+    let s = project().file("tools/graphs/spin.yaml", SPIN).file(
+        "tools/graphs/once.yaml",
+        "kind: graph\nstate: {n: 0}\nnodes:\n  one: {kind: gate, assign: {n: 1}}\n",
+    );
     let ran = s
         .then(&["--color", "always", "run", "graphs/spin", "--run-id", "s1"])
         .status(3)
