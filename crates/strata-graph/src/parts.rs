@@ -5,10 +5,10 @@
 //! [`Walker::advance`] as its work, collected by [`collect`]. The checkpoints are the ones a
 //! run writes, so a walk in parts ends as the whole walk would.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use strata_core::{Error, ErrorKind, Layer, Warning};
 
-use crate::checkpoint::{Checkpoint, Progress, Status, VERSION};
+use crate::checkpoint::{Checkpoint, Status, VERSION};
 use crate::events::{LogEvent, Observer};
 use crate::exec::Failure;
 use crate::hooks::Event;
@@ -52,24 +52,7 @@ impl Walker<'_> {
         obs: &mut dyn Observer,
     ) -> Checkpoint {
         let g = self.graph;
-        let run = Run {
-            progress: Progress {
-                run_id: run_id.to_string(),
-                graph: g.id.clone(),
-                fingerprint: g.fingerprint.clone(),
-                status: Status::Running,
-                step: 0,
-                node: Some(g.nodes[g.start].id.clone()),
-                budget: g.max_steps,
-                limit_handled: false,
-                result: None,
-                failure: None,
-                started,
-                updated: started,
-            },
-            root: json!({"state": g.state, "inputs": inputs}),
-            cur: Some(g.start),
-        };
+        let run = Run::new(g, run_id, inputs, started);
         obs.on(LogEvent::Started {
             run_id: run.progress.run_id.clone(),
             graph: g.id.clone(),

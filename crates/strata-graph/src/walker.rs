@@ -49,6 +49,31 @@ pub(crate) struct Run {
     pub(crate) cur: Option<usize>,
 }
 
+impl Run {
+    /// A new run `run_id` of graph `g` with bound `inputs`, started at `started` (seconds),
+    /// about to run the start node.
+    pub(crate) fn new(g: &Graph, run_id: &str, inputs: Map<String, Value>, started: u64) -> Run {
+        Run {
+            progress: Progress {
+                run_id: run_id.to_string(),
+                graph: g.id.clone(),
+                fingerprint: g.fingerprint.clone(),
+                status: Status::Running,
+                step: 0,
+                node: Some(g.nodes[g.start].id.clone()),
+                budget: g.max_steps,
+                limit_handled: false,
+                result: None,
+                failure: None,
+                started,
+                updated: started,
+            },
+            root: json!({"state": g.state, "inputs": inputs}),
+            cur: Some(g.start),
+        }
+    }
+}
+
 /// What a successful step did.
 enum Done {
     /// Assigned, and went along an edge (or nowhere).
@@ -119,26 +144,7 @@ impl<'a> Walker<'a> {
         inputs: Map<String, Value>,
         observer: &mut dyn Observer,
     ) -> Result<Outcome, Error> {
-        let t = now();
-        let g = self.graph;
-        let run = Run {
-            progress: Progress {
-                run_id: run_id.to_string(),
-                graph: g.id.clone(),
-                fingerprint: g.fingerprint.clone(),
-                status: Status::Running,
-                step: 0,
-                node: Some(g.nodes[g.start].id.clone()),
-                budget: g.max_steps,
-                limit_handled: false,
-                result: None,
-                failure: None,
-                started: t,
-                updated: t,
-            },
-            root: json!({"state": g.state, "inputs": inputs}),
-            cur: Some(g.start),
-        };
+        let run = Run::new(self.graph, run_id, inputs, now());
         self.walk(run, true, observer)
     }
 
