@@ -99,7 +99,7 @@ RESULTS_000: Dict[str, Any] = {
         "wasted_space_mb": 0.38,
         "largest": {"name": "report.pdf", "size": 199229},
     },
-    "step2": {"path": "/home/ann/Downloads"},
+    "step2": {"path": "downloads/ann"},
 }
 
 _UNDEFINED = object()
