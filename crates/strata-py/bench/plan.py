@@ -34,7 +34,7 @@ import logging
 import re
 from typing import Any, Callable, Dict, List, Optional
 
-from timing import header, line, load, mode, sample
+from timing import header, line, load, mode, profiled, sample
 
 import strata
 
@@ -276,10 +276,7 @@ def main(argv: Optional[List[str]] = None) -> None:
     assert sides["seed001"]() == as_seed_001, (sides["seed001"](), as_seed_001)
     expected_000 = ready_arguments(sides["strata_dollar"](), 2)
     assert sides["seed000"]() == expected_000, (sides["seed000"](), expected_000)
-    if args.iters is not None:
-        call = sides[args.side]
-        for _ in range(args.iters):
-            call()
+    if profiled(sides, args.side, args.iters):
         return
 
     m = mode(args.quick)

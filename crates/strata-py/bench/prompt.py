@@ -21,7 +21,7 @@ import argparse
 import importlib
 from typing import Any, Callable, Dict, List, Optional
 
-from timing import header, line, load, mode, sample
+from timing import header, line, load, mode, profiled, sample
 
 import strata
 
@@ -79,10 +79,7 @@ def main(argv: Optional[List[str]] = None) -> None:
         return
     sides["jinja2"] = peer
     assert sides["strata"]() == sides["jinja2"](), (sides["strata"](), sides["jinja2"]())
-    if args.iters is not None:
-        call = sides[args.side]
-        for _ in range(args.iters):
-            call()
+    if profiled(sides, args.side, args.iters):
         return
 
     m = mode(args.quick)

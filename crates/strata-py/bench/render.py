@@ -19,7 +19,7 @@ import argparse
 from typing import Any, Callable, Dict, List, Optional
 
 from reference import python_render
-from timing import header, line, load, mode, sample
+from timing import header, line, load, mode, profiled, sample
 
 import strata
 
@@ -80,10 +80,7 @@ def main(argv: Optional[List[str]] = None) -> None:
     expected = sides["python_regex"]()
     assert sides["compiled"]() == expected, (sides["compiled"](), expected)
     assert sides["once"]() == expected
-    if args.iters is not None:
-        call = sides[args.side]
-        for _ in range(args.iters):
-            call()
+    if profiled(sides, args.side, args.iters):
         return
 
     m = mode(args.quick)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import statistics
 import time
-from typing import Any, Callable, List, NamedTuple
+from typing import Any, Callable, List, Mapping, NamedTuple, Optional
 
 
 class Mode(NamedTuple):
@@ -69,3 +69,14 @@ def line(name: str, strata_ns: float, peer: str, peer_ns: float) -> str:
         f"{name} strata_ns={strata_ns:.0f} peer={peer} peer_ns={peer_ns:.0f} "
         f"ratio={strata_ns / peer_ns:.2f}"
     )
+
+
+def profiled(sides: Mapping[str, Callable[[], Any]], side: str, iters: Optional[int]) -> bool:
+    """With ``--iters N``: calls ``sides[side]`` exactly N times, untimed (for a profiler's
+    counts), and returns True so the timed comparison is skipped; False without it."""
+    if iters is None:
+        return False
+    call = sides[side]
+    for _ in range(iters):
+        call()
+    return True
