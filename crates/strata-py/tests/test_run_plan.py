@@ -237,3 +237,26 @@ def test_bad_arguments_name_themselves(
     with pytest.raises(error) as info:
         plans_project.run_plan(**arguments)
     assert (type(info.value), str(info.value)) == (error, message)
+
+
+def test_jobs_defaults_to_the_projects_setting(project_dir: Path) -> None:
+    # With `jobs: 1` in strata.yaml the two rendezvous steps cannot meet: the first one waits
+    # for a file only the second creates, and times out; the second then finds the first's.
+    for name, text in EXTRA_TOOLS.items():
+        (project_dir / "tools" / name).write_text(text)
+    (project_dir / "strata.yaml").write_text("jobs: 1\n")
+    plan = [
+        {"id": "left", "tool": "rendezvous", "arguments": {"me": "l", "other": "r"}},
+        {"id": "right", "tool": "rendezvous", "arguments": {"me": "r", "other": "l"}},
+    ]
+    run = strata.Project(project_dir).run_plan(plan, timeout=0.5)
+    timed = [(r["id"], r["status"], r["run"] is not None and r["run"]["timed_out"]) for r in run["steps"]]
+    assert timed == [
+        ("left", "failed", True),
+        ("right", "completed", False),
+    ]
+    # `jobs=` wins over the setting.
+    for name in ("l", "r"):
+        (project_dir / name).unlink()
+    run = strata.Project(project_dir).run_plan(plan, jobs=2, timeout=10)
+    assert [(r["id"], r["status"]) for r in run["steps"]] == [("left", "completed"), ("right", "completed")]
