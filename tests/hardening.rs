@@ -757,6 +757,17 @@ fn a_plan_line_longer_than_a_document_is_refused_without_holding_it() {
         replies[0]["error"]["message"],
         "request line exceeds the limit of 67108864 bytes; pass large results in several requests"
     );
+    assert_eq!(replies[0]["error"]["kind"], "limit", "{}", ran.stdout);
+    // The limit is the setting its documentation names.
+    let raised = Test::new()
+        .args(&["plan", "resolve", "--batch"])
+        .env("STRATA_LIMITS_DOCUMENT_BYTES", "134217728")
+        .stdin(format!("{huge}{next}\n"))
+        .limit(MEMORY)
+        .status(0)
+        .run();
+    let first: Value = serde_json::from_str(raised.stdout.lines().next().unwrap()).unwrap();
+    assert_eq!(first["error"]["kind"], "request", "{}", raised.stdout);
     assert_eq!(replies[1]["id"], 2, "{}", ran.stdout);
     assert_eq!(replies[1]["ok"], true, "{}", ran.stdout);
 

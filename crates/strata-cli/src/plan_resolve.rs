@@ -37,8 +37,15 @@ pub struct ResolveArgs {
 
 /// Runs `strata plan resolve`.
 pub fn run(args: ResolveArgs) -> ExitCode {
+    let limits = match crate::render::settings() {
+        Ok(settings) => settings.limits,
+        Err(e) => {
+            print_errors(&[e], None);
+            return ExitCode::from(STRATA_FAILED);
+        }
+    };
     if args.batch {
-        return batch(&args);
+        return batch(&args, &limits);
     }
     let Some(path) = args.plan.as_deref() else {
         let e = Error::new(Layer::REQUEST, ErrorKind::Request, "no plan given")
@@ -47,7 +54,7 @@ pub fn run(args: ResolveArgs) -> ExitCode {
         return ExitCode::from(STRATA_FAILED);
     };
     let shown = if path == "-" { STDIN } else { path };
-    let doc = match read_document(path, shown, &Limits::default()) {
+    let doc = match read_document(path, shown, &limits) {
         Ok(doc) => doc,
         Err(e) => return fail(&e, None),
     };
@@ -107,7 +114,7 @@ fn reply_error(e: &Error) -> ExitCode {
 
 /// `--batch`: one reply line per non-blank request line, flushed as it is written; a line
 /// that is not a request is answered with an error and the next lines are still served.
-fn batch(args: &ResolveArgs) -> ExitCode {
+fn batch(args: &ResolveArgs, limits: &Limits) -> ExitCode {
     if args.plan.is_some()
         || args.results.is_some()
         || !args.failed.is_empty()
@@ -123,7 +130,6 @@ fn batch(args: &ResolveArgs) -> ExitCode {
         print_errors(&[e], None);
         return ExitCode::from(STRATA_FAILED);
     }
-    let limits = Limits::default();
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut out = std::io::stdout().lock();

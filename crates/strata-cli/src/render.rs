@@ -71,8 +71,9 @@ pub struct RenderArgs {
 
 /// The settings of the project around the current directory, when there is one (a render
 /// needs no project; a broken `strata.yaml` is still an error); outside a project, the
-/// `STRATA_*` variables over the defaults.
-fn settings() -> Result<strata_exec::Settings, Error> {
+/// `STRATA_*` variables over the defaults. Commands that need no project (`render`, `plan
+/// resolve`) take their limits and strictness from here.
+pub fn settings() -> Result<strata_exec::Settings, Error> {
     match strata_exec::Project::discover(std::path::Path::new(".")) {
         Ok(p) => Ok((*p.settings).clone()),
         Err(e) if e.layer == strata_exec::settings::SETTINGS => Err(e),

@@ -15,12 +15,13 @@ use crate::state::{assess, Assessment, State};
 pub const REQUEST_KEYS: [&str; 5] = ["id", "plan", "results", "failed", "values"];
 
 /// The error kinds a reply's `error.kind` may have; other kinds are reported as `request`.
-pub const REPLY_KINDS: [ErrorKind; 6] = [
+pub const REPLY_KINDS: [ErrorKind; 7] = [
     ErrorKind::Cycle,
     ErrorKind::UnknownStep,
     ErrorKind::UnknownField,
     ErrorKind::Syntax,
     ErrorKind::DuplicateId,
+    ErrorKind::Limit,
     ErrorKind::Request,
 ];
 
