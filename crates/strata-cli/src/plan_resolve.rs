@@ -37,7 +37,7 @@ pub struct ResolveArgs {
 
 /// Runs `strata plan resolve`.
 pub fn run(args: ResolveArgs) -> ExitCode {
-    let limits = match crate::render::settings() {
+    let limits = match crate::run::ambient_settings() {
         Ok(settings) => settings.limits,
         Err(e) => {
             print_errors(&[e], None);

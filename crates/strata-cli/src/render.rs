@@ -69,21 +69,9 @@ pub struct RenderArgs {
     pub batch: bool,
 }
 
-/// The settings of the project around the current directory, when there is one (a render
-/// needs no project; a broken `strata.yaml` is still an error); outside a project, the
-/// `STRATA_*` variables over the defaults. Commands that need no project (`render`, `plan
-/// resolve`) take their limits and strictness from here.
-pub fn settings() -> Result<strata_exec::Settings, Error> {
-    match strata_exec::Project::discover(std::path::Path::new(".")) {
-        Ok(p) => Ok((*p.settings).clone()),
-        Err(e) if e.layer == strata_exec::settings::SETTINGS => Err(e),
-        Err(_) => strata_exec::Settings::from_env(&|name| std::env::var(name).ok()),
-    }
-}
-
 /// Runs `strata render`.
 pub fn run(mut args: RenderArgs) -> ExitCode {
-    let settings = match settings() {
+    let settings = match crate::run::ambient_settings() {
         Ok(s) => s,
         Err(e) => {
             crate::run::print_error(&e, None);

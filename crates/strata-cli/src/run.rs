@@ -94,6 +94,18 @@ pub fn print_error(err: &Error, project: Option<&Project>) {
     anstream::eprint!("{}", format_error(err, doc.as_ref()));
 }
 
+/// The settings of the project around the current directory, when there is one (a render
+/// needs no project; a broken `strata.yaml` is still an error); outside a project, the
+/// `STRATA_*` variables over the defaults. Commands that need no project (`render`, `plan
+/// resolve`) take their limits and strictness from here.
+pub fn ambient_settings() -> Result<strata_exec::Settings, Error> {
+    match Project::discover(Path::new(".")) {
+        Ok(p) => Ok((*p.settings).clone()),
+        Err(e) if e.layer == strata_exec::settings::SETTINGS => Err(e),
+        Err(_) => strata_exec::Settings::from_env(&|name| std::env::var(name).ok()),
+    }
+}
+
 /// The project of a command: `--project DIR`, or the nearest ancestor with `tools/` of the
 /// directory holding `file` (of the current directory without one). A failure is printed and
 /// returned as the exit code.
