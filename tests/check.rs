@@ -116,10 +116,12 @@ fn json_output_has_one_object_per_diagnostic() {
     assert_eq!(
         o.json(),
         serde_json::json!([{
-            "severity": "error", "code": "R001", "file": "tools/case/t_unknown_param.yaml",
-            "line": 4, "column": 19, "span": [0, 10], "field": "config.args[1]",
+            "kind": "unknown_name",
             "message": "unknown parameter `{tool_pth}`: it is left as written",
-            "help": "did you mean `{tool_path}`?"
+            "path": "config.args[1]", "span": [0, 10],
+            "hint": "did you mean `{tool_path}`?",
+            "file": "tools/case/t_unknown_param.yaml", "line": 4, "column": 19,
+            "severity": "error", "code": "R001"
         }])
     );
 }

@@ -262,7 +262,7 @@ fn the_json_log_has_one_event_per_line() {
             r#"{"event":"started","run_id":"j","graph":"graphs/spin","node":"spin","step":0,"resumed":false}
 {"event":"step","step":1,"node":"spin","kind":"gate","edge":{"to":"spin","why":"next","when":null},"changes":[{"key":"n","from":0,"to":1}]}
 {"event":"limit","step":1,"max_steps":1,"handling":"stop"}
-{"event":"finished","run_id":"j","status":"limited","steps":1,"result":null,"failure":"max_steps (1) reached before node `spin`"}
+{"event":"finished","run_id":"j","status":"limited","steps":1,"result":null,"failure":{"kind":"limit","layer":"graph","message":"max_steps (1) reached before node `spin`","path":"max_steps","span":null,"hint":"raise the graph's `max_steps`, or handle the limit with `on_error: <node>`"}}
 "#,
         )
         .stderr("")
@@ -593,10 +593,51 @@ fn a_run_checkpointed_every_two_steps_resumes_from_the_last_checkpoint() {
             "killed during step {k}: the steps since the last checkpoint ran again"
         );
     }
-    s.then(&["run", "graphs/five", "--checkpoint-every", "0s"])
-        .stderr(
-            "error: invalid value '0s' for '--checkpoint-every <N|TIME>': expected a number of steps greater than 0 (100), or a time up to a week (500ms, 2s, 1.5s)\n\nFor more information, try '--help'.\n",
-        )
+    // The interval is a duration of the one grammar (`1m`, `1.5s`, `1w`), the range its own.
+    for every in ["1m", "1.5s", "1w", " 500ms "] {
+        s.then(&[
+            "run",
+            "graphs/five",
+            "--input",
+            "log=every.log",
+            "--quiet",
+            "--checkpoint-every",
+            every,
+        ])
+        .stdout(result)
+        .status(0)
+        .run();
+    }
+    for (every, why) in [
+        ("0s", "`0s` is not a checkpoint interval: it must be greater than 0"),
+        ("8d", "`8d` is not a checkpoint interval: it must be at most a week (1w)"),
+        ("0", "`0` is not a number of steps: it must be greater than 0"),
+        ("soon", "`soon` is not a duration: write a number and a unit, ms, s, m, h, d or w (500ms, 30s, 1.5s, 5m, 2h, 7d, 1w)"),
+        ("1.0005s", "`1.0005s` is finer than a millisecond"),
+    ] {
+        s.then(&["run", "graphs/five", "--checkpoint-every", every])
+            .stderr(&format!(
+                "error: invalid value '{every}' for '--checkpoint-every <N|DURATION>': {why}\n\nFor more information, try '--help'.\n",
+            ))
+            .status(2)
+            .run();
+    }
+    let e = s
+        .then(&["run", "graphs/five", "--input", "log=every.log", "--quiet"])
+        .env("STRATA_CHECKPOINT_EVERY", "1h30m")
         .status(2)
         .run();
+    assert!(
+        e.stderr.contains("STRATA_CHECKPOINT_EVERY: `1h30m` is not a duration: write a number and a unit, ms, s, m, h, d or w (500ms, 30s, 1.5s, 5m, 2h, 7d, 1w)"),
+        "{}",
+        e.stderr
+    );
+    let config = s
+        .then(&["config", "--json"])
+        .env("STRATA_CHECKPOINT_EVERY", "1.5h")
+        .run();
+    assert_eq!(
+        config.json()["checkpoint_every"],
+        serde_json::json!({"value": "90m", "source": "env STRATA_CHECKPOINT_EVERY"})
+    );
 }

@@ -140,7 +140,7 @@ fn several_variants_need_all_variants_or_pins() {
         "user_input=u",
     ];
     render(&s, &args)
-        .status(1)
+        .status(2)
         .stderr(
             "error[prompt]: template `main/BrowseLink.enterprise` has 2 variants (system_preamble=concise; system_preamble=detailed)\n\
              \x20  = help: pass --all-variants to print them all, or --pin COMPONENT=VERSION for one\n",
@@ -206,7 +206,7 @@ fn json_output_names_template_file_and_hash() {
     .status(0)
     .run();
     render(&s, &["Search", "--hash", "00000000"])
-        .status(1)
+        .status(2)
         .stderr(&format!(
             "error[prompt]: template `main/Search` (prompts/main/Search.j2) does not match the pinned hash `00000000`: its content hash is `{hash}`\n  \
              --> prompts/main/Search.j2:1:1\n  |\n1 | You just performed a search. Results:\n  | ^\n   \
@@ -270,7 +270,7 @@ fn undefined_variables_warn_and_strict_makes_them_errors() {
         .run();
     render(&s, &["--strict"])
         .stdout("")
-        .status(1)
+        .status(2)
         .stderr(
             "error[prompt]: undefined variable `user_input` in template `main/default`\n  \
              --> prompts/main/default.j2:3:10\n  |\n3 | User: {{ user_input }}\n  |          ^\n   \
@@ -283,7 +283,7 @@ fn undefined_variables_warn_and_strict_makes_them_errors() {
 fn bad_keys_missing_templates_and_escapes_are_clear_errors() {
     let s = project();
     render(&s, &["../../etc/passwd"])
-        .status(1)
+        .status(2)
         .stderr(
             "error[prompt]: key `../../etc/passwd` would lead outside the prompts tree\n   \
              = help: keys and settings name templates inside prompts/: no `..`, `/…` or `\\`\n",
@@ -309,7 +309,7 @@ fn bad_keys_missing_templates_and_escapes_are_clear_errors() {
         )
         .run();
     render(&bare(), &["x"])
-        .status(1)
+        .status(2)
         .stderr(
             "error[prompt]: the project has no `prompts/` directory\n   \
              = help: prompt templates live in prompts/<type>/<name>.j2 (see docs/prompts.md)\n",
@@ -321,7 +321,7 @@ fn bad_keys_missing_templates_and_escapes_are_clear_errors() {
 fn a_ten_megabyte_template_is_refused_unread() {
     let s = project().file("prompts/main/huge.j2", "x".repeat(10 << 20));
     render(&s, &["huge"])
-        .status(1)
+        .status(2)
         .stderr(
             "error[prompt]: `prompts/main/huge.j2` is larger than the template limit of 4194304 bytes\n\
              \x20  = help: split the template, or raise `limits.template_bytes` in strata.yaml (or STRATA_LIMITS_TEMPLATE_BYTES)\n",

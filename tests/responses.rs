@@ -245,7 +245,7 @@ fn respond_names_every_missing_field_at_once_and_renders_nothing() {
     let p = respond_project();
     p.then(&["respond", "bank.j2", "--tool-result", "results/new.yaml"])
         .stdout("")
-        .status(1)
+        .status(2)
         .stderr(
             "error[response]: no source provides `std.customer.name` (tried: std (no `customer.name`); tool fields of `results/new.yaml`), \
              `account.type` (tried: tool fields of `results/new.yaml`)\n  --> bank.j2:1:6\n  |\n1 | Hi {{std.customer.name}},\n  |      ^^^^^^^^^^^^^^^^^\n   \
@@ -260,7 +260,7 @@ fn respond_names_every_missing_field_at_once_and_renders_nothing() {
             "results/new.yaml",
             "--json",
         ])
-        .status(1)
+        .status(2)
         .run()
         .json();
     assert_eq!(doc["error"]["kind"], "missing_fields");
@@ -320,7 +320,7 @@ fn a_generator_that_fails_times_out_or_prints_text_is_a_clear_error() {
     let snippet = "  --> gen.j2:2:5\n  |\n2 |   {{generative.greeting_phrase}}!\n  |     ^^^^^^^^^^^^^^^^^^^^^^^^^^\n   = field: $ (bytes 10..36)\n";
     let protocol = "   = help: a generator reads {template, field, context} as JSON on stdin (`input_data: \"{params_json}\"`) and prints the field's value as JSON\n";
     run("gen/fail")
-        .status(1)
+        .status(2)
         .stderr(&format!("error[response]: the generator of `generative.greeting_phrase` failed: tool `gen/fail` exited with code 3\n{snippet}{protocol}"))
         .run();
     run("gen/slow")
@@ -369,7 +369,7 @@ fn bad_templates_and_tool_results_are_located_errors() {
         .run();
     p.then(&["respond", "bank.j2", "--std-json", r#"{"custmer": {}}"#])
         .stderr(
-            "error[response]: --std-json: unknown standard field `custmer`\n   = field: custmer\n   = help: did you mean `customer`?\n",
+            "error[response]: unknown standard field `custmer`\n   = field: custmer\n   = help: did you mean `customer`?\n",
         )
         .run();
 }
@@ -412,7 +412,7 @@ fn a_field_holding_a_secret_is_refused_and_traces_show_stars() {
     ];
     p.then(&args)
         .env("API_KEY", "key-5ecr3t")
-        .status(1)
+        .status(2)
         .stdout("")
         .stderr(
             "error[response]: field `account.type` from tool fields of `results/token.json` holds a secret value; a reply never shows secrets\n  \

@@ -220,3 +220,63 @@ fn a_five_link_chain_is_a_check_error_until_the_settings_raise_the_limit() {
         .status(2)
         .run();
 }
+
+/// A tool whose command names a parameter nobody declares.
+const NOSUCH: &str =
+    "executor: runtimes/subprocess\nconfig:\n  command: echo\n  args: [\"{nosuch}\"]\n";
+
+/// The refusal of `t/nosuch`, as every front-end reports it.
+const NOSUCH_REFUSED: &str = "error[R001]: unknown parameter `{nosuch}`: it is left as written
+  --> tools/t/nosuch.yaml:4:11
+  |
+4 |   args: [\"{nosuch}\"]
+  |           ^^^^^^^^
+   = field: config.args[0]
+   = help: the parameters here are `{tool_path}`, `{tool_dir}`, `{tool_parent}`, `{project_path}`, `{params_json}`, `{runtime_dir}`, `{args}`, `{cwd}`, `{timeout}`, `{max_output_bytes}`, `{command}`
+
+error[check]: `t/nosuch` was not run: 1 error found
+   = help: `strata check` lists every error and warning of the project
+";
+
+#[test]
+fn a_plan_step_is_refused_as_strata_run_refuses_its_tool() {
+    let t = project()
+        .tool("t/nosuch", NOSUCH)
+        .file("p.yaml", "- {id: a, tool: t/nosuch, arguments: {}}\n");
+    t.then(&["run", "t/nosuch"])
+        .stdout("")
+        .stderr(NOSUCH_REFUSED)
+        .status(2)
+        .run();
+    t.then(&["plan", "step", "--step", "a", "p.yaml"])
+        .stdout("")
+        .stderr(NOSUCH_REFUSED)
+        .status(2)
+        .run();
+}
+
+#[test]
+fn json_failures_are_one_shape_on_stdout_with_the_same_exit_code() {
+    let t = project().tool("t/nosuch", NOSUCH);
+    let run = t.then(&["run", "t/nosuch", "--json"]).status(2).run();
+    let error = &run.json()["error"];
+    assert_eq!(run.json()["ok"], false);
+    assert_eq!(error["kind"], "check");
+    assert_eq!(error["message"], "`t/nosuch` was not run: 1 error found");
+    assert_eq!(error["diagnostics"][0]["kind"], "unknown_name");
+    assert_eq!(error["diagnostics"][0]["code"], "R001");
+    let unknown = t.then(&["run", "t/nosuhc", "--json"]).status(2).run();
+    assert_eq!(
+        unknown.json(),
+        serde_json::json!({"ok": false, "error": {
+            "kind": "unknown_tool",
+            "message": "unknown tool `t/nosuhc`",
+            "hint": "did you mean `t/nosuch`?"
+        }})
+    );
+    let prompt = t
+        .then(&["prompt", "render", "nokey", "--json"])
+        .status(2)
+        .run();
+    assert_eq!(prompt.json()["ok"], false);
+}

@@ -94,6 +94,21 @@ fn prune_removes_ended_runs_older_than_asked_and_keeps_the_rest() {
         .args(&["run", "graphs/g", "--run-id", "fresh", "--quiet"])
         .status(0)
         .run();
+    // Every duration of the one grammar is an age, milliseconds and decimals included.
+    for age in ["500ms", "90s", "1.5h", "30m", "7d", "2w"] {
+        p.then(&[
+            "runs",
+            "prune",
+            "--older-than",
+            age,
+            "--status",
+            "interrupted",
+            "--dry-run",
+        ])
+        .stdout("would remove old-cut (graphs/g, interrupted)\n")
+        .status(0)
+        .run();
+    }
     p.then(&["runs", "prune", "--older-than", "7d", "--dry-run"])
         .stdout("would remove old-fail (graphs/g, failed)\nwould remove old-plan (plan:plans/p.yaml, failed)\n")
         .status(0)
@@ -135,9 +150,17 @@ fn prune_refuses_a_status_it_cannot_prune_and_an_age_without_unit() {
         .stderr("error[request]: runs in status `complete` cannot be pruned\n   = help: did you mean `completed`?\n")
         .status(2)
         .run();
-    p.then(&["runs", "prune", "--older-than", "7"])
-        .stderr("error: invalid value '7' for '--older-than <AGE>': `7` is not an age: write a number and a unit, s, m, h, d or w (`7d`)\n\nFor more information, try '--help'.\n")
-        .status(2)
-        .run();
+    for (age, why) in [
+        ("7", "`7` is not a duration: write a number and a unit, ms, s, m, h, d or w (500ms, 30s, 1.5s, 5m, 2h, 7d, 1w)"),
+        ("7y", "`7y` is not a duration: write a number and a unit, ms, s, m, h, d or w (500ms, 30s, 1.5s, 5m, 2h, 7d, 1w)"),
+        ("-1d", "`-1d` is not a duration: write a number and a unit, ms, s, m, h, d or w (500ms, 30s, 1.5s, 5m, 2h, 7d, 1w)"),
+        ("0.5ms", "`0.5ms` is finer than a millisecond"),
+        ("99999999999w", "`99999999999w` is too long: a duration is at most 584542046 years"),
+    ] {
+        p.then(&["runs", "prune", &format!("--older-than={age}")])
+            .stderr(&format!("error: invalid value '{age}' for '--older-than <AGE>': {why}\n\nFor more information, try '--help'.\n"))
+            .status(2)
+            .run();
+    }
     assert!(p.path().join(".strata/runs/old-cut").is_dir());
 }

@@ -149,7 +149,7 @@ fn config_shows_every_setting_and_where_it_came_from() {
         body.join("\n"),
         "  strict                              true      env STRATA_STRICT  # missing variables, paths and inputs are errors
   jobs                                8         strata.yaml:1:7    # plan steps running at once
-  checkpoint_every                    \"1\"       default            # graph runs write a synced checkpoint every N steps or every time (2s, 500ms)
+  checkpoint_every                    \"1\"       default            # graph runs write a synced checkpoint every N steps, or every duration (500ms, 2s, 1m)
   secrets                             []        default            # environment variables shown as *** everywhere
   limits.template_bytes               4194304   default            # bytes of one authored string
   limits.placeholders_per_string      10000     default            # placeholders in one string

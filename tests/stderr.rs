@@ -93,8 +93,11 @@ fn a_failed_graph_step_in_json_events_keeps_its_kind_and_stderr() {
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
         .find(|e| e["event"] == "error")
         .expect("an error event");
-    assert_eq!(error["kind"], "tool_failed");
-    assert_eq!(error["message"], "tool `t/leaky` exited with code 2");
+    assert_eq!(error["error"]["kind"], "tool_failed");
+    assert_eq!(
+        error["error"]["message"],
+        "tool `t/leaky` exited with code 2"
+    );
     assert!(error["stderr"]
         .as_str()
         .unwrap()

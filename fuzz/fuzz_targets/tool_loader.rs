@@ -6,10 +6,10 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let limits = strata_fuzz::loader_limits();
-    if let Ok((_doc, file)) = strata_exec::read_tool_file("tools/fuzz.yaml", data.to_vec(), &limits)
+    if let Ok((_doc, file)) = strata_project::read_tool_file("tools/fuzz.yaml", data.to_vec(), &limits)
     {
         if let Some(schema) = &file.parameters {
-            let _ = strata_exec::check_schema(schema);
+            let _ = strata_project::check_schema(schema);
         }
     }
 });

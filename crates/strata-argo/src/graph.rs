@@ -17,8 +17,8 @@ use strata_core::Error;
 use strata_graph::{Body, Graph, Node, OnError};
 
 use crate::manifest::{
-    arguments, container, outputs, plain_output, refuse_secrets, secret_env, workflow, Input,
-    Options, Secrets, Source, IN_DIR, OUT_DIR,
+    arguments, container, outputs, plain_output, refuse_secrets, secret_env, strata_args, workflow,
+    Input, Options, Secrets, Source, TaskFiles,
 };
 use crate::names::task_names;
 
@@ -129,19 +129,17 @@ fn inputs_arg() -> String {
 
 /// One task running the whole graph with `strata run`.
 fn whole(graph: &Graph, options: &Options, env: Vec<Value>) -> Vec<Value> {
-    let args: Vec<String> = [
-        "run",
-        &graph.id,
-        "--project",
-        &options.project_dir,
-        "--params-json",
-        &inputs_arg(),
-        "--run-id",
-        "{{workflow.name}}",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    let args = strata_args(
+        options,
+        &["run", &graph.id],
+        TaskFiles::None,
+        [
+            "--params-json".to_string(),
+            inputs_arg(),
+            "--run-id".to_string(),
+            "{{workflow.name}}".to_string(),
+        ],
+    );
     vec![
         json!({"name": ENTRY, "dag": {"tasks": [{"name": "run", "template": "run"}]}}),
         json!({"name": "run", "container": container(options, args, env)}),
@@ -150,30 +148,20 @@ fn whole(graph: &Graph, options: &Options, env: Vec<Value>) -> Vec<Value> {
 
 /// The walk's common arguments for node `node`.
 fn walk_args(graph: &Graph, options: &Options, node: &str, part: Option<&str>) -> Vec<String> {
-    let mut args: Vec<String> = [
-        "walk",
-        &graph.id,
-        "--node",
-        node,
-        "--fingerprint",
-        &graph.fingerprint,
-        "--project",
-        &options.project_dir,
-        "--walks",
-        IN_DIR,
-        "--output",
-        OUT_DIR,
-        "--limit",
-        &options.parameter_limit.to_string(),
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    if let Some(part) = part {
-        args.push("--part".into());
-        args.push(part.into());
-    }
-    args
+    let part = part.map(|p| ["--part".to_string(), p.to_string()]);
+    strata_args(
+        options,
+        &[
+            "walk",
+            &graph.id,
+            "--node",
+            node,
+            "--fingerprint",
+            &graph.fingerprint,
+        ],
+        TaskFiles::Dirs { inputs: "--walks" },
+        part.into_iter().flatten(),
+    )
 }
 
 /// The walk and `next` outputs of a task that takes the walk on.

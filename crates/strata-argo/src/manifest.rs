@@ -157,6 +157,46 @@ pub fn document_input() -> Value {
     })
 }
 
+/// Where a task's `strata` command reads its inputs and writes its outputs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskFiles<'a> {
+    /// Nowhere: the command runs on its own (a whole graph's `strata run`).
+    None,
+    /// The inputs in [`IN_DIR`], given with option `inputs` (`--walks`, `--records`); the
+    /// outputs in [`OUT_DIR`] (`--output`), those over the parameter limit as artifacts
+    /// (`--limit`).
+    Dirs {
+        /// The option naming the input directory.
+        inputs: &'a str,
+    },
+}
+
+/// The arguments of every task's `strata` container, plan step and graph node alike:
+/// `command` (the subcommand and what it runs, `["walk", "graphs/g", "--node", "a"]`), then
+/// `--project <dir>`, then (per `files`) `<inputs> IN_DIR --output OUT_DIR --limit <bytes>`,
+/// then `extra`.
+pub fn strata_args(
+    options: &Options,
+    command: &[&str],
+    files: TaskFiles<'_>,
+    extra: impl IntoIterator<Item = String>,
+) -> Vec<String> {
+    let mut args: Vec<String> = command.iter().map(|s| s.to_string()).collect();
+    args.extend(["--project".to_string(), options.project_dir.clone()]);
+    if let TaskFiles::Dirs { inputs } = files {
+        args.extend([
+            inputs.to_string(),
+            IN_DIR.to_string(),
+            "--output".to_string(),
+            OUT_DIR.to_string(),
+            "--limit".to_string(),
+            options.parameter_limit.to_string(),
+        ]);
+    }
+    args.extend(extra);
+    args
+}
+
 /// A container running `strata` with `args` in the project directory, with `env`.
 pub fn container(options: &Options, args: Vec<String>, env: Vec<Value>) -> Value {
     let mut c = json!({
@@ -331,4 +371,49 @@ pub fn refuse_secrets(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_task_runs_strata_with_the_same_arguments_around_its_command() {
+        let mut options = Options::new("strata:1");
+        options.project_dir = "/work".into();
+        options.parameter_limit = 100;
+        assert_eq!(
+            strata_args(
+                &options,
+                &["walk", "graphs/g", "--node", "a"],
+                TaskFiles::Dirs { inputs: "--walks" },
+                ["--part".to_string(), "items".to_string()],
+            ),
+            [
+                "walk",
+                "graphs/g",
+                "--node",
+                "a",
+                "--project",
+                "/work",
+                "--walks",
+                IN_DIR,
+                "--output",
+                OUT_DIR,
+                "--limit",
+                "100",
+                "--part",
+                "items"
+            ]
+        );
+        assert_eq!(
+            strata_args(
+                &options,
+                &["run", "graphs/g"],
+                TaskFiles::None,
+                ["--run-id".to_string(), "r".to_string()],
+            ),
+            ["run", "graphs/g", "--project", "/work", "--run-id", "r"]
+        );
+    }
 }

@@ -12,8 +12,8 @@ use strata_core::{did_you_mean, Error, ErrorKind, PathSeg};
 use strata_plans::Plan;
 
 use crate::manifest::{
-    arguments, container, document_input, inputs, outputs, refuse_secrets, secret_env, workflow,
-    Input, Options, Secrets, Source, DOCUMENT_FILE, IN_DIR, OUT_DIR,
+    arguments, container, document_input, inputs, outputs, refuse_secrets, secret_env, strata_args,
+    workflow, Input, Options, Secrets, Source, TaskFiles, DOCUMENT_FILE,
 };
 use crate::names::{check_parameter_name, task_names};
 use crate::ARGO;
@@ -74,30 +74,28 @@ pub fn export_plan(
                 artifact: true,
             })
             .collect();
-        let mut args: Vec<String> = [
-            "plan",
-            "step",
-            DOCUMENT_FILE,
-            "--as",
-            source.name,
-            "--step",
-            &step.id,
-            "--project",
-            &options.project_dir,
-            "--records",
-            IN_DIR,
-            "--output",
-            OUT_DIR,
-            "--limit",
-            &options.parameter_limit.to_string(),
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        for name in step.args.value_names() {
-            args.push("--value-json".into());
-            args.push(format!("{name}={{{{workflow.parameters.{name}}}}}"));
-        }
+        let values = step.args.value_names().into_iter().flat_map(|name| {
+            [
+                "--value-json".to_string(),
+                format!("{name}={{{{workflow.parameters.{name}}}}}"),
+            ]
+        });
+        let args = strata_args(
+            options,
+            &[
+                "plan",
+                "step",
+                DOCUMENT_FILE,
+                "--as",
+                source.name,
+                "--step",
+                &step.id,
+            ],
+            TaskFiles::Dirs {
+                inputs: "--records",
+            },
+            values,
+        );
         let mut artifacts = vec![document_input()];
         artifacts.extend(deps.iter().flat_map(Input::template_artifacts));
         templates.push(json!({

@@ -37,14 +37,6 @@ pub enum Placed {
     Artifact,
 }
 
-fn io_error(what: &str, path: &Path, e: std::io::Error) -> Error {
-    Error::new(
-        ARGO,
-        ErrorKind::Io,
-        format!("cannot {what} `{}`: {e}", path.display()),
-    )
-}
-
 /// The file of output or input `name` in `dir`, and the artifact file beside it.
 pub fn files(dir: &Path, name: &str) -> (PathBuf, PathBuf) {
     (
@@ -56,7 +48,7 @@ pub fn files(dir: &Path, name: &str) -> (PathBuf, PathBuf) {
 /// Writes output `name` into `dir` (created if needed): into the parameter file when its
 /// JSON is at most `limit` bytes, else into the artifact file.
 pub fn write_output(dir: &Path, name: &str, value: &Value, limit: usize) -> Result<Placed, Error> {
-    std::fs::create_dir_all(dir).map_err(|e| io_error("create", dir, e))?;
+    std::fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, &e))?;
     let text = serde_json::to_string(value).map_err(|e| {
         Error::new(
             ARGO,
@@ -66,11 +58,11 @@ pub fn write_output(dir: &Path, name: &str, value: &Value, limit: usize) -> Resu
     })?;
     let (parameter, artifact) = files(dir, name);
     let placed = if text.len() <= limit {
-        std::fs::write(&parameter, &text).map_err(|e| io_error("write", &parameter, e))?;
+        std::fs::write(&parameter, &text).map_err(|e| Error::io("write", &parameter, &e))?;
         Placed::Parameter
     } else {
-        std::fs::write(&artifact, &text).map_err(|e| io_error("write", &artifact, e))?;
-        std::fs::write(&parameter, IN_ARTIFACT).map_err(|e| io_error("write", &parameter, e))?;
+        std::fs::write(&artifact, &text).map_err(|e| Error::io("write", &artifact, &e))?;
+        std::fs::write(&parameter, IN_ARTIFACT).map_err(|e| Error::io("write", &parameter, &e))?;
         Placed::Artifact
     };
     Ok(placed)
@@ -84,14 +76,14 @@ pub fn read_input(dir: &Path, name: &str) -> Result<Option<Value>, Error> {
     let text = match std::fs::read_to_string(&parameter) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(io_error("read", &parameter, e)),
+        Err(e) => return Err(Error::io("read", &parameter, &e)),
     };
     if text.trim().is_empty() {
         return Ok(None);
     }
     let (text, from) = if text.trim() == IN_ARTIFACT {
         let big = std::fs::read_to_string(&artifact).map_err(|e| {
-            io_error("read", &artifact, e).with_hint(
+            Error::io("read", &artifact, &e).with_hint(
                 "the value was larger than the parameter limit and went to an artifact: the cluster needs an artifact repository",
             )
         })?;
@@ -165,6 +157,13 @@ mod tests {
         std::fs::remove_file(dir.path().join("b.artifact.json")).unwrap();
         let e = read_input(dir.path(), "b").unwrap_err();
         assert_eq!(e.kind, ErrorKind::Io);
+        assert_eq!(
+            e.message,
+            format!(
+                "cannot read `{}`: No such file or directory (os error 2)",
+                dir.path().join("b.artifact.json").display()
+            )
+        );
         assert!(e
             .hint
             .as_deref()

@@ -23,6 +23,9 @@ pub struct Settings {
     /// When set: no warm-up and one sample of exactly this many calls (for profilers, whose
     /// counts are then per known number of iterations).
     pub fixed_iters: Option<u64>,
+    /// Smoke mode (`--smoke`): every closure runs once, the workloads shrink their inputs,
+    /// and only their self-checks count (no figure is a measurement).
+    pub smoke: bool,
 }
 
 impl Settings {
@@ -33,6 +36,7 @@ impl Settings {
             samples: 7,
             sample_time: Duration::from_millis(15),
             fixed_iters: None,
+            smoke: false,
         }
     }
 
@@ -43,6 +47,31 @@ impl Settings {
             samples: 31,
             sample_time: Duration::from_millis(60),
             fixed_iters: None,
+            smoke: false,
+        }
+    }
+
+    /// The `--smoke` settings: no warm-up, one sample of one call per closure, and the
+    /// workloads' small inputs. For CI: it runs every self-check and measures nothing.
+    pub fn smoke() -> Settings {
+        Settings {
+            warmup: Duration::ZERO,
+            samples: 1,
+            sample_time: Duration::ZERO,
+            fixed_iters: Some(1),
+            smoke: true,
+        }
+    }
+
+    /// `full` in full mode, `quick` in quick mode (fewer samples, as `--quick` has), `smoke`
+    /// in smoke mode: how much of some input or repetition a workload uses.
+    pub fn pick<T>(&self, full: T, quick: T, smoke: T) -> T {
+        if self.smoke {
+            smoke
+        } else if self.samples <= Settings::quick().samples {
+            quick
+        } else {
+            full
         }
     }
 }
@@ -299,6 +328,7 @@ mod tests {
             samples: 3,
             sample_time: Duration::from_millis(1),
             fixed_iters: None,
+            smoke: false,
         }
     }
 

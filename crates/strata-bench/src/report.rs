@@ -46,6 +46,10 @@ pub struct Report {
     pub comparisons: Vec<Comparison>,
     /// When true, each comparison is followed by a `#` line with the spread of the samples.
     pub verbose: bool,
+    /// When true (smoke mode), comparisons and notes are kept but not printed: their figures
+    /// come from a single call on reduced inputs and mean nothing. [`Report::skip`] lines are
+    /// printed regardless.
+    pub silent: bool,
 }
 
 impl Report {
@@ -75,7 +79,9 @@ impl Report {
             peer,
             peer_ns,
         };
-        println!("{line}");
+        if !self.silent {
+            println!("{line}");
+        }
         self.comparisons.push(line);
         if self.verbose {
             self.note(&format!("  strata: {}", spread(strata)));
@@ -85,6 +91,22 @@ impl Report {
     /// Prints an informational line, marked with `# ` so that parsers of the comparison lines
     /// can skip it.
     pub fn note(&mut self, text: &str) {
+        if !self.silent {
+            println!("# {text}");
+        }
+    }
+
+    /// A self-check of a workload that failed without panicking (a run of the binary whose
+    /// output was not the expected one): panics in smoke mode, where the self-checks are the
+    /// point, so that the run fails naming the workload; a note otherwise.
+    pub fn check_failed(&mut self, smoke: bool, text: &str) {
+        assert!(!smoke, "{text}");
+        self.note(text);
+    }
+
+    /// Prints a `#` line saying that part of a workload did not run and why (a peer program
+    /// that is missing): printed in every mode, smoke mode included.
+    pub fn skip(&mut self, text: &str) {
         println!("# {text}");
     }
 }

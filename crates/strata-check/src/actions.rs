@@ -7,9 +7,9 @@ use serde_json::{Map, Value};
 use strata_core::{FieldPath, PathSeg};
 use strata_directive::Directive;
 use strata_doc::Document;
-use strata_exec::Project;
 use strata_graph::{Body, Graph, Node};
 use strata_pipeline::Template;
+use strata_project::Project;
 
 use crate::diagnostic::{Code, Diagnostic};
 use crate::Report;
@@ -54,7 +54,7 @@ fn problem(
         .filter(|(k, _)| !pending.contains(k))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    let schema = strata_exec::tool_parameters(project, tool);
+    let schema = strata_project::tool_parameters(project, tool);
     let e = strata_tools::check_known(tool, schema.as_ref(), &known, &pending).err()?;
     // Each parameter alone, against the schema without `required`.
     let loose = schema.as_ref().map(|s| {

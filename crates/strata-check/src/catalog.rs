@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 use strata_core::{Error, ErrorKind, Layer};
-use strata_exec::Project;
+use strata_project::Project;
 use strata_tools::{CallOptions, RunResult, ToolRunner};
 
 /// Knows the project's tools; running one is refused.
@@ -22,7 +22,7 @@ impl ToolRunner for Catalog<'_> {
     }
 
     fn parameters(&self, id: &str) -> Option<Value> {
-        strata_exec::tool_parameters(self.0, id)
+        strata_project::tool_parameters(self.0, id)
     }
 
     fn run(&self, id: &str, _: &Map<String, Value>, _: &CallOptions) -> Result<RunResult, Error> {

@@ -1,5 +1,5 @@
 use serde_json::{json, Value};
-use strata_core::{Error, FieldPath, Layer, Span};
+use strata_core::{Error, ErrorKind, FieldPath, Layer, Span};
 
 /// How bad a diagnostic is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -145,6 +145,44 @@ impl Code {
         }
     }
 
+    /// The kind of error the code reports, from the one kind vocabulary every error of
+    /// strata uses (`error.kind` in JSON); lints and unused declarations are `invalid`.
+    pub fn kind(self) -> ErrorKind {
+        match self {
+            Code::Syntax | Code::PromptSyntax => ErrorKind::Syntax,
+            Code::UnknownParam | Code::UnknownInput | Code::UnknownNamespace | Code::EventField => {
+                ErrorKind::UnknownName
+            }
+            Code::UnsetEnv | Code::PromptFeed => ErrorKind::Undefined,
+            Code::StepOrder | Code::PlanReference => ErrorKind::UnknownStep,
+            Code::UnknownTool => ErrorKind::UnknownTool,
+            Code::ParamCycle | Code::PlanCycle => ErrorKind::Cycle,
+            Code::ParamChain => ErrorKind::Limit,
+            Code::ResponseField => ErrorKind::MissingFields,
+            Code::SecretInArgs => ErrorKind::Forbidden,
+            Code::PromptComponent | Code::PromptKey => ErrorKind::TemplateNotFound,
+            Code::PlanLoad => ErrorKind::Syntax,
+            Code::Load
+            | Code::Chain
+            | Code::BadHook
+            | Code::ActionParams
+            | Code::InputInTool
+            | Code::ContextInTool
+            | Code::Spaced
+            | Code::ForeignStep
+            | Code::ParamInDirective
+            | Code::OldRecord
+            | Code::UnusedInput
+            | Code::UnusedParam
+            | Code::Graph
+            | Code::PromptLoad
+            | Code::PromptShadow
+            | Code::PlanArguments
+            | Code::PlanLiteral
+            | Code::LayerInPlan => ErrorKind::Invalid,
+        }
+    }
+
     /// The severity the code always has.
     pub fn severity(self) -> Severity {
         match self {
@@ -249,19 +287,28 @@ impl Diagnostic {
         self
     }
 
-    /// The JSON form: severity, code, file, line, column, span, field, message, help.
+    /// The JSON form, in the shape of every error of strata (`kind`, `message`, `path`?,
+    /// `span`?, `hint`?, `file`, `line`, `column`) plus its `severity` and `code`.
     pub fn to_json(&self) -> Value {
-        json!({
-            "severity": self.severity.name(),
-            "code": self.code.id(),
-            "file": self.file,
-            "line": self.line,
-            "column": self.column,
-            "span": self.span.map(|s| json!([s.start, s.end])),
-            "field": self.field.to_string(),
+        let mut obj = json!({
+            "kind": self.code.kind().name(),
             "message": self.message,
-            "help": self.help,
-        })
+        });
+        if !self.field.is_root() {
+            obj["path"] = json!(self.field.to_string());
+        }
+        if let Some(s) = self.span {
+            obj["span"] = json!([s.start, s.end]);
+        }
+        if let Some(help) = &self.help {
+            obj["hint"] = json!(help);
+        }
+        obj["file"] = json!(self.file);
+        obj["line"] = json!(self.line);
+        obj["column"] = json!(self.column);
+        obj["severity"] = json!(self.severity.name());
+        obj["code"] = json!(self.code.id());
+        obj
     }
 }
 

@@ -9,7 +9,7 @@ use strata_core::walk::Seg;
 use strata_core::{string_leaves, FieldPath, Layer, PathSeg, Reference};
 use strata_directive::{load_project_hooks, Directive, Event, FieldOrigin, Site, EVENTS};
 use strata_doc::Document;
-use strata_exec::Project;
+use strata_project::Project;
 use strata_tools::Hook;
 
 use crate::catalog::Catalog;

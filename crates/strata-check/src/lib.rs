@@ -23,7 +23,7 @@ use std::path::Path;
 
 pub use diagnostic::{Code, Diagnostic, Severity};
 use strata_core::{Error, Limits};
-use strata_exec::Project;
+use strata_project::Project;
 
 /// The outcome of checking a project.
 #[derive(Debug, Clone, Default)]

@@ -6,10 +6,10 @@
 use serde_json::Value;
 use strata_core::{Error, ErrorKind, FieldPath, Layer, Limits, PathSeg};
 use strata_doc::{Document, Format};
-use strata_exec::Project;
 use strata_pipeline::{Chain, Template};
 use strata_plans::syntax::literal_braces;
 use strata_plans::{check_tools, Plan};
+use strata_project::Project;
 
 use crate::catalog::Catalog;
 use crate::diagnostic::{Code, Diagnostic};

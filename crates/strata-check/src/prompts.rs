@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 use strata_core::{Error, ErrorKind, FieldPath, Location, PathSeg};
 use strata_doc::{Document, Format};
-use strata_exec::Project;
 use strata_graph::{Body, Graph, Node, PromptNode};
+use strata_project::Project;
 use strata_prompts::{Call, Overrides, PromptManager, PROMPTS_DIR};
 
 use crate::catalog::Catalog;

@@ -9,8 +9,9 @@ use strata_context::parse_expr;
 use strata_core::walk::Path;
 use strata_core::{string_leaves, FieldPath, Layer, Limits, PathSeg, Reference, Span};
 use strata_doc::{Document, Format};
-use strata_exec::{allowlisted, check_schema, take_literals, Link, Project, ToolChain};
+use strata_exec::allowlisted;
 use strata_pipeline::{Chain, Template};
+use strata_project::{as_literal, check_schema, take_literals, Link, Project, ToolChain};
 
 use crate::catalog::Catalog;
 use crate::diagnostic::{Code, Diagnostic};
@@ -419,8 +420,8 @@ fn is_literal(root: &Value, path: &FieldPath) -> bool {
     last == "literal"
         && FieldPath(parent.to_vec())
             .lookup(root)
-            .and_then(Value::as_object)
-            .is_some_and(|m| m.len() == 1)
+            .and_then(as_literal)
+            .is_some()
 }
 
 fn push_lint(link: &Link, path: &FieldPath, lint: Lint, report: &mut Report) {

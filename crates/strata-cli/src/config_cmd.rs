@@ -7,10 +7,10 @@ use std::process::ExitCode;
 
 use clap::Args;
 use serde_json::{json, Map, Value};
-use strata_exec::settings::{limit, Source, LIMIT_KEYS};
-use strata_exec::{Project, Settings};
+use strata_app::settings::{limit, Source, LIMIT_KEYS};
+use strata_app::{Project, Settings};
 
-use crate::run::open_project;
+use crate::outcome::open_project_as;
 use crate::style::{paint, NOTE};
 
 /// Options of `strata config`.
@@ -43,7 +43,7 @@ fn rows(s: &Settings) -> Vec<(String, Value, &Source, &'static str)> {
             "checkpoint_every".to_string(),
             json!(s.checkpoint_every.value.to_string()),
             &s.checkpoint_every.source,
-            "graph runs write a synced checkpoint every N steps or every time (2s, 500ms)",
+            "graph runs write a synced checkpoint every N steps, or every duration (500ms, 2s, 1m)",
         ),
         (
             "secrets".to_string(),
@@ -81,7 +81,7 @@ fn table(project: &Project) -> String {
     let mut out = format!(
         "settings of {} ({})\n",
         project.root.display(),
-        strata_exec::settings::FILE
+        strata_app::settings::FILE
     );
     for (c, (_, _, _, what)) in cells.iter().zip(&rows) {
         let line = format!(
@@ -108,7 +108,7 @@ fn as_json(project: &Project) -> Value {
 
 /// Runs `strata config`.
 pub fn run(args: ConfigArgs) -> ExitCode {
-    let project = match open_project(args.project.as_deref(), None) {
+    let project = match open_project_as(args.project.as_deref(), None, args.json) {
         Ok(p) => p,
         Err(code) => return code,
     };

@@ -8,16 +8,17 @@ use std::process::ExitCode;
 
 use clap::Args;
 use serde_json::{json, Map, Value};
+use strata_app::App;
+use strata_app::{as_literal, ExecOptions, Invocation};
 use strata_core::{
     did_you_mean, for_each_leaf, Error, ErrorKind, FieldPath, Layer, Origin, PathSeg,
     RenderOptions, Rendered, Scope,
 };
 use strata_directive::Directive;
-use strata_exec::{ExecOptions, Invocation, Project};
 use strata_pipeline::{explain, Chain, StageOutput};
 
-use crate::exec_runner::ExecRunner;
-use crate::run::{caller_params_from, looks_like_path, open_project, print_error, STRATA_FAILED};
+use crate::outcome::{open_project, print_error, STRATA_FAILED};
+use crate::run_args::{caller_params_from, looks_like_path};
 use crate::scope_args::split_pair;
 
 /// Options of `strata explain`.
@@ -138,9 +139,7 @@ fn leaves(source: &Value) -> Vec<(FieldPath, &Value)> {
     for_each_leaf(source, &FieldPath::root(), &mut |path, value| {
         let parent = FieldPath(path.0[..path.0.len().saturating_sub(1)].to_vec());
         match (path.0.last(), parent.lookup(source)) {
-            (Some(PathSeg::Key(k)), Some(lit @ Value::Object(m)))
-                if k == "literal" && m.len() == 1 =>
-            {
+            (Some(PathSeg::Key(k)), Some(lit)) if k == "literal" && as_literal(lit).is_some() => {
                 out.push((parent, lit))
             }
             _ => out.push((path.clone(), value)),
@@ -180,11 +179,9 @@ fn table(
             continue;
         }
         let _ = writeln!(out, "{full}");
-        let source = match &value {
-            Value::Object(m) => {
-                format!("literal:{}", m.get("literal").cloned().unwrap_or_default())
-            }
-            v => format!("authored:{v}"),
+        let source = match as_literal(value) {
+            Some(text) => format!("literal:{text}"),
+            None => format!("authored:{value}"),
         };
         let _ = writeln!(out, "  {:<10} {source}", "source");
         for s in stages {
@@ -218,7 +215,7 @@ fn unknown_field(field: &str, names: &[String]) -> Error {
     .with_hint(hint)
 }
 
-fn tool_text(args: &ExplainArgs, project: &Project) -> Result<String, Error> {
+fn tool_text(args: &ExplainArgs, project: &App) -> Result<String, Error> {
     let name = args.file.to_string_lossy();
     let id = if looks_like_path(&name) {
         project.id_of_path(&args.file)?
@@ -254,14 +251,11 @@ fn pointer_mut<'v>(v: &'v mut Value, path: &FieldPath) -> Option<&'v mut Value> 
     })
 }
 
-fn directive_text(args: &ExplainArgs, project: &Project) -> Result<String, Error> {
+fn directive_text(args: &ExplainArgs, project: &App) -> Result<String, Error> {
     let absolute = std::path::absolute(&args.file).unwrap_or_else(|_| args.file.clone());
     let name = project.display_name(&absolute);
     let text = project.read_text(&absolute)?;
-    let runner = ExecRunner {
-        project,
-        options: ExecOptions::default(),
-    };
+    let runner = project.runner(ExecOptions::default());
     let directive = Directive::load(&name, &text, &runner, &[], &project.limits)?;
     let mut given = Map::new();
     for pair in &args.inputs {
@@ -330,7 +324,7 @@ fn directive_text(args: &ExplainArgs, project: &Project) -> Result<String, Error
 }
 
 /// The candidates of `responses:`, each field with the source that will fill it.
-fn responses_text(out: &mut String, directive: &Directive, project: &Project) {
+fn responses_text(out: &mut String, directive: &Directive, project: &App) {
     let origins = directive.field_origins(&|tool| project.response_fields(tool));
     if origins.is_empty() {
         return;

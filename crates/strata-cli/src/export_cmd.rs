@@ -9,20 +9,21 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 use serde_json::{Map, Value};
+use strata_app::App;
+use strata_app::{ExecOptions, ToolChain};
 use strata_argo::check::{check, Summary};
 use strata_argo::transport::PARAMETER_LIMIT;
 use strata_argo::{export_graph, export_plan, tools_of, Options, Secrets, Shape, Source};
 use strata_core::{Error, ErrorKind, Layer};
 use strata_doc::{parse_dotenv, Document};
-use strata_exec::{ExecOptions, ExecRunner, Project, ToolChain};
 use strata_graph::is_graph_document;
 use strata_plans::{check_tools, Plan};
 
-use crate::graph_cmd::load;
-
-use crate::plan_cmd::{print_errors, read_document, shown_name, user_values, Failure};
-use crate::run::open_project;
+use crate::outcome::open_project;
+use crate::outcome::print_errors;
+use crate::plan_input::{read_document, shown_name, user_values};
 use crate::scope_args::split_pair;
+use strata_app::Failure;
 
 /// Options of `strata export`.
 #[derive(Debug, Args)]
@@ -97,7 +98,7 @@ fn argo(args: ArgoArgs) -> ExitCode {
     };
     match export(&args, &project) {
         Ok(code) => ExitCode::from(code),
-        Err(failure) => failure.report(&project),
+        Err(failure) => crate::outcome::report(failure, Some(&project), false),
     }
 }
 
@@ -114,7 +115,7 @@ fn describe(s: &Summary) -> String {
     )
 }
 
-fn export(args: &ArgoArgs, project: &Project) -> Result<u8, Failure> {
+fn export(args: &ArgoArgs, project: &App) -> Result<u8, Failure> {
     let input = args.input.to_string_lossy();
     let shown = shown_name(project, &input);
     let doc = read_document(&input, &shown, &project.limits)?;
@@ -142,21 +143,26 @@ fn export(args: &ArgoArgs, project: &Project) -> Result<u8, Failure> {
         name: &doc.name,
         text: &doc.text,
     };
-    let tools = ExecRunner {
-        project,
-        options: ExecOptions::default(),
-    };
+    let tools = project.runner(ExecOptions::default());
     if is_graph_document(&doc.value) {
-        return export_graph_file(args, project, &tools, &doc, options);
+        return export_graph_file(args, project, &doc, options);
     }
     let plan = match Plan::load(&doc) {
         Ok(plan) => plan,
-        Err(errors) => return Err(Failure::Plan(errors, Box::new(doc))),
+        Err(errors) => {
+            return Err(Failure::Document {
+                errors,
+                doc: Box::new(doc),
+            })
+        }
     };
     let errors = check_tools(&plan, &tools);
     if !errors.is_empty() {
         let errors = errors.into_iter().map(|e| doc.locate_error(e)).collect();
-        return Err(Failure::Plan(errors, Box::new(doc)));
+        return Err(Failure::Document {
+            errors,
+            doc: Box::new(doc),
+        });
     }
     let used: Vec<&str> = plan.steps.iter().map(|s| s.tool.as_str()).collect();
     let known = ProjectSecrets::read(project, &used)?;
@@ -167,7 +173,12 @@ fn export(args: &ArgoArgs, project: &Project) -> Result<u8, Failure> {
     };
     let manifest = match export_plan(&plan, &source, &options, &secrets) {
         Ok(m) => m,
-        Err(e) => return Err(Failure::Plan(vec![doc.locate_error(e)], Box::new(doc))),
+        Err(e) => {
+            return Err(Failure::Document {
+                errors: vec![doc.locate_error(e)],
+                doc: Box::new(doc),
+            })
+        }
     };
     known.note(options.secret.is_none());
     let what = format!(
@@ -180,13 +191,12 @@ fn export(args: &ArgoArgs, project: &Project) -> Result<u8, Failure> {
 /// Exports the graph file `doc` (a tool of the project).
 fn export_graph_file(
     args: &ArgoArgs,
-    project: &Project,
-    tools: &ExecRunner<'_>,
+    project: &App,
     doc: &Document,
     mut options: Options,
 ) -> Result<u8, Failure> {
     let id = project.id_of_path(&args.input)?;
-    let graph = load(project, &id, tools)?;
+    let graph = project.load_graph(&id)?;
     // The graph's inputs, typed by its parameters as `strata run --input` types them.
     let mut typed = Map::new();
     user_values(&[], &args.value_jsons, &mut typed)?;
@@ -210,10 +220,10 @@ fn export_graph_file(
     let (manifest, shape) = match export_graph(&graph, &source, &options, &secrets) {
         Ok(m) => m,
         Err(e) => {
-            return Err(Failure::Plan(
-                vec![doc.locate_error(e)],
-                Box::new(doc.clone()),
-            ))
+            return Err(Failure::Document {
+                errors: vec![doc.locate_error(e)],
+                doc: Box::new(doc.clone()),
+            })
         }
     };
     known.note(options.secret.is_none());
@@ -328,7 +338,7 @@ struct ProjectSecrets {
 }
 
 impl ProjectSecrets {
-    fn read(project: &Project, tools: &[&str]) -> Result<ProjectSecrets, Error> {
+    fn read(project: &App, tools: &[&str]) -> Result<ProjectSecrets, Error> {
         let dotenv = dotenv(&project.root)?;
         let mut by_tool = HashMap::new();
         let mut declared: Vec<String> = Vec::new();

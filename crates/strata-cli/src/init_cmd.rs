@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use clap::Args;
 use strata_core::{Error, ErrorKind, Layer};
 
-use crate::run::{print_error, STRATA_FAILED};
+use crate::outcome::{print_error, STRATA_FAILED};
 
 /// Options of `strata init`.
 #[derive(Debug, Args)]
@@ -47,14 +47,6 @@ const FILES: [(&str, &str); 10] = [
     (".gitignore", include_str!("init/gitignore")),
 ];
 
-fn io_error(path: &Path, what: &str, e: &std::io::Error) -> Error {
-    Error::new(
-        Layer::REQUEST,
-        ErrorKind::Io,
-        format!("cannot {what} `{}`: {e}", path.display()),
-    )
-}
-
 /// Writes the files of a new project into `dir`; nothing is written when one of them exists.
 pub fn create(dir: &Path) -> Result<(), Error> {
     let taken: Vec<&str> = FILES
@@ -83,9 +75,9 @@ pub fn create(dir: &Path) -> Result<(), Error> {
     for (rel, text) in FILES {
         let path = dir.join(rel);
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| io_error(parent, "create", &e))?;
+            std::fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, &e))?;
         }
-        std::fs::write(&path, text).map_err(|e| io_error(&path, "write", &e))?;
+        std::fs::write(&path, text).map_err(|e| Error::io("write", &path, &e))?;
     }
     Ok(())
 }

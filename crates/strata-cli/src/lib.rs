@@ -4,13 +4,14 @@
 mod check_cmd;
 mod completions_cmd;
 mod config_cmd;
-mod directive_cmd;
-mod exec_runner;
 mod explain_cmd;
 mod export_cmd;
 mod graph_cmd;
+mod graphs;
 mod init_cmd;
+mod outcome;
 mod plan_cmd;
+mod plan_input;
 mod plan_resolve;
 mod plan_run;
 mod plan_step;
@@ -20,11 +21,15 @@ mod render;
 mod report;
 mod respond_cmd;
 mod run;
-mod run_target;
+mod run_args;
+mod run_directive;
+mod run_graph;
 mod runs_cmd;
 mod runs_prune;
 mod runs_show;
+mod runs_table;
 mod scope_args;
+mod secrets;
 mod style;
 mod tools;
 mod walk_cmd;
@@ -67,7 +72,7 @@ enum Command {
     /// Show each field of a tool or directive after every stage, with the origin of each segment
     Explain(explain_cmd::ExplainArgs),
     /// Run a tool (a real subprocess), a directive (`.md`) or a graph
-    Run(run::RunArgs),
+    Run(run_args::RunArgs),
     /// List the project's tools with their descriptions
     Tools(tools::ToolsArgs),
     /// Draw a graph tool (nodes, and edges with their conditions) as Mermaid or Graphviz
@@ -95,9 +100,9 @@ enum Command {
 /// Every command that starts a tool has the interrupt handler installed before the first
 /// one starts: on SIGINT, SIGTERM, SIGHUP or SIGQUIT the process group of every tool strata
 /// started is killed and reaped, then strata dies of that signal (see
-/// `strata_exec::install_interrupt_handler_on_spawn`).
+/// `strata_app::install_interrupt_handler_on_spawn`).
 pub fn main() -> ExitCode {
-    strata_exec::install_interrupt_handler_on_spawn();
+    strata_app::install_interrupt_handler_on_spawn();
     let cli = Cli::parse();
     cli.color.apply();
     match cli.command {

@@ -1,20 +1,18 @@
 //! `strata plan`: run, resolve, show and draw plans (SPEC §5, docs/plans.md).
 
-use std::io::{BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use serde_json::{Map, Value};
-use strata_core::{Error, ErrorKind, Layer, Limits};
+use strata_core::Limits;
 use strata_doc::Document;
 use strata_plans::draw::draw;
-use strata_plans::{parse_document, Plan};
+use strata_plans::Plan;
 
-use crate::graph_cmd::DrawFormat;
-use crate::report::format_error;
-use crate::run::STRATA_FAILED;
-use crate::scope_args::split_pair;
+use crate::graphs::DrawFormat;
+use crate::outcome::report;
+use crate::plan_input::{read_document, STDIN};
+use strata_app::Failure;
 
 /// Options of `strata plan`.
 #[derive(Debug, Args)]
@@ -49,140 +47,23 @@ pub fn run(args: PlanArgs) -> ExitCode {
     }
 }
 
-/// The name standard input has in messages.
-pub const STDIN: &str = "<stdin>";
-
-/// The error for line `number` of standard input being longer than a whole document may be.
-fn too_long(number: usize, limits: &Limits) -> Error {
-    Error::new(
-        Layer::REQUEST,
-        ErrorKind::Limit,
-        format!(
-            "line {number} of {STDIN} exceeds the limit of {} bytes",
-            limits.document_bytes
-        ),
-    )
-    .with_hint("split the plan, or pass large values as results")
-}
-
-fn read_error(name: &str, e: std::io::Error) -> Error {
-    Error::new(
-        Layer::REQUEST,
-        ErrorKind::Io,
-        format!("cannot read `{name}`: {e}"),
-    )
-}
-
-/// Reads a plan document from a file, or from standard input for `-`; `shown` is the name
-/// errors use (the path relative to the project when there is one).
-pub fn read_document(path: &str, shown: &str, limits: &Limits) -> Result<Document, Error> {
-    let bytes = if path == "-" {
-        strata_doc::read_bounded(std::io::stdin().lock(), STDIN, limits)?
-    } else {
-        strata_doc::read_file(Path::new(path), shown, limits)?
-    };
-    parse_document(shown, bytes, limits)
-}
-
-/// A plan on standard input: a whole document, or steps as JSON Lines.
-pub enum StdinPlan {
-    /// A whole plan.
-    Document(Document),
-    /// Steps, one a line: the first non-blank line (with its number), and the rest.
-    Stream((usize, String), BufReader<std::io::Stdin>),
-}
-
-/// Reads standard input far enough to tell a stream of steps (the first non-blank line is
-/// a JSON object with a `tool`) from a whole plan (read to the end).
-pub fn read_stdin(limits: &Limits) -> Result<StdinPlan, Error> {
-    let mut reader = BufReader::new(std::io::stdin());
-    let mut bytes = Vec::new();
-    let mut number = 0;
-    let mut line = Vec::new();
-    while let Some(fits) = strata_doc::read_line(&mut reader, limits.document_bytes, &mut line)
-        .map_err(|e| read_error(STDIN, e))?
-    {
-        number += 1;
-        if !fits {
-            return Err(too_long(number, limits));
-        }
-        if line.trim_ascii().is_empty() {
-            bytes.extend_from_slice(&line);
-            bytes.push(b'\n');
-            continue;
-        }
-        let is_step = serde_json::from_slice::<Value>(&line)
-            .is_ok_and(|v| v.as_object().is_some_and(|m| m.contains_key("tool")));
-        if is_step {
-            let text = String::from_utf8(std::mem::take(&mut line)).unwrap_or_default();
-            return Ok(StdinPlan::Stream((number, text), reader));
-        }
-        bytes.extend_from_slice(&line);
-        bytes.push(b'\n');
-        break;
-    }
-    let rest = strata_doc::read_bounded(&mut reader, STDIN, limits)?;
-    bytes.extend(rest);
-    parse_document(STDIN, bytes, limits).map(StdinPlan::Document)
-}
-
-/// Prints errors rustc-style, with a snippet of `doc` when they point into it.
-pub fn print_errors(errors: &[Error], doc: Option<&Document>) {
-    let mut err = anstream::stderr().lock();
-    for e in errors {
-        let _ = err.write_all(format_error(e, doc).as_bytes());
-    }
-}
-
-/// Reads and loads a plan for the commands that need no project (show, graph, resolve);
-/// errors are printed.
-fn load_plan(path: &str) -> Result<(Document, Plan), ExitCode> {
+/// Reads and loads a plan for the commands that need no project (show, graph); errors are
+/// printed (as JSON with `json`).
+fn load_plan(path: &str, json: bool) -> Result<(Document, Plan), ExitCode> {
     let shown = if path == "-" { STDIN } else { path };
-    let doc = read_document(path, shown, &Limits::default()).map_err(|e| {
-        print_errors(&[e], None);
-        ExitCode::from(STRATA_FAILED)
-    })?;
+    let doc = read_document(path, shown, &Limits::default())
+        .map_err(|e| report(Failure::Error(e), None, json))?;
     match Plan::load(&doc) {
         Ok(plan) => Ok((doc, plan)),
-        Err(errors) => {
-            print_errors(&errors, Some(&doc));
-            Err(ExitCode::from(STRATA_FAILED))
-        }
+        Err(errors) => Err(report(
+            Failure::Document {
+                errors,
+                doc: Box::new(doc),
+            },
+            None,
+            json,
+        )),
     }
-}
-
-/// User values from `--value NAME=TEXT` (strings) and `--value-json NAME=JSON`, added to
-/// `values` (later ones win).
-pub fn user_values(
-    texts: &[String],
-    jsons: &[String],
-    values: &mut Map<String, Value>,
-) -> Result<(), Error> {
-    for pair in texts {
-        let (k, v) = split_pair(pair, "--value")?;
-        values.insert(k.to_string(), Value::String(v.to_string()));
-    }
-    for pair in jsons {
-        let (k, v) = split_pair(pair, "--value-json")?;
-        let parsed = serde_json::from_str(v).map_err(|e| {
-            Error::new(
-                Layer::REQUEST,
-                ErrorKind::Syntax,
-                format!("--value-json `{k}` is not JSON: {e}"),
-            )
-        })?;
-        values.insert(k.to_string(), parsed);
-    }
-    Ok(())
-}
-
-/// `` `a`, `b` `` for messages.
-pub fn ticked(names: &[String]) -> String {
-    names
-        .iter()
-        .map(|n| format!("`{n}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// Options of `strata plan show`.
@@ -230,7 +111,7 @@ pub fn outline(name: &str, plan: &Plan) -> String {
 }
 
 fn show(args: ShowArgs) -> ExitCode {
-    let (doc, plan) = match load_plan(&args.plan) {
+    let (doc, plan) = match load_plan(&args.plan, args.json) {
         Ok(p) => p,
         Err(code) => return code,
     };
@@ -254,7 +135,7 @@ pub struct PlanGraphArgs {
 }
 
 fn graph(args: PlanGraphArgs) -> ExitCode {
-    let (_, plan) = match load_plan(&args.plan) {
+    let (_, plan) = match load_plan(&args.plan, false) {
         Ok(p) => p,
         Err(code) => return code,
     };
@@ -262,40 +143,4 @@ fn graph(args: PlanGraphArgs) -> ExitCode {
         .lock()
         .write_all(draw(&plan, args.format.into()).as_bytes());
     ExitCode::SUCCESS
-}
-
-/// The name of a plan file as the project shows it (`plans/x.yaml`; `<stdin>` for `-`).
-pub fn shown_name(project: &strata_exec::Project, path: &str) -> String {
-    if path == "-" {
-        return STDIN.to_string();
-    }
-    let absolute = std::path::absolute(path).unwrap_or_else(|_| PathBuf::from(path));
-    project.display_name(&absolute)
-}
-
-/// Why a plan or export command stopped before it could report as it does: an error about
-/// options, the project or the run, or the errors of a document (printed with its snippets).
-pub enum Failure {
-    /// One error.
-    One(Error),
-    /// The errors of a document.
-    Plan(Vec<Error>, Box<Document>),
-}
-
-impl From<Error> for Failure {
-    fn from(e: Error) -> Failure {
-        Failure::One(e)
-    }
-}
-
-impl Failure {
-    /// Prints the failure (with a snippet of the file it points into) and returns the exit
-    /// code of a command that failed.
-    pub fn report(self, project: &strata_exec::Project) -> ExitCode {
-        match self {
-            Failure::One(e) => crate::run::print_error(&e, Some(project)),
-            Failure::Plan(errors, doc) => print_errors(&errors, Some(&doc)),
-        }
-        ExitCode::from(STRATA_FAILED)
-    }
 }

@@ -10,8 +10,9 @@ use strata_core::{Error, ErrorKind, Layer, Limits};
 use strata_plans::request::error_reply;
 use strata_plans::{answer_line, Plan, Request};
 
-use crate::plan_cmd::{print_errors, read_document, user_values, STDIN};
-use crate::run::STRATA_FAILED;
+use crate::outcome::print_errors;
+use crate::outcome::STRATA_FAILED;
+use crate::plan_input::{read_document, user_values, STDIN};
 
 /// Options of `strata plan resolve`.
 #[derive(Debug, Args)]
@@ -37,7 +38,7 @@ pub struct ResolveArgs {
 
 /// Runs `strata plan resolve`.
 pub fn run(args: ResolveArgs) -> ExitCode {
-    let limits = match crate::run::ambient_settings() {
+    let limits = match strata_app::ambient_settings() {
         Ok(settings) => settings.limits,
         Err(e) => {
             print_errors(&[e], None);

@@ -10,22 +10,23 @@ use std::process::ExitCode;
 
 use clap::Args;
 use serde_json::{json, Map, Value};
+use strata_app::App;
+use strata_app::ExecOptions;
 use strata_core::{Error, ErrorKind, Layer, RenderOptions};
 use strata_doc::Document;
-use strata_exec::{ExecOptions, Project};
 use strata_plans::checkpoint::{load_plan, Checkpoint, RunStatus, Writer};
 use strata_plans::request::ok_reply;
 use strata_plans::stream::StepLines;
-use strata_plans::{assess, check_tools, Event, Observer, Outcome, Plan, Scheduler, State};
+use strata_plans::{assess, Event, Observer, Outcome, Plan, Scheduler, State};
 use strata_runs::{fingerprint, new_run_id, now, RunDir, RunStore};
 use strata_tools::{validate, StepRecord, StepStatus, ToolRunner};
 
-use crate::exec_runner::ExecRunner;
-use crate::plan_cmd::{
-    print_errors, read_document, read_stdin, shown_name, ticked, user_values, Failure, StdinPlan,
-    STDIN,
+use crate::outcome::{open_project, print_errors};
+use crate::plan_input::{
+    read_document, read_stdin, shown_name, ticked, user_values, StdinPlan, STDIN,
 };
-use crate::run::{open_project, STRATA_FAILED};
+use strata_app::Failure;
+use strata_app::Runner;
 
 /// Exit code of a run in which a step failed or was skipped.
 const FAILED: u8 = 1;
@@ -84,12 +85,12 @@ pub fn run(args: PlanRunArgs) -> ExitCode {
     };
     match run_in(&args, &project) {
         Ok(code) => ExitCode::from(code),
-        Err(failure) => failure.report(&project),
+        Err(failure) => crate::outcome::report(failure, Some(&project), args.json),
     }
 }
 
 fn refuse(message: &str, hint: &str) -> Failure {
-    Failure::One(Error::new(Layer::REQUEST, ErrorKind::Invalid, message).with_hint(hint))
+    Failure::Error(Error::new(Layer::REQUEST, ErrorKind::Invalid, message).with_hint(hint))
 }
 
 /// What runs: a whole plan (from its document, or kept by the run being resumed), or steps
@@ -105,7 +106,7 @@ enum Source {
     Stream((usize, String), std::io::BufReader<std::io::Stdin>),
 }
 
-fn run_in(args: &PlanRunArgs, project: &Project) -> Result<u8, Failure> {
+fn run_in(args: &PlanRunArgs, project: &App) -> Result<u8, Failure> {
     if args.resume.is_some() && args.run_id.is_some() {
         return Err(refuse("--run-id with --resume", "--resume names the run"));
     }
@@ -115,13 +116,10 @@ fn run_in(args: &PlanRunArgs, project: &Project) -> Result<u8, Failure> {
             "a dry run records nothing to resume",
         ));
     }
-    let tools = ExecRunner {
-        project,
-        options: ExecOptions {
-            render: RenderOptions::strict_if(project.settings.strict_with(args.strict)),
-            base_env: None,
-        },
-    };
+    let tools = project.runner(ExecOptions {
+        render: RenderOptions::strict_if(project.settings.strict_with(args.strict)),
+        base_env: None,
+    });
     let mut values = Map::new();
     if let Some(run_id) = &args.resume {
         return resume(args, project, &tools, run_id);
@@ -139,30 +137,10 @@ fn run_in(args: &PlanRunArgs, project: &Project) -> Result<u8, Failure> {
         other => other,
     };
     if let Source::Whole { plan, doc, .. } = &source {
-        let errors = check_tools(plan, &tools);
-        if !errors.is_empty() {
-            return Err(match doc {
-                Some(doc) => Failure::Plan(
-                    errors.into_iter().map(|e| doc.locate_error(e)).collect(),
-                    doc.clone(),
-                ),
-                None => Failure::One(errors.into_iter().next().unwrap_or_else(|| {
-                    Error::new(Layer::REQUEST, ErrorKind::Invalid, "invalid plan")
-                })),
-            });
-        }
+        let shown = shown_name(project, path);
+        project.admit_plan(plan, &shown, doc.as_deref())?;
         if args.dry_run {
             return Ok(dry_run(args, plan, &tools, &values));
-        }
-        let mut called: Vec<String> = Vec::new();
-        for step in &plan.steps {
-            if !called.contains(&step.tool) {
-                called.push(step.tool.clone());
-            }
-        }
-        let shown = shown_name(project, path);
-        if crate::check_cmd::refuse_run(project, strata_check::Target::Tools(&called), &shown) {
-            return Ok(STRATA_FAILED);
         }
     }
     let store = RunStore::new(&project.root);
@@ -213,7 +191,7 @@ fn run_in(args: &PlanRunArgs, project: &Project) -> Result<u8, Failure> {
 }
 
 /// Reads the plan named on the command line.
-fn read_source(path: &str, project: &Project) -> Result<Source, Failure> {
+fn read_source(path: &str, project: &App) -> Result<Source, Failure> {
     let shown = shown_name(project, path);
     let doc = if path == "-" {
         match read_stdin(&project.limits)? {
@@ -231,7 +209,10 @@ fn read_source(path: &str, project: &Project) -> Result<Source, Failure> {
             name: doc.name.clone(),
             doc: Some(Box::new(doc)),
         }),
-        Err(errors) => Err(Failure::Plan(errors, Box::new(doc))),
+        Err(errors) => Err(Failure::Document {
+            errors,
+            doc: Box::new(doc),
+        }),
     }
 }
 
@@ -239,7 +220,7 @@ fn read_source(path: &str, project: &Project) -> Result<Source, Failure> {
 fn whole_from_stream(
     first: (usize, String),
     rest: std::io::BufReader<std::io::Stdin>,
-    project: &Project,
+    project: &App,
 ) -> Result<Source, Failure> {
     let mut plan = Plan::default();
     let mut errors = Vec::new();
@@ -257,7 +238,7 @@ fn whole_from_stream(
     }
     errors.extend(plan.link());
     if let Some(e) = errors.into_iter().next() {
-        return Err(Failure::One(e));
+        return Err(Failure::Error(e));
     }
     Ok(Source::Whole {
         plan,
@@ -271,8 +252,8 @@ fn whole_from_stream(
 /// `--resume`: the run's plan and records, and the values it had (new ones added).
 fn resume(
     args: &PlanRunArgs,
-    project: &Project,
-    tools: &ExecRunner<'_>,
+    project: &App,
+    tools: &Runner<'_>,
     run_id: &str,
 ) -> Result<u8, Failure> {
     let store = RunStore::new(&project.root);
@@ -280,7 +261,7 @@ fn resume(
     let _lock = dir.lock()?;
     let mut checkpoint = Checkpoint::load(&dir)?;
     if checkpoint.streamed {
-        return Err(Failure::One(
+        return Err(Failure::Error(
             Error::new(
                 Layer::REQUEST,
                 ErrorKind::RunState,
@@ -292,7 +273,7 @@ fn resume(
         ));
     }
     if matches!(checkpoint.status, RunStatus::Completed | RunStatus::Failed) {
-        return Err(Failure::One(Error::new(
+        return Err(Failure::Error(Error::new(
             Layer::REQUEST,
             ErrorKind::RunState,
             format!(
@@ -305,7 +286,7 @@ fn resume(
         let shown = shown_name(project, path);
         let doc = read_document(path, &shown, &project.limits)?;
         if fingerprint(&doc.text) != checkpoint.fingerprint {
-            return Err(Failure::One(
+            return Err(Failure::Error(
                 Error::new(
                     Layer::REQUEST,
                     ErrorKind::RunState,
@@ -317,7 +298,7 @@ fn resume(
     }
     let value = load_plan(&dir)?;
     let plan = Plan::from_value(&value, &strata_core::FieldPath::root()).map_err(|errors| {
-        Failure::One(
+        Failure::Error(
             errors
                 .into_iter()
                 .next()
@@ -351,14 +332,14 @@ struct Record {
 /// Runs the source, printing progress and keeping the checkpoint; prints the outcome.
 fn execute(
     args: &PlanRunArgs,
-    project: &Project,
-    tools: &ExecRunner<'_>,
+    project: &App,
+    tools: &Runner<'_>,
     source: Source,
     record: Record,
     dir: &RunDir,
     done: Vec<StepRecord>,
 ) -> Result<u8, Failure> {
-    let _ = strata_exec::install_interrupt_handler();
+    let _ = strata_app::install_interrupt_handler();
     let values = record.checkpoint.values.clone();
     let run_id = record.checkpoint.run_id.clone();
     let mut progress = Progress {
@@ -421,7 +402,7 @@ fn execute(
         counts(&outcome)
     ));
     if let Some(e) = progress.save_error.take() {
-        return Err(Failure::One(e));
+        return Err(Failure::Error(e));
     }
     let stdout = if args.json {
         serde_json::to_string_pretty(&report(
@@ -597,12 +578,7 @@ impl Observer for Progress {
 
 /// `--dry-run`: every step's state with nothing run; ready steps resolved and validated
 /// against their tools' schemas.
-fn dry_run(
-    args: &PlanRunArgs,
-    plan: &Plan,
-    tools: &ExecRunner<'_>,
-    values: &Map<String, Value>,
-) -> u8 {
+fn dry_run(args: &PlanRunArgs, plan: &Plan, tools: &Runner<'_>, values: &Map<String, Value>) -> u8 {
     let mut assessment = assess(plan, &HashMap::new(), values);
     for (step, a) in plan.steps.iter().zip(assessment.steps.iter_mut()) {
         let Some(Value::Object(given)) = &a.arguments else {

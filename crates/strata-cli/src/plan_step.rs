@@ -1,6 +1,6 @@
 //! `strata plan step`: one step of a plan, given the records of the steps it depends on —
-//! what each task of a workflow exported by `strata export argo` runs. The references are
-//! resolved here, by the plan resolver, never by the orchestrator; the step's record is
+//! what each task of a workflow exported by `strata export argo` runs. The application layer
+//! checks and runs the step exactly as `strata run` would run its tool; the step's record is
 //! printed, and written for the orchestrator with `--output`.
 
 use std::path::{Path, PathBuf};
@@ -8,21 +8,15 @@ use std::process::ExitCode;
 
 use clap::Args;
 use serde_json::Map;
+use strata_app::{App, Failure, StepRequest, EXIT_FAILED, EXIT_WAITING};
 use strata_argo::transport::{decode, read_input, write_output, PARAMETER_LIMIT};
 use strata_argo::RECORD;
-use strata_core::{did_you_mean, Error, ErrorKind, Layer, RenderOptions};
+use strata_core::{Error, ErrorKind, Layer, RenderOptions};
 use strata_doc::Document;
-use strata_exec::{ExecOptions, ExecRunner, Project};
-use strata_plans::{check_arguments, resolve_parameters, skip_reason, Plan, Sources, State};
-use strata_tools::{CallOptions, StepRecord, StepStatus, ToolRunner};
+use strata_tools::{StepRecord, StepStatus};
 
-use crate::plan_cmd::{ticked, user_values, Failure};
-use crate::run::open_project;
-
-/// Exit code of a step that failed or was skipped.
-const FAILED: u8 = 1;
-/// Exit code of a step that waits for user values.
-const WAITING: u8 = 3;
+use crate::outcome::open_project;
+use crate::plan_input::{ticked, user_values};
 
 /// Options of `strata plan step`.
 #[derive(Debug, Args)]
@@ -55,6 +49,9 @@ pub struct StepArgs {
     /// Treat missing environment variables in tool configs as errors
     #[arg(long)]
     pub strict: bool,
+    /// Print a failure to run the step as `{"ok": false, "error": …}` on stdout
+    #[arg(long)]
+    pub json: bool,
     /// The project root (default: the nearest ancestor of the plan's directory with tools/)
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
@@ -68,11 +65,11 @@ pub fn run(args: StepArgs) -> ExitCode {
     };
     match step(&args, &project) {
         Ok(code) => ExitCode::from(code),
-        Err(failure) => failure.report(&project),
+        Err(failure) => crate::outcome::report(failure, Some(&project), args.json),
     }
 }
 
-fn read_plan(args: &StepArgs, project: &Project) -> Result<Document, Error> {
+fn read_plan(args: &StepArgs, project: &App) -> Result<Document, Error> {
     let shown = args
         .shown
         .clone()
@@ -82,9 +79,9 @@ fn read_plan(args: &StepArgs, project: &Project) -> Result<Document, Error> {
     strata_plans::parse_document(&shown, text, &project.limits)
 }
 
-/// The records of the steps `deps` (by id), read from `dir`.
-fn records(dir: Option<&Path>, step: &str, deps: &[&str]) -> Result<Vec<StepRecord>, Error> {
-    let missing = |dep: &str, where_: String| {
+/// The record of step `dep`, which step `step` depends on, read from `dir`.
+fn read_record(dir: Option<&Path>, step: &str, dep: &str) -> Result<StepRecord, Error> {
+    let missing = |where_: String| {
         Error::new(
             Layer::REQUEST,
             ErrorKind::Request,
@@ -94,121 +91,48 @@ fn records(dir: Option<&Path>, step: &str, deps: &[&str]) -> Result<Vec<StepReco
             "give the records of the steps it depends on with --records DIR (`<id>.json` each)",
         )
     };
-    deps.iter()
-        .map(|&dep| {
-            let Some(dir) = dir else {
-                return Err(missing(dep, "and no --records".into()));
-            };
-            let value = read_input(dir, dep)?
-                .ok_or_else(|| missing(dep, format!("in `{}`", dir.display())))?;
-            StepRecord::from_json(&value)
-                .filter(|r| r.id == dep)
-                .ok_or_else(|| {
-                    Error::new(
-                        Layer::REQUEST,
-                        ErrorKind::Request,
-                        format!(
-                            "`{}` is not the record of step `{dep}`",
-                            dir.join(format!("{dep}.json")).display()
-                        ),
-                    )
-                    .with_hint("a record is {id, status, result, error, run}")
-                })
+    let Some(dir) = dir else {
+        return Err(missing("and no --records".into()));
+    };
+    let value = read_input(dir, dep)?.ok_or_else(|| missing(format!("in `{}`", dir.display())))?;
+    StepRecord::from_json(&value)
+        .filter(|r| r.id == dep)
+        .ok_or_else(|| {
+            Error::new(
+                Layer::REQUEST,
+                ErrorKind::Request,
+                format!(
+                    "`{}` is not the record of step `{dep}`",
+                    dir.join(format!("{dep}.json")).display()
+                ),
+            )
+            .with_hint("a record is {id, status, result, error, run}")
         })
-        .collect()
 }
 
-fn step(args: &StepArgs, project: &Project) -> Result<u8, Failure> {
+fn step(args: &StepArgs, project: &App) -> Result<u8, Failure> {
     let doc = read_plan(args, project)?;
-    let plan = match Plan::load(&doc) {
-        Ok(plan) => plan,
-        Err(errors) => return Err(Failure::Plan(errors, Box::new(doc))),
-    };
-    let Some(i) = plan.find(&args.step) else {
-        let mut e = Error::new(
-            Layer::REQUEST,
-            ErrorKind::UnknownStep,
-            format!("`{}` has no step `{}`", doc.name, args.step),
-        );
-        e = match did_you_mean(&args.step, plan.ids()) {
-            Some(best) => e.with_hint(format!("did you mean `{best}`?")),
-            None => e.with_hint(format!(
-                "its steps are {}",
-                plan.ids().collect::<Vec<_>>().join(", ")
-            )),
-        };
-        return Err(e.into());
-    };
-    let step = &plan.steps[i];
-    let tools = ExecRunner {
-        project,
-        options: ExecOptions {
-            render: RenderOptions::strict_if(args.strict),
+    let mut values = Map::new();
+    user_values(&args.values, &args.value_jsons, &mut values)?;
+    let request = StepRequest {
+        doc: &doc,
+        step: &args.step,
+        values: &values,
+        options: strata_app::ExecOptions {
+            render: RenderOptions::strict_if(project.settings.strict_with(args.strict)),
             base_env: None,
         },
     };
-    let checked = if tools.has_tool(&step.tool) {
-        check_arguments(step, tools.parameters(&step.tool).as_ref())
-    } else {
-        let mut e = tools.unknown_tool(&step.tool);
-        e.message = format!("step `{}` calls unknown tool `{}`", step.id, step.tool);
-        e.path = step.at.child(strata_core::PathSeg::Key("tool".into()));
-        Err(e)
-    };
-    if let Err(e) = checked {
-        return Err(Failure::Plan(vec![doc.locate_error(e)], Box::new(doc)));
-    }
-    let deps: Vec<&str> = plan.deps[i]
-        .iter()
-        .map(|&d| plan.steps[d].id.as_str())
-        .collect();
-    let known = records(args.records.as_deref(), &step.id, &deps)?;
-    let mut values = Map::new();
-    user_values(&args.values, &args.value_jsons, &mut values)?;
-    let record = match known.iter().find(|r| r.status != StepStatus::Completed) {
-        Some(r) => {
-            let state = match r.status {
-                StepStatus::Failed => State::Failed,
-                _ => State::Skipped,
-            };
-            StepRecord::skipped(&step.id, skip_reason(&r.id, state))
+    let records = args.records.as_deref();
+    let outcome = project.plan_step(&request, &|dep| read_record(records, &args.step, dep))?;
+    let head = format!("{} ({})", args.step, outcome.tool);
+    let record = match outcome.state {
+        Err(missing) => {
+            eprintln!("wait {head}: needs {}", ticked(&missing));
+            return Ok(EXIT_WAITING);
         }
-        None => {
-            let missing: Vec<String> = step
-                .args
-                .value_names()
-                .into_iter()
-                .filter(|n| !values.contains_key(*n))
-                .map(String::from)
-                .collect();
-            if !missing.is_empty() {
-                eprintln!(
-                    "wait {} ({}): needs {}",
-                    step.id,
-                    step.tool,
-                    ticked(&missing)
-                );
-                return Ok(WAITING);
-            }
-            let by_id: strata_plans::RecordMap =
-                known.into_iter().map(|r| (r.id.clone(), r)).collect();
-            let sources = Sources {
-                records: &by_id,
-                values: &values,
-            };
-            match resolve_parameters(step, &sources) {
-                Ok(params) => match tools.run(&step.tool, &params, &CallOptions::default()) {
-                    Ok(run) => StepRecord::from_run(&step.id, &step.tool, &run),
-                    Err(e) => StepRecord::failed(&step.id, &e),
-                },
-                Err(mut e) => {
-                    e.path = e.path.under(&step.at);
-                    StepRecord::failed(&step.id, &doc.locate_error(e))
-                }
-            }
-        }
+        Ok(record) => record,
     };
-    let head = format!("{} ({})", step.id, step.tool);
     match record.status {
         StepStatus::Completed => eprintln!("end {head}: completed"),
         StepStatus::Skipped => eprintln!("skip {head}: {}", record.message().unwrap_or_default()),
@@ -232,6 +156,6 @@ fn step(args: &StepArgs, project: &Project) -> Result<u8, Failure> {
     );
     Ok(match record.status {
         StepStatus::Completed => 0,
-        _ => FAILED,
+        _ => EXIT_FAILED,
     })
 }

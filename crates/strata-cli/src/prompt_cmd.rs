@@ -12,8 +12,9 @@ use strata_core::{Error, ErrorKind, Layer, Limits, Undefined};
 use strata_doc::{Document, Format};
 use strata_prompts::{Call, Merge, Overrides, PromptManager, Rendered};
 
-use crate::run::{open_project, print_error, STRATA_FAILED};
+use crate::outcome::{open_project_as, report};
 use crate::scope_args::{read_file, split_pair};
+use strata_app::Failure;
 
 /// Options of `strata prompt`.
 #[derive(Debug, Args)]
@@ -101,11 +102,11 @@ struct ListArgs {
 
 /// Runs `strata prompt`.
 pub fn run(args: PromptArgs) -> ExitCode {
-    let dir = match &args.command {
-        PromptCommand::Render(a) => a.project.as_deref(),
-        PromptCommand::List(a) => a.project.as_deref(),
+    let (dir, json) = match &args.command {
+        PromptCommand::Render(a) => (a.project.as_deref(), a.json),
+        PromptCommand::List(a) => (a.project.as_deref(), a.json),
     };
-    let project = match open_project(dir, None) {
+    let project = match open_project_as(dir, None, json) {
         Ok(p) => p,
         Err(code) => return code,
     };
@@ -119,14 +120,7 @@ pub fn run(args: PromptArgs) -> ExitCode {
             let _ = std::io::stdout().lock().write_all(text.as_bytes());
             ExitCode::SUCCESS
         }
-        Err(e) => {
-            print_error(&e, Some(&project));
-            ExitCode::from(if e.layer == strata_prompts::LAYER {
-                1
-            } else {
-                STRATA_FAILED
-            })
-        }
+        Err(e) => report(Failure::Error(e), Some(&project), json),
     }
 }
 

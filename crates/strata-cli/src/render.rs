@@ -71,10 +71,10 @@ pub struct RenderArgs {
 
 /// Runs `strata render`.
 pub fn run(mut args: RenderArgs) -> ExitCode {
-    let settings = match crate::run::ambient_settings() {
+    let settings = match strata_app::ambient_settings() {
         Ok(s) => s,
         Err(e) => {
-            crate::run::print_error(&e, None);
+            crate::outcome::print_error(&e, None);
             return ExitCode::FAILURE;
         }
     };

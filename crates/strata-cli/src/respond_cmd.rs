@@ -7,17 +7,17 @@ use std::process::ExitCode;
 
 use clap::Args;
 use serde_json::{json, Value};
+use strata_app::App;
 use strata_core::{Error, ErrorKind, Layer, Limits, RenderOptions};
-use strata_doc::{parse_dotenv, Document, Format};
-use strata_exec::{Project, ToolChain};
+use strata_doc::{Document, Format};
 use strata_responses::{
     check_std, Field, Generate, Generator, JinjaLimits, Place, Response, Sources, ToolResult,
 };
 use strata_tools::CallOptions;
 
-use crate::exec_runner::ExecRunner;
-use crate::run::{open_project, print_error, STRATA_FAILED};
+use crate::outcome::{open_project, print_error, STRATA_FAILED};
 use crate::scope_args::read_file;
+use crate::secrets::secret_values;
 
 /// Options of `strata respond`.
 #[derive(Debug, Args)]
@@ -44,46 +44,10 @@ pub struct RespondArgs {
     pub project: Option<PathBuf>,
 }
 
-/// The values of secret variables: `names`, and those the chains of `tools` declare, read
-/// from the project's `.env` (which wins) or the process environment.
-pub fn secret_values(project: Option<&Project>, tools: &[&str], names: &[String]) -> Vec<String> {
-    let mut wanted: Vec<String> = names.to_vec();
-    let mut dotenv = Vec::new();
-    if let Some(project) = project {
-        for id in tools {
-            wanted.extend(
-                ToolChain::load(project, id)
-                    .map(|c| c.secrets())
-                    .unwrap_or_default(),
-            );
-        }
-        if let Ok(text) = project.read_text(&project.root.join(".env")) {
-            dotenv = parse_dotenv(".env", &text).unwrap_or_default();
-        }
-    }
-    let mut out: Vec<String> = wanted
-        .iter()
-        .filter_map(|name| {
-            dotenv
-                .iter()
-                .rev()
-                .find(|(k, _)| k == name)
-                .map(|(_, v)| v.clone())
-                .or_else(|| std::env::var(name).ok())
-        })
-        .filter(|v| !v.is_empty())
-        .collect();
-    out.sort();
-    out.dedup();
-    out
-}
-
 /// What went wrong, and the fields found before it (for `--json`).
 struct Failure {
     error: Error,
     fields: Vec<Field>,
-    /// The response could not be rendered (exit 1), rather than bad input (exit 2).
-    unrenderable: bool,
 }
 
 impl From<Error> for Failure {
@@ -91,16 +55,15 @@ impl From<Error> for Failure {
         Failure {
             error,
             fields: Vec::new(),
-            unrenderable: false,
         }
     }
 }
 
-/// Runs `strata respond`: the reply on stdout; exit 1 when the response cannot be rendered
-/// (missing fields, a secret, the generator, the template), 2 for bad input.
+/// Runs `strata respond`: the reply on stdout; exit 2 when it cannot be rendered (missing
+/// fields, a secret, the generator, the template) or the input is bad.
 pub fn run(args: RespondArgs) -> ExitCode {
     let project = match (&args.generator, &args.project) {
-        (None, None) => Project::discover(Path::new(".")).ok(),
+        (None, None) => App::open(None, None).ok(),
         _ => match open_project(args.project.as_deref(), None) {
             Ok(p) => Some(p),
             Err(code) => return code,
@@ -123,13 +86,13 @@ pub fn run(args: RespondArgs) -> ExitCode {
         Err(f) => {
             if args.json {
                 let fields: Vec<Value> = f.fields.iter().map(Field::to_json).collect();
-                let doc = json!({"error": f.error.to_json(), "fields": fields});
+                let doc = json!({"ok": false, "error": strata_app::error_json(&f.error), "fields": fields});
                 let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
                 let _ = std::io::stdout().lock().write_all(text.as_bytes());
             } else {
                 print_error(&f.error, None);
             }
-            ExitCode::from(if f.unrenderable { 1 } else { STRATA_FAILED })
+            ExitCode::from(STRATA_FAILED)
         }
     }
 }
@@ -144,7 +107,7 @@ fn utf8(path: &Path, bytes: Vec<u8>) -> Result<String, Error> {
     })
 }
 
-fn respond(args: &RespondArgs, project: Option<&Project>) -> Result<(String, Vec<Field>), Failure> {
+fn respond(args: &RespondArgs, project: Option<&App>) -> Result<(String, Vec<Field>), Failure> {
     let limits = project.map_or_else(Limits::default, |p| p.limits.clone());
     let name = args.template.display().to_string();
     let source = utf8(&args.template, read_file(&args.template, &limits)?)?;
@@ -159,11 +122,7 @@ fn respond(args: &RespondArgs, project: Option<&Project>) -> Result<(String, Vec
         })?,
         None => json!({}),
     };
-    check_std(&std, Place::Nowhere).map_err(|e| {
-        let mut e = e;
-        e.message = format!("--std-json: {}", e.message);
-        e
-    })?;
+    check_std(&std, Place::Nowhere)?;
     let mut docs = Vec::new();
     for path in &args.tool_results {
         let name = path.display().to_string();
@@ -179,12 +138,11 @@ fn respond(args: &RespondArgs, project: Option<&Project>) -> Result<(String, Vec
         let label = format!("`{}`", doc.name);
         results.extend(ToolResult::of(label, &doc.value, Place::Doc(doc))?);
     }
-    let runner = project.map(|project| ExecRunner {
-        project,
-        options: strata_exec::ExecOptions {
+    let runner = project.map(|project| {
+        project.runner(strata_app::ExecOptions {
             render: RenderOptions::default(),
             base_env: None,
-        },
+        })
     });
     let generator = match (&args.generator, &runner) {
         (Some(tool), Some(runner)) => {
@@ -201,7 +159,7 @@ fn respond(args: &RespondArgs, project: Option<&Project>) -> Result<(String, Vec
         _ => None,
     };
     let tools: Vec<&str> = args.generator.iter().map(String::as_str).collect();
-    let secrets = secret_values(project, &tools, &args.secret);
+    let secrets = secret_values(project.map(App::project), &tools, &args.secret);
     let sources = Sources {
         std: &std,
         std_place: Place::Nowhere,
@@ -211,16 +169,14 @@ fn respond(args: &RespondArgs, project: Option<&Project>) -> Result<(String, Vec
     };
     let extraction = response.extract(&sources);
     let found = extraction.found.clone();
-    let unrenderable = |error: Error, fields: Vec<Field>| Failure {
-        error,
-        fields,
-        unrenderable: true,
-    };
     let fields = extraction
         .complete(&response, &sources)
-        .map_err(|e| unrenderable(e, found))?;
+        .map_err(|error| Failure {
+            error,
+            fields: found,
+        })?;
     match response.render(&fields) {
         Ok(text) => Ok((text, fields)),
-        Err(e) => Err(unrenderable(e, fields)),
+        Err(error) => Err(Failure { error, fields }),
     }
 }

@@ -6,11 +6,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use serde_json::{json, Value};
-use strata_graph::{GraphRuns, RunStore, RunSummary};
-use strata_plans::checkpoint::{Checkpoint, RunStatus, KIND};
+use serde_json::Value;
+use strata_graph::RunStore;
 
-use crate::run::open_project;
+use crate::outcome::open_project_as;
+use crate::runs_table::{rows, table};
 
 /// Options of `strata runs`.
 #[derive(Debug, Args)]
@@ -37,130 +37,13 @@ pub enum RunsAction {
     Prune(crate::runs_prune::PruneArgs),
 }
 
-/// One run of the listing: its columns, its JSON form, when it started and was last updated.
-pub struct Row {
-    cells: [String; 5],
-    json: Value,
-    started: u64,
-    /// Unix seconds of its last checkpoint.
-    pub updated: u64,
-}
-
-impl Row {
-    /// The run id.
-    pub fn id(&self) -> &str {
-        &self.cells[0]
-    }
-
-    /// What it runs: a graph id, or `plan:<file>`.
-    pub fn target(&self) -> &str {
-        &self.cells[1]
-    }
-
-    /// Its status as listed (`running`, `interrupted`, `completed`, …).
-    pub fn status(&self) -> &str {
-        &self.cells[2]
-    }
-}
-
-fn graph_row(r: &RunSummary) -> Row {
-    let graph = match &r.graph {
-        Ok(g) => g.clone(),
-        Err(why) => format!("(unreadable: {why})"),
-    };
-    Row {
-        cells: [
-            r.run_id.clone(),
-            graph,
-            r.shown_status().to_string(),
-            r.steps.to_string(),
-            r.node.clone().unwrap_or_else(|| "-".into()),
-        ],
-        json: json!({
-            "run_id": r.run_id,
-            "graph": r.graph.as_ref().ok(),
-            "error": r.graph.as_ref().err(),
-            "status": r.shown_status(),
-            "steps": r.steps,
-            "next": r.node,
-            "started": r.started,
-            "updated": r.updated,
-        }),
-        started: r.started,
-        updated: r.updated,
-    }
-}
-
-/// A plan run's line: `plan:<file>` in the GRAPH column, the steps finished, no next node.
-fn plan_row(run_id: String, cp: &Result<Checkpoint, String>, live: bool) -> Row {
-    let (name, status, steps, started, updated) = match cp {
-        Ok(cp) => {
-            let status = match cp.status {
-                RunStatus::Running if !live => "interrupted",
-                s => s.name(),
-            };
-            let name = format!("plan:{}", cp.plan);
-            (name, status, cp.records.len(), cp.started, cp.updated)
-        }
-        Err(why) => (format!("(unreadable: {why})"), "unknown", 0, 0, 0),
-    };
-    Row {
-        json: json!({
-            "run_id": run_id,
-            "plan": cp.as_ref().ok().map(|c| &c.plan),
-            "error": cp.as_ref().err(),
-            "status": status,
-            "steps": steps,
-            "next": null,
-            "started": started,
-            "updated": updated,
-        }),
-        cells: [run_id, name, status.into(), steps.to_string(), "-".into()],
-        started,
-        updated,
-    }
-}
-
-/// The table for people: run, graph (or `plan:<file>`), status (`running`, `interrupted`,
-/// `completed`, `failed`, `limited`, `waiting`), steps, next node; columns aligned.
-fn table(rows: &[Row]) -> String {
-    let mut all = vec![["RUN", "GRAPH", "STATUS", "STEPS", "NEXT"].map(str::to_string)];
-    all.extend(rows.iter().map(|r| r.cells.clone()));
-    let mut widths = [0usize; 5];
-    for r in &all {
-        for (w, cell) in widths.iter_mut().zip(r) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let mut out = String::new();
-    for r in &all {
-        let cells: Vec<String> = r
-            .iter()
-            .zip(widths)
-            .map(|(cell, w)| format!("{cell:<w$}"))
-            .collect();
-        out.push_str(cells.join("  ").trim_end());
-        out.push('\n');
-    }
-    out
-}
-
-/// Every run of `store`, oldest first (ties by id).
-pub fn rows(store: &RunStore) -> Vec<Row> {
-    let mut rows: Vec<Row> = store.list().iter().map(graph_row).collect();
-    for (id, dir) in store.runs() {
-        if dir.kind().as_deref() == Some(KIND) {
-            let cp = Checkpoint::load(&dir).map_err(|e| e.message.clone());
-            rows.push(plan_row(id, &cp, dir.is_locked()));
-        }
-    }
-    rows.sort_by(|a, b| (a.started, a.id()).cmp(&(b.started, b.id())));
-    rows
-}
-
 /// Runs `strata runs`.
 pub fn run(args: RunsArgs) -> ExitCode {
-    let project = match open_project(args.project.as_deref(), None) {
+    let json = match &args.action {
+        Some(RunsAction::Show(show)) => show.json,
+        _ => args.json,
+    };
+    let project = match open_project_as(args.project.as_deref(), None, json) {
         Ok(p) => p,
         Err(code) => return code,
     };

@@ -3,13 +3,14 @@
 
 use std::io::Write;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::Args;
-use strata_core::{did_you_mean, Error, ErrorKind, Layer};
+use strata_core::{did_you_mean, parse_duration, Error, ErrorKind, Layer};
 use strata_runs::{now, RunStore};
 
-use crate::run::{print_error, STRATA_FAILED};
-use crate::runs_cmd::rows;
+use crate::outcome::{print_error, STRATA_FAILED};
+use crate::runs_table::rows;
 
 /// The statuses a run can be pruned in (`running` is not one: a live run is never removed).
 const PRUNABLE: [&str; 6] = [
@@ -27,10 +28,10 @@ const ENDED: [&str; 3] = ["completed", "failed", "limited"];
 /// Options of `strata runs prune`.
 #[derive(Debug, Args)]
 pub struct PruneArgs {
-    /// Only runs whose last checkpoint is older than this: a number and a unit, s, m, h, d or
-    /// w (`7d`, `12h`)
-    #[arg(long, value_name = "AGE", value_parser = parse_age)]
-    pub older_than: Option<u64>,
+    /// Only runs whose last checkpoint is older than this duration: a number and a unit, ms,
+    /// s, m, h, d or w (7d, 12h, 30m, 1.5h)
+    #[arg(long, value_name = "AGE", value_parser = parse_duration)]
+    pub older_than: Option<Duration>,
     /// Only runs in this status (repeatable; default: completed, failed and limited — an
     /// interrupted run can still be resumed)
     #[arg(long, value_name = "STATUS")]
@@ -40,28 +41,12 @@ pub struct PruneArgs {
     pub dry_run: bool,
 }
 
-/// An age on the command line, in seconds.
-fn parse_age(text: &str) -> Result<u64, String> {
-    let split = text
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(text.len());
-    let (n, unit) = text.split_at(split);
-    let scale = match unit {
-        "s" => 1,
-        "m" => 60,
-        "h" => 3_600,
-        "d" => 86_400,
-        "w" => 604_800,
-        _ => 0,
-    };
-    match n.parse::<u64>() {
-        Ok(n) if scale > 0 => n
-            .checked_mul(scale)
-            .ok_or_else(|| format!("`{text}` is too long ago")),
-        _ => Err(format!(
-            "`{text}` is not an age: write a number and a unit, s, m, h, d or w (`7d`)"
-        )),
-    }
+/// The newest last-checkpoint time (in seconds since the epoch, as runs record it) of a run
+/// older than `age` at `now`: a fraction of a second counts as a whole one, so a run is never
+/// removed younger than asked.
+fn cutoff(now: u64, age: Duration) -> u64 {
+    let secs = age.as_secs() + u64::from(age.subsec_nanos() > 0);
+    now.saturating_sub(secs)
 }
 
 /// The statuses asked for, each checked.
@@ -99,7 +84,7 @@ pub fn run(store: &RunStore, args: &PruneArgs) -> ExitCode {
             return ExitCode::from(STRATA_FAILED);
         }
     };
-    let before = now().saturating_sub(args.older_than.unwrap_or(0));
+    let before = cutoff(now(), args.older_than.unwrap_or_default());
     let verb = if args.dry_run {
         "would remove"
     } else {
@@ -146,15 +131,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ages_have_a_unit() {
-        assert_eq!(parse_age("7d"), Ok(604_800));
-        assert_eq!(parse_age("90s"), Ok(90));
-        assert_eq!(parse_age("2w"), Ok(1_209_600));
-        assert_eq!(
-            parse_age("7"),
-            Err("`7` is not an age: write a number and a unit, s, m, h, d or w (`7d`)".into())
-        );
-        assert!(parse_age("d").is_err());
-        assert!(parse_age("99999999999999999999w").is_err());
+    fn ages_are_durations_and_a_fraction_of_a_second_counts_whole() {
+        assert_eq!(cutoff(1_000, Duration::from_secs(7 * 86_400)), 0);
+        assert_eq!(cutoff(1_000_000, Duration::from_secs(90)), 999_910);
+        assert_eq!(cutoff(1_000_000, Duration::from_millis(500)), 999_999);
+        assert_eq!(cutoff(1_000_000, Duration::from_millis(1_500)), 999_998);
+        assert_eq!(cutoff(1_000_000, Duration::ZERO), 1_000_000);
+        assert_eq!(cutoff(5, Duration::from_millis(u64::MAX)), 0);
     }
 }

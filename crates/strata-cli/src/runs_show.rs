@@ -6,13 +6,12 @@ use std::process::ExitCode;
 
 use clap::Args;
 use serde_json::Value;
+use strata_app::Project;
 use strata_core::{value_to_text, Error, ErrorKind, Layer};
-use strata_exec::Project;
 use strata_runs::{utc_text, RunStore};
 use strata_tools::{StepRecord, StepStatus};
 
-use crate::run::{print_error, STRATA_FAILED};
-use crate::runs_cmd::rows;
+use crate::runs_table::rows;
 use crate::style::{paint, status_style};
 
 /// Options of `strata runs show`.
@@ -32,10 +31,7 @@ pub fn run(project: &Project, store: &RunStore, args: &ShowArgs) -> ExitCode {
             let _ = anstream::stdout().lock().write_all(text.as_bytes());
             ExitCode::SUCCESS
         }
-        Err(e) => {
-            print_error(&e, Some(project));
-            ExitCode::from(STRATA_FAILED)
-        }
+        Err(e) => crate::outcome::report(strata_app::Failure::Error(e), Some(project), args.json),
     }
 }
 

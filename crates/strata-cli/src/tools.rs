@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use crate::run::open_project;
+use crate::outcome::open_project;
 
 /// Options of `strata tools`.
 #[derive(Debug, Args)]

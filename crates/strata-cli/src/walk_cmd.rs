@@ -8,16 +8,18 @@ use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 use serde_json::{json, Value};
+use strata_app::App;
+use strata_app::ExecOptions;
 use strata_argo::names::task_name;
 use strata_argo::transport::{read_input, write_output, PARAMETER_LIMIT};
 use strata_core::{did_you_mean, Error, ErrorKind, Layer, RenderOptions, Warning};
-use strata_exec::{ExecOptions, ExecRunner, Project};
 use strata_graph::parts::collect;
 use strata_graph::{new_run_id, Checkpoint, Failure, Graph, LogEvent, Observer, Status, Walker};
 use strata_runs::now;
 
-use crate::graph_cmd::{load, typed_inputs, Mode, Printer, FAILED, LIMITED};
-use crate::run::{open_project, print_error, STRATA_FAILED};
+use crate::graphs::{typed_inputs, Mode, Printer, FAILED, LIMITED};
+use crate::outcome::{open_project, print_error, refused, STRATA_FAILED};
+use strata_app::Target;
 
 /// The parts of a foreach.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -79,6 +81,10 @@ pub fn run(args: WalkArgs) -> ExitCode {
         Ok(p) => p,
         Err(code) => return code,
     };
+    // Every task of an exported workflow refuses what `strata run` of the graph refuses.
+    if let Some(code) = refused(&project, Target::Tool(&args.graph), &args.graph, false) {
+        return code;
+    }
     match walk(&args, &project) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
@@ -92,15 +98,12 @@ fn request(message: String) -> Error {
     Error::new(Layer::REQUEST, ErrorKind::Request, message)
 }
 
-fn walk(args: &WalkArgs, project: &Project) -> Result<u8, Error> {
-    let tools = ExecRunner {
-        project,
-        options: ExecOptions {
-            render: RenderOptions::strict_if(args.strict),
-            base_env: None,
-        },
-    };
-    let graph = load(project, &args.graph, &tools)?;
+fn walk(args: &WalkArgs, project: &App) -> Result<u8, Error> {
+    let tools = project.runner(ExecOptions {
+        render: RenderOptions::strict_if(args.strict),
+        base_env: None,
+    });
+    let graph = project.load_graph(&args.graph)?;
     if let Some(fp) = &args.fingerprint {
         if *fp != graph.fingerprint {
             return Err(Error::new(
@@ -122,7 +125,7 @@ fn walk(args: &WalkArgs, project: &Project) -> Result<u8, Error> {
             None => e,
         });
     }
-    let prompts = crate::graph_cmd::prompts_for(project, &graph)?;
+    let prompts = project.prompts_for(&graph)?;
     let mut walker = Walker::new(&graph, &tools, None, RenderOptions::strict_if(args.strict));
     if let Some(p) = &prompts {
         walker = walker.with_prompts(p);

@@ -11,12 +11,11 @@ use serde_json::{Map, Value};
 
 use serde_json::Number;
 use strata_core::walk::resolve_in;
-use strata_core::{ContextSource, Error, ErrorKind, Layer};
+use strata_core::{a_or_an, type_name, ContextSource, Error, ErrorKind, Layer};
 
 use crate::eval::type_error;
 
 use crate::expr::{parse_expr, Expr, Path};
-use crate::functions::type_name;
 
 /// The comparison operators of a structured condition.
 pub const OPERATORS: [&str; 10] = [
@@ -104,7 +103,7 @@ impl Condition {
                     return Ok(Condition::Not(Box::new(Condition::parse_form(inner)?)));
                 }
                 let Value::Array(items) = inner else {
-                    return Err(format!("`{combinator}` takes a list of conditions"));
+                    return Err(format!("`{combinator}` takes an array of conditions"));
                 };
                 let parsed = items
                     .iter()
@@ -169,7 +168,7 @@ impl Condition {
                 return Err("`exists` takes `value: true` or `value: false`".into())
             }
             (Op::In, Some(v @ Value::Array(_))) => v,
-            (Op::In, _) => return Err("`in` takes a list `value`".into()),
+            (Op::In, _) => return Err("`in` takes an array `value`".into()),
             (_, None) => return Err(format!("`{op_name}` needs a `value`")),
             (_, Some(v)) => v,
         };
@@ -276,9 +275,9 @@ pub(crate) fn json_cmp(a: &Value, b: &Value) -> Result<Ordering, String> {
         }
         (Value::String(x), Value::String(y)) => Ok(x.cmp(y)),
         _ => Err(format!(
-            "cannot order a {} and a {}",
-            type_name(a),
-            type_name(b)
+            "cannot order {} and {}",
+            a_or_an(type_name(a)),
+            a_or_an(type_name(b))
         )),
     }
 }
@@ -312,15 +311,15 @@ fn compare(source: &str, found: Option<&Value>, op: &Op, value: &Value) -> Resul
             (Value::Array(items), v) => Ok(items.iter().any(|i| json_eq(i, v))),
             (Value::Object(map), Value::String(k)) => Ok(map.contains_key(k)),
             _ => Err(format!(
-                "`{source}`: `contains` needs a string, list or object, found a {}",
-                type_name(found)
+                "`{source}`: `contains` needs a string, an array or an object, found {}",
+                a_or_an(type_name(found))
             )),
         },
         Op::Regex(re) => match found {
             Value::String(s) => Ok(re.is_match(s)),
             other => Err(format!(
-                "`{source}`: `regex` needs a string, found a {}",
-                type_name(other)
+                "`{source}`: `regex` needs a string, found {}",
+                a_or_an(type_name(other))
             )),
         },
     }

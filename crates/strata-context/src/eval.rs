@@ -2,11 +2,13 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 use strata_core::walk::{resolve_in, resolve_segs, Miss};
-use strata_core::{did_you_mean, map_get, ContextSource, Error, ErrorKind, Layer};
+use strata_core::{
+    a_or_an, did_you_mean, map_get, type_name, ContextSource, Error, ErrorKind, Layer,
+};
 
 use crate::condition::{json_cmp, json_eq};
 use crate::expr::{BinOp, UnOp};
-use crate::functions::{contains, type_name, Func};
+use crate::functions::{contains, Func};
 
 use crate::{Expr, Path, Seg};
 
@@ -81,10 +83,10 @@ fn float(n: Num) -> f64 {
 fn arith(op: BinOp, a: &Value, b: &Value) -> Result<Value, String> {
     let (Some(x), Some(y)) = (num(a), num(b)) else {
         return Err(format!(
-            "`{}` cannot combine a {} and a {}",
+            "`{}` cannot combine {} and {}",
             op.symbol(),
-            type_name(a),
-            type_name(b)
+            a_or_an(type_name(a)),
+            a_or_an(type_name(b))
         ));
     };
     if let (Num::Int(x), Num::Int(y)) = (x, y) {
@@ -114,8 +116,12 @@ fn arith(op: BinOp, a: &Value, b: &Value) -> Result<Value, String> {
 }
 
 fn boolean<'e>(v: &Value, what: &str) -> Result<bool, Fail<'e>> {
-    v.as_bool()
-        .ok_or_else(|| Fail::Type(format!("{what} needs a boolean, got a {}", type_name(v))))
+    v.as_bool().ok_or_else(|| {
+        Fail::Type(format!(
+            "{what} needs a boolean, got {}",
+            a_or_an(type_name(v))
+        ))
+    })
 }
 
 /// Applies a (non-logical) operator to two values.
@@ -214,7 +220,10 @@ pub(crate) fn eval<'e, 'v>(
                 UnOp::Neg => arith(BinOp::Sub, &Value::from(0), &v)
                     .map(Cow::Owned)
                     .map_err(|_| {
-                        Fail::Type(format!("`-` needs a number, got a {}", type_name(&v)))
+                        Fail::Type(format!(
+                            "`-` needs a number, got {}",
+                            a_or_an(type_name(&v))
+                        ))
                     }),
             }
         }
@@ -266,8 +275,8 @@ pub fn eval_bool(expr: &Expr, root: &dyn ContextSource) -> Result<bool, Error> {
     match eval_value(expr, root)? {
         Value::Bool(b) => Ok(b),
         other => Err(type_error(format!(
-            "a condition must be a boolean, got a {}",
-            type_name(&other)
+            "a condition must be a boolean, got {}",
+            a_or_an(type_name(&other))
         ))),
     }
 }

@@ -1,7 +1,7 @@
 //! The built-in functions of context expressions.
 
 use serde_json::Value;
-use strata_core::value_to_text;
+use strata_core::{a_or_an, type_name, value_to_text};
 
 use crate::expr::Expr;
 use crate::typing::Ty;
@@ -44,18 +44,6 @@ const ALL: [(&str, Func); 10] = [
     ("string", Func::String),
 ];
 
-/// The type name used in errors.
-pub fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "list",
-        Value::Object(_) => "object",
-    }
-}
-
 impl Func {
     /// The function of that name.
     pub fn from_name(name: &str) -> Option<Func> {
@@ -97,9 +85,9 @@ impl Func {
                 Ok(())
             } else {
                 Err(format!(
-                    "`{}` needs {what}, got a {}",
+                    "`{}` needs {what}, got {}",
                     self.name(),
-                    t.name()
+                    a_or_an(t.name())
                 ))
             }
         };
@@ -108,7 +96,7 @@ impl Func {
                 need(
                     0,
                     &[Ty::Str, Ty::List, Ty::Object],
-                    "a string, list or object",
+                    "a string, an array or an object",
                 )?;
                 Ty::Num
             }
@@ -117,7 +105,7 @@ impl Func {
                 need(
                     0,
                     &[Ty::Str, Ty::List, Ty::Object],
-                    "a string, list or object",
+                    "a string, an array or an object",
                 )?;
                 Ty::Bool
             }
@@ -146,9 +134,9 @@ impl Func {
     pub(crate) fn apply(self, args: &[&Value]) -> Result<Value, String> {
         let wrong = |what: &str, v: &Value| {
             Err(format!(
-                "`{}` needs {what}, got a {}",
+                "`{}` needs {what}, got {}",
                 self.name(),
-                type_name(v)
+                a_or_an(type_name(v))
             ))
         };
         let a = args[0];
@@ -158,7 +146,7 @@ impl Func {
                 Value::String(s) => Ok(Value::from(s.chars().count())),
                 Value::Array(items) => Ok(Value::from(items.len())),
                 Value::Object(map) => Ok(Value::from(map.len())),
-                other => wrong("a string, list or object", other),
+                other => wrong("a string, an array or an object", other),
             },
             Func::Contains => contains(a, args[1]).map(Value::Bool),
             Func::Keys => match a {
@@ -206,15 +194,15 @@ pub(crate) fn contains(haystack: &Value, needle: &Value) -> Result<bool, String>
     match (haystack, needle) {
         (Value::String(s), Value::String(n)) => Ok(s.contains(n.as_str())),
         (Value::String(_), other) => Err(format!(
-            "cannot look for a {} in a string",
-            type_name(other)
+            "cannot look for {} in a string",
+            a_or_an(type_name(other))
         )),
         (Value::Array(items), n) => Ok(items.iter().any(|i| crate::condition::json_eq(i, n))),
         (Value::Object(map), Value::String(k)) => Ok(map.contains_key(k)),
         (Value::Object(_), other) => Err(format!(
-            "object keys are strings, not a {}",
-            type_name(other)
+            "object keys are strings, not {}",
+            a_or_an(type_name(other))
         )),
-        (other, _) => Err(format!("cannot look inside a {}", type_name(other))),
+        (other, _) => Err(format!("cannot look inside {}", a_or_an(type_name(other)))),
     }
 }

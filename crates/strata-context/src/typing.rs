@@ -2,7 +2,7 @@
 //! when the template compiles (`'1' + 2` fails at load time, not at run time).
 
 use serde_json::Value;
-use strata_core::{Error, ErrorKind, Layer, Span};
+use strata_core::{a_or_an, Error, ErrorKind, Layer, Span};
 
 use crate::expr::{BinOp, Expr, UnOp};
 
@@ -19,7 +19,7 @@ pub enum Ty {
     Num,
     /// A string.
     Str,
-    /// A list.
+    /// An array.
     List,
     /// An object.
     Object,
@@ -46,7 +46,7 @@ impl Ty {
             Ty::Bool => "boolean",
             Ty::Num => "number",
             Ty::Str => "string",
-            Ty::List => "list",
+            Ty::List => "array",
             Ty::Object => "object",
         }
     }
@@ -87,7 +87,7 @@ pub fn check(expr: &Expr) -> Result<Ty, Error> {
                 UnOp::Neg => (Ty::Num, "`-` needs a number"),
             };
             if !t.is(&[want]) {
-                return Err(fail(*span, format!("{what}, got a {}", t.name())));
+                return Err(fail(*span, format!("{what}, got {}", a_or_an(t.name()))));
             }
             want
         }
@@ -110,10 +110,10 @@ fn binary(op: BinOp, a: Ty, b: Ty, span: Span) -> Result<Ty, Error> {
         fail(
             span,
             format!(
-                "`{}` cannot combine a {} and a {}",
+                "`{}` cannot combine {} and {}",
                 op.symbol(),
-                a.name(),
-                b.name()
+                a_or_an(a.name()),
+                a_or_an(b.name())
             ),
         )
     };

@@ -122,18 +122,18 @@ fn combinators() {
 fn ordering_different_types_is_an_error_not_false() {
     assert_eq!(
         check(json!({"path": "result.data.n", "op": "gt", "value": "3"})),
-        Err("`result.data.n`: cannot order a number and a string".to_string())
+        Err("`result.data.n`: cannot order an integer and a string".to_string())
     );
     assert_eq!(
         check(json!({"path": "result.exit_code", "op": "contains", "value": 0})),
         Err(
-            "`result.exit_code`: `contains` needs a string, list or object, found a number"
+            "`result.exit_code`: `contains` needs a string, an array or an object, found an integer"
                 .to_string()
         )
     );
     assert_eq!(
         check(json!({"path": "result.data.n", "op": "regex", "value": "3"})),
-        Err("`result.data.n`: `regex` needs a string, found a number".to_string())
+        Err("`result.data.n`: `regex` needs a string, found an integer".to_string())
     );
 }
 
@@ -142,12 +142,12 @@ fn malformed_conditions_fail_when_parsed() {
     let cases = [
         (json!({"path": "a", "op": "equals", "value": 1}), "unknown operator `equals`; the operators are eq, ne, gt, gte, lt, lte, in, contains, regex, exists"),
         (json!({"path": "a", "op": "regex", "value": "("}), "bad regex `(`: regex parse error:\n    (\n    ^\nerror: unclosed group"),
-        (json!({"path": "a", "op": "in", "value": 1}), "`in` takes a list `value`"),
+        (json!({"path": "a", "op": "in", "value": 1}), "`in` takes an array `value`"),
         (json!({"path": "a", "op": "eq"}), "`eq` needs a `value`"),
         (json!({"op": "eq", "value": 1}), "a comparison needs `path` (a string such as `result.exit_code`)"),
         (json!({"path": "a", "value": 1}), "a comparison needs `op`"),
         (json!({"path": "a", "op": "eq", "value": 1, "when": 2}), "unknown condition key `when`; a comparison has `path`, `op` and `value`"),
-        (json!({"any": {"path": "a"}}), "`any` takes a list of conditions"),
+        (json!({"any": {"path": "a"}}), "`any` takes an array of conditions"),
         (json!({"not": {"path": "a", "op": "eq", "value": 1}, "path": "b"}), "`not` must be the only key of its condition, found `not`, `path`"),
         (json!("a > 1"), "a condition is a map: {path, op, value}, {any: [...]}, {all: [...]} or {not: ...}"),
         (json!({"path": "a..b", "op": "eq", "value": 1}), "bad path `a..b`: expected a key or an index after `.`"),

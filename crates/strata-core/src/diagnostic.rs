@@ -56,6 +56,18 @@ impl Error {
         }))
     }
 
+    /// The error for an I/O operation that failed: kind [`ErrorKind::Io`] in the request
+    /// layer, message ``cannot <what> `<path>`: <err>`` (`what` a verb: `read`, `write`,
+    /// `create`, …). It names the path and the system's reason, never the file's contents.
+    /// Every front-end that reads or writes files reports failures through it.
+    pub fn io(what: &str, path: &std::path::Path, err: &std::io::Error) -> Error {
+        Error::new(
+            Layer::REQUEST,
+            ErrorKind::Io,
+            format!("cannot {what} `{}`: {err}", path.display()),
+        )
+    }
+
     /// Sets the span inside the string.
     pub fn with_span(mut self, span: Span) -> Error {
         self.span = Some(span);
@@ -170,5 +182,23 @@ impl fmt::Display for Warning {
             write!(f, " {}..{}", span.start, span.end)?;
         }
         write!(f, ": {}", self.message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn io_errors_name_the_operation_the_path_and_the_reason() {
+        let err = std::io::Error::new(std::io::ErrorKind::NotFound, "No such file");
+        let e = Error::io("read", std::path::Path::new("dir/a.yaml"), &err);
+        assert_eq!(e.kind, ErrorKind::Io);
+        assert_eq!(e.layer, Layer::REQUEST);
+        assert_eq!(e.message, "cannot read `dir/a.yaml`: No such file");
+        assert_eq!(
+            e.to_string(),
+            "request error at $: cannot read `dir/a.yaml`: No such file"
+        );
     }
 }

@@ -43,6 +43,9 @@ pub enum ErrorKind {
     Timeout,
     /// A run cannot be started or resumed in its current state (locked, ended, changed).
     RunState,
+    /// What was to run fails the project check (`strata check` reports the same errors), so
+    /// it was not run.
+    Check,
 
     // Plans.
     /// A reference to a step id the plan does not have.
@@ -85,6 +88,7 @@ impl ErrorKind {
             ErrorKind::ToolFailed => "tool_failed",
             ErrorKind::Timeout => "timeout",
             ErrorKind::RunState => "run_state",
+            ErrorKind::Check => "check",
             ErrorKind::UnknownStep => "unknown_step",
             ErrorKind::UnknownField => "unknown_field",
             ErrorKind::PathNotFound => "path_not_found",
@@ -97,7 +101,7 @@ impl ErrorKind {
     }
 
     /// Every kind, in the order above (for documentation and tests).
-    pub const ALL: [ErrorKind; 23] = [
+    pub const ALL: [ErrorKind; 24] = [
         ErrorKind::Syntax,
         ErrorKind::Undefined,
         ErrorKind::Type,
@@ -113,6 +117,7 @@ impl ErrorKind {
         ErrorKind::ToolFailed,
         ErrorKind::Timeout,
         ErrorKind::RunState,
+        ErrorKind::Check,
         ErrorKind::UnknownStep,
         ErrorKind::UnknownField,
         ErrorKind::PathNotFound,

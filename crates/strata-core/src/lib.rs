@@ -2,12 +2,17 @@
 //!
 //! A string leaf of a config is compiled into a [`syntax::Seq`]: authored literal runs,
 //! constant data produced by escapes, and [`syntax::Hole`]s that layers install for their
-//! placeholders. Each layer's compile pass ([`syntax::run_pass`]) scans only authored runs, so text a
-//! layer substitutes is never scanned again. Rendering a compiled [`Node`] tree against a
-//! [`Scope`] yields a [`Rendered`] tree whose text remembers the [`Origin`] of every byte.
+//! placeholders. Each layer's compile pass ([`syntax::Syntax`], run by
+//! [`syntax::Seq::compile`]) scans only authored runs, so text a layer substitutes is never
+//! scanned again. Rendering a compiled [`Node`] tree against a [`Scope`] yields a [`Rendered`]
+//! tree whose text remembers the [`Origin`] of every byte.
+//!
+//! Layer P's placeholders find their parameters through a [`syntax::ParamLookup`] the render
+//! is given: its fixpoint over the document's own keys lives in the layer's crate.
 
 mod diagnostic;
 pub mod drawing;
+mod duration;
 mod env_names;
 mod field_path;
 mod kind;
@@ -24,20 +29,25 @@ mod seq;
 mod shown;
 mod suggest;
 mod text;
+mod type_names;
 mod value_text;
 pub mod walk;
 
-/// What a layer (or another front-end with a placeholder syntax) implements and uses: the
-/// compile pass over authored runs, the placeholder trait and the render context. Callers
-/// that only compile and render documents need none of it.
 pub mod syntax {
+    //! What a layer (or another front-end with a placeholder syntax) implements and uses: the
+    //! compile pass over authored runs ([`Syntax`], compiling a word with [`take_word`]), the
+    //! placeholder trait ([`Hole`]), the render context ([`RenderCx`]) and the lookup layer P's
+    //! placeholders go through ([`ParamLookup`]). Callers that only compile and render
+    //! documents need none of it.
+
     pub use crate::env_names::{env_name_len, env_operator_len, env_owns};
-    pub use crate::pass::{balanced_close, run_pass, take_range, CompileCx, Found, Pos, Syntax};
-    pub use crate::render::{Param, RenderCx};
+    pub use crate::pass::{take_word, CompileCx, Found, Pos, Syntax, Word};
+    pub use crate::render::{Param, ParamLookup, RenderCx};
     pub use crate::seq::{Hole, Lit, Part, Seq};
 }
 
 pub use diagnostic::{Error, ErrorInfo, Location, Warning};
+pub use duration::{duration_text, parse_duration, DURATION_FORMS};
 pub use env_names::is_env_name;
 pub use field_path::{FieldPath, PathSeg};
 pub use kind::ErrorKind;
@@ -48,8 +58,8 @@ pub use node::{Node, Rendered};
 pub use origin::Origin;
 pub(crate) use render::RenderCx;
 pub use scope::{
-    map_get, ContextSource, Entry, EnvMap, EnvSource, EnvVar, Layers, OwnedScope, RenderOptions,
-    Scope, Undefined,
+    map_get, ContextSource, Entry, EnvMap, EnvSource, EnvVar, Layers, RenderOptions, Scope,
+    Undefined,
 };
 pub use seconds::{seconds, MAX_SECONDS};
 pub(crate) use seq::{Hole, Lit, Part, Seq};
@@ -57,4 +67,5 @@ pub use seq::{Reference, Span};
 pub use shown::{shown, SHOWN_CHARS};
 pub use suggest::did_you_mean;
 pub use text::{Mark, Text, INLINE_MARKS};
+pub use type_names::{a_or_an, type_name};
 pub use value_text::{push_value_text, value_text_len, value_to_text};

@@ -11,12 +11,12 @@ pub struct CompileCx<'a> {
 
 impl<'a> CompileCx<'a> {
     /// The context for a whole field value.
-    pub fn new(limits: &'a Limits) -> CompileCx<'a> {
+    pub(crate) fn new(limits: &'a Limits) -> CompileCx<'a> {
         CompileCx { limits, depth: 0 }
     }
 
     /// The context for a word nested one level deeper; an error past the depth limit.
-    pub fn nested(&self, layer: Layer, span: Span) -> Result<CompileCx<'a>, Error> {
+    pub(crate) fn nested(&self, layer: Layer, span: Span) -> Result<CompileCx<'a>, Error> {
         if self.depth >= self.limits.default_depth {
             return Err(Error::new(
                 layer,
@@ -71,7 +71,7 @@ pub trait Syntax: Send + Sync {
     /// Tries to recognise this layer's syntax at `at`, which holds one of the openers.
     ///
     /// Returns `None` when the text there is not this layer's. May move parts after `at.part`
-    /// out of `parts` (with [`take_range`]) when a word spans substituted values.
+    /// out of `parts` (with [`take_word`]) when a word spans substituted values.
     fn parse(
         &self,
         parts: &mut [Part],
@@ -96,10 +96,69 @@ fn slice_lit(lit: &Lit, from: usize, to: usize) -> Option<Part> {
     })
 }
 
+impl Seq {
+    /// Compiles an authored string through the compile passes of `stages`, in order: each
+    /// scans only the authored runs the earlier ones left (and the authored words of their
+    /// placeholders), so text a stage substitutes is never scanned again.
+    pub fn compile(text: &str, stages: &[&dyn Syntax], limits: &Limits) -> Result<Seq, Error> {
+        let cx = CompileCx::new(limits);
+        let mut seq = Seq::authored(text);
+        for syntax in stages {
+            seq = run_pass(seq, *syntax, &cx)?;
+        }
+        Ok(seq)
+    }
+}
+
+/// A placeholder's authored word (an operator's word, a default), cut out of the string being
+/// compiled and compiled by the placeholder's own layer. See [`take_word`].
+#[derive(Debug)]
+pub struct Word {
+    /// The compiled word; later layers scan its authored runs too (see [`Hole::words_mut`]).
+    pub seq: Seq,
+    /// The whole placeholder: from its start up to and including the `}` that closes the word.
+    pub span: Span,
+    /// The position just after that `}`.
+    pub end: Pos,
+}
+
+/// Cuts out the word that starts at `from` (just inside a `{` the placeholder opened) and ends
+/// at the `}` that balances it, and compiles it with `syntax` one nesting level deeper than
+/// `cx`. `start` is the byte offset of the placeholder in its field, for the word's span.
+///
+/// Only braces in authored runs count; values substituted by earlier layers are opaque and
+/// move into the word whole. Returns `None`, leaving `parts` as they are, when no `}` closes
+/// the word; an error when the nesting is past the depth limit or the word does not compile.
+pub fn take_word(
+    parts: &mut [Part],
+    from: Pos,
+    start: usize,
+    syntax: &dyn Syntax,
+    cx: &CompileCx<'_>,
+) -> Result<Option<Word>, Error> {
+    let Some(close) = balanced_close(parts, from) else {
+        return Ok(None);
+    };
+    // `balanced_close` only stops in an authored run.
+    let close_end = lit_start(&parts[close.part]) + close.off + 1;
+    let span = Span::new(start, close_end);
+    let word = take_range(parts, from, close);
+    let seq = run_pass(word, syntax, &cx.nested(syntax.layer(), span)?)?;
+    let end = Pos {
+        part: close.part,
+        off: close.off + 1,
+    };
+    Ok(Some(Word { seq, span, end }))
+}
+
 /// Runs one layer's compile pass over a compiled string: every authored run is scanned for
 /// the layer's syntax; placeholders and escapes already installed are opaque, but their
 /// authored words are scanned too.
-pub fn run_pass(mut seq: Seq, syntax: &dyn Syntax, cx: &CompileCx<'_>) -> Result<Seq, Error> {
+pub(crate) fn run_pass(
+    mut seq: Seq,
+    syntax: &dyn Syntax,
+    cx: &CompileCx<'_>,
+) -> Result<Seq, Error> {
     for part in &mut seq.parts {
         if let Part::Hole(hole) = part {
             scan_words(hole.as_mut(), syntax, cx)?;
@@ -185,7 +244,7 @@ fn lit_start(part: &Part) -> usize {
 
 /// Finds the `}` that closes a brace opened just before `from`, counting only braces in
 /// authored runs (substituted values are opaque). Returns its position.
-pub fn balanced_close(parts: &[Part], from: Pos) -> Option<Pos> {
+fn balanced_close(parts: &[Part], from: Pos) -> Option<Pos> {
     let mut depth = 1usize;
     let mut off = from.off;
     for (i, part) in parts.iter().enumerate().skip(from.part) {
@@ -214,7 +273,7 @@ pub fn balanced_close(parts: &[Part], from: Pos) -> Option<Pos> {
 ///
 /// Authored runs at either end are copied; whole parts in between are moved, leaving empty
 /// data in their place (the caller's pass skips them).
-pub fn take_range(parts: &mut [Part], from: Pos, to: Pos) -> Seq {
+fn take_range(parts: &mut [Part], from: Pos, to: Pos) -> Seq {
     let mut out = Vec::new();
     if from.part == to.part {
         if let Part::Lit(lit) = &parts[from.part] {

@@ -4,20 +4,9 @@ use serde_json::Value;
 use smallvec::SmallVec;
 
 use crate::{
-    map_get, Error, ErrorKind, FieldPath, Layer, Limits, Node, Origin, PathSeg, RenderOptions,
-    Rendered, Scope, Seq, Span, Undefined, Warning,
+    Error, ErrorKind, FieldPath, Layer, Limits, Node, Origin, PathSeg, RenderOptions, Rendered,
+    Scope, Seq, Span, Undefined, Warning,
 };
-
-/// What is known about a config key once it has been rendered.
-#[derive(Debug, Clone)]
-struct Resolved<'t> {
-    value: Rendered<'t>,
-    /// Length of the longest chain of config-key references starting at this key (1 when the
-    /// key refers to no other key).
-    depth: usize,
-    /// The key that longest chain continues with; its own `Resolved` holds the rest.
-    next: Option<usize>,
-}
 
 /// One step of the field path being rendered, borrowed from the compiled tree (turned into a
 /// [`FieldPath`] only when a warning or an error needs it).
@@ -38,15 +27,32 @@ pub enum Param<'r, 't> {
     Config(&'r Rendered<'t>),
 }
 
-/// Field-path steps, and config keys on the chain being followed, kept without allocating
-/// (deeper documents and longer chains spill to the heap).
+/// Where layer P's placeholders find their parameters during one render
+/// ([`RenderCx::param`]): the layer's crate implements it (with its fixpoint over the
+/// document's own keys) and hands it to [`RenderCx::new`].
+///
+/// Lookups nest: rendering a config key (with [`RenderCx::render_entry`]) renders its own
+/// placeholders, which look parameters up again while the outer lookup is still running. So
+/// a lookup takes `&self`, and keeps whatever it learns during the render in cells.
+pub trait ParamLookup<'t> {
+    /// The parameter `name`, or `None` when there is none (the placeholder stays as written).
+    /// `span` is the placeholder's, for errors.
+    fn param<'a>(
+        &'a self,
+        cx: &mut RenderCx<'t, '_>,
+        name: &str,
+        span: Span,
+    ) -> Result<Option<Param<'a, 't>>, Error>;
+}
+
+/// Field-path steps kept without allocating (deeper documents spill to the heap).
 const INLINE_STEPS: usize = 8;
 
-/// The state of one render: the scope, the options, the warnings so far, and the bookkeeping
-/// of config-key parameters (memoised values, the chain being followed).
+/// The state of one render: the scope, the options, the warnings so far, the field path being
+/// rendered, and the lookup layer P's placeholders go through.
 ///
 /// `'t` is what the result may borrow: the compiled template and the scope's data; `'s` is
-/// the borrow of the scope itself.
+/// the borrow of the scope and of the parameter lookup.
 pub struct RenderCx<'t, 's> {
     /// What the layers substitute from.
     pub scope: &'s Scope<'t>,
@@ -59,30 +65,18 @@ pub struct RenderCx<'t, 's> {
     base: FieldPath,
     steps: SmallVec<[Step<'t>; INLINE_STEPS]>,
     from: usize,
-    config: &'t [(String, Node)],
-    /// Per config key: its memo slot, when some `{name}` placeholder of the document names it.
-    slots: &'t [Option<usize>],
-    /// Per memo slot, once its key has been followed (grown as slots fill).
-    memo: Vec<Option<Resolved<'t>>>,
-    chain: SmallVec<[usize; INLINE_STEPS]>,
-    /// While a config key is being rendered: the longest chain found below it so far
-    /// (its length, this key included, and the key it continues with).
-    deepest: Option<(usize, Option<usize>)>,
+    params: &'s dyn ParamLookup<'t>,
     total_bytes: usize,
 }
 
 impl<'t, 's> RenderCx<'t, 's> {
-    /// A render over `scope`; `config` holds the document's top-level entries (layer P's config
-    /// keys), empty when the document is not a map, and `slots` numbers (from 0) the keys that
-    /// some `{name}` placeholder of the document names: only those are memoised.
+    /// A render over `scope`, whose layer P placeholders look their parameters up in `params`.
     pub fn new(
         scope: &'s Scope<'t>,
         limits: &'t Limits,
         options: RenderOptions,
-        config: &'t [(String, Node)],
-        slots: &'t [Option<usize>],
+        params: &'s dyn ParamLookup<'t>,
     ) -> RenderCx<'t, 's> {
-        debug_assert_eq!(config.len(), slots.len());
         RenderCx {
             scope,
             limits,
@@ -91,11 +85,7 @@ impl<'t, 's> RenderCx<'t, 's> {
             base: FieldPath::root(),
             steps: SmallVec::new(),
             from: 0,
-            config,
-            slots,
-            memo: Vec::new(),
-            chain: SmallVec::new(),
-            deepest: None,
+            params,
             total_bytes: 0,
         }
     }
@@ -135,12 +125,37 @@ impl<'t, 's> RenderCx<'t, 's> {
     ) -> R {
         let outer_base = std::mem::replace(&mut self.base, base);
         let outer_from = std::mem::replace(&mut self.from, self.steps.len());
-        self.steps.extend(step);
+        if let Some(step) = step {
+            self.steps.push(step);
+        }
         let result = f(self);
         self.steps.truncate(self.from);
         self.from = outer_from;
         self.base = outer_base;
         result
+    }
+
+    /// Renders `node` as the top-level entry `key` of the document (field path `key`, in
+    /// warnings and errors), whatever is being rendered now. A constant is returned as it is.
+    pub fn render_entry(&mut self, key: &'t str, node: &'t Node) -> Result<Rendered<'t>, Error> {
+        match node {
+            Node::Const(v) => Ok(Rendered::Value(Cow::Borrowed(v), Origin::Authored)),
+            // At the root already (the document's own entries): one step deeper.
+            _ if self.from == self.steps.len() && self.base.is_root() => {
+                self.in_step(Step::Key(key), |cx| node.render_here(cx))
+            }
+            _ => self.at_path(FieldPath::root(), Some(Step::Key(key)), |cx| {
+                node.render_here(cx)
+            }),
+        }
+    }
+
+    /// Looks parameter `name` up in the render's [`ParamLookup`]. `span` is the placeholder's,
+    /// for errors.
+    #[inline]
+    pub fn param(&mut self, name: &str, span: Span) -> Result<Option<Param<'s, 't>>, Error> {
+        let params = self.params;
+        params.param(self, name, span)
     }
 
     /// Renders `node` as the node at `path`.
@@ -223,159 +238,6 @@ impl<'t, 's> RenderCx<'t, 's> {
             }
         }
         Ok(rendered)
-    }
-
-    /// Renders every top-level entry in order and returns the entries and the warnings.
-    ///
-    /// Keys that a `{name}` placeholder names are rendered once, when first needed, and
-    /// memoised; every other key is rendered in place.
-    #[allow(clippy::type_complexity)]
-    pub fn render_config(
-        mut self,
-    ) -> Result<(Vec<(Cow<'t, str>, Rendered<'t>)>, Vec<Warning>), Error> {
-        let config = self.config;
-        let mut entries = Vec::with_capacity(config.len());
-        for (index, (key, node)) in config.iter().enumerate() {
-            let value = if let Some(slot) = self.slots[index] {
-                self.follow(index, slot, Span::new(0, 0))?;
-                // Moved out of the memo below, once no later key can refer to it any more.
-                Rendered::Array(Vec::new())
-            } else if node.is_const() {
-                node.render_child(&mut self, Step::Key(key))?
-            } else {
-                // Still the start of any chain of keys its placeholders follow.
-                self.chain.push(index);
-                let value = node.render_child(&mut self, Step::Key(key));
-                self.chain.pop();
-                value?
-            };
-            entries.push((Cow::Borrowed(key.as_str()), value));
-        }
-        let mut memo = self.memo;
-        for (index, slot) in self.slots.iter().enumerate() {
-            if let Some(done) = slot.and_then(|slot| memo.get_mut(slot)?.take()) {
-                entries[index].1 = done.value;
-            }
-        }
-        Ok((entries, self.warnings))
-    }
-
-    /// Looks a parameter up: runtime parameters first, then config keys, then caller
-    /// parameters. `span` is the placeholder's, for chain errors.
-    pub fn param(&mut self, name: &str, span: Span) -> Result<Option<Param<'_, 't>>, Error> {
-        if let Some(v) = map_get(self.scope.runtime_params, name) {
-            return Ok(Some(Param::Data(v)));
-        }
-        let key = self.config.iter().position(|(k, _)| k == name);
-        if let Some((index, Some(slot))) = key.map(|i| (i, self.slots[i])) {
-            self.follow(index, slot, span)?;
-            return Ok(Some(Param::Config(self.resolved(slot))));
-        }
-        Ok(map_get(self.scope.caller_params, name).map(Param::Data))
-    }
-
-    /// The value of the config key in memo `slot`, which [`RenderCx::follow`] has rendered.
-    fn resolved(&self, slot: usize) -> &Rendered<'t> {
-        match self.memo.get(slot).and_then(Option::as_ref) {
-            Some(done) => &done.value,
-            None => unreachable!("memo slot {slot} is filled before it is read"),
-        }
-    }
-
-    /// What is known about config key `index`, once it has been followed.
-    fn memoised(&self, index: usize) -> Option<&Resolved<'t>> {
-        let slot = self.slots.get(index).copied().flatten()?;
-        self.memo.get(slot).and_then(Option::as_ref)
-    }
-
-    fn names(&self, chain: &[usize]) -> Vec<String> {
-        chain.iter().map(|&i| self.config[i].0.clone()).collect()
-    }
-
-    /// The names of the longest chain of config-key references starting at `index` (only
-    /// `index` itself when it has not been rendered yet).
-    fn chain_from(&self, index: usize) -> Vec<String> {
-        let mut names = vec![self.config[index].0.clone()];
-        let mut at = self.memoised(index).and_then(|r| r.next);
-        while let Some(i) = at {
-            names.push(self.config[i].0.clone());
-            at = self.memoised(i).and_then(|r| r.next);
-        }
-        names
-    }
-
-    /// Renders config key `index` (once; later calls only check the chain) and memoises it in
-    /// memo `slot`.
-    fn follow(&mut self, index: usize, slot: usize, span: Span) -> Result<(), Error> {
-        let config = self.config;
-        let name: &'t str = &config[index].0;
-        if let Some(pos) = self.chain.iter().position(|&k| k == index) {
-            let mut names = self.names(&self.chain[pos..]);
-            names.push(name.to_string());
-            return Err(Error::new(
-                Layer::PARAMS,
-                ErrorKind::Cycle,
-                format!("parameter cycle: {}", names.join(" -> ")),
-            )
-            .with_span(span)
-            .with_hint("a parameter cannot refer to itself, directly or through others"));
-        }
-        let links = self.chain.len();
-        let depth = match self.memoised(index) {
-            Some(done) => {
-                let depth = done.depth;
-                self.check_links(links + depth - 1, index, span)?;
-                depth
-            }
-            None => {
-                self.check_links(links, index, span)?;
-                self.chain.push(index);
-                let outer = self.deepest.replace((1, None));
-                let result = self.at_path(FieldPath::root(), Some(Step::Key(name)), |cx| {
-                    config[index].1.render_here(cx)
-                });
-                self.chain.pop();
-                let (depth, next) =
-                    std::mem::replace(&mut self.deepest, outer).unwrap_or((1, None));
-                let value = result?;
-                if slot >= self.memo.len() {
-                    self.memo.resize_with(slot + 1, || None);
-                }
-                self.memo[slot] = Some(Resolved { value, depth, next });
-                depth
-            }
-        };
-        if let Some((longest, next)) = &mut self.deepest {
-            if depth + 1 > *longest {
-                *longest = depth + 1;
-                *next = Some(index);
-            }
-        }
-        Ok(())
-    }
-
-    /// Fails when following the chain from `index` takes the current chain past the link
-    /// limit (`links` links in all).
-    fn check_links(&self, links: usize, index: usize, span: Span) -> Result<(), Error> {
-        if links <= self.limits.param_links {
-            return Ok(());
-        }
-        let mut names = self.names(&self.chain);
-        names.extend(self.chain_from(index));
-        Err(Error::new(
-            Layer::PARAMS,
-            ErrorKind::Limit,
-            format!(
-                "parameter chain is longer than {} links: {}",
-                self.limits.param_links,
-                names.join(" -> ")
-            ),
-        )
-        .with_span(span)
-        .with_hint(format!(
-            "shorten the chain, or {}",
-            crate::raise_hint("param_links")
-        )))
     }
 }
 

@@ -99,6 +99,7 @@ impl<K: Into<String>, V: Into<String>> FromIterator<(K, V)> for EnvMap {
 const SCAN_BELOW: usize = 9;
 
 /// `map[key]`, scanning the keys of a small map instead of hashing.
+#[inline]
 pub fn map_get<'m>(map: &'m Map<String, Value>, key: &str) -> Option<&'m Value> {
     if map.len() < SCAN_BELOW {
         map.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
@@ -204,35 +205,6 @@ impl Default for Scope<'_> {
             caller_params: &EMPTY_MAP,
             context: &*EMPTY_MAP,
             inputs: &EMPTY_MAP,
-        }
-    }
-}
-
-/// Everything a [`Scope`] borrows, owned: for callers that keep a scope between renders
-/// (bindings to other languages, long-lived services).
-#[derive(Debug, Clone, Default)]
-pub struct OwnedScope {
-    /// Layer E's variables.
-    pub env: EnvMap,
-    /// Layer P's runtime parameters.
-    pub runtime_params: Map<String, Value>,
-    /// Layer P's caller parameters.
-    pub caller_params: Map<String, Value>,
-    /// Layer C's namespaces.
-    pub context: Map<String, Value>,
-    /// Layer I's directive inputs.
-    pub inputs: Map<String, Value>,
-}
-
-impl OwnedScope {
-    /// The scope borrowing everything this one owns.
-    pub fn scope(&self) -> Scope<'_> {
-        Scope {
-            env: &self.env,
-            runtime_params: &self.runtime_params,
-            caller_params: &self.caller_params,
-            context: &self.context,
-            inputs: &self.inputs,
         }
     }
 }

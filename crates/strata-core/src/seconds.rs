@@ -1,5 +1,6 @@
-//! The one rule for a duration read from a file or a parameter: a number of seconds greater
-//! than 0 and at most a week (a tool's `timeout`, a directive's `limits.timeout`).
+//! The one rule for a duration read from a file or a parameter as a number of seconds: greater
+//! than 0 and at most a week (a tool's `timeout`, a directive's `limits.timeout`). A duration
+//! written as text with a unit (`500ms`, `5m`, `7d`) is read by [`crate::parse_duration`].
 
 use std::time::Duration;
 

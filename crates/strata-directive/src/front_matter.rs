@@ -81,7 +81,8 @@ pub struct HookAction {
     pub params: Map<String, Value>,
 }
 
-/// A hook as declared.
+/// A hook: a tool call fired on an event. Directives, graphs and project hook files declare
+/// hooks with these same keys.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HookSpec {
@@ -91,9 +92,27 @@ pub struct HookSpec {
     pub event: String,
     /// When it fires (an expression, the structured form or a boolean); always when absent.
     #[serde(default)]
+    pub when: Option<Value>,
+    /// Another spelling of `when` (a hook has one or the other).
+    #[serde(default)]
     pub condition: Option<Value>,
     /// What it runs.
     pub action: HookAction,
+}
+
+impl HookSpec {
+    /// Its condition, under either spelling.
+    pub fn condition(&self) -> Option<&Value> {
+        self.when.as_ref().or(self.condition.as_ref())
+    }
+}
+
+/// Reads the `hooks:` of the front matter as anything: the shared hook parser checks them
+/// (with located errors and did-you-mean) once the front matter is read, and
+/// `Directive::load` then fills the list in.
+fn checked_later<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<HookSpec>, D::Error> {
+    serde::de::IgnoredAny::deserialize(d)?;
+    Ok(Vec::new())
 }
 
 /// Directive limits.
@@ -133,7 +152,8 @@ pub struct FrontMatter {
     #[serde(default)]
     pub actions: Vec<ActionSpec>,
     /// Hooks.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "checked_later")]
+    #[schemars(with = "Vec<HookSpec>")]
     pub hooks: Vec<HookSpec>,
     /// Canned responses: after the actions, the first candidate that can be rendered is
     /// the directive's reply.

@@ -2,13 +2,11 @@ use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::Value;
-use strata_context::{When, WhenError};
-use strata_core::{Error, ErrorKind, FieldPath, Layer, Limits, PathSeg};
+use strata_core::{Error, ErrorKind, FieldPath, Layer, Limits};
 use strata_doc::{Document, Format};
-use strata_pipeline::{Chain, Template};
-use strata_tools::{Hook, ToolRunner};
+use strata_tools::{parse_hook, Hook, HookFormat, ToolRunner};
 
-use crate::front_matter::HookSpec;
+use crate::load::stages;
 
 /// The events a directive fires.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,7 +37,7 @@ pub const EVENTS: [Event; 6] = [
 
 impl Event {
     /// The event's name in files and reports.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Event::DirectiveStarted => "directive_started",
             Event::BeforeAction => "before_action",
@@ -87,47 +85,38 @@ pub fn under(mut e: Error, prefix: &FieldPath) -> Error {
     e
 }
 
-/// Checks and compiles a declared hook found at `path` in `doc`.
-pub fn compile_hook(
-    spec: &HookSpec,
+/// The names of the directive events, in the order of a run.
+const EVENT_NAMES: [&str; EVENTS.len()] = [
+    EVENTS[0].name(),
+    EVENTS[1].name(),
+    EVENTS[2].name(),
+    EVENTS[3].name(),
+    EVENTS[4].name(),
+    EVENTS[5].name(),
+];
+
+/// Parses the hooks found at `path` of `doc` (a list, or one hook when `one`) with the shared
+/// hook parser: directive events, parameters templated with stages 1 and 2.
+pub(crate) fn parse_hooks(
     doc: &Document,
+    value: Option<&Value>,
     path: &FieldPath,
     tools: &dyn ToolRunner,
     limits: &Limits,
-) -> Result<Hook, Error> {
-    let fail = |field: &str, message: String| {
-        let e = Error::new(Layer::REQUEST, ErrorKind::Invalid, message)
-            .at_path(&path.child(PathSeg::Key(field.into())));
-        doc.locate_error(e)
+) -> Result<Vec<Hook>, Error> {
+    let chain = stages();
+    let format = HookFormat {
+        events: &EVENT_NAMES,
+        chain: &chain,
+        tools,
+        limits,
     };
-    let event = Event::parse(&spec.event)
-        .map_err(|e| doc.locate_error(e.at_path(&path.child(PathSeg::Key("event".into())))))?;
-    let when = match &spec.condition {
-        Some(c) => Some(When::parse(c).map_err(|e| match e {
-            WhenError::Expr(e) => {
-                doc.locate_error(under(e, &path.child(PathSeg::Key("condition".into()))))
-            }
-            WhenError::Structured(m) => fail("condition", format!("bad condition: {m}")),
-        })?),
-        None => None,
-    };
-    let action_path = path.child(PathSeg::Key("action".into()));
-    tools.callable(&spec.action.tool).map_err(|e| {
-        doc.locate_error(e.at_path(&action_path.child(PathSeg::Key("tool".into()))))
-    })?;
-    let chain = Chain::of(&[Layer::INPUTS, Layer::CONTEXT]);
-    let params_path = action_path.child(PathSeg::Key("params".into()));
-    let params = Template::compile(&Value::Object(spec.action.params.clone()), &chain, limits)
-        .map_err(|e| doc.locate_error(under(e, &params_path)))?;
-    Ok(Hook {
-        id: spec.id.clone(),
-        event: event.name(),
-        when,
-        tool: spec.action.tool.clone(),
-        params,
-        file: doc.name.clone(),
-        path: path.clone(),
-    })
+    match value {
+        Some(one @ Value::Object(_)) if path.is_root() => {
+            Ok(vec![parse_hook(one, path, &format, doc)?])
+        }
+        _ => strata_tools::parse_hooks(value, path, &format, doc),
+    }
 }
 
 /// Loads the project's hooks: every `hooks/*.yaml` under `root`, in file-name order; a file
@@ -157,46 +146,8 @@ pub fn load_project_hooks(
         let real = strata_doc::confine(&file, &dir, &name, "`hooks/`")?;
         let bytes = strata_doc::read_file(&real, &name, limits)?;
         let doc = Document::parse(&name, bytes, Format::Yaml, limits)?;
-        let (specs, base): (Vec<HookSpec>, Option<FieldPath>) = match &doc.value {
-            Value::Array(_) => (parse_specs(&doc, &doc.value)?, None),
-            one => (
-                vec![parse_spec(&doc, one, &FieldPath::root())?],
-                Some(FieldPath::root()),
-            ),
-        };
-        for (i, spec) in specs.iter().enumerate() {
-            let path = base
-                .clone()
-                .unwrap_or_else(|| FieldPath(vec![PathSeg::Index(i)]));
-            hooks.push(Arc::new(compile_hook(spec, &doc, &path, tools, limits)?));
-        }
+        let parsed = parse_hooks(&doc, Some(&doc.value), &FieldPath::root(), tools, limits)?;
+        hooks.extend(parsed.into_iter().map(Arc::new));
     }
     Ok(hooks)
-}
-
-fn parse_specs(doc: &Document, value: &Value) -> Result<Vec<HookSpec>, Error> {
-    let Value::Array(items) = value else {
-        return Ok(Vec::new());
-    };
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, v)| parse_spec(doc, v, &FieldPath(vec![PathSeg::Index(i)])))
-        .collect()
-}
-
-fn parse_spec(doc: &Document, value: &Value, path: &FieldPath) -> Result<HookSpec, Error> {
-    serde_json::from_value(value.clone()).map_err(|e| {
-        let err = Error::new(Layer::REQUEST, ErrorKind::Syntax, format!("bad hook: {e}"))
-            .with_hint("a hook is {id, event, condition, action: {tool, params}}");
-        let mut err = doc.locate_error(err.at_path(path));
-        if path.is_root() {
-            err.location = Some(strata_core::Location {
-                file: doc.name.clone(),
-                line: 1,
-                column: 1,
-            });
-        }
-        err
-    })
 }

@@ -13,7 +13,7 @@ use strata_pipeline::{Chain, Template};
 use crate::front_matter::{ActionSpec, FrontMatter};
 use strata_tools::{Hook, ToolRunner};
 
-use crate::hooks::{compile_hook, under, Event};
+use crate::hooks::{parse_hooks, under, Event};
 use crate::inputs::{bind, coerce};
 use crate::source::Source;
 
@@ -84,7 +84,7 @@ impl Directive {
             Format::Yaml,
             limits,
         )?;
-        let front: FrontMatter = serde_yaml::from_str(&source.front).map_err(|e| {
+        let mut front: FrontMatter = serde_yaml::from_str(&source.front).map_err(|e| {
             let mut err = Error::new(
                 Layer::REQUEST,
                 ErrorKind::Syntax,
@@ -116,17 +116,29 @@ impl Directive {
         };
         let actions = compile_actions(&front, &doc, tools, limits)?;
         let responses = crate::responses::compile(&front, &doc, tools, limits)?;
-        let mut hooks = Vec::new();
-        for (i, spec) in front.hooks.iter().enumerate() {
-            let path = FieldPath(vec![key("hooks"), PathSeg::Index(i)]);
-            hooks.push(Arc::new(compile_hook(spec, &doc, &path, tools, limits)?));
-        }
-        hooks.extend(
-            project_hooks
-                .iter()
-                .filter(|p| !front.hooks.iter().any(|h| h.id == p.id))
-                .cloned(),
-        );
+        let declared = doc.value.get("hooks").filter(|v| !v.is_null());
+        let path = FieldPath(vec![key("hooks")]);
+        let mut hooks: Vec<Arc<Hook>> = parse_hooks(&doc, declared, &path, tools, limits)?
+            .into_iter()
+            .map(Arc::new)
+            .collect();
+        // Checked by the hook parser: each one reads as declared.
+        front.hooks = declared
+            .and_then(Value::as_array)
+            .map(|items| {
+                items
+                    .iter()
+                    .filter_map(|v| serde_json::from_value(v.clone()).ok())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let replaced = |p: &&Arc<Hook>| front.hooks.iter().any(|h| h.id == p.id);
+        let kept: Vec<Arc<Hook>> = project_hooks
+            .iter()
+            .filter(|p| !replaced(p))
+            .cloned()
+            .collect();
+        hooks.extend(kept);
         Ok(Directive {
             file: file.to_string(),
             front,

@@ -27,14 +27,6 @@ pub(crate) fn too_large(name: &str, len: usize, limits: &Limits) -> Error {
     err
 }
 
-fn io_error(name: &str, e: io::Error) -> Error {
-    Error::new(
-        Layer::REQUEST,
-        ErrorKind::Io,
-        format!("cannot read `{name}`: {e}"),
-    )
-}
-
 /// Reads all of `reader` (named `name` in errors), refusing more than
 /// `limits.document_bytes` bytes.
 pub fn read_bounded(reader: impl Read, name: &str, limits: &Limits) -> Result<Vec<u8>, Error> {
@@ -53,7 +45,7 @@ fn read_bounded_into(
     reader
         .take(cap)
         .read_to_end(&mut bytes)
-        .map_err(|e| io_error(name, e))?;
+        .map_err(|e| Error::io("read", Path::new(name), &e))?;
     if bytes.len() > limits.document_bytes {
         return Err(too_large(name, bytes.len(), limits));
     }
@@ -63,8 +55,11 @@ fn read_bounded_into(
 /// Reads the file at `path` (named `name` in errors), refusing one larger than
 /// `limits.document_bytes` before reading it.
 pub fn read_file(path: &Path, name: &str, limits: &Limits) -> Result<Vec<u8>, Error> {
-    let file = std::fs::File::open(path).map_err(|e| io_error(name, e))?;
-    let len = file.metadata().map_err(|e| io_error(name, e))?.len();
+    let file = std::fs::File::open(path).map_err(|e| Error::io("read", Path::new(name), &e))?;
+    let len = file
+        .metadata()
+        .map_err(|e| Error::io("read", Path::new(name), &e))?
+        .len();
     if len > limits.document_bytes as u64 {
         return Err(too_large(
             name,

@@ -1,6 +1,5 @@
 use strata_core::syntax::{
-    balanced_close, env_name_len, env_operator_len, run_pass, take_range, CompileCx, Found, Part,
-    Pos, Syntax,
+    env_name_len, env_operator_len, take_word, CompileCx, Found, Part, Pos, Syntax,
 };
 use strata_core::{Error, ErrorKind, Layer, Span};
 
@@ -76,24 +75,13 @@ impl Syntax for EnvSyntax {
             off: at.off + 2 + n + op_len,
         };
         let text_end = lit.start + lit.text.len();
-        let Some(close) = balanced_close(parts, word_start) else {
+        let Some(word) = take_word(parts, word_start, start, self, cx)? else {
             return Err(unclosed(&name, start, last_end(parts).max(text_end)));
         };
-        let close_end = match &parts[close.part] {
-            Part::Lit(l) => l.start + close.off + 1,
-            _ => text_end,
-        };
-        let span = Span::new(start, close_end);
-        let word = take_range(parts, word_start, close);
-        let word = run_pass(word, self, &cx.nested(Layer::ENV, span)?)?;
-        let hole = EnvHole::new(name, op, Some(word), span);
-        let end = Pos {
-            part: close.part,
-            off: close.off + 1,
-        };
+        let hole = EnvHole::new(name, op, Some(word.seq), word.span);
         Ok(Some(Found {
             part: Part::Hole(Box::new(hole)),
-            end,
+            end: word.end,
         }))
     }
 }

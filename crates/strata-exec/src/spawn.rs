@@ -549,7 +549,7 @@ mod tests {
 
     fn spec(argv: &[&str], stdin: Option<&str>, timeout_ms: u64, cap: usize) -> SpawnSpec {
         let path = std::env::var("PATH").unwrap_or_default();
-        let program = crate::env::which(argv[0], &path).unwrap();
+        let program = crate::which(argv[0], &path).unwrap();
         let mut env = BTreeMap::new();
         env.insert(
             "PATH".to_string(),

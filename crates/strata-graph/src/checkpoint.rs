@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use strata_core::{Error, ErrorKind, Layer};
+use strata_core::{Error, ErrorKind, FieldPath, Layer, Location, PathSeg};
 use strata_runs::RunDir;
 
 /// The format version written into every checkpoint.
@@ -98,14 +98,24 @@ impl Checkpoint {
         serde_json::to_value(&record).unwrap_or(Value::Null)
     }
 
-    /// Reads a checkpoint from its JSON; `name` says where it came from in messages.
+    /// Reads a checkpoint from its JSON; `name` says where it came from in messages. A
+    /// checkpoint that is not JSON, or not a checkpoint, is a `syntax` error at `name`'s line
+    /// and column; one of another format version a `run_state` error about its `version`.
     pub fn from_json(bytes: &[u8], name: &str) -> Result<Checkpoint, Error> {
         let cp: Checkpoint = serde_json::from_slice(bytes).map_err(|e| {
-            Error::new(
+            let error = Error::new(
                 Layer::REQUEST,
                 ErrorKind::Syntax,
                 format!("`{name}` is not a valid checkpoint: {e}"),
-            )
+            );
+            match e.line() {
+                0 => error,
+                line => error.at_location(Location {
+                    file: name.to_string(),
+                    line,
+                    column: e.column().max(1),
+                }),
+            }
         })?;
         if cp.version != VERSION {
             return Err(Error::new(
@@ -115,7 +125,9 @@ impl Checkpoint {
                     "checkpoint version {} is not supported (expected {VERSION})",
                     cp.version
                 ),
-            ));
+            )
+            .at_path(&FieldPath(vec![PathSeg::Key("version".into())]))
+            .with_hint("it was written by another version of strata: run it with that one"));
         }
         Ok(cp)
     }

@@ -1,10 +1,13 @@
 //! What a run reports as it goes: one event per step, hook, warning, error and limit, with a
-//! one-line human form and a JSON form (`strata run --json` prints one per line).
+//! one-line human form and a JSON form (`strata run --json` prints one per line). An error
+//! in an event is a [`strata_core::Error`]: its JSON form is [`Error::to_json`]'s, its text
+//! [`crate::error_line`]'s.
 
 use serde_json::{json, Value};
-use strata_core::{ErrorKind, Warning};
+use strata_core::{Error, Warning};
 
 use crate::checkpoint::Status;
+use crate::errors::error_line;
 use strata_tools::Firing;
 
 /// Why the walker took the edge it took.
@@ -89,10 +92,9 @@ pub enum LogEvent {
         step: u64,
         /// The node.
         node: String,
-        /// What kind of failure it is.
-        kind: ErrorKind,
-        /// What went wrong.
-        message: String,
+        /// What went wrong: its kind, message and where (the field of the graph file
+        /// holding what failed, a template's file position).
+        error: Error,
         /// The last lines the failed tool printed on stderr (secrets redacted), if any.
         stderr: Option<String>,
         /// What `on_error` does about it: `fail`, `continue` or `goto <node>`.
@@ -117,8 +119,8 @@ pub enum LogEvent {
         steps: u64,
         /// The graph's result (null unless completed).
         result: Value,
-        /// Why it failed or stopped.
-        failure: Option<String>,
+        /// Why it failed or stopped (see [`crate::Outcome::failure`]).
+        failure: Option<Error>,
     },
 }
 
@@ -234,13 +236,14 @@ impl LogEvent {
             LogEvent::Error {
                 step,
                 node,
-                message,
+                error,
                 stderr,
                 handling,
-                ..
             } => {
-                let mut line =
-                    format!("step {step} {node} failed: {message} (on_error: {handling})");
+                let mut line = format!(
+                    "step {step} {node} failed: {} (on_error: {handling})",
+                    error_line(error)
+                );
                 for l in stderr.iter().flat_map(|t| t.lines()) {
                     line.push_str(&format!("\n    ! {l}"));
                 }
@@ -264,7 +267,7 @@ impl LogEvent {
                 let head = format!("run {run_id}: {} after {steps} {unit}", status.name());
                 match failure {
                     None => head,
-                    Some(why) => format!("{head}: {why}"),
+                    Some(why) => format!("{head}: {}", error_line(why)),
                 }
             }
         }
@@ -301,12 +304,11 @@ impl LogEvent {
             LogEvent::Error {
                 step,
                 node,
-                kind,
-                message,
+                error,
                 stderr,
                 handling,
-            } => json!({"event": "error", "step": step, "node": node, "kind": kind.name(),
-                        "message": message, "stderr": stderr, "handling": handling}),
+            } => json!({"event": "error", "step": step, "node": node, "error": error.to_json(),
+                        "stderr": stderr, "handling": handling}),
             LogEvent::Limit {
                 step,
                 max_steps,
@@ -320,7 +322,8 @@ impl LogEvent {
                 result,
                 failure,
             } => json!({"event": "finished", "run_id": run_id, "status": status.name(),
-                        "steps": steps, "result": result, "failure": failure}),
+                        "steps": steps, "result": result,
+                        "failure": failure.as_ref().map(Error::to_json)}),
         }
     }
 }

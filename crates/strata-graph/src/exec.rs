@@ -2,23 +2,29 @@
 //! running its foreach, computing its assignments and choosing its edge.
 
 use serde_json::{Map, Value};
-use strata_core::{ContextSource, ErrorKind, FieldPath, RenderOptions, Scope, Warning};
+use strata_core::{ContextSource, Error, ErrorKind, FieldPath, RenderOptions, Scope, Warning};
 use strata_pipeline::Template;
 
+use crate::errors::{error_from_json, GRAPH};
 use crate::events::{Change, Taken, Why};
-use crate::fields::key;
+use crate::fields::{index, key};
 use crate::model::{Body, Node};
 use strata_tools::{CallOptions, StepRecord, ToolRunner};
 
-/// Why a node failed: a message (never holding data), and the step record when a tool ran.
+/// Why a node failed: the error (its kind, message — never holding data — and where: the
+/// field of the graph file, the template file), and the step record when a tool ran.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Failure {
-    /// What kind of failure it is (the kind of the error behind it).
-    pub kind: ErrorKind,
     /// What went wrong.
-    pub message: String,
+    pub error: Error,
     /// The tool call, when the failure is a tool that ran and failed.
     pub work: Option<Box<Work>>,
+}
+
+impl From<Error> for Failure {
+    fn from(error: Error) -> Failure {
+        Failure { error, work: None }
+    }
 }
 
 impl Failure {
@@ -27,45 +33,46 @@ impl Failure {
         strata_tools::stderr_tail(self.work.as_ref()?.run.as_ref()?)
     }
 
-    /// The failure as JSON: `{kind, message, result, run}` (`result` and `run` of the tool
-    /// that failed, null when none ran).
+    /// The failure as JSON: the error's form ([`Error::to_json`]: `kind`, `layer`,
+    /// `message`, `path`, `span`, `hint`?, `file`?, `line`?, `column`?) with `result` and
+    /// `run` of the tool that failed (null when none ran).
     pub fn to_json(&self) -> Value {
         let (result, run) = match &self.work {
             Some(w) => (w.result.clone(), w.run.clone().unwrap_or(Value::Null)),
             None => (Value::Null, Value::Null),
         };
-        serde_json::json!({"kind": self.kind.name(), "message": self.message, "result": result, "run": run})
+        let mut out = self.error.to_json();
+        out["result"] = result;
+        out["run"] = run;
+        out
     }
 
-    /// Reads a failure back from [`Failure::to_json`]'s form.
+    /// Reads a failure back from [`Failure::to_json`]'s form (`kind` and `message` are
+    /// required).
     pub fn from_json(value: &Value) -> Option<Failure> {
-        let kind = value
-            .get("kind")
-            .and_then(Value::as_str)
-            .and_then(ErrorKind::from_name)?;
-        let message = value.get("message")?.as_str()?.to_string();
+        let error = error_from_json(value)?;
         let run = value.get("run").filter(|r| !r.is_null()).cloned();
         let result = value.get("result").cloned().unwrap_or(Value::Null);
         let work = (run.is_some() || !result.is_null()).then(|| Box::new(Work { result, run }));
-        Some(Failure {
-            kind,
-            message,
-            work,
-        })
+        Some(Failure { error, work })
     }
 
-    /// A failure with a message only.
+    /// A failure of kind `invalid` (a value the node made is not what it must be) with a
+    /// message only.
     pub fn new(message: impl Into<String>) -> Failure {
         Failure::of(ErrorKind::Invalid, message)
     }
 
-    /// A failure of `kind` with a message only.
+    /// A failure of `kind` in the [`GRAPH`] layer with a message only.
     pub fn of(kind: ErrorKind, message: impl Into<String>) -> Failure {
-        Failure {
-            kind,
-            message: message.into(),
-            work: None,
-        }
+        Failure::from(Error::new(GRAPH, kind, message))
+    }
+
+    /// The failure about the field at `path` of the graph file, unless it already names a
+    /// field (the innermost wins).
+    pub fn at(mut self, path: &FieldPath) -> Failure {
+        self.error = self.error.at_path(path);
+        self
     }
 }
 
@@ -112,9 +119,11 @@ impl Exec<'_> {
             context: root,
             ..Scope::default()
         };
-        let out = template.render(&scope, &self.options).map_err(|e| {
+        let out = template.render(&scope, &self.options).map_err(|mut e| {
             let path = e.path.under(at);
-            Failure::of(e.kind, format!("{} (at {path})", e.message))
+            e.message = format!("{} (at {path})", e.message);
+            e.path = path;
+            Failure::from(e)
         })?;
         warnings.extend(out.warnings.into_iter().map(|mut w| {
             w.path = w.path.under(at);
@@ -135,22 +144,26 @@ impl Exec<'_> {
             Body::Action(a) => {
                 let params = self.render(&a.params, root, &key(&node.path, "params"), warnings)?;
                 let Value::Object(params) = params else {
-                    return Err(Failure::new("`params` must render to a map"));
+                    return Err(Failure::new("`params` must render to a map")
+                        .at(&key(&node.path, "params")));
                 };
+                let tool_at = key(&node.path, "tool");
                 let run = self
                     .tools
                     .run(&a.tool, &params, &CallOptions::default())
-                    .map_err(|e| {
-                        Failure::of(e.kind, format!("tool `{}`: {}", a.tool, e.message))
+                    .map_err(|mut e| {
+                        e.message = format!("tool `{}`: {}", a.tool, e.message);
+                        Failure::from(e).at(&tool_at)
                     })?;
                 let record = StepRecord::from_run(&node.id, &a.tool, &run);
                 if !a.allow_failure && !run.success {
+                    let kind = record
+                        .error
+                        .as_ref()
+                        .map_or(ErrorKind::ToolFailed, |e| e.kind);
+                    let message = record.message().unwrap_or_default().to_string();
                     return Err(Failure {
-                        kind: record
-                            .error
-                            .as_ref()
-                            .map_or(ErrorKind::ToolFailed, |e| e.kind),
-                        message: record.message().unwrap_or_default().to_string(),
+                        error: Error::new(GRAPH, kind, message).at_path(&tool_at),
                         work: Some(Box::new(Work::of(record))),
                     });
                 }
@@ -190,7 +203,9 @@ impl Exec<'_> {
         let Value::Object(values) =
             self.render(template, root, &key(&node.path, "assign"), warnings)?
         else {
-            return Err(Failure::new("`assign` must render to a map"));
+            return Err(
+                Failure::new("`assign` must render to a map").at(&key(&node.path, "assign"))
+            );
         };
         out.extend(values);
         Ok(out)
@@ -251,7 +266,7 @@ pub(crate) fn choose(
     lenient: bool,
 ) -> Result<(Option<usize>, Taken), Failure> {
     let only = node.next.len() == 1;
-    for edge in &node.next {
+    for (i, edge) in node.next.iter().enumerate() {
         let why = match &edge.when {
             None if only => Why::Next,
             None => Why::Otherwise,
@@ -259,16 +274,15 @@ pub(crate) fn choose(
                 Ok(true) => Why::When(w.source()),
                 Ok(false) => continue,
                 Err(_) if lenient => continue,
-                Err(e) => {
-                    return Err(Failure::of(
-                        e.kind,
-                        format!(
-                            "condition `{}` of the edge to `{}` failed: {}",
-                            w.source(),
-                            edge.target,
-                            e.message
-                        ),
-                    ))
+                Err(mut e) => {
+                    e.message = format!(
+                        "condition `{}` of the edge to `{}` failed: {}",
+                        w.source(),
+                        edge.target,
+                        e.message
+                    );
+                    let at = key(&index(&key(&node.path, "next"), i), "when");
+                    return Err(Failure::from(e).at(&at));
                 }
             },
         };

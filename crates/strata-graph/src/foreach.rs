@@ -57,18 +57,18 @@ pub(crate) fn items(
     root: &dyn ContextSource,
     warnings: &mut Vec<Warning>,
 ) -> Result<Vec<Value>, Failure> {
-    match exec.render(&f.over, root, &key(&node.path, "over"), warnings)? {
+    let at = key(&node.path, "over");
+    match exec.render(&f.over, root, &at, warnings)? {
         Value::Array(items) => Ok(items),
         Value::String(text) => match serde_json::from_str(&text) {
             Ok(Value::Array(items)) => Ok(items),
-            _ => Err(Failure::new(
-                "`over` rendered to a string that is not a JSON list",
-            )),
+            _ => Err(Failure::new("`over` rendered to a string that is not a JSON list").at(&at)),
         },
         other => Err(Failure::new(format!(
             "`over` must be a list, found {}",
             strata_tools::type_name(&other)
-        ))),
+        ))
+        .at(&at)),
     }
 }
 
@@ -80,12 +80,9 @@ pub fn collect(outcomes: Vec<Option<Result<Value, Failure>>>) -> Result<Value, F
         match outcome {
             None => {}
             Some(Ok(v)) => outputs.push(v),
-            Some(Err(e)) => {
-                return Err(Failure {
-                    kind: e.kind,
-                    message: format!("element {i}: {}", e.message),
-                    work: e.work,
-                })
+            Some(Err(mut e)) => {
+                e.error.message = format!("element {i}: {}", e.error.message);
+                return Err(e);
             }
         }
     }

@@ -2,8 +2,10 @@
 //! `limit` events, then `on_error` (`fail`, `continue`, or go to a node).
 
 use serde_json::{json, Value};
+use strata_core::{Error, ErrorKind, FieldPath, PathSeg};
 
 use crate::checkpoint::Status;
+use crate::errors::GRAPH;
 use crate::events::{LogEvent, Observer, Taken};
 use crate::exec::{choose, Failure};
 use crate::hooks::Event;
@@ -21,20 +23,15 @@ impl Walker<'_> {
             OnError::Continue => "continue".to_string(),
             OnError::Goto(h) => format!("goto {}", self.graph.nodes[h].id),
         };
+        let f = f.at(&node.path);
         obs.on(LogEvent::Error {
             step,
             node: node.id.clone(),
-            kind: f.kind,
-            message: f.message.clone(),
+            error: f.error.clone(),
             stderr: f.stderr_tail(),
             handling: handling.clone(),
         });
-        let (result, run_json) = match &f.work {
-            Some(w) => (w.result.clone(), w.run.clone().unwrap_or(Value::Null)),
-            None => (Value::Null, Value::Null),
-        };
-        let error = json!({"kind": "error", "node": node.id, "step": step,
-                           "message": f.message, "result": result, "run": run_json});
+        let error = context_error(f.to_json(), &node.id, step);
         let shown = handling.clone();
         self.fire(
             Event::Error,
@@ -49,8 +46,7 @@ impl Walker<'_> {
             obs,
         );
         if handling == "fail" {
-            run.progress.failure = Some(format!("node `{}`: {}", node.id, f.message));
-            return self.finish(run, Status::Failed, Value::Null);
+            return self.fail(run, Status::Failed, node_failure(&node.id, f.error));
         }
         set(&mut run.root, "error", Some(error));
         if let OnError::Goto(h) = self.graph.on_error {
@@ -70,8 +66,7 @@ impl Walker<'_> {
         self.go(run, to);
         if to.is_none() {
             if matches!(node.body, Body::Return(_)) {
-                run.progress.failure = Some(format!("node `{}`: {}", node.id, f.message));
-                return self.finish(run, Status::Failed, Value::Null);
+                return self.fail(run, Status::Failed, node_failure(&node.id, f.error));
             }
             let state = run.root.get("state").cloned().unwrap_or(Value::Null);
             self.finish(run, Status::Completed, state);
@@ -93,10 +88,7 @@ impl Walker<'_> {
             max_steps: g.max_steps,
             handling: handling.clone(),
         });
-        let message = format!(
-            "max_steps ({}) reached before node `{}`",
-            g.max_steps, node.id
-        );
+        let error = limit_error(g.max_steps, &node.id);
         self.fire(
             Event::Limit,
             run,
@@ -113,15 +105,45 @@ impl Walker<'_> {
             Some(h) => {
                 run.progress.limit_handled = true;
                 run.progress.budget += g.max_steps;
-                let error = json!({"kind": "limit", "node": node.id, "step": step,
-                                   "message": message, "result": null, "run": null});
-                set(&mut run.root, "error", Some(error));
+                let mut error = error.to_json();
+                error["result"] = Value::Null;
+                error["run"] = Value::Null;
+                set(
+                    &mut run.root,
+                    "error",
+                    Some(context_error(error, &node.id, step)),
+                );
                 self.go(run, Some(h));
             }
-            None => {
-                run.progress.failure = Some(message);
-                self.finish(run, Status::Limited, Value::Null);
-            }
+            None => self.fail(run, Status::Limited, error),
         }
     }
+}
+
+/// The step limit `max_steps`, reached before node `node`: a `limit` error about the graph's
+/// `max_steps`.
+fn limit_error(max_steps: u64, node: &str) -> Error {
+    Error::new(
+        GRAPH,
+        ErrorKind::Limit,
+        format!("max_steps ({max_steps}) reached before node `{node}`"),
+    )
+    .at_path(&FieldPath(vec![PathSeg::Key("max_steps".into())]))
+    .with_hint("raise the graph's `max_steps`, or handle the limit with `on_error: <node>`")
+}
+
+/// The failure of the run that node `node` ended with `error`: the same error, its message
+/// naming the node (`node `fetch`: tool `t` exited with code 3`).
+fn node_failure(node: &str, mut error: Error) -> Error {
+    error.message = format!("node `{node}`: {}", error.message);
+    error
+}
+
+/// What `${error…}` reads (and the `error` and `limit` hooks see): the error's JSON form
+/// (`kind`, `layer`, `message`, `path`, `span`, `hint`?, …, `result`, `run`) with the node
+/// and the step.
+fn context_error(mut error: Value, node: &str, step: u64) -> Value {
+    error["node"] = Value::from(node);
+    error["step"] = Value::from(step);
+    error
 }

@@ -2,12 +2,12 @@
 //! the shared hook model (a tool call fired when its condition holds, its parameters a layer-C
 //! template over the event context).
 
-use serde_json::{Map, Value};
-use strata_core::{Error, FieldPath};
-use strata_tools::{params_path, Hook, ToolRunner};
+use serde_json::Value;
+use strata_core::{Error, FieldPath, Layer, PathSeg};
+use strata_pipeline::Chain;
+use strata_tools::{parse_hooks as parse_hooks_in, Hook, HookFormat, HookSource, ToolRunner};
 
-use crate::fields::{index, key, names, Reader};
-use crate::load::parse_when;
+use crate::fields::Reader;
 
 /// The events a graph run fires.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,99 +61,42 @@ pub const CONTEXT_NAMES: [&str; 15] = [
     "error", "handling", "limit", "status", "output",
 ];
 
-/// The keys of a hook's `action`.
-pub const HOOK_ACTION_KEYS: [&str; 2] = ["tool", "params"];
+/// The keys of a hook (the keys of every hook of strata: directives and project hook files
+/// read hooks with the same parser).
+pub use strata_tools::{HOOK_ACTION_KEYS, HOOK_KEYS};
 
-/// The keys of a hook.
-pub const HOOK_KEYS: [&str; 5] = ["id", "event", "when", "condition", "action"];
+impl HookSource for Reader<'_> {
+    fn file(&self) -> &str {
+        &self.doc.name
+    }
 
-/// Parses the `hooks` list.
+    fn locate(&self, err: Error) -> Error {
+        Reader::locate(self, err)
+    }
+
+    fn locate_key(&self, err: Error) -> Error {
+        let mut located = self.err_at_key(&err.path, err.message.clone(), "");
+        located.kind = err.kind;
+        located.hint = err.hint.clone();
+        located
+    }
+}
+
+/// Parses the `hooks` list with the shared hook parser: graph events, parameters templated
+/// with layer C.
 pub(crate) fn parse_hooks(
     r: &Reader<'_>,
     value: Option<&Value>,
     tools: &dyn ToolRunner,
 ) -> Result<Vec<Hook>, Error> {
-    let path = FieldPath(vec![strata_core::PathSeg::Key("hooks".into())]);
-    let Some(value) = value else {
-        return Ok(Vec::new());
+    let events: Vec<&'static str> = EVENTS.iter().map(|e| e.name()).collect();
+    let chain = Chain::of(&[Layer::CONTEXT]);
+    let format = HookFormat {
+        events: &events,
+        chain: &chain,
+        tools,
+        limits: r.limits,
     };
-    let Value::Array(items) = value else {
-        return Err(r.err(&path, "`hooks` must be a list"));
-    };
-    let mut hooks: Vec<Hook> = Vec::new();
-    for (i, item) in items.iter().enumerate() {
-        let at = index(&path, i);
-        let hook = parse_hook(r, item, &at, tools)?;
-        if hooks.iter().any(|h| h.id == hook.id) {
-            return Err(r.err(&key(&at, "id"), format!("duplicate hook id `{}`", hook.id)));
-        }
-        hooks.push(hook);
-    }
-    Ok(hooks)
-}
-
-fn parse_hook(
-    r: &Reader<'_>,
-    item: &Value,
-    at: &FieldPath,
-    tools: &dyn ToolRunner,
-) -> Result<Hook, Error> {
-    let map = r.map(item, at, "a hook")?;
-    r.known_keys(map, at, &HOOK_KEYS, "a hook")?;
-    let id = r
-        .opt_str(map, at, "id")?
-        .ok_or_else(|| r.err(at, "a hook needs an `id`"))?;
-    let event_name = r
-        .opt_str(map, at, "event")?
-        .ok_or_else(|| r.err(at, "a hook needs an `event`"))?;
-    let all: Vec<&str> = EVENTS.iter().map(|e| e.name()).collect();
-    let event = Event::parse(event_name).ok_or_else(|| {
-        r.err_hint(
-            &key(at, "event"),
-            format!("unknown event `{event_name}`"),
-            &format!("the events are {}", names(&all)),
-        )
-    })?;
-    if map.contains_key("when") && map.contains_key("condition") {
-        return Err(r.err(
-            &key(at, "condition"),
-            "a hook has `when` or `condition`, not both",
-        ));
-    }
-    let when = match ["when", "condition"].iter().find(|k| map.contains_key(**k)) {
-        Some(k) => Some(parse_when(r, &map[*k], &key(at, k))?),
-        None => None,
-    };
-    let action_path = key(at, "action");
-    let action = map
-        .get("action")
-        .ok_or_else(|| r.err(at, "a hook needs an `action: {tool, params}`"))?;
-    let action = r.map(action, &action_path, "a hook's `action`")?;
-    r.known_keys(
-        action,
-        &action_path,
-        &["tool", "params"],
-        "a hook's `action`",
-    )?;
-    let tool = r
-        .opt_str(action, &action_path, "tool")?
-        .ok_or_else(|| r.err(&action_path, "a hook's action needs a `tool`"))?;
-    tools
-        .callable(tool)
-        .map_err(|e| r.locate(e.at_path(&key(&action_path, "tool"))))?;
-    let params_at = params_path(at);
-    let params = action
-        .get("params")
-        .cloned()
-        .unwrap_or_else(|| Value::Object(Map::new()));
-    r.map(&params, &params_at, "a hook's `params`")?;
-    Ok(Hook {
-        id: id.to_string(),
-        event: event.name(),
-        when,
-        tool: tool.to_string(),
-        params: r.template(&params, &params_at)?,
-        file: r.doc.name.clone(),
-        path: at.clone(),
-    })
+    let path = FieldPath(vec![PathSeg::Key("hooks".into())]);
+    parse_hooks_in(value, &path, &format, r)
 }

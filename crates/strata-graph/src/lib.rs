@@ -12,6 +12,7 @@
 
 mod checkpoint;
 pub mod draw;
+mod errors;
 mod events;
 mod exec;
 mod fields;
@@ -29,6 +30,7 @@ mod validate;
 mod walker;
 
 pub use checkpoint::{Checkpoint, Checkpoints, Progress, Status};
+pub use errors::{error_line, GRAPH};
 pub use events::{short, Change, LogEvent, Observer, Recorder, Silent, Taken, Why};
 pub use exec::{Failure, Work};
 pub use hooks::{Event, CONTEXT_NAMES, EVENTS, HOOK_ACTION_KEYS, HOOK_KEYS};

@@ -8,10 +8,9 @@
 use serde_json::{Map, Value};
 use strata_core::{Error, ErrorKind, Layer, Warning};
 
-use crate::checkpoint::{Checkpoint, Status, VERSION};
-use crate::events::{LogEvent, Observer};
+use crate::checkpoint::{Checkpoint, VERSION};
+use crate::events::Observer;
 use crate::exec::Failure;
-use crate::hooks::Event;
 use crate::model::{Body, Foreach, Node};
 use crate::walker::{Run, Walker};
 
@@ -51,23 +50,15 @@ impl Walker<'_> {
         started: u64,
         obs: &mut dyn Observer,
     ) -> Checkpoint {
-        let g = self.graph;
-        let run = Run::new(g, run_id, inputs, started);
-        obs.on(LogEvent::Started {
-            run_id: run.progress.run_id.clone(),
-            graph: g.id.clone(),
-            node: g.nodes[g.start].id.clone(),
-            step: 0,
-            resumed: false,
-        });
-        self.fire(Event::GraphStarted, &run, Vec::new, obs);
+        let run = Run::new(self.graph, run_id, inputs, started);
+        self.open(&run, true, obs);
         checkpoint_of(run)
     }
 
     /// Takes a running checkpoint one step further — the node it names runs (or the step
     /// limit is handled) — and, when the run ends there, finishes it (`graph_completed`
-    /// fires). `work` is the node's work when it was done elsewhere: a foreach's collected
-    /// outputs.
+    /// fires), exactly as a step of the whole walk does. `work` is the node's work when it
+    /// was done elsewhere: a foreach's collected outputs.
     pub fn advance(
         &self,
         cp: Checkpoint,
@@ -75,32 +66,7 @@ impl Walker<'_> {
         obs: &mut dyn Observer,
     ) -> Result<Checkpoint, Error> {
         let mut run = self.run_of(cp)?;
-        match run.cur {
-            None => {
-                let state = run.root.get("state").cloned().unwrap_or(Value::Null);
-                self.finish(&mut run, Status::Completed, state);
-            }
-            Some(cur) if run.progress.step >= run.progress.budget => self.limit(&mut run, cur, obs),
-            Some(cur) => self.step(&mut run, cur, work, obs),
-        }
-        if run.progress.status != Status::Running {
-            let p = &run.progress;
-            let (status, output) = (p.status.name(), p.result.clone().unwrap_or(Value::Null));
-            self.fire(
-                Event::GraphCompleted,
-                &run,
-                || vec![("status", Value::from(status)), ("output", output)],
-                obs,
-            );
-            let p = &run.progress;
-            obs.on(LogEvent::Finished {
-                run_id: p.run_id.clone(),
-                status: p.status,
-                steps: p.step,
-                result: p.result.clone().unwrap_or(Value::Null),
-                failure: p.failure.clone(),
-            });
-        }
+        self.turn(&mut run, work, obs);
         Ok(checkpoint_of(run))
     }
 

@@ -4,7 +4,7 @@
 //! `inputs`, so a graph chooses its prompt from its state (`key: "${state.last_action}"`).
 
 use serde_json::{json, Map, Value};
-use strata_core::{ContextSource, Error, FieldPath, Warning};
+use strata_core::{ContextSource, Error, ErrorKind, FieldPath, Warning};
 use strata_prompts::{Call, Merge, Overrides};
 
 use crate::exec::{Exec, Failure, Work};
@@ -153,27 +153,30 @@ pub(crate) fn run(
     warnings: &mut Vec<Warning>,
 ) -> Result<Work, Failure> {
     let Some(manager) = exec.prompts else {
-        return Err(Failure::new(
+        return Err(Failure::of(
+            ErrorKind::TemplateNotFound,
             "no prompt templates are loaded: the project needs a prompts/ directory",
-        ));
+        )
+        .at(&node.path));
     };
     let at = |k: &str| key(&node.path, k);
+    let failed = |k: &'static str| move |m: String| Failure::new(m).at(&at(k));
     let key_text =
-        text(exec.render(&p.key, root, &at("key"), warnings)?, "key").map_err(Failure::new)?;
+        text(exec.render(&p.key, root, &at("key"), warnings)?, "key").map_err(failed("key"))?;
     let version = match &p.version {
         Some(t) => text(exec.render(t, root, &at("version"), warnings)?, "version")
-            .map_err(Failure::new)?,
+            .map_err(failed("version"))?,
         None => None,
     };
-    let feed =
-        object(exec.render(&p.feed, root, &at("feed"), warnings)?, "feed").map_err(Failure::new)?;
+    let feed = object(exec.render(&p.feed, root, &at("feed"), warnings)?, "feed")
+        .map_err(failed("feed"))?;
     let knowledge = match &p.knowledge {
         Some(t) => Some(
             object(
                 exec.render(t, root, &at("knowledge"), warnings)?,
                 "knowledge",
             )
-            .map_err(Failure::new)?,
+            .map_err(failed("knowledge"))?,
         ),
         None => None,
     };
@@ -193,9 +196,11 @@ pub(crate) fn run(
         undefined: exec.options.undefined,
         ..Call::default()
     };
+    // The prompts crate's error as it is (`template_not_found` naming every candidate
+    // tried, a template's syntax error at its file:line:col), about the node's `key`.
     let out = manager
         .render(&call)
-        .map_err(|e| Failure::new(located(&e)))?;
+        .map_err(|e| Failure::from(e).at(&at("key")))?;
     warnings.extend(out.warnings.iter().map(|w| Warning {
         path: node.path.clone(),
         ..w.clone()
@@ -228,14 +233,4 @@ fn object(v: Value, what: &str) -> Result<Map<String, Value>, String> {
             strata_tools::type_name(&other)
         )),
     }
-}
-
-/// The error's message, followed by its file position when it has one.
-fn located(e: &Error) -> String {
-    let at = e
-        .location
-        .as_ref()
-        .map(|l| format!(" ({}:{}:{})", l.file, l.line, l.column))
-        .unwrap_or_default();
-    format!("{}{at}", e.message)
 }

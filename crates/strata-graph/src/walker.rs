@@ -3,9 +3,10 @@
 //! (or as often as [`Walker::checkpoint_every`] says).
 
 use serde_json::{json, Map, Value};
-use strata_core::{Error, ErrorKind, Layer, Layers, RenderOptions, Warning};
+use strata_core::{Error, ErrorKind, FieldPath, Layer, Layers, RenderOptions, Warning};
 
 use crate::checkpoint::{Checkpoint, Checkpoints, Progress, Status};
+use crate::errors::error_line;
 use crate::events::{Change, LogEvent, Observer, Taken};
 use crate::exec::{apply, choose, rollback, Exec, Failure, Work};
 use crate::fields::key;
@@ -38,8 +39,9 @@ pub struct Outcome {
     /// The graph's result: the return node's output, or the state when the graph ended at a
     /// node with nowhere to go; null when the run failed or hit the limit.
     pub result: Value,
-    /// Why it failed or stopped.
-    pub failure: Option<String>,
+    /// Why it failed or stopped: the failed node's error (its message naming the node), or
+    /// the `limit` error; [`crate::error_line`] gives the text progress lines show.
+    pub failure: Option<Error>,
 }
 
 /// A run in memory: its progress, the context (`state`, `inputs`, `error`) and the next node.
@@ -47,6 +49,8 @@ pub(crate) struct Run {
     pub(crate) progress: Progress,
     pub(crate) root: Value,
     pub(crate) cur: Option<usize>,
+    /// Why the run failed or stopped, once it has (`progress.failure` holds its text).
+    pub(crate) failure: Option<Error>,
 }
 
 impl Run {
@@ -70,6 +74,7 @@ impl Run {
             },
             root: json!({"state": g.state, "inputs": inputs}),
             cur: Some(g.start),
+            failure: None,
         }
     }
 }
@@ -195,6 +200,7 @@ impl<'a> Walker<'a> {
                     ErrorKind::RunState,
                     format!("the checkpoint names an unknown node `{id}`"),
                 )
+                .at_path(&key(&FieldPath::root(), "node"))
             })?),
             None => None,
         };
@@ -208,10 +214,37 @@ impl<'a> Walker<'a> {
             progress: cp.progress,
             root: Value::Object(root),
             cur,
+            failure: None,
         })
     }
 
     fn walk(&self, mut run: Run, fresh: bool, obs: &mut dyn Observer) -> Result<Outcome, Error> {
+        self.open(&run, fresh, obs);
+        if fresh {
+            self.save(&mut run)?;
+        }
+        let mut cadence = Cadence::new(self.every);
+        while run.progress.status == Status::Running {
+            self.turn(&mut run, None, obs);
+            if cadence.step() || run.progress.status != Status::Running {
+                self.save(&mut run)?;
+                cadence.saved();
+            }
+        }
+        let p = run.progress;
+        Ok(Outcome {
+            run_id: p.run_id,
+            status: p.status,
+            steps: p.step,
+            result: p.result.unwrap_or(Value::Null),
+            failure: run.failure,
+        })
+    }
+
+    /// Opens a run: reports it started (or resumed) and, when `fresh`, fires the
+    /// `graph_started` hooks. The whole walk and the walk in parts ([`Walker::begin`]) both
+    /// open a run here.
+    pub(crate) fn open(&self, run: &Run, fresh: bool, obs: &mut dyn Observer) {
         obs.on(LogEvent::Started {
             run_id: run.progress.run_id.clone(),
             graph: self.graph.id.clone(),
@@ -220,50 +253,51 @@ impl<'a> Walker<'a> {
             resumed: !fresh,
         });
         if fresh {
-            self.fire(Event::GraphStarted, &run, Vec::new, obs);
-            self.save(&mut run)?;
+            self.fire(Event::GraphStarted, run, Vec::new, obs);
         }
-        let mut cadence = Cadence::new(self.every);
-        while run.progress.status == Status::Running {
-            match run.cur {
-                None => {
-                    let state = run.root.get("state").cloned().unwrap_or(Value::Null);
-                    self.finish(&mut run, Status::Completed, state);
-                }
-                Some(cur) if run.progress.step >= run.progress.budget => {
-                    self.limit(&mut run, cur, obs)
-                }
-                Some(cur) => self.step(&mut run, cur, None, obs),
+    }
+
+    /// Takes a running run one step further — the next node runs (with `work`, its work
+    /// when done elsewhere), or the step limit is handled, or a run with nowhere to go
+    /// completes — and, when the run ends there, closes it (`graph_completed` fires, the run
+    /// is reported finished). The whole walk ([`Walker::start`], [`Walker::resume`]) and the
+    /// walk in parts ([`Walker::advance`]) both take every step here, so they cannot drift.
+    pub(crate) fn turn(
+        &self,
+        run: &mut Run,
+        work: Option<Result<Value, Failure>>,
+        obs: &mut dyn Observer,
+    ) {
+        match run.cur {
+            None => {
+                let state = run.root.get("state").cloned().unwrap_or(Value::Null);
+                self.finish(run, Status::Completed, state);
             }
-            if cadence.step() || run.progress.status != Status::Running {
-                self.save(&mut run)?;
-                cadence.saved();
-            }
+            Some(cur) if run.progress.step >= run.progress.budget => self.limit(run, cur, obs),
+            Some(cur) => self.step(run, cur, work, obs),
         }
+        if run.progress.status != Status::Running {
+            self.close(run, obs);
+        }
+    }
+
+    /// Fires `graph_completed` and reports the run finished.
+    fn close(&self, run: &Run, obs: &mut dyn Observer) {
         let p = &run.progress;
         let (status, output) = (p.status.name(), p.result.clone().unwrap_or(Value::Null));
         self.fire(
             Event::GraphCompleted,
-            &run,
+            run,
             || vec![("status", Value::from(status)), ("output", output)],
             obs,
         );
-        let p = run.progress;
-        let result = p.result.unwrap_or(Value::Null);
         obs.on(LogEvent::Finished {
             run_id: p.run_id.clone(),
             status: p.status,
             steps: p.step,
-            result: result.clone(),
-            failure: p.failure.clone(),
+            result: p.result.clone().unwrap_or(Value::Null),
+            failure: run.failure.clone(),
         });
-        Ok(Outcome {
-            run_id: p.run_id,
-            status: p.status,
-            steps: p.step,
-            result,
-            failure: p.failure,
-        })
     }
 
     fn save(&self, run: &mut Run) -> Result<(), Error> {
@@ -318,6 +352,14 @@ impl<'a> Walker<'a> {
                 warning,
             });
         }
+    }
+
+    /// Ends the run with `status` because of `error`: the run's failure, and its text in
+    /// the checkpoint.
+    pub(crate) fn fail(&self, run: &mut Run, status: Status, error: Error) {
+        run.progress.failure = Some(error_line(&error));
+        run.failure = Some(error);
+        self.finish(run, status, Value::Null);
     }
 
     /// Ends the run with `status` (the result is kept only when completed).

@@ -6,9 +6,11 @@ mod common;
 
 use common::{lines, load, Fake};
 use serde_json::{json, Map, Value};
-use strata_core::RenderOptions;
+use strata_core::{ErrorKind, RenderOptions};
 use strata_graph::parts::collect;
-use strata_graph::{Body, Checkpoint, Failure, Graph, Recorder, RunDir, RunStore, Status, Walker};
+use strata_graph::{
+    Body, Checkpoint, Failure, Graph, LogEvent, Recorder, RunDir, RunStore, Status, Walker,
+};
 
 const GRAPH: &str = "
 kind: graph
@@ -57,21 +59,72 @@ fn foreach_work(walker: &Walker<'_>, cp: &Checkpoint) -> Result<Value, Failure> 
 
 /// Walks `graph` in parts with inputs `xs`; the last checkpoint and the log.
 fn in_parts(graph: &Graph, tools: &Fake, xs: Value) -> (Checkpoint, Vec<String>) {
+    let (cp, log, _) = in_parts_stepwise(graph, tools, xs);
+    (cp, log)
+}
+
+/// Walks `graph` in parts with inputs `xs`, one step per call as `strata walk` does; the last
+/// checkpoint, the log, and the state after each call (with the steps completed by then).
+fn in_parts_stepwise(
+    graph: &Graph,
+    tools: &Fake,
+    xs: Value,
+) -> (Checkpoint, Vec<String>, Vec<(u64, Value)>) {
     let walker = Walker::new(graph, tools, None, RenderOptions::default());
     let mut rec = Recorder::default();
     let inputs = graph
         .bind_inputs(&Map::from_iter([("xs".to_string(), xs)]), &[])
         .unwrap();
     let mut cp = walker.begin("parts", inputs, 7, &mut rec);
+    let mut states = Vec::new();
     while cp.progress.status == Status::Running {
         let at = cp.progress.node.as_deref().and_then(|n| graph.index_of(n));
         let work = match at.map(|i| &graph.nodes[i].body) {
-            Some(Body::Foreach(_)) => Some(foreach_work(&walker, &carried(&cp))),
+            Some(Body::Foreach(_)) if cp.progress.step < cp.progress.budget => {
+                Some(foreach_work(&walker, &carried(&cp)))
+            }
             _ => None,
         };
         cp = walker.advance(carried(&cp), work, &mut rec).unwrap();
+        states.push((cp.progress.step, Value::Object(cp.state.clone())));
     }
-    (cp, lines(&rec.0))
+    (cp, lines(&rec.0), states)
+}
+
+/// Walks `graph` whole with inputs `xs`; the checkpoint it left, the outcome, its events,
+/// and the state after each step, rebuilt from the steps' changes.
+fn whole_stepwise(
+    graph: &Graph,
+    tools: &Fake,
+    xs: Value,
+) -> (Checkpoint, strata_graph::Outcome, Vec<String>, Vec<Value>) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir: RunDir = RunStore::new(tmp.path()).create("whole").unwrap();
+    let mut rec = Recorder::default();
+    let inputs = graph
+        .bind_inputs(&Map::from_iter([("xs".to_string(), xs)]), &[])
+        .unwrap();
+    let outcome = Walker::new(graph, tools, Some(dir.clone()), RenderOptions::default())
+        .start("whole", inputs, &mut rec)
+        .unwrap();
+    let cp = strata_graph::Checkpoints::load(&dir).unwrap();
+    // states[k]: the state after k steps.
+    let mut states = vec![Value::Object(graph.state.clone())];
+    for event in &rec.0 {
+        let step = match event {
+            LogEvent::Step { step, .. } | LogEvent::Error { step, .. } => *step as usize,
+            _ => continue,
+        };
+        while states.len() <= step {
+            states.push(states.last().unwrap().clone());
+        }
+        if let LogEvent::Step { changes, .. } = event {
+            for c in changes {
+                states[step][&c.key] = c.to.clone();
+            }
+        }
+    }
+    (cp, outcome, lines(&rec.0), states)
 }
 
 /// Walks `graph` whole with inputs `xs`; the checkpoint it left and the log.
@@ -162,4 +215,72 @@ fn only_a_foreach_runs_in_parts() {
             .next(),
         Some("`walk.json` is not a valid checkpoint")
     );
+}
+
+/// Every kind of step: gates looping on conditions, a tool that fails and an `on_error`
+/// node reading `${error.kind}`, a foreach, the step limit handled once, then reached again.
+const EVERY_STEP: &str = "
+kind: graph
+state: {n: 0, log: ''}
+parameters: {type: object, properties: {xs: {type: array, default: [1, 2]}}}
+max_steps: 6
+on_error: fix
+nodes:
+  a:
+    kind: gate
+    assign: {n: '${state.n + 1}', log: '${state.log + \"a\"}'}
+    next:
+      - {to: b, when: 'state.n == 1'}
+      - {to: c, when: 'state.n == 2'}
+      - to: a
+  b: {kind: action, tool: fail, next: a}
+  c:
+    kind: foreach
+    over: '${inputs.xs}'
+    do: {kind: action, tool: echo, params: {x: '${item * 10}'}}
+    output: '${result.x}'
+    collect: xs
+    next: a
+  fix: {kind: gate, assign: {log: '${state.log + \"!\" + error.kind}'}, next: a}
+";
+
+#[test]
+fn a_graph_walked_whole_and_one_step_per_call_goes_through_the_same_states() {
+    let tools = Fake::default();
+    let graph = load(EVERY_STEP, &tools).unwrap();
+    let (parts, parts_log, states) = in_parts_stepwise(&graph, &tools, json!([1, 2]));
+    let (all, outcome, all_log, all_states) = whole_stepwise(&graph, &tools, json!([1, 2]));
+    // The same state after every step, the same end.
+    for (step, state) in &states {
+        assert_eq!(state, &all_states[*step as usize], "after step {step}");
+    }
+    assert_eq!(states.len(), 14, "12 steps and 2 limits, one call each");
+    assert_eq!(comparable(&parts), comparable(&all));
+    assert_eq!(parts.progress.status, Status::Limited);
+    assert_eq!(outcome.status, Status::Limited);
+    assert_eq!(parts.progress.result, None);
+    assert_eq!(outcome.result, Value::Null);
+    let failure = outcome.failure.unwrap();
+    assert_eq!(failure.kind, ErrorKind::Limit);
+    assert_eq!(
+        parts.progress.failure,
+        Some(strata_graph::error_line(&failure))
+    );
+    assert_eq!(
+        parts.progress.failure.as_deref(),
+        Some("max_steps (6) reached before node `a`")
+    );
+    assert_eq!(
+        all.state,
+        json!({"n": 8, "log": "a!tool_failedaa!limitaaaaa", "xs": [10, 20]})
+            .as_object()
+            .unwrap()
+            .clone()
+    );
+    let no_run_id = |log: &[String]| -> Vec<String> {
+        log.iter()
+            .map(|l| l.replace("parts", "R").replace("whole", "R"))
+            .collect()
+    };
+    assert_eq!(no_run_id(&parts_log), no_run_id(&all_log));
 }

@@ -5,7 +5,8 @@ mod common;
 
 use common::run;
 use serde_json::json;
-use strata_graph::Status;
+use strata_core::ErrorKind;
+use strata_graph::{Status, GRAPH};
 
 const COUNTER: &str = "
 kind: graph
@@ -185,9 +186,19 @@ nodes:
         ]
     );
     assert_eq!(outcome.status, Status::Failed);
+    let failure = outcome.failure.unwrap();
+    assert_eq!(failure.kind, ErrorKind::ToolFailed);
+    assert_eq!(failure.layer, GRAPH);
     assert_eq!(
-        outcome.failure.as_deref(),
-        Some("node `bad`: tool `fail` exited with code 3")
+        failure.message,
+        "node `bad`: tool `fail` exited with code 3"
+    );
+    assert_eq!(failure.path.to_string(), "nodes.bad.tool");
+    assert_eq!(
+        failure.to_json(),
+        json!({"kind": "tool_failed", "layer": "graph",
+               "message": "node `bad`: tool `fail` exited with code 3",
+               "path": "nodes.bad.tool", "span": null})
     );
 }
 
@@ -285,7 +296,7 @@ nodes:
     let (lines, outcome, _) = run(text, &[]);
     assert_eq!(
         lines[1],
-        "step 1 check failed: condition `state.n > 2` of the edge to `done` failed: `>`: cannot order a string and a number (on_error: fail)"
+        "step 1 check failed: condition `state.n > 2` of the edge to `done` failed: `>`: cannot order a string and an integer (on_error: fail)"
     );
     assert_eq!(outcome.status, Status::Failed);
 }
@@ -309,9 +320,13 @@ nodes:
         ]
     );
     assert_eq!(outcome.status, Status::Limited);
+    let failure = outcome.failure.unwrap();
+    assert_eq!(failure.kind, ErrorKind::Limit);
+    assert_eq!(failure.message, "max_steps (3) reached before node `spin`");
+    assert_eq!(failure.path.to_string(), "max_steps");
     assert_eq!(
-        outcome.failure.as_deref(),
-        Some("max_steps (3) reached before node `spin`")
+        failure.hint.as_deref(),
+        Some("raise the graph's `max_steps`, or handle the limit with `on_error: <node>`")
     );
 
     let text = format!("{text}  out:\n    kind: return\n    output: '${{error.kind}} at ${{state.n}}'\non_error: out\n");

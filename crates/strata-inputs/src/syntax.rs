@@ -1,6 +1,4 @@
-use strata_core::syntax::{
-    balanced_close, run_pass, take_range, CompileCx, Found, Part, Pos, Syntax,
-};
+use strata_core::syntax::{take_word, CompileCx, Found, Part, Pos, Syntax};
 use strata_core::{Error, ErrorKind, Layer, Span};
 
 use crate::hole::{InputHole, Mode};
@@ -108,24 +106,13 @@ impl Syntax for InputSyntax {
                     part: at.part,
                     off: at.off + key_end + 1,
                 };
-                let Some(close) = balanced_close(parts, word_start) else {
+                let Some(word) = take_word(parts, word_start, start, self, cx)? else {
                     return Err(unclosed());
                 };
-                let close_end = match &parts[close.part] {
-                    Part::Lit(l) => l.start + close.off + 1,
-                    _ => text_end,
-                };
-                let span = Span::new(start, close_end);
-                let word = take_range(parts, word_start, close);
-                let word = run_pass(word, self, &cx.nested(Layer::INPUTS, span)?)?;
-                let hole = InputHole::new(key, Mode::Default(word), span);
-                let end = Pos {
-                    part: close.part,
-                    off: close.off + 1,
-                };
+                let hole = InputHole::new(key, Mode::Default(word.seq), word.span);
                 Ok(Some(Found {
                     part: Part::Hole(Box::new(hole)),
-                    end,
+                    end: word.end,
                 }))
             }
             _ if !text[key_end..].contains('}') => Err(unclosed()),

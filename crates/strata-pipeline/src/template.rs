@@ -1,11 +1,12 @@
 use std::borrow::Cow;
 
 use serde_json::Value;
-use strata_core::syntax::{run_pass, CompileCx, RenderCx, Seq};
+use strata_core::syntax::Seq;
 use strata_core::{
     Error, ErrorKind, FieldPath, Layer, Limits, Node, PathSeg, Reference, RenderOptions, Rendered,
     Scope, Warning,
 };
+use strata_params::Fixpoint;
 
 use crate::chain::Chain;
 
@@ -13,8 +14,8 @@ use crate::chain::Chain;
 #[derive(Debug)]
 pub struct Template {
     root: Node,
-    /// Per top-level key: its memo slot when some `{name}` placeholder of the document names it.
-    slots: Vec<Option<usize>>,
+    /// Layer P's fixpoint over the document's top-level keys.
+    fixpoint: Fixpoint,
     limits: Limits,
 }
 
@@ -49,7 +50,7 @@ impl Template {
     /// The template of a compiled tree.
     fn from_root(root: Node, limits: &Limits) -> Template {
         Template {
-            slots: param_slots(&root),
+            fixpoint: Fixpoint::of(&root),
             root,
             limits: limits.clone(),
         }
@@ -76,23 +77,10 @@ impl Template {
         scope: &Scope<'t>,
         options: &RenderOptions,
     ) -> Result<Output<'t>, Error> {
-        let entries: &[(String, Node)] = match &self.root {
-            Node::Object(entries) => entries,
-            _ => &[],
-        };
-        let mut cx = RenderCx::new(scope, &self.limits, *options, entries, &self.slots);
-        if entries.is_empty() {
-            let value = self.root.render_at(&mut cx, &FieldPath::root())?;
-            return Ok(Output {
-                value,
-                warnings: cx.into_warnings(),
-            });
-        }
-        let (entries, warnings) = cx.render_config()?;
-        Ok(Output {
-            value: Rendered::Object(entries),
-            warnings,
-        })
+        let (value, warnings) = self
+            .fixpoint
+            .render(&self.root, scope, &self.limits, *options)?;
+        Ok(Output { value, warnings })
     }
 }
 
@@ -217,28 +205,6 @@ impl<'c> Compile<'c> {
     }
 }
 
-/// Per top-level key of a map document: a memo slot (numbered from 0) when some `{name}`
-/// placeholder names the key.
-fn param_slots(root: &Node) -> Vec<Option<usize>> {
-    let Node::Object(entries) = root else {
-        return Vec::new();
-    };
-    let mut named = Vec::new();
-    root.param_names(&mut named);
-    named.sort_unstable();
-    named.dedup();
-    let mut slots = 0;
-    entries
-        .iter()
-        .map(|(key, _)| {
-            named.binary_search(&key.as_str()).is_ok().then(|| {
-                slots += 1;
-                slots - 1
-            })
-        })
-        .collect()
-}
-
 /// The value of a constant node.
 fn into_const(node: Node) -> Value {
     match node {
@@ -267,11 +233,7 @@ fn compile_string(s: Cow<'_, str>, chain: &Chain, limits: &Limits) -> Result<Nod
     if memchr::memchr2(b'$', b'{', s.as_bytes()).is_none() {
         return Ok(Node::Const(Value::String(s.into_owned())));
     }
-    let cx = CompileCx::new(limits);
-    let mut seq = Seq::authored(&s);
-    for syntax in chain.stages() {
-        seq = run_pass(seq, *syntax, &cx)?;
-    }
+    let seq = Seq::compile(&s, chain.stages(), limits)?;
     Ok(if seq.is_literal() {
         Node::Const(Value::String(s.into_owned()))
     } else {

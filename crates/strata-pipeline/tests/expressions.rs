@@ -79,11 +79,11 @@ fn type_errors_at_run_time_are_errors_not_guesses() {
     let c = state();
     assert_eq!(
         c.err(&[C], "${state.count > state.num}"),
-        "context error at $ 0..26: `state.count > state.num`: `>`: cannot order a number and a string (hint: types are strict: convert with number(…) or string(…))"
+        "context error at $ 0..26: `state.count > state.num`: `>`: cannot order an integer and a string (hint: types are strict: convert with number(…) or string(…))"
     );
     assert_eq!(
         c.err(&[C], "${state.name + state.count}"),
-        "context error at $ 0..27: `state.name + state.count`: `+` cannot combine a string and a number (hint: types are strict: convert with number(…) or string(…))"
+        "context error at $ 0..27: `state.name + state.count`: `+` cannot combine a string and an integer (hint: types are strict: convert with number(…) or string(…))"
     );
     assert_eq!(
         c.err(&[C], "${state.count / (state.count - 5)}"),
@@ -91,7 +91,7 @@ fn type_errors_at_run_time_are_errors_not_guesses() {
     );
     assert_eq!(
         c.err(&[C], "${state.count && true}"),
-        "context error at $ 0..22: `state.count && true`: && needs a boolean, got a number (hint: types are strict: convert with number(…) or string(…))"
+        "context error at $ 0..22: `state.count && true`: && needs a boolean, got an integer (hint: types are strict: convert with number(…) or string(…))"
     );
     assert_eq!(
         c.err(&[C], "${number(state.name)}"),
@@ -104,7 +104,7 @@ fn type_errors_visible_in_the_text_fail_at_compile_time() {
     let cases = [
         ("${'1' + 2}", "context error at $ 6..7: `+` cannot combine a string and a number (hint: types are strict: convert with number(…) or string(…))"),
         ("${(5 > '3')}", "context error at $ 5..6: `>` cannot combine a number and a string (hint: types are strict: convert with number(…) or string(…))"),
-        ("${length(5)}", "context error at $ 2..3: `length` needs a string, list or object, got a number (hint: types are strict: convert with number(…) or string(…))"),
+        ("${length(5)}", "context error at $ 2..3: `length` needs a string, an array or an object, got a number (hint: types are strict: convert with number(…) or string(…))"),
         ("${!state.count + 1}", "context error at $ 15..16: `+` cannot combine a boolean and a number (hint: types are strict: convert with number(…) or string(…))"),
         ("${!(state.count + 1)}", "context error at $ 2..3: `!` needs a boolean, got a number (hint: types are strict: convert with number(…) or string(…))"),
         ("${state.a && 'yes'}", "context error at $ 10..11: `&&` cannot combine a value and a string (hint: types are strict: convert with number(…) or string(…))"),
@@ -144,7 +144,7 @@ fn when_conditions_use_the_same_language() {
         t("state.count"),
         Err((
             "type",
-            "a condition must be a boolean, got a number".to_string()
+            "a condition must be a boolean, got an integer".to_string()
         ))
     );
     assert_eq!(

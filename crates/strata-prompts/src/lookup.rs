@@ -260,7 +260,7 @@ mod tests {
     use crate::load::read_value;
     use crate::store::PromptLimits;
 
-    fn store(value: serde_json::Value, default_template: Option<&str>) -> Store {
+    fn store(value: Value, default_template: Option<&str>) -> Store {
         let found = read_value(&value, "t.yaml", &Default::default());
         let mut errors = found.errors;
         let s = Store::build(

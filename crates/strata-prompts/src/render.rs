@@ -68,6 +68,19 @@ pub struct Variant {
 }
 
 impl Variant {
+    /// The variant as JSON: `{"versions": {component: version, …}, "text": …}` (`versions`
+    /// empty when the template uses no versioned component). The one JSON form of a variant:
+    /// [`Rendered::to_json`]'s `variants`, [`Rendered::variants_json`], the CLI and the
+    /// bindings all use it.
+    pub fn to_json(&self) -> Value {
+        let versions: Map<String, Value> = self
+            .versions
+            .iter()
+            .map(|(c, v)| (c.clone(), json!(v)))
+            .collect();
+        json!({"versions": versions, "text": self.text})
+    }
+
     /// `tone=formal, length=short`.
     pub fn label(&self) -> String {
         self.versions
@@ -125,26 +138,19 @@ impl Rendered {
         .with_hint(hint))
     }
 
+    /// Every variant as JSON, in product order: a list of [`Variant::to_json`]'s
+    /// `{versions, text}` (one, with empty `versions`, when no versioned component is used).
+    pub fn variants_json(&self) -> Value {
+        self.variants.iter().map(Variant::to_json).collect()
+    }
+
     /// `{template, file, hash, text}` for one variant, `{…, variants: [{versions, text}]}` for
     /// several; `warnings` (and `explain`) when there are any.
     pub fn to_json(&self) -> Value {
         let mut out = json!({"template": self.template, "file": self.file, "hash": self.hash});
         match self.text() {
             Some(text) => out["text"] = json!(text),
-            None => {
-                out["variants"] = self
-                    .variants
-                    .iter()
-                    .map(|v| {
-                        let versions: Map<String, Value> = v
-                            .versions
-                            .iter()
-                            .map(|(c, ver)| (c.clone(), json!(ver)))
-                            .collect();
-                        json!({"versions": versions, "text": v.text})
-                    })
-                    .collect()
-            }
+            None => out["variants"] = self.variants_json(),
         }
         if !self.warnings.is_empty() {
             out["warnings"] = self.warnings.iter().map(Warning::to_json).collect();

@@ -350,6 +350,29 @@ fn versioned_components_yield_every_combination_labelled_in_declaration_order() 
 }
 
 #[test]
+fn variants_have_one_json_form() {
+    let out = versioned().render(&Call::default()).unwrap();
+    let json = out.variants_json();
+    assert_eq!(
+        json[0],
+        json!({"versions": {"system_preamble": "concise", "response_instructions": "structured"},
+               "text": "CFD assistant. / Use XML."})
+    );
+    assert_eq!(json.as_array().unwrap().len(), 4);
+    assert_eq!(out.to_json()["variants"], json);
+    assert_eq!(out.variants[3].to_json(), json[3]);
+    // No versioned component: one variant, with empty versions.
+    let plain = manager(json!({"main": {"default": "Hi"}}))
+        .render(&Call::default())
+        .unwrap();
+    assert_eq!(
+        plain.variants_json(),
+        json!([{"versions": {}, "text": "Hi"}])
+    );
+    assert_eq!(plain.to_json()["text"], "Hi");
+}
+
+#[test]
 fn a_pinned_component_version_narrows_the_product() {
     let m = versioned();
     let call = Call {

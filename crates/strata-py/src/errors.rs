@@ -9,7 +9,8 @@
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyList;
-use strata_core::{Error, ErrorKind, Layer, Warning};
+use strata_app::Failure;
+use strata_core::{Error, Warning};
 
 use crate::convert::to_py;
 
@@ -33,13 +34,23 @@ pub fn to_py_err(py: Python<'_>, err: &Error) -> PyErr {
     }
 }
 
-/// The error of a file named `name` that cannot be read (kind `io`).
-pub fn read_error(name: &str, e: &std::io::Error) -> Error {
-    Error::new(
-        Layer::REQUEST,
-        ErrorKind::Io,
-        format!("cannot read `{name}`: {e}"),
-    )
+/// The Python exception of a failed operation: the exception of its headline error's family;
+/// a refusal by the check (`strata.CheckError`) also carries the check's `diagnostics`.
+pub fn failure_to_py(py: Python<'_>, failure: &Failure) -> PyErr {
+    let build = || -> PyResult<Bound<'_, PyAny>> {
+        let err = failure.error();
+        let mut fields = err.to_json();
+        if let Failure::Refused(r) = failure {
+            fields["diagnostics"] = r.diagnostics.iter().map(|d| d.to_json()).collect();
+        }
+        ERROR
+            .import(py, ERRORS_MODULE, "_error")?
+            .call1((err.to_string(), to_py(py, &fields)?))
+    };
+    match build() {
+        Ok(exc) => PyErr::from_value(exc),
+        Err(e) => e,
+    }
 }
 
 /// Turns a strata [`Error`] into the Python exception of its family.
@@ -51,6 +62,12 @@ pub trait OrRaise<T> {
 impl<T> OrRaise<T> for Result<T, Error> {
     fn or_raise(self, py: Python<'_>) -> PyResult<T> {
         self.map_err(|e| to_py_err(py, &e))
+    }
+}
+
+impl<T> OrRaise<T> for Result<T, Failure> {
+    fn or_raise(self, py: Python<'_>) -> PyResult<T> {
+        self.map_err(|f| failure_to_py(py, &f))
     }
 }
 

@@ -7,12 +7,13 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyMapping, PyString, PyTuple};
 use serde_json::Value;
 use strata_core::{Error, FieldPath, Limits};
+use strata_doc::Document;
 use strata_plans::{assess, parse_document, progress, resolution, Plan};
 
 use crate::convert::{
     json_arg, map_arg, names_arg, opt_str_arg, path_arg, str_arg, to_py, type_name,
 };
-use crate::errors::{read_error, to_py_err, OrRaise};
+use crate::errors::{to_py_err, OrRaise};
 
 /// The name of a plan's text in errors when no file is given.
 const TEXT_NAME: &str = "<string>";
@@ -35,6 +36,11 @@ const REPR_STEPS: usize = 10;
 #[pyclass(frozen, module = "strata", name = "Plan")]
 pub struct PyPlan {
     plan: Plan,
+    /// Its name in messages: the file it was read from, or `<string>`.
+    name: String,
+    /// The document it was read from, when it was read from text: errors found while it
+    /// runs point into it.
+    doc: Option<Document>,
 }
 
 impl PyPlan {
@@ -56,25 +62,45 @@ impl PyPlan {
             )));
         }
         let document = json_arg(obj, arg)?;
-        checked(obj.py(), Plan::from_value(&document, &FieldPath::root()))
+        checked(
+            obj.py(),
+            TEXT_NAME,
+            Plan::from_value(&document, &FieldPath::root()),
+        )
     }
 
     /// Reads the plan document in `bytes`, the text of the file `name`.
     fn parse(py: Python<'_>, name: &str, bytes: Vec<u8>) -> PyResult<PyPlan> {
         let doc = parse_document(name, bytes, &Limits::default()).or_raise(py)?;
-        checked(py, Plan::load(&doc))
+        let mut plan = checked(py, name, Plan::load(&doc))?;
+        plan.doc = Some(doc);
+        Ok(plan)
     }
 
     /// The plan.
     pub fn plan(&self) -> &Plan {
         &self.plan
     }
+
+    /// Its name in messages: the file it was read from, or `<string>`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The document it was read from, when it was read from text.
+    pub fn doc(&self) -> Option<&Document> {
+        self.doc.as_ref()
+    }
 }
 
 /// The plan, or its first error in plan order as a Python exception.
-fn checked(py: Python<'_>, read: Result<Plan, Vec<Error>>) -> PyResult<PyPlan> {
+fn checked(py: Python<'_>, name: &str, read: Result<Plan, Vec<Error>>) -> PyResult<PyPlan> {
     match read {
-        Ok(plan) => Ok(PyPlan { plan }),
+        Ok(plan) => Ok(PyPlan {
+            plan,
+            name: name.to_string(),
+            doc: None,
+        }),
         Err(errors) => Err(match errors.first() {
             Some(e) => to_py_err(py, e),
             None => PyValueError::new_err("not a plan"),
@@ -115,7 +141,7 @@ impl PyPlan {
         let path = path_arg(path, "path")?;
         let name = path.display().to_string();
         let bytes = std::fs::read(&path)
-            .map_err(|e| read_error(&name, &e))
+            .map_err(|e| Error::io("read", &path, &e))
             .or_raise(py)?;
         PyPlan::parse(py, &name, bytes)
     }

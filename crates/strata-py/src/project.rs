@@ -4,15 +4,15 @@ use std::path::PathBuf;
 
 use pyo3::prelude::*;
 use serde_json::json;
-use strata_core::RenderOptions;
-use strata_exec::{ExecOptions, ExecRunner, Project};
-use strata_plans::{check_tools, Scheduler, Silent};
-use strata_tools::{CallOptions, StepRecord, ToolRunner};
+use strata_app::{App, CallerParams, ExecOptions, GraphRun, GraphStart, PlanRun};
+use strata_core::{Error, RenderOptions};
+use strata_plans::Silent;
+use strata_tools::{CallOptions, StepRecord};
 
 use crate::convert::{
     count_arg, env_arg, flag_arg, map_arg, opt_str_arg, path_arg, seconds_arg, str_arg, to_py,
 };
-use crate::errors::{to_py_err, OrRaise};
+use crate::errors::OrRaise;
 use crate::plans::PyPlan;
 
 /// A strata project: the directory ``path`` holding ``tools/``.
@@ -20,27 +20,25 @@ use crate::plans::PyPlan;
 /// Raises ``StrataError`` when ``path`` has no ``tools/`` directory.
 #[pyclass(frozen, module = "strata", name = "Project")]
 pub struct PyProject {
-    project: Project,
+    project: App,
 }
 
 impl PyProject {
-    /// The runner of the project's tools, with the environment `env` (`None`: the process
-    /// environment) and `strict` rendering.
-    fn runner(
+    /// The options of every tool call: the environment `env` (`None`: the process
+    /// environment) and `strict` rendering (`None`: the project's `strict` setting).
+    fn options(
         &self,
         env: Option<&Bound<'_, PyAny>>,
         strict: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<ExecRunner<'_>> {
+    ) -> PyResult<ExecOptions> {
         let base_env = match env.filter(|e| !e.is_none()) {
             None => None,
             Some(e) => Some(env_arg(Some(e), "env")?),
         };
-        Ok(ExecRunner {
-            project: &self.project,
-            options: ExecOptions {
-                render: RenderOptions::strict_if(flag_arg(strict, "strict")?),
-                base_env,
-            },
+        let strict = flag_arg(strict, "strict")?;
+        Ok(ExecOptions {
+            render: RenderOptions::strict_if(self.project.settings.strict_with(strict)),
+            base_env,
         })
     }
 }
@@ -49,7 +47,7 @@ impl PyProject {
 impl PyProject {
     #[new]
     fn new(path: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let project = Project::at(&path_arg(path, "path")?).or_raise(path.py())?;
+        let project = App::at(&path_arg(path, "path")?).or_raise(path.py())?;
         Ok(PyProject { project })
     }
 
@@ -98,15 +96,19 @@ impl PyProject {
         let tool = str_arg(tool, "tool")?;
         let params = map_arg(params, "params")?;
         let step_id = opt_str_arg(step_id, "step_id")?;
-        let runner = self.runner(env, strict)?;
+        let options = self.options(env, strict)?;
         let call = CallOptions {
             timeout: seconds_arg(timeout, "timeout")?,
         };
+        let caller = CallerParams {
+            typed: params,
+            strings: Vec::new(),
+        };
         let run = py
-            .detach(|| runner.run(&tool, &params, &call))
+            .detach(|| self.project.run_tool(&tool, &caller, &options, &call))
             .or_raise(py)?;
         let id = step_id.unwrap_or_else(|| tool.clone());
-        to_py(py, &StepRecord::from_run(id, &tool, &run).to_json())
+        to_py(py, &StepRecord::from_run(id, &tool, &run.result).to_json())
     }
 
     /// Runs a whole plan with the project's tools — as ``strata plan run`` does, without
@@ -145,36 +147,104 @@ impl PyProject {
         timeout: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let read;
-        let plan = match plan.cast::<PyPlan>() {
-            Ok(given) => given.get().plan(),
+        let given = match plan.cast::<PyPlan>() {
+            Ok(given) => given.get(),
             Err(_) => {
                 read = PyPlan::read(plan, "plan")?;
-                read.plan()
+                &read
             }
         };
         let values = map_arg(values, "values")?;
         let jobs = count_arg(jobs, "jobs")?.unwrap_or(self.project.settings.jobs.value);
-        let runner = self.runner(env, strict)?;
-        let call = CallOptions {
-            timeout: seconds_arg(timeout, "timeout")?,
-        };
-        if let Some(e) = check_tools(plan, &runner).first() {
-            return Err(to_py_err(py, e));
-        }
-        let scheduler = Scheduler {
-            runner: &runner,
-            // No more workers than steps.
-            jobs: jobs.min(plan.steps.len().max(1)),
+        let run = PlanRun {
+            shown: given.name(),
+            doc: given.doc(),
             values: &values,
-            call,
-            doc: None,
+            jobs,
+            options: self.options(env, strict)?,
+            call: CallOptions {
+                timeout: seconds_arg(timeout, "timeout")?,
+            },
         };
-        let outcome = py.detach(|| scheduler.run(plan, Vec::new(), &mut Silent));
+        let plan = given.plan();
+        let outcome = py
+            .detach(|| self.project.run_plan(plan, &run, Vec::new(), &mut Silent))
+            .or_raise(py)?;
         let report = json!({
             "status": outcome.status().name(),
             "levels": outcome.plan.level_ids(),
             "steps": outcome.step_records(),
             "missing_values": outcome.missing_values,
+        });
+        to_py(py, &report)
+    }
+
+    /// Runs graph ``graph`` (the id of a tool of ``kind: graph``) with the project's tools —
+    /// as ``strata run`` does, the run recorded under ``.strata/runs/`` — and returns
+    /// ``{"run_id", "status", "steps", "result", "failure"}``.
+    ///
+    /// ``inputs`` are the graph's inputs (typed values, checked against its declarations);
+    /// ``run_id`` names the new run (default: date, time and a random suffix); ``resume``
+    /// continues the run with that id from its last checkpoint instead. ``env`` and
+    /// ``strict`` are those of ``run_tool``, for every render and tool call.
+    ///
+    /// ``status`` is ``"completed"``, ``"failed"`` or ``"limited"`` (stopped by
+    /// ``max_steps``); ``result`` is the graph's result (``None`` unless completed);
+    /// ``failure`` is ``None`` or the error that ended the run, as a dict in the shape of
+    /// strata's errors (``kind``, ``layer``, ``message``, ``path``, ``span``, ``hint``…).
+    ///
+    /// Raises before anything runs: ``StrataError`` for a graph file that does not load,
+    /// ``CheckError`` for a graph the project check rejects (as ``strata run`` refuses it),
+    /// ``ToolError`` for an unknown graph id.
+    #[pyo3(
+        signature = (graph, inputs=None, *, run_id=None, resume=None, env=None, strict=None),
+        text_signature = "($self, graph, inputs=None, *, run_id=None, resume=None, env=None, strict=False)"
+    )]
+    #[allow(clippy::too_many_arguments)] // one per Python argument
+    fn run_graph<'py>(
+        &self,
+        py: Python<'py>,
+        graph: &Bound<'py, PyAny>,
+        inputs: Option<&Bound<'py, PyAny>>,
+        run_id: Option<&Bound<'py, PyAny>>,
+        resume: Option<&Bound<'py, PyAny>>,
+        env: Option<&Bound<'py, PyAny>>,
+        strict: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let id = str_arg(graph, "graph")?;
+        let typed = map_arg(inputs, "inputs")?;
+        let run_id = opt_str_arg(run_id, "run_id")?;
+        let resume = opt_str_arg(resume, "resume")?;
+        let start = match resume {
+            Some(resumed) => {
+                if run_id.is_some() || !typed.is_empty() {
+                    return Err(pyo3::exceptions::PyValueError::new_err(
+                        "resume= continues a run: it takes neither run_id= nor inputs",
+                    ));
+                }
+                GraphStart::Resume(resumed)
+            }
+            None => GraphStart::New {
+                run_id: run_id.unwrap_or_else(strata_graph::new_run_id),
+                typed,
+                strings: Vec::new(),
+            },
+        };
+        let run = GraphRun {
+            id,
+            start,
+            options: self.options(env, strict)?,
+            every: self.project.settings.checkpoint_every.value,
+        };
+        let outcome = py
+            .detach(|| self.project.run_graph(&run, &mut strata_graph::Silent))
+            .or_raise(py)?;
+        let report = json!({
+            "run_id": outcome.run_id,
+            "status": outcome.status.name(),
+            "steps": outcome.steps,
+            "result": outcome.result,
+            "failure": outcome.failure.as_ref().map(Error::to_json),
         });
         to_py(py, &report)
     }

@@ -4,7 +4,7 @@
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyMapping, PyString};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use strata_core::Undefined;
 use strata_prompts::{Call, Merge, Overrides, PromptManager, Rendered, Settings};
 
@@ -309,14 +309,7 @@ impl PyPromptManager {
         let items = out
             .variants
             .iter()
-            .map(|v| {
-                let versions: Map<String, Value> = v
-                    .versions
-                    .iter()
-                    .map(|(c, ver)| (c.clone(), json!(ver)))
-                    .collect();
-                to_py(py, &json!({"versions": versions, "text": v.text}))
-            })
+            .map(|v| to_py(py, &v.to_json()))
             .collect::<PyResult<Vec<_>>>()?;
         PyList::new(py, items)
     }

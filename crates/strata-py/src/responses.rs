@@ -14,7 +14,7 @@ use strata_responses::{
 use crate::convert::{
     json_arg, list_arg, map_arg, opt_str_arg, path_arg, str_arg, to_py, type_name,
 };
-use crate::errors::{read_error, to_py_err, OrRaise};
+use crate::errors::{to_py_err, OrRaise};
 
 /// The hint of a generator callable's failures.
 const CALLABLE_HINT: &str = "the generator is called as generator(template, field, context) and returns the field's value as plain data (str, int, float, bool, None, list, dict)";
@@ -130,12 +130,7 @@ impl PyCannedResponse {
         generator: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Reply> {
         let std = Value::Object(map_arg(std, "std")?);
-        check_std(&std, Place::Nowhere)
-            .map_err(|mut e| {
-                e.message = format!("std: {}", e.message);
-                e
-            })
-            .or_raise(py)?;
+        check_std(&std, Place::Nowhere).or_raise(py)?;
         let results = list_arg(tools, "tools", "tool results")?;
         let mut tools = Vec::new();
         for (i, result) in results.iter().enumerate() {
@@ -184,7 +179,7 @@ impl PyCannedResponse {
         let path = path_arg(path, "path")?;
         let name = path.display().to_string();
         let source = std::fs::read_to_string(&path)
-            .map_err(|e| read_error(&name, &e))
+            .map_err(|e| Error::io("read", &path, &e))
             .or_raise(py)?;
         let response =
             Response::compile(source, Some(&name), JinjaLimits::default()).or_raise(py)?;

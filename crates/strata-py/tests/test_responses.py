@@ -329,13 +329,13 @@ def test_a_response_from_a_file_names_it_in_errors(tmp_path: Path) -> None:
 def test_std_is_checked() -> None:
     response = strata.CannedResponse("{{std.customer.name}}")
     cases: list[tuple[dict[str, Any], str, str, str]] = [
-        ({"custmer": {"name": "Ann"}}, "unknown_field", "custmer", "std: unknown standard field `custmer`"),
-        ({"customer": "Ann"}, "invalid", "customer", "std: standard field `customer` must be an object"),
+        ({"custmer": {"name": "Ann"}}, "unknown_field", "custmer", "unknown standard field `custmer`"),
+        ({"customer": "Ann"}, "invalid", "customer", "standard field `customer` must be an object"),
         (
             {"missing_params": "pin"},
             "invalid",
             "missing_params",
-            "std: standard field `missing_params` must be a list of parameter names",
+            "standard field `missing_params` must be a list of parameter names",
         ),
     ]
     for std, kind, path, message in cases:

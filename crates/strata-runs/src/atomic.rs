@@ -5,7 +5,7 @@ use std::fs::{self, File};
 use std::io::Write;
 use std::path::Path;
 
-use strata_core::{Error, ErrorKind, Layer};
+use strata_core::Error;
 
 /// Unix seconds now.
 pub fn now() -> u64 {
@@ -25,34 +25,26 @@ pub fn fingerprint(text: &str) -> String {
     format!("{h:016x}")
 }
 
-/// An I/O error naming what could not be done to which path.
-pub(crate) fn io_error(what: &str, path: &Path, e: std::io::Error) -> Error {
-    Error::new(
-        Layer::REQUEST,
-        ErrorKind::Io,
-        format!("cannot {what} `{}`: {e}", path.display()),
-    )
-}
-
 /// Writes `bytes` to `dir/name` through a synced temporary file and a rename, then syncs
 /// the directory.
 pub fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), Error> {
     let tmp = dir.join(format!("{name}.tmp"));
     let target = dir.join(name);
-    let mut file = File::create(&tmp).map_err(|e| io_error("create", &tmp, e))?;
+    let mut file = File::create(&tmp).map_err(|e| Error::io("create", &tmp, &e))?;
     file.write_all(bytes)
         .and_then(|()| file.sync_all())
-        .map_err(|e| io_error("write", &tmp, e))?;
+        .map_err(|e| Error::io("write", &tmp, &e))?;
     drop(file);
-    fs::rename(&tmp, &target).map_err(|e| io_error("replace", &target, e))?;
+    fs::rename(&tmp, &target).map_err(|e| Error::io("replace", &target, &e))?;
     File::open(dir)
         .and_then(|d| d.sync_all())
-        .map_err(|e| io_error("sync", dir, e))
+        .map_err(|e| Error::io("sync", dir, &e))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use strata_core::ErrorKind;
 
     #[test]
     fn fingerprints_are_fnv1a() {
@@ -67,7 +59,15 @@ mod tests {
         write_atomic(tmp.path(), "a.json", b"22").unwrap();
         assert_eq!(fs::read(tmp.path().join("a.json")).unwrap(), b"22");
         assert!(!tmp.path().join("a.json.tmp").exists());
-        let e = write_atomic(&tmp.path().join("missing"), "a.json", b"1").unwrap_err();
+        let missing = tmp.path().join("missing");
+        let e = write_atomic(&missing, "a.json", b"1").unwrap_err();
         assert_eq!(e.kind, ErrorKind::Io);
+        assert_eq!(
+            e.message,
+            format!(
+                "cannot create `{}`: No such file or directory (os error 2)",
+                missing.join("a.json.tmp").display()
+            )
+        );
     }
 }

@@ -12,7 +12,7 @@ mod lock;
 mod store;
 
 pub use atomic::{fingerprint, now, write_atomic};
-pub use cadence::{Cadence, CheckpointEvery, CHECKPOINT_EVERY_FORMS};
+pub use cadence::{Cadence, CheckpointEvery, CHECKPOINT_EVERY_FORMS, MAX_INTERVAL};
 pub use lock::{RunLock, LOCK_FILE};
 pub use store::{
     check_run_id, new_run_id, utc_text, RunDir, RunStore, CHECKPOINT_FILE, MAX_ID_LEN, RUNS_DIR,

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use strata_core::{Error, ErrorKind, Layer};
 
-use crate::atomic::{io_error, write_atomic};
+use crate::atomic::write_atomic;
 
 /// The runs directory, relative to the project root.
 pub const RUNS_DIR: &str = ".strata/runs";
@@ -109,7 +109,7 @@ impl RunStore {
     /// Creates the directory of a new run; fails when the id is invalid or taken.
     pub fn create(&self, id: &str) -> Result<RunDir, Error> {
         check_run_id(id)?;
-        fs::create_dir_all(&self.dir).map_err(|e| io_error("create", &self.dir, e))?;
+        fs::create_dir_all(&self.dir).map_err(|e| Error::io("create", &self.dir, &e))?;
         let path = self.dir.join(id);
         fs::create_dir(&path).map_err(|e| {
             if e.kind() == std::io::ErrorKind::AlreadyExists {
@@ -183,7 +183,7 @@ impl RunDir {
     /// Reads the checkpoint's bytes.
     pub fn read_checkpoint(&self) -> Result<Vec<u8>, Error> {
         let file = self.file();
-        fs::read(&file).map_err(|e| io_error("read", &file, e))
+        fs::read(&file).map_err(|e| Error::io("read", &file, &e))
     }
 
     /// The kind of run the checkpoint records: its `kind` field, `graph` when it has none,

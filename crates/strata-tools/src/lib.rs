@@ -16,11 +16,16 @@ mod result;
 mod runner;
 
 pub use fake::FakeTools;
-pub use hooks::{fire, params_path, Firing, Hook, HookCall};
+pub use hooks::{
+    fire, params_path, parse_hook, parse_hooks, Firing, Hook, HookCall, HookFormat, HookSource,
+    HOOK_ACTION_KEYS, HOOK_KEYS,
+};
 pub use params::{
-    a_or_an, check, check_known, check_schema, coerce, parse_as, summary, type_name, validate,
-    SchemaError,
+    check, check_known, check_schema, coerce, parse_as, summary, validate, SchemaError,
 };
 pub use record::{stderr_tail, StepError, StepRecord, StepStatus, RECORD_FIELDS};
 pub use result::RunResult;
 pub use runner::{CallOptions, ToolRunner};
+/// The type vocabulary of messages lives in `strata_core` (JSON Schema's names); re-exported
+/// for the front-ends that reach it through the tool model.
+pub use strata_core::{a_or_an, type_name};

@@ -4,7 +4,7 @@
 //! `-p key=value` strings.
 
 use serde_json::{Map, Number, Value};
-use strata_core::{Error, ErrorKind, FieldPath, Layer, PathSeg};
+use strata_core::{a_or_an, type_name, Error, ErrorKind, FieldPath, Layer, PathSeg};
 
 use strata_core::did_you_mean;
 
@@ -165,33 +165,9 @@ fn types_of(schema: &Value) -> Vec<&str> {
     }
 }
 
-/// The JSON Schema type name of a value (`integer` for whole numbers).
-pub fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-        Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0) => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
 fn type_ok(want: &str, value: &Value) -> bool {
     let got = type_name(value);
     want == got || (want == "number" && got == "integer")
-}
-
-/// A type name with its article: `an integer`, `a string`.
-pub fn a_or_an(t: &str) -> String {
-    let article = if t.starts_with(['a', 'e', 'i', 'o', 'u']) {
-        "an"
-    } else {
-        "a"
-    };
-    format!("{article} {t}")
 }
 
 /// `raw`, a string from a command line, read as a value of JSON Schema type `ty`: integers

@@ -110,20 +110,25 @@ pub fn run(settings: &Settings, report: &mut Report) {
         report.note("batch_cli skipped: build the binary first (cargo build --release -p strata)");
         return;
     };
-    let quick = settings.samples <= 10;
-    let n = if quick { 20_000 } else { 100_000 };
+    let n = settings.pick(100_000, 20_000, 200);
     let dir = tempfile::tempdir().expect("a temporary directory");
     let input = dir.path().join("requests.jsonl");
     std::fs::write(&input, requests(n)).expect("write");
-    let runs = if quick { 5 } else { 15 };
+    let runs = settings.pick(15, 5, 1);
     let Some((ours, out)) = measure(&strata, &["render", "--batch"], &input, dir.path(), n, runs)
     else {
-        report.note("batch_cli skipped: `strata render --batch` failed");
+        report.check_failed(
+            settings.smoke,
+            "batch_cli skipped: `strata render --batch` failed",
+        );
         return;
     };
     let ours_replies = replies(&out);
     if ours_replies.len() != n || ours_replies.iter().any(|r| r["ok"] != json!(true)) {
-        report.note("batch_cli skipped: strata did not answer every request with a value");
+        report.check_failed(
+            settings.smoke,
+            "batch_cli skipped: strata did not answer every request with a value",
+        );
         return;
     }
     report.against("batch_cli_rate", &ours, "target", RATE_TARGET_NS);
@@ -136,13 +141,16 @@ pub fn run(settings: &Settings, report: &mut Report) {
         &input,
         dir.path(),
         n,
-        if quick { 3 } else { 5 },
+        settings.pick(5, 3, 1),
     ) {
         Some((peer, out)) if replies(&out) == ours_replies => {
             report.compare("batch_cli", &ours, "python_batch", &peer);
         }
-        Some(_) => report.note("batch_cli: the Python peer's replies differ from strata's"),
-        None => report.note("batch_cli: the Python peer could not run (python3 missing?)"),
+        Some(_) => report.check_failed(
+            settings.smoke,
+            "batch_cli: the Python peer's replies differ from strata's",
+        ),
+        None => report.skip("batch_cli: the Python peer could not run (python3 missing?)"),
     }
 }
 

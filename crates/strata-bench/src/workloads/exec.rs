@@ -23,10 +23,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use serde_json::Value;
-use strata_exec::{
-    run_tool, stage_chain, take_literals, CallerParams, ExecOptions, Invocation, Project, ToolChain,
-};
+use strata_app::App;
 use strata_pipeline::Template;
+use strata_project::{
+    stage_chain, take_literals, CallerParams, ExecOptions, Invocation, Project, ToolChain,
+};
+use strata_tools::CallOptions;
 
 use crate::harness::{compare, strata_binary, Settings};
 use crate::report::Report;
@@ -129,17 +131,25 @@ pub fn load_and_compile(project: &Project) -> usize {
     compiled
 }
 
-/// `exec_run_true`: the full chain running `true`, against `std::process::Command`.
+/// `exec_run_true`: the full chain running `true` as every front-end runs a tool (the gate,
+/// stages 3–6, the spawn), against `std::process::Command`.
 pub fn run_chain(settings: &Settings, report: &mut Report) {
     let dir = true_project();
-    let project = Project::at(dir.path()).expect("a project");
+    let app = App::at(dir.path()).expect("a project");
     let caller = CallerParams::default();
     let opts = ExecOptions::default();
-    let result = run_tool(&project, "bench/true", &caller, &opts).expect("runs");
-    assert!(result.success, "`true` failed: {result:?}");
+    let call = CallOptions::default();
+    let run = app
+        .run_tool("bench/true", &caller, &opts, &call)
+        .expect("runs");
+    assert!(run.result.success, "`true` failed: {:?}", run.result);
     let (strata, peer) = compare(
         settings,
-        || run_tool(&project, "bench/true", &caller, &opts).expect("runs"),
+        || {
+            app.run_tool("bench/true", &caller, &opts, &call)
+                .expect("runs")
+                .result
+        },
         || {
             Command::new("true")
                 .stdin(Stdio::null())

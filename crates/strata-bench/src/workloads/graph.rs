@@ -27,6 +27,9 @@ use crate::report::Report;
 /// Steps of the uncheckpointed loop.
 pub const STEPS: u64 = 10_000;
 
+/// Steps of the uncheckpointed loop in smoke mode.
+pub const SMOKE_STEPS: u64 = 100;
+
 /// Steps of the checkpointed loop.
 pub const DURABLE_STEPS: u64 = 20;
 
@@ -87,10 +90,11 @@ fn walk(graph: &Graph, dir: Option<&RunDir>, steps: u64) -> Value {
 /// Measures both loops.
 pub fn run(settings: &Settings, report: &mut Report) {
     let tmp = tempfile::tempdir().expect("a temporary directory");
-    let graph = load(tmp.path(), STEPS);
-    assert_eq!(walk(&graph, None, STEPS), json!(STEPS));
-    let mut m = measure(settings, || walk(black_box(&graph), None, STEPS));
-    per_step(&mut m, STEPS + 1);
+    let steps = settings.pick(STEPS, STEPS, SMOKE_STEPS);
+    let graph = load(tmp.path(), steps);
+    assert_eq!(walk(&graph, None, steps), json!(steps));
+    let mut m = measure(settings, || walk(black_box(&graph), None, steps));
+    per_step(&mut m, steps + 1);
     report.against("graph_step", &m, "target", TARGET_NS);
 
     let durable = load(tmp.path(), DURABLE_STEPS);
@@ -114,14 +118,20 @@ pub fn run(settings: &Settings, report: &mut Report) {
     report.note(&format!(
         "graph: {:.2} µs per step without checkpoints ({} steps per run), {:.1} µs with a durable checkpoint of {size} bytes per step",
         report_us(report, "graph_step"),
-        STEPS + 1,
+        steps + 1,
         m.median_ns / 1000.0
     ));
-    through_binary(settings, report, &floor);
+    through_binary(settings, report, &floor, steps);
 }
 
-/// The loops through the `strata` binary, when it was built next to this one.
-fn through_binary(settings: &Settings, report: &mut Report, floor: &crate::harness::Measurement) {
+/// The loops through the `strata` binary (the long one of `steps` steps), when it was built
+/// next to this one.
+fn through_binary(
+    settings: &Settings,
+    report: &mut Report,
+    floor: &crate::harness::Measurement,
+    steps: u64,
+) {
     let Some(bin) = strata_binary() else {
         report.note("no strata binary next to strata-bench: the graph_step_bin rows are skipped");
         return;
@@ -129,7 +139,7 @@ fn through_binary(settings: &Settings, report: &mut Report, floor: &crate::harne
     let tmp = tempfile::tempdir().expect("a temporary directory");
     let graphs = tmp.path().join("tools/graphs");
     std::fs::create_dir_all(&graphs).expect("mkdir");
-    std::fs::write(graphs.join("loop.yaml"), loop_graph(STEPS)).expect("write the graph");
+    std::fs::write(graphs.join("loop.yaml"), loop_graph(steps)).expect("write the graph");
     std::fs::write(graphs.join("short.yaml"), loop_graph(DURABLE_STEPS)).expect("write");
     let runs = tmp.path().join(".strata");
     let every = RELAXED_EVERY.to_string();
@@ -144,7 +154,7 @@ fn through_binary(settings: &Settings, report: &mut Report, floor: &crate::harne
         ];
         run_strata(&bin, tmp.path(), &args, 0)
     });
-    per_step(&mut m, STEPS + 1);
+    per_step(&mut m, steps + 1);
     report.against(
         &format!("graph_step_bin_every_{RELAXED_EVERY}"),
         &m,
@@ -160,7 +170,7 @@ fn through_binary(settings: &Settings, report: &mut Report, floor: &crate::harne
     report.note(&format!(
         "graph through the binary: {:.1} µs per step with a synced checkpoint every {RELAXED_EVERY} steps ({} steps per run), {:.1} µs with one after every step",
         m.median_ns / 1000.0,
-        STEPS + 1,
+        steps + 1,
         durable.median_ns / 1000.0
     ));
 }

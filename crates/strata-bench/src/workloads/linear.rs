@@ -4,8 +4,10 @@
 //!
 //! * `linear_check_unknown_<n>`: `strata check` of a tool holding one string of `n` unknown
 //!   parameters (`{zz}` × n: n diagnostics, each located in the file);
-//! * `linear_check_refs_<n>`: `strata check` of a tool whose 10 config keys hold `n` known
-//!   references each (nothing to report);
+//! * `linear_check_refs_<n>`: `strata check` of a tool whose config keys `k0`…`k8` hold `n`
+//!   known references each, in three chains as long as the `param_links` limit allows
+//!   (`k0 -> k1 -> k2 -> k9`, …; most references go straight to `k9`, a constant), nothing
+//!   to report;
 //! * `linear_foreach_<n>`: a graph whose foreach runs over the `n` items of its state, with
 //!   a second list of `n` items beside them (every element reads the state, none copies it).
 //!
@@ -16,7 +18,7 @@
 use std::hint::black_box;
 
 use serde_json::{json, Map};
-use strata_check::check_project;
+use strata_check::{check_project, Code};
 use strata_core::{Limits, RenderOptions};
 use strata_graph::{Graph, Silent, Status, Walker};
 use strata_tools::FakeTools;
@@ -30,6 +32,13 @@ pub const CHECK_SIZES: [usize; 4] = [1_000, 2_000, 4_000, 8_000];
 
 /// The sizes of the foreach workload.
 pub const FOREACH_SIZES: [usize; 4] = [5_000, 10_000, 20_000, 40_000];
+
+/// The sizes of both in smoke mode.
+pub const SMOKE_SIZES: [usize; 2] = [50, 100];
+
+/// Config keys of the refs workload that refer to others (`k0`…`k8`); `k9` is the constant
+/// their chains end at.
+const REFERRING_KEYS: usize = 9;
 
 /// A project holding one tool with `config` (YAML lines under `config:`).
 fn project(config: &str) -> tempfile::TempDir {
@@ -48,14 +57,25 @@ fn unknown(n: usize) -> tempfile::TempDir {
     project(&format!("  args: [\"{}\"]\n", "{zz}".repeat(n)))
 }
 
-/// Ten config keys of `n` known references each.
-fn refs(n: usize) -> tempfile::TempDir {
-    let keys: String = (0..10)
+/// Keys `k0`…`k8` of `n` known references each, in chains of at most `links` links (the
+/// `param_links` limit: a longer chain is an error, R012, that the render would report too):
+/// `k<i>` refers once to `k<i+1>`, except where a chain reaches `links` links, and `n - 1`
+/// times (`n` at a chain's end) to `k9`, a constant, so that a render of the tool stays
+/// linear in `n`. `args` refers to `k8` (two links).
+fn refs(n: usize, links: usize) -> tempfile::TempDir {
+    assert!(
+        links >= 2,
+        "the refs workload needs param_links of 2 or more"
+    );
+    let leaf = format!("{{k{REFERRING_KEYS}}}");
+    let keys: String = (0..=REFERRING_KEYS)
         .map(|i| {
-            let value = if i < 9 {
-                format!("{{k{}}}", i + 1).repeat(n)
-            } else {
+            let value = if i == REFERRING_KEYS {
                 "x".to_string()
+            } else if (i + 1) % links == 0 {
+                leaf.repeat(n)
+            } else {
+                format!("{{k{}}}{}", i + 1, leaf.repeat(n.saturating_sub(1)))
             };
             format!("  k{i}: \"{value}\"\n")
         })
@@ -84,45 +104,62 @@ fn rows(report: &mut Report, name: &str, sizes: &[usize], measured: &[Measuremen
 /// Measures every workload and prints the comparison lines.
 pub fn run(settings: &Settings, report: &mut Report) {
     let limits = Limits::default();
+    let check_sizes = settings.pick(&CHECK_SIZES[..], &CHECK_SIZES, &SMOKE_SIZES);
+    let foreach_sizes = settings.pick(&FOREACH_SIZES[..], &FOREACH_SIZES, &SMOKE_SIZES);
     let bin = strata_binary();
     if bin.is_none() {
         report.note("no strata binary next to strata-bench: the _bin rows are skipped");
     }
+    let links = limits.param_links;
     for (name, make, errors) in [
         (
             "linear_check_unknown",
-            unknown as fn(usize) -> tempfile::TempDir,
+            Box::new(unknown) as Box<dyn Fn(usize) -> tempfile::TempDir>,
             true,
         ),
-        ("linear_check_refs", refs, false),
+        ("linear_check_refs", Box::new(|n| refs(n, links)), false),
     ] {
-        let dirs: Vec<_> = CHECK_SIZES.iter().map(|&n| make(n)).collect();
+        let dirs: Vec<_> = check_sizes.iter().map(|&n| make(n)).collect();
         let in_process: Vec<Measurement> = dirs
             .iter()
-            .zip(CHECK_SIZES)
-            .map(|(dir, n)| {
+            .zip(check_sizes)
+            .map(|(dir, &n)| {
                 let found = check_project(dir.path(), &limits).expect("checks");
-                assert_eq!(found.diagnostics.len(), if errors { n } else { 0 });
+                // `unknown`: one R001 per `{zz}`, nothing else; `refs`: nothing at all.
+                let expected = if errors { n } else { 0 };
+                let unexpected: Vec<_> = found
+                    .diagnostics
+                    .iter()
+                    .filter(|d| !(errors && d.code == Code::UnknownParam))
+                    .collect();
+                assert!(
+                    found.diagnostics.len() == expected && unexpected.is_empty(),
+                    "{name}_{n}: expected {expected} diagnostics{}, found {} (first unexpected: \
+                     {:?})",
+                    if errors { " (R001)" } else { "" },
+                    found.diagnostics.len(),
+                    unexpected.first().map(|d| (d.code.id(), &d.message)),
+                );
                 measure(settings, || {
                     black_box(check_project(dir.path(), &limits).expect("checks"))
                 })
             })
             .collect();
-        rows(report, name, &CHECK_SIZES, &in_process);
+        rows(report, name, check_sizes, &in_process);
         if let Some(bin) = &bin {
             let code = i32::from(errors);
             let through: Vec<Measurement> = dirs
                 .iter()
                 .map(|dir| measure(settings, || run_strata(bin, dir.path(), &["check"], code)))
                 .collect();
-            rows(report, &format!("{name}_bin"), &CHECK_SIZES, &through);
+            rows(report, &format!("{name}_bin"), check_sizes, &through);
         }
     }
     let tmp = tempfile::tempdir().expect("a temporary directory");
     let tools = FakeTools::new();
     let mut in_process = Vec::new();
     let mut through = Vec::new();
-    for n in FOREACH_SIZES {
+    for &n in foreach_sizes {
         let file = tmp.path().join(format!("tools/g{n}.yaml"));
         write(tmp.path(), &format!("tools/g{n}.yaml"), &foreach_graph(n));
         let graph = Graph::load_file(&file, "g.yaml", "g", &tools, &limits).expect("loads");
@@ -143,8 +180,38 @@ pub fn run(settings: &Settings, report: &mut Report) {
             }));
         }
     }
-    rows(report, "linear_foreach", &FOREACH_SIZES, &in_process);
+    rows(report, "linear_foreach", foreach_sizes, &in_process);
     if !through.is_empty() {
-        rows(report, "linear_foreach_bin", &FOREACH_SIZES, &through);
+        rows(report, "linear_foreach_bin", foreach_sizes, &through);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_check_inputs_find_exactly_what_they_promise() {
+        let limits = Limits::default();
+        let found = check_project(unknown(20).path(), &limits).expect("checks");
+        assert_eq!(found.diagnostics.len(), 20);
+        assert!(found
+            .diagnostics
+            .iter()
+            .all(|d| d.code == Code::UnknownParam));
+        let found = check_project(refs(20, limits.param_links).path(), &limits).expect("checks");
+        assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
+    }
+
+    #[test]
+    fn a_refs_chain_one_link_longer_than_the_limit_is_reported() {
+        let limits = Limits::default();
+        let dir = refs(5, limits.param_links + 1);
+        let found = check_project(dir.path(), &limits).expect("checks");
+        assert!(
+            found.diagnostics.iter().any(|d| d.code == Code::ParamChain),
+            "{:?}",
+            found.diagnostics
+        );
     }
 }

@@ -28,28 +28,32 @@ use crate::report::Report;
 pub const PLACEHOLDERS: usize = 8_000;
 /// Missing variables in the rendered file.
 pub const MISSING: usize = 7_400;
+/// The two sizes in smoke mode.
+const SMOKE_PLACEHOLDERS: usize = 800;
+const SMOKE_MISSING: usize = 740;
 /// The budget of the check, in nanoseconds.
 const CHECK_TARGET_NS: f64 = 2e8;
 /// The budget of the render, in nanoseconds.
 const RENDER_TARGET_NS: f64 = 1e8;
 
-/// A project whose tool `many` holds [`PLACEHOLDERS`] known placeholders.
-pub fn placeholder_project() -> tempfile::TempDir {
+/// A project whose tool `many` holds `placeholders` known placeholders ([`PLACEHOLDERS`] when
+/// measured), 100 to an argument.
+pub fn placeholder_project(placeholders: usize) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("a temporary directory");
     write(dir.path(), "tools/runtimes/subprocess.yaml", PRIMITIVE);
     let mut tool = String::from(
         "description: many placeholders\nexecutor: runtimes/subprocess\nparameters:\n  type: object\n  properties:\n    who: {type: string, default: ada}\nconfig:\n  command: printf\n  args:\n",
     );
-    for _ in 0..PLACEHOLDERS / 100 {
+    for _ in 0..placeholders.div_ceil(100) {
         tool.push_str(&format!("    - \"{}\"\n", "{who}-".repeat(100)));
     }
     write(dir.path(), "tools/many.yaml", &tool);
     dir
 }
 
-/// About 300 KB of YAML: [`MISSING`] keys, each with one unset variable.
-pub fn missing_yaml() -> String {
-    (0..MISSING)
+/// YAML of `missing` keys, each with one unset variable (about 300 KB for [`MISSING`]).
+pub fn missing_yaml(missing: usize) -> String {
+    (0..missing)
         .map(|i| format!("k{i}: \"a value ${{MISSING_{i}}} then text\"\n"))
         .collect()
 }
@@ -76,7 +80,9 @@ fn render_located(text: &str, limits: &Limits) -> usize {
 /// Measures the check and the render, in process and through the binary.
 pub fn run(settings: &Settings, report: &mut Report) {
     let limits = Limits::default();
-    let project = placeholder_project();
+    let placeholders = settings.pick(PLACEHOLDERS, PLACEHOLDERS, SMOKE_PLACEHOLDERS);
+    let missing = settings.pick(MISSING, MISSING, SMOKE_MISSING);
+    let project = placeholder_project(placeholders);
     let found = check_project(project.path(), &limits).expect("checks");
     assert_eq!(
         found.diagnostics.len(),
@@ -89,8 +95,8 @@ pub fn run(settings: &Settings, report: &mut Report) {
     });
     report.against("locate_check_8000", &m, "target", CHECK_TARGET_NS);
 
-    let text = missing_yaml();
-    assert_eq!(render_located(&text, &limits), MISSING);
+    let text = missing_yaml(missing);
+    assert_eq!(render_located(&text, &limits), missing);
     let m = measure(settings, || render_located(black_box(&text), &limits));
     report.against("locate_render_7400_missing", &m, "target", RENDER_TARGET_NS);
 

@@ -17,6 +17,8 @@ use crate::report::Report;
 
 /// Size of the document.
 pub const LEN: usize = 10 << 20;
+/// Size of the document in smoke mode.
+const SMOKE_LEN: usize = 256 << 10;
 /// The wall-time budget of one render, in nanoseconds.
 const TIME_TARGET_NS: f64 = 1e9;
 /// Runs of the binary measured (one per sample).
@@ -47,13 +49,9 @@ pub fn run(settings: &Settings, report: &mut Report) {
         return;
     };
     let tmp = tempfile::tempdir().expect("a temporary directory");
-    let text = document(LEN);
+    let text = document(settings.pick(LEN, LEN, SMOKE_LEN));
     std::fs::write(tmp.path().join("doc.yaml"), &text).expect("write");
-    let runs = if settings.samples > 7 {
-        settings.samples
-    } else {
-        RUNS_QUICK
-    };
+    let runs = settings.pick(settings.samples, RUNS_QUICK, 1);
     let (times, peaks): (Vec<Duration>, Vec<u64>) = (0..runs)
         .map(|_| {
             run_strata_rss(

@@ -40,6 +40,8 @@ pub const LOAD_TARGET_NS: f64 = 50_000_000.0;
 pub const FANOUT: usize = 8;
 /// The sleep of each fan-out step, in seconds.
 pub const SLEEP_SECS: f64 = 0.2;
+/// The sleep of each fan-out step in smoke mode, in seconds.
+const SMOKE_SLEEP_SECS: f64 = 0.01;
 
 /// The typical step: 11 leaves, 6 references.
 pub fn typical_plan() -> Value {
@@ -210,7 +212,9 @@ fn timed(n: usize, mut f: impl FnMut()) -> Measurement {
     }))
 }
 
-fn fanout_project(dir: &Path) {
+/// A project whose `plans/fanout.json` runs [`FANOUT`] steps of `plans/sleep` for `secs`
+/// seconds each.
+fn fanout_project(dir: &Path, secs: f64) {
     write(dir, "tools/runtimes/subprocess.yaml", PRIMITIVE);
     write(
         dir,
@@ -218,7 +222,7 @@ fn fanout_project(dir: &Path) {
         include_str!("../../../../tools/plans/sleep.yaml"),
     );
     let steps: Vec<Value> = (0..FANOUT)
-        .map(|_| json!({"tool": "plans/sleep", "arguments": {"seconds": SLEEP_SECS}}))
+        .map(|_| json!({"tool": "plans/sleep", "arguments": {"seconds": secs}}))
         .collect();
     write(dir, "plans/fanout.json", &Value::Array(steps).to_string());
 }
@@ -260,9 +264,11 @@ pub fn run_resolve(settings: &Settings, report: &mut Report) {
 /// `plan_load_10000`: loading, checking and levelling 1,000 and 10,000 steps.
 pub fn run_load(settings: &Settings, report: &mut Report) {
     let tools = echo_tools();
-    let small = linear_plan(1_000);
-    let big = linear_plan(10_000);
-    assert_eq!(load_and_level(&big, &tools), 10_000);
+    let (small_n, big_n) = settings.pick((1_000, 10_000), (1_000, 10_000), (100, 1_000));
+    let small = linear_plan(small_n);
+    let big = linear_plan(big_n);
+    assert_eq!(load_and_level(&small, &tools), small_n);
+    assert_eq!(load_and_level(&big, &tools), big_n);
     let fewer = Settings {
         samples: settings.samples.min(7),
         ..*settings
@@ -307,8 +313,9 @@ pub fn run_load(settings: &Settings, report: &mut Report) {
 /// The fan-out: in process, then through the binary.
 pub fn run_fanout(settings: &Settings, report: &mut Report) {
     let values = Map::new();
-    let runs = if settings.samples > 7 { 5 } else { 3 };
-    let sleep = Duration::from_secs_f64(SLEEP_SECS);
+    let runs = settings.pick(5, 3, 1);
+    let secs = settings.pick(SLEEP_SECS, SLEEP_SECS, SMOKE_SLEEP_SECS);
+    let sleep = Duration::from_secs_f64(secs);
     let sleeper = FakeTools::new().tool("plans/sleep", move |_| {
         std::thread::sleep(sleep);
         Ok(RunResult::ok(""))
@@ -332,7 +339,7 @@ pub fn run_fanout(settings: &Settings, report: &mut Report) {
     let m = timed(runs, || {
         assert!(scheduler.run(&fan, Vec::new(), &mut Silent).success());
     });
-    let critical = SLEEP_SECS * 1e9;
+    let critical = secs * 1e9;
     report.against("plan_fanout_in_process", &m, "critical_path", critical);
     let Some(bin) = strata_binary() else {
         report.note(
@@ -341,7 +348,7 @@ pub fn run_fanout(settings: &Settings, report: &mut Report) {
         return;
     };
     let tmp = tempfile::tempdir().expect("a temporary directory");
-    fanout_project(tmp.path());
+    fanout_project(tmp.path(), secs);
     let through = |jobs: &str| {
         timed(runs, || {
             let o = Command::new(&bin)

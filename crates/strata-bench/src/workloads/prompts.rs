@@ -163,12 +163,15 @@ pub fn run(settings: &Settings, report: &mut Report) {
     );
     report.compare("prompt_render", &ours, "minijinja", &theirs);
     if has_jinja2() {
-        match jinja2_ns(&expect, if settings.samples > 10 { 20_000 } else { 3_000 }) {
+        match jinja2_ns(&expect, settings.pick(20_000, 3_000, 10)) {
             Ok(ns) => report.against("prompt_render", &ours, "jinja2", ns),
-            Err(why) => report.note(&format!("prompt_render against jinja2 skipped: {why}")),
+            Err(why) => report.check_failed(
+                settings.smoke,
+                &format!("prompt_render against jinja2 skipped: {why}"),
+            ),
         }
     } else {
-        report.note("prompt_render against jinja2 skipped: `python3 -c 'import jinja2'` fails");
+        report.skip("prompt_render against jinja2 skipped: `python3 -c 'import jinja2'` fails");
     }
     let misses = miss_manager();
     assert_eq!(
@@ -201,14 +204,17 @@ fn cli(expect: &str, settings: &Settings, report: &mut Report) {
         "import json, jinja2\nenv = jinja2.Environment(loader=jinja2.FileSystemLoader('prompts'), keep_trailing_newline=True)\n\
          print(env.get_template('main/Search.j2').render(**json.load(open('feed.json'))), end='')\n",
     );
-    let n = if settings.samples > 10 { 31 } else { 9 };
+    let n = settings.pick(31, 9, 1);
     let args = ["prompt", "render", "Search", "--feed-json", "@feed.json"];
     let Some(ours) = process_ns(root, &strata, &args, expect, n) else {
-        report.note("prompt_render_cli skipped: the binary did not print the expected prompt");
+        report.check_failed(
+            settings.smoke,
+            "prompt_render_cli skipped: the binary did not print the expected prompt",
+        );
         return;
     };
     if !has_jinja2() {
-        report.note(&format!(
+        report.skip(&format!(
             "prompt_render_cli: {:.2} ms per run; no peer (`python3 -c 'import jinja2'` fails)",
             ours.median_ns / 1e6
         ));
@@ -216,6 +222,9 @@ fn cli(expect: &str, settings: &Settings, report: &mut Report) {
     }
     match process_ns(root, Path::new("python3"), &["render.py"], expect, n) {
         Some(peer) => report.compare("prompt_render_cli", &ours, "python_jinja2_cli", &peer),
-        None => report.note("prompt_render_cli against jinja2 skipped: the script failed"),
+        None => report.check_failed(
+            settings.smoke,
+            "prompt_render_cli against jinja2 skipped: the script failed",
+        ),
     }
 }

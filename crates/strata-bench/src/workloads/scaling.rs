@@ -20,6 +20,9 @@ use crate::report::Report;
 /// The sizes measured, in KiB (each ten times the one before).
 pub const SIZES_KIB: [usize; 4] = [1, 10, 100, 1000];
 
+/// The sizes in smoke mode, in KiB.
+pub const SMOKE_SIZES_KIB: [usize; 2] = [1, 10];
+
 /// Distance between placeholders.
 pub const EVERY: usize = 100;
 
@@ -30,7 +33,7 @@ pub fn run(settings: &Settings, report: &mut Report) {
     let limits = big_limits();
     let chain = Chain::full();
     let mut rows: Vec<(usize, f64, f64)> = Vec::new();
-    for kib in SIZES_KIB {
+    for &kib in settings.pick(&SIZES_KIB[..], &SIZES_KIB, &SMOKE_SIZES_KIB) {
         let value = Value::String(with_holes(kib << 10, EVERY));
         let bytes = value.as_str().expect("a string").as_bytes();
         let template = Template::compile(&value, &chain, &limits).expect("compiles");

@@ -26,6 +26,9 @@ use crate::report::Report;
 /// Size of the string leaf.
 pub const LEN: usize = 10 << 20;
 
+/// Size of the string leaf in smoke mode.
+pub const SMOKE_LEN: usize = 64 << 10;
+
 /// Distance between placeholders in the templated variant.
 pub const EVERY: usize = 100;
 
@@ -34,8 +37,8 @@ pub fn floor(bytes: &[u8]) -> usize {
     memchr::memchr2_iter(b'$', b'{', bytes).count()
 }
 
-fn megabytes_per_second(ns: f64) -> f64 {
-    LEN as f64 / ns * 1e9 / 1e6
+fn megabytes_per_second(len: usize, ns: f64) -> f64 {
+    len as f64 / ns * 1e9 / 1e6
 }
 
 /// Measures the placeholder-free and the templated 10 MiB leaf.
@@ -43,7 +46,8 @@ pub fn run(settings: &Settings, report: &mut Report) {
     let data = Data::new();
     let scope = data.scope();
     let limits = big_limits();
-    for (name, text) in [("plain", plain(LEN)), ("holes", with_holes(LEN, EVERY))] {
+    let len = settings.pick(LEN, LEN, SMOKE_LEN);
+    for (name, text) in [("plain", plain(len)), ("holes", with_holes(len, EVERY))] {
         leaf(settings, report, name, text, &scope, &limits);
     }
 }
@@ -114,11 +118,11 @@ fn leaf(
     report.note(&format!(
         "{workload}: compile_owned+render {:.0} MB/s, render {:.0} MB/s, compile+render {:.0} \
          MB/s, memchr floor {:.0} MB/s ({} openers), one copy {:.0} MB/s",
-        megabytes_per_second(owned.median_ns),
-        megabytes_per_second(render.median_ns),
-        megabytes_per_second(borrowed.median_ns),
-        megabytes_per_second(scan.median_ns),
+        megabytes_per_second(bytes.len(), owned.median_ns),
+        megabytes_per_second(bytes.len(), render.median_ns),
+        megabytes_per_second(bytes.len(), borrowed.median_ns),
+        megabytes_per_second(bytes.len(), scan.median_ns),
         floor(bytes),
-        megabytes_per_second(copy.median_ns),
+        megabytes_per_second(bytes.len(), copy.median_ns),
     ));
 }

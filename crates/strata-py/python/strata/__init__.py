@@ -12,6 +12,7 @@ family); warnings are ``StrataWarning``. See docs/python.md.
 """
 
 from ._errors import (
+    CheckError,
     CycleError,
     LimitError,
     PlanError,
@@ -25,6 +26,7 @@ from ._errors import (
 )
 from ._strata import CannedResponse, Plan, Project, PromptManager, Template, __version__, render
 from ._types import (
+    GraphRun,
     PlanResolution,
     PlanRun,
     PlanStep,
@@ -43,7 +45,9 @@ from ._types import (
 
 __all__ = [
     "CannedResponse",
+    "CheckError",
     "CycleError",
+    "GraphRun",
     "LimitError",
     "Plan",
     "PlanError",

@@ -34,8 +34,8 @@ class StrataError(Exception):
     * ``file``, ``line``, ``column``: where in a file, when the text came from one.
 
     Subclasses name the families: ``TemplateSyntaxError``, ``UndefinedError``,
-    ``LimitError``, ``CycleError``, ``ToolError``, ``PromptError``, ``PlanError`` and
-    ``ResponseError``; every other kind is a ``StrataError`` itself.
+    ``LimitError``, ``CycleError``, ``ToolError``, ``PromptError``, ``PlanError``,
+    ``CheckError`` and ``ResponseError``; every other kind is a ``StrataError`` itself.
     """
 
     kind: str
@@ -132,6 +132,33 @@ class PlanError(StrataError):
     ``CycleError`` and a malformed reference a ``TemplateSyntaxError``."""
 
 
+class CheckError(StrataError):
+    """What was to run fails the project check, so nothing ran (kind ``"check"``): the same
+    refusal, with the same message, as ``strata run`` gives. ``diagnostics`` lists the
+    check's errors, each a dict in the shape of strata's errors (``kind``, ``message``,
+    ``path``, ``span``, ``hint``, ``file``, ``line``, ``column``) plus its ``severity`` and
+    ``code`` (``"R001"``), as ``strata check --format json`` prints them."""
+
+    diagnostics: List[Dict[str, Any]]
+
+    def __init__(
+        self,
+        text: str,
+        *,
+        diagnostics: Optional[List[Dict[str, Any]]] = None,
+        **fields: Any,
+    ) -> None:
+        """A refusal whose text is ``text``, with the check's ``diagnostics``."""
+        super().__init__(text, **fields)
+        self.diagnostics = list(diagnostics or [])
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The refusal's fields, its diagnostics included."""
+        out = super().to_dict()
+        out["diagnostics"] = self.diagnostics
+        return out
+
+
 class ResponseError(StrataError):
     """A canned response cannot be filled: fields that no source provides (all named at
     once), or a generator that failed for a field (kinds ``"missing_fields"``,
@@ -148,6 +175,7 @@ for _cls in (
     ToolError,
     PromptError,
     PlanError,
+    CheckError,
     ResponseError,
 ):
     _cls.__module__ = "strata"
@@ -164,9 +192,9 @@ _FAMILIES: Dict[str, Type[StrataError]] = {
     "template_not_found": PromptError,
     "hash_mismatch": PromptError,
     "unknown_step": PlanError,
-    "unknown_field": PlanError,
     "path_not_found": PlanError,
     "duplicate_id": PlanError,
+    "check": CheckError,
     "missing_fields": ResponseError,
     "generator": ResponseError,
 }
@@ -178,7 +206,8 @@ def _restore_error(
     return cls(text, **fields)
 
 
-# The family of an error of layer `plan` whose kind has none.
+# The family of an error of layer `plan` whose kind has none (`unknown_field` among them: a
+# plan's unknown record field is a `PlanError`, a response's unknown standard field is not).
 _LAYER_FAMILIES: Dict[str, Type[StrataError]] = {"plan": PlanError}
 
 

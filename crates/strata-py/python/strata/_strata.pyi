@@ -7,6 +7,7 @@ from typing import Any, Optional, Union, final
 
 from ._errors import StrataWarning
 from ._types import (
+    GraphRun,
     PlanResolution,
     PlanRun,
     PlanStep,
@@ -140,6 +141,18 @@ class Project:
 
         At most ``jobs`` steps run at once (default: the project's ``jobs`` setting, 4
         unless ``strata.yaml`` or ``STRATA_JOBS`` says otherwise)."""
+    def run_graph(
+        self,
+        graph: str,
+        inputs: Optional[Mapping[str, Any]] = None,
+        *,
+        run_id: Optional[str] = None,
+        resume: Optional[str] = None,
+        env: Optional[Mapping[str, str]] = None,
+        strict: bool = False,
+    ) -> GraphRun:
+        """Runs graph ``graph`` with the project's tools, as ``strata run`` does, and returns
+        how the run ended."""
 
 @final
 class PromptManager:

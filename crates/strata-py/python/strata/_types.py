@@ -150,6 +150,18 @@ class PlanStepRecord(_WaitingFor):
     run: Optional[Dict[str, Any]]
 
 
+class GraphRun(TypedDict):
+    """A graph run (``Project.run_graph``): its id, how it ended, the steps taken, the
+    graph's result (``None`` unless completed) and the error that ended it (``None``, or a
+    dict in the shape of strata's errors)."""
+
+    run_id: str
+    status: Literal["completed", "failed", "limited"]
+    steps: int
+    result: Any
+    failure: Optional[Dict[str, Any]]
+
+
 class PlanRun(TypedDict):
     """A plan run (``Project.run_plan``): how it ended, the levels, every step's record in
     plan order and the user values not given."""

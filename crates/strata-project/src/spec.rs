@@ -9,9 +9,9 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 use strata_core::{is_env_name, Error, ErrorKind, FieldPath, Layer, PathSeg, Rendered, Text};
 
-use crate::env::{child_env, is_executable, which, ResolvedEnv};
-use crate::spawn::{SpawnSpec, DEFAULT_MAX_OUTPUT};
 use crate::stages::to_text;
+use strata_exec::{child_env, is_executable, which, ResolvedEnv};
+use strata_exec::{SpawnSpec, DEFAULT_MAX_OUTPUT};
 
 /// The timeout when the chain sets none, in seconds.
 pub const DEFAULT_TIMEOUT_SECS: f64 = 60.0;

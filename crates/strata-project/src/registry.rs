@@ -80,6 +80,11 @@ impl Project {
         self.cache.get(self, id)
     }
 
+    /// How the cache of compiled tools has served so far (shared by every clone).
+    pub fn cache_stats(&self) -> crate::cache::CacheStats {
+        self.cache.stats()
+    }
+
     /// The nearest ancestor of `start` (itself included) that holds `tools/`.
     pub fn discover(start: &Path) -> Result<Project, Error> {
         let start = std::path::absolute(start).unwrap_or_else(|_| start.to_path_buf());

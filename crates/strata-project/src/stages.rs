@@ -26,6 +26,15 @@ pub struct Literal {
     pub text: String,
 }
 
+/// The `literal` of a `{literal: …}` map (a map with that one key), `None` for any other
+/// value: the one rule for what a literal is, for the stages, the check and `explain`.
+pub fn as_literal(value: &Value) -> Option<&Value> {
+    match value {
+        Value::Object(map) if map.len() == 1 => map.get("literal"),
+        _ => None,
+    }
+}
+
 /// Replaces every `{literal: "…"}` map in `value` by null and returns them, so that no stage
 /// ever sees their text. A `literal` that is not a string is an error.
 pub fn take_literals(value: &mut Value) -> Result<Vec<Literal>, Error> {
@@ -35,23 +44,25 @@ pub fn take_literals(value: &mut Value) -> Result<Vec<Literal>, Error> {
 }
 
 fn walk_literals(value: &mut Value, path: &FieldPath, out: &mut Vec<Literal>) -> Result<(), Error> {
+    if let Some(literal) = as_literal(value) {
+        let Value::String(text) = literal else {
+            return Err(Error::new(
+                Layer::REQUEST,
+                ErrorKind::Invalid,
+                "`literal` takes a string",
+            )
+            .with_hint("write {literal: \"…\"} with the exact text")
+            .at_path(&path.child(PathSeg::Key("literal".into()))));
+        };
+        let text = text.clone();
+        out.push(Literal {
+            path: path.clone(),
+            text,
+        });
+        *value = Value::Null;
+        return Ok(());
+    }
     match value {
-        Value::Object(map) if map.len() == 1 && map.contains_key("literal") => {
-            let Some(Value::String(text)) = map.get("literal") else {
-                return Err(Error::new(
-                    Layer::REQUEST,
-                    ErrorKind::Invalid,
-                    "`literal` takes a string",
-                )
-                .with_hint("write {literal: \"…\"} with the exact text")
-                .at_path(&path.child(PathSeg::Key("literal".into()))));
-            };
-            out.push(Literal {
-                path: path.clone(),
-                text: text.clone(),
-            });
-            *value = Value::Null;
-        }
         Value::Object(map) => {
             for (k, v) in map.iter_mut() {
                 walk_literals(v, &path.child(PathSeg::Key(k.clone())), out)?;

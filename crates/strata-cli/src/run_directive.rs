@@ -5,18 +5,19 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use serde_json::{Map, Value};
+use strata_app::App;
 use strata_core::{Error, RenderOptions};
 use strata_directive::{
     load_project_hooks, ActionOutcome, Directive, Report, RunOptions, Status, Watch,
 };
-use strata_exec::Project;
 use strata_tools::{StepRecord, StepStatus};
 
-use crate::exec_runner::ExecRunner;
+use crate::outcome::{open_project_as, print_error, report};
 use crate::progress::Mode;
-use crate::run::{open_project, print_error, RunArgs, STRATA_FAILED};
-use crate::run_target::{refuse_options, Target};
+use crate::run_args::RunArgs;
+use crate::run_args::{refuse_options, Target};
 use crate::scope_args::split_pair;
+use strata_app::Failure;
 
 /// Exit code of a directive stopped by a limit.
 const LIMITED: u8 = 3;
@@ -40,13 +41,12 @@ pub struct DirectiveRequest<'a> {
 /// `strata run <file>.md`: finds the project, runs the directive, prints errors.
 pub fn run_cli(args: &RunArgs) -> ExitCode {
     let path = Path::new(&args.tool);
-    let project = match open_project(args.project.as_deref(), Some(path)) {
+    let project = match open_project_as(args.project.as_deref(), Some(path), args.json) {
         Ok(p) => p,
         Err(code) => return code,
     };
     if let Err(e) = refuse_options(args, Target::Directive) {
-        print_error(&e, Some(&project));
-        return ExitCode::from(STRATA_FAILED);
+        return report(Failure::Error(e), Some(&project), args.json);
     }
     let req = DirectiveRequest {
         path,
@@ -56,28 +56,27 @@ pub fn run_cli(args: &RunArgs) -> ExitCode {
         strict: project.settings.strict_with(args.strict),
         progress: Mode::of(args.json, args.quiet),
     };
-    run(&project, &req).unwrap_or_else(|e| {
-        print_error(&e, Some(&project));
-        ExitCode::from(STRATA_FAILED)
-    })
+    run(&project, &req).unwrap_or_else(|e| report(Failure::Error(e), Some(&project), args.json))
 }
 
 /// Loads, checks and runs a directive; errors are returned for the caller to print.
-pub fn run(project: &Project, req: &DirectiveRequest<'_>) -> Result<ExitCode, Error> {
+pub fn run(project: &App, req: &DirectiveRequest<'_>) -> Result<ExitCode, Error> {
     let absolute = std::path::absolute(req.path).unwrap_or_else(|_| req.path.to_path_buf());
     let shown = project.display_name(&absolute);
     let text = project.read_text(&absolute)?;
-    let runner = ExecRunner {
-        project,
-        options: strata_exec::ExecOptions {
-            render: RenderOptions::strict_if(req.strict),
-            base_env: None,
-        },
-    };
+    let runner = project.runner(strata_app::ExecOptions {
+        render: RenderOptions::strict_if(req.strict),
+        base_env: None,
+    });
     let hooks = load_project_hooks(&project.root, &runner, &project.limits)?;
     let directive = Directive::load(&shown, &text, &runner, &hooks, &project.limits)?;
-    if crate::check_cmd::refuse_run(project, strata_check::Target::Directive(&absolute), &shown) {
-        return Ok(ExitCode::from(STRATA_FAILED));
+    if let Some(code) = crate::outcome::refused(
+        project,
+        strata_app::Target::Directive(&absolute),
+        &shown,
+        req.json,
+    ) {
+        return Ok(code);
     }
     let mut given = Map::new();
     for pair in req.inputs {
@@ -92,7 +91,7 @@ pub fn run(project: &Project, req: &DirectiveRequest<'_>) -> Result<ExitCode, Er
         .map(|a| a.tool.as_str())
         .chain(directive.generator())
         .collect();
-    let secrets = crate::respond_cmd::secret_values(Some(project), &tools, &[]);
+    let secrets = crate::secrets::secret_values(Some(project), &tools, &[]);
     let report = directive
         .run(
             &inputs,

@@ -253,26 +253,21 @@ impl Settings {
                     self.jobs.set(v, at(&path));
                 }
                 "checkpoint_every" => {
-                    let v = match value {
-                        Value::Number(n) => n.as_u64().map(|n| n.to_string()),
-                        Value::String(text) => Some(text.clone()),
-                        _ => None,
-                    }
-                    .and_then(|text| CheckpointEvery::parse(&text))
-                    .ok_or_else(|| {
-                        let shown = match value {
-                            Value::String(text) => text.clone(),
-                            Value::Number(n) => n.to_string(),
-                            _ => return wrong("a number of steps or a time"),
-                        };
+                    // A bare number is a number of steps, a text a number of steps or a
+                    // duration (the one grammar, `strata_core::parse_duration`).
+                    let text = match value {
+                        Value::Number(n) => n.to_string(),
+                        Value::String(text) => text.clone(),
+                        _ => return Err(wrong("a number of steps or a duration")),
+                    };
+                    let v = CheckpointEvery::parse(&text).map_err(|why| {
                         file_error(
                             doc,
                             &path,
                             ErrorKind::Invalid,
-                            format!(
-                                "`checkpoint_every` must be {CHECKPOINT_EVERY_FORMS}, not `{shown}`"
-                            ),
+                            format!("`checkpoint_every`: {why}"),
                         )
+                        .with_hint(format!("write {CHECKPOINT_EVERY_FORMS}"))
                     })?;
                     self.checkpoint_every.set(v, at(&path));
                 }
@@ -373,8 +368,10 @@ impl Settings {
         }
         let var = "STRATA_CHECKPOINT_EVERY";
         if let Some(text) = env(var) {
-            let v = CheckpointEvery::parse(&text)
-                .ok_or_else(|| bad(var, &text, CHECKPOINT_EVERY_FORMS))?;
+            let v = CheckpointEvery::parse(&text).map_err(|why| {
+                Error::new(SETTINGS, ErrorKind::Invalid, format!("{var}: {why}"))
+                    .with_hint(format!("write {CHECKPOINT_EVERY_FORMS}"))
+            })?;
             self.checkpoint_every.set(v, Source::Env(var.into()));
         }
         let var = "STRATA_SECRETS";
@@ -474,6 +471,22 @@ mod tests {
         assert_eq!(s.checkpoint_every.source.to_string(), "strata.yaml:1:19");
         let s = load("checkpoint_every: 2s\n", &[]).unwrap();
         assert_eq!(s.checkpoint_every.value.to_string(), "2s");
+        let e = load("checkpoint_every: 1m\n", &[("STRATA_CHECKPOINT_EVERY", "")]).unwrap_err();
+        assert_eq!(
+            e.message,
+            "STRATA_CHECKPOINT_EVERY: `` is not a duration: write a number and a unit, ms, s, m, h, d or w (500ms, 30s, 1.5s, 5m, 2h, 7d, 1w)"
+        );
+        for (text, shown) in [
+            ("1m", "1m"),
+            ("1.5h", "90m"),
+            ("1w", "1w"),
+            ("\" 5m \"", "5m"),
+        ] {
+            let s = load(&format!("checkpoint_every: {text}\n"), &[]).unwrap();
+            assert_eq!(s.checkpoint_every.value.to_string(), shown, "{text}");
+            let s = load("", &[("STRATA_CHECKPOINT_EVERY", text.trim_matches('"'))]).unwrap();
+            assert_eq!(s.checkpoint_every.value.to_string(), shown, "{text}");
+        }
         let s = load(
             "checkpoint_every: 2s\n",
             &[("STRATA_CHECKPOINT_EVERY", "250ms")],
@@ -511,20 +524,40 @@ mod tests {
             e.message,
             "STRATA_STRICT must be true or false (1 or 0), not `maybe`"
         );
+        let forms = "write a number of steps greater than 0 (100), or a duration greater than 0 and at most a week: a number and a unit, ms, s, m, h, d or w (500ms, 30s, 1.5s, 5m, 2h, 7d, 1w)";
         let e = load("checkpoint_every: 0\n", &[]).unwrap_err();
         assert_eq!(
             e.message,
-            "`checkpoint_every` must be a number of steps greater than 0 (100), or a time up to a week (500ms, 2s, 1.5s), not `0`"
+            "`checkpoint_every`: `0` is not a number of steps: it must be greater than 0"
         );
+        assert_eq!(e.hint.as_deref(), Some(forms));
+        let e = load("checkpoint_every: -1\n", &[]).unwrap_err();
+        assert_eq!(
+            e.message,
+            "`checkpoint_every`: `-1` is not a duration: write a number and a unit, ms, s, m, h, d or w (500ms, 30s, 1.5s, 5m, 2h, 7d, 1w)"
+        );
+        let e = load("checkpoint_every: 8d\n", &[]).unwrap_err();
+        assert_eq!(
+            e.message,
+            "`checkpoint_every`: `8d` is not a checkpoint interval: it must be at most a week (1w)"
+        );
+        let loc = e.location.clone().unwrap();
+        assert_eq!((loc.line, loc.column), (1, 19));
         let e = load("checkpoint_every: [1]\n", &[]).unwrap_err();
         assert_eq!(
             e.message,
-            "`checkpoint_every` must be a number of steps or a time, not a list"
+            "`checkpoint_every` must be a number of steps or a duration, not a list"
         );
         let e = load("", &[("STRATA_CHECKPOINT_EVERY", "soon")]).unwrap_err();
         assert_eq!(
             e.message,
-            "STRATA_CHECKPOINT_EVERY must be a number of steps greater than 0 (100), or a time up to a week (500ms, 2s, 1.5s), not `soon`"
+            "STRATA_CHECKPOINT_EVERY: `soon` is not a duration: write a number and a unit, ms, s, m, h, d or w (500ms, 30s, 1.5s, 5m, 2h, 7d, 1w)"
+        );
+        assert_eq!(e.hint.as_deref(), Some(forms));
+        let e = load("", &[("STRATA_CHECKPOINT_EVERY", "0ms")]).unwrap_err();
+        assert_eq!(
+            e.message,
+            "STRATA_CHECKPOINT_EVERY: `0ms` is not a checkpoint interval: it must be greater than 0"
         );
         let e = load("secrets: [api_token]\n", &[]).unwrap_err();
         assert_eq!(

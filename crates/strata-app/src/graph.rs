@@ -1,0 +1,117 @@
+//! Graphs through the application layer: load a graph with the project's tools (the gate
+//! admitting each tool it calls), the gate over the graph itself, its prompt templates, and a
+//! whole run — new or resumed — recorded under `.strata/runs/`.
+
+use serde_json::{Map, Value};
+use strata_check::Target;
+use strata_core::Error;
+use strata_doc::{Document, Format};
+use strata_graph::{
+    is_graph_document, CheckpointEvery, Checkpoints, Graph, Observer, Outcome, RunStore, Walker,
+};
+use strata_project::ExecOptions;
+use strata_prompts::PromptManager;
+
+use crate::{App, Failure};
+
+/// How a graph run starts.
+#[derive(Debug, Clone)]
+pub enum GraphStart {
+    /// A new run with this id, from the caller's inputs: typed values, and `name=value`
+    /// strings typed by the graph's input declarations (the strings win).
+    New {
+        /// The id of the new run.
+        run_id: String,
+        /// Typed inputs.
+        typed: Map<String, Value>,
+        /// `name=value` inputs.
+        strings: Vec<(String, String)>,
+    },
+    /// The run with this id, continued from its last checkpoint.
+    Resume(String),
+}
+
+/// A graph run to make.
+#[derive(Debug, Clone)]
+pub struct GraphRun {
+    /// The graph's tool id.
+    pub id: String,
+    /// New or resumed.
+    pub start: GraphStart,
+    /// Strictness and environment of every render and tool call.
+    pub options: ExecOptions,
+    /// How often the synced checkpoint is written.
+    pub every: CheckpointEvery,
+}
+
+impl App {
+    /// True when tool `id` is a file of `kind: graph`.
+    pub fn is_graph(&self, id: &str) -> bool {
+        let Some(path) = self.tool_path(id) else {
+            return false;
+        };
+        let Ok(bytes) = self.read(&path) else {
+            return false;
+        };
+        Document::parse(id, bytes, Format::Yaml, &self.limits)
+            .is_ok_and(|doc| is_graph_document(&doc.value))
+    }
+
+    /// Graph `id`, loaded and checked against the project's tools.
+    pub fn load_graph(&self, id: &str) -> Result<Graph, Error> {
+        let path = self.require_tool(id)?;
+        let name = self.display_name(&path);
+        let tools = self.runner(ExecOptions::default());
+        Graph::load_file(&path, &name, id, &tools, &self.limits)
+    }
+
+    /// The project's prompt templates, when `graph` has a prompt node.
+    pub fn prompts_for(&self, graph: &Graph) -> Result<Option<PromptManager>, Error> {
+        if !strata_graph::uses_prompts(graph) {
+            return Ok(None);
+        }
+        PromptManager::load(&self.root, &self.limits).map(Some)
+    }
+
+    /// Runs a graph: loads it (a file that does not load is its own error), has the gate
+    /// admit it, and walks it from a new run or the checkpoint of a run being resumed, under
+    /// the run's lock; events go to `observer`.
+    pub fn run_graph(
+        &self,
+        run: &GraphRun,
+        observer: &mut dyn Observer,
+    ) -> Result<Outcome, Failure> {
+        let graph = self.load_graph(&run.id)?;
+        self.admit(Target::Tool(&run.id), &run.id)?;
+        let prompts = self.prompts_for(&graph)?;
+        let tools = self.runner(run.options.clone());
+        let store = RunStore::new(&self.root);
+        let walker = |dir| {
+            let w = Walker::new(&graph, &tools, Some(dir), run.options.render)
+                .checkpoint_every(run.every);
+            match &prompts {
+                Some(p) => w.with_prompts(p),
+                None => w,
+            }
+        };
+        let outcome = match &run.start {
+            GraphStart::Resume(run_id) => {
+                let dir = store.open(run_id)?;
+                let _lock = dir.lock()?;
+                let checkpoint = dir.load()?;
+                walker(dir).resume(checkpoint, observer)?
+            }
+            GraphStart::New {
+                run_id,
+                typed,
+                strings,
+            } => {
+                let inputs = graph.bind_inputs(typed, strings)?;
+                let dir = store.create(run_id)?;
+                let _lock = dir.lock()?;
+                walker(dir).start(run_id, inputs, observer)?
+            }
+        };
+        Ok(outcome)
+    }
+}

@@ -1,0 +1,218 @@
+//! Plans through the application layer: the checks a plan passes before any step runs (its
+//! tools exist, its constant arguments can match their schemas, the gate admits every tool
+//! it calls), a whole run, and one step given the records of the steps it depends on — what
+//! every task of an exported workflow runs.
+
+use serde_json::{Map, Value};
+use strata_check::Target;
+use strata_core::{did_you_mean, Error, ErrorKind, Layer, PathSeg};
+use strata_doc::Document;
+use strata_plans::{
+    check_arguments, check_tools, resolve_parameters, skip_reason, Observer, Outcome, Plan,
+    RecordMap, Scheduler, Sources, State,
+};
+use strata_project::ExecOptions;
+use strata_tools::{CallOptions, StepRecord, StepStatus, ToolRunner};
+
+use crate::{App, Failure, Runner};
+
+/// How to run a whole plan.
+pub struct PlanRun<'a> {
+    /// The plan's name in messages (its file, relative to the project).
+    pub shown: &'a str,
+    /// The document the plan came from, to point errors into it.
+    pub doc: Option<&'a Document>,
+    /// The user values for `{{PLACEHOLDER_name}}`.
+    pub values: &'a Map<String, Value>,
+    /// The most steps running at once (at least one; no more workers than steps are made).
+    pub jobs: usize,
+    /// Strictness and environment of every tool call.
+    pub options: ExecOptions,
+    /// Options of every tool call (a timeout cap).
+    pub call: CallOptions,
+}
+
+/// One step of a plan to run on its own.
+pub struct StepRequest<'a> {
+    /// The plan document.
+    pub doc: &'a Document,
+    /// The id of the step.
+    pub step: &'a str,
+    /// The user values.
+    pub values: &'a Map<String, Value>,
+    /// Strictness and environment of the tool call.
+    pub options: ExecOptions,
+}
+
+/// What one step came to.
+#[derive(Debug)]
+pub struct StepOutcome {
+    /// The tool the step calls.
+    pub tool: String,
+    /// Its record (it ran, completed or failed, or was skipped), or the user values it waits
+    /// for (in order, once each; nothing ran).
+    pub state: Result<StepRecord, Vec<String>>,
+}
+
+impl App {
+    /// The runner of this project's tools with `options`: every call passes the gate.
+    pub fn runner(&self, options: ExecOptions) -> Runner<'_> {
+        Runner { app: self, options }
+    }
+
+    /// The checks of a whole plan before anything runs: every step's tool exists and its
+    /// constant arguments can match its parameter schema (all such errors, located in `doc`),
+    /// then the gate over every tool the plan calls.
+    pub fn admit_plan(
+        &self,
+        plan: &Plan,
+        shown: &str,
+        doc: Option<&Document>,
+    ) -> Result<(), Failure> {
+        let runner = self.runner(ExecOptions::default());
+        let errors = check_tools(plan, &runner);
+        if !errors.is_empty() {
+            return Err(match doc {
+                Some(doc) => Failure::Document {
+                    errors: errors.into_iter().map(|e| doc.locate_error(e)).collect(),
+                    doc: Box::new(doc.clone()),
+                },
+                None => Failure::Document {
+                    errors,
+                    doc: Box::new(Document::unparsed(shown, String::new())),
+                },
+            });
+        }
+        self.admit(Target::Tools(&called_tools(plan)), shown)
+    }
+
+    /// Runs a whole plan after [`App::admit_plan`]: each step as soon as its dependencies
+    /// completed, at most `jobs` at once; `done` are the records of steps that need not run
+    /// again (a resumed run). Progress goes to `observer`.
+    pub fn run_plan(
+        &self,
+        plan: &Plan,
+        run: &PlanRun<'_>,
+        done: Vec<StepRecord>,
+        observer: &mut dyn Observer,
+    ) -> Result<Outcome, Failure> {
+        self.admit_plan(plan, run.shown, run.doc)?;
+        let runner = self.runner(run.options.clone());
+        let scheduler = Scheduler {
+            runner: &runner,
+            jobs: run.jobs.clamp(1, plan.steps.len().max(1)),
+            values: run.values,
+            call: run.call,
+            doc: run.doc,
+        };
+        Ok(scheduler.run(plan, done, observer))
+    }
+
+    /// Runs one step of a plan given the records of the steps it depends on (`record(id)`
+    /// reads one): its tool must exist, its constant arguments match the schema, and the gate
+    /// admit the tool — as `strata run` of that tool would; then the step is skipped (a
+    /// dependency did not complete), waits (user values missing), or runs.
+    pub fn plan_step(
+        &self,
+        request: &StepRequest<'_>,
+        record: &dyn Fn(&str) -> Result<StepRecord, Error>,
+    ) -> Result<StepOutcome, Failure> {
+        let doc = request.doc;
+        let plan = Plan::load(doc).map_err(|errors| Failure::Document {
+            errors,
+            doc: Box::new(doc.clone()),
+        })?;
+        let Some(i) = plan.find(request.step) else {
+            return Err(unknown_step(&plan, &doc.name, request.step).into());
+        };
+        let step = &plan.steps[i];
+        let runner = self.runner(request.options.clone());
+        let checked = if runner.has_tool(&step.tool) {
+            check_arguments(step, runner.parameters(&step.tool).as_ref())
+        } else {
+            let mut e = runner.unknown_tool(&step.tool);
+            e.message = format!("step `{}` calls unknown tool `{}`", step.id, step.tool);
+            e.path = step.at.child(PathSeg::Key("tool".into()));
+            Err(e)
+        };
+        if let Err(e) = checked {
+            return Err(Failure::Document {
+                errors: vec![doc.locate_error(e)],
+                doc: Box::new(doc.clone()),
+            });
+        }
+        self.admit(Target::Tool(&step.tool), &step.tool)?;
+        let known = plan.deps[i]
+            .iter()
+            .map(|&d| record(&plan.steps[d].id))
+            .collect::<Result<Vec<_>, _>>()?;
+        if let Some(r) = known.iter().find(|r| r.status != StepStatus::Completed) {
+            let state = match r.status {
+                StepStatus::Failed => State::Failed,
+                _ => State::Skipped,
+            };
+            return Ok(StepOutcome {
+                tool: step.tool.clone(),
+                state: Ok(StepRecord::skipped(&step.id, skip_reason(&r.id, state))),
+            });
+        }
+        let mut missing: Vec<String> = Vec::new();
+        for name in step.args.value_names() {
+            if !request.values.contains_key(name) && !missing.iter().any(|m| m == name) {
+                missing.push(name.to_string());
+            }
+        }
+        if !missing.is_empty() {
+            return Ok(StepOutcome {
+                tool: step.tool.clone(),
+                state: Err(missing),
+            });
+        }
+        let records: RecordMap = known.into_iter().map(|r| (r.id.clone(), r)).collect();
+        let sources = Sources {
+            records: &records,
+            values: request.values,
+        };
+        let record = match resolve_parameters(step, &sources) {
+            Ok(params) => match runner.run(&step.tool, &params, &CallOptions::default()) {
+                Ok(run) => StepRecord::from_run(&step.id, &step.tool, &run),
+                Err(e) => StepRecord::failed(&step.id, &e),
+            },
+            Err(mut e) => {
+                e.path = e.path.under(&step.at);
+                StepRecord::failed(&step.id, &doc.locate_error(e))
+            }
+        };
+        Ok(StepOutcome {
+            tool: step.tool.clone(),
+            state: Ok(record),
+        })
+    }
+}
+
+/// The tools a plan's steps call, each once, in plan order.
+pub fn called_tools(plan: &Plan) -> Vec<String> {
+    let mut called: Vec<String> = Vec::new();
+    for step in &plan.steps {
+        if !called.contains(&step.tool) {
+            called.push(step.tool.clone());
+        }
+    }
+    called
+}
+
+/// The error for a step id the plan does not have, with a did-you-mean.
+fn unknown_step(plan: &Plan, name: &str, id: &str) -> Error {
+    let e = Error::new(
+        Layer::REQUEST,
+        ErrorKind::UnknownStep,
+        format!("`{name}` has no step `{id}`"),
+    );
+    match did_you_mean(id, plan.ids()) {
+        Some(best) => e.with_hint(format!("did you mean `{best}`?")),
+        None => e.with_hint(format!(
+            "its steps are {}",
+            plan.ids().collect::<Vec<_>>().join(", ")
+        )),
+    }
+}

@@ -1,0 +1,99 @@
+//! What the graph commands share: telling a graph from a tool, loading one with the
+//! project's tools, progress lines, exit codes, typed inputs, drawing formats and the prompt
+//! templates a graph's prompt nodes need.
+
+use std::io::Write;
+
+use clap::ValueEnum;
+use serde_json::{Map, Value};
+use strata_core::{drawing, Error, ErrorKind, Layer};
+use strata_graph::{LogEvent, Observer, Status};
+
+use crate::style::{paint, ERROR, OK};
+
+/// Exit code of a run that failed.
+pub const FAILED: u8 = 1;
+/// Exit code of a run stopped by `max_steps`.
+pub const LIMITED: u8 = 3;
+
+/// How progress is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// One line per event on stderr.
+    Human,
+    /// One JSON object per event on stdout.
+    Json,
+    /// Nothing but the result.
+    Quiet,
+}
+
+/// Shows a run's events as `Mode` says.
+pub struct Printer(pub Mode);
+
+impl Observer for Printer {
+    fn on(&mut self, event: LogEvent) {
+        match self.0 {
+            Mode::Human => anstream::eprintln!("{}", styled_line(&event)),
+            Mode::Json => {
+                let mut out = std::io::stdout().lock();
+                let _ = writeln!(out, "{}", event.to_json());
+                let _ = out.flush();
+            }
+            Mode::Quiet => {}
+        }
+    }
+}
+
+/// A progress line as printed for people: the word that says how a step or the run ended in
+/// its colour (stripped on the way out when colour is off), as directives and plans show it.
+fn styled_line(event: &LogEvent) -> String {
+    let line = event.human();
+    let (word, style) = match event {
+        LogEvent::Error { .. } => (" failed: ", ERROR),
+        LogEvent::Limit { .. } => ("limit: ", ERROR),
+        LogEvent::Finished { status, .. } => match status {
+            Status::Completed => (": completed after", OK),
+            Status::Failed => (": failed after", ERROR),
+            Status::Limited => (": limited after", ERROR),
+            Status::Running => return line,
+        },
+        _ => return line,
+    };
+    let bare = word.trim_matches(|c: char| c == ' ' || c == ':');
+    let bare = bare.strip_suffix(" after").unwrap_or(bare);
+    let painted = word.replacen(bare, &paint(style, bare), 1);
+    line.replacen(word, &painted, 1)
+}
+
+/// The typed inputs `--params-json` gives (none without it).
+pub fn typed_inputs(params_json: Option<&str>) -> Result<Map<String, Value>, Error> {
+    match params_json {
+        None => Ok(Map::new()),
+        Some(text) => match serde_json::from_str(text) {
+            Ok(Value::Object(map)) => Ok(map),
+            _ => Err(Error::new(
+                Layer::REQUEST,
+                ErrorKind::Invalid,
+                "--params-json must be a JSON object",
+            )),
+        },
+    }
+}
+
+/// A drawing format on the command line.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum DrawFormat {
+    /// A Mermaid flowchart
+    Mermaid,
+    /// A Graphviz digraph
+    Dot,
+}
+
+impl From<DrawFormat> for drawing::Format {
+    fn from(format: DrawFormat) -> drawing::Format {
+        match format {
+            DrawFormat::Mermaid => drawing::Format::Mermaid,
+            DrawFormat::Dot => drawing::Format::Dot,
+        }
+    }
+}

@@ -1,0 +1,146 @@
+//! How every command reports: opening the project, an error or a [`Failure`] for people
+//! (rustc-style, with a snippet of the file it points into) or as JSON on stdout, and the
+//! exit code — the same with and without `--json`.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::Path;
+use std::process::ExitCode;
+
+use strata_app::{App, Diagnostic, Failure, Project, Target, EXIT_STRATA};
+use strata_core::Error;
+use strata_doc::{Document, Lines};
+
+use crate::report::{arrow, format_error, headline, line_snippet, note};
+
+/// Exit code when strata itself fails before anything runs.
+pub const STRATA_FAILED: u8 = EXIT_STRATA;
+
+/// The project of a command: `--project DIR`, or the nearest ancestor with `tools/` of the
+/// directory holding `file` (of the current directory without one). A failure is printed and
+/// returned as the exit code.
+pub fn open_project(dir: Option<&Path>, file: Option<&Path>) -> Result<App, ExitCode> {
+    App::open(dir, file).map_err(|e| {
+        print_error(&e, None);
+        ExitCode::from(STRATA_FAILED)
+    })
+}
+
+/// [`open_project`] for a command that takes `--json`: the failure is printed as JSON.
+pub fn open_project_as(
+    dir: Option<&Path>,
+    file: Option<&Path>,
+    json: bool,
+) -> Result<App, ExitCode> {
+    App::open(dir, file).map_err(|e| report(Failure::Error(e), None, json))
+}
+
+/// Prints an error, with a snippet of the file it points into when there is one.
+pub fn print_error(err: &Error, project: Option<&Project>) {
+    // A snippet of `.env` would show a secret value: those errors get no snippet. Nor do
+    // files outside the project (a link to one is refused before it is read, and its
+    // contents are never shown).
+    let doc = err
+        .location
+        .as_ref()
+        .filter(|loc| !loc.file.ends_with(".env"))
+        .and_then(|loc| {
+            let text = match project {
+                Some(p) => p.read_text(&p.root.join(&loc.file)).ok()?,
+                None => {
+                    let path = Path::new(&loc.file);
+                    let real = strata_doc::confine(path, Path::new("."), &loc.file, "").ok()?;
+                    std::fs::read_to_string(real).ok()?
+                }
+            };
+            Some(Document::unparsed(&loc.file, text))
+        });
+    anstream::eprint!("{}", format_error(err, doc.as_ref()));
+}
+
+/// Prints errors rustc-style, with a snippet of `doc` when they point into it.
+pub fn print_errors(errors: &[Error], doc: Option<&Document>) {
+    let mut err = anstream::stderr().lock();
+    for e in errors {
+        let _ = err.write_all(format_error(e, doc).as_bytes());
+    }
+}
+
+/// Prints a failure — as `{"ok": false, "error": …}` on stdout with `json`, for people on
+/// stderr otherwise — and returns its exit code.
+pub fn report(failure: Failure, project: Option<&Project>, json: bool) -> ExitCode {
+    let code = ExitCode::from(failure.exit_code());
+    if json {
+        let text = serde_json::to_string_pretty(&failure.to_json()).unwrap_or_default() + "\n";
+        let _ = std::io::stdout().lock().write_all(text.as_bytes());
+        return code;
+    }
+    match failure {
+        Failure::Error(e) => print_error(&e, project),
+        Failure::Document { errors, doc } => print_errors(&errors, Some(&doc)),
+        Failure::Refused(r) => {
+            let root = project.map_or(Path::new("."), |p| p.root.as_path());
+            let mut out = diagnostics_text(r.diagnostics.iter(), root);
+            out.push_str(&headline("error", "check", &r.error.message));
+            if let Some(hint) = &r.error.hint {
+                out.push_str(&note("help", hint));
+            }
+            let _ = anstream::stderr().lock().write_all(out.as_bytes());
+        }
+    }
+    code
+}
+
+/// Diagnostics rustc-style, each followed by a blank line; files are read from `root`.
+pub fn diagnostics_text<'d>(
+    diagnostics: impl Iterator<Item = &'d Diagnostic>,
+    root: &Path,
+) -> String {
+    let mut out = String::new();
+    // The file of the diagnostics being printed (they are sorted by file), read and split
+    // into lines once.
+    let mut file_text: Option<(String, String, Lines)> = None;
+    for d in diagnostics {
+        if file_text.as_ref().map(|(f, _, _)| f) != Some(&d.file) {
+            // Only files inside the project are quoted (a link leading out is never read).
+            let text = strata_doc::confine(&root.join(&d.file), root, &d.file, "")
+                .ok()
+                .and_then(|real| std::fs::read_to_string(real).ok())
+                .unwrap_or_default();
+            let lines = Lines::of(&text);
+            file_text = Some((d.file.clone(), text, lines));
+        }
+        out.push_str(&headline(d.severity.name(), d.code.id(), &d.message));
+        out.push_str(&arrow(&d.file, d.line, d.column));
+        let width = d.span.map_or(1, |s| s.end - s.start);
+        if let Some(line) = file_text
+            .as_ref()
+            .and_then(|(_, text, lines)| lines.line(text, d.line))
+        {
+            line_snippet(&mut out, line, d.line, d.column, width);
+        }
+        if !d.field.is_root() {
+            out.push_str(&note("field", &d.field.to_string()));
+        }
+        if let Some(help) = &d.help {
+            out.push_str(&note("help", help));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// `n word` or `n words`.
+pub fn plural(n: usize, word: &str) -> String {
+    let mut out = String::new();
+    let _ = write!(out, "{n} {word}{}", if n == 1 { "" } else { "s" });
+    out
+}
+
+/// Whether the gate refuses `target` (named `shown`): the refusal is printed (as JSON with
+/// `json`) and its exit code returned.
+pub fn refused(app: &App, target: Target<'_>, shown: &str, json: bool) -> Option<ExitCode> {
+    app.admit(target, shown)
+        .err()
+        .map(|f| report(f, Some(app), json))
+}

@@ -1,0 +1,95 @@
+//! `strata run` of a graph tool (`tools/graphs/<id>.yaml`): checkpoints, `--resume`,
+//! progress lines, through the application layer's gate and runner.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use strata_app::{App, ExecOptions, Failure, GraphRun, GraphStart};
+use strata_core::{Error, ErrorKind, Layer, RenderOptions};
+use strata_graph::{new_run_id, Status};
+
+use crate::graphs::{typed_inputs, Mode, Printer, FAILED, LIMITED};
+use crate::run_args::{refuse_options, RunArgs, Target};
+use crate::scope_args::split_pair;
+
+/// Refuses the `strata run` options that do not apply to graphs, and those that do not go
+/// with `--resume`.
+fn check_options(args: &RunArgs) -> Result<(), Error> {
+    refuse_options(args, Target::Graph)?;
+    let bad = |flag: &str, hint: &str| {
+        Err(Error::new(
+            Layer::REQUEST,
+            ErrorKind::Invalid,
+            format!("{flag} does not go with --resume"),
+        )
+        .with_hint(hint))
+    };
+    if args.resume.is_some() && !(args.inputs.is_empty() && args.params_json.is_none()) {
+        return bad("--input", "a resumed run keeps the inputs it started with");
+    }
+    if args.resume.is_some() && args.run_id.is_some() {
+        return bad("--run-id", "--resume names the run");
+    }
+    Ok(())
+}
+
+/// Runs graph `id` of `project` as `strata run` asked.
+pub fn run(args: &RunArgs, project: &App, id: &str) -> ExitCode {
+    match run_in(args, project, id) {
+        Ok(code) => ExitCode::from(code),
+        Err(failure) => crate::outcome::report(failure, Some(project), args.json),
+    }
+}
+
+fn run_in(args: &RunArgs, project: &App, id: &str) -> Result<u8, Failure> {
+    check_options(args)?;
+    let start = match &args.resume {
+        Some(run_id) => GraphStart::Resume(run_id.clone()),
+        None => GraphStart::New {
+            run_id: args.run_id.clone().unwrap_or_else(new_run_id),
+            typed: typed_inputs(args.params_json.as_deref())?,
+            strings: args
+                .inputs
+                .iter()
+                .map(|p| split_pair(p, "--input").map(|(k, v)| (k.to_string(), v.to_string())))
+                .collect::<Result<Vec<_>, _>>()?,
+        },
+    };
+    let run = GraphRun {
+        id: id.to_string(),
+        start,
+        options: ExecOptions {
+            render: RenderOptions::strict_if(project.settings.strict_with(args.strict)),
+            base_env: None,
+        },
+        every: project
+            .settings
+            .checkpoint_every_with(args.checkpoint_every),
+    };
+    let mode = if args.json {
+        Mode::Json
+    } else if args.quiet {
+        Mode::Quiet
+    } else {
+        Mode::Human
+    };
+    let outcome = project.run_graph(&run, &mut Printer(mode))?;
+    if mode != Mode::Json {
+        if outcome.status == Status::Completed {
+            let text = serde_json::to_string_pretty(&outcome.result).unwrap_or_default();
+            let _ = writeln!(std::io::stdout().lock(), "{text}");
+        } else if let (Mode::Quiet, Some(why)) = (mode, &outcome.failure) {
+            eprintln!(
+                "strata: run {} {}: {}",
+                outcome.run_id,
+                outcome.status.name(),
+                strata_graph::error_line(why)
+            );
+        }
+    }
+    Ok(match outcome.status {
+        Status::Completed => 0,
+        Status::Limited => LIMITED,
+        Status::Failed | Status::Running => FAILED,
+    })
+}

@@ -1,0 +1,274 @@
+use std::borrow::Cow;
+use std::cell::{Cell, OnceCell, RefCell};
+
+use smallvec::SmallVec;
+use strata_core::syntax::{Param, ParamLookup, RenderCx};
+use strata_core::{
+    map_get, Error, ErrorKind, FieldPath, Layer, Limits, Node, RenderOptions, Rendered, Scope,
+    Span, Warning,
+};
+
+/// Layer P's fixpoint for one compiled document: which of its top-level keys (config keys)
+/// some `{name}` placeholder names. Those are rendered once per render, when first needed,
+/// and memoised; chains of them are followed up to `limits.param_links` links, and a cycle
+/// is an error naming it (`a -> b -> a`).
+///
+/// Made once per compiled document ([`Fixpoint::of`]); [`Fixpoint::render`] renders it.
+#[derive(Debug, Clone, Default)]
+pub struct Fixpoint {
+    /// Per top-level key: its memo slot (numbered from 0), when some `{name}` names it.
+    slots: Vec<Option<usize>>,
+    /// How many keys have a slot.
+    memoised: usize,
+}
+
+impl Fixpoint {
+    /// The fixpoint of compiled document `root`: a memo slot for every top-level key that some
+    /// `{name}` placeholder anywhere in the document names (none when `root` is not a map).
+    pub fn of(root: &Node) -> Fixpoint {
+        let Node::Object(entries) = root else {
+            return Fixpoint::default();
+        };
+        let mut named = Vec::new();
+        root.param_names(&mut named);
+        named.sort_unstable();
+        named.dedup();
+        let mut memoised = 0;
+        let slots = entries
+            .iter()
+            .map(|(key, _)| {
+                named.binary_search(&key.as_str()).is_ok().then(|| {
+                    memoised += 1;
+                    memoised - 1
+                })
+            })
+            .collect();
+        Fixpoint { slots, memoised }
+    }
+
+    /// Renders `root` — the document this fixpoint was made of — against `scope`, and returns
+    /// the result and the warnings.
+    ///
+    /// `{name}` looks up runtime parameters first, then the document's config keys, then the
+    /// caller's parameters. The top-level entries of a map are rendered in order, except that
+    /// a memoised key is rendered when a placeholder first needs it (through every layer of
+    /// the chain, like any other value) and its value reused after that.
+    pub fn render<'t>(
+        &'t self,
+        root: &'t Node,
+        scope: &Scope<'t>,
+        limits: &'t Limits,
+        options: RenderOptions,
+    ) -> Result<(Rendered<'t>, Vec<Warning>), Error> {
+        let config: &'t [(String, Node)] = match root {
+            Node::Object(entries) => entries,
+            _ => &[],
+        };
+        debug_assert_eq!(
+            config.len(),
+            self.slots.len(),
+            "a fixpoint of another document"
+        );
+        let mut resolver = Resolver {
+            config,
+            slots: &self.slots,
+            memo: (0..self.memoised).map(|_| OnceCell::new()).collect(),
+            chain: RefCell::new(SmallVec::new()),
+            deepest: Cell::new(None),
+        };
+        let mut cx = RenderCx::new(scope, limits, options, &resolver);
+        if config.is_empty() {
+            let value = root.render_at(&mut cx, &FieldPath::root())?;
+            return Ok((value, cx.into_warnings()));
+        }
+        let mut entries = Vec::with_capacity(config.len());
+        for (index, (key, node)) in config.iter().enumerate() {
+            let value = if let Some(slot) = self.slots[index] {
+                resolver.follow(&mut cx, index, slot, Span::new(0, 0))?;
+                // Moved out of the memo below, once no later key can refer to it any more.
+                Rendered::Array(Vec::new())
+            } else if node.is_const() {
+                cx.render_entry(key, node)?
+            } else {
+                // Still the start of any chain of keys its placeholders follow.
+                resolver.chain.borrow_mut().push(index);
+                let value = cx.render_entry(key, node);
+                resolver.chain.borrow_mut().pop();
+                value?
+            };
+            entries.push((Cow::Borrowed(key.as_str()), value));
+        }
+        let warnings = cx.into_warnings();
+        for (entry, slot) in entries.iter_mut().zip(&self.slots) {
+            if let Some(done) = slot.and_then(|slot| resolver.memo[slot].take()) {
+                entry.1 = done.value;
+            }
+        }
+        Ok((Rendered::Object(entries), warnings))
+    }
+}
+
+/// What is known about a config key once it has been rendered.
+#[derive(Debug)]
+struct Resolved<'t> {
+    value: Rendered<'t>,
+    /// Length of the longest chain of config-key references starting at this key (1 when the
+    /// key refers to no other key).
+    depth: usize,
+    /// The key that longest chain continues with; its own `Resolved` holds the rest.
+    next: Option<usize>,
+}
+
+/// Config keys on the chain being followed, kept without allocating (longer chains spill to
+/// the heap).
+const INLINE_CHAIN: usize = 8;
+
+/// The fixpoint's state during one render: the memoised config keys and the chain being
+/// followed. Lookups nest (a key renders its own placeholders while it is being followed), so
+/// the state sits in cells and no borrow of it is held across a render.
+struct Resolver<'t> {
+    config: &'t [(String, Node)],
+    /// Per config key: its memo slot, when some `{name}` placeholder of the document names it.
+    slots: &'t [Option<usize>],
+    /// Per memo slot, once its key has been followed. Never resized during a render, so a
+    /// value stays where a lookup's `&Rendered` points.
+    memo: Vec<OnceCell<Resolved<'t>>>,
+    chain: RefCell<SmallVec<[usize; INLINE_CHAIN]>>,
+    /// While a config key is being rendered: the longest chain found below it so far
+    /// (its length, this key included, and the key it continues with).
+    deepest: Cell<Option<(usize, Option<usize>)>>,
+}
+
+impl<'t> ParamLookup<'t> for Resolver<'t> {
+    /// Runtime parameters first, then config keys, then caller parameters.
+    fn param<'a>(
+        &'a self,
+        cx: &mut RenderCx<'t, '_>,
+        name: &str,
+        span: Span,
+    ) -> Result<Option<Param<'a, 't>>, Error> {
+        let scope = cx.scope;
+        if let Some(v) = map_get(scope.runtime_params, name) {
+            return Ok(Some(Param::Data(v)));
+        }
+        let key = self.config.iter().position(|(k, _)| k == name);
+        if let Some((index, Some(slot))) = key.map(|i| (i, self.slots[i])) {
+            self.follow(cx, index, slot, span)?;
+            return Ok(Some(Param::Config(self.resolved(slot))));
+        }
+        Ok(map_get(scope.caller_params, name).map(Param::Data))
+    }
+}
+
+impl<'t> Resolver<'t> {
+    /// The value of the config key in memo `slot`, which [`Resolver::follow`] has rendered.
+    fn resolved(&self, slot: usize) -> &Rendered<'t> {
+        match self.memo[slot].get() {
+            Some(done) => &done.value,
+            None => unreachable!("memo slot {slot} is filled before it is read"),
+        }
+    }
+
+    /// What is known about config key `index`, once it has been followed.
+    fn memoised(&self, index: usize) -> Option<&Resolved<'t>> {
+        let slot = self.slots.get(index).copied().flatten()?;
+        self.memo.get(slot).and_then(OnceCell::get)
+    }
+
+    fn names(&self, chain: &[usize]) -> Vec<String> {
+        chain.iter().map(|&i| self.config[i].0.clone()).collect()
+    }
+
+    /// The names of the longest chain of config-key references starting at `index` (only
+    /// `index` itself when it has not been rendered yet).
+    fn chain_from(&self, index: usize) -> Vec<String> {
+        let mut names = vec![self.config[index].0.clone()];
+        let mut at = self.memoised(index).and_then(|r| r.next);
+        while let Some(i) = at {
+            names.push(self.config[i].0.clone());
+            at = self.memoised(i).and_then(|r| r.next);
+        }
+        names
+    }
+
+    /// Renders config key `index` (once; later calls only check the chain) and memoises it in
+    /// memo `slot`.
+    fn follow(
+        &self,
+        cx: &mut RenderCx<'t, '_>,
+        index: usize,
+        slot: usize,
+        span: Span,
+    ) -> Result<(), Error> {
+        let (name, node) = &self.config[index];
+        let cycle = self.chain.borrow().iter().position(|&k| k == index);
+        if let Some(pos) = cycle {
+            let mut names = self.names(&self.chain.borrow()[pos..]);
+            names.push(name.clone());
+            return Err(Error::new(
+                Layer::PARAMS,
+                ErrorKind::Cycle,
+                format!("parameter cycle: {}", names.join(" -> ")),
+            )
+            .with_span(span)
+            .with_hint("a parameter cannot refer to itself, directly or through others"));
+        }
+        let links = self.chain.borrow().len();
+        let depth = match self.memoised(index) {
+            Some(done) => {
+                let depth = done.depth;
+                self.check_links(cx.limits, links + depth - 1, index, span)?;
+                depth
+            }
+            None => {
+                self.check_links(cx.limits, links, index, span)?;
+                self.chain.borrow_mut().push(index);
+                let outer = self.deepest.replace(Some((1, None)));
+                let result = cx.render_entry(name, node);
+                self.chain.borrow_mut().pop();
+                let (depth, next) = self.deepest.replace(outer).unwrap_or((1, None));
+                let value = result?;
+                // Empty: a key on the chain is a cycle above, so no nested lookup filled it.
+                let filled = self.memo[slot].set(Resolved { value, depth, next });
+                debug_assert!(filled.is_ok(), "memo slot {slot} filled twice");
+                depth
+            }
+        };
+        if let Some((longest, _)) = self.deepest.get() {
+            if depth + 1 > longest {
+                self.deepest.set(Some((depth + 1, Some(index))));
+            }
+        }
+        Ok(())
+    }
+
+    /// Fails when following the chain from `index` takes the current chain past the link
+    /// limit (`links` links in all).
+    fn check_links(
+        &self,
+        limits: &Limits,
+        links: usize,
+        index: usize,
+        span: Span,
+    ) -> Result<(), Error> {
+        if links <= limits.param_links {
+            return Ok(());
+        }
+        let mut names = self.names(&self.chain.borrow());
+        names.extend(self.chain_from(index));
+        Err(Error::new(
+            Layer::PARAMS,
+            ErrorKind::Limit,
+            format!(
+                "parameter chain is longer than {} links: {}",
+                limits.param_links,
+                names.join(" -> ")
+            ),
+        )
+        .with_span(span)
+        .with_hint(format!(
+            "shorten the chain, or {}",
+            strata_core::raise_hint("param_links")
+        )))
+    }
+}
