@@ -116,7 +116,7 @@ fn whole_value_references_cannot_multiply_a_large_parameter() {
     for (reply, path) in replies.iter().zip(["[64]", "[64]", "b[63]"]) {
         assert_eq!(
             reply["error"],
-            json!({"kind": "limit", "layer": "request", "message": "rendered document exceeds 67108864 bytes", "path": path, "span": null, "hint": "if this is intended, raise `limits.output_bytes_per_config` in strata.yaml (or STRATA_LIMITS_OUTPUT_BYTES_PER_CONFIG)"})
+            json!({"kind": "limit", "layer": "request", "message": "rendered document exceeds 67108864 bytes", "path": path, "span": null, "hint": "if this is intended, raise `limits.output_bytes_per_config` in strata.yaml (or STRATA_LIMITS_OUTPUT_BYTES_PER_CONFIG)", "data": {"limit": {"setting": "limits.output_bytes_per_config", "limit": 67108864}}})
         );
     }
     assert_eq!(replies[3]["ok"], true);

@@ -122,7 +122,7 @@ impl Failure {
 }
 
 /// An error in SPEC §5.7's shape: `kind`, `message`, then `path` (when not the root),
-/// `span`, `hint`, `file`, `line`, `column` when known.
+/// `span`, `hint`, `file`, `line`, `column` and its typed `data` when known.
 pub fn error_json(e: &Error) -> Value {
     let mut obj = Map::new();
     obj.insert("kind".into(), json!(e.kind.name()));
@@ -140,6 +140,9 @@ pub fn error_json(e: &Error) -> Value {
         obj.insert("file".into(), json!(loc.file));
         obj.insert("line".into(), json!(loc.line));
         obj.insert("column".into(), json!(loc.column));
+    }
+    if let Some(data) = &e.data {
+        obj.insert("data".into(), data.to_json());
     }
     Value::Object(obj)
 }

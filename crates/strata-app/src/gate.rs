@@ -37,24 +37,39 @@ struct Verdict {
 }
 
 impl Gate {
-    /// Checks `target` (named `shown` in the refusal) unless its verdict is remembered.
-    pub fn admit(&self, project: &Project, target: Target<'_>, shown: &str) -> Result<(), Refusal> {
+    /// Checks `target` (named `shown` in the refusal) unless its verdict is remembered. For
+    /// a tool that compiles, the compiled tool the verdict is about is returned, so the call
+    /// that follows uses it without validating its files again.
+    pub fn admit(
+        &self,
+        project: &Project,
+        target: Target<'_>,
+        shown: &str,
+    ) -> Result<Option<Arc<CompiledTool>>, Refusal> {
         let Target::Tool(id) = target else {
-            return judge(project, target, shown);
+            return judge(project, target, shown).map(|()| None);
         };
         // A tool that does not compile, or a graph, is judged every time (the call reports
         // the first itself; a graph runs once per walk).
         let Ok(tool) = project.compiled(id) else {
-            return judge(project, target, shown);
+            return judge(project, target, shown).map(|()| None);
         };
         if let Some(v) = self.lock().get(id).filter(|v| Arc::ptr_eq(&v.tool, &tool)) {
-            return v.refusal.as_deref().map_or(Ok(()), |r| Err(r.clone()));
+            return match &v.refusal {
+                Some(r) => Err((**r).clone()),
+                None => Ok(Some(tool)),
+            };
         }
         let verdict = judge(project, target, shown);
         let refusal = verdict.as_ref().err().cloned().map(Arc::new);
-        self.lock()
-            .insert(id.to_string(), Verdict { tool, refusal });
-        verdict
+        self.lock().insert(
+            id.to_string(),
+            Verdict {
+                tool: Arc::clone(&tool),
+                refusal,
+            },
+        );
+        verdict.map(|()| Some(tool))
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Verdict>> {

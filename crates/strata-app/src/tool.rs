@@ -24,6 +24,7 @@ impl App {
     pub fn admit(&self, target: Target<'_>, shown: &str) -> Result<(), Failure> {
         self.gate()
             .admit(self.project(), target, shown)
+            .map(|_| ())
             .map_err(Failure::from)
     }
 
@@ -46,8 +47,14 @@ impl App {
         caller: &CallerParams,
         options: &ExecOptions,
     ) -> Result<(Invocation, Prepared), Failure> {
-        self.admit(Target::Tool(id), id)?;
-        let call = self.invocation(id, caller, options)?;
+        let admitted = self
+            .gate()
+            .admit(self.project(), Target::Tool(id), id)
+            .map_err(Failure::from)?;
+        let call = match admitted {
+            Some(tool) => Invocation::of(self.project(), tool, id, caller, options)?,
+            None => self.invocation(id, caller, options)?,
+        };
         let prepared = call.prepare()?;
         Ok((call, prepared))
     }

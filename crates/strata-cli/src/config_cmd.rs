@@ -2,7 +2,6 @@
 //! variables over the defaults — each with where its value came from.
 
 use std::io::Write as _;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
@@ -11,6 +10,7 @@ use strata_app::settings::{limit, Source, LIMIT_KEYS};
 use strata_app::{Project, Settings};
 
 use crate::outcome::open_project_as;
+use crate::shared_args::SharedArgs;
 use crate::style::{paint, NOTE};
 
 /// Options of `strata config`.
@@ -19,9 +19,8 @@ pub struct ConfigArgs {
     /// Print the settings as JSON (each `{value, source}`)
     #[arg(long)]
     pub json: bool,
-    /// The project root (default: the nearest ancestor of the current directory with tools/)
-    #[arg(long, value_name = "DIR")]
-    pub project: Option<PathBuf>,
+    #[command(flatten)]
+    pub shared: SharedArgs,
 }
 
 /// Every setting: its key, its value as JSON, where it came from, and what it does.
@@ -108,7 +107,7 @@ fn as_json(project: &Project) -> Value {
 
 /// Runs `strata config`.
 pub fn run(args: ConfigArgs) -> ExitCode {
-    let project = match open_project_as(args.project.as_deref(), None, args.json) {
+    let project = match open_project_as(args.shared.project(), None, args.json) {
         Ok(p) => p,
         Err(code) => return code,
     };

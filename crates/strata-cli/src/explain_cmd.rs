@@ -20,6 +20,7 @@ use strata_pipeline::{explain, Chain, StageOutput};
 use crate::outcome::{open_project, print_error, STRATA_FAILED};
 use crate::run_args::{caller_params_from, looks_like_path};
 use crate::scope_args::split_pair;
+use crate::shared_args::SharedArgs;
 
 /// Options of `strata explain`.
 #[derive(Debug, Args)]
@@ -39,9 +40,8 @@ pub struct ExplainArgs {
     /// A directive input (repeatable)
     #[arg(long = "input", value_name = "K=V")]
     pub inputs: Vec<String>,
-    /// The project root (default: the nearest ancestor of the file with tools/)
-    #[arg(long, value_name = "DIR")]
-    pub project: Option<PathBuf>,
+    #[command(flatten)]
+    pub shared: SharedArgs,
 }
 
 /// Runs `strata explain`.
@@ -49,7 +49,7 @@ pub fn run(args: ExplainArgs) -> ExitCode {
     let is_path = args.file.extension().is_some_and(|e| e == "md")
         || looks_like_path(&args.file.to_string_lossy());
     let file = is_path.then_some(args.file.as_path());
-    let project = match open_project(args.project.as_deref(), file) {
+    let project = match open_project(args.shared.project(), file) {
         Ok(p) => p,
         Err(code) => return code,
     };

@@ -23,6 +23,7 @@ use crate::outcome::open_project;
 use crate::outcome::print_errors;
 use crate::plan_input::{read_document, shown_name, user_values};
 use crate::scope_args::split_pair;
+use crate::shared_args::SharedArgs;
 use strata_app::Failure;
 
 /// Options of `strata export`.
@@ -76,9 +77,8 @@ pub struct ArgoArgs {
     /// Values longer than this many bytes of JSON travel as artifacts, not parameters
     #[arg(long, value_name = "BYTES", default_value_t = PARAMETER_LIMIT)]
     pub parameter_limit: usize,
-    /// The project root (default: the nearest ancestor of the input's directory with tools/)
-    #[arg(long, value_name = "DIR")]
-    pub project: Option<PathBuf>,
+    #[command(flatten)]
+    pub shared: SharedArgs,
 }
 
 /// The schema's release, as messages name it.
@@ -92,7 +92,7 @@ pub fn run(args: ExportArgs) -> ExitCode {
 }
 
 fn argo(args: ArgoArgs) -> ExitCode {
-    let project = match open_project(args.project.as_deref(), Some(&args.input)) {
+    let project = match open_project(args.shared.project(), Some(&args.input)) {
         Ok(p) => p,
         Err(code) => return code,
     };

@@ -1,7 +1,7 @@
 //! `strata graph <id> --format mermaid|dot`: a graph tool drawn.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use clap::Args;
@@ -11,6 +11,7 @@ use strata_graph::draw::draw;
 
 use crate::graphs::DrawFormat;
 use crate::outcome::{open_project, print_error, STRATA_FAILED};
+use crate::shared_args::SharedArgs;
 
 /// Options of `strata graph`.
 #[derive(Debug, Args)]
@@ -20,9 +21,8 @@ pub struct GraphArgs {
     /// The drawing format
     #[arg(long, value_enum, default_value = "mermaid")]
     pub format: DrawFormat,
-    /// The project root (default: the nearest ancestor of the current directory with tools/)
-    #[arg(long, value_name = "DIR")]
-    pub project: Option<PathBuf>,
+    #[command(flatten)]
+    pub shared: SharedArgs,
 }
 
 /// The id of the graph named on the command line: a file, an id, or an id under `graphs/`.
@@ -39,7 +39,7 @@ fn graph_id(project: &App, name: &str) -> Result<String, Error> {
 
 /// Runs `strata graph`: draws the graph on stdout.
 pub fn draw_cmd(args: GraphArgs) -> ExitCode {
-    let project = match open_project(args.project.as_deref(), None) {
+    let project = match open_project(args.shared.project(), None) {
         Ok(p) => p,
         Err(code) => return code,
     };

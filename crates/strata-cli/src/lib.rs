@@ -30,6 +30,7 @@ mod runs_show;
 mod runs_table;
 mod scope_args;
 mod secrets;
+mod shared_args;
 mod style;
 mod tools;
 mod walk_cmd;

@@ -28,14 +28,6 @@ fn too_long(number: usize, limits: &Limits) -> Error {
     .with_hint("split the plan, or pass large values as results")
 }
 
-fn read_error(name: &str, e: std::io::Error) -> Error {
-    Error::new(
-        Layer::REQUEST,
-        ErrorKind::Io,
-        format!("cannot read `{name}`: {e}"),
-    )
-}
-
 /// Reads a plan document from a file, or from standard input for `-`; `shown` is the name
 /// errors use (the path relative to the project when there is one).
 pub fn read_document(path: &str, shown: &str, limits: &Limits) -> Result<Document, Error> {
@@ -63,7 +55,7 @@ pub fn read_stdin(limits: &Limits) -> Result<StdinPlan, Error> {
     let mut number = 0;
     let mut line = Vec::new();
     while let Some(fits) = strata_doc::read_line(&mut reader, limits.document_bytes, &mut line)
-        .map_err(|e| read_error(STDIN, e))?
+        .map_err(|e| Error::io("read", Path::new(STDIN), &e))?
     {
         number += 1;
         if !fits {

@@ -5,7 +5,6 @@
 
 use std::collections::HashMap;
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
@@ -25,6 +24,7 @@ use crate::outcome::{open_project, print_errors};
 use crate::plan_input::{
     read_document, read_stdin, shown_name, ticked, user_values, StdinPlan, STDIN,
 };
+use crate::shared_args::SharedArgs;
 use strata_app::Failure;
 use strata_app::Runner;
 
@@ -67,9 +67,8 @@ pub struct PlanRunArgs {
     /// Continue the run with this id: its finished steps are not run again
     #[arg(long, value_name = "RUN_ID")]
     pub resume: Option<String>,
-    /// The project root (default: the nearest ancestor of the plan's directory with tools/)
-    #[arg(long, value_name = "DIR")]
-    pub project: Option<PathBuf>,
+    #[command(flatten)]
+    pub shared: SharedArgs,
 }
 
 /// Runs `strata plan run`.
@@ -79,7 +78,7 @@ pub fn run(args: PlanRunArgs) -> ExitCode {
         .as_deref()
         .filter(|p| *p != "-")
         .map(std::path::Path::new);
-    let project = match open_project(args.project.as_deref(), file) {
+    let project = match open_project(args.shared.project(), file) {
         Ok(p) => p,
         Err(code) => return code,
     };

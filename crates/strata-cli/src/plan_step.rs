@@ -17,6 +17,7 @@ use strata_tools::{StepRecord, StepStatus};
 
 use crate::outcome::open_project;
 use crate::plan_input::{ticked, user_values};
+use crate::shared_args::SharedArgs;
 
 /// Options of `strata plan step`.
 #[derive(Debug, Args)]
@@ -52,14 +53,13 @@ pub struct StepArgs {
     /// Print a failure to run the step as `{"ok": false, "error": …}` on stdout
     #[arg(long)]
     pub json: bool,
-    /// The project root (default: the nearest ancestor of the plan's directory with tools/)
-    #[arg(long, value_name = "DIR")]
-    pub project: Option<PathBuf>,
+    #[command(flatten)]
+    pub shared: SharedArgs,
 }
 
 /// Runs `strata plan step`.
 pub fn run(args: StepArgs) -> ExitCode {
-    let project = match open_project(args.project.as_deref(), Some(&args.plan)) {
+    let project = match open_project(args.shared.project(), Some(&args.plan)) {
         Ok(p) => p,
         Err(code) => return code,
     };

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
@@ -14,6 +14,7 @@ use strata_prompts::{Call, Merge, Overrides, PromptManager, Rendered};
 
 use crate::outcome::{open_project_as, report};
 use crate::scope_args::{read_file, split_pair};
+use crate::shared_args::SharedArgs;
 use strata_app::Failure;
 
 /// Options of `strata prompt`.
@@ -84,9 +85,8 @@ struct RenderArgs {
     /// prompt
     #[arg(long)]
     explain: bool,
-    /// The project root (default: the nearest ancestor of the current directory with tools/)
-    #[arg(long, value_name = "DIR")]
-    project: Option<PathBuf>,
+    #[command(flatten)]
+    pub shared: SharedArgs,
 }
 
 /// Options of `strata prompt list`.
@@ -95,16 +95,15 @@ struct ListArgs {
     /// Print the list as JSON
     #[arg(long)]
     json: bool,
-    /// The project root (default: the nearest ancestor of the current directory with tools/)
-    #[arg(long, value_name = "DIR")]
-    project: Option<PathBuf>,
+    #[command(flatten)]
+    pub shared: SharedArgs,
 }
 
 /// Runs `strata prompt`.
 pub fn run(args: PromptArgs) -> ExitCode {
     let (dir, json) = match &args.command {
-        PromptCommand::Render(a) => (a.project.as_deref(), a.json),
-        PromptCommand::List(a) => (a.project.as_deref(), a.json),
+        PromptCommand::Render(a) => (a.shared.project(), a.json),
+        PromptCommand::List(a) => (a.shared.project(), a.json),
     };
     let project = match open_project_as(dir, None, json) {
         Ok(p) => p,

@@ -18,6 +18,7 @@ use strata_tools::CallOptions;
 use crate::outcome::{open_project, print_error, STRATA_FAILED};
 use crate::scope_args::read_file;
 use crate::secrets::secret_values;
+use crate::shared_args::SharedArgs;
 
 /// Options of `strata respond`.
 #[derive(Debug, Args)]
@@ -39,9 +40,8 @@ pub struct RespondArgs {
     /// Print the reply and each field with its source as JSON (errors too)
     #[arg(long)]
     pub json: bool,
-    /// The project root (default: the nearest ancestor of the current directory with tools/)
-    #[arg(long, value_name = "DIR")]
-    pub project: Option<PathBuf>,
+    #[command(flatten)]
+    pub shared: SharedArgs,
 }
 
 /// What went wrong, and the fields found before it (for `--json`).
@@ -62,9 +62,9 @@ impl From<Error> for Failure {
 /// Runs `strata respond`: the reply on stdout; exit 2 when it cannot be rendered (missing
 /// fields, a secret, the generator, the template) or the input is bad.
 pub fn run(args: RespondArgs) -> ExitCode {
-    let project = match (&args.generator, &args.project) {
+    let project = match (&args.generator, &args.shared.project) {
         (None, None) => App::open(None, None).ok(),
-        _ => match open_project(args.project.as_deref(), None) {
+        _ => match open_project(args.shared.project(), None) {
             Ok(p) => Some(p),
             Err(code) => return code,
         },

@@ -23,7 +23,7 @@ type NotFound = (Error, Option<Box<Project>>);
 fn locate(args: &RunArgs) -> Result<(App, String), NotFound> {
     let is_path = looks_like_path(&args.tool);
     let near = is_path.then(|| Path::new(&args.tool));
-    let project = App::open(args.project.as_deref(), near).map_err(|e| (e, None))?;
+    let project = App::open(args.shared.project(), near).map_err(|e| (e, None))?;
     let id = if is_path {
         project
             .id_of_path(Path::new(&args.tool))

@@ -1,7 +1,7 @@
 //! The options of `strata run` (a tool, a directive or a graph), which of them apply to
 //! each kind of target, and caller parameters from `-p`/`--params-json`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use clap::Args;
 use strata_app::CallerParams;
@@ -9,6 +9,7 @@ use strata_core::{Error, ErrorKind, Layer};
 use strata_runs::CheckpointEvery;
 
 use crate::scope_args::{params_json, split_pair};
+use crate::shared_args::SharedArgs;
 
 /// What `strata run` was pointed at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -130,9 +131,8 @@ pub struct RunArgs {
     /// `strict: true` in strata.yaml, or STRATA_STRICT=1)
     #[arg(long)]
     pub strict: bool,
-    /// The project root (default: the nearest ancestor of the current directory with tools/)
-    #[arg(long, value_name = "DIR")]
-    pub project: Option<PathBuf>,
+    #[command(flatten)]
+    pub shared: SharedArgs,
     /// Set a directive or graph input, typed by its declaration (repeatable)
     #[arg(long = "input", value_name = "K=V")]
     pub inputs: Vec<String>,

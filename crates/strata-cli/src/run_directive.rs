@@ -41,7 +41,7 @@ pub struct DirectiveRequest<'a> {
 /// `strata run <file>.md`: finds the project, runs the directive, prints errors.
 pub fn run_cli(args: &RunArgs) -> ExitCode {
     let path = Path::new(&args.tool);
-    let project = match open_project_as(args.project.as_deref(), Some(path), args.json) {
+    let project = match open_project_as(args.shared.project(), Some(path), args.json) {
         Ok(p) => p,
         Err(code) => return code,
     };

@@ -2,7 +2,6 @@
 //! with status; `strata runs show` and `strata runs prune` are their own modules.
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
@@ -11,6 +10,7 @@ use strata_graph::RunStore;
 
 use crate::outcome::open_project_as;
 use crate::runs_table::{rows, table};
+use crate::shared_args::SharedArgs;
 
 /// Options of `strata runs`.
 #[derive(Debug, Args)]
@@ -22,9 +22,8 @@ pub struct RunsArgs {
     /// Print the runs as a JSON list (with start and update times, Unix seconds)
     #[arg(long)]
     pub json: bool,
-    /// The project root (default: the nearest ancestor of the current directory with tools/)
-    #[arg(long, value_name = "DIR")]
-    pub project: Option<PathBuf>,
+    #[command(flatten)]
+    pub shared: SharedArgs,
 }
 
 /// `strata runs show` and `strata runs prune`.
@@ -43,7 +42,7 @@ pub fn run(args: RunsArgs) -> ExitCode {
         Some(RunsAction::Show(show)) => show.json,
         _ => args.json,
     };
-    let project = match open_project_as(args.project.as_deref(), None, json) {
+    let project = match open_project_as(args.shared.project(), None, json) {
         Ok(p) => p,
         Err(code) => return code,
     };

@@ -1,24 +1,23 @@
 //! `strata tools`: the tools of the project with their descriptions.
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
 
 use crate::outcome::open_project;
+use crate::shared_args::SharedArgs;
 
 /// Options of `strata tools`.
 #[derive(Debug, Args)]
 pub struct ToolsArgs {
-    /// The project root (default: the nearest ancestor of the current directory with tools/)
-    #[arg(long, value_name = "DIR")]
-    pub project: Option<PathBuf>,
+    #[command(flatten)]
+    pub shared: SharedArgs,
 }
 
 /// Runs `strata tools`: one line per tool, `id  description`; exits 1 when a file is invalid.
 pub fn run(args: ToolsArgs) -> ExitCode {
-    let project = match open_project(args.project.as_deref(), None) {
+    let project = match open_project(args.shared.project(), None) {
         Ok(p) => p,
         Err(code) => return code,
     };

@@ -19,6 +19,7 @@ use strata_runs::now;
 
 use crate::graphs::{typed_inputs, Mode, Printer, FAILED, LIMITED};
 use crate::outcome::{open_project, print_error, refused, STRATA_FAILED};
+use crate::shared_args::SharedArgs;
 use strata_app::Target;
 
 /// The parts of a foreach.
@@ -70,14 +71,13 @@ pub struct WalkArgs {
     /// A missing context path fails the step (and tools run strict)
     #[arg(long)]
     pub strict: bool,
-    /// The project root (default: the nearest ancestor of the current directory with tools/)
-    #[arg(long, value_name = "DIR")]
-    pub project: Option<PathBuf>,
+    #[command(flatten)]
+    pub shared: SharedArgs,
 }
 
 /// Runs `strata walk`.
 pub fn run(args: WalkArgs) -> ExitCode {
-    let project = match open_project(args.project.as_deref(), None) {
+    let project = match open_project(args.shared.project(), None) {
         Ok(p) => p,
         Err(code) => return code,
     };

@@ -29,6 +29,37 @@ pub struct ErrorInfo {
     pub hint: Option<String>,
     /// The file and the line and column of the offending text, when it came from a file.
     pub location: Option<Location>,
+    /// Typed facts for programs: the limit reached and its setting, the candidates tried.
+    pub data: Option<ErrorData>,
+}
+
+/// Typed facts about an error, for programs that act on it (`error.data` in JSON, `.data` in
+/// Python) rather than read its message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorData {
+    /// A limit was reached: the setting that raises it (`limits.template_bytes`, the key of
+    /// `strata.yaml`; `STRATA_LIMITS_<KEY>` is its variable) and its value.
+    Limit {
+        /// The setting, as `strata.yaml` spells it.
+        setting: String,
+        /// Its value when the limit was reached.
+        limit: usize,
+    },
+    /// What was tried, in order: the candidates of a lookup that found nothing.
+    Candidates(Vec<String>),
+}
+
+impl ErrorData {
+    /// The JSON form: `{"limit": {"setting", "limit"}}` or `{"candidates": [...]}`.
+    pub fn to_json(&self) -> Value {
+        match self {
+            ErrorData::Limit { setting, limit } => {
+                json!({"limit": {"setting": setting, "limit": limit}})
+            }
+            ErrorData::Candidates(names) => json!({ "candidates": names }),
+        }
+    }
 }
 
 /// A position in a file: 1-based line and column.
@@ -53,6 +84,7 @@ impl Error {
             span: None,
             hint: None,
             location: None,
+            data: None,
         }))
     }
 
@@ -71,6 +103,24 @@ impl Error {
     /// Sets the span inside the string.
     pub fn with_span(mut self, span: Span) -> Error {
         self.span = Some(span);
+        self
+    }
+
+    /// Marks the error as limit `key` (a field of [`crate::Limits`]) reached at `limit`: its
+    /// typed data, and the hint "`lead` raise `limits.KEY` …" (see [`crate::raise_hint`]);
+    /// `lead` ends the way the sentence goes on (`"split the string, or"`,
+    /// `"if this is intended,"`).
+    pub fn with_limit(mut self, key: &str, limit: usize, lead: &str) -> Error {
+        self.hint = Some(format!("{lead} {}", crate::raise_hint(key)));
+        self.with_data(ErrorData::Limit {
+            setting: format!("limits.{key}"),
+            limit,
+        })
+    }
+
+    /// Sets the typed data.
+    pub fn with_data(mut self, data: ErrorData) -> Error {
+        self.data = Some(data);
         self
     }
 
@@ -112,6 +162,9 @@ impl Error {
             obj["file"] = json!(loc.file);
             obj["line"] = json!(loc.line);
             obj["column"] = json!(loc.column);
+        }
+        if let Some(data) = &self.data {
+            obj["data"] = data.to_json();
         }
         obj
     }
@@ -200,5 +253,34 @@ mod tests {
             e.to_string(),
             "request error at $: cannot read `dir/a.yaml`: No such file"
         );
+    }
+
+    #[test]
+    fn a_limit_carries_its_setting_and_value_and_says_how_to_raise_it() {
+        let e = Error::new(Layer::PARAMS, ErrorKind::Limit, "too long").with_limit(
+            "param_links",
+            3,
+            "shorten the chain, or",
+        );
+        assert_eq!(
+            e.hint.as_deref(),
+            Some("shorten the chain, or raise `limits.param_links` in strata.yaml (or STRATA_LIMITS_PARAM_LINKS)")
+        );
+        assert_eq!(
+            e.data,
+            Some(ErrorData::Limit {
+                setting: "limits.param_links".into(),
+                limit: 3
+            })
+        );
+        assert_eq!(
+            e.to_json()["data"],
+            json!({"limit": {"setting": "limits.param_links", "limit": 3}})
+        );
+        let tried = Error::new(Layer::REQUEST, ErrorKind::TemplateNotFound, "none")
+            .with_data(ErrorData::Candidates(vec!["a".into(), "b".into()]));
+        assert_eq!(tried.to_json()["data"], json!({"candidates": ["a", "b"]}));
+        let plain = Error::new(Layer::REQUEST, ErrorKind::Io, "x");
+        assert!(plain.to_json().get("data").is_none());
     }
 }

@@ -46,7 +46,7 @@ pub mod syntax {
     pub use crate::seq::{Hole, Lit, Part, Seq};
 }
 
-pub use diagnostic::{Error, ErrorInfo, Location, Warning};
+pub use diagnostic::{Error, ErrorData, ErrorInfo, Location, Warning};
 pub use duration::{duration_text, parse_duration, DURATION_FORMS};
 pub use env_names::is_env_name;
 pub use field_path::{FieldPath, PathSeg};

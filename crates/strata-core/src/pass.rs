@@ -27,10 +27,11 @@ impl<'a> CompileCx<'a> {
                 ),
             )
             .with_span(span)
-            .with_hint(format!(
-                "flatten the nesting, or {}",
-                crate::raise_hint("default_depth")
-            )));
+            .with_limit(
+                "default_depth",
+                self.limits.default_depth,
+                "flatten the nesting, or",
+            ));
         }
         Ok(CompileCx {
             limits: self.limits,
@@ -212,10 +213,11 @@ pub(crate) fn run_pass(
                     ),
                 )
                 .with_span(Span::new(start, start + 1))
-                .with_hint(format!(
-                    "split the string, or {}",
-                    crate::raise_hint("placeholders_per_string")
-                )));
+                .with_limit(
+                    "placeholders_per_string",
+                    cx.limits.placeholders_per_string,
+                    "split the string, or",
+                ));
             }
         }
         out.push(found.part);

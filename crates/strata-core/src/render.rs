@@ -199,10 +199,11 @@ impl<'t, 's> RenderCx<'t, 's> {
                 ),
             )
             .with_span(span)
-            .with_hint(format!(
-                "if this is intended, {}",
-                crate::raise_hint("output_bytes_per_string")
-            )));
+            .with_limit(
+                "output_bytes_per_string",
+                self.limits.output_bytes_per_string,
+                "if this is intended,",
+            ));
         }
         Ok(())
     }
@@ -231,10 +232,11 @@ impl<'t, 's> RenderCx<'t, 's> {
                     ),
                 )
                 .at_path(&self.path())
-                .with_hint(format!(
-                    "if this is intended, {}",
-                    crate::raise_hint("output_bytes_per_config")
-                )));
+                .with_limit(
+                    "output_bytes_per_config",
+                    self.limits.output_bytes_per_config,
+                    "if this is intended,",
+                ));
             }
         }
         Ok(rendered)

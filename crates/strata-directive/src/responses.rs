@@ -2,6 +2,7 @@
 //! load, and the reply chosen after the actions — the first candidate whose condition holds
 //! and whose fields can all be filled.
 
+use serde::{Serialize, Serializer};
 use serde_json::{json, Map, Value};
 use strata_context::{When, WhenError};
 use strata_core::{ContextSource, Error, ErrorKind, FieldPath, Limits, Location, PathSeg};
@@ -9,7 +10,7 @@ use strata_doc::Document;
 use strata_pipeline::Template;
 use strata_responses::names::name_problem;
 use strata_responses::{
-    Generate, Generator, JinjaLimits, Place, Reply, Response, Sources, ToolResult, RESPONSE,
+    Field, Generate, Generator, JinjaLimits, Place, Reply, Response, Sources, ToolResult, RESPONSE,
 };
 use strata_tools::{CallOptions, StepStatus, ToolRunner};
 
@@ -164,11 +165,36 @@ impl Chosen {
 
     /// `{reply, candidate: {index, id}, fields: [{field, source, from?, value}]}`.
     pub fn to_json(&self) -> Value {
-        json!({
-            "reply": self.reply.text,
-            "candidate": {"index": self.index, "id": self.id},
-            "fields": self.reply.to_json()["fields"],
-        })
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+/// The JSON form of a [`Chosen`]: a derived form rather than the struct itself, because the
+/// reply's text and fields stand around the candidate.
+#[derive(Serialize)]
+struct ChosenForm<'a> {
+    reply: &'a str,
+    candidate: CandidateRef<'a>,
+    fields: &'a [Field],
+}
+
+#[derive(Serialize)]
+struct CandidateRef<'a> {
+    index: usize,
+    id: Option<&'a str>,
+}
+
+impl Serialize for Chosen {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        ChosenForm {
+            reply: &self.reply.text,
+            candidate: CandidateRef {
+                index: self.index,
+                id: self.id.as_deref(),
+            },
+            fields: &self.reply.fields,
+        }
+        .serialize(s)
     }
 }
 

@@ -3,12 +3,15 @@
 
 use std::time::{Duration, Instant};
 
+use serde::{Serialize, Serializer};
 use serde_json::{json, Map, Value};
 use strata_core::{
     ContextSource, Entry, Error, FieldPath, Layers, PathSeg, RenderOptions, Scope, Warning,
 };
 use strata_pipeline::Template;
-use strata_tools::{fire, CallOptions, Firing, HookCall, StepRecord, StepStatus, ToolRunner};
+use strata_tools::{
+    fire, CallOptions, Firing, HookCall, StepError, StepRecord, StepStatus, ToolRunner,
+};
 
 use crate::hooks::{under, Event};
 use crate::load::Directive;
@@ -30,7 +33,8 @@ pub struct RunOptions<'a> {
 }
 
 /// How a directive ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Status {
     /// Every action ran (failures with `continue_on_error` included).
     Completed,
@@ -39,6 +43,7 @@ pub enum Status {
     /// A limit stopped the directive.
     Limited,
     /// Nothing ran (`--dry-run`).
+    #[serde(rename = "dry run")]
     DryRun,
 }
 
@@ -55,8 +60,13 @@ impl Status {
 }
 
 /// What happened to one action: its rendered parameters and its step record.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Its JSON form is `{id, tool, params, status, result, error, run}`, the last three the
+/// record's (null without one).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ActionOutcome {
+    /// The step id.
+    pub id: String,
     /// The tool.
     pub tool: String,
     /// The rendered parameters (null when they could not be rendered or the action did
@@ -65,9 +75,24 @@ pub struct ActionOutcome {
     /// `completed`, `failed`, `skipped` or `dry run`.
     pub status: &'static str,
     /// The step record (`{id, status, result, error, run}`); none in a dry run.
+    #[serde(flatten, serialize_with = "record_outcome")]
     pub record: Option<StepRecord>,
-    /// The step id.
-    pub id: String,
+}
+
+/// A record's `result`, `error` and `run`, null without a record.
+fn record_outcome<S: Serializer>(record: &Option<StepRecord>, s: S) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    struct Outcome<'a> {
+        result: Option<&'a Value>,
+        error: Option<&'a StepError>,
+        run: Option<&'a Value>,
+    }
+    Outcome {
+        result: record.as_ref().map(|r| &r.result),
+        error: record.as_ref().and_then(|r| r.error.as_ref()),
+        run: record.as_ref().and_then(|r| r.run.as_ref()),
+    }
+    .serialize(s)
 }
 
 impl ActionOutcome {
@@ -78,25 +103,19 @@ impl ActionOutcome {
 
     /// The action as JSON: `{id, tool, params, status, result, error, run}`.
     pub fn to_json(&self) -> Value {
-        let record = self.record.as_ref().map(StepRecord::to_json);
-        let field = |k: &str| record.as_ref().map_or(Value::Null, |r| r[k].clone());
-        json!({
-            "id": self.id,
-            "tool": self.tool,
-            "params": self.params,
-            "status": self.status,
-            "result": field("result"),
-            "error": field("error"),
-            "run": field("run"),
-        })
+        serde_json::to_value(self).unwrap_or(Value::Null)
     }
 }
 
 /// The outcome of a run.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Report {
     /// The directive's name.
     pub directive: String,
+    /// How it ended.
+    pub status: Status,
+    /// Why it stopped early, when it did.
+    pub stopped: Option<String>,
     /// The bound inputs.
     pub inputs: Map<String, Value>,
     /// The rendered description.
@@ -107,35 +126,35 @@ pub struct Report {
     pub actions: Vec<ActionOutcome>,
     /// Every hook that fired, in order.
     pub hooks: Vec<Firing>,
-    /// How it ended.
-    pub status: Status,
-    /// Why it stopped early, when it did.
-    pub stopped: Option<String>,
     /// Missing paths and inputs met while rendering.
+    #[serde(serialize_with = "strata_tools::ser::warnings")]
     pub warnings: Vec<Warning>,
     /// The reply (`responses:`), when the directive has responses and its actions completed.
+    #[serde(serialize_with = "response_json")]
     pub response: Option<Result<Chosen, Error>>,
+}
+
+/// The reply as [`Chosen`]'s form, `{error}` when it failed, null when there is none.
+fn response_json<S: Serializer>(
+    response: &Option<Result<Chosen, Error>>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    struct Failed<'a> {
+        #[serde(serialize_with = "strata_tools::ser::error")]
+        error: &'a Error,
+    }
+    match response {
+        None => s.serialize_none(),
+        Some(Ok(chosen)) => chosen.serialize(s),
+        Some(Err(error)) => Failed { error }.serialize(s),
+    }
 }
 
 impl Report {
     /// The report as one JSON document.
     pub fn to_json(&self) -> Value {
-        json!({
-            "directive": self.directive,
-            "status": self.status.name(),
-            "stopped": self.stopped,
-            "inputs": self.inputs,
-            "description": self.description,
-            "prompt": self.prompt,
-            "actions": self.actions.iter().map(ActionOutcome::to_json).collect::<Vec<_>>(),
-            "hooks": self.hooks.iter().map(Firing::to_json).collect::<Vec<_>>(),
-            "warnings": self.warnings.iter().map(Warning::to_json).collect::<Vec<_>>(),
-            "response": match &self.response {
-                None => Value::Null,
-                Some(Ok(chosen)) => chosen.to_json(),
-                Some(Err(e)) => json!({"error": e.to_json()}),
-            },
-        })
+        serde_json::to_value(self).unwrap_or(Value::Null)
     }
 }
 

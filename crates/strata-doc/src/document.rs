@@ -1,7 +1,7 @@
 use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
-use strata_core::{Error, ErrorKind, FieldPath, Layer, Limits, Location};
+use strata_core::{Error, ErrorData, ErrorKind, FieldPath, Layer, Limits, Location};
 
 /// The syntax of a document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -236,7 +236,11 @@ fn over_budget(
             ErrorKind::Limit,
             format!("document expands to more than {} nodes", limits.yaml_nodes),
         )
-        .with_hint(ALIASES),
+        .with_hint(ALIASES)
+        .with_data(ErrorData::Limit {
+            setting: "limits.yaml_nodes".into(),
+            limit: limits.yaml_nodes,
+        }),
         Stop::Bytes => Error::new(
             Layer::REQUEST,
             ErrorKind::Limit,
@@ -245,7 +249,11 @@ fn over_budget(
                 limits.document_bytes
             ),
         )
-        .with_hint(ALIASES),
+        .with_hint(ALIASES)
+        .with_data(ErrorData::Limit {
+            setting: "limits.document_bytes".into(),
+            limit: limits.document_bytes,
+        }),
         Stop::NotFinite => {
             let shown = at.map_or("", |(line, column)| token_at(text, line, column));
             Error::new(

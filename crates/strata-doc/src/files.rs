@@ -6,7 +6,7 @@
 use std::io::{self, BufRead, Read};
 use std::path::{Path, PathBuf};
 
-use strata_core::{Error, ErrorKind, Layer, Limits, Location};
+use strata_core::{Error, ErrorData, ErrorKind, Layer, Limits, Location};
 
 /// The error for a document of `len` bytes (or more) named `name`.
 pub(crate) fn too_large(name: &str, len: usize, limits: &Limits) -> Error {
@@ -18,7 +18,11 @@ pub(crate) fn too_large(name: &str, len: usize, limits: &Limits) -> Error {
             limits.document_bytes
         ),
     )
-    .with_hint("split the document, or pass large values as data");
+    .with_hint("split the document, or pass large values as data")
+    .with_data(ErrorData::Limit {
+        setting: "limits.document_bytes".into(),
+        limit: limits.document_bytes,
+    });
     err.location = Some(Location {
         file: name.to_string(),
         line: 1,

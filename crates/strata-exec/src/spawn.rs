@@ -296,7 +296,8 @@ fn pidfd(pid: i32) -> Option<OwnedFd> {
     None
 }
 
-fn io_error(what: &str, e: std::io::Error) -> Error {
+/// A spawn that failed in the operating system (no path is involved: pipes, signals, waits).
+fn spawn_error(what: &str, e: std::io::Error) -> Error {
     Error::new(Layer::REQUEST, ErrorKind::Spawn, format!("{what}: {e}"))
 }
 
@@ -342,9 +343,9 @@ pub fn spawn(spec: &SpawnSpec) -> Result<RunResult, Error> {
     prepare_process();
     if HANDLER_ON_SPAWN.load(std::sync::atomic::Ordering::Relaxed) {
         install_interrupt_handler()
-            .map_err(|e| io_error("cannot install the signal handler", e))?;
+            .map_err(|e| spawn_error("cannot install the signal handler", e))?;
     }
-    let pipe = || os_pipe::pipe().map_err(|e| io_error("cannot create a pipe", e));
+    let pipe = || os_pipe::pipe().map_err(|e| spawn_error("cannot create a pipe", e));
     let (out_r, out_w) = pipe()?;
     let (err_r, err_w) = pipe()?;
     let args: Vec<String> = spec.argv.iter().skip(1).map(|t| t.text.clone()).collect();
@@ -483,7 +484,7 @@ pub fn spawn(spec: &SpawnSpec) -> Result<RunResult, Error> {
                 let _ = handle.wait();
                 clean_group(pid);
                 reaped(pid);
-                return Err(io_error("cannot watch the child", e.into()));
+                return Err(spawn_error("cannot watch the child", e.into()));
             }
         };
         let fired = |slot: Option<usize>| {
@@ -528,7 +529,7 @@ pub fn spawn(spec: &SpawnSpec) -> Result<RunResult, Error> {
     let status = handle.wait().map(|o| o.status);
     clean_group(pid);
     reaped(pid);
-    let status = status.map_err(|e| io_error("cannot wait for the child", e))?;
+    let status = status.map_err(|e| spawn_error("cannot wait for the child", e))?;
     use std::os::unix::process::ExitStatusExt;
     Ok(RunResult {
         success: status.success() && !timed_out,

@@ -70,7 +70,7 @@ pub struct Progress {
 }
 
 /// A checkpoint as read back.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Checkpoint {
     /// The format version.
     pub version: u32,
@@ -88,14 +88,7 @@ pub struct Checkpoint {
 impl Checkpoint {
     /// The checkpoint as JSON, as `checkpoint.json` holds it.
     pub fn to_json(&self) -> Value {
-        let record = Record {
-            version: self.version,
-            progress: &self.progress,
-            state: &Value::Object(self.state.clone()),
-            inputs: &Value::Object(self.inputs.clone()),
-            error: self.error.as_ref(),
-        };
-        serde_json::to_value(&record).unwrap_or(Value::Null)
+        serde_json::to_value(self).unwrap_or(Value::Null)
     }
 
     /// Reads a checkpoint from its JSON; `name` says where it came from in messages. A

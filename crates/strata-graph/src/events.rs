@@ -3,7 +3,8 @@
 //! in an event is a [`strata_core::Error`]: its JSON form is [`Error::to_json`]'s, its text
 //! [`crate::error_line`]'s.
 
-use serde_json::{json, Value};
+use serde::{Serialize, Serializer};
+use serde_json::Value;
 use strata_core::{Error, Warning};
 
 use crate::checkpoint::Status;
@@ -37,8 +38,8 @@ pub enum Taken {
     Return,
 }
 
-/// One state key an assignment changed.
-#[derive(Debug, Clone, PartialEq)]
+/// One state key an assignment changed: `{key, from, to}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Change {
     /// The state key.
     pub key: String,
@@ -48,8 +49,10 @@ pub struct Change {
     pub to: Value,
 }
 
-/// Something that happened during a run.
-#[derive(Debug, Clone, PartialEq)]
+/// Something that happened during a run; its JSON form is an object with an `event` field
+/// naming its type.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "event", rename_all = "lowercase")]
 pub enum LogEvent {
     /// The run started or resumed.
     Started {
@@ -73,6 +76,7 @@ pub enum LogEvent {
         /// The node's kind.
         kind: &'static str,
         /// Where it went.
+        #[serde(rename = "edge", serialize_with = "taken_json")]
         taken: Taken,
         /// The state keys it changed.
         changes: Vec<Change>,
@@ -82,9 +86,11 @@ pub enum LogEvent {
         /// The step during which it happened.
         step: u64,
         /// The warning.
+        #[serde(serialize_with = "strata_tools::ser::warning")]
         warning: Warning,
     },
     /// A hook fired.
+    #[serde(serialize_with = "hook_event")]
     Hook(Box<Firing>),
     /// A step failed.
     Error {
@@ -94,6 +100,7 @@ pub enum LogEvent {
         node: String,
         /// What went wrong: its kind, message and where (the field of the graph file
         /// holding what failed, a template's file position).
+        #[serde(serialize_with = "strata_tools::ser::error")]
         error: Error,
         /// The last lines the failed tool printed on stderr (secrets redacted), if any.
         stderr: Option<String>,
@@ -120,6 +127,7 @@ pub enum LogEvent {
         /// The graph's result (null unless completed).
         result: Value,
         /// Why it failed or stopped (see [`crate::Outcome::failure`]).
+        #[serde(serialize_with = "strata_tools::ser::option_error")]
         failure: Option<Error>,
     },
 }
@@ -174,19 +182,45 @@ fn changes_text(changes: &[Change]) -> String {
         .join(", ")
 }
 
-fn taken_json(taken: &Taken) -> Value {
-    match taken {
+/// An edge taken as `{to, why, when}` (`to` null at the end or a return, `when` the
+/// condition that held).
+fn taken_json<S: Serializer>(taken: &Taken, s: S) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    struct Edge<'a> {
+        to: Option<&'a str>,
+        why: &'static str,
+        when: Option<&'a str>,
+    }
+    let edge = match taken {
         Taken::Edge { to, why } => {
             let (why, when) = match why {
-                Why::Next => ("next", Value::Null),
-                Why::When(w) => ("when", Value::String(w.clone())),
-                Why::Otherwise => ("otherwise", Value::Null),
+                Why::Next => ("next", None),
+                Why::When(w) => ("when", Some(w.as_str())),
+                Why::Otherwise => ("otherwise", None),
             };
-            json!({"to": to, "why": why, "when": when})
+            Edge {
+                to: Some(to),
+                why,
+                when,
+            }
         }
-        Taken::End => json!({"to": null, "why": "end", "when": null}),
-        Taken::Return => json!({"to": null, "why": "return", "when": null}),
-    }
+        Taken::End => Edge {
+            to: None,
+            why: "end",
+            when: None,
+        },
+        Taken::Return => Edge {
+            to: None,
+            why: "return",
+            when: None,
+        },
+    };
+    edge.serialize(s)
+}
+
+/// A hook's firing as its progress event's fields (the `event` tag is the enum's).
+fn hook_event<S: Serializer>(firing: &Firing, s: S) -> Result<S::Ok, S::Error> {
+    firing.hook_event().serialize(s)
 }
 
 impl LogEvent {
@@ -275,55 +309,6 @@ impl LogEvent {
 
     /// The event as a JSON object with an `event` field naming its type.
     pub fn to_json(&self) -> Value {
-        match self {
-            LogEvent::Started {
-                run_id,
-                graph,
-                node,
-                step,
-                resumed,
-            } => json!({"event": "started", "run_id": run_id, "graph": graph, "node": node,
-                        "step": step, "resumed": resumed}),
-            LogEvent::Step {
-                step,
-                node,
-                kind,
-                taken,
-                changes,
-            } => {
-                let changes: Vec<Value> = changes
-                    .iter()
-                    .map(|c| json!({"key": c.key, "from": c.from, "to": c.to}))
-                    .collect();
-                json!({"event": "step", "step": step, "node": node, "kind": kind,
-                       "edge": taken_json(taken), "changes": changes})
-            }
-            LogEvent::Warning { step, warning } => json!({"event": "warning", "step": step,
-                "warning": warning.to_json()}),
-            LogEvent::Hook(f) => f.event_json(),
-            LogEvent::Error {
-                step,
-                node,
-                error,
-                stderr,
-                handling,
-            } => json!({"event": "error", "step": step, "node": node, "error": error.to_json(),
-                        "stderr": stderr, "handling": handling}),
-            LogEvent::Limit {
-                step,
-                max_steps,
-                handling,
-            } => json!({"event": "limit", "step": step, "max_steps": max_steps,
-                        "handling": handling}),
-            LogEvent::Finished {
-                run_id,
-                status,
-                steps,
-                result,
-                failure,
-            } => json!({"event": "finished", "run_id": run_id, "status": status.name(),
-                        "steps": steps, "result": result,
-                        "failure": failure.as_ref().map(Error::to_json)}),
-        }
+        serde_json::to_value(self).unwrap_or(Value::Null)
     }
 }

@@ -1,6 +1,7 @@
 //! The work of one node: rendering its templates against the context, calling its tool or
 //! running its foreach, computing its assignments and choosing its edge.
 
+use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 use strata_core::{ContextSource, Error, ErrorKind, FieldPath, RenderOptions, Scope, Warning};
 use strata_pipeline::Template;
@@ -13,12 +14,30 @@ use strata_tools::{CallOptions, StepRecord, ToolRunner};
 
 /// Why a node failed: the error (its kind, message — never holding data — and where: the
 /// field of the graph file, the template file), and the step record when a tool ran.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Its JSON form is the error's ([`Error::to_json`]) with `result` and `run` after it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Failure {
     /// What went wrong.
+    #[serde(flatten, serialize_with = "strata_tools::ser::error")]
     pub error: Error,
     /// The tool call, when the failure is a tool that ran and failed.
+    #[serde(flatten, serialize_with = "work_fields")]
     pub work: Option<Box<Work>>,
+}
+
+/// A failure's `result` and `run`, null when no tool ran.
+fn work_fields<S: Serializer>(work: &Option<Box<Work>>, s: S) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    struct Fields<'a> {
+        result: Option<&'a Value>,
+        run: Option<&'a Value>,
+    }
+    Fields {
+        result: work.as_ref().map(|w| &w.result),
+        run: work.as_ref().and_then(|w| w.run.as_ref()),
+    }
+    .serialize(s)
 }
 
 impl From<Error> for Failure {
@@ -37,14 +56,7 @@ impl Failure {
     /// `message`, `path`, `span`, `hint`?, `file`?, `line`?, `column`?) with `result` and
     /// `run` of the tool that failed (null when none ran).
     pub fn to_json(&self) -> Value {
-        let (result, run) = match &self.work {
-            Some(w) => (w.result.clone(), w.run.clone().unwrap_or(Value::Null)),
-            None => (Value::Null, Value::Null),
-        };
-        let mut out = self.error.to_json();
-        out["result"] = result;
-        out["run"] = run;
-        out
+        serde_json::to_value(self).unwrap_or(Value::Null)
     }
 
     /// Reads a failure back from [`Failure::to_json`]'s form (`kind` and `message` are

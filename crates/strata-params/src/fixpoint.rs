@@ -266,9 +266,6 @@ impl<'t> Resolver<'t> {
             ),
         )
         .with_span(span)
-        .with_hint(format!(
-            "shorten the chain, or {}",
-            strata_core::raise_hint("param_links")
-        )))
+        .with_limit("param_links", limits.param_links, "shorten the chain, or"))
     }
 }

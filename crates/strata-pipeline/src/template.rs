@@ -194,10 +194,11 @@ impl<'c> Compile<'c> {
                         self.limits.placeholders_per_document
                     ),
                 )
-                .with_hint(format!(
-                    "split the document, or {}",
-                    strata_core::raise_hint("placeholders_per_document")
-                ))
+                .with_limit(
+                    "placeholders_per_document",
+                    self.limits.placeholders_per_document,
+                    "split the document, or",
+                )
                 .at_path(path));
             }
         }
@@ -225,10 +226,11 @@ fn compile_string(s: Cow<'_, str>, chain: &Chain, limits: &Limits) -> Result<Nod
                 limits.template_bytes
             ),
         )
-        .with_hint(format!(
-            "pass large text as data, or {}",
-            strata_core::raise_hint("template_bytes")
-        )));
+        .with_limit(
+            "template_bytes",
+            limits.template_bytes,
+            "pass large text as data, or",
+        ));
     }
     if memchr::memchr2(b'$', b'{', s.as_bytes()).is_none() {
         return Ok(Node::Const(Value::String(s.into_owned())));

@@ -5,7 +5,8 @@
 
 use std::sync::mpsc;
 
-use serde_json::{json, Map, Value};
+use serde::Serialize;
+use serde_json::{Map, Value};
 use strata_core::{Error, ErrorKind, Layer};
 use strata_runs::{write_atomic, RunDir};
 use strata_tools::StepRecord;
@@ -20,7 +21,8 @@ pub const PLAN_FILE: &str = "plan.json";
 pub const VERSION: u64 = 1;
 
 /// How a plan run stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum RunStatus {
     /// Started and not finished (or killed: resume it).
     Running,
@@ -55,8 +57,9 @@ impl RunStatus {
     }
 }
 
-/// A plan run's checkpoint.
-#[derive(Debug, Clone, PartialEq)]
+/// A plan run's checkpoint. It serializes as its fields; `checkpoint.json` puts the format's
+/// `version` and `kind` before them ([`Checkpoint::to_json`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Checkpoint {
     /// The run id.
     pub run_id: String,
@@ -94,20 +97,16 @@ fn bad(dir: &RunDir, why: &str) -> Error {
 impl Checkpoint {
     /// The JSON form written to `checkpoint.json`.
     pub fn to_json(&self) -> Value {
-        json!({
-            "version": VERSION,
-            "kind": KIND,
-            "run_id": self.run_id,
-            "plan": self.plan,
-            "fingerprint": self.fingerprint,
-            "streamed": self.streamed,
-            "status": self.status.name(),
-            "steps": self.steps,
-            "values": self.values,
-            "records": self.records.iter().map(StepRecord::to_json).collect::<Vec<_>>(),
-            "started": self.started,
-            "updated": self.updated,
-        })
+        serde_json::to_value(self.stored()).unwrap_or(Value::Null)
+    }
+
+    /// The checkpoint as `checkpoint.json` holds it: `version` and `kind`, then its fields.
+    fn stored(&self) -> Stored<'_> {
+        Stored {
+            version: VERSION,
+            kind: KIND,
+            checkpoint: self,
+        }
     }
 
     /// Reads a plan checkpoint back.
@@ -163,6 +162,15 @@ impl Checkpoint {
     }
 }
 
+/// `checkpoint.json`: the format's `version` and `kind`, then the checkpoint's fields.
+#[derive(Serialize)]
+struct Stored<'a> {
+    version: u64,
+    kind: &'static str,
+    #[serde(flatten)]
+    checkpoint: &'a Checkpoint,
+}
+
 /// What the writer thread is asked to write.
 struct Job {
     plan: Option<Vec<u8>>,
@@ -209,7 +217,7 @@ impl Writer {
     pub fn write(&self, plan: Option<&Value>, checkpoint: &Checkpoint) {
         let job = Job {
             plan: plan.map(|p| serde_json::to_vec(p).unwrap_or_default()),
-            checkpoint: serde_json::to_vec(&checkpoint.to_json()).unwrap_or_default(),
+            checkpoint: serde_json::to_vec(&checkpoint.stored()).unwrap_or_default(),
         };
         if let Some(tx) = &self.tx {
             let _ = tx.send(job);
@@ -252,6 +260,7 @@ pub fn load_plan(dir: &RunDir) -> Result<Value, Error> {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
     use strata_runs::RunStore;
     use strata_tools::RunResult;
 

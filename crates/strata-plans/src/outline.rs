@@ -1,7 +1,8 @@
 //! A plan's outline: its steps with their tools, dependencies and levels, and the user values
 //! it needs — what `strata plan show --json` prints and the bindings' `Plan.steps` return.
 
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::plan::Plan;
 
@@ -22,13 +23,43 @@ impl Plan {
                     .iter()
                     .map(|&d| self.steps[d].id.as_str())
                     .collect();
-                json!({"id": s.id, "tool": s.tool, "depends_on": deps, "level": level_of[i], "intent": s.intent})
+                let outline = StepOutline {
+                    id: &s.id,
+                    tool: &s.tool,
+                    depends_on: deps,
+                    level: level_of[i],
+                    intent: s.intent.as_deref(),
+                };
+                serde_json::to_value(outline).unwrap_or(Value::Null)
             })
             .collect()
     }
 
     /// The outline: `{"steps": [...], "levels": [[ids]], "values": [names]}`.
     pub fn outline(&self) -> Value {
-        json!({"steps": self.step_outlines(), "levels": self.level_ids(), "values": self.value_names()})
+        let outline = Outline {
+            steps: self.step_outlines(),
+            levels: self.level_ids(),
+            values: self.value_names(),
+        };
+        serde_json::to_value(outline).unwrap_or(Value::Null)
     }
+}
+
+/// A step of the outline.
+#[derive(Serialize)]
+struct StepOutline<'a> {
+    id: &'a str,
+    tool: &'a str,
+    depends_on: Vec<&'a str>,
+    level: usize,
+    intent: Option<&'a str>,
+}
+
+/// The outline of a plan.
+#[derive(Serialize)]
+struct Outline<'a> {
+    steps: Vec<Value>,
+    levels: Vec<Vec<String>>,
+    values: Vec<&'a str>,
 }

@@ -3,6 +3,7 @@
 //! `{"id"?, "ok": true, "levels", "steps", "missing_values"}` or
 //! `{"id"?, "ok": false, "error": {kind, message, path, span}}`.
 
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 use strata_core::{did_you_mean, Error, ErrorKind, FieldPath, Layer, PathSeg};
 use strata_tools::{StepRecord, StepStatus};
@@ -242,6 +243,8 @@ pub fn ok_reply(plan: &Plan, assessment: Assessment) -> Map<String, Value> {
 /// A plan's partial resolution as the JSON form has it: `levels`, `steps` (plan order: `id`,
 /// `depends_on`, `state`, and `arguments`, `waiting_for` and `error` where they apply) and
 /// `missing_values`. The resolved arguments move into it.
+// Hand-written: the resolved arguments move into the reply (a derived form would copy
+// them), and the keys present depend on each step's state.
 pub fn resolution(plan: &Plan, assessment: Assessment) -> Map<String, Value> {
     let steps: Vec<Value> = plan
         .steps
@@ -300,18 +303,28 @@ pub fn error_reply(id: Option<&Value>, err: &Error) -> Value {
         Some(h) => format!("{}; {h}", err.message),
         None => err.message.clone(),
     };
+    let error = ReplyError {
+        kind: kind.name(),
+        message,
+        path: err.path.to_string(),
+        span: err.span.map(|s| [s.start, s.end]),
+    };
     let mut out = Map::new();
     out.insert("ok".into(), json!(false));
     out.insert(
         "error".into(),
-        json!({
-            "kind": kind.name(),
-            "message": message,
-            "path": err.path.to_string(),
-            "span": err.span.map(|s| json!([s.start, s.end])),
-        }),
+        serde_json::to_value(error).unwrap_or(Value::Null),
     );
     with_id(id, out)
+}
+
+/// The `error` of an error reply.
+#[derive(Serialize)]
+struct ReplyError {
+    kind: &'static str,
+    message: String,
+    path: String,
+    span: Option<[usize; 2]>,
 }
 
 /// Answers one line of `strata plan resolve --batch`: a request, or an error reply for a

@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use strata_core::walk::{resolve_segs, write_segs, Seg};
 use strata_core::{push_value_text, Error, ErrorKind, FieldPath, PathSeg};
 use strata_tools::{a_or_an, type_name, StepRecord};
@@ -50,7 +50,7 @@ fn field<'r>(record: &'r StepRecord, name: &str) -> Option<Cow<'r, Value>> {
         "id" => Cow::Owned(Value::String(record.id.clone())),
         "status" => Cow::Owned(Value::String(record.status.name().into())),
         "error" => Cow::Owned(match &record.error {
-            Some(e) => json!({"kind": e.kind.name(), "message": e.message}),
+            Some(e) => serde_json::to_value(e).unwrap_or(Value::Null),
             None => Value::Null,
         }),
         _ => return None,

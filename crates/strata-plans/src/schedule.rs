@@ -12,7 +12,8 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Map, Value};
+use serde::Serialize;
+use serde_json::{Map, Value};
 use strata_core::Error;
 use strata_doc::Document;
 use strata_tools::{CallOptions, RunResult, StepRecord, StepStatus, ToolRunner};
@@ -147,11 +148,30 @@ impl Outcome {
             .enumerate()
             .map(|(i, step)| match self.records.get(&step.id) {
                 Some(r) => r.to_json(),
-                None => json!({"id": step.id, "status": "waiting", "result": null, "error": null,
-                               "run": null, "waiting_for": self.waiting_for[i]}),
+                None => serde_json::to_value(WaitingRecord {
+                    id: &step.id,
+                    status: "waiting",
+                    result: (),
+                    error: (),
+                    run: (),
+                    waiting_for: &self.waiting_for[i],
+                })
+                .unwrap_or(Value::Null),
             })
             .collect()
     }
+}
+
+/// The record of a step that waits for user values (null where a finished step's record
+/// has its outcome).
+#[derive(Serialize)]
+struct WaitingRecord<'a> {
+    id: &'a str,
+    status: &'static str,
+    result: (),
+    error: (),
+    run: (),
+    waiting_for: &'a [String],
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,11 +2,13 @@
 //! again reuses its executor chain, merged config and compiled stages 3–6, for as long as every
 //! file of its chain is the same.
 //!
-//! A hit costs one `stat` per file of the chain: a file whose identity (device, inode, size,
-//! modification time) is what it was when it was compiled is taken as unchanged. Only when
-//! that time is too close to the compile to be trusted (a file written within the file
-//! system's timestamp granularity of being read, which a later write in the same tick would
-//! not change) is the file read again and its content hash compared.
+//! A hit costs one `lstat` per file of the chain, on the path it was found to really have
+//! (inside the project) when it was compiled: a file whose identity (device, inode, size,
+//! modification time) is what it was then is taken as unchanged. Only when that time is too
+//! close to the read to be trusted (a file written within the file system's timestamp
+//! granularity of being read, which a later write in the same tick would not change) is the
+//! file read again — through the confined path — and its content hash compared; once its
+//! time has settled, its identity is recorded anew and vouches for it from then on.
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -42,8 +44,12 @@ pub struct CompiledTool {
 /// A file of a compiled chain: where it is, its identity and the hash of its content.
 #[derive(Debug)]
 struct CompiledFile {
+    /// The path as the project shows it (read through [`Project::read`], which confines it).
     path: PathBuf,
-    stamp: Option<Stamp>,
+    /// Where it really was when it was compiled (every link resolved, inside the project).
+    real: Option<PathBuf>,
+    /// Its identity when it was last found to hold the compiled content.
+    stamp: Mutex<Option<Stamp>>,
     hash: u64,
 }
 
@@ -63,10 +69,11 @@ struct Stamp {
 const GRANULARITY: Duration = Duration::from_secs(2);
 
 impl Stamp {
-    /// The identity of the file at `path` (symbolic links followed), `read_at` the time its
-    /// content was read.
+    /// The identity of the file at `path` (a link there is not followed: the path is the one
+    /// the file really had, so a link put in its place later is a different identity),
+    /// `read_at` the time its content was read.
     fn of(path: &Path, read_at: SystemTime) -> Option<Stamp> {
-        let meta = std::fs::metadata(path).ok()?;
+        let meta = std::fs::symlink_metadata(path).ok()?;
         let mtime = meta.modified().ok()?;
         let settled = read_at
             .duration_since(mtime)
@@ -96,13 +103,14 @@ impl CompiledTool {
         let files = chain
             .links
             .iter()
-            .map(|l| CompiledFile {
-                stamp: project
-                    .confine(&l.path)
-                    .ok()
-                    .and_then(|real| Stamp::of(&real, read_at)),
-                path: l.path.clone(),
-                hash: hash(l.doc.text.as_bytes()),
+            .map(|l| {
+                let real = project.confine(&l.path).ok();
+                CompiledFile {
+                    stamp: Mutex::new(real.as_deref().and_then(|r| Stamp::of(r, read_at))),
+                    real,
+                    path: l.path.clone(),
+                    hash: hash(l.doc.text.as_bytes()),
+                }
             })
             .collect();
         let mut config = Value::Object(chain.merged_config());
@@ -122,21 +130,33 @@ impl CompiledTool {
     /// True while every file of the chain still holds what was compiled (and still lies
     /// inside `tools/`): by its identity when that can be trusted, else by its content.
     fn is_current(&self, project: &Project, reads: &AtomicU64) -> bool {
-        self.files.iter().all(|file| {
-            let Ok(real) = project.confine(&file.path) else {
-                return false;
-            };
-            let now = SystemTime::now();
-            if let (Some(then), Some(current)) = (&file.stamp, Stamp::of(&real, now)) {
-                if then.vouches_for(&current) {
-                    return true;
-                }
+        self.files
+            .iter()
+            .all(|file| file.is_current(project, reads))
+    }
+}
+
+impl CompiledFile {
+    /// True while the file holds what was compiled: its identity vouches for it, or, read
+    /// again through the confined path, its content hashes the same (and its identity is
+    /// recorded anew).
+    fn is_current(&self, project: &Project, reads: &AtomicU64) -> bool {
+        let now = SystemTime::now();
+        let current = self.real.as_deref().and_then(|r| Stamp::of(r, now));
+        let stamp = || self.stamp.lock().unwrap_or_else(|e| e.into_inner());
+        if let (Some(then), Some(current)) = (*stamp(), current) {
+            if then.vouches_for(&current) {
+                return true;
             }
-            reads.fetch_add(1, Ordering::Relaxed);
-            project
-                .read(&file.path)
-                .is_ok_and(|bytes| hash(&bytes) == file.hash)
-        })
+        }
+        reads.fetch_add(1, Ordering::Relaxed);
+        let same = project
+            .read(&self.path)
+            .is_ok_and(|bytes| hash(&bytes) == self.hash);
+        if same {
+            *stamp() = current;
+        }
+        same
     }
 }
 
@@ -198,5 +218,84 @@ impl ToolCache {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<CompiledTool>>> {
         self.tools.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs::File;
+
+    use super::*;
+    use crate::CacheStats;
+
+    const TOOL: &str = "executor: runtimes/subprocess\nconfig: {command: printf, args: [a]}\n";
+
+    /// A project with the primitive and `t`, every file's time `age` in the past.
+    fn project(age: Duration) -> (tempfile::TempDir, Project) {
+        let dir = tempfile::tempdir().unwrap();
+        let tools = dir.path().join("tools");
+        std::fs::create_dir_all(tools.join("runtimes")).unwrap();
+        std::fs::write(
+            tools.join("runtimes/subprocess.yaml"),
+            "config: {args: []}\n",
+        )
+        .unwrap();
+        std::fs::write(tools.join("t.yaml"), TOOL).unwrap();
+        for f in ["runtimes/subprocess.yaml", "t.yaml"] {
+            age_file(&tools.join(f), age);
+        }
+        let p = Project::at(dir.path()).unwrap();
+        (dir, p)
+    }
+
+    fn age_file(path: &Path, age: Duration) {
+        let file = File::options().write(true).open(path).unwrap();
+        file.set_modified(SystemTime::now() - age).unwrap();
+    }
+
+    fn stats(hits: u64, misses: u64, reads: u64) -> CacheStats {
+        CacheStats {
+            hits,
+            misses,
+            reads,
+        }
+    }
+
+    #[test]
+    fn a_hit_on_settled_files_reads_nothing() {
+        let (_dir, p) = project(Duration::from_secs(3600));
+        let first = p.compiled("t").unwrap();
+        for _ in 0..3 {
+            assert!(Arc::ptr_eq(&first, &p.compiled("t").unwrap()));
+        }
+        assert_eq!(p.cache_stats(), stats(3, 1, 0));
+    }
+
+    #[test]
+    fn files_written_just_now_are_read_again_until_their_time_settles() {
+        let (dir, p) = project(Duration::ZERO);
+        p.compiled("t").unwrap();
+        p.compiled("t").unwrap();
+        assert_eq!(p.cache_stats(), stats(1, 1, 2), "both files re-read");
+        // Once their time lies far enough back, the identity recorded at the next read
+        // vouches for them.
+        for f in ["runtimes/subprocess.yaml", "t.yaml"] {
+            age_file(&dir.path().join("tools").join(f), Duration::from_secs(3600));
+        }
+        p.compiled("t").unwrap();
+        p.compiled("t").unwrap();
+        assert_eq!(p.cache_stats(), stats(3, 1, 4));
+    }
+
+    #[test]
+    fn an_edited_file_is_compiled_again() {
+        let (dir, p) = project(Duration::from_secs(3600));
+        let first = p.compiled("t").unwrap();
+        let path = dir.path().join("tools/t.yaml");
+        std::fs::write(&path, TOOL.replace("[a]", "[b]")).unwrap();
+        age_file(&path, Duration::from_secs(3600));
+        let second = p.compiled("t").unwrap();
+        assert!(!Arc::ptr_eq(&first, &second));
+        assert_eq!(second.config["args"], serde_json::json!(["b"]));
     }
 }

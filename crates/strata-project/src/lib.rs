@@ -125,7 +125,17 @@ impl Invocation {
         caller: &CallerParams,
         opts: &ExecOptions,
     ) -> Result<Invocation, Error> {
-        let tool = project.compiled(id)?;
+        Invocation::of(project, project.compiled(id)?, id, caller, opts)
+    }
+
+    /// Everything a call of tool `id`, already compiled as `tool` (and found current), needs.
+    pub fn of(
+        project: &Project,
+        tool: Arc<CompiledTool>,
+        id: &str,
+        caller: &CallerParams,
+        opts: &ExecOptions,
+    ) -> Result<Invocation, Error> {
         let chain = &tool.chain;
         let link = chain.tool();
         let schema = link.file.parameters.as_ref();

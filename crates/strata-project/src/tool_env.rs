@@ -20,7 +20,7 @@ use crate::stages::render_string;
 use crate::tool_file::{path_of, Interpreter, InterpreterKind};
 use crate::LinkWarning;
 
-/// Builds the environment layer by layer over `base` (normally [`process_env`]).
+/// Builds the environment layer by layer over `base` (normally [`strata_exec::process_env`]).
 pub fn resolve_env(
     project: &Project,
     chain: &ToolChain,

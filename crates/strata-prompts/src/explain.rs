@@ -3,7 +3,8 @@
 
 use std::fmt::Write as _;
 
-use serde_json::{json, Value};
+use serde::{Serialize, Serializer};
+use serde_json::Value;
 
 /// One candidate of the lookup.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -14,14 +15,15 @@ pub struct Candidate {
     pub file: Option<String>,
 }
 
-/// One variable the render could read.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One variable the render could read: `{name, source, value}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Variable {
     /// Its name.
     pub name: String,
     /// `feed`, `knowledge`, `feed+knowledge` (merged), `component` or `predefined`.
     pub source: &'static str,
     /// Its value as compact JSON (`***` when secret), or the component's template.
+    #[serde(rename = "value")]
     pub shown: String,
 }
 
@@ -74,15 +76,44 @@ impl Explain {
 
     /// The trace as JSON: `{key, settings, candidates: [{id, file, won}], variables}`.
     pub fn to_json(&self) -> Value {
-        json!({
-            "key": self.key,
-            "settings": self.settings,
-            "candidates": self.candidates.iter().enumerate().map(|(i, c)| json!({
-                "id": c.id, "file": c.file, "won": Some(i) == self.winner
-            })).collect::<Vec<_>>(),
-            "variables": self.variables.iter().map(|v| json!({
-                "name": v.name, "source": v.source, "value": v.shown
-            })).collect::<Vec<_>>(),
-        })
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+/// The JSON form of an [`Explain`]: a derived form rather than the struct itself, because
+/// each candidate's `won` comes from the trace's `winner`.
+#[derive(Serialize)]
+struct ExplainForm<'a> {
+    key: Option<&'a str>,
+    settings: &'a str,
+    candidates: Vec<CandidateForm<'a>>,
+    variables: &'a [Variable],
+}
+
+#[derive(Serialize)]
+struct CandidateForm<'a> {
+    id: &'a str,
+    file: Option<&'a str>,
+    won: bool,
+}
+
+impl Serialize for Explain {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        ExplainForm {
+            key: self.key.as_deref(),
+            settings: &self.settings,
+            candidates: self
+                .candidates
+                .iter()
+                .enumerate()
+                .map(|(i, c)| CandidateForm {
+                    id: &c.id,
+                    file: c.file.as_deref(),
+                    won: Some(i) == self.winner,
+                })
+                .collect(),
+            variables: &self.variables,
+        }
+        .serialize(s)
     }
 }

@@ -494,15 +494,12 @@ fn bad_file_name(shown: &str) -> Error {
 }
 
 fn too_big(shown: &str, limit: usize) -> Error {
-    err(
+    Error::new(
+        LAYER,
         ErrorKind::Limit,
-        shown,
         format!("`{shown}` is larger than the template limit of {limit} bytes"),
-        &format!(
-            "split the template, or {}",
-            strata_core::raise_hint("template_bytes")
-        ),
     )
+    .with_limit("template_bytes", limit, "split the template, or")
 }
 
 /// A document error re-labelled as a prompt error.

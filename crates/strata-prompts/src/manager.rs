@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
-use strata_core::{push_value_text, Error, ErrorKind, Location};
+use strata_core::{push_value_text, Error, ErrorData, ErrorKind, Location};
 
 use crate::context::Vars;
 use crate::explain::{Candidate, Explain, Variable};
@@ -255,7 +255,8 @@ impl PromptManager {
             .with_hint(format!(
                 "add one of them, or a `{}` template at the top of prompts/",
                 manager.settings.default_name
-            )));
+            ))
+            .with_data(ErrorData::Candidates(tried)));
         };
         let empty = Map::new();
         let feed = call.feed.unwrap_or(&empty);

@@ -4,7 +4,8 @@
 
 use std::sync::Arc;
 
-use serde_json::{json, Map, Value};
+use serde::{Serialize, Serializer};
+use serde_json::{Map, Value};
 use strata_core::{did_you_mean, Error, ErrorKind, FieldPath, Undefined, Warning};
 
 use crate::context::{Ctx, Fault, Vars};
@@ -58,10 +59,11 @@ impl<'a> Call<'a> {
 }
 
 /// One rendered text, labelled with the versions of its versioned components.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Variant {
     /// `(component, version)` for each versioned component, in declaration order; empty
     /// when the template uses none.
+    #[serde(serialize_with = "versions_map")]
     pub versions: Vec<(String, String)>,
     /// The text.
     pub text: String,
@@ -73,12 +75,7 @@ impl Variant {
     /// [`Rendered::to_json`]'s `variants`, [`Rendered::variants_json`], the CLI and the
     /// bindings all use it.
     pub fn to_json(&self) -> Value {
-        let versions: Map<String, Value> = self
-            .versions
-            .iter()
-            .map(|(c, v)| (c.clone(), json!(v)))
-            .collect();
-        json!({"versions": versions, "text": self.text})
+        serde_json::to_value(self).unwrap_or(Value::Null)
     }
 
     /// `tone=formal, length=short`.
@@ -147,18 +144,51 @@ impl Rendered {
     /// `{template, file, hash, text}` for one variant, `{…, variants: [{versions, text}]}` for
     /// several; `warnings` (and `explain`) when there are any.
     pub fn to_json(&self) -> Value {
-        let mut out = json!({"template": self.template, "file": self.file, "hash": self.hash});
-        match self.text() {
-            Some(text) => out["text"] = json!(text),
-            None => out["variants"] = self.variants_json(),
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+/// `(component, version)` pairs as one object, in order.
+fn versions_map<S: Serializer>(versions: &[(String, String)], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_map(versions.iter().map(|(c, v)| (c, v)))
+}
+
+/// The JSON form of a [`Rendered`]: a derived form rather than the struct itself, because
+/// its shape depends on it — `text` for one variant, `variants` for several, `warnings` and
+/// `explain` only when there are any.
+#[derive(Serialize)]
+struct RenderedForm<'a> {
+    template: &'a str,
+    file: &'a str,
+    hash: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    variants: Option<&'a [Variant]>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty", serialize_with = "warnings")]
+    warnings: &'a [Warning],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    explain: Option<&'a Explain>,
+}
+
+/// Warnings as a list of [`Warning::to_json`]'s form (`strata_core` has no `Serialize`).
+fn warnings<S: Serializer>(warnings: &[Warning], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(warnings.iter().map(Warning::to_json))
+}
+
+impl Serialize for Rendered {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let text = self.text();
+        RenderedForm {
+            template: &self.template,
+            file: &self.file,
+            hash: &self.hash,
+            text,
+            variants: text.is_none().then_some(self.variants.as_slice()),
+            warnings: &self.warnings,
+            explain: self.explain.as_ref(),
         }
-        if !self.warnings.is_empty() {
-            out["warnings"] = self.warnings.iter().map(Warning::to_json).collect();
-        }
-        if let Some(e) = &self.explain {
-            out["explain"] = e.to_json();
-        }
-        out
+        .serialize(s)
     }
 }
 

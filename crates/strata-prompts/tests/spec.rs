@@ -114,6 +114,12 @@ fn nothing_found_lists_every_candidate() {
          a/main/K.v, a/main/K, a/main/default.v, a/main/default, main/K.v, main/K, main/default.v, \
          main/default, default.v, default"
     );
+    let Some(strata_core::ErrorData::Candidates(tried)) = &e.data else {
+        panic!("no candidates: {:?}", e.data);
+    };
+    assert_eq!(tried.len(), 14);
+    assert_eq!(tried[0], "a/b/main/K.v");
+    assert_eq!(tried[13], "default");
 }
 
 #[test]

@@ -64,6 +64,16 @@ def test_each_family_has_its_class(template: object, family: type, kind: str, me
     assert (info.value.kind, info.value.message) == (kind, message)
 
 
+def test_a_limit_carries_its_setting_and_value() -> None:
+    with pytest.raises(strata.LimitError) as info:
+        strata.render({"a": "{b}", "b": "{c}", "c": "{d}", "d": "{e}", "e": "x"})
+    assert info.value.data == {"limit": {"setting": "limits.param_links", "limit": 3}}
+    assert info.value.to_dict()["data"] == info.value.data
+    with pytest.raises(strata.CycleError) as cycle:
+        strata.render({"a": "{b}", "b": "{a}"})
+    assert cycle.value.data is None
+
+
 def test_a_tool_that_cannot_run_is_a_tool_error(project: strata.Project) -> None:
     with pytest.raises(strata.ToolError) as info:
         project.run_tool("gret")

@@ -29,7 +29,7 @@ import strata
 REPO = Path(__file__).resolve().parents[3]
 
 # The fields of an error both front-ends report (the CLI's JSON form, `StrataError.to_dict`).
-ERROR_FIELDS = ("kind", "message", "path", "span", "hint", "file", "line", "column")
+ERROR_FIELDS = ("kind", "message", "path", "span", "hint", "file", "line", "column", "data")
 # The fields of `strata run --json`'s result object that a step record's `run` also has.
 RUN_FIELDS = ("success", "exit_code", "stderr", "truncated", "timed_out")
 

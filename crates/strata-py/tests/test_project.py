@@ -147,3 +147,56 @@ def test_the_project_knows_its_root_and_tools(project: strata.Project, project_d
     ]
     assert repr(strata.Project(str(project_dir))) == f"<strata.Project {project_dir}>"
     assert project.run_tool("say", timeout=5)["status"] == "completed"
+
+
+GRAPH = """\
+kind: graph
+parameters:
+  type: object
+  properties:
+    word: {type: string}
+  required: [word]
+nodes:
+  a:
+    kind: action
+    tool: say
+    params: {message: "${inputs.word}"}
+    assign: {said: "${result}"}
+    next: done
+  done:
+    kind: return
+    output: {said: "${state.said}"}
+"""
+
+
+def test_a_graph_runs_and_its_run_is_recorded(project: strata.Project, project_dir: Path) -> None:
+    (project_dir / "tools/graphs").mkdir(parents=True)
+    (project_dir / "tools/graphs/echo.yaml").write_text(GRAPH)
+    run = project.run_graph("graphs/echo", {"word": "${HOME}"}, run_id="r1")
+    assert run == {
+        "run_id": "r1",
+        "status": "completed",
+        "steps": 2,
+        "result": {"said": "${HOME}"},
+        "failure": None,
+    }
+    assert (project_dir / ".strata/runs/r1").is_dir()
+    with pytest.raises(strata.StrataError) as info:
+        project.run_graph("graphs/echo", resume="r1")
+    assert info.value.kind == "run_state"
+    with pytest.raises(ValueError, match="resume= continues a run"):
+        project.run_graph("graphs/echo", {"word": "x"}, resume="r1")
+
+
+def test_a_tool_the_check_rejects_is_refused_with_its_diagnostics(
+    project: strata.Project, project_dir: Path
+) -> None:
+    (project_dir / "tools/typo.yaml").write_text(
+        'executor: runtimes/subprocess\nconfig:\n  command: printf\n  args: ["%s", "{nosuch}"]\n'
+    )
+    with pytest.raises(strata.CheckError) as info:
+        project.run_tool("typo")
+    assert (info.value.kind, info.value.message) == ("check", "`typo` was not run: 1 error found")
+    assert [(d["code"], d["kind"], d["message"]) for d in info.value.diagnostics] == [
+        ("R001", "unknown_name", "unknown parameter `{nosuch}`: it is left as written")
+    ]

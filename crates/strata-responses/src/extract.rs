@@ -1,6 +1,9 @@
 //! The extraction chain of SPEC §7: each field of a response from the standard fields, then
 //! the tool fields, then the generator — which runs only once every other field was found.
 
+use std::borrow::Cow;
+
+use serde::{Serialize, Serializer};
 use serde_json::{json, Map, Value};
 use strata_core::{for_each_leaf, value_to_text, Error, ErrorKind, FieldPath};
 
@@ -96,20 +99,7 @@ impl Field {
 
     /// The field as JSON: `{field, source, from?, value}`, the value `***` when secret.
     pub fn to_json(&self) -> Value {
-        let mut out = Map::new();
-        out.insert("field".into(), json!(self.name));
-        out.insert("source".into(), json!(self.source.name()));
-        match &self.source {
-            FieldSource::Std => {}
-            FieldSource::Tool { label, .. } => {
-                out.insert("from".into(), json!(label));
-            }
-            FieldSource::Generative { tool } => {
-                out.insert("from".into(), json!(tool));
-            }
-        }
-        out.insert("value".into(), self.shown());
-        Value::Object(out)
+        serde_json::to_value(self).unwrap_or(Value::Null)
     }
 
     /// The value as traces show it: `***` when it holds a secret.
@@ -343,10 +333,42 @@ impl Extraction {
     }
 }
 
+/// The JSON form of a [`Field`]: a derived form rather than the struct itself, because a
+/// secret value is redacted to `***` and `from` exists only for tool and generator sources.
+#[derive(Serialize)]
+struct FieldForm<'a> {
+    field: &'a str,
+    source: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    from: Option<&'a str>,
+    value: Cow<'a, Value>,
+}
+
+impl Serialize for Field {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        FieldForm {
+            field: &self.name,
+            source: self.source.name(),
+            from: match &self.source {
+                FieldSource::Std => None,
+                FieldSource::Tool { label, .. } => Some(label),
+                FieldSource::Generative { tool } => Some(tool),
+            },
+            value: if self.secret {
+                Cow::Owned(json!("***"))
+            } else {
+                Cow::Borrowed(&self.value)
+            },
+        }
+        .serialize(s)
+    }
+}
+
 /// A rendered canned response and the fields that filled it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Reply {
     /// The rendered text.
+    #[serde(rename = "reply")]
     pub text: String,
     /// Every field, in template order, with its source.
     pub fields: Vec<Field>,
@@ -355,9 +377,6 @@ pub struct Reply {
 impl Reply {
     /// `{reply, fields: [{field, source, from?, value}]}`.
     pub fn to_json(&self) -> Value {
-        json!({
-            "reply": self.text,
-            "fields": self.fields.iter().map(Field::to_json).collect::<Vec<_>>(),
-        })
+        serde_json::to_value(self).unwrap_or(Value::Null)
     }
 }

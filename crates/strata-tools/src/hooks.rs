@@ -3,6 +3,7 @@
 //! declare hooks with the same keys, read by the one parser [`parse_hook`] (each front-end
 //! brings its events and its template stages), and fire them all through [`fire`].
 
+use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 use strata_context::{When, WhenError};
 use strata_core::{
@@ -75,24 +76,79 @@ impl Firing {
 
     /// The firing as a progress event: `{event: "hook", id, on, tool, status, error}`.
     pub fn event_json(&self) -> Value {
-        serde_json::json!({"event": "hook", "id": self.id, "on": self.event,
-            "tool": self.tool, "status": self.status, "error": self.error})
+        #[derive(Serialize)]
+        struct Tagged<'a> {
+            event: &'static str,
+            #[serde(flatten)]
+            fields: HookEvent<'a>,
+        }
+        let tagged = Tagged {
+            event: "hook",
+            fields: self.hook_event(),
+        };
+        serde_json::to_value(tagged).unwrap_or(Value::Null)
+    }
+
+    /// The fields of the firing's progress event, after its `event` tag.
+    pub fn hook_event(&self) -> HookEvent<'_> {
+        HookEvent {
+            id: &self.id,
+            on: self.event,
+            tool: &self.tool,
+            status: self.status,
+            error: self.error.as_deref(),
+        }
     }
 
     /// The firing as JSON: `{id, event, tool, params, status, result, error, run}`.
     pub fn to_json(&self) -> Value {
-        let record = self.record.as_ref().map(StepRecord::to_json);
-        let field = |k: &str| record.as_ref().map_or(Value::Null, |r| r[k].clone());
-        serde_json::json!({
-            "id": self.id,
-            "event": self.event,
-            "tool": self.tool,
-            "params": self.params,
-            "status": self.status,
-            "result": field("result"),
-            "error": self.error,
-            "run": field("run"),
-        })
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+/// A firing as a progress event (`{id, on, tool, status, error}`), the `event: "hook"` tag
+/// left to the event type that carries it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct HookEvent<'a> {
+    /// The hook's id.
+    pub id: &'a str,
+    /// The event it fired on.
+    pub on: &'a str,
+    /// The tool.
+    pub tool: &'a str,
+    /// `completed`, `failed` or `dry run`.
+    pub status: &'a str,
+    /// Why it failed.
+    pub error: Option<&'a str>,
+}
+
+/// The JSON form of a [`Firing`]: a derived form of borrowed fields rather than the struct
+/// itself, because the record's `result` and `run` stand around the firing's own `error`.
+#[derive(Serialize)]
+struct FiringForm<'a> {
+    id: &'a str,
+    event: &'a str,
+    tool: &'a str,
+    params: &'a Value,
+    status: &'a str,
+    result: Option<&'a Value>,
+    error: Option<&'a str>,
+    run: Option<&'a Value>,
+}
+
+impl Serialize for Firing {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        FiringForm {
+            id: &self.id,
+            event: self.event,
+            tool: &self.tool,
+            params: &self.params,
+            status: self.status,
+            result: self.record.as_ref().map(|r| &r.result),
+            error: self.error.as_deref(),
+            run: self.record.as_ref().and_then(|r| r.run.as_ref()),
+        }
+        .serialize(s)
     }
 }
 

@@ -14,11 +14,12 @@ mod record;
 pub mod response_fields;
 mod result;
 mod runner;
+pub mod ser;
 
 pub use fake::FakeTools;
 pub use hooks::{
-    fire, params_path, parse_hook, parse_hooks, Firing, Hook, HookCall, HookFormat, HookSource,
-    HOOK_ACTION_KEYS, HOOK_KEYS,
+    fire, params_path, parse_hook, parse_hooks, Firing, Hook, HookCall, HookEvent, HookFormat,
+    HookSource, HOOK_ACTION_KEYS, HOOK_KEYS,
 };
 pub use params::{
     check, check_known, check_schema, coerce, parse_as, summary, validate, SchemaError,

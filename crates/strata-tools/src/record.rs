@@ -1,6 +1,7 @@
 //! The step record: what a tool call left behind, as every front-end shows it.
 
-use serde_json::{json, Map, Value};
+use serde::Serialize;
+use serde_json::Value;
 use strata_core::{Error, ErrorKind};
 
 use crate::RunResult;
@@ -9,7 +10,8 @@ use crate::RunResult;
 pub const RECORD_FIELDS: [&str; 5] = ["id", "status", "result", "error", "run"];
 
 /// How a step ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum StepStatus {
     /// The tool ran and succeeded.
     Completed,
@@ -42,9 +44,10 @@ impl StepStatus {
 }
 
 /// Why a step failed or was skipped: a kind to match on and a message (never holding data).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct StepError {
     /// The error kind.
+    #[serde(serialize_with = "crate::ser::kind")]
     pub kind: ErrorKind,
     /// What went wrong.
     pub message: String,
@@ -73,7 +76,7 @@ pub fn stderr_tail(run: &Value) -> Option<String> {
 /// (one trailing newline removed; empty output is null); `run` is the rest of the process
 /// outcome (`success`, `exit_code`, `signal`, `stderr`, `duration_ms`, `truncated`,
 /// `timed_out`), null when the tool never ran.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StepRecord {
     /// The step id.
     pub id: String,
@@ -154,19 +157,7 @@ impl StepRecord {
     /// The record as JSON: `{id, status, result, error, run}`, `error` being
     /// `{kind, message}` or null.
     pub fn to_json(&self) -> Value {
-        let mut map = Map::with_capacity(5);
-        map.insert("id".into(), json!(self.id));
-        map.insert("status".into(), json!(self.status.name()));
-        map.insert("result".into(), self.result.clone());
-        map.insert(
-            "error".into(),
-            match &self.error {
-                Some(e) => json!({"kind": e.kind.name(), "message": e.message}),
-                None => Value::Null,
-            },
-        );
-        map.insert("run".into(), self.run.clone().unwrap_or(Value::Null));
-        Value::Object(map)
+        serde_json::to_value(self).unwrap_or(Value::Null)
     }
 
     /// Reads a record back from its JSON form (checkpoints, partial-resolution requests).
@@ -197,6 +188,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+    use serde_json::json;
 
     fn run(stdout: &str, code: i32) -> RunResult {
         RunResult {

@@ -59,6 +59,8 @@ impl RunResult {
 
     /// The process outcome, as a step record's `run`: `success`, `exit_code`, `signal`,
     /// `stderr`, `duration_ms`, `truncated`, `timed_out`.
+    // Hand-written: a computed view (stderr bytes shown as text, milliseconds, both caps as
+    // one `truncated`), not the struct's fields.
     pub fn outcome_json(&self) -> Value {
         json!({
             "success": self.success,
@@ -132,6 +134,8 @@ impl RunResult {
 
     /// The result object: `success`, `exit_code`, `stdout`, `stderr`, `data`, `duration_ms`,
     /// `truncated`, `timed_out` (output that is not UTF-8 is shown with U+FFFD).
+    // Hand-written: a computed view (output bytes shown as text, `data` parsed from stdout,
+    // milliseconds, both caps as one `truncated`), not the struct's fields.
     pub fn to_json(&self) -> Value {
         json!({
             "success": self.success,

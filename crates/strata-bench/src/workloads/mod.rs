@@ -5,6 +5,7 @@ pub mod check;
 pub mod config;
 pub mod context;
 pub mod exec;
+pub mod gate;
 pub mod graph;
 pub mod linear;
 pub mod locate;
@@ -36,6 +37,7 @@ pub const GROUPS: &[Group] = &[
     ("batch", batch::run),
     ("check", check::run),
     ("graph", graph::run),
+    ("gate", gate::run),
     ("prompts", prompts::run),
     ("responses", responses::run),
     ("plan_resolve", plans::run_resolve),

@@ -31,7 +31,10 @@ class StrataError(Exception):
     * ``path``: the field holding the offending string (``"args[2]"``; ``"$"`` is the root);
     * ``span``: the ``(start, end)`` byte range inside that string, or ``None``;
     * ``hint``: a suggestion for the fix, or ``None``;
-    * ``file``, ``line``, ``column``: where in a file, when the text came from one.
+    * ``file``, ``line``, ``column``: where in a file, when the text came from one;
+    * ``data``: typed facts for programs, or ``None``: ``{"limit": {"setting", "limit"}}``
+      for a limit reached (the ``strata.yaml`` setting that raises it and its value),
+      ``{"candidates": [...]}`` for a lookup that found nothing (what it tried, in order).
 
     Subclasses name the families: ``TemplateSyntaxError``, ``UndefinedError``,
     ``LimitError``, ``CycleError``, ``ToolError``, ``PromptError``, ``PlanError``,
@@ -47,6 +50,7 @@ class StrataError(Exception):
     file: Optional[str]
     line: Optional[int]
     column: Optional[int]
+    data: Optional[Dict[str, Any]]
 
     def __init__(
         self,
@@ -61,6 +65,7 @@ class StrataError(Exception):
         file: Optional[str] = None,
         line: Optional[int] = None,
         column: Optional[int] = None,
+        data: Optional[Dict[str, Any]] = None,
     ) -> None:
         """An error whose text is ``text``, with the fields of strata's JSON form."""
         super().__init__(text)
@@ -73,6 +78,7 @@ class StrataError(Exception):
         self.file = file
         self.line = line
         self.column = column
+        self.data = data
 
     def to_dict(self) -> Dict[str, Any]:
         """The error's fields as strata's JSON form has them (optional ones when set)."""
@@ -83,7 +89,7 @@ class StrataError(Exception):
             "path": self.path,
             "span": None if self.span is None else list(self.span),
         }
-        for name in ("hint", "file", "line", "column"):
+        for name in ("hint", "file", "line", "column", "data"):
             value = getattr(self, name)
             if value is not None:
                 out[name] = value
