@@ -1356,3 +1356,208 @@ fn a_foreach_element_above_the_parameter_limit_fails_with_a_clear_error() {
     );
     assert_eq!(ran.read("pods/measure/out/walk.json"), "\"artifact\"");
 }
+
+/// Text Argo would act on if it reached a manifest as written: tags it knows, an expression,
+/// a tag it does not know, a lone `{{`.
+const TAGS: &str = "{{workflow.name}} {{workflow.parameters.title}} {{=1+1}} {{nope}} {{ {x}";
+
+/// No tag of [`TAGS`] in the manifest as Argo reads it (its comments aside).
+fn no_user_tags(manifest: &Value) {
+    let text = serde_json::to_string(manifest).unwrap();
+    // strata's own tags stand alone (`{{workflow.name}}` as the run id, for one).
+    for tag in [
+        "{{workflow.name}} ",
+        "\\\"{{workflow.name",
+        "{{workflow.parameters.inputs}} ",
+        "{{workflow.parameters.title}} ",
+        "{{=",
+        "{{nope",
+        "{{ ",
+        "{{workflow.parameters.x",
+    ] {
+        assert!(!text.contains(tag), "{tag} in {text}");
+    }
+}
+
+#[test]
+fn argo_tags_in_plan_values_results_and_file_names_arrive_byte_for_byte() {
+    let file = "plans/{{workflow.parameters.x}}.yaml";
+    let plan = "- {id: A, tool: t/json, arguments: {text: \"{{PLACEHOLDER_title}}\"}}\n- {id: B, tool: t/json, arguments: {x: \"{{A.result}}\"}}\n";
+    let value = format!("title={}", json!(TAGS));
+    let ran = project()
+        .file(file, plan)
+        .args(&[
+            "export",
+            "argo",
+            file,
+            "--image",
+            "strata:1",
+            "--value-json",
+            &value,
+            "-o",
+            "wf.yaml",
+        ])
+        .stderr("wrote wf.yaml: a Workflow with 3 templates and 2 tasks\n")
+        .status(0)
+        .run();
+    let manifest: Value = serde_yaml::from_str(&ran.read("wf.yaml")).unwrap();
+    no_user_tags(&manifest);
+    let records = run_tasks(&ran, &manifest);
+    assert_eq!(records["A"]["status"], "completed", "{records:?}");
+    assert_eq!(records["A"]["result"]["text"], TAGS);
+    assert_eq!(records["B"]["result"]["x"]["text"], TAGS);
+    // The file's name reaches the task as it is: the step's messages name it.
+    let args: Vec<String> = list(&manifest, "/spec/templates/1/container/args")
+        .iter()
+        .map(|a| a.as_str().unwrap().to_string())
+        .collect();
+    let shown = args.iter().skip_while(|a| *a != "--as").nth(1).unwrap();
+    std::fs::copy(ran.path().join(file), ran.path().join("doc")).unwrap();
+    ran.then(&["plan", "step", "doc", "--as", shown, "--step", "C"])
+        .stdout("")
+        .stderr(
+            "error[request]: `plans/{{workflow.parameters.x}}.yaml` has no step `C`
+   = help: its steps are A, B
+",
+        )
+        .status(2)
+        .run();
+}
+
+/// A graph whose inputs' defaults hold Argo's tags, in a DAG and around a loop.
+const TAGGED: &str = r#"kind: graph
+parameters:
+  type: object
+  properties:
+    tag: {type: string, default: "{{workflow.name}} {{workflow.parameters.inputs}} {{=1}}"}
+    words: {type: array, default: []}
+state: {echoed: null}
+nodes:
+  echo:
+    kind: action
+    tool: t/json
+    params: {text: "${inputs.tag}", data: "${inputs.words}"}
+    assign: {echoed: "${result}"}
+    next: each
+  each:
+    kind: foreach
+    over: "${inputs.words}"
+    as: w
+    do: {kind: action, tool: t/json, params: {text: "${w}"}}
+    output: "${result}"
+    collect: seen
+    next: done
+  done: {kind: return, output: {tag: "${inputs.tag}", echoed: "${state.echoed}", seen: "${state.seen}"}}
+"#;
+
+#[test]
+fn argo_tags_in_graph_defaults_inputs_and_results_arrive_byte_for_byte() {
+    let looped = LOOP
+        .replace(
+            "    to: {type: integer, default: 3}\n",
+            "    to: {type: integer, default: 3}\n    tag: {type: string, default: \"{{workflow.name}} {{=1}}\"}\n",
+        )
+        .replace("output: \"${state.n}\"", "output: [\"${state.n}\", \"${inputs.tag}\"]");
+    let project = graph_project()
+        .tool("graphs/tagged", TAGGED)
+        .tool("graphs/looped", &looped)
+        .args(&["tools"])
+        .status(0)
+        .run();
+    let words = format!("words={}", json!([TAGS, "{{workflow.name}}"]));
+    graph_fidelity(&project, "graphs/tagged", &[&words], &[], 0);
+    no_user_tags(&serde_yaml::from_str(&project.read("wf.yaml")).unwrap());
+    graph_fidelity(&project, "graphs/tagged", &[], &[], 0);
+    project
+        .then(&["run", "graphs/tagged", "--quiet"])
+        .stdout(
+            r#"{
+  "tag": "{{workflow.name}} {{workflow.parameters.inputs}} {{=1}}",
+  "echoed": {
+    "text": "{{workflow.name}} {{workflow.parameters.inputs}} {{=1}}",
+    "data": []
+  },
+  "seen": []
+}
+"#,
+        )
+        .status(0)
+        .run();
+    project
+        .then(&[
+            "export",
+            "argo",
+            "tools/graphs/looped.yaml",
+            "--image",
+            "strata:1",
+            "-o",
+            "wf.yaml",
+        ])
+        .status(0)
+        .run();
+    let manifest: Value = serde_yaml::from_str(&project.read("wf.yaml")).unwrap();
+    no_user_tags(&manifest);
+    let tasks = local::run(&project, &manifest, "wf-looped");
+    let by_strata = project
+        .then(&["run", "graphs/looped", "--quiet"])
+        .status(0)
+        .run();
+    assert_eq!(tasks[0].1.stdout, by_strata.stdout);
+    assert!(by_strata.stdout.contains("\"{{workflow.name}} {{=1}}\""));
+}
+
+#[test]
+fn argo_tags_where_no_task_can_decode_them_are_refused() {
+    export_refused(
+        "- {id: a, tool: t/json, arguments: {}}\n",
+        &["--image", "strata:1", "--project-dir", "/{{workflow.name}}"],
+        "error[argo]: the project directory `/{{workflow.name}}` holds `{{`, which Argo would replace
+   = help: Argo replaces every `{{…}}` in a manifest and has no escape: choose a directory without `{{`
+",
+    );
+    graph_project()
+        .tool(
+            "graphs/{{workflow.name}}",
+            "kind: graph\nnodes:\n  a: {kind: return, output: 1}\n",
+        )
+        .args(&[
+            "export",
+            "argo",
+            "tools/graphs/{{workflow.name}}.yaml",
+            "--image",
+            "strata:1",
+        ])
+        .stdout("")
+        .stderr(
+            // The project loads no tool whose id holds `{{` (the export would refuse it too).
+            "error[request]: unknown tool `graphs/{{workflow.name}}`
+   = help: did you mean `graphs/fan`?
+",
+        )
+        .status(2)
+        .run();
+}
+
+#[test]
+fn a_secret_written_with_escapes_is_refused_as_a_plain_one() {
+    for (written, place) in [
+        ("\"s3cr\\x33t-value\"", "`plans/x.yaml` holds it"),
+        ("\"s3cr3t-\\\n    value\"", "`plans/x.yaml` holds it"),
+        ("\"s3cr\\u0033t\\u002dvalue\"", "`plans/x.yaml` holds it"),
+    ] {
+        export_refused(
+            &format!("- {{id: a, tool: t/json, arguments: {{text: {written}}}}}\n"),
+            &["--image", "strata:1"],
+            &format!("error[argo]: the manifest would hold the value of secret `API_TOKEN` ({place})
+   = help: a manifest never holds a secret: keep it in the Kubernetes Secret named with --secret, and let the tool read its variable
+"),
+        );
+    }
+    graph_refused(
+        &FAN.replace("default: [a, bb, ccc]", "default: [\"s3cr\\x33t-value\"]"),
+        &[],
+        "error[argo]: the manifest would hold the value of secret `API_TOKEN` (`tools/graphs/x.yaml` holds it)
+   = help: a manifest never holds a secret: keep it in the Kubernetes Secret named with --secret, and let the tool read its variable
+",
+    );
+}

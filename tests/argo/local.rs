@@ -10,6 +10,10 @@
 //!   artifacts are written from their `raw.data` or copied from the artifact the task's
 //!   arguments name (an optional one may be missing). Output parameters are read from their
 //!   files (their `default` when missing), output artifacts kept when their file exists.
+//! * Every `{{…}}` in a template text or a parameter value (the workflow's own, a task's
+//!   argument, an input's default) is replaced as Argo replaces it: with no escape, and again
+//!   inside what a replacement put in. A tag left unresolved in a pod's command, artifact or
+//!   working directory fails the test.
 //! * The outputs of a Skipped or Omitted task are their declared defaults (empty without
 //!   one), as Argo v4 gives them.
 
@@ -58,8 +62,24 @@ pub fn name(v: &Value) -> &str {
     v["name"].as_str().unwrap()
 }
 
-/// The `{{…}}` tags of `text` replaced by `lookup` (a tag it does not know stays).
+/// The `{{…}}` tags of `text` replaced by `lookup` (a tag it does not know stays), as Argo
+/// replaces them: in every template text and parameter value, with no escape, and again in
+/// what a replacement put in (a value holding `{{workflow.name}}` gets the name) — repeated
+/// until nothing changes.
 fn substitute(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> String {
+    let mut text = text.to_string();
+    for _ in 0..8 {
+        let next = substitute_once(&text, lookup);
+        if next == text {
+            break;
+        }
+        text = next;
+    }
+    text
+}
+
+/// One pass of [`substitute`].
+fn substitute_once(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> String {
     let mut out = String::new();
     let mut rest = text;
     while let Some(open) = rest.find("{{") {
@@ -109,9 +129,21 @@ fn when(expr: &str) -> bool {
 /// Runs every task of `manifest`'s entry DAG; `workflow` is its `workflow.name`. Returns
 /// each task as it ended, in the order they ended.
 pub fn run(ran: &Ran, manifest: &Value, workflow: &str) -> Vec<(String, Done)> {
-    let globals: HashMap<String, String> = list(manifest, "/spec/arguments/parameters")
+    let raw: HashMap<String, String> = list(manifest, "/spec/arguments/parameters")
         .iter()
         .map(|p| (name(p).into(), p["value"].as_str().unwrap_or("").into()))
+        .collect();
+    let global = |tag: &str| -> Option<String> {
+        match tag.split('.').collect::<Vec<_>>().as_slice() {
+            ["workflow", "parameters", p] => raw.get(*p).cloned(),
+            ["workflow", "name"] => Some(workflow.to_string()),
+            _ => None,
+        }
+    };
+    // Argo substitutes the workflow's own parameter values too.
+    let globals: HashMap<String, String> = raw
+        .iter()
+        .map(|(k, v)| (k.clone(), substitute(v, &global)))
         .collect();
     let templates: HashMap<&str, &Value> = list(manifest, "/spec/templates")
         .iter()
@@ -264,7 +296,10 @@ fn run_pod(
     };
     let mut given: HashMap<String, String> = list(template, "/inputs/parameters")
         .iter()
-        .filter_map(|p| Some((name(p).to_string(), p["default"].as_str()?.to_string())))
+        .filter_map(|p| {
+            let default = substitute(p["default"].as_str()?, scope);
+            Some((name(p).to_string(), default))
+        })
         .collect();
     for p in list(task, "/arguments/parameters") {
         given.insert(
@@ -293,7 +328,13 @@ fn run_pod(
         let path = local(a["path"].as_str().unwrap());
         std::fs::create_dir_all(Path::new(&path).parent().unwrap()).unwrap();
         if let Some(data) = a.pointer("/raw/data").and_then(Value::as_str) {
-            std::fs::write(&path, substitute(data, &inputs)).unwrap();
+            let data = substitute(data, &inputs);
+            assert!(
+                !data.contains("{{"),
+                "every tag of {pod}'s artifact {} is resolved: {data}",
+                name(a)
+            );
+            std::fs::write(&path, data).unwrap();
         } else if let Some(from) = given_artifacts.get(name(a)) {
             std::fs::copy(from, &path).unwrap();
         } else {
@@ -307,6 +348,14 @@ fn run_pod(
     assert!(
         argv.iter().all(|a| !a.contains("{{")),
         "every tag of {pod} is resolved: {argv:?}"
+    );
+    let dir_in_image = template
+        .pointer("/container/workingDir")
+        .and_then(Value::as_str)
+        .map(|d| substitute(d, &inputs));
+    assert!(
+        !dir_in_image.as_deref().is_some_and(|d| d.contains("{{")),
+        "the working directory of {pod} is resolved: {dir_in_image:?}"
     );
     let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
     let out = ran.then(&argv).run();

@@ -17,10 +17,11 @@ use strata_core::Error;
 use strata_graph::{Body, Graph, Node, OnError};
 
 use crate::manifest::{
-    arguments, container, outputs, plain_output, refuse_secrets, secret_env, strata_args, workflow,
-    Input, Options, Secrets, Source, TaskFiles,
+    arguments, container, no_tags, outputs, plain_output, refuse_secrets, secret_env, strata_args,
+    workflow, Input, Options, Secrets, Source, TaskFiles,
 };
 use crate::names::task_names;
+use crate::transport::to_json;
 
 /// The entry template of an exported graph.
 pub const ENTRY: &str = "strata-graph";
@@ -89,6 +90,15 @@ pub fn export_graph(
     secrets: &Secrets<'_>,
 ) -> Result<(Value, Shape), Error> {
     options.check()?;
+    if graph.id.contains("{{") {
+        return Err(no_tags(format!(
+            "graph `{}` holds `{{{{` in its id, which Argo would replace",
+            graph.id
+        ))
+        .with_hint(
+            "Argo replaces every `{{…}}` in a manifest and has no escape: rename the graph's file",
+        ));
+    }
     let mut env_names: Vec<String> = Vec::new();
     for tool in tools_of(graph) {
         for n in (secrets.names)(tool) {
@@ -102,7 +112,7 @@ pub fn export_graph(
     let inputs_parameter = json!({
         "name": INPUTS,
         "description": "the graph's inputs, a JSON object",
-        "value": Value::Object(options.values.clone()).to_string(),
+        "value": to_json(&Value::Object(options.values.clone())),
     });
     let (templates, shape) = match strata_plans::graph::levels(&preds) {
         Ok(_) => (dag(graph, options, &preds, &env)?, Shape::Dag),

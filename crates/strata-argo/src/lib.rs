@@ -43,6 +43,7 @@ mod tests {
         let source = Source {
             name: "plans/x.yaml",
             text,
+            value: &value,
         };
         let secrets = Secrets {
             names: &no_secrets,

@@ -80,6 +80,15 @@ impl Options {
                 ),
             ));
         }
+        if self.project_dir.contains("{{") {
+            return Err(no_tags(format!(
+                "the project directory `{}` holds `{{{{`, which Argo would replace",
+                self.project_dir
+            ))
+            .with_hint(
+                "Argo replaces every `{{…}}` in a manifest and has no escape: choose a directory without `{{`",
+            ));
+        }
         if self.parameter_limit == 0 {
             return Err(Error::new(
                 ARGO,
@@ -91,13 +100,20 @@ impl Options {
     }
 }
 
-/// The document being exported: its name in messages and its text.
+/// An error about text Argo would replace (`{{…}}`) where no task can decode it.
+pub fn no_tags(message: String) -> Error {
+    Error::new(ARGO, ErrorKind::Invalid, message)
+}
+
+/// The document being exported: its name in messages, its text and its parsed value.
 #[derive(Debug, Clone, Copy)]
 pub struct Source<'a> {
     /// The name the project shows it by (`plans/diamond.yaml`).
     pub name: &'a str,
     /// Its text.
     pub text: &'a str,
+    /// Its value, parsed (what a secret is searched in, whatever escapes the text uses).
+    pub value: &'a Value,
 }
 
 /// What the export knows of the project's secrets.
@@ -344,8 +360,34 @@ pub fn arguments(parameters: Vec<Value>, artifacts: Vec<Value>) -> Option<Value>
     (value.as_object().is_some_and(|m| !m.is_empty())).then_some(value)
 }
 
+/// True when `value` holds `secret`: in a string or a key, or as the text of a number.
+fn holds(value: &Value, secret: &str) -> bool {
+    match value {
+        Value::String(s) => s.contains(secret),
+        Value::Number(n) => n.to_string().contains(secret),
+        Value::Array(items) => items.iter().any(|v| holds(v, secret)),
+        Value::Object(map) => map
+            .iter()
+            .any(|(k, v)| k.contains(secret) || holds(v, secret)),
+        _ => false,
+    }
+}
+
+/// True when string `leaf` of a manifest holds `secret`: as written, or once parsed (a JSON
+/// value, a carried document).
+fn leaf_holds(leaf: &str, secret: &str) -> bool {
+    if leaf.contains(secret) {
+        return true;
+    }
+    if let Some(text) = crate::transport::decode(leaf) {
+        return text.contains(secret);
+    }
+    serde_json::from_str::<Value>(leaf).is_ok_and(|v| holds(&v, secret))
+}
+
 /// Refuses a manifest that would hold a secret: a secret value (of at least 4 bytes) in the
-/// document or in any string of the manifest. The message names the variable, never the
+/// document (its text or its parsed values, so that an escape hides nothing) or in any
+/// string of the manifest (as written or parsed). The message names the variable, never the
 /// value.
 pub fn refuse_secrets(
     manifest: &Value,
@@ -361,11 +403,11 @@ pub fn refuse_secrets(
         .with_hint("a manifest never holds a secret: keep it in the Kubernetes Secret named with --secret, and let the tool read its variable"))
     };
     for (name, value) in secrets.values.iter().filter(|(_, v)| v.len() >= 4) {
-        if source.text.contains(value.as_str()) {
+        if source.text.contains(value.as_str()) || holds(source.value, value) {
             return refuse(name, format!("`{}` holds it", source.name));
         }
         for (path, leaf) in strata_core::string_leaves(manifest, &strata_core::FieldPath::root()) {
-            if leaf.contains(value.as_str()) {
+            if leaf_holds(leaf, value) {
                 return refuse(name, format!("at {path}"));
             }
         }

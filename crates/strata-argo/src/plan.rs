@@ -16,6 +16,7 @@ use crate::manifest::{
     workflow, Input, Options, Secrets, Source, TaskFiles, DOCUMENT_FILE,
 };
 use crate::names::{check_parameter_name, task_names};
+use crate::transport::{carry, to_json};
 use crate::ARGO;
 
 /// The entry template of an exported plan (no step may become a task of that name).
@@ -87,7 +88,7 @@ pub fn export_plan(
                 "step",
                 DOCUMENT_FILE,
                 "--as",
-                source.name,
+                &carry(source.name),
                 "--step",
                 &step.id,
             ],
@@ -129,7 +130,7 @@ pub fn export_plan(
                 "description": format!("the plan's user value `{name}`, as JSON (text in double quotes)"),
             });
             if let Some(v) = options.values.get(*name) {
-                p["value"] = json!(v.to_string());
+                p["value"] = json!(to_json(v));
             }
             p
         })

@@ -9,9 +9,13 @@
 //! value. Values are JSON from end to end: their types survive, and Argo never sees inside
 //! them.
 //!
-//! A document (a plan's text) is carried in a manifest as a JSON string whose `{` are written
-//! `\u007b`, so that Argo, which replaces every `{{…}}` it finds, finds none: [`encode`] and
-//! [`decode`].
+//! Argo replaces every `{{…}}` it finds in a template text or a parameter value, with no
+//! escape — in the values a task hands on too. So nothing that is not strata's own tag
+//! reaches Argo as written: every JSON value strata writes for Argo (outputs, workflow
+//! parameters) is [`to_json`], whose strings write `{` as `\u007b` (the same JSON to any
+//! parser, with no `{{` for Argo); a document (a plan's text) is carried as such a JSON
+//! string ([`encode`], [`decode`]); a name is [`carry`]d the same way when it holds a `{`
+//! (and [`uncarry`] gives it back).
 
 use std::path::{Path, PathBuf};
 
@@ -49,13 +53,7 @@ pub fn files(dir: &Path, name: &str) -> (PathBuf, PathBuf) {
 /// JSON is at most `limit` bytes, else into the artifact file.
 pub fn write_output(dir: &Path, name: &str, value: &Value, limit: usize) -> Result<Placed, Error> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, &e))?;
-    let text = serde_json::to_string(value).map_err(|e| {
-        Error::new(
-            ARGO,
-            ErrorKind::Invalid,
-            format!("cannot encode `{name}`: {e}"),
-        )
-    })?;
+    let text = to_json(value);
     let (parameter, artifact) = files(dir, name);
     let placed = if text.len() <= limit {
         std::fs::write(&parameter, &text).map_err(|e| Error::io("write", &parameter, &e))?;
@@ -100,11 +98,47 @@ pub fn read_input(dir: &Path, name: &str) -> Result<Option<Value>, Error> {
     })
 }
 
+/// `value` as compact JSON whose strings (keys too) write `{` as `\u007b`: the same value
+/// to any JSON parser, and no `{{` for Argo to replace (a JSON object never starts with
+/// another, so its own braces never make one).
+pub fn to_json(value: &Value) -> String {
+    let json = value.to_string();
+    let mut out = String::with_capacity(json.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for c in json.chars() {
+        match (in_string, escaped, c) {
+            (true, true, _) => escaped = false,
+            (true, false, '\\') => escaped = true,
+            (true, false, '"') => in_string = false,
+            (true, false, '{') => {
+                out.push_str("\\u007b");
+                continue;
+            }
+            (false, _, '"') => in_string = true,
+            _ => {}
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// A document's text as a JSON string in which `{` is `\u007b`: no `{{` for Argo to replace.
 pub fn encode(text: &str) -> String {
-    Value::String(text.to_string())
-        .to_string()
-        .replace('{', "\\u007b")
+    to_json(&Value::String(text.to_string()))
+}
+
+/// A name (a file's, as messages show it) as it can go into a manifest: [`encode`]d when it
+/// holds a `{` or could be taken for an encoded one (it starts with `"`), else as it is.
+pub fn carry(name: &str) -> String {
+    match name.contains('{') || name.trim_start().starts_with('"') {
+        true => encode(name),
+        false => name.to_string(),
+    }
+}
+
+/// The name [`carry`] carried.
+pub fn uncarry(carried: &str) -> String {
+    decode(carried).unwrap_or_else(|| carried.to_string())
 }
 
 /// The text of a document [`encode`]d, or `None` when `carried` is not a JSON string (the
@@ -132,6 +166,28 @@ mod tests {
         assert!(!carried.contains('{'));
         assert_eq!(decode(&carried).as_deref(), Some(text));
         assert_eq!(decode("[1]"), None);
+    }
+
+    #[test]
+    fn json_for_argo_holds_no_double_brace_and_parses_as_it_was() {
+        let value =
+            json!({"{{k}}": {"a": ["{{workflow.name}}", "\\{{x}}\"{", {"b": {}}]}, "n": [1, {}]});
+        let text = to_json(&value);
+        assert!(!text.contains("{{"), "{text}");
+        assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), value);
+        assert_eq!(to_json(&json!({"a": "{"})), r#"{"a":"\u007b"}"#);
+        for name in [
+            "plans/x.yaml",
+            "plans/{{workflow.name}}.yaml",
+            "\"q\"",
+            " \"",
+            "{",
+        ] {
+            let carried = carry(name);
+            assert!(!carried.contains('{'), "{carried}");
+            assert_eq!(uncarry(&carried), name);
+        }
+        assert_eq!(carry("plans/x.yaml"), "plans/x.yaml");
     }
 
     #[test]

@@ -11,7 +11,7 @@ use clap::{Args, Subcommand};
 use serde_json::{Map, Value};
 use strata_app::App;
 use strata_app::{ExecOptions, ToolChain};
-use strata_argo::check::{check, Summary};
+use strata_argo::check::{check, check_exported, Summary};
 use strata_argo::transport::PARAMETER_LIMIT;
 use strata_argo::{export_graph, export_plan, tools_of, Options, Secrets, Shape, Source};
 use strata_core::{Error, ErrorKind, Layer};
@@ -142,6 +142,7 @@ fn export(args: &ArgoArgs, project: &App) -> Result<u8, Failure> {
     let source = Source {
         name: &doc.name,
         text: &doc.text,
+        value: &doc.value,
     };
     let tools = project.runner(ExecOptions::default());
     if is_graph_document(&doc.value) {
@@ -216,6 +217,7 @@ fn export_graph_file(
     let source = Source {
         name: &doc.name,
         text: &doc.text,
+        value: &doc.value,
     };
     let (manifest, shape) = match export_graph(&graph, &source, &options, &secrets) {
         Ok(m) => m,
@@ -245,7 +247,7 @@ fn export_graph_file(
 
 /// Checks the exported manifest and writes it (or the verdict, with `--check`).
 fn write(args: &ArgoArgs, from: &str, manifest: &Value, what: &str) -> Result<u8, Failure> {
-    let summary = check(manifest).map_err(|errors| {
+    let summary = check_exported(manifest).map_err(|errors| {
         let mut first = errors.into_iter().next().unwrap_or_else(|| {
             Error::new(
                 Layer::REQUEST,
@@ -266,8 +268,13 @@ fn write(args: &ArgoArgs, from: &str, manifest: &Value, what: &str) -> Result<u8
             format!("cannot write the manifest as YAML: {e}"),
         )
     })?;
+    // The header is a comment: a file name's line breaks stay inside it.
+    let header: String = from
+        .chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect();
     let text = format!(
-        "# Exported by `strata export argo` from {from}: {what}.\n\
+        "# Exported by `strata export argo` from {header}: {what}.\n\
          # Checked offline against {SCHEMA_RELEASE} and strata's checks; submit with `argo submit`.\n\
          # See docs/scale-out.md.\n{yaml}"
     );

@@ -47,12 +47,14 @@ const FILES: [(&str, &str); 10] = [
     (".gitignore", include_str!("init/gitignore")),
 ];
 
-/// Writes the files of a new project into `dir`; nothing is written when one of them exists.
+/// Writes the files of a new project into `dir`; nothing is written when one of them exists
+/// (a link counts, even one leading nowhere) or when a directory on the way is a link
+/// leading outside `dir`: writes are confined to the project as reads are.
 pub fn create(dir: &Path) -> Result<(), Error> {
     let taken: Vec<&str> = FILES
         .iter()
         .map(|(rel, _)| *rel)
-        .filter(|rel| dir.join(rel).exists())
+        .filter(|rel| std::fs::symlink_metadata(dir.join(rel)).is_ok())
         .collect();
     if !taken.is_empty() {
         return Err(Error::new(
@@ -72,12 +74,60 @@ pub fn create(dir: &Path) -> Result<(), Error> {
             "strata init never overwrites a file: choose a new directory, or move these away",
         ));
     }
+    for (rel, _) in FILES {
+        confined(dir, rel)?;
+    }
     for (rel, text) in FILES {
         let path = dir.join(rel);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, &e))?;
         }
-        std::fs::write(&path, text).map_err(|e| Error::io("write", &path, &e))?;
+        confined(dir, rel)?;
+        // Never through a link: a file that appeared meanwhile is not overwritten.
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .and_then(|mut f| f.write_all(text.as_bytes()))
+            .map_err(|e| Error::io("write", &path, &e))?;
+    }
+    Ok(())
+}
+
+/// Refuses `rel` under `dir` when one of its directories that exist is a symbolic link
+/// leading outside `dir` (or nowhere), so that nothing is written elsewhere.
+fn confined(dir: &Path, rel: &str) -> Result<(), Error> {
+    // A directory not made yet holds no link.
+    let Ok(real_dir) = dir.canonicalize() else {
+        return Ok(());
+    };
+    let mut sub = PathBuf::new();
+    let parents: Vec<&str> = rel.split('/').collect();
+    for part in &parents[..parents.len() - 1] {
+        sub.push(part);
+        let path = dir.join(&sub);
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            return Ok(());
+        };
+        if !meta.file_type().is_symlink() {
+            continue;
+        }
+        let target = match path.canonicalize() {
+            Ok(real) if real.starts_with(&real_dir) => continue,
+            Ok(real) => real,
+            Err(_) => std::fs::read_link(&path).unwrap_or(path),
+        };
+        return Err(Error::new(
+            Layer::REQUEST,
+            ErrorKind::Forbidden,
+            format!(
+                "`{}` leads outside `{}` (to `{}`)",
+                sub.display(),
+                dir.display(),
+                target.display()
+            ),
+        )
+        .with_hint("strata init writes only inside the new project: remove the link"));
     }
     Ok(())
 }

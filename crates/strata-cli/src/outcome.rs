@@ -11,7 +11,7 @@ use strata_app::{App, Diagnostic, Failure, Project, Target, EXIT_STRATA};
 use strata_core::Error;
 use strata_doc::{Document, Lines};
 
-use crate::report::{arrow, format_error, headline, line_snippet, note};
+use crate::report::{arrow, format_error, format_errors, headline, line_snippet, note};
 
 /// Exit code when strata itself fails before anything runs.
 pub const STRATA_FAILED: u8 = EXIT_STRATA;
@@ -60,10 +60,8 @@ pub fn print_error(err: &Error, project: Option<&Project>) {
 
 /// Prints errors rustc-style, with a snippet of `doc` when they point into it.
 pub fn print_errors(errors: &[Error], doc: Option<&Document>) {
-    let mut err = anstream::stderr().lock();
-    for e in errors {
-        let _ = err.write_all(format_error(e, doc).as_bytes());
-    }
+    let text = format_errors(errors, doc);
+    let _ = anstream::stderr().lock().write_all(text.as_bytes());
 }
 
 /// Prints a failure — as `{"ok": false, "error": …}` on stdout with `json`, for people on

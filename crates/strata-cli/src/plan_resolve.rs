@@ -8,7 +8,7 @@ use clap::Args;
 use serde_json::{Map, Value};
 use strata_core::{Error, ErrorKind, Layer, Limits};
 use strata_plans::request::error_reply;
-use strata_plans::{answer_line, Plan, Request};
+use strata_plans::{answer_line_within, Plan, Request};
 
 use crate::outcome::print_errors;
 use crate::outcome::STRATA_FAILED;
@@ -60,7 +60,10 @@ pub fn run(args: ResolveArgs) -> ExitCode {
         Err(e) => return fail(&e, None),
     };
     let plan = match Plan::load(&doc) {
-        Ok(plan) => plan,
+        Ok(mut plan) => {
+            plan.limits = limits.clone();
+            plan
+        }
         Err(errors) => {
             let first = errors.first().cloned();
             print_errors(&errors, Some(&doc));
@@ -165,7 +168,7 @@ fn batch(args: &ResolveArgs, limits: &Limits) -> ExitCode {
                 .with_hint("pass large results in several requests"),
             ),
             Ok(line) if line.trim().is_empty() => continue,
-            Ok(line) => answer_line(line),
+            Ok(line) => answer_line_within(line, limits),
             Err(_) => error_reply(
                 None,
                 &Error::new(

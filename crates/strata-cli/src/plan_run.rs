@@ -13,7 +13,7 @@ use strata_app::App;
 use strata_app::ExecOptions;
 use strata_core::{Error, ErrorKind, Layer, RenderOptions};
 use strata_doc::Document;
-use strata_plans::checkpoint::{load_plan, Checkpoint, RunStatus, Writer};
+use strata_plans::checkpoint::{begin, load_plan, Checkpoint, RunStatus, Writer};
 use strata_plans::request::ok_reply;
 use strata_plans::stream::StepLines;
 use strata_plans::{assess, Event, Observer, Outcome, Plan, Scheduler, State};
@@ -39,9 +39,10 @@ pub struct PlanRunArgs {
     /// The plan: a JSON or YAML file, or `-` for standard input (a whole plan, or steps as
     /// JSON Lines that start as they arrive); optional with --resume
     pub plan: Option<String>,
-    /// The most steps running at once (default: `jobs` in strata.yaml, STRATA_JOBS, or 4)
+    /// The most steps running at once, from 1 to 256 (default: `jobs` in strata.yaml,
+    /// STRATA_JOBS, or 4)
     #[arg(long, short = 'j', value_name = "N")]
-    pub jobs: Option<usize>,
+    pub jobs: Option<u64>,
     /// A user value for `{{PLACEHOLDER_NAME}}`, as text (repeatable)
     #[arg(long = "value", value_name = "NAME=TEXT")]
     pub values: Vec<String>,
@@ -96,7 +97,7 @@ fn refuse(message: &str, hint: &str) -> Failure {
 /// streamed on standard input.
 enum Source {
     Whole {
-        plan: Plan,
+        plan: Box<Plan>,
         value: Value,
         name: String,
         fingerprint: String,
@@ -106,6 +107,9 @@ enum Source {
 }
 
 fn run_in(args: &PlanRunArgs, project: &App) -> Result<u8, Failure> {
+    if let Some(n) = args.jobs {
+        strata_app::settings::jobs_from(n, "--jobs").map_err(Failure::Error)?;
+    }
     if args.resume.is_some() && args.run_id.is_some() {
         return Err(refuse("--run-id with --resume", "--resume names the run"));
     }
@@ -144,8 +148,7 @@ fn run_in(args: &PlanRunArgs, project: &App) -> Result<u8, Failure> {
     }
     let store = RunStore::new(&project.root);
     let run_id = args.run_id.clone().unwrap_or_else(new_run_id);
-    let dir = store.create(&run_id)?;
-    let _lock = dir.lock()?;
+    let (dir, _lock) = store.create_locked(&run_id)?;
     let started = now();
     let (name, print_fp, streamed, steps, plan_value) = match &source {
         Source::Whole {
@@ -175,6 +178,9 @@ fn run_in(args: &PlanRunArgs, project: &App) -> Result<u8, Failure> {
         started,
         updated: started,
     };
+    // Durable before the first step starts: the plan and this first checkpoint are on disk
+    // (synced) before anything is scheduled, so a run killed at any moment resumes.
+    begin(&dir, plan_value.as_ref(), &checkpoint)?;
     execute(
         args,
         project,
@@ -182,7 +188,7 @@ fn run_in(args: &PlanRunArgs, project: &App) -> Result<u8, Failure> {
         source,
         Record {
             checkpoint,
-            plan: plan_value,
+            plan: None,
         },
         &dir,
         Vec::new(),
@@ -201,8 +207,11 @@ fn read_source(path: &str, project: &App) -> Result<Source, Failure> {
         read_document(path, &shown, &project.limits)?
     };
     match Plan::load(&doc) {
-        Ok(plan) => Ok(Source::Whole {
-            plan,
+        Ok(mut plan) => Ok(Source::Whole {
+            plan: {
+                plan.limits = project.limits.clone();
+                Box::new(plan)
+            },
             value: doc.value.clone(),
             fingerprint: fingerprint(&doc.text),
             name: doc.name.clone(),
@@ -222,6 +231,7 @@ fn whole_from_stream(
     project: &App,
 ) -> Result<Source, Failure> {
     let mut plan = Plan::default();
+    plan.limits = project.limits.clone();
     let mut errors = Vec::new();
     let mut steps = Vec::new();
     for item in StepLines::new(STDIN, Some(first), rest, project.limits.clone()) {
@@ -240,7 +250,7 @@ fn whole_from_stream(
         return Err(Failure::Error(e));
     }
     Ok(Source::Whole {
-        plan,
+        plan: Box::new(plan),
         value: Value::Array(steps),
         name: STDIN.to_string(),
         fingerprint: String::new(),
@@ -256,6 +266,18 @@ fn resume(
     run_id: &str,
 ) -> Result<u8, Failure> {
     let store = RunStore::new(&project.root);
+    if store.unstarted(run_id) {
+        return Err(Failure::Error(
+            Error::new(
+                Layer::REQUEST,
+                ErrorKind::RunState,
+                format!("run `{run_id}` never started: it was stopped before its first step"),
+            )
+            .with_hint(format!(
+                "start it again with `strata plan run <plan> --run-id {run_id}`"
+            )),
+        ));
+    }
     let dir = store.open(run_id)?;
     let _lock = dir.lock()?;
     let mut checkpoint = Checkpoint::load(&dir)?;
@@ -296,7 +318,7 @@ fn resume(
         }
     }
     let value = load_plan(&dir)?;
-    let plan = Plan::from_value(&value, &strata_core::FieldPath::root()).map_err(|errors| {
+    let mut plan = Plan::from_value(&value, &strata_core::FieldPath::root()).map_err(|errors| {
         Failure::Error(
             errors
                 .into_iter()
@@ -304,11 +326,12 @@ fn resume(
                 .unwrap_or_else(|| Error::new(Layer::REQUEST, ErrorKind::Invalid, "invalid plan")),
         )
     })?;
+    plan.limits = project.limits.clone();
     user_values(&args.values, &args.value_jsons, &mut checkpoint.values)?;
     let done = checkpoint.records.clone();
     checkpoint.status = RunStatus::Running;
     let source = Source::Whole {
-        plan,
+        plan: Box::new(plan),
         value,
         name: checkpoint.plan.clone(),
         fingerprint: checkpoint.fingerprint.clone(),
@@ -349,7 +372,10 @@ fn execute(
         writer: Some(Writer::start(dir.clone())),
         save_error: None,
     };
-    let jobs = args.jobs.unwrap_or(project.settings.jobs.value).max(1);
+    let jobs = match args.jobs {
+        Some(n) => strata_app::settings::jobs_from(n, "--jobs")?,
+        None => project.settings.jobs.value,
+    };
     let outcome = match source {
         Source::Whole {
             plan, doc, name, ..
@@ -548,7 +574,7 @@ impl Observer for Progress {
                 self.say(&line);
                 if record.status == StepStatus::Failed && !self.quiet {
                     for l in record.stderr_tail().iter().flat_map(|t| t.lines()) {
-                        eprintln!("    ! {l}");
+                        eprintln!("    ! {}", strata_core::escaped(l));
                     }
                 }
                 self.checkpoint.records.push(record.clone());

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use clap::Args;
 use serde_json::Map;
 use strata_app::{App, Failure, StepRequest, EXIT_FAILED, EXIT_WAITING};
-use strata_argo::transport::{decode, read_input, write_output, PARAMETER_LIMIT};
+use strata_argo::transport::{decode, read_input, uncarry, write_output, PARAMETER_LIMIT};
 use strata_argo::RECORD;
 use strata_core::{Error, ErrorKind, Layer, RenderOptions};
 use strata_doc::Document;
@@ -70,9 +70,11 @@ pub fn run(args: StepArgs) -> ExitCode {
 }
 
 fn read_plan(args: &StepArgs, project: &App) -> Result<Document, Error> {
+    // An exported workflow carries the name encoded when it holds a `{` (Argo's `{{…}}`).
     let shown = args
         .shown
-        .clone()
+        .as_deref()
+        .map(uncarry)
         .unwrap_or_else(|| args.plan.display().to_string());
     let text = strata_doc::read_text(&args.plan, &shown, &project.limits)?;
     let text = decode(&text).unwrap_or(text).into_bytes();
@@ -135,14 +137,17 @@ fn step(args: &StepArgs, project: &App) -> Result<u8, Failure> {
     };
     match record.status {
         StepStatus::Completed => eprintln!("end {head}: completed"),
-        StepStatus::Skipped => eprintln!("skip {head}: {}", record.message().unwrap_or_default()),
+        StepStatus::Skipped => eprintln!(
+            "skip {head}: {}",
+            strata_core::escaped(record.message().unwrap_or_default())
+        ),
         StepStatus::Failed => {
             eprintln!(
                 "end {head}: failed: {}",
-                record.message().unwrap_or_default()
+                strata_core::escaped(record.message().unwrap_or_default())
             );
             for l in record.stderr_tail().iter().flat_map(|t| t.lines()) {
-                eprintln!("    ! {l}");
+                eprintln!("    ! {}", strata_core::escaped(l));
             }
         }
     }

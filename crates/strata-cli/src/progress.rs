@@ -18,7 +18,8 @@ pub fn start_line(id: &str, tool: &str) -> String {
 pub fn end_line(id: &str, tool: &str, record: &StepRecord, elapsed: Duration) -> String {
     let head = format!("{id} ({tool})");
     let status = paint(status_style(record.status), record.status.name());
-    let why = record.message();
+    // The message may quote tool text: escaped, as every printer of tool text does.
+    let why = record.message().map(strata_core::escaped);
     match (record.status, &record.run) {
         (StepStatus::Skipped, _) => format!("skip {head}: {}", why.unwrap_or_default()),
         (_, Some(_)) => {
@@ -72,7 +73,7 @@ impl strata_directive::Observer for Mode {
                         elapsed,
                         ..
                     } => end_line(id, tool, record, elapsed),
-                    Progress::Hook(f) => f.line(),
+                    Progress::Hook(f) => strata_core::escaped(&f.line()).into_owned(),
                 }
             ),
         }

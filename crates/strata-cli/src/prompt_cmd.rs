@@ -111,7 +111,7 @@ pub fn run(args: PromptArgs) -> ExitCode {
     };
     let out =
         PromptManager::load(&project.root, &project.limits).and_then(|m| match &args.command {
-            PromptCommand::Render(a) => render(a, &m),
+            PromptCommand::Render(a) => render(a, &m, &project.settings),
             PromptCommand::List(a) => Ok(list(a, &m)),
         });
     match out {
@@ -152,7 +152,11 @@ fn object_arg(arg: Option<&str>, flag: &str) -> Result<Map<String, Value>, Error
     }
 }
 
-fn render(args: &RenderArgs, m: &PromptManager) -> Result<String, Error> {
+fn render(
+    args: &RenderArgs,
+    m: &PromptManager,
+    settings: &strata_app::Settings,
+) -> Result<String, Error> {
     let mut feed = object_arg(args.feed_json.as_deref(), "--feed-json")?;
     for pair in &args.feed {
         let (k, v) = split_pair(pair, "--feed")?;
@@ -179,7 +183,7 @@ fn render(args: &RenderArgs, m: &PromptManager) -> Result<String, Error> {
         pins,
         hash: args.hash.clone(),
         undefined: Undefined::strict_if(args.strict),
-        secrets: args.secret.clone(),
+        secrets: crate::secrets::declared(settings, &args.secret),
         explain: args.explain,
     };
     let out = m.render(&call)?;

@@ -3,12 +3,30 @@
 use std::fmt::Write as _;
 
 use strata_core::{Error, Warning};
-use strata_doc::Document;
+use strata_doc::{Document, Lines};
 
 use crate::style::{paint, ERROR, HEADLINE, NOTE, WARNING};
 
-fn snippet(out: &mut String, doc: &Document, line: usize, column: usize, width: usize) {
-    source_snippet(out, &doc.text, line, column, width);
+/// A document with its lines indexed once, so that the snippets of many errors in it cost
+/// their windows, not a scan of the document each.
+struct Indexed<'d> {
+    doc: &'d Document,
+    lines: Lines,
+}
+
+impl<'d> Indexed<'d> {
+    fn of(doc: &'d Document) -> Indexed<'d> {
+        Indexed {
+            doc,
+            lines: Lines::of(&doc.text),
+        }
+    }
+
+    fn snippet(&self, out: &mut String, line: usize, column: usize, width: usize) {
+        if let Some(text) = self.lines.line(&self.doc.text, line) {
+            line_snippet(out, text, line, column, width);
+        }
+    }
 }
 
 /// The longest source line a snippet shows whole.
@@ -17,14 +35,6 @@ const LINE_CHARS: usize = 512;
 /// How much of a longer line a snippet shows: a window around the column, marked with `…`,
 /// so that an error about a huge line stays small.
 const SNIPPET_CHARS: usize = 120;
-
-/// Appends the source line `line` of `text` with carets under `width` characters from `column`.
-pub fn source_snippet(out: &mut String, text: &str, line: usize, column: usize, width: usize) {
-    let Some(text) = text.lines().nth(line.saturating_sub(1)) else {
-        return;
-    };
-    line_snippet(out, (text, text.is_ascii()), line, column, width);
-}
 
 /// Appends `text`, the source line numbered `line` (with whether it is all ASCII), with
 /// carets under `width` characters from `column`. On an ASCII line this costs the window
@@ -109,12 +119,27 @@ fn window(text: &str, ascii: bool, column: usize) -> (String, usize) {
 
 /// Formats an error: headline, location, source snippet, field path and hint.
 pub fn format_error(err: &Error, doc: Option<&Document>) -> String {
-    let mut out = headline("error", &err.layer.to_string(), &err.message);
+    format_errors(std::slice::from_ref(err), doc)
+}
+
+/// Formats errors of one document (see [`format_error`]), its lines indexed once: linear in
+/// the errors and the document, however many errors one long line holds.
+pub fn format_errors(errors: &[Error], doc: Option<&Document>) -> String {
+    let indexed = doc.map(Indexed::of);
+    let mut out = String::new();
+    for err in errors {
+        error_text(&mut out, err, indexed.as_ref());
+    }
+    out
+}
+
+fn error_text(out: &mut String, err: &Error, doc: Option<&Indexed<'_>>) {
+    out.push_str(&headline("error", &err.layer.to_string(), &err.message));
     let width = err.span.map_or(1, |s| s.end.saturating_sub(s.start));
     if let Some(loc) = &err.location {
         out.push_str(&arrow(&loc.file, loc.line, loc.column));
-        if let Some(doc) = doc.filter(|d| d.name == loc.file) {
-            snippet(&mut out, doc, loc.line, loc.column, width);
+        if let Some(doc) = doc.filter(|d| d.doc.name == loc.file) {
+            doc.snippet(out, loc.line, loc.column, width);
         }
     }
     if !err.path.is_root() || err.span.is_some() {
@@ -123,7 +148,6 @@ pub fn format_error(err: &Error, doc: Option<&Document>) -> String {
     if let Some(hint) = &err.hint {
         out.push_str(&note("help", hint));
     }
-    out
 }
 
 /// `config.args[1] (bytes 3..9)`.
@@ -149,6 +173,15 @@ pub fn format_warning(w: &Warning, doc: Option<&Document>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Appends the source line `line` of `text` with carets under `width` characters from
+    /// `column`.
+    fn source_snippet(out: &mut String, text: &str, line: usize, column: usize, width: usize) {
+        let lines = Lines::of(text);
+        if let Some(text) = lines.line(text, line) {
+            line_snippet(out, text, line, column, width);
+        }
+    }
 
     /// A snippet as printed where colour is off.
     fn plain(out: &str) -> String {

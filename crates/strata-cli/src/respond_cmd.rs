@@ -111,7 +111,7 @@ fn respond(args: &RespondArgs, project: Option<&App>) -> Result<(String, Vec<Fie
     let limits = project.map_or_else(Limits::default, |p| p.limits.clone());
     let name = args.template.display().to_string();
     let source = utf8(&args.template, read_file(&args.template, &limits)?)?;
-    let response = Response::compile(source, Some(&name), JinjaLimits::default())?;
+    let response = Response::compile(source, Some(&name), JinjaLimits::from_limits(&limits))?;
     let std = match &args.std_json {
         Some(text) => serde_json::from_str(text).map_err(|e| {
             Error::new(

@@ -148,10 +148,13 @@ fn output_of(outcome: &ActionOutcome) -> String {
 }
 
 /// The report for people: prompt, each action's outcome with its output, hooks that fired.
+/// Tool text (outputs, stderr tails, messages) is shown with its control characters escaped
+/// ([`strata_core::escaped`]), as every printer of tool text shows it.
 pub fn human(report: &Report) -> String {
+    use strata_core::escaped;
     let mut out = format!("directive {}: {}\n", report.directive, report.status.name());
     if let Some(why) = &report.stopped {
-        out.push_str(&format!("stopped: {why}\n"));
+        out.push_str(&format!("stopped: {}\n", escaped(why)));
     }
     out.push_str("\n--- prompt ---\n");
     out.push_str(&report.prompt);
@@ -164,14 +167,14 @@ pub fn human(report: &Report) -> String {
     for a in &report.actions {
         out.push_str(&format!("[{}] {} ({})", a.status, a.id, a.tool));
         if let Some(e) = a.error() {
-            out.push_str(&format!(": {e}"));
+            out.push_str(&format!(": {}", escaped(e)));
         }
         out.push('\n');
         if a.status == "dry run" {
             out.push_str(&format!("    params: {}\n", a.params));
         }
         for line in output_of(a).lines() {
-            out.push_str(&format!("    | {line}\n"));
+            out.push_str(&format!("    | {}\n", escaped(line)));
         }
         let tail = a.record.as_ref().filter(|r| r.status == StepStatus::Failed);
         for line in tail
@@ -179,7 +182,7 @@ pub fn human(report: &Report) -> String {
             .iter()
             .flat_map(|t| t.lines())
         {
-            out.push_str(&format!("    ! {line}\n"));
+            out.push_str(&format!("    ! {}\n", escaped(line)));
         }
     }
     if !report.hooks.is_empty() {
@@ -191,7 +194,7 @@ pub fn human(report: &Report) -> String {
             h.status, h.id, h.event, h.tool
         ));
         if let Some(e) = &h.error {
-            out.push_str(&format!(": {e}"));
+            out.push_str(&format!(": {}", escaped(&e.to_string())));
         }
         out.push('\n');
     }

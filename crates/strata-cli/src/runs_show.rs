@@ -120,6 +120,6 @@ fn show(store: &RunStore, args: &ShowArgs) -> Result<String, Error> {
 /// The lines of a failed tool's stderr tail, as `    ! line`.
 fn stderr_lines(out: &mut String, tail: Option<&str>) {
     for line in tail.iter().flat_map(|t| t.lines()) {
-        out.push_str(&format!("    ! {line}\n"));
+        out.push_str(&format!("    ! {}\n", strata_core::escaped(line)));
     }
 }

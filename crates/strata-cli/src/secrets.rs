@@ -1,10 +1,30 @@
 //! The secret values a response or a directive's report must never show.
 
-use strata_app::{Project, ToolChain};
+use strata_app::{Project, Settings, ToolChain};
 use strata_doc::parse_dotenv;
 
+/// The secret names in force: the project's declared secrets (`secrets:` in `strata.yaml`,
+/// `STRATA_SECRETS`) and the caller's `--secret` names, once each. Every command that takes
+/// `--secret` redacts through this, so that declaring a secret in the settings redacts it
+/// wherever the flag would.
+pub fn declared(settings: &Settings, flags: &[String]) -> Vec<String> {
+    let mut names = settings.secrets.value.clone();
+    for name in flags {
+        if !names.contains(name) {
+            names.push(name.clone());
+        }
+    }
+    names
+}
+
+/// The values of secret variables: `names` (with the project's declared secrets), and those
+/// the chains of `tools` declare, read from the project's `.env` (which wins) or the process
+/// environment.
 pub fn secret_values(project: Option<&Project>, tools: &[&str], names: &[String]) -> Vec<String> {
-    let mut wanted: Vec<String> = names.to_vec();
+    let mut wanted: Vec<String> = match project {
+        Some(project) => declared(&project.settings, names),
+        None => names.to_vec(),
+    };
     let mut dotenv = Vec::new();
     if let Some(project) = project {
         for id in tools {

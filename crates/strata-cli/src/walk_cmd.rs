@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use strata_app::App;
 use strata_app::ExecOptions;
 use strata_argo::names::task_name;
-use strata_argo::transport::{read_input, write_output, PARAMETER_LIMIT};
+use strata_argo::transport::{read_input, to_json, write_output, PARAMETER_LIMIT};
 use strata_core::{did_you_mean, Error, ErrorKind, Layer, RenderOptions, Warning};
 use strata_graph::parts::collect;
 use strata_graph::{new_run_id, Checkpoint, Failure, Graph, LogEvent, Observer, Status, Walker};
@@ -181,7 +181,7 @@ fn walk(args: &WalkArgs, project: &App) -> Result<u8, Error> {
                 Ok(v) => json!({"index": i, "output": v}),
                 Err(f) => json!({"index": i, "error": f.to_json()}),
             };
-            let size = envelope.to_string().len();
+            let size = to_json(&envelope).len();
             if size > args.limit {
                 let f = Failure::of(
                     ErrorKind::Limit,
@@ -192,7 +192,8 @@ fn walk(args: &WalkArgs, project: &App) -> Result<u8, Error> {
                 );
                 envelope = json!({"index": i, "error": f.to_json()});
             }
-            out.plain("element", &envelope.to_string())?;
+            // Argo hands the element on as a parameter: JSON with no `{{` for it to replace.
+            out.plain("element", &to_json(&envelope))?;
             Ok(0)
         }
         Some(Part::Collect) => {

@@ -53,7 +53,10 @@ pub use field_path::{FieldPath, PathSeg};
 pub use kind::ErrorKind;
 pub use layer::Layer;
 pub use leaves::{for_each_leaf, string_leaves};
-pub use limits::{raise_hint, Limits};
+pub use limits::{
+    limit_cap, raise_hint, work_thread, Limits, MAX_BYTES_LIMIT, MAX_COUNT_LIMIT,
+    MAX_DEFAULT_DEPTH, MAX_PARAM_LINKS, SMALL_STACK_BYTES, STACK_BYTES,
+};
 pub use node::{Node, Rendered};
 pub use origin::Origin;
 pub(crate) use render::RenderCx;
@@ -64,7 +67,7 @@ pub use scope::{
 pub use seconds::{seconds, MAX_SECONDS};
 pub(crate) use seq::{Hole, Lit, Part, Seq};
 pub use seq::{Reference, Span};
-pub use shown::{shown, SHOWN_CHARS};
+pub use shown::{escaped, shown, SHOWN_CHARS};
 pub use suggest::did_you_mean;
 pub use text::{Mark, Text, INLINE_MARKS};
 pub use type_names::{a_or_an, type_name};

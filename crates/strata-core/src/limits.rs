@@ -51,3 +51,54 @@ pub fn raise_hint(key: &str) -> String {
         key.to_ascii_uppercase()
     )
 }
+
+/// The stack of every thread strata starts to do its work (the command line's and the Python
+/// module's work, plan workers, `foreach` workers): 16 MiB, whatever the main thread's stack
+/// (`ulimit -s`): 64 MiB of address space, of which a thread touches only what it uses. The
+/// caps of the limits that bound a recursion ([`limit_cap`]) are proven safe on it, in a
+/// debug build, with both at their cap at once (tests/hardening_jobs.rs).
+pub const STACK_BYTES: usize = 64 << 20;
+
+/// The stack of a thread that only waits or writes files (signals, checkpoint writers), 1 MiB: it
+/// renders nothing, so it recurses into nothing the user controls.
+pub const SMALL_STACK_BYTES: usize = 1 << 20;
+
+/// A builder for a thread named `name` with the work stack ([`STACK_BYTES`]).
+pub fn work_thread(name: &str) -> std::thread::Builder {
+    std::thread::Builder::new()
+        .name(name.to_string())
+        .stack_size(STACK_BYTES)
+}
+
+/// The most nesting of defaults (`limits.default_depth`) strata accepts. Nesting and links
+/// multiply: a link followed inside a default nests the next value's defaults inside it, so
+/// the deepest recursion is about `(param_links + 1) × default_depth` levels of up to 5 KiB
+/// each in a debug build (less in a release build): 51 × 100 levels take about 25 MiB, under
+/// half of [`STACK_BYTES`].
+pub const MAX_DEFAULT_DEPTH: usize = 100;
+
+/// The most parameter links (`limits.param_links`) strata accepts (see
+/// [`MAX_DEFAULT_DEPTH`] for why).
+pub const MAX_PARAM_LINKS: usize = 50;
+
+/// The most any byte limit may be raised to: 1 GiB.
+pub const MAX_BYTES_LIMIT: usize = 1 << 30;
+
+/// The most any count limit (placeholders, YAML nodes) may be raised to: 100,000,000.
+pub const MAX_COUNT_LIMIT: usize = 100_000_000;
+
+/// The largest value limit `key` (a field of [`Limits`]) accepts: a recursion bound is
+/// capped below what [`STACK_BYTES`] holds, a size or a count at what one process can hold.
+pub fn limit_cap(key: &str) -> Option<usize> {
+    Some(match key {
+        "default_depth" => MAX_DEFAULT_DEPTH,
+        "param_links" => MAX_PARAM_LINKS,
+        "template_bytes"
+        | "template_bytes_per_document"
+        | "output_bytes_per_string"
+        | "output_bytes_per_config"
+        | "document_bytes" => MAX_BYTES_LIMIT,
+        "placeholders_per_string" | "placeholders_per_document" | "yaml_nodes" => MAX_COUNT_LIMIT,
+        _ => return None,
+    })
+}

@@ -5,6 +5,25 @@
 /// The most characters of caller text a message quotes.
 pub const SHOWN_CHARS: usize = 64;
 
+/// `text` as a terminal may show it: every control character escaped (`\n`, `\r`,
+/// `\u{1b}`), nothing cut. The one function every printer of tool text (stderr tails,
+/// outputs, messages) goes through, so that a tool cannot retitle, wipe or overwrite the
+/// terminal, nor forge a progress line. Text without control characters is borrowed.
+pub fn escaped(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// `text` as a message quotes it: control characters escaped (`\n`, `\u{1b}`), and cut
 /// after [`SHOWN_CHARS`] characters, marked with `…`.
 pub fn shown(text: &str) -> String {
@@ -37,5 +56,10 @@ mod tests {
         let long = "é".repeat(100);
         assert_eq!(shown(&long), format!("{}…", "é".repeat(64)));
         assert_eq!(shown(&"x".repeat(64)), "x".repeat(64));
+        assert_eq!(escaped("a\u{1b}]0;T\u{7}\rb"), "a\\u{1b}]0;T\\u{7}\\rb");
+        assert!(matches!(
+            escaped("plain"),
+            std::borrow::Cow::Borrowed("plain")
+        ));
     }
 }

@@ -111,12 +111,16 @@ pub fn protected(name: &str) -> bool {
 /// parameters under `params_prefix` (if any), then the config's `env` entries.
 ///
 /// A caller's parameter never replaces a variable: two parameters naming one variable
-/// (`mode` and `MODE`, `x y` and `x_y`), a parameter naming a variable the environment
-/// already holds, or one naming a [`protected`] variable, is an error (at `prefix_path`).
+/// (`mode` and `MODE`, `x y` and `x_y`), a parameter the schema does not declare naming the
+/// variable of one it declares (`MODE` when `mode` is declared, whose checks it would
+/// bypass), a parameter naming a variable the environment already holds, or one naming a
+/// [`protected`] variable, is an error (at `prefix_path`). `declared` are the parameters
+/// the tool's schema declares.
 pub fn child_env(
     env: &ResolvedEnv,
     params_prefix: Option<&str>,
     params: &Map<String, Value>,
+    declared: &[String],
     config_env: &[(String, strata_core::Text)],
     prefix_path: &FieldPath,
 ) -> Result<BTreeMap<String, EnvVar>, Error> {
@@ -133,17 +137,33 @@ pub fn child_env(
             err.path = prefix_path.clone();
             err
         };
-        for (name, value) in params {
+        for name in params.keys() {
             let var = param_env_name(prefix, name);
-            let shown = strata_core::shown(name);
             if let Some(other) = from_params.get(&var) {
                 return Err(fail(
                     format!(
-                        "caller parameters `{}` and `{shown}` would both be passed as `{var}`",
-                        strata_core::shown(other)
+                        "caller parameters `{}` and `{}` would both be passed as `{var}`",
+                        strata_core::shown(other),
+                        strata_core::shown(name)
                     ),
                     "parameter names that differ only in case or punctuation cannot be passed as variables",
                 ));
+            }
+            from_params.insert(var, name);
+        }
+        for (name, value) in params {
+            let var = param_env_name(prefix, name);
+            let shown = strata_core::shown(name);
+            if !declared.contains(name) {
+                if let Some(owner) = declared.iter().find(|d| param_env_name(prefix, d) == var) {
+                    return Err(fail(
+                        format!(
+                            "caller parameter `{shown}` would be passed as `{var}`, the variable of declared parameter `{}`",
+                            strata_core::shown(owner)
+                        ),
+                        "a parameter the schema does not declare cannot take the variable of one it declares (and skip its checks): pass the declared name",
+                    ));
+                }
             }
             if protected(&var)
                 || out.contains_key(&var)
@@ -155,13 +175,12 @@ pub fn child_env(
                 ));
             }
             out.insert(
-                var.clone(),
+                var,
                 EnvVar {
                     value: strata_core::value_to_text(value),
                     secret: false,
                 },
             );
-            from_params.insert(var, name);
         }
     }
     for (name, text) in config_env {

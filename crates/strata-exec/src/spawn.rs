@@ -147,6 +147,7 @@ pub fn install_interrupt_handler() -> std::io::Result<()> {
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP, SIGQUIT])?;
     thread::Builder::new()
         .name("strata-signals".into())
+        .stack_size(strata_core::SMALL_STACK_BYTES)
         .spawn(move || {
             if let Some(sig) = signals.forever().next() {
                 let mut c = children();

@@ -266,7 +266,7 @@ impl LogEvent {
                 )
             }
             LogEvent::Warning { step, warning } => format!("step {step} {warning}"),
-            LogEvent::Hook(f) => f.line(),
+            LogEvent::Hook(f) => strata_core::escaped(&f.line()).into_owned(),
             LogEvent::Error {
                 step,
                 node,
@@ -279,7 +279,7 @@ impl LogEvent {
                     error_line(error)
                 );
                 for l in stderr.iter().flat_map(|t| t.lines()) {
-                    line.push_str(&format!("\n    ! {l}"));
+                    line.push_str(&format!("\n    ! {}", strata_core::escaped(l)));
                 }
                 line
             }

@@ -122,21 +122,32 @@ fn parallel(
     let slots: Vec<Mutex<Option<Outcome>>> = items.iter().map(|_| Mutex::new(None)).collect();
     let workers = f.max_concurrency.min(items.len()).max(1);
     std::thread::scope(|s| {
-        for _ in 0..workers {
-            s.spawn(|| loop {
-                if failed.load(Ordering::SeqCst) {
-                    break;
+        let work = || loop {
+            if failed.load(Ordering::SeqCst) {
+                break;
+            }
+            let i = next.fetch_add(1, Ordering::SeqCst);
+            let Some(item) = items.get(i) else {
+                break;
+            };
+            let outcome = element(exec, node, f, root, i, item.clone());
+            if outcome.0.is_err() {
+                failed.store(true, Ordering::SeqCst);
+            }
+            *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(outcome);
+        };
+        // Each worker on the stack every strata thread gets; when no more threads can start,
+        // those there are take every element (none at all: this thread does).
+        for k in 0..workers {
+            if strata_core::work_thread("strata-foreach")
+                .spawn_scoped(s, work)
+                .is_err()
+            {
+                if k == 0 {
+                    work();
                 }
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                let Some(item) = items.get(i) else {
-                    break;
-                };
-                let outcome = element(exec, node, f, root, i, item.clone());
-                if outcome.0.is_err() {
-                    failed.store(true, Ordering::SeqCst);
-                }
-                *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(outcome);
-            });
+                break;
+            }
         }
     });
     slots

@@ -183,13 +183,18 @@ struct Job {
 pub struct Writer {
     tx: Option<mpsc::Sender<Job>>,
     handle: Option<std::thread::JoinHandle<Result<(), Error>>>,
+    /// Why the writer thread could not start (what [`Writer::finish`] returns).
+    unstarted: Option<Error>,
 }
 
 impl Writer {
     /// A writer for `dir`.
     pub fn start(dir: RunDir) -> Writer {
         let (tx, rx) = mpsc::channel::<Job>();
-        let handle = std::thread::spawn(move || {
+        let thread = std::thread::Builder::new()
+            .name("strata-checkpoints".into())
+            .stack_size(strata_core::SMALL_STACK_BYTES);
+        let handle = thread.spawn(move || {
             let mut first_error = None;
             while let Ok(mut job) = rx.recv() {
                 while let Ok(next) = rx.try_recv() {
@@ -207,9 +212,21 @@ impl Writer {
             }
             first_error.map_or(Ok(()), Err)
         });
-        Writer {
-            tx: Some(tx),
-            handle: Some(handle),
+        match handle {
+            Ok(handle) => Writer {
+                tx: Some(tx),
+                handle: Some(handle),
+                unstarted: None,
+            },
+            Err(e) => Writer {
+                tx: None,
+                handle: None,
+                unstarted: Some(Error::new(
+                    Layer::REQUEST,
+                    ErrorKind::Io,
+                    format!("cannot start the checkpoint writer: {e}"),
+                )),
+            },
         }
     }
 
@@ -227,6 +244,9 @@ impl Writer {
     /// Waits until everything queued is written; the first error, if any.
     pub fn finish(mut self) -> Result<(), Error> {
         self.tx = None;
+        if let Some(e) = self.unstarted.take() {
+            return Err(e);
+        }
         match self.handle.take().map(std::thread::JoinHandle::join) {
             Some(Ok(result)) => result,
             Some(Err(_)) => Err(Error::new(
@@ -237,6 +257,22 @@ impl Writer {
             None => Ok(()),
         }
     }
+}
+
+/// Makes a new run durable before its first step starts: writes the plan it starts with
+/// (when given) and then its first checkpoint, each replaced atomically and synced, and
+/// returns once both are on disk. The checkpoint is what makes the run exist (`--resume`
+/// finds it; `--run-id` refuses it): a start killed before it leaves a directory without
+/// one, in which no step ran.
+pub fn begin(dir: &RunDir, plan: Option<&Value>, checkpoint: &Checkpoint) -> Result<(), Error> {
+    if let Some(plan) = plan {
+        write_atomic(
+            &dir.path,
+            PLAN_FILE,
+            &serde_json::to_vec(plan).unwrap_or_default(),
+        )?;
+    }
+    dir.write_checkpoint(&serde_json::to_vec(&checkpoint.stored()).unwrap_or_default())
 }
 
 /// The plan a run started with.

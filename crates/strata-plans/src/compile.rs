@@ -4,6 +4,8 @@
 //! is a copy of the skeleton (maps copied whole, never rehashed) and a walk to each hole,
 //! never a scan of text. Map keys are never resolved.
 
+use std::collections::HashSet;
+
 use serde_json::Value;
 use strata_core::{Error, FieldPath, PathSeg};
 
@@ -145,29 +147,25 @@ impl Args {
 
     /// The ids of the steps referenced, in order of first use.
     pub fn step_ids(&self) -> Vec<&str> {
-        let mut out: Vec<&str> = Vec::new();
-        for site in &self.refs {
-            if let Target::Step { id, .. } = &site.r.target {
-                if !out.contains(&id.as_str()) {
-                    out.push(id);
-                }
-            }
-        }
-        out
+        first_uses(self.refs.iter().filter_map(|site| match &site.r.target {
+            Target::Step { id, .. } => Some(id.as_str()),
+            Target::Value(_) => None,
+        }))
     }
 
     /// The user values used, in order of first use.
     pub fn value_names(&self) -> Vec<&str> {
-        let mut out: Vec<&str> = Vec::new();
-        for site in &self.refs {
-            if let Target::Value(name) = &site.r.target {
-                if !out.contains(&name.as_str()) {
-                    out.push(name);
-                }
-            }
-        }
-        out
+        first_uses(self.refs.iter().filter_map(|site| match &site.r.target {
+            Target::Value(name) => Some(name.as_str()),
+            Target::Step { .. } => None,
+        }))
     }
+}
+
+/// Each name once, in order of first use (linear: a set remembers the names seen).
+pub(crate) fn first_uses<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut seen: HashSet<&str, foldhash::fast::RandomState> = HashSet::default();
+    names.into_iter().filter(|n| seen.insert(n)).collect()
 }
 
 impl Walk<'_, '_> {

@@ -11,9 +11,10 @@ use crate::plan::Plan;
 fn edges(plan: &Plan) -> Vec<(usize, usize, bool)> {
     let mut out = Vec::new();
     for (i, deps) in plan.deps.iter().enumerate() {
-        let refs = plan.steps[i].args.step_ids();
+        let refs: std::collections::HashSet<&str, foldhash::fast::RandomState> =
+            plan.steps[i].args.step_ids().into_iter().collect();
         for &d in deps {
-            out.push((d, i, refs.contains(&plan.steps[d].id.as_str())));
+            out.push((d, i, refs.contains(plan.steps[d].id.as_str())));
         }
     }
     out

@@ -28,8 +28,11 @@ mod tools;
 
 pub use compile::Args;
 pub use plan::{parse_document, Plan, Step, STEP_KEYS};
-pub use request::{answer_line, error_reply, progress, resolution, Request};
-pub use resolve::{resolve, resolve_parameters, RecordMap, Records, Sources};
+pub use request::{answer_line, answer_line_within, error_reply, progress, resolution, Request};
+pub use resolve::{
+    resolve, resolve_parameters, resolve_parameters_within, resolve_within, RecordMap, Records,
+    Sources,
+};
 pub use schedule::{Event, Observer, Outcome, Scheduler, Silent};
 pub use state::{assess, skip_reason, Assessed, Assessment, State};
 pub use tools::{check_arguments, check_tools};

@@ -189,13 +189,12 @@ impl Step {
 
     /// Every step id this step depends on (its references, then `depends_on`), each once.
     pub fn uses(&self) -> Vec<&str> {
-        let mut ids = self.args.step_ids();
-        for d in &self.depends_on {
-            if !ids.contains(&d.as_str()) {
-                ids.push(d);
-            }
-        }
-        ids
+        crate::compile::first_uses(
+            self.args
+                .step_ids()
+                .into_iter()
+                .chain(self.depends_on.iter().map(String::as_str)),
+        )
     }
 
     /// The field and span of the first place this step names `id` (a reference, or a
@@ -243,9 +242,14 @@ fn depends_on(
         }
     };
     let mut out = Vec::new();
+    let mut seen: std::collections::HashSet<String, foldhash::fast::RandomState> =
+        Default::default();
     for (p, v) in items {
         match id_of(v) {
-            Some(d) if !out.contains(&d) => out.push(d),
+            Some(d) if !seen.contains(&d) => {
+                seen.insert(d.clone());
+                out.push(d);
+            }
             Some(_) => {}
             None => errors.push(
                 invalid(
@@ -286,6 +290,9 @@ pub struct Plan {
     index: HashMap<String, usize, foldhash::fast::RandomState>,
     /// `deps[i]`: the indexes of the steps step `i` depends on (filled by [`Plan::link`]).
     pub deps: Vec<Vec<usize>>,
+    /// The limits its steps' arguments resolve within (the output limits count what
+    /// references yield); the defaults unless the caller sets the project's.
+    pub limits: Limits,
 }
 
 impl Plan {
@@ -408,6 +415,46 @@ impl Plan {
         }
     }
 
+    /// The errors for the references from step `from` to the steps `ids`, which the plan does
+    /// not have: one walk of the step's references finds where each is first named, and
+    /// did-you-mean hints (a walk of every id each) are given for the first ten only, so
+    /// that many unknown references cost time linear in the plan.
+    fn unknown_steps(&self, from: &Step, ids: &[&str]) -> Vec<Error> {
+        if ids.len() == 1 {
+            return vec![self.unknown_step(from, ids[0])];
+        }
+        let mut first: HashMap<&str, usize, foldhash::fast::RandomState> = HashMap::default();
+        for (k, site) in from.args.refs.iter().enumerate() {
+            if let Target::Step { id, .. } = &site.r.target {
+                first.entry(id.as_str()).or_insert(k);
+            }
+        }
+        let base = from.at.child(key(from.args_key));
+        ids.iter()
+            .enumerate()
+            .map(|(n, id)| {
+                if n < LISTED {
+                    return self.unknown_step(from, id);
+                }
+                let (path, span) = match first.get(id) {
+                    Some(&k) => {
+                        let site = &from.args.refs[k];
+                        (site.field.under(&base), Some(site.r.span))
+                    }
+                    None => from.site_of(id),
+                };
+                let mut e = Error::new(
+                    PLAN,
+                    ErrorKind::UnknownStep,
+                    format!("step `{}` refers to unknown step `{id}`", from.id),
+                )
+                .at_path(&path);
+                e.span = span;
+                e
+            })
+            .collect()
+    }
+
     /// Links every step to the steps it uses (filling [`Plan::deps`]) and checks for
     /// unknown steps and cycles; returns the errors, in plan order.
     pub fn link(&mut self) -> Vec<Error> {
@@ -415,11 +462,15 @@ impl Plan {
         let mut deps = Vec::with_capacity(self.steps.len());
         for step in &self.steps {
             let mut ds = Vec::new();
+            let mut unknown = Vec::new();
             for id in step.uses() {
                 match self.find(id) {
                     Some(d) => ds.push(d),
-                    None => errors.push(self.unknown_step(step, id)),
+                    None => unknown.push(id),
                 }
+            }
+            if !unknown.is_empty() {
+                errors.extend(self.unknown_steps(step, &unknown));
             }
             deps.push(ds);
         }
@@ -466,15 +517,7 @@ impl Plan {
 
     /// Every user value the plan uses, in plan order, each once.
     pub fn value_names(&self) -> Vec<&str> {
-        let mut out: Vec<&str> = Vec::new();
-        for step in &self.steps {
-            for name in step.args.value_names() {
-                if !out.contains(&name) {
-                    out.push(name);
-                }
-            }
-        }
-        out
+        crate::compile::first_uses(self.steps.iter().flat_map(|s| s.args.value_names()))
     }
 }
 

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 use serde_json::{json, Map, Value};
-use strata_core::{did_you_mean, Error, ErrorKind, FieldPath, Layer, PathSeg};
+use strata_core::{did_you_mean, Error, ErrorKind, FieldPath, Layer, Limits, PathSeg};
 use strata_tools::{StepRecord, StepStatus};
 
 use crate::plan::Plan;
@@ -330,6 +330,11 @@ struct ReplyError {
 /// Answers one line of `strata plan resolve --batch`: a request, or an error reply for a
 /// line that is not one.
 pub fn answer_line(line: &str) -> Value {
+    answer_line_within(line, &Limits::default())
+}
+
+/// [`answer_line`], the plan's arguments resolving within `limits` (the project's).
+pub fn answer_line_within(line: &str, limits: &Limits) -> Value {
     let value: Value = match serde_json::from_str(line) {
         Ok(v) => v,
         Err(e) => {
@@ -343,7 +348,10 @@ pub fn answer_line(line: &str) -> Value {
     };
     let id = value.get("id").cloned();
     match Request::parse(&value) {
-        Ok(request) => request.reply(),
+        Ok(mut request) => {
+            request.plan.limits = limits.clone();
+            request.reply()
+        }
         Err(e) => error_reply(id.as_ref(), &e),
     }
 }

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 use strata_core::walk::{resolve_segs, write_segs, Seg};
-use strata_core::{push_value_text, Error, ErrorKind, FieldPath, PathSeg};
+use strata_core::{push_value_text, value_text_len, Error, ErrorKind, FieldPath, Limits, PathSeg};
 use strata_tools::{a_or_an, type_name, StepRecord};
 
 use crate::compile::{slot, Fill, Part, Site};
@@ -73,17 +73,42 @@ fn segs_text(segs: &[Seg]) -> String {
     out
 }
 
+/// Resolves the arguments of `step` within the default [`Limits`] (see [`resolve_within`]).
+pub fn resolve(step: &Step, sources: &Sources<'_>) -> Result<Value, Error> {
+    resolve_within(step, sources, &Limits::default())
+}
+
 /// Resolves the arguments of `step`; `Err` is a resolution error (a path missing from a
 /// result) with the field path inside the step's arguments and the reference's span.
-pub fn resolve(step: &Step, sources: &Sources<'_>) -> Result<Value, Error> {
-    let mut cx = Cx { step, sources };
+///
+/// Every value a reference yields counts against the output limits while the arguments
+/// resolve, as in tools: its text form (`limits.output_bytes_per_config` for all the
+/// references of the step together, `limits.output_bytes_per_string` for one string), so
+/// that a large result referenced many times stops with a `limit` error before it is copied
+/// past the limit.
+pub fn resolve_within(step: &Step, sources: &Sources<'_>, limits: &Limits) -> Result<Value, Error> {
+    let mut cx = Cx {
+        step,
+        sources,
+        limits,
+        total: 0,
+    };
     cx.resolve()
 }
 
 /// Resolves the arguments of `step` into its tool's caller parameters: a map, or the error
 /// (a path missing from a result, arguments that are not a map), relative to the step.
 pub fn resolve_parameters(step: &Step, sources: &Sources<'_>) -> Result<Map<String, Value>, Error> {
-    match resolve(step, sources)? {
+    resolve_parameters_within(step, sources, &Limits::default())
+}
+
+/// [`resolve_parameters`] within `limits` (see [`resolve_within`]).
+pub fn resolve_parameters_within(
+    step: &Step,
+    sources: &Sources<'_>,
+    limits: &Limits,
+) -> Result<Map<String, Value>, Error> {
+    match resolve_within(step, sources, limits)? {
         Value::Object(map) => Ok(map),
         other => Err(Error::new(
             PLAN,
@@ -101,6 +126,9 @@ pub fn resolve_parameters(step: &Step, sources: &Sources<'_>) -> Result<Map<Stri
 struct Cx<'a, 's> {
     step: &'a Step,
     sources: &'a Sources<'s>,
+    limits: &'a Limits,
+    /// Bytes the references yielded so far (their text forms).
+    total: usize,
 }
 
 impl<'a, 's> Cx<'a, 's> {
@@ -109,7 +137,19 @@ impl<'a, 's> Cx<'a, 's> {
         let mut out = args.skeleton.clone();
         for hole in &args.holes {
             let value = match &hole.fill {
-                Fill::Ref(i) => self.value(*i, &mut |v| v.clone())?,
+                Fill::Ref(i) => {
+                    let budget = self.config_left();
+                    let counted = self.value(*i, &mut |v| {
+                        value_text_len(v, budget).map(|n| (n, v.clone()))
+                    })?;
+                    match counted {
+                        Some((n, v)) => {
+                            self.total += n;
+                            v
+                        }
+                        None => return Err(self.too_large(*i, false)),
+                    }
+                }
                 Fill::Text(parts) => {
                     let room = parts.iter().fold(0, |n, p| match p {
                         Part::Lit(t) => n + t.len(),
@@ -120,7 +160,23 @@ impl<'a, 's> Cx<'a, 's> {
                         match p {
                             Part::Lit(t) => text.push_str(t),
                             Part::Ref(i) => {
-                                self.value(*i, &mut |v| push_value_text(v, &mut text))?
+                                let config_left = self.config_left();
+                                let string_left = self
+                                    .limits
+                                    .output_bytes_per_string
+                                    .saturating_sub(text.len());
+                                let budget = config_left.min(string_left);
+                                let counted = self.value(*i, &mut |v| {
+                                    let n = value_text_len(v, budget)?;
+                                    push_value_text(v, &mut text);
+                                    Some(n)
+                                })?;
+                                match counted {
+                                    Some(n) => self.total += n,
+                                    None => {
+                                        return Err(self.too_large(*i, string_left < config_left))
+                                    }
+                                }
                             }
                         }
                     }
@@ -132,6 +188,36 @@ impl<'a, 's> Cx<'a, 's> {
             }
         }
         Ok(out)
+    }
+
+    /// What is left of the per-document output limit.
+    fn config_left(&self) -> usize {
+        self.limits
+            .output_bytes_per_config
+            .saturating_sub(self.total)
+    }
+
+    /// The error for reference `i`, whose value would pass the per-string limit (`string`)
+    /// or the limit of the step's arguments together.
+    fn too_large(&self, i: usize, string: bool) -> Error {
+        let site = &self.step.args.refs[i];
+        let (key, limit, message) = if string {
+            let n = self.limits.output_bytes_per_string;
+            (
+                "output_bytes_per_string",
+                n,
+                format!("a resolved string exceeds {n} bytes"),
+            )
+        } else {
+            let n = self.limits.output_bytes_per_config;
+            (
+                "output_bytes_per_config",
+                n,
+                format!("resolved arguments exceed {n} bytes"),
+            )
+        };
+        self.error(site, ErrorKind::Limit, message, None)
+            .with_limit(key, limit, "if this is intended,")
     }
 
     /// Looks reference `i` up and hands its value to `use_value`.

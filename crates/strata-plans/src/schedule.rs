@@ -14,13 +14,13 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde_json::{Map, Value};
-use strata_core::Error;
+use strata_core::{Error, Limits};
 use strata_doc::Document;
 use strata_tools::{CallOptions, RunResult, StepRecord, StepStatus, ToolRunner};
 
 use crate::checkpoint::RunStatus;
 use crate::plan::{Plan, Step};
-use crate::resolve::{resolve_parameters, RecordMap, Sources};
+use crate::resolve::{resolve_parameters_within, RecordMap, Sources};
 use crate::state::{skip_reason, State};
 use crate::stream::{Arrival, Line};
 
@@ -424,7 +424,7 @@ impl Board<'_, '_> {
             records: &self.records,
             values: self.scheduler.values,
         };
-        let args = resolve_parameters(step, &sources);
+        let args = resolve_parameters_within(step, &sources, &self.plan.limits);
         match args {
             Ok(args) => {
                 self.slots[i] = Slot::Running;
@@ -523,7 +523,8 @@ impl Scheduler<'_> {
     /// run (a resume): they are not run again.
     pub fn run(&self, plan: &Plan, done: Vec<StepRecord>, observer: &mut dyn Observer) -> Outcome {
         let no_input: Option<std::iter::Empty<Result<Arrival, Vec<Error>>>> = None;
-        self.drive(plan.steps.clone(), done, no_input, observer)
+        let limits = plan.limits.clone();
+        self.drive(plan.steps.clone(), done, no_input, observer, limits)
     }
 
     /// Runs steps as they arrive from `input` (each starting the moment its dependencies
@@ -533,7 +534,13 @@ impl Scheduler<'_> {
         input: impl Iterator<Item = Result<Arrival, Vec<Error>>> + Send,
         observer: &mut dyn Observer,
     ) -> Outcome {
-        self.drive(Vec::new(), Vec::new(), Some(input), observer)
+        self.drive(
+            Vec::new(),
+            Vec::new(),
+            Some(input),
+            observer,
+            Limits::default(),
+        )
     }
 
     fn drive<I>(
@@ -542,12 +549,15 @@ impl Scheduler<'_> {
         done: Vec<StepRecord>,
         input: Option<I>,
         observer: &mut dyn Observer,
+        limits: Limits,
     ) -> Outcome
     where
         I: Iterator<Item = Result<Arrival, Vec<Error>>> + Send,
     {
+        let mut plan = Plan::default();
+        plan.limits = limits;
         let mut board = Board {
-            plan: Plan::default(),
+            plan,
             slots: Vec::new(),
             missing: Vec::new(),
             dependents: Vec::new(),
@@ -570,14 +580,17 @@ impl Scheduler<'_> {
         let (to_board, from_workers) = mpsc::channel::<Msg>();
         let (to_workers, jobs) = mpsc::channel::<Job>();
         let jobs = Arc::new(Mutex::new(jobs));
-        let workers = self.jobs.max(1);
+        // At most `jobs` workers, each started only when a step is ready and every worker
+        // started so far is busy: never more threads than steps that can run at once.
+        let mut workers = self.jobs.max(1);
         std::thread::scope(|scope| {
-            for _ in 0..workers {
-                let jobs = Arc::clone(&jobs);
-                let back = to_board.clone();
+            let (worker_jobs, worker_tx) = (Arc::clone(&jobs), to_board.clone());
+            let spawn_worker = move || -> std::io::Result<()> {
+                let jobs = Arc::clone(&worker_jobs);
+                let back = worker_tx.clone();
                 let runner = self.runner;
                 let call = self.call;
-                scope.spawn(move || loop {
+                strata_core::work_thread("strata-step").spawn_scoped(scope, move || loop {
                     let job = match jobs.lock() {
                         Ok(rx) => rx.recv(),
                         Err(_) => return,
@@ -591,23 +604,34 @@ impl Scheduler<'_> {
                     {
                         return;
                     }
-                });
-            }
+                })?;
+                Ok(())
+            };
+            let mut spawned = 0usize;
             let mut input_done = input.is_none();
             if let Some(input) = input {
                 let back = to_board.clone();
-                scope.spawn(move || {
-                    for item in input {
-                        let msg = match item {
-                            Ok(arrival) => Msg::Arrived(Box::new(arrival)),
-                            Err(errors) => Msg::Rejected(errors),
-                        };
-                        if back.send(msg).is_err() {
-                            return;
+                let reader =
+                    strata_core::work_thread("strata-steps-in").spawn_scoped(scope, move || {
+                        for item in input {
+                            let msg = match item {
+                                Ok(arrival) => Msg::Arrived(Box::new(arrival)),
+                                Err(errors) => Msg::Rejected(errors),
+                            };
+                            if back.send(msg).is_err() {
+                                return;
+                            }
                         }
-                    }
-                    let _ = back.send(Msg::End);
-                });
+                        let _ = back.send(Msg::End);
+                    });
+                if let Err(e) = reader {
+                    input_done = true;
+                    board.reject(vec![Error::new(
+                        crate::PLAN,
+                        strata_core::ErrorKind::Io,
+                        format!("cannot start a thread to read the steps: {e}"),
+                    )]);
+                }
             }
             drop(to_board);
             let mut running = 0usize;
@@ -615,6 +639,24 @@ impl Scheduler<'_> {
                 while running < workers {
                     match board.next_job() {
                         Some(Some(job)) => {
+                            if running == spawned && spawned < workers {
+                                match spawn_worker() {
+                                    Ok(()) => spawned += 1,
+                                    Err(e) if spawned == 0 => {
+                                        let step = &board.plan.steps[job.index];
+                                        let error = Error::new(
+                                            crate::PLAN,
+                                            strata_core::ErrorKind::Io,
+                                            format!("cannot start a thread to run the step: {e}"),
+                                        );
+                                        let record = StepRecord::failed(&step.id, &error);
+                                        board.finish(job.index, record, Duration::ZERO);
+                                        continue;
+                                    }
+                                    // The steps wait for the workers there are.
+                                    Err(_) => workers = spawned,
+                                }
+                            }
                             if to_workers.send(job).is_err() {
                                 break;
                             }

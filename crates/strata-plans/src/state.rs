@@ -7,7 +7,7 @@ use strata_core::{Error, ErrorKind};
 use strata_tools::StepStatus;
 
 use crate::plan::Plan;
-use crate::resolve::{resolve, Records, Sources};
+use crate::resolve::{resolve_within, Records, Sources};
 use crate::PLAN;
 
 /// Where a step stands.
@@ -132,7 +132,7 @@ pub fn assess(plan: &Plan, records: &dyn Records, values: &Map<String, Value>) -
                 ..done(State::Blocked, None)
             }
         } else {
-            match resolve(step, &sources) {
+            match resolve_within(step, &sources, &plan.limits) {
                 Ok(args) => Assessed {
                     arguments: Some(args),
                     ..done(State::Ready, None)

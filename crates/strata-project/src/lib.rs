@@ -257,8 +257,25 @@ impl Invocation {
                 .unwrap_or(0);
             warnings.push(LinkWarning { link, warning: w });
         }
-        let spec = build_spec(&value, &self.env, &self.params, &self.project.root)
-            .map_err(|e| chain.locate(e))?;
+        // The parameters the schema declares: a caller's other parameter may not take the
+        // variable of one of them.
+        let declared: Vec<String> = chain
+            .tool()
+            .file
+            .parameters
+            .as_ref()
+            .and_then(|s| s.get("properties"))
+            .and_then(Value::as_object)
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default();
+        let spec = build_spec(
+            &value,
+            &self.env,
+            &self.params,
+            &declared,
+            &self.project.root,
+        )
+        .map_err(|e| chain.locate(e))?;
         Ok(Prepared {
             spec,
             config: value,

@@ -18,6 +18,11 @@ pub const FILE: &str = "strata.yaml";
 /// Plan steps running at once unless a setting or `--jobs` says otherwise.
 pub const DEFAULT_JOBS: usize = 4;
 
+/// The most plan steps running at once (`jobs`, `--jobs`, `STRATA_JOBS`, Python's `jobs=`):
+/// each running step holds a worker thread (with its stack, `strata_core::STACK_BYTES`) and a
+/// child process.
+pub const MAX_JOBS: usize = 256;
+
 /// The layer settings errors belong to.
 pub const SETTINGS: Layer = Layer::new("settings");
 
@@ -175,21 +180,131 @@ fn unknown_key(doc: &Document, path: &FieldPath, name: &str, known: &[&str]) -> 
     .with_hint(hint)
 }
 
-/// A positive integer, or the error naming what it is for.
-fn positive(value: &Value) -> Option<usize> {
-    value
-        .as_u64()
-        .filter(|n| *n > 0)
-        .and_then(|n| usize::try_from(n).ok())
+/// The error of a setting out of its range, the same whichever source gave it:
+/// "`jobs` must be an integer from 1 to 256, not 0". `shown` is the value as given (an
+/// integer, a quoted text, or the kind of a YAML value).
+pub fn out_of_range(setting: &str, max: usize, shown: &str) -> Error {
+    Error::new(
+        SETTINGS,
+        ErrorKind::Invalid,
+        format!("`{setting}` must be an integer from 1 to {max}, not {shown}"),
+    )
+}
+
+/// `n` if it is from 1 to `max`.
+fn within(n: u64, max: usize) -> Option<usize> {
+    usize::try_from(n).ok().filter(|n| (1..=max).contains(n))
+}
+
+/// A YAML value as an integer from 1 to `max`, or how to show it in the error.
+fn int_in_range(value: &Value, max: usize) -> Result<usize, String> {
+    match value {
+        Value::Number(n) if n.is_u64() || n.is_i64() => {
+            n.as_u64().and_then(|n| within(n, max)).ok_or(n.to_string())
+        }
+        other => Err(kind_of(other).to_string()),
+    }
+}
+
+/// An environment variable's text as an integer from 1 to `max`, or how to show it.
+fn text_in_range(text: &str, max: usize) -> Result<usize, String> {
+    match text.trim().parse::<i128>() {
+        Ok(n) => u64::try_from(n)
+            .ok()
+            .and_then(|n| within(n, max))
+            .ok_or(n.to_string()),
+        Err(_) => Err(format!("`{text}`")),
+    }
+}
+
+/// The number of jobs given by `source` (`--jobs`), checked against [`MAX_JOBS`] with the
+/// message every source of `jobs` gives.
+pub fn jobs_from(n: u64, source: &str) -> Result<usize, Error> {
+    within(n, MAX_JOBS)
+        .ok_or_else(|| out_of_range("jobs", MAX_JOBS, &n.to_string()).with_hint(set_by(source)))
+}
+
+/// The number of jobs shown as `shown` (an integer as written) checked against
+/// [`MAX_JOBS`], for callers holding an integer of any size (Python's `jobs=`): the message
+/// every source of `jobs` gives, without a hint.
+pub fn jobs_shown(n: Option<u64>, shown: &str) -> Result<usize, Error> {
+    n.and_then(|n| within(n, MAX_JOBS))
+        .ok_or_else(|| out_of_range("jobs", MAX_JOBS, shown))
+}
+
+fn set_by(source: &str) -> String {
+    format!("set by {source}")
+}
+
+/// The known `STRATA_*` variables.
+fn env_vars() -> Vec<String> {
+    let mut vars: Vec<String> = ["STRATA_STRICT", "STRATA_JOBS", "STRATA_CHECKPOINT_EVERY"]
+        .into_iter()
+        .chain(["STRATA_SECRETS"])
+        .map(str::to_string)
+        .collect();
+    vars.extend(
+        LIMIT_KEYS
+            .iter()
+            .map(|(k, _)| format!("STRATA_LIMITS_{}", k.to_ascii_uppercase())),
+    );
+    vars
+}
+
+/// A warning for each of `names` that looks like a misspelt setting variable
+/// (`STRATA_JOSB`): a `STRATA_` name that is not a setting but close to one. Other
+/// `STRATA_` names (another program's) are left alone.
+pub fn misspelt_vars<'n>(names: impl IntoIterator<Item = &'n str>) -> Vec<String> {
+    let known = env_vars();
+    let tails: Vec<&str> = known.iter().map(|k| &k["STRATA_".len()..]).collect();
+    let mut warnings = Vec::new();
+    for name in names {
+        let Some(tail) = name.strip_prefix("STRATA_") else {
+            continue;
+        };
+        if known.iter().any(|k| k == name) {
+            continue;
+        }
+        if let Some(close) = did_you_mean(tail, tails.iter().copied()) {
+            warnings.push(format!(
+                "warning[settings]: `{name}` is not a setting and is ignored: did you mean `STRATA_{close}`?"
+            ));
+        }
+    }
+    warnings
+}
+
+/// Prints the warnings of [`misspelt_vars`] about the process's environment on standard
+/// error, once per process.
+fn warn_misspelt_vars() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let names: Vec<String> = std::env::vars_os()
+            .filter_map(|(k, _)| k.into_string().ok())
+            .filter(|k| k.starts_with("STRATA_"))
+            .collect();
+        for warning in misspelt_vars(names.iter().map(String::as_str)) {
+            eprintln!("{warning}");
+        }
+    });
 }
 
 impl Settings {
     /// The settings of the project at `root`: `strata.yaml` if there is one, then the
     /// `STRATA_*` variables `env` returns.
+    ///
+    /// A `STRATA_` variable of the process close to a setting's (`STRATA_JOSB`) is warned
+    /// about on standard error, once per process.
     pub fn load(root: &Path, env: &dyn Fn(&str) -> Option<String>) -> Result<Settings, Error> {
+        warn_misspelt_vars();
         let mut settings = Settings::default();
         let path = root.join(FILE);
         if path.is_file() {
+            // Confined like every other read of the project (`.env` included).
+            let path = strata_doc::confine(&path, root, FILE, "the project").map_err(|mut e| {
+                e.layer = SETTINGS;
+                e
+            })?;
             let limits = Limits::default();
             let doc = strata_doc::read_file(&path, FILE, &limits)
                 .and_then(|bytes| Document::parse(FILE, bytes, Format::Yaml, &limits))
@@ -206,6 +321,7 @@ impl Settings {
     /// The settings outside any project: the defaults under the `STRATA_*` variables `env`
     /// returns.
     pub fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Result<Settings, Error> {
+        warn_misspelt_vars();
         let mut settings = Settings::default();
         settings.read_env(env)?;
         Ok(settings)
@@ -249,7 +365,9 @@ impl Settings {
                     self.strict.set(v, at(&path));
                 }
                 "jobs" => {
-                    let v = positive(value).ok_or_else(|| wrong("a positive integer"))?;
+                    let v = int_in_range(value, MAX_JOBS).map_err(|shown| {
+                        doc.locate_error(out_of_range("jobs", MAX_JOBS, &shown).at_path(&path))
+                    })?;
                     self.jobs.set(v, at(&path));
                 }
                 "checkpoint_every" => {
@@ -320,15 +438,10 @@ impl Settings {
             let Some(index) = names.iter().position(|k| k == name) else {
                 return Err(unknown_key(doc, &here, name, &names));
             };
-            let n = positive(v).ok_or_else(|| {
-                file_error(
-                    doc,
-                    &here,
-                    ErrorKind::Type,
-                    format!(
-                        "`limits.{name}` must be a positive integer, not {}",
-                        kind_of(v)
-                    ),
+            let max = strata_core::limit_cap(name).unwrap_or(usize::MAX);
+            let n = int_in_range(v, max).map_err(|shown| {
+                doc.locate_error(
+                    out_of_range(&format!("limits.{name}"), max, &shown).at_path(&here),
                 )
             })?;
             if let Some(slot) = limit_mut(&mut self.limits, name) {
@@ -359,11 +472,8 @@ impl Settings {
         }
         let var = "STRATA_JOBS";
         if let Some(text) = env(var) {
-            let v = text
-                .parse()
-                .ok()
-                .filter(|n| *n > 0)
-                .ok_or_else(|| bad(var, &text, "a positive integer"))?;
+            let v = text_in_range(&text, MAX_JOBS)
+                .map_err(|shown| out_of_range("jobs", MAX_JOBS, &shown).with_hint(set_by(var)))?;
             self.jobs.set(v, Source::Env(var.into()));
         }
         let var = "STRATA_CHECKPOINT_EVERY";
@@ -390,11 +500,10 @@ impl Settings {
         for (index, (name, _)) in LIMIT_KEYS.iter().enumerate() {
             let var = format!("STRATA_LIMITS_{}", name.to_ascii_uppercase());
             if let Some(text) = env(&var) {
-                let n = text
-                    .parse()
-                    .ok()
-                    .filter(|n| *n > 0)
-                    .ok_or_else(|| bad(&var, &text, "a positive integer"))?;
+                let max = strata_core::limit_cap(name).unwrap_or(usize::MAX);
+                let n = text_in_range(&text, max).map_err(|shown| {
+                    out_of_range(&format!("limits.{name}"), max, &shown).with_hint(set_by(&var))
+                })?;
                 if let Some(slot) = limit_mut(&mut self.limits, name) {
                     *slot = n;
                 }
@@ -518,7 +627,24 @@ mod tests {
         assert_eq!(e.message, "unknown setting `limits.param_link`");
         assert_eq!(e.hint.as_deref(), Some("did you mean `param_links`?"));
         let e = load("jobs: many\n", &[]).unwrap_err();
-        assert_eq!(e.message, "`jobs` must be a positive integer, not a string");
+        assert_eq!(
+            e.message,
+            "`jobs` must be an integer from 1 to 256, not a string"
+        );
+        let e = load("jobs: 0\n", &[]).unwrap_err();
+        assert_eq!(e.message, "`jobs` must be an integer from 1 to 256, not 0");
+        let e = load("", &[("STRATA_JOBS", "0")]).unwrap_err();
+        assert_eq!(e.message, "`jobs` must be an integer from 1 to 256, not 0");
+        assert_eq!(e.hint.as_deref(), Some("set by STRATA_JOBS"));
+        let e = load("limits: {default_depth: 501}\n", &[]).unwrap_err();
+        assert_eq!(
+            e.message,
+            "`limits.default_depth` must be an integer from 1 to 100, not 501"
+        );
+        assert_eq!(
+            misspelt_vars(["STRATA_JOSB", "STRATA_JOBS", "STRATA_BIN", "PATH"]),
+            ["warning[settings]: `STRATA_JOSB` is not a setting and is ignored: did you mean `STRATA_JOBS`?"]
+        );
         let e = load("", &[("STRATA_STRICT", "maybe")]).unwrap_err();
         assert_eq!(
             e.message,

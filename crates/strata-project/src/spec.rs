@@ -98,11 +98,13 @@ fn no_nul(text: &Text, path: FieldPath) -> Result<(), Error> {
     Ok(())
 }
 
-/// Builds the spawn spec from the rendered config.
+/// Builds the spawn spec from the rendered config; `declared` are the parameters the tool's
+/// schema declares (see [`child_env`]).
 pub fn build_spec(
     config: &Rendered,
     env: &ResolvedEnv,
     params: &Map<String, Value>,
+    declared: &[String],
     project_root: &Path,
 ) -> Result<SpawnSpec, Error> {
     let (cwd, cwd_shown) = match field(config, "cwd") {
@@ -172,6 +174,7 @@ pub fn build_spec(
         env,
         prefix.as_deref(),
         params,
+        declared,
         &config_env,
         &at("params_env_prefix"),
     )?;
@@ -342,7 +345,7 @@ mod tests {
 
     fn build(config: Value) -> Result<SpawnSpec, Error> {
         let r = Rendered::data(config, Origin::Authored);
-        build_spec(&r, &env(), &Map::new(), &std::env::temp_dir())
+        build_spec(&r, &env(), &Map::new(), &[], &std::env::temp_dir())
     }
 
     #[test]

@@ -288,7 +288,7 @@ mod tests {
         assert!(get("TOKEN").secret);
         assert!(get("D").secret);
         assert_eq!(env.declared, ["FROM_DOTENV", "A", "B", "C", "D"]);
-        let child = child_env(&env, None, &Map::new(), &[], &FieldPath::root()).unwrap();
+        let child = child_env(&env, None, &Map::new(), &[], &[], &FieldPath::root()).unwrap();
         let names: Vec<&String> = child.keys().collect();
         assert_eq!(names, ["A", "B", "C", "D", "FROM_DOTENV", "PATH"]);
     }

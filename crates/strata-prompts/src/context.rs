@@ -91,7 +91,9 @@ pub(crate) struct Ctx {
     pub strict: bool,
     /// Names that stand for "anything" while undefined names are being found.
     pub blanks: Vec<String>,
-    slots: Mutex<Vec<(usize, Slot)>>,
+    slots: Mutex<FastMap<usize, Slot>>,
+    /// The template rendered first, then the components being rendered, outermost first.
+    chain: Mutex<Vec<usize>>,
     misses: Mutex<Vec<String>>,
     fault: Mutex<Option<Fault>>,
 }
@@ -138,7 +140,8 @@ impl Ctx {
             picks,
             strict,
             blanks,
-            slots: Mutex::new(Vec::new()),
+            slots: Mutex::new(FastMap::default()),
+            chain: Mutex::new(Vec::new()),
             misses: Mutex::new(Vec::new()),
             fault: Mutex::new(None),
         }
@@ -152,9 +155,19 @@ impl Ctx {
         } else {
             &store.lenient
         };
-        let out = env
-            .get_template(&store.templates[t].id)
-            .and_then(|tmpl| tmpl.render(JValue::from_dyn_object(self.clone())));
+        {
+            let mut chain = lock(&self.chain);
+            if chain.is_empty() {
+                chain.push(t);
+            }
+        }
+        let out = env.get_template(&store.templates[t].id).and_then(|tmpl| {
+            strata_jinja::render(
+                &tmpl,
+                JValue::from_dyn_object(self.clone()),
+                store.limits.jinja,
+            )
+        });
         if let Some(f) = lock(&self.fault).take() {
             return Err(f);
         }
@@ -203,11 +216,7 @@ impl Ctx {
     fn component(self: &Arc<Self>, c: usize) -> Option<JValue> {
         {
             let mut slots = lock(&self.slots);
-            match slots
-                .iter()
-                .find(|(s, _)| *s == c)
-                .map(|(_, slot)| slot.clone())
-            {
+            match slots.get(&c).cloned() {
                 Some(Slot::Done(v)) => return Some(v),
                 Some(Slot::Rendering) => {
                     let name = &self.store.comps[c].name;
@@ -222,24 +231,73 @@ impl Ctx {
                     });
                     return None;
                 }
-                None => slots.push((c, Slot::Rendering)),
+                None => {}
             }
+            let mut chain = lock(&self.chain);
+            let most = self.store.limits.component_depth;
+            if chain.len() > most {
+                let fault = self.too_deep(&chain, c, most);
+                drop(chain);
+                self.fail(fault);
+                return None;
+            }
+            chain.push(c);
+            slots.insert(c, Slot::Rendering);
         }
         let comp = &self.store.comps[c];
-        let t = comp.versions.get(self.pick(c)).map(|v| v.1)?;
-        match self.render(t) {
+        let rendered = comp
+            .versions
+            .get(self.pick(c))
+            .map(|&(_, t)| self.render(t));
+        lock(&self.chain).pop();
+        match rendered? {
             Ok(text) => {
                 let v = JValue::from(text);
-                let mut slots = lock(&self.slots);
-                if let Some(slot) = slots.iter_mut().find(|(s, _)| *s == c) {
-                    slot.1 = Slot::Done(v.clone());
-                }
+                lock(&self.slots).insert(c, Slot::Done(v.clone()));
                 Some(v)
             }
             Err(f) => {
                 self.fail(f);
                 None
             }
+        }
+    }
+
+    /// The fault of component `next` read at the end of `chain` (the template, then the
+    /// components it reads through), which holds more than `most` components already.
+    fn too_deep(&self, chain: &[usize], next: usize, most: usize) -> Fault {
+        let store = &self.store;
+        let mut names: Vec<String> = Vec::with_capacity(chain.len() + 1);
+        if let Some(&t) = chain.first() {
+            names.push(store.templates[t].id.clone());
+        }
+        names.extend(chain[1..].iter().map(|&c| store.comps[c].name.clone()));
+        names.push(store.comps[next].name.clone());
+        let shown = |n: &String| format!("`{n}`");
+        let path = if names.len() <= 5 {
+            let rest: Vec<String> = names[1..].iter().map(shown).collect();
+            format!("{} reads {}", shown(&names[0]), rest.join(", which reads "))
+        } else {
+            let k = names.len();
+            format!(
+                "{} reads {}, which reads {}, … {}, which reads {}",
+                shown(&names[0]),
+                shown(&names[1]),
+                shown(&names[2]),
+                shown(&names[k - 2]),
+                shown(&names[k - 1])
+            )
+        };
+        Fault {
+            error: Error::new(
+                LAYER,
+                ErrorKind::Limit,
+                format!("components nest more than {most} deep: {path}"),
+            )
+            .with_hint(format!(
+                "a component may read other components at most {most} deep: flatten the chain"
+            )),
+            undefined: None,
         }
     }
 

@@ -54,6 +54,8 @@ pub(crate) struct Found {
     pub defs: Vec<Def>,
     pub errors: Vec<Error>,
     pub files: usize,
+    /// Bytes of all the templates found, aliases counted.
+    pub bytes: usize,
 }
 
 /// An error about `file`. Errors about a file that must not be read (a link out of the
@@ -80,6 +82,14 @@ struct Walk<'l> {
     limits: &'l Limits,
     found: Found,
     seen: HashSet<PathBuf>,
+    /// Bytes of the templates of the dict file being read, aliases counted, and whether they
+    /// passed the template limit already (the rest of the file is then skipped).
+    file_bytes: usize,
+    file_over: bool,
+    /// Whether the tree's templates passed the document template limit (nothing more is read).
+    tree_over: bool,
+    /// Where each line of the dict file being read starts.
+    line_starts: Vec<usize>,
 }
 
 /// Reads the tree at `dir`, shown in messages as `shown` (`prompts`).
@@ -89,6 +99,10 @@ pub(crate) fn read_tree(dir: &Path, shown: &str, limits: &Limits) -> Found {
         limits,
         found: Found::default(),
         seen: HashSet::new(),
+        file_bytes: 0,
+        file_over: false,
+        tree_over: false,
+        line_starts: Vec::new(),
     };
     let root = walk.root.clone();
     walk.dir(&root, shown, &[], 0);
@@ -104,6 +118,10 @@ pub(crate) fn read_value(value: &Value, name: &str, limits: &Limits) -> Found {
         limits,
         found: Found::default(),
         seen: HashSet::new(),
+        file_bytes: 0,
+        file_over: false,
+        tree_over: false,
+        line_starts: Vec::new(),
     };
     walk.dict(&doc, &doc.value, &FieldPath::root(), &[]);
     walk.found
@@ -116,6 +134,22 @@ fn extension(name: &str) -> Option<(&str, &str)> {
 impl Walk<'_> {
     fn fail(&mut self, e: Error) {
         self.found.errors.push(e);
+    }
+
+    /// Counts a template of `bytes` against the tree's limit; false (and an error, once) when
+    /// the tree passes it.
+    fn count_tree(&mut self, bytes: usize) -> bool {
+        if self.tree_over {
+            return false;
+        }
+        self.found.bytes = self.found.bytes.saturating_add(bytes);
+        let most = self.limits.template_bytes_per_document;
+        if self.found.bytes > most {
+            self.tree_over = true;
+            self.fail(tree_too_big(most));
+            return false;
+        }
+        true
     }
 
     /// Follows `path` when it is a link: its target when that stays inside the tree.
@@ -220,7 +254,13 @@ impl Walk<'_> {
                     self.fail(bad_file_name(&shown));
                     continue;
                 }
+                if self.tree_over {
+                    return;
+                }
                 if let Some(source) = self.read(&path, &shown) {
+                    if !self.count_tree(source.len()) {
+                        return;
+                    }
                     self.found.defs.push(Def {
                         space: space.to_vec(),
                         what: What::Template(stem.to_string()),
@@ -309,16 +349,36 @@ impl Walk<'_> {
     }
 
     fn dict_file(&mut self, path: &Path, shown: &str, space: &[String]) {
+        if self.tree_over {
+            return;
+        }
         let Some(text) = self.read(path, shown) else {
             return;
         };
-        match Document::parse(
-            shown,
-            text.into_bytes(),
-            Format::from_name(shown),
-            self.limits,
-        ) {
-            Ok(doc) => self.dict(&doc, &doc.value, &FieldPath::root(), space),
+        self.file_bytes = 0;
+        self.file_over = false;
+        // The file's templates may hold at most `template_bytes`, aliases counted: it may not
+        // expand past that plus its own text (its keys), which stops an alias bomb while it
+        // is parsed instead of after.
+        let expands = self
+            .limits
+            .template_bytes
+            .saturating_add(text.len())
+            .min(self.limits.document_bytes);
+        let limits = Limits {
+            document_bytes: expands,
+            ..self.limits.clone()
+        };
+        match Document::parse(shown, text.into_bytes(), Format::from_name(shown), &limits) {
+            Ok(doc) => {
+                self.line_starts = std::iter::once(0)
+                    .chain(doc.text.match_indices('\n').map(|(i, _)| i + 1))
+                    .collect();
+                self.dict(&doc, &doc.value, &FieldPath::root(), space);
+            }
+            Err(e) if expands < self.limits.document_bytes && is_bytes_limit(&e) => {
+                self.fail(expands_too_big(shown, self.limits.template_bytes));
+            }
             Err(e) => self.fail(relayer(e)),
         }
     }
@@ -371,7 +431,23 @@ impl Walk<'_> {
 
     /// Where the string at `path` is; `None` (and an error) when it is too long.
     fn string_place(&mut self, doc: &Document, path: &FieldPath, source: &str) -> Option<Place> {
+        if self.file_over || self.tree_over {
+            return None;
+        }
         let (line, column) = doc.locate(path, None).unwrap_or((1, 1));
+        self.file_bytes = self.file_bytes.saturating_add(source.len());
+        if self.file_bytes > self.limits.template_bytes
+            && source.len() <= self.limits.template_bytes
+        {
+            // Aliases repeat one template without repeating its text: the file holds what it
+            // expands to.
+            self.file_over = true;
+            self.fail(expands_too_big(&doc.name, self.limits.template_bytes));
+            return None;
+        }
+        if !self.count_tree(source.len()) {
+            return None;
+        }
         if source.len() > self.limits.template_bytes {
             let mut e = too_big(&doc.name, self.limits.template_bytes);
             e.location = Some(Location {
@@ -385,7 +461,13 @@ impl Walk<'_> {
         if doc.text.is_empty() {
             return Some(Place::given(&doc.name));
         }
-        Some(Place::in_dict(&doc.name, &doc.text, line, column))
+        Some(Place::in_dict_indexed(
+            &doc.name,
+            &doc.text,
+            &self.line_starts,
+            line,
+            column,
+        ))
     }
 
     fn components(&mut self, doc: &Document, value: &Value, path: &FieldPath, space: &[String]) {
@@ -500,6 +582,29 @@ fn too_big(shown: &str, limit: usize) -> Error {
         format!("`{shown}` is larger than the template limit of {limit} bytes"),
     )
     .with_limit("template_bytes", limit, "split the template, or")
+}
+
+fn expands_too_big(shown: &str, limit: usize) -> Error {
+    Error::new(
+        LAYER,
+        ErrorKind::Limit,
+        format!("`{shown}` holds more than the template limit of {limit} bytes (aliases counted)"),
+    )
+    .with_limit("template_bytes", limit, "split the template, or")
+}
+
+/// True when `e` is a document that expands past `limits.document_bytes`.
+fn is_bytes_limit(e: &Error) -> bool {
+    matches!(&e.data, Some(strata_core::ErrorData::Limit { setting, .. }) if setting == "limits.document_bytes")
+}
+
+pub(crate) fn tree_too_big(limit: usize) -> Error {
+    Error::new(
+        LAYER,
+        ErrorKind::Limit,
+        format!("the prompt tree holds more than {limit} bytes of templates (aliases counted)"),
+    )
+    .with_limit("template_bytes_per_document", limit, "split the tree, or")
 }
 
 /// A document error re-labelled as a prompt error.

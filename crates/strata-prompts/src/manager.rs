@@ -86,6 +86,7 @@ impl Builder {
     fn core_limits(&self) -> strata_core::Limits {
         strata_core::Limits {
             template_bytes: self.limits.template_bytes,
+            template_bytes_per_document: self.limits.tree_bytes,
             ..strata_core::Limits::default()
         }
     }
@@ -94,6 +95,14 @@ impl Builder {
         self.found.defs.append(&mut found.defs);
         self.found.errors.append(&mut found.errors);
         self.found.files += found.files;
+        self.found.bytes = self.found.bytes.saturating_add(found.bytes);
+        if self.found.bytes > self.limits.tree_bytes
+            && !self.found.errors.iter().any(|e| e.kind == ErrorKind::Limit)
+        {
+            self.found
+                .errors
+                .push(crate::load::tree_too_big(self.limits.tree_bytes));
+        }
     }
 
     /// The manager, or the first problem met (in file order).

@@ -90,6 +90,23 @@ impl Place {
         }
     }
 
+    /// [`Place::in_dict`] with `starts`, the byte offset where each line of `text` starts:
+    /// only the lines from the one before `line` are read, so placing every string of a big
+    /// file costs time linear in the file.
+    pub(crate) fn in_dict_indexed(
+        file: &str,
+        text: &str,
+        starts: &[usize],
+        line: usize,
+        column: usize,
+    ) -> Place {
+        let from = line.saturating_sub(2);
+        let offset = starts.get(from).copied().unwrap_or(text.len());
+        let mut place = Place::in_dict(file, text.get(offset..).unwrap_or(""), line - from, column);
+        place.line += from;
+        place
+    }
+
     /// True when the template is a file of its own.
     pub fn is_file(&self) -> bool {
         self.layout == Layout::File

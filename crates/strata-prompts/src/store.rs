@@ -25,8 +25,15 @@ pub struct PromptLimits {
     pub template_bytes: usize,
     /// Most variants one render may produce (the product of versioned components).
     pub variants: usize,
-    /// Fuel and recursion of each render.
+    /// Fuel, recursion and output bytes of each render (the output bounded by the project's
+    /// `limits.output_bytes_per_string`).
     pub jinja: JinjaLimits,
+    /// Deepest chain of components one render may follow (a template reads `a`, which reads
+    /// `b`, …): each is a render nested in the one that reads it, on the same stack.
+    pub component_depth: usize,
+    /// Most bytes of all the templates of the tree together, aliases counted (the project's
+    /// `limits.template_bytes_per_document`).
+    pub tree_bytes: usize,
 }
 
 impl Default for PromptLimits {
@@ -35,6 +42,11 @@ impl Default for PromptLimits {
     }
 }
 
+/// The deepest chain of components a render follows: far below what the smallest stack strata
+/// renders on holds (a chain of 100 renders in 2 MiB; the depth reached before it failed was
+/// about 2,000 on 8 MiB).
+pub const COMPONENT_DEPTH: usize = 100;
+
 impl PromptLimits {
     /// The prompt limits of a project whose limits are `limits` (the largest template is
     /// its `template_bytes`).
@@ -42,7 +54,9 @@ impl PromptLimits {
         PromptLimits {
             template_bytes: limits.template_bytes,
             variants: 1000,
-            jinja: JinjaLimits::default(),
+            jinja: JinjaLimits::from_limits(limits),
+            component_depth: COMPONENT_DEPTH,
+            tree_bytes: limits.template_bytes_per_document,
         }
     }
 }
@@ -172,6 +186,8 @@ struct Builder {
     templates: Vec<Tmpl>,
     comps: Vec<Comp>,
     by_id: FastMap<String, usize>,
+    /// Components by namespace and name.
+    comp_ids: FastMap<(usize, String), usize>,
     env: Environment<'static>,
     errors: Vec<Error>,
 }
@@ -255,11 +271,11 @@ impl Builder {
                 }
             }
             What::Component { name, version } => {
-                let existing = self
-                    .comps
-                    .iter()
-                    .position(|c| c.space == space && c.name == name);
-                if let Some(c) = existing {
+                let existing = self.comp_ids.get(&(space, name.clone())).copied();
+                // A component whose earlier definitions all failed to compile (their errors
+                // are reported) has no version to compare with.
+                let compared = existing.filter(|&c| !self.comps[c].versions.is_empty());
+                if let Some(c) = compared {
                     if self.comps[c].versioned() != version.is_some() {
                         let first = &self.templates[self.comps[c].versions[0].1].place;
                         self.errors.push(
@@ -284,6 +300,8 @@ impl Builder {
                         space,
                         versions: Vec::new(),
                     });
+                    self.comp_ids
+                        .insert((space, name.clone()), self.comps.len() - 1);
                     self.comps.len() - 1
                 });
                 let id = component_id(&path, &name, version.as_deref());
@@ -311,64 +329,96 @@ impl Builder {
         }
     }
 
-    /// Components that read each other in a cycle, each cycle reported once.
+    /// Components that read each other in a cycle, each cycle reported once. A depth-first
+    /// walk per namespace that holds components (names resolve as that namespace sees them),
+    /// with an explicit stack: linear in components and reads, whatever the chains' depth.
     fn cycles(&mut self) {
         let mut reported: BTreeSet<Vec<usize>> = BTreeSet::new();
-        for start in 0..self.comps.len() {
-            let visible = self.spaces[self.comps[start].space].visible.clone();
-            let mut path = vec![start];
-            if let Some(cycle) = self.find_cycle(&visible, &mut path) {
-                let mut key = cycle.clone();
-                key.sort_unstable();
-                key.dedup();
-                if !reported.insert(key) {
+        let n = self.comps.len();
+        // What each component reads, once.
+        let reads: Vec<Vec<&str>> = self
+            .comps
+            .iter()
+            .map(|comp| {
+                let names: BTreeSet<&str> = comp
+                    .versions
+                    .iter()
+                    .flat_map(|(_, t)| self.templates[*t].reads.iter().map(String::as_str))
+                    .collect();
+                names.into_iter().collect()
+            })
+            .collect();
+        let mut spaces: Vec<usize> = self.comps.iter().map(|c| c.space).collect();
+        spaces.sort_unstable();
+        spaces.dedup();
+        let mut found: Vec<Vec<usize>> = Vec::new();
+        for space in spaces {
+            let visible = self.spaces[space].visible.clone();
+            // 0: not seen, 1: on the walk's path, 2: done.
+            let mut state = vec![0u8; n];
+            let mut on_path: Vec<usize> = vec![usize::MAX; n];
+            for start in 0..n {
+                if self.comps[start].space != space || state[start] != 0 {
                     continue;
                 }
-                let names: Vec<&str> = cycle.iter().map(|&c| self.comps[c].name.as_str()).collect();
-                let t = &self.templates[self.comps[cycle[0]].versions[0].1];
-                self.errors.push(
-                    Error::new(
-                        LAYER,
-                        ErrorKind::Cycle,
-                        format!(
-                            "components refer to each other in a cycle: {}",
-                            names.join(" -> ")
-                        ),
-                    )
-                    .with_hint("a component cannot use itself, directly or through others")
-                    .at_location(t.place.start()),
-                );
+                // (component, index of its next read)
+                let mut path: Vec<(usize, usize)> = vec![(start, 0)];
+                state[start] = 1;
+                on_path[start] = 0;
+                while let Some(&mut (c, ref mut next)) = path.last_mut() {
+                    let Some(name) = reads[c].get(*next) else {
+                        state[c] = 2;
+                        path.pop();
+                        continue;
+                    };
+                    *next += 1;
+                    let Some(&to) = visible.get(*name) else {
+                        continue;
+                    };
+                    match state[to] {
+                        0 => {
+                            state[to] = 1;
+                            on_path[to] = path.len();
+                            path.push((to, 0));
+                        }
+                        1 => {
+                            let cycle: Vec<usize> =
+                                path[on_path[to]..].iter().map(|&(c, _)| c).collect();
+                            found.push(cycle);
+                        }
+                        _ => {}
+                    }
+                }
             }
         }
-    }
-
-    fn find_cycle(
-        &self,
-        visible: &IndexMap<String, usize>,
-        path: &mut Vec<usize>,
-    ) -> Option<Vec<usize>> {
-        let last = *path.last()?;
-        let reads: BTreeSet<&str> = self.comps[last]
-            .versions
-            .iter()
-            .flat_map(|(_, t)| self.templates[*t].reads.iter().map(String::as_str))
-            .collect();
-        for name in reads {
-            let Some(&next) = visible.get(name) else {
+        // Each shown from its first component as declared, in declaration order.
+        for cycle in &mut found {
+            let first = (0..cycle.len()).min_by_key(|&i| cycle[i]).unwrap_or(0);
+            cycle.rotate_left(first);
+        }
+        found.sort_by_key(|cycle| cycle[0]);
+        for mut cycle in found {
+            let mut key = cycle.clone();
+            key.sort_unstable();
+            if !reported.insert(key) {
                 continue;
-            };
-            if let Some(pos) = path.iter().position(|&c| c == next) {
-                let mut cycle = path[pos..].to_vec();
-                cycle.push(next);
-                return (pos == 0).then_some(cycle);
             }
-            path.push(next);
-            if let Some(found) = self.find_cycle(visible, path) {
-                return Some(found);
-            }
-            path.pop();
+            cycle.push(cycle[0]);
+            let names: Vec<&str> = cycle.iter().map(|&c| self.comps[c].name.as_str()).collect();
+            let t = &self.templates[self.comps[cycle[0]].versions[0].1];
+            self.errors.push(
+                Error::new(
+                    LAYER,
+                    ErrorKind::Cycle,
+                    format!(
+                        "components refer to each other in a cycle: {}",
+                        names.join(" -> ")
+                    ),
+                )
+                .with_hint("a component cannot use itself, directly or through others")
+                .at_location(t.place.start()),
+            );
         }
-        None
     }
 
     /// The versioned components template `t` ranges over: those it reads, directly or through
@@ -415,6 +465,7 @@ impl Store {
             templates: Vec::new(),
             comps: Vec::new(),
             by_id: FastMap::default(),
+            comp_ids: FastMap::default(),
             env: environment(Undefined::Strict, limits.jinja),
             errors: Vec::new(),
         };

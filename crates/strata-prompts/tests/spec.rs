@@ -690,3 +690,131 @@ fn escaping_keys_are_forbidden() {
         assert_eq!(e.kind, ErrorKind::Forbidden, "{key}");
     }
 }
+
+/// A dict whose `main/default` reads component `c0`, which reads `c1`, … up to `c{n}`.
+fn chain(n: usize) -> Value {
+    let mut comps = Map::new();
+    for i in 0..n {
+        comps.insert(format!("c{i}"), json!(format!("{{{{ c{} }}}}", i + 1)));
+    }
+    comps.insert(format!("c{n}"), json!("end"));
+    json!({"main": {"default": "{{ c0 }}", "components": comps}})
+}
+
+#[test]
+fn components_nest_at_most_the_component_depth() {
+    let small = PromptLimits {
+        component_depth: 3,
+        ..PromptLimits::default()
+    };
+    let build = |n| {
+        PromptManager::builder()
+            .limits(small.clone())
+            .dict(&chain(n), "t.yaml")
+            .build()
+            .unwrap()
+    };
+    assert_eq!(text(&build(2), &Call::default()), "end");
+    let e = build(3).render(&Call::default()).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Limit);
+    assert_eq!(
+        e.message,
+        "components nest more than 3 deep: `main/default` reads `c0`, which reads `c1`, which reads `c2`, which reads `c3`"
+    );
+    // However long the chain, the error names the first components and the one too deep.
+    let long = build(10).render(&Call::default()).unwrap_err();
+    assert_eq!(long.message, e.message);
+    // The default depth holds on a 2 MiB thread, and a long chain loads.
+    let m = PromptManager::builder()
+        .dict(&chain(5000), "t.yaml")
+        .build()
+        .unwrap();
+    let e = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || m.render(&Call::default()).unwrap_err())
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(e.kind, ErrorKind::Limit);
+}
+
+#[test]
+fn a_render_stops_at_its_output_limit() {
+    let mut limits = strata_core::Limits {
+        output_bytes_per_string: 100,
+        ..strata_core::Limits::default()
+    };
+    let m = PromptManager::builder()
+        .limits(PromptLimits::from_limits(&limits))
+        .dict(
+            &json!({"main": {"default": "{% for i in range(101) %}x{% endfor %}"}}),
+            "t.yaml",
+        )
+        .build()
+        .unwrap();
+    let e = m.render(&Call::default()).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Limit);
+    assert_eq!(
+        e.message,
+        "template `main/default`: rendered text exceeds 100 bytes"
+    );
+    limits.output_bytes_per_string = 101;
+    let m = PromptManager::builder()
+        .limits(PromptLimits::from_limits(&limits))
+        .dict(
+            &json!({"main": {"default": "{% for i in range(101) %}x{% endfor %}"}}),
+            "t.yaml",
+        )
+        .build()
+        .unwrap();
+    assert_eq!(text(&m, &Call::default()).len(), 101);
+}
+
+#[test]
+fn a_dict_file_holds_at_most_the_template_limit_aliases_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut yaml = format!("main:\n  t0: &big '{}'\n", "x".repeat(1000));
+    for i in 1..20 {
+        yaml.push_str(&format!("  t{i}: *big\n"));
+    }
+    write(dir.path(), "prompts/t.yaml", &yaml);
+    let limits = strata_core::Limits {
+        template_bytes: 10_000,
+        ..strata_core::Limits::default()
+    };
+    let e = PromptManager::load(dir.path(), &limits).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Limit);
+    assert_eq!(
+        e.message,
+        "`prompts/t.yaml` holds more than the template limit of 10000 bytes (aliases counted)"
+    );
+    let limits = strata_core::Limits {
+        template_bytes: 30_000,
+        ..strata_core::Limits::default()
+    };
+    assert!(PromptManager::load(dir.path(), &limits).is_ok());
+}
+
+/// A versioned component whose first version does not compile: its syntax error is reported,
+/// and the next version is not mistaken for a plain definition (found by the `prompt_tree`
+/// fuzz target: the mismatch message read the first version of an empty list).
+#[test]
+fn a_broken_first_version_of_a_component_is_reported_not_a_panic() {
+    let tree = json!({"main": {
+        "default": "{{ tone }}",
+        "components": {"tone": [
+            {"version": "a", "content": "{{ x y }}"},
+            {"version": "b", "content": "{{ x }}"},
+        ]},
+    }});
+    let e = PromptManager::builder()
+        .dict(&tree, "t.yaml")
+        .build()
+        .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Syntax);
+    assert!(
+        e.message.contains("main/components/tone.a"),
+        "{}",
+        e.message
+    );
+}

@@ -25,6 +25,7 @@ mod plans;
 mod project;
 mod prompts;
 mod responses;
+mod stack;
 mod template;
 
 use pyo3::prelude::*;

@@ -14,6 +14,7 @@ use crate::convert::{
     json_arg, map_arg, names_arg, opt_str_arg, path_arg, str_arg, to_py, type_name,
 };
 use crate::errors::{to_py_err, OrRaise};
+use crate::stack::on_strata_stack;
 
 /// The name of a plan's text in errors when no file is given.
 const TEXT_NAME: &str = "<string>";
@@ -62,17 +63,21 @@ impl PyPlan {
             )));
         }
         let document = json_arg(obj, arg)?;
-        checked(
-            obj.py(),
-            TEXT_NAME,
-            Plan::from_value(&document, &FieldPath::root()),
-        )
+        let py = obj.py();
+        let read = on_strata_stack(py, || Plan::from_value(&document, &FieldPath::root()))?;
+        checked(py, TEXT_NAME, read)
     }
 
     /// Reads the plan document in `bytes`, the text of the file `name`.
     fn parse(py: Python<'_>, name: &str, bytes: Vec<u8>) -> PyResult<PyPlan> {
-        let doc = parse_document(name, bytes, &Limits::default()).or_raise(py)?;
-        let mut plan = checked(py, name, Plan::load(&doc))?;
+        let (doc, read) = on_strata_stack(py, || {
+            parse_document(name, bytes, &Limits::default()).map(|doc| {
+                let read = Plan::load(&doc);
+                (doc, read)
+            })
+        })?
+        .or_raise(py)?;
+        let mut plan = checked(py, name, read)?;
         plan.doc = Some(doc);
         Ok(plan)
     }
@@ -219,15 +224,19 @@ impl PyPlan {
             .map(Value::String)
             .collect();
         let values = map_arg(values, "values")?;
-        let (records, values) = progress(
-            &self.plan,
-            Some(Value::Object(results)),
-            Some(Value::Array(failed)),
-            Some(Value::Object(values)),
-        )
+        let plan = &self.plan;
+        let resolved = on_strata_stack(py, || {
+            let (records, values) = progress(
+                plan,
+                Some(Value::Object(results)),
+                Some(Value::Array(failed)),
+                Some(Value::Object(values)),
+            )?;
+            let assessment = assess(plan, &records, &values);
+            Ok::<_, Error>(Value::Object(resolution(plan, assessment)))
+        })?
         .or_raise(py)?;
-        let assessment = assess(&self.plan, &records, &values);
-        to_py(py, &Value::Object(resolution(&self.plan, assessment)))
+        to_py(py, &resolved)
     }
 
     /// The number of steps.

@@ -14,6 +14,7 @@ use crate::convert::{
 };
 use crate::errors::OrRaise;
 use crate::plans::PyPlan;
+use crate::stack::on_strata_stack;
 
 /// A strata project: the directory ``path`` holding ``tools/``.
 ///
@@ -47,7 +48,9 @@ impl PyProject {
 impl PyProject {
     #[new]
     fn new(path: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let project = App::at(&path_arg(path, "path")?).or_raise(path.py())?;
+        let py = path.py();
+        let root = path_arg(path, "path")?;
+        let project = on_strata_stack(py, || App::at(&root))?.or_raise(py)?;
         Ok(PyProject { project })
     }
 
@@ -104,9 +107,10 @@ impl PyProject {
             typed: params,
             strings: Vec::new(),
         };
-        let run = py
-            .detach(|| self.project.run_tool(&tool, &caller, &options, &call))
-            .or_raise(py)?;
+        let run = on_strata_stack(py, || {
+            self.project.run_tool(&tool, &caller, &options, &call)
+        })?
+        .or_raise(py)?;
         let id = step_id.unwrap_or_else(|| tool.clone());
         to_py(py, &StepRecord::from_run(id, &tool, &run.result).to_json())
     }
@@ -155,7 +159,10 @@ impl PyProject {
             }
         };
         let values = map_arg(values, "values")?;
-        let jobs = count_arg(jobs, "jobs")?.unwrap_or(self.project.settings.jobs.value);
+        let jobs = match jobs_arg(jobs)? {
+            Some(n) => n,
+            None => self.project.settings.jobs.value,
+        };
         let run = PlanRun {
             shown: given.name(),
             doc: given.doc(),
@@ -167,9 +174,10 @@ impl PyProject {
             },
         };
         let plan = given.plan();
-        let outcome = py
-            .detach(|| self.project.run_plan(plan, &run, Vec::new(), &mut Silent))
-            .or_raise(py)?;
+        let outcome = on_strata_stack(py, || {
+            self.project.run_plan(plan, &run, Vec::new(), &mut Silent)
+        })?
+        .or_raise(py)?;
         let report = json!({
             "status": outcome.status().name(),
             "levels": outcome.plan.level_ids(),
@@ -236,9 +244,10 @@ impl PyProject {
             options: self.options(env, strict)?,
             every: self.project.settings.checkpoint_every.value,
         };
-        let outcome = py
-            .detach(|| self.project.run_graph(&run, &mut strata_graph::Silent))
-            .or_raise(py)?;
+        let outcome = on_strata_stack(py, || {
+            self.project.run_graph(&run, &mut strata_graph::Silent)
+        })?
+        .or_raise(py)?;
         let report = json!({
             "run_id": outcome.run_id,
             "status": outcome.status.name(),
@@ -252,4 +261,23 @@ impl PyProject {
     fn __repr__(&self) -> String {
         format!("<strata.Project {}>", self.project.root.display())
     }
+}
+
+/// Python's `jobs=`: an `int` from 1 to `strata_app::settings::MAX_JOBS`, refused with the
+/// message `--jobs`, `STRATA_JOBS` and `strata.yaml` give (as `ValueError`).
+fn jobs_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<usize>> {
+    use pyo3::exceptions::PyValueError;
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        return Ok(None);
+    };
+    // `count_arg` checks the type; the range is the settings' (0 and too many alike).
+    let n = match count_arg(Some(obj), "jobs") {
+        Ok(n) => n.and_then(|n| u64::try_from(n).ok()),
+        Err(e) if e.is_instance_of::<PyValueError>(obj.py()) => None,
+        Err(e) => return Err(e),
+    };
+    let shown = obj.str()?.to_string();
+    strata_app::settings::jobs_shown(n, &shown)
+        .map(Some)
+        .map_err(|e| PyValueError::new_err(e.message.clone()))
 }

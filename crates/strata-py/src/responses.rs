@@ -1,7 +1,7 @@
 //! `strata.CannedResponse`: canned responses filled from standard fields, tool results and
 //! a Python callable as the generator (`strata-responses`, SPEC §7).
 
-use std::cell::RefCell;
+use std::sync::Mutex;
 
 use pyo3::exceptions::{PyException, PyTypeError};
 use pyo3::prelude::*;
@@ -15,6 +15,7 @@ use crate::convert::{
     json_arg, list_arg, map_arg, opt_str_arg, path_arg, str_arg, to_py, type_name,
 };
 use crate::errors::{to_py_err, OrRaise};
+use crate::stack::on_strata_stack;
 
 /// The hint of a generator callable's failures.
 const CALLABLE_HINT: &str = "the generator is called as generator(template, field, context) and returns the field's value as plain data (str, int, float, bool, None, list, dict)";
@@ -33,16 +34,17 @@ pub struct PyCannedResponse {
 
 /// A Python callable filling `generative.*` fields. The first exception it raises (or the
 /// conversion error of a value that is not plain data) is kept, to become the cause of the
-/// `ResponseError` raised in its place.
-struct Callable<'py> {
-    callable: Bound<'py, PyAny>,
+/// `ResponseError` raised in its place. The response renders on strata's work thread
+/// (`crate::stack`), which takes the GIL back for each call.
+struct Callable {
+    callable: Py<PyAny>,
     name: String,
-    raised: RefCell<Option<PyErr>>,
+    raised: Mutex<Option<PyErr>>,
 }
 
-impl<'py> Callable<'py> {
+impl Callable {
     /// The generator of argument `generator`: a callable.
-    fn of(obj: &Bound<'py, PyAny>) -> PyResult<Callable<'py>> {
+    fn of(obj: &Bound<'_, PyAny>) -> PyResult<Callable> {
         if !obj.is_callable() {
             return Err(PyTypeError::new_err(format!(
                 "generator: expected a callable, got {}",
@@ -54,15 +56,18 @@ impl<'py> Callable<'py> {
             .find_map(|attr| obj.getattr(*attr).ok().and_then(|n| str_arg(&n, attr).ok()))
             .unwrap_or_else(|| type_name(obj));
         Ok(Callable {
-            callable: obj.clone(),
+            callable: obj.clone().unbind(),
             name,
-            raised: RefCell::new(None),
+            raised: Mutex::new(None),
         })
     }
 
     /// Keeps `err` and returns the generator error about `field` saying `why`.
     fn fail(&self, err: PyErr, field: &str, why: String) -> Error {
-        self.raised.borrow_mut().get_or_insert(err);
+        self.raised
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .get_or_insert(err);
         generator_failed(field, why, CALLABLE_HINT)
     }
 
@@ -71,7 +76,12 @@ impl<'py> Callable<'py> {
     /// of `err` caused by what the callable raised.
     fn exception(&self, py: Python<'_>, err: &Error) -> PyErr {
         let exc = to_py_err(py, err);
-        match self.raised.borrow_mut().take() {
+        let raised = self
+            .raised
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take();
+        match raised {
             None => exc,
             Some(cause) if !cause.is_instance_of::<PyException>(py) => cause,
             Some(cause) => {
@@ -82,7 +92,7 @@ impl<'py> Callable<'py> {
     }
 }
 
-impl Generate for Callable<'_> {
+impl Generate for Callable {
     fn name(&self) -> &str {
         &self.name
     }
@@ -93,11 +103,24 @@ impl Generate for Callable<'_> {
 
     /// Calls the callable with `(template, field, context)`; its value must be plain data.
     fn generate(&self, template: &str, field: &str, context: &Value) -> Result<Value, Error> {
-        let py = self.callable.py();
+        Python::attach(|py| self.call(py, template, field, context))
+    }
+}
+
+impl Callable {
+    /// `generate`, with the GIL.
+    fn call(
+        &self,
+        py: Python<'_>,
+        template: &str,
+        field: &str,
+        context: &Value,
+    ) -> Result<Value, Error> {
         let context = to_py(py, context)
             .map_err(|e| self.fail(e, field, "the context could not be built".into()))?;
         let value = self
             .callable
+            .bind(py)
             .call1((template, field, context))
             .map_err(|e| {
                 let why = format!("it raised {}", exception_name(py, &e));
@@ -142,19 +165,20 @@ impl PyCannedResponse {
             .filter(|g| !g.is_none())
             .map(Callable::of)
             .transpose()?;
-        let sources = Sources {
-            std: &std,
-            std_place: Place::Nowhere,
-            tools: &tools,
-            generator: generator.as_ref().map(|g| g as &dyn Generate),
-            secrets: &[],
+        let respond = || {
+            let sources = Sources {
+                std: &std,
+                std_place: Place::Nowhere,
+                tools: &tools,
+                generator: generator.as_ref().map(|g| g as &dyn Generate),
+                secrets: &[],
+            };
+            self.response.respond(&sources)
         };
-        self.response
-            .respond(&sources)
-            .map_err(|e| match &generator {
-                Some(g) => g.exception(py, &e),
-                None => to_py_err(py, &e),
-            })
+        on_strata_stack(py, respond)?.map_err(|e| match &generator {
+            Some(g) => g.exception(py, &e),
+            None => to_py_err(py, &e),
+        })
     }
 }
 

@@ -9,6 +9,7 @@ use crate::convert::{
     env_arg, flag_arg, json_arg, map_arg, names_arg, rendered_to_py, sink_arg, to_py,
 };
 use crate::errors::{report_warnings, OrRaise};
+use crate::stack::on_strata_stack;
 
 /// A document compiled once for a chain of layers, rendered many times.
 ///
@@ -65,8 +66,10 @@ impl PyTemplate {
             }
         };
         let document = json_arg(template, "template")?;
-        let template =
-            Template::compile_owned(document, &chain, &Limits::default()).or_raise(py)?;
+        let template = on_strata_stack(py, || {
+            Template::compile_owned(document, &chain, &Limits::default())
+        })?
+        .or_raise(py)?;
         Ok(PyTemplate { template, chain })
     }
 
@@ -86,17 +89,18 @@ impl PyTemplate {
         let inputs = map_arg(args.inputs, "inputs")?;
         let strict = flag_arg(args.strict, "strict")?;
         let redacted = flag_arg(args.redacted, "redacted")?;
-        let scope = Scope {
-            env: &env,
-            caller_params: &params,
-            context: &context,
-            inputs: &inputs,
-            ..Scope::default()
-        };
-        let out = self
-            .template
-            .render(&scope, &RenderOptions::strict_if(strict))
-            .or_raise(py)?;
+        let out = on_strata_stack(py, || {
+            let scope = Scope {
+                env: &env,
+                caller_params: &params,
+                context: &context,
+                inputs: &inputs,
+                ..Scope::default()
+            };
+            self.template
+                .render(&scope, &RenderOptions::strict_if(strict))
+        })?
+        .or_raise(py)?;
         report_warnings(py, &out.warnings, sink)?;
         if redacted {
             to_py(py, &out.value.to_redacted_json())

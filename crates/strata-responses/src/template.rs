@@ -34,6 +34,7 @@ pub struct Response {
     file: Option<String>,
     env: Environment<'static>,
     fields: Vec<String>,
+    limits: JinjaLimits,
 }
 
 impl Response {
@@ -52,6 +53,7 @@ impl Response {
             file: file.map(str::to_string),
             env: Environment::new(),
             fields: Vec::new(),
+            limits,
         };
         if let Err(e) = env.add_template_owned(NAME, source) {
             return Err(response.jinja_error(&e));
@@ -90,7 +92,9 @@ impl Response {
     }
 
     /// Renders the template with `fields` (the values of [`Response::fields`]). Values are
-    /// data: a value holding `{{ x }}` is printed as written. A field holding a secret is
+    /// data: a value holding `{{ x }}` is printed as written. The output is bounded while it
+    /// is written by the limits given to [`Response::compile`] (`output_bytes`: a limit error
+    /// naming `limits.output_bytes_per_string`). A field holding a secret is
     /// refused before anything is rendered.
     pub fn render(&self, fields: &[Field]) -> Result<String, Error> {
         if let Some(secret) = fields.iter().find(|f| f.secret) {
@@ -100,8 +104,7 @@ impl Response {
             .env
             .get_template(NAME)
             .map_err(|e| self.jinja_error(&e))?;
-        template
-            .render(context(fields))
+        strata_jinja::render(&template, context(fields), self.limits)
             .map_err(|e| self.jinja_error(&e))
     }
 

@@ -8,6 +8,7 @@ use serde_json::Value;
 use strata_core::{Error, ErrorKind, Layer};
 
 use crate::atomic::write_atomic;
+use crate::lock::{RunLock, LOCK_FILE};
 
 /// The runs directory, relative to the project root.
 pub const RUNS_DIR: &str = ".strata/runs";
@@ -109,6 +110,7 @@ impl RunStore {
     /// Creates the directory of a new run; fails when the id is invalid or taken.
     pub fn create(&self, id: &str) -> Result<RunDir, Error> {
         check_run_id(id)?;
+        self.confined(&[])?;
         fs::create_dir_all(&self.dir).map_err(|e| Error::io("create", &self.dir, &e))?;
         let path = self.dir.join(id);
         fs::create_dir(&path).map_err(|e| {
@@ -130,9 +132,92 @@ impl RunStore {
         Ok(RunDir { path })
     }
 
+    /// Creates the directory of a new run and locks it, like [`RunStore::create`]; but a run
+    /// directory left without a checkpoint — a start killed before its first checkpoint was
+    /// on disk, which a run writes before its first step, so nothing of it ran — is taken
+    /// over: emptied (but for its lock) and used. A run with a checkpoint, or one whose lock
+    /// a live process holds, is refused as before.
+    pub fn create_locked(&self, id: &str) -> Result<(RunDir, RunLock), Error> {
+        let taken = match self.create(id) {
+            Ok(dir) => {
+                let lock = dir.lock()?;
+                return Ok((dir, lock));
+            }
+            Err(e) if e.kind == ErrorKind::RunState => e,
+            Err(e) => return Err(e),
+        };
+        if !self.unstarted(id) {
+            return Err(taken);
+        }
+        let dir = RunDir {
+            path: self.dir.join(id),
+        };
+        let lock = dir.lock()?;
+        // Checked again under the lock: a start that was under way may have committed.
+        if dir.file().exists() {
+            return Err(taken);
+        }
+        let entries = fs::read_dir(&dir.path).map_err(|e| Error::io("read", &dir.path, &e))?;
+        for entry in entries.flatten() {
+            if entry.file_name() != LOCK_FILE {
+                let path = entry.path();
+                fs::remove_file(&path).map_err(|e| Error::io("remove", &path, &e))?;
+            }
+        }
+        Ok((dir, lock))
+    }
+
+    /// True when run `id` has a directory (a real one, not a link) but no checkpoint: it was
+    /// stopped before its first checkpoint was written.
+    pub fn unstarted(&self, id: &str) -> bool {
+        check_run_id(id).is_ok()
+            && fs::symlink_metadata(self.dir.join(id)).is_ok_and(|m| m.is_dir())
+            && fs::symlink_metadata(self.dir.join(id).join(CHECKPOINT_FILE)).is_err()
+    }
+
+    /// Refuses a runs directory that leads outside the project, as every read of the project
+    /// is refused ([`strata_core`]'s Forbidden): `.strata`, `.strata/runs` or, under it, the
+    /// directory `below` names a symbolic link to elsewhere (or to nothing). Run records are
+    /// written only inside the project.
+    fn confined(&self, below: &[&str]) -> Result<(), Error> {
+        let Some(root) = self.dir.ancestors().nth(2) else {
+            return Ok(());
+        };
+        let real_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+        let mut rel = PathBuf::new();
+        let parts = RUNS_DIR.split('/').chain(below.iter().copied());
+        for part in parts {
+            rel.push(part);
+            let path = root.join(&rel);
+            let Ok(meta) = fs::symlink_metadata(&path) else {
+                return Ok(());
+            };
+            if !meta.file_type().is_symlink() {
+                continue;
+            }
+            let target = match path.canonicalize() {
+                Ok(real) if real.starts_with(&real_root) => continue,
+                Ok(real) => real,
+                Err(_) => fs::read_link(&path).unwrap_or(path),
+            };
+            return Err(Error::new(
+                Layer::REQUEST,
+                ErrorKind::Forbidden,
+                format!(
+                    "`{}` leads outside the project (to `{}`)",
+                    rel.display(),
+                    target.display()
+                ),
+            )
+            .with_hint("strata writes run records only inside the project: remove the link"));
+        }
+        Ok(())
+    }
+
     /// Opens an existing run (one with a checkpoint).
     pub fn open(&self, id: &str) -> Result<RunDir, Error> {
         check_run_id(id)?;
+        self.confined(&[id])?;
         let path = self.dir.join(id);
         if !path.join(CHECKPOINT_FILE).is_file() {
             return Err(Error::new(
@@ -145,14 +230,18 @@ impl RunStore {
         Ok(RunDir { path })
     }
 
-    /// Every run directory with a valid id, with its id, in no particular order.
+    /// Every run directory with a valid id, with its id, in no particular order (none when
+    /// the runs directory leads outside the project; a run directory that does is left out).
     pub fn runs(&self) -> Vec<(String, RunDir)> {
+        if self.confined(&[]).is_err() {
+            return Vec::new();
+        }
         let Ok(entries) = fs::read_dir(&self.dir) else {
             return Vec::new();
         };
         entries
             .flatten()
-            .filter(|e| e.path().is_dir())
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
             .filter_map(|e| {
                 let id = e.file_name().to_str()?.to_string();
                 check_run_id(&id).ok()?;
@@ -230,6 +319,29 @@ mod tests {
         }
         assert!(check_run_id(&"x".repeat(65)).is_err());
         assert!(check_run_id(&new_run_id()).is_ok());
+    }
+
+    #[test]
+    fn a_run_directory_without_a_checkpoint_is_taken_over_and_one_with_is_not() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = RunStore::new(tmp.path());
+        let (dir, lock) = store.create_locked("r1").unwrap();
+        assert_eq!(
+            store.create_locked("r1").unwrap_err().message,
+            format!("run `r1` is in progress (process {})", std::process::id())
+        );
+        fs::write(dir.path.join("plan.json.tmp"), "[").unwrap();
+        drop(lock);
+        assert!(store.unstarted("r1"));
+        let (dir, lock) = store.create_locked("r1").unwrap();
+        assert!(!dir.path.join("plan.json.tmp").exists());
+        dir.write_checkpoint(b"{}").unwrap();
+        drop(lock);
+        assert!(!store.unstarted("r1"));
+        assert_eq!(
+            store.create_locked("r1").unwrap_err().message,
+            "run `r1` already exists"
+        );
     }
 
     #[test]

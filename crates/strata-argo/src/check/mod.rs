@@ -4,11 +4,26 @@
 //! that match the parameters, references to parameters, tasks and steps that are there.
 
 pub mod depends;
+pub mod exported;
 pub mod rules;
 pub mod schema;
 
 use serde_json::Value;
 use strata_core::Error;
+
+/// Checks a manifest strata exported: [`check`], and no `{{` but the export's own tags
+/// ([`exported`]).
+pub fn check_exported(manifest: &Value) -> Result<Summary, Vec<Error>> {
+    let stray = exported::stray_tags(manifest);
+    match check(manifest) {
+        Ok(summary) if stray.is_empty() => Ok(summary),
+        Ok(_) => Err(stray),
+        Err(mut errors) => {
+            errors.extend(stray);
+            Err(errors)
+        }
+    }
+}
 
 /// What a manifest that passed holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

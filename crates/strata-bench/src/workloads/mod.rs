@@ -42,6 +42,7 @@ pub const GROUPS: &[Group] = &[
     ("responses", responses::run),
     ("plan_resolve", plans::run_resolve),
     ("plan_load", plans::run_load),
+    ("plan_fan_in", plans::run_fan_in),
     ("plan_fanout", plans::run_fanout),
     ("linear", linear::run),
     ("locate", locate::run),

@@ -12,6 +12,11 @@
 //!   independent steps that each sleep 200 ms; in process (the scheduler over a scripted tool
 //!   that sleeps), then through the `strata` binary with real `sleep` processes, `--jobs 8`
 //!   against the critical path (one sleep) and `--jobs 1` against the sequential sum.
+//! * `plan_fan_in_10000`: loading, outlining (`plan show --json`) and drawing (`plan graph
+//!   --format dot`) a plan whose last step refers to each of 10,000 others, and
+//!   `plan_unknown_10000`: loading a step with 10,000 references to unknown steps (every one
+//!   an error); each against ten times its 1,000 figure (linear growth; both were quadratic,
+//!   issue 24 row 4).
 
 use std::collections::HashMap;
 use std::hint::black_box;
@@ -308,6 +313,73 @@ pub fn run_load(settings: &Settings, report: &mut Report) {
         .map(|(what, ns)| format!("{what} {:.1} ms", ns / 1e6))
         .collect();
     report.note(&format!("plan_load_10000: {}", shown.join(", ")));
+}
+
+/// A plan of `n` steps and one more whose arguments refer to each of them.
+pub fn fan_in_plan(n: usize) -> String {
+    let mut steps: Vec<Value> = (0..n)
+        .map(|_| json!({"tool": "t", "arguments": {}}))
+        .collect();
+    let refs: Vec<Value> = (1..=n).map(|i| json!(format!("$step{i}"))).collect();
+    steps.push(json!({"tool": "t", "arguments": {"a": refs}}));
+    Value::Array(steps).to_string()
+}
+
+/// One step with `n` references to steps the plan does not have.
+pub fn unknown_refs_plan(n: usize) -> String {
+    let refs: Vec<Value> = (2..=n + 1).map(|i| json!(format!("$step{i}"))).collect();
+    json!([{"tool": "t", "arguments": {"a": refs}}]).to_string()
+}
+
+fn parse_json(text: &str) -> Document {
+    Document::parse(
+        "plan.json",
+        text.as_bytes().to_vec(),
+        Format::Json,
+        &Limits::default(),
+    )
+    .expect("parses")
+}
+
+/// Loads, outlines and draws a fan-in plan; the number of edges drawn.
+pub fn fan_in(doc: &Document) -> usize {
+    let plan = Plan::load(doc).expect("loads");
+    black_box(plan.outline());
+    strata_plans::draw::draw(&plan, strata_plans::draw::Format::Dot)
+        .matches("->")
+        .count()
+}
+
+/// Loads a plan of unknown references; the number of errors.
+pub fn unknown_refs(doc: &Document) -> usize {
+    Plan::load(doc).expect_err("unknown steps").len()
+}
+
+/// `plan_fan_in_10000` and `plan_unknown_10000`.
+pub fn run_fan_in(settings: &Settings, report: &mut Report) {
+    let (small_n, big_n) = settings.pick((1_000, 10_000), (1_000, 10_000), (100, 1_000));
+    let fewer = Settings {
+        samples: settings.samples.min(7),
+        ..*settings
+    };
+    let (small, big) = (
+        parse_json(&fan_in_plan(small_n)),
+        parse_json(&fan_in_plan(big_n)),
+    );
+    assert_eq!(fan_in(&small), small_n);
+    assert_eq!(fan_in(&big), big_n);
+    let m1k = measure(&fewer, || fan_in(black_box(&small)));
+    let m10k = measure(&fewer, || fan_in(black_box(&big)));
+    report.against("plan_fan_in_10000", &m10k, "linear", m1k.median_ns * 10.0);
+    let (small, big) = (
+        parse_json(&unknown_refs_plan(small_n)),
+        parse_json(&unknown_refs_plan(big_n)),
+    );
+    assert_eq!(unknown_refs(&small), small_n);
+    assert_eq!(unknown_refs(&big), big_n);
+    let m1k = measure(&fewer, || unknown_refs(black_box(&small)));
+    let m10k = measure(&fewer, || unknown_refs(black_box(&big)));
+    report.against("plan_unknown_10000", &m10k, "linear", m1k.median_ns * 10.0);
 }
 
 /// The fan-out: in process, then through the binary.
