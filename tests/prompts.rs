@@ -196,7 +196,7 @@ fn json_output_names_template_file_and_hash() {
         o.stdout,
         format!(
             "{{\n  \"template\": \"main/Search\",\n  \"file\": \"prompts/main/Search.j2\",\n  \"hash\": \"{hash}\",\n  \
-             \"text\": \"You just performed a search. Results:\\nr\\n\\nAnalyze these results for the user.\\nUser: u\\n\"\n}}\n"
+             \"text\": \"You just performed a search. Results:\\nr\\n\\nAnalyze these results for the user.\\nUser: u\"\n}}\n"
         )
     );
     render(
@@ -413,7 +413,7 @@ nodes:
     assert_eq!(
         v["out"],
         serde_json::json!({"template": "main/BrowseLink.enterprise",
-            "text": "You are a helpful AI assistant with expertise in CFD.\nPage: {{ not rendered }}\nRespond in a structured format with reasoning.\nUser: BrowseLink\n"})
+            "text": "You are a helpful AI assistant with expertise in CFD.\nPage: {{ not rendered }}\nRespond in a structured format with reasoning.\nUser: BrowseLink"})
     );
     o.then(&["run", "graphs/bad", "--run-id", "b"])
         .file(

@@ -214,7 +214,7 @@ fn respond_renders_a_template_from_files_and_the_latest_result_wins() {
     p.then(&[&args[..], &["--json"]].concat())
         .stdout(
             r#"{
-  "reply": "Hi Ann,\nyour Savings balance is $5,432.10.\n",
+  "reply": "Hi Ann,\nyour Savings balance is $5,432.10.",
   "fields": [
     {
       "field": "std.customer.name",

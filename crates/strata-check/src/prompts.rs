@@ -224,7 +224,28 @@ fn check_site(m: &PromptManager, site: &Site<'_>, report: &mut Report) {
     let reachable: Vec<String> = if p.key.is_const() {
         let key = p.key_source.as_str();
         match m.resolve(key) {
-            Ok(Some(id)) => vec![id.to_string()],
+            Ok(Some(id)) => {
+                if let Some(u) = m.unknown_key(key) {
+                    let mut d = node_diagnostic(
+                        site,
+                        Code::PromptKey,
+                        &key_path(node),
+                        format!(
+                            "prompt node `{}`: key `{}` falls back to `{id}`: {}",
+                            node.id,
+                            key.unwrap_or_default(),
+                            u.describe()
+                        ),
+                        Some(match &u.did_you_mean {
+                            Some(best) => format!("did you mean `{best}`? (a key no template is named after is almost always a typo)"),
+                            None => "add a template of that name, or use the default name when the fallback is meant".into(),
+                        }),
+                    );
+                    d.severity = crate::diagnostic::Severity::Warning;
+                    report.push(d);
+                }
+                vec![id.to_string()]
+            }
             Ok(None) | Err(_) => {
                 let e = m
                     .render(&Call {
@@ -253,12 +274,15 @@ fn check_site(m: &PromptManager, site: &Site<'_>, report: &mut Report) {
         m.reachable(None)
     };
     pins(&m, site, &reachable, report);
-    let Some(mut provided) = p.feed_keys.clone() else {
+    let Some(provided) = p.feed_keys.clone() else {
         return;
     };
+    // Keys written in braces (`{{ user_input }}`, seed 002's way) name the variable inside.
+    let unbrace = |k: &String| strata_prompts::feed_name(k).unwrap_or(k).to_string();
+    let mut provided: BTreeSet<String> = provided.iter().map(unbrace).collect();
     match (&p.knowledge, &p.knowledge_keys) {
         (None, _) => {}
-        (Some(_), Some(keys)) => provided.extend(keys.iter().cloned()),
+        (Some(_), Some(keys)) => provided.extend(keys.iter().map(unbrace)),
         (Some(_), None) => return,
     }
     for id in &reachable {

@@ -72,6 +72,14 @@ struct RenderArgs {
     /// (repeatable)
     #[arg(long, value_name = "NAME")]
     secret: Vec<String>,
+    /// The template used when nothing else matches (SPEC §6's configured default
+    /// template): its text, or @file (read as the template's text)
+    #[arg(long, value_name = "TEXT|@FILE")]
+    default_template: Option<String>,
+    /// Print no warnings on standard error (a key no template is named after, undefined
+    /// variables)
+    #[arg(long, short = 'q')]
+    quiet: bool,
     /// Print every variant when versioned components give several
     #[arg(long)]
     all_variants: bool,
@@ -109,8 +117,12 @@ pub fn run(args: PromptArgs) -> ExitCode {
         Ok(p) => p,
         Err(code) => return code,
     };
+    let default_template = match &args.command {
+        PromptCommand::Render(a) => a.default_template.as_deref(),
+        PromptCommand::List(_) => None,
+    };
     let out =
-        PromptManager::load(&project.root, &project.limits).and_then(|m| match &args.command {
+        load(&project.root, &project.limits, default_template).and_then(|m| match &args.command {
             PromptCommand::Render(a) => render(a, &m, &project.settings),
             PromptCommand::List(a) => Ok(list(a, &m)),
         });
@@ -121,6 +133,38 @@ pub fn run(args: PromptArgs) -> ExitCode {
         }
         Err(e) => report(Failure::Error(e), Some(&project), json),
     }
+}
+
+/// The project's templates, with `--default-template` (its text, or `@file`) when given.
+fn load(
+    root: &Path,
+    limits: &Limits,
+    default_template: Option<&str>,
+) -> Result<PromptManager, Error> {
+    let Some(spec) = default_template else {
+        return PromptManager::load(root, limits);
+    };
+    let text = match spec.strip_prefix('@') {
+        Some(path) => {
+            let bytes = read_file(Path::new(path), limits)?;
+            String::from_utf8(bytes).map_err(|_| {
+                Error::new(
+                    Layer::REQUEST,
+                    ErrorKind::Invalid,
+                    format!("--default-template file `{path}` is not UTF-8 text"),
+                )
+            })?
+        }
+        None => spec.to_string(),
+    };
+    let dir = root.join(strata_prompts::PROMPTS_DIR);
+    let mut builder = PromptManager::builder()
+        .limits(strata_prompts::PromptLimits::from_limits(limits))
+        .default_template(&text);
+    if dir.is_dir() {
+        builder = builder.dir(&dir, strata_prompts::PROMPTS_DIR);
+    }
+    builder.build()
 }
 
 /// A JSON object given inline or as `@file` (JSON or YAML), for option `flag`.
@@ -190,8 +234,10 @@ fn render(
     if !args.all_variants {
         out.only_text("pass --all-variants to print them all, or --pin COMPONENT=VERSION for one")?;
     }
-    for w in &out.warnings {
-        eprintln!("warning[{}]: {}", w.layer, w.message);
+    if !args.quiet {
+        for w in out.notices.iter().chain(&out.warnings) {
+            eprintln!("warning[{}]: {}", w.layer, w.message);
+        }
     }
     Ok(if args.json {
         serde_json::to_string_pretty(&out.to_json()).unwrap_or_default() + "\n"

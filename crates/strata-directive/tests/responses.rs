@@ -159,7 +159,7 @@ fn the_first_candidate_whose_condition_holds_and_fields_fill_is_the_reply() {
     let chosen = report.response.clone().unwrap().unwrap();
     assert_eq!(
         chosen.reply.text,
-        "Hi Ann, [generative.greeting].\nYour Checking account (ending in 1234) has a current balance of $5,432.10.\nAda at Main Street (completed)\n"
+        "Hi Ann, [generative.greeting].\nYour Checking account (ending in 1234) has a current balance of $5,432.10.\nAda at Main Street (completed)"
     );
     assert_eq!(
         report.to_json()["response"],
@@ -182,7 +182,7 @@ fn the_first_candidate_whose_condition_holds_and_fields_fill_is_the_reply() {
     let chosen = report.response.unwrap().unwrap();
     assert_eq!(
         (chosen.index, chosen.reply.text.as_str()),
-        (0, "Bo, your account is overdrawn by $20.50.\n")
+        (0, "Bo, your account is overdrawn by $20.50.")
     );
     let generated: Vec<Value> = t
         .fake
@@ -242,7 +242,7 @@ responses:
     let report = run(&load(text).unwrap(), &[], &tools());
     assert_eq!(
         report.response.unwrap().unwrap().reply.text,
-        "Recent transactions:\n\n- 2024-01-15: Coffee Shop -$4.50\n\n- 2024-01-14: Salary Deposit +$3,000.00\n\n"
+        "Recent transactions:\n\n- 2024-01-15: Coffee Shop -$4.50\n\n- 2024-01-14: Salary Deposit +$3,000.00\n"
     );
 }
 

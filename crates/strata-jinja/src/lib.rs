@@ -103,7 +103,7 @@ pub fn environment<'s>(undefined: Undefined, limits: JinjaLimits) -> Environment
     let output = limits.output_bytes;
     env.set_formatter(move |out, state, value| format_value(out, state, value, output));
     set_undefined(&mut env, undefined);
-    env.set_keep_trailing_newline(true);
+    env.set_keep_trailing_newline(false);
     env.set_fuel(Some(limits.fuel));
     env.set_recursion_limit(limits.recursion);
     env.set_debug(false);

@@ -109,6 +109,16 @@ fn field_at(value: &Value, at: &[usize]) -> FieldPath {
 }
 
 impl Args {
+    /// True when these arguments are a map, or one whole-value reference (which may yield a
+    /// map, known only when the step resolves); literal arguments of any other shape are
+    /// refused when the plan loads (SPEC §5.1).
+    pub fn may_be_a_map(&self) -> bool {
+        match self.holes.iter().find(|h| h.at.is_empty()) {
+            Some(hole) => matches!(hole.fill, Fill::Ref(_)),
+            None => self.skeleton.is_object(),
+        }
+    }
+
     /// Compiles `value`; errors (with their field paths relative to the arguments and their
     /// spans) are pushed to `errors`, and the string in error is kept as a constant.
     pub fn compile(value: &Value, errors: &mut Vec<Error>) -> Args {

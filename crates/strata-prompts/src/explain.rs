@@ -15,6 +15,27 @@ pub struct Candidate {
     pub file: Option<String>,
 }
 
+/// A key that names no template anywhere in `prompts/`: the lookup fell back to a default,
+/// which is the design, but such a key is almost always a typo.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UnknownKey {
+    /// The template name the key gives (`BrowsLink`).
+    pub name: String,
+    /// The nearest template name that exists, when one is close.
+    pub did_you_mean: Option<String>,
+}
+
+impl UnknownKey {
+    /// `no template anywhere in prompts/ is named `BrowsLink` (did you mean `BrowseLink`?)`.
+    pub fn describe(&self) -> String {
+        let mut s = format!("no template anywhere in prompts/ is named `{}`", self.name);
+        if let Some(best) = &self.did_you_mean {
+            let _ = write!(s, " (did you mean `{best}`?)");
+        }
+        s
+    }
+}
+
 /// One variable the render could read: `{name, source, value}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Variable {
@@ -40,6 +61,8 @@ pub struct Explain {
     pub winner: Option<usize>,
     /// The variables, feed first.
     pub variables: Vec<Variable>,
+    /// The key, when it names no template anywhere (it fell back to a default).
+    pub unknown_key: Option<UnknownKey>,
 }
 
 impl Explain {
@@ -48,6 +71,9 @@ impl Explain {
         let mut out = String::new();
         let key = self.key.as_deref().unwrap_or("(none: the default name)");
         let _ = writeln!(out, "key: {key}");
+        if let Some(u) = &self.unknown_key {
+            let _ = writeln!(out, "unknown key: {}", u.describe());
+        }
         let _ = writeln!(out, "settings: {}", self.settings);
         out.push_str("candidates:\n");
         let width = self
@@ -88,6 +114,8 @@ struct ExplainForm<'a> {
     settings: &'a str,
     candidates: Vec<CandidateForm<'a>>,
     variables: &'a [Variable],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unknown_key: Option<&'a UnknownKey>,
 }
 
 #[derive(Serialize)]
@@ -113,6 +141,7 @@ impl Serialize for Explain {
                 })
                 .collect(),
             variables: &self.variables,
+            unknown_key: self.unknown_key.as_ref(),
         }
         .serialize(s)
     }

@@ -1,7 +1,66 @@
 //! How knowledge merges into a feed: the three strategies of SPEC §6.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
-use strata_core::value_to_text;
+use strata_core::{value_to_text, Error, ErrorKind};
+
+use crate::LAYER;
+
+/// The variable a feed key names: `user_input` for `user_input` and for the braces form seed
+/// 002 writes in prose, `{{ user_input }}` (spaces inside the braces optional). `None` when
+/// the key is in braces but what they hold is not a plain variable name.
+pub fn feed_name(key: &str) -> Option<&str> {
+    let Some(inner) = key
+        .trim()
+        .strip_prefix("{{")
+        .and_then(|k| k.strip_suffix("}}"))
+    else {
+        return Some(key);
+    };
+    let inner = inner.trim();
+    let mut chars = inner.chars();
+    let plain = chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && chars.all(|c| c.is_alphanumeric() || c == '_');
+    plain.then_some(inner)
+}
+
+/// `map` with every braces-form key (`{{ user_input }}`) renamed to the variable it names;
+/// borrowed when no key needs it. An error when braces hold something other than a name, or
+/// when a variable is given both ways. `what` names the map in messages (`feed`).
+pub(crate) fn unbraced<'m>(
+    map: &'m Map<String, Value>,
+    what: &str,
+) -> Result<Cow<'m, Map<String, Value>>, Error> {
+    if map.keys().all(|k| feed_name(k) == Some(k.as_str())) {
+        return Ok(Cow::Borrowed(map));
+    }
+    let mut out = Map::new();
+    for (k, v) in map {
+        let Some(name) = feed_name(k) else {
+            return Err(Error::new(
+                LAYER,
+                ErrorKind::Invalid,
+                format!("{what} key `{k}` is not a variable name"),
+            )
+            .with_hint(
+                "name the variable alone (`user_input`) or in braces (`{{ user_input }}`)",
+            ));
+        };
+        if name != k && map.contains_key(name) || out.contains_key(name) {
+            return Err(Error::new(
+                LAYER,
+                ErrorKind::Invalid,
+                format!(
+                    "{what} gives variable `{name}` twice (as `{name}` and as `{{{{ {name} }}}}`)"
+                ),
+            )
+            .with_hint("keep one of them"));
+        }
+        out.insert(name.to_string(), v.clone());
+    }
+    Ok(Cow::Owned(out))
+}
 
 /// What happens when knowledge holds a variable the feed already has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -119,6 +178,23 @@ mod tests {
             ),
             json!({"s": "one\n\ntwo", "l": [1, 2, 3], "m": {"x": "a\n\nb", "y": [1, 2], "w": true},
                    "n": "3\n\nx", "z": "v"})
+        );
+    }
+
+    #[test]
+    fn braces_keys_name_their_variable() {
+        assert_eq!(feed_name("{{ user_input }}"), Some("user_input"));
+        assert_eq!(feed_name("{{x}}"), Some("x"));
+        assert_eq!(feed_name("x"), Some("x"));
+        assert_eq!(feed_name("{{ a.b }}"), None);
+        let m = json!({"{{ a }}": 1, "b": 2});
+        let out = unbraced(m.as_object().unwrap(), "feed").unwrap();
+        assert_eq!(Value::Object(out.into_owned()), json!({"a": 1, "b": 2}));
+        let twice = json!({"{{ a }}": 1, "a": 2});
+        let e = unbraced(twice.as_object().unwrap(), "feed").unwrap_err();
+        assert_eq!(
+            e.message,
+            "feed gives variable `a` twice (as `a` and as `{{ a }}`)"
         );
     }
 

@@ -50,8 +50,8 @@ mod render;
 mod scan;
 mod store;
 
-pub use explain::{Candidate, Explain, Variable};
-pub use feed::Merge;
+pub use explain::{Candidate, Explain, UnknownKey, Variable};
+pub use feed::{feed_name, Merge};
 pub use load::{COMPONENTS, DICT_EXTENSIONS, TEMPLATE_EXTENSIONS};
 pub use lookup::{Overrides, Settings};
 pub use manager::{Builder, Loaded, Namespace, PromptManager, TemplateInfo, PROMPTS_DIR};

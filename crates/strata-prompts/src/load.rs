@@ -467,6 +467,7 @@ impl Walk<'_> {
             &self.line_starts,
             line,
             column,
+            source,
         ))
     }
 

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use strata_core::{push_value_text, Error, ErrorData, ErrorKind, Location};
 
 use crate::context::Vars;
-use crate::explain::{Candidate, Explain, Variable};
+use crate::explain::{Candidate, Explain, UnknownKey, Variable};
 use crate::load::{read_tree, read_value, Found};
 use crate::lookup::{candidates, Overrides, Plan, Settings};
 use crate::render::{redact, redact_error, Call, Job, Rendered, Variant};
@@ -237,11 +237,54 @@ impl PromptManager {
             .map(|t| self.store.templates[t].id.as_str()))
     }
 
-    /// Renders the template `call.key` resolves to.
+    /// Renders the template `call.key` resolves to. Feed and knowledge keys may be written
+    /// in braces as seed 002 writes them (`{{ user_input }}`): they name the variable inside.
     pub fn render(&self, call: &Call<'_>) -> Result<Rendered, Error> {
+        let feed = call
+            .feed
+            .map(|f| crate::feed::unbraced(f, "feed"))
+            .transpose()?;
+        let knowledge = call
+            .knowledge
+            .map(|k| crate::feed::unbraced(k, "knowledge"))
+            .transpose()?;
+        let call = Call {
+            feed: feed.as_deref(),
+            knowledge: knowledge.as_deref(),
+            ..call.clone()
+        };
+        let call = &call;
         let secrets = self.secret_values(call);
         self.render_in(call, &secrets)
             .map_err(|e| redact_error(e, &secrets))
+    }
+
+    /// The key's template name when no namespace of the tree defines a template of that name
+    /// (in any version): the lookup then falls back to a default, which is the design, but
+    /// such a key is almost always a typo. `None` for no key, the default name, or a key
+    /// that is not a valid key.
+    pub fn unknown_key(&self, key: Option<&str>) -> Option<UnknownKey> {
+        let parsed = crate::names::parse_key(key?).ok()?;
+        let (name, _) = crate::names::split_stem(parsed.name);
+        if name == self.settings.default_name || name == "default" {
+            return None;
+        }
+        let store = &self.store;
+        let mut names: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
+        for space in &store.spaces {
+            for stem in space.stems.keys() {
+                names.insert(crate::names::split_stem(stem).0);
+            }
+        }
+        if names.contains(name) {
+            return None;
+        }
+        let did_you_mean =
+            strata_core::did_you_mean(name, names.iter().copied()).map(str::to_string);
+        Some(UnknownKey {
+            name: name.to_string(),
+            did_you_mean,
+        })
     }
 
     fn render_in(&self, call: &Call<'_>, secrets: &[String]) -> Result<Rendered, Error> {
@@ -283,6 +326,20 @@ impl PromptManager {
             job.check_hash(pin)?;
         }
         let mut warnings = Vec::new();
+        let mut notices = Vec::new();
+        if let Some(u) = manager.unknown_key(call.key) {
+            notices.push(strata_core::Warning {
+                layer: LAYER,
+                message: format!(
+                    "key `{}` fell back to `{}`: {}",
+                    call.key.unwrap_or_default(),
+                    store.templates[t].id,
+                    u.describe()
+                ),
+                path: strata_core::FieldPath::root(),
+                span: None,
+            });
+        }
         let mut variants = Vec::new();
         for picks in job.variants(&call.pins)? {
             let versions = job.labels(&picks);
@@ -299,6 +356,7 @@ impl PromptManager {
             hash: tmpl.hash.clone(),
             variants,
             warnings,
+            notices,
             explain: call
                 .explain
                 .then(|| manager.explain(call, t, secrets))
@@ -426,6 +484,7 @@ impl PromptManager {
             candidates: list,
             winner,
             variables,
+            unknown_key: self.unknown_key(call.key),
         })
     }
 

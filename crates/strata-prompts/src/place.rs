@@ -2,6 +2,7 @@
 //! and how a line and column inside the template map to the file.
 
 use std::fmt;
+use std::sync::Arc;
 
 use strata_core::Location;
 
@@ -16,7 +17,14 @@ pub struct Place {
     /// 1-based column where the template's text starts.
     pub column: usize,
     layout: Layout,
+    /// For a quoted scalar: the file position (line, column) of each character of the
+    /// template's text, line by line, so positions map through escapes (`\n`, `\"`, `''`)
+    /// and folded lines.
+    map: Option<Arc<PositionMap>>,
 }
+
+/// The file position (line, column) of each character of a template, line by line.
+type PositionMap = Vec<Vec<(usize, usize)>>;
 
 /// How the template's text sits in its file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +47,7 @@ impl Place {
             line: 1,
             column: 1,
             layout: Layout::File,
+            map: None,
         }
     }
 
@@ -49,11 +58,25 @@ impl Place {
             line: 1,
             column: 1,
             layout: Layout::Given,
+            map: None,
         }
     }
 
     /// A string value of a dict file whose value starts at `line`:`column` of `text`.
+    #[cfg(test)]
     pub(crate) fn in_dict(file: &str, text: &str, line: usize, column: usize) -> Place {
+        Place::in_dict_of(file, text, line, column, None)
+    }
+
+    /// [`Place::in_dict`] for the string `source`: a quoted scalar whose decoded text is
+    /// `source` gets a position map through its escapes and folded lines.
+    pub(crate) fn in_dict_of(
+        file: &str,
+        text: &str,
+        line: usize,
+        column: usize,
+        source: Option<&str>,
+    ) -> Place {
         let rest = text
             .lines()
             .nth(line.saturating_sub(1))
@@ -74,11 +97,25 @@ impl Place {
                         layout: Layout::Block {
                             indent: l.len() - l.trim_start().len(),
                         },
+                        map: None,
                     };
                 }
                 Layout::Block { indent: 0 }
             }
-            Some('"' | '\'') => Layout::Inline { quote: 1 },
+            Some(q @ ('"' | '\'')) => {
+                let map = source.and_then(|src| {
+                    // `rest` is a slice of `text`: the scalar runs on from there.
+                    let offset = (rest.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
+                    quoted_map(text.get(offset..)?, q, line, column, src)
+                });
+                return Place {
+                    file: file.to_string(),
+                    line,
+                    column,
+                    layout: Layout::Inline { quote: 1 },
+                    map: map.map(Arc::new),
+                };
+            }
             _ if block_starts_at(text, line, column) => Layout::Block { indent: column - 1 },
             _ => Layout::Inline { quote: 0 },
         };
@@ -87,6 +124,7 @@ impl Place {
             line,
             column,
             layout,
+            map: None,
         }
     }
 
@@ -99,11 +137,23 @@ impl Place {
         starts: &[usize],
         line: usize,
         column: usize,
+        source: &str,
     ) -> Place {
         let from = line.saturating_sub(2);
         let offset = starts.get(from).copied().unwrap_or(text.len());
-        let mut place = Place::in_dict(file, text.get(offset..).unwrap_or(""), line - from, column);
+        let mut place = Place::in_dict_of(
+            file,
+            text.get(offset..).unwrap_or(""),
+            line - from,
+            column,
+            Some(source),
+        );
         place.line += from;
+        if let Some(map) = place.map.as_mut() {
+            for at in Arc::make_mut(map).iter_mut().flatten() {
+                at.0 += from;
+            }
+        }
         place
     }
 
@@ -114,6 +164,15 @@ impl Place {
 
     /// The file position of line `line`, column `column` of the template's text.
     pub fn at(&self, line: usize, column: usize) -> Location {
+        if let Some(map) = &self.map {
+            if let Some((l, c)) = mapped(map, line, column) {
+                return Location {
+                    file: self.file.clone(),
+                    line: l,
+                    column: c,
+                };
+            }
+        }
         let (line, column) = match self.layout {
             Layout::File | Layout::Given => (line, column),
             Layout::Inline { quote } if line == 1 => (self.line, self.column + quote + column - 1),
@@ -131,6 +190,170 @@ impl Place {
     pub fn start(&self) -> Location {
         self.at(1, 1)
     }
+}
+
+/// The file position of `line`:`column` of a template through its position map: past the
+/// end of a line, counted on from its last character.
+fn mapped(map: &[Vec<(usize, usize)>], line: usize, column: usize) -> Option<(usize, usize)> {
+    let row = map.get(line.checked_sub(1)?)?;
+    match row.get(column.checked_sub(1)?) {
+        Some(&at) => Some(at),
+        None => {
+            let &(l, c) = row.last()?;
+            Some((l, c + column - row.len()))
+        }
+    }
+}
+
+/// The position map of the quoted scalar (`quote` is `"` or `'`) that starts `raw`, which
+/// starts at `line`:`column` of its file: the file position of each character of its decoded
+/// text, line by line (a line's `\n` included). `None` when the decoding does not give
+/// `source` (then positions are counted the plain way).
+fn quoted_map(
+    raw: &str,
+    quote: char,
+    line: usize,
+    column: usize,
+    source: &str,
+) -> Option<PositionMap> {
+    let chars: Vec<char> = raw.chars().collect();
+    if chars.first() != Some(&quote) {
+        return None;
+    }
+    let mut out = String::new();
+    let mut rows: Vec<Vec<(usize, usize)>> = vec![Vec::new()];
+    // Literal spaces and tabs not yet emitted: dropped before a folded line break.
+    let mut pending: Vec<(char, (usize, usize))> = Vec::new();
+    let (mut l, mut c) = (line, column + 1);
+    let mut i = 1;
+    let emit = |ch: char, at: (usize, usize), out: &mut String, rows: &mut Vec<Vec<_>>| {
+        out.push(ch);
+        if let Some(row) = rows.last_mut() {
+            row.push(at);
+        }
+        if ch == '\n' {
+            rows.push(Vec::new());
+        }
+    };
+    let flush = |pending: &mut Vec<(char, (usize, usize))>, out: &mut String, rows: &mut Vec<_>| {
+        for (ch, at) in pending.drain(..) {
+            emit(ch, at, out, rows);
+        }
+    };
+    loop {
+        let ch = *chars.get(i)?;
+        match ch {
+            _ if ch == quote => {
+                if quote == '\'' && chars.get(i + 1) == Some(&'\'') {
+                    flush(&mut pending, &mut out, &mut rows);
+                    emit('\'', (l, c), &mut out, &mut rows);
+                    i += 2;
+                    c += 2;
+                    continue;
+                }
+                flush(&mut pending, &mut out, &mut rows);
+                break;
+            }
+            '\\' if quote == '"' => {
+                flush(&mut pending, &mut out, &mut rows);
+                let next = *chars.get(i + 1)?;
+                let at = (l, c);
+                let (decoded, width) = match next {
+                    '\n' | '\r' => {
+                        // An escaped line break: joined without a space.
+                        i += 1;
+                        if next == '\r' && chars.get(i + 1) == Some(&'\n') {
+                            i += 1;
+                        }
+                        i += 1;
+                        l += 1;
+                        c = 1;
+                        while matches!(chars.get(i), Some(' ' | '\t')) {
+                            i += 1;
+                            c += 1;
+                        }
+                        continue;
+                    }
+                    '0' => ('\0', 2),
+                    'a' => ('\u{7}', 2),
+                    'b' => ('\u{8}', 2),
+                    't' | '\t' => ('\t', 2),
+                    'n' => ('\n', 2),
+                    'v' => ('\u{b}', 2),
+                    'f' => ('\u{c}', 2),
+                    'r' => ('\r', 2),
+                    'e' => ('\u{1b}', 2),
+                    ' ' => (' ', 2),
+                    '"' => ('"', 2),
+                    '/' => ('/', 2),
+                    '\\' => ('\\', 2),
+                    'N' => ('\u{85}', 2),
+                    '_' => ('\u{a0}', 2),
+                    'L' => ('\u{2028}', 2),
+                    'P' => ('\u{2029}', 2),
+                    'x' | 'u' | 'U' => {
+                        let n = match next {
+                            'x' => 2,
+                            'u' => 4,
+                            _ => 8,
+                        };
+                        let hex: String = chars.get(i + 2..i + 2 + n)?.iter().collect();
+                        let code = u32::from_str_radix(&hex, 16).ok()?;
+                        (char::from_u32(code)?, 2 + n)
+                    }
+                    _ => return None,
+                };
+                emit(decoded, at, &mut out, &mut rows);
+                i += width;
+                c += width;
+            }
+            '\n' | '\r' => {
+                // A line break inside the scalar folds: trailing blanks dropped, then one
+                // space, or one line break per empty line that follows.
+                pending.clear();
+                let at = (l, c);
+                let mut breaks = 0;
+                loop {
+                    if chars.get(i) == Some(&'\r') {
+                        i += 1;
+                    }
+                    if chars.get(i) == Some(&'\n') {
+                        i += 1;
+                    }
+                    l += 1;
+                    c = 1;
+                    while matches!(chars.get(i), Some(' ' | '\t')) {
+                        i += 1;
+                        c += 1;
+                    }
+                    if matches!(chars.get(i), Some('\n' | '\r')) {
+                        breaks += 1;
+                        continue;
+                    }
+                    break;
+                }
+                if breaks == 0 {
+                    emit(' ', at, &mut out, &mut rows);
+                } else {
+                    for _ in 0..breaks {
+                        emit('\n', at, &mut out, &mut rows);
+                    }
+                }
+            }
+            ' ' | '\t' => {
+                pending.push((ch, (l, c)));
+                i += 1;
+                c += 1;
+            }
+            _ => {
+                flush(&mut pending, &mut out, &mut rows);
+                emit(ch, (l, c), &mut out, &mut rows);
+                i += 1;
+                c += 1;
+            }
+        }
+    }
+    (out == source).then_some(rows)
 }
 
 /// True when `line`:`column` starts the text of a block scalar: the previous line ends with
@@ -183,5 +406,21 @@ mod tests {
         let c = Place::in_dict("p.yaml", text, 6, 6);
         assert_eq!(c.at(1, 7), loc(6, 12));
         assert_eq!(Place::file("p.j2").at(3, 4).line, 3);
+    }
+
+    #[test]
+    fn positions_map_through_quoted_escapes_and_folds() {
+        let text =
+            "main:\n  a: \"x\\ny {{ z }}\\t\\\"q\\\" {{ w }}\"\n  b: 'it''s\n\n    {{ v }}'\n";
+        let a = Place::in_dict_of("p.yaml", text, 2, 6, Some("x\ny {{ z }}\t\"q\" {{ w }}"));
+        assert_eq!(a.at(1, 1), loc(2, 7));
+        assert_eq!(a.at(2, 6), loc(2, 15));
+        assert_eq!(a.at(2, 18), loc(2, 30));
+        let b = Place::in_dict_of("p.yaml", text, 3, 6, Some("it's\n{{ v }}"));
+        assert_eq!(b.at(1, 4), loc(3, 11));
+        assert_eq!(b.at(2, 4), loc(5, 8));
+        // A decoding that does not give the string falls back to counting.
+        let c = Place::in_dict_of("p.yaml", text, 2, 6, Some("other"));
+        assert_eq!(c.at(1, 3), loc(2, 9));
     }
 }

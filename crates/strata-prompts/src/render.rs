@@ -102,6 +102,11 @@ pub struct Rendered {
     pub variants: Vec<Variant>,
     /// Undefined variables (with `Undefined::Warn`).
     pub warnings: Vec<Warning>,
+    /// Notices that are not part of the result's JSON form: a key no template anywhere is
+    /// named after, which fell back to a default (almost always a typo). The CLI prints them
+    /// on standard error (`--quiet` silences them), Python issues them as warnings, and the
+    /// trace lists the key.
+    pub notices: Vec<Warning>,
     /// The trace, when the call asked for it.
     pub explain: Option<Explain>,
 }

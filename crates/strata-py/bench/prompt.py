@@ -4,7 +4,7 @@ The template and the feed are those of strata-bench's `prompt_render` (ten `{{ v
 prompt of typical shape, ten string variables). strata renders it through a
 `strata.PromptManager` built from a dict (the lookup of `Search`, the feed converted from
 Python, the render, the text back as a `str`); jinja2 renders the same template compiled once
-(`Environment(keep_trailing_newline=True).from_string`, `Template.render(**feed)`). Both must
+(`Environment().from_string`, `Template.render(**feed)`). Both must
 give the same text, checked before timing. Without jinja2 installed the comparison is skipped
 with a notice.
 
@@ -54,7 +54,7 @@ def jinja2_side() -> Optional[Callable[[], str]]:
         jinja2: Any = importlib.import_module("jinja2")
     except ImportError:
         return None
-    template = jinja2.Environment(keep_trailing_newline=True).from_string(TEMPLATE)
+    template = jinja2.Environment().from_string(TEMPLATE)
     return lambda: str(template.render(**FEED))
 
 

@@ -113,6 +113,7 @@ impl PyPromptManager {
         };
         let sink = sink_arg(args.warnings, "warnings")?;
         let out = on_strata_stack(py, || self.manager.render(&call))?.or_raise(py)?;
+        report_warnings(py, &out.notices, sink)?;
         report_warnings(py, &out.warnings, sink)?;
         Ok(out)
     }
@@ -203,7 +204,8 @@ impl PyPromptManager {
     ///
     /// ``key`` is a template name (``"BrowseLink"``), optionally with its type
     /// (``"reflection/BrowseLink"``); ``None`` means the default name. ``feed`` holds the
-    /// variables and ``knowledge`` more of them, merged in by ``merge`` (``"feed_only"``:
+    /// variables and ``knowledge`` more of them (a key may be written in braces, as seed 002
+    /// does: ``{"{{ user_input }}": ...}`` is ``user_input``), merged in by ``merge`` (``"feed_only"``:
     /// knowledge wins; ``"attribute_only"``: the feed wins; ``"merge"``: both are kept). Values
     /// are data: a value holding ``{{ x }}`` is printed as written. ``root_space``, ``type``,
     /// ``version`` and ``default_name`` override the settings for this call (``None`` clears
@@ -212,6 +214,8 @@ impl PyPromptManager {
     /// ``strict=True`` makes an undefined variable an ``UndefinedError``; otherwise each is a
     /// ``StrataWarning`` (issued, or appended to ``warnings`` when that is a list).
     /// ``secrets`` names variables whose values never show in errors, warnings or traces.
+    /// A key no template anywhere is named after (almost always a typo) still falls back to
+    /// the default, with a ``StrataWarning`` naming the nearest name.
     ///
     /// A template with several variants (versioned components not pinned) raises
     /// ``StrataError``: use ``variants`` for them. No template for the key raises
@@ -317,7 +321,8 @@ impl PyPromptManager {
 
     /// The trace of the lookup and render of ``key``, as ``strata prompt render --explain
     /// --json`` gives it: ``{"key", "settings", "candidates": [{"id", "file", "won"}],
-    /// "variables": [{"name", "source", "value"}]}`` — every candidate tried in order, the
+    /// "variables": [{"name", "source", "value"}]}`` (and ``"unknown_key": {"name",
+    /// "did_you_mean"}`` when no template anywhere is named after the key) — every candidate tried in order, the
     /// one that won, and where each variable came from (secrets as ``***``). The arguments
     /// are those of ``render``; the errors too.
     #[pyo3(

@@ -144,7 +144,8 @@ fn exception_name(py: Python<'_>, err: &PyErr) -> String {
 }
 
 impl PyCannedResponse {
-    /// Fills every field from `std`, `tools` and `generator`, and renders.
+    /// Fills the fields from `std`, `tools` and `generator` (the generator only for the
+    /// `generative.*` fields the render needs), and renders.
     fn reply(
         &self,
         py: Python<'_>,
@@ -210,8 +211,9 @@ impl PyCannedResponse {
         Ok(PyCannedResponse { response })
     }
 
-    /// The fields the template reads, by full dotted name (``"account.balance"``), in the
-    /// order they first appear; found statically, through conditions and loops.
+    /// The fields the template may read, by full dotted name (``"account.balance"``), in the
+    /// order they first appear; found statically, through conditions and loops. A render needs
+    /// only those it actually reads (see ``render``).
     #[getter]
     fn fields(&self) -> Vec<String> {
         self.response.fields().to_vec()
@@ -229,7 +231,7 @@ impl PyCannedResponse {
         self.response.file()
     }
 
-    /// Fills every field and renders the response; returns the text.
+    /// Fills the fields the render needs and renders the response; returns the text.
     ///
     /// ``std`` holds the standard fields: ``{"customer": {"name": ...}, "agent": {"name":
     /// ...}, "variables": {...}, "missing_params": [...]}``, read by ``std.*`` fields.
@@ -238,11 +240,17 @@ impl PyCannedResponse {
     /// whole dotted name as a flat key first, then as a nested path; the latest result wins.
     /// ``generator`` is a callable ``generator(template, field, context)`` returning the value
     /// of a ``generative.*`` field (``context``: ``{"std": ..., "fields": {name: value}}``
-    /// with every field filled so far); it is called only for the fields still missing, and
-    /// only once every other field was found. Field values are data: printed, never rendered
-    /// again.
+    /// with every field filled so far); it is called last, only for the ``generative.*`` fields
+    /// the render needs and no other source has (one at a time, in the order the render reads
+    /// them, each at most once), and only when no other needed field is missing. Field values
+    /// are data: printed, never rendered again.
     ///
-    /// Raises ``ResponseError``: kind ``missing_fields`` naming every field no source
+    /// The render needs the fields it actually reads: a field read only in a branch not
+    /// taken, or only tested with ``is defined`` / ``is undefined`` / ``default(...)``, is
+    /// optional (seed 004's overdraft warning renders for an account whose tool sends no
+    /// amount); a ``generative.*`` field a condition reads is needed.
+    ///
+    /// Raises ``ResponseError``: kind ``missing_fields`` naming every needed field no source
     /// provides (nothing is rendered), kind ``generator`` naming the field when the callable
     /// raises (its exception is the ``__cause__``) or returns something that is not plain
     /// data.

@@ -798,3 +798,89 @@ def test_seed_000_unresolved_placeholder_is_a_failed_step_not_literal_text() -> 
             "error": {"kind": "run_state", "message": "step `step2` failed"},
         },
     ]
+
+
+# ----- issue 27: arguments that are not a map, number wording, `$stepN` naming (SPEC §5.1, §5.3)
+
+ARGS_HINT = (
+    "give the tool's parameters as a map `{name: value, ...}`, "
+    'or as one whole-value reference to a map (`"$step1"`, `"{{a.result}}"`)'
+)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "named"),
+    [([1, 2], "array"), ("text", "string"), ("see {$step1.n}", "string"), (7, "integer"), (2.5, "number"), (None, "null")],
+    ids=["list", "text", "embedded", "integer", "number", "null"],
+)
+def test_literal_arguments_that_are_not_a_map_are_refused_when_the_plan_loads(arguments: Any, named: str) -> None:
+    e = plan_error([{"id": "z", "tool": "t", "arguments": {}}, {"id": "a", "tool": "t", "arguments": arguments}])
+    assert type(e) is strata.PlanError
+    assert (e.kind, e.layer, e.path, e.span, e.message, e.hint) == (
+        "invalid",
+        "plan",
+        "[1].arguments",
+        None,
+        f"the arguments of step `a` must be a map, not {named}",
+        ARGS_HINT,
+    )
+
+
+def test_literal_arguments_that_are_not_a_map_are_refused_in_a_plan_text() -> None:
+    with pytest.raises(strata.PlanError) as info:
+        strata.Plan.from_text("- {id: z, tool: t, arguments: {}}\n- {id: a, tool: t, parameters: [1, 2]}\n")
+    assert info.value.message == "the arguments of step `a` must be a map, not array"
+    assert info.value.path == "[1].parameters"
+
+
+def test_a_whole_value_reference_that_yields_a_non_map_fails_that_step() -> None:
+    plan = strata.Plan(
+        [
+            {"id": "a", "tool": "t", "arguments": {}},
+            {"id": "b", "tool": "t", "arguments": "{{a.result.list}}"},
+            {"id": "c", "tool": "t", "arguments": {"x": "{{b.result}}"}},
+            {"id": "d", "tool": "t", "arguments": "$step5"},
+            {"id": 5, "tool": "t", "arguments": {}},
+        ]
+    )
+    steps = plan.resolve({"a": {"list": [1, 2]}, "step5": {"n": 1}})["steps"]
+    assert steps[1:4] == [
+        {
+            "id": "b",
+            "depends_on": ["a"],
+            "state": "failed",
+            "error": {"kind": "invalid", "message": "the arguments of step `b` must be a map, not array"},
+        },
+        {"id": "c", "depends_on": ["b"], "state": "skipped", "error": {"kind": "run_state", "message": "step `b` failed"}},
+        {"id": "d", "depends_on": ["step5"], "state": "ready", "arguments": {"n": 1}},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("value", "named"),
+    [(2.0, "a number"), (-0.0, "a number"), (2.5, "a number"), (1e300, "a number"), (2, "an integer"), (-7, "an integer"), (True, "a boolean")],
+)
+def test_path_not_found_names_the_type_as_written(value: Any, named: str) -> None:
+    plan = strata.Plan([{"id": "a", "tool": "t", "arguments": {}}, {"id": "b", "tool": "t", "arguments": {"x": "{{a.result.f.k}}"}}])
+    assert plan.resolve({"a": {"f": value}})["steps"][1]["error"] == {
+        "kind": "path_not_found",
+        "message": f"`{{{{a.result.f.k}}}}`: step `a` has no `result.f.k`; `result.f` is {named}",
+    }
+
+
+def test_dollar_step_n_names_the_step_whose_id_is_step_n_not_the_nth_step() -> None:
+    plan = strata.Plan(
+        [
+            {"id": "step01", "tool": "t", "arguments": {}},
+            {"id": "step1", "tool": "t", "arguments": {}},
+            {"tool": "t", "arguments": {"x": "{$step01.n}", "n": "$step1.n"}},
+        ]
+    )
+    assert plan.resolve({"step01": {"n": "zero-one"}, "step1": {"n": "one"}})["steps"][2] == {
+        "id": "step3",
+        "depends_on": ["step01", "step1"],
+        "state": "ready",
+        "arguments": {"x": "zero-one", "n": "one"},
+    }
+    e = plan_error([{"id": "a", "tool": "t", "arguments": {}}, {"id": "b", "tool": "t", "arguments": {"x": "$step1.n"}}])
+    assert (e.kind, e.message, e.hint) == ("unknown_step", "step `b` refers to unknown step `step1`", "the other steps are `a`")

@@ -80,7 +80,7 @@ def test_the_seeds_dict_renders_by_key_with_the_fallback(seed: strata.PromptMana
 def test_a_directory_loads_files_and_dicts_mixed(tree: Path) -> None:
     prompts = strata.PromptManager(tree)
     assert prompts.render("BrowseLink", feed={"context": "c"}) == "Page c"
-    assert prompts.render("reflection/x", feed={"user_input": "u"}) == "Review: u\n"
+    assert prompts.render("reflection/x", feed={"user_input": "u"}) == "Review: u"
     assert prompts.render("BrowseLink", version="enterprise", feed={"context": "c"}) == "Enterprise page c"
     assert prompts.render("Search", root_space="action_agent", feed={"action_result": "r"}) == "Agent search r"
     assert strata.PromptManager(str(tree)).resolve("x") == "main/default"
@@ -471,3 +471,97 @@ def test_a_manager_renders_from_many_threads(seed: strata.PromptManager) -> None
     for t in threads:
         t.join()
     assert results == {n: f"You navigated to {n}.\n\nUser: u" for n in range(4)}
+
+
+# Issue 27: seed-fidelity edges.
+
+
+def write_tree(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / "prompts" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root / "prompts"
+
+
+def test_a_double_quoted_yaml_template_places_an_undefined_variable_through_its_escapes(tmp_path: Path) -> None:
+    prompts = strata.PromptManager(
+        write_tree(
+            tmp_path,
+            {"t.yaml": 'main:\n  default: "Hi\\n\\nUser: {{ user_input }}"\n  Search: "Results:\\n{{ results }}\\n"\n'},
+        )
+    )
+    caught: list[strata.StrataWarning] = []
+    assert prompts.render("Search", warnings=caught) == "Results:\n"
+    assert [str(w) for w in caught] == [
+        f"prompt warning at $: undefined variable `results` in template `main/Search` ({tmp_path}/prompts/t.yaml:3:25)"
+    ]
+    caught.clear()
+    assert prompts.render(warnings=caught) == "Hi\n\nUser: "
+    assert [str(w) for w in caught] == [
+        f"prompt warning at $: undefined variable `user_input` in template `main/default` ({tmp_path}/prompts/t.yaml:2:28)"
+    ]
+
+
+def test_a_key_no_template_is_named_after_warns_with_a_did_you_mean(seed: strata.PromptManager) -> None:
+    caught: list[strata.StrataWarning] = []
+    assert seed.render("Serch", feed={"user_input": "Hi"}, warnings=caught) == "You are a helpful assistant.\n\nUser: Hi"
+    assert [str(w) for w in caught] == [
+        "prompt warning at $: key `Serch` fell back to `main/default`: no template anywhere in prompts/ "
+        "is named `Serch` (did you mean `Search`?)"
+    ]
+    # The default name, no key, and a key some namespace defines are no typos.
+    caught.clear()
+    seed.render(None, feed={"user_input": "Hi"}, warnings=caught)
+    seed.render("default", feed={"user_input": "Hi"}, warnings=caught)
+    seed.render("Search", type="reflection", feed={"user_input": "Hi", "previous_states": ""}, warnings=caught)
+    assert caught == []
+    # `unknown_key` is only there for such a key (`PromptExplain` does not type it yet).
+    trace: dict[str, Any] = dict(seed.explain("Serch", feed={"user_input": "Hi"}, warnings=[]))
+    assert trace["unknown_key"] == {"name": "Serch", "did_you_mean": "Search"}
+    assert "unknown_key" not in seed.explain("Search", feed={"user_input": "Hi"})
+
+
+def test_feed_keys_in_braces_name_the_variable_inside(seed: strata.PromptManager) -> None:
+    # Seed 002 writes its feed this way: {"{{ user_input }}": ...}.
+    feed = {"{{ user_input }}": "Hi", "{{context}}": "example.org"}
+    assert seed.render("BrowseLink", feed=feed, warnings=[]) == "You navigated to example.org.\n\nUser: Hi"
+    assert seed.render(knowledge={"{{ user_input }}": "K"}, warnings=[]) == "You are a helpful assistant.\n\nUser: K"
+    with pytest.raises(strata.StrataError, match=r"feed key `\{\{ a\.b \}\}` is not a variable name"):
+        seed.render(feed={"{{ a.b }}": 1})
+    with pytest.raises(strata.StrataError, match="feed gives variable `user_input` twice"):
+        seed.render(feed={"{{ user_input }}": "a", "user_input": "b"})
+
+
+def test_a_template_files_trailing_newline_is_dropped_as_jinja_does(tmp_path: Path) -> None:
+    prompts = strata.PromptManager(
+        write_tree(tmp_path, {"main/components/sig.txt": "Bye.\n", "main/default.j2": "{{ sig }}\nEnd.\n"})
+    )
+    assert prompts.render() == "Bye.\nEnd."
+
+
+def test_the_configured_default_template_is_the_last_fallback(tmp_path: Path) -> None:
+    prompts = strata.PromptManager(
+        write_tree(tmp_path, {"main/Search.j2": "Results"}), default_template="Fallback: {{ user_input }}"
+    )
+    assert prompts.render("Search", type="reflection", feed={"user_input": "q"}, warnings=[]) == "Fallback: q"
+
+
+def test_main_components_are_not_visible_to_ops_main_templates(tmp_path: Path) -> None:
+    prompts = strata.PromptManager(
+        write_tree(
+            tmp_path,
+            {
+                "main/components/tone.txt": "Be brief.",
+                "components/footer.txt": "Thanks.",
+                "main/Ask.j2": "{{ tone }}\nAsk: {{ user_input }}\n{{ footer }}",
+                "ops/main/Ask.j2": "{{ tone }}\nOps: {{ user_input }}\n{{ footer }}",
+            },
+        )
+    )
+    assert prompts.render("Ask", feed={"user_input": "q"}) == "Be brief.\nAsk: q\nThanks."
+    caught: list[strata.StrataWarning] = []
+    assert prompts.render("Ask", root_space="ops", feed={"user_input": "q"}, warnings=caught) == "\nOps: q\nThanks."
+    assert [str(w) for w in caught] == [
+        f"prompt warning at $: undefined variable `tone` in template `ops/main/Ask` ({tmp_path}/prompts/ops/main/Ask.j2:1:4)"
+    ]

@@ -317,7 +317,8 @@ def test_a_response_from_a_file_names_it_in_errors(tmp_path: Path) -> None:
     e = info.value
     assert (e.file, e.line, e.column, e.span) == (str(path), 2, 5, (13, 28))
     assert str(e).startswith(f"{path}:2:5: response error at $ 13..28: no source provides `account.balance`")
-    assert strata.CannedResponse.from_file(str(path)).render(tools=[CHECK_BALANCE]) == "Balance:\n  $5,432.10\n"
+    # The file's final newline is not kept, as Jinja does (keep_trailing_newline off).
+    assert strata.CannedResponse.from_file(str(path)).render(tools=[CHECK_BALANCE]) == "Balance:\n  $5,432.10"
     with pytest.raises(strata.StrataError) as missing:
         strata.CannedResponse.from_file(tmp_path / "nope.j2")
     assert (missing.value.kind, missing.value.message) == (
@@ -380,3 +381,110 @@ def test_bad_arguments_name_the_argument_and_the_path() -> None:
         assert (type(info.value), str(info.value)) == (error, message)
     with pytest.raises(TypeError, match="positional"):
         response.render({"customer": {}})
+
+
+# Seed 004's templates, as the seed writes them (SPEC §7: the fields a render *needs*).
+OVERDRAFT = """Your account balance is {{account.balance}}.
+{% if account.overdraft %}
+WARNING: Your account is overdrawn by {{account.overdraft_amount}}.
+{% endif %}"""
+
+TRANSACTIONS = """Recent transactions:
+{% for t in transactions %}
+- {{t.date}}: {{t.description}} {{t.amount}}
+{% endfor %}"""
+
+
+def test_the_seeds_balance_and_greeting_examples() -> None:
+    assert strata.CannedResponse(BANK).render(tools=[CHECK_BALANCE]) == (
+        "Your Checking account (ending in 1234) has a current balance of $5,432.10."
+    )
+    assert strata.CannedResponse(MIXED).render(
+        std={"customer": {"name": "John"}}, tools=[CHECK_BALANCE], generator=Phrases()
+    ) == (
+        "Hi John, I hope you're having a great day, John.\n"
+        "Your Checking balance is $5,432.10.\n"
+        "Is there anything else I can help you with?"
+    )
+
+
+def test_the_seeds_overdraft_warning_renders_for_a_normal_account_without_the_amount() -> None:
+    response = strata.CannedResponse(OVERDRAFT)
+    # `strata check`'s list: every field the template may read.
+    assert response.fields == ["account.balance", "account.overdraft", "account.overdraft_amount"]
+    overdrawn = {
+        "canned_response_fields": {
+            "account.balance": "-$20.50",
+            "account.overdraft": True,
+            "account.overdraft_amount": "$20.50",
+        }
+    }
+    assert response.render(tools=[overdrawn]) == (
+        "Your account balance is -$20.50.\n\nWARNING: Your account is overdrawn by $20.50.\n"
+    )
+    normal = {"canned_response_fields": {"account.balance": "$5,432.10", "account.overdraft": False}}
+    assert response.respond(tools=[normal]) == {
+        "reply": "Your account balance is $5,432.10.\n",
+        "fields": [
+            {"field": "account.balance", "source": "tool", "from": "tools[0]", "value": "$5,432.10"},
+            {"field": "account.overdraft", "source": "tool", "from": "tools[0]", "value": False},
+        ],
+    }
+
+
+def test_the_seeds_transactions_with_and_without_rows() -> None:
+    response = strata.CannedResponse(TRANSACTIONS)
+    rows = [
+        {"date": "2024-01-15", "description": "Coffee Shop", "amount": "-$4.50"},
+        {"date": "2024-01-14", "description": "Salary Deposit", "amount": "+$3,000.00"},
+    ]
+    assert response.render(tools=[{"canned_response_fields": {"transactions": rows}}]) == (
+        "Recent transactions:\n\n- 2024-01-15: Coffee Shop -$4.50\n\n- 2024-01-14: Salary Deposit +$3,000.00\n"
+    )
+    assert response.render(tools=[{"canned_response_fields": {"transactions": []}}]) == "Recent transactions:\n"
+
+
+def test_a_field_only_tested_with_is_defined_or_given_a_default_is_optional() -> None:
+    response = strata.CannedResponse(
+        "{% if account.nickname is defined %}{{account.nickname}}{% else %}Your account{% endif %} "
+        "({{account.tier | default('standard')}}) has {{account.balance}}."
+    )
+    assert response.render(tools=[CHECK_BALANCE]) == "Your account (standard) has $5,432.10."
+    named = {"canned_response_fields": {"account": {"nickname": "Rainy day", "tier": "gold", "balance": "$9"}}}
+    assert response.render(tools=[named]) == "Rainy day (gold) has $9."
+
+
+def test_a_generative_field_a_condition_reads_is_generated_and_the_untaken_branch_is_not() -> None:
+    response = strata.CannedResponse(
+        "{% if generative.vip %}{{generative.vip_offer}}{% else %}{{generative.standard_offer}}{% endif %}."
+    )
+    asked: list[str] = []
+
+    def table(template: str, field: str, context: dict[str, Any]) -> Any:
+        asked.append(field)
+        tier = context["std"].get("variables", {}).get("tier")
+        return {"generative.vip": tier == "gold", "generative.vip_offer": "Free transfers"}.get(field, "Ask about gold")
+
+    assert response.render(std={"variables": {"tier": "gold"}}, generator=table) == "Free transfers."
+    assert asked == ["generative.vip", "generative.vip_offer"]
+    asked.clear()
+    assert response.render(std={"variables": {"tier": "silver"}}, generator=table) == "Ask about gold."
+    assert asked == ["generative.vip", "generative.standard_offer"]
+
+
+def test_a_needed_field_no_source_provides_is_still_the_error_naming_it() -> None:
+    response = strata.CannedResponse(OVERDRAFT)
+    overdrawn = {"canned_response_fields": {"account.balance": "-$20.50", "account.overdraft": True}}
+    with pytest.raises(strata.ResponseError) as info:
+        response.render(tools=[overdrawn])
+    assert info.value.kind == "missing_fields"
+    assert info.value.message == "no source provides `account.overdraft_amount` (tried: tool fields of tools[0])"
+    with pytest.raises(strata.ResponseError) as info:
+        response.render(tools=[{"canned_response_fields": {"account.balance": "$1"}}])
+    assert info.value.message == "no source provides `account.overdraft` (tried: tool fields of tools[0])"
+    # Comparing a field in a condition reads it; testing it with `is defined` first does not.
+    with pytest.raises(strata.ResponseError) as info:
+        strata.CannedResponse("{% if account.status == 'closed' %}Closed{% endif %}").render()
+    assert info.value.message == "no source provides `account.status` (tried: tool fields (no tool result has any))"
+    guarded = "{% if account.status is defined and account.status == 'closed' %}Closed{% else %}Open{% endif %}"
+    assert strata.CannedResponse(guarded).render() == "Open"

@@ -1,5 +1,6 @@
 //! The extraction chain of SPEC §7: each field of a response from the standard fields, then
-//! the tool fields, then the generator — which runs only once every other field was found.
+//! the tool fields, then the generator — which runs last, only for the `generative.*` fields
+//! the render needs, and only once no field the render needs is missing.
 
 use std::borrow::Cow;
 
@@ -158,9 +159,10 @@ impl Missing {
 pub struct Extraction {
     /// Fields filled so far (standard and tool fields), in template order.
     pub found: Vec<Field>,
-    /// `generative.*` fields waiting for the generator.
+    /// `generative.*` fields the render needs, waiting for the generator, in the order the
+    /// render reads them (once generated, their values may make the render need others).
     pub pending: Vec<String>,
-    /// Fields no source provides.
+    /// Fields the render needs and no source provides, in template order.
     pub missing: Vec<Missing>,
 }
 
@@ -204,10 +206,35 @@ fn tools_tried(tools: &[ToolResult<'_>]) -> String {
     format!("tool fields of {}", labels.join(", "))
 }
 
+/// The sources tried for `name`, none of which has it, in order, as people read them.
+fn tried(name: &str, sources: &Sources<'_>) -> Vec<String> {
+    let mut tried = Vec::new();
+    if is_std(name) {
+        let rest = name.strip_prefix("std.").unwrap_or_default();
+        tried.push(format!("std (no `{rest}`)"));
+    }
+    tried.push(tools_tried(sources.tools));
+    if is_generative(name) && sources.generator.is_none() {
+        tried.push("generator (none configured)".into());
+    }
+    tried
+}
+
+/// The `(name, value)` pairs of `fields`, for a trial render.
+fn values(fields: &[Field]) -> Vec<(&str, &Value)> {
+    fields.iter().map(|f| (f.name.as_str(), &f.value)).collect()
+}
+
+/// An empty text: what a field the render needs and no source has stands for in a trial
+/// render, so that the trial goes on to find the other fields the render needs.
+static STAND_IN: Value = Value::String(String::new());
+
 impl Response {
-    /// Fills every field it can from the standard fields and the tool results; lists the
-    /// `generative.*` fields left for the generator and the fields no source provides.
-    /// Nothing is generated here.
+    /// Fills every field it can from the standard fields and the tool results, then finds,
+    /// by trial renders with those values, which missing fields the render *needs* (SPEC
+    /// §7): a field read only in a branch not taken, or only tested with `is defined` /
+    /// `is undefined` / `default(…)`, is optional. Lists the needed `generative.*` fields left
+    /// for the generator and the needed fields no source provides. Nothing is generated here.
     pub fn extract(&self, sources: &Sources<'_>) -> Extraction {
         let mut out = Extraction {
             found: Vec::new(),
@@ -215,7 +242,6 @@ impl Response {
             missing: Vec::new(),
         };
         for name in self.fields() {
-            let mut tried = Vec::new();
             if is_std(name) {
                 if let Some(hit) = std_field(sources.std, name) {
                     let field = Field::new(name.clone(), hit.value.clone(), FieldSource::Std);
@@ -227,8 +253,6 @@ impl Response {
                     ));
                     continue;
                 }
-                let rest = name.strip_prefix("std.").unwrap_or_default();
-                tried.push(format!("std (no `{rest}`)"));
             }
             if let Some((index, hit)) = tool_field(sources.tools, name) {
                 let result = &sources.tools[index];
@@ -241,22 +265,35 @@ impl Response {
                     .push(mark_secret(field, sources.secrets, result.place, |n| {
                         hit.path(n)
                     }));
-                continue;
             }
-            tried.push(tools_tried(sources.tools));
-            if is_generative(name) {
-                if sources.generator.is_some() {
-                    out.pending.push(name.clone());
-                    continue;
-                }
-                tried.push("generator (none configured)".into());
-            }
-            out.missing.push(Missing {
-                name: name.clone(),
-                tried,
-            });
         }
+        for name in self.needs(&out.found) {
+            if is_generative(&name) && sources.generator.is_some() {
+                out.pending.push(name);
+            } else {
+                let tried = tried(&name, sources);
+                out.missing.push(Missing { name, tried });
+            }
+        }
+        let order = |name: &str| self.fields().iter().position(|n| n == name);
+        out.missing.sort_by_key(|m| order(&m.name));
         out
+    }
+
+    /// The fields a render with `known` needs and `known` lacks, in the order the render
+    /// reads them: trial renders, each missing field standing in as an empty text for the
+    /// next trial.
+    fn needs(&self, known: &[Field]) -> Vec<String> {
+        let mut needs: Vec<String> = Vec::new();
+        for _ in 0..=self.fields().len() {
+            let mut with = values(known);
+            with.extend(needs.iter().map(|n| (n.as_str(), &STAND_IN)));
+            match self.trial(&with) {
+                Err(Some(name)) if !with.iter().any(|(n, _)| *n == name) => needs.push(name),
+                _ => break,
+            }
+        }
+        needs
     }
 
     /// Extracts, generates and renders: the reply, or an error naming every missing field
@@ -270,7 +307,7 @@ impl Response {
 }
 
 impl Extraction {
-    /// True when no field is missing (generated fields may still be pending).
+    /// True when no needed field is missing (generated fields may still be pending).
     pub fn is_complete(&self) -> bool {
         self.missing.is_empty()
     }
@@ -291,9 +328,11 @@ impl Extraction {
         Some(response.at_field(err, &first.name))
     }
 
-    /// Finishes the extraction: an error when a field is missing or holds a secret, else the
-    /// generator fills the pending `generative.*` fields one by one (each sees the fields
-    /// filled before it) and every field is returned in template order.
+    /// Finishes the extraction: an error when a needed field is missing or a field holds a
+    /// secret, else the generator fills the `generative.*` fields the render needs, one by
+    /// one in the order the render reads them (each sees the fields filled before it, each
+    /// is asked at most once), the render being tried again after each, until it needs
+    /// nothing more. Every field is returned in template order.
     pub fn complete(self, response: &Response, sources: &Sources<'_>) -> Result<Vec<Field>, Error> {
         if let Some(err) = self.missing_error(response) {
             return Err(err);
@@ -302,15 +341,34 @@ impl Extraction {
             return Err(response.refuse(secret));
         }
         let mut fields = self.found;
-        if let Some(generator) = sources.generator {
-            for name in &self.pending {
+        if let (Some(generator), false) = (sources.generator, self.pending.is_empty()) {
+            while let Err(Some(name)) = response.trial(&values(&fields)) {
+                if !is_generative(&name) || fields.iter().any(|f| f.name == name) {
+                    let missing = response
+                        .needs(&fields)
+                        .into_iter()
+                        .map(|name| {
+                            let tried = tried(&name, sources);
+                            Missing { name, tried }
+                        })
+                        .collect();
+                    let out = Extraction {
+                        found: Vec::new(),
+                        pending: Vec::new(),
+                        missing,
+                    };
+                    if let Some(err) = out.missing_error(response) {
+                        return Err(err);
+                    }
+                    break;
+                }
                 let context = json!({
                     "std": sources.std,
                     "fields": fields.iter().map(|f| (f.name.clone(), f.value.clone())).collect::<Map<String, Value>>(),
                 });
                 let value = generator
-                    .generate(response.source(), name, &context)
-                    .map_err(|e| response.at_field(e, name))?;
+                    .generate(response.source(), &name, &context)
+                    .map_err(|e| response.at_field(e, &name))?;
                 let field = Field::new(
                     name.clone(),
                     value,

@@ -8,11 +8,14 @@
 //!    tools ran; a field is the whole dotted name as written, looked up first as a flat key
 //!    (`{"account.balance": …}`) then as a nested path, the latest result winning;
 //! 3. `generative.*` — a generator ([`Generate`]: a generator tool, [`Generator`], or a
-//!    library caller's function), called only once every other field of the response was
-//!    found.
+//!    library caller's function), called last, only for the fields the render needs, and
+//!    only once no other field the render needs is missing.
 //!
-//! A response's fields are found statically ([`Response::fields`]). A field that no source
-//! provides is an error naming every such field and the sources tried
+//! The fields a response *may* read are found statically ([`Response::fields`], what
+//! `strata check` lists). The fields a render *needs* are those it actually reads, found by
+//! trial renders ([`Response::extract`]): a field read only in a branch not taken, or only
+//! tested with `is defined` / `is undefined` / `default(…)`, is optional. A needed field that
+//! no source provides is an error naming every such field and the sources tried
 //! ([`strata_core::ErrorKind::MissingFields`]); nothing is rendered half-filled. Field values
 //! are data: they are printed, never rendered again. A field whose value holds a secret is
 //! refused, and traces show it as `***`.

@@ -1,8 +1,11 @@
 //! A canned response: an authored Jinja template compiled once, its fields found statically,
 //! rendered with field values that are data.
 
-use minijinja::Environment;
-use serde::ser::{Serialize, SerializeMap, Serializer};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex};
+
+use minijinja::value::{Enumerator, Object, ObjectRepr, Value as JinjaValue};
+use minijinja::{Environment, UndefinedBehavior};
 use serde_json::Value;
 use strata_core::{Error, ErrorKind, Location, Span, Undefined};
 use strata_jinja::JinjaLimits;
@@ -33,6 +36,9 @@ pub struct Response {
     source: String,
     file: Option<String>,
     env: Environment<'static>,
+    /// The same templates, undefined values strict: the trial renders that find which fields
+    /// a render reads.
+    strict: Environment<'static>,
     fields: Vec<String>,
     limits: JinjaLimits,
 }
@@ -52,6 +58,7 @@ impl Response {
             source: source.clone(),
             file: file.map(str::to_string),
             env: Environment::new(),
+            strict: Environment::new(),
             fields: Vec::new(),
             limits,
         };
@@ -71,12 +78,30 @@ impl Response {
                 return Err(response.at_field(err, field));
             }
         }
+        let mut strict = env.clone();
+        strict.set_undefined_behavior(UndefinedBehavior::Strict);
+        strict.add_test("defined", |v: &JinjaValue| !tested(v));
+        strict.add_test("undefined", |v: &JinjaValue| tested(v));
+        for name in ["default", "d"] {
+            strict.add_filter(
+                name,
+                |state: &minijinja::State,
+                 v: &JinjaValue,
+                 args: minijinja::value::Rest<JinjaValue>| {
+                    tested(v);
+                    minijinja::filters::default(state, v, args)
+                },
+            );
+        }
         response.env = env;
+        response.strict = strict;
         response.fields = fields;
         Ok(response)
     }
 
-    /// The fields the template reads, by full dotted name, in the order they first appear.
+    /// The fields the template *may* read, by full dotted name, in the order they first
+    /// appear: found statically, through every branch and loop (what `strata check` lists).
+    /// Which of them a render *needs* depends on the values: see [`Response::extract`].
     pub fn fields(&self) -> &[String] {
         &self.fields
     }
@@ -104,8 +129,75 @@ impl Response {
             .env
             .get_template(NAME)
             .map_err(|e| self.jinja_error(&e))?;
-        strata_jinja::render(&template, context(fields), self.limits)
+        let values: Vec<(&str, &Value)> =
+            fields.iter().map(|f| (f.name.as_str(), &f.value)).collect();
+        strata_jinja::render(&template, self.context(&values).0, self.limits)
             .map_err(|e| self.jinja_error(&e))
+    }
+
+    /// A trial render with `values` (field name → value), undefined values strict, that
+    /// records which fields it looks up: `Ok` when it renders, `Err(Some(field))` when it
+    /// reads `field` (prints it, tests it in a condition, loops over it, passes it to a
+    /// filter…) and `values` has none, `Err(None)` when it fails otherwise (the real render
+    /// reports that). Looking a field up only to test it with `is defined` / `is undefined`
+    /// or to give it a `default(…)` is not reading it.
+    pub(crate) fn trial(&self, values: &[(&str, &Value)]) -> Result<(), Option<String>> {
+        let template = self.strict.get_template(NAME).map_err(|_| None)?;
+        let (root, track) = self.context(values);
+        let outer = TRIAL.with(|t| t.replace(Some(Arc::clone(&track))));
+        let done = strata_jinja::render(&template, root, self.limits);
+        TRIAL.with(|t| t.replace(outer));
+        let Err(e) = done else {
+            // Rendered: a field looked up, not found, and used without an error (compared,
+            // tested with `is none`…) was read all the same.
+            let reads = track.reads.lock().map(|r| r.first().cloned());
+            return match reads {
+                Ok(Some(field)) => Err(Some(field)),
+                _ => Ok(()),
+            };
+        };
+        if e.kind() != minijinja::ErrorKind::UndefinedError {
+            return Err(None);
+        }
+        let last = track.last.lock().ok().and_then(|last| last.clone());
+        let Some(field) = last else {
+            return Err(None);
+        };
+        // The last field looked up and not found is the one the failing expression read, when
+        // the expression names it (an undefined attribute of a value is no field's doing).
+        // minijinja's range may start inside the expression (`.agent.name`): read from the
+        // start of its tag.
+        let read_there = match e.range() {
+            Some(r) => {
+                let before = self.source.get(..r.start).unwrap_or_default();
+                let tag = before.rfind("{{").max(before.rfind("{%")).unwrap_or(0);
+                self.source.get(tag..r.end)
+            }
+            None => None,
+        };
+        let read_there = match read_there {
+            Some(text) => {
+                find_name(text, &field).is_some()
+                    || find_name(text, crate::names::head(&field)).is_some()
+            }
+            None => true,
+        };
+        if read_there {
+            Err(Some(field))
+        } else {
+            Err(None)
+        }
+    }
+
+    /// The render context: `values` at their dotted names, every shorter name of a field a
+    /// namespace (`account` of `account.balance`) even when none of its fields has a value.
+    fn context(&self, values: &[(&str, &Value)]) -> (JinjaValue, Arc<Track>) {
+        let track = Arc::new(Track::new(&self.fields, values));
+        let root = JinjaValue::from_object(Scope {
+            path: String::new(),
+            track: Arc::clone(&track),
+        });
+        (root, track)
     }
 
     /// The byte range of the first use of `field` inside a `{{ … }}` or `{% … %}` tag.
@@ -182,56 +274,137 @@ impl Response {
     }
 }
 
-/// The render context: every field's value at its dotted name (`account.balance` →
-/// `{"account": {"balance": …}}`), borrowed from the fields (minijinja converts it once).
+/// What a trial render may look up: the values it has, the fields the template may read;
+/// and what it did: the last field it looked up and did not find, and those lookups not
+/// (yet) consumed by a test of definedness, most recent last.
 #[derive(Debug)]
-enum Node<'a> {
-    Leaf(&'a Value),
-    Map(Vec<(&'a str, Node<'a>)>),
+struct Track {
+    values: BTreeMap<String, JinjaValue>,
+    fields: BTreeSet<String>,
+    prefixes: BTreeSet<String>,
+    last: Mutex<Option<String>>,
+    reads: Mutex<Vec<String>>,
 }
 
-impl<'a> Node<'a> {
-    fn insert(&mut self, mut parts: std::str::Split<'a, char>, value: &'a Value) {
-        let Some(part) = parts.next() else {
-            *self = Node::Leaf(value);
-            return;
-        };
-        if !matches!(self, Node::Map(_)) {
-            *self = Node::Map(Vec::new());
-        }
-        let Node::Map(entries) = self else { return };
-        let at = match entries.iter().position(|(k, _)| *k == part) {
-            Some(at) => at,
-            None => {
-                entries.push((part, Node::Map(Vec::new())));
-                entries.len() - 1
-            }
-        };
-        entries[at].1.insert(parts, value);
-    }
+/// How many unconsumed lookups a trial remembers (a loop may repeat one); older ones stay
+/// reads.
+const READS: usize = 64;
+
+thread_local! {
+    /// The track of the trial render under way on this thread.
+    static TRIAL: std::cell::RefCell<Option<Arc<Track>>> = const { std::cell::RefCell::new(None) };
 }
 
-impl Serialize for Node<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Node::Leaf(v) => v.serialize(s),
-            Node::Map(entries) => {
-                let mut map = s.serialize_map(Some(entries.len()))?;
-                for (k, v) in entries {
-                    map.serialize_entry(k, v)?;
+/// For the `defined` / `undefined` tests and the `default` filter of trial renders: when `v`
+/// is undefined, the latest field lookup that found nothing was only tested, not read.
+/// Returns whether `v` is undefined.
+fn tested(v: &JinjaValue) -> bool {
+    let undefined = v.is_undefined();
+    if undefined {
+        TRIAL.with(|t| {
+            if let Some(track) = t.borrow().as_ref() {
+                if let Ok(mut reads) = track.reads.lock() {
+                    reads.pop();
                 }
-                map.end()
             }
+        });
+    }
+    undefined
+}
+
+impl Track {
+    fn new(fields: &[String], values: &[(&str, &Value)]) -> Track {
+        let mut prefixes = BTreeSet::new();
+        for name in fields
+            .iter()
+            .map(String::as_str)
+            .chain(values.iter().map(|(n, _)| *n))
+        {
+            let mut at = 0;
+            while let Some(dot) = name[at..].find('.').map(|i| at + i) {
+                prefixes.insert(name[..dot].to_string());
+                at = dot + 1;
+            }
+        }
+        Track {
+            values: values
+                .iter()
+                .map(|(n, v)| (n.to_string(), JinjaValue::from_serialize(v)))
+                .collect(),
+            fields: fields.iter().cloned().collect(),
+            prefixes,
+            last: Mutex::new(None),
+            reads: Mutex::new(Vec::new()),
         }
     }
 }
 
-fn context(fields: &[Field]) -> Node<'_> {
-    let mut root = Node::Map(Vec::new());
-    for field in fields {
-        root.insert(field.name.split('.'), &field.value);
+/// A namespace of field names (`account` of `account.balance`; the root is `""`): looking
+/// up a field returns its value, a shorter name another namespace, a field without a value
+/// is undefined and recorded.
+#[derive(Debug)]
+struct Scope {
+    path: String,
+    track: Arc<Track>,
+}
+
+impl Scope {
+    fn name(&self, key: &str) -> String {
+        if self.path.is_empty() {
+            key.to_string()
+        } else {
+            format!("{}.{key}", self.path)
+        }
     }
-    root
+}
+
+impl Object for Scope {
+    fn repr(self: &Arc<Self>) -> ObjectRepr {
+        ObjectRepr::Map
+    }
+
+    fn get_value(self: &Arc<Self>, key: &JinjaValue) -> Option<JinjaValue> {
+        let name = self.name(key.as_str()?);
+        let track = &self.track;
+        if let Some(value) = track.values.get(&name) {
+            return Some(value.clone());
+        }
+        if track.prefixes.contains(&name) {
+            let track = Arc::clone(track);
+            return Some(JinjaValue::from_object(Scope { path: name, track }));
+        }
+        if track.fields.contains(&name) {
+            if let Ok(mut reads) = track.reads.lock() {
+                if reads.len() >= READS && reads.iter().filter(|r| **r == name).count() > 1 {
+                    // A loop repeating the same unconsumed lookup: one is enough to remember.
+                    if let Some(at) = reads.iter().position(|r| *r == name) {
+                        reads.remove(at);
+                    }
+                }
+                reads.push(name.clone());
+            }
+            if let Ok(mut last) = track.last.lock() {
+                *last = Some(name);
+            }
+        }
+        None
+    }
+
+    fn enumerate(self: &Arc<Self>) -> Enumerator {
+        let start = if self.path.is_empty() {
+            String::new()
+        } else {
+            format!("{}.", self.path)
+        };
+        let keys: BTreeSet<&str> = self
+            .track
+            .values
+            .keys()
+            .filter_map(|n| n.strip_prefix(start.as_str()))
+            .map(|rest| rest.split('.').next().unwrap_or(rest))
+            .collect();
+        Enumerator::Values(keys.into_iter().map(JinjaValue::from).collect())
+    }
 }
 
 fn is_name_byte(b: u8) -> bool {
@@ -338,14 +511,17 @@ mod tests {
 
     #[test]
     fn dotted_names_become_nested_values() {
+        let r =
+            compile("{{ a }}|{{ a.b }}|{{ a.c.d }}|{{ e }}|{% for k in a %}{{ k }};{% endfor %}")
+                .unwrap();
         let fields = [
             Field::new("a.b", json!(1), FieldSource::Std),
             Field::new("a.c.d", json!([2]), FieldSource::Std),
             Field::new("e", json!(null), FieldSource::Std),
         ];
         assert_eq!(
-            serde_json::to_value(context(&fields)).unwrap(),
-            json!({"a": {"b": 1, "c": {"d": [2]}}, "e": null})
+            r.render(&fields).unwrap(),
+            r#"{"b":1,"c":{"d":[2]}}|1|[2]||b;c;"#
         );
     }
 

@@ -151,7 +151,6 @@ pub fn run(settings: &Settings, report: &mut Report) {
         .unwrap_or_default()
         .to_string();
     let mut env = minijinja::Environment::new();
-    env.set_keep_trailing_newline(true);
     env.add_template("search", TEMPLATE).expect("compiles");
     let direct = env.get_template("search").expect("is there");
     let context = Value::Object(feed.clone());
@@ -201,7 +200,7 @@ fn cli(expect: &str, settings: &Settings, report: &mut Report) {
     crate::workloads::exec::write(
         root,
         "render.py",
-        "import json, jinja2\nenv = jinja2.Environment(loader=jinja2.FileSystemLoader('prompts'), keep_trailing_newline=True)\n\
+        "import json, jinja2\nenv = jinja2.Environment(loader=jinja2.FileSystemLoader('prompts'))\n\
          print(env.get_template('main/Search.j2').render(**json.load(open('feed.json'))), end='')\n",
     );
     let n = settings.pick(31, 9, 1);

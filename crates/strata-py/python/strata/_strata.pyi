@@ -282,7 +282,7 @@ class CannedResponse:
         tools: Union[list[Any], tuple[Any, ...], None] = None,
         generator: Optional[Callable[[str, str, dict[str, Any]], Any]] = None,
     ) -> str:
-        """Fills every field and renders the response; returns the text."""
+        """Fills the fields the render needs and renders the response; returns the text."""
     def respond(
         self,
         *,

@@ -52,14 +52,27 @@ class PromptVariable(TypedDict):
     value: str
 
 
-class PromptExplain(TypedDict):
-    """The trace of a prompt render: the key, the settings, every candidate in lookup order
-    and where each variable came from."""
+class PromptUnknownKey(TypedDict):
+    """A key no template anywhere in the tree is named: the key, and the closest name there
+    is (``None`` when nothing is close)."""
 
+    name: str
+    did_you_mean: Optional[str]
+
+
+class _PromptTrace(TypedDict):
     key: Optional[str]
     settings: str
     candidates: List[PromptCandidate]
     variables: List[PromptVariable]
+
+
+class PromptExplain(_PromptTrace, total=False):
+    """The trace of a prompt render: the key, the settings, every candidate in lookup order
+    and where each variable came from; ``unknown_key`` when no template anywhere in the tree
+    is named like the key (it fell back, and is probably misspelt)."""
+
+    unknown_key: PromptUnknownKey
 
 
 class PromptTemplate(TypedDict):
