@@ -14,7 +14,7 @@ use crate::convert::{
     json_arg, map_arg, names_arg, opt_str_arg, path_arg, str_arg, to_py, type_name,
 };
 use crate::errors::{to_py_err, OrRaise};
-use crate::stack::on_strata_stack;
+use crate::stack::{on_strata_stack, DEFAULT_LIMITS_STACK};
 
 /// The name of a plan's text in errors when no file is given.
 const TEXT_NAME: &str = "<string>";
@@ -64,13 +64,15 @@ impl PyPlan {
         }
         let document = json_arg(obj, arg)?;
         let py = obj.py();
-        let read = on_strata_stack(py, || Plan::from_value(&document, &FieldPath::root()))?;
+        let read = on_strata_stack(py, DEFAULT_LIMITS_STACK, || {
+            Plan::from_value(&document, &FieldPath::root())
+        })?;
         checked(py, TEXT_NAME, read)
     }
 
     /// Reads the plan document in `bytes`, the text of the file `name`.
     fn parse(py: Python<'_>, name: &str, bytes: Vec<u8>) -> PyResult<PyPlan> {
-        let (doc, read) = on_strata_stack(py, || {
+        let (doc, read) = on_strata_stack(py, DEFAULT_LIMITS_STACK, || {
             parse_document(name, bytes, &Limits::default()).map(|doc| {
                 let read = Plan::load(&doc);
                 (doc, read)
@@ -225,7 +227,7 @@ impl PyPlan {
             .collect();
         let values = map_arg(values, "values")?;
         let plan = &self.plan;
-        let resolved = on_strata_stack(py, || {
+        let resolved = on_strata_stack(py, DEFAULT_LIMITS_STACK, || {
             let (records, values) = progress(
                 plan,
                 Some(Value::Object(results)),

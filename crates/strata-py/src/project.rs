@@ -14,7 +14,7 @@ use crate::convert::{
 };
 use crate::errors::OrRaise;
 use crate::plans::PyPlan;
-use crate::stack::on_strata_stack;
+use crate::stack::{on_strata_stack, CAPPED_LIMITS_STACK};
 
 /// A strata project: the directory ``path`` holding ``tools/``.
 ///
@@ -50,7 +50,7 @@ impl PyProject {
     fn new(path: &Bound<'_, PyAny>) -> PyResult<Self> {
         let py = path.py();
         let root = path_arg(path, "path")?;
-        let project = on_strata_stack(py, || App::at(&root))?.or_raise(py)?;
+        let project = on_strata_stack(py, CAPPED_LIMITS_STACK, || App::at(&root))?.or_raise(py)?;
         Ok(PyProject { project })
     }
 
@@ -107,7 +107,7 @@ impl PyProject {
             typed: params,
             strings: Vec::new(),
         };
-        let run = on_strata_stack(py, || {
+        let run = on_strata_stack(py, CAPPED_LIMITS_STACK, || {
             self.project.run_tool(&tool, &caller, &options, &call)
         })?
         .or_raise(py)?;
@@ -174,7 +174,7 @@ impl PyProject {
             },
         };
         let plan = given.plan();
-        let outcome = on_strata_stack(py, || {
+        let outcome = on_strata_stack(py, CAPPED_LIMITS_STACK, || {
             self.project.run_plan(plan, &run, Vec::new(), &mut Silent)
         })?
         .or_raise(py)?;
@@ -244,7 +244,7 @@ impl PyProject {
             options: self.options(env, strict)?,
             every: self.project.settings.checkpoint_every.value,
         };
-        let outcome = on_strata_stack(py, || {
+        let outcome = on_strata_stack(py, CAPPED_LIMITS_STACK, || {
             self.project.run_graph(&run, &mut strata_graph::Silent)
         })?
         .or_raise(py)?;

@@ -13,7 +13,7 @@ use crate::convert::{
     type_name, Given,
 };
 use crate::errors::{report_warnings, OrRaise};
-use crate::stack::on_strata_stack;
+use crate::stack::{on_strata_stack, DEFAULT_LIMITS_STACK};
 
 /// Where the templates of a dict are placed in messages.
 const DICT_NAME: &str = "templates";
@@ -112,7 +112,8 @@ impl PyPromptManager {
             explain,
         };
         let sink = sink_arg(args.warnings, "warnings")?;
-        let out = on_strata_stack(py, || self.manager.render(&call))?.or_raise(py)?;
+        let out = on_strata_stack(py, DEFAULT_LIMITS_STACK, || self.manager.render(&call))?
+            .or_raise(py)?;
         report_warnings(py, &out.notices, sink)?;
         report_warnings(py, &out.warnings, sink)?;
         Ok(out)

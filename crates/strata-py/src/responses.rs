@@ -15,7 +15,7 @@ use crate::convert::{
     json_arg, list_arg, map_arg, opt_str_arg, path_arg, str_arg, to_py, type_name,
 };
 use crate::errors::{to_py_err, OrRaise};
-use crate::stack::on_strata_stack;
+use crate::stack::{on_strata_stack, DEFAULT_LIMITS_STACK};
 
 /// The hint of a generator callable's failures.
 const CALLABLE_HINT: &str = "the generator is called as generator(template, field, context) and returns the field's value as plain data (str, int, float, bool, None, list, dict)";
@@ -176,7 +176,7 @@ impl PyCannedResponse {
             };
             self.response.respond(&sources)
         };
-        on_strata_stack(py, respond)?.map_err(|e| match &generator {
+        on_strata_stack(py, DEFAULT_LIMITS_STACK, respond)?.map_err(|e| match &generator {
             Some(g) => g.exception(py, &e),
             None => to_py_err(py, &e),
         })

@@ -1,47 +1,44 @@
-//! The thread strata's work runs on from Python: one with an explicit stack of
-//! [`STACK_BYTES`], as the command line's, whatever the calling Python thread's stack (the
-//! main thread's `ulimit -s`, or `threading.stack_size`). The caps of the limits that bound a
-//! recursion (`limits.default_depth`, `limits.param_links`) are proven safe on that stack, not
-//! on the caller's: a render at the caps on a small Python stack would otherwise overflow it
-//! and kill the interpreter.
+//! The stack strata's work runs on from Python: as deep as the command line's
+//! ([`STACK_BYTES`]) wherever the work may need it, whatever the calling Python thread's
+//! stack (the main thread's `ulimit -s`, or `threading.stack_size`). The caps of the limits
+//! that bound a recursion (`limits.default_depth`, `limits.param_links`) are proven safe on
+//! that stack, not on the caller's: a render at the caps on a small Python stack would
+//! otherwise overflow it and kill the interpreter.
 //!
-//! Every entry point that renders, resolves or runs converts its Python arguments to Rust
-//! values on the caller's thread (that needs the GIL), runs the strata work through
-//! [`on_strata_stack`] (the GIL released, so other Python threads run meanwhile), and converts
-//! the result back, reporting warnings, on the caller's thread. The hop costs one thread
-//! start per call (the stack is address space reserved, touched only as far as the work goes).
-//! Every call hops, whatever the limits: no fast path on the caller's stack yet.
+//! Every entry point converts its Python arguments on the caller's thread (that needs the
+//! GIL), runs the strata work through [`on_strata_stack`] with the GIL released, and converts
+//! the result back on the caller's thread. The work runs in place when the caller's stack
+//! has the room its limits can need left (the common case: a render with the default limits
+//! on an ordinary thread costs a comparison); otherwise on a fresh segment of
+//! [`STACK_BYTES`] (`stacker`, the stack-growth library rustc uses: one mapping per call, no
+//! thread).
 
-use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use strata_core::STACK_BYTES;
 
-/// Runs `work` on a new thread with a stack of [`STACK_BYTES`] and returns what it returned,
-/// the GIL released meanwhile (`work` may take it back with `Python::attach`). Raises
-/// `RuntimeError` when no such thread can be started; a panic in `work` goes on unwinding
-/// in the caller (PyO3 turns it into `PanicException`, as before).
-pub fn on_strata_stack<T, F>(py: Python<'_>, work: F) -> PyResult<T>
+/// The stack the work with the default limits may need (nested defaults, parameter links,
+/// prompt components at their default bounds; measured under 2 MiB in a debug build).
+pub const DEFAULT_LIMITS_STACK: usize = 4 << 20;
+
+/// The stack the work may need with any limits up to their caps (proven under 16 MiB: a
+/// quarter of [`STACK_BYTES`]).
+pub const CAPPED_LIMITS_STACK: usize = STACK_BYTES / 4;
+
+/// Runs `work` with at least `need` bytes of stack left — on the caller's stack when it has
+/// them, else on a fresh segment of [`STACK_BYTES`] — and returns what it returned, the GIL
+/// released meanwhile (`work` may take it back with `Python::attach`). A panic in `work`
+/// goes on unwinding in the caller (PyO3 turns it into `PanicException`, as before).
+pub fn on_strata_stack<T, F>(py: Python<'_>, need: usize, work: F) -> PyResult<T>
 where
     T: Send,
     F: FnOnce() -> T + Send,
 {
-    py.detach(|| run_on_stack(work)).map_err(|e| {
-        PyRuntimeError::new_err(format!(
-            "strata could not start its work thread (a {} MiB stack): {e}",
-            STACK_BYTES >> 20
-        ))
-    })
+    Ok(py.detach(|| with_stack(need, work)))
 }
 
-/// `work` on a scoped thread with the work stack, or why the thread could not start.
-fn run_on_stack<T: Send, F: FnOnce() -> T + Send>(work: F) -> std::io::Result<T> {
-    std::thread::scope(|scope| {
-        let handle = strata_core::work_thread("strata-py").spawn_scoped(scope, work)?;
-        match handle.join() {
-            Ok(value) => Ok(value),
-            Err(panic) => std::panic::resume_unwind(panic),
-        }
-    })
+/// `work` with at least `need` bytes of stack left.
+fn with_stack<T, F: FnOnce() -> T>(need: usize, work: F) -> T {
+    stacker::maybe_grow(need, STACK_BYTES, work)
 }
 
 #[cfg(test)]
@@ -49,17 +46,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn work_runs_on_a_thread_of_its_own_and_returns_its_value() {
-        let caller = std::thread::current().id();
-        let (value, worker) =
-            run_on_stack(|| (6 * 7, std::thread::current().id())).expect("a thread");
+    fn work_with_room_runs_in_place_and_without_it_on_a_fresh_segment() {
+        let here = stacker::remaining_stack().expect("known");
+        let (value, room) = with_stack(1 << 10, || (6 * 7, stacker::remaining_stack()));
         assert_eq!(value, 42);
-        assert_ne!(worker, caller);
+        assert!(room.expect("known") <= here);
+        let room = with_stack(here * 2, stacker::remaining_stack).expect("known");
+        assert!(room > here, "{room} on the new segment, {here} before");
     }
 
     #[test]
     fn a_panic_in_the_work_unwinds_in_the_caller() {
-        let caught = std::panic::catch_unwind(|| run_on_stack(|| -> i32 { panic!("a bug") }));
+        let caught =
+            std::panic::catch_unwind(|| with_stack(usize::MAX / 4, || -> i32 { panic!("a bug") }));
         assert!(caught.is_err());
     }
 }

@@ -9,7 +9,7 @@ use crate::convert::{
     env_arg, flag_arg, json_arg, map_arg, names_arg, rendered_to_py, sink_arg, to_py,
 };
 use crate::errors::{report_warnings, OrRaise};
-use crate::stack::on_strata_stack;
+use crate::stack::{on_strata_stack, DEFAULT_LIMITS_STACK};
 
 /// A document compiled once for a chain of layers, rendered many times.
 ///
@@ -66,7 +66,7 @@ impl PyTemplate {
             }
         };
         let document = json_arg(template, "template")?;
-        let template = on_strata_stack(py, || {
+        let template = on_strata_stack(py, DEFAULT_LIMITS_STACK, || {
             Template::compile_owned(document, &chain, &Limits::default())
         })?
         .or_raise(py)?;
@@ -89,7 +89,7 @@ impl PyTemplate {
         let inputs = map_arg(args.inputs, "inputs")?;
         let strict = flag_arg(args.strict, "strict")?;
         let redacted = flag_arg(args.redacted, "redacted")?;
-        let out = on_strata_stack(py, || {
+        let out = on_strata_stack(py, DEFAULT_LIMITS_STACK, || {
             let scope = Scope {
                 env: &env,
                 caller_params: &params,
