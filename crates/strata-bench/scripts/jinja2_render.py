@@ -11,7 +11,7 @@ import time
 import jinja2
 
 req = json.load(sys.stdin)
-env = jinja2.Environment(autoescape=False, keep_trailing_newline=True)
+env = jinja2.Environment(autoescape=False)
 template = env.from_string(req["template"])
 feed = req["feed"]
 if template.render(**feed) != req["expect"]:

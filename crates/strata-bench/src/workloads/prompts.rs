@@ -201,8 +201,17 @@ fn cli(expect: &str, settings: &Settings, report: &mut Report) {
         root,
         "render.py",
         "import json, jinja2\nenv = jinja2.Environment(loader=jinja2.FileSystemLoader('prompts'))\n\
-         print(env.get_template('main/Search.j2').render(**json.load(open('feed.json'))), end='')\n",
+         text = env.get_template('main/Search.j2').render(**json.load(open('feed.json')))\n\
+         print(text, end='' if text.endswith('\\n') else '\\n')\n",
     );
+    // `strata prompt render` ends its output with a newline when the text has none; the
+    // script prints the same.
+    let printed = if expect.ends_with('\n') {
+        expect.to_string()
+    } else {
+        format!("{expect}\n")
+    };
+    let expect = printed.as_str();
     let n = settings.pick(31, 9, 1);
     let args = ["prompt", "render", "Search", "--feed-json", "@feed.json"];
     let Some(ours) = process_ns(root, &strata, &args, expect, n) else {
