@@ -161,6 +161,54 @@ fn the_project_output_limits_apply_to_resolve_and_to_run() {
     );
 }
 
+/// The project's output limits hold wherever a plan's references resolve: one step of an
+/// exported workflow (`plan step`) and steps streamed on standard input, as in `plan run`.
+#[test]
+fn the_project_output_limits_apply_to_plan_step_and_to_streamed_steps() {
+    let big = "y".repeat(100_000);
+    let many =
+        json!({"id": "many", "tool": "t/json", "arguments": {"a": "{{big.result.a}}".repeat(20)}});
+    let plan = json!([{"id": "big", "tool": "t/json", "arguments": {"a": big}}, many]);
+    let record = json!({"id": "big", "status": "completed", "result": {"a": big}, "error": null, "run": null});
+    let s = project()
+        .file(
+            "strata.yaml",
+            "limits:\n  output_bytes_per_config: 1000000\n",
+        )
+        .file("plans/bomb.json", plan.to_string())
+        .file("records/big.json", record.to_string());
+    let step = s
+        .then(&[
+            "plan",
+            "step",
+            "plans/bomb.json",
+            "--step",
+            "many",
+            "--records",
+            "records",
+        ])
+        .status(1)
+        .run();
+    let step: Value = serde_json::from_str(&step.stdout).unwrap();
+    assert_eq!(step["error"]["kind"], json!("limit"), "{step}");
+    let streamed = s
+        .then(&["plan", "run", "-", "--run-id", "s1", "--json"])
+        .stdin(format!(
+            "{}\n{many}\n",
+            json!({"id": "big", "tool": "t/json", "arguments": {"a": big}})
+        ))
+        .measured(KILL_AFTER)
+        .limit(MEMORY)
+        .status(1)
+        .run();
+    let report = streamed.json();
+    assert_eq!(
+        report["steps"][1]["error"]["kind"],
+        json!("limit"),
+        "{report}"
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Row 3. A plan run is durable before its first step starts: killed as soon as a step has
 // started, it resumes, and runs again only what its checkpoint does not hold.

@@ -21,6 +21,7 @@ mod gate;
 mod graph;
 mod plan;
 mod runner;
+pub mod secrets;
 mod tool;
 
 pub use app::{ambient_settings, App};

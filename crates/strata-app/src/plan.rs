@@ -8,7 +8,7 @@ use strata_check::Target;
 use strata_core::{did_you_mean, Error, ErrorKind, Layer, PathSeg};
 use strata_doc::Document;
 use strata_plans::{
-    check_arguments, check_tools, resolve_parameters, skip_reason, Observer, Outcome, Plan,
+    check_arguments, check_tools, resolve_parameters_within, skip_reason, Observer, Outcome, Plan,
     RecordMap, Scheduler, Sources, State,
 };
 use strata_project::ExecOptions;
@@ -99,6 +99,7 @@ impl App {
         self.admit_plan(plan, run.shown, run.doc)?;
         let runner = self.runner(run.options.clone());
         let scheduler = Scheduler {
+            limits: &self.limits,
             runner: &runner,
             jobs: run.jobs.clamp(1, plan.steps.len().max(1)),
             values: run.values,
@@ -173,7 +174,7 @@ impl App {
             records: &records,
             values: request.values,
         };
-        let record = match resolve_parameters(step, &sources) {
+        let record = match resolve_parameters_within(step, &sources, &self.limits) {
             Ok(params) => match runner.run(&step.tool, &params, &CallOptions::default()) {
                 Ok(run) => StepRecord::from_run(&step.id, &step.tool, &run),
                 Err(e) => StepRecord::failed(&step.id, &e),

@@ -29,7 +29,6 @@ mod runs_prune;
 mod runs_show;
 mod runs_table;
 mod scope_args;
-mod secrets;
 mod shared_args;
 mod style;
 mod tools;

@@ -394,6 +394,7 @@ fn execute(
                 ));
             }
             let scheduler = Scheduler {
+                limits: &project.limits,
                 runner: tools,
                 jobs,
                 values: &values,
@@ -407,6 +408,7 @@ fn execute(
                 "run {run_id}: steps from {STDIN} as they arrive, at most {jobs} at once"
             ));
             let scheduler = Scheduler {
+                limits: &project.limits,
                 runner: tools,
                 jobs,
                 values: &values,

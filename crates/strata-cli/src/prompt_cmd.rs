@@ -227,7 +227,7 @@ fn render(
         pins,
         hash: args.hash.clone(),
         undefined: Undefined::strict_if(args.strict),
-        secrets: crate::secrets::declared(settings, &args.secret),
+        secrets: strata_app::secrets::declared(settings, &args.secret),
         explain: args.explain,
     };
     let out = m.render(&call)?;

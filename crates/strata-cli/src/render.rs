@@ -80,7 +80,7 @@ pub fn run(mut args: RenderArgs) -> ExitCode {
     };
     args.strict = settings.strict_with(args.strict);
     // One redaction rule: the project's declared secrets count as `--secret` does.
-    args.secret = crate::secrets::declared(&settings, &args.secret);
+    args.secret = strata_app::secrets::declared(&settings, &args.secret);
     let limits = settings.limits;
     if args.batch {
         return match batch::serve(io::stdin().lock(), io::stdout().lock(), &limits) {

@@ -17,8 +17,8 @@ use strata_tools::CallOptions;
 
 use crate::outcome::{open_project, print_error, STRATA_FAILED};
 use crate::scope_args::read_file;
-use crate::secrets::secret_values;
 use crate::shared_args::SharedArgs;
+use strata_app::secrets::secret_values;
 
 /// Options of `strata respond`.
 #[derive(Debug, Args)]

@@ -91,7 +91,7 @@ pub fn run(project: &App, req: &DirectiveRequest<'_>) -> Result<ExitCode, Error>
         .map(|a| a.tool.as_str())
         .chain(directive.generator())
         .collect();
-    let secrets = crate::secrets::secret_values(Some(project), &tools, &[]);
+    let secrets = strata_app::secrets::secret_values(Some(project), &tools, &[]);
     let report = directive
         .run(
             &inputs,

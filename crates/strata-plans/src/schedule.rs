@@ -88,6 +88,9 @@ pub struct Scheduler<'a> {
     pub call: CallOptions,
     /// The document a whole plan came from, to locate errors found while running.
     pub doc: Option<&'a Document>,
+    /// The limits resolved arguments are held to (the project's): whole plans and streamed
+    /// steps alike.
+    pub limits: &'a Limits,
 }
 
 /// How a run ended.
@@ -523,8 +526,7 @@ impl Scheduler<'_> {
     /// run (a resume): they are not run again.
     pub fn run(&self, plan: &Plan, done: Vec<StepRecord>, observer: &mut dyn Observer) -> Outcome {
         let no_input: Option<std::iter::Empty<Result<Arrival, Vec<Error>>>> = None;
-        let limits = plan.limits.clone();
-        self.drive(plan.steps.clone(), done, no_input, observer, limits)
+        self.drive(plan.steps.clone(), done, no_input, observer)
     }
 
     /// Runs steps as they arrive from `input` (each starting the moment its dependencies
@@ -534,13 +536,7 @@ impl Scheduler<'_> {
         input: impl Iterator<Item = Result<Arrival, Vec<Error>>> + Send,
         observer: &mut dyn Observer,
     ) -> Outcome {
-        self.drive(
-            Vec::new(),
-            Vec::new(),
-            Some(input),
-            observer,
-            Limits::default(),
-        )
+        self.drive(Vec::new(), Vec::new(), Some(input), observer)
     }
 
     fn drive<I>(
@@ -549,13 +545,12 @@ impl Scheduler<'_> {
         done: Vec<StepRecord>,
         input: Option<I>,
         observer: &mut dyn Observer,
-        limits: Limits,
     ) -> Outcome
     where
         I: Iterator<Item = Result<Arrival, Vec<Error>>> + Send,
     {
         let mut plan = Plan::default();
-        plan.limits = limits;
+        plan.limits = self.limits.clone();
         let mut board = Board {
             plan,
             slots: Vec::new(),

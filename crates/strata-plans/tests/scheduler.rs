@@ -45,7 +45,10 @@ fn scheduler<'a>(
     jobs: usize,
     values: &'a Map<String, Value>,
 ) -> Scheduler<'a> {
+    // The default limits, for as long as the test runs.
+    let limits: &'static Limits = Box::leak(Box::default());
     Scheduler {
+        limits,
         runner: tools,
         jobs,
         values,

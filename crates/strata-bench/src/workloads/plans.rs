@@ -401,7 +401,9 @@ pub fn run_fanout(settings: &Settings, report: &mut Report) {
         &FieldPath::root(),
     )
     .expect("loads");
+    let limits = Limits::default();
     let scheduler = Scheduler {
+        limits: &limits,
         runner: &sleeper,
         jobs: FANOUT,
         values: &values,

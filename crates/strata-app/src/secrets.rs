@@ -1,7 +1,8 @@
-//! The secret values a response or a directive's report must never show.
+//! The one redaction rule: which names are secret (the project's declared secrets and the
+//! caller's), and their values, which no response, report or trace may show.
 
-use strata_app::{Project, Settings, ToolChain};
 use strata_doc::parse_dotenv;
+use strata_project::{Project, Settings, ToolChain};
 
 /// The secret names in force: the project's declared secrets (`secrets:` in `strata.yaml`,
 /// `STRATA_SECRETS`) and the caller's `--secret` names, once each. Every command that takes
