@@ -1251,8 +1251,8 @@ fn bad_graphs_and_inputs_are_refused_with_a_clear_error() {
     graph_refused(
         LOOP,
         &["--value", "to=x"],
-        "error[params]: parameter `to` must be an integer, got `x`
-   = help: the parameters are: to (integer, default 3)
+        "error[inputs]: input `to` must be an integer, got `x`
+   = help: the inputs are: to (integer, default 3)
 ",
     );
     graph_refused(

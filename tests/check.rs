@@ -136,3 +136,144 @@ fn warnings_fail_only_with_deny_warnings() {
         .status(1)
         .run();
 }
+
+#[test]
+fn r001_lists_each_parameter_once_when_a_parameter_has_a_config_key_name() {
+    let o = Test::new()
+        .copy("tools/runtimes")
+        .tool(
+            "t/x",
+            "executor: runtimes/subprocess\nparameters: {type: object, properties: {command: {type: string}}}\nconfig:\n  command: echo\n  args: [\"{command}\", \"{zzzzzz}\"]\n",
+        )
+        .args(&["check", "--format", "json"])
+        .status(1)
+        .run();
+    let r001: Vec<serde_json::Value> = o
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "R001")
+        .cloned()
+        .collect();
+    assert_eq!(
+        r001,
+        vec![serde_json::json!({
+            "kind": "unknown_name",
+            "message": "unknown parameter `{zzzzzz}`: it is left as written",
+            "path": "config.args[1]", "span": [0, 8],
+            "hint": "the parameters here are `{tool_path}`, `{tool_dir}`, `{tool_parent}`, `{project_path}`, `{params_json}`, `{runtime_dir}`, `{args}`, `{cwd}`, `{timeout}`, `{max_output_bytes}`, `{command}`",
+            "file": "tools/t/x.yaml", "line": 5, "column": 24,
+            "severity": "error", "code": "R001"
+        })]
+    );
+}
+
+/// A tool that declares its output fields, and a graph that reads them as `${result.x}`.
+fn graph_reading_outputs(outputs: &str) -> Test {
+    Test::new()
+        .copy("tools/runtimes")
+        .tool(
+            "t/stats",
+            &format!(
+                "executor: runtimes/subprocess\n{outputs}config: {{command: echo, args: ['{{\"stdout\": \"x\", \"success\": true, \"count\": 2}}']}}\n"
+            ),
+        )
+        .file(
+            "tools/graphs/g.yaml",
+            "kind: graph\nstate: {out: \"\", n: 0, c: 0}\nnodes:\n  start:\n    kind: action\n    tool: t/stats\n    assign: {out: \"${result.stdout}\", n: \"${result.cont}\", c: \"${result.count}\"}\n    next:\n      - {to: done, when: result.success}\n      - to: start\n  done:\n    kind: return\n    output: \"${state.out}\"\n",
+        )
+}
+
+const STATS_OUTPUTS: &str = "outputs:\n  type: object\n  properties:\n    stdout: {type: string}\n    success: {type: boolean}\n    count: {type: integer}\n";
+
+#[test]
+fn declared_outputs_make_result_reads_exact() {
+    // `result.stdout` and `result.success` are the tool's own fields: no L006. A field the
+    // schema does not declare is R013, with a did-you-mean.
+    graph_reading_outputs(STATS_OUTPUTS)
+        .args(&["check", "--deny-warnings"])
+        .stdout(
+            "warning[R013]: `result.cont`: tool `t/stats` declares no output field `cont`
+  --> tools/graphs/g.yaml:7:43
+  |
+7 |     assign: {out: \"${result.stdout}\", n: \"${result.cont}\", c: \"${result.count}\"}
+  |                                           ^^^^^^^^^^^^^^
+   = field: nodes.start.assign.n
+   = help: did you mean `count`? the output fields of `t/stats` are stdout, success, count
+
+checked 6 files: 0 errors, 1 warning
+",
+        )
+        .status(1)
+        .run();
+    // With `additionalProperties: true` any field may be there.
+    graph_reading_outputs(&format!("{STATS_OUTPUTS}  additionalProperties: true\n"))
+        .args(&["check", "--deny-warnings"])
+        .stdout("checked 6 files: 0 errors, 0 warnings\n")
+        .status(0)
+        .run();
+    // The graph runs, reading the tool's own `stdout` and `success`.
+    graph_reading_outputs(STATS_OUTPUTS)
+        .args(&["run", "graphs/g", "--quiet"])
+        .stdout("\"x\"\n")
+        .status(0)
+        .run();
+}
+
+#[test]
+fn without_outputs_old_spellings_are_notes_that_deny_warnings_lets_pass() {
+    graph_reading_outputs("")
+        .args(&["check", "--deny-warnings"])
+        .stdout("note[L006]: `result.stdout` is the old step-record spelling: a step's `result` is now its output (parsed as JSON, else the text)
+  --> tools/graphs/g.yaml:7:20
+  |
+7 |     assign: {out: \"${result.stdout}\", n: \"${result.cont}\", c: \"${result.count}\"}
+  |                    ^^^^^^^^^^^^^^^^
+   = field: nodes.start.assign.out
+   = help: did you mean `result`? (or declare the tool's `outputs` when it is a field of its own output)
+
+note[L006]: `result.success` is the old step-record spelling: the process outcome of a step is now under `run`
+  --> tools/graphs/g.yaml:9:26
+  |
+9 |       - {to: done, when: result.success}
+  |                          ^^^^^^^^^^^^^^
+   = field: nodes.start.next[0].when
+   = help: did you mean `run.success`? (or declare the tool's `outputs` when it is a field of its own output)
+
+checked 6 files: 0 errors, 0 warnings, 2 notes
+")
+        .status(0)
+        .run();
+    let o = graph_reading_outputs("")
+        .args(&["check", "--format", "json"])
+        .status(0)
+        .run();
+    let severities: Vec<&str> = o
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["severity"].as_str().unwrap())
+        .collect::<Vec<_>>()
+        .into_iter()
+        .map(|s| if s == "note" { "note" } else { "other" })
+        .collect();
+    assert_eq!(severities, ["note", "note"]);
+}
+
+#[test]
+fn an_outputs_schema_uses_the_parameters_subset() {
+    graph_reading_outputs("outputs: {type: object, properties: {count: {type: integer, format: int32}}}\n")
+        .args(&["run", "t/stats"])
+        .stderr("error[request]: unsupported schema keyword `format`; supported: type, properties, required, default, enum, additionalProperties, items, description, title, examples, minimum, maximum, minLength, maxLength, minItems, maxItems
+  --> tools/t/stats.yaml:2:69
+  |
+2 | outputs: {type: object, properties: {count: {type: integer, format: int32}}}
+  |                                                                     ^
+   = field: outputs.properties.count.format
+   = help: see docs/tools.md for the supported schema subset
+")
+        .status(2)
+        .run();
+}

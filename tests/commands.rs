@@ -29,9 +29,14 @@ fn options_that_do_not_apply_to_the_target_are_errors_with_a_hint() {
         .stdout("hi\n")
         .status(0)
         .run();
-    let cases: [(&[&str], &str); 9] = [
+    // -q/--quiet is a global option: a tool, which prints only its own output, is as quiet.
+    p.then(&["run", "t/say", "--quiet"])
+        .stdout("hi\n")
+        .stderr("")
+        .status(0)
+        .run();
+    let cases: [(&[&str], &str); 8] = [
         (&["run", "t/say", "--input", "x=1"], "error[request]: --input does not apply to tools\n   = help: --input sets the inputs of a directive or a graph; a tool takes -p K=V\n"),
-        (&["run", "t/say", "--quiet"], "error[request]: --quiet does not apply to tools\n   = help: a tool prints nothing but its own output (and a line when it fails)\n"),
         (&["run", "t/say", "--resume", "r1"], "error[request]: --resume does not apply to tools\n   = help: only graph runs keep checkpoints here; `strata plan run --resume` continues a plan\n"),
         (&["run", "directives/d.md", "-p", "text=x"], "error[request]: --param does not apply to directives\n   = help: -p K=V sets a tool's parameters; directives and graphs take --input K=V\n"),
         (&["run", "directives/d.md", "--params-json", "{}"], "error[request]: --params-json does not apply to directives\n   = help: --params-json sets a tool's parameters or a graph's typed inputs; directives take --input K=V\n"),

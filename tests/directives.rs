@@ -46,7 +46,7 @@ fn word_report_chains_two_tools_through_steps() {
             "--input",
             "text=one two three",
         ])
-        .stdout("directive word_report: completed\n\n--- prompt ---\nThe text has 3 words and 13 characters.\nThe report listed 3 items (exit 0).\n\n--- actions ---\n[completed] count (examples/words)\n    | {\"words\":3,\"characters\":13}\n[completed] report (examples/report)\n    | Words: 3\n    | 1. item 1\n    | 2. item 2\n    | 3. item 3\n")
+        .stdout("directive word_report: completed\n\n--- prompt ---\nThe text has 3 words and 13 characters.\nThe report listed 3 items (exit 0).\n\n--- actions ---\n[completed] count (examples/count)\n    | {\"words\":3,\"characters\":13}\n[completed] report (examples/numbered)\n    | Words: 3\n    | 1. item 1\n    | 2. item 2\n    | 3. item 3\n")
         .status(0)
         .run();
 }
@@ -209,4 +209,150 @@ fn project_hooks_fire_and_a_directive_hook_with_the_same_id_replaces_one() {
         .run();
     let log = std::fs::read_to_string(o.path().join(".strata/logs/hooks.log")).unwrap();
     assert_eq!(log, "directive note\nproject audit hooked\n");
+}
+
+/// A project whose `directives/test/` holds a `tools/` folder of its own: the directives
+/// under it still belong to the project of the current directory (its tools, its hooks).
+fn project_with_nested_tools() -> Test {
+    Test::new()
+        .copy("tools/runtimes")
+        .tool(
+            "t/say",
+            "executor: runtimes/subprocess\nparameters: {type: object, properties: {text: {type: string}}, required: [text]}\nconfig: {command: echo, args: [\"{text}\"]}\n",
+        )
+        .file(
+            "hooks/audit.yaml",
+            "- {id: audit, event: directive_completed, action: {tool: t/say, params: {text: 'audit ${directive}'}}}\n",
+        )
+        .file(
+            "directives/test/tools/fixture.yaml",
+            "executor: runtimes/subprocess\nconfig: {command: 'true'}\n",
+        )
+        .file(
+            "directives/test/a.md",
+            "---\nname: a\nactions:\n  - {id: say, tool: t/say, params: {text: hello}}\n---\nSaid ${steps.say.result}.\n",
+        )
+}
+
+const NESTED_TOOLS_OUT: &str = "directive a: completed\n\n--- prompt ---\nSaid hello.\n\n--- actions ---\n[completed] say (t/say)\n    | hello\n\n--- hooks ---\n[completed] audit on directive_completed (t/say)\n";
+
+#[test]
+fn a_directive_given_by_path_inside_the_current_project_belongs_to_it() {
+    project_with_nested_tools()
+        .args(&["run", "directives/test/a.md", "--quiet"])
+        .stdout(NESTED_TOOLS_OUT)
+        .stderr("")
+        .status(0)
+        .run()
+        .then(&["check", "--deny-warnings"])
+        .status(0)
+        .run()
+        .then(&["explain", "directives/test/a.md"])
+        .status(0)
+        .run();
+}
+
+#[test]
+fn a_directive_outside_the_current_project_is_searched_upward_from_its_folder() {
+    let other = project_with_nested_tools();
+    let file = other.path().join("directives/test/a.md");
+    // Run from another project: the file's own project is the nearest ancestor of its
+    // folder holding tools/, here `directives/test/` itself.
+    Test::new()
+        .args(&["run", file.to_str().unwrap(), "--quiet"])
+        .stdout("")
+        .stderr("error[request]: unknown tool `t/say`\n  --> a.md:4:21\n  |\n4 |   - {id: say, tool: t/say, params: {text: hello}}\n  |                     ^\n   = field: actions[0].tool\n   = help: run `strata tools` to list the tools\n")
+        .status(2)
+        .run();
+    // `--project` names the project whatever the file's place.
+    Test::new()
+        .args(&[
+            "run",
+            file.to_str().unwrap(),
+            "--quiet",
+            "--project",
+            other.path().to_str().unwrap(),
+        ])
+        .stdout(NESTED_TOOLS_OUT)
+        .status(0)
+        .run();
+}
+
+/// A project whose directive names the tool of its action by an input.
+fn project_with_tool_from_input() -> Test {
+    Test::new()
+        .copy("tools/runtimes")
+        .tool(
+            "t/a",
+            "executor: runtimes/subprocess\nparameters: {type: object, properties: {text: {type: string}}}\nconfig: {command: echo, args: [\"A {text}\"]}\n",
+        )
+        .tool(
+            "t/b",
+            "executor: runtimes/subprocess\nparameters: {type: object, properties: {text: {type: string}}}\nconfig: {command: echo, args: [\"B {text}\"]}\n",
+        )
+        .tool(
+            "t/typo",
+            "executor: runtimes/subprocess\nparameters: {type: object, properties: {text: {type: string}}}\nconfig: {command: echo, args: [\"{txt}\"]}\n",
+        )
+        .file(
+            "directives/pick.md",
+            "---\nname: pick\ninputs:\n  - {name: child, type: string, required: true}\nactions:\n  - {id: go, tool: \"{input:child}\", params: {text: hi}}\n---\nRan ${steps.go.result}.\n",
+        )
+}
+
+#[test]
+fn an_action_tool_named_by_an_input_is_resolved_then_checked() {
+    let p = project_with_tool_from_input();
+    // The check cannot know the tool: it checks the input reference, and leaves the tool
+    // to the run (t/typo's own R001 is reported for t/typo).
+    let o = p.then(&["check", "--format", "json"]).status(1).run();
+    let codes: Vec<(String, String)> = o
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_string(),
+                d["file"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            ("U002".to_string(), "tools/t/typo.yaml".to_string()),
+            ("R001".to_string(), "tools/t/typo.yaml".to_string())
+        ]
+    );
+    p.then(&["run", "directives/pick.md", "--input", "child=t/b", "--quiet"])
+        .stdout("directive pick: completed\n\n--- prompt ---\nRan B hi.\n\n--- actions ---\n[completed] go (t/b)\n    | B hi\n")
+        .stderr("")
+        .status(0)
+        .run();
+    // An unknown tool is refused before anything runs, with the usual did-you-mean.
+    p.then(&["run", "directives/pick.md", "--input", "child=t/c", "--quiet"])
+        .stdout("")
+        .stderr("error[request]: unknown tool `t/c` (from `{input:child}`)\n  --> directives/pick.md:6:20\n  |\n6 |   - {id: go, tool: \"{input:child}\", params: {text: hi}}\n  |                    ^\n   = field: actions[0].tool\n   = help: did you mean `t/b`?\n")
+        .status(2)
+        .run();
+    // A tool the check rejects is refused by the gate, as when it is named directly.
+    let o = p
+        .then(&[
+            "run",
+            "directives/pick.md",
+            "--input",
+            "child=t/typo",
+            "--json",
+            "--quiet",
+        ])
+        .run();
+    let v: Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(v["actions"][0]["tool"], "t/typo");
+    assert_eq!(v["actions"][0]["error"]["kind"], "check");
+    assert_eq!(
+        v["actions"][0]["error"]["message"],
+        "check error at $: `t/typo` was not run: 1 error found (hint: `strata check` lists every error and warning of the project)"
+    );
+    assert_eq!(o.code, Some(1));
 }

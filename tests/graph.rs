@@ -250,6 +250,8 @@ run c1: \u{1b}[32mcompleted\u{1b}[0m after 1 step
     assert!(!plain.stderr.contains('\u{1b}'), "{}", plain.stderr);
 }
 
+/// Events go to standard error (JSON Lines with `--json`), as directives' and plans' do;
+/// standard output holds the one result document.
 #[test]
 fn the_json_log_has_one_event_per_line() {
     project()
@@ -259,13 +261,30 @@ fn the_json_log_has_one_event_per_line() {
         )
         .args(&["run", "graphs/spin", "--run-id", "j", "--json"])
         .stdout(
+            r#"{
+  "run_id": "j",
+  "status": "limited",
+  "steps": 1,
+  "result": null,
+  "failure": {
+    "kind": "limit",
+    "layer": "graph",
+    "message": "max_steps (1) reached before node `spin`",
+    "path": "max_steps",
+    "span": null,
+    "hint": "raise the graph's `max_steps`, or handle the limit with `on_error: <node>`"
+  }
+}
+"#,
+        )
+        .stderr(
             r#"{"event":"started","run_id":"j","graph":"graphs/spin","node":"spin","step":0,"resumed":false}
 {"event":"step","step":1,"node":"spin","kind":"gate","edge":{"to":"spin","why":"next","when":null},"changes":[{"key":"n","from":0,"to":1}]}
 {"event":"limit","step":1,"max_steps":1,"handling":"stop"}
 {"event":"finished","run_id":"j","status":"limited","steps":1,"result":null,"failure":{"kind":"limit","layer":"graph","message":"max_steps (1) reached before node `spin`","path":"max_steps","span":null,"hint":"raise the graph's `max_steps`, or handle the limit with `on_error: <node>`"}}
 "#,
         )
-        .stderr("")
+        .status(3)
         .run();
 }
 

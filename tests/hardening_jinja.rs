@@ -80,16 +80,25 @@ fn a_chain_of_one_hundred_components_renders_on_a_small_stack() {
 
 #[test]
 fn a_chain_of_twenty_thousand_components_loads_and_is_listed_and_checked() {
-    // Loading used to walk the chain from every component (cubic), recursively.
+    // Loading used to walk the chain from every component (cubic), recursively; then the
+    // position of each quoted template decoded the rest of its file (quadratic: 131 s of
+    // CPU for this list in a debug build, 1.9 s linear).
     let tree = chain(20_000);
     let s = project(&[("prompts/t.yaml", &tree)]);
     let ran = s
         .then(&["prompt", "list", "--json"])
+        .measured(std::time::Duration::from_secs(60))
         .limit(MEMORY)
+        .limit(Limit::CpuSeconds(30))
         .limit(Limit::StackKib(2048))
         .status(0)
         .run();
     assert!(ran.stdout.contains("c_19999"), "{}", ran.stdout.len());
+    // Templates are compiled when a render needs them (a compiled one costs about 10 KB):
+    // the tree holds their sources, not 20,000 compiled templates (188 MiB).
+    if ran.peak_rss_kib > 0 {
+        assert!(ran.peak_rss_kib < 100 << 10, "{} KiB", ran.peak_rss_kib);
+    }
     s.then(&["check"])
         .limit(MEMORY)
         .limit(Limit::StackKib(2048))
@@ -133,8 +142,6 @@ fn every_output_bomb_of_a_prompt_stops_at_the_output_limit() {
         "{{ (range(10000)|list) * 10000 }}",
         "{{ \"%0999999999d\"|format(1) }}",
         "{{ \"a\nb\"|indent(100000000) }}",
-        "{% for i in range(100) %}{{ \"x\" * 99000000 }}{% endfor %}",
-        "{% for i in range(100) %}{{ (range(10000)|list) * 100 }}{% endfor %}",
         "{% set x %}{% for i in range(100) %}{{ \"x\" * 9000000 }}{% endfor %}{% endset %}",
     ] {
         let e = render_error(template);
@@ -163,7 +170,7 @@ fn a_filter_given_more_items_than_the_fuel_refuses_them_before_building_anything
         assert_eq!(
             e["message"],
             format!(
-                "template `main/t`: engine ran out of fuel: `{filter}` of more than 1000000 items"
+                "template `main/t`: engine ran out of fuel: `{filter}` of more than 500000 items"
             ),
             "{template}: {e}"
         );
@@ -298,4 +305,62 @@ fn templates_of_many_files_together_are_capped_by_the_document_template_limit() 
         ran.stdout
     );
     let _ = json!(null);
+}
+
+/// A render's run measured: its `--json` error and peak memory in KiB.
+fn measured_error(template: &str) -> (Value, u64) {
+    let ran = project(&[("prompts/main/t.j2", template)])
+        .args(&["prompt", "render", "t", "--json"])
+        .measured(std::time::Duration::from_secs(20))
+        .limit(MEMORY)
+        .status(2)
+        .run();
+    (error(&ran.stdout), ran.peak_rss_kib)
+}
+
+#[test]
+fn strings_doubled_by_operators_or_captures_run_out_of_fuel_under_100_mb() {
+    for template in [
+        // `~` and `+` doubling a namespace's string in a loop.
+        "{% set ns = namespace(s='x') %}{% for i in range(64) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s|length }}",
+        "{% set ns = namespace(s='x') %}{% for i in range(64) %}{% set ns.s = ns.s + ns.s %}{% endfor %}{{ ns.s|length }}",
+        // Straight-line doubling from the largest repetition minijinja allows.
+        "{% set a = 'x' * 60000000 %}{% set b = a ~ a %}{% set c = b ~ b %}{{ c|length }}",
+        // One repetition of 99 MB, past the fuel's 32 MB before it is built.
+        "{% for i in range(100) %}{{ \"x\" * 99000000 }}{% endfor %}",
+        // Lists of a million items built a hundred times.
+        "{% for i in range(100) %}{{ (range(10000)|list) * 100 }}{% endfor %}",
+    ] {
+        let (e, peak) = measured_error(template);
+        assert_eq!(e["kind"], "limit", "{template}: {e}");
+        assert_eq!(
+            e["message"], "template `main/t`: engine ran out of fuel",
+            "{template}: {e}"
+        );
+        if peak > 0 {
+            assert!(peak < 100 << 10, "{template}: {peak} KiB");
+        }
+    }
+    // A macro doubling its argument on the way down stops at the nesting limit or the fuel,
+    // whichever comes first.
+    let (e, peak) = measured_error(
+        "{% macro d(s, n) %}{% if n %}{{ d(s ~ s, n - 1) }}{% else %}{{ s|length }}{% endif %}{% endmacro %}{{ d('x', 60) }}",
+    );
+    assert_eq!(e["kind"], "limit", "{e}");
+    if peak > 0 {
+        assert!(peak < 100 << 10, "{peak} KiB");
+    }
+    // A `{% set %}` capture doubling in a loop stops at the output limit, which counts
+    // what captures print.
+    let (e, peak) = measured_error(
+        "{% set ns = namespace(s='x') %}{% for i in range(64) %}{% set t %}{{ ns.s }}{{ ns.s }}{% endset %}{% set ns.s = t %}{% endfor %}{{ ns.s|length }}",
+    );
+    assert_eq!(e["kind"], "limit", "{e}");
+    assert_eq!(
+        e["message"],
+        "template `main/t`: rendered text exceeds 16777216 bytes"
+    );
+    if peak > 0 {
+        assert!(peak < 100 << 10, "{peak} KiB");
+    }
 }

@@ -317,7 +317,9 @@ fn a_plan_of_a_hundred_thousand_steps_failing_their_schema_is_refused_in_linear_
 }
 
 /// The same plan reported for people: every error's snippet comes from one index of the
-/// document's lines, so a plan written as one long line is reported in linear time.
+/// document's lines, so a plan written as one long line is reported in linear time; people
+/// see the first 20 errors and how many there are, as rustc bounds them (`--json`, above,
+/// has every one).
 #[test]
 fn a_plan_of_a_hundred_thousand_failing_steps_is_reported_for_people_in_linear_time() {
     let s = project().file("plans/big.json", failing_steps(100_000));
@@ -327,7 +329,10 @@ fn a_plan_of_a_hundred_thousand_failing_steps_is_reported_for_people_in_linear_t
         .limit(MEMORY)
         .status(2)
         .run();
-    assert_eq!(ran.stderr.matches("error[params]").count(), 100_000);
+    assert_eq!(ran.stderr.matches("error[params]").count(), 20);
+    assert!(ran.stderr.ends_with(
+        "error[strata]: 100000 errors in all; the first 20 are shown (fix them, then run again)\n"
+    ));
 }
 
 /// A plan of `n` steps and one more that refers to each of them.
@@ -401,4 +406,48 @@ fn a_hundred_thousand_unknown_references_are_reported_in_linear_time() {
         errors[n - 1]["path"],
         json!(format!("[0].arguments.a[{}]", n - 1))
     );
+}
+
+/// A tool that writes its pid to `held.pid`, then sleeps a minute.
+const HOLD_TOOL: &str = r#"description: writes its pid, then holds
+executor: runtimes/subprocess
+config:
+  command: sh
+  args: ["-c", "echo $$ > held.pid; exec sleep 60"]
+  cwd: "{project_path}"
+"#;
+
+/// Whether process `pid` still exists (and is not a zombie).
+fn alive(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|stat| !stat.split(") ").nth(1).is_some_and(|s| s.starts_with('Z')))
+}
+
+#[test]
+fn the_tools_of_a_killed_plan_run_die_with_it() {
+    // A run resumed after its host was killed runs the unfinished step again: the old call
+    // must not still be running then.
+    let s = Test::new()
+        .copy("tools/runtimes")
+        .tool("t/hold", HOLD_TOOL)
+        .file(
+            "plans/hold.yaml",
+            "steps:\n  - {id: a, tool: t/hold, arguments: {}}\n",
+        );
+    let mut child = s
+        .then(&["plan", "run", "plans/hold.yaml", "--run-id", "h1"])
+        .spawn();
+    let pid = wait_for(&s.path().join("held.pid"));
+    assert!(alive(&pid));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let start = std::time::Instant::now();
+    while alive(&pid) && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let outlived = alive(&pid);
+    if outlived {
+        let _ = Command::new("kill").args(["-9", &pid]).status();
+    }
+    assert!(!outlived, "the tool {pid} outlived the killed plan run");
 }

@@ -456,7 +456,7 @@ fn a_loop_over_a_million_items_stops_at_the_fuel_limit() {
         serde_json::json!({"error": {
             "kind": "limit", "layer": "response", "message": "response template: engine ran out of fuel",
             "path": "responses.candidates[0].template", "span": [22, 23],
-            "hint": "the template did too much work: a loop over a huge list, or runaway recursion",
+            "hint": "the template did too much work: a loop over a huge list, runaway recursion, or strings and lists built past 32 MB",
             "file": "directives/huge.md", "line": 7, "column": 40
         }})
     );

@@ -618,7 +618,7 @@ fn malformed_yaml_is_a_located_error() {
     assert_eq!(
         o.stderr,
         "error[request]: invalid tool file: unknown field `confg`, expected one of `kind`, `description`, \
-         `version`, `executor`, `parameters`, `env_config`, `config`, `secrets`, `response_fields`\n  --> tools/typo.yaml:2:1\n  |\n\
+         `version`, `executor`, `parameters`, `outputs`, `env_config`, `config`, `secrets`, `response_fields`\n  --> tools/typo.yaml:2:1\n  |\n\
          2 | confg: {}\n  | ^\n   = help: did you mean `config`?\n"
     );
     let o = s.then(&["tools"]).run();

@@ -280,3 +280,47 @@ fn json_failures_are_one_shape_on_stdout_with_the_same_exit_code() {
         .run();
     assert_eq!(prompt.json()["ok"], false);
 }
+
+/// `${tool_dir}` in a tool config is layer C's syntax, which never runs on tool configs: it
+/// would reach the process as written. `strata check` reports it as an error (L007) and
+/// `strata run` refuses the tool, naming the runtime parameter meant.
+#[test]
+fn a_runtime_parameter_written_as_a_context_placeholder_is_refused_at_run() {
+    let p = project().tool(
+        "t/dir",
+        "executor: runtimes/subprocess\nconfig:\n  command: echo\n  args: [\"${tool_dir}/data\", \"$${tool_dir} stays\"]\n",
+    );
+    let l007 = "error[L007]: `${tool_dir}` is a context placeholder in a tool file, where layer C never runs: it would reach the process as written
+  --> tools/t/dir.yaml:4:11
+  |
+4 |   args: [\"${tool_dir}/data\", \"$${tool_dir} stays\"]
+  |           ^^^^^^^^^^^
+   = field: config.args[0]
+   = help: the runtime parameter is `{tool_dir}` (layer P); write `$${tool_dir}` for the literal text
+";
+    p.then(&["run", "t/dir"])
+        .stdout("")
+        .stderr(&format!(
+            "{l007}
+error[check]: `t/dir` was not run: 1 error found
+   = help: `strata check` lists every error and warning of the project
+"
+        ))
+        .status(2)
+        .run();
+    p.then(&["check"])
+        .stdout(&format!("{l007}\nchecked 7 files: 1 error, 0 warnings\n"))
+        .status(1)
+        .run();
+    // Written as layer P's parameter it runs, and the escaped text stays as written.
+    let fixed = project().tool(
+        "t/dir",
+        "executor: runtimes/subprocess\nconfig:\n  command: echo\n  args: [\"{tool_dir}/data\", \"$${tool_dir} stays\"]\n",
+    );
+    let dir = fixed.path().join("tools/t");
+    fixed
+        .then(&["run", "t/dir"])
+        .stdout(&format!("{}/data ${{tool_dir}} stays\n", dir.display()))
+        .status(0)
+        .run();
+}

@@ -87,8 +87,9 @@ fn a_failed_graph_step_in_json_events_keeps_its_kind_and_stderr() {
         .args(&["run", "graphs/leak", "--run-id", "r1", "--json"])
         .status(1)
         .run();
+    // Events go to standard error, one JSON object a line; stdout holds the result.
     let error: serde_json::Value = ran
-        .stdout
+        .stderr
         .lines()
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
         .find(|e| e["event"] == "error")

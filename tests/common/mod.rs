@@ -81,6 +81,10 @@ pub enum Limit {
     /// The address space, in bytes (`ulimit -v`): a run that regresses into a memory bomb
     /// fails its test instead of exhausting the machine.
     AddressSpace(u64),
+    /// CPU time, in seconds (`ulimit -t`): a run that regresses into quadratic work dies of
+    /// `SIGXCPU` instead of taking the suite's time. A resource bound, not a timing
+    /// assertion: set it an order of magnitude above what the linear work needs.
+    CpuSeconds(u64),
 }
 
 /// A [`Test`] under way ([`Test::start`]): the caller writes its standard input while it
@@ -391,13 +395,14 @@ impl Test {
             .limits
             .iter()
             .map(|limit| {
-                let (resource, bytes) = match *limit {
+                let (resource, amount) = match *limit {
                     Limit::StackKib(kib) => (libc::RLIMIT_STACK, kib << 10),
                     Limit::AddressSpace(bytes) => (libc::RLIMIT_AS, bytes),
+                    Limit::CpuSeconds(seconds) => (libc::RLIMIT_CPU, seconds),
                 };
                 let value = libc::rlimit {
-                    rlim_cur: bytes,
-                    rlim_max: bytes,
+                    rlim_cur: amount,
+                    rlim_max: amount,
                 };
                 (resource, value)
             })

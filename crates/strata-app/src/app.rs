@@ -16,16 +16,16 @@ pub struct App {
 }
 
 impl App {
-    /// The project of a command: `dir` when given, else the nearest ancestor holding `tools/`
-    /// of the directory of `near` (a file the command reads), else of the current directory.
+    /// The project of a command: `dir` when given; else, for a command that reads the file
+    /// `near`, the project of the current directory when the file lies inside it, or the
+    /// nearest ancestor holding `tools/` of the file's folder when it does not
+    /// ([`Project::discover_for`]); else the nearest ancestor holding `tools/` of the
+    /// current directory.
     pub fn open(dir: Option<&Path>, near: Option<&Path>) -> Result<App, Error> {
-        let start = near
-            .and_then(Path::parent)
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        let project = match dir {
-            Some(dir) => Project::at(dir)?,
-            None => Project::discover(start)?,
+        let project = match (dir, near) {
+            (Some(dir), _) => Project::at(dir)?,
+            (None, Some(file)) => Project::discover_for(file)?,
+            (None, None) => Project::discover(Path::new("."))?,
         };
         Ok(App::of(project))
     }

@@ -3,6 +3,10 @@
 //! A tool's verdict is remembered with the compiled tool it was given for: while the tool
 //! cache hands back the same compiled tool (no file of its chain changed, which the cache
 //! tells from each file's identity), the verdict stands and the gate costs a map lookup.
+//!
+//! A tool admitted is also remembered on disk, in the project's state directory
+//! (`.strata/gate/`, see [`crate::gate_cache`]), under a key of every input of its check, so
+//! the next process that runs an unchanged tool does not check it again.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -60,7 +64,18 @@ impl Gate {
                 None => Ok(Some(tool)),
             };
         }
-        let verdict = judge(project, target, shown);
+        let key = crate::gate_cache::key(project, id, &tool);
+        let remembered = key
+            .as_ref()
+            .is_some_and(|key| crate::gate_cache::admitted(project, key));
+        let verdict = if remembered {
+            Ok(())
+        } else {
+            judge(project, target, shown)
+        };
+        if let (Ok(()), false, Some(key)) = (&verdict, remembered, &key) {
+            crate::gate_cache::remember(project, key);
+        }
         let refusal = verdict.as_ref().err().cloned().map(Arc::new);
         self.lock().insert(
             id.to_string(),

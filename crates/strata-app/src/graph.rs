@@ -11,6 +11,7 @@ use strata_graph::{
 };
 use strata_project::ExecOptions;
 use strata_prompts::PromptManager;
+use strata_tools::ToolRunner;
 
 use crate::{App, Failure};
 
@@ -47,6 +48,15 @@ pub struct GraphRun {
 impl App {
     /// True when tool `id` is a file of `kind: graph`.
     pub fn is_graph(&self, id: &str) -> bool {
+        // A tool that compiles is told by the file it was compiled from, which the call that
+        // follows then uses without reading it again.
+        if let Ok(tool) = self.compiled(id) {
+            return tool
+                .chain
+                .links
+                .first()
+                .is_some_and(|link| is_graph_document(&link.doc.value));
+        }
         let Some(path) = self.tool_path(id) else {
             return false;
         };
@@ -65,6 +75,19 @@ impl App {
         Graph::load_file(&path, &name, id, &tools, &self.limits)
     }
 
+    /// [`App::load_graph`] with every error of the file ([`Graph::load_all`]): a file that
+    /// does not load is a [`Failure::Document`] listing them, in file order.
+    pub fn load_graph_all(&self, id: &str) -> Result<Graph, Failure> {
+        let path = self.require_tool(id)?;
+        let name = self.display_name(&path);
+        let tools = self.runner(ExecOptions::default());
+        let doc = Document::parse(&name, self.read(&path)?, Format::Yaml, &self.limits)?;
+        Graph::load_all(&doc, id, &tools, &self.limits).map_err(|errors| Failure::Document {
+            errors,
+            doc: Box::new(doc),
+        })
+    }
+
     /// The project's prompt templates, when `graph` has a prompt node.
     pub fn prompts_for(&self, graph: &Graph) -> Result<Option<PromptManager>, Error> {
         if !strata_graph::uses_prompts(graph) {
@@ -81,13 +104,25 @@ impl App {
         run: &GraphRun,
         observer: &mut dyn Observer,
     ) -> Result<Outcome, Failure> {
-        let graph = self.load_graph(&run.id)?;
+        let tools = self.runner(run.options.clone());
+        self.run_graph_on(run, &tools, observer)
+    }
+
+    /// [`App::run_graph`] with its tool calls made by `tools` (the project's [`crate::Runner`],
+    /// or one that runs each call on another machine): the walk, its checkpoints and the run's
+    /// records stay here.
+    pub fn run_graph_on(
+        &self,
+        run: &GraphRun,
+        tools: &dyn ToolRunner,
+        observer: &mut dyn Observer,
+    ) -> Result<Outcome, Failure> {
+        let graph = self.load_graph_all(&run.id)?;
         self.admit(Target::Tool(&run.id), &run.id)?;
         let prompts = self.prompts_for(&graph)?;
-        let tools = self.runner(run.options.clone());
         let store = RunStore::new(&self.root);
         let walker = |dir| {
-            let w = Walker::new(&graph, &tools, Some(dir), run.options.render)
+            let w = Walker::new(&graph, tools, Some(dir), run.options.render)
                 .checkpoint_every(run.every);
             match &prompts {
                 Some(p) => w.with_prompts(p),
@@ -99,6 +134,8 @@ impl App {
                 let dir = store.open(run_id)?;
                 let _lock = dir.lock()?;
                 let checkpoint = dir.load()?;
+                let recorded = serde_json::to_value(&checkpoint).unwrap_or_default();
+                crate::secrets::require_restorable(self.project(), &recorded, run_id)?;
                 walker(dir).resume(checkpoint, observer)?
             }
             GraphStart::New {

@@ -10,7 +10,8 @@
 //! * [`Runner`] is the only [`ToolRunner`](strata_tools::ToolRunner) that starts real
 //!   processes: directives, graphs, plans, hooks and the bindings all run tools through it.
 //! * Operations ([`App::run_tool`], [`App::prepare_tool`], [`App::plan_step`],
-//!   [`App::run_plan`], …) return typed results and a typed [`Failure`].
+//!   [`App::run_plan`], [`App::start_plan_run`] and [`App::resume_plan_run`] for a recorded
+//!   run, …) return typed results and a typed [`Failure`].
 //!
 //! A new front-end is one crate that parses its input, calls these operations and prints
 //! what they return.
@@ -18,22 +19,33 @@
 mod app;
 mod failure;
 mod gate;
+pub mod gate_cache;
 mod graph;
 mod plan;
+mod plan_record;
 mod runner;
+pub use strata_core::secret_marks;
 pub mod secrets;
 mod tool;
+pub mod tool_batch;
 
 pub use app::{ambient_settings, App};
 pub use failure::{error_json, Failure, Refusal, EXIT_FAILED, EXIT_STRATA, EXIT_WAITING};
 pub use graph::{GraphRun, GraphStart};
 pub use plan::{called_tools, PlanRun, StepOutcome, StepRequest};
+pub use plan_record::{
+    plan_fingerprint, PlanExecution, PlanRunReport, PlanSource, RecordedPlanRun, StepInput,
+    WholePlan, STDIN_PLAN,
+};
 pub use runner::Runner;
 pub use tool::ToolRun;
 
 pub use strata_check::{Code, Diagnostic, Report, Severity, Target};
-pub use strata_exec::{install_interrupt_handler, install_interrupt_handler_on_spawn, SpawnSpec};
+pub use strata_exec::{
+    install_interrupt_handler, install_interrupt_handler_on_spawn, on_interrupt, SpawnSpec,
+};
 pub use strata_project::{
     as_literal, dry_run_json, settings, CacheStats, CallerParams, ExecOptions, Invocation,
     Prepared, Project, Settings, ToolChain, ToolEntry,
 };
+pub use strata_tools::params::KEYWORDS as PARAMETER_KEYWORDS;

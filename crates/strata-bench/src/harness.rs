@@ -245,23 +245,111 @@ pub fn run_strata(bin: &Path, dir: &Path, args: &[&str], code: i32) {
 /// One run of `strata args…` in `dir` with a cleared environment but for `env`, output
 /// dropped: its wall time and its peak resident memory in bytes (from `wait4`). Panics unless
 /// it exits with 0.
-#[allow(clippy::zombie_processes)] // reaped by `wait4`, which std's `wait` cannot replace
 pub fn run_strata_rss(
     bin: &Path,
     dir: &Path,
     args: &[&str],
     env: &[(&str, &str)],
 ) -> (Duration, u64) {
+    run_rss(bin, dir, args, env, None)
+}
+
+/// GNU time, which reports the peak memory of the program it starts.
+const GNU_TIME: &str = "/usr/bin/time";
+
+/// One run of `program args…` in `dir` as [`run_strata_rss`] runs strata, its standard
+/// input the file `stdin` when given (else `/dev/null`): its wall time and peak resident
+/// memory in bytes. Panics unless it exits with 0.
+///
+/// The peak is GNU time's report when it is installed (`/usr/bin/time -f %M`): a child's peak
+/// as `wait4` reports it is never below the memory of the process it was started from (the
+/// kernel counts the starting process's pages until the exec), and this bench holds its
+/// inputs; GNU time, a small process, starts the program instead. Without it, `wait4`'s
+/// figure is used.
+pub fn run_rss(
+    program: &Path,
+    dir: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+    stdin: Option<&Path>,
+) -> (Duration, u64) {
+    if !Path::new(GNU_TIME).is_file() {
+        return run_rss_wait4(program, dir, args, env, stdin);
+    }
+    let (spent, peak, code) = run_rss_code(program, dir, args, env, stdin);
+    assert_eq!(code, Some(0), "{} {args:?} failed", program.display());
+    (spent, peak)
+}
+
+/// [`run_rss`] for a run that may fail: its wall time, peak memory in bytes (GNU time's
+/// report; `wait4`'s without it) and exit code.
+pub fn run_rss_code(
+    program: &Path,
+    dir: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+    stdin: Option<&Path>,
+) -> (Duration, u64, Option<i32>) {
+    if !Path::new(GNU_TIME).is_file() {
+        let (spent, peak) = run_rss_wait4(program, dir, args, env, stdin);
+        return (spent, peak, Some(0));
+    }
+    let report = tempfile::NamedTempFile::new().expect("a file for the peak");
+    let input = match stdin {
+        Some(path) => Stdio::from(std::fs::File::open(path).expect("the input file")),
+        None => Stdio::null(),
+    };
     let start = Instant::now();
-    let child = Command::new(bin)
+    let status = Command::new(GNU_TIME)
+        .arg("-f")
+        .arg("%M")
+        .arg("-o")
+        .arg(report.path())
+        .arg(program)
         .args(args)
         .current_dir(dir)
         .env_clear()
         .envs(env.iter().copied())
+        .stdin(input)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("the program runs");
+    let spent = start.elapsed();
+    let text = std::fs::read_to_string(report.path()).expect("GNU time's report");
+    // The last line is the peak in KiB (a line about the exit status may come first).
+    let kib: u64 = text
+        .lines()
+        .last()
+        .and_then(|l| l.trim().parse().ok())
+        .expect("a peak in KiB");
+    (spent, kib * 1024, status.code())
+}
+
+/// [`run_rss`] without GNU time: the peak from `wait4`.
+#[allow(clippy::zombie_processes)] // reaped by `wait4`, which std's `wait` cannot replace
+fn run_rss_wait4(
+    program: &Path,
+    dir: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+    stdin: Option<&Path>,
+) -> (Duration, u64) {
+    let input = match stdin {
+        Some(path) => Stdio::from(std::fs::File::open(path).expect("the input file")),
+        None => Stdio::null(),
+    };
+    let start = Instant::now();
+    let child = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .env_clear()
+        .envs(env.iter().copied())
+        .stdin(input)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .expect("strata runs");
+        .expect("the program runs");
     let pid = libc::pid_t::try_from(child.id()).expect("a pid");
     let mut status = 0;
     // SAFETY: an all-zero rusage is a valid value for wait4 to fill in.
@@ -272,7 +360,8 @@ pub fn run_strata_rss(
     assert_eq!(reaped, pid, "wait4");
     assert!(
         libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-        "strata {args:?} failed"
+        "{} {args:?} failed",
+        program.display()
     );
     (spent, u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024)
 }

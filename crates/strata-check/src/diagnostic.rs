@@ -8,14 +8,17 @@ pub enum Severity {
     Error,
     /// Suspicious; fatal only with `--deny-warnings`.
     Warning,
+    /// Worth a look, and may well be right: never fatal, not even with `--deny-warnings`.
+    Note,
 }
 
 impl Severity {
-    /// `error` or `warning`.
+    /// `error`, `warning` or `note`.
     pub fn name(self) -> &'static str {
         match self {
             Severity::Error => "error",
             Severity::Warning => "warning",
+            Severity::Note => "note",
         }
     }
 }
@@ -54,6 +57,9 @@ pub enum Code {
     /// R012: config keys used as parameters refer to each other in a chain longer than the
     /// `param_links` limit.
     ParamChain,
+    /// R013: `${result.x}` reads a field the `outputs` schema of the step's tool does not
+    /// declare.
+    UnknownOutput,
     /// L001: `{input:…}` in a tool file, where layer I never runs.
     InputInTool,
     /// L002: a context placeholder in a tool file, where layer C never runs.
@@ -66,10 +72,19 @@ pub enum Code {
     ParamInDirective,
     /// L006: a step record read with its old spelling (`result.success`, `result.data.x`).
     OldRecord,
+    /// L007: a parameter written as a context placeholder in a tool file (`${tool_dir}`),
+    /// which would reach the process as written.
+    ParamAsContext,
+    /// L008: `$NAME` (no braces) in a tool config that no shell reads: literal text, where
+    /// Compose and shells would expand it.
+    BareDollar,
     /// U001: a declared directive input is never used.
     UnusedInput,
     /// U002: a declared tool parameter never reaches the tool.
     UnusedParam,
+    /// U003: a declared tool parameter is shadowed by a config key of the same name, which
+    /// `{name}` always reads.
+    ShadowedParam,
     /// X001: a secret is placed in `args`, where every process on the machine can read it.
     SecretInArgs,
     /// G001: a graph fails its load-time validation.
@@ -120,14 +135,18 @@ impl Code {
             Code::ResponseField => "R010",
             Code::ActionParams => "R011",
             Code::ParamChain => "R012",
+            Code::UnknownOutput => "R013",
             Code::InputInTool => "L001",
             Code::ContextInTool => "L002",
             Code::Spaced => "L003",
             Code::ForeignStep => "L004",
             Code::ParamInDirective => "L005",
             Code::OldRecord => "L006",
+            Code::ParamAsContext => "L007",
+            Code::BareDollar => "L008",
             Code::UnusedInput => "U001",
             Code::UnusedParam => "U002",
+            Code::ShadowedParam => "U003",
             Code::SecretInArgs => "X001",
             Code::Graph => "G001",
             Code::PromptSyntax => "T001",
@@ -150,9 +169,11 @@ impl Code {
     pub fn kind(self) -> ErrorKind {
         match self {
             Code::Syntax | Code::PromptSyntax => ErrorKind::Syntax,
-            Code::UnknownParam | Code::UnknownInput | Code::UnknownNamespace | Code::EventField => {
-                ErrorKind::UnknownName
-            }
+            Code::UnknownParam
+            | Code::UnknownInput
+            | Code::UnknownNamespace
+            | Code::EventField
+            | Code::UnknownOutput => ErrorKind::UnknownName,
             Code::UnsetEnv | Code::PromptFeed => ErrorKind::Undefined,
             Code::StepOrder | Code::PlanReference => ErrorKind::UnknownStep,
             Code::UnknownTool => ErrorKind::UnknownTool,
@@ -172,8 +193,11 @@ impl Code {
             | Code::ForeignStep
             | Code::ParamInDirective
             | Code::OldRecord
+            | Code::ParamAsContext
+            | Code::BareDollar
             | Code::UnusedInput
             | Code::UnusedParam
+            | Code::ShadowedParam
             | Code::Graph
             | Code::PromptLoad
             | Code::PromptShadow
@@ -183,19 +207,23 @@ impl Code {
         }
     }
 
-    /// The severity the code always has.
+    /// The severity the code has, except L006, which is raised to a warning where the
+    /// step's tool declares `outputs` that show the read is wrong.
     pub fn severity(self) -> Severity {
         match self {
+            Code::OldRecord => Severity::Note,
             Code::UnsetEnv
             | Code::ResponseField
             | Code::InputInTool
             | Code::ContextInTool
             | Code::Spaced
             | Code::ForeignStep
+            | Code::BareDollar
             | Code::ParamInDirective
-            | Code::OldRecord
+            | Code::UnknownOutput
             | Code::UnusedInput
             | Code::UnusedParam
+            | Code::ShadowedParam
             | Code::SecretInArgs
             | Code::PromptFeed
             | Code::PromptShadow => Severity::Warning,
@@ -253,6 +281,12 @@ impl Diagnostic {
     /// Sets the span.
     pub fn span(mut self, span: Option<Span>) -> Diagnostic {
         self.span = span;
+        self
+    }
+
+    /// Sets the severity (for a code whose severity depends on what is known, L006).
+    pub fn severity(mut self, severity: Severity) -> Diagnostic {
+        self.severity = severity;
         self
     }
 

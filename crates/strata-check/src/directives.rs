@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use strata_core::walk::Seg;
 use strata_core::{string_leaves, FieldPath, Layer, PathSeg, Reference};
-use strata_directive::{load_project_hooks, Directive, Event, FieldOrigin, Site, EVENTS};
+use strata_directive::{
+    load_project_hooks, tool_from_inputs, Directive, Event, FieldOrigin, Site, EVENTS,
+};
 use strata_doc::Document;
 use strata_project::Project;
 use strata_tools::Hook;
@@ -15,7 +17,7 @@ use strata_tools::Hook;
 use crate::catalog::Catalog;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::lints::{foreign_steps, params_in_directive, spaced, Lint};
-use crate::records::old_spelling;
+use crate::records::{result_read, RecordProblem};
 use crate::Report;
 use strata_core::did_you_mean;
 
@@ -151,14 +153,16 @@ fn check_lone_hooks(project: &Project, hooks: &[Arc<Hook>], report: &mut Report)
                 continue;
             }
             let problem = context_problem(&r, &site, &[], &[], &mut HashSet::new())
-                .or_else(|| old_record(&r, &site));
-            if let Some((code, message, help)) = problem {
+                .map(with_severity)
+                .or_else(|| old_record(project, &r, &site, &[]));
+            if let Some((code, severity, message, help)) = problem {
                 let path = field.under(&site.path);
                 let at = sources.locate(site.file, &path, Some(r.span.start));
                 report.push(
                     Diagnostic::new(code, site.file, at, path, message)
                         .span(Some(r.span))
-                        .help(help),
+                        .help(help)
+                        .severity(severity),
                 );
             }
         }
@@ -168,6 +172,12 @@ fn check_lone_hooks(project: &Project, hooks: &[Arc<Hook>], report: &mut Report)
 fn check_directive(sources: &mut Sources<'_>, d: &Directive, report: &mut Report) {
     let declared: Vec<&str> = d.front.inputs.iter().map(|i| i.name.as_str()).collect();
     let steps: Vec<&str> = d.front.actions.iter().map(|a| a.id.as_str()).collect();
+    let actions: Vec<(&str, &str)> = d
+        .front
+        .actions
+        .iter()
+        .map(|a| (a.id.as_str(), a.tool.as_str()))
+        .collect();
     let mut used: HashSet<String> = HashSet::new();
     for site in d.sites() {
         for (field, r) in site.template.references() {
@@ -175,19 +185,22 @@ fn check_directive(sources: &mut Sources<'_>, d: &Directive, report: &mut Report
                 Layer::INPUTS => {
                     used.insert(r.name.clone());
                     unknown_input(&r.name, &declared, &format!("{{input:{}}}", r.name))
+                        .map(with_severity)
                 }
                 Layer::CONTEXT => context_problem(&r, &site, &declared, &steps, &mut used)
-                    .or_else(|| old_record(&r, &site)),
+                    .map(with_severity)
+                    .or_else(|| old_record(sources.project, &r, &site, &actions)),
                 _ => None,
             };
-            if let Some((code, message, help)) = problem {
+            if let Some((code, severity, message, help)) = problem {
                 // Located only when reported: most references are fine.
                 let path = field.under(&site.path);
                 let at = sources.locate_in(d, site.file, &path, Some(r.span.start));
                 report.push(
                     Diagnostic::new(code, site.file, at, path, message)
                         .span(Some(r.span))
-                        .help(help),
+                        .help(help)
+                        .severity(severity),
                 );
             }
         }
@@ -263,16 +276,35 @@ fn check_responses(project: &Project, d: &Directive, report: &mut Report) {
 
 type Problem = Option<(Code, String, Option<String>)>;
 
-/// `${steps.<id>.result.success}` and the like; in the hooks of `after_action` and
-/// `action_failed`, `${result.exit_code}` and the like.
-fn old_record(r: &Reference, site: &Site<'_>) -> Problem {
+/// `${steps.<id>.result.x}` read against the `outputs` of the action's tool when it
+/// declares them (R013), else `${steps.<id>.result.success}` and the like (L006, a note);
+/// in the hooks of `after_action` and `action_failed`, `${result.exit_code}` and the like
+/// (the action, and so the tool, is any).
+fn old_record(
+    project: &Project,
+    r: &Reference,
+    site: &Site<'_>,
+    actions: &[(&str, &str)],
+) -> Option<RecordProblem> {
     let at = match r.path.head() {
         Some("steps") => 2,
         Some("result") if site.event.is_some_and(|e| e.fields().contains(&"run")) => 0,
         _ => return None,
     };
-    let (message, help) = old_spelling(&r.path, at)?;
-    Some((Code::OldRecord, message, Some(help)))
+    let tool = match r.path.segs.get(1) {
+        Some(Seg::Key(step)) if at == 2 => actions
+            .iter()
+            .find(|(id, tool)| id == step && !tool_from_inputs(tool))
+            .map(|(_, tool)| *tool),
+        _ => None,
+    };
+    let outputs = tool.and_then(|t| strata_project::tool_outputs(project, t).map(|s| (t, s)));
+    result_read(&r.path, at, outputs.as_ref().map(|(t, s)| (*t, s)))
+}
+
+/// A problem with the severity its code has.
+fn with_severity(p: (Code, String, Option<String>)) -> RecordProblem {
+    (p.0, p.0.severity(), p.1, p.2)
 }
 
 fn unknown_input(name: &str, declared: &[&str], written: &str) -> Problem {

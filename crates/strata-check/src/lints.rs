@@ -23,14 +23,53 @@ pub struct Lint {
     pub help: Option<String>,
 }
 
-static SPACED: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}").expect("valid regex"));
+// The patterns are ASCII throughout (`[ \t\n\x0B\x0C\r]` for a space, as the template lexers
+// have it): a Unicode `\s` makes each pattern several times slower to build. Each is built on
+// its first use, and a string without a `{` never uses one (see [`braced`]).
+static SPACED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\{[ \t\n\x0B\x0C\r]*([A-Za-z_][A-Za-z0-9_]*)[ \t\n\x0B\x0C\r]*\}")
+        .expect("valid regex")
+});
 static DOLLAR_STEP: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\{\$([A-Za-z_][A-Za-z0-9_]*)\.([^{}\s]+)\}").expect("valid regex")
+    Regex::new(r"\{\$([A-Za-z_][A-Za-z0-9_]*)\.([^{} \t\n\x0B\x0C\r]+)\}").expect("valid regex")
 });
 static DOUBLE_BRACE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\.([^{}\s]+?)\s*\}\}").expect("valid regex")
+    Regex::new(
+        r"\{\{[ \t\n\x0B\x0C\r]*([A-Za-z_][A-Za-z0-9_]*)\.([^{} \t\n\x0B\x0C\r]+?)[ \t\n\x0B\x0C\r]*\}\}",
+    )
+    .expect("valid regex")
 });
+
+/// Whether `text` holds a `{`: every pattern starts with one, so text without it is not
+/// searched (and no pattern is built for it).
+fn braced(text: &str) -> bool {
+    text.as_bytes().contains(&b'{')
+}
+
+static BARE_DOLLAR: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\$([A-Z_][A-Z0-9_]*)").expect("valid regex"));
+
+/// `$NAME` without braces (an environment variable's name: capitals, digits, `_`), which
+/// shells and Compose expand and strata leaves as written; `$$NAME` is skipped (it is
+/// someone's escape).
+pub fn bare_dollars(text: &str) -> Vec<Lint> {
+    BARE_DOLLAR
+        .captures_iter(text)
+        .filter_map(|c| {
+            let whole = c.get(0)?;
+            let name = c.get(1)?.as_str();
+            if text[..whole.start()].ends_with('$') {
+                return None;
+            }
+            Some(Lint {
+                code: Code::BareDollar,
+                span: span(&whole),
+                message: format!("`${name}` is literal text: strata reads an environment variable as `${{{name}}}`"),
+                help: Some(format!("write `${{{name}}}` (or `${{{name}:-default}}`); for a program that expands `${name}` itself, `strata check --allow L008`")),
+            })
+        })
+        .collect()
+}
 
 fn span(m: &regex::Match<'_>) -> Span {
     Span::new(m.start(), m.end())
@@ -38,6 +77,9 @@ fn span(m: &regex::Match<'_>) -> Span {
 
 /// `{ name }` with spaces where `suggest(name)` knows what was meant.
 pub fn spaced(text: &str, suggest: impl Fn(&str) -> Option<String>) -> Vec<Lint> {
+    if !braced(text) {
+        return Vec::new();
+    }
     SPACED
         .captures_iter(text)
         .filter_map(|c| {
@@ -60,6 +102,9 @@ pub fn spaced(text: &str, suggest: impl Fn(&str) -> Option<String>) -> Vec<Lint>
 /// Step references in the syntaxes of other planners: `{$step1.count}`, `{{step.result.x}}`.
 pub fn foreign_steps(text: &str) -> Vec<Lint> {
     let mut out = Vec::new();
+    if !braced(text) {
+        return out;
+    }
     for c in DOLLAR_STEP
         .captures_iter(text)
         .chain(DOUBLE_BRACE.captures_iter(text))
@@ -135,6 +180,17 @@ mod tests {
                     "a step result is `${steps.find.result.data[0].email}`"
                 ),
             ]
+        );
+    }
+
+    #[test]
+    fn bare_dollars_are_capitals_not_escaped() {
+        let l = bare_dollars("$HOME/x $$PATH ${USER} $lower $1 a$B");
+        let got: Vec<Span> = l.iter().map(|l| l.span).collect();
+        assert_eq!(got, [Span::new(0, 5), Span::new(34, 36)]);
+        assert_eq!(
+            l[0].message,
+            "`$HOME` is literal text: strata reads an environment variable as `${HOME}`"
         );
     }
 

@@ -15,8 +15,8 @@ use strata_project::{as_literal, check_schema, take_literals, Link, Project, Too
 
 use crate::catalog::Catalog;
 use crate::diagnostic::{Code, Diagnostic};
-use crate::lints::{foreign_steps, spaced, Lint};
-use crate::records::old_spelling;
+use crate::lints::{bare_dollars, foreign_steps, spaced, Lint};
+use crate::records::result_read;
 use crate::Report;
 use strata_core::did_you_mean;
 
@@ -58,14 +58,25 @@ pub fn check_ids(
     ids: &[String],
     report: &mut Report,
 ) -> Vec<strata_graph::Graph> {
-    let mut chains = Vec::new();
+    let mut chains: Vec<Loaded> = Vec::new();
     let mut graphs = Vec::new();
     let mut runtimes = HashSet::new();
+    if ids.is_empty() {
+        return graphs;
+    }
     for id in ids {
         let id = id.clone();
         report.files += 1;
         if id.starts_with("runtimes/") {
             runtimes.insert(id.clone());
+        }
+        // A tool the project has compiled, and whose files have not changed since, is
+        // checked on the chain it was compiled from: its files are not read again (the
+        // gate checks the tool it has just compiled).
+        if let Some(tool) = project.compiled_if_current(&id) {
+            runtimes.extend(tool.chain.links.iter().skip(1).map(|l| l.id.clone()));
+            chains.push(Loaded::Compiled(tool));
+            continue;
         }
         // The chain is loaded first: a tool's file is then read and parsed once (a graph,
         // which has no executor, is told by its `kind` either way).
@@ -78,7 +89,7 @@ pub fn check_ids(
             }
             Ok(chain) => {
                 runtimes.extend(chain.links.iter().skip(1).map(|l| l.id.clone()));
-                chains.push(chain);
+                chains.push(Loaded::Own(chain));
             }
             Err(_) if is_graph(project, &id) => graphs.extend(check_graph(project, &id, report)),
             Err(e) => report.push(Diagnostic::from_error(&e, &format!("tools/{id}.yaml"))),
@@ -95,6 +106,23 @@ pub fn check_ids(
     graphs
 }
 
+/// An executor chain to check: loaded for the check, or the one a compiled tool holds.
+enum Loaded {
+    Own(ToolChain),
+    Compiled(std::sync::Arc<strata_project::CompiledTool>),
+}
+
+impl std::ops::Deref for Loaded {
+    type Target = ToolChain;
+
+    fn deref(&self) -> &ToolChain {
+        match self {
+            Loaded::Own(chain) => chain,
+            Loaded::Compiled(tool) => &tool.chain,
+        }
+    }
+}
+
 /// A graph is checked by its own loader (nodes, edges, state keys, inputs, expressions);
 /// then its step results are read for old spellings, and its actions' parameters against
 /// their tools' schemas. Returns the graph when it loaded.
@@ -104,26 +132,52 @@ fn check_graph(project: &Project, id: &str, report: &mut Report) -> Option<strat
     let loaded = project
         .read(&path)
         .and_then(|bytes| Document::parse(&name, bytes, Format::Yaml, &project.limits))
+        .map_err(|e| vec![e])
         .and_then(|doc| {
-            let graph = strata_graph::Graph::load(&doc, id, &Catalog(project), &project.limits)?;
+            let graph =
+                strata_graph::Graph::load_all(&doc, id, &Catalog(project), &project.limits)?;
             Ok((doc, graph))
         });
     match loaded {
         Ok((doc, graph)) => {
-            lint_graph_results(&doc, report);
+            lint_graph_results(project, &doc, &graph, report);
             crate::actions::check_graph(project, &doc, &graph, report);
             Some(graph)
         }
-        Err(e) => {
-            report.push(Diagnostic::from_error(&e, &name).with_code(Code::Graph));
+        Err(errors) => {
+            for e in &errors {
+                report.push(Diagnostic::from_error(e, &name).with_code(Code::Graph));
+            }
             None
         }
     }
 }
 
-/// Old step-record spellings (`result.success`, `result.data.x`) in a loaded graph: in its
-/// templates and its `when`/`condition` expressions.
-fn lint_graph_results(doc: &Document, report: &mut Report) {
+/// The action nodes of a graph (foreach bodies included): where each is declared, and the
+/// tool it calls.
+fn action_nodes<'g>(nodes: &'g [strata_graph::Node], out: &mut Vec<(&'g FieldPath, &'g str)>) {
+    for node in nodes {
+        match &node.body {
+            strata_graph::Body::Action(a) => out.push((&node.path, a.tool.as_str())),
+            strata_graph::Body::Foreach(f) => action_nodes(&f.body, out),
+            _ => {}
+        }
+    }
+}
+
+/// Reads of `${result…}` in a loaded graph, in its templates and its `when`/`condition`
+/// expressions: against the `outputs` of the tool the node calls when it declares them
+/// (R013 for a field it does not declare), else old step-record spellings
+/// (`result.success`, `result.data.x`) as notes (L006).
+fn lint_graph_results(
+    project: &Project,
+    doc: &Document,
+    graph: &strata_graph::Graph,
+    report: &mut Report,
+) {
+    let mut actions = Vec::new();
+    action_nodes(&graph.nodes, &mut actions);
+    let mut outputs: HashMap<&str, Option<Value>> = HashMap::new();
     let chain = Chain::of(&[Layer::CONTEXT]);
     let limits = Limits::default();
     for (field, text) in string_leaves(&doc.value, &FieldPath::root()) {
@@ -152,13 +206,27 @@ fn lint_graph_results(doc: &Document, report: &mut Report) {
                 Err(_) => Vec::new(),
             }
         };
+        // The tool of the action node the field belongs to (the innermost one).
+        let tool = actions
+            .iter()
+            .filter(|(node, _)| field.0.starts_with(&node.0))
+            .max_by_key(|(node, _)| node.0.len())
+            .map(|(_, tool)| *tool);
+        let schema = tool.and_then(|t| {
+            outputs
+                .entry(t)
+                .or_insert_with(|| strata_project::tool_outputs(project, t))
+                .as_ref()
+                .map(|s| (t, s))
+        });
         for (path, span) in paths {
-            if let Some((message, help)) = old_spelling(&path, 0) {
+            if let Some((code, severity, message, help)) = result_read(&path, 0, schema) {
                 let at = doc.locate(&field, span.map(|s| s.start)).unwrap_or((1, 1));
                 report.push(
-                    Diagnostic::new(Code::OldRecord, &doc.name, at, field.clone(), message)
+                    Diagnostic::new(code, &doc.name, at, field.clone(), message)
                         .span(span)
-                        .help(Some(help)),
+                        .help(help)
+                        .severity(severity),
                 );
             }
         }
@@ -166,8 +234,7 @@ fn lint_graph_results(doc: &Document, report: &mut Report) {
 }
 
 fn project_dotenv(project: &Project) -> Vec<String> {
-    let path = project.root.join(".env");
-    let Ok(text) = project.read_text(&path) else {
+    let Ok(Some(text)) = project.dotenv_text() else {
         return Vec::new();
     };
     strata_doc::parse_dotenv(".env", &text)
@@ -244,7 +311,11 @@ fn check_chain(
             .map(|m| m.keys().cloned().collect::<Vec<_>>())
             .unwrap_or_default(),
     );
-    known.extend(declared_params(tool));
+    for name in declared_params(tool) {
+        if !known.contains(&name) {
+            known.push(name);
+        }
+    }
     let stages = Chain::of(&[Layer::ENV, Layer::PARAMS]);
     let template = match Template::compile(&config, &stages, limits) {
         Ok(t) => t,
@@ -310,14 +381,50 @@ fn check_chain(
         }
     }
     unused_params(chain, &config, &used, report);
+    shadowed_params(chain, &config, &used, report);
     let edges = param_edges(chain, &template, &config_path);
     param_cycles(chain, &edges, report);
     param_chains(chain, &edges, limits.param_links, report);
+    let shell = runs_a_shell(chain);
     for link in &chain.links {
         if linted.insert(link.doc.name.clone()) {
             lint_file(link, limits, report);
         }
         lint_spaced(link, &known, report);
+        lint_bare_dollars(link, shell, report);
+    }
+}
+
+/// The programs whose script and arguments are shell syntax, where `$NAME` expands.
+const SHELLS: [&str; 8] = ["sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "fish"];
+
+/// True when the chain's command is a shell (`bash`, `/bin/sh`, `${BASH_BIN}`, a
+/// `*_SHELL`/`*BASH*` variable) or the chain runs through a shell runtime (`runtimes/bash`).
+fn runs_a_shell(chain: &ToolChain) -> bool {
+    let config = chain.merged_config();
+    let command = config.get("command").and_then(Value::as_str).unwrap_or("");
+    let base = command.rsplit('/').next().unwrap_or(command);
+    let by_link = chain.links.iter().skip(1).any(|l| {
+        let name = l.id.rsplit('/').next().unwrap_or(&l.id);
+        SHELLS.contains(&name)
+    });
+    by_link || SHELLS.contains(&base) || command.contains("BASH") || command.contains("SHELL")
+}
+
+/// `$NAME` in the config strings of `link` where it is literal: everywhere but a shell's
+/// `command`, `args` and `script` (`shell`: the chain runs one).
+fn lint_bare_dollars(link: &Link, shell: bool, report: &mut Report) {
+    for (path, text) in config_strings(link) {
+        let shell_syntax = matches!(
+            path.0.get(1),
+            Some(PathSeg::Key(k)) if ["command", "args", "script"].contains(&k.as_str())
+        );
+        if shell && shell_syntax {
+            continue;
+        }
+        for lint in bare_dollars(&text) {
+            push_lint(link, &path, lint, report);
+        }
     }
 }
 
@@ -399,6 +506,38 @@ fn unused_params(chain: &ToolChain, config: &Value, used: &HashSet<String>, repo
     }
 }
 
+/// Declared parameters that a config key of the same name shadows where the config reads
+/// them: layer P looks config keys up before caller parameters, so `{name}` always reads
+/// the key. Reported at the parameter's declaration, naming where the key is set.
+fn shadowed_params(chain: &ToolChain, config: &Value, used: &HashSet<String>, report: &mut Report) {
+    let tool = &chain.links[0];
+    for name in declared_params(tool) {
+        if !used.contains(&name) || config.get(&name).is_none() {
+            continue;
+        }
+        let path = FieldPath(vec![key("parameters"), key("properties"), key(&name)]);
+        let at = tool.doc.locate(&path, None).unwrap_or((1, 1));
+        let key_path = FieldPath(vec![key("config"), key(&name)]);
+        let link = owner(chain, &key_path);
+        let (line, column) = link.doc.locate(&key_path, None).unwrap_or((1, 1));
+        report.push(
+            Diagnostic::new(
+                Code::ShadowedParam,
+                &tool.doc.name,
+                at,
+                path,
+                format!(
+                    "parameter `{name}` is shadowed by the config key `{name}` ({}:{line}:{column}): `{{{name}}}` always reads the config key",
+                    link.doc.name
+                ),
+            )
+            .help(Some(
+                "rename the parameter and use the new name in the config: a config key always wins over a caller parameter of the same name".into(),
+            )),
+        );
+    }
+}
+
 /// Strings of one file's own `config`, with their paths (literal args left out).
 /// The string leaves of a link's config, `{literal: …}` values left out (no stage reads them).
 fn config_strings(link: &Link) -> Vec<(FieldPath, String)> {
@@ -459,6 +598,21 @@ fn lint_file(link: &Link, limits: &Limits, report: &mut Report) {
             };
             for (_, r) in t.references() {
                 let source = &text[r.span.start..r.span.end];
+                if layer == Layer::CONTEXT {
+                    if let Some(name) = param_as_context(link, &r) {
+                        let lint = Lint {
+                            code: Code::ParamAsContext,
+                            span: r.span,
+                            message: format!("`{source}` is a context placeholder in a tool file, where layer C never runs: it would reach the process as written"),
+                            help: Some(format!(
+                                "the {} is `{{{name}}}` (layer P); write `$${{{name}}}` for the literal text",
+                                if RUNTIME_PARAMS.contains(&name) { "runtime parameter" } else { "parameter" }
+                            )),
+                        };
+                        push_lint(link, &path, lint, report);
+                        continue;
+                    }
+                }
                 let lint = Lint {
                     code,
                     span: r.span,
@@ -472,6 +626,24 @@ fn lint_file(link: &Link, limits: &Limits, report: &mut Report) {
             }
         }
     }
+}
+
+/// The parameter a context placeholder in a tool file names, when it is one bare name
+/// that layer P knows in this file (a runtime parameter, a config key of the file, a
+/// declared parameter): `${tool_dir}` meant `{tool_dir}`.
+fn param_as_context<'r>(link: &Link, r: &'r Reference) -> Option<&'r str> {
+    let [strata_core::walk::Seg::Key(name)] = r.path.segs.as_slice() else {
+        return None;
+    };
+    let name = name.as_str();
+    let own_key = link
+        .doc
+        .value
+        .get("config")
+        .and_then(|c| c.get(name))
+        .is_some();
+    (RUNTIME_PARAMS.contains(&name) || own_key || declared_params(link).iter().any(|p| p == name))
+        .then_some(name)
 }
 
 fn layer_letter(layer: Layer) -> &'static str {

@@ -8,6 +8,7 @@ use clap::{Args, ValueEnum};
 use strata_app::{Diagnostic, Failure, Report, Severity};
 
 use crate::outcome::{diagnostics_text, open_project_as, plural, report};
+use crate::shared_args::SharedArgs;
 
 /// Output of `strata check`.
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -21,30 +22,46 @@ pub enum CheckFormat {
 /// Options of `strata check`.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// The project root (default: the nearest ancestor of the current directory with tools/)
-    pub project: Option<PathBuf>,
-    /// Output format
+    /// The project root, as -C/--project DIR (default: the nearest ancestor of the current
+    /// directory with tools/)
+    #[arg(value_name = "DIR", conflicts_with = "project")]
+    pub dir: Option<PathBuf>,
+    /// Output format (`--format json` is `--json`)
     #[arg(long, value_enum, default_value = "human")]
     pub format: CheckFormat,
-    /// Exit 1 on warnings too
+    /// Exit 1 on warnings too (never on notes)
     #[arg(long)]
     pub deny_warnings: bool,
+    /// Leave out the warnings and notes of this code (`L008`; repeatable); errors are never
+    /// left out
+    #[arg(long, value_name = "CODE")]
+    pub allow: Vec<String>,
+    #[command(flatten)]
+    pub shared: SharedArgs,
 }
 
 /// Runs `strata check`.
 pub fn run(args: CheckArgs) -> ExitCode {
-    let json = matches!(args.format, CheckFormat::Json);
-    let project = match open_project_as(args.project.as_deref(), None, json) {
+    let json = args.shared.json || matches!(args.format, CheckFormat::Json);
+    let dir = args.dir.as_deref().or(args.shared.project());
+    let project = match open_project_as(dir, None, json) {
         Ok(p) => p,
         Err(code) => return code,
     };
-    let found = match project.check() {
+    let mut found = match project.check() {
         Ok(r) => r,
         Err(e) => return report(Failure::Error(e), Some(&project), json),
     };
-    let text = match args.format {
-        CheckFormat::Human => human(&found, &project.root),
-        CheckFormat::Json => {
+    found.diagnostics.retain(|d| {
+        d.severity == Severity::Error
+            || !args
+                .allow
+                .iter()
+                .any(|a| a.eq_ignore_ascii_case(d.code.id()))
+    });
+    let text = match json {
+        false => human(&found, &project.root),
+        true => {
             let all: Vec<_> = found.diagnostics.iter().map(Diagnostic::to_json).collect();
             serde_json::to_string_pretty(&all).unwrap_or_default() + "\n"
         }
@@ -59,12 +76,17 @@ pub fn run(args: CheckArgs) -> ExitCode {
     }
 }
 
-/// rustc-style diagnostics, grouped by file (they are sorted), then a summary line.
+/// rustc-style diagnostics, grouped by file (they are sorted), then a summary line (notes
+/// are counted only when there are some).
 pub fn human(report: &Report, root: &Path) -> String {
     let mut out = diagnostics_text(report.diagnostics.iter(), root);
+    let notes = match report.count(Severity::Note) {
+        0 => String::new(),
+        n => format!(", {}", plural(n, "note")),
+    };
     let _ = writeln!(
         out,
-        "checked {}: {}, {}",
+        "checked {}: {}, {}{notes}",
         plural(report.files, "file"),
         plural(report.count(Severity::Error), "error"),
         plural(report.count(Severity::Warning), "warning")

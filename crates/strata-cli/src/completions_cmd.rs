@@ -1,9 +1,13 @@
-//! `strata completions SHELL`: the shell completion script of every command and option.
+//! `strata completions SHELL`: the script that makes a shell complete strata's commands and
+//! options and the project's tool ids, directive and graph paths, plan files, prompt keys and
+//! run ids. The script asks strata for each completion (`COMPLETE=SHELL strata -- …`, see
+//! `complete`), so it stays right as the project changes.
 
 use std::io::Write as _;
 use std::process::ExitCode;
 
-use clap::{Args, CommandFactory};
+use clap::Args;
+use clap_complete::env::Shells;
 use clap_complete::Shell;
 
 /// Options of `strata completions`.
@@ -13,12 +17,21 @@ pub struct CompletionsArgs {
     pub shell: Shell,
 }
 
-/// Runs `strata completions`: the script on standard output. (It is made in memory first:
-/// the generator panics when its output fails, as it does into a closed pipe.)
+/// Runs `strata completions`: the script on standard output.
 pub fn run(args: CompletionsArgs) -> ExitCode {
-    let mut command = crate::Cli::command();
+    let name = args.shell.to_string();
+    let shells = Shells::builtins();
+    let Some(shell) = shells.completer(&name) else {
+        return ExitCode::FAILURE;
+    };
     let mut script = Vec::new();
-    clap_complete::generate(args.shell, &mut command, "strata", &mut script);
+    let _ = shell.write_registration(
+        crate::complete::VAR,
+        "strata",
+        "strata",
+        "strata",
+        &mut script,
+    );
     let _ = std::io::stdout().lock().write_all(&script);
     ExitCode::SUCCESS
 }

@@ -16,9 +16,7 @@ use crate::style::{paint, NOTE};
 /// Options of `strata config`.
 #[derive(Debug, Args)]
 pub struct ConfigArgs {
-    /// Print the settings as JSON (each `{value, source}`)
-    #[arg(long)]
-    pub json: bool,
+    /// The global options; `--json` prints the settings as JSON (each `{value, source}`)
     #[command(flatten)]
     pub shared: SharedArgs,
 }
@@ -77,11 +75,13 @@ fn table(project: &Project) -> String {
             .unwrap_or(0)
     };
     let (w0, w1, w2) = (width(0), width(1), width(2));
-    let mut out = format!(
-        "settings of {} ({})\n",
-        project.root.display(),
-        strata_app::settings::FILE
-    );
+    let file = strata_app::settings::FILE;
+    let from = if project.root.join(file).is_file() {
+        format!("({file})")
+    } else {
+        format!("(no {file}: defaults and STRATA_* variables)")
+    };
+    let mut out = format!("settings of {} {from}\n", project.root.display());
     for (c, (_, _, _, what)) in cells.iter().zip(&rows) {
         let line = format!(
             "  {:<w0$}  {:<w1$}  {:<w2$}  {}",
@@ -107,11 +107,11 @@ fn as_json(project: &Project) -> Value {
 
 /// Runs `strata config`.
 pub fn run(args: ConfigArgs) -> ExitCode {
-    let project = match open_project_as(args.shared.project(), None, args.json) {
+    let project = match open_project_as(args.shared.project(), None, args.shared.json) {
         Ok(p) => p,
         Err(code) => return code,
     };
-    let text = if args.json {
+    let text = if args.shared.json {
         serde_json::to_string_pretty(&as_json(&project)).unwrap_or_default() + "\n"
     } else {
         table(&project)

@@ -8,8 +8,8 @@ use std::process::ExitCode;
 
 use clap::Args;
 use serde_json::{json, Map, Value};
-use strata_app::App;
 use strata_app::{as_literal, ExecOptions, Invocation};
+use strata_app::{App, Failure};
 use strata_core::{
     did_you_mean, for_each_leaf, Error, ErrorKind, FieldPath, Layer, Origin, PathSeg,
     RenderOptions, Rendered, Scope,
@@ -17,7 +17,7 @@ use strata_core::{
 use strata_directive::Directive;
 use strata_pipeline::{explain, Chain, StageOutput};
 
-use crate::outcome::{open_project, print_error, STRATA_FAILED};
+use crate::outcome::{open_project_as, report};
 use crate::run_args::{caller_params_from, looks_like_path};
 use crate::scope_args::split_pair;
 use crate::shared_args::SharedArgs;
@@ -27,6 +27,7 @@ use crate::shared_args::SharedArgs;
 pub struct ExplainArgs {
     /// A tool id (`examples/echo`) or file (`tools/examples/echo.yaml`), or a directive
     /// (`directives/greet.md`)
+    #[arg(add = crate::complete::runnables())]
     pub file: PathBuf,
     /// Only this field and the fields inside it (`config.args[1]`, `body`)
     #[arg(long, value_name = "PATH")]
@@ -49,23 +50,50 @@ pub fn run(args: ExplainArgs) -> ExitCode {
     let is_path = args.file.extension().is_some_and(|e| e == "md")
         || looks_like_path(&args.file.to_string_lossy());
     let file = is_path.then_some(args.file.as_path());
-    let project = match open_project(args.shared.project(), file) {
+    let json = args.shared.json;
+    let project = match open_project_as(args.shared.project(), file, json) {
         Ok(p) => p,
         Err(code) => return code,
     };
+    let mut fields = Vec::new();
     let text = if args.file.extension().is_some_and(|e| e == "md") {
-        directive_text(&args, &project)
+        directive_text(&args, &project, &mut fields)
     } else {
-        tool_text(&args, &project)
+        tool_text(&args, &project, &mut fields)
     };
     match text {
-        Ok(text) => {
+        Ok((kind, name, text)) => {
+            let text = if json {
+                let doc = json!({"ok": true, "kind": kind, "name": name, "fields": fields});
+                serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
+            } else {
+                text
+            };
             let _ = std::io::stdout().lock().write_all(text.as_bytes());
             ExitCode::SUCCESS
         }
-        Err(e) => {
-            print_error(&e, Some(&project));
-            ExitCode::from(STRATA_FAILED)
+        Err(e) => report(Failure::Error(e), Some(&project), json),
+    }
+}
+
+/// The segments of a field after a stage as JSON: `[{"origin", "text"}…]` (a typed value
+/// as `{"origin", "value"}`; a secret's text as `***`), or null when the field is absent.
+fn segments_json(found: Option<Found<'_>>) -> Value {
+    let typed = |v: &Value, o: Origin| match o {
+        Origin::Secret => json!({"origin": o.name(), "text": "***"}),
+        _ => json!({"origin": o.name(), "value": v}),
+    };
+    match found {
+        None => Value::Null,
+        Some(Found::Node(Rendered::Text(t))) => t
+            .segments()
+            .into_iter()
+            .map(|(o, s)| json!({"origin": o.name(), "text": s}))
+            .collect(),
+        Some(Found::Node(Rendered::Value(v, o))) => json!([typed(v, *o)]),
+        Some(Found::Json(v, o)) => json!([typed(v, o)]),
+        Some(Found::Node(other)) => {
+            json!([{"origin": other.origin().name(), "value": other.to_redacted_json()}])
         }
     }
 }
@@ -161,6 +189,7 @@ fn wanted(path: &str, field: Option<&str>) -> bool {
 /// inside it when given, which must exist.
 fn table(
     out: &mut String,
+    fields: &mut Vec<Value>,
     source: &Value,
     prefix: &FieldPath,
     stages: &[StageOutput],
@@ -184,10 +213,17 @@ fn table(
             None => format!("authored:{value}"),
         };
         let _ = writeln!(out, "  {:<10} {source}", "source");
+        let mut shown = Vec::new();
         for s in stages {
             let label = format!("{} {}", s.stage, s.layer);
             let _ = writeln!(out, "  {label:<10} {}", segments(find(&s.value, &path)));
+            shown.push(json!({
+                "stage": s.stage,
+                "layer": s.layer.name(),
+                "segments": segments_json(find(&s.value, &path)),
+            }));
         }
+        fields.push(json!({"field": full, "source": source, "stages": shown}));
     }
     Ok(())
 }
@@ -215,13 +251,17 @@ fn unknown_field(field: &str, names: &[String]) -> Error {
     .with_hint(hint)
 }
 
-fn tool_text(args: &ExplainArgs, project: &App) -> Result<String, Error> {
+/// What `strata explain` shows: the kind (`tool`, `directive`), its name and the text for
+/// people (the fields as JSON go into the caller's list).
+type Explained = (&'static str, String, String);
+
+fn tool_text(
+    args: &ExplainArgs,
+    project: &App,
+    fields: &mut Vec<Value>,
+) -> Result<Explained, Error> {
     let name = args.file.to_string_lossy();
-    let id = if looks_like_path(&name) {
-        project.id_of_path(&args.file)?
-    } else {
-        name.into_owned()
-    };
+    let id = crate::names::tool_id(project, &name)?;
     let caller = caller_params_from(args.params_json.as_deref(), &args.params)?;
     let call = Invocation::new(project, &id, &caller, &ExecOptions::default())?;
     let stages = call.explain()?;
@@ -236,12 +276,13 @@ fn tool_text(args: &ExplainArgs, project: &App) -> Result<String, Error> {
     }
     table(
         &mut out,
+        fields,
         &source,
         &FieldPath(vec![PathSeg::Key("config".into())]),
         &stages,
         args.field.as_deref(),
     )?;
-    Ok(out)
+    Ok(("tool", id, out))
 }
 
 fn pointer_mut<'v>(v: &'v mut Value, path: &FieldPath) -> Option<&'v mut Value> {
@@ -251,7 +292,11 @@ fn pointer_mut<'v>(v: &'v mut Value, path: &FieldPath) -> Option<&'v mut Value> 
     })
 }
 
-fn directive_text(args: &ExplainArgs, project: &App) -> Result<String, Error> {
+fn directive_text(
+    args: &ExplainArgs,
+    project: &App,
+    fields: &mut Vec<Value>,
+) -> Result<Explained, Error> {
     let absolute = std::path::absolute(&args.file).unwrap_or_else(|_| args.file.clone());
     let name = project.display_name(&absolute);
     let text = project.read_text(&absolute)?;
@@ -312,6 +357,7 @@ fn directive_text(args: &ExplainArgs, project: &App) -> Result<String, Error> {
     );
     table(
         &mut out,
+        fields,
         &source,
         &FieldPath::root(),
         &stages,
@@ -320,7 +366,7 @@ fn directive_text(args: &ExplainArgs, project: &App) -> Result<String, Error> {
     if args.field.is_none() {
         responses_text(&mut out, &directive, project);
     }
-    Ok(out)
+    Ok(("directive", name, out))
 }
 
 /// The candidates of `responses:`, each field with the source that will fill it.

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 use strata_app::App;
 use strata_app::{ExecOptions, ToolChain};
 use strata_argo::check::{check, check_exported, Summary};
@@ -19,7 +19,7 @@ use strata_doc::{parse_dotenv, Document};
 use strata_graph::is_graph_document;
 use strata_plans::{check_tools, Plan};
 
-use crate::outcome::open_project;
+use crate::outcome::open_project_as;
 use crate::outcome::print_errors;
 use crate::plan_input::{read_document, shown_name, user_values};
 use crate::scope_args::split_pair;
@@ -43,7 +43,9 @@ pub enum Target {
 /// Options of `strata export argo`.
 #[derive(Debug, Args)]
 pub struct ArgoArgs {
-    /// The plan or graph file to export; with --check, a Workflow manifest to check
+    /// The plan or graph to export — a file, a graph's id (`graphs/words`) or a plan's name
+    /// (`plans/one`); with --check, a Workflow manifest to check
+    #[arg(add = crate::complete::exportables())]
     pub input: PathBuf,
     /// The container image holding strata and the project (docs/scale-out.md)
     #[arg(long, value_name = "IMAGE")]
@@ -64,13 +66,20 @@ pub struct ArgoArgs {
     /// The Kubernetes Secret the tools' secret variables come from
     #[arg(long, value_name = "NAME")]
     pub secret: Option<String>,
-    /// A default for a plan's user value `{{PLACEHOLDER_NAME}}` or a graph's input, as text
-    /// (a graph's typed by its parameters) (repeatable)
+    /// A default for a plan's user value `{{PLACEHOLDER_NAME}}`, as text (repeatable; for a
+    /// graph the same as --input)
     #[arg(long = "value", value_name = "NAME=TEXT")]
     pub values: Vec<String>,
-    /// A default for a plan's user value or a graph's input, as JSON (repeatable)
+    /// A default for a plan's user value, as JSON (repeatable; for a graph an input, as JSON)
     #[arg(long = "value-json", value_name = "NAME=JSON")]
     pub value_jsons: Vec<String>,
+    /// A default for a graph's input, typed by its declaration as `strata run --input` types
+    /// it (repeatable)
+    #[arg(long = "input", value_name = "K=V")]
+    pub inputs: Vec<String>,
+    /// Defaults for a graph's inputs as a JSON object (typed), as `strata run --params-json`
+    #[arg(long, value_name = "JSON")]
+    pub params_json: Option<String>,
     /// The project's directory inside the image
     #[arg(long, value_name = "DIR", default_value = strata_argo::manifest::PROJECT_DIR)]
     pub project_dir: String,
@@ -91,14 +100,16 @@ pub fn run(args: ExportArgs) -> ExitCode {
     }
 }
 
-fn argo(args: ArgoArgs) -> ExitCode {
-    let project = match open_project(args.shared.project(), Some(&args.input)) {
+fn argo(mut args: ArgoArgs) -> ExitCode {
+    let json = args.shared.json;
+    let project = match open_project_as(args.shared.project(), Some(&args.input), json) {
         Ok(p) => p,
         Err(code) => return code,
     };
+    args.input = crate::names::export_input(&project, &args.input);
     match export(&args, &project) {
         Ok(code) => ExitCode::from(code),
-        Err(failure) => crate::outcome::report(failure, Some(&project), false),
+        Err(failure) => crate::outcome::report(failure, Some(&project), json),
     }
 }
 
@@ -127,8 +138,26 @@ fn export(args: &ArgoArgs, project: &App) -> Result<u8, Failure> {
             .with_hint("name the container image holding strata and the project: --image registry/strata:tag (docs/scale-out.md)")
             .into());
     };
+    let is_graph = is_graph_document(&doc.value);
+    let graph_inputs = !args.inputs.is_empty() || args.params_json.is_some();
+    if !is_graph && graph_inputs {
+        let flag = if args.inputs.is_empty() {
+            "--params-json"
+        } else {
+            "--input"
+        };
+        return Err(Error::new(
+            Layer::REQUEST,
+            ErrorKind::Invalid,
+            format!("{flag} does not apply to plans"),
+        )
+        .with_hint("--input and --params-json set a graph's inputs; a plan's user values are --value NAME=TEXT and --value-json NAME=JSON")
+        .into());
+    }
     let mut values = Map::new();
-    user_values(&args.values, &args.value_jsons, &mut values)?;
+    if !is_graph {
+        user_values(&args.values, &args.value_jsons, &mut values)?;
+    }
     let options = Options {
         image,
         name: args.name.clone(),
@@ -145,7 +174,7 @@ fn export(args: &ArgoArgs, project: &App) -> Result<u8, Failure> {
         value: &doc.value,
     };
     let tools = project.runner(ExecOptions::default());
-    if is_graph_document(&doc.value) {
+    if is_graph {
         return export_graph_file(args, project, &doc, options);
     }
     let plan = match Plan::load(&doc) {
@@ -199,12 +228,15 @@ fn export_graph_file(
     let id = project.id_of_path(&args.input)?;
     let graph = project.load_graph(&id)?;
     // The graph's inputs, typed by its parameters as `strata run --input` types them.
-    let mut typed = Map::new();
+    // `--value`/`--value-json` are the plans' spelling, kept for graphs too.
+    let mut typed = crate::graphs::typed_inputs(args.params_json.as_deref())?;
     user_values(&[], &args.value_jsons, &mut typed)?;
     let strings = args
         .values
         .iter()
-        .map(|p| split_pair(p, "--value").map(|(k, v)| (k.to_string(), v.to_string())))
+        .map(|p| split_pair(p, "--value"))
+        .chain(args.inputs.iter().map(|p| split_pair(p, "--input")))
+        .map(|pair| pair.map(|(k, v)| (k.to_string(), v.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
     options.values = graph.bind_inputs(&typed, &strings)?;
     let used = tools_of(&graph);
@@ -282,6 +314,7 @@ fn write(args: &ArgoArgs, from: &str, manifest: &Value, what: &str) -> Result<u8
         "{from}: exported and checked: {} ({SCHEMA_RELEASE} and strata's checks)",
         describe(&summary)
     );
+    let json = args.shared.json;
     match &args.output {
         Some(path) => {
             std::fs::write(path, &text).map_err(|e| {
@@ -291,19 +324,40 @@ fn write(args: &ArgoArgs, from: &str, manifest: &Value, what: &str) -> Result<u8
                     format!("cannot write `{}`: {e}", path.display()),
                 )
             })?;
-            if !args.check {
+            if !args.check && !json {
                 eprintln!("wrote {}: {}", path.display(), describe(&summary));
             }
         }
+        None if json => {}
         None if !args.check => {
             let _ = std::io::stdout().lock().write_all(text.as_bytes());
         }
         None => {}
     }
-    if args.check {
+    if json {
+        // The manifest itself when it is not written to a file nor only checked.
+        let mut doc = summary_json(from, &summary);
+        if let Some(path) = &args.output {
+            doc["output"] = Value::String(path.display().to_string());
+        } else if !args.check {
+            doc["manifest"] = manifest.clone();
+        }
+        print_json(&doc);
+    } else if args.check {
         println!("{verdict}");
     }
     Ok(0)
+}
+
+/// `{"ok": true, "file", "templates", "tasks"}`: what `--json` says of a manifest that
+/// passes the check (docs/schemas/export.schema.json).
+fn summary_json(file: &str, s: &Summary) -> Value {
+    json!({"ok": true, "file": file, "templates": s.templates, "tasks": s.tasks})
+}
+
+fn print_json(doc: &Value) {
+    let text = serde_json::to_string_pretty(doc).unwrap_or_default() + "\n";
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
 /// `--check` of a Workflow manifest: the verdict, or every problem with its line.
@@ -318,6 +372,19 @@ fn check_manifest(args: &ArgoArgs, doc: &Document) -> Result<u8, Failure> {
         .into());
     }
     match check(&doc.value) {
+        Ok(summary) if args.shared.json => {
+            print_json(&summary_json(&doc.name, &summary));
+            Ok(0)
+        }
+        Err(errors) if args.shared.json => {
+            let errors: Vec<Error> = errors.into_iter().map(|e| doc.locate_error(e)).collect();
+            let failure = Failure::Document {
+                errors,
+                doc: Box::new(doc.clone()),
+            };
+            print_json(&failure.to_json());
+            Ok(1)
+        }
         Ok(summary) => {
             println!(
                 "{}: valid: {} ({SCHEMA_RELEASE} and strata's checks)",

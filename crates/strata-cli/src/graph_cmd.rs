@@ -1,22 +1,22 @@
 //! `strata graph <id> --format mermaid|dot`: a graph tool drawn.
 
 use std::io::Write;
-use std::path::Path;
 use std::process::ExitCode;
 
-use clap::Args;
-use strata_app::App;
+use clap::{Args, ValueEnum};
+use strata_app::Failure;
 use strata_core::{Error, ErrorKind, Layer};
 use strata_graph::draw::draw;
 
 use crate::graphs::DrawFormat;
-use crate::outcome::{open_project, print_error, STRATA_FAILED};
+use crate::outcome::{open_project_as, report};
 use crate::shared_args::SharedArgs;
 
 /// Options of `strata graph`.
 #[derive(Debug, Args)]
 pub struct GraphArgs {
     /// Graph id (`graphs/retry`, or `retry` for a graph under tools/graphs/) or graph file
+    #[arg(add = crate::complete::graphs())]
     pub graph: String,
     /// The drawing format
     #[arg(long, value_enum, default_value = "mermaid")]
@@ -25,25 +25,14 @@ pub struct GraphArgs {
     pub shared: SharedArgs,
 }
 
-/// The id of the graph named on the command line: a file, an id, or an id under `graphs/`.
-fn graph_id(project: &App, name: &str) -> Result<String, Error> {
-    if name.ends_with(".yaml") || name.ends_with(".yml") {
-        return project.id_of_path(Path::new(name));
-    }
-    let nested = format!("graphs/{name}");
-    if project.tool_path(name).is_none() && project.tool_path(&nested).is_some() {
-        return Ok(nested);
-    }
-    Ok(name.to_string())
-}
-
 /// Runs `strata graph`: draws the graph on stdout.
 pub fn draw_cmd(args: GraphArgs) -> ExitCode {
-    let project = match open_project(args.shared.project(), None) {
+    let json = args.shared.json;
+    let project = match open_project_as(args.shared.project(), None, json) {
         Ok(p) => p,
         Err(code) => return code,
     };
-    let drawn = graph_id(&project, &args.graph).and_then(|id| {
+    let drawn = crate::names::tool_id(&project, &args.graph).and_then(|id| {
         if project.tool_path(&id).is_some() && !project.is_graph(&id) {
             return Err(Error::new(
                 Layer::REQUEST,
@@ -56,14 +45,25 @@ pub fn draw_cmd(args: GraphArgs) -> ExitCode {
     });
     match drawn {
         Ok(graph) => {
-            let _ = std::io::stdout()
-                .lock()
-                .write_all(draw(&graph, args.format.into()).as_bytes());
+            print_drawing(draw(&graph, args.format.into()), args.format, json);
             ExitCode::SUCCESS
         }
-        Err(e) => {
-            print_error(&e, Some(&project));
-            ExitCode::from(STRATA_FAILED)
-        }
+        Err(e) => report(Failure::Error(e), Some(&project), json),
     }
+}
+
+/// Prints a drawing on stdout: as it is, or with `json` as `{"ok": true, "format": …,
+/// "drawing": …}` (docs/schemas/drawing.schema.json).
+pub fn print_drawing(drawing: String, format: DrawFormat, json: bool) {
+    let text = if json {
+        let name = format
+            .to_possible_value()
+            .map(|v| v.get_name().to_string())
+            .unwrap_or_default();
+        let value = serde_json::json!({"ok": true, "format": name, "drawing": drawing});
+        serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
+    } else {
+        drawing
+    };
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }

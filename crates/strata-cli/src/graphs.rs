@@ -21,7 +21,8 @@ pub const LIMITED: u8 = 3;
 pub enum Mode {
     /// One line per event on stderr.
     Human,
-    /// One JSON object per event on stdout.
+    /// One JSON object per event on stderr (JSON Lines), as directives' and plans' events
+    /// go: stdout holds the one result document.
     Json,
     /// Nothing but the result.
     Quiet,
@@ -35,7 +36,7 @@ impl Observer for Printer {
         match self.0 {
             Mode::Human => anstream::eprintln!("{}", styled_line(&event)),
             Mode::Json => {
-                let mut out = std::io::stdout().lock();
+                let mut out = std::io::stderr().lock();
                 let _ = writeln!(out, "{}", event.to_json());
                 let _ = out.flush();
             }

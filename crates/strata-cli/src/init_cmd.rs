@@ -10,14 +10,17 @@ use std::process::ExitCode;
 use clap::Args;
 use strata_core::{Error, ErrorKind, Layer};
 
-use crate::outcome::{print_error, STRATA_FAILED};
+use crate::outcome::report;
 
 /// Options of `strata init`.
 #[derive(Debug, Args)]
 pub struct InitArgs {
     /// The project directory, created when it does not exist (default: the current directory)
-    #[arg(default_value = ".")]
+    #[arg(default_value = ".", value_hint = clap::ValueHint::DirPath)]
     pub dir: PathBuf,
+    /// The global options; `--json` prints `{"ok": true, "project", "files": […]}`
+    #[command(flatten)]
+    pub shared: crate::shared_args::SharedArgs,
 }
 
 /// Every file of a new project: its path under the project, and its text. The runtimes are
@@ -154,14 +157,16 @@ fn next_steps(dir: &Path) -> String {
 pub fn run(args: InitArgs) -> ExitCode {
     match create(&args.dir) {
         Ok(()) => {
-            let _ = anstream::stdout()
-                .lock()
-                .write_all(next_steps(&args.dir).as_bytes());
+            let text = if args.shared.json {
+                let files: Vec<&str> = FILES.iter().map(|(rel, _)| *rel).collect();
+                let doc = serde_json::json!({"ok": true, "project": args.dir, "files": files});
+                serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
+            } else {
+                next_steps(&args.dir)
+            };
+            let _ = anstream::stdout().lock().write_all(text.as_bytes());
             ExitCode::SUCCESS
         }
-        Err(e) => {
-            print_error(&e, None);
-            ExitCode::from(STRATA_FAILED)
-        }
+        Err(e) => report(strata_app::Failure::Error(e), None, args.shared.json),
     }
 }

@@ -2,13 +2,17 @@
 //! diagnostics for people.
 
 mod check_cmd;
+mod complete;
 mod completions_cmd;
 mod config_cmd;
 mod explain_cmd;
 mod export_cmd;
 mod graph_cmd;
 mod graphs;
+mod import_cmd;
 mod init_cmd;
+mod man_cmd;
+mod names;
 mod outcome;
 mod plan_cmd;
 mod plan_input;
@@ -36,7 +40,7 @@ mod walk_cmd;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// strata: layered interpolation of tool-execution configs.
 #[derive(Debug, Parser)]
@@ -47,16 +51,10 @@ use clap::{Parser, Subcommand};
     long_about = None
 )]
 struct Cli {
-    /// When to colour diagnostics and progress (auto: when the output is a terminal and
-    /// NO_COLOR is not set)
-    #[arg(
-        long,
-        value_enum,
-        global = true,
-        value_name = "WHEN",
-        default_value = "auto"
-    )]
-    color: style::ColorWhen,
+    /// The global options (docs/settings.md, "Global options"), also flattened into each
+    /// command's own options
+    #[command(flatten)]
+    shared: shared_args::SharedArgs,
     #[command(subcommand)]
     command: Command,
 }
@@ -89,10 +87,49 @@ enum Command {
     Export(export_cmd::ExportArgs),
     /// Run one node of a graph from the checkpoint the node before it left (what an exported workflow's task runs)
     Walk(walk_cmd::WalkArgs),
+    /// Import another system's project into a new strata project (`strata import ryeos SRC DST`)
+    Import(import_cmd::ImportArgs),
     /// Show the project's settings (strata.yaml, STRATA_* variables) and where each came from
     Config(config_cmd::ConfigArgs),
-    /// Print the shell completion script (bash, zsh, fish, elvish, powershell)
+    /// Print the shell completion script (bash, zsh, fish, elvish, powershell): commands,
+    /// options and the project's tools, directives, graphs, plans, prompt keys and run ids
     Completions(completions_cmd::CompletionsArgs),
+    /// Print the manual page of strata or of a command, or install every page (--install DIR)
+    Man(man_cmd::ManArgs),
+}
+
+/// `strata run …` parsed with only the `run` command built (with the global options, as
+/// [`Cli`] defines both): building every command's options is a good part of what strata
+/// does before it runs a tool. `None` — and the whole command line is parsed as usual — for
+/// any other command, for a line that asks for help or the version, and for a line that does
+/// not parse (so that every message comes from the whole command line).
+fn parse_run() -> Option<Cli> {
+    use clap::{Args, FromArgMatches};
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args.get(1).and_then(|a| a.to_str()) != Some("run") {
+        return None;
+    }
+    let asks = |a: &std::ffi::OsString| {
+        matches!(
+            a.to_str(),
+            Some("-h" | "--help" | "-V" | "--version" | "help")
+        )
+    };
+    if args.iter().skip(2).any(asks) {
+        return None;
+    }
+    let run = run_args::RunArgs::augment_args(clap::Command::new("run"));
+    let cli = shared_args::SharedArgs::augment_args(clap::Command::new("strata"))
+        .subcommand(run)
+        .subcommand_required(true);
+    let matches = cli.try_get_matches_from(&args).ok()?;
+    Cli::from_arg_matches(&matches).ok()
+}
+
+/// The whole command line as clap defines it: what completion, man pages and `--help` are
+/// made from.
+pub fn command() -> clap::Command {
+    Cli::command()
 }
 
 /// Runs the command line and returns the process exit code.
@@ -102,12 +139,15 @@ enum Command {
 /// started is killed and reaped, then strata dies of that signal (see
 /// `strata_app::install_interrupt_handler_on_spawn`).
 pub fn main() -> ExitCode {
+    complete::answer_and_exit();
     strata_app::install_interrupt_handler_on_spawn();
-    let cli = Cli::parse();
-    cli.color.apply();
+    let cli = parse_run().unwrap_or_else(Cli::parse);
+    cli.shared.color.apply();
+    outcome::set_verbose(cli.shared.verbose());
     match cli.command {
         Command::Init(args) => init_cmd::run(args),
         Command::Completions(args) => completions_cmd::run(args),
+        Command::Man(args) => man_cmd::run(args),
         Command::Config(args) => config_cmd::run(args),
         Command::Render(args) => render::run(args),
         Command::Check(args) => check_cmd::run(args),
@@ -121,5 +161,6 @@ pub fn main() -> ExitCode {
         Command::Plan(args) => plan_cmd::run(args),
         Command::Export(args) => export_cmd::run(args),
         Command::Walk(args) => walk_cmd::run(args),
+        Command::Import(args) => import_cmd::run(args),
     }
 }

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use strata_app::{App, Diagnostic, Failure, Project, Target, EXIT_STRATA};
 use strata_core::Error;
@@ -16,14 +17,47 @@ use crate::report::{arrow, format_error, format_errors, headline, line_snippet, 
 /// Exit code when strata itself fails before anything runs.
 pub const STRATA_FAILED: u8 = EXIT_STRATA;
 
-/// The project of a command: `--project DIR`, or the nearest ancestor with `tools/` of the
-/// directory holding `file` (of the current directory without one). A failure is printed and
+/// The project of a command: `--project DIR`, or the current directory's project (the
+/// nearest ancestor with `tools/`), or, for a `file` outside it, the nearest ancestor with
+/// `tools/` of the file's folder (see `App::open`). A failure is printed and
 /// returned as the exit code.
 pub fn open_project(dir: Option<&Path>, file: Option<&Path>) -> Result<App, ExitCode> {
-    App::open(dir, file).map_err(|e| {
+    App::open(dir, file).map(opened).map_err(|e| {
         print_error(&e, None);
         ExitCode::from(STRATA_FAILED)
     })
+}
+
+/// The settings of a command that needs no project (`render`, `plan resolve`): those of the
+/// project of `-C DIR` when given, else of the current directory's project (the defaults and
+/// `STRATA_*` variables without one).
+pub fn settings_of(dir: Option<&Path>) -> Result<strata_app::Settings, Error> {
+    match dir {
+        Some(dir) => App::open(Some(dir), None).map(|app| opened(app).settings().clone()),
+        None => strata_app::ambient_settings(),
+    }
+}
+
+/// Whether `-v/--verbose` was given (set once, before the command runs).
+static VERBOSE: AtomicBool = AtomicBool::new(false);
+
+/// Remembers `-v/--verbose` for [`opened`].
+pub fn set_verbose(on: bool) {
+    VERBOSE.store(on, Ordering::Relaxed);
+}
+
+/// The project a command opened; with `-v`, a line on stderr saying which it is and where
+/// its settings come from (`strata: project /path (strata.yaml)`, or `(no strata.yaml)`).
+pub fn opened(app: App) -> App {
+    if VERBOSE.load(Ordering::Relaxed) {
+        let file = strata_app::settings::FILE;
+        let from = match app.root.join(file).is_file() {
+            true => file.to_string(),
+            false => format!("no {file}"),
+        };
+        anstream::eprintln!("strata: project {} ({from})", app.root.display());
+    }
+    app
 }
 
 /// [`open_project`] for a command that takes `--json`: the failure is printed as JSON.
@@ -32,7 +66,9 @@ pub fn open_project_as(
     file: Option<&Path>,
     json: bool,
 ) -> Result<App, ExitCode> {
-    App::open(dir, file).map_err(|e| report(Failure::Error(e), None, json))
+    App::open(dir, file)
+        .map(opened)
+        .map_err(|e| report(Failure::Error(e), None, json))
 }
 
 /// Prints an error, with a snippet of the file it points into when there is one.

@@ -12,6 +12,7 @@ use strata_plans::Plan;
 use crate::graphs::DrawFormat;
 use crate::outcome::report;
 use crate::plan_input::{read_document, STDIN};
+use crate::shared_args::SharedArgs;
 use strata_app::Failure;
 
 /// Options of `strata plan`.
@@ -70,10 +71,11 @@ fn load_plan(path: &str, json: bool) -> Result<(Document, Plan), ExitCode> {
 #[derive(Debug, Args)]
 pub struct ShowArgs {
     /// The plan: a JSON or YAML file, or `-` for standard input
+    #[arg(add = crate::complete::plans())]
     pub plan: String,
-    /// Print the steps, levels and user values as JSON
-    #[arg(long)]
-    pub json: bool,
+    /// `--json` prints the steps, levels and user values as JSON
+    #[command(flatten)]
+    pub shared: SharedArgs,
 }
 
 /// The plan for people: per level, each step with its tool, what it waits for, its intent;
@@ -111,11 +113,11 @@ pub fn outline(name: &str, plan: &Plan) -> String {
 }
 
 fn show(args: ShowArgs) -> ExitCode {
-    let (doc, plan) = match load_plan(&args.plan, args.json) {
+    let (doc, plan) = match load_plan(&args.plan, args.shared.json) {
         Ok(p) => p,
         Err(code) => return code,
     };
-    let text = if args.json {
+    let text = if args.shared.json {
         serde_json::to_string_pretty(&plan.outline()).unwrap_or_default() + "\n"
     } else {
         outline(&doc.name, &plan)
@@ -128,19 +130,21 @@ fn show(args: ShowArgs) -> ExitCode {
 #[derive(Debug, Args)]
 pub struct PlanGraphArgs {
     /// The plan: a JSON or YAML file, or `-` for standard input
+    #[arg(add = crate::complete::plans())]
     pub plan: String,
     /// The drawing format
     #[arg(long, value_enum, default_value = "mermaid")]
     pub format: DrawFormat,
+    #[command(flatten)]
+    pub shared: SharedArgs,
 }
 
 fn graph(args: PlanGraphArgs) -> ExitCode {
-    let (_, plan) = match load_plan(&args.plan, false) {
+    let (_, plan) = match load_plan(&args.plan, args.shared.json) {
         Ok(p) => p,
         Err(code) => return code,
     };
-    let _ = std::io::stdout()
-        .lock()
-        .write_all(draw(&plan, args.format.into()).as_bytes());
+    let drawn = draw(&plan, args.format.into());
+    crate::graph_cmd::print_drawing(drawn, args.format, args.shared.json);
     ExitCode::SUCCESS
 }

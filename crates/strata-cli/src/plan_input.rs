@@ -34,7 +34,8 @@ pub fn read_document(path: &str, shown: &str, limits: &Limits) -> Result<Documen
     let bytes = if path == "-" {
         strata_doc::read_bounded(std::io::stdin().lock(), STDIN, limits)?
     } else {
-        strata_doc::read_file(Path::new(path), shown, limits)?
+        let file = crate::names::plan_file(path);
+        strata_doc::read_file(Path::new(&file), shown, limits)?
     };
     parse_document(shown, bytes, limits)
 }

@@ -18,6 +18,7 @@ use crate::plan_input::{read_document, user_values, STDIN};
 #[derive(Debug, Args)]
 pub struct ResolveArgs {
     /// The plan: a JSON or YAML file, or `-` for standard input (not with --batch)
+    #[arg(add = crate::complete::plans())]
     pub plan: Option<String>,
     /// The results known so far, as a JSON object of step id to result
     #[arg(long, value_name = "JSON")]
@@ -34,11 +35,15 @@ pub struct ResolveArgs {
     /// Read JSON Lines requests on standard input, answer one JSON line each
     #[arg(long)]
     pub batch: bool,
+    /// The global options (the reply is always JSON; `-C` names the project whose limits
+    /// apply)
+    #[command(flatten)]
+    pub shared: crate::shared_args::SharedArgs,
 }
 
 /// Runs `strata plan resolve`.
 pub fn run(args: ResolveArgs) -> ExitCode {
-    let limits = match strata_app::ambient_settings() {
+    let limits = match crate::outcome::settings_of(args.shared.project()) {
         Ok(settings) => settings.limits,
         Err(e) => {
             print_errors(&[e], None);

@@ -8,17 +8,17 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Args;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use strata_app::App;
 use strata_app::ExecOptions;
+use strata_app::{PlanExecution, PlanSource, RecordedPlanRun, WholePlan};
 use strata_core::{Error, ErrorKind, Layer, RenderOptions};
 use strata_doc::Document;
-use strata_plans::checkpoint::{begin, load_plan, Checkpoint, RunStatus, Writer};
 use strata_plans::request::ok_reply;
 use strata_plans::stream::StepLines;
-use strata_plans::{assess, Event, Observer, Outcome, Plan, Scheduler, State};
-use strata_runs::{fingerprint, new_run_id, now, RunDir, RunStore};
-use strata_tools::{validate, StepRecord, StepStatus, ToolRunner};
+use strata_plans::{assess, Event, Observer, Plan, State};
+use strata_runs::fingerprint;
+use strata_tools::{validate, StepStatus, ToolRunner};
 
 use crate::outcome::{open_project, print_errors};
 use crate::plan_input::{
@@ -29,15 +29,16 @@ use strata_app::Failure;
 use strata_app::Runner;
 
 /// Exit code of a run in which a step failed or was skipped.
-const FAILED: u8 = 1;
+const FAILED: u8 = strata_app::EXIT_FAILED;
 /// Exit code of a run that waits for user values.
-const WAITING: u8 = 3;
+const WAITING: u8 = strata_app::EXIT_WAITING;
 
 /// Options of `strata plan run`.
 #[derive(Debug, Args)]
 pub struct PlanRunArgs {
     /// The plan: a JSON or YAML file, or `-` for standard input (a whole plan, or steps as
     /// JSON Lines that start as they arrive); optional with --resume
+    #[arg(add = crate::complete::plans())]
     pub plan: Option<String>,
     /// The most steps running at once, from 1 to 256 (default: `jobs` in strata.yaml,
     /// STRATA_JOBS, or 4)
@@ -49,31 +50,35 @@ pub struct PlanRunArgs {
     /// A user value as JSON (repeatable)
     #[arg(long = "value-json", value_name = "NAME=JSON")]
     pub value_jsons: Vec<String>,
-    /// Print the final report (every step record, levels, missing values) as JSON
-    #[arg(long)]
+    /// `--json` (a global option, copied from `shared`): print the final report (every step
+    /// record, levels, missing values) as JSON
+    #[arg(skip)]
     pub json: bool,
     /// Resolve and validate everything that can be without running anything
     #[arg(long)]
     pub dry_run: bool,
-    /// No progress lines
-    #[arg(long)]
+    /// `-q/--quiet` (a global option, copied from `shared`): no progress lines
+    #[arg(skip)]
     pub quiet: bool,
-    /// Missing environment variables in tool configs are errors (also `strict: true` in
-    /// strata.yaml, or STRATA_STRICT=1)
-    #[arg(long)]
-    pub strict: bool,
+    /// `--strict/--no-strict` (global options, copied from `shared`): whether missing
+    /// environment variables in tool configs are errors, over the settings
+    #[arg(skip)]
+    pub strict: Option<bool>,
     /// The id of the new run (default: date, time and a random suffix)
     #[arg(long, value_name = "RUN_ID")]
     pub run_id: Option<String>,
     /// Continue the run with this id: its finished steps are not run again
-    #[arg(long, value_name = "RUN_ID")]
+    #[arg(long, value_name = "RUN_ID", add = crate::complete::run_ids())]
     pub resume: Option<String>,
     #[command(flatten)]
     pub shared: SharedArgs,
 }
 
 /// Runs `strata plan run`.
-pub fn run(args: PlanRunArgs) -> ExitCode {
+pub fn run(mut args: PlanRunArgs) -> ExitCode {
+    args.json = args.shared.json;
+    args.quiet = args.shared.quiet;
+    args.strict = args.shared.strict();
     let file = args
         .plan
         .as_deref()
@@ -120,8 +125,9 @@ fn run_in(args: &PlanRunArgs, project: &App) -> Result<u8, Failure> {
         ));
     }
     let tools = project.runner(ExecOptions {
-        render: RenderOptions::strict_if(project.settings.strict_with(args.strict)),
+        render: RenderOptions::strict_if(project.settings.strict_over(args.strict)),
         base_env: None,
+        die_with_parent: true,
     });
     let mut values = Map::new();
     if let Some(run_id) = &args.resume {
@@ -139,60 +145,40 @@ fn run_in(args: &PlanRunArgs, project: &App) -> Result<u8, Failure> {
         Source::Stream(first, rest) if args.dry_run => whole_from_stream(first, rest, project)?,
         other => other,
     };
-    if let Source::Whole { plan, doc, .. } = &source {
+    if let (Source::Whole { plan, doc, .. }, true) = (&source, args.dry_run) {
         let shown = shown_name(project, path);
         project.admit_plan(plan, &shown, doc.as_deref())?;
-        if args.dry_run {
-            return Ok(dry_run(args, plan, &tools, &values));
-        }
+        return Ok(dry_run(args, plan, &tools, &values));
     }
-    let store = RunStore::new(&project.root);
-    let run_id = args.run_id.clone().unwrap_or_else(new_run_id);
-    let (dir, _lock) = store.create_locked(&run_id)?;
-    let started = now();
-    let (name, print_fp, streamed, steps, plan_value) = match &source {
+    // The run's directory, its plan and first checkpoint (synced) before anything runs.
+    let run = project.start_plan_run(plan_source(source, project), args.run_id.clone(), values)?;
+    execute(args, project, &tools, run)
+}
+
+/// The source as the application layer records it: a whole plan, or the steps read from
+/// standard input as they arrive.
+fn plan_source(source: Source, project: &App) -> PlanSource {
+    match source {
         Source::Whole {
             plan,
             value,
             name,
             fingerprint,
-            ..
-        } => (
-            name.clone(),
-            fingerprint.clone(),
-            false,
-            plan.steps.len(),
-            Some(value.clone()),
-        ),
-        Source::Stream(..) => (STDIN.to_string(), String::new(), true, 0, None),
-    };
-    let checkpoint = Checkpoint {
-        run_id: run_id.clone(),
-        plan: name,
-        fingerprint: print_fp,
-        streamed,
-        status: RunStatus::Running,
-        steps,
-        values: values.clone(),
-        records: Vec::new(),
-        started,
-        updated: started,
-    };
-    // Durable before the first step starts: the plan and this first checkpoint are on disk
-    // (synced) before anything is scheduled, so a run killed at any moment resumes.
-    begin(&dir, plan_value.as_ref(), &checkpoint)?;
-    execute(
-        args,
-        project,
-        &tools,
-        source,
-        Record {
-            checkpoint,
-            plan: None,
-        },
-        &dir,
-        Vec::new(),
-    )
+            doc,
+        } => PlanSource::Whole(Box::new(WholePlan {
+            plan: *plan,
+            value,
+            name,
+            fingerprint,
+            doc: doc.map(|d| *d),
+        })),
+        Source::Stream(first, rest) => PlanSource::Stream(Box::new(StepLines::new(
+            STDIN,
+            Some(first),
+            rest,
+            project.limits.clone(),
+        ))),
+    }
 }
 
 /// Reads the plan named on the command line.
@@ -258,311 +244,162 @@ fn whole_from_stream(
     })
 }
 
-/// `--resume`: the run's plan and records, and the values it had (new ones added).
+/// `--resume`: the run's plan and records, and the values it had (new ones added); the
+/// application layer refuses a run that cannot continue.
 fn resume(
     args: &PlanRunArgs,
     project: &App,
     tools: &Runner<'_>,
     run_id: &str,
 ) -> Result<u8, Failure> {
-    let store = RunStore::new(&project.root);
-    if store.unstarted(run_id) {
-        return Err(Failure::Error(
-            Error::new(
-                Layer::REQUEST,
-                ErrorKind::RunState,
-                format!("run `{run_id}` never started: it was stopped before its first step"),
-            )
-            .with_hint(format!(
-                "start it again with `strata plan run <plan> --run-id {run_id}`"
-            )),
-        ));
-    }
-    let dir = store.open(run_id)?;
-    let _lock = dir.lock()?;
-    let mut checkpoint = Checkpoint::load(&dir)?;
-    if checkpoint.streamed {
-        return Err(Failure::Error(
-            Error::new(
-                Layer::REQUEST,
-                ErrorKind::RunState,
-                format!(
-                    "run `{run_id}` ran steps streamed on standard input; it cannot be resumed"
-                ),
-            )
-            .with_hint("start a new run with the whole plan; finished steps are in its checkpoint"),
-        ));
-    }
-    if matches!(checkpoint.status, RunStatus::Completed | RunStatus::Failed) {
-        return Err(Failure::Error(Error::new(
-            Layer::REQUEST,
-            ErrorKind::RunState,
-            format!(
-                "run `{run_id}` has already ended ({})",
-                checkpoint.status.name()
-            ),
-        )));
-    }
-    if let Some(path) = args.plan.as_deref() {
-        let shown = shown_name(project, path);
-        let doc = read_document(path, &shown, &project.limits)?;
-        if fingerprint(&doc.text) != checkpoint.fingerprint {
-            return Err(Failure::Error(
-                Error::new(
-                    Layer::REQUEST,
-                    ErrorKind::RunState,
-                    format!("`{shown}` changed since run `{run_id}` started"),
-                )
-                .with_hint("resume without naming the plan to use the plan the run started with"),
-            ));
+    let mut values = Map::new();
+    user_values(&args.values, &args.value_jsons, &mut values)?;
+    let named = args.plan.as_deref().map(|path| {
+        move || -> Result<Document, Failure> {
+            let shown = shown_name(project, path);
+            Ok(read_document(path, &shown, &project.limits)?)
         }
-    }
-    let value = load_plan(&dir)?;
-    let mut plan = Plan::from_value(&value, &strata_core::FieldPath::root()).map_err(|errors| {
-        Failure::Error(
-            errors
-                .into_iter()
-                .next()
-                .unwrap_or_else(|| Error::new(Layer::REQUEST, ErrorKind::Invalid, "invalid plan")),
-        )
-    })?;
-    plan.limits = project.limits.clone();
-    user_values(&args.values, &args.value_jsons, &mut checkpoint.values)?;
-    let done = checkpoint.records.clone();
-    checkpoint.status = RunStatus::Running;
-    let source = Source::Whole {
-        plan: Box::new(plan),
-        value,
-        name: checkpoint.plan.clone(),
-        fingerprint: checkpoint.fingerprint.clone(),
-        doc: None,
-    };
-    let record = Record {
-        checkpoint,
-        plan: None,
-    };
-    execute(args, project, tools, source, record, &dir, done)
+    });
+    let named = named
+        .as_ref()
+        .map(|read| read as &dyn Fn() -> Result<Document, Failure>);
+    let run = project.resume_plan_run(run_id, named, values)?;
+    execute(args, project, tools, run)
 }
 
-/// What a run writes to its directory: the checkpoint, and the plan it started with (written
-/// once, with the first checkpoint).
-struct Record {
-    checkpoint: Checkpoint,
-    plan: Option<Value>,
-}
-
-/// Runs the source, printing progress and keeping the checkpoint; prints the outcome.
+/// Runs the recorded run, printing progress; prints the outcome.
 fn execute(
     args: &PlanRunArgs,
     project: &App,
     tools: &Runner<'_>,
-    source: Source,
-    record: Record,
-    dir: &RunDir,
-    done: Vec<StepRecord>,
+    run: RecordedPlanRun,
 ) -> Result<u8, Failure> {
     let _ = strata_app::install_interrupt_handler();
-    let values = record.checkpoint.values.clone();
-    let run_id = record.checkpoint.run_id.clone();
-    let mut progress = Progress {
+    let run_id = run.run_id().to_string();
+    if run.plan().is_some() && !args.quiet {
+        strata_app::on_interrupt(Some(format!(
+            "strata: run {run_id} interrupted: resume it with `strata plan run --resume {run_id}`"
+        )));
+    }
+    let progress = Progress {
         quiet: args.quiet,
-        checkpoint: record.checkpoint,
-        plan: record.plan,
-        dirty: true,
-        writer: Some(Writer::start(dir.clone())),
-        save_error: None,
+        json: args.json,
     };
     let jobs = match args.jobs {
         Some(n) => strata_app::settings::jobs_from(n, "--jobs")?,
         None => project.settings.jobs.value,
     };
-    let outcome = match source {
-        Source::Whole {
-            plan, doc, name, ..
-        } => {
-            let levels = plan.levels().len();
-            if args.resume.is_none() {
-                progress.say(&format!(
-                    "run {run_id}: {name}, {} steps in {levels} levels, at most {jobs} at once",
-                    plan.steps.len()
-                ));
-            } else {
-                progress.say(&format!(
-                    "run {run_id}: resuming {name}, {} of {} steps finished, at most {jobs} at once",
-                    done.len(),
-                    plan.steps.len()
-                ));
-            }
-            let scheduler = Scheduler {
-                limits: &project.limits,
-                runner: tools,
-                jobs,
-                values: &values,
-                call: Default::default(),
-                doc: doc.as_deref(),
-            };
-            scheduler.run(&plan, done, &mut progress)
-        }
-        Source::Stream(first, rest) => {
-            progress.say(&format!(
-                "run {run_id}: steps from {STDIN} as they arrive, at most {jobs} at once"
-            ));
-            let scheduler = Scheduler {
-                limits: &project.limits,
-                runner: tools,
-                jobs,
-                values: &values,
-                call: Default::default(),
-                doc: None,
-            };
-            let lines = StepLines::new(STDIN, Some(first), rest, project.limits.clone());
-            scheduler.run_stream(lines, &mut progress)
-        }
+    match run.plan() {
+        Some(plan) if !run.resumed() => progress.say(&format!(
+            "run {run_id}: {}, {} steps in {} levels, at most {jobs} at once",
+            run.plan_name(),
+            plan.steps.len(),
+            plan.levels().len()
+        )),
+        Some(plan) => progress.say(&format!(
+            "run {run_id}: resuming {}, {} of {} steps finished, at most {jobs} at once",
+            run.plan_name(),
+            run.finished(),
+            plan.steps.len()
+        )),
+        None => progress.say(&format!(
+            "run {run_id}: steps from {STDIN} as they arrive, at most {jobs} at once"
+        )),
+    }
+    let exec = PlanExecution {
+        runner: tools,
+        jobs,
+        call: Default::default(),
     };
-    let status = outcome.status();
-    progress.checkpoint.status = status;
-    progress.checkpoint.steps = outcome.plan.steps.len();
-    progress.save();
+    let mut printer = Progress {
+        quiet: args.quiet,
+        json: args.json,
+    };
+    let report = run.execute(project, &exec, &mut printer)?;
     progress.say(&format!(
         "run {run_id}: {} ({})",
-        status.name(),
-        counts(&outcome)
+        report.status.name(),
+        report.counts()
     ));
-    if let Some(e) = progress.save_error.take() {
-        return Err(Failure::Error(e));
-    }
-    let stdout = if args.json {
-        serde_json::to_string_pretty(&report(
-            &run_id,
-            &progress.checkpoint.plan,
-            status,
-            &outcome,
-        ))
-        .unwrap_or_default()
-            + "\n"
+    let shown = if args.json {
+        report.to_json()
     } else {
-        serde_json::to_string_pretty(&sinks(&outcome)).unwrap_or_default() + "\n"
+        report.sinks()
     };
+    let stdout = serde_json::to_string_pretty(&shown).unwrap_or_default() + "\n";
     let _ = std::io::stdout().lock().write_all(stdout.as_bytes());
-    if !outcome.missing_values.is_empty() {
+    let missing = &report.outcome.missing_values;
+    if !missing.is_empty() {
         let mut err = std::io::stderr().lock();
-        let _ = writeln!(
-            err,
-            "waiting for values: {}",
-            ticked(&outcome.missing_values)
-        );
+        let _ = writeln!(err, "waiting for values: {}", ticked(missing));
         let _ = writeln!(
             err,
             "  resume with: strata plan run --resume {run_id} {}",
-            outcome
-                .missing_values
+            missing
                 .iter()
                 .map(|n| format!("--value {n}=…"))
                 .collect::<Vec<_>>()
                 .join(" ")
         );
     }
-    Ok(match status {
-        RunStatus::Completed => 0,
-        RunStatus::Waiting => WAITING,
-        RunStatus::Failed | RunStatus::Running => FAILED,
-    })
+    Ok(report.exit_code())
 }
 
-/// `2 completed, 1 failed, 1 skipped, 1 waiting` (the counts that are not zero).
-fn counts(outcome: &Outcome) -> String {
-    let mut n = [0usize; 4];
-    for i in 0..outcome.plan.steps.len() {
-        n[match outcome.state(i) {
-            State::Completed => 0,
-            State::Failed => 1,
-            State::Skipped => 2,
-            _ => 3,
-        }] += 1;
-    }
-    let parts: Vec<String> = ["completed", "failed", "skipped", "waiting"]
-        .iter()
-        .zip(n)
-        .filter(|(_, k)| *k > 0)
-        .map(|(name, k)| format!("{k} {name}"))
-        .collect();
-    if parts.is_empty() {
-        "no steps".into()
-    } else {
-        parts.join(", ")
-    }
-}
-
-/// The results of the completed steps no other step depends on, by id.
-fn sinks(outcome: &Outcome) -> Value {
-    let plan = &outcome.plan;
-    let mut used = vec![false; plan.steps.len()];
-    for deps in &plan.deps {
-        for &d in deps {
-            used[d] = true;
-        }
-    }
-    let mut out = Map::new();
-    for (i, step) in plan.steps.iter().enumerate() {
-        if let Some(r) = outcome.records.get(&step.id) {
-            if !used[i] && r.status == StepStatus::Completed {
-                out.insert(step.id.clone(), r.result.clone());
-            }
-        }
-    }
-    Value::Object(out)
-}
-
-/// The `--json` report: the run, its status, the levels, every step's record (waiting steps
-/// with `status: waiting` and `waiting_for`), the missing values and rejected input.
-fn report(run_id: &str, name: &str, status: RunStatus, outcome: &Outcome) -> Value {
-    json!({
-        "run_id": run_id,
-        "plan": name,
-        "status": status.name(),
-        "levels": outcome.plan.level_ids(),
-        "steps": outcome.step_records(),
-        "missing_values": outcome.missing_values,
-        "rejected": outcome.rejected.iter().map(Error::to_json).collect::<Vec<_>>(),
-    })
-}
-
-/// Progress lines on standard error, and the checkpoint whenever steps finished (written when
-/// the scheduler waits, so that steps that finish together cost one write).
+/// Progress lines on standard error (the application layer keeps the checkpoint).
+/// A plan run's progress on stderr: lines for people, or with `--json` one JSON object per
+/// event (`step_started`, `step_finished`, `step_waiting`), as directives' and graphs'
+/// events go (docs/cli.md, "One stream for events").
 struct Progress {
     quiet: bool,
-    checkpoint: Checkpoint,
-    /// The plan, until it is written.
-    plan: Option<Value>,
-    /// True when the checkpoint on disk is behind.
-    dirty: bool,
-    /// Writes checkpoints while the run goes on (until it ends).
-    writer: Option<Writer>,
-    save_error: Option<Error>,
+    json: bool,
 }
 
 impl Progress {
     fn say(&self, line: &str) {
-        if !self.quiet {
+        if !self.quiet && !self.json {
             anstream::eprintln!("{line}");
         }
     }
 
-    /// Writes the final checkpoint (in place of one still queued) and waits until it is on
-    /// disk.
-    fn save(&mut self) {
-        self.checkpoint.updated = now();
-        if let Some(writer) = self.writer.take() {
-            writer.write(self.plan.take().as_ref(), &self.checkpoint);
-            if let Err(e) = writer.finish() {
-                self.save_error.get_or_insert(e);
-            }
+    /// With `--json`: `event` as one JSON line on stderr (true when it was).
+    fn event_json(&self, event: &Event<'_>) -> bool {
+        if !self.json {
+            return false;
         }
+        if self.quiet {
+            return true;
+        }
+        let line = match event {
+            Event::Started { step, .. } => {
+                serde_json::json!({"event": "step_started", "id": step.id, "tool": step.tool})
+            }
+            Event::Finished {
+                step,
+                record,
+                elapsed,
+            } => serde_json::json!({
+                "event": "step_finished",
+                "id": step.id,
+                "tool": step.tool,
+                "status": record.status.name(),
+                "ms": elapsed.as_millis() as u64,
+                "record": record.to_json(),
+            }),
+            Event::Waiting { step, names } => {
+                serde_json::json!({"event": "step_waiting", "id": step.id, "tool": step.tool, "needs": names})
+            }
+            Event::Rejected { .. } => return false,
+        };
+        eprintln!("{line}");
+        true
     }
 }
 
 impl Observer for Progress {
     fn on(&mut self, event: Event<'_>) {
+        if self.event_json(&event) {
+            return;
+        }
         match event {
             Event::Started { step, .. } => {
                 self.say(&crate::progress::start_line(&step.id, &step.tool));
@@ -579,8 +416,6 @@ impl Observer for Progress {
                         eprintln!("    ! {}", strata_core::escaped(l));
                     }
                 }
-                self.checkpoint.records.push(record.clone());
-                self.dirty = true;
             }
             Event::Waiting { step, names } => {
                 self.say(&format!(
@@ -591,14 +426,6 @@ impl Observer for Progress {
                 ));
             }
             Event::Rejected { errors } => print_errors(errors, None),
-        }
-    }
-
-    fn idle(&mut self) {
-        if let (true, Some(writer)) = (self.dirty, &self.writer) {
-            self.checkpoint.updated = now();
-            writer.write(self.plan.take().as_ref(), &self.checkpoint);
-            self.dirty = false;
         }
     }
 }

@@ -47,12 +47,8 @@ pub struct StepArgs {
     /// Records longer than this many bytes of JSON go to the artifact file
     #[arg(long, value_name = "BYTES", default_value_t = PARAMETER_LIMIT)]
     pub limit: usize,
-    /// Treat missing environment variables in tool configs as errors
-    #[arg(long)]
-    pub strict: bool,
-    /// Print a failure to run the step as `{"ok": false, "error": …}` on stdout
-    #[arg(long)]
-    pub json: bool,
+    /// `--strict` treats missing environment variables in tool configs as errors; `--json`
+    /// prints a failure to run the step as `{"ok": false, "error": …}` on stdout
     #[command(flatten)]
     pub shared: SharedArgs,
 }
@@ -65,7 +61,7 @@ pub fn run(args: StepArgs) -> ExitCode {
     };
     match step(&args, &project) {
         Ok(code) => ExitCode::from(code),
-        Err(failure) => crate::outcome::report(failure, Some(&project), args.json),
+        Err(failure) => crate::outcome::report(failure, Some(&project), args.shared.json),
     }
 }
 
@@ -121,8 +117,9 @@ fn step(args: &StepArgs, project: &App) -> Result<u8, Failure> {
         step: &args.step,
         values: &values,
         options: strata_app::ExecOptions {
-            render: RenderOptions::strict_if(project.settings.strict_with(args.strict)),
+            render: RenderOptions::strict_if(project.settings.strict_over(args.shared.strict())),
             base_env: None,
+            die_with_parent: true,
         },
     };
     let records = args.records.as_deref();

@@ -36,6 +36,7 @@ enum PromptCommand {
 #[derive(Debug, Args)]
 struct RenderArgs {
     /// The key (`BrowseLink`, `reflection/default`); none means the default name
+    #[arg(add = crate::complete::prompt_keys())]
     key: Option<String>,
     /// The root space, looked in before its ancestors and the top (`action_agent`)
     #[arg(long, value_name = "SPACE")]
@@ -76,23 +77,17 @@ struct RenderArgs {
     /// template): its text, or @file (read as the template's text)
     #[arg(long, value_name = "TEXT|@FILE")]
     default_template: Option<String>,
-    /// Print no warnings on standard error (a key no template is named after, undefined
-    /// variables)
-    #[arg(long, short = 'q')]
-    quiet: bool,
     /// Print every variant when versioned components give several
     #[arg(long)]
     all_variants: bool,
-    /// Undefined variables are errors (except in tests such as `{% if x is defined %}`)
-    #[arg(long)]
-    strict: bool,
-    /// Print the result as JSON
-    #[arg(long)]
-    json: bool,
     /// Print the candidates tried in order, the one that won and the variables, then the
     /// prompt
     #[arg(long)]
     explain: bool,
+    /// The global options: `-q` prints no warnings on standard error (a key no template is
+    /// named after, undefined variables); `--strict` makes undefined variables errors (except
+    /// in tests such as `{% if x is defined %}`; strata.yaml's `strict` does not apply);
+    /// `--json` prints the result as JSON
     #[command(flatten)]
     pub shared: SharedArgs,
 }
@@ -100,9 +95,7 @@ struct RenderArgs {
 /// Options of `strata prompt list`.
 #[derive(Debug, Args)]
 struct ListArgs {
-    /// Print the list as JSON
-    #[arg(long)]
-    json: bool,
+    /// The global options; `--json` prints the list as JSON
     #[command(flatten)]
     pub shared: SharedArgs,
 }
@@ -110,8 +103,8 @@ struct ListArgs {
 /// Runs `strata prompt`.
 pub fn run(args: PromptArgs) -> ExitCode {
     let (dir, json) = match &args.command {
-        PromptCommand::Render(a) => (a.shared.project(), a.json),
-        PromptCommand::List(a) => (a.shared.project(), a.json),
+        PromptCommand::Render(a) => (a.shared.project(), a.shared.json),
+        PromptCommand::List(a) => (a.shared.project(), a.shared.json),
     };
     let project = match open_project_as(dir, None, json) {
         Ok(p) => p,
@@ -226,7 +219,7 @@ fn render(
         },
         pins,
         hash: args.hash.clone(),
-        undefined: Undefined::strict_if(args.strict),
+        undefined: Undefined::strict_if(args.shared.strict() == Some(true)),
         secrets: strata_app::secrets::declared(settings, &args.secret),
         explain: args.explain,
     };
@@ -234,12 +227,12 @@ fn render(
     if !args.all_variants {
         out.only_text("pass --all-variants to print them all, or --pin COMPONENT=VERSION for one")?;
     }
-    if !args.quiet {
+    if !args.shared.quiet {
         for w in out.notices.iter().chain(&out.warnings) {
             eprintln!("warning[{}]: {}", w.layer, w.message);
         }
     }
-    Ok(if args.json {
+    Ok(if args.shared.json {
         serde_json::to_string_pretty(&out.to_json()).unwrap_or_default() + "\n"
     } else {
         text(&out)
@@ -269,7 +262,7 @@ fn text(out: &Rendered) -> String {
 
 fn list(args: &ListArgs, m: &PromptManager) -> String {
     let spaces = m.namespaces();
-    if args.json {
+    if args.shared.json {
         let all: Vec<Value> = spaces
             .iter()
             .map(|n| {

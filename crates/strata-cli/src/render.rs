@@ -55,10 +55,11 @@ pub struct RenderArgs {
     /// A layer to run, in order (repeatable; default: inputs, context, env, params)
     #[arg(long = "layer", value_name = "LAYER", value_parser = ["inputs", "context", "env", "params"])]
     pub layers: Vec<String>,
-    /// Treat missing variables, paths and inputs as errors
-    #[arg(long)]
+    /// Whether missing variables, paths and inputs are errors: `--strict`/`--no-strict`
+    /// (global options) over the settings
+    #[arg(skip)]
     pub strict: bool,
-    /// Output syntax
+    /// Output syntax (`--json` is `--format json`)
     #[arg(long, value_enum, default_value = "json")]
     pub format: OutFormat,
     /// Print each templated field's value after every stage (secrets as ***)
@@ -67,18 +68,29 @@ pub struct RenderArgs {
     /// Serve JSON Lines requests on standard input (see docs/batch.md)
     #[arg(long, conflicts_with_all = ["file", "explain"])]
     pub batch: bool,
+    /// Read the input as plain text and write text, as `envsubst` does, streamed a line at a
+    /// time (only with `--layer env`; see docs/layers.md, "Plain text")
+    #[arg(long, conflicts_with_all = ["batch", "explain", "format"])]
+    pub text: bool,
+    /// The global options: `--json` is `--format json`, and prints an error as
+    /// `{"ok": false, "error": …}` on standard output
+    #[command(flatten)]
+    pub shared: crate::shared_args::SharedArgs,
 }
 
 /// Runs `strata render`.
 pub fn run(mut args: RenderArgs) -> ExitCode {
-    let settings = match strata_app::ambient_settings() {
+    let settings = match crate::outcome::settings_of(args.shared.project()) {
         Ok(s) => s,
         Err(e) => {
             crate::outcome::print_error(&e, None);
             return ExitCode::FAILURE;
         }
     };
-    args.strict = settings.strict_with(args.strict);
+    args.strict = settings.strict_over(args.shared.strict());
+    if args.shared.json {
+        args.format = OutFormat::Json;
+    }
     // One redaction rule: the project's declared secrets count as `--secret` does.
     args.secret = strata_app::secrets::declared(&settings, &args.secret);
     let limits = settings.limits;
@@ -91,20 +103,114 @@ pub fn run(mut args: RenderArgs) -> ExitCode {
             }
         };
     }
+    if args.text {
+        return render_text(&args, &limits);
+    }
     let mut doc = match load(args.file.as_ref(), &limits) {
         Ok(doc) => doc,
-        Err(e) => {
-            anstream::eprint!("{}", format_error(&e, None));
-            return ExitCode::FAILURE;
-        }
+        Err(e) => return failed(&args, e, None),
     };
-    match render(&args, &mut doc, &limits) {
+    let mut more = Vec::new();
+    match render(&args, &mut doc, &limits, &mut more) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            anstream::eprint!("{}", format_error(&doc.locate_error(e), Some(&doc)));
+        Err(e) if more.is_empty() => failed(&args, doc.locate_error(e), Some(&doc)),
+        Err(_) => failed_all(&args, more, &doc),
+    }
+}
+
+/// Warnings of a text render shown at most: a text with many missing variables (each line's
+/// own) would otherwise print more than it renders.
+const TEXT_WARNINGS_SHOWN: usize = 20;
+
+/// `strata render --layer env --text`: the input streamed through layer E as plain text (see
+/// [`strata_pipeline::env_text`]). On an error, what was written stays written, the error
+/// names its line, and the exit code is 1.
+fn render_text(args: &RenderArgs, limits: &Limits) -> ExitCode {
+    use strata_pipeline::env_text::{self, TextError};
+    if args.layers != ["env"] {
+        let e = Error::new(
+            strata_core::Layer::REQUEST,
+            strata_core::ErrorKind::Invalid,
+            "--text renders with the env layer alone".to_string(),
+        )
+        .with_hint("pass `--layer env --text`");
+        return failed(args, e, None);
+    }
+    let env = match build_env(
+        args.clean_env,
+        &args.env_file,
+        &args.env,
+        &args.secret,
+        limits,
+    ) {
+        Ok(env) => env,
+        Err(e) => return failed(args, e, None),
+    };
+    let file = args.file.as_ref().filter(|f| f.as_os_str() != "-");
+    let name = file.map_or("<stdin>".to_string(), |f| f.display().to_string());
+    let input: Box<dyn io::Read> = match file {
+        Some(path) => match std::fs::File::open(path) {
+            Ok(f) => Box::new(f),
+            Err(e) => return failed(args, Error::io("read", path, &e), None),
+        },
+        None => Box::new(io::stdin().lock()),
+    };
+    let mut shown = 0;
+    let outcome = env_text::render_text(
+        input,
+        io::stdout().lock(),
+        &name,
+        &env,
+        limits,
+        &RenderOptions::strict_if(args.strict),
+        |line, column, w| {
+            shown += 1;
+            if shown <= TEXT_WARNINGS_SHOWN {
+                let w = at_line(w, &name, line, column);
+                anstream::eprint!("{}", format_warning(&w, None));
+            }
+        },
+    );
+    if shown > TEXT_WARNINGS_SHOWN {
+        eprintln!(
+            "strata: {} more warnings not shown",
+            shown - TEXT_WARNINGS_SHOWN
+        );
+    }
+    match outcome {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(TextError::Render(e)) => failed(args, e, None),
+        Err(TextError::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::FAILURE,
+        Err(TextError::Io(e)) => {
+            eprintln!("error: {name}: {e}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// A warning at `line` and `column` of `name`, its message naming them (the string it was
+/// about is the line).
+fn at_line(
+    mut w: strata_core::Warning,
+    name: &str,
+    line: usize,
+    column: usize,
+) -> strata_core::Warning {
+    w.message = format!("{name}:{line}:{column}: {}", w.message);
+    w.span = None;
+    w
+}
+
+/// Prints why the render failed — for people on stderr, or with `--json` as
+/// `{"ok": false, "error": …}` on stdout — and returns exit code 1.
+fn failed(args: &RenderArgs, e: Error, doc: Option<&Document>) -> ExitCode {
+    if args.shared.json {
+        let text = serde_json::to_string_pretty(&strata_app::Failure::Error(e).to_json());
+        let _ = writeln!(io::stdout().lock(), "{}", text.unwrap_or_default());
+    } else {
+        anstream::eprint!("{}", format_error(&e, doc));
+    }
+    ExitCode::FAILURE
 }
 
 fn load(file: Option<&PathBuf>, limits: &Limits) -> Result<Document, Error> {
@@ -126,7 +232,51 @@ fn load(file: Option<&PathBuf>, limits: &Limits) -> Result<Document, Error> {
     }
 }
 
-fn render(args: &RenderArgs, doc: &mut Document, limits: &Limits) -> Result<(), Error> {
+/// Prints every error of a `--strict` render (as [`failed`] prints one; at most
+/// [`crate::report::MAX_ERRORS`] for people) and returns exit code 1.
+fn failed_all(args: &RenderArgs, errors: Vec<Error>, doc: &Document) -> ExitCode {
+    let errors: Vec<Error> = errors.into_iter().map(|e| doc.locate_error(e)).collect();
+    if args.shared.json {
+        let failure = strata_app::Failure::Document {
+            errors,
+            doc: Box::new(doc.clone()),
+        };
+        let text = serde_json::to_string_pretty(&failure.to_json());
+        let _ = writeln!(io::stdout().lock(), "{}", text.unwrap_or_default());
+    } else {
+        crate::outcome::print_errors(&errors, Some(doc));
+    }
+    ExitCode::FAILURE
+}
+
+/// The errors of a `--strict` render that failed with `first`: every missing value (the
+/// warnings of the same render without strict mode, as errors), or none when that render
+/// fails too (its error is then the one to show).
+fn every_missing(template: &Template, scope: &Scope<'_>, first: &Error) -> Vec<Error> {
+    let Ok(out) = template.render(scope, &RenderOptions::strict_if(false)) else {
+        return Vec::new();
+    };
+    out.warnings
+        .iter()
+        .map(|w| {
+            let mut e = Error::new(w.layer, first.kind, w.message.clone()).at_path(&w.path);
+            e.span = w.span;
+            match &first.hint {
+                Some(hint) => e.with_hint(hint.clone()),
+                None => e,
+            }
+        })
+        .collect()
+}
+
+/// Renders the document as `args` ask; when a `--strict` render fails on a missing value,
+/// `more` gets every missing value as an error.
+fn render(
+    args: &RenderArgs,
+    doc: &mut Document,
+    limits: &Limits,
+    more: &mut Vec<Error>,
+) -> Result<(), Error> {
     let chain = if args.layers.is_empty() {
         Chain::full()
     } else {
@@ -163,7 +313,15 @@ fn render(args: &RenderArgs, doc: &mut Document, limits: &Limits) -> Result<(), 
     // The document's value is handed over: its constants become the template's without a
     // copy (its text stays, to locate warnings and errors).
     let template = Template::compile_owned(std::mem::take(&mut doc.value), &chain, limits)?;
-    let out = template.render(&scope, &RenderOptions::strict_if(args.strict))?;
+    let out = match template.render(&scope, &RenderOptions::strict_if(args.strict)) {
+        Ok(out) => out,
+        Err(e) => {
+            if args.strict {
+                *more = every_missing(&template, &scope, &e);
+            }
+            return Err(e);
+        }
+    };
     let warnings: String = out
         .warnings
         .iter()

@@ -65,7 +65,11 @@ pub fn line_snippet(
 
 /// `error[layer]: message` (or `warning…`), the label in its colour and the rest in bold.
 pub fn headline(label: &str, code: &str, message: &str) -> String {
-    let style = if label == "error" { ERROR } else { WARNING };
+    let style = match label {
+        "error" => ERROR,
+        "note" => NOTE,
+        _ => WARNING,
+    };
     format!(
         "{}{}\n",
         paint(style, format!("{label}[{code}]")),
@@ -127,11 +131,22 @@ pub fn format_error(err: &Error, doc: Option<&Document>) -> String {
 pub fn format_errors(errors: &[Error], doc: Option<&Document>) -> String {
     let indexed = doc.map(Indexed::of);
     let mut out = String::new();
-    for err in errors {
+    for err in errors.iter().take(MAX_ERRORS) {
         error_text(&mut out, err, indexed.as_ref());
+    }
+    if errors.len() > MAX_ERRORS {
+        let message = format!(
+            "{} errors in all; the first {MAX_ERRORS} are shown (fix them, then run again)",
+            errors.len()
+        );
+        out.push_str(&headline("error", "strata", &message));
     }
     out
 }
+
+/// The most errors of one file shown to people, as rustc bounds what it prints (`--json`
+/// gives them all).
+pub const MAX_ERRORS: usize = 20;
 
 fn error_text(out: &mut String, err: &Error, doc: Option<&Indexed<'_>>) {
     out.push_str(&headline("error", &err.layer.to_string(), &err.message));

@@ -32,14 +32,13 @@ pub struct RespondArgs {
     #[arg(long = "tool-result", value_name = "FILE")]
     pub tool_results: Vec<PathBuf>,
     /// The tool of the project that fills `generative.*` fields
-    #[arg(long, value_name = "TOOL")]
+    #[arg(long, value_name = "TOOL", add = crate::complete::tools())]
     pub generator: Option<String>,
     /// An environment variable whose value is secret: a field holding it is refused (repeatable)
     #[arg(long, value_name = "NAME")]
     pub secret: Vec<String>,
-    /// Print the reply and each field with its source as JSON (errors too)
-    #[arg(long)]
-    pub json: bool,
+    /// The global options; `--json` prints the reply and each field with its source as JSON
+    /// (errors too)
     #[command(flatten)]
     pub shared: SharedArgs,
 }
@@ -71,7 +70,7 @@ pub fn run(args: RespondArgs) -> ExitCode {
     };
     match respond(&args, project.as_ref()) {
         Ok((text, fields)) => {
-            let out = if args.json {
+            let out = if args.shared.json {
                 let fields: Vec<Value> = fields.iter().map(Field::to_json).collect();
                 let doc = json!({"reply": text, "fields": fields});
                 serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
@@ -84,7 +83,7 @@ pub fn run(args: RespondArgs) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(f) => {
-            if args.json {
+            if args.shared.json {
                 let fields: Vec<Value> = f.fields.iter().map(Field::to_json).collect();
                 let doc = json!({"ok": false, "error": strata_app::error_json(&f.error), "fields": fields});
                 let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
@@ -142,6 +141,7 @@ fn respond(args: &RespondArgs, project: Option<&App>) -> Result<(String, Vec<Fie
         project.runner(strata_app::ExecOptions {
             render: RenderOptions::default(),
             base_env: None,
+            die_with_parent: false,
         })
     });
     let generator = match (&args.generator, &runner) {

@@ -23,14 +23,11 @@ type NotFound = (Error, Option<Box<Project>>);
 fn locate(args: &RunArgs) -> Result<(App, String), NotFound> {
     let is_path = looks_like_path(&args.tool);
     let near = is_path.then(|| Path::new(&args.tool));
-    let project = App::open(args.shared.project(), near).map_err(|e| (e, None))?;
-    let id = if is_path {
-        project
-            .id_of_path(Path::new(&args.tool))
-            .map_err(|e| (e, Some(Box::new(project.project().clone()))))?
-    } else {
-        args.tool.clone()
-    };
+    let project = App::open(args.shared.project(), near)
+        .map(crate::outcome::opened)
+        .map_err(|e| (e, None))?;
+    let id = crate::names::tool_id(&project, &args.tool)
+        .map_err(|e| (e, Some(Box::new(project.project().clone()))))?;
     Ok((project, id))
 }
 
@@ -40,22 +37,44 @@ fn caller_params(args: &RunArgs) -> Result<CallerParams, Error> {
 
 /// Runs `strata run`.
 pub fn run(args: RunArgs) -> ExitCode {
+    if args.batch {
+        return run_batch(&args);
+    }
     if args.tool.ends_with(".md") {
         return crate::run_directive::run_cli(&args);
     }
     let (project, id) = match locate(&args) {
         Ok(found) => found,
-        Err((e, project)) => return report(Failure::Error(e), project.as_deref(), args.json),
+        Err((e, project)) => {
+            return report(Failure::Error(e), project.as_deref(), args.shared.json)
+        }
     };
     if project.is_graph(&id) {
         return crate::run_graph::run(&args, &project, &id);
     }
     if let Err(e) = refuse_options(&args, Target::Tool) {
-        return report(Failure::Error(e), Some(&project), args.json);
+        return report(Failure::Error(e), Some(&project), args.shared.json);
     }
     match run_in(&args, &project, &id) {
         Ok(code) => ExitCode::from(code),
-        Err(failure) => report(failure, Some(&project), args.json),
+        Err(failure) => report(failure, Some(&project), args.shared.json),
+    }
+}
+
+/// `strata run --batch`: the project's tools run for JSON Lines requests on standard input
+/// (see docs/batch.md and [`strata_app::tool_batch`]).
+fn run_batch(args: &RunArgs) -> ExitCode {
+    let app = match App::open(args.shared.project(), None).map(crate::outcome::opened) {
+        Ok(app) => app,
+        Err(e) => return report(Failure::Error(e), None, args.shared.json),
+    };
+    let strict = app.settings.strict_over(args.shared.strict());
+    match strata_app::tool_batch::serve(&app, io::stdin().lock(), io::stdout().lock(), strict) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: batch i/o failed: {e}");
+            ExitCode::from(strata_app::EXIT_STRATA)
+        }
     }
 }
 
@@ -74,8 +93,9 @@ fn print_warnings(call: &Invocation, prepared: &Prepared) {
 fn run_in(args: &RunArgs, project: &App, id: &str) -> Result<u8, Failure> {
     let caller = caller_params(args)?;
     let opts = ExecOptions {
-        render: RenderOptions::strict_if(project.settings.strict_with(args.strict)),
+        render: RenderOptions::strict_if(project.settings.strict_over(args.shared.strict())),
         base_env: None,
+        die_with_parent: false,
     };
     if args.explain {
         // Shows what a call would do; runs nothing, so the gate does not apply.
@@ -92,7 +112,7 @@ fn run_in(args: &RunArgs, project: &App, id: &str) -> Result<u8, Failure> {
     if args.dry_run {
         let (call, prepared) = project.prepare_tool(id, &caller, &opts)?;
         print_warnings(&call, &prepared);
-        let text = if args.json {
+        let text = if args.shared.json {
             serde_json::to_string_pretty(&dry_run_json(&prepared.spec)).unwrap_or_default() + "\n"
         } else {
             spec_text(&call, &prepared.spec)
@@ -103,7 +123,7 @@ fn run_in(args: &RunArgs, project: &App, id: &str) -> Result<u8, Failure> {
     let run = project.run_tool(id, &caller, &opts, &CallOptions::default())?;
     print_warnings(&run.call, &run.prepared);
     let (result, prepared) = (run.result, run.prepared);
-    if args.json {
+    if args.shared.json {
         let text = serde_json::to_string_pretty(&result.to_json()).unwrap_or_default() + "\n";
         let _ = io::stdout().lock().write_all(text.as_bytes());
     } else {

@@ -75,11 +75,6 @@ const RUN_ID: Applies = Applies {
     to: &[Target::Graph],
     hint: "only graph runs are stored here; `strata plan run --run-id` names a plan's run",
 };
-const QUIET: Applies = Applies {
-    flag: "--quiet",
-    to: &[Target::Directive, Target::Graph],
-    hint: "a tool prints nothing but its own output (and a line when it fails)",
-};
 
 /// Refuses every option of `args` that does not apply to `target`.
 pub fn refuse_options(args: &RunArgs, target: Target) -> Result<(), Error> {
@@ -91,7 +86,6 @@ pub fn refuse_options(args: &RunArgs, target: Target) -> Result<(), Error> {
         (EXPLAIN, args.explain),
         (RESUME, args.resume.is_some()),
         (RUN_ID, args.run_id.is_some()),
-        (QUIET, args.quiet),
     ];
     match given
         .iter()
@@ -110,7 +104,9 @@ pub fn refuse_options(args: &RunArgs, target: Target) -> Result<(), Error> {
 /// Options of `strata run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Tool id (`examples/echo`) or tool file (`tools/examples/echo.yaml`)
+    /// Tool id (`examples/echo`) or tool file (`tools/examples/echo.yaml`), graph id
+    /// (`graphs/words`, or `words`) or directive (`directives/greet.md`)
+    #[arg(add = crate::complete::runnables(), required_unless_present = "batch", default_value = "", hide_default_value = true)]
     pub tool: String,
     /// Set a caller parameter; typed by the tool's parameter schema (repeatable)
     #[arg(long = "param", short = 'p', value_name = "K=V")]
@@ -118,39 +114,33 @@ pub struct RunArgs {
     /// Caller parameters as a JSON object; -p entries win over it
     #[arg(long, value_name = "JSON")]
     pub params_json: Option<String>,
-    /// Print the result object (success, exit_code, stdout, stderr, data, …) as JSON
-    #[arg(long)]
-    pub json: bool,
     /// Print the fully resolved spawn spec (secrets as ***) without running the tool
     #[arg(long)]
     pub dry_run: bool,
     /// Print every config field after each of stages 3–6 and the spawn spec; does not run
     #[arg(long)]
     pub explain: bool,
-    /// Missing values are errors: environment variables, context paths and inputs (also
-    /// `strict: true` in strata.yaml, or STRATA_STRICT=1)
-    #[arg(long)]
-    pub strict: bool,
     #[command(flatten)]
     pub shared: SharedArgs,
     /// Set a directive or graph input, typed by its declaration (repeatable)
     #[arg(long = "input", value_name = "K=V")]
     pub inputs: Vec<String>,
     /// Graphs: continue the run with this id from its last checkpoint
-    #[arg(long, value_name = "RUN_ID")]
+    #[arg(long, value_name = "RUN_ID", add = crate::complete::run_ids())]
     pub resume: Option<String>,
     /// Graphs: the id of the new run (default: date, time and a random suffix)
     #[arg(long, value_name = "RUN_ID")]
     pub run_id: Option<String>,
-    /// Directives and graphs: no progress lines (a graph prints only its result)
-    #[arg(long)]
-    pub quiet: bool,
     /// Graphs: write the synced checkpoint every N steps (a bare number: 1000) or every
     /// duration (greater than 0, at most a week: a number and a unit, ms, s, m, h, d or w —
     /// 500ms, 2s, 1.5s, 5m, 1h) instead of after every step; a killed run then resumes from the
     /// last one written
     #[arg(long, value_name = "N|DURATION", value_parser = CheckpointEvery::parse)]
     pub checkpoint_every: Option<CheckpointEvery>,
+    /// Run tools for JSON Lines requests on standard input (`{"tool": …, "params": {…}}`),
+    /// one reply line per request with the step record of its run (see docs/batch.md)
+    #[arg(long, conflicts_with_all = ["tool", "params", "params_json", "dry_run", "explain", "inputs", "resume", "run_id", "checkpoint_every"])]
+    pub batch: bool,
 }
 
 /// True when `arg` names a tool file rather than a tool id.

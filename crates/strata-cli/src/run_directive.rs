@@ -41,22 +41,23 @@ pub struct DirectiveRequest<'a> {
 /// `strata run <file>.md`: finds the project, runs the directive, prints errors.
 pub fn run_cli(args: &RunArgs) -> ExitCode {
     let path = Path::new(&args.tool);
-    let project = match open_project_as(args.shared.project(), Some(path), args.json) {
+    let project = match open_project_as(args.shared.project(), Some(path), args.shared.json) {
         Ok(p) => p,
         Err(code) => return code,
     };
     if let Err(e) = refuse_options(args, Target::Directive) {
-        return report(Failure::Error(e), Some(&project), args.json);
+        return report(Failure::Error(e), Some(&project), args.shared.json);
     }
     let req = DirectiveRequest {
         path,
         inputs: &args.inputs,
-        json: args.json,
+        json: args.shared.json,
         dry_run: args.dry_run,
-        strict: project.settings.strict_with(args.strict),
-        progress: Mode::of(args.json, args.quiet),
+        strict: project.settings.strict_over(args.shared.strict()),
+        progress: Mode::of(args.shared.json, args.shared.quiet),
     };
-    run(&project, &req).unwrap_or_else(|e| report(Failure::Error(e), Some(&project), args.json))
+    run(&project, &req)
+        .unwrap_or_else(|e| report(Failure::Error(e), Some(&project), args.shared.json))
 }
 
 /// Loads, checks and runs a directive; errors are returned for the caller to print.
@@ -67,6 +68,7 @@ pub fn run(project: &App, req: &DirectiveRequest<'_>) -> Result<ExitCode, Error>
     let runner = project.runner(strata_app::ExecOptions {
         render: RenderOptions::strict_if(req.strict),
         base_env: None,
+        die_with_parent: false,
     });
     let hooks = load_project_hooks(&project.root, &runner, &project.limits)?;
     let directive = Directive::load(&shown, &text, &runner, &hooks, &project.limits)?;

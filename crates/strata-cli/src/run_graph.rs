@@ -37,16 +37,26 @@ fn check_options(args: &RunArgs) -> Result<(), Error> {
 pub fn run(args: &RunArgs, project: &App, id: &str) -> ExitCode {
     match run_in(args, project, id) {
         Ok(code) => ExitCode::from(code),
-        Err(failure) => crate::outcome::report(failure, Some(project), args.json),
+        Err(failure) => crate::outcome::report(failure, Some(project), args.shared.json),
     }
 }
 
 fn run_in(args: &RunArgs, project: &App, id: &str) -> Result<u8, Failure> {
     check_options(args)?;
+    let run_id = match &args.resume {
+        Some(run_id) => run_id.clone(),
+        None => args.run_id.clone().unwrap_or_else(new_run_id),
+    };
+    // How to go on after Ctrl-C (not with --quiet, which prints only the result).
+    if !args.shared.quiet {
+        strata_app::on_interrupt(Some(format!(
+            "strata: run {run_id} interrupted: resume it with `strata run {id} --resume {run_id}`"
+        )));
+    }
     let start = match &args.resume {
-        Some(run_id) => GraphStart::Resume(run_id.clone()),
+        Some(_) => GraphStart::Resume(run_id),
         None => GraphStart::New {
-            run_id: args.run_id.clone().unwrap_or_else(new_run_id),
+            run_id,
             typed: typed_inputs(args.params_json.as_deref())?,
             strings: args
                 .inputs
@@ -59,22 +69,36 @@ fn run_in(args: &RunArgs, project: &App, id: &str) -> Result<u8, Failure> {
         id: id.to_string(),
         start,
         options: ExecOptions {
-            render: RenderOptions::strict_if(project.settings.strict_with(args.strict)),
+            render: RenderOptions::strict_if(project.settings.strict_over(args.shared.strict())),
             base_env: None,
+            die_with_parent: true,
         },
         every: project
             .settings
             .checkpoint_every_with(args.checkpoint_every),
     };
-    let mode = if args.json {
-        Mode::Json
-    } else if args.quiet {
+    let json = args.shared.json;
+    let mode = if args.shared.quiet {
         Mode::Quiet
+    } else if json {
+        Mode::Json
     } else {
         Mode::Human
     };
     let outcome = project.run_graph(&run, &mut Printer(mode))?;
-    if mode != Mode::Json {
+    if json {
+        // What the run came to: the `finished` event's fields (not `{"ok": false, …}`, which
+        // says strata could not run it).
+        let doc = serde_json::json!({
+            "run_id": outcome.run_id,
+            "status": outcome.status.name(),
+            "steps": outcome.steps,
+            "result": outcome.result,
+            "failure": outcome.failure.as_ref().map(Error::to_json),
+        });
+        let text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        let _ = writeln!(std::io::stdout().lock(), "{text}");
+    } else {
         if outcome.status == Status::Completed {
             let text = serde_json::to_string_pretty(&outcome.result).unwrap_or_default();
             let _ = writeln!(std::io::stdout().lock(), "{text}");

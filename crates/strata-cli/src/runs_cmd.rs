@@ -19,9 +19,8 @@ pub struct RunsArgs {
     /// Show one run, or remove finished ones (without: list every run)
     #[command(subcommand)]
     pub action: Option<RunsAction>,
-    /// Print the runs as a JSON list (with start and update times, Unix seconds)
-    #[arg(long)]
-    pub json: bool,
+    /// The global options; `--json` prints the runs as a JSON list (with start and update
+    /// times, Unix seconds), a run (`show`) as its checkpoint, what `prune` removed
     #[command(flatten)]
     pub shared: SharedArgs,
 }
@@ -38,22 +37,21 @@ pub enum RunsAction {
 
 /// Runs `strata runs`.
 pub fn run(args: RunsArgs) -> ExitCode {
-    let json = match &args.action {
-        Some(RunsAction::Show(show)) => show.json,
-        _ => args.json,
-    };
+    let json = args.shared.json;
     let project = match open_project_as(args.shared.project(), None, json) {
         Ok(p) => p,
         Err(code) => return code,
     };
     let store = RunStore::new(&project.root);
     match args.action {
-        Some(RunsAction::Show(show)) => return crate::runs_show::run(&project, &store, &show),
-        Some(RunsAction::Prune(prune)) => return crate::runs_prune::run(&store, &prune),
+        Some(RunsAction::Show(show)) => {
+            return crate::runs_show::run(&project, &store, &show, json)
+        }
+        Some(RunsAction::Prune(prune)) => return crate::runs_prune::run(&store, &prune, json),
         None => {}
     }
     let rows = rows(&store);
-    let text = if args.json {
+    let text = if json {
         let list: Vec<&Value> = rows.iter().map(|r| &r.json).collect();
         serde_json::to_string_pretty(&list).unwrap_or_default() + "\n"
     } else if rows.is_empty() {

@@ -9,7 +9,10 @@ use clap::Args;
 use strata_core::{did_you_mean, parse_duration, Error, ErrorKind, Layer};
 use strata_runs::{now, RunStore};
 
-use crate::outcome::{print_error, STRATA_FAILED};
+use serde_json::json;
+use strata_app::Failure;
+
+use crate::outcome::{print_error, report};
 use crate::runs_table::rows;
 
 /// The statuses a run can be pruned in (`running` is not one: a live run is never removed).
@@ -75,14 +78,12 @@ fn statuses(asked: &[String]) -> Result<Vec<&str>, Error> {
         .collect()
 }
 
-/// Runs `strata runs prune`.
-pub fn run(store: &RunStore, args: &PruneArgs) -> ExitCode {
+/// Runs `strata runs prune`; with `json` (`--json`) it prints `{"ok": …, "dry_run": …,
+/// "removed": [{"id", "target", "status"}…]}` (docs/schemas/runs-prune.schema.json).
+pub fn run(store: &RunStore, args: &PruneArgs, json: bool) -> ExitCode {
     let wanted = match statuses(&args.status) {
         Ok(w) => w,
-        Err(e) => {
-            print_error(&e, None);
-            return ExitCode::from(STRATA_FAILED);
-        }
+        Err(e) => return report(Failure::Error(e), None, json),
     };
     let before = cutoff(now(), args.older_than.unwrap_or_default());
     let verb = if args.dry_run {
@@ -91,6 +92,7 @@ pub fn run(store: &RunStore, args: &PruneArgs) -> ExitCode {
         "removed"
     };
     let mut out = String::new();
+    let mut removed = Vec::new();
     let mut failed = false;
     for row in rows(store) {
         if !wanted.contains(&row.status()) || row.updated > before {
@@ -103,11 +105,14 @@ pub fn run(store: &RunStore, args: &PruneArgs) -> ExitCode {
                     ErrorKind::Io,
                     format!("cannot remove run `{}`: {e}", row.id()),
                 );
-                print_error(&e, None);
+                if !json {
+                    print_error(&e, None);
+                }
                 failed = true;
                 continue;
             }
         }
+        removed.push(json!({"id": row.id(), "target": row.target(), "status": row.status()}));
         out.push_str(&format!(
             "{verb} {} ({}, {})\n",
             row.id(),
@@ -115,7 +120,10 @@ pub fn run(store: &RunStore, args: &PruneArgs) -> ExitCode {
             row.status()
         ));
     }
-    if out.is_empty() {
+    if json {
+        let value = json!({"ok": !failed, "dry_run": args.dry_run, "removed": removed});
+        out = serde_json::to_string_pretty(&value).unwrap_or_default() + "\n";
+    } else if out.is_empty() {
         out.push_str("no run to remove\n");
     }
     let _ = std::io::stdout().lock().write_all(out.as_bytes());

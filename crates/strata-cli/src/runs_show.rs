@@ -18,24 +18,23 @@ use crate::style::{paint, status_style};
 #[derive(Debug, Args)]
 pub struct ShowArgs {
     /// The run id (`strata runs` lists them)
+    #[arg(add = crate::complete::run_ids())]
     pub run_id: String,
-    /// Print the checkpoint as it is stored (JSON)
-    #[arg(long)]
-    pub json: bool,
 }
 
 /// Runs `strata runs show`.
-pub fn run(project: &Project, store: &RunStore, args: &ShowArgs) -> ExitCode {
-    match show(store, args) {
+/// With `json` (`--json`), the checkpoint is printed as it is stored.
+pub fn run(project: &Project, store: &RunStore, args: &ShowArgs, json: bool) -> ExitCode {
+    match show(store, args, json) {
         Ok(text) => {
             let _ = anstream::stdout().lock().write_all(text.as_bytes());
             ExitCode::SUCCESS
         }
-        Err(e) => crate::outcome::report(strata_app::Failure::Error(e), Some(project), args.json),
+        Err(e) => crate::outcome::report(strata_app::Failure::Error(e), Some(project), json),
     }
 }
 
-fn show(store: &RunStore, args: &ShowArgs) -> Result<String, Error> {
+fn show(store: &RunStore, args: &ShowArgs, json: bool) -> Result<String, Error> {
     let dir = store.open(&args.run_id)?;
     let bytes = dir.read_checkpoint()?;
     let cp: Value = serde_json::from_slice(&bytes).map_err(|e| {
@@ -48,7 +47,7 @@ fn show(store: &RunStore, args: &ShowArgs) -> Result<String, Error> {
             ),
         )
     })?;
-    if args.json {
+    if json {
         return Ok(serde_json::to_string_pretty(&cp).unwrap_or_default() + "\n");
     }
     // The status as `strata runs` shows it (a `running` run no process holds is interrupted).
@@ -60,10 +59,23 @@ fn show(store: &RunStore, args: &ShowArgs) -> Result<String, Error> {
     let mut field = |name: &str, value: String| {
         out.push_str(&format!("  {:<9} {value}\n", format!("{name}:")));
     };
-    let records: Vec<StepRecord> = cp["records"]
+    let mut records: Vec<StepRecord> = cp["records"]
         .as_array()
         .map(|rs| rs.iter().filter_map(StepRecord::from_json).collect())
         .unwrap_or_default();
+    // A plan's steps in plan order (the checkpoint keeps them in the order they finished);
+    // a streamed plan, whose whole text is not kept, in the order they finished.
+    let order: Vec<String> = strata_plans::checkpoint::load_plan(&dir)
+        .ok()
+        .and_then(|v| strata_plans::Plan::from_value(&v, &strata_core::FieldPath::root()).ok())
+        .map(|plan| plan.steps.into_iter().map(|s| s.id).collect())
+        .unwrap_or_default();
+    records.sort_by_key(|r| {
+        order
+            .iter()
+            .position(|id| *id == r.id)
+            .unwrap_or(usize::MAX)
+    });
     if cp.get("plan").is_some() {
         field("plan", value_to_text(&cp["plan"]));
         let total = cp["steps"].as_u64().unwrap_or(0);

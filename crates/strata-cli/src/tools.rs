@@ -5,7 +5,9 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use crate::outcome::open_project;
+use serde_json::{json, Value};
+
+use crate::outcome::open_project_as;
 use crate::shared_args::SharedArgs;
 
 /// Options of `strata tools`.
@@ -15,13 +17,32 @@ pub struct ToolsArgs {
     pub shared: SharedArgs,
 }
 
-/// Runs `strata tools`: one line per tool, `id  description`; exits 1 when a file is invalid.
+/// Runs `strata tools`: one line per tool, `id  description` (with `--json`, `{"ok", "tools":
+/// [{"id", "graph", "description"} or {"id", "error"}…]}`); exits 1 when a file is invalid.
 pub fn run(args: ToolsArgs) -> ExitCode {
-    let project = match open_project(args.shared.project(), None) {
+    let json = args.shared.json;
+    let project = match open_project_as(args.shared.project(), None, json) {
         Ok(p) => p,
         Err(code) => return code,
     };
     let entries = project.list();
+    if json {
+        let tools: Vec<Value> = entries
+            .iter()
+            .map(|e| match &e.description {
+                Ok(d) => json!({"id": e.id, "graph": project.is_graph(&e.id), "description": d}),
+                Err(why) => json!({"id": e.id, "error": why}),
+            })
+            .collect();
+        let ok = entries.iter().all(|e| e.description.is_ok());
+        let text = serde_json::to_string_pretty(&json!({"ok": ok, "tools": tools}));
+        let _ = writeln!(std::io::stdout().lock(), "{}", text.unwrap_or_default());
+        return if ok {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        };
+    }
     let width = entries.iter().map(|e| e.id.len()).max().unwrap_or(0);
     let mut out = String::new();
     let mut invalid = false;

@@ -18,7 +18,7 @@ use strata_graph::{new_run_id, Checkpoint, Failure, Graph, LogEvent, Observer, S
 use strata_runs::now;
 
 use crate::graphs::{typed_inputs, Mode, Printer, FAILED, LIMITED};
-use crate::outcome::{open_project, print_error, refused, STRATA_FAILED};
+use crate::outcome::{open_project_as, refused, report};
 use crate::shared_args::SharedArgs;
 use strata_app::Target;
 
@@ -37,6 +37,7 @@ pub enum Part {
 #[derive(Debug, Args)]
 pub struct WalkArgs {
     /// The graph's id (`graphs/words`)
+    #[arg(add = crate::complete::graphs())]
     pub graph: String,
     /// The node to run
     #[arg(long, value_name = "ID")]
@@ -68,29 +69,27 @@ pub struct WalkArgs {
     /// The fingerprint the graph file must have (the one the workflow was exported from)
     #[arg(long, value_name = "HASH")]
     pub fingerprint: Option<String>,
-    /// A missing context path fails the step (and tools run strict)
-    #[arg(long)]
-    pub strict: bool,
+    /// The global options: `--strict` makes a missing context path fail the step (and tools
+    /// run strict; strata.yaml's `strict` does not apply: the workflow says); `--json` prints
+    /// the events as JSON Lines on standard error and a failure as `{"ok": false, …}`
     #[command(flatten)]
     pub shared: SharedArgs,
 }
 
 /// Runs `strata walk`.
 pub fn run(args: WalkArgs) -> ExitCode {
-    let project = match open_project(args.shared.project(), None) {
+    let json = args.shared.json;
+    let project = match open_project_as(args.shared.project(), None, json) {
         Ok(p) => p,
         Err(code) => return code,
     };
     // Every task of an exported workflow refuses what `strata run` of the graph refuses.
-    if let Some(code) = refused(&project, Target::Tool(&args.graph), &args.graph, false) {
+    if let Some(code) = refused(&project, Target::Tool(&args.graph), &args.graph, json) {
         return code;
     }
     match walk(&args, &project) {
         Ok(code) => ExitCode::from(code),
-        Err(e) => {
-            print_error(&e, Some(&project));
-            ExitCode::from(STRATA_FAILED)
-        }
+        Err(e) => report(strata_app::Failure::Error(e), Some(&project), json),
     }
 }
 
@@ -100,8 +99,9 @@ fn request(message: String) -> Error {
 
 fn walk(args: &WalkArgs, project: &App) -> Result<u8, Error> {
     let tools = project.runner(ExecOptions {
-        render: RenderOptions::strict_if(args.strict),
+        render: RenderOptions::strict_if(args.shared.strict() == Some(true)),
         base_env: None,
+        die_with_parent: true,
     });
     let graph = project.load_graph(&args.graph)?;
     if let Some(fp) = &args.fingerprint {
@@ -126,11 +126,20 @@ fn walk(args: &WalkArgs, project: &App) -> Result<u8, Error> {
         });
     }
     let prompts = project.prompts_for(&graph)?;
-    let mut walker = Walker::new(&graph, &tools, None, RenderOptions::strict_if(args.strict));
+    let mut walker = Walker::new(
+        &graph,
+        &tools,
+        None,
+        RenderOptions::strict_if(args.shared.strict() == Some(true)),
+    );
     if let Some(p) = &prompts {
         walker = walker.with_prompts(p);
     }
-    let mut printer = Printer(Mode::Human);
+    let mut printer = Printer(match (args.shared.quiet, args.shared.json) {
+        (true, _) => Mode::Quiet,
+        (false, true) => Mode::Json,
+        (false, false) => Mode::Human,
+    });
     let out = Output {
         dir: args.output.as_deref(),
         limit: args.limit,

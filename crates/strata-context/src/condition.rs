@@ -6,7 +6,7 @@
 
 use std::cmp::Ordering;
 
-use regex::Regex;
+use regex::{Regex, RegexBuilder};
 use serde_json::{Map, Value};
 
 use serde_json::Number;
@@ -14,6 +14,7 @@ use strata_core::walk::resolve_in;
 use strata_core::{a_or_an, type_name, ContextSource, Error, ErrorKind, Layer};
 
 use crate::eval::type_error;
+use crate::functions::REGEX_SIZE_LIMIT;
 
 use crate::expr::{parse_expr, Expr, Path};
 
@@ -149,9 +150,15 @@ impl Condition {
             "contains" => Op::Contains,
             "exists" => Op::Exists,
             "regex" => match &value {
-                Some(Value::String(re)) => {
-                    Op::Regex(Regex::new(re).map_err(|e| format!("bad regex `{re}`: {e}"))?)
-                }
+                // Bounded as `matches` is: the compiled pattern stays within
+                // `REGEX_SIZE_LIMIT`.
+                Some(Value::String(re)) => Op::Regex(
+                    RegexBuilder::new(re)
+                        .size_limit(REGEX_SIZE_LIMIT)
+                        .dfa_size_limit(REGEX_SIZE_LIMIT)
+                        .build()
+                        .map_err(|e| format!("bad regex `{re}`: {e}"))?,
+                ),
                 _ => return Err("`regex` takes a string `value`".into()),
             },
             other => {

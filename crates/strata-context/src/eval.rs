@@ -1,7 +1,7 @@
 use std::borrow::Cow;
 
 use serde_json::{Map, Value};
-use strata_core::walk::{resolve_in, resolve_segs, Miss};
+use strata_core::walk::{step, suggest, Miss};
 use strata_core::{
     a_or_an, did_you_mean, map_get, type_name, ContextSource, Error, ErrorKind, Layer,
 };
@@ -14,14 +14,24 @@ use crate::{Expr, Path, Seg};
 
 /// Walks `path` through the context; when the context has no `inputs` namespace, `inputs`
 /// names the directive inputs (so `${inputs.x}` reaches what `{input:x}` does).
-fn resolve_with_inputs<'v>(
-    path: &Path,
+fn resolve_with_inputs<'e, 'v>(
+    path: &'e Path,
     root: &'v dyn ContextSource,
     inputs: &'v Map<String, Value>,
-) -> Result<Cow<'v, Value>, Miss> {
+) -> Result<Cow<'v, Value>, Fail<'e>> {
+    let miss = |at, suggestion| Fail::Missing(path, Miss { at, suggestion });
     let uses_inputs = path.head() == Some("inputs") && root.namespace("inputs").is_none();
     if !uses_inputs {
-        return resolve_in(path, root).map(Cow::Borrowed);
+        let Some((Seg::Key(name), rest)) = path.segs.split_first() else {
+            return Err(miss(0, None));
+        };
+        return match root.namespace(name) {
+            Some(ns) => walk(path, rest, ns, 1).map(Cow::Borrowed),
+            None => Err(miss(
+                0,
+                did_you_mean(name, root.namespaces()).map(str::to_string),
+            )),
+        };
     }
     let Some(second) = path.segs.get(1) else {
         return Ok(Cow::Owned(Value::Object(inputs.clone())));
@@ -35,9 +45,47 @@ fn resolve_with_inputs<'v>(
             Seg::Key(k) => did_you_mean(k, inputs.keys().map(String::as_str)).map(str::to_string),
             Seg::Index(_) => None,
         };
-        return Err(Miss { at: 1, suggestion });
+        return Err(miss(1, suggestion));
     };
-    resolve_segs(&path.segs[2..], first, 2).map(Cow::Borrowed)
+    walk(path, &path.segs[2..], first, 2).map(Cow::Borrowed)
+}
+
+/// The walk of [`strata_core::walk`], except that a string key never indexes an array:
+/// `items['0']` is an error (write `items[0]`), where the shared walk would find the item.
+/// `offset` is the index in `path` of `segs[0]`.
+fn walk<'e, 'v>(
+    path: &'e Path,
+    segs: &[Seg],
+    from: &'v Value,
+    offset: usize,
+) -> Result<&'v Value, Fail<'e>> {
+    let mut cur = from;
+    for (i, seg) in segs.iter().enumerate() {
+        if let (Value::Array(_), Seg::Key(k)) = (cur, seg) {
+            if let Ok(n) = k.parse::<i64>() {
+                let mut fixed = Path::new(path.segs[..i + offset].to_vec());
+                fixed.segs.push(Seg::Index(n));
+                return Err(Fail::Type(format!(
+                    "cannot index an array with the string {}: write `{}`",
+                    Value::from(k.as_str()),
+                    fixed.display()
+                )));
+            }
+        }
+        match step(cur, seg) {
+            Some(next) => cur = next,
+            None => {
+                return Err(Fail::Missing(
+                    path,
+                    Miss {
+                        at: i + offset,
+                        suggestion: suggest(cur, seg),
+                    },
+                ))
+            }
+        }
+    }
+    Ok(cur)
 }
 
 /// Why an expression has no value.
@@ -80,7 +128,9 @@ fn float(n: Num) -> f64 {
     }
 }
 
-fn arith(op: BinOp, a: &Value, b: &Value) -> Result<Value, String> {
+/// `+ - * / %` on two numbers: integers stay integers, checked (`integer overflow`,
+/// `division by zero`); a float makes the result a float, which must be finite.
+pub(crate) fn arith(op: BinOp, a: &Value, b: &Value) -> Result<Value, String> {
     let (Some(x), Some(y)) = (num(a), num(b)) else {
         return Err(format!(
             "`{}` cannot combine {} and {}",
@@ -117,8 +167,14 @@ fn arith(op: BinOp, a: &Value, b: &Value) -> Result<Value, String> {
 
 fn boolean<'e>(v: &Value, what: &str) -> Result<bool, Fail<'e>> {
     v.as_bool().ok_or_else(|| {
+        // `a || b` is the fallback in RyeOS and JavaScript; layer C spells it `??`.
+        let hint = if what == "||" {
+            "; did you mean `??`?"
+        } else {
+            ""
+        };
         Fail::Type(format!(
-            "{what} needs a boolean, got {}",
+            "{what} needs a boolean, got {}{hint}",
             a_or_an(type_name(v))
         ))
     })
@@ -185,7 +241,7 @@ pub(crate) fn eval<'e, 'v>(
     inputs: &'v Map<String, Value>,
 ) -> Result<Cow<'v, Value>, Fail<'e>> {
     match expr {
-        Expr::Path(p) => resolve_with_inputs(p, root, inputs).map_err(|m| Fail::Missing(p, m)),
+        Expr::Path(p) => resolve_with_inputs(p, root, inputs),
         Expr::Literal(v) => Ok(Cow::Owned(v.clone())),
         Expr::List(items) => items
             .iter()
@@ -213,18 +269,29 @@ pub(crate) fn eval<'e, 'v>(
             }
             last
         }
+        Expr::Cond(arms, otherwise) => {
+            for (cond, then, _) in arms {
+                if boolean(&*eval(cond, root, inputs)?, "the condition of `? :`")? {
+                    return eval(then, root, inputs);
+                }
+            }
+            eval(otherwise, root, inputs)
+        }
         Expr::Unary(op, inner, _) => {
             let v = eval(inner, root, inputs)?;
+            if *op != UnOp::Not && !v.is_number() {
+                return Err(Fail::Type(format!(
+                    "`{}` needs a number, got {}",
+                    op.symbol(),
+                    a_or_an(type_name(&v))
+                )));
+            }
             match op {
                 UnOp::Not => Ok(Cow::Owned(Value::Bool(!boolean(&v, "`!`")?))),
+                UnOp::Plus => Ok(v),
                 UnOp::Neg => arith(BinOp::Sub, &Value::from(0), &v)
                     .map(Cow::Owned)
-                    .map_err(|_| {
-                        Fail::Type(format!(
-                            "`-` needs a number, got {}",
-                            a_or_an(type_name(&v))
-                        ))
-                    }),
+                    .map_err(Fail::Type),
             }
         }
         Expr::Binary(first, rest) => chain(first, rest, root, inputs),

@@ -1,17 +1,20 @@
-//! The expressions inside `${…}`: paths, literals, `??`, operators and function calls, parsed
-//! by recursive descent.
+//! The expressions inside `${…}`: paths, literals, `? :`, `??`, operators and function calls,
+//! parsed by recursive descent.
 //!
 //! Recursion depth never grows with the length of an expression: the operands of one
-//! precedence level are kept in a flat chain ([`Expr::Binary`]) that parsing, type checking
-//! and evaluation walk in a loop, and what does nest (groups, `!`/`-`, lists, objects and
-//! calls) stops at [`MAX_DEPTH`] levels with a syntax error. So every recursive walk of an
+//! precedence level are kept in a flat chain ([`Expr::Binary`], and [`Expr::Cond`] for
+//! `a ? b : c ? d : e`) that parsing, type checking and evaluation walk in a loop, and what
+//! does nest (groups, `!`/`-`/`+`, lists, objects, calls and the middle branch of `? :`)
+//! stops at [`MAX_DEPTH`] levels with a syntax error. So every recursive walk of an
 //! [`Expr`] (evaluation, checks, `Clone`, `Drop`) is bounded by a small constant times that
 //! limit, whatever the input.
+
+use std::collections::HashSet;
 
 use serde_json::Value;
 use strata_core::{Error, ErrorKind, Layer, Span};
 
-use crate::functions::Func;
+use crate::functions::{strata_spelling, Func, Spelling};
 use crate::lexer::{lex, Tok, Token};
 
 pub use strata_core::walk::{Path, Seg};
@@ -23,6 +26,19 @@ pub enum UnOp {
     Not,
     /// `-`: numeric negation.
     Neg,
+    /// `+`: a number, unchanged (an error for anything else).
+    Plus,
+}
+
+impl UnOp {
+    /// The operator as written.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            UnOp::Not => "!",
+            UnOp::Neg => "-",
+            UnOp::Plus => "+",
+        }
+    }
 }
 
 /// An infix operator.
@@ -93,7 +109,11 @@ pub enum Expr {
     Object(Vec<(String, Expr)>),
     /// `a ?? b ?? …`: the first operand that is present and not null.
     Fallback(Vec<Expr>),
-    /// `!a`, `-a`.
+    /// `c ? a : b`, with `c1 ? a : c2 ? b : e` kept flat: each condition with the branch it
+    /// selects (and the span of its `?`), then the branch taken when every condition is
+    /// false. Only the branch taken is evaluated.
+    Cond(Vec<(Expr, Expr, Span)>, Box<Expr>),
+    /// `!a`, `-a`, `+a`.
     Unary(UnOp, Box<Expr>, Span),
     /// `a op b op c …`: operands of one precedence level, applied left to right. The first
     /// operand, then each operator (with its span) and the operand after it.
@@ -118,6 +138,13 @@ impl Expr {
                 items.iter().for_each(|e| e.collect_paths(out))
             }
             Expr::Object(entries) => entries.iter().for_each(|(_, e)| e.collect_paths(out)),
+            Expr::Cond(arms, otherwise) => {
+                for (cond, then, _) in arms {
+                    cond.collect_paths(out);
+                    then.collect_paths(out);
+                }
+                otherwise.collect_paths(out);
+            }
             Expr::Unary(_, e, _) => e.collect_paths(out),
             Expr::Binary(first, rest) => {
                 first.collect_paths(out);
@@ -127,7 +154,8 @@ impl Expr {
     }
 }
 
-/// How deeply expressions may nest (groups, `!` and `-`, lists, objects, calls).
+/// How deeply expressions may nest (groups, `!`, `-` and `+`, lists, objects, calls, the
+/// middle branch of `? :`).
 pub const MAX_DEPTH: usize = 64;
 const HINT: &str = "a placeholder holds a path such as `state.items[0].name`, optionally `?? fallback`, or an expression";
 
@@ -180,7 +208,7 @@ fn parse_full(src: &str, base: usize) -> Result<Expr, Error> {
                 .with_hint("write a context path such as `${state.name}`"),
         );
     }
-    let expr = p.fallback()?;
+    let expr = p.ternary()?;
     if let Some(t) = p.toks.get(p.pos) {
         let text = &src[t.span.start - base..t.span.end - base];
         return Err(p.err_at(
@@ -243,6 +271,84 @@ impl Parser<'_> {
         let r = f(self);
         self.depth -= 1;
         r
+    }
+
+    /// The loosest level, `c ? a : b`: right-associative (`a ? b : c ? d : e` is
+    /// `a ? b : (c ? d : e)`), read in a loop into one flat [`Expr::Cond`]. A `|` after an
+    /// operand is explained here (layer C has no filters).
+    fn ternary(&mut self) -> Result<Expr, Error> {
+        let start = self.here().start;
+        let mut arms = Vec::new();
+        let mut cond = self.fallback()?;
+        let otherwise = loop {
+            let span = self.here();
+            if !self.eat("?") {
+                break cond;
+            }
+            let then = self.nested(Self::ternary)?;
+            self.expect(":", "a conditional is written `condition ? then : else`")?;
+            arms.push((cond, then, span));
+            cond = self.fallback()?;
+        };
+        self.no_filter(start)?;
+        Ok(if arms.is_empty() {
+            otherwise
+        } else {
+            Expr::Cond(arms, Box::new(otherwise))
+        })
+    }
+
+    /// A `|` where an operator could stand is a filter in other template languages
+    /// (`${x | upper}`): an error naming the call to write instead (`upper(x)`).
+    fn no_filter(&self, start: usize) -> Result<(), Error> {
+        let Some(pipe) = self.toks.get(self.pos) else {
+            return Ok(());
+        };
+        if pipe.kind != Tok::Punct("|") {
+            return Ok(());
+        }
+        let text = |from: usize, to: usize| self.src[from - self.base..to - self.base].trim();
+        let value = text(start, pipe.span.start);
+        let hint = "layer C has no filters: call the function on the value, `f(x)`";
+        let Some(Token {
+            kind: Tok::Ident(name),
+            ..
+        }) = self.toks.get(self.pos + 1)
+        else {
+            return Err(self.err_at(pipe.span, "unexpected `|` in context placeholder", hint));
+        };
+        // The filter's own arguments, as written: `join(', ')` → `, `.
+        let mut args = "";
+        if matches!(self.toks.get(self.pos + 2), Some(t) if t.kind == Tok::Punct("(")) {
+            let mut depth = 0usize;
+            for t in &self.toks[self.pos + 2..] {
+                match t.kind {
+                    Tok::Punct("(") => depth += 1,
+                    Tok::Punct(")") if depth == 1 => {
+                        args = text(self.toks[self.pos + 2].span.end, t.span.start);
+                        break;
+                    }
+                    Tok::Punct(")") => depth -= 1,
+                    _ => {}
+                }
+            }
+        }
+        let with_args = |f: &str| match args {
+            "" => format!("{f}({value})"),
+            a => format!("{f}({value}, {a})"),
+        };
+        let message = match strata_spelling(name) {
+            Some(Spelling::Func(f)) => format!(
+                "unexpected `|`: layer C has no filters; did you mean `{}`?",
+                with_args(f.name())
+            ),
+            Some(Spelling::Fallback) => format!(
+                "unexpected `|`: layer C has no filters; did you mean `{value} ?? {}`?",
+                if args.is_empty() { "…" } else { args }
+            ),
+            None => format!("unexpected `|`: layer C has no filters, and no function `{name}`"),
+        };
+        Err(self.err_at(pipe.span, &message, hint))
     }
 
     fn fallback(&mut self) -> Result<Expr, Error> {
@@ -322,13 +428,17 @@ impl Parser<'_> {
 
     fn unary(&mut self) -> Result<Expr, Error> {
         let span = self.here();
-        for (p, op) in [("!", UnOp::Not), ("-", UnOp::Neg)] {
+        for (p, op) in [("!", UnOp::Not), ("-", UnOp::Neg), ("+", UnOp::Plus)] {
             if self.eat(p) {
                 let inner = self.nested(Self::unary)?;
-                if let (UnOp::Neg, Expr::Literal(Value::Number(n))) = (op, &inner) {
-                    if let Some(v) = negate(n) {
-                        return Ok(Expr::Literal(v));
+                match (op, &inner) {
+                    (UnOp::Neg, Expr::Literal(Value::Number(n))) => {
+                        if let Some(v) = negate(n) {
+                            return Ok(Expr::Literal(v));
+                        }
                     }
+                    (UnOp::Plus, Expr::Literal(Value::Number(_))) => return Ok(inner),
+                    _ => {}
                 }
                 return Ok(Expr::Unary(op, Box::new(inner), span));
             }
@@ -353,7 +463,7 @@ impl Parser<'_> {
                 self.path(w).map(Expr::Path)
             }
             Tok::Punct("(") => {
-                let inner = self.nested(Self::fallback)?;
+                let inner = self.nested(Self::ternary)?;
                 self.expect(")", "close the group with `)`")?;
                 Ok(inner)
             }
@@ -373,7 +483,7 @@ impl Parser<'_> {
         let mut items = Vec::new();
         if !self.eat("]") {
             loop {
-                items.push(self.fallback()?);
+                items.push(self.ternary()?);
                 if self.eat("]") {
                     break;
                 }
@@ -385,8 +495,10 @@ impl Parser<'_> {
 
     fn object(&mut self) -> Result<Expr, Error> {
         let mut entries = Vec::new();
+        let mut seen = HashSet::new();
         if !self.eat("}") {
             loop {
+                let key_span = self.here();
                 let key = match self.peek().cloned() {
                     Some(Tok::Str(s)) | Some(Tok::Ident(s)) => {
                         self.pos += 1;
@@ -394,8 +506,15 @@ impl Parser<'_> {
                     }
                     _ => return Err(self.err("expected an object key", "write {\"key\": value}")),
                 };
+                if !seen.insert(key.clone()) {
+                    return Err(self.err_at(
+                        key_span,
+                        &format!("duplicate key `{key}` in an object literal"),
+                        "each key may appear once in `{…}`",
+                    ));
+                }
                 self.expect(":", "write {\"key\": value}")?;
-                entries.push((key, self.fallback()?));
+                entries.push((key, self.ternary()?));
                 if self.eat("}") {
                     break;
                 }
@@ -407,16 +526,26 @@ impl Parser<'_> {
 
     fn call(&mut self, name: &str, span: Span) -> Result<Expr, Error> {
         let Some(func) = Func::from_name(name) else {
+            let mut message = format!("unknown function `{name}`");
+            match strata_spelling(name) {
+                Some(Spelling::Func(f)) => {
+                    message.push_str(&format!("; did you mean `{}`?", f.name()))
+                }
+                Some(Spelling::Fallback) => {
+                    message.push_str("; did you mean the fallback `a ?? b`?")
+                }
+                None => {}
+            }
             return Err(self.err_at(
                 span,
-                &format!("unknown function `{name}`"),
+                &message,
                 &format!("the functions are {}", Func::names().join(", ")),
             ));
         };
         let mut args = Vec::new();
         if !self.eat(")") {
             loop {
-                args.push(self.nested(Self::fallback)?);
+                args.push(self.nested(Self::ternary)?);
                 if self.eat(")") {
                     break;
                 }
@@ -425,6 +554,13 @@ impl Parser<'_> {
         }
         func.check_arity(&args)
             .map_err(|m| self.err_at(span, &m, "see docs/layers.md"))?;
+        if let (Func::Matches, Some(Expr::Literal(Value::String(pattern)))) = (func, args.get(1)) {
+            crate::functions::compile_regex(pattern).map_err(|m| {
+                Error::new(Layer::CONTEXT, ErrorKind::Invalid, m)
+                    .with_span(Span::new(span.start, span.start + 1))
+                    .with_hint(crate::functions::REGEX_HINT)
+            })?;
+        }
         Ok(Expr::Call(func, args, span))
     }
 
@@ -487,9 +623,16 @@ impl Parser<'_> {
     }
 }
 
+/// `-n` of a number literal, folded when the template compiles. `-9223372036854775808`
+/// (written as `-` and `2^63`, which only `u64` holds) is the integer `i64::MIN`, not a
+/// float, so `-9223372036854775808 - 1` is the overflow error. (A literal beyond JSON's
+/// integers, such as `-18446744073709551615`, stays a float, as JSON reads it.)
 fn negate(n: &serde_json::Number) -> Option<Value> {
     if let Some(i) = n.as_i64() {
         return i.checked_neg().map(Value::from);
+    }
+    if n.as_u64() == Some(1 << 63) {
+        return Some(Value::from(i64::MIN));
     }
     n.as_f64()
         .and_then(|f| serde_json::Number::from_f64(-f))

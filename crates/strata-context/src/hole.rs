@@ -2,7 +2,7 @@ use strata_core::syntax::{Hole, RenderCx, Seq};
 use strata_core::{Error, ErrorKind, Layer, Origin, Reference, Rendered, Span, Text};
 
 use crate::eval::{eval, Fail};
-use crate::{Expr, Seg};
+use crate::{Expr, Path, Seg};
 
 /// A compiled `${path}` placeholder.
 #[derive(Debug)]
@@ -38,6 +38,8 @@ impl ContextHole {
             fixed.segs[miss.at] = Seg::Key(s);
             fixed.segs.truncate(miss.at + 1);
             message.push_str(&format!("; did you mean `{}`?", fixed.display()));
+        } else if let Some(call) = length_call(path, miss.at) {
+            message.push_str(&format!("; did you mean `{call}`?"));
         }
         cx.missing(Layer::CONTEXT, message, self.span)
     }
@@ -91,5 +93,24 @@ impl Hole for ContextHole {
                 Ok(Rendered::Text(Text::default()))
             }
         }
+    }
+}
+
+/// `items.length` (JavaScript), `items.len` or `items.size`, missing as the last step of a
+/// path: the call layer C spells it with, `length(items)`.
+fn length_call(path: &Path, at: usize) -> Option<String> {
+    let last = path.segs.len().checked_sub(1)?;
+    match &path.segs[last] {
+        Seg::Key(k)
+            if at == last
+                && at > 0
+                && matches!(k.as_str(), "length" | "len" | "size" | "count") =>
+        {
+            Some(format!(
+                "length({})",
+                Path::new(path.segs[..last].to_vec()).display()
+            ))
+        }
+        _ => None,
     }
 }

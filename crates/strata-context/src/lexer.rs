@@ -21,13 +21,15 @@ pub enum Tok {
     Number(Value),
     /// A string literal in `"…"` (JSON escapes) or `'…'` (`\` escapes the next character).
     Str(String),
-    /// Punctuation and operators: `. [ ] ( ) { } , : ?? == != <= >= < > && || ! + - * / %`.
+    /// Punctuation and operators: `. [ ] ( ) { } , : ?? ? == != <= >= < > && || ! + - * / %`,
+    /// and `|`, which is no operator (the parser explains what to write instead).
     Punct(&'static str),
 }
 
-const PUNCTS: [&str; 24] = [
+/// Longer spellings first: `??` before `?`, `||` before `|`.
+const PUNCTS: [&str; 26] = [
     "??", "==", "!=", "<=", ">=", "&&", "||", ".", "[", "]", "(", ")", "{", "}", ",", ":", "<",
-    ">", "!", "+", "-", "*", "/", "%",
+    ">", "!", "+", "-", "*", "/", "%", "?", "|",
 ];
 
 fn error(at: usize, message: &str, hint: &str) -> Error {

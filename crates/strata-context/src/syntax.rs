@@ -32,8 +32,10 @@ fn find_close(bytes: &[u8]) -> Option<usize> {
 }
 
 /// True when the text after `${` is layer C's: after optional whitespace, a lower-case letter,
-/// `_`, one of `( ! ' " - [ {` (an expression), a closing brace or the end of the text. Layer
-/// E's names are excluded; a digit or an upper-case letter (`${9X}`, `${Foo}`) is nobody's.
+/// `_`, one of `( ! ' " - + [ {` (an expression), a closing brace or the end of the text.
+/// Layer E's names are excluded — a name followed by `}` or a Compose operator, so
+/// `${DEBUG?a:b}` is layer E's `?` operator, never a conditional; a digit or an upper-case
+/// letter otherwise (`${9X}`, `${Foo}`, `${DEBUG ? a : b}`) is nobody's.
 fn owns(after_open: &[u8]) -> bool {
     if env_owns(after_open) {
         return false;
@@ -41,7 +43,7 @@ fn owns(after_open: &[u8]) -> bool {
     let trimmed = after_open.iter().position(|b| !b.is_ascii_whitespace());
     match trimmed.map(|i| after_open[i]) {
         None => true,
-        Some(b) => b.is_ascii_lowercase() || b"_}(!'\"-[{".contains(&b),
+        Some(b) => b.is_ascii_lowercase() || b"_}(!'\"-+[{".contains(&b),
     }
 }
 

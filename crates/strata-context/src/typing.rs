@@ -80,11 +80,32 @@ pub fn check(expr: &Expr) -> Result<Ty, Error> {
             entries.iter().try_for_each(|(_, e)| check(e).map(drop))?;
             Ty::Object
         }
+        Expr::Cond(arms, otherwise) => {
+            // The type of the branches when they agree; otherwise known only at run time.
+            let mut ty = check(otherwise)?;
+            for (cond, then, span) in arms {
+                let c = check(cond)?;
+                if !c.is(&[Ty::Bool]) {
+                    return Err(fail(
+                        *span,
+                        format!(
+                            "the condition of `? :` needs a boolean, got {}",
+                            a_or_an(c.name())
+                        ),
+                    ));
+                }
+                if check(then)? != ty {
+                    ty = Ty::Unknown;
+                }
+            }
+            ty
+        }
         Expr::Unary(op, inner, span) => {
             let t = check(inner)?;
             let (want, what) = match op {
                 UnOp::Not => (Ty::Bool, "`!` needs a boolean"),
                 UnOp::Neg => (Ty::Num, "`-` needs a number"),
+                UnOp::Plus => (Ty::Num, "`+` needs a number"),
             };
             if !t.is(&[want]) {
                 return Err(fail(*span, format!("{what}, got {}", a_or_an(t.name()))));
@@ -120,7 +141,12 @@ fn binary(op: BinOp, a: Ty, b: Ty, span: Span) -> Result<Ty, Error> {
     match op {
         BinOp::Or | BinOp::And => {
             if !(a.is(&[Ty::Bool]) && b.is(&[Ty::Bool])) {
-                return Err(mismatch());
+                let mut e = mismatch();
+                if op == BinOp::Or {
+                    // `a || b` is the fallback in RyeOS and JavaScript; layer C spells it `??`.
+                    e.message.push_str("; did you mean `??`?");
+                }
+                return Err(e);
             }
             Ok(Ty::Bool)
         }

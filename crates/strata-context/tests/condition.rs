@@ -165,3 +165,17 @@ fn malformed_conditions_fail_when_parsed() {
         );
     }
 }
+
+#[test]
+fn a_regex_is_bounded_as_matches_is() {
+    let e =
+        Condition::parse(&json!({"path": "a", "op": "regex", "value": "\\w{1000}"})).unwrap_err();
+    assert_eq!(
+        e.message,
+        "bad regex `\\w{1000}`: Compiled regex exceeds size limit of 1048576 bytes."
+    );
+    assert_eq!(
+        check(json!({"path": "result.stdout", "op": "regex", "value": "^\\w+: \\d+"})),
+        Ok(true)
+    );
+}

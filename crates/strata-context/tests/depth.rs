@@ -93,3 +93,42 @@ fn nesting_stops_at_its_limit_with_a_clear_error_on_a_small_stack() {
         assert_eq!(eval_bool(&parse_expr(&src, 0).unwrap(), &ctx), Ok(true));
     });
 }
+
+#[test]
+fn conditional_chains_cost_no_stack_depth_and_their_middle_branch_nests() {
+    on_stack(256, || {
+        let ctx = json!({"state": {"n": 1}});
+        // `false ? 0 : false ? 0 : … : 7`: one flat chain, parsed and evaluated in a loop.
+        let src = format!("{}7", "false ? 0 : ".repeat(20_000));
+        let expr = parse_expr(&src, 0).expect("parses");
+        assert_eq!(eval_value(&expr, &ctx), Ok(json!(7)));
+        let src = format!("{}7", "state.n == 2 ? state.gone : ".repeat(10_000));
+        assert_eq!(
+            eval_value(&parse_expr(&src, 0).unwrap(), &ctx),
+            Ok(json!(7))
+        );
+        drop(expr);
+    });
+    on_stack(1024, || {
+        let ctx = json!({});
+        // `true ? true ? … 1 : 0 … : 0`: the middle branch nests, up to the limit.
+        let deep = |n: usize| format!("{}1{}", "true ? ".repeat(n), " : 0".repeat(n));
+        assert_eq!(
+            eval_value(&parse_expr(&deep(63), 0).unwrap(), &ctx),
+            Ok(json!(1))
+        );
+        let e = parse_expr(&deep(65), 0).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Syntax);
+        assert_eq!(e.message, "expression nested too deeply");
+        // Unary `+` nests as `-` and `!` do.
+        assert_eq!(
+            eval_value(
+                &parse_expr(&format!("{}1", "+".repeat(64)), 0).unwrap(),
+                &ctx
+            ),
+            Ok(json!(1))
+        );
+        let e = parse_expr(&format!("{}1", "+".repeat(100_000)), 0).unwrap_err();
+        assert_eq!(e.message, "expression nested too deeply");
+    });
+}

@@ -25,6 +25,7 @@ mod pass;
 mod render;
 mod scope;
 mod seconds;
+pub mod secret_marks;
 mod seq;
 mod shown;
 mod suggest;

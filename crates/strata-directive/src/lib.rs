@@ -26,7 +26,7 @@ pub use front_matter::{
     ResponsesSpec, StdSpec,
 };
 pub use hooks::{load_project_hooks, Event, EVENTS};
-pub use load::{Directive, Site};
+pub use load::{tool_from_inputs, Directive, Site};
 pub use progress::{Observer, Progress, Watch};
 pub use responses::{Candidate, Chosen};
 pub use run::{ActionOutcome, Report, RunOptions, Status};

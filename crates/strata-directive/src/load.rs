@@ -17,11 +17,19 @@ use crate::hooks::{parse_hooks, under, Event};
 use crate::inputs::{bind, coerce};
 use crate::source::Source;
 
-/// An action with its parameters compiled for stages 1–2.
+/// An action with its parameters compiled for stages 1–2, and its tool id compiled for
+/// stage 1 when an input names it (`tool: "{input:child}"`).
 #[derive(Debug)]
 pub(crate) struct CompiledAction {
     pub spec: ActionSpec,
     pub params: Template,
+    pub tool: Option<Template>,
+}
+
+/// Whether an action's tool id is taken from the directive's inputs (`{input:…}`), and so
+/// known only when the directive runs.
+pub fn tool_from_inputs(tool: &str) -> bool {
+    tool.contains("{input:")
 }
 
 /// A loaded, checked directive, ready to run any number of times.
@@ -201,6 +209,15 @@ impl Directive {
                 file: &self.file,
                 action: Some(i),
             });
+            if let Some(tool) = &a.tool {
+                out.push(Site {
+                    path: FieldPath(vec![key("actions"), PathSeg::Index(i), key("tool")]),
+                    template: tool,
+                    event: None,
+                    file: &self.file,
+                    action: Some(i),
+                });
+            }
         }
         for hook in &self.hooks {
             out.push(Site {
@@ -212,6 +229,54 @@ impl Directive {
             });
         }
         out
+    }
+
+    /// The tool id of every action with the bound `inputs` (stage 1 for an id an input
+    /// names), each checked with `tools`: an unknown tool is an error located at the
+    /// action's `tool`, with the runner's did-you-mean.
+    pub fn tool_ids(
+        &self,
+        inputs: &Map<String, Value>,
+        tools: &dyn ToolRunner,
+        options: &strata_core::RenderOptions,
+    ) -> Result<Vec<String>, Error> {
+        let mut out = Vec::with_capacity(self.actions.len());
+        for (i, a) in self.actions.iter().enumerate() {
+            let Some(template) = &a.tool else {
+                out.push(a.spec.tool.clone());
+                continue;
+            };
+            let at = FieldPath(vec![key("actions"), PathSeg::Index(i), key("tool")]);
+            let scope = strata_core::Scope {
+                inputs,
+                ..strata_core::Scope::default()
+            };
+            let rendered = template
+                .render(&scope, options)
+                .map_err(|e| self.doc.locate_error(under(e, &at)))?;
+            let id = match rendered.value.into_json() {
+                Value::String(id) => id,
+                other => {
+                    let e = Error::new(
+                        Layer::INPUTS,
+                        ErrorKind::Type,
+                        format!(
+                            "the tool of action `{}` (`{}`) must be a string, not {}",
+                            a.spec.id,
+                            a.spec.tool,
+                            strata_core::a_or_an(strata_core::type_name(&other))
+                        ),
+                    );
+                    return Err(self.doc.locate_error(e.at_path(&at)));
+                }
+            };
+            tools.callable(&id).map_err(|mut e| {
+                e.message = format!("{} (from `{}`)", e.message, a.spec.tool);
+                self.doc.locate_error(e.at_path(&at))
+            })?;
+            out.push(id);
+        }
+        Ok(out)
     }
 
     /// Validates and types the caller's inputs (strings from the command line are parsed as the
@@ -302,9 +367,19 @@ fn compile_actions(
         if ids[..i].contains(&spec.id.as_str()) {
             return Err(fail("id", format!("action id `{}` is used twice", spec.id)));
         }
-        tools
-            .callable(&spec.tool)
-            .map_err(|e| doc.locate_error(e.at_path(&path.child(key("tool")))))?;
+        let tool = if tool_from_inputs(&spec.tool) {
+            let tool_path = path.child(key("tool"));
+            let chain = Chain::of(&[Layer::INPUTS]);
+            Some(
+                Template::compile(&Value::String(spec.tool.clone()), &chain, limits)
+                    .map_err(|e| doc.locate_error(under(e, &tool_path)))?,
+            )
+        } else {
+            tools
+                .callable(&spec.tool)
+                .map_err(|e| doc.locate_error(e.at_path(&path.child(key("tool")))))?;
+            None
+        };
         let params_path = path.child(key("params"));
         let params = Template::compile(&Value::Object(spec.params.clone()), &stages(), limits)
             .map_err(|e| doc.locate_error(under(e, &params_path)))?;
@@ -319,6 +394,7 @@ fn compile_actions(
         out.push(CompiledAction {
             spec: spec.clone(),
             params,
+            tool,
         });
     }
     Ok(out)

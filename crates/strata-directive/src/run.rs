@@ -164,6 +164,8 @@ struct Run<'a> {
     tools: &'a dyn ToolRunner,
     inputs: &'a Map<String, Value>,
     options: RunOptions<'a>,
+    /// The tool id of each action (stage 1 done for an id an input names).
+    tool_ids: Vec<String>,
     /// The namespaces every template sees: `directive`, `model`, `limits`, `inputs`.
     context: Map<String, Value>,
     /// `steps`: the record of every action that ran, by id.
@@ -252,11 +254,14 @@ impl Run<'_> {
     fn stop(&mut self, status: Status, why: String, from: usize) {
         self.report.status = status;
         self.report.stopped = Some(why);
-        for action in &self.directive.actions[from..] {
+        for (action, tool) in self.directive.actions[from..]
+            .iter()
+            .zip(&self.tool_ids[from..])
+        {
             let reason = "the directive stopped before this action";
             self.report.actions.push(ActionOutcome {
                 id: action.spec.id.clone(),
-                tool: action.spec.tool.clone(),
+                tool: tool.clone(),
                 params: Value::Null,
                 status: StepStatus::Skipped.name(),
                 record: Some(StepRecord::skipped(&action.spec.id, reason)),
@@ -297,9 +302,11 @@ impl Run<'_> {
                 return self.elapsed_limit(started, k);
             }
             let spec = &action.spec;
+            let tool = self.tool_ids[k].clone();
+            let tool = tool.as_str();
             let mut outcome = ActionOutcome {
                 id: spec.id.clone(),
-                tool: spec.tool.clone(),
+                tool: tool.to_string(),
                 params: Value::Null,
                 status: StepStatus::Failed.name(),
                 record: None,
@@ -336,11 +343,11 @@ impl Run<'_> {
             self.options.watch.on(Progress::Started {
                 index: k,
                 id: &spec.id,
-                tool: &spec.tool,
+                tool,
             });
             let begun = Instant::now();
-            let record = match self.tools.run(&spec.tool, &params, &call) {
-                Ok(run) => StepRecord::from_run(&spec.id, &spec.tool, &run),
+            let record = match self.tools.run(tool, &params, &call) {
+                Ok(run) => StepRecord::from_run(&spec.id, tool, &run),
                 Err(e) => StepRecord::failed(&spec.id, &e),
             };
             self.finished(k, &record, begun);
@@ -375,7 +382,7 @@ impl Run<'_> {
         self.options.watch.on(Progress::Finished {
             index: k,
             id: &spec.id,
-            tool: &spec.tool,
+            tool: &self.tool_ids[k],
             record,
             elapsed: begun.elapsed(),
         });
@@ -430,11 +437,13 @@ impl Directive {
             json!({"turns": limits.turns, "timeout": limits.timeout}),
         );
         context.insert("inputs".into(), Value::Object(inputs.clone()));
+        let tool_ids = self.tool_ids(inputs, tools, &options.render)?;
         let mut run = Run {
             directive: self,
             tools,
             inputs,
             options,
+            tool_ids,
             context,
             steps: Value::Object(Map::new()),
             report: Report {

@@ -295,3 +295,22 @@ fn token_at(text: &str, line: usize, column: usize) -> &str {
         None => token,
     }
 }
+
+/// The message of a request line (a batch protocol's JSON object) that does not parse as a
+/// document: `malformed request: <what>` with its line and column, and whether it broke a
+/// limit (the reply then keeps kind `limit`).
+pub fn malformed_request(error: &Error) -> (String, bool) {
+    let message = error
+        .message
+        .strip_prefix("JSON syntax error: ")
+        .unwrap_or(&error.message);
+    let at = error
+        .location
+        .as_ref()
+        .map(|l| format!(" at line {} column {}", l.line, l.column))
+        .unwrap_or_default();
+    (
+        format!("malformed request: {message}{at}"),
+        error.kind == ErrorKind::Limit,
+    )
+}

@@ -11,7 +11,7 @@ mod indent;
 mod locate;
 
 pub use bounded::{read_json, Bounded, Budget};
-pub use document::{Document, Format};
+pub use document::{malformed_request, Document, Format};
 pub use dotenv::parse_dotenv;
 pub use files::{confine, confine_in, read_bounded, read_file, read_line, read_text, walk};
 pub use locate::{locate, Lines, Positions};

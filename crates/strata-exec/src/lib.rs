@@ -12,6 +12,6 @@ pub use env::{
     ResolvedEnv, BASE_ALLOWLIST, PROTECTED, PROTECTED_PREFIXES,
 };
 pub use spawn::{
-    authored, install_interrupt_handler, install_interrupt_handler_on_spawn, spawn, SpawnSpec,
-    DEFAULT_MAX_OUTPUT,
+    authored, install_interrupt_handler, install_interrupt_handler_on_spawn, on_interrupt, spawn,
+    SpawnSpec, DEFAULT_MAX_OUTPUT,
 };

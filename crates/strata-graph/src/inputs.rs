@@ -17,7 +17,8 @@ impl Graph {
         let schema = self.parameters.as_ref();
         let mut given = typed.clone();
         for (name, raw) in strings {
-            given.insert(name.clone(), strata_tools::coerce(schema, name, raw)?);
+            let input = strata_tools::coerce_given(schema, name, raw, &strata_tools::Given::INPUT)?;
+            given.insert(name.clone(), input);
         }
         strata_tools::validate(&self.id, schema, &given)
     }

@@ -37,6 +37,14 @@ pub(crate) fn parse_when(r: &Reader<'_>, value: &Value, path: &FieldPath) -> Res
     })
 }
 
+/// The value `found` holds, or `or` with its error pushed on `errors`.
+fn kept<T>(errors: &mut Vec<Error>, found: Result<T, Error>, or: T) -> T {
+    found.unwrap_or_else(|e| {
+        errors.push(e);
+        or
+    })
+}
+
 /// True when the document declares `kind: graph`.
 pub fn is_graph_document(value: &Value) -> bool {
     value.get("kind").and_then(Value::as_str) == Some("graph")
@@ -57,14 +65,67 @@ impl Graph {
         Graph::load(&doc, id, tools, limits)
     }
 
-    /// Loads and checks the graph in `doc`.
+    /// Loads and checks the graph in `doc`; the first error of [`Graph::load_all`].
     pub fn load(
         doc: &Document,
         id: &str,
         tools: &dyn ToolRunner,
         limits: &Limits,
     ) -> Result<Graph, Error> {
+        Graph::load_all(doc, id, tools, limits).map_err(|mut errors| errors.swap_remove(0))
+    }
+
+    /// Loads and checks the graph in `doc`, with every error found, in file order (at least
+    /// one): the errors of each node and of the top-level fields; when they all load, those
+    /// of the checks across nodes (reachability, names, expressions), each node's. A file
+    /// that is not a graph at all (no map, no nodes) has one.
+    pub fn load_all(
+        doc: &Document,
+        id: &str,
+        tools: &dyn ToolRunner,
+        limits: &Limits,
+    ) -> Result<Graph, Vec<Error>> {
         let r = Reader { doc, limits };
+        let mut errors = Vec::new();
+        let graph = Graph::read(&r, id, tools, &mut errors);
+        if let Some(graph) = graph.filter(|_| errors.is_empty()) {
+            crate::validate::check(&r, &graph, &mut errors);
+            if errors.is_empty() {
+                return Ok(graph);
+            }
+        }
+        if errors.is_empty() {
+            errors.push(r.err(&FieldPath::root(), "the graph does not load"));
+        }
+        errors.sort_by_key(|e| e.location.as_ref().map(|l| (l.line, l.column)));
+        errors.dedup_by(|a, b| a.message == b.message && a.location == b.location);
+        Err(errors)
+    }
+
+    /// The graph of `r`'s document, its errors pushed on `errors` (none when it has some).
+    fn read(
+        r: &Reader<'_>,
+        id: &str,
+        tools: &dyn ToolRunner,
+        errors: &mut Vec<Error>,
+    ) -> Option<Graph> {
+        match Graph::read_top(r, id, tools, errors) {
+            Ok(graph) => graph,
+            Err(e) => {
+                errors.push(e);
+                None
+            }
+        }
+    }
+
+    /// [`Graph::read`]: an error that stops the reading is returned; the others are pushed.
+    fn read_top(
+        r: &Reader<'_>,
+        id: &str,
+        tools: &dyn ToolRunner,
+        errors: &mut Vec<Error>,
+    ) -> Result<Option<Graph>, Error> {
+        let doc = r.doc;
         let root = FieldPath::root();
         let top = r.map(&doc.value, &root, "a graph file")?;
         if !is_graph_document(&doc.value) {
@@ -74,15 +135,17 @@ impl Graph {
                 "graphs are YAML files of kind `graph` under tools/",
             ));
         }
-        r.known_keys(top, &root, &GRAPH_KEYS, "a graph")?;
+        if let Err(e) = r.known_keys(top, &root, &GRAPH_KEYS, "a graph") {
+            errors.push(e);
+        }
         let parameters = top.get("parameters").cloned();
         if let Some(schema) = &parameters {
-            strata_tools::check_schema(schema).map_err(|e| {
+            if let Err(e) = strata_tools::check_schema(schema) {
                 let mut err = Error::new(Layer::REQUEST, ErrorKind::Invalid, e.message)
                     .with_hint("parameters use the JSON Schema subset of tools (docs/tools.md)");
                 err.path = e.path.under(&key(&root, "parameters"));
-                r.locate(err)
-            })?;
+                errors.push(r.locate(err));
+            }
         }
         let state = match top.get("state") {
             None => Map::new(),
@@ -100,14 +163,10 @@ impl Graph {
         let mut nodes = Vec::with_capacity(ids.len());
         for (id, value) in node_map {
             let place = Place::Top(&ids);
-            nodes.push(parse_node(
-                &r,
-                id,
-                value,
-                &key(&nodes_path, id),
-                &place,
-                tools,
-            )?);
+            match parse_node(r, id, value, &key(&nodes_path, id), &place, tools) {
+                Ok(node) => nodes.push(node),
+                Err(e) => errors.push(e),
+            }
         }
         let find = |field: &str| -> Result<Option<usize>, Error> {
             let Some(name) = r.opt_str(top, &root, field)? else {
@@ -125,29 +184,32 @@ impl Graph {
                 }
             }
         };
-        let start = find("start")?.unwrap_or(0);
-        let on_error = match r.opt_str(top, &root, "on_error")? {
+        let start = kept(errors, find("start"), None).unwrap_or(0);
+        let on_error = match kept(errors, r.opt_str(top, &root, "on_error"), None) {
             None | Some("fail") => OnError::Fail,
             Some("continue") => OnError::Continue,
-            Some(_) => OnError::Goto(find("on_error")?.unwrap_or(0)),
+            Some(_) => OnError::Goto(kept(errors, find("on_error"), None).unwrap_or(0)),
         };
-        let max_steps = r
-            .opt_count(top, &root, "max_steps")?
-            .unwrap_or(DEFAULT_MAX_STEPS);
-        let graph = Graph {
+        let max_steps =
+            kept(errors, r.opt_count(top, &root, "max_steps"), None).unwrap_or(DEFAULT_MAX_STEPS);
+        let description =
+            kept(errors, r.opt_str(top, &root, "description"), None).map(str::to_string);
+        let hooks = kept(errors, parse_hooks(r, top.get("hooks"), tools), Vec::new());
+        if !errors.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(Graph {
             id: id.to_string(),
             file: doc.name.clone(),
             fingerprint: strata_runs::fingerprint(&doc.text),
-            description: r.opt_str(top, &root, "description")?.map(str::to_string),
+            description,
             parameters,
             state,
             start,
             max_steps,
             on_error,
-            hooks: parse_hooks(&r, top.get("hooks"), tools)?,
+            hooks,
             nodes,
-        };
-        crate::validate::check(&r, &graph)?;
-        Ok(graph)
+        }))
     }
 }

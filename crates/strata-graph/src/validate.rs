@@ -32,8 +32,11 @@ struct Names<'a> {
 }
 
 /// Runs every check.
-pub(crate) fn check(r: &Reader<'_>, graph: &Graph) -> Result<(), Error> {
-    reachable(r, graph)?;
+/// Every error is pushed on `errors`: reachability, then each node's, then each hook's.
+pub(crate) fn check(r: &Reader<'_>, graph: &Graph, errors: &mut Vec<Error>) {
+    if let Err(e) = reachable(r, graph) {
+        errors.push(e);
+    }
     let inputs: Vec<String> = graph
         .parameters
         .as_ref()
@@ -46,7 +49,9 @@ pub(crate) fn check(r: &Reader<'_>, graph: &Graph) -> Result<(), Error> {
         assigned_keys(node, &mut state);
     }
     for node in &graph.nodes {
-        check_node(r, node, &state, &inputs, &[])?;
+        if let Err(e) = check_node(r, node, &state, &inputs, &[]) {
+            errors.push(e);
+        }
     }
     let hook_names = Names {
         namespaces: CONTEXT_NAMES.to_vec(),
@@ -58,9 +63,10 @@ pub(crate) fn check(r: &Reader<'_>, graph: &Graph) -> Result<(), Error> {
         if let Some(w) = &hook.when {
             refs.extend(when_refs(w, &key(&hook.path, "when")));
         }
-        check_refs(r, &refs, &hook_names, "a hook")?;
+        if let Err(e) = check_refs(r, &refs, &hook_names, "a hook") {
+            errors.push(e);
+        }
     }
-    Ok(())
 }
 
 /// The state keys a node writes at the top level.

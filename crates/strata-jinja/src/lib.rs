@@ -28,13 +28,18 @@ use std::cell::Cell;
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
-use minijinja::value::{Rest, Value as JinjaValue, ValueKind};
+use minijinja::value::{Rest, Value as JinjaValue, ValueKind, ValueOrKwargs};
 use minijinja::{AutoEscape, Environment, Output, State, Template, UndefinedBehavior};
 use serde::Serialize;
 use strata_core::{Error, ErrorKind, Layer, Location, Undefined};
 
 /// The setting that bounds the output of a render.
 pub const OUTPUT_SETTING: &str = "output_bytes_per_string";
+
+/// The fuel of one render: instructions, and (minijinja charges one fuel per 64 bytes) at
+/// most 32 MB of strings and lists built by operators, literals and filters, so that no
+/// doubling loop, capture or recursion holds more than that.
+pub const FUEL: u64 = 500_000;
 
 /// Bounds on one render.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,7 +65,7 @@ impl JinjaLimits {
     /// `output_bytes_per_string`.
     pub fn from_limits(limits: &strata_core::Limits) -> Self {
         JinjaLimits {
-            fuel: 1_000_000,
+            fuel: FUEL,
             recursion: 100,
             output_bytes: limits.output_bytes_per_string,
         }
@@ -103,7 +108,6 @@ pub fn environment<'s>(undefined: Undefined, limits: JinjaLimits) -> Environment
     let output = limits.output_bytes;
     env.set_formatter(move |out, state, value| format_value(out, state, value, output));
     set_undefined(&mut env, undefined);
-    env.set_keep_trailing_newline(false);
     env.set_fuel(Some(limits.fuel));
     env.set_recursion_limit(limits.recursion);
     env.set_debug(false);
@@ -112,7 +116,8 @@ pub fn environment<'s>(undefined: Undefined, limits: JinjaLimits) -> Environment
         let Some(builtin) = builtin_filter(name) else {
             continue;
         };
-        env.add_filter(name, move |state: &State, args: Rest<JinjaValue>| {
+        env.add_filter(name, move |state: &mut State, args: Rest<ValueOrKwargs>| {
+            let args = args.into_values();
             for arg in args.iter() {
                 if items_within(arg, items).is_none() {
                     return Err(out_of_fuel(name, items));
@@ -123,17 +128,22 @@ pub fn environment<'s>(undefined: Undefined, limits: JinjaLimits) -> Environment
     }
     env.add_filter(
         "format",
-        move |state: &State, format: &JinjaValue, args: Rest<JinjaValue>| {
-            check_format_widths(format, &args, output)?;
+        move |state: &mut State, format: &JinjaValue, args: Rest<ValueOrKwargs>| {
+            let values: Vec<JinjaValue> = args.iter().map(|a| (**a).clone()).collect();
+            check_format_widths(format, &values, output)?;
             minijinja::filters::format(state, format, args)
         },
     );
-    env.add_filter("indent", move |state: &State, args: Rest<JinjaValue>| {
-        check_indent(&args, output)?;
-        builtin_filter("indent")
-            .ok_or_else(|| minijinja::Error::from(minijinja::ErrorKind::UnknownFilter))?
-            .call(state, &args)
-    });
+    env.add_filter(
+        "indent",
+        move |state: &mut State, args: Rest<ValueOrKwargs>| {
+            let args = args.into_values();
+            check_indent(&args, output)?;
+            builtin_filter("indent")
+                .ok_or_else(|| minijinja::Error::from(minijinja::ErrorKind::UnknownFilter))?
+                .call(state, &args)
+        },
+    );
     env
 }
 
@@ -386,7 +396,9 @@ pub fn render<S: Serialize>(
         text: Vec::new(),
         limit: limits.output_bytes,
     };
-    let done = template.render_captured_to(ctx, &mut out).map(|_| ());
+    let done = template
+        .render_captured_to(JinjaValue::from(minijinja::value::Serde(ctx)), &mut out)
+        .map(|_| ());
     PRINTED.with(|p| p.set(outer));
     done?;
     String::from_utf8(out.text).map_err(|_| write_failure(std::fmt::Error))
@@ -491,7 +503,7 @@ pub fn to_error(
         ),
         J::OutOfFuel => (
             ErrorKind::Limit,
-            "the template did too much work: a loop over a huge list, or runaway recursion",
+            "the template did too much work: a loop over a huge list, runaway recursion, or strings and lists built past 32 MB",
         ),
         J::TemplateNotFound | J::BadInclude => (
             ErrorKind::TemplateNotFound,
@@ -572,7 +584,7 @@ mod tests {
 
     fn render(src: &str, ctx: serde_json::Value) -> Result<String, minijinja::Error> {
         let env = environment(Undefined::Warn, JinjaLimits::default());
-        env.render_str(src, ctx)
+        env.render_str(src, minijinja::value::Serde(ctx))
     }
 
     #[test]
@@ -604,7 +616,11 @@ mod tests {
         env.add_template("data.json", "{{ v }}").unwrap();
         let ctx = json!({"v": "<{{ secret }}> {% include '/etc/passwd' %}"});
         for name in ["page.html", "data.json"] {
-            let out = env.get_template(name).unwrap().render(&ctx).unwrap();
+            let out = env
+                .get_template(name)
+                .unwrap()
+                .render(minijinja::value::Serde(&ctx))
+                .unwrap();
             assert_eq!(out, "<{{ secret }}> {% include '/etc/passwd' %}");
         }
     }
@@ -615,12 +631,14 @@ mod tests {
         assert_eq!(
             env.render_str(
                 "{% if x is defined %}{{ x }}{% endif %}|{% if y %}y{% endif %}",
-                json!({})
+                minijinja::value::Serde(json!({}))
             )
             .unwrap(),
             "|"
         );
-        let err = env.render_str("{{ x }}", json!({})).unwrap_err();
+        let err = env
+            .render_str("{{ x }}", minijinja::value::Serde(json!({})))
+            .unwrap_err();
         assert_eq!(
             to_error(&err, Layer::new("prompt"), None, 0).kind,
             ErrorKind::Undefined
@@ -637,7 +655,10 @@ mod tests {
             },
         );
         let err = env
-            .render_str("{% for i in range(100000) %}{{ i }}{% endfor %}", json!({}))
+            .render_str(
+                "{% for i in range(100000) %}{{ i }}{% endfor %}",
+                minijinja::value::Serde(json!({})),
+            )
             .unwrap_err();
         let e = to_error(&err, Layer::new("prompt"), Some("prompts/t.j2"), 0);
         assert_eq!(e.kind, ErrorKind::Limit);
@@ -679,7 +700,7 @@ mod tests {
             "{% set x %}{% for i in range(10) %}{{ 'x' }}{% endfor %}{% endset %}",
         ] {
             let e = bounded(src, 9).unwrap_err();
-            assert_eq!(e.kind, ErrorKind::Limit, "{src}");
+            assert_eq!(e.kind, ErrorKind::Limit, "{src}: {}", e.message);
             assert_eq!(e.message, "rendered text exceeds 9 bytes", "{src}");
             assert_eq!(
                 e.hint.as_deref(),
@@ -699,7 +720,7 @@ mod tests {
         assert_eq!(e.kind, ErrorKind::Limit);
         assert_eq!(
             e.message,
-            "engine ran out of fuel: `join` of more than 1000000 items"
+            "engine ran out of fuel: `join` of more than 500000 items"
         );
         assert_eq!(
             bounded(
@@ -735,7 +756,9 @@ mod tests {
         assert_eq!(error_position(&err, src), Some((2, 12)));
         set_undefined(&mut env, Undefined::Strict);
         let src = "é {{ x.y }}";
-        let err = env.render_str(src, json!({})).unwrap_err();
+        let err = env
+            .render_str(src, minijinja::value::Serde(json!({})))
+            .unwrap_err();
         assert_eq!(error_position(&err, src), Some((1, 6)));
     }
 

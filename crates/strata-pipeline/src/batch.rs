@@ -11,6 +11,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::io::{self, BufReader, Read, Write};
 use std::rc::Rc;
 
@@ -177,16 +178,53 @@ fn read_fast(
 /// reading them counted against a request's budget. Bounded: when it holds
 /// [`Cache::MAX_ENTRIES`] templates or [`Cache::MAX_BYTES`] bytes of their text, it is
 /// emptied before the next one goes in.
+///
+/// Looked up by a hash of the layers and the text (foldhash: no allocation and no SipHash per
+/// request), each entry holding its key to compare.
 #[derive(Default)]
 struct Cache {
-    templates: HashMap<(Option<Vec<String>>, Box<str>), Cached>,
+    templates: HashMap<u64, Vec<Cached>, BuildHasherDefault<Identity>>,
+    entries: usize,
     bytes: usize,
 }
 
 struct Cached {
+    layers: Option<Vec<String>>,
+    text: Box<str>,
     template: Rc<Template>,
     nodes: usize,
     bytes: usize,
+}
+
+/// The hasher of keys that are hashes already.
+#[derive(Default)]
+struct Identity(u64);
+
+impl Hasher for Identity {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(*b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// The hash of a template's layers and text.
+fn key_hash(layers: Option<&[String]>, text: &str) -> u64 {
+    use std::hash::BuildHasher;
+    static SEED: std::sync::OnceLock<foldhash::fast::FixedState> = std::sync::OnceLock::new();
+    let state = SEED.get_or_init(|| foldhash::fast::FixedState::with_seed(0x5eed));
+    let mut h = state.build_hasher();
+    layers.hash(&mut h);
+    text.hash(&mut h);
+    h.finish()
 }
 
 impl Cache {
@@ -203,29 +241,39 @@ impl Cache {
         budget: &Budget,
         limits: &Limits,
     ) -> Option<Rc<Template>> {
-        let key = (layers.map(<[String]>::to_vec), Box::<str>::from(raw.get()));
-        if let Some(hit) = self.templates.get(&key) {
+        let text = raw.get();
+        let hash = key_hash(layers, text);
+        let hit = self.templates.get(&hash).and_then(|entries| {
+            entries
+                .iter()
+                .find(|c| c.text.as_ref() == text && c.layers.as_deref() == layers)
+        });
+        if let Some(hit) = hit {
             budget
                 .charge::<serde_json::Error>(hit.nodes, hit.bytes)
                 .ok()?;
             return Some(Rc::clone(&hit.template));
         }
         let before = budget.counted();
-        let value = strata_doc::read_json(raw.get(), budget).ok()?;
+        let value = strata_doc::read_json(text, budget).ok()?;
         let after = budget.counted();
         let chain = chain_of(layers).ok()?;
         let template = Rc::new(Template::compile_owned(value, &chain, limits).ok()?);
-        if self.templates.len() >= Self::MAX_ENTRIES || self.bytes + key.1.len() > Self::MAX_BYTES {
+        if self.entries >= Self::MAX_ENTRIES || self.bytes + text.len() > Self::MAX_BYTES {
             self.templates.clear();
+            self.entries = 0;
             self.bytes = 0;
         }
-        self.bytes += key.1.len();
+        self.bytes += text.len();
+        self.entries += 1;
         let cached = Cached {
+            layers: layers.map(<[String]>::to_vec),
+            text: text.into(),
             template: Rc::clone(&template),
             nodes: after.0 - before.0,
             bytes: after.1 - before.1,
         };
-        self.templates.insert(key, cached);
+        self.templates.entry(hash).or_default().push(cached);
         Some(template)
     }
 }
@@ -292,14 +340,53 @@ fn reply_to(line: &[u8], limits: &Limits, cache: &mut Cache, out: &mut Vec<u8>) 
         .and_then(|text| read_fast(text, limits, cache));
     let reply = match fast {
         Some((id, template, mut parts)) => {
-            match env_of(&mut parts).and_then(|env| render(&template, &env, parts)) {
-                Ok(reply) => with_id(id, reply),
+            match env_of(&mut parts).and_then(|env| render_into(&template, &env, parts, &id, out)) {
+                Ok(()) => return,
                 Err(e) => error_reply(id, &e),
             }
         }
         None => handle_bytes(line, limits),
     };
     write_reply(out, &reply);
+}
+
+/// Renders a request and appends its reply line to `out` as [`render`] and [`with_id`] make
+/// it, written straight from the rendered value (no reply object is built, nothing copied);
+/// on an error nothing is appended.
+fn render_into(
+    template: &Template,
+    env: &EnvMap,
+    parts: Parts,
+    id: &Option<Value>,
+    out: &mut Vec<u8>,
+) -> Result<(), Error> {
+    let context = Value::Object(parts.context);
+    let scope = Scope {
+        env,
+        caller_params: &parts.params,
+        context: &context,
+        inputs: &parts.inputs,
+        ..Scope::default()
+    };
+    let rendered = template.render(&scope, &RenderOptions::strict_if(parts.strict))?;
+    // Writing JSON into a `Vec` cannot fail.
+    out.push(b'{');
+    if let Some(id) = id {
+        out.extend_from_slice(b"\"id\":");
+        let _ = serde_json::to_writer(&mut *out, id);
+        out.push(b',');
+    }
+    out.extend_from_slice(b"\"ok\":true,\"value\":");
+    let _ = serde_json::to_writer(&mut *out, &rendered.value.into_json());
+    out.extend_from_slice(b",\"warnings\":[");
+    for (i, w) in rendered.warnings.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        let _ = serde_json::to_writer(&mut *out, &w.to_json());
+    }
+    out.extend_from_slice(b"]}\n");
+    Ok(())
 }
 
 /// The reply to one request line given as bytes (which need not be UTF-8).
@@ -367,17 +454,9 @@ fn parse_value(line: &str, limits: &Limits) -> Result<Value, Error> {
     match Document::parse("<request>", line.as_bytes().to_vec(), Format::Json, limits) {
         Ok(doc) => Ok(doc.value),
         Err(e) => {
-            let message = e
-                .message
-                .strip_prefix("JSON syntax error: ")
-                .unwrap_or(&e.message);
-            let at = e
-                .location
-                .as_ref()
-                .map(|l| format!(" at line {} column {}", l.line, l.column))
-                .unwrap_or_default();
-            let mut err = bad(format!("malformed request: {message}{at}"));
-            if e.kind == ErrorKind::Limit {
+            let (message, limit) = strata_doc::malformed_request(&e);
+            let mut err = bad(message);
+            if limit {
                 err.kind = ErrorKind::Limit;
             }
             Err(err)

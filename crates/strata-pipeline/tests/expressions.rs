@@ -109,7 +109,7 @@ fn type_errors_visible_in_the_text_fail_at_compile_time() {
         ("${!(state.count + 1)}", "context error at $ 2..3: `!` needs a boolean, got a number (hint: types are strict: convert with number(…) or string(…))"),
         ("${state.a && 'yes'}", "context error at $ 10..11: `&&` cannot combine a value and a string (hint: types are strict: convert with number(…) or string(…))"),
         ("${lower(state.a) - 1}", "context error at $ 17..18: `-` cannot combine a string and a number (hint: types are strict: convert with number(…) or string(…))"),
-        ("${size(state.a)}", "context error at $ 2..3: unknown function `size` (hint: the functions are length, exists, contains, keys, lower, upper, json, from_json, number, string)"),
+        ("${size(state.a)}", "context error at $ 2..3: unknown function `size`; did you mean `length`? (hint: the functions are length, exists, contains, keys, lower, upper, json, from_json, number, string, type, matches, sum, min, max, join)"),
         ("${contains(state.a)}", "context error at $ 2..3: `contains` takes 2 arguments, got 1 (hint: see docs/layers.md)"),
         ("${exists('x')}", "context error at $ 2..3: `exists` takes a path (hint: see docs/layers.md)"),
         ("${state.a +}", "context error at $ 11..12: expected a context path or a value (hint: a placeholder holds a path such as `state.items[0].name`, optionally `?? fallback`, or an expression)"),

@@ -160,6 +160,40 @@ impl CompiledFile {
     }
 }
 
+/// A project file read once while it does not change (the project's `.env`, which the gate,
+/// the check and the environment of every call read): a later read costs an `lstat` when the
+/// file's identity vouches for the text kept (see [`Stamp`]), and reads the file again when
+/// it does not.
+#[derive(Debug, Default)]
+pub(crate) struct TextMemo {
+    kept: Mutex<Option<(PathBuf, Stamp, Arc<str>)>>,
+}
+
+impl TextMemo {
+    /// The text of `path` (shown as `shown`), a path of `project`: `None` when there is no
+    /// such file; an error when it cannot be read or leads outside the project.
+    pub(crate) fn text(&self, project: &Project, path: &Path) -> Result<Option<Arc<str>>, Error> {
+        if !path.is_file() {
+            return Ok(None);
+        }
+        let real = project.confine(path)?;
+        let read_at = SystemTime::now();
+        let now = Stamp::of(&real, read_at);
+        let kept = || self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        if let (Some((at, then, text)), Some(now)) = (&*kept(), now) {
+            if *at == real && then.vouches_for(&now) {
+                return Ok(Some(Arc::clone(text)));
+            }
+        }
+        let text: Arc<str> =
+            strata_doc::read_text(&real, &project.display_name(path), &project.limits)?.into();
+        if let Some(stamp) = Stamp::of(&real, read_at) {
+            *kept() = Some((real, stamp, Arc::clone(&text)));
+        }
+        Ok(Some(text))
+    }
+}
+
 fn hash(bytes: &[u8]) -> u64 {
     let mut h = std::hash::DefaultHasher::new();
     bytes.hash(&mut h);
@@ -205,6 +239,15 @@ impl ToolCache {
         let tool = Arc::new(CompiledTool::compile(project, id)?);
         self.lock().insert(id.to_string(), Arc::clone(&tool));
         Ok(tool)
+    }
+
+    /// Tool `id` when the cache holds it compiled and its files have not changed; `None`
+    /// otherwise (nothing is compiled, and a miss is not counted).
+    pub fn current(&self, project: &Project, id: &str) -> Option<Arc<CompiledTool>> {
+        let cached = self.lock().get(id).cloned()?;
+        cached
+            .is_current(project, &self.stats.reads)
+            .then_some(cached)
     }
 
     /// How the cache has served so far.

@@ -64,6 +64,9 @@ pub struct ExecOptions {
     pub render: RenderOptions,
     /// The environment to start from; `None` is the process environment.
     pub base_env: Option<EnvMap>,
+    /// Every tool dies with the thread that starts it (see
+    /// [`strata_exec::SpawnSpec::die_with_parent`]): set by runs that resume.
+    pub die_with_parent: bool,
 }
 
 /// The caller's parameters: typed values (`--params-json`) and `name=value` strings (`-p`),
@@ -294,6 +297,12 @@ impl Invocation {
         )
         .map_err(|e| self.chain().locate(config_error(e)))
     }
+}
+
+/// The output schema of tool `id` (its file's `outputs`), when it loads and declares one.
+pub fn tool_outputs(project: &Project, id: &str) -> Option<Value> {
+    let tool = project.compiled(id).ok()?;
+    tool.chain.tool().file.outputs.clone()
 }
 
 /// The parameter schema of tool `id` (its file's `parameters`), when it loads and declares one.

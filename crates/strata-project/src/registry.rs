@@ -8,7 +8,7 @@ use serde_json::Value;
 use strata_core::{did_you_mean, Error, ErrorKind, Layer, Limits};
 use strata_doc::{Document, Format};
 
-use crate::cache::{CompiledTool, ToolCache};
+use crate::cache::{CompiledTool, TextMemo, ToolCache};
 use crate::settings::Settings;
 
 /// A project: a directory holding `tools/` (and optionally `.env` and `.venv`). Clones share
@@ -22,8 +22,39 @@ pub struct Project {
     /// The settings in force: `strata.yaml` and `STRATA_*` variables over the defaults.
     pub settings: Arc<Settings>,
     cache: Arc<ToolCache>,
+    /// `.env`, read once while it does not change.
+    dotenv: Arc<TextMemo>,
     /// Where the root really is (every symbolic link resolved), found on first use.
     real_root: Arc<OnceLock<PathBuf>>,
+}
+
+/// `path` made absolute, with `.` and `..` resolved by its written components (no symbolic
+/// link is followed), so its ancestors are the folders it names.
+fn normal(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut out = PathBuf::new();
+    for c in absolute.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Whether the folder `dir` lies inside `root`: by its written path with `..` resolved, or
+/// where it really is (every symbolic link resolved).
+fn lies_in(dir: &Path, root: &Path) -> bool {
+    if normal(dir).starts_with(normal(root)) {
+        return true;
+    }
+    match (dir.canonicalize(), root.canonicalize()) {
+        (Ok(dir), Ok(root)) => dir.starts_with(root),
+        _ => false,
+    }
 }
 
 /// One entry of `strata tools`.
@@ -71,6 +102,7 @@ impl Project {
             limits: Limits::default(),
             settings: Arc::default(),
             cache: Arc::default(),
+            dotenv: Arc::default(),
             real_root: Arc::default(),
         })
     }
@@ -78,6 +110,12 @@ impl Project {
     /// Tool `id` compiled (once; again only when a file of its chain changed).
     pub fn compiled(&self, id: &str) -> Result<Arc<CompiledTool>, Error> {
         self.cache.get(self, id)
+    }
+
+    /// Tool `id` as the cache holds it compiled, when every file of its chain is unchanged
+    /// since; `None` when it is not compiled (this compiles nothing).
+    pub fn compiled_if_current(&self, id: &str) -> Option<Arc<CompiledTool>> {
+        self.cache.current(self, id)
     }
 
     /// How the cache of compiled tools has served so far (shared by every clone).
@@ -101,6 +139,32 @@ impl Project {
             .with_hint(
                 "run strata inside a project, pass --project DIR, or create one with `strata init`",
             )),
+        }
+    }
+
+    /// The nearest ancestor of `start` (itself included) that holds `tools/`, without
+    /// opening the project there.
+    pub fn find_root(start: &Path) -> Option<PathBuf> {
+        let start = std::path::absolute(start).unwrap_or_else(|_| start.to_path_buf());
+        start
+            .ancestors()
+            .find(|d| d.join("tools").is_dir())
+            .map(Path::to_path_buf)
+    }
+
+    /// The project of `file`, a file given by path (a directive, a tool, a plan): the
+    /// project of the current directory when `file` lies inside it, whatever folders named
+    /// `tools/` lie between (`directives/test/tools/` does not make `directives/test/` a
+    /// project of its own); else the nearest ancestor of the file's folder that holds
+    /// `tools/`.
+    pub fn discover_for(file: &Path) -> Result<Project, Error> {
+        let folder = file
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        match Project::find_root(Path::new(".")) {
+            Some(root) if lies_in(folder, &root) => Project::at(&root),
+            _ => Project::discover(&normal(folder)),
         }
     }
 
@@ -189,6 +253,12 @@ impl Project {
     pub fn read_text(&self, path: &Path) -> Result<String, Error> {
         let real = self.confine(path)?;
         strata_doc::read_text(&real, &self.display_name(path), &self.limits)
+    }
+
+    /// The text of the project's `.env`: `None` when there is none. Read once while it does
+    /// not change (every later call costs an `lstat`), confined like every read.
+    pub fn dotenv_text(&self) -> Result<Option<Arc<str>>, Error> {
+        self.dotenv.text(self, &self.root.join(".env"))
     }
 
     /// The error for an unknown id; `what` is `tool` or `executor`.
@@ -398,6 +468,16 @@ mod tests {
         assert_eq!(p.id_of_path(&path).unwrap(), "examples/hello");
         let e = p.id_of_path(&d.path().join("x.yaml")).unwrap_err();
         assert!(e.message.contains("is not under"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_folder_lies_in_a_root_by_its_path_with_dots_resolved() {
+        let (d, _p) = project(&["a.yaml"]);
+        let root = d.path();
+        assert!(lies_in(&root.join("directives/test"), root));
+        assert!(lies_in(root, root));
+        assert!(!lies_in(&root.join("directives/../.."), root));
+        assert!(!lies_in(root.parent().unwrap(), root));
     }
 
     #[test]

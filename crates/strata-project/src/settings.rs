@@ -171,13 +171,26 @@ fn unknown_key(doc: &Document, path: &FieldPath, name: &str, known: &[&str]) -> 
         Some(s) => format!("did you mean `{s}`?"),
         None => format!("the keys are {}", known.join(", ")),
     };
-    file_error(
+    let mut err = file_error(
         doc,
         path,
         ErrorKind::UnknownField,
         format!("unknown setting `{path}`"),
     )
-    .with_hint(hint)
+    .with_hint(hint);
+    // The error is about the key: the caret goes under it, not under its value.
+    if let Some(loc) = err.location.as_mut() {
+        let line = doc
+            .text
+            .lines()
+            .nth(loc.line.saturating_sub(1))
+            .unwrap_or("");
+        let before: String = line.chars().take(loc.column.saturating_sub(1)).collect();
+        if let Some(at) = before.rfind(name) {
+            loc.column = before[..at].chars().count() + 1;
+        }
+    }
+    err
 }
 
 /// The error of a setting out of its range, the same whichever source gave it:
@@ -518,6 +531,12 @@ impl Settings {
         flag || self.strict.value
     }
 
+    /// Strict mode with the command's `--strict` (`Some(true)`) or `--no-strict`
+    /// (`Some(false)`) over the settings (`None`: the settings decide).
+    pub fn strict_over(&self, flag: Option<bool>) -> bool {
+        flag.unwrap_or(self.strict.value)
+    }
+
     /// The checkpoint cadence with the command's `--checkpoint-every` over the settings.
     pub fn checkpoint_every_with(&self, flag: Option<CheckpointEvery>) -> CheckpointEvery {
         flag.unwrap_or(self.checkpoint_every.value)
@@ -621,10 +640,11 @@ mod tests {
         let loc = e.location.clone().unwrap();
         assert_eq!(
             (loc.file.as_str(), loc.line, loc.column),
-            ("strata.yaml", 2, 8)
+            ("strata.yaml", 2, 1)
         );
         let e = load("limits: {param_link: 4}\n", &[]).unwrap_err();
         assert_eq!(e.message, "unknown setting `limits.param_link`");
+        assert_eq!(e.location.clone().unwrap().column, 10);
         assert_eq!(e.hint.as_deref(), Some("did you mean `param_links`?"));
         let e = load("jobs: many\n", &[]).unwrap_err();
         assert_eq!(

@@ -253,6 +253,7 @@ pub fn build_spec(
         stdin,
         timeout,
         max_output_bytes,
+        die_with_parent: false,
     })
 }
 

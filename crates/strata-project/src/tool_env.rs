@@ -43,9 +43,7 @@ pub fn resolve_env(
     for name in &env.secrets {
         env.vars.mark_secret(name);
     }
-    let dotenv = project.root.join(".env");
-    if dotenv.is_file() {
-        let text = project.read_text(&dotenv)?;
+    if let Some(text) = project.dotenv_text()? {
         for (k, v) in parse_dotenv(".env", &text)? {
             env.set(&k, v, true);
         }
@@ -215,6 +213,7 @@ fn first_line_of(argv: &[String], vars: &EnvMap, project: &Project) -> Option<St
         stdin: None,
         timeout: Duration::from_secs(10),
         max_output_bytes: 64 << 10,
+        die_with_parent: false,
     };
     let result = strata_exec::spawn(&spec).ok()?;
     if !result.success {

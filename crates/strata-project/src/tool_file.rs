@@ -24,6 +24,10 @@ pub struct ToolFile {
     /// A JSON Schema (subset, see `docs/tools.md`) for the caller's parameters.
     #[serde(default)]
     pub parameters: Option<Value>,
+    /// A JSON Schema (the subset of `parameters`) of what the tool returns (its stdout
+    /// parsed as JSON): `strata check` reads `${result.x}` against its `properties`.
+    #[serde(default)]
+    pub outputs: Option<Value>,
     /// How this link contributes to the child's environment.
     #[serde(default)]
     pub env_config: Option<EnvConfig>,
@@ -223,6 +227,14 @@ fn validate(doc: &Document, file: &ToolFile) -> Result<(), Error> {
             return Err(doc.locate_error(err));
         }
     }
+    if let Some(schema) = &file.outputs {
+        strata_tools::check_schema_of(schema, "outputs").map_err(|e| {
+            let mut err = Error::new(Layer::REQUEST, ErrorKind::Invalid, e.message)
+                .with_hint("see docs/tools.md for the supported schema subset");
+            err.path = e.path.under(&path_of(&["outputs"]));
+            doc.locate_error(err)
+        })?;
+    }
     for (i, name) in file.response_fields.iter().enumerate() {
         if let Some(problem) = strata_tools::response_fields::name_problem(name) {
             let mut err = Error::new(Layer::REQUEST, ErrorKind::Invalid, problem)
@@ -379,6 +391,7 @@ mod tests {
                 "env_config",
                 "executor",
                 "kind",
+                "outputs",
                 "parameters",
                 "response_fields",
                 "secrets",

@@ -59,7 +59,7 @@ pub(crate) fn to_jinja(v: &Value) -> JValue {
             (None, Some(u)) => JValue::from(u),
             _ => JValue::from(n.as_f64().unwrap_or_default()),
         },
-        _ => JValue::from_serialize(v),
+        _ => JValue::from(minijinja::value::Serde(v)),
     }
 }
 

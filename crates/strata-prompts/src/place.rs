@@ -216,8 +216,8 @@ fn quoted_map(
     column: usize,
     source: &str,
 ) -> Option<PositionMap> {
-    let chars: Vec<char> = raw.chars().collect();
-    if chars.first() != Some(&quote) {
+    let mut chars = Chars::new(raw);
+    if chars.at(0) != Some(quote) {
         return None;
     }
     let mut out = String::new();
@@ -241,10 +241,10 @@ fn quoted_map(
         }
     };
     loop {
-        let ch = *chars.get(i)?;
+        let ch = chars.at(i)?;
         match ch {
             _ if ch == quote => {
-                if quote == '\'' && chars.get(i + 1) == Some(&'\'') {
+                if quote == '\'' && chars.at(i + 1) == Some('\'') {
                     flush(&mut pending, &mut out, &mut rows);
                     emit('\'', (l, c), &mut out, &mut rows);
                     i += 2;
@@ -256,19 +256,19 @@ fn quoted_map(
             }
             '\\' if quote == '"' => {
                 flush(&mut pending, &mut out, &mut rows);
-                let next = *chars.get(i + 1)?;
+                let next = chars.at(i + 1)?;
                 let at = (l, c);
                 let (decoded, width) = match next {
                     '\n' | '\r' => {
                         // An escaped line break: joined without a space.
                         i += 1;
-                        if next == '\r' && chars.get(i + 1) == Some(&'\n') {
+                        if next == '\r' && chars.at(i + 1) == Some('\n') {
                             i += 1;
                         }
                         i += 1;
                         l += 1;
                         c = 1;
-                        while matches!(chars.get(i), Some(' ' | '\t')) {
+                        while matches!(chars.at(i), Some(' ' | '\t')) {
                             i += 1;
                             c += 1;
                         }
@@ -297,7 +297,9 @@ fn quoted_map(
                             'u' => 4,
                             _ => 8,
                         };
-                        let hex: String = chars.get(i + 2..i + 2 + n)?.iter().collect();
+                        let hex: String = (i + 2..i + 2 + n)
+                            .map(|k| chars.at(k))
+                            .collect::<Option<String>>()?;
                         let code = u32::from_str_radix(&hex, 16).ok()?;
                         (char::from_u32(code)?, 2 + n)
                     }
@@ -314,19 +316,19 @@ fn quoted_map(
                 let at = (l, c);
                 let mut breaks = 0;
                 loop {
-                    if chars.get(i) == Some(&'\r') {
+                    if chars.at(i) == Some('\r') {
                         i += 1;
                     }
-                    if chars.get(i) == Some(&'\n') {
+                    if chars.at(i) == Some('\n') {
                         i += 1;
                     }
                     l += 1;
                     c = 1;
-                    while matches!(chars.get(i), Some(' ' | '\t')) {
+                    while matches!(chars.at(i), Some(' ' | '\t')) {
                         i += 1;
                         c += 1;
                     }
-                    if matches!(chars.get(i), Some('\n' | '\r')) {
+                    if matches!(chars.at(i), Some('\n' | '\r')) {
                         breaks += 1;
                         continue;
                     }
@@ -354,6 +356,30 @@ fn quoted_map(
         }
     }
     (out == source).then_some(rows)
+}
+
+/// The characters of a text, decoded only as far as they are read: a quoted scalar is read up
+/// to its closing quote, never to the end of the file it starts in.
+struct Chars<'a> {
+    rest: std::str::Chars<'a>,
+    read: Vec<char>,
+}
+
+impl<'a> Chars<'a> {
+    fn new(text: &'a str) -> Self {
+        Chars {
+            rest: text.chars(),
+            read: Vec::new(),
+        }
+    }
+
+    /// The character at index `i`, if the text has one.
+    fn at(&mut self, i: usize) -> Option<char> {
+        while self.read.len() <= i {
+            self.read.push(self.rest.next()?);
+        }
+        Some(self.read[i])
+    }
 }
 
 /// True when `line`:`column` starts the text of a block scalar: the previous line ends with

@@ -245,14 +245,20 @@ impl Builder {
             space,
             role,
         };
-        if let Err(err) = self.env.add_template_owned(id.clone(), t.source.clone()) {
-            self.errors.push(jinja_error(&err, &t));
-            return None;
-        }
-        if let Ok(compiled) = self.env.get_template(&id) {
-            let reads: BTreeSet<String> =
-                compiled.undeclared_variables(false).into_iter().collect();
-            t.reads = reads.into_iter().collect();
+        // Compiled once here to check it and list what it reads, then dropped: a compiled
+        // template costs about 10 KB whatever its size, so the environment compiles one
+        // again only when a render asks for it (its loader), and a tree of thousands of
+        // templates holds their sources only.
+        match self.env.template_from_named_str(&id, &t.source) {
+            Ok(compiled) => {
+                let reads: BTreeSet<String> =
+                    compiled.undeclared_variables(false).into_iter().collect();
+                t.reads = reads.into_iter().collect();
+            }
+            Err(err) => {
+                self.errors.push(jinja_error(&err, &t));
+                return None;
+            }
         }
         let i = self.templates.len();
         self.templates.push(t);
@@ -484,6 +490,13 @@ impl Store {
         b.visibility();
         b.cycles();
         let product = (0..b.templates.len()).map(|t| b.product(t)).collect();
+        let sources: FastMap<String, String> = b
+            .by_id
+            .iter()
+            .map(|(id, &t)| (id.clone(), b.templates[t].source.clone()))
+            .collect();
+        let sources = Arc::new(sources);
+        b.env.set_loader(move |name| Ok(sources.get(name).cloned()));
         let mut lenient = b.env.clone();
         set_undefined(&mut lenient, Undefined::Lenient);
         errors.append(&mut b.errors);

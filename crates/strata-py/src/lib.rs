@@ -21,9 +21,11 @@
 
 mod convert;
 mod errors;
+mod import;
 mod plans;
 mod project;
 mod prompts;
+mod remote;
 mod responses;
 mod stack;
 mod template;
@@ -42,6 +44,8 @@ mod strata_module {
     #[pymodule_export]
     #[allow(non_upper_case_globals)]
     const __version__: &str = env!("CARGO_PKG_VERSION");
+    #[pymodule_export]
+    use crate::import::import_ryeos;
     #[pymodule_export]
     use crate::plans::PyPlan;
     #[pymodule_export]

@@ -42,6 +42,8 @@ pub struct PyPlan {
     /// The document it was read from, when it was read from text: errors found while it
     /// runs point into it.
     doc: Option<Document>,
+    /// The plan document's value, as a recorded run keeps it for a resume.
+    value: Value,
 }
 
 impl PyPlan {
@@ -67,7 +69,9 @@ impl PyPlan {
         let read = on_strata_stack(py, DEFAULT_LIMITS_STACK, || {
             Plan::from_value(&document, &FieldPath::root())
         })?;
-        checked(py, TEXT_NAME, read)
+        let mut plan = checked(py, TEXT_NAME, read)?;
+        plan.value = document;
+        Ok(plan)
     }
 
     /// Reads the plan document in `bytes`, the text of the file `name`.
@@ -80,6 +84,7 @@ impl PyPlan {
         })?
         .or_raise(py)?;
         let mut plan = checked(py, name, read)?;
+        plan.value = doc.value.clone();
         plan.doc = Some(doc);
         Ok(plan)
     }
@@ -98,6 +103,11 @@ impl PyPlan {
     pub fn doc(&self) -> Option<&Document> {
         self.doc.as_ref()
     }
+
+    /// The plan document's value.
+    pub fn value(&self) -> &Value {
+        &self.value
+    }
 }
 
 /// The plan, or its first error in plan order as a Python exception.
@@ -107,6 +117,7 @@ fn checked(py: Python<'_>, name: &str, read: Result<Plan, Vec<Error>>) -> PyResu
             plan,
             name: name.to_string(),
             doc: None,
+            value: Value::Null,
         }),
         Err(errors) => Err(match errors.first() {
             Some(e) => to_py_err(py, e),

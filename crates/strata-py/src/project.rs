@@ -4,16 +4,21 @@ use std::path::PathBuf;
 
 use pyo3::prelude::*;
 use serde_json::json;
-use strata_app::{App, CallerParams, ExecOptions, GraphRun, GraphStart, PlanRun};
+use strata_app::{
+    App, CallerParams, ExecOptions, Failure, GraphRun, GraphStart, PlanExecution, PlanSource,
+    WholePlan,
+};
 use strata_core::{Error, RenderOptions};
+use strata_doc::Document;
 use strata_plans::Silent;
-use strata_tools::{CallOptions, StepRecord};
+use strata_tools::{CallOptions, StepRecord, ToolRunner};
 
 use crate::convert::{
     count_arg, env_arg, flag_arg, map_arg, opt_str_arg, path_arg, seconds_arg, str_arg, to_py,
 };
 use crate::errors::OrRaise;
 use crate::plans::PyPlan;
+use crate::remote::{envelope, RemoteRunner};
 use crate::stack::{on_strata_stack, CAPPED_LIMITS_STACK};
 
 /// A strata project: the directory ``path`` holding ``tools/``.
@@ -26,11 +31,14 @@ pub struct PyProject {
 
 impl PyProject {
     /// The options of every tool call: the environment `env` (`None`: the process
-    /// environment) and `strict` rendering (`None`: the project's `strict` setting).
+    /// environment) and `strict` rendering (`None`: the project's `strict` setting);
+    /// `resumable` for the calls of runs that resume (plans, graphs, a Ray worker's calls),
+    /// whose tools die with the thread that starts them.
     fn options(
         &self,
         env: Option<&Bound<'_, PyAny>>,
         strict: Option<&Bound<'_, PyAny>>,
+        resumable: bool,
     ) -> PyResult<ExecOptions> {
         let base_env = match env.filter(|e| !e.is_none()) {
             None => None,
@@ -40,6 +48,7 @@ impl PyProject {
         Ok(ExecOptions {
             render: RenderOptions::strict_if(self.project.settings.strict_with(strict)),
             base_env,
+            die_with_parent: resumable,
         })
     }
 }
@@ -99,7 +108,7 @@ impl PyProject {
         let tool = str_arg(tool, "tool")?;
         let params = map_arg(params, "params")?;
         let step_id = opt_str_arg(step_id, "step_id")?;
-        let options = self.options(env, strict)?;
+        let options = self.options(env, strict, false)?;
         let call = CallOptions {
             timeout: seconds_arg(timeout, "timeout")?,
         };
@@ -115,76 +124,174 @@ impl PyProject {
         to_py(py, &StepRecord::from_run(id, &tool, &run.result).to_json())
     }
 
-    /// Runs a whole plan with the project's tools — as ``strata plan run`` does, without
-    /// recording the run — and returns ``{"status", "levels", "steps", "missing_values"}``.
+    /// Runs a whole plan with the project's tools — as ``strata plan run`` does, the run
+    /// recorded under ``.strata/runs/`` (``strata runs show`` lists it, ``strata plan run
+    /// --resume`` continues it) — and returns ``{"run_id", "plan", "status", "levels",
+    /// "steps", "missing_values", "rejected"}``.
     ///
     /// ``plan`` is a ``strata.Plan`` or a plan document (a list of steps, or ``{"steps":
     /// [...]}``). Each step starts as soon as every step it depends on has completed, at most
     /// ``jobs`` at once (default 4); independent steps keep running after a failure.
     /// ``values`` are the user values for ``{{PLACEHOLDER_name}}``; ``env``, ``strict`` and
-    /// ``timeout`` are those of ``run_tool``, for every step. Other Python threads run while
-    /// the plan does.
+    /// ``timeout`` are those of ``run_tool``, for every step. ``run_id`` names the new run
+    /// (default: date, time and a random suffix); ``resume`` continues the run with that id
+    /// instead — its finished steps do not run again, ``values`` are added to its own, and
+    /// ``plan``, when given, must be the plan it started with. Other Python threads run
+    /// while the plan does.
+    ///
+    /// ``executor``, when given, runs every tool call instead of this process: it is called
+    /// as ``executor(tool, params, timeout)`` and returns what ``call_tool`` returns (as
+    /// ``strata.ray`` does on a Ray cluster); the scheduling, the records and the checkpoints
+    /// stay here.
     ///
     /// ``status`` is ``"completed"`` (every step completed), ``"failed"`` (a step failed or
-    /// was skipped) or ``"waiting"`` (steps wait for values); ``steps`` holds every step's
-    /// record in plan order (``run_tool``'s record; a skipped step's ``error`` names the
-    /// dependency; a step waiting for values is ``{"id", "status": "waiting", "result": None,
-    /// "error": None, "run": None, "waiting_for": [names]}``); ``missing_values`` lists the
-    /// values not given, once, in plan order.
+    /// was skipped) or ``"waiting"`` (steps wait for values: resume the run with them);
+    /// ``steps`` holds every step's record in plan order (``run_tool``'s record; a skipped
+    /// step's ``error`` names the dependency; a step waiting for values is ``{"id",
+    /// "status": "waiting", "result": None, "error": None, "run": None, "waiting_for":
+    /// [names]}``); ``missing_values`` lists the values not given, once, in plan order.
     ///
     /// Raises before anything runs: the errors of ``strata.Plan`` for a plan document,
     /// ``ToolError`` for a step calling an unknown tool (with a did-you-mean), kind
-    /// ``invalid`` for constant arguments that cannot match the tool's parameter schema.
+    /// ``invalid`` for constant arguments that cannot match the tool's parameter schema,
+    /// ``CheckError`` for a tool the project check rejects, kind ``run_state`` for a run id
+    /// that is taken or a run that cannot be resumed.
     #[pyo3(
-        signature = (plan, *, values=None, jobs=None, env=None, strict=None, timeout=None),
-        text_signature = "($self, plan, *, values=None, jobs=None, env=None, strict=False, timeout=None)"
+        signature = (plan=None, *, values=None, jobs=None, env=None, strict=None, timeout=None, run_id=None, resume=None, executor=None),
+        text_signature = "($self, plan=None, *, values=None, jobs=None, env=None, strict=False, timeout=None, run_id=None, resume=None, executor=None)"
     )]
     #[allow(clippy::too_many_arguments)] // one per Python argument
     fn run_plan<'py>(
         &self,
         py: Python<'py>,
-        plan: &Bound<'py, PyAny>,
+        plan: Option<&Bound<'py, PyAny>>,
         values: Option<&Bound<'py, PyAny>>,
         jobs: Option<&Bound<'py, PyAny>>,
         env: Option<&Bound<'py, PyAny>>,
         strict: Option<&Bound<'py, PyAny>>,
         timeout: Option<&Bound<'py, PyAny>>,
+        run_id: Option<&Bound<'py, PyAny>>,
+        resume: Option<&Bound<'py, PyAny>>,
+        executor: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        use pyo3::exceptions::{PyTypeError, PyValueError};
         let read;
-        let given = match plan.cast::<PyPlan>() {
-            Ok(given) => given.get(),
-            Err(_) => {
-                read = PyPlan::read(plan, "plan")?;
-                &read
-            }
+        let given = match plan.filter(|p| !p.is_none()) {
+            None => None,
+            Some(plan) => match plan.cast::<PyPlan>() {
+                Ok(given) => Some(given.get()),
+                Err(_) => {
+                    read = PyPlan::read(plan, "plan")?;
+                    Some(&read)
+                }
+            },
         };
         let values = map_arg(values, "values")?;
         let jobs = match jobs_arg(jobs)? {
             Some(n) => n,
             None => self.project.settings.jobs.value,
         };
-        let run = PlanRun {
-            shown: given.name(),
-            doc: given.doc(),
-            values: &values,
-            jobs,
-            options: self.options(env, strict)?,
-            call: CallOptions {
-                timeout: seconds_arg(timeout, "timeout")?,
-            },
+        let run_id = opt_str_arg(run_id, "run_id")?;
+        let resume = opt_str_arg(resume, "resume")?;
+        if resume.is_some() && run_id.is_some() {
+            return Err(PyValueError::new_err(
+                "resume= continues a run: it takes no run_id=",
+            ));
+        }
+        if resume.is_none() && given.is_none() {
+            return Err(PyTypeError::new_err(
+                "run_plan() needs a plan, or resume= the id of a run to continue",
+            ));
+        }
+        let executor = match executor.filter(|e| !e.is_none()) {
+            None => None,
+            Some(e) if e.is_callable() => Some(e.clone().unbind()),
+            Some(e) => {
+                return Err(PyTypeError::new_err(format!(
+                    "executor: expected a callable, got {}",
+                    crate::convert::type_name(e)
+                )))
+            }
         };
-        let plan = given.plan();
-        let outcome = on_strata_stack(py, CAPPED_LIMITS_STACK, || {
-            self.project.run_plan(plan, &run, Vec::new(), &mut Silent)
+        let options = self.options(env, strict, true)?;
+        let call = CallOptions {
+            timeout: seconds_arg(timeout, "timeout")?,
+        };
+        let app = &self.project;
+        let report = on_strata_stack(py, CAPPED_LIMITS_STACK, || -> Result<_, Failure> {
+            let run = match (&resume, given) {
+                (Some(id), given) => {
+                    let named = given.map(|g| move || Ok(plan_text(g)));
+                    let named = named
+                        .as_ref()
+                        .map(|read| read as &dyn Fn() -> Result<Document, Failure>);
+                    app.resume_plan_run(id, named, values)?
+                }
+                (None, Some(given)) => {
+                    let mut plan = given.plan().clone();
+                    plan.limits = app.limits.clone();
+                    let whole = WholePlan {
+                        plan,
+                        value: given.value().clone(),
+                        name: given.name().to_string(),
+                        fingerprint: strata_app::plan_fingerprint(&plan_text(given).text),
+                        doc: given.doc().cloned(),
+                    };
+                    app.start_plan_run(PlanSource::Whole(Box::new(whole)), run_id, values)?
+                }
+                (None, None) => unreachable!("checked above"),
+            };
+            let local = app.runner(options);
+            let remote;
+            let runner: &dyn ToolRunner = match executor {
+                Some(executor) => {
+                    remote = RemoteRunner {
+                        local: app.runner(ExecOptions::default()),
+                        executor,
+                    };
+                    &remote
+                }
+                None => &local,
+            };
+            let exec = PlanExecution { runner, jobs, call };
+            run.execute(app, &exec, &mut Silent)
         })?
         .or_raise(py)?;
-        let report = json!({
-            "status": outcome.status().name(),
-            "levels": outcome.plan.level_ids(),
-            "steps": outcome.step_records(),
-            "missing_values": outcome.missing_values,
-        });
-        to_py(py, &report)
+        to_py(py, &report.to_json())
+    }
+
+    /// Runs tool ``tool`` with ``params`` through the project's runner, as a step of a plan
+    /// or a node of a graph would — the gate, the executor chain, the limits; secret markers
+    /// (``%{secret:NAME}``) in ``params`` restored from this machine's environment or
+    /// ``.env``, and secret values on the tool's stdout put back as markers — and returns
+    /// ``{"run": {...}}`` (``success``, ``exit_code``, ``signal``, ``stdout`` and ``stderr``
+    /// as bytes, ``stdout_truncated``, ``stderr_truncated``, ``timed_out``, ``duration`` in
+    /// seconds) when it ran, or ``{"error": {...}}`` (strata's error form) when it could
+    /// not. This is what an ``executor`` of ``run_plan`` and ``run_graph`` returns; it never
+    /// raises for a tool that cannot run.
+    #[pyo3(
+        signature = (tool, params=None, *, env=None, strict=None, timeout=None),
+        text_signature = "($self, tool, params=None, *, env=None, strict=False, timeout=None)"
+    )]
+    fn call_tool<'py>(
+        &self,
+        py: Python<'py>,
+        tool: &Bound<'py, PyAny>,
+        params: Option<&Bound<'py, PyAny>>,
+        env: Option<&Bound<'py, PyAny>>,
+        strict: Option<&Bound<'py, PyAny>>,
+        timeout: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let tool = str_arg(tool, "tool")?;
+        let params = map_arg(params, "params")?;
+        let options = self.options(env, strict, true)?;
+        let call = CallOptions {
+            timeout: seconds_arg(timeout, "timeout")?,
+        };
+        let outcome = on_strata_stack(py, CAPPED_LIMITS_STACK, || {
+            self.project.runner(options).run(&tool, &params, &call)
+        })?;
+        Ok(envelope(py, &outcome)?.into_any())
     }
 
     /// Runs graph ``graph`` (the id of a tool of ``kind: graph``) with the project's tools —
@@ -192,9 +299,13 @@ impl PyProject {
     /// ``{"run_id", "status", "steps", "result", "failure"}``.
     ///
     /// ``inputs`` are the graph's inputs (typed values, checked against its declarations);
+    /// ``inputs_text`` more inputs as text, typed by the declarations as ``strata run
+    /// --input`` types them (they win);
     /// ``run_id`` names the new run (default: date, time and a random suffix); ``resume``
     /// continues the run with that id from its last checkpoint instead. ``env`` and
-    /// ``strict`` are those of ``run_tool``, for every render and tool call.
+    /// ``strict`` are those of ``run_tool``, for every render and tool call. ``executor`` is
+    /// that of ``run_plan``: every tool node's call runs there, the walk and its checkpoints
+    /// stay here.
     ///
     /// ``status`` is ``"completed"``, ``"failed"`` or ``"limited"`` (stopped by
     /// ``max_steps``); ``result`` is the graph's result (``None`` unless completed);
@@ -205,8 +316,8 @@ impl PyProject {
     /// ``CheckError`` for a graph the project check rejects (as ``strata run`` refuses it),
     /// ``ToolError`` for an unknown graph id.
     #[pyo3(
-        signature = (graph, inputs=None, *, run_id=None, resume=None, env=None, strict=None),
-        text_signature = "($self, graph, inputs=None, *, run_id=None, resume=None, env=None, strict=False)"
+        signature = (graph, inputs=None, *, run_id=None, resume=None, env=None, strict=None, executor=None, inputs_text=None),
+        text_signature = "($self, graph, inputs=None, *, run_id=None, resume=None, env=None, strict=False, executor=None, inputs_text=None)"
     )]
     #[allow(clippy::too_many_arguments)] // one per Python argument
     fn run_graph<'py>(
@@ -218,14 +329,27 @@ impl PyProject {
         resume: Option<&Bound<'py, PyAny>>,
         env: Option<&Bound<'py, PyAny>>,
         strict: Option<&Bound<'py, PyAny>>,
+        executor: Option<&Bound<'py, PyAny>>,
+        inputs_text: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let id = str_arg(graph, "graph")?;
+        let strings = crate::convert::str_map_arg(inputs_text, "inputs_text")?;
+        let executor = match executor.filter(|e| !e.is_none()) {
+            None => None,
+            Some(e) if e.is_callable() => Some(e.clone().unbind()),
+            Some(e) => {
+                return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                    "executor: expected a callable, got {}",
+                    crate::convert::type_name(e)
+                )))
+            }
+        };
         let typed = map_arg(inputs, "inputs")?;
         let run_id = opt_str_arg(run_id, "run_id")?;
         let resume = opt_str_arg(resume, "resume")?;
         let start = match resume {
             Some(resumed) => {
-                if run_id.is_some() || !typed.is_empty() {
+                if run_id.is_some() || !typed.is_empty() || !strings.is_empty() {
                     return Err(pyo3::exceptions::PyValueError::new_err(
                         "resume= continues a run: it takes neither run_id= nor inputs",
                     ));
@@ -235,17 +359,25 @@ impl PyProject {
             None => GraphStart::New {
                 run_id: run_id.unwrap_or_else(strata_graph::new_run_id),
                 typed,
-                strings: Vec::new(),
+                strings,
             },
         };
         let run = GraphRun {
             id,
             start,
-            options: self.options(env, strict)?,
+            options: self.options(env, strict, true)?,
             every: self.project.settings.checkpoint_every.value,
         };
-        let outcome = on_strata_stack(py, CAPPED_LIMITS_STACK, || {
-            self.project.run_graph(&run, &mut strata_graph::Silent)
+        let outcome = on_strata_stack(py, CAPPED_LIMITS_STACK, || match executor {
+            None => self.project.run_graph(&run, &mut strata_graph::Silent),
+            Some(executor) => {
+                let remote = RemoteRunner {
+                    local: self.project.runner(ExecOptions::default()),
+                    executor,
+                };
+                self.project
+                    .run_graph_on(&run, &remote, &mut strata_graph::Silent)
+            }
         })?
         .or_raise(py)?;
         let report = json!({
@@ -280,4 +412,13 @@ fn jobs_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<usize>> {
     strata_app::settings::jobs_shown(n, &shown)
         .map(Some)
         .map_err(|e| PyValueError::new_err(e.message.clone()))
+}
+
+/// The text of a plan given to `run_plan` (its file's, or its JSON for a plan given as data),
+/// named as its records name it: what a run's fingerprint is taken of.
+fn plan_text(given: &PyPlan) -> Document {
+    match given.doc() {
+        Some(doc) => Document::unparsed(&doc.name, doc.text.clone()),
+        None => Document::unparsed(given.name(), given.value().to_string()),
+    }
 }

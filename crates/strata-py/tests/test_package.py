@@ -40,7 +40,8 @@ def test_the_native_functions_show_their_signatures() -> None:
     )
     assert str(inspect.signature(strata.Plan.resolve)) == "(self, /, results=None, *, failed=(), values=None)"
     assert str(inspect.signature(strata.Project.run_plan)) == (
-        "(self, /, plan, *, values=None, jobs=None, env=None, strict=False, timeout=None)"
+        "(self, /, plan=None, *, values=None, jobs=None, env=None, strict=False, timeout=None, run_id=None,"
+        " resume=None, executor=None)"
     )
 
 
@@ -54,6 +55,11 @@ def test_the_python_sources_parse_as_python_3_9() -> None:
     sources = sorted(PACKAGE.glob("*.py"))
     assert [p.name for p in sources] == ["__init__.py", "_errors.py", "_types.py"]
     for path in sources:
+        ast.parse(path.read_text(), str(path), feature_version=(3, 9))
+    # strata.ray (the `ray` extra) too; importing it does not import Ray.
+    extra = sorted((PACKAGE / "ray").glob("*.py"))
+    assert [p.name for p in extra] == ["__init__.py", "__main__.py"]
+    for path in extra:
         ast.parse(path.read_text(), str(path), feature_version=(3, 9))
 
 

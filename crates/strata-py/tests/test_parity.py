@@ -354,8 +354,8 @@ class Case:
     `cli` is the argv after the binary; `py` does the same in-process (in the project's
     directory) and returns its result; `cli_value`/`py_value` bring a success to one form.
     `kind` and `message` (when given) are what a failure must be on both sides, `exit` the
-    binary's exit code. `events` marks a graph run, whose `--json` output is one event a line:
-    its last line, the `finished` event, is what the run came to. `protocol` marks `strata plan resolve`'s reply (SPEC §5.7), whose
+    binary's exit code. `events` marks a graph run, whose `--json` events go to stderr, one a
+    line, and whose stdout is what the run came to (the `finished` event's fields). `protocol` marks `strata plan resolve`'s reply (SPEC §5.7), whose
     error message carries the hint after `; `. `same_hint=False` lets each front-end's hint
     name its own way to do what the hint suggests (a flag, a keyword argument).
     """
@@ -1217,8 +1217,9 @@ def run_cli(binary: Path, case: Case, root: Path, env: Mapping[str, str]) -> Out
     if case.exit is not None:
         assert ran.returncode == case.exit, detail
     try:
-        lines = ran.stdout.strip().splitlines()
-        printed = json.loads(lines[-1] if case.events and len(lines) > 1 else ran.stdout)
+        printed = json.loads(ran.stdout)
+        if case.events:
+            json.loads(ran.stderr.strip().splitlines()[-1])  # the `finished` event
     except (json.JSONDecodeError, IndexError):
         pytest.fail(f"`strata {' '.join(case.cli)}` printed no JSON: {detail}")
     if isinstance(printed, dict) and printed.get("ok") is False:

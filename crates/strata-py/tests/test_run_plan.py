@@ -119,7 +119,11 @@ def test_steps_wait_for_user_values(plans_project: strata.Project) -> None:
         {"id": "echo", "tool": "say", "arguments": {"message": "asked: {{ask.result}}"}},
     ]
     waiting = plans_project.run_plan(plan)
+    run_id = waiting["run_id"]
     assert waiting == {
+        "run_id": run_id,
+        "plan": "<string>",
+        "rejected": [],
         "status": "waiting",
         "levels": [["ask"], ["echo"]],
         "steps": [
@@ -260,3 +264,67 @@ def test_jobs_defaults_to_the_projects_setting(project_dir: Path) -> None:
         (project_dir / name).unlink()
     run = strata.Project(project_dir).run_plan(plan, jobs=2, timeout=10)
     assert [(r["id"], r["status"]) for r in run["steps"]] == [("left", "completed"), ("right", "completed")]
+
+
+def strata_binary() -> Path:
+    """The `strata` binary: `$STRATA_BIN`, else the debug build (built when missing)."""
+    import os
+    import subprocess
+
+    given = os.environ.get("STRATA_BIN")
+    if given:
+        return Path(given)
+    repo = Path(__file__).resolve().parents[3]
+    binary = repo / "target" / "debug" / "strata"
+    if not binary.exists():
+        subprocess.run(["cargo", "build", "-q", "-p", "strata"], cwd=repo, check=True)
+    return binary
+
+
+def test_a_run_is_recorded_listed_by_runs_show_and_resumed_by_the_command_line(
+    plans_project: strata.Project, project_dir: Path
+) -> None:
+    import json
+    import subprocess
+
+    plan = [
+        {"id": "ask", "tool": "say", "arguments": {"message": "{{PLACEHOLDER_question}}"}},
+        {"id": "echo", "tool": "say", "arguments": {"message": "asked: {{ask.result}}"}},
+    ]
+    waiting = plans_project.run_plan(plan, run_id="py-run-1")
+    assert waiting["run_id"] == "py-run-1" and waiting["status"] == "waiting"
+    checkpoint = json.loads((project_dir / ".strata" / "runs" / "py-run-1" / "checkpoint.json").read_text())
+    assert checkpoint["kind"] == "plan" and checkpoint["status"] == "waiting"
+    with pytest.raises(strata.StrataError) as taken:
+        plans_project.run_plan(plan, run_id="py-run-1")
+    assert taken.value.kind == "run_state"
+    binary = strata_binary()
+    shown = subprocess.run([str(binary), "runs", "show", "py-run-1"], cwd=project_dir, capture_output=True, text=True)
+    assert shown.returncode == 0, shown.stderr
+    assert "py-run-1" in shown.stdout and "waiting" in shown.stdout
+    resumed = subprocess.run(
+        [str(binary), "plan", "run", "--resume", "py-run-1", "--value", "question=why", "--json"],
+        cwd=project_dir,
+        capture_output=True,
+        text=True,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    report = json.loads(resumed.stdout)
+    assert [(s["id"], s["status"], s["result"]) for s in report["steps"]] == [
+        ("ask", "completed", "why"),
+        ("echo", "completed", "asked: why"),
+    ]
+    # And a run the command line left waiting resumes from Python.
+    subprocess.run(
+        [str(binary), "plan", "run", "-", "--run-id", "cli-run-1", "--json"],
+        cwd=project_dir,
+        input=json.dumps(plan),
+        capture_output=True,
+        text=True,
+    )
+    done = plans_project.run_plan(resume="cli-run-1", values={"question": "how"})
+    assert done["status"] == "completed"
+    assert [s["result"] for s in done["steps"]] == ["how", "asked: how"]
+    with pytest.raises(strata.StrataError) as ended:
+        plans_project.run_plan(resume="cli-run-1")
+    assert ended.value.kind == "run_state"

@@ -166,7 +166,12 @@ pub struct Extraction {
     pub missing: Vec<Missing>,
 }
 
+/// True when `value` holds one of `secrets`, or the marker of a secret a tool printed
+/// (`%{secret:NAME}`, see [`strata_core::secret_marks`]).
 fn holds_secret(value: &Value, secrets: &[String]) -> bool {
+    if !strata_core::secret_marks::markers_in(value).is_empty() {
+        return true;
+    }
     if secrets.iter().all(String::is_empty) {
         return false;
     }

@@ -329,7 +329,7 @@ impl Track {
         Track {
             values: values
                 .iter()
-                .map(|(n, v)| (n.to_string(), JinjaValue::from_serialize(v)))
+                .map(|(n, v)| (n.to_string(), JinjaValue::from(minijinja::value::Serde(v))))
                 .collect(),
             fields: fields.iter().cloned().collect(),
             prefixes,

@@ -22,7 +22,8 @@ pub use hooks::{
     HookSource, HOOK_ACTION_KEYS, HOOK_KEYS,
 };
 pub use params::{
-    check, check_known, check_schema, coerce, parse_as, summary, validate, SchemaError,
+    check, check_known, check_schema, check_schema_of, coerce, coerce_given, parse_as, summary,
+    validate, Given, SchemaError,
 };
 pub use record::{stderr_tail, StepError, StepRecord, StepStatus, RECORD_FIELDS};
 pub use result::RunResult;

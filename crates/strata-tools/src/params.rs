@@ -50,13 +50,19 @@ fn schema_err(path: &FieldPath, message: impl Into<String>) -> SchemaError {
 
 /// Checks that a `parameters` schema uses only the supported subset, consistently.
 pub fn check_schema(schema: &Value) -> Result<(), SchemaError> {
+    check_schema_of(schema, "parameters")
+}
+
+/// Checks that the schema of the tool file's field `what` (`parameters`, `outputs`) uses
+/// only the supported subset, consistently, with an object at the top.
+pub fn check_schema_of(schema: &Value, what: &str) -> Result<(), SchemaError> {
     let root = FieldPath::root();
     check_node(schema, &root)?;
     let types = types_of(schema);
     if !(types.is_empty() || types == ["object"]) {
         return Err(schema_err(
             &root.child(PathSeg::Key("type".into())),
-            "the parameters schema must be of type `object`",
+            format!("the {what} schema must be of type `object`"),
         ));
     }
     Ok(())
@@ -491,6 +497,43 @@ pub fn check_known(
 /// integers, numbers, booleans, null, arrays and objects are parsed. Undeclared names and
 /// untyped parameters stay strings (validation reports unknown names).
 pub fn coerce(schema: Option<&Value>, name: &str, raw: &str) -> Result<Value, Error> {
+    coerce_given(schema, name, raw, &Given::PARAM)
+}
+
+/// How a command line gives a value [`coerce_given`] types: the flag and the word its errors
+/// use.
+#[derive(Debug, Clone, Copy)]
+pub struct Given {
+    /// The flag, as a hint shows it (`-p`, `--input`).
+    pub flag: &'static str,
+    /// The word messages use (`parameter`, `input`).
+    pub what: &'static str,
+    /// The layer of the error.
+    pub layer: Layer,
+}
+
+impl Given {
+    /// A tool's parameter, `-p name=value`.
+    pub const PARAM: Given = Given {
+        flag: "-p",
+        what: "parameter",
+        layer: Layer::PARAMS,
+    };
+    /// A graph's input, `--input name=value`.
+    pub const INPUT: Given = Given {
+        flag: "--input",
+        what: "input",
+        layer: Layer::INPUTS,
+    };
+}
+
+/// [`coerce`] for a value given as `given` says: its errors name the flag that gives it.
+pub fn coerce_given(
+    schema: Option<&Value>,
+    name: &str,
+    raw: &str,
+    given: &Given,
+) -> Result<Value, Error> {
     let prop = schema
         .and_then(|s| s.get("properties"))
         .and_then(|p| p.get(name));
@@ -503,19 +546,23 @@ pub fn coerce(schema: Option<&Value>, name: &str, raw: &str) -> Result<Value, Er
     }
     let want: Vec<String> = types.iter().map(|t| a_or_an(t)).collect();
     Err(Error::new(
-        Layer::PARAMS,
+        given.layer,
         ErrorKind::Invalid,
         format!(
-            "parameter `{}` must be {}, got `{}`",
+            "{} `{}` must be {}, got `{}`",
+            given.what,
             strata_core::shown(name),
             want.join(" or "),
             strata_core::shown(raw)
         ),
     )
     .with_hint(if types.iter().any(|t| *t == "array" || *t == "object") {
-        "arrays and objects are given as JSON, e.g. -p items='[1,2]'".to_string()
+        format!(
+            "arrays and objects are given as JSON, e.g. {} items='[1,2]'",
+            given.flag
+        )
     } else {
-        format!("the parameters are: {}", summary(schema))
+        format!("the {}s are: {}", given.what, summary(schema))
     }))
 }
 

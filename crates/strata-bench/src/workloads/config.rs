@@ -228,7 +228,10 @@ mod tests {
         });
         let jinja: Vec<String> = jinja_leaves()
             .iter()
-            .map(|src| env.render_str(src, &ctx).expect("renders"))
+            .map(|src| {
+                env.render_str(src, minijinja::value::Serde(&ctx))
+                    .expect("renders")
+            })
             .collect();
         assert_eq!(strata_leaves, jinja);
     }

@@ -42,7 +42,7 @@ pub fn run(settings: &Settings, report: &mut Report) {
 
     let env = Environment::new();
     let jinja = env.template_from_str(JINJA).expect("template compiles");
-    let jinja_ctx = minijinja::Value::from_serialize(&context);
+    let jinja_ctx = minijinja::Value::from(minijinja::value::Serde(&context));
 
     let strata_out = template
         .render(&scope, &RenderOptions::STRICT)

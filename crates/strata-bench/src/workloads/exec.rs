@@ -14,6 +14,9 @@
 //!   with standard input and output on `/dev/null`, waited for); `cli_startup` is the
 //!   binary's own start (`strata --version`) against the same peer, the part of the first
 //!   ratio no work of `run` can remove.
+//! * `cli_run_batch`: one call of `bench/true` through a resident `strata run --batch` (the
+//!   request written, its reply read) against spawning `true` from the bench the way strata
+//!   spawns it (output piped), side by side.
 //! * `exec_load_50_tools`: loading and compiling a generated 50-tool `tools/` tree (every
 //!   tool's chain loaded, merged, and its config compiled through stages 3–6), against only
 //!   reading and parsing the same 50 files with `serde_yaml`.
@@ -46,7 +49,9 @@ pub fn write(root: &Path, rel: &str, text: &str) {
     std::fs::write(path, text).expect("write");
 }
 
-/// A project holding the primitive and `bench/true` (`command: true`).
+/// A project holding the primitive and `bench/true` (`command: true`), its files written an
+/// hour ago as a project's files are (a file written within the file system's timestamp
+/// granularity is read again to be sure of its content; see `strata-project`'s cache).
 pub fn true_project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("a temporary directory");
     write(dir.path(), "tools/runtimes/subprocess.yaml", PRIMITIVE);
@@ -55,6 +60,14 @@ pub fn true_project() -> tempfile::TempDir {
         "tools/bench/true.yaml",
         "description: does nothing\nexecutor: runtimes/subprocess\nconfig:\n  command: \"true\"\n",
     );
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for rel in ["tools/runtimes/subprocess.yaml", "tools/bench/true.yaml"] {
+        std::fs::File::options()
+            .write(true)
+            .open(dir.path().join(rel))
+            .and_then(|f| f.set_modified(hour_ago))
+            .expect("set the time");
+    }
     dir
 }
 
@@ -195,6 +208,51 @@ pub fn run_cli(settings: &Settings, report: &mut Report) {
         );
         report.compare(name, &ours, "bin_true", &peer);
     }
+    run_batch_calls(settings, report, &strata, root);
+}
+
+/// `cli_run_batch`: one call through a resident `strata run --batch` (the request written,
+/// the reply read back) against spawning `true` from here as strata spawns it (standard
+/// output and error piped and read, `.output()`), side by side.
+fn run_batch_calls(settings: &Settings, report: &mut Report, strata: &Path, root: &Path) {
+    use std::io::{BufRead, BufReader, Write};
+    let mut child = Command::new(strata)
+        .args(["run", "--batch"])
+        .current_dir(root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("strata runs");
+    let mut input = child.stdin.take().expect("stdin");
+    let mut output = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    let (ours, peer) = compare(
+        settings,
+        || {
+            input
+                .write_all(b"{\"tool\": \"bench/true\"}\n")
+                .and_then(|()| input.flush())
+                .expect("strata reads");
+            line.clear();
+            output.read_line(&mut line).expect("a reply");
+            assert!(
+                line.starts_with(r#"{"ok":true,"record":{"id":"bench/true","status":"completed""#),
+                "{line}"
+            );
+        },
+        || {
+            let out = Command::new("true")
+                .stdin(Stdio::null())
+                .output()
+                .expect("spawns");
+            assert!(out.status.success());
+        },
+    );
+    drop(input);
+    let status = child.wait().expect("strata ends");
+    assert!(status.success(), "strata run --batch failed");
+    report.compare("cli_run_batch", &ours, "spawn_true", &peer);
 }
 
 /// `exec_step_prepare`: one step's work before the spawn, cache warm against cache cold.

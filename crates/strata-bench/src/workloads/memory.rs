@@ -8,11 +8,19 @@
 //!   (not nanoseconds: `strata_ns` and `peer_ns` hold bytes on this row), against 8× the
 //!   document's size (`peer=8x_input`).
 //!
-//! Both use the median of runs; the figures come from `wait4`'s resource usage of the child.
+//! * `memory_long_strings_rss_bin`: the peak of `strata render` of a 10 MiB map of long strings
+//!   (160 strings of 64 KiB, a `${HOME}` in each), against 8× its size.
+//! * `memory_limit_refused_bin` / `memory_limit_refused_rss_bin`: a 10 MiB document with a
+//!   `${HOME}` in every leaf (over 100,000 placeholders, the default limit): the time until
+//!   strata refuses it (exit code 1) against 50 ms, and its peak memory against 20 MB.
+//!
+//! All use the median of runs; the peaks are GNU time's (see `harness::run_rss`).
 
 use std::time::Duration;
 
-use crate::harness::{of_calls, run_strata_rss, strata_binary, Measurement, Settings};
+use crate::harness::{
+    of_calls, run_rss_code, run_strata_rss, strata_binary, Measurement, Settings,
+};
 use crate::report::Report;
 
 /// Size of the document.
@@ -41,6 +49,37 @@ pub fn document(len: usize) -> String {
     }
     out
 }
+
+/// A YAML map of `len` bytes of strings of 64 KiB of words, a `${HOME}` in each.
+pub fn long_strings(len: usize) -> String {
+    let mut line = String::new();
+    while line.len() < 64 << 10 {
+        line.push_str("the engine renders config values ");
+    }
+    let mut out = String::with_capacity(len + line.len() + 64);
+    let mut i = 0usize;
+    while out.len() < len {
+        out.push_str(&format!("k{i}: \"{line}${{HOME}}\"\n"));
+        i += 1;
+    }
+    out
+}
+
+/// A YAML map of `len` bytes with a `${HOME}` in every leaf.
+pub fn dense(len: usize) -> String {
+    let mut out = String::with_capacity(len + 64);
+    let mut i = 0usize;
+    while out.len() < len {
+        out.push_str(&format!("k{i}: \"x ${{HOME}}\"\n"));
+        i += 1;
+    }
+    out
+}
+
+/// The time budget of the refusal of a document over the placeholder limit, in nanoseconds.
+const REFUSAL_TARGET_NS: f64 = 50e6;
+/// The memory budget of that refusal, in bytes.
+const REFUSAL_RSS_TARGET: f64 = 20e6;
 
 /// Measures the render's time and peak memory.
 pub fn run(settings: &Settings, report: &mut Report) {
@@ -78,4 +117,59 @@ pub fn run(settings: &Settings, report: &mut Report) {
         rss.median_ns / 1e6,
         rss.median_ns / text.len() as f64
     ));
+    let env = [("HOME", "/home/ada")];
+    let long = long_strings(settings.pick(LEN, LEN, SMOKE_LEN));
+    std::fs::write(tmp.path().join("long.yaml"), &long).expect("write");
+    let peaks: Vec<u64> = (0..runs)
+        .map(|_| run_strata_rss(&bin, tmp.path(), &["render", "long.yaml"], &env).1)
+        .collect();
+    let rss = of_calls(peaks.iter().map(|b| Duration::from_nanos(*b)));
+    report.against(
+        "memory_long_strings_rss_bin",
+        &rss,
+        "8x_input",
+        8.0 * long.len() as f64,
+    );
+    let over = dense(settings.pick(LEN, LEN, SMOKE_LEN));
+    std::fs::write(tmp.path().join("dense.yaml"), &over).expect("write");
+    // In smoke mode the small document is under the default limit: the limit is lowered so
+    // that it is refused all the same.
+    let limit_env = [
+        ("HOME", "/home/ada"),
+        (
+            "STRATA_LIMITS_PLACEHOLDERS_PER_DOCUMENT",
+            if settings.smoke { "100" } else { "100000" },
+        ),
+    ];
+    let refusals: Vec<(Duration, u64)> = (0..runs)
+        .map(|_| {
+            let (spent, peak, code) = run_rss_code(
+                &bin,
+                tmp.path(),
+                &["render", "dense.yaml"],
+                &limit_env,
+                None,
+            );
+            assert_eq!(
+                code,
+                Some(1),
+                "a document over the placeholder limit is refused"
+            );
+            (spent, peak)
+        })
+        .collect();
+    let time = of_calls(refusals.iter().map(|r| r.0));
+    let rss = of_calls(refusals.iter().map(|r| Duration::from_nanos(r.1)));
+    report.against(
+        "memory_limit_refused_bin",
+        &time,
+        "target",
+        REFUSAL_TARGET_NS,
+    );
+    report.against(
+        "memory_limit_refused_rss_bin",
+        &rss,
+        "target",
+        REFUSAL_RSS_TARGET,
+    );
 }

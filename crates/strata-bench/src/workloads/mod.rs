@@ -4,6 +4,7 @@ pub mod batch;
 pub mod check;
 pub mod config;
 pub mod context;
+pub mod env_text;
 pub mod exec;
 pub mod gate;
 pub mod graph;
@@ -47,4 +48,5 @@ pub const GROUPS: &[Group] = &[
     ("linear", linear::run),
     ("locate", locate::run),
     ("memory", memory::run),
+    ("env_text", env_text::run),
 ];

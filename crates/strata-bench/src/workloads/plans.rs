@@ -264,6 +264,73 @@ pub fn run_resolve(settings: &Settings, report: &mut Report) {
             .expect("resolves")
     });
     report.compare("plan_resolve_step", &m, "seed001", &p);
+    resolve_batch_cli(settings, report);
+}
+
+/// Requests per second `plan resolve --batch` is to serve.
+const RESOLVE_BATCH_TARGET_NS: f64 = 1e9 / 300_000.0;
+
+/// `plan_resolve_batch_cli`: `strata plan resolve --batch` serving a file of requests (the
+/// typical plan with its three results, each request with its own id), once per sample,
+/// stdout piped back: time per request, against 300,000 requests per second.
+fn resolve_batch_cli(settings: &Settings, report: &mut Report) {
+    let Some(bin) = strata_binary() else {
+        report.note("plan_resolve_batch_cli skipped: no strata binary next to strata-bench");
+        return;
+    };
+    let n = settings.pick(50_000, 10_000, 20);
+    let results: Map<String, Value> = typical_records()
+        .iter()
+        .map(|(k, r)| (k.clone(), r.result.clone()))
+        .collect();
+    let plan = typical_plan();
+    let mut text = String::new();
+    for i in 0..n {
+        let request = json!({"id": i, "plan": plan, "results": results});
+        text.push_str(&request.to_string());
+        text.push('\n');
+    }
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let input = dir.path().join("requests.jsonl");
+    std::fs::write(&input, &text).expect("write");
+    let samples = settings.pick(settings.samples, 5, 1);
+    let times: Vec<Duration> = (0..samples)
+        .map(|_| {
+            let file = std::fs::File::open(&input).expect("the requests");
+            let start = Instant::now();
+            let out = Command::new(&bin)
+                .args(["plan", "resolve", "--batch"])
+                .current_dir(dir.path())
+                .stdin(file)
+                .output()
+                .expect("strata runs");
+            let spent = start.elapsed();
+            assert!(out.status.success(), "plan resolve --batch failed");
+            let replies = out.stdout.split(|b| *b == b'\n').filter(|l| !l.is_empty());
+            let mut count = 0;
+            for line in replies {
+                if count == 0 {
+                    let reply: Value = serde_json::from_slice(line).expect("a JSON reply");
+                    assert_eq!(reply["id"], json!(0), "{reply}");
+                    assert!(reply.get("error").is_none(), "{reply}");
+                }
+                count += 1;
+            }
+            assert_eq!(count, n, "one reply per request");
+            spent / n as u32
+        })
+        .collect();
+    let m = of_calls(times);
+    report.against(
+        "plan_resolve_batch_cli",
+        &m,
+        "target",
+        RESOLVE_BATCH_TARGET_NS,
+    );
+    report.note(&format!(
+        "plan_resolve_batch_cli: {:.0}k requests/s through the binary",
+        1e6 / m.median_ns
+    ));
 }
 
 /// `plan_load_10000`: loading, checking and levelling 1,000 and 10,000 steps.

@@ -154,11 +154,20 @@ pub fn run(settings: &Settings, report: &mut Report) {
     env.add_template("search", TEMPLATE).expect("compiles");
     let direct = env.get_template("search").expect("is there");
     let context = Value::Object(feed.clone());
-    assert_eq!(direct.render(&context).expect("renders"), expect);
+    assert_eq!(
+        direct
+            .render(minijinja::value::Serde(&context))
+            .expect("renders"),
+        expect
+    );
     let (ours, theirs) = compare(
         settings,
         || prompts.render(black_box(&call)).expect("renders"),
-        || direct.render(black_box(&context)).expect("renders"),
+        || {
+            direct
+                .render(minijinja::value::Serde(black_box(&context)))
+                .expect("renders")
+        },
     );
     report.compare("prompt_render", &ours, "minijinja", &theirs);
     if has_jinja2() {

@@ -111,7 +111,9 @@ fn minijinja_files(dir: &Path) -> String {
             merge(&mut context, key, v);
         }
     }
-    template.render(&context).expect("renders")
+    template
+        .render(minijinja::value::Serde(&context))
+        .expect("renders")
 }
 
 fn merge(context: &mut Map<String, Value>, key: &str, value: &Value) {
@@ -146,7 +148,7 @@ pub fn run(settings: &Settings, report: &mut Report) {
     let response = Response::compile(BANK, None, JinjaLimits::default()).expect("compiles");
     let env = Environment::new();
     let jinja = env.template_from_str(BANK).expect("compiles");
-    let context = minijinja::Value::from_serialize(prepared());
+    let context = minijinja::Value::from(minijinja::value::Serde(prepared()));
     assert_eq!(respond(&response, &values), EXPECTED);
     assert_eq!(jinja.render(&context).expect("renders"), EXPECTED);
     let (strata, peer) = compare(

@@ -24,7 +24,16 @@ from ._errors import (
     ToolError,
     UndefinedError,
 )
-from ._strata import CannedResponse, Plan, Project, PromptManager, Template, __version__, render
+from ._strata import (
+    CannedResponse,
+    Plan,
+    Project,
+    PromptManager,
+    Template,
+    __version__,
+    import_ryeos,
+    render,
+)
 from ._types import (
     GraphRun,
     PlanResolution,
@@ -78,5 +87,6 @@ __all__ = [
     "ToolError",
     "UndefinedError",
     "__version__",
+    "import_ryeos",
     "render",
 ]

@@ -18,9 +18,15 @@ from ._types import (
     StepRecord,
 )
 
-__all__ = ["CannedResponse", "Plan", "Project", "PromptManager", "render", "Template", "__version__"]
+__all__ = ["CannedResponse", "Plan", "Project", "PromptManager", "import_ryeos", "render", "Template", "__version__"]
 
 __version__: str
+
+# What ``Project.call_tool`` returns and an executor of ``run_plan``/``run_graph`` returns:
+# ``{"run": {...}}`` when the tool ran, ``{"error": {...}}`` when it could not.
+_CallEnvelope = dict[str, Any]
+# ``executor(tool, params, timeout)``: runs one tool call elsewhere (``strata.ray``).
+_Executor = Callable[[str, dict[str, Any], Optional[float]], Mapping[str, Any]]
 
 @final
 class Template:
@@ -67,6 +73,16 @@ def render(
     warnings: Optional[list[StrataWarning]] = None,
 ) -> Any:
     """Renders ``template`` once: ``Template(template, layers=layers).render(...)``."""
+
+def import_ryeos(
+    src: Union[str, PathLike[str]],
+    dst: Union[str, PathLike[str]],
+    spaces: Optional[Iterable[Union[str, PathLike[str]]]] = None,
+) -> dict[str, Any]:
+    """Imports the RyeOS project ``src`` (holding ``.ai/``) into the new strata project
+    ``dst`` (absent or empty), items resolved in the project, then in each of ``spaces``;
+    returns the report of ``IMPORT-REPORT.json`` (``summary``, ``files``, ``kept``,
+    ``notices``, ``check``, ``exit_code``). Raises ``StrataError`` when it cannot run."""
 
 @final
 class Plan:
@@ -129,18 +145,34 @@ class Project:
         """Runs tool ``tool`` with ``params`` and returns its step record."""
     def run_plan(
         self,
-        plan: Union[Plan, list[Any], tuple[Any, ...], Mapping[str, Any]],
+        plan: Union[Plan, list[Any], tuple[Any, ...], Mapping[str, Any], None] = None,
         *,
         values: Optional[Mapping[str, Any]] = None,
         jobs: Optional[int] = None,
         env: Optional[Mapping[str, str]] = None,
         strict: bool = False,
         timeout: Optional[float] = None,
+        run_id: Optional[str] = None,
+        resume: Optional[str] = None,
+        executor: Optional[_Executor] = None,
     ) -> PlanRun:
-        """Runs a whole plan with the project's tools and returns every step's record.
+        """Runs a whole plan with the project's tools, recorded under ``.strata/runs/``
+        (or resumes run ``resume``), and returns every step's record.
 
         At most ``jobs`` steps run at once (default: the project's ``jobs`` setting, 4
-        unless ``strata.yaml`` or ``STRATA_JOBS`` says otherwise)."""
+        unless ``strata.yaml`` or ``STRATA_JOBS`` says otherwise). ``executor`` runs each
+        tool call elsewhere (``strata.ray``)."""
+    def call_tool(
+        self,
+        tool: str,
+        params: Optional[Mapping[str, Any]] = None,
+        *,
+        env: Optional[Mapping[str, str]] = None,
+        strict: bool = False,
+        timeout: Optional[float] = None,
+    ) -> _CallEnvelope:
+        """Runs tool ``tool`` through the project's runner and returns ``{"run": ...}`` or
+        ``{"error": ...}``: what an ``executor`` returns."""
     def run_graph(
         self,
         graph: str,
@@ -150,6 +182,8 @@ class Project:
         resume: Optional[str] = None,
         env: Optional[Mapping[str, str]] = None,
         strict: bool = False,
+        executor: Optional[_Executor] = None,
+        inputs_text: Optional[Mapping[str, str]] = None,
     ) -> GraphRun:
         """Runs graph ``graph`` with the project's tools, as ``strata run`` does, and returns
         how the run ended."""

@@ -176,9 +176,13 @@ class GraphRun(TypedDict):
 
 
 class PlanRun(TypedDict):
-    """A plan run (``Project.run_plan``): how it ended, the levels, every step's record in
-    plan order and the user values not given."""
+    """A plan run (``Project.run_plan``), recorded under ``.strata/runs/``: its id, the plan's
+    name, how it ended, the levels, every step's record in plan order, the user values not
+    given and the input that could not become a step."""
 
+    run_id: str
+    plan: str
+    rejected: List[Dict[str, Any]]
     status: Literal["completed", "failed", "waiting"]
     levels: List[List[str]]
     steps: List[PlanStepRecord]

@@ -1,0 +1,173 @@
+//! Completion that knows the project: clap_complete's dynamic engine (`COMPLETE=bash strata
+//! -- strata run gr<TAB>`), whose candidates for tool ids, directive and graph paths, plan
+//! files, prompt keys and run ids come from the project of the current directory (the
+//! nearest ancestor with `tools/`). `strata completions SHELL` prints the script a shell
+//! sources once; the script calls strata back for every completion, so what it offers is
+//! always the project's state at that moment.
+
+use std::path::{Path, PathBuf};
+
+use clap_complete::engine::{ArgValueCandidates, CompletionCandidate};
+use strata_app::App;
+
+/// The environment variable that turns a run of strata into a completion request.
+pub const VAR: &str = "COMPLETE";
+
+/// Answers a completion request (`COMPLETE=<shell> strata -- …`) and exits; does nothing
+/// on an ordinary run.
+pub fn answer_and_exit() {
+    clap_complete::CompleteEnv::with_factory(crate::command)
+        .var(VAR)
+        .complete();
+}
+
+/// The project of the current directory, quietly (no project: no candidates).
+fn project() -> Option<App> {
+    App::open(None, None).ok()
+}
+
+fn candidate(value: impl Into<String>, help: Option<&str>) -> CompletionCandidate {
+    let help = help.map(|h| h.lines().next().unwrap_or_default().to_string().into());
+    CompletionCandidate::new(value.into()).help(help)
+}
+
+/// Tool ids (graphs included), with their descriptions.
+fn tool_candidates(only_graphs: bool) -> Vec<CompletionCandidate> {
+    let Some(app) = project() else {
+        return Vec::new();
+    };
+    app.list()
+        .into_iter()
+        .filter(|e| !only_graphs || app.is_graph(&e.id))
+        .filter(|e| !e.id.starts_with("runtimes/"))
+        .map(|e| candidate(&e.id, e.description.as_deref().ok()))
+        .collect()
+}
+
+/// The files under `dir` of the project (relative to the current directory, as a user types
+/// them) whose extension is one of `exts`, depth first, sorted.
+fn files(app: &App, dir: &str, exts: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![app.root.join(dir)];
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let base = std::fs::canonicalize(&cwd).unwrap_or(cwd);
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| exts.contains(&e))
+            {
+                out.push(shown(&base, &path));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `path` relative to `base` when it lies under it, else as it is.
+fn shown(base: &Path, path: &Path) -> String {
+    let real = std::fs::canonicalize(path).unwrap_or_else(|_| PathBuf::from(path));
+    real.strip_prefix(base)
+        .map(Path::to_path_buf)
+        .unwrap_or(real)
+        .display()
+        .to_string()
+}
+
+fn directive_candidates() -> Vec<CompletionCandidate> {
+    project().map_or_else(Vec::new, |app| {
+        files(&app, "directives", &["md"])
+            .into_iter()
+            .map(|f| candidate(f, Some("directive")))
+            .collect()
+    })
+}
+
+/// What `strata run` takes: tool and graph ids, and directive files.
+pub fn runnables() -> ArgValueCandidates {
+    ArgValueCandidates::new(|| {
+        let mut all = tool_candidates(false);
+        all.extend(directive_candidates());
+        all
+    })
+}
+
+/// Tool ids (graphs included).
+pub fn tools() -> ArgValueCandidates {
+    ArgValueCandidates::new(|| tool_candidates(false))
+}
+
+/// Graph ids.
+pub fn graphs() -> ArgValueCandidates {
+    ArgValueCandidates::new(|| tool_candidates(true))
+}
+
+fn plan_candidates() -> Vec<CompletionCandidate> {
+    project().map_or_else(Vec::new, |app| {
+        files(&app, "plans", &["yaml", "yml", "json"])
+            .into_iter()
+            .map(|f| candidate(f, Some("plan")))
+            .collect()
+    })
+}
+
+/// Plan files under `plans/`.
+pub fn plans() -> ArgValueCandidates {
+    ArgValueCandidates::new(plan_candidates)
+}
+
+/// What `strata export argo` takes: plan files and graph ids.
+pub fn exportables() -> ArgValueCandidates {
+    ArgValueCandidates::new(|| {
+        let mut all = plan_candidates();
+        all.extend(tool_candidates(true));
+        all
+    })
+}
+
+/// Prompt keys: the name of each template (in any namespace).
+pub fn prompt_keys() -> ArgValueCandidates {
+    ArgValueCandidates::new(|| {
+        let Some(app) = project() else {
+            return Vec::new();
+        };
+        let Ok(manager) = strata_prompts::PromptManager::load(&app.root, &app.limits) else {
+            return Vec::new();
+        };
+        let mut keys: Vec<String> = manager
+            .namespaces()
+            .into_iter()
+            .flat_map(|n| n.names.into_iter().map(|(name, _)| name))
+            .collect();
+        keys.sort();
+        keys.dedup();
+        keys.into_iter()
+            .map(|k| candidate(k, Some("prompt")))
+            .collect()
+    })
+}
+
+/// Run ids of `.strata/runs/`, with what each ran and its status.
+pub fn run_ids() -> ArgValueCandidates {
+    ArgValueCandidates::new(|| {
+        let Some(app) = project() else {
+            return Vec::new();
+        };
+        let store = strata_graph::RunStore::new(&app.root);
+        crate::runs_table::rows(&store)
+            .iter()
+            .map(|r| {
+                let help = format!("{} ({})", r.target(), r.status());
+                candidate(r.id(), Some(&help))
+            })
+            .collect()
+    })
+}

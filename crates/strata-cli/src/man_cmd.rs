@@ -1,0 +1,117 @@
+//! `strata man`: the manual pages of strata and of each of its commands, made with
+//! clap_mangen from the same definitions as `--help` — one page printed (`strata man plan
+//! run`), or every page installed into a directory (`strata man --install DIR`).
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use clap_mangen::Man;
+use strata_core::{did_you_mean, Error, ErrorKind, Layer};
+
+use crate::outcome::report;
+
+/// Options of `strata man`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The command whose page to print (`run`, `plan run`); none: strata's own page
+    #[arg(value_name = "COMMAND")]
+    pub command: Vec<String>,
+    /// Write every page (`strata.1`, `strata-run.1`, `strata-plan-run.1`, …) into DIR,
+    /// creating it (`~/.local/share/man/man1` makes them `man strata-run`)
+    #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath, conflicts_with = "command")]
+    pub install: Option<PathBuf>,
+    #[command(flatten)]
+    pub shared: crate::shared_args::SharedArgs,
+}
+
+/// The command line, built (subcommands named `strata-run`, `strata-plan-run`), with every
+/// page it has, depth first, strata's own first.
+fn pages() -> Vec<clap::Command> {
+    fn walk(cmd: &clap::Command, out: &mut Vec<clap::Command>) {
+        out.push(cmd.clone());
+        for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+            walk(sub, out);
+        }
+    }
+    let mut cmd = crate::command().disable_help_subcommand(true);
+    cmd.build();
+    let mut out = Vec::new();
+    walk(&cmd, &mut out);
+    out
+}
+
+/// The page of `cmd`, its source naming strata's version.
+fn page_of(cmd: clap::Command) -> Man {
+    Man::new(cmd).source(format!("strata {}", env!("STRATA_VERSION")))
+}
+
+fn io_error(what: &str, e: &std::io::Error) -> Error {
+    Error::new(Layer::REQUEST, ErrorKind::Io, format!("{what}: {e}"))
+}
+
+fn man(args: &ManArgs) -> Result<String, Error> {
+    let pages = pages();
+    let Some(dir) = &args.install else {
+        let wanted = std::iter::once("strata")
+            .chain(args.command.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join("-");
+        let names = pages
+            .iter()
+            .map(|p| p.get_display_name().unwrap_or(p.get_name()));
+        let Some(page) = pages
+            .iter()
+            .find(|p| p.get_display_name().unwrap_or(p.get_name()) == wanted)
+        else {
+            let e = Error::new(
+                Layer::REQUEST,
+                ErrorKind::Invalid,
+                format!("there is no command `{}`", args.command.join(" ")),
+            );
+            return Err(match did_you_mean(&wanted, names) {
+                Some(near) => e.with_hint(format!(
+                    "did you mean `{}`?",
+                    near.trim_start_matches("strata-").replace('-', " ")
+                )),
+                None => e.with_hint("`strata --help` lists the commands"),
+            });
+        };
+        let mut out = Vec::new();
+        page_of(page.clone())
+            .render(&mut out)
+            .map_err(|e| io_error("cannot render the page", &e))?;
+        return Ok(String::from_utf8_lossy(&out).into_owned());
+    };
+    std::fs::create_dir_all(dir)
+        .map_err(|e| io_error(&format!("cannot create `{}`", dir.display()), &e))?;
+    let mut written = Vec::new();
+    for page in pages {
+        let path = page_of(page)
+            .generate_to(dir)
+            .map_err(|e| io_error(&format!("cannot write into `{}`", dir.display()), &e))?;
+        written.push(path.display().to_string());
+    }
+    Ok(if args.shared.json {
+        let doc = serde_json::json!({"ok": true, "dir": dir, "pages": written});
+        serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
+    } else {
+        format!(
+            "installed {} man pages in `{}` (`man strata`, `man strata-run`, …; the directory must be on MANPATH or next to a bin/ on PATH)\n",
+            written.len(),
+            dir.display()
+        )
+    })
+}
+
+/// Runs `strata man`.
+pub fn run(args: ManArgs) -> ExitCode {
+    match man(&args) {
+        Ok(text) => {
+            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            ExitCode::SUCCESS
+        }
+        Err(e) => report(strata_app::Failure::Error(e), None, args.shared.json),
+    }
+}

@@ -1,0 +1,250 @@
+//! RyeOS code tools (`.py` / `.ts` / `.js` files with a module-level `__executor_id__`) →
+//! a strata wrapper `tools/<id>.yaml` on the imported runtime, the code staying under `.ai/`
+//! (MAPPING.md §5). The code is read, never run: metadata and `CONFIG_SCHEMA` are taken only
+//! when they are literals.
+
+use serde_yaml::{Mapping, Value};
+
+use crate::model::{Catalog, FileImport};
+use crate::position::position;
+use crate::pylit::{assignment, literal_at, python_layout, Lang};
+use crate::schema;
+use crate::tool::tools_rel;
+use crate::util::{key, parent, yaml_file};
+
+/// Module-level names RyeOS read that strata has no use for (`IMP-exec-misc`).
+const MISC: [&str; 6] = [
+    "__execution__",
+    "__allowed_threads__",
+    "__allowed_targets__",
+    "__native_async__",
+    "__native_resume__",
+    "__execution_owner__",
+];
+
+/// The language of a code file, by extension; `None` for other files.
+pub(crate) fn lang_of(path: &str) -> Option<Lang> {
+    let ext = path.rsplit('.').next().unwrap_or("");
+    match ext {
+        "py" => Some(Lang::Python),
+        "ts" | "js" | "mjs" | "cjs" | "mts" | "cts" => Some(Lang::Script),
+        _ => None,
+    }
+}
+
+/// The literal `__executor_id__` of a code file, when it declares one at module level (the
+/// mark of a RyeOS code tool).
+pub fn executor_of(path: &str, text: &str) -> Option<String> {
+    let lang = lang_of(path)?;
+    let at = assignment(text, "__executor_id__", lang)?;
+    match literal_at(text, at, lang) {
+        Ok(serde_json::Value::String(s)) => Some(s),
+        _ => Some(String::new()),
+    }
+}
+
+/// Converts one RyeOS code tool: `source` is its path from the RyeOS root
+/// (`.ai/tools/rye/bash/bash.py`), `id` its path under `.ai/tools/` without extension.
+pub fn import_code(source: &str, id: &str, text: &str, catalog: &Catalog) -> FileImport {
+    let mut out = FileImport::imported(source);
+    let Some(lang) = lang_of(source) else {
+        return out.refuse("IMP-code-executor", "not a Python or TypeScript file");
+    };
+    if lang == Lang::Python {
+        if let Err((line, msg)) = python_layout(text) {
+            return out.refuse(
+                "IMP-code-syntax",
+                format!(
+                    "the file does not parse ({msg}, line {line}): RyeOS could not load it either"
+                ),
+            );
+        }
+    }
+    let read = |name: &str| -> Option<(Result<serde_json::Value, String>, (usize, usize))> {
+        let at = assignment(text, name, lang)?;
+        let line_start = text[..at].rfind('\n').map_or(0, |p| p + 1);
+        Some((literal_at(text, at, lang), position(text, line_start)))
+    };
+    let executor = match read("__executor_id__") {
+        Some((Ok(serde_json::Value::String(s)), _)) => s,
+        _ => {
+            return out.refuse(
+                "IMP-code-executor",
+                "`__executor_id__` is not a literal string: the runtime cannot be known without running the code",
+            )
+        }
+    };
+    if !executor.contains('/') || !catalog.has_tool(&executor) {
+        return out.refuse(
+            "IMP-code-executor",
+            format!("`__executor_id__ = \"{executor}\"` names no runtime in any space (broken in RyeOS too): nothing can run this file"),
+        );
+    }
+    let mut tool = Mapping::new();
+    if let Some((Ok(v), _)) = read("__tool_description__") {
+        if let Some(s) = scalar(&v) {
+            tool.insert(key("description"), Value::String(s));
+            out.rewrite("__tool_description__ → description");
+        }
+    }
+    if let Some((Ok(v), _)) = read("__version__") {
+        if let Some(s) = scalar(&v) {
+            tool.insert(key("version"), Value::String(s));
+            out.rewrite("__version__ → version");
+        }
+    }
+    for dropped in ["__tool_type__", "__category__"] {
+        if read(dropped).is_some() {
+            out.rewrite(format!("{dropped} dropped (the id is the path `{id}`)"));
+        }
+    }
+    tool.insert(key("executor"), Value::String(executor.clone()));
+    out.rewrite(format!("__executor_id__ → executor: {executor}"));
+
+    let parameters = match read("CONFIG_SCHEMA") {
+        None => {
+            out.rewrite("no CONFIG_SCHEMA → parameters: {type: object, additionalProperties: true} (RyeOS validated nothing)");
+            schema::permissive()
+        }
+        Some((Err(why), (line, col))) => {
+            out.warn(
+                "IMP-code-schema",
+                format!("`CONFIG_SCHEMA` is computed by code ({why}); the importer never runs user code, so the parameters are permissive (`type: object, additionalProperties: true`)"),
+                line,
+                col,
+            );
+            schema::permissive()
+        }
+        Some((Ok(json), (line, col))) => {
+            let yaml: Value = serde_yaml::to_value(&json).unwrap_or(Value::Null);
+            let c = schema::convert(&yaml);
+            out.rewrite("CONFIG_SCHEMA → parameters");
+            if c.dollar_schema {
+                out.rewrite("$schema dropped from the parameters");
+            }
+            for d in &c.dropped {
+                out.warn(
+                    "IMP-schema-keyword",
+                    format!(
+                        "schema keyword `{}` at {} dropped: strata's parameters have no such keyword, the constraint is lost",
+                        d.keyword, d.at
+                    ),
+                    line,
+                    col,
+                );
+            }
+            c.schema
+        }
+    };
+    tool.insert(key("parameters"), parameters);
+
+    if let Some((_, (line, col))) = read("CONFIG_RESOLVE") {
+        out.warn(
+            "IMP-config_resolve",
+            "`CONFIG_RESOLVE`: `execution/execution.yaml` overrides are not merged by strata (dropped)",
+            line,
+            col,
+        );
+    }
+    for name in MISC {
+        if let Some((_, (line, col))) = read(name) {
+            out.warn(
+                "IMP-exec-misc",
+                format!("`{name}` dropped: strata has no equivalent (it runs each tool as one subprocess)"),
+                line,
+                col,
+            );
+        }
+    }
+
+    let rel = tools_rel(source);
+    let dir = parent(&rel);
+    let mut config = Mapping::new();
+    config.insert(
+        key("code_path"),
+        Value::String(format!("{{project_path}}/.ai/tools/{rel}")),
+    );
+    config.insert(
+        key("code_dir"),
+        Value::String(if dir.is_empty() {
+            "{project_path}/.ai/tools".into()
+        } else {
+            format!("{{project_path}}/.ai/tools/{dir}")
+        }),
+    );
+    tool.insert(key("config"), Value::Mapping(config));
+    out.rewrite(format!(
+        "code stays at .ai/tools/{rel}; the wrapper sets code_path and code_dir"
+    ));
+    out.write(
+        format!("tools/{id}.yaml"),
+        yaml_file(source, &Value::Mapping(tool)),
+    );
+    out
+}
+
+/// A literal scalar as text (`"1.0.0"`, `2` → "2").
+fn scalar(v: &serde_json::Value) -> Option<String> {
+    match v {
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn catalog() -> Catalog {
+        Catalog {
+            tools: ["rye/core/runtimes/python/function".to_owned()].into(),
+            ..Catalog::default()
+        }
+    }
+
+    #[test]
+    fn a_python_code_tool_gets_a_wrapper() {
+        let text = "# rye:signed:x\n__version__ = \"1.2\"\n__executor_id__ = \"rye/core/runtimes/python/function\"\n__tool_description__ = (\n    \"a \"\n    \"b\"\n)\nCONFIG_SCHEMA = {\"type\": \"object\", \"properties\": {\"p\": {\"type\": \"string\", \"format\": \"uri\"}}}\n";
+        let imp = import_code(".ai/tools/a/b.py", "a/b", text, &catalog());
+        assert_eq!(imp.outcome, crate::Outcome::Imported);
+        let v: Value = serde_yaml::from_str(&imp.written[0].contents).unwrap();
+        assert_eq!(
+            v,
+            serde_yaml::from_str::<Value>(
+                "description: a b\nversion: '1.2'\nexecutor: rye/core/runtimes/python/function\nparameters: {type: object, properties: {p: {type: string}}}\nconfig: {code_path: '{project_path}/.ai/tools/a/b.py', code_dir: '{project_path}/.ai/tools/a'}\n"
+            )
+            .unwrap()
+        );
+        assert_eq!(imp.warnings.len(), 1);
+        assert_eq!(imp.warnings[0].code, "IMP-schema-keyword");
+        assert_eq!((imp.warnings[0].line, imp.warnings[0].column), (8, 1));
+    }
+
+    #[test]
+    fn executors_and_syntax_are_checked() {
+        let bad = import_code(
+            ".ai/tools/s.py",
+            "s",
+            "__executor_id__ = \"python\"\n",
+            &catalog(),
+        );
+        assert_eq!(bad.reason.unwrap().code, "IMP-code-executor");
+        let broken = import_code(
+            ".ai/tools/s.py",
+            "s",
+            "__executor_id__ = \"rye/core/runtimes/python/function\"\ndef f():\n    x = 1\n        y = 2\n",
+            &catalog(),
+        );
+        assert_eq!(
+            broken.reason.unwrap().message,
+            "the file does not parse (unexpected indent, line 4): RyeOS could not load it either"
+        );
+        assert_eq!(
+            executor_of("x.ts", "export const __executor_id__ = \"a/b\";\n").as_deref(),
+            Some("a/b")
+        );
+        assert_eq!(executor_of("x.py", "import os\n"), None);
+        assert_eq!(executor_of("x.md", "__executor_id__ = \"a\"\n"), None);
+    }
+}

@@ -1,0 +1,728 @@
+//! The import as a whole: reading the RyeOS tree (project space, then each `--space`),
+//! deciding each file's era and kind, converting what is used, writing the new project and
+//! checking it through the application layer (MAPPING.md §1).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde_yaml::{Mapping, Value};
+use strata_core::{Error, ErrorKind, Layer};
+
+use crate::model::{Catalog, FileImport, Written};
+use crate::report::{CheckSummary, Entry, ImportReport, Notice};
+use crate::tool::ToolContext;
+use crate::{code, directive, graph, hook, tool};
+
+/// strata's primitive, the very file `strata init` writes.
+const SUBPROCESS: &str = include_str!("../../../tools/runtimes/subprocess.yaml");
+
+/// The RyeOS era a file belongs to, detected per file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Era {
+    /// The Python era (`tool_type:`, `executor_id: rye/…`, XML directives, code tools).
+    Python,
+    /// The Rust era (HEAD: `executor_id: "@subprocess"`, front-matter directives,
+    /// `.ai/runtimes/`).
+    Head,
+}
+
+impl Era {
+    /// `py` or `head`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Era::Python => "py",
+            Era::Head => "head",
+        }
+    }
+}
+
+/// What a RyeOS file is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ItemKind {
+    /// A YAML tool or runtime under `.ai/tools/`.
+    Tool,
+    /// A `tool_type: graph` file under `.ai/tools/`.
+    Graph,
+    /// A code file with `__executor_id__` under `.ai/tools/`.
+    Code,
+    /// A directive under `.ai/directives/`.
+    Directive,
+    /// `.ai/config/agent/hook_conditions.yaml`.
+    Hooks,
+    /// A HEAD `.ai/runtimes/*.yaml` daemon descriptor.
+    Runtime,
+}
+
+impl ItemKind {
+    /// The kind's name in the report.
+    pub fn name(self) -> &'static str {
+        match self {
+            ItemKind::Tool => "tool",
+            ItemKind::Graph => "graph",
+            ItemKind::Code => "code",
+            ItemKind::Directive => "directive",
+            ItemKind::Hooks => "hooks",
+            ItemKind::Runtime => "runtime",
+        }
+    }
+}
+
+/// What `strata import ryeos` is asked to do.
+#[derive(Clone, Debug)]
+pub struct ImportOptions {
+    /// The RyeOS project directory (holding `.ai/`).
+    pub source: PathBuf,
+    /// The new strata project directory: absent or empty.
+    pub target: PathBuf,
+    /// RyeOS spaces (directories holding `.ai/`), searched after the project, in order.
+    pub spaces: Vec<PathBuf>,
+}
+
+/// One file found under a space's `.ai/`.
+#[derive(Clone, Debug)]
+struct Found {
+    /// 0 for the project, `n` for the n-th `--space`.
+    space: usize,
+    /// Its path under `.ai/`, `/`-separated.
+    rel: String,
+    /// The real file to read (links resolved and confined).
+    real: PathBuf,
+    /// A link leading outside its space: never read.
+    escapes: bool,
+}
+
+/// One convertible item.
+#[derive(Clone, Debug)]
+struct Item {
+    found: Found,
+    kind: ItemKind,
+    id: String,
+    text: String,
+}
+
+fn fail(message: String, hint: &str) -> Error {
+    Error::new(Layer::new("import"), ErrorKind::Invalid, message).with_hint(hint.to_owned())
+}
+
+/// Runs the whole import: reads, converts, writes and checks. An `Err` means nothing could
+/// be imported (exit code 2); refusals and check errors are in the report.
+pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
+    let target = &opts.target;
+    let mut roots = vec![space_root(&opts.source, "the RyeOS project")?];
+    for s in &opts.spaces {
+        roots.push(space_root(s, "the --space")?);
+    }
+    check_target(target, &roots)?;
+
+    // Every file of every space, sorted.
+    let mut per_space: Vec<Vec<Found>> = Vec::new();
+    for (i, root) in roots.iter().enumerate() {
+        let mut files = Vec::new();
+        walk(root, root, "", i, &mut files, &mut BTreeSet::new()).map_err(|e| {
+            fail(
+                format!("cannot read `{}`: {e}", root.display()),
+                "check the permissions of the RyeOS tree",
+            )
+        })?;
+        files.sort_by(|a, b| a.rel.cmp(&b.rel));
+        per_space.push(files);
+    }
+
+    // Items by id, the first space that has one winning (RyeOS's resolution order).
+    let mut items: Vec<Item> = Vec::new();
+    let mut kept: Vec<Found> = Vec::new();
+    let mut escaped: Vec<Found> = Vec::new();
+    let mut execution: Option<(String, Mapping)> = None;
+    for files in &per_space {
+        for f in files {
+            if f.escapes {
+                if f.space == 0 {
+                    escaped.push(f.clone());
+                }
+                continue;
+            }
+            let Ok(bytes) = std::fs::read(&f.real) else {
+                continue;
+            };
+            let text = String::from_utf8(bytes).ok();
+            if f.rel == "config/execution/execution.yaml" && execution.is_none() {
+                if let Some(Ok(Value::Mapping(m))) = text.as_deref().map(serde_yaml::from_str) {
+                    execution = Some((format!(".ai/{}", f.rel), m));
+                }
+            }
+            match text.as_deref().and_then(|t| classify(&f.rel, t)) {
+                Some((kind, id)) => items.push(Item {
+                    found: f.clone(),
+                    kind,
+                    id,
+                    text: text.unwrap_or_default(),
+                }),
+                None if f.space == 0 => kept.push(f.clone()),
+                None => {}
+            }
+        }
+    }
+    let mut catalog = Catalog::default();
+    let mut by_id: BTreeMap<(bool, String), usize> = BTreeMap::new();
+    for (i, item) in items.iter().enumerate() {
+        let is_tool = matches!(item.kind, ItemKind::Tool | ItemKind::Graph | ItemKind::Code);
+        if !matches!(
+            item.kind,
+            ItemKind::Tool | ItemKind::Graph | ItemKind::Code | ItemKind::Directive
+        ) {
+            continue;
+        }
+        by_id.entry((is_tool, item.id.clone())).or_insert(i);
+        if is_tool {
+            catalog.tools.insert(item.id.clone());
+        } else {
+            catalog.directives.insert(item.id.clone());
+        }
+    }
+    let ctx = ToolContext { execution };
+
+    // Convert the project's items, then the space items they use, to a fixpoint.
+    let mut done: BTreeSet<usize> = BTreeSet::new();
+    let mut queue: Vec<usize> = items
+        .iter()
+        .enumerate()
+        .filter(|(_, it)| it.found.space == 0)
+        .map(|(i, _)| i)
+        .collect();
+    let mut entries: Vec<(usize, FileImport)> = Vec::new();
+    while let Some(i) = queue.first().copied() {
+        queue.remove(0);
+        if !done.insert(i) {
+            continue;
+        }
+        let item = &items[i];
+        let imported = convert(item, &catalog, &ctx);
+        for id in references(&imported) {
+            if let Some(&j) = by_id.get(&(true, id)) {
+                if !done.contains(&j) && !queue.contains(&j) {
+                    queue.push(j);
+                }
+            }
+        }
+        entries.push((i, imported));
+    }
+    entries.sort_by(|a, b| {
+        let (x, y) = (&items[a.0].found, &items[b.0].found);
+        (x.space, &x.rel).cmp(&(y.space, &y.rel))
+    });
+
+    // Files written by two items: identical texts are written once; otherwise the first
+    // (in walk order) wins and the later one is told.
+    let mut owner: BTreeMap<String, (usize, String)> = BTreeMap::new();
+    owner.insert(
+        "tools/runtimes/subprocess.yaml".into(),
+        (usize::MAX, SUBPROCESS.to_owned()),
+    );
+    for (n, (_, imp)) in entries.iter_mut().enumerate() {
+        let mut keep: Vec<Written> = Vec::new();
+        let mut clashes = Vec::new();
+        for w in imp.written.drain(..) {
+            match owner.get(&w.path) {
+                Some((_, text)) if *text == w.contents => {}
+                Some(_) => clashes.push(w.path.clone()),
+                None => {
+                    owner.insert(w.path.clone(), (n, w.contents.clone()));
+                    keep.push(w);
+                }
+            }
+        }
+        imp.written = keep;
+        for path in clashes {
+            imp.warn(
+                "IMP-conflict",
+                format!("`{path}` is also written, differently, by an earlier file: this file's version is not written"),
+                0,
+                0,
+            );
+        }
+    }
+
+    // Write the new project.
+    std::fs::create_dir_all(target).map_err(|e| {
+        fail(
+            format!("cannot create `{}`: {e}", target.display()),
+            "choose a directory you can write to",
+        )
+    })?;
+    let write = |rel: &str, bytes: &[u8]| -> Result<(), Error> {
+        if rel.split('/').any(|s| s == ".." || s.is_empty()) || rel.starts_with('/') {
+            return Err(fail(
+                format!("refusing to write `{rel}` outside the new project"),
+                "this is a bug of the importer",
+            ));
+        }
+        let path = target.join(rel);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                fail(
+                    format!("cannot create `{}`: {e}", dir.display()),
+                    "check the permissions of the target",
+                )
+            })?;
+        }
+        std::fs::write(&path, bytes).map_err(|e| {
+            fail(
+                format!("cannot write `{}`: {e}", path.display()),
+                "check the permissions of the target",
+            )
+        })
+    };
+    // `.ai/`: every project file, and the space items used, byte for byte.
+    let mut copied: BTreeSet<String> = BTreeSet::new();
+    for f in per_space[0].iter().filter(|f| !f.escapes) {
+        if let Ok(bytes) = std::fs::read(&f.real) {
+            write(&format!(".ai/{}", f.rel), &bytes)?;
+            copied.insert(f.rel.clone());
+        }
+    }
+    for (i, _) in &entries {
+        let f = &items[*i].found;
+        if f.space > 0 && copied.insert(f.rel.clone()) {
+            write(&format!(".ai/{}", f.rel), items[*i].text.as_bytes())?;
+        }
+    }
+    write("tools/runtimes/subprocess.yaml", SUBPROCESS.as_bytes())?;
+    for (_, imp) in &entries {
+        for w in &imp.written {
+            write(&w.path, w.contents.as_bytes())?;
+        }
+    }
+
+    // Links leaving the tree: refused, never read.
+    let mut all: Vec<Entry> = Vec::new();
+    for (i, imp) in entries {
+        let item = &items[i];
+        all.push(Entry {
+            space: item.found.space,
+            era: era_of(item),
+            kind: item.kind,
+            import: imp,
+            check_errors: 0,
+        });
+    }
+    for f in escaped {
+        let imp = FileImport::imported(format!(".ai/{}", f.rel)).refuse(
+            "IMP-escape",
+            "a symbolic link leading outside the RyeOS tree: not read, not copied",
+        );
+        all.push(Entry {
+            space: 0,
+            era: Era::Python,
+            kind: ItemKind::Tool,
+            import: imp,
+            check_errors: 0,
+        });
+    }
+    all.sort_by(|a, b| (a.space, &a.import.source).cmp(&(b.space, &b.import.source)));
+
+    // Project-level notices.
+    let mut notices = Vec::new();
+    let mut signatures = 0;
+    for f in per_space[0].iter().filter(|f| !f.escapes) {
+        if let Ok(text) = std::fs::read_to_string(&f.real) {
+            signatures += count_signatures(&text);
+        }
+    }
+    for e in all.iter().filter(|e| e.space > 0) {
+        if let Some(item) = items.iter().find(|it| {
+            it.found.space == e.space && format!(".ai/{}", it.found.rel) == e.import.source
+        }) {
+            signatures += count_signatures(&item.text);
+        }
+    }
+    if signatures > 0 {
+        notices.push(Notice {
+            code: "IMP-signature".into(),
+            message: format!("{signatures} signature comments (`# rye:signed:…`, `<!-- ryeos:signed:… -->`) dropped: strata does not verify RyeOS signatures"),
+        });
+    }
+    let directives = all.iter().filter(|e| e.kind == ItemKind::Directive).count();
+    if directives > 0 {
+        notices.push(Notice {
+            code: "IMP-llm".into(),
+            message: format!("RyeOS directives are LLM-thread prompts; strata renders the prompt and runs declared actions, it never calls a model ({directives} directives)"),
+        });
+    }
+
+    // The new project, checked by the application layer.
+    let check = match strata_app::App::at(target).and_then(|app| app.check()) {
+        Ok(report) => CheckSummary::of(&report),
+        Err(e) => CheckSummary::failed(&e),
+    };
+    for e in &mut all {
+        e.check_errors = check.errors_in(e.import.written.iter().map(|w| w.path.as_str()));
+    }
+    let report = ImportReport {
+        spaces: opts.spaces.len(),
+        entries: all,
+        kept: kept.iter().map(|f| format!(".ai/{}", f.rel)).collect(),
+        notices,
+        check,
+    };
+    write(
+        "IMPORT-REPORT.json",
+        (serde_json::to_string_pretty(&report.to_json()).unwrap_or_default() + "\n").as_bytes(),
+    )?;
+    write("IMPORT-REPORT.md", report.to_markdown().as_bytes())?;
+    Ok(report)
+}
+
+/// `<dir>/.ai`, canonical; an error for people when it is missing.
+fn space_root(dir: &Path, what: &str) -> Result<PathBuf, Error> {
+    let ai = dir.join(".ai");
+    if !ai.is_dir() {
+        return Err(fail(
+            format!("{what} `{}` has no .ai/ directory", dir.display()),
+            "give the directory that holds RyeOS's `.ai/` (a project, or a space such as a bundle)",
+        ));
+    }
+    std::fs::canonicalize(&ai).map_err(|e| {
+        fail(
+            format!("cannot read `{}`: {e}", ai.display()),
+            "check the path",
+        )
+    })
+}
+
+/// The target must be absent or an empty directory, and not inside a RyeOS tree.
+fn check_target(target: &Path, roots: &[PathBuf]) -> Result<(), Error> {
+    match std::fs::symlink_metadata(target) {
+        Err(_) => {}
+        Ok(m) if m.is_dir() => {
+            let mut entries = std::fs::read_dir(target).map_err(|e| {
+                fail(
+                    format!("cannot read `{}`: {e}", target.display()),
+                    "check the path",
+                )
+            })?;
+            if entries.next().is_some() {
+                return Err(fail(
+                    format!("{} is not empty", target.display()),
+                    "strata import writes a new project: give a new or empty directory",
+                ));
+            }
+        }
+        Ok(_) => {
+            return Err(fail(
+                format!("{} is not empty", target.display()),
+                "it is not a directory: give a new or empty directory",
+            ))
+        }
+    }
+    // A target inside a RyeOS `.ai/` would be read while it is written.
+    let probe = std::path::absolute(target).unwrap_or_else(|_| target.to_path_buf());
+    let probe = nearest_canonical(&probe);
+    if roots.iter().any(|r| probe.starts_with(r)) {
+        return Err(fail(
+            format!("{} is inside a RyeOS .ai/ tree", target.display()),
+            "write the new project somewhere else",
+        ));
+    }
+    Ok(())
+}
+
+/// The canonical form of the nearest existing ancestor, with the rest appended.
+fn nearest_canonical(p: &Path) -> PathBuf {
+    let mut rest = Vec::new();
+    let mut cur = p.to_path_buf();
+    loop {
+        if let Ok(c) = std::fs::canonicalize(&cur) {
+            let mut out = c;
+            for r in rest.iter().rev() {
+                out.push(r);
+            }
+            return out;
+        }
+        match (cur.file_name().map(|s| s.to_owned()), cur.parent()) {
+            (Some(name), Some(parent)) => {
+                rest.push(name);
+                cur = parent.to_path_buf();
+            }
+            _ => return p.to_path_buf(),
+        }
+    }
+}
+
+/// Every file under `dir` (inside `root`), sorted; a link is followed only when its canonical
+/// target stays inside `root` (else it is marked `escapes`); directories already seen (link
+/// loops) are skipped.
+fn walk(
+    root: &Path,
+    dir: &Path,
+    prefix: &str,
+    space: usize,
+    out: &mut Vec<Found>,
+    seen: &mut BTreeSet<PathBuf>,
+) -> std::io::Result<()> {
+    let canonical = std::fs::canonicalize(dir)?;
+    if !seen.insert(canonical) {
+        return Ok(());
+    }
+    let mut names: Vec<_> = std::fs::read_dir(dir)?
+        .filter_map(Result::ok)
+        .map(|e| e.file_name())
+        .collect();
+    names.sort();
+    for name in names {
+        let Some(name_str) = name.to_str() else {
+            continue;
+        };
+        let path = dir.join(&name);
+        let rel = if prefix.is_empty() {
+            name_str.to_owned()
+        } else {
+            format!("{prefix}/{name_str}")
+        };
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        let real = if meta.file_type().is_symlink() {
+            match std::fs::canonicalize(&path) {
+                Ok(r) if r.starts_with(root) => r,
+                _ => {
+                    out.push(Found {
+                        space,
+                        rel,
+                        real: path,
+                        escapes: true,
+                    });
+                    continue;
+                }
+            }
+        } else {
+            path.clone()
+        };
+        if real.is_dir() {
+            walk(root, &real, &rel, space, out, seen)?;
+        } else if real.is_file() {
+            out.push(Found {
+                space,
+                rel,
+                real,
+                escapes: false,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The kind and id of a file under `.ai/`, `None` for files only kept there.
+fn classify(rel: &str, text: &str) -> Option<(ItemKind, String)> {
+    let strip_ext = |p: &str| match p.rfind('.') {
+        Some(dot) if dot > p.rfind('/').map_or(0, |s| s + 1) => p[..dot].to_owned(),
+        _ => p.to_owned(),
+    };
+    if let Some(t) = rel.strip_prefix("tools/") {
+        if t.ends_with(".yaml") || t.ends_with(".yml") {
+            let doc = serde_yaml::from_str::<Value>(text).ok();
+            // A YAML file with neither `executor_id` nor `tool_type` is data beside the tools
+            // (RyeOS items always declare one): kept under `.ai/` only.
+            if let Some(Value::Mapping(m)) = &doc {
+                if !m.contains_key("executor_id") && !m.contains_key("tool_type") {
+                    return None;
+                }
+            }
+            let graph = doc
+                .as_ref()
+                .and_then(|v| {
+                    v.get("tool_type")
+                        .and_then(Value::as_str)
+                        .map(|s| s == "graph")
+                })
+                .unwrap_or(false);
+            return Some((
+                if graph {
+                    ItemKind::Graph
+                } else {
+                    ItemKind::Tool
+                },
+                strip_ext(t),
+            ));
+        }
+        if code::executor_of(t, text).is_some() {
+            return Some((ItemKind::Code, strip_ext(t)));
+        }
+        return None;
+    }
+    if let Some(d) = rel.strip_prefix("directives/") {
+        return d
+            .ends_with(".md")
+            .then(|| (ItemKind::Directive, strip_ext(d)));
+    }
+    if rel == "config/agent/hook_conditions.yaml" {
+        return Some((ItemKind::Hooks, String::new()));
+    }
+    if let Some(r) = rel.strip_prefix("runtimes/") {
+        if r.ends_with(".yaml") || r.ends_with(".yml") {
+            return Some((ItemKind::Runtime, strip_ext(r)));
+        }
+    }
+    None
+}
+
+/// The era of an item, from its own text.
+fn era_of(item: &Item) -> Era {
+    match item.kind {
+        ItemKind::Runtime => Era::Head,
+        ItemKind::Code | ItemKind::Hooks | ItemKind::Graph => Era::Python,
+        ItemKind::Directive => {
+            let body = item.text.trim_start();
+            let body = match body.strip_prefix("<!--") {
+                Some(rest) => rest
+                    .find("-->")
+                    .map_or(rest, |e| rest[e + 3..].trim_start()),
+                None => body,
+            };
+            if body.starts_with("---") {
+                Era::Head
+            } else {
+                Era::Python
+            }
+        }
+        ItemKind::Tool => {
+            let v: Value = serde_yaml::from_str(&item.text).unwrap_or(Value::Null);
+            let executor = v.get("executor_id").and_then(Value::as_str).unwrap_or("");
+            let head = executor.starts_with('@')
+                || v.get("terminal_executor").is_some()
+                || v.get("required_caps").is_some()
+                || v.get("config")
+                    .and_then(|c| c.get("timeout_secs"))
+                    .is_some()
+                || (v.get("tool_type").is_none() && !executor.starts_with("rye/"));
+            if head {
+                Era::Head
+            } else {
+                Era::Python
+            }
+        }
+    }
+}
+
+/// Converts one item with its converter.
+fn convert(item: &Item, catalog: &Catalog, ctx: &ToolContext) -> FileImport {
+    let source = format!(".ai/{}", item.found.rel);
+    match item.kind {
+        ItemKind::Tool => tool::import_tool(&source, &item.id, &item.text, catalog, ctx),
+        ItemKind::Graph => match serde_yaml::from_str::<Value>(&item.text) {
+            Ok(v) => graph::import_graph(&source, &item.id, &v, &item.text, catalog),
+            Err(e) => FileImport::imported(source)
+                .refuse("IMP-yaml", format!("the file is not valid YAML: {e}")),
+        },
+        ItemKind::Code => code::import_code(&source, &item.id, &item.text, catalog),
+        ItemKind::Directive => directive::import_directive(&source, &item.id, &item.text, catalog),
+        ItemKind::Hooks => hook::import_hooks(&source, &item.text, catalog),
+        ItemKind::Runtime => tool::import_runtime_descriptor(&source, &item.text),
+    }
+}
+
+/// The tool ids a converted file refers to: `executor`, and every `tool:` of a graph,
+/// directive front matter or hook file it writes.
+fn references(imp: &FileImport) -> Vec<String> {
+    let mut ids = Vec::new();
+    for w in &imp.written {
+        let yaml = if w.path.ends_with(".md") {
+            front_matter(&w.contents)
+        } else {
+            Some(w.contents.as_str())
+        };
+        let Some(yaml) = yaml else { continue };
+        let Ok(v) = serde_yaml::from_str::<Value>(yaml) else {
+            continue;
+        };
+        if let Some(e) = v.get("executor").and_then(Value::as_str) {
+            ids.push(e.to_owned());
+        }
+        collect_tools(&v, &mut ids);
+    }
+    ids.retain(|id| id != tool::PRIMITIVE);
+    ids.sort();
+    ids.dedup();
+    ids
+}
+
+fn collect_tools(v: &Value, ids: &mut Vec<String>) {
+    match v {
+        Value::Mapping(m) => {
+            for (k, x) in m {
+                if k.as_str() == Some("tool") {
+                    if let Some(s) = x.as_str() {
+                        ids.push(s.to_owned());
+                    }
+                }
+                collect_tools(x, ids);
+            }
+        }
+        Value::Sequence(items) => items.iter().for_each(|x| collect_tools(x, ids)),
+        _ => {}
+    }
+}
+
+/// The YAML front matter of a Markdown text (between the first two `---` lines).
+fn front_matter(text: &str) -> Option<&str> {
+    let rest = text.strip_prefix("---\n")?;
+    let end = rest.find("\n---")?;
+    Some(&rest[..end + 1])
+}
+
+/// How many RyeOS signature (or unsigned-marker) comments a file holds.
+fn count_signatures(text: &str) -> usize {
+    text.lines()
+        .filter(|l| {
+            let t = l.trim_start();
+            (t.starts_with('#') || t.starts_with("//") || t.starts_with("<!--"))
+                && [
+                    "rye:signed:",
+                    "ryeos:signed:",
+                    "rye:unsigned",
+                    "ryeos:unsigned",
+                ]
+                .iter()
+                .any(|m| t.contains(m))
+        })
+        .count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_by_place_and_content() {
+        assert_eq!(
+            classify("tools/a/b.yaml", "tool_type: graph\n"),
+            Some((ItemKind::Graph, "a/b".into()))
+        );
+        assert_eq!(
+            classify("tools/a/b.py", "__executor_id__ = \"x/y\"\n"),
+            Some((ItemKind::Code, "a/b".into()))
+        );
+        assert_eq!(classify("tools/a/lib.py", "import os\n"), None);
+        assert_eq!(classify("tools/a/data.yaml", "servers: [a]\n"), None);
+        assert_eq!(
+            classify("tools/a/t.yaml", "executor_id: null\n"),
+            Some((ItemKind::Tool, "a/t".into()))
+        );
+        assert_eq!(
+            classify("directives/x/y.md", ""),
+            Some((ItemKind::Directive, "x/y".into()))
+        );
+        assert_eq!(
+            classify("config/agent/hook_conditions.yaml", ""),
+            Some((ItemKind::Hooks, String::new()))
+        );
+        assert_eq!(classify("knowledge/k.md", ""), None);
+    }
+
+    #[test]
+    fn counts_signature_comments() {
+        assert_eq!(
+            count_signatures("# rye:signed:1:2\n# rye:unsigned\nx: 1\n<!-- ryeos:signed:a -->\n"),
+            3
+        );
+    }
+}

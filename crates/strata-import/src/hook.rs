@@ -1,0 +1,674 @@
+//! Hooks (MAPPING §4): RyeOS's `.ai/config/agent/hook_conditions.yaml` (the lists
+//! `builtin_hooks`, `infra_hooks`, `context_hooks`) becomes one list in `hooks/ryeos.yaml`
+//! of the hooks strata can fire; every hook that cannot be is named in a warning, and the
+//! file is refused (`IMP-H-none`) when none can.
+
+use serde_yaml::{Mapping, Value};
+
+use crate::model::{Catalog, FileImport};
+use crate::position::yaml_key_position;
+
+/// RyeOS thread events with a strata directive event.
+const EVENTS: [(&str, &str); 5] = [
+    ("thread_started", "directive_started"),
+    ("after_step", "after_action"),
+    ("after_complete", "directive_completed"),
+    ("limit", "limit_reached"),
+    ("error", "action_failed"),
+];
+
+/// The hook lists of the file.
+const LISTS: [&str; 3] = ["builtin_hooks", "infra_hooks", "context_hooks"];
+
+/// Keys of the file that describe it and are dropped without loss.
+const FILE_KEYS: [&str; 7] = [
+    "category",
+    "tool_type",
+    "version",
+    "description",
+    "schema_version",
+    "action_primaries",
+    "action_item_types",
+];
+
+/// RyeOS limit codes with a strata `limit_code`.
+const LIMIT_CODES: [(&str, &str); 2] = [
+    ("turns_exceeded", "turns"),
+    ("duration_seconds_exceeded", "timeout"),
+];
+
+/// The names each strata event's context has (docs/directives.md "Events and their context").
+fn context_names(event: &str) -> &'static [&'static str] {
+    const BASE: [&str; 6] = ["directive", "model", "limits", "inputs", "steps", "event"];
+    match event {
+        "before_action" => &[
+            "directive",
+            "model",
+            "limits",
+            "inputs",
+            "steps",
+            "event",
+            "action",
+        ],
+        "after_action" | "action_failed" => &[
+            "directive",
+            "model",
+            "limits",
+            "inputs",
+            "steps",
+            "event",
+            "action",
+            "result",
+            "run",
+            "error",
+        ],
+        "limit_reached" => &[
+            "directive",
+            "model",
+            "limits",
+            "inputs",
+            "steps",
+            "event",
+            "limit_code",
+            "current_value",
+            "limit",
+        ],
+        "directive_completed" => &[
+            "directive",
+            "model",
+            "limits",
+            "inputs",
+            "steps",
+            "event",
+            "status",
+        ],
+        _ => &BASE,
+    }
+}
+
+/// Converts the RyeOS hook file `text` (at `source`).
+pub fn import_hooks(source: &str, text: &str, catalog: &Catalog) -> FileImport {
+    let mut out = FileImport::imported(source);
+    let value: Value = match serde_yaml::from_str(text) {
+        Ok(v) => v,
+        Err(e) => return out.refuse("IMP-H-yaml", format!("the hook file is not YAML: {e}")),
+    };
+    let Value::Mapping(map) = value else {
+        return out.refuse("IMP-H-yaml", "the hook file is not a YAML map");
+    };
+    let mut kept: Vec<(Mapping, Option<String>)> = Vec::new();
+    let mut seen = 0usize;
+    for (key, v) in &map {
+        let key = key.as_str().unwrap_or_default();
+        if FILE_KEYS.contains(&key) {
+            continue;
+        }
+        if !LISTS.contains(&key) {
+            let (l, c) = yaml_key_position(text, 0, &[key]);
+            out.warn(
+                "IMP-H-key",
+                format!("`{key}` of the hook file has no strata equivalent: dropped"),
+                l,
+                c,
+            );
+            continue;
+        }
+        let Value::Sequence(list) = v else {
+            let (l, c) = yaml_key_position(text, 0, &[key]);
+            out.warn("IMP-H-key", format!("`{key}` is not a list: dropped"), l, c);
+            continue;
+        };
+        for (index, hook) in list.iter().enumerate() {
+            seen += 1;
+            let at = hook_position(text, key, index);
+            if let Some(h) = convert(&mut out, hook, at, catalog) {
+                kept.push(h);
+            }
+        }
+    }
+    if kept.is_empty() {
+        let message = if seen == 0 {
+            "the file holds no hook".to_owned()
+        } else {
+            format!("no hook of this file can be imported ({seen} hooks, each named in a warning)")
+        };
+        return out.refuse("IMP-H-none", message);
+    }
+    out.rewrite(format!(
+        "{} hook list(s) → one list in hooks/ryeos.yaml; file keys (category, tool_type, schema_version, action_primaries, action_item_types) dropped",
+        LISTS.iter().filter(|l| map.contains_key(**l)).count()
+    ));
+    let mut file = format!(
+        "# Imported from RyeOS `{source}` by `strata import ryeos` (see IMPORT-REPORT.md).\n"
+    );
+    for (hook, description) in kept {
+        if let Some(d) = description {
+            for line in d.lines() {
+                file.push_str(&format!("# {line}\n"));
+            }
+        }
+        file.push_str(
+            &serde_yaml::to_string(&Value::Sequence(vec![Value::Mapping(hook)]))
+                .unwrap_or_default(),
+        );
+    }
+    out.write("hooks/ryeos.yaml", file);
+    out
+}
+
+/// The position of hook `index` of list `list`: its first key.
+fn hook_position(text: &str, list: &str, index: usize) -> (usize, usize) {
+    let (line, _) = yaml_key_position(text, 0, &[list]);
+    if line == 0 {
+        return (0, 0);
+    }
+    let mut count = 0usize;
+    let mut indent: Option<usize> = None;
+    for (i, l) in text.lines().enumerate().skip(line) {
+        let stripped = l.trim_start();
+        if stripped.is_empty() || stripped.starts_with('#') {
+            continue;
+        }
+        let ind = l.len() - stripped.len();
+        if ind == 0 && !stripped.starts_with('-') {
+            break;
+        }
+        if stripped.starts_with("- ") || stripped == "-" {
+            let first = *indent.get_or_insert(ind);
+            if ind == first {
+                if count == index {
+                    return (i + 1, ind + 3);
+                }
+                count += 1;
+            }
+        }
+    }
+    (line, 1)
+}
+
+fn k(name: &str) -> Value {
+    Value::String(name.to_owned())
+}
+
+fn text_of(v: Option<&Value>) -> String {
+    match v {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) | None => String::new(),
+        Some(other) => serde_yaml::to_string(other)
+            .unwrap_or_default()
+            .trim_end()
+            .to_owned(),
+    }
+}
+
+/// One hook, or `None` (with its warnings) when strata cannot fire it.
+fn convert(
+    out: &mut FileImport,
+    hook: &Value,
+    (l, c): (usize, usize),
+    catalog: &Catalog,
+) -> Option<(Mapping, Option<String>)> {
+    let Value::Mapping(h) = hook else {
+        out.warn("IMP-H-skip", "a hook entry is not a map: skipped", l, c);
+        return None;
+    };
+    let id = text_of(h.get("id"));
+    let event = text_of(h.get("event"));
+    let mut reasons: Vec<(&'static str, String)> = Vec::new();
+    let strata_event = EVENTS.iter().find(|(r, _)| *r == event).map(|(_, s)| *s);
+    if strata_event.is_none() {
+        reasons.push((
+            "IMP-H-skip",
+            format!("hook `{id}` skipped: event `{event}` has no strata equivalent"),
+        ));
+    }
+    let action = match h.get("action") {
+        Some(Value::Mapping(a)) => a.clone(),
+        _ => Mapping::new(),
+    };
+    let primary = text_of(action.get("primary"));
+    let item_type = text_of(action.get("item_type"));
+    let item_id = text_of(action.get("item_id"));
+    let (item_type, item_id) = match (item_type.as_str(), item_id.split_once(':')) {
+        ("", Some((t, rest))) => (t.to_owned(), rest.to_owned()),
+        ("", None) => ("tool".to_owned(), item_id),
+        _ => (item_type, item_id),
+    };
+    if !primary.is_empty() && primary != "execute" {
+        reasons.push((
+            "IMP-H-skip",
+            format!("hook `{id}` skipped: its action is `{primary}`, strata hooks only run tools"),
+        ));
+    } else if item_type != "tool" {
+        reasons.push((
+            "IMP-H-skip",
+            format!("hook `{id}` skipped: its action runs a {item_type} (`{item_id}`), strata hooks only run tools"),
+        ));
+    } else if item_id.starts_with("rye/agent/threads/internal/") {
+        reasons.push((
+            "IMP-H-skip",
+            format!("hook `{id}` skipped: its action `{item_id}` acts on RyeOS thread state; a strata hook's result cannot steer the directive (its failure is only reported)"),
+        ));
+    } else if item_id.is_empty() {
+        reasons.push((
+            "IMP-H-skip",
+            format!("hook `{id}` skipped: its action names no tool"),
+        ));
+    } else if !catalog.has_tool(&item_id) {
+        reasons.push((
+            "IMP-H-skip",
+            format!(
+                "hook `{id}` skipped: its tool `{item_id}` is in no space of the imported project"
+            ),
+        ));
+    }
+    // The condition.
+    let mut condition = h.get("condition").cloned();
+    let mut notes: Vec<(&'static str, String)> = Vec::new();
+    if let Some(cond) = &mut condition {
+        condition_problems(&id, cond, &mut reasons, &mut notes);
+    }
+    // The params: names the strata event's context lacks are dropped.
+    let mut params = match action.get("params") {
+        Some(Value::Mapping(p)) => p.clone(),
+        _ => Mapping::new(),
+    };
+    let names = context_names(strata_event.unwrap_or("directive_started"));
+    let mut dropped = Vec::new();
+    let keys: Vec<Value> = params.keys().cloned().collect();
+    for key in keys {
+        let v = params.get(&key).cloned().unwrap_or(Value::Null);
+        let missing = roots(&v)
+            .into_iter()
+            .filter(|r| !names.contains(&r.as_str()))
+            .collect::<Vec<_>>();
+        if !missing.is_empty() {
+            params.shift_remove(&key);
+            dropped.push(format!(
+                "`{}` (reads {})",
+                text_of(Some(&key)),
+                missing
+                    .iter()
+                    .map(|m| format!("`{m}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+    if !reasons.is_empty() {
+        for (code, message) in reasons {
+            out.warn(code, message, l, c);
+        }
+        return None;
+    }
+    for (code, message) in notes {
+        out.warn(code, message, l, c);
+    }
+    let strata_event = strata_event.unwrap_or_default();
+    if !dropped.is_empty() {
+        out.warn(
+            "IMP-H-param",
+            format!(
+                "hook `{id}`: params {} dropped: `{strata_event}` has no such names",
+                dropped.join(", ")
+            ),
+            l,
+            c,
+        );
+    }
+    out.warn(
+        "IMP-H-event",
+        format!("hook `{id}`: RyeOS event `{event}` → `{strata_event}`: it fires on directive actions, not LLM thread turns"),
+        l,
+        c,
+    );
+    if let Some(layer) = h.get("layer") {
+        out.warn(
+            "IMP-H-layer",
+            format!("hook `{id}`: `layer: {}` dropped: strata fires a directive's hooks first, then the project's by file name, in declaration order", text_of(Some(layer))),
+            l,
+            c,
+        );
+    }
+    for key in h.keys() {
+        let key = key.as_str().unwrap_or_default();
+        if !matches!(
+            key,
+            "id" | "event" | "layer" | "condition" | "action" | "description"
+        ) {
+            out.warn(
+                "IMP-H-key",
+                format!("hook `{id}`: `{key}` has no strata equivalent: dropped"),
+                l,
+                c,
+            );
+        }
+    }
+    let mut outh = Mapping::new();
+    outh.insert(k("id"), k(&id));
+    outh.insert(k("event"), k(strata_event));
+    if let Some(cond) = condition {
+        outh.insert(k("condition"), cond);
+    }
+    let mut a = Mapping::new();
+    a.insert(k("tool"), k(&item_id));
+    if !params.is_empty() {
+        a.insert(k("params"), Value::Mapping(params));
+    }
+    outh.insert(k("action"), Value::Mapping(a));
+    out.rewrite(format!(
+        "hook `{id}`: action {{primary: execute, item_type: tool, item_id: {item_id}}} → {{tool: {item_id}}}"
+    ));
+    let description = h
+        .get("description")
+        .map(|d| text_of(Some(d)))
+        .filter(|d| !d.is_empty());
+    Some((outh, description))
+}
+
+/// Checks (and rewrites) a hook condition: `classification.*` paths are impossible, limit
+/// codes are renamed.
+fn condition_problems(
+    id: &str,
+    cond: &mut Value,
+    reasons: &mut Vec<(&'static str, String)>,
+    notes: &mut Vec<(&'static str, String)>,
+) {
+    match cond {
+        Value::Mapping(m) => {
+            for list in ["any", "all"] {
+                if let Some(Value::Sequence(items)) = m.get_mut(list) {
+                    for item in items {
+                        condition_problems(id, item, reasons, notes);
+                    }
+                }
+            }
+            if let Some(inner) = m.get_mut("not") {
+                condition_problems(id, inner, reasons, notes);
+            }
+            let path = text_of(m.get("path"));
+            if path.starts_with("classification.") || path == "classification" {
+                reasons.push((
+                    "IMP-H-condition",
+                    format!("hook `{id}` skipped: its condition reads `{path}`, RyeOS's error classification; strata's `error` is `{{kind, message}}`"),
+                ));
+            }
+            if path == "limit_code" {
+                let mut lost = Vec::new();
+                let mut renamed = Vec::new();
+                let rename = |v: &Value,
+                              lost: &mut Vec<String>,
+                              renamed: &mut Vec<String>|
+                 -> Option<Value> {
+                    let code = text_of(Some(v));
+                    match LIMIT_CODES.iter().find(|(r, _)| *r == code) {
+                        Some((r, s)) => {
+                            renamed.push(format!("`{r}` → `{s}`"));
+                            Some(k(s))
+                        }
+                        None => {
+                            lost.push(format!("`{code}`"));
+                            None
+                        }
+                    }
+                };
+                if let Some(v) = m.get("value").cloned() {
+                    let new = match v {
+                        Value::Sequence(items) => Value::Sequence(
+                            items
+                                .iter()
+                                .filter_map(|i| rename(i, &mut lost, &mut renamed))
+                                .collect(),
+                        ),
+                        other => rename(&other, &mut lost, &mut renamed).unwrap_or(Value::Null),
+                    };
+                    m.insert(k("value"), new);
+                }
+                if !renamed.is_empty() || !lost.is_empty() {
+                    let mut message =
+                        format!("hook `{id}`: limit codes renamed ({})", renamed.join(", "));
+                    if !lost.is_empty() {
+                        message.push_str(&format!(
+                            "; {} dropped: strata's limits are `turns` and `timeout` only",
+                            lost.join(", ")
+                        ));
+                    }
+                    notes.push(("IMP-H-limit-code", message));
+                }
+            }
+        }
+        Value::Sequence(items) => {
+            for item in items {
+                condition_problems(id, item, reasons, notes);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The context roots a value's `${…}` templates read (`${cost.turns}` → `cost`).
+fn roots(v: &Value) -> Vec<String> {
+    let mut found = Vec::new();
+    let visit = |s: &str, found: &mut Vec<String>| {
+        let mut rest = s;
+        while let Some(i) = rest.find("${") {
+            let inner = rest[i + 2..].trim_start();
+            let n = inner
+                .bytes()
+                .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+                .count();
+            let root = &inner[..n];
+            if n > 0
+                && inner.as_bytes()[0].is_ascii_lowercase()
+                && !found.iter().any(|f: &String| f == root)
+            {
+                found.push(root.to_owned());
+            }
+            rest = &rest[i + 2..];
+        }
+    };
+    fn walk(v: &Value, f: &mut dyn FnMut(&str)) {
+        match v {
+            Value::String(s) => f(s),
+            Value::Sequence(l) => l.iter().for_each(|x| walk(x, f)),
+            Value::Mapping(m) => m.values().for_each(|x| walk(x, f)),
+            _ => {}
+        }
+    }
+    walk(v, &mut |s| visit(s, &mut found));
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Outcome;
+
+    /// A hook file with one hook of each kind the mapping names.
+    pub(crate) const HOOKS: &str = r#"# rye:signed:2026-04-10T02:11:41Z:abc:def:0123
+category: "agent"
+tool_type: "config"
+version: "1.0.0"
+description: "Hooks"
+schema_version: "1.0.0"
+builtin_hooks:
+  - id: "log_errors"
+    event: "error"
+    layer: 2
+    condition:
+      path: "error.kind"
+      op: "eq"
+      value: "tool_failed"
+    action:
+      primary: "execute"
+      item_type: "tool"
+      item_id: "ops/log"
+      params:
+        line: "${error.message}"
+        thread: "${thread_id}"
+    description: "Log every failure"
+  - id: "on_limit"
+    event: "limit"
+    condition:
+      path: "limit_code"
+      op: "in"
+      value: ["turns_exceeded", "spend_exceeded", "duration_seconds_exceeded"]
+    action:
+      primary: execute
+      item_id: "tool:ops/log"
+      params:
+        line: "${limit_code} at ${current_value}"
+infra_hooks:
+  - id: start
+    event: thread_started
+    action: {primary: execute, item_type: tool, item_id: ops/log, params: {line: "start ${directive}"}}
+  - id: step
+    event: after_step
+    action: {primary: execute, item_type: tool, item_id: ops/log}
+  - id: done
+    event: after_complete
+    action: {primary: execute, item_type: tool, item_id: ops/log, params: {line: "${status}", payload: {cost: "${cost}"}}}
+context_hooks:
+  - id: pressure
+    event: context_window_pressure
+    action: {primary: execute, item_type: tool, item_id: ops/log}
+  - id: know
+    event: thread_started
+    position: after
+    action: {primary: execute, item_type: knowledge, item_id: x/y}
+  - id: spawn
+    event: error
+    action: {primary: execute, item_type: directive, item_id: x/fix}
+  - id: ctl
+    event: error
+    action: {primary: execute, item_type: tool, item_id: rye/agent/threads/internal/control}
+  - id: missing
+    event: error
+    action: {primary: execute, item_type: tool, item_id: ops/none}
+  - id: classified
+    event: error
+    condition: {path: classification.retryable, op: eq, value: true}
+    action: {primary: execute, item_type: tool, item_id: ops/log}
+action_primaries: ["execute"]
+extra: 1
+"#;
+
+    fn catalog() -> Catalog {
+        let mut c = Catalog::default();
+        c.tools.insert("ops/log".into());
+        c
+    }
+
+    // H-file, H-event (each), H-event-none, H-layer, H-action, H-internal, H-knowledge,
+    // H-directive, H-condition, H-ns (limit codes), H-ns-none.
+    #[test]
+    fn hooks_strata_can_fire_are_written_and_the_rest_named() {
+        let f = import_hooks(".ai/config/agent/hook_conditions.yaml", HOOKS, &catalog());
+        assert_eq!(f.outcome, Outcome::Imported);
+        assert_eq!(f.written.len(), 1);
+        assert_eq!(f.written[0].path, "hooks/ryeos.yaml");
+        assert_eq!(
+            f.written[0].contents,
+            r#"# Imported from RyeOS `.ai/config/agent/hook_conditions.yaml` by `strata import ryeos` (see IMPORT-REPORT.md).
+# Log every failure
+- id: log_errors
+  event: action_failed
+  condition:
+    path: error.kind
+    op: eq
+    value: tool_failed
+  action:
+    tool: ops/log
+    params:
+      line: ${error.message}
+- id: on_limit
+  event: limit_reached
+  condition:
+    path: limit_code
+    op: in
+    value:
+    - turns
+    - timeout
+  action:
+    tool: ops/log
+    params:
+      line: ${limit_code} at ${current_value}
+- id: start
+  event: directive_started
+  action:
+    tool: ops/log
+    params:
+      line: start ${directive}
+- id: step
+  event: after_action
+  action:
+    tool: ops/log
+- id: done
+  event: directive_completed
+  action:
+    tool: ops/log
+    params:
+      line: ${status}
+"#
+        );
+        assert_eq!(
+            f.rewrites,
+            [
+                "hook `log_errors`: action {primary: execute, item_type: tool, item_id: ops/log} → {tool: ops/log}",
+                "hook `on_limit`: action {primary: execute, item_type: tool, item_id: ops/log} → {tool: ops/log}",
+                "hook `start`: action {primary: execute, item_type: tool, item_id: ops/log} → {tool: ops/log}",
+                "hook `step`: action {primary: execute, item_type: tool, item_id: ops/log} → {tool: ops/log}",
+                "hook `done`: action {primary: execute, item_type: tool, item_id: ops/log} → {tool: ops/log}",
+                "3 hook list(s) → one list in hooks/ryeos.yaml; file keys (category, tool_type, schema_version, action_primaries, action_item_types) dropped",
+            ]
+        );
+        let warnings: Vec<String> = f
+            .warnings
+            .iter()
+            .map(|w| format!("{} {}:{} {}", w.code, w.line, w.column, w.message))
+            .collect();
+        assert_eq!(
+            warnings,
+            [
+                "IMP-H-param 8:5 hook `log_errors`: params `thread` (reads `thread_id`) dropped: `action_failed` has no such names",
+                "IMP-H-event 8:5 hook `log_errors`: RyeOS event `error` → `action_failed`: it fires on directive actions, not LLM thread turns",
+                "IMP-H-layer 8:5 hook `log_errors`: `layer: 2` dropped: strata fires a directive's hooks first, then the project's by file name, in declaration order",
+                "IMP-H-limit-code 23:5 hook `on_limit`: limit codes renamed (`turns_exceeded` → `turns`, `duration_seconds_exceeded` → `timeout`); `spend_exceeded` dropped: strata's limits are `turns` and `timeout` only",
+                "IMP-H-event 23:5 hook `on_limit`: RyeOS event `limit` → `limit_reached`: it fires on directive actions, not LLM thread turns",
+                "IMP-H-event 35:5 hook `start`: RyeOS event `thread_started` → `directive_started`: it fires on directive actions, not LLM thread turns",
+                "IMP-H-event 38:5 hook `step`: RyeOS event `after_step` → `after_action`: it fires on directive actions, not LLM thread turns",
+                "IMP-H-param 41:5 hook `done`: params `payload` (reads `cost`) dropped: `directive_completed` has no such names",
+                "IMP-H-event 41:5 hook `done`: RyeOS event `after_complete` → `directive_completed`: it fires on directive actions, not LLM thread turns",
+                "IMP-H-skip 45:5 hook `pressure` skipped: event `context_window_pressure` has no strata equivalent",
+                "IMP-H-skip 48:5 hook `know` skipped: its action runs a knowledge (`x/y`), strata hooks only run tools",
+                "IMP-H-skip 52:5 hook `spawn` skipped: its action runs a directive (`x/fix`), strata hooks only run tools",
+                "IMP-H-skip 55:5 hook `ctl` skipped: its action `rye/agent/threads/internal/control` acts on RyeOS thread state; a strata hook's result cannot steer the directive (its failure is only reported)",
+                "IMP-H-skip 58:5 hook `missing` skipped: its tool `ops/none` is in no space of the imported project",
+                "IMP-H-condition 61:5 hook `classified` skipped: its condition reads `classification.retryable`, RyeOS's error classification; strata's `error` is `{kind, message}`",
+                "IMP-H-key 66:1 `extra` of the hook file has no strata equivalent: dropped",
+            ]
+        );
+    }
+
+    // The corpus result: nothing survives, the file is refused and every hook is named.
+    #[test]
+    fn a_file_whose_hooks_all_fail_is_refused() {
+        let text = "builtin_hooks:\n  - id: a\n    event: directive_return\n    action: {primary: execute, item_type: tool, item_id: ops/log}\n  - id: b\n    event: error\n    action: {primary: execute, item_type: tool, item_id: rye/agent/threads/internal/emitter, params: {t: \"${thread_id}\"}}\n";
+        let f = import_hooks("h.yaml", text, &catalog());
+        assert_eq!(f.outcome, Outcome::Refused);
+        let r = f.reason.as_ref().expect("refused");
+        assert_eq!(r.code, "IMP-H-none");
+        assert_eq!(
+            r.message,
+            "no hook of this file can be imported (2 hooks, each named in a warning)"
+        );
+        assert_eq!(f.warnings.len(), 2);
+        assert!(f.warnings[0].message.starts_with("hook `a` skipped"));
+        assert!(f.warnings[1].message.starts_with("hook `b` skipped"));
+        assert!(f.written.is_empty());
+        let f = import_hooks("h.yaml", "category: x\n", &catalog());
+        assert_eq!(f.reason.expect("refused").message, "the file holds no hook");
+        let f = import_hooks("h.yaml", "[1", &catalog());
+        assert_eq!(f.reason.expect("refused").code, "IMP-H-yaml");
+    }
+}

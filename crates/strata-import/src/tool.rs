@@ -1,0 +1,811 @@
+//! RyeOS YAML tools and runtimes (both eras) → strata tool files (MAPPING.md §2), and HEAD
+//! `.ai/runtimes/*.yaml` daemon descriptors (refused). Graph files (`tool_type: graph`) are
+//! the graph converter's.
+
+use serde_yaml::{Mapping, Value};
+
+use crate::model::{Catalog, FileImport};
+use crate::position::yaml_key_position;
+use crate::schema;
+use crate::util::{get, key, mentions, parent, replace_in, scalar_text, yaml_file};
+
+/// The executor every chain ends at.
+pub(crate) const PRIMITIVE: &str = "runtimes/subprocess";
+
+/// Config keys strata reserves (docs/tools.md "`config`").
+const RESERVED: [&str; 8] = [
+    "command",
+    "args",
+    "cwd",
+    "env",
+    "input_data",
+    "timeout",
+    "max_output_bytes",
+    "params_env_prefix",
+];
+
+/// What a tool converter may know besides the catalog: the snapshot of RyeOS's
+/// `.ai/config/execution/execution.yaml` (for `config_resolve`), when one exists.
+#[derive(Clone, Debug, Default)]
+pub struct ToolContext {
+    /// `(source, parsed map)` of the execution config found, project space first.
+    pub execution: Option<(String, Mapping)>,
+}
+
+/// Whether a RyeOS executor id names a primitive (every chain now ends at strata's).
+pub(crate) fn is_primitive(executor: &str) -> bool {
+    matches!(
+        executor,
+        "@subprocess" | "rye/core/primitives/execute" | "rye/core/primitives/subprocess"
+    )
+}
+
+/// Converts one RyeOS YAML tool or runtime (`source`: its path from the RyeOS root, `id`: its
+/// path under `.ai/tools/` without extension).
+pub fn import_tool(
+    source: &str,
+    id: &str,
+    text: &str,
+    catalog: &Catalog,
+    ctx: &ToolContext,
+) -> FileImport {
+    let mut out = FileImport::imported(source);
+    let doc: Value = match serde_yaml::from_str(text) {
+        Ok(v) => v,
+        Err(e) => return out.refuse("IMP-yaml", format!("the file is not valid YAML: {e}")),
+    };
+    let Value::Mapping(doc) = doc else {
+        return out.refuse("IMP-yaml", "the file is not a YAML map");
+    };
+    if let Some(reason) = refusal(id, &doc) {
+        return out.refuse(reason.0, reason.1);
+    }
+    let pos = |path: &[&str]| yaml_key_position(text, 0, path);
+    let tool_type = get(&doc, "tool_type").and_then(Value::as_str).unwrap_or("");
+    let runtime = tool_type == "runtime" || id.split('/').any(|s| s == "runtimes");
+
+    let mut tool = Mapping::new();
+    let mut config = match get(&doc, "config") {
+        Some(Value::Mapping(m)) => m.clone(),
+        _ => Mapping::new(),
+    };
+    let mut env_config = Mapping::new();
+    let mut secrets: Vec<Value> = Vec::new();
+    let mut parameters: Option<Value> = None;
+    let mut interp_var: Option<String> = None;
+
+    for (k, v) in &doc {
+        let name = k.as_str().unwrap_or_default();
+        let (line, col) = pos(&[name]);
+        match name {
+            "tool_type" => out.rewrite(format!(
+                "tool_type: {} dropped (kind defaults to tool)",
+                scalar_text(v).unwrap_or_default()
+            )),
+            "category" | "name" => out.rewrite(format!("{name}: dropped (the id is the path `{id}`)")),
+            "tool_id" => {
+                let stem = id.rsplit('/').next().unwrap_or(id);
+                let given = scalar_text(v).unwrap_or_default();
+                if given == stem {
+                    out.rewrite("tool_id: dropped (the id is the path)");
+                } else {
+                    out.warn(
+                        "IMP-tool_id",
+                        format!("`tool_id: {given}` differs from the file name: the strata id is the path `{id}`"),
+                        line,
+                        col,
+                    );
+                }
+            }
+            "version" => {
+                if let Some(s) = scalar_text(v) {
+                    tool.insert(key("version"), Value::String(s));
+                }
+            }
+            "description" => {
+                if let Some(s) = scalar_text(v) {
+                    tool.insert(key("description"), Value::String(s));
+                }
+            }
+            "executor_id" => {}
+            "config_schema" | "input_schema" => {
+                if parameters.is_some() {
+                    continue;
+                }
+                let c = schema::convert(v);
+                out.rewrite(format!("{name} → parameters"));
+                if c.dollar_schema {
+                    out.rewrite("$schema dropped from the parameters");
+                }
+                for d in &c.dropped {
+                    let (l, c2) = locate_keyword(text, name, d);
+                    out.warn(
+                        "IMP-schema-keyword",
+                        format!(
+                            "schema keyword `{}` at {} dropped: strata's parameters have no such keyword, the constraint is lost",
+                            d.keyword, d.at
+                        ),
+                        l,
+                        c2,
+                    );
+                }
+                parameters = Some(c.schema);
+            }
+            "env_config" => {
+                if let Value::Mapping(ec) = v {
+                    env_config = convert_env_config(text, ec, &mut out, &mut interp_var);
+                }
+            }
+            "anchor" => {
+                if let Value::Mapping(a) = v {
+                    convert_anchor(a, &mut config, &mut out, (line, col));
+                }
+            }
+            "verify_deps" => out.warn(
+                "IMP-verify_deps",
+                "`verify_deps` dropped: strata does not verify the integrity of a tool's sibling files",
+                line,
+                col,
+            ),
+            "config_resolve" => match &ctx.execution {
+                Some((src, exec)) => {
+                    merge(&mut config, exec);
+                    out.warn(
+                        "IMP-config_resolve",
+                        format!("`execution/execution.yaml` overrides are not merged by strata: the snapshot of `{src}` was merged into `config` at import"),
+                        line,
+                        col,
+                    );
+                }
+                None => out.warn(
+                    "IMP-config_resolve",
+                    "`execution/execution.yaml` overrides are not merged by strata (none found at import: dropped)",
+                    line,
+                    col,
+                ),
+            },
+            "execution_params" | "execution_owner" | "native_async" | "native_resume" => out.warn(
+                "IMP-exec-misc",
+                format!("`{name}` dropped: strata has no equivalent (it runs each tool as one subprocess)"),
+                line,
+                col,
+            ),
+            "permissions" | "requires" | "required_caps" => out.warn(
+                "IMP-permissions",
+                format!("`{name}` dropped: strata enforces no capabilities"),
+                line,
+                col,
+            ),
+            "required_secrets" => {
+                if let Value::Sequence(names) = v {
+                    secrets.extend(names.iter().cloned());
+                    out.rewrite("required_secrets → secrets");
+                }
+            }
+            "config" => {}
+            other => out.warn(
+                "IMP-dropped",
+                format!("`{other}` has no strata equivalent: dropped"),
+                line,
+                col,
+            ),
+        }
+    }
+
+    // The executor.
+    let executor = get(&doc, "executor_id")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let (eline, ecol) = pos(&["executor_id"]);
+    if is_primitive(executor) {
+        out.rewrite(format!("executor_id: {executor} → executor: {PRIMITIVE}"));
+        tool.insert(key("executor"), key(PRIMITIVE));
+    } else {
+        tool.insert(key("executor"), key(executor));
+        out.rewrite(format!("executor_id: {executor} → executor: {executor}"));
+        if !catalog.has_tool(executor) {
+            out.warn(
+                "IMP-executor-missing",
+                format!("executor `{executor}` is in no space (the project or a --space): the chain stays broken until a tool with that id exists"),
+                eline,
+                ecol,
+            );
+        }
+    }
+
+    convert_config(
+        text,
+        source,
+        runtime,
+        &doc,
+        &mut config,
+        &mut out,
+        interp_var.as_deref(),
+        parameters.as_ref(),
+    );
+
+    if !secrets.is_empty() {
+        tool.insert(key("secrets"), Value::Sequence(secrets));
+    }
+    tool.insert(
+        key("parameters"),
+        parameters.unwrap_or_else(|| {
+            if !runtime {
+                out.rewrite("no schema → parameters: {type: object, additionalProperties: true} (RyeOS validated nothing)");
+            }
+            schema::permissive()
+        }),
+    );
+    if !env_config.is_empty() {
+        tool.insert(key("env_config"), Value::Mapping(env_config));
+    }
+    if !config.is_empty() {
+        tool.insert(key("config"), Value::Mapping(config));
+    }
+    out.write(
+        format!("tools/{id}.yaml"),
+        yaml_file(source, &Value::Mapping(tool)),
+    );
+    out
+}
+
+/// The reason a tool file cannot be imported at all, when it cannot.
+fn refusal(id: &str, doc: &Mapping) -> Option<(&'static str, String)> {
+    let tool_type = get(doc, "tool_type").and_then(Value::as_str).unwrap_or("");
+    let executor = get(doc, "executor_id");
+    match tool_type {
+        "primitive" => return Some(("IMP-primitive", "RyeOS primitive: every chain now ends at strata's `runtimes/subprocess`; `executor_id` references to it are rewritten".into())),
+        "http" => return Some(("IMP-http", format!("HTTP provider `{id}` (config.url, method, headers, body, auth, retry): strata runs subprocesses only, it has no HTTP primitive"))),
+        "extractor" | "mcp_server" | "email_provider" => {
+            return Some(("IMP-nonrunnable", format!("`tool_type: {tool_type}` configures RyeOS itself and is not a runnable tool (the file stays under .ai/)")))
+        }
+        _ => {}
+    }
+    if let Some(Value::Mapping(t)) = get(doc, "terminal_executor") {
+        let kind = get(t, "kind").and_then(scalar_text).unwrap_or_default();
+        return Some(("IMP-terminal", format!("terminal executor `{kind}` (executor_id: null) is RyeOS's own dispatch and has no strata equivalent")));
+    }
+    if id.ends_with("state-graph/runtime") || id.ends_with("state_graph_runtime") {
+        return Some(("IMP-graph-runtime", "the RyeOS state-graph walker: graphs are `kind: graph` files run by strata's own walker".into()));
+    }
+    match executor.and_then(Value::as_str) {
+        None => Some(("IMP-nonrunnable", format!(
+            "`executor_id: null`{}: the file configures RyeOS itself and is not a runnable tool",
+            if tool_type.is_empty() { String::new() } else { format!(" (tool_type: {tool_type})") }
+        ))),
+        Some("@method_dispatch") => Some(("IMP-executor", "executor `@method_dispatch` has no strata equivalent (method dispatch into the RyeOS daemon)".into())),
+        Some(e) if e.starts_with('@') && e != "@subprocess" => {
+            Some(("IMP-executor", format!("executor `{e}` has no strata equivalent")))
+        }
+        Some("") => Some(("IMP-nonrunnable", "empty `executor_id`: not a runnable tool".into())),
+        Some(_) => None,
+    }
+}
+
+/// Converts a HEAD `.ai/runtimes/*.yaml` daemon descriptor: always refused.
+pub fn import_runtime_descriptor(source: &str, text: &str) -> FileImport {
+    let out = FileImport::imported(source);
+    let serves = serde_yaml::from_str::<Value>(text)
+        .ok()
+        .and_then(|v| v.get("serves").and_then(scalar_text))
+        .unwrap_or_else(|| "?".into());
+    out.refuse(
+        "IMP-runtime-descriptor",
+        format!("`kind: runtime` daemon descriptor (serves: {serves}): strata's directive and graph runners are built in"),
+    )
+}
+
+fn locate_keyword(text: &str, field: &str, d: &schema::Dropped) -> (usize, usize) {
+    let mut path: Vec<&str> = vec![field];
+    path.extend(d.at.split('.').skip(1));
+    path.push(&d.keyword);
+    yaml_key_position(text, 0, &path)
+}
+
+/// `env_config` → strata's: the interpreter's RyeOS fields mapped (`binary` → `candidates`,
+/// `path_candidates` → `fallback`, `search_roots` → `search_paths` under the code's
+/// directory), `env` kept (HEAD `${interpreter}` → `${<var>}`).
+fn convert_env_config(
+    text: &str,
+    ec: &Mapping,
+    out: &mut FileImport,
+    interp_var: &mut Option<String>,
+) -> Mapping {
+    let mut result = Mapping::new();
+    if let Some(Value::Mapping(i)) = get(ec, "interpreter") {
+        let var = get(i, "var").and_then(scalar_text);
+        *interp_var = var.clone();
+        let mut ni = Mapping::new();
+        let mut candidates: Vec<Value> = Vec::new();
+        if let Some(b) = get(i, "binary").and_then(scalar_text) {
+            candidates.push(Value::String(b.clone()));
+            out.rewrite(format!("env_config.interpreter.binary: {b} → candidates"));
+        }
+        if let Some(Value::Sequence(cs)) = get(i, "candidates") {
+            for c in cs {
+                if !candidates.contains(c) {
+                    candidates.push(c.clone());
+                }
+            }
+        }
+        let mut search_paths: Vec<Value> = match get(i, "search_paths") {
+            Some(Value::Sequence(s)) => s.clone(),
+            _ => Vec::new(),
+        };
+        if let Some(Value::Sequence(roots)) = get(i, "search_roots") {
+            let (l, c) = yaml_key_position(text, 0, &["env_config", "interpreter", "search_roots"]);
+            let subs: Vec<String> = search_paths.iter().filter_map(scalar_text).collect();
+            let mut rooted = Vec::new();
+            for root in roots.iter().filter_map(scalar_text) {
+                let root = root.replace("{anchor_path}", "{code_dir}");
+                for s in &subs {
+                    rooted.push(Value::String(format!("{root}/{s}")));
+                }
+            }
+            rooted.extend(search_paths);
+            search_paths = rooted;
+            out.warn(
+                "IMP-anchor",
+                "interpreter `search_roots: [{anchor_path}]` approximated: its search paths are also tried under `{code_dir}` (the code file's directory; RyeOS searched upward for marker files)",
+                l,
+                c,
+            );
+        }
+        for (k, v) in i {
+            let name = k.as_str().unwrap_or_default();
+            match name {
+                "type" | "var" | "venv" | "fallback" | "command" => {
+                    ni.insert(k.clone(), v.clone());
+                }
+                "binary" | "candidates" | "search_paths" | "search_roots" => {}
+                "path_candidates" => {
+                    let list: Vec<String> = match v {
+                        Value::Sequence(s) => s.iter().filter_map(scalar_text).collect(),
+                        other => scalar_text(other).into_iter().collect(),
+                    };
+                    if let Some(first) = list.first() {
+                        if !i.contains_key(key("fallback")) {
+                            ni.insert(key("fallback"), key(first));
+                        }
+                        out.rewrite(format!(
+                            "env_config.interpreter.path_candidates: [{first}] → fallback: {first}"
+                        ));
+                        if list.len() > 1 {
+                            let (l, c) = yaml_key_position(
+                                text,
+                                0,
+                                &["env_config", "interpreter", "path_candidates"],
+                            );
+                            out.warn(
+                                "IMP-path_candidates",
+                                format!("interpreter `path_candidates` {list:?}: only `{first}` is kept, as the fallback"),
+                                l,
+                                c,
+                            );
+                        }
+                    }
+                }
+                other => {
+                    let (l, c) = yaml_key_position(text, 0, &["env_config", "interpreter", other]);
+                    out.warn(
+                        "IMP-dropped",
+                        format!("interpreter field `{other}` has no strata equivalent: dropped"),
+                        l,
+                        c,
+                    );
+                }
+            }
+        }
+        if !candidates.is_empty() {
+            ni.insert(key("candidates"), Value::Sequence(candidates));
+        }
+        if !search_paths.is_empty() {
+            ni.insert(key("search_paths"), Value::Sequence(search_paths));
+        }
+        result.insert(key("interpreter"), Value::Mapping(ni));
+    }
+    if let Some(Value::Mapping(env)) = get(ec, "env") {
+        let mut env = Value::Mapping(env.clone());
+        if let Some(var) = interp_var.as_deref() {
+            let mut hits = Vec::new();
+            replace_in(
+                &mut env,
+                &[("${interpreter}", format!("${{{var}}}"))],
+                &mut hits,
+            );
+            if !hits.is_empty() {
+                out.rewrite(format!("${{interpreter}} → ${{{var}}}"));
+            }
+        }
+        result.insert(key("env"), env);
+    }
+    for (k, _) in ec {
+        let name = k.as_str().unwrap_or_default();
+        if name != "interpreter" && name != "env" {
+            let (l, c) = yaml_key_position(text, 0, &["env_config", name]);
+            out.warn(
+                "IMP-dropped",
+                format!("`env_config.{name}` has no strata equivalent: dropped"),
+                l,
+                c,
+            );
+        }
+    }
+    result
+}
+
+/// `anchor:` → `config.env.<VAR>` prepends and `config.cwd` (approximated: the anchor is the
+/// code file's directory).
+fn convert_anchor(a: &Mapping, config: &mut Mapping, out: &mut FileImport, at: (usize, usize)) {
+    let sub = |s: &str| {
+        s.replace("{anchor_path}", "{code_dir}")
+            .replace("{runtime_lib}", "{runtime_dir}/lib")
+    };
+    let mut done = Vec::new();
+    if let Some(Value::Mapping(paths)) = get(a, "env_paths") {
+        for (var, spec) in paths {
+            let Some(var) = var.as_str() else { continue };
+            let prepend: Vec<String> = match spec.get("prepend") {
+                Some(Value::Sequence(s)) => {
+                    s.iter().filter_map(scalar_text).map(|p| sub(&p)).collect()
+                }
+                _ => continue,
+            };
+            let value = format!("{}:${{{var}:-}}", prepend.join(":"));
+            let env = config
+                .entry(key("env"))
+                .or_insert_with(|| Value::Mapping(Mapping::new()));
+            if let Value::Mapping(env) = env {
+                env.insert(key(var), Value::String(value));
+            }
+            done.push(format!("config.env.{var}"));
+        }
+    }
+    if let Some(cwd) = get(a, "cwd").and_then(scalar_text) {
+        if !config.contains_key(key("cwd")) {
+            config.insert(key("cwd"), Value::String(sub(&cwd)));
+            done.push("config.cwd".into());
+        }
+    }
+    let markers = get(a, "markers_any")
+        .and_then(|m| serde_json::to_string(m).ok())
+        .unwrap_or_else(|| "[]".into());
+    out.warn(
+        "IMP-anchor",
+        format!(
+            "anchor approximated: anchor_path = the code file's directory (RyeOS searched upward for the markers {markers}); written as {}",
+            if done.is_empty() { "nothing".into() } else { done.join(", ") }
+        ),
+        at.0,
+        at.1,
+    );
+}
+
+/// Deep-merges `over` into `base` (maps key by key, everything else replaced).
+fn merge(base: &mut Mapping, over: &Mapping) {
+    for (k, v) in over {
+        match (base.get_mut(k), v) {
+            (Some(Value::Mapping(b)), Value::Mapping(o)) => merge(b, o),
+            _ => {
+                base.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
+
+/// The config: keys renamed (`timeout_secs`), templates rewritten, `bin:` commands, the
+/// `code_path`/`code_dir` keys every imported tool sets, `{system_space}` keys.
+#[allow(clippy::too_many_arguments)]
+fn convert_config(
+    text: &str,
+    source: &str,
+    runtime: bool,
+    doc: &Mapping,
+    config: &mut Mapping,
+    out: &mut FileImport,
+    interp_var: Option<&str>,
+    parameters: Option<&Value>,
+) {
+    if let Some(t) = config.remove(key("timeout_secs")) {
+        if !config.contains_key(key("timeout")) {
+            config.insert(key("timeout"), t);
+        }
+        out.rewrite("config.timeout_secs → config.timeout");
+    }
+    // HEAD rye-expr roots, then Python-era runtime parameters (in this order: `{tool_path}`
+    // is inside `${tool_path}`).
+    let mut pairs: Vec<(&str, String)> = vec![
+        ("${tool_path}", "{code_path}".into()),
+        ("${tool_dir}", "{code_dir}".into()),
+        ("${tool_parent}", "{code_dir}/..".into()),
+        ("${params_json}", "{params_json}".into()),
+        ("${project_path}", "{project_path}".into()),
+        ("${runtime_dir}", "{runtime_dir}".into()),
+    ];
+    if let Some(var) = interp_var {
+        pairs.push(("${interpreter}", format!("${{{var}}}")));
+    }
+    pairs.extend([
+        ("{tool_path}", "{code_path}".into()),
+        ("{tool_dir}", "{code_dir}".into()),
+        ("{tool_parent}", "{code_dir}/..".into()),
+    ]);
+    let mut cfg = Value::Mapping(std::mem::take(config));
+    let mut hits = Vec::new();
+    replace_in(&mut cfg, &pairs, &mut hits);
+    for (from, to) in &pairs {
+        if hits.iter().any(|h| h == from) {
+            out.rewrite(format!("{from} → {to}"));
+        }
+    }
+    let Value::Mapping(mut cfg) = cfg else {
+        return;
+    };
+
+    // `bin:` bundle binaries.
+    if let Some(cmd) = get(&cfg, "command")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+    {
+        if let Some(bin) = cmd.strip_prefix("bin:") {
+            let name = bin.rsplit('/').next().unwrap_or(bin).to_owned();
+            let (l, c) = yaml_key_position(text, 0, &["config", "command"]);
+            out.warn(
+                "IMP-bin",
+                format!("`command: {cmd}` is a signed RyeOS bundle binary; strata looks `{name}` up on the child's PATH (install it there)"),
+                l,
+                c,
+            );
+            cfg.insert(key("command"), Value::String(name));
+        }
+    }
+
+    // Host variables and `{system_space}` / `{user_space}`.
+    let declared: Vec<String> = match get(doc, "env_config") {
+        Some(Value::Mapping(ec)) => {
+            let mut names: Vec<String> = match get(ec, "env") {
+                Some(Value::Mapping(env)) => env
+                    .keys()
+                    .filter_map(|k| k.as_str().map(str::to_owned))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            names.extend(interp_var.map(str::to_owned));
+            names
+        }
+        _ => Vec::new(),
+    };
+    for var in host_vars(&Value::Mapping(cfg.clone())) {
+        if !declared.contains(&var) {
+            let (l, c) = crate::util::find(text, &format!("${{{var}}}"));
+            out.warn(
+                "IMP-host-var",
+                format!("`${{{var}}}` was set by the RyeOS host; strata reads it from the environment (set it, or `strata check` warns R002)"),
+                l,
+                c,
+            );
+        }
+    }
+    for (space, var) in [
+        ("system_space", "RYEOS_SYSTEM_SPACE"),
+        ("user_space", "RYEOS_USER_SPACE"),
+    ] {
+        let needle = format!("{{{space}}}");
+        if mentions(&Value::Mapping(cfg.clone()), &needle) {
+            let (l, c) = crate::util::find(text, &needle);
+            cfg.insert(key(space), Value::String(format!("${{{var}}}")));
+            out.warn(
+                "IMP-space",
+                format!("`{needle}` has no strata equivalent (no RyeOS spaces): it now reads the config key `{space}: \"${{{var}}}\"`; set {var}"),
+                l,
+                c,
+            );
+        }
+    }
+
+    // A parameter named like a reserved config key that `{name}` reads.
+    if let Some(props) = parameters
+        .and_then(|p| p.get("properties"))
+        .and_then(Value::as_mapping)
+    {
+        if let Some(Value::Sequence(args)) = get(&cfg, "args") {
+            for name in RESERVED {
+                let needle = format!("{{{name}}}");
+                if props.contains_key(key(name)) && args.iter().any(|a| mentions(a, &needle)) {
+                    let value = get(&cfg, name).and_then(scalar_text).unwrap_or_default();
+                    let (l, c) = crate::util::find(text, &format!("\"{needle}\""));
+                    out.warn(
+                        "IMP-param-shadow",
+                        format!("`{needle}` in config.args resolves to the config key `{name}` ('{value}'), never to the caller's `{name}` (RyeOS behaved the same)"),
+                        l,
+                        c,
+                    );
+                }
+            }
+        }
+    }
+
+    // `{code_path}` / `{code_dir}`: a runtime defaults them to its tool's file; a tool sets
+    // them to its file under `.ai/` when its chain may read them.
+    let refers = mentions(&Value::Mapping(cfg.clone()), "{code_");
+    let on_runtime = get(doc, "executor_id")
+        .and_then(Value::as_str)
+        .is_some_and(|e| !is_primitive(e));
+    if runtime {
+        if refers {
+            cfg.insert(key("code_path"), key("{tool_path}"));
+            cfg.insert(key("code_dir"), key("{tool_dir}"));
+        }
+    } else if refers || on_runtime {
+        let file = tools_rel(source);
+        cfg.insert(
+            key("code_path"),
+            Value::String(format!("{{project_path}}/.ai/tools/{file}")),
+        );
+        let dir = parent(&file);
+        cfg.insert(
+            key("code_dir"),
+            Value::String(if dir.is_empty() {
+                "{project_path}/.ai/tools".into()
+            } else {
+                format!("{{project_path}}/.ai/tools/{dir}")
+            }),
+        );
+    }
+    *config = cfg;
+}
+
+/// A RyeOS file's path under `.ai/tools/` (its source without that prefix).
+pub(crate) fn tools_rel(source: &str) -> String {
+    match source.find(".ai/tools/") {
+        Some(at) => source[at + ".ai/tools/".len()..].to_owned(),
+        None => source.to_owned(),
+    }
+}
+
+/// Every `${RYE…}` variable (set by the RyeOS host) named in a value.
+fn host_vars(v: &Value) -> Vec<String> {
+    let mut found = Vec::new();
+    collect_host_vars(v, &mut found);
+    found
+}
+
+fn collect_host_vars(v: &Value, found: &mut Vec<String>) {
+    match v {
+        Value::String(s) => {
+            let mut rest = s.as_str();
+            while let Some(at) = rest.find("${RYE") {
+                let tail = &rest[at + 2..];
+                let end = tail
+                    .find(|c: char| !(c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'))
+                    .unwrap_or(tail.len());
+                let name = tail[..end].to_owned();
+                if !found.contains(&name) {
+                    found.push(name);
+                }
+                rest = &tail[end..];
+            }
+        }
+        Value::Sequence(items) => items.iter().for_each(|i| collect_host_vars(i, found)),
+        Value::Mapping(m) => m.iter().for_each(|(_, i)| collect_host_vars(i, found)),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn catalog(ids: &[&str]) -> Catalog {
+        Catalog {
+            tools: ids.iter().map(|s| s.to_string()).collect(),
+            ..Catalog::default()
+        }
+    }
+
+    fn written(imp: &FileImport) -> Value {
+        serde_yaml::from_str(&imp.written[0].contents).unwrap()
+    }
+
+    #[test]
+    fn a_head_tool_becomes_a_subprocess_tool() {
+        let text = "version: \"1.0.0\"\nexecutor_id: \"@subprocess\"\nname: \"x\"\nrequired_caps: [a]\nconfig:\n  command: \"bin:ryeos-core-tools\"\n  args: [\"${tool_dir}\"]\n  input_data: \"${params_json}\"\n  timeout_secs: 20\n";
+        let imp = import_tool(
+            ".ai/tools/c/x.yaml",
+            "c/x",
+            text,
+            &catalog(&[]),
+            &ToolContext::default(),
+        );
+        assert_eq!(imp.outcome, crate::Outcome::Imported);
+        assert_eq!(imp.written[0].path, "tools/c/x.yaml");
+        assert_eq!(
+            written(&imp),
+            serde_yaml::from_str::<Value>(
+                "version: '1.0.0'\nexecutor: runtimes/subprocess\nparameters: {type: object, additionalProperties: true}\nconfig:\n  command: ryeos-core-tools\n  args: ['{code_dir}']\n  input_data: '{params_json}'\n  timeout: 20\n  code_path: '{project_path}/.ai/tools/c/x.yaml'\n  code_dir: '{project_path}/.ai/tools/c'\n"
+            )
+            .unwrap()
+        );
+        let codes: Vec<&str> = imp.warnings.iter().map(|w| w.code.as_str()).collect();
+        assert_eq!(codes, ["IMP-permissions", "IMP-bin"]);
+        assert_eq!((imp.warnings[1].line, imp.warnings[1].column), (6, 3));
+    }
+
+    #[test]
+    fn refusals_name_their_reason() {
+        let ctx = ToolContext::default();
+        let refused = |text: &str, id: &str| {
+            let imp = import_tool(".ai/tools/x.yaml", id, text, &catalog(&[]), &ctx);
+            imp.reason.map(|r| r.code)
+        };
+        assert_eq!(
+            refused("tool_type: primitive\nexecutor_id: null\n", "p").as_deref(),
+            Some("IMP-primitive")
+        );
+        assert_eq!(
+            refused("tool_type: http\nexecutor_id: null\n", "h").as_deref(),
+            Some("IMP-http")
+        );
+        assert_eq!(
+            refused("tool_type: extractor\nexecutor_id: null\n", "e").as_deref(),
+            Some("IMP-nonrunnable")
+        );
+        assert_eq!(
+            refused(
+                "executor_id: null\nterminal_executor: {kind: subprocess}\n",
+                "t"
+            )
+            .as_deref(),
+            Some("IMP-terminal")
+        );
+        assert_eq!(
+            refused("executor_id: \"@method_dispatch\"\n", "m").as_deref(),
+            Some("IMP-executor")
+        );
+        assert_eq!(
+            refused(
+                "tool_type: runtime\nexecutor_id: rye/core/primitives/execute\n",
+                "rye/core/runtimes/state-graph/runtime"
+            )
+            .as_deref(),
+            Some("IMP-graph-runtime")
+        );
+        assert_eq!(refused("[1, 2]\n", "l").as_deref(), Some("IMP-yaml"));
+        assert_eq!(
+            refused(
+                "executor_id: \"@subprocess\"\nconfig: {command: echo}\n",
+                "ok"
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn a_runtime_defaults_the_code_keys_to_its_own_file() {
+        let text = "tool_type: runtime\nexecutor_id: rye/core/primitives/execute\nconfig:\n  command: x\n  args: [\"{tool_path}\", \"{tool_parent}\"]\n";
+        let imp = import_tool(
+            ".ai/tools/rye/core/runtimes/r.yaml",
+            "rye/core/runtimes/r",
+            text,
+            &catalog(&[]),
+            &ToolContext::default(),
+        );
+        let cfg = written(&imp)["config"].clone();
+        assert_eq!(
+            cfg["args"],
+            serde_yaml::from_str::<Value>("['{code_path}', '{code_dir}/..']").unwrap()
+        );
+        assert_eq!(cfg["code_path"], Value::String("{tool_path}".into()));
+        assert_eq!(cfg["code_dir"], Value::String("{tool_dir}".into()));
+    }
+
+    #[test]
+    fn runtime_descriptors_are_refused() {
+        let imp =
+            import_runtime_descriptor(".ai/runtimes/x.yaml", "kind: runtime\nserves: knowledge\n");
+        assert_eq!(
+            imp.reason.unwrap().message,
+            "`kind: runtime` daemon descriptor (serves: knowledge): strata's directive and graph runners are built in"
+        );
+    }
+}

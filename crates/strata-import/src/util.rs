@@ -1,0 +1,119 @@
+//! Small helpers shared by the converters: finding text in a RyeOS file, YAML values, writing
+//! YAML, and id arithmetic (positions themselves are [`crate::position`]'s).
+
+use serde_yaml::{Mapping, Value};
+
+/// The 1-based position of the first occurrence of `needle` in `text` (`(0, 0)` if absent).
+pub(crate) fn find(text: &str, needle: &str) -> (usize, usize) {
+    match text.find(needle) {
+        Some(at) => crate::position::position(text, at),
+        None => (0, 0),
+    }
+}
+
+/// A YAML mapping key.
+pub(crate) fn key(k: &str) -> Value {
+    Value::String(k.to_owned())
+}
+
+/// The value at `k` of a mapping.
+pub(crate) fn get<'a>(map: &'a Mapping, k: &str) -> Option<&'a Value> {
+    map.get(key(k))
+}
+
+/// A YAML scalar as text (`1.0` → "1.0", `true` → "true"); `None` for maps, lists and null.
+pub(crate) fn scalar_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// Any YAML value as text for a written field: strings as they are, null as nothing, other
+/// values as YAML.
+pub(crate) fn text_of(v: &Value) -> String {
+    match v {
+        Value::String(t) => t.clone(),
+        Value::Null => String::new(),
+        other => serde_yaml::to_string(other)
+            .unwrap_or_default()
+            .trim_end()
+            .to_owned(),
+    }
+}
+
+/// A value as compact JSON text, for messages.
+pub(crate) fn compact(v: &Value) -> String {
+    serde_json::to_string(&serde_json::to_value(v).unwrap_or(serde_json::Value::Null))
+        .unwrap_or_default()
+}
+
+/// The header comment and YAML text of a written file.
+pub(crate) fn yaml_file(source: &str, body: &Value) -> String {
+    let text = serde_yaml::to_string(body).unwrap_or_default();
+    format!(
+        "# Imported from RyeOS `{source}` by `strata import ryeos` (see IMPORT-REPORT.md).\n{text}"
+    )
+}
+
+/// The directory part of a `/`-separated path (empty for a bare name).
+pub(crate) fn parent(rel: &str) -> &str {
+    rel.rfind('/').map_or("", |p| &rel[..p])
+}
+
+/// Replaces every occurrence of each `(from, to)` pair in every string of a value (map keys
+/// untouched), recording each pair that matched in `hits`.
+pub(crate) fn replace_in(v: &mut Value, pairs: &[(&str, String)], hits: &mut Vec<String>) {
+    match v {
+        Value::String(s) => {
+            for (from, to) in pairs {
+                if s.contains(from) {
+                    *s = s.replace(from, to);
+                    if !hits.iter().any(|h| h == from) {
+                        hits.push((*from).to_owned());
+                    }
+                }
+            }
+        }
+        Value::Sequence(items) => {
+            for item in items {
+                replace_in(item, pairs, hits);
+            }
+        }
+        Value::Mapping(map) => {
+            // `{literal: …}` is text RyeOS passed byte for byte too: never rewritten.
+            if map.len() == 1 && map.contains_key(key("literal")) {
+                return;
+            }
+            for (_, item) in map.iter_mut() {
+                replace_in(item, pairs, hits);
+            }
+        }
+        Value::Tagged(t) => replace_in(&mut t.value, pairs, hits),
+        _ => {}
+    }
+}
+
+/// Whether any string of a value contains `needle` (`{literal: …}` texts included).
+pub(crate) fn mentions(v: &Value, needle: &str) -> bool {
+    match v {
+        Value::String(s) => s.contains(needle),
+        Value::Sequence(items) => items.iter().any(|i| mentions(i, needle)),
+        Value::Mapping(map) => map.iter().any(|(_, i)| mentions(i, needle)),
+        Value::Tagged(t) => mentions(&t.value, needle),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn find_gives_the_position_of_the_first_occurrence() {
+        assert_eq!(find("ab\ncd", "c"), (2, 1));
+        assert_eq!(find("ab\ncd", "zz"), (0, 0));
+    }
+}
