@@ -46,6 +46,18 @@ pub struct GraphRun {
 }
 
 impl App {
+    /// The tool id `name` names, as every front-end takes it: a tool's id, or — when no tool
+    /// has that id — a graph's name under `graphs/` (`words` for `graphs/words`). A name
+    /// that is neither is returned as it is, for the lookup to call it unknown (with its
+    /// did-you-mean).
+    pub fn tool_named(&self, name: &str) -> String {
+        let nested = format!("graphs/{name}");
+        if self.tool_path(name).is_none() && self.tool_path(&nested).is_some() {
+            return nested;
+        }
+        name.to_string()
+    }
+
     /// True when tool `id` is a file of `kind: graph`.
     pub fn is_graph(&self, id: &str) -> bool {
         // A tool that compiles is told by the file it was compiled from, which the call that

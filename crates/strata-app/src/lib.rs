@@ -17,6 +17,7 @@
 //! what they return.
 
 mod app;
+mod directive;
 mod failure;
 mod gate;
 pub mod gate_cache;
@@ -30,6 +31,7 @@ mod tool;
 pub mod tool_batch;
 
 pub use app::{ambient_settings, App};
+pub use directive::DirectiveCall;
 pub use failure::{error_json, Failure, Refusal, EXIT_FAILED, EXIT_STRATA, EXIT_WAITING};
 pub use graph::{GraphRun, GraphStart};
 pub use plan::{called_tools, PlanRun, StepOutcome, StepRequest};
@@ -41,6 +43,7 @@ pub use runner::Runner;
 pub use tool::ToolRun;
 
 pub use strata_check::{Code, Diagnostic, Report, Severity, Target};
+pub use strata_directive::{Event as DirectiveEvent, BASE_CONTEXT as DIRECTIVE_CONTEXT};
 pub use strata_exec::{
     install_interrupt_handler, install_interrupt_handler_on_spawn, on_interrupt, SpawnSpec,
 };

@@ -55,6 +55,19 @@ pub struct StepOutcome {
 }
 
 impl App {
+    /// The plan of `doc` (every error of the document), its references held to the
+    /// project's limits.
+    pub fn load_plan(&self, doc: &Document) -> Result<Plan, Vec<Error>> {
+        Plan::load_within(doc, &self.limits)
+    }
+
+    /// An empty plan held to the project's limits, for steps added as they arrive.
+    pub fn new_plan(&self) -> Plan {
+        let mut plan = Plan::default();
+        plan.limits = self.limits.clone();
+        plan
+    }
+
     /// The runner of this project's tools with `options`: every call passes the gate.
     pub fn runner(&self, options: ExecOptions) -> Runner<'_> {
         Runner { app: self, options }

@@ -116,11 +116,12 @@ impl App {
     /// written and synced — before any step is scheduled.
     pub fn start_plan_run(
         &self,
-        source: PlanSource,
+        mut source: PlanSource,
         run_id: Option<String>,
         values: Map<String, Value>,
     ) -> Result<RecordedPlanRun, Failure> {
-        if let PlanSource::Whole(whole) = &source {
+        if let PlanSource::Whole(whole) = &mut source {
+            whole.plan.limits = self.limits.clone();
             self.admit_plan(&whole.plan, &whole.name, whole.doc.as_ref())?;
         }
         let store = RunStore::new(&self.root);
@@ -313,29 +314,19 @@ impl RecordedPlanRun {
             writer: Some(Writer::start(dir)),
             inner: observer,
         };
+        let scheduler = |doc| Scheduler {
+            limits: &app.limits,
+            runner: exec.runner,
+            jobs: exec.jobs,
+            values: &values,
+            call: exec.call,
+            doc,
+        };
         let outcome = match source {
             PlanSource::Whole(whole) => {
-                let scheduler = Scheduler {
-                    limits: &app.limits,
-                    runner: exec.runner,
-                    jobs: exec.jobs,
-                    values: &values,
-                    call: exec.call,
-                    doc: whole.doc.as_ref(),
-                };
-                scheduler.run(&whole.plan, done, &mut recorder)
+                scheduler(whole.doc.as_ref()).run(&whole.plan, done, &mut recorder)
             }
-            PlanSource::Stream(input) => {
-                let scheduler = Scheduler {
-                    limits: &app.limits,
-                    runner: exec.runner,
-                    jobs: exec.jobs,
-                    values: &values,
-                    call: exec.call,
-                    doc: None,
-                };
-                scheduler.run_stream(input, &mut recorder)
-            }
+            PlanSource::Stream(input) => scheduler(None).run_stream(input, &mut recorder),
         };
         let status = outcome.status();
         recorder.checkpoint.status = status;

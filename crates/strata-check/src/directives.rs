@@ -21,8 +21,7 @@ use crate::records::{result_read, RecordProblem};
 use crate::Report;
 use strata_core::did_you_mean;
 
-/// Namespaces every directive template sees.
-const BASE: [&str; 5] = ["directive", "model", "limits", "inputs", "steps"];
+use strata_directive::BASE_CONTEXT as BASE;
 
 /// Whether `name` is a field of some event's context.
 fn is_event_field(name: &str) -> bool {
@@ -364,12 +363,7 @@ fn context_problem(
         ns if BASE.contains(&ns) => None,
         ns => {
             let available: Vec<&str> = match site.event {
-                Some(e) => BASE
-                    .iter()
-                    .copied()
-                    .chain(["event"])
-                    .chain(e.fields().iter().copied())
-                    .collect(),
+                Some(e) => e.context_names(),
                 None => BASE.to_vec(),
             };
             if available.contains(&ns) {

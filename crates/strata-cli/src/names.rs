@@ -20,11 +20,7 @@ pub fn tool_id(project: &App, name: &str) -> Result<String, Error> {
     if looks_like_path(name) {
         return project.id_of_path(Path::new(name));
     }
-    let nested = format!("graphs/{name}");
-    if project.tool_path(name).is_none() && project.tool_path(&nested).is_some() {
-        return Ok(nested);
-    }
-    Ok(name.to_string())
+    Ok(project.tool_named(name))
 }
 
 /// The file of the plan `name` names (see the module's forms), looked up from the current

@@ -64,11 +64,8 @@ pub fn run(args: ResolveArgs) -> ExitCode {
         Ok(doc) => doc,
         Err(e) => return fail(&e, None),
     };
-    let plan = match Plan::load(&doc) {
-        Ok(mut plan) => {
-            plan.limits = limits.clone();
-            plan
-        }
+    let plan = match Plan::load_within(&doc, &limits) {
+        Ok(plan) => plan,
         Err(errors) => {
             let first = errors.first().cloned();
             print_errors(&errors, Some(&doc));

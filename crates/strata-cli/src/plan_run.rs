@@ -192,12 +192,9 @@ fn read_source(path: &str, project: &App) -> Result<Source, Failure> {
     } else {
         read_document(path, &shown, &project.limits)?
     };
-    match Plan::load(&doc) {
-        Ok(mut plan) => Ok(Source::Whole {
-            plan: {
-                plan.limits = project.limits.clone();
-                Box::new(plan)
-            },
+    match project.load_plan(&doc) {
+        Ok(plan) => Ok(Source::Whole {
+            plan: Box::new(plan),
             value: doc.value.clone(),
             fingerprint: fingerprint(&doc.text),
             name: doc.name.clone(),
@@ -216,8 +213,7 @@ fn whole_from_stream(
     rest: std::io::BufReader<std::io::Stdin>,
     project: &App,
 ) -> Result<Source, Failure> {
-    let mut plan = Plan::default();
-    plan.limits = project.limits.clone();
+    let mut plan = project.new_plan();
     let mut errors = Vec::new();
     let mut steps = Vec::new();
     for item in StepLines::new(STDIN, Some(first), rest, project.limits.clone()) {

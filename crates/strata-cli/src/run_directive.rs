@@ -5,11 +5,9 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use serde_json::{Map, Value};
-use strata_app::App;
-use strata_core::{Error, RenderOptions};
-use strata_directive::{
-    load_project_hooks, ActionOutcome, Directive, Report, RunOptions, Status, Watch,
-};
+use strata_app::{App, DirectiveCall};
+use strata_core::RenderOptions;
+use strata_directive::{ActionOutcome, Report, Status, Watch};
 use strata_tools::{StepRecord, StepStatus};
 
 use crate::outcome::{open_project_as, print_error, report};
@@ -56,56 +54,28 @@ pub fn run_cli(args: &RunArgs) -> ExitCode {
         strict: project.settings.strict_over(args.shared.strict()),
         progress: Mode::of(args.shared.json, args.shared.quiet),
     };
-    run(&project, &req)
-        .unwrap_or_else(|e| report(Failure::Error(e), Some(&project), args.shared.json))
+    run(&project, &req).unwrap_or_else(|f| report(f, Some(&project), args.shared.json))
 }
 
-/// Loads, checks and runs a directive; errors are returned for the caller to print.
-pub fn run(project: &App, req: &DirectiveRequest<'_>) -> Result<ExitCode, Error> {
-    let absolute = std::path::absolute(req.path).unwrap_or_else(|_| req.path.to_path_buf());
-    let shown = project.display_name(&absolute);
-    let text = project.read_text(&absolute)?;
-    let runner = project.runner(strata_app::ExecOptions {
-        render: RenderOptions::strict_if(req.strict),
-        base_env: None,
-        die_with_parent: false,
-    });
-    let hooks = load_project_hooks(&project.root, &runner, &project.limits)?;
-    let directive = Directive::load(&shown, &text, &runner, &hooks, &project.limits)?;
-    if let Some(code) = crate::outcome::refused(
-        project,
-        strata_app::Target::Directive(&absolute),
-        &shown,
-        req.json,
-    ) {
-        return Ok(code);
-    }
+/// Runs a directive through the application layer and prints its report; errors are
+/// returned for the caller to print.
+pub fn run(project: &App, req: &DirectiveRequest<'_>) -> Result<ExitCode, Failure> {
     let mut given = Map::new();
     for pair in req.inputs {
         let (k, v) = split_pair(pair, "--input")?;
         given.insert(k.to_string(), Value::String(v.to_string()));
     }
-    let inputs = directive.bind_inputs(&given)?;
-    let tools: Vec<&str> = directive
-        .front
-        .actions
-        .iter()
-        .map(|a| a.tool.as_str())
-        .chain(directive.generator())
-        .collect();
-    let secrets = strata_app::secrets::secret_values(Some(project), &tools, &[]);
-    let report = directive
-        .run(
-            &inputs,
-            &runner,
-            RunOptions {
-                dry_run: req.dry_run,
-                render: RenderOptions::strict_if(req.strict),
-                secrets: &secrets,
-                watch: Watch(Some(&req.progress)),
-            },
-        )
-        .map_err(|e| located(&directive, e))?;
+    let report = project.run_directive(DirectiveCall {
+        path: req.path,
+        inputs: &given,
+        dry_run: req.dry_run,
+        options: strata_app::ExecOptions {
+            render: RenderOptions::strict_if(req.strict),
+            base_env: None,
+            die_with_parent: false,
+        },
+        watch: Watch(Some(&req.progress)),
+    })?;
     let mut stdout = std::io::stdout().lock();
     if req.json {
         let text = serde_json::to_string_pretty(&report.to_json()).unwrap_or_default();
@@ -125,19 +95,6 @@ pub fn run(project: &App, req: &DirectiveRequest<'_>) -> Result<ExitCode, Error>
         Status::Failed => ExitCode::FAILURE,
         Status::Limited => ExitCode::from(LIMITED),
     })
-}
-
-/// An error about a field of the directive, with its file, line and column.
-fn located(directive: &Directive, mut e: Error) -> Error {
-    if e.location.is_none() && !e.path.is_root() {
-        let (line, column) = directive.locate(&e.path, e.span.map(|s| s.start));
-        e.location = Some(strata_core::Location {
-            file: directive.file.clone(),
-            line,
-            column,
-        });
-    }
-    e
 }
 
 /// What an action returned, as text: its result's text form (compact JSON for data).

@@ -51,7 +51,14 @@ pub fn mark_text(text: &str, secrets: &[Secret]) -> Option<String> {
 /// secret the tool escaped, `"\u0041…"`, is found too) and written back compactly when
 /// something changed; any other output is marked as text. `None` when nothing changed.
 pub fn mark_stdout(stdout: &[u8], secrets: &[Secret]) -> Option<Vec<u8>> {
-    if secrets.is_empty() && memchr::memmem::find(stdout, OPEN.as_bytes()).is_none() {
+    // Most output holds no secret, no escape and no marker: nothing is parsed then (the step
+    // record parses it anyway). Only a JSON escape (`\u0073…`) can hide a secret's bytes.
+    let holds = |needle: &[u8]| memchr::memmem::find(stdout, needle).is_some();
+    let present = secrets
+        .iter()
+        .any(|s| !s.value.is_empty() && holds(s.value.as_bytes()));
+    let escaped = !secrets.is_empty() && memchr::memchr(b'\\', stdout).is_some();
+    if !present && !escaped && !holds(OPEN.as_bytes()) {
         return None;
     }
     let text = String::from_utf8_lossy(stdout);

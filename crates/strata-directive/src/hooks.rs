@@ -25,6 +25,10 @@ pub enum Event {
     DirectiveCompleted,
 }
 
+/// The names every directive template sees; a hook's context adds `event` and its event's
+/// [`Event::fields`].
+pub const BASE_CONTEXT: [&str; 5] = ["directive", "model", "limits", "inputs", "steps"];
+
 /// Every event, in the order of a run.
 pub const EVENTS: [Event; 6] = [
     Event::DirectiveStarted,
@@ -58,6 +62,16 @@ impl Event {
             Event::LimitReached => &["limit_code", "current_value", "limit"],
             Event::DirectiveCompleted => &["status"],
         }
+    }
+
+    /// Every name a hook on this event reads: [`BASE_CONTEXT`], `event` and its fields.
+    pub fn context_names(self) -> Vec<&'static str> {
+        BASE_CONTEXT
+            .iter()
+            .copied()
+            .chain(["event"])
+            .chain(self.fields().iter().copied())
+            .collect()
     }
 
     /// The event called `name`.

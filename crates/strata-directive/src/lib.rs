@@ -25,7 +25,7 @@ pub use front_matter::{
     ActionSpec, CandidateSpec, FrontMatter, HookSpec, InputSpec, InputType, PersonSpec,
     ResponsesSpec, StdSpec,
 };
-pub use hooks::{load_project_hooks, Event, EVENTS};
+pub use hooks::{load_project_hooks, Event, BASE_CONTEXT, EVENTS};
 pub use load::{tool_from_inputs, Directive, Site};
 pub use progress::{Observer, Progress, Watch};
 pub use responses::{Candidate, Chosen};

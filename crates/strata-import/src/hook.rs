@@ -38,52 +38,11 @@ const LIMIT_CODES: [(&str, &str); 2] = [
 ];
 
 /// The names each strata event's context has (docs/directives.md "Events and their context").
-fn context_names(event: &str) -> &'static [&'static str] {
-    const BASE: [&str; 6] = ["directive", "model", "limits", "inputs", "steps", "event"];
-    match event {
-        "before_action" => &[
-            "directive",
-            "model",
-            "limits",
-            "inputs",
-            "steps",
-            "event",
-            "action",
-        ],
-        "after_action" | "action_failed" => &[
-            "directive",
-            "model",
-            "limits",
-            "inputs",
-            "steps",
-            "event",
-            "action",
-            "result",
-            "run",
-            "error",
-        ],
-        "limit_reached" => &[
-            "directive",
-            "model",
-            "limits",
-            "inputs",
-            "steps",
-            "event",
-            "limit_code",
-            "current_value",
-            "limit",
-        ],
-        "directive_completed" => &[
-            "directive",
-            "model",
-            "limits",
-            "inputs",
-            "steps",
-            "event",
-            "status",
-        ],
-        _ => &BASE,
-    }
+fn context_names(event: &str) -> Vec<&'static str> {
+    strata_app::DirectiveEvent::from_name(event).map_or_else(
+        || strata_app::DIRECTIVE_CONTEXT.to_vec(),
+        |e| e.context_names(),
+    )
 }
 
 /// Converts the RyeOS hook file `text` (at `source`).

@@ -324,6 +324,13 @@ impl Plan {
             .map_err(|errors| errors.into_iter().map(|e| doc.locate_error(e)).collect())
     }
 
+    /// [`Plan::load`], the plan's references then held to `limits` (a project's).
+    pub fn load_within(doc: &Document, limits: &Limits) -> Result<Plan, Vec<Error>> {
+        let mut plan = Plan::load(doc)?;
+        plan.limits = limits.clone();
+        Ok(plan)
+    }
+
     /// Reads a plan from `value`, which stands at `base` (errors name fields under it):
     /// structure, ids, references, dependencies and cycles are all checked.
     pub fn from_value(value: &Value, base: &FieldPath) -> Result<Plan, Vec<Error>> {

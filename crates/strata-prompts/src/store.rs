@@ -78,7 +78,7 @@ pub(crate) struct Tmpl {
     /// Its id, which is also its name in the environment (`main/BrowseLink.enterprise`,
     /// `main/components/tone.formal`).
     pub id: String,
-    pub source: String,
+    pub source: Arc<str>,
     pub place: Place,
     /// SHA-256 of the source, in hex.
     pub hash: String,
@@ -239,7 +239,7 @@ impl Builder {
         let mut t = Tmpl {
             hash: sha256(&def.source),
             id: id.clone(),
-            source: def.source,
+            source: def.source.into(),
             place: def.place,
             reads: Vec::new(),
             space,
@@ -490,13 +490,14 @@ impl Store {
         b.visibility();
         b.cycles();
         let product = (0..b.templates.len()).map(|t| b.product(t)).collect();
-        let sources: FastMap<String, String> = b
+        // The loader shares the templates' sources; a compile copies one when it is first used.
+        let sources: FastMap<String, Arc<str>> = b
             .by_id
             .iter()
-            .map(|(id, &t)| (id.clone(), b.templates[t].source.clone()))
+            .map(|(id, &t)| (id.clone(), Arc::clone(&b.templates[t].source)))
             .collect();
-        let sources = Arc::new(sources);
-        b.env.set_loader(move |name| Ok(sources.get(name).cloned()));
+        b.env
+            .set_loader(move |name| Ok(sources.get(name).map(|s| s.to_string())));
         let mut lenient = b.env.clone();
         set_undefined(&mut lenient, Undefined::Lenient);
         errors.append(&mut b.errors);

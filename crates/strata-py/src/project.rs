@@ -228,10 +228,8 @@ impl PyProject {
                     app.resume_plan_run(id, named, values)?
                 }
                 (None, Some(given)) => {
-                    let mut plan = given.plan().clone();
-                    plan.limits = app.limits.clone();
                     let whole = WholePlan {
-                        plan,
+                        plan: given.plan().clone(),
                         value: given.value().clone(),
                         name: given.name().to_string(),
                         fingerprint: strata_app::plan_fingerprint(&plan_text(given).text),
@@ -332,7 +330,7 @@ impl PyProject {
         executor: Option<&Bound<'py, PyAny>>,
         inputs_text: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let id = str_arg(graph, "graph")?;
+        let id = self.project.tool_named(&str_arg(graph, "graph")?);
         let strings = crate::convert::str_map_arg(inputs_text, "inputs_text")?;
         let executor = match executor.filter(|e| !e.is_none()) {
             None => None,

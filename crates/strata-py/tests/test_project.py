@@ -186,6 +186,9 @@ def test_a_graph_runs_and_its_run_is_recorded(project: strata.Project, project_d
     assert info.value.kind == "run_state"
     with pytest.raises(ValueError, match="resume= continues a run"):
         project.run_graph("graphs/echo", {"word": "x"}, resume="r1")
+    # A graph is named as on the command line: its id, or its name under graphs/.
+    by_name = project.run_graph("echo", {"word": "x"}, run_id="r2")
+    assert (by_name["status"], by_name["result"]) == ("completed", {"said": "x"})
 
 
 def test_a_tool_the_check_rejects_is_refused_with_its_diagnostics(

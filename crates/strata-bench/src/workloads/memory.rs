@@ -8,6 +8,8 @@
 //!   (not nanoseconds: `strata_ns` and `peer_ns` hold bytes on this row), against 8× the
 //!   document's size (`peer=8x_input`).
 //!
+//! * `scaling_render_decade_bin`: the same render against 10.5× the render of the document a
+//!   tenth its size (1 MB), run alternately with it: the growth per decade through the binary.
 //! * `memory_long_strings_rss_bin`: the peak of `strata render` of a 10 MiB map of long strings
 //!   (160 strings of 64 KiB, a `${HOME}` in each), against 8× its size.
 //! * `memory_limit_refused_bin` / `memory_limit_refused_rss_bin`: a 10 MiB document with a
@@ -76,6 +78,9 @@ pub fn dense(len: usize) -> String {
     out
 }
 
+/// The most a render may grow from a document to one ten times its size (issue 26: ≤ 10.5×).
+const DECADE_TARGET: f64 = 10.5;
+
 /// The time budget of the refusal of a document over the placeholder limit, in nanoseconds.
 const REFUSAL_TARGET_NS: f64 = 50e6;
 /// The memory budget of that refusal, in bytes.
@@ -90,18 +95,27 @@ pub fn run(settings: &Settings, report: &mut Report) {
     let tmp = tempfile::tempdir().expect("a temporary directory");
     let text = document(settings.pick(LEN, LEN, SMOKE_LEN));
     std::fs::write(tmp.path().join("doc.yaml"), &text).expect("write");
+    // The same document a decade smaller, run alternately with the big one, for the growth
+    // of a render through the binary from 1 MB to 10 MB.
+    let small = document(text.len() / 10);
+    std::fs::write(tmp.path().join("small.yaml"), &small).expect("write");
     let runs = settings.pick(settings.samples, RUNS_QUICK, 1);
+    let mut small_times = Vec::with_capacity(runs);
     let (times, peaks): (Vec<Duration>, Vec<u64>) = (0..runs)
         .map(|_| {
-            run_strata_rss(
-                &bin,
-                tmp.path(),
-                &["render", "doc.yaml"],
-                &[("HOME", "/home/ada")],
-            )
+            let home = [("HOME", "/home/ada")];
+            small_times.push(run_strata_rss(&bin, tmp.path(), &["render", "small.yaml"], &home).0);
+            run_strata_rss(&bin, tmp.path(), &["render", "doc.yaml"], &home)
         })
         .unzip();
     let time = of_calls(times);
+    let small_time = of_calls(small_times);
+    report.against(
+        "scaling_render_decade_bin",
+        &time,
+        "10.5x_tenth",
+        DECADE_TARGET * small_time.median_ns,
+    );
     report.against("memory_render_10mb_bin", &time, "target", TIME_TARGET_NS);
     let rss: Measurement = of_calls(peaks.iter().map(|b| Duration::from_nanos(*b)));
     report.against(

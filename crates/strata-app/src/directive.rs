@@ -1,0 +1,74 @@
+//! Directives through the application layer: the project's hooks and the directive loaded
+//! with the project's tools and limits, the gate over the directive, its inputs bound, and the
+//! run — every tool call through the one [`crate::Runner`].
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+use strata_check::Target;
+use strata_core::{Error, Location};
+use strata_directive::{load_project_hooks, Directive, Report, RunOptions, Watch};
+use strata_project::ExecOptions;
+
+use crate::{App, Failure};
+
+/// A directive run to make.
+#[derive(Debug)]
+pub struct DirectiveCall<'a> {
+    /// The directive file.
+    pub path: &'a Path,
+    /// The caller's inputs, typed by the directive's declarations.
+    pub inputs: &'a Map<String, Value>,
+    /// Render everything, run nothing.
+    pub dry_run: bool,
+    /// Strictness and environment of every render and tool call.
+    pub options: ExecOptions,
+    /// Told of each action and hook as it happens.
+    pub watch: Watch<'a>,
+}
+
+impl App {
+    /// Runs a directive: loads the project's hooks and the directive (a file that does not
+    /// load is its own error), has the gate admit it, binds the inputs and runs it; an error
+    /// about one of its fields is located in its file.
+    pub fn run_directive(&self, call: DirectiveCall<'_>) -> Result<Report, Failure> {
+        let absolute = std::path::absolute(call.path).unwrap_or_else(|_| call.path.to_path_buf());
+        let shown = self.display_name(&absolute);
+        let text = self.read_text(&absolute)?;
+        let runner = self.runner(call.options.clone());
+        let hooks = load_project_hooks(&self.root, &runner, &self.limits)?;
+        let directive = Directive::load(&shown, &text, &runner, &hooks, &self.limits)?;
+        self.admit(Target::Directive(&absolute), &shown)?;
+        let inputs = directive.bind_inputs(call.inputs)?;
+        let tools: Vec<&str> = directive
+            .front
+            .actions
+            .iter()
+            .map(|a| a.tool.as_str())
+            .chain(directive.generator())
+            .collect();
+        let secrets = crate::secrets::secret_values(Some(self.project()), &tools, &[]);
+        let options = RunOptions {
+            dry_run: call.dry_run,
+            render: call.options.render,
+            secrets: &secrets,
+            watch: call.watch,
+        };
+        directive
+            .run(&inputs, &runner, options)
+            .map_err(|e| Failure::Error(located(&directive, e)))
+    }
+}
+
+/// An error about a field of the directive, with its file, line and column.
+fn located(directive: &Directive, mut e: Error) -> Error {
+    if e.location.is_none() && !e.path.is_root() {
+        let (line, column) = directive.locate(&e.path, e.span.map(|s| s.start));
+        e.location = Some(Location {
+            file: directive.file.clone(),
+            line,
+            column,
+        });
+    }
+    e
+}
