@@ -170,7 +170,7 @@ fn every_task_of_an_exported_plan_run_locally_gives_what_plan_run_gives() {
         .stderr("wrote wf.yaml: a Workflow with 7 templates and 6 tasks\n")
         .status(0)
         .run();
-    let manifest: Value = serde_yaml::from_str(&ran.read("wf.yaml")).unwrap();
+    let manifest: Value = strata_doc::Document::yaml_value(&ran.read("wf.yaml")).unwrap();
     let by_argo = run_tasks(&ran, &manifest);
     let by_strata = ran
         .then(&[
@@ -567,7 +567,7 @@ fn secrets_are_read_from_the_named_kubernetes_secret() {
         .run();
     let text = ran.read("wf.yaml");
     assert!(!text.contains("s3cr3t"));
-    let manifest: Value = serde_yaml::from_str(&text).unwrap();
+    let manifest: Value = strata_doc::Document::yaml_value(&text).unwrap();
     assert_eq!(
         manifest.pointer("/spec/templates/1/container/env").unwrap(),
         &json!([{"name": "API_TOKEN", "valueFrom": {"secretKeyRef": {"name": "strata-env", "key": "API_TOKEN", "optional": true}}}])
@@ -802,7 +802,7 @@ fn graph_fidelity(
     }
     export.extend_from_slice(extra);
     project.then(&export).stdout("").status(0).run();
-    let manifest: Value = serde_yaml::from_str(&project.read("wf.yaml")).unwrap();
+    let manifest: Value = strata_doc::Document::yaml_value(&project.read("wf.yaml")).unwrap();
     std::fs::remove_dir_all(project.path().join("pods")).ok();
     let tasks = local::run(project, &manifest, "wf-1");
     let runs = project.path().join(".strata/runs");
@@ -1034,7 +1034,7 @@ spec:
         .stderr("note: graph `graphs/loop` has a loop (count -> count): it is exported as one task running `strata run` on the whole graph\n")
         .status(0)
         .run();
-    let manifest: Value = serde_yaml::from_str(&ran.stdout).unwrap();
+    let manifest: Value = strata_doc::Document::yaml_value(&ran.stdout).unwrap();
     let tasks = local::run(&ran, &manifest, "wf-loop");
     assert_eq!(tasks.len(), 1);
     let (task, done) = &tasks[0];
@@ -1066,7 +1066,7 @@ fn an_exported_dag_graph_has_these_tasks() {
         .stderr("")
         .status(0)
         .run();
-    let manifest: Value = serde_yaml::from_str(&ran.stdout).unwrap();
+    let manifest: Value = strata_doc::Document::yaml_value(&ran.stdout).unwrap();
     let tasks: Vec<Value> = list(&manifest, "/spec/templates/0/dag/tasks")
         .iter()
         .map(|t| json!([t["name"], t["depends"], t["when"], t["withParam"]]))
@@ -1148,7 +1148,7 @@ fn an_exported_dag_graph_has_these_tasks() {
         ])
         .status(0)
         .run();
-    let manifest: Value = serde_yaml::from_str(&handled.stdout).unwrap();
+    let manifest: Value = strata_doc::Document::yaml_value(&handled.stdout).unwrap();
     let report = list(&manifest, "/spec/templates/0/dag/tasks")
         .last()
         .unwrap()
@@ -1333,7 +1333,7 @@ fn a_foreach_element_above_the_parameter_limit_fails_with_a_clear_error() {
         .stderr("wrote wf.yaml: a Workflow with 9 templates and 8 tasks\n")
         .status(0)
         .run();
-    let manifest: Value = serde_yaml::from_str(&ran.read("wf.yaml")).unwrap();
+    let manifest: Value = strata_doc::Document::yaml_value(&ran.read("wf.yaml")).unwrap();
     let tasks = local::run(&ran, &manifest, "wf-big");
     let ended: Vec<(&str, Phase)> = tasks.iter().map(|(t, d)| (t.as_str(), d.phase)).collect();
     assert_eq!(
@@ -1400,7 +1400,7 @@ fn argo_tags_in_plan_values_results_and_file_names_arrive_byte_for_byte() {
         .stderr("wrote wf.yaml: a Workflow with 3 templates and 2 tasks\n")
         .status(0)
         .run();
-    let manifest: Value = serde_yaml::from_str(&ran.read("wf.yaml")).unwrap();
+    let manifest: Value = strata_doc::Document::yaml_value(&ran.read("wf.yaml")).unwrap();
     no_user_tags(&manifest);
     let records = run_tasks(&ran, &manifest);
     assert_eq!(records["A"]["status"], "completed", "{records:?}");
@@ -1466,7 +1466,7 @@ fn argo_tags_in_graph_defaults_inputs_and_results_arrive_byte_for_byte() {
         .run();
     let words = format!("words={}", json!([TAGS, "{{workflow.name}}"]));
     graph_fidelity(&project, "graphs/tagged", &[&words], &[], 0);
-    no_user_tags(&serde_yaml::from_str(&project.read("wf.yaml")).unwrap());
+    no_user_tags(&strata_doc::Document::yaml_value(&project.read("wf.yaml")).unwrap());
     graph_fidelity(&project, "graphs/tagged", &[], &[], 0);
     project
         .then(&["run", "graphs/tagged", "--quiet"])
@@ -1495,7 +1495,7 @@ fn argo_tags_in_graph_defaults_inputs_and_results_arrive_byte_for_byte() {
         ])
         .status(0)
         .run();
-    let manifest: Value = serde_yaml::from_str(&project.read("wf.yaml")).unwrap();
+    let manifest: Value = strata_doc::Document::yaml_value(&project.read("wf.yaml")).unwrap();
     no_user_tags(&manifest);
     let tasks = local::run(&project, &manifest, "wf-looped");
     let by_strata = project

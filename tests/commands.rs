@@ -102,7 +102,7 @@ fn a_dedented_key_is_reported_on_its_own_line_with_a_hint() {
             "executor: runtimes/subprocess\nconfig:\n  command: printf\nargs: [x]\n    env: {}\n",
         )
         .args(&["run", "t/bad"])
-        .stderr("error[request]: YAML syntax error: did not find expected key\n  --> tools/t/bad.yaml:4:1\n  |\n4 | args: [x]\n  | ^\n   = help: `args:` is indented 0 spaces and line 5 below it 4: indent `args:` as the lines it belongs with, or line 5 as `args:`\n")
+        .stderr("error[request]: YAML syntax error: while parsing a block mapping, did not find expected key\n  --> tools/t/bad.yaml:4:1\n  |\n4 | args: [x]\n  | ^\n   = help: `args:` is indented 0 spaces and line 5 below it 4: indent `args:` as the lines it belongs with, or line 5 as `args:`\n")
         .status(2)
         .run();
 }

@@ -126,7 +126,7 @@ fn inputs_are_checked_before_anything_runs() {
 fn bad_directives_fail_at_load_with_file_line_and_column() {
     let mut p = project();
     let cases = [
-        ("---\nname: [x\n---\n", "error[request]: YAML syntax error: did not find expected ',' or ']'\n  --> directives/bad.md:3:1\n  |\n3 | ---\n  | ^\n"),
+        ("---\nname: [x\n---\n", "error[request]: YAML syntax error: while parsing a flow sequence, expected ',' or ']'\n  --> directives/bad.md:3:1\n  |\n3 | ---\n  | ^\n"),
         ("---\nname: x\n---\nHello {input:who\n", "error[inputs]: unclosed `{input:`: no matching `}`\n  --> directives/bad.md:4:7\n  |\n4 | Hello {input:who\n  |       ^^^^^^^^^^\n   = field: body (bytes 6..17)\n   = help: write `{input:key}`, `{input:key?}`, `{input:key:default}` or `{input:key|default}`; keys are letters, digits and `_`\n"),
         ("---\nname: x\nactions:\n  - {id: a, tool: examples/ech}\n---\n", "error[request]: unknown tool `examples/ech`\n  --> directives/bad.md:4:19\n  |\n4 |   - {id: a, tool: examples/ech}\n  |                   ^\n   = field: actions[0].tool\n   = help: did you mean `examples/echo`?\n"),
         ("---\nname: x\nhooks:\n  - {id: h, event: on_start, action: {tool: examples/log}}\n---\n", "error[request]: unknown event `on_start`\n  --> directives/bad.md:4:20\n  |\n4 |   - {id: h, event: on_start, action: {tool: examples/log}}\n  |                    ^\n   = field: hooks[0].event\n   = help: the events are `directive_started`, `before_action`, `after_action`, `action_failed`, `limit_reached`, `directive_completed`\n"),

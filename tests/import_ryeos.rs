@@ -128,11 +128,16 @@ fn rewrites(e: &Value) -> Vec<String> {
 fn yaml(ran: &Ran, rel: &str) -> Value {
     let text = ran.read(&format!("new/{rel}"));
     assert!(!text.is_empty(), "new/{rel} was not written");
-    serde_yaml::from_str(&text).unwrap_or_else(|e| panic!("{rel}: {e}\n{text}"))
+    parse_yaml(rel, &text)
 }
 
 fn yaml_of(text: &str) -> Value {
-    serde_yaml::from_str(text).expect("yaml")
+    parse_yaml("expected", text)
+}
+
+/// `text` (named `name` in a failure) read with strata's YAML reader.
+fn parse_yaml(name: &str, text: &str) -> Value {
+    strata_doc::Document::yaml_value(text).unwrap_or_else(|e| panic!("{name}: {e}\n{text}"))
 }
 
 /// The Python-era function runtime, as RyeOS shipped it (signature comments dropped).
@@ -421,6 +426,53 @@ fn items_resolve_project_first_then_each_space_in_order() {
         .stdout("{\"ok\": true}\n")
         .status(0)
         .run();
+}
+
+// What strata's YAML reader refuses (a repeated key, a custom tag, a number that is not
+// finite) is refused with the reader's reason and place; a data file it refuses is kept.
+#[test]
+fn files_strata_cannot_read_are_refused_with_the_reason() {
+    let (ran, report) = import(
+        ryeos(&[
+            (
+                "tools/dup.yaml",
+                "executor_id: \"@subprocess\"\nconfig: {command: echo}\nconfig: {command: ls}\n",
+            ),
+            (
+                "tools/tagged.yaml",
+                "executor_id: \"@subprocess\"\nconfig: !env {command: echo}\n",
+            ),
+            (
+                "tools/inf.yaml",
+                "executor_id: \"@subprocess\"\nconfig: {command: echo, timeout: .inf}\n",
+            ),
+            ("tools/lib/servers.yaml", "servers: !list [a]\n"),
+        ]),
+        3,
+    );
+    assert_refused(
+        &report,
+        ".ai/tools/dup.yaml",
+        "IMP-yaml",
+        "the file cannot be read: duplicate key `config` at line 3 column 1 (each key may appear once in a map)",
+    );
+    assert_refused(
+        &report,
+        ".ai/tools/tagged.yaml",
+        "IMP-yaml",
+        "the file cannot be read: YAML syntax error: unsupported tag `!env` at line 2 column 14",
+    );
+    assert_refused(
+        &report,
+        ".ai/tools/inf.yaml",
+        "IMP-yaml",
+        "the file cannot be read: `.inf` is not a finite number at line 2 column 34 (numbers must be finite (JSON has no NaN or infinity); quote it to mean text)",
+    );
+    assert_eq!(report["kept"], json!([".ai/tools/lib/servers.yaml"]));
+    assert_eq!(
+        ran.read("new/.ai/tools/lib/servers.yaml"),
+        "servers: !list [a]\n"
+    );
 }
 
 #[test]

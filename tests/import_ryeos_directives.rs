@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use common::{repo, Test};
-use serde_yaml::Value;
+use serde_json::Value;
 use strata_import::{import_directive, import_graph, import_hooks, Catalog, FileImport, Outcome};
 
 /// The corpus: `py/` (the Python era) and `head/` (HEAD), each holding what RyeOS kept under
@@ -90,7 +90,7 @@ fn import_corpus() -> Imported {
     let tools = corpus().join("py/tools");
     for rel in files(&tools, &["yaml"]) {
         let text = std::fs::read_to_string(tools.join(&rel)).expect("tool text");
-        let value: Value = serde_yaml::from_str(&text).expect("tool YAML");
+        let value = parse_yaml(&rel, &text);
         if value.get("tool_type").and_then(Value::as_str) != Some("graph") {
             continue;
         }
@@ -131,9 +131,9 @@ fn fake_tool() -> String {
 
 /// The tool ids every graph node calls (action and foreach bodies).
 fn called_tools(graph_yaml: &str) -> BTreeSet<String> {
-    let v: Value = serde_yaml::from_str(graph_yaml).expect("graph YAML");
+    let v = parse_yaml("graph", graph_yaml);
     let mut out = BTreeSet::new();
-    if let Some(Value::Mapping(nodes)) = v.get("nodes") {
+    if let Some(Value::Object(nodes)) = v.get("nodes") {
         for node in nodes.values() {
             for n in [Some(node), node.get("do")].into_iter().flatten() {
                 if let Some(t) = n.get("tool").and_then(Value::as_str) {
@@ -160,7 +160,12 @@ fn sample(ty: &str) -> &'static str {
 fn front_matter(text: &str) -> Value {
     let rest = text.strip_prefix("---\n").expect("front matter first");
     let end = rest.find("\n---\n").expect("front matter closed");
-    serde_yaml::from_str(&rest[..end]).expect("front matter YAML")
+    parse_yaml("front matter", &rest[..end])
+}
+
+/// `text` (named `name` in a failure) read with strata's YAML reader.
+fn parse_yaml(name: &str, text: &str) -> Value {
+    strata_doc::Document::yaml_value(text).unwrap_or_else(|e| panic!("{name}: {e}\n{text}"))
 }
 
 /// The scratch project: the repository's runtimes, every file the converters wrote, and a
@@ -236,7 +241,7 @@ fn every_directive_of_the_corpus_imports_checks_and_dry_runs() {
             format!("directives/{id}.md"),
             "--dry-run".to_owned(),
         ];
-        if let Some(Value::Sequence(inputs)) = front.get("inputs") {
+        if let Some(Value::Array(inputs)) = front.get("inputs") {
             for i in inputs {
                 let required = i.get("required").and_then(Value::as_bool) == Some(true);
                 if required && i.get("default").is_none() {
@@ -296,14 +301,14 @@ fn every_graph_of_the_corpus_loads_and_walks_to_completion() {
     assert_eq!(walked.code, Some(0), "{}", walked.stderr);
     let mut completed = 0;
     for (id, f) in &imported.graphs {
-        let graph: Value = serde_yaml::from_str(&f.written[0].contents).expect("graph");
+        let graph = parse_yaml(id, &f.written[0].contents);
         let mut args = vec![
             "run".to_owned(),
             id.clone(),
             "--run-id".to_owned(),
             id.replace('/', "-"),
         ];
-        if let Some(Value::Sequence(required)) =
+        if let Some(Value::Array(required)) =
             graph.get("parameters").and_then(|p| p.get("required"))
         {
             for name in required {

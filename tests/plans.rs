@@ -602,7 +602,7 @@ fn bad_plans_are_errors_with_file_line_col_and_nothing_runs() {
         (
             "bad.yaml",
             "- tool: t/json\n  arguments: {n: [1, 2}\n",
-            "error[request]: YAML syntax error: did not find expected ',' or ']'
+            "error[request]: YAML syntax error: while parsing a flow sequence, expected ',' or ']'
   --> plans/bad.yaml:2:23
   |
 2 |   arguments: {n: [1, 2}

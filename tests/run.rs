@@ -611,7 +611,7 @@ fn malformed_yaml_is_a_located_error() {
     let o = s.then(&["run", "bad"]).run();
     assert_eq!(
         o.stderr,
-        "error[request]: YAML syntax error: did not find expected ',' or ']'\n  --> tools/bad.yaml:4:1\n"
+        "error[request]: YAML syntax error: while parsing a flow sequence, expected ',' or ']'\n  --> tools/bad.yaml:4:1\n"
     );
     assert_eq!(o.code, Some(2));
     let o = s.then(&["run", "tools/typo.yaml"]).run();
@@ -624,7 +624,7 @@ fn malformed_yaml_is_a_located_error() {
     let o = s.then(&["tools"]).run();
     assert_eq!(o.code, Some(1));
     assert!(o.stdout.starts_with(
-        "bad                  (invalid: YAML syntax error: did not find expected ',' or ']')\n"
+        "bad                  (invalid: YAML syntax error: while parsing a flow sequence, expected ',' or ']')\n"
     ));
 }
 

@@ -7,7 +7,8 @@ use strata_check::Target;
 use strata_core::Error;
 use strata_doc::{Document, Format};
 use strata_graph::{
-    is_graph_document, CheckpointEvery, Checkpoints, Graph, Observer, Outcome, RunStore, Walker,
+    is_graph_document, Checkpoint, CheckpointEvery, Checkpoints, Graph, Observer, Outcome, RunDir,
+    RunLock, RunStore, Walker,
 };
 use strata_project::ExecOptions;
 use strata_prompts::PromptManager;
@@ -132,23 +133,41 @@ impl App {
         let graph = self.load_graph_all(&run.id)?;
         self.admit(Target::Tool(&run.id), &run.id)?;
         let prompts = self.prompts_for(&graph)?;
-        let store = RunStore::new(&self.root);
-        let walker = |dir| {
-            let w = Walker::new(&graph, tools, Some(dir), run.options.render)
-                .checkpoint_every(run.every);
-            match &prompts {
-                Some(p) => w.with_prompts(p),
-                None => w,
-            }
+        let opened = self.open_graph_run(&graph, &run.start)?;
+        let walker = Walker::new(&graph, tools, Some(opened.dir), run.options.render)
+            .checkpoint_every(run.every);
+        let walker = match &prompts {
+            Some(p) => walker.with_prompts(p),
+            None => walker,
         };
-        let outcome = match &run.start {
+        let outcome = match opened.at {
+            Opening::Resume(checkpoint) => walker.resume(*checkpoint, observer)?,
+            Opening::New { run_id, inputs } => walker.start(&run_id, inputs, observer)?,
+        };
+        Ok(outcome)
+    }
+
+    /// The run a graph run starts from, under its lock: a resumed run's directory and last
+    /// checkpoint (refused when its records hold a secret marker set nowhere), or a new
+    /// run's directory and bound inputs.
+    pub(crate) fn open_graph_run(
+        &self,
+        graph: &Graph,
+        start: &GraphStart,
+    ) -> Result<OpenedRun, Failure> {
+        let store = RunStore::new(&self.root);
+        match start {
             GraphStart::Resume(run_id) => {
                 let dir = store.open(run_id)?;
-                let _lock = dir.lock()?;
+                let lock = dir.lock()?;
                 let checkpoint = dir.load()?;
                 let recorded = serde_json::to_value(&checkpoint).unwrap_or_default();
                 crate::secrets::require_restorable(self.project(), &recorded, run_id)?;
-                walker(dir).resume(checkpoint, observer)?
+                Ok(OpenedRun {
+                    dir,
+                    _lock: lock,
+                    at: Opening::Resume(Box::new(checkpoint)),
+                })
             }
             GraphStart::New {
                 run_id,
@@ -157,10 +176,35 @@ impl App {
             } => {
                 let inputs = graph.bind_inputs(typed, strings)?;
                 let dir = store.create(run_id)?;
-                let _lock = dir.lock()?;
-                walker(dir).start(run_id, inputs, observer)?
+                let lock = dir.lock()?;
+                Ok(OpenedRun {
+                    dir,
+                    _lock: lock,
+                    at: Opening::New {
+                        run_id: run_id.clone(),
+                        inputs,
+                    },
+                })
             }
-        };
-        Ok(outcome)
+        }
     }
+}
+
+/// A graph run opened to walk: its directory, its lock (held until the run ends) and where
+/// it starts.
+pub(crate) struct OpenedRun {
+    pub(crate) dir: RunDir,
+    pub(crate) _lock: RunLock,
+    pub(crate) at: Opening,
+}
+
+/// Where an opened graph run starts.
+pub(crate) enum Opening {
+    /// From a resumed run's last checkpoint.
+    Resume(Box<Checkpoint>),
+    /// A new run, with its bound inputs.
+    New {
+        run_id: String,
+        inputs: Map<String, Value>,
+    },
 }

@@ -11,7 +11,7 @@
 //!   processes: directives, graphs, plans, hooks and the bindings all run tools through it.
 //! * Operations ([`App::run_tool`], [`App::prepare_tool`], [`App::plan_step`],
 //!   [`App::run_plan`], [`App::start_plan_run`] and [`App::resume_plan_run`] for a recorded
-//!   run, …) return typed results and a typed [`Failure`].
+//!   run, [`App::graph_walk`] and [`App::run_graph_in_parts`] for a walk in parts, …) return typed results and a typed [`Failure`].
 //!
 //! A new front-end is one crate that parses its input, calls these operations and prints
 //! what they return.
@@ -29,18 +29,20 @@ pub use strata_core::secret_marks;
 pub mod secrets;
 mod tool;
 pub mod tool_batch;
+mod walk;
 
 pub use app::{ambient_settings, App};
 pub use directive::DirectiveCall;
 pub use failure::{error_json, Failure, Refusal, EXIT_FAILED, EXIT_STRATA, EXIT_WAITING};
 pub use graph::{GraphRun, GraphStart};
-pub use plan::{called_tools, PlanRun, StepOutcome, StepRequest};
+pub use plan::{called_tools, PlanRun, StepOutcome, StepPlan, StepRequest};
 pub use plan_record::{
     plan_fingerprint, PlanExecution, PlanRunReport, PlanSource, RecordedPlanRun, StepInput,
     WholePlan, STDIN_PLAN,
 };
 pub use runner::Runner;
 pub use tool::ToolRun;
+pub use walk::{answer_part, GraphWalk, PartsOver};
 
 pub use strata_check::{Code, Diagnostic, Report, Severity, Target};
 pub use strata_directive::{Event as DirectiveEvent, BASE_CONTEXT as DIRECTIVE_CONTEXT};

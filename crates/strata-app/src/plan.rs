@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 use strata_check::Target;
-use strata_core::{did_you_mean, Error, ErrorKind, Layer, PathSeg};
+use strata_core::{did_you_mean, Error, ErrorKind, FieldPath, Layer, PathSeg};
 use strata_doc::Document;
 use strata_plans::{
     check_arguments, check_tools, resolve_parameters_within, skip_reason, Observer, Outcome, Plan,
@@ -32,16 +32,72 @@ pub struct PlanRun<'a> {
     pub call: CallOptions,
 }
 
+/// The plan a step to run on its own belongs to.
+#[derive(Debug, Clone, Copy)]
+pub enum StepPlan<'a> {
+    /// A plan document: errors are located in it (as a run of the document locates them).
+    Document(&'a Document),
+    /// A plan known only as data — a resumed run's, or one given to Python as data — named
+    /// `name`: errors are not located, as a run of such a plan leaves them.
+    Data {
+        /// The plan's name in messages.
+        name: &'a str,
+        /// The plan (a list of steps, or `{"steps": [...]}`).
+        value: &'a Value,
+    },
+}
+
+impl<'a> StepPlan<'a> {
+    /// The plan, linked; every error of the plan as a failure.
+    fn load(self) -> Result<Plan, Failure> {
+        let loaded = match self {
+            StepPlan::Document(doc) => Plan::load(doc),
+            StepPlan::Data { value, .. } => Plan::from_value(value, &FieldPath::root()),
+        };
+        loaded.map_err(|errors| self.failure(errors))
+    }
+
+    /// `errors` (already located, for a document) as the failure of a refused step.
+    fn failure(self, errors: Vec<Error>) -> Failure {
+        let doc = match self {
+            StepPlan::Document(doc) => doc.clone(),
+            StepPlan::Data { name, .. } => Document::unparsed(name, String::new()),
+        };
+        Failure::Document {
+            errors,
+            doc: Box::new(doc),
+        }
+    }
+
+    /// An error about a field of the plan, located in its document (when it has one).
+    fn locate(self, e: Error) -> Error {
+        match self {
+            StepPlan::Document(doc) => doc.locate_error(e),
+            StepPlan::Data { .. } => e,
+        }
+    }
+
+    /// The plan's name in messages.
+    fn name(self) -> &'a str {
+        match self {
+            StepPlan::Document(doc) => &doc.name,
+            StepPlan::Data { name, .. } => name,
+        }
+    }
+}
+
 /// One step of a plan to run on its own.
 pub struct StepRequest<'a> {
-    /// The plan document.
-    pub doc: &'a Document,
+    /// The plan.
+    pub plan: StepPlan<'a>,
     /// The id of the step.
     pub step: &'a str,
     /// The user values.
     pub values: &'a Map<String, Value>,
     /// Strictness and environment of the tool call.
     pub options: ExecOptions,
+    /// Options of the tool call (a timeout cap).
+    pub call: CallOptions,
 }
 
 /// What one step came to.
@@ -131,13 +187,10 @@ impl App {
         request: &StepRequest<'_>,
         record: &dyn Fn(&str) -> Result<StepRecord, Error>,
     ) -> Result<StepOutcome, Failure> {
-        let doc = request.doc;
-        let plan = Plan::load(doc).map_err(|errors| Failure::Document {
-            errors,
-            doc: Box::new(doc.clone()),
-        })?;
+        let given = request.plan;
+        let plan = given.load()?;
         let Some(i) = plan.find(request.step) else {
-            return Err(unknown_step(&plan, &doc.name, request.step).into());
+            return Err(unknown_step(&plan, given.name(), request.step).into());
         };
         let step = &plan.steps[i];
         let runner = self.runner(request.options.clone());
@@ -150,10 +203,7 @@ impl App {
             Err(e)
         };
         if let Err(e) = checked {
-            return Err(Failure::Document {
-                errors: vec![doc.locate_error(e)],
-                doc: Box::new(doc.clone()),
-            });
+            return Err(given.failure(vec![given.locate(e)]));
         }
         self.admit(Target::Tool(&step.tool), &step.tool)?;
         let known = plan.deps[i]
@@ -188,13 +238,13 @@ impl App {
             values: request.values,
         };
         let record = match resolve_parameters_within(step, &sources, &self.limits) {
-            Ok(params) => match runner.run(&step.tool, &params, &CallOptions::default()) {
+            Ok(params) => match runner.run(&step.tool, &params, &request.call) {
                 Ok(run) => StepRecord::from_run(&step.id, &step.tool, &run),
                 Err(e) => StepRecord::failed(&step.id, &e),
             },
             Err(mut e) => {
                 e.path = e.path.under(&step.at);
-                StepRecord::failed(&step.id, &doc.locate_error(e))
+                StepRecord::failed(&step.id, &given.locate(e))
             }
         };
         Ok(StepOutcome {

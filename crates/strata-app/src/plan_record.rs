@@ -7,18 +7,20 @@
 //! [`App::start_plan_run`] makes a new run and [`App::resume_plan_run`] reopens one (both under
 //! the run's lock, held until the run ends); [`RecordedPlanRun::execute`] runs it over any
 //! [`ToolRunner`] — the project's own [`crate::Runner`], or one that sends each tool call to
-//! another machine — reporting progress to the caller's [`Observer`].
+//! another machine — or with each whole step run elsewhere through a [`StepRunner`] (which
+//! runs it with [`App::plan_step`] there, [`RecordedPlanRun::step_plan`] telling it the
+//! plan), reporting progress to the caller's [`Observer`].
 
 use serde_json::{json, Map, Value};
 use strata_core::{Error, ErrorKind, FieldPath, Layer};
 use strata_doc::Document;
 use strata_plans::checkpoint::{begin, load_plan, Checkpoint, RunStatus, Writer};
 use strata_plans::stream::Arrival;
-use strata_plans::{Event, Observer, Outcome, Plan, Scheduler, State};
+use strata_plans::{Event, Observer, Outcome, Plan, Scheduler, State, StepRunner};
 use strata_runs::{fingerprint, new_run_id, now, RunDir, RunLock, RunStore};
 use strata_tools::{CallOptions, StepRecord, StepStatus, ToolRunner};
 
-use crate::{App, Failure};
+use crate::{App, Failure, StepPlan};
 
 /// The name a run of steps streamed on standard input records as its plan.
 pub const STDIN_PLAN: &str = "<stdin>";
@@ -76,6 +78,10 @@ pub struct RecordedPlanRun {
 pub struct PlanExecution<'a> {
     /// The tools: the project's [`crate::Runner`], or one that runs each call elsewhere.
     pub runner: &'a dyn ToolRunner,
+    /// When given, every step of a whole plan runs there, whole (its arguments resolved and
+    /// its tool called through [`App::plan_step`] on another machine), and `runner` is not
+    /// called; streamed steps always run over `runner`.
+    pub steps: Option<&'a dyn StepRunner>,
     /// The most steps running at once (at least one).
     pub jobs: usize,
     /// Options of every tool call (a timeout cap).
@@ -284,6 +290,22 @@ impl RecordedPlanRun {
         &self.checkpoint.values
     }
 
+    /// The plan as [`App::plan_step`] takes it, for a step run elsewhere: its document when
+    /// the run has one (errors located in it, as this run locates them), else its data
+    /// (`None` for streamed steps).
+    pub fn step_plan(&self) -> Option<StepPlan<'_>> {
+        match &self.source {
+            PlanSource::Whole(whole) => Some(match &whole.doc {
+                Some(doc) => StepPlan::Document(doc),
+                None => StepPlan::Data {
+                    name: &whole.name,
+                    value: &whole.value,
+                },
+            }),
+            PlanSource::Stream(_) => None,
+        }
+    }
+
     /// The run's directory.
     pub fn dir(&self) -> &RunDir {
         &self.dir
@@ -324,7 +346,11 @@ impl RecordedPlanRun {
         };
         let outcome = match source {
             PlanSource::Whole(whole) => {
-                scheduler(whole.doc.as_ref()).run(&whole.plan, done, &mut recorder)
+                let scheduler = scheduler(whole.doc.as_ref());
+                match exec.steps {
+                    Some(steps) => scheduler.run_elsewhere(&whole.plan, done, steps, &mut recorder),
+                    None => scheduler.run(&whole.plan, done, &mut recorder),
+                }
             }
             PlanSource::Stream(input) => scheduler(None).run_stream(input, &mut recorder),
         };

@@ -38,7 +38,7 @@ mod tests {
     #[test]
     fn an_exported_plan_passes_the_check() {
         let text = "- {id: A, tool: t/json, arguments: {n: 1}}\n- {id: B, tool: t/json, arguments: {x: '{{A.result.n}}'}}\n- {id: c_d, tool: t/json, arguments: {x: '{{A.result}}', t: '{{PLACEHOLDER_title}}'}}\n- {id: D, tool: t/json, arguments: {}, depends_on: [B, c_d]}\n";
-        let value: Value = serde_yaml::from_str(text).unwrap();
+        let value: Value = strata_doc::Document::yaml_value(text).unwrap();
         let plan = Plan::from_value(&value, &FieldPath::root()).unwrap();
         let source = Source {
             name: "plans/x.yaml",

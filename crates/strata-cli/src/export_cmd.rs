@@ -293,13 +293,7 @@ fn write(args: &ArgoArgs, from: &str, manifest: &Value, what: &str) -> Result<u8
         );
         first.with_hint("this is a bug in strata's export; please report it with the input")
     })?;
-    let yaml = serde_yaml::to_string(manifest).map_err(|e| {
-        Error::new(
-            Layer::REQUEST,
-            ErrorKind::Invalid,
-            format!("cannot write the manifest as YAML: {e}"),
-        )
-    })?;
+    let yaml = strata_doc::to_yaml(manifest);
     // The header is a comment: a file name's line breaks stay inside it.
     let header: String = from
         .chars()

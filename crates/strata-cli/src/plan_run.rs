@@ -304,6 +304,7 @@ fn execute(
     }
     let exec = PlanExecution {
         runner: tools,
+        steps: None,
         jobs,
         call: Default::default(),
     };

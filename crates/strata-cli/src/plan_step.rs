@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use serde_json::Map;
-use strata_app::{App, Failure, StepRequest, EXIT_FAILED, EXIT_WAITING};
+use strata_app::{App, Failure, StepPlan, StepRequest, EXIT_FAILED, EXIT_WAITING};
 use strata_argo::transport::{decode, read_input, uncarry, write_output, PARAMETER_LIMIT};
 use strata_argo::RECORD;
 use strata_core::{Error, ErrorKind, Layer, RenderOptions};
@@ -113,7 +113,7 @@ fn step(args: &StepArgs, project: &App) -> Result<u8, Failure> {
     let mut values = Map::new();
     user_values(&args.values, &args.value_jsons, &mut values)?;
     let request = StepRequest {
-        doc: &doc,
+        plan: StepPlan::Document(&doc),
         step: &args.step,
         values: &values,
         options: strata_app::ExecOptions {
@@ -121,6 +121,7 @@ fn step(args: &StepArgs, project: &App) -> Result<u8, Failure> {
             base_env: None,
             die_with_parent: true,
         },
+        call: Default::default(),
     };
     let records = args.records.as_deref();
     let outcome = project.plan_step(&request, &|dep| read_record(records, &args.step, dep))?;

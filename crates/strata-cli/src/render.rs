@@ -222,7 +222,8 @@ fn load(file: Option<&PathBuf>, limits: &Limits) -> Result<Document, Error> {
         }
         None => {
             let bytes = strata_doc::read_bounded(io::stdin().lock(), "<stdin>", limits)?;
-            let format = if serde_json::from_slice::<Value>(&bytes).is_ok() {
+            // Checked without building a value: the document is read once, below.
+            let format = if serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).is_ok() {
                 Format::Json
             } else {
                 Format::Yaml
@@ -336,7 +337,7 @@ fn render(
         OutFormat::Json => serde_json::to_writer_pretty(&mut stdout, &value)
             .map_err(io::Error::from)
             .and_then(|()| stdout.write_all(b"\n")),
-        OutFormat::Yaml => serde_yaml::to_writer(&mut stdout, &value).map_err(io::Error::other),
+        OutFormat::Yaml => stdout.write_all(strata_doc::to_yaml(&value).as_bytes()),
     }
     .and_then(|()| stdout.flush());
     Ok(())

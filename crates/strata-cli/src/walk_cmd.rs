@@ -103,20 +103,8 @@ fn walk(args: &WalkArgs, project: &App) -> Result<u8, Error> {
         base_env: None,
         die_with_parent: true,
     });
-    let graph = project.load_graph(&args.graph)?;
-    if let Some(fp) = &args.fingerprint {
-        if *fp != graph.fingerprint {
-            return Err(Error::new(
-                Layer::REQUEST,
-                ErrorKind::HashMismatch,
-                format!(
-                    "graph `{}` is not the one the workflow was exported from",
-                    graph.id
-                ),
-            )
-            .with_hint("rebuild the image from the project the workflow was exported from"));
-        }
-    }
+    let walk = project.graph_walk(&args.graph, args.fingerprint.as_deref())?;
+    let graph = &walk.graph;
     if graph.index_of(&args.node).is_none() {
         let ids = graph.nodes.iter().map(|n| n.id.as_str());
         let e = request(format!("graph `{}` has no node `{}`", graph.id, args.node));
@@ -125,16 +113,10 @@ fn walk(args: &WalkArgs, project: &App) -> Result<u8, Error> {
             None => e,
         });
     }
-    let prompts = project.prompts_for(&graph)?;
-    let mut walker = Walker::new(
-        &graph,
+    let walker = walk.walker(
         &tools,
-        None,
         RenderOptions::strict_if(args.shared.strict() == Some(true)),
     );
-    if let Some(p) = &prompts {
-        walker = walker.with_prompts(p);
-    }
     let mut printer = Printer(match (args.shared.quiet, args.shared.json) {
         (true, _) => Mode::Quiet,
         (false, true) => Mode::Json,
@@ -146,19 +128,15 @@ fn walk(args: &WalkArgs, project: &App) -> Result<u8, Error> {
     };
     match args.part {
         None => {
-            let cp = arriving(args, &graph, &walker, &mut printer)?;
+            let cp = arriving(args, graph, &walker, &mut printer)?;
             let cp = walker.advance(cp, None, &mut printer)?;
             out.walk(&cp)
         }
         Some(Part::Items) => {
-            let cp = arriving(args, &graph, &walker, &mut printer)?;
+            let cp = arriving(args, graph, &walker, &mut printer)?;
             let mut warnings = Vec::new();
-            // At the step limit the node does not run: no element starts, and the
-            // collection handles the limit.
-            let items = match cp.progress.step >= cp.progress.budget {
-                true => Ok(Vec::new()),
-                false => walker.foreach_items(&cp, &mut warnings)?,
-            };
+            // At the step limit no element starts, and the collection handles the limit.
+            let items = walker.foreach_items(&cp, &mut warnings)?;
             shown(&cp, warnings, &mut printer);
             let (envelope, indexes) = match items {
                 Ok(items) => {

@@ -92,13 +92,13 @@ impl Directive {
             Format::Yaml,
             limits,
         )?;
-        let mut front: FrontMatter = serde_yaml::from_str(&source.front).map_err(|e| {
+        let mut front: FrontMatter = doc.typed().map_err(|e| {
             let mut err = Error::new(
                 Layer::REQUEST,
                 ErrorKind::Syntax,
-                format!("bad front matter: {}", strip_location(&e.to_string())),
+                format!("bad front matter: {}", e.message),
             );
-            let (line, column) = e.location().map_or((1, 1), |l| (l.line(), l.column()));
+            let (line, column) = e.at;
             err.location = Some(Location {
                 file: file.to_string(),
                 line,
@@ -289,10 +289,6 @@ impl Directive {
     pub fn name(&self) -> &str {
         &self.front.name
     }
-}
-
-fn strip_location(message: &str) -> &str {
-    message.split(" at line ").next().unwrap_or(message)
 }
 
 /// `limits.timeout` as a duration: a number of seconds greater than 0, at most a week.

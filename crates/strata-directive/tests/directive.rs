@@ -282,7 +282,7 @@ fn dry_run_renders_and_runs_nothing() {
 fn load_time_errors_have_file_line_and_column() {
     let cases = [
         ("no front matter\n", "d.md:1:1 a directive starts with YAML front matter between `---` lines"),
-        ("---\nname: [x\n---\n", "d.md:3:1 YAML syntax error: did not find expected ',' or ']'"),
+        ("---\nname: [x\n---\n", "d.md:3:1 YAML syntax error: while parsing a flow sequence, expected ',' or ']'"),
         ("---\nname: x\ncolour: red\n---\n", "d.md:3:1 bad front matter: unknown field `colour`, expected one of `name`, `description`, `version`, `inputs`, `model`, `limits`, `actions`, `hooks`, `responses`"),
         ("---\nname: x\n---\nHello {input:who\n", "d.md:4:7 unclosed `{input:`: no matching `}`"),
         ("---\nname: x\nactions:\n  - {id: a, tool: ech}\n---\n", "d.md:4:19 unknown tool `ech`"),

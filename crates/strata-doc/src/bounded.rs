@@ -1,4 +1,4 @@
-//! Reading a YAML or JSON document into a JSON value while counting what it expands to.
+//! Counting what a document expands to while it is read, and reading JSON so.
 //!
 //! YAML aliases repeat their anchor's node wherever they appear, so a small file can stand
 //! for a huge value (`base: &b "<1 MiB>"` and `[*b, *b, …]`). The value is built here, one
@@ -24,6 +24,10 @@ pub(crate) enum Stop {
     NotFinite,
     /// A key seen twice in one map.
     DuplicateKey(String),
+    /// Collections nested deeper than the reader accepts.
+    TooDeep,
+    /// YAML aliases repeating the document's events too many times over.
+    Repetition,
 }
 
 /// The limits of one read and what has been counted so far: nodes, and bytes of strings and
@@ -50,12 +54,33 @@ impl Budget {
     /// Counts `nodes` nodes and `bytes` bytes read elsewhere (a value known from an earlier
     /// read); an error past either limit.
     pub fn charge<E: serde::de::Error>(&self, nodes: usize, bytes: usize) -> Result<(), E> {
+        self.charge_counts(nodes, bytes)
+            .map_err(|stop| self.fail(stop))
+    }
+
+    /// Counts `nodes` nodes and `bytes` bytes; the limit passed, if one is.
+    pub(crate) fn charge_counts(&self, nodes: usize, bytes: usize) -> Result<(), Stop> {
         let n = self.nodes.get().saturating_add(nodes);
         self.nodes.set(n);
         if n > self.max_nodes {
-            return Err(self.fail(Stop::Nodes));
+            return Err(Stop::Nodes);
         }
-        self.text(bytes)
+        self.count_text(bytes)
+    }
+
+    /// Counts one node; [`Stop::Nodes`] past the limit.
+    pub(crate) fn count_node(&self) -> Result<(), Stop> {
+        self.charge_counts(1, 0)
+    }
+
+    /// Counts `len` bytes of strings or keys; [`Stop::Bytes`] past the limit.
+    pub(crate) fn count_text(&self, len: usize) -> Result<(), Stop> {
+        let n = self.bytes.get().saturating_add(len);
+        self.bytes.set(n);
+        if n > self.max_bytes {
+            return Err(Stop::Bytes);
+        }
+        Ok(())
     }
 
     /// A budget of `max_nodes` nodes and `max_bytes` bytes of strings and keys.
@@ -80,27 +105,19 @@ impl Budget {
             Stop::Bytes => "too many bytes".to_string(),
             Stop::NotFinite => "a number that is not finite".to_string(),
             Stop::DuplicateKey(k) => format!("duplicate key `{k}`"),
+            Stop::TooDeep => "nested too deep".to_string(),
+            Stop::Repetition => "aliases repeat too much".to_string(),
         };
         self.stop.set(Some(stop));
         E::custom(message)
     }
 
     fn node<E: serde::de::Error>(&self) -> Result<(), E> {
-        let n = self.nodes.get() + 1;
-        self.nodes.set(n);
-        if n > self.max_nodes {
-            return Err(self.fail(Stop::Nodes));
-        }
-        Ok(())
+        self.count_node().map_err(|stop| self.fail(stop))
     }
 
     fn text<E: serde::de::Error>(&self, len: usize) -> Result<(), E> {
-        let n = self.bytes.get().saturating_add(len);
-        self.bytes.set(n);
-        if n > self.max_bytes {
-            return Err(self.fail(Stop::Bytes));
-        }
-        Ok(())
+        self.count_text(len).map_err(|stop| self.fail(stop))
     }
 }
 
@@ -217,12 +234,6 @@ impl<'de> Visitor<'de> for Key<'_> {
         }
         Ok(v.to_string())
     }
-}
-
-/// Reads a whole YAML document against `budget`.
-pub(crate) fn read_yaml(text: &str, budget: &Budget) -> Result<Value, serde_yaml::Error> {
-    let de = serde_yaml::Deserializer::from_str(text);
-    Bounded(budget).deserialize(de)
 }
 
 /// Reads a whole JSON document against `budget`.

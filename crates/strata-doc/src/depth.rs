@@ -1,9 +1,9 @@
 //! A linear pre-scan of YAML text for the depth of its flow collections (`[…]`, `{…}`).
 //!
-//! The YAML scanner (libyaml, behind `serde_yaml`) spends time proportional to the current
-//! flow depth on every token, and `serde_yaml` applies its recursion limit only after the
-//! whole document is scanned: 100,000 nested `[` took minutes. This scan finds such nesting
-//! first. It follows the parts of YAML's lexical rules that decide whether a bracket is a
+//! The YAML scanner reads tokens ahead of the parser's events and stops nesting only at its
+//! own limit of 255 flow levels (with a bare "recursion limit exceeded"; an earlier scanner
+//! spent time proportional to the depth on every token: 100,000 nested `[` took minutes).
+//! This scan finds nesting past strata's limit first, and names the bracket. It follows the parts of YAML's lexical rules that decide whether a bracket is a
 //! flow indicator — quoted scalars, comments, block scalars, brackets inside plain scalars of
 //! block context, lines that may continue a plain scalar — and errs on the side of not
 //! counting, so it never refuses a document the parser would accept (nesting past the limit
@@ -126,8 +126,13 @@ fn skip_quoted(b: &[u8], i: usize) -> usize {
 }
 
 /// The offset of the first line after the block scalar whose indicator is at `i`: its
-/// content is every following line that is blank or indented more than the indicator's line.
+/// content is every following line that is blank or indented more than the indicator's line
+/// — or, for a block scalar that may be the document itself (its indicator first on its line
+/// or after `---`), the rest of the text (the parser reads even a `---` line into it).
 fn skip_block_scalar(b: &[u8], i: usize, line_start: usize) -> usize {
+    if i == line_start || b[line_start..].starts_with(b"---") {
+        return b.len();
+    }
     let indent = b[line_start..].iter().take_while(|&&c| c == b' ').count();
     let mut j = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |k| i + k + 1);
     while j < b.len() {

@@ -90,42 +90,45 @@ impl Document {
             ));
         }
         let budget = Budget::new(limits.yaml_nodes, limits.document_bytes);
-        let read = match format {
-            Format::Json => read_json(&text, &budget)
-                .map_err(|e| (e.to_string(), "JSON", Some((e.line(), e.column())))),
+        let value = match format {
+            Format::Json => read_json(&text, &budget).map_err(|e| {
+                let at = Some((e.line(), e.column()));
+                match budget.stop() {
+                    Some(stop) => over_budget(name, &text, stop, at, limits),
+                    None => syntax_error(name, "JSON", &e.to_string(), at),
+                }
+            }),
             Format::Yaml => {
                 if let Some(at) = crate::depth::flow_too_deep(&text, MAX_DEPTH) {
-                    return Err(too_deep(name, &text, at));
+                    return Err(too_deep(name, Lines::of(&text).position(&text, at)));
                 }
-                read_yaml(&text, &budget).map_err(|e| {
-                    let at = e.location().map(|l| (l.line(), l.column()));
-                    (e.to_string(), "YAML", at)
-                })
-            }
-        };
-        let value = match read {
-            Ok(value) => value,
-            Err((message, kind, at)) => {
-                return Err(match budget.stop() {
-                    Some(stop) => over_budget(name, &text, stop, at, limits),
-                    None => match at
-                        .filter(|_| kind == "YAML")
-                        .and_then(|(l, _)| crate::indent::dedented_before(&text, &message, l))
-                    {
-                        Some((line, column, hint)) => {
-                            syntax_error(name, kind, &message, Some((line, column))).with_hint(hint)
+                read_yaml(&text, &budget, MAX_DEPTH).map_err(|fail| match fail {
+                    YamlFail::Stop(stop, at) => over_budget(name, &text, stop, Some(at), limits),
+                    YamlFail::Syntax(message, at) => {
+                        match crate::indent::dedented_before(&text, &message, at.0) {
+                            Some((line, column, hint)) => {
+                                syntax_error(name, "YAML", &message, Some((line, column)))
+                                    .with_hint(hint)
+                            }
+                            None => syntax_error(name, "YAML", &message, Some(at)),
                         }
-                        None => syntax_error(name, kind, &message, at),
-                    },
+                    }
                 })
             }
-        };
+        }?;
         Ok(Document {
             name: name.to_string(),
             text,
             value,
             positions: OnceLock::new(),
         })
+    }
+
+    /// YAML (or JSON) text read under the default limits: for text that is not from a file,
+    /// such as a manifest or a fixture read back.
+    pub fn yaml_value(text: &str) -> Result<Value, Error> {
+        let limits = Limits::default();
+        Document::parse("<text>", text.as_bytes().to_vec(), Format::Yaml, &limits).map(|d| d.value)
     }
 
     /// A text named `name` kept only to locate fields in it (its value is null): for
@@ -139,7 +142,7 @@ impl Document {
         }
     }
 
-    fn positions(&self) -> &Positions {
+    pub(crate) fn positions(&self) -> &Positions {
         self.positions
             .get_or_init(|| Arc::new(Positions::of(&self.text)))
     }
@@ -168,20 +171,16 @@ impl Document {
     }
 }
 
-use crate::bounded::{read_json, read_yaml, Budget, Stop};
-use crate::locate::Positions;
+use crate::bounded::{read_json, Budget, Stop};
+use crate::locate::{Lines, Positions};
+use crate::yaml_read::{read_yaml, YamlFail, REPETITION};
 
-/// The deepest nesting of collections the parsers accept (`serde_json`'s and `serde_yaml`'s
-/// recursion limit).
+/// The deepest nesting of collections the parsers accept (`serde_json`'s recursion limit,
+/// and the YAML reader's).
 const MAX_DEPTH: usize = 128;
 
-/// The error for flow collections nested past [`MAX_DEPTH`], at the opener past the limit.
-fn too_deep(name: &str, text: &str, at: usize) -> Error {
-    let before = &text[..at];
-    let line = 1 + before.matches('\n').count();
-    let column = 1 + before[before.rfind('\n').map_or(0, |k| k + 1)..]
-        .chars()
-        .count();
+/// The error for collections nested past [`MAX_DEPTH`], at the opener past the limit.
+fn too_deep(name: &str, (line, column): (usize, usize)) -> Error {
     let mut err = Error::new(
         Layer::REQUEST,
         ErrorKind::Limit,
@@ -265,6 +264,13 @@ fn over_budget(
                 "numbers must be finite (JSON has no NaN or infinity); quote it to mean text",
             )
         }
+        Stop::TooDeep => return too_deep(name, at.unwrap_or((1, 1))),
+        Stop::Repetition => Error::new(
+            Layer::REQUEST,
+            ErrorKind::Limit,
+            format!("YAML aliases repeat the document more than {REPETITION} times over"),
+        )
+        .with_hint(ALIASES),
         Stop::DuplicateKey(key) => Error::new(
             Layer::REQUEST,
             ErrorKind::Invalid,

@@ -13,7 +13,7 @@ const MESSAGES: [&str; 2] = [
 /// how the two lines disagree; when `line` is a key indented between two levels above it
 /// (dedented by a space from its siblings), that line, and a hint naming both levels.
 pub fn dedented_before(text: &str, message: &str, line: usize) -> Option<(usize, usize, String)> {
-    if !MESSAGES.iter().any(|m| message.starts_with(m)) {
+    if !MESSAGES.iter().any(|m| message.contains(m)) {
         return None;
     }
     dedented_key(text, line).or_else(|| between_levels(text, line))

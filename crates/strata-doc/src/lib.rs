@@ -9,9 +9,14 @@ mod dotenv;
 mod files;
 mod indent;
 mod locate;
+mod typed;
+mod yaml_read;
+mod yaml_write;
 
 pub use bounded::{read_json, Bounded, Budget};
 pub use document::{malformed_request, Document, Format};
 pub use dotenv::parse_dotenv;
 pub use files::{confine, confine_in, read_bounded, read_file, read_line, read_text, walk};
 pub use locate::{locate, Lines, Positions};
+pub use typed::TypedError;
+pub use yaml_write::to_yaml;

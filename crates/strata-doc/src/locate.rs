@@ -41,8 +41,9 @@ impl Start {
 #[derive(Debug, Clone)]
 enum Node {
     Leaf(Start),
-    /// Keys in order, the first of a repeated key kept.
-    Map(Start, IndexMap<String, Node>),
+    /// Keys in order (where each key starts, and its value), the first of a repeated key
+    /// kept.
+    Map(Start, IndexMap<String, (Start, Node)>),
     Seq(Start, Vec<Node>),
 }
 
@@ -120,7 +121,11 @@ pub struct Positions {
 
 /// A collection being read, and the key its next value goes under.
 enum Open {
-    Map(Start, IndexMap<String, Node>, Option<String>),
+    Map(
+        Start,
+        IndexMap<String, (Start, Node)>,
+        Option<(String, Start)>,
+    ),
     Seq(Start, Vec<Node>),
 }
 
@@ -137,8 +142,8 @@ impl Builder {
     fn finish(&mut self, node: Node) {
         match self.open.last_mut() {
             Some(Open::Map(_, entries, key)) => {
-                if let Some(k) = key.take() {
-                    entries.entry(k).or_insert(node);
+                if let Some((k, at)) = key.take() {
+                    entries.entry(k).or_insert((at, node));
                 }
             }
             Some(Open::Seq(_, items)) => items.push(node),
@@ -151,10 +156,10 @@ impl Builder {
     }
 
     /// True (and the key recorded) when a scalar is a map key rather than a value.
-    fn take_key(&mut self, text: &str) -> bool {
+    fn take_key(&mut self, text: &str, at: Start) -> bool {
         match self.open.last_mut() {
             Some(Open::Map(_, _, key)) if key.is_none() => {
-                *key = Some(text.to_string());
+                *key = Some((text.to_string(), at));
                 true
             }
             _ => false,
@@ -165,10 +170,10 @@ impl Builder {
 impl MarkedEventReceiver for Builder {
     fn on_event(&mut self, ev: Event, mark: Marker) {
         match ev {
-            Event::Scalar(text, style, ..) if !self.take_key(&text) => {
+            Event::Scalar(text, style, ..) if !self.take_key(&text, Start::of(mark, None)) => {
                 self.finish(Node::Leaf(Start::of(mark, Some(style))));
             }
-            Event::Alias(_) if !self.take_key("") => {
+            Event::Alias(_) if !self.take_key("", Start::of(mark, None)) => {
                 self.finish(Node::Leaf(Start::of(mark, None)));
             }
             Event::MappingStart(..) => {
@@ -211,15 +216,7 @@ impl Positions {
         path: &FieldPath,
         offset: Option<usize>,
     ) -> Option<(usize, usize)> {
-        let mut node = self.root.as_ref()?;
-        for seg in &path.0 {
-            node = match (node, seg) {
-                (Node::Map(_, entries), PathSeg::Key(k)) => entries.get(k)?,
-                (Node::Seq(_, items), PathSeg::Index(i)) => items.get(*i)?,
-                _ => return None,
-            };
-        }
-        let start = node.start();
+        let start = self.node(path)?.start();
         let (line, col) = (start.line, start.col + 1);
         let Some(offset) = offset else {
             return Some((line, col));
@@ -242,6 +239,33 @@ impl Positions {
         let inner = line_text.get(from..)?.get(quote..)?;
         let prefix = inner.get(..offset.min(inner.len()))?;
         Some((line, col + quote + prefix.chars().count()))
+    }
+}
+
+impl Positions {
+    /// The node at `path`.
+    fn node(&self, path: &FieldPath) -> Option<&Node> {
+        let mut node = self.root.as_ref()?;
+        for seg in &path.0 {
+            node = match (node, seg) {
+                (Node::Map(_, entries), PathSeg::Key(k)) => &entries.get(k)?.1,
+                (Node::Seq(_, items), PathSeg::Index(i)) => items.get(*i)?,
+                _ => return None,
+            };
+        }
+        Some(node)
+    }
+
+    /// The 1-based line and column of the key that ends `path` (where a field is written,
+    /// rather than its value).
+    pub fn locate_key(&self, path: &FieldPath) -> Option<(usize, usize)> {
+        let (PathSeg::Key(key), parent) = path.0.split_last()? else {
+            return None;
+        };
+        match self.node(&FieldPath(parent.to_vec()))? {
+            Node::Map(_, entries) => entries.get(key).map(|(at, _)| (at.line, at.col + 1)),
+            _ => None,
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 //! SPEC §4's YAML alias-expansion limit: a document whose aliases expand past the node limit
-//! is refused, even when it stays under serde_yaml's own repetition limit.
+//! is refused, even when it stays under the reader's repetition limit (aliases may repeat the
+//! document's events 100 times over).
 
 use strata_core::Limits;
 use strata_doc::{Document, Format};
@@ -22,5 +23,26 @@ fn aliases_that_expand_past_the_node_limit_are_refused() {
     assert_eq!(
         e.hint.as_deref(),
         Some("YAML aliases may repeat large parts of a document; reduce them")
+    );
+}
+
+#[test]
+fn aliases_of_aliases_stop_at_the_repetition_limit_before_the_node_limit() {
+    let mut text = String::from("a: &a [x, x, x, x, x, x, x, x, x]\n");
+    for (prev, cur) in ('a'..='h').zip('b'..='i') {
+        let refs = vec![format!("*{prev}"); 9].join(", ");
+        text.push_str(&format!("{cur}: &{cur} [{refs}]\n"));
+    }
+    let e = parse(&text, 1_000_000).unwrap_err();
+    assert_eq!(e.kind, strata_core::ErrorKind::Limit);
+    assert_eq!(
+        e.message,
+        "YAML aliases repeat the document more than 100 times over"
+    );
+    let at = e.location.clone().expect("located");
+    assert_eq!(
+        (at.line, at.column),
+        (5, 32),
+        "the alias that passed the limit"
     );
 }

@@ -20,7 +20,7 @@ use crate::model::{Foreach, Node};
 use crate::walker::set_work;
 
 /// What one element produced: its output, and the warnings met on the way.
-type Outcome = (Result<Value, Failure>, Vec<Warning>);
+pub(crate) type Outcome = (Result<Value, Failure>, Vec<Warning>);
 
 /// Runs the foreach `f` of `node` against `root`; its result is the list of outputs.
 pub(crate) fn run(
@@ -31,11 +31,7 @@ pub(crate) fn run(
     warnings: &mut Vec<Warning>,
 ) -> Result<Value, Failure> {
     let items = items(exec, node, f, root, warnings)?;
-    let outcomes = if f.parallel && items.len() > 1 {
-        parallel(exec, node, f, root, &items)
-    } else {
-        sequential(exec, node, f, root, &items)
-    };
+    let outcomes = fan_out(f, &items, |i, item| element(exec, node, f, root, i, item));
     let results = outcomes
         .into_iter()
         .map(|o| {
@@ -89,16 +85,28 @@ pub fn collect(outcomes: Vec<Option<Result<Value, Failure>>>) -> Result<Value, F
     Ok(Value::Array(outputs))
 }
 
+/// Runs `run` for every element of foreach `f` — in parallel on up to `max_concurrency`
+/// threads when `f` is `parallel`, else one by one — and returns the outcomes in input order
+/// (`None`: the element did not run: after a failure no new element starts). The whole walk
+/// runs the body here; the walk in parts runs each element elsewhere.
+pub(crate) fn fan_out<R>(f: &Foreach, items: &[Value], run: R) -> Vec<Option<Outcome>>
+where
+    R: Fn(usize, Value) -> Outcome + Sync,
+{
+    if f.parallel && items.len() > 1 {
+        parallel(f, items, &run)
+    } else {
+        sequential(items, &run)
+    }
+}
+
 fn sequential(
-    exec: &Exec<'_>,
-    node: &Node,
-    f: &Foreach,
-    root: &dyn ContextSource,
     items: &[Value],
+    run: &(dyn Fn(usize, Value) -> Outcome + Sync),
 ) -> Vec<Option<Outcome>> {
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
-        let outcome = element(exec, node, f, root, i, item.clone());
+        let outcome = run(i, item.clone());
         let failed = outcome.0.is_err();
         out.push(Some(outcome));
         if failed {
@@ -111,11 +119,9 @@ fn sequential(
 /// Elements run on up to `max_concurrency` threads, taken in input order; after a failure
 /// no new element starts. Slots keep the outputs in input order.
 fn parallel(
-    exec: &Exec<'_>,
-    node: &Node,
     f: &Foreach,
-    root: &dyn ContextSource,
     items: &[Value],
+    run: &(dyn Fn(usize, Value) -> Outcome + Sync),
 ) -> Vec<Option<Outcome>> {
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
@@ -130,7 +136,7 @@ fn parallel(
             let Some(item) = items.get(i) else {
                 break;
             };
-            let outcome = element(exec, node, f, root, i, item.clone());
+            let outcome = run(i, item.clone());
             if outcome.0.is_err() {
                 failed.store(true, Ordering::SeqCst);
             }

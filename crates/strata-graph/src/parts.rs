@@ -4,14 +4,19 @@
 //! apart ([`Walker::foreach_items`], [`Walker::foreach_element`]) and come back to
 //! [`Walker::advance`] as its work, collected by [`collect`]. The checkpoints are the ones a
 //! run writes, so a walk in parts ends as the whole walk would.
+//!
+//! [`Walker::walk_in_parts`] drives such a walk from one place with every part run by a
+//! [`Parts`] (each call a task on another engine: `strata.ray`'s Ray tasks), the checkpoint
+//! after each step handed back to the caller to keep.
 
 use serde_json::{Map, Value};
 use strata_core::{Error, ErrorKind, Layer, Warning};
 
-use crate::checkpoint::{Checkpoint, VERSION};
+use crate::checkpoint::{Checkpoint, Status, VERSION};
 use crate::events::Observer;
 use crate::exec::Failure;
-use crate::model::{Body, Foreach, Node};
+use crate::foreach::fan_out;
+use crate::model::{Body, Foreach, Graph, Node};
 use crate::walker::{Run, Walker};
 
 pub use crate::foreach::collect;
@@ -40,6 +45,82 @@ fn checkpoint_of(run: Run) -> Checkpoint {
     }
 }
 
+/// A checkpoint taken one step further, with the error that ended the run at that step
+/// (`None` while it goes on, or when it completed).
+#[derive(Debug, Clone)]
+pub struct Advanced {
+    /// The new checkpoint.
+    pub checkpoint: Checkpoint,
+    /// The error that ended the run, in full (the checkpoint keeps only its text).
+    pub failure: Option<Error>,
+}
+
+/// Where the parts of a walk run: each call one task on another engine, given the
+/// checkpoint the walk stands at. [`Walker`] runs them here.
+pub trait Parts: Sync {
+    /// [`Walker::begin`]: the first checkpoint of a new run.
+    fn begin(
+        &self,
+        run_id: &str,
+        inputs: &Map<String, Value>,
+        started: u64,
+    ) -> Result<Checkpoint, Error>;
+
+    /// [`Walker::advance_to`]: `cp` one step further, with `work` a foreach's collected
+    /// outputs.
+    fn advance(
+        &self,
+        cp: &Checkpoint,
+        work: Option<Result<Value, Failure>>,
+    ) -> Result<Advanced, Error>;
+
+    /// [`Walker::foreach_items`]: the list of the foreach `cp` is about to run.
+    fn items(&self, cp: &Checkpoint) -> Result<Result<Vec<Value>, Failure>, Error>;
+
+    /// [`Walker::foreach_element`]: element `index`, `item`, of that foreach (a part that
+    /// could not run is the element's failure).
+    fn element(&self, cp: &Checkpoint, index: usize, item: Value) -> Result<Value, Failure>;
+}
+
+impl Parts for Walker<'_> {
+    fn begin(
+        &self,
+        run_id: &str,
+        inputs: &Map<String, Value>,
+        started: u64,
+    ) -> Result<Checkpoint, Error> {
+        Ok(Walker::begin(
+            self,
+            run_id,
+            inputs.clone(),
+            started,
+            &mut crate::Silent,
+        ))
+    }
+
+    fn advance(
+        &self,
+        cp: &Checkpoint,
+        work: Option<Result<Value, Failure>>,
+    ) -> Result<Advanced, Error> {
+        self.advance_to(cp.clone(), work, &mut crate::Silent)
+    }
+
+    fn items(&self, cp: &Checkpoint) -> Result<Result<Vec<Value>, Failure>, Error> {
+        self.foreach_items(cp, &mut Vec::new())
+    }
+
+    fn element(&self, cp: &Checkpoint, index: usize, item: Value) -> Result<Value, Failure> {
+        self.foreach_element(cp, index, item, &mut Vec::new())
+            .unwrap_or_else(|e| {
+                Err(Failure {
+                    error: e,
+                    work: None,
+                })
+            })
+    }
+}
+
 impl Walker<'_> {
     /// The first checkpoint of run `run_id` with bound `inputs` (the run is reported started
     /// and the `graph_started` hooks fire): the next step runs the start node.
@@ -65,9 +146,55 @@ impl Walker<'_> {
         work: Option<Result<Value, Failure>>,
         obs: &mut dyn Observer,
     ) -> Result<Checkpoint, Error> {
+        self.advance_to(cp, work, obs).map(|a| a.checkpoint)
+    }
+
+    /// [`Walker::advance`], with the error that ended the run at this step.
+    pub fn advance_to(
+        &self,
+        cp: Checkpoint,
+        work: Option<Result<Value, Failure>>,
+        obs: &mut dyn Observer,
+    ) -> Result<Advanced, Error> {
         let mut run = self.run_of(cp)?;
         self.turn(&mut run, work, obs);
-        Ok(checkpoint_of(run))
+        let failure = run.failure.take();
+        Ok(Advanced {
+            checkpoint: checkpoint_of(run),
+            failure,
+        })
+    }
+
+    /// Walks run `cp` to its end with every part run by `parts`: each step one
+    /// [`Parts::advance`]; a foreach's list, its elements (in parallel, up to its
+    /// `max_concurrency`, when it is `parallel`, else one by one; after a failure no new
+    /// element starts, as in the whole walk) and then the step that takes their collected
+    /// outputs. `keep` receives every checkpoint as the walk goes. A checkpoint of a resumed
+    /// run (`fresh` false) is checked first as [`Walker::resume`] checks it.
+    pub fn walk_in_parts(
+        &self,
+        mut cp: Checkpoint,
+        fresh: bool,
+        parts: &dyn Parts,
+        keep: &mut dyn FnMut(&mut Checkpoint) -> Result<(), Error>,
+    ) -> Result<Advanced, Error> {
+        if !fresh {
+            self.run_of(cp.clone())?;
+        }
+        let mut failure = None;
+        while cp.progress.status == Status::Running {
+            let work = match foreach_next(self.graph, &cp) {
+                Some(f) => Some(foreach_work(parts, f, &cp)?),
+                None => None,
+            };
+            let advanced = parts.advance(&cp, work)?;
+            (cp, failure) = (advanced.checkpoint, advanced.failure);
+            keep(&mut cp)?;
+        }
+        Ok(Advanced {
+            checkpoint: cp,
+            failure,
+        })
     }
 
     /// The foreach node a checkpoint is about to run.
@@ -97,13 +224,18 @@ impl Walker<'_> {
     }
 
     /// The elements of the foreach node a checkpoint is about to run: its `over`, rendered
-    /// against the checkpoint's state. `Err` holds the node's failure.
+    /// against the checkpoint's state. `Err` holds the node's failure. At the step limit
+    /// the node does not run: no element starts (the list is empty), and
+    /// [`Walker::advance`] handles the limit.
     pub fn foreach_items(
         &self,
         cp: &Checkpoint,
         warnings: &mut Vec<Warning>,
     ) -> Result<Result<Vec<Value>, Failure>, Error> {
         let (node, f) = self.foreach_at(cp)?;
+        if cp.progress.step >= cp.progress.budget {
+            return Ok(Ok(Vec::new()));
+        }
         let root = root_of(cp);
         Ok(crate::foreach::items(
             &self.exec(),
@@ -129,6 +261,38 @@ impl Walker<'_> {
         warnings.append(&mut met);
         Ok(result)
     }
+}
+
+/// The foreach a running checkpoint runs next, when its node is one and the step limit is not
+/// reached (at the limit the step handles the limit: no element runs).
+fn foreach_next<'g>(graph: &'g Graph, cp: &Checkpoint) -> Option<&'g Foreach> {
+    if cp.progress.step >= cp.progress.budget {
+        return None;
+    }
+    let i = graph.index_of(cp.progress.node.as_deref()?)?;
+    match &graph.nodes[i].body {
+        Body::Foreach(f) => Some(f),
+        _ => None,
+    }
+}
+
+/// A foreach's work with its parts run by `parts`: its list, its elements, their outputs
+/// collected (or the list's failure).
+fn foreach_work(
+    parts: &dyn Parts,
+    f: &Foreach,
+    cp: &Checkpoint,
+) -> Result<Result<Value, Failure>, Error> {
+    let items = match parts.items(cp)? {
+        Ok(items) => items,
+        Err(failure) => return Ok(Err(failure)),
+    };
+    let outcomes = fan_out(f, &items, |i, item| {
+        (parts.element(cp, i, item), Vec::new())
+    });
+    Ok(collect(
+        outcomes.into_iter().map(|o| o.map(|(r, _)| r)).collect(),
+    ))
 }
 
 /// The context a checkpoint holds: `state`, `inputs` and `error`.

@@ -284,3 +284,151 @@ fn a_graph_walked_whole_and_one_step_per_call_goes_through_the_same_states() {
     };
     assert_eq!(no_run_id(&parts_log), no_run_id(&all_log));
 }
+
+/// Parts run by a walker, each call noted (`begin`, `advance at NODE`, `items`, `element N`).
+struct Noted<'a> {
+    walker: Walker<'a>,
+    calls: std::sync::Mutex<Vec<String>>,
+}
+
+impl Noted<'_> {
+    fn note(&self, call: String) {
+        self.calls.lock().unwrap().push(call);
+    }
+}
+
+impl strata_graph::parts::Parts for Noted<'_> {
+    fn begin(
+        &self,
+        run_id: &str,
+        inputs: &Map<String, Value>,
+        started: u64,
+    ) -> Result<Checkpoint, strata_core::Error> {
+        self.note("begin".into());
+        strata_graph::parts::Parts::begin(&self.walker, run_id, inputs, started)
+    }
+
+    fn advance(
+        &self,
+        cp: &Checkpoint,
+        work: Option<Result<Value, Failure>>,
+    ) -> Result<strata_graph::parts::Advanced, strata_core::Error> {
+        self.note(format!(
+            "advance at {}",
+            cp.progress.node.as_deref().unwrap_or("")
+        ));
+        strata_graph::parts::Parts::advance(&self.walker, &carried(cp), work)
+    }
+
+    fn items(&self, cp: &Checkpoint) -> Result<Result<Vec<Value>, Failure>, strata_core::Error> {
+        self.note("items".into());
+        strata_graph::parts::Parts::items(&self.walker, &carried(cp))
+    }
+
+    fn element(&self, cp: &Checkpoint, index: usize, item: Value) -> Result<Value, Failure> {
+        self.note(format!("element {index}"));
+        strata_graph::parts::Parts::element(&self.walker, &carried(cp), index, item)
+    }
+}
+
+/// Walks `graph` with inputs `xs` by `walk_in_parts`, every part through a [`Noted`] walker:
+/// the last checkpoint, the failure that ended the run, the checkpoints kept (their steps)
+/// and the calls.
+fn driven(
+    graph: &Graph,
+    tools: &Fake,
+    xs: Value,
+) -> (
+    Checkpoint,
+    Option<strata_core::Error>,
+    Vec<u64>,
+    Vec<String>,
+) {
+    let parts = Noted {
+        walker: Walker::new(graph, tools, None, RenderOptions::default()),
+        calls: Default::default(),
+    };
+    let inputs = graph
+        .bind_inputs(&Map::from_iter([("xs".to_string(), xs)]), &[])
+        .unwrap();
+    let first = strata_graph::parts::Parts::begin(&parts, "whole", &inputs, 7).unwrap();
+    let mut kept = Vec::new();
+    let mut keep = |cp: &mut Checkpoint| {
+        kept.push(cp.progress.step);
+        Ok(())
+    };
+    let local = Walker::new(graph, tools, None, RenderOptions::default());
+    let last = local.walk_in_parts(first, true, &parts, &mut keep).unwrap();
+    let calls = parts.calls.into_inner().unwrap();
+    (last.checkpoint, last.failure, kept, calls)
+}
+
+#[test]
+fn walk_in_parts_runs_every_part_elsewhere_and_ends_as_the_whole_walk() {
+    let tools = Fake::default();
+    let text = GRAPH.replace("collect: xs", "collect: xs\n    parallel: true");
+    let graph = load(&text, &tools).unwrap();
+    let (cp, failure, kept, calls) = driven(&graph, &tools, json!([1, 2, 3]));
+    let (all, _) = whole(&graph, &tools, json!([1, 2, 3]));
+    assert_eq!(comparable(&cp), comparable(&all));
+    assert!(failure.is_none());
+    assert_eq!(kept, vec![1, 2, 3, 4]);
+    assert_eq!(
+        calls[..4],
+        ["begin", "advance at a", "advance at b", "items"]
+    );
+    // The elements, in flight together, finish in any order.
+    let mut elements = calls[4..7].to_vec();
+    elements.sort();
+    assert_eq!(elements, ["element 0", "element 1", "element 2"]);
+    assert_eq!(calls[7..], ["advance at c", "advance at d"]);
+}
+
+#[test]
+fn walk_in_parts_starts_no_element_after_a_failure_of_a_sequential_foreach() {
+    let tools = Fake::default();
+    let text = GRAPH
+        .replace(
+            "do: {kind: action, tool: echo",
+            "do: {kind: action, tool: fail",
+        )
+        .replace("on_error: fix\n", "")
+        .replace(
+            "  fix: {kind: return, output: {fixed: '${error.message}'}}\n",
+            "",
+        );
+    let graph = load(&text, &tools).unwrap();
+    let (cp, failure, kept, calls) = driven(&graph, &tools, json!([1, 2]));
+    let (all, _) = whole(&graph, &tools, json!([1, 2]));
+    assert_eq!(comparable(&cp), comparable(&all));
+    assert_eq!(cp.progress.status, Status::Failed);
+    assert_eq!(
+        failure.map(|e| e.message.clone()),
+        Some("node `c`: element 0: tool `fail` exited with code 3".to_string())
+    );
+    assert_eq!(kept, vec![1, 2, 3]);
+    assert_eq!(
+        calls,
+        [
+            "begin",
+            "advance at a",
+            "advance at b",
+            "items",
+            "element 0",
+            "advance at c"
+        ]
+    );
+}
+
+#[test]
+fn walk_in_parts_refuses_a_resumed_run_that_has_ended() {
+    let tools = Fake::default();
+    let graph = load(GRAPH, &tools).unwrap();
+    let (cp, _, _, _) = driven(&graph, &tools, json!([1]));
+    let local = Walker::new(&graph, &tools, None, RenderOptions::default());
+    let e = local
+        .walk_in_parts(cp, false, &local, &mut |_| Ok(()))
+        .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::RunState);
+    assert_eq!(e.message, "run `whole` has already ended (completed)");
+}

@@ -3,14 +3,14 @@
 //! (MAPPING.md §5). The code is read, never run: metadata and `CONFIG_SCHEMA` are taken only
 //! when they are literals.
 
-use serde_yaml::{Mapping, Value};
+use serde_json::{Map, Value};
 
 use crate::model::{Catalog, FileImport};
 use crate::position::position;
 use crate::pylit::{assignment, literal_at, python_layout, Lang};
 use crate::schema;
 use crate::tool::tools_rel;
-use crate::util::{key, parent, yaml_file};
+use crate::util::{parent, yaml_file};
 
 /// Module-level names RyeOS read that strata has no use for (`IMP-exec-misc`).
 const MISC: [&str; 6] = [
@@ -38,7 +38,7 @@ pub fn executor_of(path: &str, text: &str) -> Option<String> {
     let lang = lang_of(path)?;
     let at = assignment(text, "__executor_id__", lang)?;
     match literal_at(text, at, lang) {
-        Ok(serde_json::Value::String(s)) => Some(s),
+        Ok(Value::String(s)) => Some(s),
         _ => Some(String::new()),
     }
 }
@@ -60,13 +60,13 @@ pub fn import_code(source: &str, id: &str, text: &str, catalog: &Catalog) -> Fil
             );
         }
     }
-    let read = |name: &str| -> Option<(Result<serde_json::Value, String>, (usize, usize))> {
+    let read = |name: &str| -> Option<(Result<Value, String>, (usize, usize))> {
         let at = assignment(text, name, lang)?;
         let line_start = text[..at].rfind('\n').map_or(0, |p| p + 1);
         Some((literal_at(text, at, lang), position(text, line_start)))
     };
     let executor = match read("__executor_id__") {
-        Some((Ok(serde_json::Value::String(s)), _)) => s,
+        Some((Ok(Value::String(s)), _)) => s,
         _ => {
             return out.refuse(
                 "IMP-code-executor",
@@ -80,16 +80,16 @@ pub fn import_code(source: &str, id: &str, text: &str, catalog: &Catalog) -> Fil
             format!("`__executor_id__ = \"{executor}\"` names no runtime in any space (broken in RyeOS too): nothing can run this file"),
         );
     }
-    let mut tool = Mapping::new();
+    let mut tool = Map::new();
     if let Some((Ok(v), _)) = read("__tool_description__") {
         if let Some(s) = scalar(&v) {
-            tool.insert(key("description"), Value::String(s));
+            tool.insert("description".into(), Value::String(s));
             out.rewrite("__tool_description__ → description");
         }
     }
     if let Some((Ok(v), _)) = read("__version__") {
         if let Some(s) = scalar(&v) {
-            tool.insert(key("version"), Value::String(s));
+            tool.insert("version".into(), Value::String(s));
             out.rewrite("__version__ → version");
         }
     }
@@ -98,7 +98,7 @@ pub fn import_code(source: &str, id: &str, text: &str, catalog: &Catalog) -> Fil
             out.rewrite(format!("{dropped} dropped (the id is the path `{id}`)"));
         }
     }
-    tool.insert(key("executor"), Value::String(executor.clone()));
+    tool.insert("executor".into(), Value::String(executor.clone()));
     out.rewrite(format!("__executor_id__ → executor: {executor}"));
 
     let parameters = match read("CONFIG_SCHEMA") {
@@ -116,8 +116,7 @@ pub fn import_code(source: &str, id: &str, text: &str, catalog: &Catalog) -> Fil
             schema::permissive()
         }
         Some((Ok(json), (line, col))) => {
-            let yaml: Value = serde_yaml::to_value(&json).unwrap_or(Value::Null);
-            let c = schema::convert(&yaml);
+            let c = schema::convert(&json);
             out.rewrite("CONFIG_SCHEMA → parameters");
             if c.dollar_schema {
                 out.rewrite("$schema dropped from the parameters");
@@ -136,7 +135,7 @@ pub fn import_code(source: &str, id: &str, text: &str, catalog: &Catalog) -> Fil
             c.schema
         }
     };
-    tool.insert(key("parameters"), parameters);
+    tool.insert("parameters".into(), parameters);
 
     if let Some((_, (line, col))) = read("CONFIG_RESOLVE") {
         out.warn(
@@ -159,35 +158,35 @@ pub fn import_code(source: &str, id: &str, text: &str, catalog: &Catalog) -> Fil
 
     let rel = tools_rel(source);
     let dir = parent(&rel);
-    let mut config = Mapping::new();
+    let mut config = Map::new();
     config.insert(
-        key("code_path"),
+        "code_path".into(),
         Value::String(format!("{{project_path}}/.ai/tools/{rel}")),
     );
     config.insert(
-        key("code_dir"),
+        "code_dir".into(),
         Value::String(if dir.is_empty() {
             "{project_path}/.ai/tools".into()
         } else {
             format!("{{project_path}}/.ai/tools/{dir}")
         }),
     );
-    tool.insert(key("config"), Value::Mapping(config));
+    tool.insert("config".into(), Value::Object(config));
     out.rewrite(format!(
         "code stays at .ai/tools/{rel}; the wrapper sets code_path and code_dir"
     ));
     out.write(
         format!("tools/{id}.yaml"),
-        yaml_file(source, &Value::Mapping(tool)),
+        yaml_file(source, &Value::Object(tool)),
     );
     out
 }
 
 /// A literal scalar as text (`"1.0.0"`, `2` → "2").
-fn scalar(v: &serde_json::Value) -> Option<String> {
+fn scalar(v: &Value) -> Option<String> {
     match v {
-        serde_json::Value::String(s) => Some(s.clone()),
-        serde_json::Value::Number(n) => Some(n.to_string()),
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
         _ => None,
     }
 }
@@ -208,10 +207,10 @@ mod tests {
         let text = "# rye:signed:x\n__version__ = \"1.2\"\n__executor_id__ = \"rye/core/runtimes/python/function\"\n__tool_description__ = (\n    \"a \"\n    \"b\"\n)\nCONFIG_SCHEMA = {\"type\": \"object\", \"properties\": {\"p\": {\"type\": \"string\", \"format\": \"uri\"}}}\n";
         let imp = import_code(".ai/tools/a/b.py", "a/b", text, &catalog());
         assert_eq!(imp.outcome, crate::Outcome::Imported);
-        let v: Value = serde_yaml::from_str(&imp.written[0].contents).unwrap();
+        let v = crate::yaml::read_yaml(&imp.written[0].contents).unwrap();
         assert_eq!(
             v,
-            serde_yaml::from_str::<Value>(
+            crate::yaml::read_yaml(
                 "description: a b\nversion: '1.2'\nexecutor: rye/core/runtimes/python/function\nparameters: {type: object, properties: {p: {type: string}}}\nconfig: {code_path: '{project_path}/.ai/tools/a/b.py', code_dir: '{project_path}/.ai/tools/a'}\n"
             )
             .unwrap()

@@ -6,11 +6,11 @@
 
 use std::collections::BTreeSet;
 
-use serde_yaml::{Mapping, Value};
+use serde_json::{Map, Number, Value};
 
 use crate::model::{Catalog, FileImport};
 use crate::position::{leading_signature_len, position, yaml_key_position};
-use crate::util::{compact, text_of};
+use crate::util::{compact, string, text_of};
 
 /// The elements of a Python-era `<metadata>` (also found directly under `<directive>`).
 const METADATA: [&str; 8] = [
@@ -56,18 +56,14 @@ pub fn import_directive(source: &str, rel_id: &str, text: &str, catalog: &Catalo
 type Refused = (&'static str, String);
 
 /// Serialises the front matter and joins it with the body.
-fn assemble(front: &Mapping, body: &str) -> String {
-    let yaml = serde_yaml::to_string(front).unwrap_or_default();
+fn assemble(front: Map<String, Value>, body: &str) -> String {
+    let yaml = strata_doc::to_yaml(&Value::Object(front));
     let body = body.trim_matches('\n');
     if body.is_empty() {
         format!("---\n{yaml}---\n")
     } else {
         format!("---\n{yaml}---\n{body}\n")
     }
-}
-
-fn s(v: &str) -> Value {
-    Value::String(v.to_owned())
 }
 
 // ---------------------------------------------------------------------------------------
@@ -96,7 +92,7 @@ fn python_era(out: &mut FileImport, text: &str, start: usize) -> Result<String, 
         ));
     }
     out.rewrite("```xml <directive> block → YAML front matter");
-    let mut front = Mapping::new();
+    let mut front = Map::new();
     let at = |offset: usize| position(text, offset);
 
     // <directive name= version= extends=>
@@ -104,13 +100,13 @@ fn python_era(out: &mut FileImport, text: &str, start: usize) -> Result<String, 
     if name.is_empty() {
         return Err(("IMP-D-xml", "<directive> has no `name`".into()));
     }
-    front.insert(s("name"), s(&name));
+    front.insert("name".into(), string(&name));
     let mut description: Option<String> = None;
     let mut version: Option<String> = root.attr("version").map(str::to_owned);
-    let mut inputs: Vec<Mapping> = Vec::new();
+    let mut inputs: Vec<Map<String, Value>> = Vec::new();
     let mut declared: Vec<String> = Vec::new();
-    let mut model: Option<Mapping> = None;
-    let mut limits = Mapping::new();
+    let mut model: Option<Map<String, Value>> = None;
+    let mut limits = Map::new();
     for (key, value) in &root.attrs {
         match key.as_str() {
             "name" | "version" => {}
@@ -150,13 +146,13 @@ fn python_era(out: &mut FileImport, text: &str, start: usize) -> Result<String, 
                         "category" | "author" => {}
                         "version" => version = Some(m.text()),
                         "model" => {
-                            let mut map = Mapping::new();
+                            let mut map = Map::new();
                             for (k, v) in &m.attrs {
-                                map.insert(s(k), s(v));
+                                map.insert(k.clone(), string(v));
                             }
                             let note = m.text();
                             if !note.is_empty() {
-                                map.insert(s("description"), s(&note));
+                                map.insert("description".into(), string(&note));
                                 out.rewrite(format!(
                                     "<model> text \"{note}\" → model.description"
                                 ));
@@ -241,10 +237,10 @@ fn python_era(out: &mut FileImport, text: &str, start: usize) -> Result<String, 
         if escaped != *d {
             out.rewrite("description: `${`/`{input:` escaped (RyeOS did not render descriptions)");
         }
-        front.insert(s("description"), s(&escaped));
+        front.insert("description".into(), string(&escaped));
     }
     if let Some(v) = version {
-        front.insert(s("version"), s(&v));
+        front.insert("version".into(), string(&v));
     }
 
     // The body: the prose before the block and everything after it.
@@ -280,24 +276,24 @@ fn python_era(out: &mut FileImport, text: &str, start: usize) -> Result<String, 
     declare_undeclared(out, text, &mut inputs, &undeclared);
     if !inputs.is_empty() {
         front.insert(
-            s("inputs"),
-            Value::Sequence(inputs.into_iter().map(Value::Mapping).collect()),
+            "inputs".into(),
+            Value::Array(inputs.into_iter().map(Value::Object).collect()),
         );
     }
     if let Some(m) = model {
-        front.insert(s("model"), Value::Mapping(m));
+        front.insert("model".into(), Value::Object(m));
     }
     if !limits.is_empty() {
-        front.insert(s("limits"), Value::Mapping(limits));
+        front.insert("limits".into(), Value::Object(limits));
     }
-    Ok(assemble(&front, &body))
+    Ok(assemble(front, &body))
 }
 
 /// `<limits turns= duration_seconds= tokens= spend= spawns= depth=>`.
 fn limits_element(
     out: &mut FileImport,
     m: &xml::Element,
-    limits: &mut Mapping,
+    limits: &mut Map<String, Value>,
     l: usize,
     c: usize,
 ) {
@@ -306,7 +302,7 @@ fn limits_element(
         match k.as_str() {
             "turns" => match v.trim().parse::<u64>() {
                 Ok(n) => {
-                    limits.insert(s("turns"), Value::Number(n.into()));
+                    limits.insert("turns".into(), Value::Number(n.into()));
                     out.warn(
                         "IMP-D-limits-turns",
                         format!("limits turns={n} became `limits.turns: {n}`: RyeOS counted LLM turns, strata caps how many actions run"),
@@ -321,9 +317,9 @@ fn limits_element(
                     c,
                 ),
             },
-            "duration_seconds" => match v.trim().parse::<f64>() {
-                Ok(x) if x > 0.0 && x <= 604_800.0 => {
-                    limits.insert(s("timeout"), number_value(v.trim(), x));
+            "duration_seconds" => match number_value(v.trim()) {
+                Some(n) if n.as_f64().is_some_and(|x| x > 0.0 && x <= 604_800.0) => {
+                    limits.insert("timeout".into(), n);
                     out.rewrite(format!(
                         "limits duration_seconds={v} → limits.timeout: {}",
                         v.trim()
@@ -352,10 +348,16 @@ fn limits_element(
     }
 }
 
-fn number_value(text: &str, x: f64) -> Value {
+/// A number written `text`: a whole number when it is one, else a float; `None` when it is
+/// no number or not a finite one.
+fn number_value(text: &str) -> Option<Value> {
     match text.parse::<u64>() {
-        Ok(n) => Value::Number(n.into()),
-        Err(_) => Value::Number(x.into()),
+        Ok(n) => Some(Value::from(n)),
+        Err(_) => text
+            .parse::<f64>()
+            .ok()
+            .and_then(Number::from_f64)
+            .map(Value::Number),
     }
 }
 
@@ -366,7 +368,7 @@ fn input_element(
     declared: &[String],
     l: usize,
     c: usize,
-) -> Option<Mapping> {
+) -> Option<Map<String, Value>> {
     let name = i.attr("name").unwrap_or_default();
     if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
         out.warn(
@@ -386,8 +388,8 @@ fn input_element(
         );
         return None;
     }
-    let mut spec = Mapping::new();
-    spec.insert(s("name"), s(name));
+    let mut spec = Map::new();
+    spec.insert("name".into(), string(name));
     let ty = i.attr("type").unwrap_or("string");
     let ty = if INPUT_TYPES.contains(&ty) {
         ty
@@ -402,15 +404,15 @@ fn input_element(
         );
         "string"
     };
-    spec.insert(s("type"), s(ty));
+    spec.insert("type".into(), string(ty));
     let required = i.attr("required").is_some_and(|r| r.trim() == "true");
-    spec.insert(s("required"), Value::Bool(required));
+    spec.insert("required".into(), Value::Bool(required));
     for (k, v) in &i.attrs {
         match k.as_str() {
             "name" | "type" | "required" => {}
             "default" => match typed_default(ty, v) {
                 Some(d) => {
-                    spec.insert(s("default"), d);
+                    spec.insert("default".into(), d);
                 }
                 None => out.warn(
                     "IMP-D-input",
@@ -429,7 +431,7 @@ fn input_element(
     }
     let description = i.text();
     if !description.is_empty() {
-        spec.insert(s("description"), s(&description));
+        spec.insert("description".into(), string(&description));
     }
     Some(spec)
 }
@@ -437,29 +439,22 @@ fn input_element(
 /// A default given as XML text, typed by the input's type.
 fn typed_default(ty: &str, v: &str) -> Option<Value> {
     match ty {
-        "string" => Some(s(v)),
+        "string" => Some(string(v)),
         "integer" => v
             .trim()
             .parse::<i64>()
             .ok()
             .map(|n| Value::Number(n.into())),
-        "number" => v
-            .trim()
-            .parse::<f64>()
-            .ok()
-            .map(|x| number_value(v.trim(), x)),
+        "number" => number_value(v.trim()),
         "boolean" => match v.trim() {
             "true" => Some(Value::Bool(true)),
             "false" => Some(Value::Bool(false)),
             _ => None,
         },
-        _ => serde_json::from_str::<serde_json::Value>(v)
-            .ok()
-            .filter(|j| match ty {
-                "array" => j.is_array(),
-                _ => j.is_object(),
-            })
-            .and_then(|j| serde_yaml::to_value(j).ok()),
+        _ => serde_json::from_str::<Value>(v).ok().filter(|j| match ty {
+            "array" => j.is_array(),
+            _ => j.is_object(),
+        }),
     }
 }
 
@@ -717,7 +712,7 @@ fn body_text(
 fn declare_undeclared(
     out: &mut FileImport,
     file: &str,
-    inputs: &mut Vec<Mapping>,
+    inputs: &mut Vec<Map<String, Value>>,
     undeclared: &[(String, usize)],
 ) {
     for (name, offset) in undeclared {
@@ -728,10 +723,10 @@ fn declare_undeclared(
             l,
             c,
         );
-        let mut spec = Mapping::new();
-        spec.insert(s("name"), s(name));
-        spec.insert(s("type"), s("string"));
-        spec.insert(s("required"), Value::Bool(false));
+        let mut spec = Map::new();
+        spec.insert("name".into(), string(name));
+        spec.insert("type".into(), string("string"));
+        spec.insert("required".into(), Value::Bool(false));
         inputs.push(spec);
     }
 }
@@ -950,18 +945,23 @@ fn head(out: &mut FileImport, rel_id: &str, text: &str, start: usize) -> Result<
         ));
     };
     let yaml = &text[yaml_start..yaml_end];
-    let value: Value = serde_yaml::from_str(yaml)
-        .map_err(|e| ("IMP-D-yaml", format!("the front matter is not YAML: {e}")))?;
+    let first_line = position(text, yaml_start).0;
+    let value = crate::yaml::read_from(yaml, first_line).map_err(|why| {
+        (
+            "IMP-D-yaml",
+            format!("the front matter cannot be read: {why}"),
+        )
+    })?;
     let map = match value {
-        Value::Mapping(map) => map,
-        Value::Null => Mapping::new(),
+        Value::Object(map) => map,
+        Value::Null => Map::new(),
         _ => return Err(("IMP-D-yaml", "the front matter is not a map".into())),
     };
     if start > 0 {
         out.rewrite("signature comment before the front matter removed");
     }
     let at = |path: &[&str]| yaml_key_position(text, yaml_start, path);
-    let mut front = Mapping::new();
+    let mut front = Map::new();
     let stem = rel_id.rsplit('/').next().unwrap_or(rel_id).to_owned();
     let name = match map.get("name") {
         Some(Value::String(n)) if !n.is_empty() => n.clone(),
@@ -970,15 +970,15 @@ fn head(out: &mut FileImport, rel_id: &str, text: &str, start: usize) -> Result<
             stem
         }
     };
-    front.insert(s("name"), s(&name));
-    let mut inputs: Vec<Mapping> = Vec::new();
+    front.insert("name".into(), string(&name));
+    let mut inputs: Vec<Map<String, Value>> = Vec::new();
     let mut declared: Vec<String> = Vec::new();
     let mut model = None;
-    let mut limits = Mapping::new();
+    let mut limits = Map::new();
     let mut description = None;
     let mut version = None;
     for (k, v) in &map {
-        let key = k.as_str().unwrap_or_default();
+        let key = k.as_str();
         let (l, c) = at(&[key]);
         match key {
             "name" | "category" => {}
@@ -987,12 +987,12 @@ fn head(out: &mut FileImport, rel_id: &str, text: &str, start: usize) -> Result<
             "model" => model = Some(v.clone()),
             "limits" => head_limits(out, text, yaml_start, v, &mut limits),
             "inputs" => {
-                let Value::Sequence(list) = v else {
+                let Value::Array(list) = v else {
                     out.warn("IMP-D-input", "`inputs:` is not a list: dropped", l, c);
                     continue;
                 };
                 for (idx, item) in list.iter().enumerate() {
-                    let Value::Mapping(spec) = item else {
+                    let Value::Object(spec) = item else {
                         out.warn(
                             "IMP-D-input",
                             format!("inputs[{idx}] is not a map: dropped"),
@@ -1027,7 +1027,7 @@ fn head(out: &mut FileImport, rel_id: &str, text: &str, start: usize) -> Result<
             ),
             "hooks" => {
                 let ids: Vec<String> = match v {
-                    Value::Sequence(list) => list
+                    Value::Array(list) => list
                         .iter()
                         .map(|h| {
                             let id = h.get("id").map(text_of).unwrap_or_else(|| "?".into());
@@ -1057,10 +1057,10 @@ fn head(out: &mut FileImport, rel_id: &str, text: &str, start: usize) -> Result<
         if escaped != d {
             out.rewrite("description: `${`/`{input:` escaped (RyeOS did not render descriptions)");
         }
-        front.insert(s("description"), s(&escaped));
+        front.insert("description".into(), string(&escaped));
     }
     if let Some(v) = version {
-        front.insert(s("version"), s(&v));
+        front.insert("version".into(), string(&v));
     }
     let mut undeclared = Vec::new();
     let body = body_text(
@@ -1075,17 +1075,17 @@ fn head(out: &mut FileImport, rel_id: &str, text: &str, start: usize) -> Result<
     declare_undeclared(out, text, &mut inputs, &undeclared);
     if !inputs.is_empty() {
         front.insert(
-            s("inputs"),
-            Value::Sequence(inputs.into_iter().map(Value::Mapping).collect()),
+            "inputs".into(),
+            Value::Array(inputs.into_iter().map(Value::Object).collect()),
         );
     }
     if let Some(m) = model {
-        front.insert(s("model"), m);
+        front.insert("model".into(), m);
     }
     if !limits.is_empty() {
-        front.insert(s("limits"), Value::Mapping(limits));
+        front.insert("limits".into(), Value::Object(limits));
     }
-    Ok(assemble(&front, &body))
+    Ok(assemble(front, &body))
 }
 
 fn head_limits(
@@ -1093,9 +1093,9 @@ fn head_limits(
     text: &str,
     yaml_start: usize,
     v: &Value,
-    limits: &mut Mapping,
+    limits: &mut Map<String, Value>,
 ) {
-    let Value::Mapping(m) = v else {
+    let Value::Object(m) = v else {
         let (l, c) = yaml_key_position(text, yaml_start, &["limits"]);
         out.warn(
             "IMP-D-limits-llm",
@@ -1108,12 +1108,12 @@ fn head_limits(
     let mut dropped = Vec::new();
     let (ll, lc) = yaml_key_position(text, yaml_start, &["limits"]);
     for (k, val) in m {
-        let key = k.as_str().unwrap_or_default();
+        let key = k.as_str();
         let (l, c) = yaml_key_position(text, yaml_start, &["limits", key]);
         match key {
             "turns" => match val.as_u64() {
                 Some(n) => {
-                    limits.insert(s("turns"), Value::Number(n.into()));
+                    limits.insert("turns".into(), Value::Number(n.into()));
                     out.warn(
                         "IMP-D-limits-turns",
                         format!("limits.turns {n} kept: RyeOS counted LLM turns, strata caps how many actions run"),
@@ -1133,7 +1133,7 @@ fn head_limits(
             },
             "duration_seconds" | "timeout" => match val.as_f64() {
                 Some(x) if x > 0.0 && x <= 604_800.0 => {
-                    limits.insert(s("timeout"), val.clone());
+                    limits.insert("timeout".into(), val.clone());
                     out.rewrite(format!("limits.{key} → limits.timeout"));
                 }
                 _ => dropped.push(format!("{key}: {}", compact(val))),
@@ -1156,11 +1156,11 @@ fn head_limits(
 
 fn head_input(
     out: &mut FileImport,
-    spec: &Mapping,
+    spec: &Map<String, Value>,
     declared: &[String],
     l: usize,
     c: usize,
-) -> Option<Mapping> {
+) -> Option<Map<String, Value>> {
     let name = spec.get("name").map(text_of).unwrap_or_default();
     if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
         out.warn(
@@ -1180,8 +1180,8 @@ fn head_input(
         );
         return None;
     }
-    let mut outp = Mapping::new();
-    outp.insert(s("name"), s(&name));
+    let mut outp = Map::new();
+    outp.insert("name".into(), string(&name));
     let ty = spec
         .get("type")
         .map(text_of)
@@ -1199,16 +1199,16 @@ fn head_input(
         );
         "string".into()
     };
-    outp.insert(s("type"), s(&ty));
+    outp.insert("type".into(), string(&ty));
     for (k, v) in spec {
-        let key = k.as_str().unwrap_or_default();
+        let key = k.as_str();
         match key {
             "name" | "type" => {}
             "required" => {
-                outp.insert(s("required"), Value::Bool(v.as_bool().unwrap_or(false)));
+                outp.insert("required".into(), Value::Bool(v.as_bool().unwrap_or(false)));
             }
             "default" | "description" => {
-                outp.insert(s(key), v.clone());
+                outp.insert(key.into(), v.clone());
             }
             other => out.warn(
                 "IMP-D-input",
@@ -1954,6 +1954,15 @@ mod tests {
         assert_eq!(
             f.reason.expect("refused").message,
             "the front matter has no closing `---` line"
+        );
+        // Lines are the file's, counted past the signature comment and the opening `---`.
+        let f = convert(&head("name: a\nname: b\n", "Body\n"));
+        assert_eq!(
+            f.reason.expect("refused"),
+            crate::Refusal {
+                code: "IMP-D-yaml".into(),
+                message: "the front matter cannot be read: duplicate key `name` at line 4 column 1 (each key may appear once in a map)".into(),
+            }
         );
     }
 }

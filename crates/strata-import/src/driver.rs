@@ -5,12 +5,14 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use serde_yaml::{Mapping, Value};
+use serde_json::{Map, Value};
 use strata_core::{Error, ErrorKind, Layer};
 
 use crate::model::{Catalog, FileImport, Written};
+use crate::position::yaml_key_position;
 use crate::report::{CheckSummary, Entry, ImportReport, Notice};
 use crate::tool::ToolContext;
+use crate::yaml::read_yaml;
 use crate::{code, directive, graph, hook, tool};
 
 /// strata's primitive, the very file `strata init` writes.
@@ -132,7 +134,7 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
     let mut items: Vec<Item> = Vec::new();
     let mut kept: Vec<Found> = Vec::new();
     let mut escaped: Vec<Found> = Vec::new();
-    let mut execution: Option<(String, Mapping)> = None;
+    let mut execution: Option<(String, Map<String, Value>)> = None;
     for files in &per_space {
         for f in files {
             if f.escapes {
@@ -146,7 +148,7 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
             };
             let text = String::from_utf8(bytes).ok();
             if f.rel == "config/execution/execution.yaml" && execution.is_none() {
-                if let Some(Ok(Value::Mapping(m))) = text.as_deref().map(serde_yaml::from_str) {
+                if let Some(Ok(Value::Object(m))) = text.as_deref().map(read_yaml) {
                     execution = Some((format!(".ai/{}", f.rel), m));
                 }
             }
@@ -519,13 +521,9 @@ fn classify(rel: &str, text: &str) -> Option<(ItemKind, String)> {
     };
     if let Some(t) = rel.strip_prefix("tools/") {
         if t.ends_with(".yaml") || t.ends_with(".yml") {
-            let doc = serde_yaml::from_str::<Value>(text).ok();
-            // A YAML file with neither `executor_id` nor `tool_type` is data beside the tools
-            // (RyeOS items always declare one): kept under `.ai/` only.
-            if let Some(Value::Mapping(m)) = &doc {
-                if !m.contains_key("executor_id") && !m.contains_key("tool_type") {
-                    return None;
-                }
+            let doc = read_yaml(text).ok();
+            if is_data(doc.as_ref(), text) {
+                return None;
             }
             let graph = doc
                 .as_ref()
@@ -565,6 +563,21 @@ fn classify(rel: &str, text: &str) -> Option<(ItemKind, String)> {
     None
 }
 
+/// Whether a YAML file under `tools/` is data beside the tools, kept under `.ai/` only: a map
+/// with neither `executor_id` nor `tool_type` (RyeOS items always declare one). A file
+/// strata's reader refuses (`doc` is `None`) is told by its text: an item when a top-level
+/// line names one of those keys, so that it is refused with the reader's reason.
+fn is_data(doc: Option<&Value>, text: &str) -> bool {
+    const ITEM_KEYS: [&str; 2] = ["executor_id", "tool_type"];
+    match doc {
+        Some(Value::Object(m)) => !ITEM_KEYS.iter().any(|k| m.contains_key(*k)),
+        Some(_) => false,
+        None => ITEM_KEYS
+            .iter()
+            .all(|k| yaml_key_position(text, 0, &[k]) == (0, 0)),
+    }
+}
+
 /// The era of an item, from its own text.
 fn era_of(item: &Item) -> Era {
     match item.kind {
@@ -585,7 +598,7 @@ fn era_of(item: &Item) -> Era {
             }
         }
         ItemKind::Tool => {
-            let v: Value = serde_yaml::from_str(&item.text).unwrap_or(Value::Null);
+            let v = read_yaml(&item.text).unwrap_or(Value::Null);
             let executor = v.get("executor_id").and_then(Value::as_str).unwrap_or("");
             let head = executor.starts_with('@')
                 || v.get("terminal_executor").is_some()
@@ -608,10 +621,9 @@ fn convert(item: &Item, catalog: &Catalog, ctx: &ToolContext) -> FileImport {
     let source = format!(".ai/{}", item.found.rel);
     match item.kind {
         ItemKind::Tool => tool::import_tool(&source, &item.id, &item.text, catalog, ctx),
-        ItemKind::Graph => match serde_yaml::from_str::<Value>(&item.text) {
+        ItemKind::Graph => match read_yaml(&item.text) {
             Ok(v) => graph::import_graph(&source, &item.id, &v, &item.text, catalog),
-            Err(e) => FileImport::imported(source)
-                .refuse("IMP-yaml", format!("the file is not valid YAML: {e}")),
+            Err(why) => crate::yaml::refuse_unreadable(FileImport::imported(source), &why),
         },
         ItemKind::Code => code::import_code(&source, &item.id, &item.text, catalog),
         ItemKind::Directive => directive::import_directive(&source, &item.id, &item.text, catalog),
@@ -631,7 +643,7 @@ fn references(imp: &FileImport) -> Vec<String> {
             Some(w.contents.as_str())
         };
         let Some(yaml) = yaml else { continue };
-        let Ok(v) = serde_yaml::from_str::<Value>(yaml) else {
+        let Ok(v) = read_yaml(yaml) else {
             continue;
         };
         if let Some(e) = v.get("executor").and_then(Value::as_str) {
@@ -647,9 +659,9 @@ fn references(imp: &FileImport) -> Vec<String> {
 
 fn collect_tools(v: &Value, ids: &mut Vec<String>) {
     match v {
-        Value::Mapping(m) => {
+        Value::Object(m) => {
             for (k, x) in m {
-                if k.as_str() == Some("tool") {
+                if k == "tool" {
                     if let Some(s) = x.as_str() {
                         ids.push(s.to_owned());
                     }
@@ -657,7 +669,7 @@ fn collect_tools(v: &Value, ids: &mut Vec<String>) {
                 collect_tools(x, ids);
             }
         }
-        Value::Sequence(items) => items.iter().for_each(|x| collect_tools(x, ids)),
+        Value::Array(items) => items.iter().for_each(|x| collect_tools(x, ids)),
         _ => {}
     }
 }
@@ -703,6 +715,15 @@ mod tests {
         );
         assert_eq!(classify("tools/a/lib.py", "import os\n"), None);
         assert_eq!(classify("tools/a/data.yaml", "servers: [a]\n"), None);
+        // What strata's reader refuses is told by its text: data is kept, an item refused.
+        assert_eq!(classify("tools/a/data.yaml", "servers: !list [a]\n"), None);
+        assert_eq!(
+            classify(
+                "tools/a/t.yaml",
+                "# rye:signed:x\nexecutor_id: x\nconfig: !env {}\n"
+            ),
+            Some((ItemKind::Tool, "a/t".into()))
+        );
         assert_eq!(
             classify("tools/a/t.yaml", "executor_id: null\n"),
             Some((ItemKind::Tool, "a/t".into()))

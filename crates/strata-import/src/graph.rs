@@ -6,12 +6,12 @@
 
 use std::collections::BTreeMap;
 
-use serde_yaml::{Mapping, Value};
+use serde_json::{Map, Value};
 
 use crate::model::{Catalog, FileImport};
 use crate::position::yaml_key_position;
 use crate::schema;
-use crate::util::{compact, text_of};
+use crate::util::{compact, string, text_of};
 
 /// The RyeOS tool that runs a directive on an LLM thread.
 const THREAD_DIRECTIVE: &str = "rye/agent/threads/thread_directive";
@@ -29,7 +29,7 @@ pub fn import_graph(
     catalog: &Catalog,
 ) -> FileImport {
     let mut out = FileImport::imported(source);
-    let Value::Mapping(map) = value else {
+    let Value::Object(map) = value else {
         return out.refuse("IMP-G-yaml", "the graph file is not a YAML map");
     };
     let mut g = Graph {
@@ -56,7 +56,7 @@ pub fn import_graph(
     rewrites.record(&mut out);
     out.write(
         format!("tools/{id}.yaml"),
-        crate::util::yaml_file(source, &Value::Mapping(body)),
+        crate::util::yaml_file(source, &Value::Object(body)),
     );
     for (path, contents) in stubs {
         out.write(path, contents);
@@ -127,10 +127,6 @@ struct Graph<'a> {
     rewrites: Rewrites,
 }
 
-fn k(name: &str) -> Value {
-    Value::String(name.to_owned())
-}
-
 impl Graph<'_> {
     fn at(&self, path: &[&str]) -> (usize, usize) {
         yaml_key_position(self.text, 0, path)
@@ -141,16 +137,20 @@ impl Graph<'_> {
         self.out.warn(code, message, l, c);
     }
 
-    fn convert(&mut self, id: &str, map: &Mapping) -> Result<Mapping, Refused> {
-        let mut body = Mapping::new();
-        body.insert(k("kind"), k("graph"));
+    fn convert(
+        &mut self,
+        id: &str,
+        map: &Map<String, Value>,
+    ) -> Result<Map<String, Value>, Refused> {
+        let mut body = Map::new();
+        body.insert("kind".into(), string("graph"));
         let stem = id.rsplit('/').next().unwrap_or(id);
-        let mut config: Option<&Mapping> = None;
+        let mut config: Option<&Map<String, Value>> = None;
         let mut parameters: Option<Value> = None;
         let mut version = None;
         let mut description = None;
         for (key, v) in map {
-            let key = key.as_str().unwrap_or_default();
+            let key = key.as_str();
             match key {
                 "tool_type" | "executor_id" | "category" => {}
                 "version" => version = Some(Value::String(text_of(v))),
@@ -189,7 +189,7 @@ impl Graph<'_> {
                     parameters = Some(converted.schema);
                 }
                 "config" => match v {
-                    Value::Mapping(m) => config = Some(m),
+                    Value::Object(m) => config = Some(m),
                     _ => return Err(("IMP-G-yaml", "`config` of the graph is not a map".into())),
                 },
                 other => self.warn_at(
@@ -200,36 +200,38 @@ impl Graph<'_> {
             }
         }
         if let Some(d) = description {
-            body.insert(k("description"), d);
+            body.insert("description".into(), d);
         }
         if let Some(v) = version {
-            body.insert(k("version"), v);
+            body.insert("version".into(), v);
         }
         if let Some(p) = parameters {
-            body.insert(k("parameters"), p);
+            body.insert("parameters".into(), p);
         }
         let Some(config) = config else {
             return Err(("IMP-G-yaml", "the graph has no `config` (no nodes)".into()));
         };
-        let mut nodes_out = Mapping::new();
-        let mut top = Mapping::new();
+        let mut nodes_out = Map::new();
+        let mut top = Map::new();
         for (key, v) in config {
-            let key = key.as_str().unwrap_or_default();
+            let key = key.as_str();
             match key {
                 "state" => {
-                    top.insert(k("state"), self.templates(v.clone(), &["config", "state"]));
+                    top.insert(
+                        "state".into(),
+                        self.templates(v.clone(), &["config", "state"]),
+                    );
                 }
                 "start" | "max_steps" | "on_error" => {
-                    top.insert(k(key), v.clone());
+                    top.insert(key.into(), v.clone());
                 }
                 "nodes" => {
-                    let Value::Mapping(nodes) = v else {
+                    let Value::Object(nodes) = v else {
                         return Err(("IMP-G-yaml", "`config.nodes` is not a map".into()));
                     };
                     for (name, node) in nodes {
-                        let name = text_of(name);
-                        let converted = self.node(&name, node)?;
-                        nodes_out.insert(Value::String(name), Value::Mapping(converted));
+                        let converted = self.node(name, node)?;
+                        nodes_out.insert(name.clone(), Value::Object(converted));
                     }
                 }
                 other => self.warn_at(
@@ -242,23 +244,23 @@ impl Graph<'_> {
         // strata's order: state, start, max_steps, on_error, then the nodes.
         for key in ["state", "start", "max_steps", "on_error"] {
             if let Some(v) = top.get(key) {
-                body.insert(k(key), v.clone());
+                body.insert(key.into(), v.clone());
             }
         }
         if nodes_out.is_empty() {
             return Err(("IMP-G-yaml", "the graph has no nodes".into()));
         }
-        body.insert(k("nodes"), Value::Mapping(nodes_out));
+        body.insert("nodes".into(), Value::Object(nodes_out));
         Ok(body)
     }
 
-    fn node(&mut self, name: &str, node: &Value) -> Result<Mapping, Refused> {
+    fn node(&mut self, name: &str, node: &Value) -> Result<Map<String, Value>, Refused> {
         let path = ["config", "nodes", name];
-        let Value::Mapping(node) = node else {
+        let Value::Object(node) = node else {
             return Err(("IMP-G-yaml", format!("node `{name}` is not a map")));
         };
         let ty = node.get("type").map(text_of);
-        let mut outn = Mapping::new();
+        let mut outn = Map::new();
         let kind = match ty.as_deref() {
             Some("return") => "return",
             Some("foreach") => "foreach",
@@ -278,40 +280,40 @@ impl Graph<'_> {
             None if node.contains_key("action") => "action",
             None => "gate",
         };
-        outn.insert(k("kind"), k(kind));
+        outn.insert("kind".into(), string(kind));
         let mut on_error_node: Option<String> = None;
         let mut next: Option<Value> = None;
         for (key, v) in node {
-            let key = key.as_str().unwrap_or_default();
+            let key = key.as_str();
             let here = [&path[..], &[key]].concat();
             match key {
                 "type" => {}
                 "description" => {
-                    outn.insert(k("description"), v.clone());
+                    outn.insert("description".into(), v.clone());
                 }
                 "action" => {
                     let (tool, params) = self.action(name, v, &here)?;
                     if kind == "foreach" {
-                        let mut body = Mapping::new();
-                        body.insert(k("kind"), k("action"));
-                        body.insert(k("tool"), Value::String(tool));
-                        body.insert(k("params"), params);
-                        outn.insert(k("do"), Value::Mapping(body));
+                        let mut body = Map::new();
+                        body.insert("kind".into(), string("action"));
+                        body.insert("tool".into(), Value::String(tool));
+                        body.insert("params".into(), params);
+                        outn.insert("do".into(), Value::Object(body));
                     } else {
-                        outn.insert(k("tool"), Value::String(tool));
-                        outn.insert(k("params"), params);
+                        outn.insert("tool".into(), Value::String(tool));
+                        outn.insert("params".into(), params);
                     }
                 }
                 "assign" | "over" => {
                     let v = self.templates(v.clone(), &here);
-                    outn.insert(k(key), v);
+                    outn.insert(key.into(), v);
                 }
                 "output" if kind == "return" || kind == "foreach" => {
                     let v = self.templates(v.clone(), &here);
-                    outn.insert(k("output"), v);
+                    outn.insert("output".into(), v);
                 }
                 "as" | "collect" | "parallel" | "max_concurrency" if kind == "foreach" => {
-                    outn.insert(k(key), v.clone());
+                    outn.insert(key.into(), v.clone());
                 }
                 "next" if kind != "return" => next = Some(self.templates(v.clone(), &here)),
                 "on_error" if kind == "action" => on_error_node = Some(text_of(v)),
@@ -328,23 +330,23 @@ impl Graph<'_> {
             }
         }
         if kind == "return" && !outn.contains_key("output") {
-            outn.insert(k("output"), Value::Mapping(Mapping::new()));
+            outn.insert("output".into(), Value::Object(Map::new()));
             self.rewrites.returns_without_output += 1;
         }
         if let Some(handler) = on_error_node {
-            outn.insert(k("allow_failure"), Value::Bool(true));
+            outn.insert("allow_failure".into(), Value::Bool(true));
             let edge = failure_edge(&handler);
             let mut edges = vec![edge];
             match next.take() {
-                Some(Value::Sequence(list)) => edges.extend(list),
+                Some(Value::Array(list)) => edges.extend(list),
                 Some(Value::Null) | None => {}
                 Some(other) => {
-                    let mut m = Mapping::new();
-                    m.insert(k("to"), other);
-                    edges.push(Value::Mapping(m));
+                    let mut m = Map::new();
+                    m.insert("to".into(), other);
+                    edges.push(Value::Object(m));
                 }
             }
-            next = Some(Value::Sequence(edges));
+            next = Some(Value::Array(edges));
             self.warn_at(
                 "IMP-G-node-on_error",
                 format!("node `{name}`: `on_error: {handler}` became `allow_failure: true` and a first edge to `{handler}` when the tool fails (`run.success` or its JSON `success` false); the node's `assign` now also runs on the failed result"),
@@ -352,14 +354,14 @@ impl Graph<'_> {
             );
         }
         if let Some(n) = next {
-            outn.insert(k("next"), n);
+            outn.insert("next".into(), n);
         }
         Ok(outn)
     }
 
     /// A node's `action:` → (tool id, params).
     fn action(&mut self, node: &str, v: &Value, here: &[&str]) -> Result<(String, Value), Refused> {
-        let Value::Mapping(a) = v else {
+        let Value::Object(a) = v else {
             return Err((
                 "IMP-G-yaml",
                 format!("the action of node `{node}` is not a map"),
@@ -382,8 +384,8 @@ impl Graph<'_> {
             ));
         }
         self.rewrites.item_ids += 1;
-        for (key, _) in a {
-            let key = key.as_str().unwrap_or_default();
+        for key in a.keys() {
+            let key = key.as_str();
             if !matches!(key, "primary" | "item_id" | "item_type" | "params") {
                 self.warn_at(
                     "IMP-G-key",
@@ -395,9 +397,9 @@ impl Graph<'_> {
         let mut params = a
             .get("params")
             .cloned()
-            .unwrap_or_else(|| Value::Mapping(Mapping::new()));
+            .unwrap_or_else(|| Value::Object(Map::new()));
         if matches!(params, Value::Null) {
-            params = Value::Mapping(Mapping::new());
+            params = Value::Object(Map::new());
         }
         let target = if primary != "execute" {
             Target::Llm {
@@ -435,7 +437,7 @@ impl Graph<'_> {
             Target::Nested { wrapper, .. } => wrapper.clone(),
         };
         if let Target::Nested { graph, .. } = &target {
-            if let Value::Mapping(p) = &mut params {
+            if let Value::Object(p) = &mut params {
                 let mut dropped = Vec::new();
                 for name in EXECUTION_PARAMS {
                     if p.shift_remove(name).is_some() {
@@ -492,18 +494,17 @@ impl Graph<'_> {
     fn templates(&mut self, v: Value, here: &[&str]) -> Value {
         match v {
             Value::String(t) => Value::String(self.template(&t, here)),
-            Value::Sequence(list) => {
-                Value::Sequence(list.into_iter().map(|x| self.templates(x, here)).collect())
+            Value::Array(list) => {
+                Value::Array(list.into_iter().map(|x| self.templates(x, here)).collect())
             }
-            Value::Mapping(m) => {
-                let mut outm = Mapping::new();
+            Value::Object(m) => {
+                let mut outm = Map::new();
                 for (key, val) in m {
-                    let name = key.as_str().unwrap_or_default().to_owned();
                     let mut sub: Vec<&str> = here.to_vec();
-                    sub.push(&name);
+                    sub.push(&key);
                     let val = match val {
                         // A condition's path (`when: {path: state.inputs.x, …}`).
-                        Value::String(p) if name == "path" && p.starts_with("state.inputs.") => {
+                        Value::String(p) if key == "path" && p.starts_with("state.inputs.") => {
                             self.rewrites.state_inputs += 1;
                             Value::String(p["state.".len()..].to_owned())
                         }
@@ -511,7 +512,7 @@ impl Graph<'_> {
                     };
                     outm.insert(key, val);
                 }
-                Value::Mapping(outm)
+                Value::Object(outm)
             }
             other => other,
         }
@@ -563,21 +564,21 @@ fn is_graph_id(id: &str) -> bool {
 /// exit (`run.success`) or by its JSON (`result.success`, as RyeOS's walker read it).
 fn failure_edge(handler: &str) -> Value {
     let cond = |path: &str| {
-        let mut m = Mapping::new();
-        m.insert(k("path"), k(path));
-        m.insert(k("op"), k("eq"));
-        m.insert(k("value"), Value::Bool(false));
-        Value::Mapping(m)
+        let mut m = Map::new();
+        m.insert("path".into(), string(path));
+        m.insert("op".into(), string("eq"));
+        m.insert("value".into(), Value::Bool(false));
+        Value::Object(m)
     };
-    let mut any = Mapping::new();
+    let mut any = Map::new();
     any.insert(
-        k("any"),
-        Value::Sequence(vec![cond("run.success"), cond("result.success")]),
+        "any".into(),
+        Value::Array(vec![cond("run.success"), cond("result.success")]),
     );
-    let mut edge = Mapping::new();
-    edge.insert(k("to"), k(handler));
-    edge.insert(k("when"), Value::Mapping(any));
-    Value::Mapping(edge)
+    let mut edge = Map::new();
+    edge.insert("to".into(), string(handler));
+    edge.insert("when".into(), Value::Object(any));
+    Value::Object(edge)
 }
 
 /// One warning per target that is not a plain tool, naming every node that calls it; and
@@ -638,27 +639,27 @@ fn report_targets(out: &mut FileImport, _text: &str, targets: &BTreeMap<Target, 
 /// ever interpreted by the shell. `sh` is the one program every POSIX system has that can
 /// print an argument to stderr and exit with a chosen status.
 fn failing_stub(reason: &str, description: &str) -> String {
-    let mut config = Mapping::new();
-    config.insert(k("command"), k("sh"));
-    let mut literal = Mapping::new();
-    literal.insert(k("literal"), k(reason));
+    let mut config = Map::new();
+    config.insert("command".into(), string("sh"));
+    let mut literal = Map::new();
+    literal.insert("literal".into(), string(reason));
     config.insert(
-        k("args"),
-        Value::Sequence(vec![
-            k("-c"),
-            k("printf '%s\\n' \"$0\" >&2; exit 127"),
-            Value::Mapping(literal),
+        "args".into(),
+        Value::Array(vec![
+            string("-c"),
+            string("printf '%s\\n' \"$0\" >&2; exit 127"),
+            Value::Object(literal),
         ]),
     );
-    let mut tool = Mapping::new();
-    tool.insert(k("description"), k(description));
-    tool.insert(k("version"), k("1.0.0"));
-    tool.insert(k("executor"), k("runtimes/subprocess"));
-    tool.insert(k("parameters"), schema::permissive());
-    tool.insert(k("config"), Value::Mapping(config));
+    let mut tool = Map::new();
+    tool.insert("description".into(), string(description));
+    tool.insert("version".into(), string("1.0.0"));
+    tool.insert("executor".into(), string("runtimes/subprocess"));
+    tool.insert("parameters".into(), schema::permissive());
+    tool.insert("config".into(), Value::Object(config));
     format!(
         "# Generated by `strata import ryeos`: a failing stub (see IMPORT-REPORT.md).\n# `sh` gets a constant script and the reason as `$0` (argv, never a shell string).\n{}",
-        serde_yaml::to_string(&Value::Mapping(tool)).unwrap_or_default()
+        strata_doc::to_yaml(&Value::Object(tool))
     )
 }
 
@@ -684,38 +685,38 @@ sys.exit(0 if status == "completed" else 1)
 
 /// The wrapper `ryeos-nested/<graph>`: a tool running the graph through `strata run`.
 fn nested_wrapper(graph: &str) -> String {
-    let mut literal = Mapping::new();
-    literal.insert(k("literal"), k(NESTED_PROGRAM));
-    let mut config = Mapping::new();
-    config.insert(k("command"), k("python3"));
+    let mut literal = Map::new();
+    literal.insert("literal".into(), string(NESTED_PROGRAM));
+    let mut config = Map::new();
+    config.insert("command".into(), string("python3"));
     config.insert(
-        k("args"),
-        Value::Sequence(vec![
-            k("-c"),
-            Value::Mapping(literal),
-            k(graph),
-            k("{params_json}"),
+        "args".into(),
+        Value::Array(vec![
+            string("-c"),
+            Value::Object(literal),
+            string(graph),
+            string("{params_json}"),
         ]),
     );
-    config.insert(k("timeout"), Value::Number(3600.into()));
-    let mut tool = Mapping::new();
+    config.insert("timeout".into(), Value::Number(3600.into()));
+    let mut tool = Map::new();
     tool.insert(
-        k("description"),
-        k(&format!("RyeOS nested graph `{graph}`: runs `strata run {graph} --json` (the binary named by STRATA_BIN, else `strata` on PATH) and prints RyeOS's envelope {{success, status, output, steps}}")),
+        "description".into(),
+        Value::String(format!("RyeOS nested graph `{graph}`: runs `strata run {graph} --json` (the binary named by STRATA_BIN, else `strata` on PATH) and prints RyeOS's envelope {{success, status, output, steps}}")),
     );
-    tool.insert(k("version"), k("1.0.0"));
-    tool.insert(k("executor"), k("runtimes/subprocess"));
-    tool.insert(k("parameters"), schema::permissive());
+    tool.insert("version".into(), string("1.0.0"));
+    tool.insert("executor".into(), string("runtimes/subprocess"));
+    tool.insert("parameters".into(), schema::permissive());
     // The child sees only declared variables: STRATA_BIN is passed through, else `strata`.
-    let mut env = Mapping::new();
-    env.insert(k("STRATA_BIN"), k("${STRATA_BIN:-strata}"));
-    let mut env_config = Mapping::new();
-    env_config.insert(k("env"), Value::Mapping(env));
-    tool.insert(k("env_config"), Value::Mapping(env_config));
-    tool.insert(k("config"), Value::Mapping(config));
+    let mut env = Map::new();
+    env.insert("STRATA_BIN".into(), string("${STRATA_BIN:-strata}"));
+    let mut env_config = Map::new();
+    env_config.insert("env".into(), Value::Object(env));
+    tool.insert("env_config".into(), Value::Object(env_config));
+    tool.insert("config".into(), Value::Object(config));
     format!(
         "# Generated by `strata import ryeos`: a nested-graph wrapper (see IMPORT-REPORT.md).\n{}",
-        serde_yaml::to_string(&Value::Mapping(tool)).unwrap_or_default()
+        strata_doc::to_yaml(&Value::Object(tool))
     )
 }
 
@@ -821,7 +822,7 @@ config:
     }
 
     fn convert(text: &str) -> FileImport {
-        let value: Value = serde_yaml::from_str(text).expect("YAML");
+        let value = crate::yaml::read_yaml(text).expect("YAML");
         import_graph(
             ".ai/tools/graphs/demo.yaml",
             "graphs/demo",

@@ -3,10 +3,11 @@
 //! of the hooks strata can fire; every hook that cannot be is named in a warning, and the
 //! file is refused (`IMP-H-none`) when none can.
 
-use serde_yaml::{Mapping, Value};
+use serde_json::{Map, Value};
 
 use crate::model::{Catalog, FileImport};
 use crate::position::yaml_key_position;
+use crate::util::{string, text_of};
 
 /// RyeOS thread events with a strata directive event.
 const EVENTS: [(&str, &str); 5] = [
@@ -48,17 +49,19 @@ fn context_names(event: &str) -> Vec<&'static str> {
 /// Converts the RyeOS hook file `text` (at `source`).
 pub fn import_hooks(source: &str, text: &str, catalog: &Catalog) -> FileImport {
     let mut out = FileImport::imported(source);
-    let value: Value = match serde_yaml::from_str(text) {
+    let value = match crate::yaml::read_yaml(text) {
         Ok(v) => v,
-        Err(e) => return out.refuse("IMP-H-yaml", format!("the hook file is not YAML: {e}")),
+        Err(why) => {
+            return out.refuse("IMP-H-yaml", format!("the hook file cannot be read: {why}"))
+        }
     };
-    let Value::Mapping(map) = value else {
+    let Value::Object(map) = value else {
         return out.refuse("IMP-H-yaml", "the hook file is not a YAML map");
     };
-    let mut kept: Vec<(Mapping, Option<String>)> = Vec::new();
+    let mut kept: Vec<(Map<String, Value>, Option<String>)> = Vec::new();
     let mut seen = 0usize;
     for (key, v) in &map {
-        let key = key.as_str().unwrap_or_default();
+        let key = key.as_str();
         if FILE_KEYS.contains(&key) {
             continue;
         }
@@ -72,7 +75,7 @@ pub fn import_hooks(source: &str, text: &str, catalog: &Catalog) -> FileImport {
             );
             continue;
         }
-        let Value::Sequence(list) = v else {
+        let Value::Array(list) = v else {
             let (l, c) = yaml_key_position(text, 0, &[key]);
             out.warn("IMP-H-key", format!("`{key}` is not a list: dropped"), l, c);
             continue;
@@ -106,10 +109,9 @@ pub fn import_hooks(source: &str, text: &str, catalog: &Catalog) -> FileImport {
                 file.push_str(&format!("# {line}\n"));
             }
         }
-        file.push_str(
-            &serde_yaml::to_string(&Value::Sequence(vec![Value::Mapping(hook)]))
-                .unwrap_or_default(),
-        );
+        file.push_str(&strata_doc::to_yaml(&Value::Array(vec![Value::Object(
+            hook,
+        )])));
     }
     out.write("hooks/ryeos.yaml", file);
     out
@@ -145,34 +147,19 @@ fn hook_position(text: &str, list: &str, index: usize) -> (usize, usize) {
     (line, 1)
 }
 
-fn k(name: &str) -> Value {
-    Value::String(name.to_owned())
-}
-
-fn text_of(v: Option<&Value>) -> String {
-    match v {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Null) | None => String::new(),
-        Some(other) => serde_yaml::to_string(other)
-            .unwrap_or_default()
-            .trim_end()
-            .to_owned(),
-    }
-}
-
 /// One hook, or `None` (with its warnings) when strata cannot fire it.
 fn convert(
     out: &mut FileImport,
     hook: &Value,
     (l, c): (usize, usize),
     catalog: &Catalog,
-) -> Option<(Mapping, Option<String>)> {
-    let Value::Mapping(h) = hook else {
+) -> Option<(Map<String, Value>, Option<String>)> {
+    let Value::Object(h) = hook else {
         out.warn("IMP-H-skip", "a hook entry is not a map: skipped", l, c);
         return None;
     };
-    let id = text_of(h.get("id"));
-    let event = text_of(h.get("event"));
+    let id = h.get("id").map(text_of).unwrap_or_default();
+    let event = h.get("event").map(text_of).unwrap_or_default();
     let mut reasons: Vec<(&'static str, String)> = Vec::new();
     let strata_event = EVENTS.iter().find(|(r, _)| *r == event).map(|(_, s)| *s);
     if strata_event.is_none() {
@@ -182,12 +169,12 @@ fn convert(
         ));
     }
     let action = match h.get("action") {
-        Some(Value::Mapping(a)) => a.clone(),
-        _ => Mapping::new(),
+        Some(Value::Object(a)) => a.clone(),
+        _ => Map::new(),
     };
-    let primary = text_of(action.get("primary"));
-    let item_type = text_of(action.get("item_type"));
-    let item_id = text_of(action.get("item_id"));
+    let primary = action.get("primary").map(text_of).unwrap_or_default();
+    let item_type = action.get("item_type").map(text_of).unwrap_or_default();
+    let item_id = action.get("item_id").map(text_of).unwrap_or_default();
     let (item_type, item_id) = match (item_type.as_str(), item_id.split_once(':')) {
         ("", Some((t, rest))) => (t.to_owned(), rest.to_owned()),
         ("", None) => ("tool".to_owned(), item_id),
@@ -229,12 +216,12 @@ fn convert(
     }
     // The params: names the strata event's context lacks are dropped.
     let mut params = match action.get("params") {
-        Some(Value::Mapping(p)) => p.clone(),
-        _ => Mapping::new(),
+        Some(Value::Object(p)) => p.clone(),
+        _ => Map::new(),
     };
     let names = context_names(strata_event.unwrap_or("directive_started"));
     let mut dropped = Vec::new();
-    let keys: Vec<Value> = params.keys().cloned().collect();
+    let keys: Vec<String> = params.keys().cloned().collect();
     for key in keys {
         let v = params.get(&key).cloned().unwrap_or(Value::Null);
         let missing = roots(&v)
@@ -244,8 +231,7 @@ fn convert(
         if !missing.is_empty() {
             params.shift_remove(&key);
             dropped.push(format!(
-                "`{}` (reads {})",
-                text_of(Some(&key)),
+                "`{key}` (reads {})",
                 missing
                     .iter()
                     .map(|m| format!("`{m}`"))
@@ -284,15 +270,14 @@ fn convert(
     if let Some(layer) = h.get("layer") {
         out.warn(
             "IMP-H-layer",
-            format!("hook `{id}`: `layer: {}` dropped: strata fires a directive's hooks first, then the project's by file name, in declaration order", text_of(Some(layer))),
+            format!("hook `{id}`: `layer: {}` dropped: strata fires a directive's hooks first, then the project's by file name, in declaration order", text_of(layer)),
             l,
             c,
         );
     }
     for key in h.keys() {
-        let key = key.as_str().unwrap_or_default();
         if !matches!(
-            key,
+            key.as_str(),
             "id" | "event" | "layer" | "condition" | "action" | "description"
         ) {
             out.warn(
@@ -303,25 +288,22 @@ fn convert(
             );
         }
     }
-    let mut outh = Mapping::new();
-    outh.insert(k("id"), k(&id));
-    outh.insert(k("event"), k(strata_event));
+    let mut outh = Map::new();
+    outh.insert("id".into(), string(&id));
+    outh.insert("event".into(), string(strata_event));
     if let Some(cond) = condition {
-        outh.insert(k("condition"), cond);
+        outh.insert("condition".into(), cond);
     }
-    let mut a = Mapping::new();
-    a.insert(k("tool"), k(&item_id));
+    let mut a = Map::new();
+    a.insert("tool".into(), string(&item_id));
     if !params.is_empty() {
-        a.insert(k("params"), Value::Mapping(params));
+        a.insert("params".into(), Value::Object(params));
     }
-    outh.insert(k("action"), Value::Mapping(a));
+    outh.insert("action".into(), Value::Object(a));
     out.rewrite(format!(
         "hook `{id}`: action {{primary: execute, item_type: tool, item_id: {item_id}}} → {{tool: {item_id}}}"
     ));
-    let description = h
-        .get("description")
-        .map(|d| text_of(Some(d)))
-        .filter(|d| !d.is_empty());
+    let description = h.get("description").map(text_of).filter(|d| !d.is_empty());
     Some((outh, description))
 }
 
@@ -334,9 +316,9 @@ fn condition_problems(
     notes: &mut Vec<(&'static str, String)>,
 ) {
     match cond {
-        Value::Mapping(m) => {
+        Value::Object(m) => {
             for list in ["any", "all"] {
-                if let Some(Value::Sequence(items)) = m.get_mut(list) {
+                if let Some(Value::Array(items)) = m.get_mut(list) {
                     for item in items {
                         condition_problems(id, item, reasons, notes);
                     }
@@ -345,7 +327,7 @@ fn condition_problems(
             if let Some(inner) = m.get_mut("not") {
                 condition_problems(id, inner, reasons, notes);
             }
-            let path = text_of(m.get("path"));
+            let path = m.get("path").map(text_of).unwrap_or_default();
             if path.starts_with("classification.") || path == "classification" {
                 reasons.push((
                     "IMP-H-condition",
@@ -359,11 +341,11 @@ fn condition_problems(
                               lost: &mut Vec<String>,
                               renamed: &mut Vec<String>|
                  -> Option<Value> {
-                    let code = text_of(Some(v));
+                    let code = text_of(v);
                     match LIMIT_CODES.iter().find(|(r, _)| *r == code) {
                         Some((r, s)) => {
                             renamed.push(format!("`{r}` → `{s}`"));
-                            Some(k(s))
+                            Some(string(s))
                         }
                         None => {
                             lost.push(format!("`{code}`"));
@@ -373,7 +355,7 @@ fn condition_problems(
                 };
                 if let Some(v) = m.get("value").cloned() {
                     let new = match v {
-                        Value::Sequence(items) => Value::Sequence(
+                        Value::Array(items) => Value::Array(
                             items
                                 .iter()
                                 .filter_map(|i| rename(i, &mut lost, &mut renamed))
@@ -381,7 +363,7 @@ fn condition_problems(
                         ),
                         other => rename(&other, &mut lost, &mut renamed).unwrap_or(Value::Null),
                     };
-                    m.insert(k("value"), new);
+                    m.insert("value".into(), new);
                 }
                 if !renamed.is_empty() || !lost.is_empty() {
                     let mut message =
@@ -396,7 +378,7 @@ fn condition_problems(
                 }
             }
         }
-        Value::Sequence(items) => {
+        Value::Array(items) => {
             for item in items {
                 condition_problems(id, item, reasons, notes);
             }
@@ -429,8 +411,8 @@ fn roots(v: &Value) -> Vec<String> {
     fn walk(v: &Value, f: &mut dyn FnMut(&str)) {
         match v {
             Value::String(s) => f(s),
-            Value::Sequence(l) => l.iter().for_each(|x| walk(x, f)),
-            Value::Mapping(m) => m.values().for_each(|x| walk(x, f)),
+            Value::Array(l) => l.iter().for_each(|x| walk(x, f)),
+            Value::Object(m) => m.values().for_each(|x| walk(x, f)),
             _ => {}
         }
     }
@@ -629,5 +611,13 @@ extra: 1
         assert_eq!(f.reason.expect("refused").message, "the file holds no hook");
         let f = import_hooks("h.yaml", "[1", &catalog());
         assert_eq!(f.reason.expect("refused").code, "IMP-H-yaml");
+        let f = import_hooks("h.yaml", "builtin_hooks: !hooks []\n", &catalog());
+        assert_eq!(
+            f.reason.expect("refused"),
+            crate::Refusal {
+                code: "IMP-H-yaml".into(),
+                message: "the hook file cannot be read: YAML syntax error: unsupported tag `!hooks` at line 1 column 23".into(),
+            }
+        );
     }
 }

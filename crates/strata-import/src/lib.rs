@@ -19,6 +19,7 @@ mod report;
 mod schema;
 mod tool;
 mod util;
+mod yaml;
 
 pub use code::{executor_of, import_code};
 pub use directive::import_directive;

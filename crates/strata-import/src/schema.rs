@@ -3,9 +3,9 @@
 //! subset is kept, `$schema` is dropped (documentation), any other keyword is dropped with an
 //! `IMP-schema-keyword` warning since strata would refuse the file at load.
 
-use serde_yaml::{Mapping, Value};
+use serde_json::{Map, Value};
 
-use crate::util::key;
+use crate::util::string;
 
 /// A keyword dropped from a schema: its name and where (`parameters.properties.url`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,10 +26,10 @@ pub(crate) struct Converted {
 
 /// The permissive schema of a tool whose RyeOS form validated nothing.
 pub(crate) fn permissive() -> Value {
-    let mut m = Mapping::new();
-    m.insert(key("type"), key("object"));
-    m.insert(key("additionalProperties"), Value::Bool(true));
-    Value::Mapping(m)
+    let mut m = Map::new();
+    m.insert("type".into(), string("object"));
+    m.insert("additionalProperties".into(), Value::Bool(true));
+    Value::Object(m)
 }
 
 /// Converts a RyeOS JSON Schema to strata's subset. A schema that is not a map becomes the
@@ -40,11 +40,11 @@ pub(crate) fn convert(schema: &Value) -> Converted {
         dropped: Vec::new(),
         dollar_schema: false,
     };
-    if let Value::Mapping(_) = schema {
+    if schema.is_object() {
         let mut s = walk(schema, "parameters", &mut out);
-        if let Value::Mapping(m) = &mut s {
-            if !m.contains_key(key("type")) {
-                m.insert(key("type"), key("object"));
+        if let Value::Object(m) = &mut s {
+            if !m.contains_key("type") {
+                m.insert("type".into(), string("object"));
             }
         }
         out.schema = s;
@@ -53,12 +53,12 @@ pub(crate) fn convert(schema: &Value) -> Converted {
 }
 
 fn walk(schema: &Value, at: &str, out: &mut Converted) -> Value {
-    let Value::Mapping(map) = schema else {
+    let Value::Object(map) = schema else {
         return schema.clone();
     };
-    let mut result = Mapping::new();
+    let mut result = Map::new();
     for (k, v) in map {
-        let name = k.as_str().unwrap_or_default();
+        let name = k.as_str();
         if name == "$schema" {
             out.dollar_schema = true;
             continue;
@@ -72,28 +72,27 @@ fn walk(schema: &Value, at: &str, out: &mut Converted) -> Value {
         }
         let v = match name {
             "properties" => match v {
-                Value::Mapping(props) => {
-                    let mut m = Mapping::new();
-                    for (pk, pv) in props {
-                        let pname = pk.as_str().unwrap_or_default();
+                Value::Object(props) => {
+                    let mut m = Map::new();
+                    for (pname, pv) in props {
                         m.insert(
-                            pk.clone(),
+                            pname.clone(),
                             walk(pv, &format!("{at}.properties.{pname}"), out),
                         );
                     }
-                    Value::Mapping(m)
+                    Value::Object(m)
                 }
                 other => other.clone(),
             },
             "items" => walk(v, &format!("{at}.items"), out),
-            "additionalProperties" if v.is_mapping() => {
+            "additionalProperties" if v.is_object() => {
                 walk(v, &format!("{at}.additionalProperties"), out)
             }
             _ => v.clone(),
         };
         result.insert(k.clone(), v);
     }
-    Value::Mapping(result)
+    Value::Object(result)
 }
 
 #[cfg(test)]
@@ -101,7 +100,7 @@ mod tests {
     use super::*;
 
     fn yaml(s: &str) -> Value {
-        serde_yaml::from_str(s).unwrap()
+        crate::yaml::read_yaml(s).unwrap()
     }
 
     #[test]

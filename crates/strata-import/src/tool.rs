@@ -2,12 +2,12 @@
 //! `.ai/runtimes/*.yaml` daemon descriptors (refused). Graph files (`tool_type: graph`) are
 //! the graph converter's.
 
-use serde_yaml::{Mapping, Value};
+use serde_json::{Map, Value};
 
 use crate::model::{Catalog, FileImport};
 use crate::position::yaml_key_position;
 use crate::schema;
-use crate::util::{get, key, mentions, parent, replace_in, scalar_text, yaml_file};
+use crate::util::{mentions, parent, replace_in, scalar_text, string, yaml_file};
 
 /// The executor every chain ends at.
 pub(crate) const PRIMITIVE: &str = "runtimes/subprocess";
@@ -29,7 +29,7 @@ const RESERVED: [&str; 8] = [
 #[derive(Clone, Debug, Default)]
 pub struct ToolContext {
     /// `(source, parsed map)` of the execution config found, project space first.
-    pub execution: Option<(String, Mapping)>,
+    pub execution: Option<(String, Map<String, Value>)>,
 }
 
 /// Whether a RyeOS executor id names a primitive (every chain now ends at strata's).
@@ -50,32 +50,32 @@ pub fn import_tool(
     ctx: &ToolContext,
 ) -> FileImport {
     let mut out = FileImport::imported(source);
-    let doc: Value = match serde_yaml::from_str(text) {
+    let doc = match crate::yaml::read_yaml(text) {
         Ok(v) => v,
-        Err(e) => return out.refuse("IMP-yaml", format!("the file is not valid YAML: {e}")),
+        Err(why) => return crate::yaml::refuse_unreadable(out, &why),
     };
-    let Value::Mapping(doc) = doc else {
+    let Value::Object(doc) = doc else {
         return out.refuse("IMP-yaml", "the file is not a YAML map");
     };
     if let Some(reason) = refusal(id, &doc) {
         return out.refuse(reason.0, reason.1);
     }
     let pos = |path: &[&str]| yaml_key_position(text, 0, path);
-    let tool_type = get(&doc, "tool_type").and_then(Value::as_str).unwrap_or("");
+    let tool_type = doc.get("tool_type").and_then(Value::as_str).unwrap_or("");
     let runtime = tool_type == "runtime" || id.split('/').any(|s| s == "runtimes");
 
-    let mut tool = Mapping::new();
-    let mut config = match get(&doc, "config") {
-        Some(Value::Mapping(m)) => m.clone(),
-        _ => Mapping::new(),
+    let mut tool = Map::new();
+    let mut config = match doc.get("config") {
+        Some(Value::Object(m)) => m.clone(),
+        _ => Map::new(),
     };
-    let mut env_config = Mapping::new();
+    let mut env_config = Map::new();
     let mut secrets: Vec<Value> = Vec::new();
     let mut parameters: Option<Value> = None;
     let mut interp_var: Option<String> = None;
 
     for (k, v) in &doc {
-        let name = k.as_str().unwrap_or_default();
+        let name = k.as_str();
         let (line, col) = pos(&[name]);
         match name {
             "tool_type" => out.rewrite(format!(
@@ -99,12 +99,12 @@ pub fn import_tool(
             }
             "version" => {
                 if let Some(s) = scalar_text(v) {
-                    tool.insert(key("version"), Value::String(s));
+                    tool.insert("version".into(), Value::String(s));
                 }
             }
             "description" => {
                 if let Some(s) = scalar_text(v) {
-                    tool.insert(key("description"), Value::String(s));
+                    tool.insert("description".into(), Value::String(s));
                 }
             }
             "executor_id" => {}
@@ -132,12 +132,12 @@ pub fn import_tool(
                 parameters = Some(c.schema);
             }
             "env_config" => {
-                if let Value::Mapping(ec) = v {
+                if let Value::Object(ec) = v {
                     env_config = convert_env_config(text, ec, &mut out, &mut interp_var);
                 }
             }
             "anchor" => {
-                if let Value::Mapping(a) = v {
+                if let Value::Object(a) = v {
                     convert_anchor(a, &mut config, &mut out, (line, col));
                 }
             }
@@ -177,7 +177,7 @@ pub fn import_tool(
                 col,
             ),
             "required_secrets" => {
-                if let Value::Sequence(names) = v {
+                if let Value::Array(names) = v {
                     secrets.extend(names.iter().cloned());
                     out.rewrite("required_secrets → secrets");
                 }
@@ -193,15 +193,13 @@ pub fn import_tool(
     }
 
     // The executor.
-    let executor = get(&doc, "executor_id")
-        .and_then(Value::as_str)
-        .unwrap_or("");
+    let executor = doc.get("executor_id").and_then(Value::as_str).unwrap_or("");
     let (eline, ecol) = pos(&["executor_id"]);
     if is_primitive(executor) {
         out.rewrite(format!("executor_id: {executor} → executor: {PRIMITIVE}"));
-        tool.insert(key("executor"), key(PRIMITIVE));
+        tool.insert("executor".into(), string(PRIMITIVE));
     } else {
-        tool.insert(key("executor"), key(executor));
+        tool.insert("executor".into(), string(executor));
         out.rewrite(format!("executor_id: {executor} → executor: {executor}"));
         if !catalog.has_tool(executor) {
             out.warn(
@@ -225,10 +223,10 @@ pub fn import_tool(
     );
 
     if !secrets.is_empty() {
-        tool.insert(key("secrets"), Value::Sequence(secrets));
+        tool.insert("secrets".into(), Value::Array(secrets));
     }
     tool.insert(
-        key("parameters"),
+        "parameters".into(),
         parameters.unwrap_or_else(|| {
             if !runtime {
                 out.rewrite("no schema → parameters: {type: object, additionalProperties: true} (RyeOS validated nothing)");
@@ -237,22 +235,22 @@ pub fn import_tool(
         }),
     );
     if !env_config.is_empty() {
-        tool.insert(key("env_config"), Value::Mapping(env_config));
+        tool.insert("env_config".into(), Value::Object(env_config));
     }
     if !config.is_empty() {
-        tool.insert(key("config"), Value::Mapping(config));
+        tool.insert("config".into(), Value::Object(config));
     }
     out.write(
         format!("tools/{id}.yaml"),
-        yaml_file(source, &Value::Mapping(tool)),
+        yaml_file(source, &Value::Object(tool)),
     );
     out
 }
 
 /// The reason a tool file cannot be imported at all, when it cannot.
-fn refusal(id: &str, doc: &Mapping) -> Option<(&'static str, String)> {
-    let tool_type = get(doc, "tool_type").and_then(Value::as_str).unwrap_or("");
-    let executor = get(doc, "executor_id");
+fn refusal(id: &str, doc: &Map<String, Value>) -> Option<(&'static str, String)> {
+    let tool_type = doc.get("tool_type").and_then(Value::as_str).unwrap_or("");
+    let executor = doc.get("executor_id");
     match tool_type {
         "primitive" => return Some(("IMP-primitive", "RyeOS primitive: every chain now ends at strata's `runtimes/subprocess`; `executor_id` references to it are rewritten".into())),
         "http" => return Some(("IMP-http", format!("HTTP provider `{id}` (config.url, method, headers, body, auth, retry): strata runs subprocesses only, it has no HTTP primitive"))),
@@ -261,8 +259,8 @@ fn refusal(id: &str, doc: &Mapping) -> Option<(&'static str, String)> {
         }
         _ => {}
     }
-    if let Some(Value::Mapping(t)) = get(doc, "terminal_executor") {
-        let kind = get(t, "kind").and_then(scalar_text).unwrap_or_default();
+    if let Some(Value::Object(t)) = doc.get("terminal_executor") {
+        let kind = t.get("kind").and_then(scalar_text).unwrap_or_default();
         return Some(("IMP-terminal", format!("terminal executor `{kind}` (executor_id: null) is RyeOS's own dispatch and has no strata equivalent")));
     }
     if id.ends_with("state-graph/runtime") || id.ends_with("state_graph_runtime") {
@@ -285,7 +283,7 @@ fn refusal(id: &str, doc: &Mapping) -> Option<(&'static str, String)> {
 /// Converts a HEAD `.ai/runtimes/*.yaml` daemon descriptor: always refused.
 pub fn import_runtime_descriptor(source: &str, text: &str) -> FileImport {
     let out = FileImport::imported(source);
-    let serves = serde_yaml::from_str::<Value>(text)
+    let serves = crate::yaml::read_yaml(text)
         .ok()
         .and_then(|v| v.get("serves").and_then(scalar_text))
         .unwrap_or_else(|| "?".into());
@@ -307,32 +305,32 @@ fn locate_keyword(text: &str, field: &str, d: &schema::Dropped) -> (usize, usize
 /// directory), `env` kept (HEAD `${interpreter}` → `${<var>}`).
 fn convert_env_config(
     text: &str,
-    ec: &Mapping,
+    ec: &Map<String, Value>,
     out: &mut FileImport,
     interp_var: &mut Option<String>,
-) -> Mapping {
-    let mut result = Mapping::new();
-    if let Some(Value::Mapping(i)) = get(ec, "interpreter") {
-        let var = get(i, "var").and_then(scalar_text);
+) -> Map<String, Value> {
+    let mut result = Map::new();
+    if let Some(Value::Object(i)) = ec.get("interpreter") {
+        let var = i.get("var").and_then(scalar_text);
         *interp_var = var.clone();
-        let mut ni = Mapping::new();
+        let mut ni = Map::new();
         let mut candidates: Vec<Value> = Vec::new();
-        if let Some(b) = get(i, "binary").and_then(scalar_text) {
+        if let Some(b) = i.get("binary").and_then(scalar_text) {
             candidates.push(Value::String(b.clone()));
             out.rewrite(format!("env_config.interpreter.binary: {b} → candidates"));
         }
-        if let Some(Value::Sequence(cs)) = get(i, "candidates") {
+        if let Some(Value::Array(cs)) = i.get("candidates") {
             for c in cs {
                 if !candidates.contains(c) {
                     candidates.push(c.clone());
                 }
             }
         }
-        let mut search_paths: Vec<Value> = match get(i, "search_paths") {
-            Some(Value::Sequence(s)) => s.clone(),
+        let mut search_paths: Vec<Value> = match i.get("search_paths") {
+            Some(Value::Array(s)) => s.clone(),
             _ => Vec::new(),
         };
-        if let Some(Value::Sequence(roots)) = get(i, "search_roots") {
+        if let Some(Value::Array(roots)) = i.get("search_roots") {
             let (l, c) = yaml_key_position(text, 0, &["env_config", "interpreter", "search_roots"]);
             let subs: Vec<String> = search_paths.iter().filter_map(scalar_text).collect();
             let mut rooted = Vec::new();
@@ -352,7 +350,7 @@ fn convert_env_config(
             );
         }
         for (k, v) in i {
-            let name = k.as_str().unwrap_or_default();
+            let name = k.as_str();
             match name {
                 "type" | "var" | "venv" | "fallback" | "command" => {
                     ni.insert(k.clone(), v.clone());
@@ -360,12 +358,12 @@ fn convert_env_config(
                 "binary" | "candidates" | "search_paths" | "search_roots" => {}
                 "path_candidates" => {
                     let list: Vec<String> = match v {
-                        Value::Sequence(s) => s.iter().filter_map(scalar_text).collect(),
+                        Value::Array(s) => s.iter().filter_map(scalar_text).collect(),
                         other => scalar_text(other).into_iter().collect(),
                     };
                     if let Some(first) = list.first() {
-                        if !i.contains_key(key("fallback")) {
-                            ni.insert(key("fallback"), key(first));
+                        if !i.contains_key("fallback") {
+                            ni.insert("fallback".into(), string(first));
                         }
                         out.rewrite(format!(
                             "env_config.interpreter.path_candidates: [{first}] → fallback: {first}"
@@ -397,15 +395,15 @@ fn convert_env_config(
             }
         }
         if !candidates.is_empty() {
-            ni.insert(key("candidates"), Value::Sequence(candidates));
+            ni.insert("candidates".into(), Value::Array(candidates));
         }
         if !search_paths.is_empty() {
-            ni.insert(key("search_paths"), Value::Sequence(search_paths));
+            ni.insert("search_paths".into(), Value::Array(search_paths));
         }
-        result.insert(key("interpreter"), Value::Mapping(ni));
+        result.insert("interpreter".into(), Value::Object(ni));
     }
-    if let Some(Value::Mapping(env)) = get(ec, "env") {
-        let mut env = Value::Mapping(env.clone());
+    if let Some(Value::Object(env)) = ec.get("env") {
+        let mut env = Value::Object(env.clone());
         if let Some(var) = interp_var.as_deref() {
             let mut hits = Vec::new();
             replace_in(
@@ -417,10 +415,9 @@ fn convert_env_config(
                 out.rewrite(format!("${{interpreter}} → ${{{var}}}"));
             }
         }
-        result.insert(key("env"), env);
+        result.insert("env".into(), env);
     }
-    for (k, _) in ec {
-        let name = k.as_str().unwrap_or_default();
+    for name in ec.keys() {
         if name != "interpreter" && name != "env" {
             let (l, c) = yaml_key_position(text, 0, &["env_config", name]);
             out.warn(
@@ -436,38 +433,43 @@ fn convert_env_config(
 
 /// `anchor:` → `config.env.<VAR>` prepends and `config.cwd` (approximated: the anchor is the
 /// code file's directory).
-fn convert_anchor(a: &Mapping, config: &mut Mapping, out: &mut FileImport, at: (usize, usize)) {
+fn convert_anchor(
+    a: &Map<String, Value>,
+    config: &mut Map<String, Value>,
+    out: &mut FileImport,
+    at: (usize, usize),
+) {
     let sub = |s: &str| {
         s.replace("{anchor_path}", "{code_dir}")
             .replace("{runtime_lib}", "{runtime_dir}/lib")
     };
     let mut done = Vec::new();
-    if let Some(Value::Mapping(paths)) = get(a, "env_paths") {
+    if let Some(Value::Object(paths)) = a.get("env_paths") {
         for (var, spec) in paths {
-            let Some(var) = var.as_str() else { continue };
             let prepend: Vec<String> = match spec.get("prepend") {
-                Some(Value::Sequence(s)) => {
+                Some(Value::Array(s)) => {
                     s.iter().filter_map(scalar_text).map(|p| sub(&p)).collect()
                 }
                 _ => continue,
             };
             let value = format!("{}:${{{var}:-}}", prepend.join(":"));
             let env = config
-                .entry(key("env"))
-                .or_insert_with(|| Value::Mapping(Mapping::new()));
-            if let Value::Mapping(env) = env {
-                env.insert(key(var), Value::String(value));
+                .entry("env")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(env) = env {
+                env.insert(var.clone(), Value::String(value));
             }
             done.push(format!("config.env.{var}"));
         }
     }
-    if let Some(cwd) = get(a, "cwd").and_then(scalar_text) {
-        if !config.contains_key(key("cwd")) {
-            config.insert(key("cwd"), Value::String(sub(&cwd)));
+    if let Some(cwd) = a.get("cwd").and_then(scalar_text) {
+        if !config.contains_key("cwd") {
+            config.insert("cwd".into(), Value::String(sub(&cwd)));
             done.push("config.cwd".into());
         }
     }
-    let markers = get(a, "markers_any")
+    let markers = a
+        .get("markers_any")
         .and_then(|m| serde_json::to_string(m).ok())
         .unwrap_or_else(|| "[]".into());
     out.warn(
@@ -482,10 +484,10 @@ fn convert_anchor(a: &Mapping, config: &mut Mapping, out: &mut FileImport, at: (
 }
 
 /// Deep-merges `over` into `base` (maps key by key, everything else replaced).
-fn merge(base: &mut Mapping, over: &Mapping) {
+fn merge(base: &mut Map<String, Value>, over: &Map<String, Value>) {
     for (k, v) in over {
         match (base.get_mut(k), v) {
-            (Some(Value::Mapping(b)), Value::Mapping(o)) => merge(b, o),
+            (Some(Value::Object(b)), Value::Object(o)) => merge(b, o),
             _ => {
                 base.insert(k.clone(), v.clone());
             }
@@ -500,15 +502,15 @@ fn convert_config(
     text: &str,
     source: &str,
     runtime: bool,
-    doc: &Mapping,
-    config: &mut Mapping,
+    doc: &Map<String, Value>,
+    config: &mut Map<String, Value>,
     out: &mut FileImport,
     interp_var: Option<&str>,
     parameters: Option<&Value>,
 ) {
-    if let Some(t) = config.remove(key("timeout_secs")) {
-        if !config.contains_key(key("timeout")) {
-            config.insert(key("timeout"), t);
+    if let Some(t) = config.swap_remove("timeout_secs") {
+        if !config.contains_key("timeout") {
+            config.insert("timeout".into(), t);
         }
         out.rewrite("config.timeout_secs → config.timeout");
     }
@@ -530,7 +532,7 @@ fn convert_config(
         ("{tool_dir}", "{code_dir}".into()),
         ("{tool_parent}", "{code_dir}/..".into()),
     ]);
-    let mut cfg = Value::Mapping(std::mem::take(config));
+    let mut cfg = Value::Object(std::mem::take(config));
     let mut hits = Vec::new();
     replace_in(&mut cfg, &pairs, &mut hits);
     for (from, to) in &pairs {
@@ -538,12 +540,13 @@ fn convert_config(
             out.rewrite(format!("{from} → {to}"));
         }
     }
-    let Value::Mapping(mut cfg) = cfg else {
+    let Value::Object(mut cfg) = cfg else {
         return;
     };
 
     // `bin:` bundle binaries.
-    if let Some(cmd) = get(&cfg, "command")
+    if let Some(cmd) = cfg
+        .get("command")
         .and_then(Value::as_str)
         .map(str::to_owned)
     {
@@ -556,18 +559,15 @@ fn convert_config(
                 l,
                 c,
             );
-            cfg.insert(key("command"), Value::String(name));
+            cfg.insert("command".into(), Value::String(name));
         }
     }
 
     // Host variables and `{system_space}` / `{user_space}`.
-    let declared: Vec<String> = match get(doc, "env_config") {
-        Some(Value::Mapping(ec)) => {
-            let mut names: Vec<String> = match get(ec, "env") {
-                Some(Value::Mapping(env)) => env
-                    .keys()
-                    .filter_map(|k| k.as_str().map(str::to_owned))
-                    .collect(),
+    let declared: Vec<String> = match doc.get("env_config") {
+        Some(Value::Object(ec)) => {
+            let mut names: Vec<String> = match ec.get("env") {
+                Some(Value::Object(env)) => env.keys().cloned().collect(),
                 _ => Vec::new(),
             };
             names.extend(interp_var.map(str::to_owned));
@@ -575,7 +575,7 @@ fn convert_config(
         }
         _ => Vec::new(),
     };
-    for var in host_vars(&Value::Mapping(cfg.clone())) {
+    for var in host_vars(&Value::Object(cfg.clone())) {
         if !declared.contains(&var) {
             let (l, c) = crate::util::find(text, &format!("${{{var}}}"));
             out.warn(
@@ -591,9 +591,9 @@ fn convert_config(
         ("user_space", "RYEOS_USER_SPACE"),
     ] {
         let needle = format!("{{{space}}}");
-        if mentions(&Value::Mapping(cfg.clone()), &needle) {
+        if mentions(&Value::Object(cfg.clone()), &needle) {
             let (l, c) = crate::util::find(text, &needle);
-            cfg.insert(key(space), Value::String(format!("${{{var}}}")));
+            cfg.insert(space.into(), Value::String(format!("${{{var}}}")));
             out.warn(
                 "IMP-space",
                 format!("`{needle}` has no strata equivalent (no RyeOS spaces): it now reads the config key `{space}: \"${{{var}}}\"`; set {var}"),
@@ -606,13 +606,13 @@ fn convert_config(
     // A parameter named like a reserved config key that `{name}` reads.
     if let Some(props) = parameters
         .and_then(|p| p.get("properties"))
-        .and_then(Value::as_mapping)
+        .and_then(Value::as_object)
     {
-        if let Some(Value::Sequence(args)) = get(&cfg, "args") {
+        if let Some(Value::Array(args)) = cfg.get("args") {
             for name in RESERVED {
                 let needle = format!("{{{name}}}");
-                if props.contains_key(key(name)) && args.iter().any(|a| mentions(a, &needle)) {
-                    let value = get(&cfg, name).and_then(scalar_text).unwrap_or_default();
+                if props.contains_key(name) && args.iter().any(|a| mentions(a, &needle)) {
+                    let value = cfg.get(name).and_then(scalar_text).unwrap_or_default();
                     let (l, c) = crate::util::find(text, &format!("\"{needle}\""));
                     out.warn(
                         "IMP-param-shadow",
@@ -627,24 +627,25 @@ fn convert_config(
 
     // `{code_path}` / `{code_dir}`: a runtime defaults them to its tool's file; a tool sets
     // them to its file under `.ai/` when its chain may read them.
-    let refers = mentions(&Value::Mapping(cfg.clone()), "{code_");
-    let on_runtime = get(doc, "executor_id")
+    let refers = mentions(&Value::Object(cfg.clone()), "{code_");
+    let on_runtime = doc
+        .get("executor_id")
         .and_then(Value::as_str)
         .is_some_and(|e| !is_primitive(e));
     if runtime {
         if refers {
-            cfg.insert(key("code_path"), key("{tool_path}"));
-            cfg.insert(key("code_dir"), key("{tool_dir}"));
+            cfg.insert("code_path".into(), string("{tool_path}"));
+            cfg.insert("code_dir".into(), string("{tool_dir}"));
         }
     } else if refers || on_runtime {
         let file = tools_rel(source);
         cfg.insert(
-            key("code_path"),
+            "code_path".into(),
             Value::String(format!("{{project_path}}/.ai/tools/{file}")),
         );
         let dir = parent(&file);
         cfg.insert(
-            key("code_dir"),
+            "code_dir".into(),
             Value::String(if dir.is_empty() {
                 "{project_path}/.ai/tools".into()
             } else {
@@ -686,8 +687,8 @@ fn collect_host_vars(v: &Value, found: &mut Vec<String>) {
                 rest = &tail[end..];
             }
         }
-        Value::Sequence(items) => items.iter().for_each(|i| collect_host_vars(i, found)),
-        Value::Mapping(m) => m.iter().for_each(|(_, i)| collect_host_vars(i, found)),
+        Value::Array(items) => items.iter().for_each(|i| collect_host_vars(i, found)),
+        Value::Object(m) => m.iter().for_each(|(_, i)| collect_host_vars(i, found)),
         _ => {}
     }
 }
@@ -704,7 +705,7 @@ mod tests {
     }
 
     fn written(imp: &FileImport) -> Value {
-        serde_yaml::from_str(&imp.written[0].contents).unwrap()
+        crate::yaml::read_yaml(&imp.written[0].contents).unwrap()
     }
 
     #[test]
@@ -721,7 +722,7 @@ mod tests {
         assert_eq!(imp.written[0].path, "tools/c/x.yaml");
         assert_eq!(
             written(&imp),
-            serde_yaml::from_str::<Value>(
+            crate::yaml::read_yaml(
                 "version: '1.0.0'\nexecutor: runtimes/subprocess\nparameters: {type: object, additionalProperties: true}\nconfig:\n  command: ryeos-core-tools\n  args: ['{code_dir}']\n  input_data: '{params_json}'\n  timeout: 20\n  code_path: '{project_path}/.ai/tools/c/x.yaml'\n  code_dir: '{project_path}/.ai/tools/c'\n"
             )
             .unwrap()
@@ -780,6 +781,52 @@ mod tests {
         );
     }
 
+    // What serde_yaml read and strata's reader refuses is refused with the reader's reason.
+    #[test]
+    fn files_the_reader_refuses_are_refused_with_its_reason() {
+        let reason = |text: &str| {
+            import_tool(
+                ".ai/tools/x.yaml",
+                "x",
+                text,
+                &catalog(&[]),
+                &ToolContext::default(),
+            )
+            .reason
+            .expect("refused")
+        };
+        assert_eq!(
+            reason("executor_id: \"@subprocess\"\nconfig: {command: echo}\nconfig: {}\n"),
+            crate::Refusal {
+                code: "IMP-yaml".into(),
+                message: "the file cannot be read: duplicate key `config` at line 3 column 1 (each key may appear once in a map)".into(),
+            }
+        );
+        assert_eq!(
+            reason("executor_id: \"@subprocess\"\nconfig: !env {command: echo}\n").message,
+            "the file cannot be read: YAML syntax error: unsupported tag `!env` at line 2 column 14"
+        );
+    }
+
+    // Keys that serde_yaml read as numbers or booleans are text, written as they were.
+    #[test]
+    fn keys_are_written_as_the_text_they_were() {
+        let text = "executor_id: \"@subprocess\"\nconfig:\n  command: echo\n  1: one\n  true: two\n  <<: three\n";
+        let imp = import_tool(
+            ".ai/tools/k.yaml",
+            "k",
+            text,
+            &catalog(&[]),
+            &ToolContext::default(),
+        );
+        assert_eq!(
+            imp.written[0].contents,
+            "# Imported from RyeOS `.ai/tools/k.yaml` by `strata import ryeos` (see IMPORT-REPORT.md).\n\
+             executor: runtimes/subprocess\nparameters:\n  type: object\n  additionalProperties: true\n\
+             config:\n  command: echo\n  '1': one\n  'true': two\n  '<<': three\n"
+        );
+    }
+
     #[test]
     fn a_runtime_defaults_the_code_keys_to_its_own_file() {
         let text = "tool_type: runtime\nexecutor_id: rye/core/primitives/execute\nconfig:\n  command: x\n  args: [\"{tool_path}\", \"{tool_parent}\"]\n";
@@ -793,7 +840,7 @@ mod tests {
         let cfg = written(&imp)["config"].clone();
         assert_eq!(
             cfg["args"],
-            serde_yaml::from_str::<Value>("['{code_path}', '{code_dir}/..']").unwrap()
+            crate::yaml::read_yaml("['{code_path}', '{code_dir}/..']").unwrap()
         );
         assert_eq!(cfg["code_path"], Value::String("{tool_path}".into()));
         assert_eq!(cfg["code_dir"], Value::String("{tool_dir}".into()));

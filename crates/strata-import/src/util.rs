@@ -1,7 +1,7 @@
 //! Small helpers shared by the converters: finding text in a RyeOS file, YAML values, writing
 //! YAML, and id arithmetic (positions themselves are [`crate::position`]'s).
 
-use serde_yaml::{Mapping, Value};
+use serde_json::Value;
 
 /// The 1-based position of the first occurrence of `needle` in `text` (`(0, 0)` if absent).
 pub(crate) fn find(text: &str, needle: &str) -> (usize, usize) {
@@ -11,14 +11,9 @@ pub(crate) fn find(text: &str, needle: &str) -> (usize, usize) {
     }
 }
 
-/// A YAML mapping key.
-pub(crate) fn key(k: &str) -> Value {
-    Value::String(k.to_owned())
-}
-
-/// The value at `k` of a mapping.
-pub(crate) fn get<'a>(map: &'a Mapping, k: &str) -> Option<&'a Value> {
-    map.get(key(k))
+/// A string value.
+pub(crate) fn string(s: &str) -> Value {
+    Value::String(s.to_owned())
 }
 
 /// A YAML scalar as text (`1.0` → "1.0", `true` → "true"); `None` for maps, lists and null.
@@ -37,22 +32,18 @@ pub(crate) fn text_of(v: &Value) -> String {
     match v {
         Value::String(t) => t.clone(),
         Value::Null => String::new(),
-        other => serde_yaml::to_string(other)
-            .unwrap_or_default()
-            .trim_end()
-            .to_owned(),
+        other => strata_doc::to_yaml(other).trim_end().to_owned(),
     }
 }
 
 /// A value as compact JSON text, for messages.
 pub(crate) fn compact(v: &Value) -> String {
-    serde_json::to_string(&serde_json::to_value(v).unwrap_or(serde_json::Value::Null))
-        .unwrap_or_default()
+    serde_json::to_string(v).unwrap_or_default()
 }
 
 /// The header comment and YAML text of a written file.
 pub(crate) fn yaml_file(source: &str, body: &Value) -> String {
-    let text = serde_yaml::to_string(body).unwrap_or_default();
+    let text = strata_doc::to_yaml(body);
     format!(
         "# Imported from RyeOS `{source}` by `strata import ryeos` (see IMPORT-REPORT.md).\n{text}"
     )
@@ -77,21 +68,20 @@ pub(crate) fn replace_in(v: &mut Value, pairs: &[(&str, String)], hits: &mut Vec
                 }
             }
         }
-        Value::Sequence(items) => {
+        Value::Array(items) => {
             for item in items {
                 replace_in(item, pairs, hits);
             }
         }
-        Value::Mapping(map) => {
+        Value::Object(map) => {
             // `{literal: …}` is text RyeOS passed byte for byte too: never rewritten.
-            if map.len() == 1 && map.contains_key(key("literal")) {
+            if map.len() == 1 && map.contains_key("literal") {
                 return;
             }
-            for (_, item) in map.iter_mut() {
+            for item in map.values_mut() {
                 replace_in(item, pairs, hits);
             }
         }
-        Value::Tagged(t) => replace_in(&mut t.value, pairs, hits),
         _ => {}
     }
 }
@@ -100,9 +90,8 @@ pub(crate) fn replace_in(v: &mut Value, pairs: &[(&str, String)], hits: &mut Vec
 pub(crate) fn mentions(v: &Value, needle: &str) -> bool {
     match v {
         Value::String(s) => s.contains(needle),
-        Value::Sequence(items) => items.iter().any(|i| mentions(i, needle)),
-        Value::Mapping(map) => map.iter().any(|(_, i)| mentions(i, needle)),
-        Value::Tagged(t) => mentions(&t.value, needle),
+        Value::Array(items) => items.iter().any(|i| mentions(i, needle)),
+        Value::Object(map) => map.values().any(|i| mentions(i, needle)),
         _ => false,
     }
 }

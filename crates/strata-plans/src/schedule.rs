@@ -3,6 +3,10 @@
 //! a slow step never holds back an unrelated one, and independent steps keep running after a
 //! failure (only the failed step's dependents are skipped).
 //!
+//! A step runs here (its arguments resolved on this thread, its tool called through the
+//! [`ToolRunner`]) or, with [`Scheduler::run_elsewhere`], whole on another machine through a
+//! [`StepRunner`]: only the scheduling and the records stay here.
+//!
 //! Steps come from a whole plan or arrive one by one ([`crate::stream`]); a reference to a
 //! step that has not arrived waits for it, and at the end of the input it is an
 //! `unknown_step` error for the step that made it. Steps whose user values are missing wait,
@@ -67,6 +71,16 @@ pub trait Observer {
     /// what can start, and is about to wait: the moment to persist what changed (steps that
     /// finish together are then written once).
     fn idle(&mut self) {}
+}
+
+/// Runs a whole step somewhere else — resolving its arguments from the records of the steps
+/// it depends on and calling its tool, as `strata plan step` does — and returns its record.
+/// Called on the scheduler's worker threads, only for a step whose dependencies all
+/// completed and whose user values are all given.
+pub trait StepRunner: Sync {
+    /// The record of `step`, given the records of the steps it depends on (in the order of
+    /// its dependencies).
+    fn run_step(&self, step: &Step, records: &[StepRecord]) -> StepRecord;
 }
 
 /// An observer that ignores everything.
@@ -186,18 +200,55 @@ enum Slot {
     Done,
 }
 
-/// A finished tool call, sent back by a worker.
+/// A finished step, sent back by a worker.
 enum Msg {
-    Ran(usize, Result<RunResult, Error>, Duration),
+    Ran(usize, Box<StepRecord>, Duration),
     Arrived(Box<Arrival>),
     Rejected(Vec<Error>),
     End,
 }
 
-struct Job {
+/// A step a worker runs.
+struct Job<'a> {
     index: usize,
-    tool: String,
-    args: Map<String, Value>,
+    work: Work<'a>,
+}
+
+/// What a worker does for a step: call its tool with the arguments resolved here, or run the
+/// whole step elsewhere.
+enum Work<'a> {
+    Call {
+        id: String,
+        tool: String,
+        args: Map<String, Value>,
+    },
+    Whole {
+        steps: &'a dyn StepRunner,
+        step: Box<Step>,
+        records: Vec<StepRecord>,
+    },
+}
+
+impl Work<'_> {
+    /// Runs the step (a call through `runner`): its record.
+    fn run(self, runner: &dyn ToolRunner, call: &CallOptions) -> StepRecord {
+        match self {
+            Work::Call { id, tool, args } => record_of(&id, &tool, runner.run(&tool, &args, call)),
+            Work::Whole {
+                steps,
+                step,
+                records,
+            } => steps.run_step(&step, &records),
+        }
+    }
+}
+
+/// The record of a step whose tool ran (or could not run).
+fn record_of(id: &str, tool: &str, result: Result<RunResult, Error>) -> StepRecord {
+    match result {
+        Ok(run) => StepRecord::from_run(id, tool, &run),
+        Err(e) => StepRecord::failed(id, &e),
+    }
 }
 
 /// The state of every step while a plan runs.
@@ -214,10 +265,12 @@ struct Board<'s, 'o> {
     ready: BTreeSet<usize>,
     rejected: Vec<Error>,
     scheduler: &'s Scheduler<'s>,
+    /// Where whole steps run, when not here.
+    elsewhere: Option<&'s dyn StepRunner>,
     observer: &'o mut dyn Observer,
 }
 
-impl Board<'_, '_> {
+impl<'s> Board<'s, '_> {
     /// Locates an error about step `i` (its path relative to the step) in the plan's file or
     /// the step's line.
     fn locate(&self, i: usize, err: Error) -> Error {
@@ -418,10 +471,27 @@ impl Board<'_, '_> {
         }
     }
 
-    /// Takes the next ready step and resolves its arguments: the job to run, or `None`
-    /// when the step failed to resolve (it is then finished) or nothing is ready.
-    fn next_job(&mut self) -> Option<Option<Job>> {
+    /// Takes the next ready step and resolves its arguments (or, for a step that runs
+    /// elsewhere, gathers the records of its dependencies): the job to run, or `None` when
+    /// the step failed to resolve (it is then finished) or nothing is ready.
+    fn next_job(&mut self) -> Option<Option<Job<'s>>> {
         let i = self.ready.pop_first()?;
+        if let Some(steps) = self.elsewhere {
+            self.slots[i] = Slot::Running;
+            let records = self.plan.deps[i]
+                .iter()
+                .filter_map(|&d| self.records.get(&self.plan.steps[d].id).cloned())
+                .collect();
+            let step = Box::new(self.plan.steps[i].clone());
+            return Some(Some(Job {
+                index: i,
+                work: Work::Whole {
+                    steps,
+                    step,
+                    records,
+                },
+            }));
+        }
         let step = &self.plan.steps[i];
         let sources = Sources {
             records: &self.records,
@@ -435,10 +505,14 @@ impl Board<'_, '_> {
                     step: &self.plan.steps[i],
                     arguments: &args,
                 });
+                let step = &self.plan.steps[i];
                 Some(Some(Job {
                     index: i,
-                    tool: self.plan.steps[i].tool.clone(),
-                    args,
+                    work: Work::Call {
+                        id: step.id.clone(),
+                        tool: step.tool.clone(),
+                        args,
+                    },
                 }))
             }
             Err(e) => {
@@ -526,7 +600,22 @@ impl Scheduler<'_> {
     /// run (a resume): they are not run again.
     pub fn run(&self, plan: &Plan, done: Vec<StepRecord>, observer: &mut dyn Observer) -> Outcome {
         let no_input: Option<std::iter::Empty<Result<Arrival, Vec<Error>>>> = None;
-        self.drive(plan.steps.clone(), done, no_input, observer)
+        self.drive(plan.steps.clone(), done, no_input, None, observer)
+    }
+
+    /// [`Scheduler::run`] with every step run whole by `steps` (on another machine): the
+    /// scheduling — each step as soon as its dependencies completed, skipped, waiting — and
+    /// the records stay here; the arguments resolve there, so no [`Event::Started`] is
+    /// reported.
+    pub fn run_elsewhere(
+        &self,
+        plan: &Plan,
+        done: Vec<StepRecord>,
+        steps: &dyn StepRunner,
+        observer: &mut dyn Observer,
+    ) -> Outcome {
+        let no_input: Option<std::iter::Empty<Result<Arrival, Vec<Error>>>> = None;
+        self.drive(plan.steps.clone(), done, no_input, Some(steps), observer)
     }
 
     /// Runs steps as they arrive from `input` (each starting the moment its dependencies
@@ -536,7 +625,7 @@ impl Scheduler<'_> {
         input: impl Iterator<Item = Result<Arrival, Vec<Error>>> + Send,
         observer: &mut dyn Observer,
     ) -> Outcome {
-        self.drive(Vec::new(), Vec::new(), Some(input), observer)
+        self.drive(Vec::new(), Vec::new(), Some(input), None, observer)
     }
 
     fn drive<I>(
@@ -544,6 +633,7 @@ impl Scheduler<'_> {
         steps: Vec<Step>,
         done: Vec<StepRecord>,
         input: Option<I>,
+        elsewhere: Option<&dyn StepRunner>,
         observer: &mut dyn Observer,
     ) -> Outcome
     where
@@ -563,6 +653,7 @@ impl Scheduler<'_> {
             ready: BTreeSet::new(),
             rejected: Vec::new(),
             scheduler: self,
+            elsewhere,
             observer,
         };
         // Records of an earlier run are in place before any step is linked.
@@ -592,9 +683,9 @@ impl Scheduler<'_> {
                     };
                     let Ok(job) = job else { return };
                     let start = Instant::now();
-                    let result = runner.run(&job.tool, &job.args, &call);
+                    let record = job.work.run(runner, &call);
                     if back
-                        .send(Msg::Ran(job.index, result, start.elapsed()))
+                        .send(Msg::Ran(job.index, Box::new(record), start.elapsed()))
                         .is_err()
                     {
                         return;
@@ -675,14 +766,9 @@ impl Scheduler<'_> {
                     Err(mpsc::TryRecvError::Disconnected) => break,
                 };
                 match msg {
-                    Msg::Ran(i, result, elapsed) => {
+                    Msg::Ran(i, record, elapsed) => {
                         running -= 1;
-                        let step = &board.plan.steps[i];
-                        let record = match result {
-                            Ok(run) => StepRecord::from_run(&step.id, &step.tool, &run),
-                            Err(e) => StepRecord::failed(&step.id, &e),
-                        };
-                        board.finish(i, record, elapsed);
+                        board.finish(i, *record, elapsed);
                     }
                     Msg::Arrived(arrival) => board.add(arrival.step, Some(arrival.line)),
                     Msg::Rejected(errors) => board.reject(errors),

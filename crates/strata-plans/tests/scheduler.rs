@@ -454,3 +454,94 @@ fn a_stream_cycle_fails_its_steps_at_the_end() {
     );
     assert_eq!(o.state(2), State::Failed);
 }
+
+/// Runs whole steps as `strata plan step` would, over `tools`, noting each step with the ids
+/// of the records it was given.
+struct Elsewhere<'a> {
+    tools: &'a dyn ToolRunner,
+    values: &'a Map<String, Value>,
+    given: Mutex<Vec<String>>,
+}
+
+impl strata_plans::StepRunner for Elsewhere<'_> {
+    fn run_step(&self, step: &strata_plans::Step, records: &[StepRecord]) -> StepRecord {
+        let ids: Vec<&str> = records.iter().map(|r| r.id.as_str()).collect();
+        self.given
+            .lock()
+            .unwrap()
+            .push(format!("{} <- {}", step.id, ids.join(",")));
+        let records: strata_plans::RecordMap =
+            records.iter().map(|r| (r.id.clone(), r.clone())).collect();
+        let sources = strata_plans::Sources {
+            records: &records,
+            values: self.values,
+        };
+        let limits = Limits::default();
+        match strata_plans::resolve_parameters_within(step, &sources, &limits) {
+            Ok(args) => match self.tools.run(&step.tool, &args, &Default::default()) {
+                Ok(run) => StepRecord::from_run(&step.id, &step.tool, &run),
+                Err(e) => StepRecord::failed(&step.id, &e),
+            },
+            Err(e) => StepRecord::failed(&step.id, &e),
+        }
+    }
+}
+
+#[test]
+fn steps_run_elsewhere_whole_get_the_records_they_depend_on_and_give_the_local_records() {
+    let tools = echo();
+    let values = Map::new();
+    let elsewhere = Elsewhere {
+        tools: &tools,
+        values: &values,
+        given: Mutex::new(Vec::new()),
+    };
+    let mut log = Log::default();
+    let plan = exercise("echo");
+    let far = scheduler(&tools, 4, &values).run_elsewhere(&plan, Vec::new(), &elsewhere, &mut log);
+    let near = scheduler(&tools, 4, &values).run(&plan, Vec::new(), &mut Silent);
+    assert_eq!(far.step_records(), near.step_records());
+    // Scheduled here, in dependency order; no `start` (the arguments resolve there).
+    assert_eq!(
+        log.0,
+        [
+            "end A completed",
+            "end B completed",
+            "end C completed",
+            "end D completed"
+        ]
+    );
+    assert_eq!(
+        elsewhere.given.into_inner().unwrap(),
+        ["A <- ", "B <- A", "C <- B", "D <- A,C"]
+    );
+}
+
+#[test]
+fn steps_run_elsewhere_are_skipped_and_wait_here() {
+    let tools = echo();
+    let values = Map::new();
+    let elsewhere = Elsewhere {
+        tools: &tools,
+        values: &values,
+        given: Mutex::new(Vec::new()),
+    };
+    let plan = plan(json!([
+        {"id": "A", "tool": "fail", "arguments": {}},
+        {"id": "B", "tool": "echo", "arguments": {"x": "{{A.result}}"}},
+        {"id": "C", "tool": "echo", "arguments": {"t": "{{PLACEHOLDER_title}}"}},
+        {"id": "D", "tool": "echo", "arguments": {"t": "{{C.result}}"}},
+    ]));
+    let o = scheduler(&tools, 4, &values).run_elsewhere(&plan, Vec::new(), &elsewhere, &mut Silent);
+    assert_eq!(
+        states(&o),
+        [
+            ("A".to_string(), "failed"),
+            ("B".to_string(), "skipped"),
+            ("C".to_string(), "waiting"),
+            ("D".to_string(), "waiting")
+        ]
+    );
+    assert_eq!(o.missing_values, ["title"]);
+    assert_eq!(elsewhere.given.into_inner().unwrap(), ["A <- "]);
+}

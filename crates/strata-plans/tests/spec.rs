@@ -148,7 +148,7 @@ fn malformed_documents_are_syntax_errors_with_positions() {
     );
     assert_eq!(
         load_file("plans/bad.yaml", "- tool: t\n  arguments: {a: [1, 2}\n").unwrap_err(),
-        ["plans/bad.yaml:2:23: request error at $: YAML syntax error: did not find expected ',' or ']'"]
+        ["plans/bad.yaml:2:23: request error at $: YAML syntax error: while parsing a flow sequence, expected ',' or ']'"]
     );
 }
 

@@ -299,7 +299,8 @@ mod tests {
         let exe = d.path().join("bin/tool");
         std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
         let interp = |kind: &str, extra: &str| -> Interpreter {
-            serde_yaml::from_str(&format!("{{type: {kind}, var: X, {extra}}}")).unwrap()
+            let text = format!("{{type: {kind}, var: X, {extra}}}");
+            serde_json::from_value(strata_doc::Document::yaml_value(&text).unwrap()).unwrap()
         };
         let vars: EnvMap = [("PATH", d.path().join("bin").to_string_lossy().into_owned())]
             .into_iter()

@@ -146,31 +146,19 @@ pub fn read_tool_file(
 }
 
 fn parse_fields(doc: &Document) -> Result<ToolFile, Error> {
-    match ToolFile::deserialize(&doc.value) {
-        Ok(file) => Ok(file),
-        Err(json_err) => {
-            // Parse again from the text: slower, but the error then has a line and column.
-            let (message, at) = match serde_yaml::from_str::<ToolFile>(&doc.text) {
-                Err(e) => {
-                    let at = e.location().map(|l| (l.line(), l.column()));
-                    (e.to_string(), at)
-                }
-                Ok(_) => (json_err.to_string(), None),
-            };
-            let message = message.split(" at line ").next().unwrap_or(&message);
-            let (line, column) = at.unwrap_or((1, 1));
-            let err = file_error(
-                &doc.name,
-                line,
-                column,
-                format!("invalid tool file: {message}"),
-            );
-            Err(match unknown_field_hint(message) {
-                Some(hint) => err.with_hint(hint),
-                None => err.with_hint("the fields are described in docs/tools.md"),
-            })
+    doc.typed::<ToolFile>().map_err(|e| {
+        let (line, column) = e.at;
+        let err = file_error(
+            &doc.name,
+            line,
+            column,
+            format!("invalid tool file: {}", e.message),
+        );
+        match unknown_field_hint(&e.message) {
+            Some(hint) => err.with_hint(hint),
+            None => err.with_hint("the fields are described in docs/tools.md"),
         }
-    }
+    })
 }
 
 /// Refuses files of another kind (graphs) before their fields are read as a tool's.
@@ -197,7 +185,7 @@ fn check_kind(doc: &Document) -> Result<(), Error> {
 
 /// A did-you-mean for serde's "unknown field `x`, expected one of `a`, `b`" messages.
 fn unknown_field_hint(message: &str) -> Option<String> {
-    let rest = message.strip_prefix("unknown field `")?;
+    let (_, rest) = message.split_once("unknown field `")?;
     let (field, rest) = rest.split_once('`')?;
     let expected: Vec<String> = rest
         .split('`')

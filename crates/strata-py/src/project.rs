@@ -4,21 +4,24 @@ use std::path::PathBuf;
 
 use pyo3::prelude::*;
 use serde_json::json;
+use serde_json::Value;
 use strata_app::{
-    App, CallerParams, ExecOptions, Failure, GraphRun, GraphStart, PlanExecution, PlanSource,
-    WholePlan,
+    answer_part, App, CallerParams, ExecOptions, Failure, GraphRun, GraphStart, PlanExecution,
+    PlanSource, StepPlan, StepRequest, Target, WholePlan,
 };
 use strata_core::{Error, RenderOptions};
+use strata_core::{ErrorKind, Layer};
 use strata_doc::Document;
 use strata_plans::Silent;
 use strata_tools::{CallOptions, StepRecord, ToolRunner};
 
 use crate::convert::{
-    count_arg, env_arg, flag_arg, map_arg, opt_str_arg, path_arg, seconds_arg, str_arg, to_py,
+    count_arg, env_arg, flag_arg, json_arg, list_arg, map_arg, opt_str_arg, path_arg, seconds_arg,
+    str_arg, to_py,
 };
 use crate::errors::OrRaise;
 use crate::plans::PyPlan;
-use crate::remote::{envelope, RemoteRunner};
+use crate::remote::{envelope, remote_parts, RemoteRunner, RemoteSteps};
 use crate::stack::{on_strata_stack, CAPPED_LIMITS_STACK};
 
 /// A strata project: the directory ``path`` holding ``tools/``.
@@ -140,9 +143,14 @@ impl PyProject {
     /// while the plan does.
     ///
     /// ``executor``, when given, runs every tool call instead of this process: it is called
-    /// as ``executor(tool, params, timeout)`` and returns what ``call_tool`` returns (as
-    /// ``strata.ray`` does on a Ray cluster); the scheduling, the records and the checkpoints
-    /// stay here.
+    /// as ``executor(tool, params, timeout)`` and returns what ``call_tool`` returns; the
+    /// scheduling, the records and the checkpoints stay here. ``step_executor``, instead,
+    /// runs every whole step (as ``strata.ray`` does on a Ray cluster): it is called as
+    /// ``step_executor(request)``, ``request`` holding the arguments of ``plan_step``
+    /// (``plan``, ``name``, ``step``, ``records``, ``values``, ``timeout``), and returns
+    /// ``{"record": ...}`` (``plan_step``'s) or ``{"error": ...}`` (strata's error form)
+    /// when the step could not run there; the scheduling — which step is ready, skipped or
+    /// waiting — the records and the checkpoints stay here.
     ///
     /// ``status`` is ``"completed"`` (every step completed), ``"failed"`` (a step failed or
     /// was skipped) or ``"waiting"`` (steps wait for values: resume the run with them);
@@ -157,8 +165,8 @@ impl PyProject {
     /// ``CheckError`` for a tool the project check rejects, kind ``run_state`` for a run id
     /// that is taken or a run that cannot be resumed.
     #[pyo3(
-        signature = (plan=None, *, values=None, jobs=None, env=None, strict=None, timeout=None, run_id=None, resume=None, executor=None),
-        text_signature = "($self, plan=None, *, values=None, jobs=None, env=None, strict=False, timeout=None, run_id=None, resume=None, executor=None)"
+        signature = (plan=None, *, values=None, jobs=None, env=None, strict=None, timeout=None, run_id=None, resume=None, executor=None, step_executor=None),
+        text_signature = "($self, plan=None, *, values=None, jobs=None, env=None, strict=False, timeout=None, run_id=None, resume=None, executor=None, step_executor=None)"
     )]
     #[allow(clippy::too_many_arguments)] // one per Python argument
     fn run_plan<'py>(
@@ -173,6 +181,7 @@ impl PyProject {
         run_id: Option<&Bound<'py, PyAny>>,
         resume: Option<&Bound<'py, PyAny>>,
         executor: Option<&Bound<'py, PyAny>>,
+        step_executor: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         use pyo3::exceptions::{PyTypeError, PyValueError};
         let read;
@@ -203,16 +212,13 @@ impl PyProject {
                 "run_plan() needs a plan, or resume= the id of a run to continue",
             ));
         }
-        let executor = match executor.filter(|e| !e.is_none()) {
-            None => None,
-            Some(e) if e.is_callable() => Some(e.clone().unbind()),
-            Some(e) => {
-                return Err(PyTypeError::new_err(format!(
-                    "executor: expected a callable, got {}",
-                    crate::convert::type_name(e)
-                )))
-            }
-        };
+        let executor = callable_arg(executor, "executor")?;
+        let step_executor = callable_arg(step_executor, "step_executor")?;
+        if executor.is_some() && step_executor.is_some() {
+            return Err(PyValueError::new_err(
+                "executor= runs tool calls, step_executor= whole steps: give one",
+            ));
+        }
         let options = self.options(env, strict, true)?;
         let call = CallOptions {
             timeout: seconds_arg(timeout, "timeout")?,
@@ -251,7 +257,25 @@ impl PyProject {
                 }
                 None => &local,
             };
-            let exec = PlanExecution { runner, jobs, call };
+            let steps = match (step_executor, run.step_plan()) {
+                (Some(executor), Some(plan)) => Some(
+                    Python::attach(|py| RemoteSteps::new(py, executor, plan, run.values(), &call))
+                        .map_err(|e| {
+                            Error::new(
+                                Layer::REQUEST,
+                                ErrorKind::Invalid,
+                                format!("cannot hand the plan to the step executor: {e}"),
+                            )
+                        })?,
+                ),
+                _ => None,
+            };
+            let exec = PlanExecution {
+                runner,
+                steps: steps.as_ref().map(|s| s as &dyn strata_plans::StepRunner),
+                jobs,
+                call,
+            };
             run.execute(app, &exec, &mut Silent)
         })?
         .or_raise(py)?;
@@ -310,12 +334,22 @@ impl PyProject {
     /// ``failure`` is ``None`` or the error that ended the run, as a dict in the shape of
     /// strata's errors (``kind``, ``layer``, ``message``, ``path``, ``span``, ``hint``…).
     ///
+    /// ``part_executor``, instead of ``executor``, runs the walk in parts (as ``strata.ray``
+    /// does on a Ray cluster): the run's start, each step and a foreach's list and each of its
+    /// elements are requests ``part_executor(request)`` answers with ``{"answer": ...}``
+    /// (what ``walk_part`` returns for it) or ``{"error": ...}`` (strata's error form) when the
+    /// part could not run there; the run's directory, its lock and its checkpoint after each
+    /// step stay here, and a foreach's elements are requested in parallel (up to its
+    /// ``max_concurrency``) when it is ``parallel``. A part that could not run ends the call
+    /// with its error (the run resumes from its last checkpoint), but for an element, whose
+    /// failure it is.
+    ///
     /// Raises before anything runs: ``StrataError`` for a graph file that does not load,
     /// ``CheckError`` for a graph the project check rejects (as ``strata run`` refuses it),
     /// ``ToolError`` for an unknown graph id.
     #[pyo3(
-        signature = (graph, inputs=None, *, run_id=None, resume=None, env=None, strict=None, executor=None, inputs_text=None),
-        text_signature = "($self, graph, inputs=None, *, run_id=None, resume=None, env=None, strict=False, executor=None, inputs_text=None)"
+        signature = (graph, inputs=None, *, run_id=None, resume=None, env=None, strict=None, executor=None, inputs_text=None, part_executor=None),
+        text_signature = "($self, graph, inputs=None, *, run_id=None, resume=None, env=None, strict=False, executor=None, inputs_text=None, part_executor=None)"
     )]
     #[allow(clippy::too_many_arguments)] // one per Python argument
     fn run_graph<'py>(
@@ -329,19 +363,17 @@ impl PyProject {
         strict: Option<&Bound<'py, PyAny>>,
         executor: Option<&Bound<'py, PyAny>>,
         inputs_text: Option<&Bound<'py, PyAny>>,
+        part_executor: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let id = self.project.tool_named(&str_arg(graph, "graph")?);
         let strings = crate::convert::str_map_arg(inputs_text, "inputs_text")?;
-        let executor = match executor.filter(|e| !e.is_none()) {
-            None => None,
-            Some(e) if e.is_callable() => Some(e.clone().unbind()),
-            Some(e) => {
-                return Err(pyo3::exceptions::PyTypeError::new_err(format!(
-                    "executor: expected a callable, got {}",
-                    crate::convert::type_name(e)
-                )))
-            }
-        };
+        let executor = callable_arg(executor, "executor")?;
+        let part_executor = callable_arg(part_executor, "part_executor")?;
+        if executor.is_some() && part_executor.is_some() {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "executor= runs tool calls, part_executor= the parts of the walk: give one",
+            ));
+        }
         let typed = map_arg(inputs, "inputs")?;
         let run_id = opt_str_arg(run_id, "run_id")?;
         let resume = opt_str_arg(resume, "resume")?;
@@ -366,15 +398,18 @@ impl PyProject {
             options: self.options(env, strict, true)?,
             every: self.project.settings.checkpoint_every.value,
         };
-        let outcome = on_strata_stack(py, CAPPED_LIMITS_STACK, || match executor {
-            None => self.project.run_graph(&run, &mut strata_graph::Silent),
-            Some(executor) => {
-                let remote = RemoteRunner {
-                    local: self.project.runner(ExecOptions::default()),
-                    executor,
-                };
-                self.project
-                    .run_graph_on(&run, &remote, &mut strata_graph::Silent)
+        let outcome = on_strata_stack(py, CAPPED_LIMITS_STACK, || {
+            match (executor, part_executor) {
+                (_, Some(parts)) => self.project.run_graph_in_parts(&run, &remote_parts(parts)),
+                (None, None) => self.project.run_graph(&run, &mut strata_graph::Silent),
+                (Some(executor), None) => {
+                    let remote = RemoteRunner {
+                        local: self.project.runner(ExecOptions::default()),
+                        executor,
+                    };
+                    self.project
+                        .run_graph_on(&run, &remote, &mut strata_graph::Silent)
+                }
             }
         })?
         .or_raise(py)?;
@@ -388,9 +423,157 @@ impl PyProject {
         to_py(py, &report)
     }
 
+    /// Runs step ``step`` of ``plan`` on its own, given the records of the steps it depends
+    /// on — as ``strata plan step`` does, and as a run of the plan runs it: its tool must
+    /// exist, its constant arguments match the tool's schema and the gate admit the tool;
+    /// then the step is skipped (a dependency did not complete), waits (user values
+    /// missing) or runs — and returns ``{"tool", "record"}`` (the step's record, as
+    /// ``run_plan``'s ``steps`` hold it) or ``{"tool", "waiting_for": [names]}``.
+    ///
+    /// ``plan`` is the plan's text (JSON or YAML; errors are located in it, named ``name``)
+    /// or its data (a list of steps, or ``{"steps": [...]}``; errors are not located, as a
+    /// run of a plan given as data leaves them). ``records`` lists the records of the steps
+    /// it depends on; ``values`` are the user values; ``strict`` and ``timeout`` are those
+    /// of ``run_tool``. Raises ``StrataError`` when the step cannot run at all: a plan that
+    /// does not load, no such step (with a did-you-mean), a record missing, a refusal.
+    #[pyo3(
+        signature = (plan, step, *, records=None, values=None, name=None, strict=None, timeout=None),
+        text_signature = "($self, plan, step, *, records=None, values=None, name=None, strict=False, timeout=None)"
+    )]
+    #[allow(clippy::too_many_arguments)] // one per Python argument
+    fn plan_step<'py>(
+        &self,
+        py: Python<'py>,
+        plan: &Bound<'py, PyAny>,
+        step: &Bound<'py, PyAny>,
+        records: Option<&Bound<'py, PyAny>>,
+        values: Option<&Bound<'py, PyAny>>,
+        name: Option<&Bound<'py, PyAny>>,
+        strict: Option<&Bound<'py, PyAny>>,
+        timeout: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let step = str_arg(step, "step")?;
+        let name = opt_str_arg(name, "name")?.unwrap_or_else(|| PLAN_NAME.to_string());
+        let records = records_arg(records)?;
+        let values = map_arg(values, "values")?;
+        let options = self.options(None, strict, true)?;
+        let call = CallOptions {
+            timeout: seconds_arg(timeout, "timeout")?,
+        };
+        let (doc, data);
+        let given = match plan.extract::<String>() {
+            Ok(text) => {
+                doc = strata_plans::parse_document(&name, text.into_bytes(), &self.project.limits)
+                    .or_raise(py)?;
+                StepPlan::Document(&doc)
+            }
+            Err(_) => {
+                data = json_arg(plan, "plan")?;
+                StepPlan::Data {
+                    name: &name,
+                    value: &data,
+                }
+            }
+        };
+        let request = StepRequest {
+            plan: given,
+            step: &step,
+            values: &values,
+            options,
+            call,
+        };
+        let record = |id: &str| {
+            records.iter().find(|r| r.id == id).cloned().ok_or_else(|| {
+                Error::new(
+                    Layer::REQUEST,
+                    ErrorKind::Request,
+                    format!("no record of step `{id}`, which step `{step}` depends on"),
+                )
+            })
+        };
+        let outcome = on_strata_stack(py, CAPPED_LIMITS_STACK, || {
+            self.project.plan_step(&request, &record)
+        })?
+        .or_raise(py)?;
+        let answer = match outcome.state {
+            Ok(record) => json!({"tool": outcome.tool, "record": record.to_json()}),
+            Err(names) => json!({"tool": outcome.tool, "waiting_for": names}),
+        };
+        to_py(py, &answer)
+    }
+
+    /// Runs one part of a walk of graph ``graph`` from the checkpoint ``request`` carries —
+    /// as a task of an exported workflow (``strata walk``) runs it, and as ``run_graph``
+    /// with ``part_executor`` asks for it — and returns its answer. ``request`` is
+    /// ``{"part": "begin", "run_id", "inputs", "started"}`` (answer ``{"walk"}``: the
+    /// run's first checkpoint), ``{"part": "advance", "walk", "work"}`` (``{"walk",
+    /// "failure"}``: the checkpoint one step further, and the error that ended the run
+    /// there), ``{"part": "items", "walk"}`` (``{"items"}`` or ``{"error"}``: the list of the
+    /// foreach about to run) or ``{"part": "element", "walk", "index", "item"}``
+    /// (``{"output"}`` or ``{"error"}``: one element's body). ``strict`` is that of
+    /// ``run_tool``.
+    ///
+    /// Raises ``CheckError`` for a graph the project check rejects (as ``strata run``
+    /// refuses it), ``StrataError`` for a graph that does not load, a malformed request or a
+    /// checkpoint of another graph file.
+    #[pyo3(
+        signature = (graph, request, *, strict=None),
+        text_signature = "($self, graph, request, *, strict=False)"
+    )]
+    fn walk_part<'py>(
+        &self,
+        py: Python<'py>,
+        graph: &Bound<'py, PyAny>,
+        request: &Bound<'py, PyAny>,
+        strict: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let id = self.project.tool_named(&str_arg(graph, "graph")?);
+        let request = json_arg(request, "request")?;
+        let options = self.options(None, strict, true)?;
+        let app = &self.project;
+        let answer = on_strata_stack(py, CAPPED_LIMITS_STACK, || -> Result<Value, Failure> {
+            app.admit(Target::Tool(&id), &id)?;
+            let walk = app.graph_walk(&id, None)?;
+            let tools = app.runner(options.clone());
+            let walker = walk.walker(&tools, options.render);
+            Ok(answer_part(&walker, &request)?)
+        })?
+        .or_raise(py)?;
+        to_py(py, &answer)
+    }
+
     fn __repr__(&self) -> String {
         format!("<strata.Project {}>", self.project.root.display())
     }
+}
+
+/// The name of a plan given to `plan_step` without one.
+const PLAN_NAME: &str = "<plan>";
+
+/// An executor argument: `None`, or a callable.
+fn callable_arg(obj: Option<&Bound<'_, PyAny>>, arg: &str) -> PyResult<Option<Py<PyAny>>> {
+    match obj.filter(|e| !e.is_none()) {
+        None => Ok(None),
+        Some(e) if e.is_callable() => Ok(Some(e.clone().unbind())),
+        Some(e) => Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "{arg}: expected a callable, got {}",
+            crate::convert::type_name(e)
+        ))),
+    }
+}
+
+/// `plan_step`'s `records=`: a list of step records.
+fn records_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<StepRecord>> {
+    list_arg(obj, "records", "step records")?
+        .iter()
+        .map(|value| {
+            StepRecord::from_json(value).ok_or_else(|| {
+                pyo3::exceptions::PyValueError::new_err(
+                    "records: a record is {id, status, result, error, run}",
+                )
+            })
+        })
+        .collect()
 }
 
 /// Python's `jobs=`: an `int` from 1 to `strata_app::settings::MAX_JOBS`, refused with the

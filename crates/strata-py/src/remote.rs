@@ -10,15 +10,23 @@
 //! caller parameters (secret markers, never values) and the timeout cap in seconds or `None` —
 //! and returns the *envelope* `call_tool` returns: `{"run": {...}}` when the tool ran (see
 //! [`run_to_py`]), or `{"error": {...}}` (an error in strata's JSON form) when it could not.
+//!
+//! Coarser units can run elsewhere too. A *step executor* ([`RemoteSteps`]) runs a plan's
+//! whole step — `Project.plan_step` there: the gate, the arguments resolved from the records
+//! of the steps it depends on, the tool — and a *part executor* ([`remote_parts`]) one part
+//! of a graph's walk (`Project.walk_part` there); the scheduling or the walk, and the run's
+//! records and checkpoints, stay here. Both answer `{"error": {...}}` when the unit could
+//! not run at all.
 
 use std::time::Duration;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use serde_json::{Map, Value};
-use strata_app::Runner;
+use strata_app::{PartsOver, Runner, StepPlan};
 use strata_core::{Error, ErrorKind, Layer};
-use strata_tools::{CallOptions, RunResult, ToolRunner};
+use strata_plans::{Step, StepRunner};
+use strata_tools::{CallOptions, RunResult, StepRecord, ToolRunner};
 
 use crate::convert::{json_arg, to_py};
 
@@ -103,15 +111,8 @@ pub fn run_to_py<'py>(py: Python<'py>, run: &RunResult) -> PyResult<Bound<'py, P
 
 /// Reads an envelope back; a malformed one is an error of kind `spawn`.
 fn from_envelope(envelope: &Bound<'_, PyAny>) -> PyResult<Result<RunResult, Error>> {
-    let malformed = |why: &str| {
-        pyo3::exceptions::PyValueError::new_err(format!("malformed executor answer: {why}"))
-    };
     if let Some(error) = envelope.get_item("error").ok().filter(|e| !e.is_none()) {
-        let value = json_arg(&error, "error")?;
-        let error = strata_graph::Failure::from_json(&value)
-            .map(|f| f.error)
-            .ok_or_else(|| malformed("`error` is not a strata error"))?;
-        return Ok(Err(error));
+        return Ok(Err(strata_error(&error)?));
     }
     let run = envelope
         .get_item("run")
@@ -129,4 +130,127 @@ fn from_envelope(envelope: &Bound<'_, PyAny>) -> PyResult<Result<RunResult, Erro
         timed_out: field("timed_out")?.extract()?,
         duration: Duration::from_secs_f64(field("duration")?.extract::<f64>()?.max(0.0)),
     }))
+}
+
+/// A step runner whose steps go whole to the step executor, called as `executor(request)`
+/// with `request` the arguments of `Project.plan_step` — `{"plan", "name", "step",
+/// "records", "values", "timeout"}` — and answering `{"record": {...}}`, or `{"error":
+/// {...}}` when the step could not run there.
+pub struct RemoteSteps {
+    /// The step executor.
+    executor: Py<PyAny>,
+    /// What every request holds: the plan (its text, or its data), its name, the user
+    /// values and the timeout cap.
+    common: Py<PyDict>,
+}
+
+impl RemoteSteps {
+    /// Steps of `plan` with the user `values` and the call options `call`, run by `executor`.
+    pub fn new(
+        py: Python<'_>,
+        executor: Py<PyAny>,
+        plan: StepPlan<'_>,
+        values: &Map<String, Value>,
+        call: &CallOptions,
+    ) -> PyResult<RemoteSteps> {
+        let common = PyDict::new(py);
+        let name = match plan {
+            StepPlan::Document(doc) => {
+                common.set_item("plan", doc.text.as_str())?;
+                doc.name.as_str()
+            }
+            StepPlan::Data { name, value } => {
+                common.set_item("plan", to_py(py, value)?)?;
+                name
+            }
+        };
+        common.set_item("name", name)?;
+        common.set_item("values", to_py(py, &Value::Object(values.clone()))?)?;
+        common.set_item("timeout", call.timeout.map(|t| t.as_secs_f64()))?;
+        Ok(RemoteSteps {
+            executor,
+            common: common.unbind(),
+        })
+    }
+
+    /// The executor's answer for `step`: its record, or why it could not run.
+    fn ask(
+        &self,
+        py: Python<'_>,
+        step: &Step,
+        records: &[StepRecord],
+    ) -> PyResult<Result<StepRecord, Error>> {
+        let request = self.common.bind(py).copy()?;
+        request.set_item("step", step.id.as_str())?;
+        let records: Vec<Value> = records.iter().map(StepRecord::to_json).collect();
+        request.set_item("records", to_py(py, &Value::Array(records))?)?;
+        let answer = self.executor.call1(py, (request,))?;
+        let answer = answer.bind(py);
+        if let Some(error) = answer.get_item("error").ok().filter(|e| !e.is_none()) {
+            return Ok(Err(strata_error(&error)?));
+        }
+        let record = json_arg(&answer.get_item("record")?, "record")?;
+        StepRecord::from_json(&record)
+            .filter(|r| r.id == step.id)
+            .map(Ok)
+            .ok_or_else(|| malformed(&format!("`record` is not the record of step `{}`", step.id)))
+    }
+}
+
+impl StepRunner for RemoteSteps {
+    fn run_step(&self, step: &Step, records: &[StepRecord]) -> StepRecord {
+        let answer = Python::attach(|py| self.ask(py, step, records));
+        match answer {
+            Ok(Ok(record)) => record,
+            Ok(Err(e)) => StepRecord::failed(&step.id, &e),
+            Err(e) => StepRecord::failed(
+                &step.id,
+                &Error::new(
+                    Layer::REQUEST,
+                    ErrorKind::Spawn,
+                    format!("the executor could not run step `{}`: {e}", step.id),
+                ),
+            ),
+        }
+    }
+}
+
+/// The parts of a walk sent to the part executor, called as `executor(request)` with a part
+/// request (`strata_app::answer_part`'s) and answering `{"answer": {...}}` (what
+/// `Project.walk_part` returned there), or `{"error": {...}}` when the part could not run.
+pub fn remote_parts(
+    executor: Py<PyAny>,
+) -> PartsOver<impl Fn(&Value) -> Result<Value, Error> + Sync> {
+    PartsOver(move |request: &Value| {
+        Python::attach(|py| {
+            let answer = (|| -> PyResult<Result<Value, Error>> {
+                let answer = executor.call1(py, (to_py(py, request)?,))?;
+                let answer = answer.bind(py);
+                if let Some(error) = answer.get_item("error").ok().filter(|e| !e.is_none()) {
+                    return Ok(Err(strata_error(&error)?));
+                }
+                Ok(Ok(json_arg(&answer.get_item("answer")?, "answer")?))
+            })();
+            answer.unwrap_or_else(|e| {
+                Err(Error::new(
+                    Layer::REQUEST,
+                    ErrorKind::Spawn,
+                    format!("the executor could not run a part of the walk: {e}"),
+                ))
+            })
+        })
+    })
+}
+
+/// An error in strata's JSON form, from an executor's answer.
+fn strata_error(error: &Bound<'_, PyAny>) -> PyResult<Error> {
+    let value = json_arg(error, "error")?;
+    strata_graph::Failure::from_json(&value)
+        .map(|f| f.error)
+        .ok_or_else(|| malformed("`error` is not a strata error"))
+}
+
+/// The error for an executor's answer that is not one.
+fn malformed(why: &str) -> PyErr {
+    pyo3::exceptions::PyValueError::new_err(format!("malformed executor answer: {why}"))
 }

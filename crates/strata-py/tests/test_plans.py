@@ -705,7 +705,7 @@ def test_errors_in_a_plan_text_carry_the_file_line_and_column(tmp_path: Any) -> 
     with pytest.raises(strata.TemplateSyntaxError) as syntax:
         strata.Plan.from_text("steps:\n  - tool: t\n    arguments: {a: [1, 2}\n", file="plans/bad.yaml")
     assert str(syntax.value) == (
-        "plans/bad.yaml:3:25: request error at $: YAML syntax error: did not find expected ',' or ']'"
+        "plans/bad.yaml:3:25: request error at $: YAML syntax error: while parsing a flow sequence, expected ',' or ']'"
     )
     with pytest.raises(strata.CycleError) as cycle:
         strata.Plan.from_text("- id: a\n  tool: t\n  arguments: {x: '{{a.status}}'}\n")

@@ -1,8 +1,10 @@
 """strata.ray on a real two-node Ray cluster (head + one worker node, loopback only): the
-fan-out spread over both nodes, the driver's project never written by a task, the same
-records as `strata plan run` / `strata run` for every shipped plan and graph, a worker killed
-mid-step (retried, or failed with its dependents skipped), a seeded secret never on the wire
-or in Ray's files, a refused plan refused before any task, resume and the command line."""
+fan-out spread over both nodes, each plan step a task through the step operation, a graph on
+the walk in parts with a foreach's elements as parallel tasks, the driver's project never
+written by a task, the same records as `strata plan run` / `strata run` for every shipped plan
+and graph, a worker killed mid-step (retried, or failed with its dependents skipped), a seeded
+secret never on the wire or in Ray's files, a refused plan refused before any task, resume and
+the command line."""
 
 from __future__ import annotations
 
@@ -143,6 +145,87 @@ def test_the_fan_out_spreads_over_both_nodes_and_steps_report_where_they_ran(
     # Each step reports its process's parent: the Ray worker that ran it.
     step_nodes = {nodes_by_pid[int(s["result"])] for s in run["steps"]}
     assert step_nodes == set(cluster.node_ids()), (step_nodes, cluster.node_ids())
+
+
+def test_each_step_is_one_task_running_the_step_operation_on_the_worker(
+    cluster: Cluster, project: Path, strata_bin: Path
+) -> None:
+    plan = [
+        {"id": "make", "tool": "plans/work", "arguments": {"step": "make", "ms": 0}},
+        {"id": "lost", "tool": "plans/work", "arguments": {"step": "{{make.result.nope}}", "ms": 0}},
+        {"id": "after", "tool": "plans/work", "arguments": {"step": "{{lost.result}}", "ms": 0}},
+    ]
+    (project / "plans" / "lost.json").write_text(json.dumps(plan))
+    run = sray.run_plan(project, "plans/lost.json")
+    local = json.loads(cli(strata_bin, project, "plan", "run", "plans/lost.json", "--json", "--quiet").stdout)
+    assert timeless(run["steps"]) == timeless(local["steps"])
+    assert [s["status"] for s in run["steps"]] == ["completed", "failed", "skipped"]
+    # One task per step that ran. `lost` calls no tool: its reference does not resolve. It
+    # still went to a worker as a task — the step operation resolves a step's arguments
+    # there — and failed there, located in the plan's file; `after`, skipped by the
+    # driver's scheduler, never left.
+    assert sorted(p["step"] for p in run["placements"]) == ["lost", "make"]
+    assert run["steps"][1]["error"] == {
+        "kind": "path_not_found",
+        "message": "plans/lost.json:1:140: plan error at [1].arguments.step 0..20: `{{make.result.nope}}`: step "
+        "`make` has no `result.nope`; `result` has `step`, `input`, `slept_ms`",
+    }
+
+
+MEET_TOOL = """\
+description: Marks element N in DIR, waits until all four are marked, prints its Ray worker's pid
+executor: runtimes/subprocess
+parameters:
+  type: object
+  properties:
+    dir: {type: string}
+    n: {type: integer}
+config:
+  command: sh
+  args: ["-c", "touch \\"$1/$2\\"; while [ $(ls \\"$1\\" | wc -l) -lt 4 ]; do sleep 0.05; done; echo $PPID", "sh", "{dir}", "{n}"]
+  timeout: 60
+"""
+
+MEET_GRAPH = """\
+kind: graph
+parameters:
+  type: object
+  properties:
+    dir: {type: string}
+state: {pids: []}
+nodes:
+  each:
+    kind: foreach
+    over: [1, 2, 3, 4]
+    as: n
+    parallel: true
+    max_concurrency: 4
+    do: {kind: action, tool: f/meet, params: {dir: "${inputs.dir}", n: "${n}"}}
+    collect: pids
+    next: done
+  done: {kind: return, output: "${state.pids}"}
+"""
+
+
+def test_a_graph_walks_in_parts_with_a_foreachs_elements_as_parallel_tasks(
+    cluster: Cluster, project: Path, tmp_path: Path
+) -> None:
+    write(project, {"tools/f/meet.yaml": MEET_TOOL, "tools/graphs/meet.yaml": MEET_GRAPH})
+    marks = tmp_path / "meet"
+    marks.mkdir()
+    run = sray.run_graph(project, "graphs/meet", {"dir": str(marks)}, run_id="meet")
+    assert run["status"] == "completed", run
+    parts = [(p["part"], p["at"], p["index"]) for p in run["placements"]]
+    assert parts[:2] == [("begin", None, None), ("items", "each", None)]
+    assert sorted(parts[2:6]) == [("element", "each", i) for i in range(4)]
+    assert parts[6:] == [("advance", "each", None), ("advance", "done", None)]
+    # Each element waited for all four to start: they were tasks in flight together, each
+    # in its own Ray worker (the parent of its tool).
+    pids = run["result"]
+    assert sorted(pids) == sorted(p["pid"] for p in run["placements"][2:6])
+    assert len(set(pids)) == 4
+    assert run["steps"] == 2
+    assert graph_checkpoint(project, "meet")["status"] == "completed"
 
 
 def test_the_driver_project_is_never_written_by_a_task(cluster: Cluster, project: Path) -> None:
@@ -310,16 +393,16 @@ def test_a_seeded_secret_is_never_on_the_wire_nor_in_rays_files(
         },
     )
     wire: list[bytes] = []
-    real = sray._Executor.__call__
+    real = sray._Executor.submit
 
-    def traced(self: Any, tool: str, params: dict[str, Any], timeout: Any) -> dict[str, Any]:
+    def traced(self: Any, fn: Any, what: str, placement: dict[str, Any], *args: Any) -> dict[str, Any]:
         ray: Any = importlib.import_module("ray")
-        wire.append(ray.cloudpickle.dumps((strata.__version__, tool, params, timeout, self.strict)))
-        answer = real(self, tool, params, timeout)
+        wire.append(ray.cloudpickle.dumps((strata.__version__, *args, self.strict)))
+        answer = real(self, fn, what, placement, *args)
         wire.append(ray.cloudpickle.dumps(answer))
         return answer
 
-    monkeypatch.setattr(sray._Executor, "__call__", traced)
+    monkeypatch.setattr(sray._Executor, "submit", traced)
     plan = [
         {"id": "a", "tool": "s/leak", "arguments": {}},
         {"id": "b", "tool": "s/length", "arguments": {"tok": "{{a.result}}"}},

@@ -80,7 +80,7 @@ mod tests {
                 let name = path.file_name()?.to_str()?.to_string();
                 name.ends_with(".yaml").then(|| {
                     let text = std::fs::read_to_string(&path).unwrap();
-                    (name, serde_yaml::from_str(&text).unwrap())
+                    (name, strata_doc::Document::yaml_value(&text).unwrap())
                 })
             })
             .collect();

@@ -19,7 +19,7 @@
 //!   spawns it (output piped), side by side.
 //! * `exec_load_50_tools`: loading and compiling a generated 50-tool `tools/` tree (every
 //!   tool's chain loaded, merged, and its config compiled through stages 3–6), against only
-//!   reading and parsing the same 50 files with `serde_yaml`.
+//!   reading and parsing the same 50 files with `yaml-rust2`'s loader.
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -291,12 +291,12 @@ pub fn run_tree(settings: &Settings, report: &mut Report) {
                 .iter()
                 .map(|f| {
                     let text = std::fs::read_to_string(f).expect("readable");
-                    serde_yaml::from_str::<Value>(&text).expect("parses")
+                    yaml_rust2::YamlLoader::load_from_str(&text).expect("parses")
                 })
                 .count()
         },
     );
-    report.compare("exec_load_50_tools", &strata, "serde_yaml_read", &peer);
+    report.compare("exec_load_50_tools", &strata, "yaml_rust2_read", &peer);
 }
 
 #[cfg(test)]

@@ -25,8 +25,14 @@ __version__: str
 # What ``Project.call_tool`` returns and an executor of ``run_plan``/``run_graph`` returns:
 # ``{"run": {...}}`` when the tool ran, ``{"error": {...}}`` when it could not.
 _CallEnvelope = dict[str, Any]
-# ``executor(tool, params, timeout)``: runs one tool call elsewhere (``strata.ray``).
+# ``executor(tool, params, timeout)``: runs one tool call elsewhere.
 _Executor = Callable[[str, dict[str, Any], Optional[float]], Mapping[str, Any]]
+# ``step_executor(request)``: runs one whole step elsewhere (``strata.ray``); ``request``
+# holds the arguments of ``plan_step``, the answer is ``{"record": ...}`` or ``{"error": ...}``.
+_StepExecutor = Callable[[dict[str, Any]], Mapping[str, Any]]
+# ``part_executor(request)``: runs one part of a graph's walk elsewhere (``strata.ray``);
+# ``request`` is ``walk_part``'s, the answer ``{"answer": ...}`` or ``{"error": ...}``.
+_PartExecutor = Callable[[dict[str, Any]], Mapping[str, Any]]
 
 @final
 class Template:
@@ -155,13 +161,37 @@ class Project:
         run_id: Optional[str] = None,
         resume: Optional[str] = None,
         executor: Optional[_Executor] = None,
+        step_executor: Optional[_StepExecutor] = None,
     ) -> PlanRun:
         """Runs a whole plan with the project's tools, recorded under ``.strata/runs/``
         (or resumes run ``resume``), and returns every step's record.
 
         At most ``jobs`` steps run at once (default: the project's ``jobs`` setting, 4
         unless ``strata.yaml`` or ``STRATA_JOBS`` says otherwise). ``executor`` runs each
-        tool call elsewhere (``strata.ray``)."""
+        tool call elsewhere; ``step_executor`` each whole step (``strata.ray``)."""
+    def plan_step(
+        self,
+        plan: Union[str, list[Any], Mapping[str, Any]],
+        step: str,
+        *,
+        records: Optional[list[Any]] = None,
+        values: Optional[Mapping[str, Any]] = None,
+        name: Optional[str] = None,
+        strict: bool = False,
+        timeout: Optional[float] = None,
+    ) -> dict[str, Any]:
+        """Runs one step of ``plan`` given the records of the steps it depends on, as
+        ``strata plan step`` does, and returns ``{"tool", "record"}`` or ``{"tool",
+        "waiting_for"}``."""
+    def walk_part(
+        self,
+        graph: str,
+        request: Mapping[str, Any],
+        *,
+        strict: bool = False,
+    ) -> dict[str, Any]:
+        """Runs one part of a walk of graph ``graph`` (``begin``, ``advance``, ``items`` or
+        ``element``), as ``strata walk`` does, and returns its answer."""
     def call_tool(
         self,
         tool: str,
@@ -184,9 +214,11 @@ class Project:
         strict: bool = False,
         executor: Optional[_Executor] = None,
         inputs_text: Optional[Mapping[str, str]] = None,
+        part_executor: Optional[_PartExecutor] = None,
     ) -> GraphRun:
         """Runs graph ``graph`` with the project's tools, as ``strata run`` does, and returns
-        how the run ended."""
+        how the run ended. ``executor`` runs each tool call elsewhere; ``part_executor`` each
+        part of the walk (``strata.ray``)."""
 
 @final
 class PromptManager:

@@ -2,12 +2,21 @@
 
 ``run_plan`` and ``run_graph`` run a plan or a graph as ``strata plan run`` and ``strata run``
 do — the same checks before anything runs, the same scheduling (a step starts as soon as its
-dependencies completed; a foreach's elements in parallel), the same step records, the run
-recorded under the project's ``.strata/runs/`` so that ``strata runs show`` lists it and a
-killed driver resumes — with every tool call a Ray task on the cluster. On the worker, the
-task runs the call through strata's application layer (``Project.call_tool``: the gate, the
-executor chain, the limits, secret markers restored from the worker's own environment and put
-back on the tool's stdout), in Ray's copy of the project.
+dependencies completed; a foreach's elements in parallel), the same step records and
+checkpoints, the run recorded under the project's ``.strata/runs/`` so that ``strata runs
+show`` lists it and a killed driver resumes — with the work on the cluster, in Ray's copy of
+the project, through strata's application layer:
+
+* each step of a plan is a Ray task running the step operation (``Project.plan_step``, what
+  ``strata plan step`` runs: the gate, the arguments resolved from the records of the steps it
+  depends on, the tool with the project's limits, secret markers restored from the worker's
+  own environment and put back on the tool's stdout) and returning the step's record;
+* a graph runs on the walk in parts (``Project.walk_part``, what ``strata walk`` runs): its
+  start and each step a Ray task, a foreach's list a task and its elements tasks in flight
+  together (up to its ``max_concurrency``, when it is ``parallel``).
+
+The driver (this process) schedules the steps or drives the walk, and alone writes the run's
+records and checkpoints.
 
 Only the driver (this process) writes the run's records and checkpoints. The project reaches
 the workers through Ray's ``runtime_env`` working directory, without ``.env``, the runs
@@ -25,7 +34,7 @@ from __future__ import annotations
 import importlib
 import os
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Optional, Union
 
@@ -54,7 +63,7 @@ DEFAULT_EXCLUDES: tuple[str, ...] = (
     "*.pyc",
 )
 
-#: The most tool calls in flight at once (the most steps ``strata plan run`` runs at once).
+#: The most steps in flight at once (the most ``strata plan run`` runs at once).
 MAX_IN_FLIGHT = 256
 
 #: Files larger than this are uploaded without being searched for secret values.
@@ -67,8 +76,10 @@ class VersionMismatch(RuntimeError):
 
 class RayRun(dict[str, Any]):
     """The report of a run (``Project.run_plan``'s or ``Project.run_graph``'s), with
-    ``placements``: for each tool call in the order they finished, ``{"tool", "node",
-    "pid"}`` — the Ray node id and the worker process that ran it."""
+    ``placements``: for each task in the order they finished, the Ray node id and the worker
+    process that ran it (``node``, ``pid``) and what it ran — ``{"step": id}`` for a plan's
+    step, ``{"part": "begin" | "advance" | "items" | "element", "at": graph node, "index":
+    element or None}`` for a part of a graph's walk."""
 
 
 def _ray() -> Any:
@@ -177,27 +188,73 @@ def _probe(version: str) -> dict[str, Any]:
     return {"version": strata.__version__, "driver": version, **_where()}
 
 
-def _call(version: str, tool: str, params: dict[str, Any], timeout: Optional[float], strict: Optional[bool]) -> dict[str, Any]:
-    """Runs on a worker, in Ray's copy of the project: one tool call through the
-    application layer, refused when the worker's strata is not the driver's."""
-    where = _where()
-    if version != strata.__version__:
-        return {
-            "error": _error(
-                "invalid",
-                f"strata version mismatch: the driver runs strata {version}, the Ray worker on "
-                f"node {where['node']} runs strata {strata.__version__}",
-                "install the same strata-engine on the driver and every node",
-            ),
-            **where,
-        }
+def _mismatch(version: str, where: dict[str, Any]) -> Optional[dict[str, Any]]:
+    """The answer of a task whose worker runs another strata than the driver, else None."""
+    if version == strata.__version__:
+        return None
+    return {
+        "error": _error(
+            "invalid",
+            f"strata version mismatch: the driver runs strata {version}, the Ray worker on "
+            f"node {where['node']} runs strata {strata.__version__}",
+            "install the same strata-engine on the driver and every node",
+        ),
+        **where,
+    }
+
+
+def _here() -> strata.Project:
+    """The project in the task's working directory (Ray's copy), opened once per worker."""
     root = os.getcwd()
     project = _PROJECTS.get(root)
     if project is None:
         project = _PROJECTS[root] = strata.Project(root)
-    envelope = dict(project.call_tool(tool, params, strict=bool(strict), timeout=timeout))
-    envelope.update(where)
-    return envelope
+    return project
+
+
+def _refused(e: strata.StrataError) -> dict[str, Any]:
+    """The answer of a task whose work strata refused there."""
+    return {"error": _error(e.kind, e.message, e.hint)}
+
+
+def _step(version: str, request: dict[str, Any], strict: Optional[bool]) -> dict[str, Any]:
+    """Runs on a worker, in Ray's copy of the project: one whole step of a plan through the
+    step operation (``Project.plan_step``), refused when the worker's strata is not the
+    driver's. Answers ``{"record"}`` or ``{"error"}``, with the node and process."""
+    where = _where()
+    mismatch = _mismatch(version, where)
+    if mismatch is not None:
+        return mismatch
+    try:
+        answer = _here().plan_step(
+            request["plan"],
+            request["step"],
+            records=request["records"],
+            values=request["values"],
+            name=request["name"],
+            strict=bool(strict),
+            timeout=request["timeout"],
+        )
+    except strata.StrataError as e:
+        return {**_refused(e), **where}
+    if "record" not in answer:  # the driver gives every value a step runs with
+        return {"error": _error("invalid", f"step `{request['step']}` waits for values"), **where}
+    return {"record": answer["record"], **where}
+
+
+def _part(version: str, graph: str, request: dict[str, Any], strict: Optional[bool]) -> dict[str, Any]:
+    """Runs on a worker, in Ray's copy of the project: one part of a graph's walk
+    (``Project.walk_part``), refused when the worker's strata is not the driver's. Answers
+    ``{"answer"}`` or ``{"error"}``, with the node and process."""
+    where = _where()
+    mismatch = _mismatch(version, where)
+    if mismatch is not None:
+        return mismatch
+    try:
+        answer = _here().walk_part(graph, request, strict=bool(strict))
+    except strata.StrataError as e:
+        return {**_refused(e), **where}
+    return {"answer": answer, **where}
 
 
 # ---------------------------------------------------------------------------------------
@@ -205,7 +262,8 @@ def _call(version: str, tool: str, params: dict[str, Any], timeout: Optional[flo
 
 
 class _Executor:
-    """Sends each tool call of a run to a Ray task and hands its outcome back to strata."""
+    """Sends each step of a plan, or each part of a graph's walk, to a Ray task and hands its
+    answer back to strata."""
 
     def __init__(
         self,
@@ -222,13 +280,14 @@ class _Executor:
         self.max_retries = max_retries
         self.env = env
         self.num_cpus = num_cpus
-        self.call = ray.remote(_call).options(
+        options = dict(
             num_cpus=num_cpus,
             max_retries=max_retries,
             retry_exceptions=False,
             scheduling_strategy=strategy,
             runtime_env=env,
         )
+        self.tasks = {fn: ray.remote(fn).options(**options) for fn in (_step, _part)}
         self.lock = threading.Lock()
         self.checked = False
         self.placements: list[dict[str, Any]] = []
@@ -268,30 +327,51 @@ class _Executor:
                     _CHECKED.add((answer["node"], strata.__version__))
             self.checked = True
 
-    def __call__(self, tool: str, params: dict[str, Any], timeout: Optional[float]) -> dict[str, Any]:
+    def submit(self, fn: Any, what: str, placement: dict[str, Any], *args: Any) -> dict[str, Any]:
+        """Runs ``fn(version, *args, strict)`` as a Ray task and returns its answer (the
+        task's, or ``{"error"}`` when the task raised or its worker was lost);
+        ``placement`` says what it ran, for ``placements``."""
         self.preflight()
         ray = self.ray
         with self.lock:
             _SUBMITTED[0] += 1
-        ref = self.call.remote(strata.__version__, tool, params, timeout, self.strict)
+        ref = self.tasks[fn].remote(strata.__version__, *args, self.strict)
         try:
-            envelope: dict[str, Any] = ray.get(ref)
+            answer: dict[str, Any] = ray.get(ref)
         except ray.exceptions.RayTaskError as e:
             cause = f"{type(e.cause).__name__}: {e.cause}"[:300]
-            return {"error": _error("spawn", f"the Ray task running tool `{tool}` raised {cause}")}
+            return {"error": _error("spawn", f"the Ray task running {what} raised {cause}")}
         except ray.exceptions.RayError as e:
             retries = "retried" if self.max_retries else "not retried"
             return {
                 "error": _error(
                     "tool_failed",
-                    f"the Ray worker running tool `{tool}` was lost ({type(e).__name__}; {retries}, "
+                    f"the Ray worker running {what} was lost ({type(e).__name__}; {retries}, "
                     f"max_retries={self.max_retries})",
                     "raise max_retries to retry a step whose worker dies",
                 )
             }
         with self.lock:
-            self.placements.append({"tool": tool, "node": envelope.pop("node", None), "pid": envelope.pop("pid", None)})
-        return envelope
+            self.placements.append({**placement, "node": answer.pop("node", None), "pid": answer.pop("pid", None)})
+        return answer
+
+    def step(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The step executor of ``Project.run_plan``: one whole step, a Ray task."""
+        step = request["step"]
+        return self.submit(_step, f"step `{step}`", {"step": step}, request)
+
+    def parts(self, graph: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+        """The part executor of ``Project.run_graph`` for graph ``graph``: one part of its
+        walk, a Ray task."""
+
+        def part(request: dict[str, Any]) -> dict[str, Any]:
+            kind = request["part"]
+            at = (request.get("walk") or {}).get("node")
+            placement = {"part": kind, "at": at, "index": request.get("index")}
+            what = f"part `{kind}` of graph `{graph}`" + (f" at node `{at}`" if at else "")
+            return self.submit(_part, what, placement, graph, request)
+
+        return part
 
 
 def _connect(ray: Any, address: Optional[str]) -> None:
@@ -357,6 +437,22 @@ def _project(project: Union[strata.Project, str, os.PathLike[str]]) -> strata.Pr
     return project if isinstance(project, strata.Project) else strata.Project(project)
 
 
+def _plan_file(project: strata.Project, plan: Union[str, os.PathLike[str]]) -> strata.Plan:
+    """The plan in file ``plan`` (relative to the project unless it exists as given), named
+    as ``strata plan run`` names it in records and errors: relative to the project when the
+    file is inside it."""
+    path = Path(plan)
+    if not path.is_absolute() and not path.exists():
+        path = Path(project.root) / path
+    try:
+        shown = str(path.resolve().relative_to(Path(project.root).resolve()))
+        text = path.read_bytes().decode("utf-8")
+    except (ValueError, OSError):
+        # Outside the project, unreadable or not UTF-8: as strata reads (and refuses) it.
+        return strata.Plan.from_file(path)
+    return strata.Plan.from_text(text, file=shown)
+
+
 def _executor(
     project: strata.Project,
     *,
@@ -395,19 +491,15 @@ def run_plan(
     ``ray.init()`` finds or starts), as ``strata plan run`` runs it, and returns the report of
     ``Project.run_plan`` with ``placements``.
 
-    Each tool call is a Ray task (``num_cpus`` each, placed by ``strategy``, e.g. ``"SPREAD"``)
-    retried ``max_retries`` times when its worker dies; with the retries exhausted the step
-    fails (kind ``tool_failed``) and its dependents are skipped. At most ``jobs`` calls are in
-    flight (default: as many as can be). ``run_id``, ``resume``, ``values``, ``strict`` and
-    ``timeout`` are those of ``Project.run_plan``; a plan that does not pass the checks is
-    refused before any task is submitted."""
+    Each step is a Ray task (``num_cpus`` each, placed by ``strategy``, e.g. ``"SPREAD"``)
+    that runs it through the step operation (``Project.plan_step``) on the worker and
+    returns its record; it is retried ``max_retries`` times when its worker dies; with the
+    retries exhausted the step fails (kind ``tool_failed``) and its dependents are skipped.
+    At most ``jobs`` steps are in flight (default: as many as can be). ``run_id``,
+    ``resume``, ``values``, ``strict`` and ``timeout`` are those of ``Project.run_plan``; a
+    plan that does not pass the checks is refused before any task is submitted."""
     proj = _project(project)
-    given: Any = plan
-    if isinstance(plan, (str, os.PathLike)):
-        path = Path(plan)
-        if not path.is_absolute() and not path.exists():
-            path = Path(proj.root) / path
-        given = strata.Plan.from_file(path)
+    given: Any = _plan_file(proj, plan) if isinstance(plan, (str, os.PathLike)) else plan
     executor = _executor(
         proj,
         address=address,
@@ -425,7 +517,7 @@ def run_plan(
         timeout=timeout,
         run_id=run_id,
         resume=resume,
-        executor=executor,
+        step_executor=executor.step,
     )
     out = RayRun(report)
     out["placements"] = executor.placements
@@ -448,9 +540,13 @@ def run_graph(
     excludes: Sequence[str] = (),
 ) -> RayRun:
     """Runs graph ``graph`` (a tool id such as ``"graphs/words"``) of ``project`` on the Ray
-    cluster at ``address``, as ``strata run`` runs it — the walk, its checkpoint after each
-    step and the run's records here, each tool node's call a Ray task, a foreach's elements
-    in parallel — and returns the report of ``Project.run_graph`` with ``placements``.
+    cluster at ``address``, as ``strata run`` runs it, on the walk in parts — the run's start
+    and each step a Ray task (``Project.walk_part`` on the worker), a foreach's list a task
+    and its elements tasks in flight together when it is ``parallel``, the checkpoint after
+    each step and the run's records here — and returns the report of ``Project.run_graph``
+    with ``placements``. A part whose task could not run (its worker lost past
+    ``max_retries``, another strata) stops the run with its error (``StrataError``): the run
+    resumes from its last checkpoint; an element's is the element's failure.
     ``inputs`` and ``inputs_text`` are those of ``Project.run_graph``; the other arguments
     are those of ``run_plan``."""
     proj = _project(project)
@@ -469,7 +565,7 @@ def run_graph(
         run_id=run_id,
         resume=resume,
         strict=bool(strict),
-        executor=executor,
+        part_executor=executor.parts(graph),
         inputs_text=None if resume is not None else inputs_text,
     )
     out = RayRun(report)

@@ -1,0 +1,395 @@
+//! Graphs walked in parts: one part of a walk — a run's start, one step, a foreach's list or
+//! one of its elements — run from the checkpoint it is given, as each task of a workflow
+//! exported by `strata export argo` (`strata walk`) and each Ray task of `strata.ray` runs it;
+//! and a whole recorded run driven from here with every part run elsewhere.
+//!
+//! A part travels as JSON: [`PartsOver`] writes each [`Parts`] call as a request and hands it
+//! to a transport; on the other side [`answer_part`] runs it with a [`Walker`] and writes the
+//! answer:
+//!
+//! | `part` | request | answer |
+//! |---|---|---|
+//! | `begin` | `run_id`, `inputs` (bound), `started` (Unix seconds) | `walk` |
+//! | `advance` | `walk`, `work` (`null`, `{"output"}` or `{"error"}`) | `walk`, `failure` (an error or `null`) |
+//! | `items` | `walk` | `{"items"}` or `{"error"}` |
+//! | `element` | `walk`, `index`, `item` | `{"output"}` or `{"error"}` |
+//!
+//! `walk` is a checkpoint as `checkpoint.json` holds it; `{"error"}` a node's failure as
+//! `strata_graph::Failure::to_json` writes it.
+
+use serde_json::{json, Map, Value};
+use strata_check::Target;
+use strata_core::{Error, ErrorKind, Layer, RenderOptions};
+use strata_graph::parts::{Advanced, Parts};
+use strata_graph::{Checkpoint, Failure as NodeFailure, Graph, Outcome, RunDir, Status, Walker};
+use strata_project::ExecOptions;
+use strata_prompts::PromptManager;
+use strata_runs::{now, Cadence};
+use strata_tools::ToolRunner;
+
+use crate::graph::Opening;
+use crate::{App, Failure, GraphRun};
+
+/// A graph loaded to be walked in parts, with its prompt templates.
+pub struct GraphWalk {
+    /// The graph.
+    pub graph: Graph,
+    prompts: Option<PromptManager>,
+}
+
+impl GraphWalk {
+    /// A walker of the graph calling `tools`, rendering with `render`; it writes no
+    /// checkpoint (the checkpoints travel with the parts).
+    pub fn walker<'a>(&'a self, tools: &'a dyn ToolRunner, render: RenderOptions) -> Walker<'a> {
+        let walker = Walker::new(&self.graph, tools, None, render);
+        match &self.prompts {
+            Some(p) => walker.with_prompts(p),
+            None => walker,
+        }
+    }
+}
+
+impl App {
+    /// Graph `id` to walk in parts: loaded and checked against the project's tools, with its
+    /// prompt templates; refused when `fingerprint` is given and is not the graph file's (the
+    /// one a workflow was exported from). The gate is the caller's: [`App::admit`] the graph
+    /// first, as `strata run` does.
+    pub fn graph_walk(&self, id: &str, fingerprint: Option<&str>) -> Result<GraphWalk, Error> {
+        let graph = self.load_graph(id)?;
+        if fingerprint.is_some_and(|fp| fp != graph.fingerprint) {
+            return Err(Error::new(
+                Layer::REQUEST,
+                ErrorKind::HashMismatch,
+                format!(
+                    "graph `{}` is not the one the workflow was exported from",
+                    graph.id
+                ),
+            )
+            .with_hint("rebuild the image from the project the workflow was exported from"));
+        }
+        let prompts = self.prompts_for(&graph)?;
+        Ok(GraphWalk { graph, prompts })
+    }
+
+    /// Runs a graph as [`App::run_graph`] does — loaded, admitted by the gate, a new run or a
+    /// resumed one under its lock, recorded under `.strata/runs/` — on the walk in parts:
+    /// every part (the run's start, each step, a foreach's list and elements) is run by
+    /// `parts`, on another engine, and the checkpoint after each step (or as often as
+    /// `run.every` says; the first and the last always) is written here.
+    pub fn run_graph_in_parts(
+        &self,
+        run: &GraphRun,
+        parts: &dyn Parts,
+    ) -> Result<Outcome, Failure> {
+        let graph = self.load_graph_all(&run.id)?;
+        self.admit(Target::Tool(&run.id), &run.id)?;
+        let opened = self.open_graph_run(&graph, &run.start)?;
+        let dir = &opened.dir;
+        let (checkpoint, fresh) = match opened.at {
+            Opening::Resume(checkpoint) => (*checkpoint, false),
+            Opening::New { run_id, inputs } => {
+                let mut first = parts.begin(&run_id, &inputs, now())?;
+                save(dir, &mut first)?;
+                (first, true)
+            }
+        };
+        // The walker here only checks a resumed checkpoint: the parts run elsewhere.
+        let tools = self.runner(ExecOptions::default());
+        let walker = Walker::new(&graph, &tools, None, run.options.render);
+        let mut cadence = Cadence::new(run.every);
+        let mut keep = |cp: &mut Checkpoint| -> Result<(), Error> {
+            if cadence.step() || cp.progress.status != Status::Running {
+                save(dir, cp)?;
+                cadence.saved();
+            }
+            Ok(())
+        };
+        let last = walker.walk_in_parts(checkpoint, fresh, parts, &mut keep)?;
+        let p = last.checkpoint.progress;
+        Ok(Outcome {
+            run_id: p.run_id,
+            status: p.status,
+            steps: p.step,
+            result: p.result.unwrap_or(Value::Null),
+            failure: last.failure,
+        })
+    }
+}
+
+/// Writes `cp` as the run's checkpoint (atomically, synced), stamped now, as a whole walk
+/// writes its own.
+fn save(dir: &RunDir, cp: &mut Checkpoint) -> Result<(), Error> {
+    cp.progress.updated = now();
+    let bytes = serde_json::to_vec(&cp).map_err(|e| {
+        Error::new(
+            Layer::REQUEST,
+            ErrorKind::Io,
+            format!("cannot encode checkpoint: {e}"),
+        )
+    })?;
+    dir.write_checkpoint(&bytes)
+}
+
+/// [`Parts`] whose every call is a JSON request (see the module's table) that the transport
+/// hands to another engine and answers; a transport error aborts the walk, but for an
+/// element, where it is the element's failure.
+pub struct PartsOver<T>(pub T);
+
+impl<T> PartsOver<T>
+where
+    T: Fn(&Value) -> Result<Value, Error> + Sync,
+{
+    /// The answer to `request`, a JSON object.
+    fn ask(&self, request: Value) -> Result<Map<String, Value>, Error> {
+        match (self.0)(&request)? {
+            Value::Object(answer) => Ok(answer),
+            _ => Err(malformed("an answer is not a JSON object")),
+        }
+    }
+}
+
+impl<T> Parts for PartsOver<T>
+where
+    T: Fn(&Value) -> Result<Value, Error> + Sync,
+{
+    fn begin(
+        &self,
+        run_id: &str,
+        inputs: &Map<String, Value>,
+        started: u64,
+    ) -> Result<Checkpoint, Error> {
+        let request =
+            json!({"part": "begin", "run_id": run_id, "inputs": inputs, "started": started});
+        walk_of(&self.ask(request)?)
+    }
+
+    fn advance(
+        &self,
+        cp: &Checkpoint,
+        work: Option<Result<Value, NodeFailure>>,
+    ) -> Result<Advanced, Error> {
+        let work = work.map_or(Value::Null, |w| Value::Object(outcome_json(w, "output")));
+        let answer = self.ask(json!({"part": "advance", "walk": cp, "work": work}))?;
+        let failure = match answer.get("failure") {
+            None | Some(Value::Null) => None,
+            Some(e) => Some(error_of(e)?),
+        };
+        Ok(Advanced {
+            checkpoint: walk_of(&answer)?,
+            failure,
+        })
+    }
+
+    fn items(&self, cp: &Checkpoint) -> Result<Result<Vec<Value>, NodeFailure>, Error> {
+        let answer = self.ask(json!({"part": "items", "walk": cp}))?;
+        Ok(match outcome_of(answer, "items")? {
+            Ok(Value::Array(items)) => Ok(items),
+            Ok(_) => return Err(malformed("`items` is not a list")),
+            Err(f) => Err(f),
+        })
+    }
+
+    fn element(&self, cp: &Checkpoint, index: usize, item: Value) -> Result<Value, NodeFailure> {
+        let request = json!({"part": "element", "walk": cp, "index": index, "item": item});
+        self.ask(request)
+            .and_then(|answer| outcome_of(answer, "output"))
+            .unwrap_or_else(|error| Err(NodeFailure { error, work: None }))
+    }
+}
+
+/// Runs the part `request` asks for (see the module's table) with `walker`, and its answer.
+pub fn answer_part(walker: &Walker<'_>, request: &Value) -> Result<Value, Error> {
+    let field = |name: &str| {
+        request
+            .get(name)
+            .ok_or_else(|| malformed(&format!("a part request without `{name}`")))
+    };
+    let part = field("part")?.as_str().unwrap_or_default();
+    if part == "begin" {
+        let run_id = field("run_id")?.as_str().unwrap_or_default();
+        let inputs = field("inputs")?.as_object().cloned().unwrap_or_default();
+        let started = field("started")?.as_u64().unwrap_or_default();
+        let cp = Parts::begin(walker, run_id, &inputs, started)?;
+        return Ok(json!({"walk": cp}));
+    }
+    let cp = checkpoint_of(field("walk")?)?;
+    Ok(match part {
+        "advance" => {
+            let work = match field("work")? {
+                Value::Null => None,
+                Value::Object(w) => Some(outcome_of(w.clone(), "output")?),
+                _ => return Err(malformed("`work` is not an object")),
+            };
+            let advanced = Parts::advance(walker, &cp, work)?;
+            json!({"walk": advanced.checkpoint, "failure": advanced.failure.as_ref().map(Error::to_json)})
+        }
+        "items" => Value::Object(outcome_json(
+            Parts::items(walker, &cp)?.map(Value::from),
+            "items",
+        )),
+        "element" => {
+            let index = field("index")?.as_u64().unwrap_or_default() as usize;
+            let item = field("item")?.clone();
+            Value::Object(outcome_json(
+                Parts::element(walker, &cp, index, item),
+                "output",
+            ))
+        }
+        other => return Err(malformed(&format!("no part `{other}`"))),
+    })
+}
+
+/// `{key: value}` or `{"error": failure}`.
+fn outcome_json(outcome: Result<Value, NodeFailure>, key: &str) -> Map<String, Value> {
+    let mut out = Map::new();
+    match outcome {
+        Ok(v) => out.insert(key.into(), v),
+        Err(f) => out.insert("error".into(), f.to_json()),
+    };
+    out
+}
+
+/// Reads `{key: value}` or `{"error": failure}` back.
+fn outcome_of(
+    mut answer: Map<String, Value>,
+    key: &str,
+) -> Result<Result<Value, NodeFailure>, Error> {
+    if let Some(e) = answer.remove("error") {
+        return NodeFailure::from_json(&e)
+            .map(Err)
+            .ok_or_else(|| malformed("a failure that is not a strata error"));
+    }
+    answer
+        .remove(key)
+        .map(Ok)
+        .ok_or_else(|| malformed(&format!("an answer without `{key}`")))
+}
+
+/// The checkpoint an answer carries as `walk`.
+fn walk_of(answer: &Map<String, Value>) -> Result<Checkpoint, Error> {
+    checkpoint_of(
+        answer
+            .get("walk")
+            .ok_or_else(|| malformed("an answer without `walk`"))?,
+    )
+}
+
+/// A checkpoint from its JSON.
+fn checkpoint_of(value: &Value) -> Result<Checkpoint, Error> {
+    Checkpoint::from_json(value.to_string().as_bytes(), "walk")
+}
+
+/// An error from its JSON form.
+fn error_of(value: &Value) -> Result<Error, Error> {
+    NodeFailure::from_json(value)
+        .map(|f| f.error)
+        .ok_or_else(|| malformed("a failure that is not a strata error"))
+}
+
+/// The error for a part request or answer that is not what the walk in parts writes.
+fn malformed(what: &str) -> Error {
+    Error::new(
+        Layer::REQUEST,
+        ErrorKind::Request,
+        format!("malformed walk part: {what}"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+    use std::path::Path;
+
+    use serde_json::json;
+    use strata_graph::Silent;
+
+    use super::*;
+    use crate::GraphStart;
+
+    const SAY: &str = "executor: runtimes/subprocess\nparameters:\n  type: object\n  properties:\n    word: {type: string}\nconfig: {command: printf, args: [\"%s\", \"{word}\"]}\n";
+
+    const GRAPH: &str = "kind: graph\nstate: {said: []}\nnodes:\n  each:\n    kind: foreach\n    over: [a, bb]\n    parallel: true\n    do: {kind: action, tool: say, params: {word: \"${item}\"}}\n    collect: said\n    next: done\n  done: {kind: return, output: \"${state.said}\"}\n";
+
+    fn project() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let tools = dir.path().join("tools");
+        fs::create_dir_all(tools.join("runtimes")).unwrap();
+        fs::create_dir_all(tools.join("graphs")).unwrap();
+        fs::write(
+            tools.join("runtimes/subprocess.yaml"),
+            "config: {args: []}\n",
+        )
+        .unwrap();
+        fs::write(tools.join("say.yaml"), SAY).unwrap();
+        fs::write(tools.join("graphs/each.yaml"), GRAPH).unwrap();
+        dir
+    }
+
+    fn run(run_id: &str) -> GraphRun {
+        GraphRun {
+            id: "graphs/each".into(),
+            start: GraphStart::New {
+                run_id: run_id.into(),
+                typed: Default::default(),
+                strings: Vec::new(),
+            },
+            options: ExecOptions::default(),
+            every: Default::default(),
+        }
+    }
+
+    /// The run's checkpoint without its id and times.
+    fn checkpoint(root: &Path, run_id: &str) -> Value {
+        let text = fs::read_to_string(
+            root.join(".strata/runs")
+                .join(run_id)
+                .join("checkpoint.json"),
+        );
+        let mut cp: Value = serde_json::from_str(&text.unwrap()).unwrap();
+        for key in ["run_id", "started", "updated"] {
+            cp.as_object_mut().unwrap().remove(key);
+        }
+        cp
+    }
+
+    #[test]
+    fn a_run_in_parts_through_json_ends_as_the_whole_run() {
+        let dir = project();
+        let app = App::at(dir.path()).unwrap();
+        let walk = app.graph_walk("graphs/each", None).unwrap();
+        let tools = app.runner(ExecOptions::default());
+        let walker = walk.walker(&tools, RenderOptions::default());
+        let asked = std::sync::Mutex::new(Vec::new());
+        let parts = PartsOver(|request: &Value| {
+            asked.lock().unwrap().push(request["part"].clone());
+            answer_part(&walker, request)
+        });
+        let far = app.run_graph_in_parts(&run("far"), &parts).unwrap();
+        let near = app.run_graph(&run("near"), &mut Silent).unwrap();
+        assert_eq!(
+            (far.status, far.steps, &far.result),
+            (near.status, near.steps, &near.result)
+        );
+        assert_eq!(far.result, json!(["a", "bb"]));
+        assert_eq!(
+            checkpoint(dir.path(), "far"),
+            checkpoint(dir.path(), "near")
+        );
+        assert_eq!(
+            asked.into_inner().unwrap(),
+            ["begin", "items", "element", "element", "advance", "advance"]
+        );
+    }
+
+    #[test]
+    fn a_graph_to_walk_in_parts_is_refused_for_another_fingerprint() {
+        let dir = project();
+        let app = App::at(dir.path()).unwrap();
+        let e = app.graph_walk("graphs/each", Some("0000")).err().unwrap();
+        assert_eq!(e.kind, ErrorKind::HashMismatch);
+        assert_eq!(
+            e.message,
+            "graph `graphs/each` is not the one the workflow was exported from"
+        );
+    }
+}

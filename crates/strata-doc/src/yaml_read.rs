@@ -1,0 +1,463 @@
+//! Reading YAML text into a JSON value in one pass over the parser's events, counting what
+//! the document expands to as it goes (see [`crate::bounded`]): the first node past a limit,
+//! a collection nested too deep, a number that is not finite or a repeated key stops the
+//! read at that node, before the rest of the text is even scanned.
+//!
+//! Plain scalars resolve as YAML 1.2's core schema does (`null`, `~` and nothing are null;
+//! `true`/`false` in three spellings; decimal, `0x`, `0o` and `0b` integers, where a leading
+//! zero makes text — `0123` stays a string; floats and `.inf`/`.nan`); quoted and block
+//! scalars are always text. Keys are read as text, as written. Tags of the YAML schema
+//! (`!!str`, `!!int`, …) are honoured; other tags are refused, and so is a second document.
+
+use serde_json::{Map, Number, Value};
+use yaml_rust2::parser::{Event, Parser, Tag};
+use yaml_rust2::scanner::{Marker, TScalarStyle};
+
+use crate::bounded::{Budget, Stop};
+
+/// Why a YAML read failed: a syntax error, or a limit (or value rule) the budget enforces,
+/// with the 1-based line and column where it was met.
+#[derive(Debug)]
+pub(crate) enum YamlFail {
+    /// Not YAML, or YAML a JSON value cannot stand for.
+    Syntax(String, (usize, usize)),
+    /// Stopped by the budget or a value rule.
+    Stop(Stop, (usize, usize)),
+}
+
+/// The handle of the YAML schema's own tags (`!!str` is `tag:yaml.org,2002:str`).
+const SCHEMA: &str = "tag:yaml.org,2002:";
+
+/// A collection being read: its items so far, its anchor, and what the budget had counted
+/// when it opened (so an anchored collection knows what an alias of it costs).
+enum Open {
+    Seq(Vec<Value>, Anchor),
+    /// Entries, the key waiting for its value.
+    Map(Map<String, Value>, Option<String>, Anchor),
+}
+
+/// An anchor being defined: its id (0 for none) and what was counted when it opened.
+#[derive(Clone, Copy)]
+struct Anchor {
+    id: usize,
+    counted: Counts,
+}
+
+/// What a read has counted: nodes and bytes (the budget's), and aliases followed — an alias
+/// inside an anchored node counts again each time the node repeats.
+#[derive(Clone, Copy, Default)]
+struct Counts {
+    nodes: usize,
+    bytes: usize,
+    aliases: usize,
+}
+
+impl Counts {
+    fn since(self, before: Counts) -> Counts {
+        Counts {
+            nodes: self.nodes - before.nodes,
+            bytes: self.bytes - before.bytes,
+            aliases: self.aliases - before.aliases,
+        }
+    }
+}
+
+/// How many times over aliases may repeat the document's events (as `serde_yaml` allowed):
+/// aliases of aliases stop here long before they reach the node limit.
+pub(crate) const REPETITION: usize = 100;
+
+/// An anchored node: its value and what it counts for each time it repeats.
+struct Anchored {
+    value: Value,
+    cost: Counts,
+}
+
+/// Reads a whole YAML document against `budget`, refusing collections nested deeper than
+/// `max_depth`.
+pub(crate) fn read_yaml(text: &str, budget: &Budget, max_depth: usize) -> Result<Value, YamlFail> {
+    Reader {
+        budget,
+        max_depth,
+        open: Vec::new(),
+        anchors: Vec::new(),
+        root: None,
+        documents: 0,
+        events: 0,
+        aliases: 0,
+    }
+    .read(text)
+}
+
+struct Reader<'b> {
+    budget: &'b Budget,
+    max_depth: usize,
+    open: Vec<Open>,
+    anchors: Vec<Option<Anchored>>,
+    root: Option<Value>,
+    documents: usize,
+    /// Events read so far.
+    events: usize,
+    /// Aliases followed so far, counting those inside each repeated node.
+    aliases: usize,
+}
+
+fn at(mark: &Marker) -> (usize, usize) {
+    (mark.line(), mark.col() + 1)
+}
+
+impl Reader<'_> {
+    fn read(mut self, text: &str) -> Result<Value, YamlFail> {
+        let mut parser = Parser::new_from_str(text);
+        loop {
+            let (event, mark) = parser
+                .next_token()
+                .map_err(|e| YamlFail::Syntax(e.info().to_string(), at(e.marker())))?;
+            self.events += 1;
+            match event {
+                Event::StreamEnd => break,
+                Event::DocumentStart => {
+                    self.documents += 1;
+                    if self.documents > 1 {
+                        return Err(YamlFail::Syntax(
+                            "deserializing from YAML containing more than one document is not \
+                             supported"
+                                .into(),
+                            at(&mark),
+                        ));
+                    }
+                }
+                Event::Scalar(text, style, anchor, tag) => {
+                    if self.is_key_next() {
+                        let cost = Counts {
+                            bytes: text.len(),
+                            ..Counts::default()
+                        };
+                        self.remember(anchor, Value::String(text.clone()), cost);
+                        self.key(text, &mark)?;
+                    } else {
+                        let counted = self.counted();
+                        let value = scalar(text, style, tag.as_ref(), self.budget)
+                            .map_err(|fail| fail.at(&mark))?;
+                        self.remember_since(anchor, &value, counted);
+                        self.finish(value, &mark)?;
+                    }
+                }
+                Event::SequenceStart(id, tag) => {
+                    let anchor = self.open(id, tag.as_ref(), &mark)?;
+                    self.open.push(Open::Seq(Vec::new(), anchor));
+                }
+                Event::MappingStart(id, tag) => {
+                    let anchor = self.open(id, tag.as_ref(), &mark)?;
+                    self.open.push(Open::Map(Map::new(), None, anchor));
+                }
+                Event::SequenceEnd | Event::MappingEnd => {
+                    let (value, anchor) = match self.open.pop() {
+                        Some(Open::Seq(items, anchor)) => (Value::Array(items), anchor),
+                        Some(Open::Map(entries, _, anchor)) => (Value::Object(entries), anchor),
+                        None => continue,
+                    };
+                    self.remember_since(anchor.id, &value, anchor.counted);
+                    self.finish(value, &mark)?;
+                }
+                Event::Alias(id) => self.alias(id, &mark)?,
+                Event::StreamStart | Event::DocumentEnd | Event::Nothing => {}
+            }
+        }
+        Ok(self.root.unwrap_or(Value::Null))
+    }
+
+    /// Checks a collection's tag and the nesting depth before it opens, and counts it: its
+    /// anchor, with what was counted before it.
+    fn open(&self, id: usize, tag: Option<&Tag>, mark: &Marker) -> Result<Anchor, YamlFail> {
+        if let Some(tag) = tag {
+            if tag.handle != SCHEMA {
+                return Err(unsupported_tag(tag, mark));
+            }
+        }
+        if self.open.len() >= self.max_depth {
+            return Err(YamlFail::Stop(Stop::TooDeep, at(mark)));
+        }
+        let anchor = Anchor {
+            id,
+            counted: self.counted(),
+        };
+        self.budget
+            .count_node()
+            .map_err(|s| YamlFail::Stop(s, at(mark)))?;
+        Ok(anchor)
+    }
+
+    /// True when the next scalar is a map key.
+    fn is_key_next(&self) -> bool {
+        matches!(self.open.last(), Some(Open::Map(_, None, _)))
+    }
+
+    /// Records `key` as the open map's next key: counted, and refused when repeated.
+    fn key(&mut self, key: String, mark: &Marker) -> Result<(), YamlFail> {
+        self.budget
+            .count_text(key.len())
+            .map_err(|s| YamlFail::Stop(s, at(mark)))?;
+        if let Some(Open::Map(entries, pending, _)) = self.open.last_mut() {
+            if entries.contains_key(&key) {
+                return Err(YamlFail::Stop(Stop::DuplicateKey(key), at(mark)));
+            }
+            *pending = Some(key);
+        }
+        Ok(())
+    }
+
+    /// Places a finished value: under the open map's key, at the end of the open list, or
+    /// as the document.
+    fn finish(&mut self, value: Value, mark: &Marker) -> Result<(), YamlFail> {
+        match self.open.last_mut() {
+            Some(Open::Map(entries, pending, _)) => match pending.take() {
+                Some(key) => {
+                    entries.insert(key, value);
+                }
+                None => {
+                    return Err(YamlFail::Syntax(
+                        format!("invalid type: {}, expected a map key", kind_of(&value)),
+                        at(mark),
+                    ))
+                }
+            },
+            Some(Open::Seq(items, _)) => items.push(value),
+            None => self.root = Some(value),
+        }
+        Ok(())
+    }
+
+    /// What has been counted so far.
+    fn counted(&self) -> Counts {
+        let (nodes, bytes) = self.budget.counted();
+        Counts {
+            nodes,
+            bytes,
+            aliases: self.aliases,
+        }
+    }
+
+    /// Keeps an anchored value, which cost what was counted since `counted`.
+    fn remember_since(&mut self, id: usize, value: &Value, counted: Counts) {
+        if id != 0 {
+            let cost = self.counted().since(counted);
+            self.remember(id, value.clone(), cost);
+        }
+    }
+
+    fn remember(&mut self, id: usize, value: Value, cost: Counts) {
+        if id == 0 {
+            return;
+        }
+        if self.anchors.len() <= id {
+            self.anchors.resize_with(id + 1, || None);
+        }
+        self.anchors[id] = Some(Anchored { value, cost });
+    }
+
+    /// Repeats an anchored node, counting it again.
+    fn alias(&mut self, id: usize, mark: &Marker) -> Result<(), YamlFail> {
+        let Some(Some(anchored)) = self.anchors.get(id) else {
+            return Err(YamlFail::Syntax("unknown anchor".into(), at(mark)));
+        };
+        let cost = anchored.cost;
+        self.aliases = self.aliases.saturating_add(1 + cost.aliases);
+        if self.aliases > self.events.saturating_mul(REPETITION) {
+            return Err(YamlFail::Stop(Stop::Repetition, at(mark)));
+        }
+        self.budget
+            .charge_counts(cost.nodes, cost.bytes)
+            .map_err(|s| YamlFail::Stop(s, at(mark)))?;
+        let value = anchored.value.clone();
+        if self.is_key_next() {
+            let key = match value {
+                Value::String(s) => s,
+                Value::Number(n) => n.to_string(),
+                Value::Bool(b) => b.to_string(),
+                Value::Null => String::new(),
+                other => {
+                    return Err(YamlFail::Syntax(
+                        format!("invalid type: {}, expected a map key", kind_of(&other)),
+                        at(mark),
+                    ))
+                }
+            };
+            return self.key(key, mark);
+        }
+        self.finish(value, mark)
+    }
+}
+
+/// A scalar's failure before its position is known.
+enum ScalarFail {
+    Syntax(String),
+    Stop(Stop),
+}
+
+impl ScalarFail {
+    fn at(self, mark: &Marker) -> YamlFail {
+        match self {
+            ScalarFail::Syntax(message) => YamlFail::Syntax(message, at(mark)),
+            ScalarFail::Stop(stop) => YamlFail::Stop(stop, at(mark)),
+        }
+    }
+}
+
+fn unsupported_tag(tag: &Tag, mark: &Marker) -> YamlFail {
+    YamlFail::Syntax(
+        format!("unsupported tag `{}{}`", tag.handle, tag.suffix),
+        at(mark),
+    )
+}
+
+/// The value of a scalar written `text` in `style` with `tag`, counted against `budget`.
+fn scalar(
+    text: String,
+    style: TScalarStyle,
+    tag: Option<&Tag>,
+    budget: &Budget,
+) -> Result<Value, ScalarFail> {
+    budget.count_node().map_err(ScalarFail::Stop)?;
+    let invalid = |expected: &str, text: &str| {
+        ScalarFail::Syntax(format!(
+            "invalid value: string {text:?}, expected {expected}"
+        ))
+    };
+    let value = match tag {
+        Some(tag) if tag.handle != SCHEMA => {
+            return Err(ScalarFail::Syntax(format!(
+                "unsupported tag `{}{}`",
+                tag.handle, tag.suffix
+            )))
+        }
+        Some(tag) => match tag.suffix.as_str() {
+            "bool" => Value::Bool(parse_bool(&text).ok_or_else(|| invalid("a boolean", &text))?),
+            "int" => int(&text).ok_or_else(|| invalid("an integer", &text))?,
+            "float" => match parse_float(&text) {
+                Some(f) => finite(f)?,
+                None => return Err(invalid("a float", &text)),
+            },
+            "null" if is_null(&text) => Value::Null,
+            "null" => return Err(invalid("null", &text)),
+            _ => Value::String(text),
+        },
+        None if style == TScalarStyle::Plain => plain(text)?,
+        None => Value::String(text),
+    };
+    if let Value::String(s) = &value {
+        budget.count_text(s.len()).map_err(ScalarFail::Stop)?;
+    }
+    Ok(value)
+}
+
+/// The value of an untagged plain scalar.
+fn plain(text: String) -> Result<Value, ScalarFail> {
+    if text.is_empty() || is_null(&text) {
+        return Ok(Value::Null);
+    }
+    if let Some(b) = parse_bool(&text) {
+        return Ok(Value::Bool(b));
+    }
+    if let Some(n) = int(&text) {
+        return Ok(n);
+    }
+    if !digits_but_not_number(&text) {
+        if let Some(f) = parse_float(&text) {
+            return finite(f);
+        }
+    }
+    Ok(Value::String(text))
+}
+
+/// True when `text`, written as a plain scalar, reads back as that text (not null, a
+/// boolean or a number): when a writer may leave it unquoted.
+pub(crate) fn is_plain_text(text: &str) -> bool {
+    !(text.is_empty()
+        || is_null(text)
+        || parse_bool(text).is_some()
+        || int(text).is_some()
+        || (!digits_but_not_number(text) && parse_float(text).is_some()))
+}
+
+fn finite(f: f64) -> Result<Value, ScalarFail> {
+    Number::from_f64(f)
+        .map(Value::Number)
+        .ok_or(ScalarFail::Stop(Stop::NotFinite))
+}
+
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Array(_) => "sequence",
+        Value::Object(_) => "map",
+        _ => "scalar",
+    }
+}
+
+fn is_null(text: &str) -> bool {
+    matches!(text, "null" | "Null" | "NULL" | "~")
+}
+
+fn parse_bool(text: &str) -> Option<bool> {
+    match text {
+        "true" | "True" | "TRUE" => Some(true),
+        "false" | "False" | "FALSE" => Some(false),
+        _ => None,
+    }
+}
+
+/// Leading zeros followed by digits: text in YAML 1.2, not an octal number.
+fn digits_but_not_number(text: &str) -> bool {
+    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+    digits.len() > 1 && digits.starts_with('0') && digits[1..].bytes().all(|b| b.is_ascii_digit())
+}
+
+/// An integer: decimal (an optional sign), or `0x`/`0o`/`0b` (an optional `-`); beyond 64
+/// bits a float, as a JSON number of that size is.
+fn int(text: &str) -> Option<Value> {
+    let (negative, unsigned) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    if unsigned.starts_with(['+', '-']) || digits_but_not_number(text) {
+        return None;
+    }
+    let (digits, radix) = if let Some(rest) = unsigned.strip_prefix("0x") {
+        (rest, 16)
+    } else if let Some(rest) = unsigned.strip_prefix("0o") {
+        (rest, 8)
+    } else if let Some(rest) = unsigned.strip_prefix("0b") {
+        (rest, 2)
+    } else {
+        (unsigned, 10)
+    };
+    if digits.starts_with(['+', '-']) {
+        return None;
+    }
+    let magnitude = u128::from_str_radix(digits, radix).ok()?;
+    Some(match (negative, u64::try_from(magnitude)) {
+        (false, Ok(n)) => Value::from(n),
+        (true, _) if magnitude <= 1 << 63 => Value::from((magnitude as i128).wrapping_neg() as i64),
+        (false, Err(_)) => Value::from(magnitude as f64),
+        (true, _) => Value::from(-(magnitude as f64)),
+    })
+}
+
+/// A float as YAML writes one (`.inf`, `-.inf`, `.nan` in three spellings each) or as Rust
+/// parses one; not finite only when written so.
+fn parse_float(text: &str) -> Option<f64> {
+    let unsigned = match text.strip_prefix('+') {
+        Some(rest) if rest.starts_with(['+', '-']) => return None,
+        Some(rest) => rest,
+        None => text,
+    };
+    match unsigned {
+        ".inf" | ".Inf" | ".INF" => return Some(f64::INFINITY),
+        "-.inf" | "-.Inf" | "-.INF" => return Some(f64::NEG_INFINITY),
+        _ => {}
+    }
+    if matches!(text, ".nan" | ".NaN" | ".NAN") {
+        return Some(f64::NAN);
+    }
+    unsigned.parse::<f64>().ok().filter(|f| f.is_finite())
+}

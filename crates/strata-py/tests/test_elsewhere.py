@@ -1,0 +1,183 @@
+"""Work that runs elsewhere, here standing in for strata.ray's Ray tasks: a plan's whole steps
+through ``Project.plan_step`` (``run_plan(step_executor=...)``) and a graph's walk in parts
+through ``Project.walk_part`` (``run_graph(part_executor=...)``) — the records and checkpoints
+those of a local run."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import strata
+
+OK_RUN = {"success": True, "exit_code": 0, "signal": None, "stderr": "", "truncated": False, "timed_out": False}
+
+PLAN_STEPS = [
+    {"id": "make", "tool": "say", "arguments": {"message": '{"word": "hi"}'}},
+    {"id": "use", "tool": "say", "arguments": {"message": "{{make.result.word}} {{PLACEHOLDER_who}}"}},
+    {"id": "lost", "tool": "say", "arguments": {"message": "{{make.result.nope}}"}},
+    {"id": "bad", "tool": "fail", "arguments": {}},
+    {"id": "after", "tool": "say", "arguments": {"message": "{{bad.result}}"}},
+]
+
+#: The plan's text (`plans/p.json`).
+PLAN = json.dumps({"steps": PLAN_STEPS}, indent=1) + "\n"
+
+GRAPH = """\
+kind: graph
+parameters:
+  type: object
+  properties:
+    words: {type: array, default: [a, bb, ccc]}
+state: {said: []}
+nodes:
+  each:
+    kind: foreach
+    over: "${inputs.words}"
+    as: word
+    parallel: true
+    do: {kind: action, tool: say, params: {message: "${word}"}}
+    output: "${result}"
+    collect: said
+    next: done
+  done:
+    kind: return
+    output: {said: "${state.said}"}
+"""
+
+
+def timeless(steps: list[Any]) -> list[Any]:
+    """Step records without their durations."""
+    return [
+        {**r, "run": {k: v for k, v in r["run"].items() if k != "duration_ms"}} if r["run"] else r for r in steps
+    ]
+
+
+def test_plan_step_runs_one_step_given_the_records_it_depends_on(project: strata.Project) -> None:
+    plan = [
+        {"id": "a", "tool": "say", "arguments": {"message": '{"n": 1}'}},
+        {"id": "b", "tool": "say", "arguments": {"message": "n={{a.result.n}} {{PLACEHOLDER_who}}"}},
+    ]
+    a = project.plan_step(plan, "a")
+    assert a["tool"] == "say"
+    assert timeless([a["record"]]) == [{"id": "a", "status": "completed", "result": {"n": 1}, "error": None, "run": OK_RUN}]
+    b = project.plan_step(plan, "b", records=[a["record"]], values={"who": "Ann"})
+    assert timeless([b["record"]]) == [{"id": "b", "status": "completed", "result": "n=1 Ann", "error": None, "run": OK_RUN}]
+    assert project.plan_step(plan, "b", records=[a["record"]]) == {"tool": "say", "waiting_for": ["who"]}
+    failed = {"id": "a", "status": "failed", "result": None, "error": {"kind": "tool_failed", "message": "x"}, "run": None}
+    assert project.plan_step(plan, "b", records=[failed], values={"who": "Ann"}) == {
+        "tool": "say",
+        "record": {"id": "b", "status": "skipped", "result": None, "error": {"kind": "run_state", "message": "step `a` failed"}, "run": None},
+    }
+    with pytest.raises(strata.StrataError) as missing:
+        project.plan_step(plan, "b", values={"who": "Ann"})
+    assert (missing.value.kind, missing.value.message) == ("request", "no record of step `a`, which step `b` depends on")
+    with pytest.raises(strata.StrataError) as unknown:
+        project.plan_step(plan, "c", name="plans/p.json")
+    assert (unknown.value.kind, unknown.value.message) == ("unknown_step", "`plans/p.json` has no step `c`")
+
+
+def test_plan_step_locates_errors_in_a_plan_text_and_not_in_plan_data(project: strata.Project) -> None:
+    make = project.plan_step(PLAN, "make", name="plans/p.json")["record"]
+    in_text = project.plan_step(PLAN, "lost", records=[make], name="plans/p.json")["record"]
+    as_data = project.plan_step({"steps": PLAN_STEPS}, "lost", records=[make], name="plans/p.json")["record"]
+    why = "plan error at steps[2].arguments.message 0..20: `{{make.result.nope}}`: step `make` has no `result.nope`; `result` has `word`"
+    assert in_text["error"] == {"kind": "path_not_found", "message": f"plans/p.json:21:17: {why}"}
+    assert as_data["error"] == {"kind": "path_not_found", "message": why}
+
+
+def test_a_step_executor_runs_every_whole_step_and_gives_the_records_of_a_local_run(
+    project: strata.Project, project_dir: Path
+) -> None:
+    (project_dir / "plans").mkdir()
+    (project_dir / "plans" / "p.json").write_text(PLAN)
+    plan = strata.Plan.from_file(project_dir / "plans" / "p.json")
+    asked: list[dict[str, Any]] = []
+    lock = threading.Lock()
+
+    def step_executor(request: dict[str, Any]) -> dict[str, Any]:
+        with lock:
+            asked.append(request)
+        answer = project.plan_step(
+            request["plan"],
+            request["step"],
+            records=request["records"],
+            values=request["values"],
+            name=request["name"],
+            timeout=request["timeout"],
+        )
+        return {"record": answer["record"]}
+
+    far = project.run_plan(plan, values={"who": "Ann"}, step_executor=step_executor, timeout=9)
+    near = project.run_plan(plan, values={"who": "Ann"})
+    assert timeless(far["steps"]) == timeless(near["steps"])
+    assert [s["status"] for s in far["steps"]] == ["completed", "completed", "failed", "failed", "skipped"]
+    # Every step that ran went whole to the executor (the one whose reference does not
+    # resolve too); the skipped one never left.
+    assert sorted(r["step"] for r in asked) == ["bad", "lost", "make", "use"]
+    use = next(r for r in asked if r["step"] == "use")
+    assert sorted(use) == ["name", "plan", "records", "step", "timeout", "values"]
+    assert (use["plan"], use["values"], use["timeout"]) == (PLAN, {"who": "Ann"}, 9.0)
+    assert [r["id"] for r in use["records"]] == ["make"]
+
+
+def test_a_step_the_executor_could_not_run_fails_and_its_dependents_are_skipped(project: strata.Project) -> None:
+    plan = [
+        {"id": "a", "tool": "say", "arguments": {}},
+        {"id": "b", "tool": "say", "arguments": {"message": "{{a.result}}"}},
+    ]
+    lost = {"kind": "tool_failed", "layer": "request", "message": "the worker was lost", "path": "", "span": None}
+    run = project.run_plan(plan, step_executor=lambda request: {"error": lost})
+    assert run["status"] == "failed"
+    assert run["steps"] == [
+        {"id": "a", "status": "failed", "result": None, "error": {"kind": "tool_failed", "message": "request error at $: the worker was lost"}, "run": None},
+        {"id": "b", "status": "skipped", "result": None, "error": {"kind": "run_state", "message": "step `a` failed"}, "run": None},
+    ]
+    with pytest.raises(ValueError, match="give one"):
+        project.run_plan(plan, executor=lambda *a: {}, step_executor=lambda r: {})
+
+
+def checkpoint(root: Path, run_id: str) -> Any:
+    cp = json.loads((root / ".strata" / "runs" / run_id / "checkpoint.json").read_text())
+    for key in ("run_id", "started", "updated"):
+        del cp[key]
+    return cp
+
+
+def test_a_part_executor_walks_the_graph_in_parts_with_the_records_of_a_local_run(
+    project: strata.Project, project_dir: Path
+) -> None:
+    (project_dir / "tools" / "graphs").mkdir()
+    (project_dir / "tools" / "graphs" / "each.yaml").write_text(GRAPH)
+    asked: list[tuple[str, Any]] = []
+    lock = threading.Lock()
+
+    def part_executor(request: dict[str, Any]) -> dict[str, Any]:
+        with lock:
+            asked.append((request["part"], request.get("index")))
+        return {"answer": project.walk_part("graphs/each", request)}
+
+    far = project.run_graph("graphs/each", run_id="far", part_executor=part_executor)
+    near = project.run_graph("graphs/each", run_id="near")
+    assert far == {**near, "run_id": "far"}
+    assert far["result"] == {"said": ["a", "bb", "ccc"]}
+    assert checkpoint(project_dir, "far") == checkpoint(project_dir, "near")
+    assert asked[:2] == [("begin", None), ("items", None)]
+    assert sorted(asked[2:5], key=str) == [("element", 0), ("element", 1), ("element", 2)]
+    assert asked[5:] == [("advance", None), ("advance", None)]
+    with pytest.raises(strata.StrataError) as ended:
+        project.run_graph("graphs/each", resume="far", part_executor=part_executor)
+    assert (ended.value.kind, ended.value.message) == ("run_state", "run `far` has already ended (completed)")
+    assert len(asked) == 7
+
+
+def test_walk_part_refuses_a_malformed_request(project: strata.Project, project_dir: Path) -> None:
+    (project_dir / "tools" / "graphs").mkdir()
+    (project_dir / "tools" / "graphs" / "each.yaml").write_text(GRAPH)
+    with pytest.raises(strata.StrataError) as info:
+        project.walk_part("graphs/each", {"part": "advance"})
+    assert (info.value.kind, info.value.message) == ("request", "malformed walk part: a part request without `walk`")
