@@ -329,15 +329,17 @@ fn render(
         .map(|w| format_warning(w, Some(doc)))
         .collect();
     crate::style::eprint_all(&warnings);
-    let value = out.value.into_json();
-    drop(template);
     // Written as it is serialised, not gathered into one more copy of the document.
     let mut stdout = io::BufWriter::new(io::stdout().lock());
     let _ = match args.format {
-        OutFormat::Json => serde_json::to_writer_pretty(&mut stdout, &value)
+        OutFormat::Json => serde_json::to_writer_pretty(&mut stdout, &out.value)
             .map_err(io::Error::from)
             .and_then(|()| stdout.write_all(b"\n")),
-        OutFormat::Yaml => stdout.write_all(strata_doc::to_yaml(&value).as_bytes()),
+        OutFormat::Yaml => {
+            let value = out.value.into_json();
+            drop(template);
+            stdout.write_all(strata_doc::to_yaml(&value).as_bytes())
+        }
     }
     .and_then(|()| stdout.flush());
     Ok(())

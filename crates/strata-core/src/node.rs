@@ -125,6 +125,20 @@ pub enum Rendered<'t> {
     Object(Vec<(Cow<'t, str>, Rendered<'t>)>),
 }
 
+/// Written as the JSON value [`Rendered::into_json`] would give, without building it.
+impl serde::Serialize for Rendered<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Rendered::Value(v, _) => v.serialize(s),
+            Rendered::Text(t) => s.serialize_str(&t.text),
+            Rendered::Array(items) => s.collect_seq(items),
+            Rendered::Object(entries) => {
+                s.collect_map(entries.iter().map(|(k, v)| (k.as_ref(), v)))
+            }
+        }
+    }
+}
+
 impl<'t> Rendered<'t> {
     /// Typed data (owned), shown with `origin`.
     pub fn data(value: Value, origin: Origin) -> Rendered<'t> {
@@ -226,5 +240,39 @@ impl<'t> Rendered<'t> {
                 out.mark(start, origin.join(Origin::Data));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Origin, Text};
+    use serde_json::json;
+
+    #[test]
+    fn a_rendered_document_serialises_as_its_json_value() {
+        let constant = json!({"n": 1.5, "list": [true, null, "x"]});
+        let rendered = Rendered::Object(vec![
+            (
+                Cow::Borrowed("a"),
+                Rendered::Value(Cow::Borrowed(&constant), Origin::Authored),
+            ),
+            (
+                Cow::Owned("b".into()),
+                Rendered::Array(vec![
+                    Rendered::Text({
+                        let mut t = Text::with_capacity(16, 1);
+                        t.push("hi \"there\"", Origin::Data);
+                        t
+                    }),
+                    Rendered::data(json!(7), Origin::Data),
+                ]),
+            ),
+        ]);
+        let written = serde_json::to_string_pretty(&rendered).unwrap();
+        assert_eq!(
+            written,
+            serde_json::to_string_pretty(&rendered.into_json()).unwrap()
+        );
     }
 }

@@ -32,8 +32,10 @@ pub struct Document {
     pub text: String,
     /// The parsed value.
     pub value: Value,
-    /// Where every field of the text stands, read once, when first needed.
+    /// Where every field of the text stands, read once, when a second lookup needs it.
     positions: OnceLock<Arc<Positions>>,
+    /// Set by the first lookup, which reads the text only as far as its field.
+    looked: OnceLock<()>,
 }
 
 pub(crate) fn utf8_error(name: &str, bytes: &[u8], e: std::str::Utf8Error) -> Error {
@@ -121,6 +123,7 @@ impl Document {
             text,
             value,
             positions: OnceLock::new(),
+            looked: OnceLock::new(),
         })
     }
 
@@ -139,6 +142,7 @@ impl Document {
             text,
             value: Value::Null,
             positions: OnceLock::new(),
+            looked: OnceLock::new(),
         }
     }
 
@@ -164,9 +168,13 @@ impl Document {
         err
     }
 
-    /// The line and column of a field (and of a byte offset inside its string). The text is
-    /// read for positions once, by the first call.
+    /// The line and column of a field (and of a byte offset inside its string). The first
+    /// call reads the text only as far as the field (one error in a large file); later calls
+    /// share positions read once for the whole text (many warnings).
     pub fn locate(&self, path: &FieldPath, offset: Option<usize>) -> Option<(usize, usize)> {
+        if self.positions.get().is_none() && self.looked.set(()).is_ok() {
+            return crate::locate::find(&self.text, path, offset);
+        }
         self.positions().locate(&self.text, path, offset)
     }
 }

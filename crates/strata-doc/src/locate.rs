@@ -217,28 +217,119 @@ impl Positions {
         offset: Option<usize>,
     ) -> Option<(usize, usize)> {
         let start = self.node(path)?.start();
-        let (line, col) = (start.line, start.col + 1);
-        let Some(offset) = offset else {
-            return Some((line, col));
-        };
-        if start.block {
-            return Some(in_block(text.get(start.index..)?, line, col, offset));
+        let line = *self.lines.0.get(start.line.checked_sub(1)?)?;
+        place(text, start, line, offset)
+    }
+}
+
+/// The 1-based line and column of a node starting at `start` (on `line`), or with
+/// `offset`, of that byte inside its single-line string or block scalar.
+fn place(text: &str, start: Start, info: Line, offset: Option<usize>) -> Option<(usize, usize)> {
+    let (line, col) = (start.line, start.col + 1);
+    let Some(offset) = offset else {
+        return Some((line, col));
+    };
+    if start.block {
+        return Some(in_block(text.get(start.index..)?, line, col, offset));
+    }
+    let quote = usize::from(start.quoted);
+    if info.ascii {
+        // Bytes are characters: no counting.
+        let room = (info.end - info.start).saturating_sub(start.col + quote);
+        return Some((line, col + quote + offset.min(room)));
+    }
+    let line_text = text.get(info.start..info.end)?;
+    let from = line_text
+        .char_indices()
+        .nth(start.col)
+        .map_or(line_text.len(), |(i, _)| i);
+    let inner = line_text.get(from..)?.get(quote..)?;
+    let prefix = inner.get(..offset.min(inner.len()))?;
+    Some((line, col + quote + prefix.chars().count()))
+}
+
+/// Where the field at `path` of `text` starts (see [`Positions::locate`]), reading the text's
+/// events only as far as that field and keeping nothing else: for one lookup in a large
+/// text, where building [`Positions`] would read all of it and hold a node per field.
+pub(crate) fn find(text: &str, path: &FieldPath, offset: Option<usize>) -> Option<(usize, usize)> {
+    let start = find_start(text, path)?;
+    let line_start = text[..start.index].rfind('\n').map_or(0, |k| k + 1);
+    let rest = &text[line_start..];
+    let body = &rest[..rest.find('\n').unwrap_or(rest.len())];
+    let body = body.strip_suffix('\r').unwrap_or(body);
+    let line = Line {
+        start: line_start,
+        end: line_start + body.len(),
+        ascii: body.is_ascii(),
+    };
+    place(text, start, line, offset)
+}
+
+/// The start of the node at `path`, from the text's events up to it.
+fn find_start(text: &str, path: &FieldPath) -> Option<Start> {
+    /// An open collection: a map's pending key, or a list's next index.
+    enum Frame {
+        Map(Option<String>),
+        Seq(usize),
+    }
+    let at_target = |frames: &[Frame]| {
+        frames.len() == path.0.len()
+            && frames.iter().zip(&path.0).all(|(f, seg)| match (f, seg) {
+                (Frame::Map(Some(k)), PathSeg::Key(want)) => k == want,
+                (Frame::Seq(i), PathSeg::Index(want)) => i == want,
+                _ => false,
+            })
+    };
+    // A finished node moves its parent on: past the map's key, or to the list's next item.
+    let finish = |frames: &mut Vec<Frame>| match frames.last_mut() {
+        Some(Frame::Map(key)) => *key = None,
+        Some(Frame::Seq(i)) => *i += 1,
+        None => {}
+    };
+    let mut frames: Vec<Frame> = Vec::new();
+    let mut parser = Parser::new_from_str(text);
+    loop {
+        let (event, mark) = parser.next_token().ok()?;
+        let is_key = matches!(frames.last(), Some(Frame::Map(None)));
+        match event {
+            Event::StreamEnd => return None,
+            Event::Scalar(key, ..) if is_key => {
+                if let Some(top) = frames.last_mut() {
+                    *top = Frame::Map(Some(key));
+                }
+            }
+            Event::Alias(_) if is_key => {
+                if let Some(top) = frames.last_mut() {
+                    *top = Frame::Map(Some(String::new()));
+                }
+            }
+            Event::Scalar(_, style, ..) => {
+                if at_target(&frames) {
+                    return Some(Start::of(mark, Some(style)));
+                }
+                finish(&mut frames);
+            }
+            Event::Alias(_) => {
+                if at_target(&frames) {
+                    return Some(Start::of(mark, None));
+                }
+                finish(&mut frames);
+            }
+            Event::MappingStart(..) | Event::SequenceStart(..) => {
+                if at_target(&frames) {
+                    return Some(Start::of(mark, None));
+                }
+                frames.push(match event {
+                    Event::MappingStart(..) => Frame::Map(None),
+                    _ => Frame::Seq(0),
+                });
+            }
+            Event::MappingEnd | Event::SequenceEnd => {
+                frames.pop();
+                finish(&mut frames);
+            }
+            _ => {}
         }
-        let info = self.lines.0.get(line.checked_sub(1)?)?;
-        let quote = usize::from(start.quoted);
-        if info.ascii {
-            // Bytes are characters: no counting.
-            let room = (info.end - info.start).saturating_sub(start.col + quote);
-            return Some((line, col + quote + offset.min(room)));
-        }
-        let line_text = text.get(info.start..info.end)?;
-        let from = line_text
-            .char_indices()
-            .nth(start.col)
-            .map_or(line_text.len(), |(i, _)| i);
-        let inner = line_text.get(from..)?.get(quote..)?;
-        let prefix = inner.get(..offset.min(inner.len()))?;
-        Some((line, col + quote + prefix.chars().count()))
     }
 }
 
@@ -270,10 +361,11 @@ impl Positions {
 }
 
 /// The 1-based line and column where the field at `path` starts in YAML or JSON `text`;
-/// with `offset`, the position of that byte inside a single-line string or a block scalar. Locating
-/// several fields of one text: build [`Positions`] once (a [`crate::Document`] does).
+/// with `offset`, the position of that byte inside a single-line string or a block scalar.
+/// One lookup reads the text only as far as the field; for several fields of one text, build
+/// [`Positions`] once (a [`crate::Document`] does).
 pub fn locate(text: &str, path: &FieldPath, offset: Option<usize>) -> Option<(usize, usize)> {
-    Positions::of(text).locate(text, path, offset)
+    find(text, path, offset)
 }
 
 /// The position of byte `offset` of a block scalar (`|` or `>`) whose content starts at
@@ -362,6 +454,37 @@ mod tests {
         assert_eq!(lines.position(text, 8), (3, 1));
         assert_eq!(lines.position(text, 11), (4, 3));
         assert_eq!(lines.position(text, 100), (4, 4));
+    }
+
+    #[test]
+    fn one_lookup_and_the_index_agree_on_every_field() {
+        let text = "a: 1\nb:\n  - x\n  - {c: \"é {y}\", d: [1, 2]}\n  - |\n    l1\n    l2 {z}\nk: &r v\nm: *r\n";
+        let k = |s: &str| PathSeg::Key(s.into());
+        let i = PathSeg::Index;
+        let paths = [
+            vec![k("a")],
+            vec![k("b")],
+            vec![k("b"), i(0)],
+            vec![k("b"), i(1)],
+            vec![k("b"), i(1), k("c")],
+            vec![k("b"), i(1), k("d"), i(1)],
+            vec![k("b"), i(2)],
+            vec![k("k")],
+            vec![k("m")],
+            vec![k("b"), i(3)],
+            vec![k("nope")],
+        ];
+        let index = Positions::of(text);
+        for p in paths {
+            let p = path(&p);
+            for offset in [None, Some(0), Some(3), Some(9)] {
+                assert_eq!(
+                    find(text, &p, offset),
+                    index.locate(text, &p, offset),
+                    "{p:?} {offset:?}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! scalars are always text. Keys are read as text, as written. Tags of the YAML schema
 //! (`!!str`, `!!int`, …) are honoured; other tags are refused, and so is a second document.
 
+use serde_json::map::Entry;
 use serde_json::{Map, Number, Value};
 use yaml_rust2::parser::{Event, Parser, Tag};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
@@ -32,8 +33,8 @@ const SCHEMA: &str = "tag:yaml.org,2002:";
 /// when it opened (so an anchored collection knows what an alias of it costs).
 enum Open {
     Seq(Vec<Value>, Anchor),
-    /// Entries, the key waiting for its value.
-    Map(Map<String, Value>, Option<String>, Anchor),
+    /// Entries, the key waiting for its value (and where it stands).
+    Map(Map<String, Value>, Option<(String, (usize, usize))>, Anchor),
 }
 
 /// An anchor being defined: its id (0 for none) and what was counted when it opened.
@@ -192,16 +193,14 @@ impl Reader<'_> {
         matches!(self.open.last(), Some(Open::Map(_, None, _)))
     }
 
-    /// Records `key` as the open map's next key: counted, and refused when repeated.
+    /// Records `key` as the open map's next key, counted (a repeated key is refused when
+    /// its value is placed: one lookup per entry).
     fn key(&mut self, key: String, mark: &Marker) -> Result<(), YamlFail> {
         self.budget
             .count_text(key.len())
             .map_err(|s| YamlFail::Stop(s, at(mark)))?;
-        if let Some(Open::Map(entries, pending, _)) = self.open.last_mut() {
-            if entries.contains_key(&key) {
-                return Err(YamlFail::Stop(Stop::DuplicateKey(key), at(mark)));
-            }
-            *pending = Some(key);
+        if let Some(Open::Map(_, pending, _)) = self.open.last_mut() {
+            *pending = Some((key, at(mark)));
         }
         Ok(())
     }
@@ -211,9 +210,17 @@ impl Reader<'_> {
     fn finish(&mut self, value: Value, mark: &Marker) -> Result<(), YamlFail> {
         match self.open.last_mut() {
             Some(Open::Map(entries, pending, _)) => match pending.take() {
-                Some(key) => {
-                    entries.insert(key, value);
-                }
+                Some((key, key_at)) => match entries.entry(key) {
+                    Entry::Vacant(slot) => {
+                        slot.insert(value);
+                    }
+                    Entry::Occupied(seen) => {
+                        return Err(YamlFail::Stop(
+                            Stop::DuplicateKey(seen.key().clone()),
+                            key_at,
+                        ))
+                    }
+                },
                 None => {
                     return Err(YamlFail::Syntax(
                         format!("invalid type: {}, expected a map key", kind_of(&value)),
