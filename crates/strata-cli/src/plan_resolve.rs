@@ -8,7 +8,7 @@ use clap::Args;
 use serde_json::{Map, Value};
 use strata_core::{Error, ErrorKind, Layer, Limits};
 use strata_plans::request::error_reply;
-use strata_plans::{answer_line_within, Plan, Request};
+use strata_plans::{Plan, Request};
 
 use crate::outcome::print_errors;
 use crate::outcome::STRATA_FAILED;
@@ -118,8 +118,9 @@ fn reply_error(e: &Error) -> ExitCode {
     ExitCode::from(STRATA_FAILED)
 }
 
-/// `--batch`: one reply line per non-blank request line, flushed as it is written; a line
-/// that is not a request is answered with an error and the next lines are still served.
+/// `--batch`: one reply line per non-blank request line, written out each time the requests
+/// read so far are all answered (a caller waiting for its reply gets it at once); a line that
+/// is not a request is answered with an error and the next lines are still served.
 fn batch(args: &ResolveArgs, limits: &Limits) -> ExitCode {
     if args.plan.is_some()
         || args.results.is_some()
@@ -136,58 +137,19 @@ fn batch(args: &ResolveArgs, limits: &Limits) -> ExitCode {
         print_errors(&[e], None);
         return ExitCode::from(STRATA_FAILED);
     }
-    let stdin = std::io::stdin();
-    let mut input = stdin.lock();
-    let mut out = std::io::stdout().lock();
-    let mut buf = Vec::new();
-    loop {
-        let fits = match strata_doc::read_line(&mut input, limits.document_bytes, &mut buf) {
-            Ok(None) => break,
-            Ok(Some(fits)) => fits,
-            Err(e) => {
-                print_errors(
-                    &[Error::new(
-                        Layer::REQUEST,
-                        ErrorKind::Io,
-                        format!("cannot read {STDIN}: {e}"),
-                    )],
-                    None,
-                );
-                return ExitCode::from(STRATA_FAILED);
-            }
-        };
-        let reply = match std::str::from_utf8(&buf) {
-            _ if !fits => error_reply(
-                None,
-                &Error::new(
+    let resolver = strata_plans::Resolver::new(limits);
+    if let Err(e) = resolver.serve(std::io::stdin().lock(), std::io::stdout().lock()) {
+        // A reader of the replies that went away is not an error.
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            print_errors(
+                &[Error::new(
                     Layer::REQUEST,
-                    ErrorKind::Limit,
-                    format!(
-                        "request line exceeds the limit of {} bytes",
-                        limits.document_bytes
-                    ),
-                )
-                .with_hint("pass large results in several requests"),
-            ),
-            Ok(line) if line.trim().is_empty() => continue,
-            Ok(line) => answer_line_within(line, limits),
-            Err(_) => error_reply(
+                    ErrorKind::Io,
+                    format!("batch i/o failed: {e}"),
+                )],
                 None,
-                &Error::new(
-                    Layer::REQUEST,
-                    ErrorKind::Syntax,
-                    "the line is not valid UTF-8",
-                ),
-            ),
-        };
-        let mut text = serde_json::to_string(&reply).unwrap_or_default();
-        text.push('\n');
-        if out
-            .write_all(text.as_bytes())
-            .and_then(|()| out.flush())
-            .is_err()
-        {
-            break;
+            );
+            return ExitCode::from(STRATA_FAILED);
         }
     }
     ExitCode::SUCCESS

@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
-use std::io::{self, BufReader, Read, Write};
+use std::io::{self, Read, Write};
 use std::rc::Rc;
 
 use serde::de::{DeserializeSeed, MapAccess, Visitor};
@@ -21,7 +21,7 @@ use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 use strata_core::{EnvMap, Error, ErrorKind, Layer, Limits, RenderOptions, Scope, Warning};
 
-use strata_doc::{Bounded, Budget, Document, Format};
+use strata_doc::{Bounded, Budget, Document, Format, Line};
 
 use crate::{Chain, Template};
 
@@ -287,16 +287,15 @@ impl Cache {
 /// Replies are written out (flushed) each time the requests read so far are all answered:
 /// a client that sends one line and waits gets its reply at once, and a stream of requests
 /// costs one write per read, not one per reply.
-pub fn serve(input: impl Read, mut output: impl Write, limits: &Limits) -> io::Result<()> {
-    let mut input = BufReader::with_capacity(INPUT_BUFFER, input);
+pub fn serve(input: impl Read, output: impl Write, limits: &Limits) -> io::Result<()> {
     let mut cache = Cache::default();
-    let mut line = Vec::new();
-    let mut replies = Vec::new();
-    while let Some(fits) = strata_doc::read_line(&mut input, limits.document_bytes, &mut line)? {
-        if !(fits && line.is_empty()) {
-            if fits {
-                reply_to(&line, limits, &mut cache, &mut replies);
-            } else {
+    strata_doc::serve_lines(
+        input,
+        output,
+        limits.document_bytes,
+        |line, replies| match line {
+            Line::Bytes(line) => reply_to(line, limits, &mut cache, replies),
+            Line::TooLong => {
                 let err = Error::new(
                     Layer::REQUEST,
                     ErrorKind::Limit,
@@ -306,26 +305,12 @@ pub fn serve(input: impl Read, mut output: impl Write, limits: &Limits) -> io::R
                     ),
                 )
                 .with_hint("pass large values in several requests");
-                write_reply(&mut replies, &error_reply(None, &err));
+                write_reply(replies, &error_reply(None, &err));
             }
-        }
-        if input.buffer().is_empty() || replies.len() >= OUTPUT_BUFFER {
-            output.write_all(&replies)?;
-            output.flush()?;
-            replies.clear();
-        }
-    }
-    output.write_all(&replies)?;
-    output.flush()
+        },
+    )
 }
 
-/// Bytes read from the input at a time.
-const INPUT_BUFFER: usize = 64 << 10;
-
-/// Replies held back at most before they are written even though requests are waiting.
-const OUTPUT_BUFFER: usize = 64 << 10;
-
-/// Appends one reply line to `out`.
 fn write_reply(out: &mut Vec<u8>, reply: &Value) {
     // Writing a `Value` into a `Vec` cannot fail.
     let _ = serde_json::to_writer(&mut *out, reply);

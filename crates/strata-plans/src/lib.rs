@@ -28,7 +28,9 @@ mod tools;
 
 pub use compile::Args;
 pub use plan::{parse_document, Plan, Step, STEP_KEYS};
-pub use request::{answer_line, answer_line_within, error_reply, progress, resolution, Request};
+pub use request::{
+    answer_line, answer_line_within, error_reply, progress, resolution, Request, Resolver,
+};
 pub use resolve::{
     resolve, resolve_parameters, resolve_parameters_within, resolve_within, RecordMap, Records,
     Sources,

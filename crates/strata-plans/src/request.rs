@@ -3,9 +3,14 @@
 //! `{"id"?, "ok": true, "levels", "steps", "missing_values"}` or
 //! `{"id"?, "ok": false, "error": {kind, message, path, span}}`.
 
+use std::collections::HashMap;
+use std::io::{self, Read, Write};
+
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 use strata_core::{did_you_mean, Error, ErrorKind, FieldPath, Layer, Limits, PathSeg};
+use strata_doc::Line;
 use strata_tools::{StepRecord, StepStatus};
 
 use crate::plan::Plan;
@@ -73,33 +78,8 @@ impl Request {
     /// Reads a request; the first problem is the error (plan errors name fields under
     /// `plan`).
     pub fn parse(value: &Value) -> Result<Request, Error> {
-        let Value::Object(map) = value else {
-            return Err(request_error(
-                "a request is a JSON object `{\"plan\": …, \"results\"?, \"failed\"?, \"values\"?}`",
-                FieldPath::root(),
-            ));
-        };
-        for k in map.keys() {
-            if !REQUEST_KEYS.contains(&k.as_str()) {
-                let e = request_error(
-                    format!("unknown request key `{k}`"),
-                    FieldPath(vec![key(k)]),
-                );
-                return Err(match did_you_mean(k, REQUEST_KEYS) {
-                    Some(best) => e.with_hint(format!("did you mean `{best}`?")),
-                    None => e.with_hint(format!("a request has {}", REQUEST_KEYS.join(", "))),
-                });
-            }
-        }
-        let Some(plan) = map.get("plan") else {
-            return Err(request_error("a request needs a `plan`", FieldPath::root()));
-        };
-        let plan = Plan::from_value(plan, &FieldPath(vec![key("plan")])).map_err(|errors| {
-            errors
-                .into_iter()
-                .next()
-                .unwrap_or_else(|| request_error("invalid plan", FieldPath::root()))
-        })?;
+        let map = request_map(value)?;
+        let plan = compile_plan(plan_of(map)?)?;
         Request::with_plan(
             map.get("id").cloned(),
             plan,
@@ -327,6 +307,45 @@ struct ReplyError {
     span: Option<[usize; 2]>,
 }
 
+/// The request's fields: an object of the known keys, or the error.
+fn request_map(value: &Value) -> Result<&Map<String, Value>, Error> {
+    let Value::Object(map) = value else {
+        return Err(request_error(
+            "a request is a JSON object `{\"plan\": …, \"results\"?, \"failed\"?, \"values\"?}`",
+            FieldPath::root(),
+        ));
+    };
+    for k in map.keys() {
+        if !REQUEST_KEYS.contains(&k.as_str()) {
+            let e = request_error(
+                format!("unknown request key `{k}`"),
+                FieldPath(vec![key(k)]),
+            );
+            return Err(match did_you_mean(k, REQUEST_KEYS) {
+                Some(best) => e.with_hint(format!("did you mean `{best}`?")),
+                None => e.with_hint(format!("a request has {}", REQUEST_KEYS.join(", "))),
+            });
+        }
+    }
+    Ok(map)
+}
+
+/// The request's `plan`, or the error that it has none.
+fn plan_of(map: &Map<String, Value>) -> Result<&Value, Error> {
+    map.get("plan")
+        .ok_or_else(|| request_error("a request needs a `plan`", FieldPath::root()))
+}
+
+/// A request's plan, compiled; its first error names fields under `plan`.
+fn compile_plan(plan: &Value) -> Result<Plan, Error> {
+    Plan::from_value(plan, &FieldPath(vec![key("plan")])).map_err(|errors| {
+        errors
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| request_error("invalid plan", FieldPath::root()))
+    })
+}
+
 /// Answers one line of `strata plan resolve --batch`: a request, or an error reply for a
 /// line that is not one.
 pub fn answer_line(line: &str) -> Value {
@@ -335,23 +354,119 @@ pub fn answer_line(line: &str) -> Value {
 
 /// [`answer_line`], the plan's arguments resolving within `limits` (the project's).
 pub fn answer_line_within(line: &str, limits: &Limits) -> Value {
-    let value: Value = match serde_json::from_str(line) {
-        Ok(v) => v,
-        Err(e) => {
-            let err = Error::new(
-                Layer::REQUEST,
-                ErrorKind::Syntax,
-                format!("the line is not JSON: {e}"),
-            );
-            return error_reply(None, &err);
+    Resolver::new(limits).answer(line)
+}
+
+/// Answers the lines of `strata plan resolve --batch`, keeping the last request's plan
+/// compiled: an orchestrator that sends the same plan with its growing results has it read
+/// and compiled once, not once per request.
+pub struct Resolver {
+    limits: Limits,
+    /// The last plan, as written in its request (JSON text), and compiled.
+    last: Option<(String, Plan)>,
+}
+
+impl Resolver {
+    /// A resolver whose plans' arguments resolve within `limits` (the project's).
+    pub fn new(limits: &Limits) -> Resolver {
+        Resolver {
+            limits: limits.clone(),
+            last: None,
         }
-    };
-    let id = value.get("id").cloned();
-    match Request::parse(&value) {
-        Ok(mut request) => {
-            request.plan.limits = limits.clone();
-            request.reply()
+    }
+
+    /// The reply to one request line (an error reply for a line that is not a request).
+    pub fn answer(&mut self, line: &str) -> Value {
+        if let Some(reply) = self.answer_read_borrowed(line) {
+            return reply;
         }
-        Err(e) => error_reply(id.as_ref(), &e),
+        let value: Value = match serde_json::from_str(line) {
+            Ok(v) => v,
+            Err(e) => {
+                let err = Error::new(
+                    Layer::REQUEST,
+                    ErrorKind::Syntax,
+                    format!("the line is not JSON: {e}"),
+                );
+                return error_reply(None, &err);
+            }
+        };
+        let id = value.get("id").cloned();
+        match Request::parse(&value) {
+            Ok(mut request) => {
+                request.plan.limits = self.limits.clone();
+                request.reply()
+            }
+            Err(e) => error_reply(id.as_ref(), &e),
+        }
+    }
+
+    /// The reply to a well-formed request, its fields read as borrowed JSON text: its plan,
+    /// when written as the last one was, is neither read nor compiled again. `None` for a
+    /// line with anything to report (then read whole, for the same error as alone).
+    fn answer_read_borrowed(&mut self, line: &str) -> Option<Value> {
+        let fields: HashMap<&str, &RawValue> = serde_json::from_str(line).ok()?;
+        if fields.keys().any(|k| !REQUEST_KEYS.contains(k)) {
+            return None;
+        }
+        let written = fields.get("plan")?.get();
+        if self.last.as_ref().is_none_or(|(last, _)| last != written) {
+            let mut plan = compile_plan(&serde_json::from_str(written).ok()?).ok()?;
+            plan.limits = self.limits.clone();
+            self.last = Some((written.to_string(), plan));
+        }
+        let field = |k: &str| -> Option<Option<Value>> {
+            match fields.get(k) {
+                Some(raw) => serde_json::from_str(raw.get()).ok().map(Some),
+                None => Some(None),
+            }
+        };
+        let (id, results, failed_ids, values) = (
+            field("id")?,
+            field("results")?,
+            field("failed")?,
+            field("values")?,
+        );
+        let (_, plan) = self.last.as_ref()?;
+        let (records, values) = progress(plan, results, failed_ids, values).ok()?;
+        Some(with_id(
+            id.as_ref(),
+            ok_reply(plan, assess(plan, &records, &values)),
+        ))
+    }
+
+    /// Serves request lines from `input` until it ends, one reply line each (see
+    /// [`strata_doc::serve_lines`]); a line longer than `limits.document_bytes` or not UTF-8
+    /// is answered with an error.
+    pub fn serve(mut self, input: impl Read, output: impl Write) -> io::Result<()> {
+        let max = self.limits.document_bytes;
+        strata_doc::serve_lines(input, output, max, |line, replies| {
+            let reply = match line {
+                Line::Bytes(bytes) => match std::str::from_utf8(bytes) {
+                    Ok(text) if text.trim().is_empty() => return,
+                    Ok(text) => self.answer(text),
+                    Err(_) => error_reply(
+                        None,
+                        &Error::new(
+                            Layer::REQUEST,
+                            ErrorKind::Syntax,
+                            "the line is not valid UTF-8",
+                        ),
+                    ),
+                },
+                Line::TooLong => error_reply(
+                    None,
+                    &Error::new(
+                        Layer::REQUEST,
+                        ErrorKind::Limit,
+                        format!("request line exceeds the limit of {max} bytes"),
+                    )
+                    .with_hint("pass large results in several requests"),
+                ),
+            };
+            // Writing a `Value` into a `Vec` cannot fail.
+            let _ = serde_json::to_writer(&mut *replies, &reply);
+            replies.push(b'\n');
+        })
     }
 }
