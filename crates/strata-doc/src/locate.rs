@@ -11,13 +11,13 @@ use strata_core::{FieldPath, PathSeg};
 use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
 
-/// Where a node starts: its line (1-based), its column in characters (0-based), its byte
-/// index, and how a scalar is written (quoted, or a `|`/`>` block).
+/// Where a node starts: its line (1-based), its column in characters (0-based), and how a
+/// scalar is written (quoted, or a `|`/`>` block). (The parser's character index is not a
+/// byte offset: positions in the text are found from the line and column.)
 #[derive(Debug, Clone, Copy)]
 struct Start {
     line: usize,
     col: usize,
-    index: usize,
     quoted: bool,
     block: bool,
 }
@@ -27,7 +27,6 @@ impl Start {
         Start {
             line: mark.line(),
             col: mark.col(),
-            index: mark.index(),
             quoted: matches!(
                 style,
                 Some(TScalarStyle::SingleQuoted | TScalarStyle::DoubleQuoted)
@@ -229,8 +228,18 @@ fn place(text: &str, start: Start, info: Line, offset: Option<usize>) -> Option<
     let Some(offset) = offset else {
         return Some((line, col));
     };
+    let line_text = text.get(info.start..info.end)?;
+    // The node's byte offset in its line: its column, in characters.
+    let from = if info.ascii {
+        start.col.min(line_text.len())
+    } else {
+        line_text
+            .char_indices()
+            .nth(start.col)
+            .map_or(line_text.len(), |(i, _)| i)
+    };
     if start.block {
-        return Some(in_block(text.get(start.index..)?, line, col, offset));
+        return Some(in_block(text.get(info.start + from..)?, line, col, offset));
     }
     let quote = usize::from(start.quoted);
     if info.ascii {
@@ -238,11 +247,6 @@ fn place(text: &str, start: Start, info: Line, offset: Option<usize>) -> Option<
         let room = (info.end - info.start).saturating_sub(start.col + quote);
         return Some((line, col + quote + offset.min(room)));
     }
-    let line_text = text.get(info.start..info.end)?;
-    let from = line_text
-        .char_indices()
-        .nth(start.col)
-        .map_or(line_text.len(), |(i, _)| i);
     let inner = line_text.get(from..)?.get(quote..)?;
     let prefix = inner.get(..offset.min(inner.len()))?;
     Some((line, col + quote + prefix.chars().count()))
@@ -253,7 +257,10 @@ fn place(text: &str, start: Start, info: Line, offset: Option<usize>) -> Option<
 /// text, where building [`Positions`] would read all of it and hold a node per field.
 pub(crate) fn find(text: &str, path: &FieldPath, offset: Option<usize>) -> Option<(usize, usize)> {
     let start = find_start(text, path)?;
-    let line_start = text[..start.index].rfind('\n').map_or(0, |k| k + 1);
+    let line_start = match start.line.checked_sub(2) {
+        None => 0,
+        Some(breaks) => memchr::memchr_iter(b'\n', text.as_bytes()).nth(breaks)? + 1,
+    };
     let rest = &text[line_start..];
     let body = &rest[..rest.find('\n').unwrap_or(rest.len())];
     let body = body.strip_suffix('\r').unwrap_or(body);
@@ -485,6 +492,18 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn text_before_a_field_that_is_not_ascii_moves_nothing() {
+        // The parser counts characters, not bytes: `…` is one character and three bytes.
+        let text = "# reads `${error…}`\nk: |\n  é {x}\nv: \"{y}\"\n";
+        let k = |s: &str| PathSeg::Key(s.into());
+        assert_eq!(find(text, &path(&[k("v")]), Some(1)), Some((4, 6)));
+        assert_eq!(find(text, &path(&[k("k")]), Some(3)), Some((3, 5)));
+        let index = Positions::of(text);
+        assert_eq!(index.locate(text, &path(&[k("k")]), Some(3)), Some((3, 5)));
+        assert_eq!(index.locate(text, &path(&[k("v")]), Some(1)), Some((4, 6)));
     }
 
     #[test]
