@@ -23,7 +23,7 @@ use strata_core::{EnvMap, Error, ErrorKind, Layer, Limits, RenderOptions, Scope,
 
 use strata_doc::{Bounded, Budget, Document, Format, Line};
 
-use crate::{Chain, Template};
+use crate::{Chain, Output, Template};
 
 /// One request line, as the general reading takes it.
 #[derive(Debug, Deserialize)]
@@ -341,19 +341,12 @@ fn reply_to(line: &[u8], limits: &Limits, cache: &mut Cache, out: &mut Vec<u8>) 
 fn render_into(
     template: &Template,
     env: &EnvMap,
-    parts: Parts,
+    mut parts: Parts,
     id: &Option<Value>,
     out: &mut Vec<u8>,
 ) -> Result<(), Error> {
-    let context = Value::Object(parts.context);
-    let scope = Scope {
-        env,
-        caller_params: &parts.params,
-        context: &context,
-        inputs: &parts.inputs,
-        ..Scope::default()
-    };
-    let rendered = template.render(&scope, &RenderOptions::strict_if(parts.strict))?;
+    let context = Value::Object(std::mem::take(&mut parts.context));
+    let rendered = render_parts(template, env, &parts, &context)?;
     // Writing JSON into a `Vec` cannot fail.
     out.push(b'{');
     if let Some(id) = id {
@@ -362,7 +355,7 @@ fn render_into(
         out.push(b',');
     }
     out.extend_from_slice(b"\"ok\":true,\"value\":");
-    let _ = serde_json::to_writer(&mut *out, &rendered.value.into_json());
+    let _ = serde_json::to_writer(&mut *out, &rendered.value);
     out.extend_from_slice(b",\"warnings\":[");
     for (i, w) in rendered.warnings.iter().enumerate() {
         if i > 0 {
@@ -483,16 +476,27 @@ fn env_of(parts: &mut Parts) -> Result<EnvMap, Error> {
     Ok(env)
 }
 
-fn render(template: &Template, env: &EnvMap, parts: Parts) -> Result<Value, Error> {
-    let context = Value::Object(parts.context);
+/// Renders `template` for a request's parts; `context` is their context, taken out of them
+/// (the output may borrow it).
+fn render_parts<'t>(
+    template: &'t Template,
+    env: &'t EnvMap,
+    parts: &'t Parts,
+    context: &'t Value,
+) -> Result<Output<'t>, Error> {
     let scope = Scope {
         env,
         caller_params: &parts.params,
-        context: &context,
+        context,
         inputs: &parts.inputs,
         ..Scope::default()
     };
-    let out = template.render(&scope, &RenderOptions::strict_if(parts.strict))?;
+    template.render(&scope, &RenderOptions::strict_if(parts.strict))
+}
+
+fn render(template: &Template, env: &EnvMap, mut parts: Parts) -> Result<Value, Error> {
+    let context = Value::Object(std::mem::take(&mut parts.context));
+    let out = render_parts(template, env, &parts, &context)?;
     let warnings: Vec<Value> = out.warnings.iter().map(Warning::to_json).collect();
     Ok(json!({"ok": true, "value": out.value.into_json(), "warnings": warnings}))
 }
