@@ -308,3 +308,23 @@ fn limits_come_from_strata_variables_outside_a_project() {
         &ran.stdout[..40.min(ran.stdout.len())]
     );
 }
+
+#[test]
+fn the_placeholder_limit_stops_the_read_at_the_string_past_it() {
+    // Past the third placeholder the text is not even YAML: the read never gets there.
+    let (s, path) = scratch(
+        "many.yaml",
+        b"a: ${HOME}\nb:\n  - x {y}\n  - ${HOME}/z\nc: [unclosed\n",
+    );
+    let ran = s
+        .then(&["render", &path])
+        .env("STRATA_LIMITS_PLACEHOLDERS_PER_DOCUMENT", "2")
+        .status(1)
+        .run();
+    assert_eq!(
+        ran.stderr,
+        format!(
+            "error[request]: more than 2 placeholders in one document\n  --> {path}:4:5\n  |\n4 |   - ${{HOME}}/z\n  |     ^\n   = field: b[1]\n   = help: split the document, or raise `limits.placeholders_per_document` in strata.yaml (or STRATA_LIMITS_PLACEHOLDERS_PER_DOCUMENT)\n"
+        )
+    );
+}

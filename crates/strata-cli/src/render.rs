@@ -106,15 +106,40 @@ pub fn run(mut args: RenderArgs) -> ExitCode {
     if args.text {
         return render_text(&args, &limits);
     }
-    let mut doc = match load(args.file.as_ref(), &limits) {
-        Ok(doc) => doc,
+    let chain = match chain_of(&args) {
+        Ok(chain) => chain,
         Err(e) => return failed(&args, e, None),
     };
+    let read = load(args.file.as_ref(), &limits).and_then(|(name, bytes, format)| {
+        if args.explain {
+            Document::parse(&name, bytes, format, &limits).map(|doc| (doc, None))
+        } else {
+            Template::read(&name, bytes, format, &chain, &limits)
+                .map(|(doc, template)| (doc, Some(template)))
+        }
+    });
+    let (doc, template) = match read {
+        Ok(read) => read,
+        Err(e) => return failed(&args, e, None),
+    };
+    let template = match template.transpose() {
+        Ok(template) => template,
+        Err(e) => return failed(&args, doc.locate_error(e), Some(&doc)),
+    };
     let mut more = Vec::new();
-    match render(&args, &mut doc, &limits, &mut more) {
+    match render(&args, &doc, template, &chain, &limits, &mut more) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if more.is_empty() => failed(&args, doc.locate_error(e), Some(&doc)),
         Err(_) => failed_all(&args, more, &doc),
+    }
+}
+
+/// The layers `args` ask for, in order (all four by default).
+fn chain_of(args: &RenderArgs) -> Result<Chain, Error> {
+    if args.layers.is_empty() {
+        Ok(Chain::full())
+    } else {
+        Chain::from_names(&args.layers)
     }
 }
 
@@ -213,22 +238,25 @@ fn failed(args: &RenderArgs, e: Error, doc: Option<&Document>) -> ExitCode {
     ExitCode::FAILURE
 }
 
-fn load(file: Option<&PathBuf>, limits: &Limits) -> Result<Document, Error> {
+/// The document's name, bytes and format: the file's, or standard input's (JSON when it
+/// reads as JSON).
+fn load(file: Option<&PathBuf>, limits: &Limits) -> Result<(String, Vec<u8>, Format), Error> {
     match file.filter(|f| f.as_os_str() != "-") {
         Some(path) => {
             let name = path.display().to_string();
             let bytes = read_file(path, limits)?;
-            Document::parse(&name, bytes, Format::from_name(&name), limits)
+            let format = Format::from_name(&name);
+            Ok((name, bytes, format))
         }
         None => {
             let bytes = strata_doc::read_bounded(io::stdin().lock(), "<stdin>", limits)?;
-            // Checked without building a value: the document is read once, below.
+            // Checked without building a value: the document is read once, later.
             let format = if serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).is_ok() {
                 Format::Json
             } else {
                 Format::Yaml
             };
-            Document::parse("<stdin>", bytes, format, limits)
+            Ok(("<stdin>".to_string(), bytes, format))
         }
     }
 }
@@ -270,19 +298,17 @@ fn every_missing(template: &Template, scope: &Scope<'_>, first: &Error) -> Vec<E
         .collect()
 }
 
-/// Renders the document as `args` ask; when a `--strict` render fails on a missing value,
-/// `more` gets every missing value as an error.
+/// Renders the document as `args` ask — its template, compiled as it was read, or with
+/// `--explain` (no template) its value stage by stage; when a `--strict` render fails on a
+/// missing value, `more` gets every missing value as an error.
 fn render(
     args: &RenderArgs,
-    doc: &mut Document,
+    doc: &Document,
+    template: Option<Template>,
+    chain: &Chain,
     limits: &Limits,
     more: &mut Vec<Error>,
 ) -> Result<(), Error> {
-    let chain = if args.layers.is_empty() {
-        Chain::full()
-    } else {
-        Chain::from_names(&args.layers)?
-    };
     let env = build_env(
         args.clean_env,
         &args.env_file,
@@ -300,20 +326,17 @@ fn render(
         inputs: &inputs,
         ..Scope::default()
     };
-    if args.explain {
+    let Some(template) = template else {
         let text = explain_text(
             doc,
-            &chain,
+            chain,
             limits,
             &scope,
             &RenderOptions::strict_if(args.strict),
         )?;
         let _ = io::stdout().lock().write_all(text.as_bytes());
         return Ok(());
-    }
-    // The document's value is handed over: its constants become the template's without a
-    // copy (its text stays, to locate warnings and errors).
-    let template = Template::compile_owned(std::mem::take(&mut doc.value), &chain, limits)?;
+    };
     let out = match template.render(&scope, &RenderOptions::strict_if(args.strict)) {
         Ok(out) => out,
         Err(e) => {

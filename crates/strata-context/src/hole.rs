@@ -5,7 +5,7 @@ use crate::eval::{eval, Fail};
 use crate::{Expr, Path, Seg};
 
 /// A compiled `${path}` placeholder.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct ContextHole {
     expr: Expr,
     source: Box<str>,
@@ -46,6 +46,10 @@ impl ContextHole {
 }
 
 impl Hole for ContextHole {
+    fn clone_box(&self) -> Box<dyn Hole> {
+        Box::new(self.clone())
+    }
+
     fn layer(&self) -> Layer {
         Layer::CONTEXT
     }

@@ -9,7 +9,7 @@ use crate::{push_value_text, Error, FieldPath, Origin, PathSeg, RenderCx, Seq, T
 ///
 /// Map keys are never templated; leaves without placeholders are kept as constants. A render
 /// borrows constants and keys from the tree instead of copying them.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum Node {
     /// A value rendered as it is (no placeholder anywhere inside).
     Const(Value),

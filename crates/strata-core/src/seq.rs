@@ -51,6 +51,9 @@ pub trait Hole: fmt::Debug + Send + Sync {
     /// Where the placeholder stands in the original string.
     fn span(&self) -> Span;
 
+    /// A copy of the placeholder (a YAML alias repeats a compiled node).
+    fn clone_box(&self) -> Box<dyn Hole>;
+
     /// The authored sub-templates (operator words, defaults) that later layers also scan.
     fn words_mut(&mut self) -> &mut [Seq];
 
@@ -77,8 +80,14 @@ pub trait Hole: fmt::Debug + Send + Sync {
     }
 }
 
+impl Clone for Box<dyn Hole> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}
+
 /// One piece of a compiled string.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum Part {
     /// Authored text no layer of the chain claimed.
     Lit(Lit),
@@ -89,7 +98,7 @@ pub enum Part {
 }
 
 /// A compiled string: its parts in order, and whether it is exactly one placeholder.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Seq {
     /// The parts in order.
     pub parts: Vec<Part>,

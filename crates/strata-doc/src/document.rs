@@ -72,59 +72,49 @@ impl Document {
         format: Format,
         limits: &Limits,
     ) -> Result<Document, Error> {
-        if bytes.len() > limits.document_bytes {
-            return Err(crate::files::too_large(name, bytes.len(), limits));
-        }
-        let text = match String::from_utf8(bytes) {
-            Ok(text) => text,
-            Err(e) => return Err(utf8_error(name, e.as_bytes(), e.utf8_error())),
-        };
-        if text.starts_with('\u{feff}') {
-            return Err(located(
-                name,
-                (1, 1),
-                Error::new(
-                    Layer::REQUEST,
-                    ErrorKind::Syntax,
-                    "the file starts with a byte-order mark (U+FEFF)",
-                )
-                .with_hint("save the file as UTF-8 without a byte-order mark"),
-            ));
-        }
-        let budget = Budget::new(limits.yaml_nodes, limits.document_bytes);
+        let text = checked_text(name, bytes, limits)?;
+        let budget = Budget::of(limits);
         let value = match format {
-            Format::Json => read_json(&text, &budget).map_err(|e| {
-                let at = Some((e.line(), e.column()));
-                match budget.stop() {
-                    Some(stop) => over_budget(name, &text, stop, at, limits),
-                    None => syntax_error(name, "JSON", &e.to_string(), at),
-                }
-            }),
-            Format::Yaml => {
-                if let Some(at) = crate::depth::flow_too_deep(&text, MAX_DEPTH) {
-                    return Err(too_deep(name, Lines::of(&text).position(&text, at)));
-                }
-                read_yaml(&text, &budget, MAX_DEPTH).map_err(|fail| match fail {
-                    YamlFail::Stop(stop, at) => over_budget(name, &text, stop, Some(at), limits),
-                    YamlFail::Syntax(message, at) => {
-                        match crate::indent::dedented_before(&text, &message, at.0) {
-                            Some((line, column, hint)) => {
-                                syntax_error(name, "YAML", &message, Some((line, column)))
-                                    .with_hint(hint)
-                            }
-                            None => syntax_error(name, "YAML", &message, Some(at)),
-                        }
-                    }
-                })
-            }
-        }?;
+            Format::Json => json_value(name, &text, &budget, limits)?,
+            Format::Yaml => yaml_node(name, &text, &budget, limits, &mut Values).map_err(|e| {
+                let (Refused::Read(e) | Refused::Built(e)) = e;
+                e
+            })?,
+        };
         Ok(Document {
-            name: name.to_string(),
-            text,
             value,
-            positions: OnceLock::new(),
-            looked: OnceLock::new(),
+            ..Document::unparsed(name, text)
         })
+    }
+
+    /// Parses `bytes` as [`Document::parse`] does, straight into what `build` makes of the
+    /// nodes. The document returned keeps the text only (its value is null), to locate and
+    /// show errors, with the builder's node or its error: YAML is built as it is read, so an
+    /// error of the builder stops the read at its scalar, located there; JSON is read into a
+    /// value first, then fed to `build` (its error carries the field path, for
+    /// [`Document::locate_error`]). The outer error is the reader's: the text is not a
+    /// document.
+    pub fn parse_into<B: Build>(
+        name: &str,
+        bytes: Vec<u8>,
+        format: Format,
+        limits: &Limits,
+        build: &mut B,
+    ) -> Result<(Document, Result<B::Node, Error>), Error> {
+        let text = checked_text(name, bytes, limits)?;
+        let budget = Budget::of(limits);
+        let node = match format {
+            Format::Json => {
+                let value = json_value(name, &text, &budget, limits)?;
+                crate::build::replay(build, std::borrow::Cow::Owned(value))
+            }
+            Format::Yaml => match yaml_node(name, &text, &budget, limits, build) {
+                Ok(node) => Ok(node),
+                Err(Refused::Built(e)) => Err(e),
+                Err(Refused::Read(e)) => return Err(e),
+            },
+        };
+        Ok((Document::unparsed(name, text), node))
     }
 
     /// YAML (or JSON) text read under the default limits: for text that is not from a file,
@@ -179,7 +169,81 @@ impl Document {
     }
 }
 
+/// The text of a document's bytes: within the size limit, UTF-8, without a byte-order mark.
+fn checked_text(name: &str, bytes: Vec<u8>, limits: &Limits) -> Result<String, Error> {
+    if bytes.len() > limits.document_bytes {
+        return Err(crate::files::too_large(name, bytes.len(), limits));
+    }
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => return Err(utf8_error(name, e.as_bytes(), e.utf8_error())),
+    };
+    if text.starts_with('\u{feff}') {
+        return Err(located(
+            name,
+            (1, 1),
+            Error::new(
+                Layer::REQUEST,
+                ErrorKind::Syntax,
+                "the file starts with a byte-order mark (U+FEFF)",
+            )
+            .with_hint("save the file as UTF-8 without a byte-order mark"),
+        ));
+    }
+    Ok(text)
+}
+
+/// The value of JSON `text`, read against `budget`.
+fn json_value(name: &str, text: &str, budget: &Budget, limits: &Limits) -> Result<Value, Error> {
+    read_json(text, budget).map_err(|e| {
+        let at = Some((e.line(), e.column()));
+        match budget.stop() {
+            Some(stop) => over_budget(name, text, stop, at, limits),
+            None => syntax_error(name, "JSON", &e.to_string(), at),
+        }
+    })
+}
+
+/// Why a YAML document was not built: the text is not one, or the builder refused a node.
+enum Refused {
+    Read(Error),
+    Built(Error),
+}
+
+/// What `build` makes of YAML `text`, read against `budget`; a builder's error is located at
+/// its scalar (and the byte of the string it names).
+fn yaml_node<B: Build>(
+    name: &str,
+    text: &str,
+    budget: &Budget,
+    limits: &Limits,
+    build: &mut B,
+) -> Result<B::Node, Refused> {
+    if let Some(at) = crate::depth::flow_too_deep(text, MAX_DEPTH) {
+        return Err(Refused::Read(too_deep(
+            name,
+            Lines::of(text).position(text, at),
+        )));
+    }
+    read_yaml(text, budget, MAX_DEPTH, build).map_err(|fail| match fail {
+        YamlFail::Build(e, start) => {
+            let at = crate::locate::at_start(text, start, e.span.map(|s| s.start));
+            Refused::Built(located(name, at.unwrap_or((1, 1)), *e))
+        }
+        YamlFail::Stop(stop, at) => Refused::Read(over_budget(name, text, stop, Some(at), limits)),
+        YamlFail::Syntax(message, at) => {
+            Refused::Read(match crate::indent::dedented_before(text, &message, at.0) {
+                Some((line, column, hint)) => {
+                    syntax_error(name, "YAML", &message, Some((line, column))).with_hint(hint)
+                }
+                None => syntax_error(name, "YAML", &message, Some(at)),
+            })
+        }
+    })
+}
+
 use crate::bounded::{read_json, Budget, Stop};
+use crate::build::{Build, Values};
 use crate::locate::{Lines, Positions};
 use crate::yaml_read::{read_yaml, YamlFail, REPETITION};
 

@@ -3,6 +3,7 @@
 //! the line and column of a field path when an error needs one.
 
 mod bounded;
+mod build;
 mod depth;
 mod document;
 mod dotenv;
@@ -15,6 +16,7 @@ mod yaml_read;
 mod yaml_write;
 
 pub use bounded::{read_json, Bounded, Budget};
+pub use build::{replay, Build, Values};
 pub use document::{malformed_request, Document, Format};
 pub use dotenv::parse_dotenv;
 pub use files::{confine, confine_in, read_bounded, read_file, read_line, read_text, walk};

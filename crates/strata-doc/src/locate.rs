@@ -15,7 +15,7 @@ use yaml_rust2::scanner::{Marker, TScalarStyle};
 /// scalar is written (quoted, or a `|`/`>` block). (The parser's character index is not a
 /// byte offset: positions in the text are found from the line and column.)
 #[derive(Debug, Clone, Copy)]
-struct Start {
+pub(crate) struct Start {
     line: usize,
     col: usize,
     quoted: bool,
@@ -23,7 +23,17 @@ struct Start {
 }
 
 impl Start {
-    fn of(mark: Marker, style: Option<TScalarStyle>) -> Start {
+    /// The start of the text.
+    pub(crate) fn first() -> Start {
+        Start {
+            line: 1,
+            col: 0,
+            quoted: false,
+            block: false,
+        }
+    }
+
+    pub(crate) fn of(mark: Marker, style: Option<TScalarStyle>) -> Start {
         Start {
             line: mark.line(),
             col: mark.col(),
@@ -256,7 +266,12 @@ fn place(text: &str, start: Start, info: Line, offset: Option<usize>) -> Option<
 /// events only as far as that field and keeping nothing else: for one lookup in a large
 /// text, where building [`Positions`] would read all of it and hold a node per field.
 pub(crate) fn find(text: &str, path: &FieldPath, offset: Option<usize>) -> Option<(usize, usize)> {
-    let start = find_start(text, path)?;
+    at_start(text, find_start(text, path)?, offset)
+}
+
+/// The 1-based line and column of the node starting at `start` (with `offset`, of that byte
+/// inside its string), finding its line without an index of the text.
+pub(crate) fn at_start(text: &str, start: Start, offset: Option<usize>) -> Option<(usize, usize)> {
     let line_start = match start.line.checked_sub(2) {
         None => 0,
         Some(breaks) => memchr::memchr_iter(b'\n', text.as_bytes()).nth(breaks)? + 1,

@@ -1,7 +1,8 @@
-//! Reading YAML text into a JSON value in one pass over the parser's events, counting what
-//! the document expands to as it goes (see [`crate::bounded`]): the first node past a limit,
-//! a collection nested too deep, a number that is not finite or a repeated key stops the
-//! read at that node, before the rest of the text is even scanned.
+//! Reading YAML text in one pass over the parser's events, counting what the document
+//! expands to as it goes (see [`crate::bounded`]): the first node past a limit, a collection
+//! nested too deep, a number that is not finite or a repeated key stops the read at that
+//! node, before the rest of the text is even scanned. What the nodes become is the
+//! [`Build`]er's: JSON values, or a compiled template whose own limits stop the read too.
 //!
 //! Plain scalars resolve as YAML 1.2's core schema does (`null`, `~` and nothing are null;
 //! `true`/`false` in three spellings; decimal, `0x`, `0o` and `0b` integers, where a leading
@@ -9,21 +10,26 @@
 //! scalars are always text. Keys are read as text, as written. Tags of the YAML schema
 //! (`!!str`, `!!int`, …) are honoured; other tags are refused, and so is a second document.
 
-use serde_json::map::Entry;
-use serde_json::{Map, Number, Value};
+use serde_json::{Number, Value};
+use strata_core::{Error, FieldPath, PathSeg};
 use yaml_rust2::parser::{Event, Parser, Tag};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
 
 use crate::bounded::{Budget, Stop};
+use crate::build::Build;
+use crate::locate::Start;
 
 /// Why a YAML read failed: a syntax error, or a limit (or value rule) the budget enforces,
-/// with the 1-based line and column where it was met.
+/// with the 1-based line and column where it was met, or the builder's error about a
+/// scalar (its field path set), with where the scalar starts.
 #[derive(Debug)]
 pub(crate) enum YamlFail {
     /// Not YAML, or YAML a JSON value cannot stand for.
     Syntax(String, (usize, usize)),
     /// Stopped by the budget or a value rule.
     Stop(Stop, (usize, usize)),
+    /// Refused by the builder.
+    Build(Box<Error>, Start),
 }
 
 /// The handle of the YAML schema's own tags (`!!str` is `tag:yaml.org,2002:str`).
@@ -31,17 +37,19 @@ const SCHEMA: &str = "tag:yaml.org,2002:";
 
 /// A collection being read: its items so far, its anchor, and what the budget had counted
 /// when it opened (so an anchored collection knows what an alias of it costs).
-enum Open {
-    Seq(Vec<Value>, Anchor),
+enum Open<B: Build> {
+    Seq(Vec<B::Node>, Anchor<B::Tally>),
     /// Entries, the key waiting for its value (and where it stands).
-    Map(Map<String, Value>, Option<(String, (usize, usize))>, Anchor),
+    Map(B::Map, Option<(String, (usize, usize))>, Anchor<B::Tally>),
 }
 
-/// An anchor being defined: its id (0 for none) and what was counted when it opened.
+/// An anchor being defined: its id (0 for none) and what the budget and the builder had
+/// counted when it opened.
 #[derive(Clone, Copy)]
-struct Anchor {
+struct Anchor<T> {
     id: usize,
     counted: Counts,
+    tally: T,
 }
 
 /// What a read has counted: nodes and bytes (the budget's), and aliases followed — an alias
@@ -67,18 +75,33 @@ impl Counts {
 /// aliases of aliases stop here long before they reach the node limit.
 pub(crate) const REPETITION: usize = 100;
 
-/// An anchored node: its value and what it counts for each time it repeats.
-struct Anchored {
-    value: Value,
+/// An anchored node: what is kept of it, and what it counts for each time it repeats.
+struct Anchored<N, T> {
+    kept: Kept<N, T>,
     cost: Counts,
 }
 
-/// Reads a whole YAML document against `budget`, refusing collections nested deeper than
-/// `max_depth`.
-pub(crate) fn read_yaml(text: &str, budget: &Budget, max_depth: usize) -> Result<Value, YamlFail> {
+/// What is kept of an anchored node.
+enum Kept<N, T> {
+    /// A key: its text (built into a node when an alias uses it as a value).
+    Key(String),
+    /// A value: its node, its text as a key (or the kind of node that cannot be one), and
+    /// the builder's tallies before and after it.
+    Node(N, Result<String, &'static str>, (T, T)),
+}
+
+/// Reads a whole YAML document against `budget` into what `build` makes of it, refusing
+/// collections nested deeper than `max_depth`.
+pub(crate) fn read_yaml<B: Build>(
+    text: &str,
+    budget: &Budget,
+    max_depth: usize,
+    build: &mut B,
+) -> Result<B::Node, YamlFail> {
     Reader {
         budget,
         max_depth,
+        build,
         open: Vec::new(),
         anchors: Vec::new(),
         root: None,
@@ -89,12 +112,13 @@ pub(crate) fn read_yaml(text: &str, budget: &Budget, max_depth: usize) -> Result
     .read(text)
 }
 
-struct Reader<'b> {
+struct Reader<'b, B: Build> {
     budget: &'b Budget,
     max_depth: usize,
-    open: Vec<Open>,
-    anchors: Vec<Option<Anchored>>,
-    root: Option<Value>,
+    build: &'b mut B,
+    open: Vec<Open<B>>,
+    anchors: Vec<Option<Anchored<B::Node, B::Tally>>>,
+    root: Option<B::Node>,
     documents: usize,
     /// Events read so far.
     events: usize,
@@ -106,8 +130,8 @@ fn at(mark: &Marker) -> (usize, usize) {
     (mark.line(), mark.col() + 1)
 }
 
-impl Reader<'_> {
-    fn read(mut self, text: &str) -> Result<Value, YamlFail> {
+impl<B: Build> Reader<'_, B> {
+    fn read(mut self, text: &str) -> Result<B::Node, YamlFail> {
         let mut parser = Parser::new_from_str(text);
         loop {
             let (event, mark) = parser
@@ -133,14 +157,24 @@ impl Reader<'_> {
                             bytes: text.len(),
                             ..Counts::default()
                         };
-                        self.remember(anchor, Value::String(text.clone()), cost);
+                        self.remember(anchor, Kept::Key(text.clone()), cost);
                         self.key(text, &mark)?;
                     } else {
                         let counted = self.counted();
+                        let tally = self.build.tally();
                         let value = scalar(text, style, tag.as_ref(), self.budget)
                             .map_err(|fail| fail.at(&mark))?;
-                        self.remember_since(anchor, &value, counted);
-                        self.finish(value, &mark)?;
+                        let key = if anchor == 0 { Err("") } else { key_of(&value) };
+                        let node = self
+                            .build
+                            .scalar(value)
+                            .map_err(|e| self.refused(e, &mark, Some(style)))?;
+                        if anchor != 0 {
+                            let cost = self.counted().since(counted);
+                            let tallies = (tally, self.build.tally());
+                            self.remember(anchor, Kept::Node(node.clone(), key, tallies), cost);
+                        }
+                        self.finish(node, "scalar", &mark)?;
                     }
                 }
                 Event::SequenceStart(id, tag) => {
@@ -149,27 +183,47 @@ impl Reader<'_> {
                 }
                 Event::MappingStart(id, tag) => {
                     let anchor = self.open(id, tag.as_ref(), &mark)?;
-                    self.open.push(Open::Map(Map::new(), None, anchor));
+                    self.open.push(Open::Map(B::Map::default(), None, anchor));
                 }
                 Event::SequenceEnd | Event::MappingEnd => {
-                    let (value, anchor) = match self.open.pop() {
-                        Some(Open::Seq(items, anchor)) => (Value::Array(items), anchor),
-                        Some(Open::Map(entries, _, anchor)) => (Value::Object(entries), anchor),
+                    let (node, kind, anchor) = match self.open.pop() {
+                        Some(Open::Seq(items, anchor)) => {
+                            (self.build.list(items), "sequence", anchor)
+                        }
+                        Some(Open::Map(entries, _, anchor)) => {
+                            (self.build.map(entries), "map", anchor)
+                        }
                         None => continue,
                     };
-                    self.remember_since(anchor.id, &value, anchor.counted);
-                    self.finish(value, &mark)?;
+                    if anchor.id != 0 {
+                        let cost = self.counted().since(anchor.counted);
+                        let tallies = (anchor.tally, self.build.tally());
+                        let kept = Kept::Node(node.clone(), Err(kind), tallies);
+                        self.remember(anchor.id, kept, cost);
+                    }
+                    self.finish(node, kind, &mark)?;
                 }
                 Event::Alias(id) => self.alias(id, &mark)?,
                 Event::StreamStart | Event::DocumentEnd | Event::Nothing => {}
             }
         }
-        Ok(self.root.unwrap_or(Value::Null))
+        match self.root {
+            Some(root) => Ok(root),
+            None => self
+                .build
+                .scalar(Value::Null)
+                .map_err(|e| YamlFail::Build(Box::new(e), Start::first())),
+        }
     }
 
     /// Checks a collection's tag and the nesting depth before it opens, and counts it: its
     /// anchor, with what was counted before it.
-    fn open(&self, id: usize, tag: Option<&Tag>, mark: &Marker) -> Result<Anchor, YamlFail> {
+    fn open(
+        &self,
+        id: usize,
+        tag: Option<&Tag>,
+        mark: &Marker,
+    ) -> Result<Anchor<B::Tally>, YamlFail> {
         if let Some(tag) = tag {
             if tag.handle != SCHEMA {
                 return Err(unsupported_tag(tag, mark));
@@ -181,6 +235,7 @@ impl Reader<'_> {
         let anchor = Anchor {
             id,
             counted: self.counted(),
+            tally: self.build.tally(),
         };
         self.budget
             .count_node()
@@ -205,33 +260,45 @@ impl Reader<'_> {
         Ok(())
     }
 
-    /// Places a finished value: under the open map's key, at the end of the open list, or
-    /// as the document.
-    fn finish(&mut self, value: Value, mark: &Marker) -> Result<(), YamlFail> {
+    /// Places a finished node (of `kind`: scalar, sequence or map): under the open map's
+    /// key, at the end of the open list, or as the document.
+    fn finish(&mut self, node: B::Node, kind: &str, mark: &Marker) -> Result<(), YamlFail> {
         match self.open.last_mut() {
             Some(Open::Map(entries, pending, _)) => match pending.take() {
-                Some((key, key_at)) => match entries.entry(key) {
-                    Entry::Vacant(slot) => {
-                        slot.insert(value);
+                Some((key, key_at)) => {
+                    if let Err(key) = self.build.insert(entries, key, node) {
+                        return Err(YamlFail::Stop(Stop::DuplicateKey(key), key_at));
                     }
-                    Entry::Occupied(seen) => {
-                        return Err(YamlFail::Stop(
-                            Stop::DuplicateKey(seen.key().clone()),
-                            key_at,
-                        ))
-                    }
-                },
+                }
                 None => {
                     return Err(YamlFail::Syntax(
-                        format!("invalid type: {}, expected a map key", kind_of(&value)),
+                        format!("invalid type: {kind}, expected a map key"),
                         at(mark),
                     ))
                 }
             },
-            Some(Open::Seq(items, _)) => items.push(value),
-            None => self.root = Some(value),
+            Some(Open::Seq(items, _)) => items.push(node),
+            None => self.root = Some(node),
         }
         Ok(())
+    }
+
+    /// The builder's error about the scalar at `mark`, with its field path: the open
+    /// collections' keys and indexes.
+    fn refused(&self, error: Error, mark: &Marker, style: Option<TScalarStyle>) -> YamlFail {
+        let path = self
+            .open
+            .iter()
+            .filter_map(|open| match open {
+                Open::Seq(items, _) => Some(PathSeg::Index(items.len())),
+                Open::Map(_, Some((key, _)), _) => Some(PathSeg::Key(key.clone())),
+                Open::Map(_, None, _) => None,
+            })
+            .collect();
+        YamlFail::Build(
+            Box::new(error.at_path(&FieldPath(path))),
+            Start::of(*mark, style),
+        )
     }
 
     /// What has been counted so far.
@@ -244,22 +311,15 @@ impl Reader<'_> {
         }
     }
 
-    /// Keeps an anchored value, which cost what was counted since `counted`.
-    fn remember_since(&mut self, id: usize, value: &Value, counted: Counts) {
-        if id != 0 {
-            let cost = self.counted().since(counted);
-            self.remember(id, value.clone(), cost);
-        }
-    }
-
-    fn remember(&mut self, id: usize, value: Value, cost: Counts) {
+    /// Keeps what an anchor stands for, which cost `cost`.
+    fn remember(&mut self, id: usize, kept: Kept<B::Node, B::Tally>, cost: Counts) {
         if id == 0 {
             return;
         }
         if self.anchors.len() <= id {
             self.anchors.resize_with(id + 1, || None);
         }
-        self.anchors[id] = Some(Anchored { value, cost });
+        self.anchors[id] = Some(Anchored { kept, cost });
     }
 
     /// Repeats an anchored node, counting it again.
@@ -275,23 +335,28 @@ impl Reader<'_> {
         self.budget
             .charge_counts(cost.nodes, cost.bytes)
             .map_err(|s| YamlFail::Stop(s, at(mark)))?;
-        let value = anchored.value.clone();
         if self.is_key_next() {
-            let key = match value {
-                Value::String(s) => s,
-                Value::Number(n) => n.to_string(),
-                Value::Bool(b) => b.to_string(),
-                Value::Null => String::new(),
-                other => {
-                    return Err(YamlFail::Syntax(
-                        format!("invalid type: {}, expected a map key", kind_of(&other)),
-                        at(mark),
-                    ))
-                }
+            let key = match &anchored.kept {
+                Kept::Key(text) | Kept::Node(_, Ok(text), _) => Ok(text.clone()),
+                Kept::Node(_, Err(kind), _) => Err(*kind),
             };
-            return self.key(key, mark);
+            return match key {
+                Ok(key) => self.key(key, mark),
+                Err(kind) => Err(YamlFail::Syntax(
+                    format!("invalid type: {kind}, expected a map key"),
+                    at(mark),
+                )),
+            };
         }
-        self.finish(value, mark)
+        let (node, kind) = match &anchored.kept {
+            Kept::Node(node, key, (before, after)) => (
+                self.build.repeat(node, *before, *after),
+                key.as_ref().err().copied().unwrap_or("scalar"),
+            ),
+            Kept::Key(text) => (self.build.scalar(Value::String(text.clone())), "scalar"),
+        };
+        let node = node.map_err(|e| self.refused(e, mark, None))?;
+        self.finish(node, kind, mark)
     }
 }
 
@@ -392,12 +457,15 @@ fn finite(f: f64) -> Result<Value, ScalarFail> {
         .ok_or(ScalarFail::Stop(Stop::NotFinite))
 }
 
-fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Array(_) => "sequence",
-        Value::Object(_) => "map",
-        _ => "scalar",
-    }
+/// A scalar's text as a map key (an alias may stand for a key).
+fn key_of(value: &Value) -> Result<String, &'static str> {
+    Ok(match value {
+        Value::String(s) => s.clone(),
+        Value::Number(n) => n.to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Null => String::new(),
+        _ => return Err("scalar"),
+    })
 }
 
 fn is_null(text: &str) -> bool {

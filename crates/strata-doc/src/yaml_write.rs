@@ -235,7 +235,7 @@ mod tests {
     fn round_trip(value: &Value) -> Value {
         let text = to_yaml(value);
         let budget = crate::Budget::new(1 << 20, 1 << 26);
-        crate::yaml_read::read_yaml(&text, &budget, 128)
+        crate::yaml_read::read_yaml(&text, &budget, 128, &mut crate::build::Values)
             .unwrap_or_else(|e| panic!("{e:?} reading {text}"))
     }
 

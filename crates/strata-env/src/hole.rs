@@ -27,7 +27,7 @@ impl Op {
 }
 
 /// A compiled `${NAME…}` placeholder.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct EnvHole {
     name: Box<str>,
     op: Op,
@@ -67,6 +67,10 @@ impl EnvHole {
 }
 
 impl Hole for EnvHole {
+    fn clone_box(&self) -> Box<dyn Hole> {
+        Box::new(self.clone())
+    }
+
     fn layer(&self) -> Layer {
         Layer::ENV
     }

@@ -4,7 +4,7 @@ use strata_core::syntax::{Hole, RenderCx, Seq};
 use strata_core::{map_get, Error, Layer, Origin, Reference, Rendered, Span, Text};
 
 /// What a reference does when its input is missing.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum Mode {
     /// `{input:key}`: kept literally, with a warning.
     Required,
@@ -15,7 +15,7 @@ pub enum Mode {
 }
 
 /// A compiled `{input:…}` reference.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct InputHole {
     key: Box<str>,
     mode: Mode,
@@ -49,6 +49,10 @@ impl InputHole {
 }
 
 impl Hole for InputHole {
+    fn clone_box(&self) -> Box<dyn Hole> {
+        Box::new(self.clone())
+    }
+
     fn layer(&self) -> Layer {
         Layer::INPUTS
     }

@@ -4,7 +4,7 @@ use strata_core::syntax::{Hole, Param, RenderCx, Seq};
 use strata_core::{Error, Layer, Origin, Reference, Rendered, Span, Text};
 
 /// A compiled `{name}` placeholder.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct ParamHole {
     name: Box<str>,
     span: Span,
@@ -22,6 +22,10 @@ impl ParamHole {
 }
 
 impl Hole for ParamHole {
+    fn clone_box(&self) -> Box<dyn Hole> {
+        Box::new(self.clone())
+    }
+
     fn layer(&self) -> Layer {
         Layer::PARAMS
     }

@@ -1,11 +1,15 @@
 use std::borrow::Cow;
 
+use std::hash::BuildHasher;
+
+use hashbrown::HashTable;
 use serde_json::Value;
 use strata_core::syntax::Seq;
 use strata_core::{
-    Error, ErrorKind, FieldPath, Layer, Limits, Node, PathSeg, Reference, RenderOptions, Rendered,
-    Scope, Warning,
+    Error, ErrorKind, FieldPath, Layer, Limits, Node, Reference, RenderOptions, Rendered, Scope,
+    Warning,
 };
+use strata_doc::{replay, Build, Document, Format};
 use strata_params::Fixpoint;
 
 use crate::chain::Chain;
@@ -34,17 +38,34 @@ impl Template {
     /// The template keeps its own copy of the document's text; [`Template::compile_owned`]
     /// takes the document instead and keeps its constant strings without copying them.
     pub fn compile(value: &Value, chain: &Chain, limits: &Limits) -> Result<Template, Error> {
-        let mut cx = Compile::new(chain, limits);
-        let root = cx.node(Cow::Borrowed(value), &FieldPath::root())?;
+        let root = replay(&mut Compile::new(chain, limits), Cow::Borrowed(value))?;
         Ok(Template::from_root(root, limits))
     }
 
     /// Compiles a document the caller no longer needs: its placeholder-free strings become the
     /// template's constants without being copied.
     pub fn compile_owned(value: Value, chain: &Chain, limits: &Limits) -> Result<Template, Error> {
-        let mut cx = Compile::new(chain, limits);
-        let root = cx.node(Cow::Owned(value), &FieldPath::root())?;
+        let root = replay(&mut Compile::new(chain, limits), Cow::Owned(value))?;
         Ok(Template::from_root(root, limits))
+    }
+
+    /// Reads `bytes` named `name` as `format` (see [`Document::parse`]) straight into a
+    /// template: YAML string leaves are compiled as the reader meets them, so the document
+    /// is never held as a JSON value as well, and a limit of the compile (placeholders,
+    /// bytes of strings) stops the read at the string that breaks it, located there.
+    ///
+    /// The document returned keeps the text, to locate and show the compile's error or the
+    /// render's warnings and errors; the outer error says the text is not a document.
+    pub fn read(
+        name: &str,
+        bytes: Vec<u8>,
+        format: Format,
+        chain: &Chain,
+        limits: &Limits,
+    ) -> Result<(Document, Result<Template, Error>), Error> {
+        let mut cx = Compile::new(chain, limits);
+        let (doc, root) = Document::parse_into(name, bytes, format, limits, &mut cx)?;
+        Ok((doc, root.map(|root| Template::from_root(root, limits))))
     }
 
     /// The template of a compiled tree.
@@ -103,74 +124,22 @@ impl<'c> Compile<'c> {
         }
     }
 
-    /// Compiles a document node, borrowed or owned: an owned one gives its strings to the
-    /// template, a borrowed one has them copied (each string once).
-    fn node(&mut self, value: Cow<'_, Value>, path: &FieldPath) -> Result<Node, Error> {
-        match value {
-            Cow::Borrowed(Value::String(s)) => self.string(Cow::Borrowed(s), path),
-            Cow::Owned(Value::String(s)) => self.string(Cow::Owned(s), path),
-            Cow::Borrowed(Value::Array(items)) => self.array(items.iter().map(Cow::Borrowed), path),
-            Cow::Owned(Value::Array(items)) => self.array(items.into_iter().map(Cow::Owned), path),
-            Cow::Borrowed(Value::Object(map)) => self.object(
-                map.iter()
-                    .map(|(k, v)| (Cow::Borrowed(k.as_str()), Cow::Borrowed(v))),
-                path,
-            ),
-            Cow::Owned(Value::Object(map)) => self.object(
-                map.into_iter().map(|(k, v)| (Cow::Owned(k), Cow::Owned(v))),
-                path,
-            ),
-            other => Ok(Node::Const(other.into_owned())),
-        }
-    }
-
-    /// Compiles the items of a list; a list of constants is one constant.
-    fn array<'v>(
-        &mut self,
-        items: impl Iterator<Item = Cow<'v, Value>>,
-        path: &FieldPath,
-    ) -> Result<Node, Error> {
-        let nodes = items
-            .enumerate()
-            .map(|(i, v)| self.node(v, &path.child(PathSeg::Index(i))))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(if nodes.iter().all(Node::is_const) {
-            Node::Const(Value::Array(nodes.into_iter().map(into_const).collect()))
-        } else {
-            Node::Array(nodes)
-        })
-    }
-
-    /// Compiles the values of a map (never its keys); a map of constants is one constant.
-    fn object<'v>(
-        &mut self,
-        entries: impl Iterator<Item = (Cow<'v, str>, Cow<'v, Value>)>,
-        path: &FieldPath,
-    ) -> Result<Node, Error> {
-        let entries = entries
-            .map(|(k, v)| {
-                let k = k.into_owned();
-                let node = self.node(v, &path.child(PathSeg::Key(k.clone())))?;
-                Ok((k, node))
-            })
-            .collect::<Result<Vec<_>, Error>>()?;
-        Ok(if entries.iter().all(|(_, n)| n.is_const()) {
-            Node::Const(Value::Object(
-                entries
-                    .into_iter()
-                    .map(|(k, n)| (k, into_const(n)))
-                    .collect(),
-            ))
-        } else {
-            Node::Object(entries)
-        })
-    }
-
-    /// Compiles one authored string at `path`, counting it against the document's budget.
-    fn string(&mut self, s: Cow<'_, str>, path: &FieldPath) -> Result<Node, Error> {
+    /// Compiles one authored string, counting it against the document's budget.
+    fn string(&mut self, s: String) -> Result<Node, Error> {
         let len = s.len();
-        let node = compile_string(s, self.chain, self.limits).map_err(|e| e.at_path(path))?;
-        self.bytes = self.bytes.saturating_add(len);
+        let node = compile_string(s, self.chain, self.limits)?;
+        let holes = match &node {
+            Node::Leaf(seq) => seq.hole_count(),
+            _ => 0,
+        };
+        self.count(len, holes)?;
+        Ok(node)
+    }
+
+    /// Counts `bytes` bytes of strings and `holes` placeholders against the document's
+    /// budget.
+    fn count(&mut self, bytes: usize, holes: usize) -> Result<(), Error> {
+        self.bytes = self.bytes.saturating_add(bytes);
         if self.bytes > self.limits.template_bytes_per_document {
             return Err(Error::new(
                 Layer::REQUEST,
@@ -180,29 +149,111 @@ impl<'c> Compile<'c> {
                     self.limits.template_bytes_per_document
                 ),
             )
-            .with_hint("split the document, or pass large text as data")
-            .at_path(path));
+            .with_hint("split the document, or pass large text as data"));
         }
-        if let Node::Leaf(seq) = &node {
-            self.holes += seq.hole_count();
-            if self.holes > self.limits.placeholders_per_document {
-                return Err(Error::new(
-                    Layer::REQUEST,
-                    ErrorKind::Limit,
-                    format!(
-                        "more than {} placeholders in one document",
-                        self.limits.placeholders_per_document
-                    ),
-                )
-                .with_limit(
-                    "placeholders_per_document",
-                    self.limits.placeholders_per_document,
-                    "split the document, or",
-                )
-                .at_path(path));
-            }
+        self.holes = self.holes.saturating_add(holes);
+        if self.holes > self.limits.placeholders_per_document {
+            return Err(Error::new(
+                Layer::REQUEST,
+                ErrorKind::Limit,
+                format!(
+                    "more than {} placeholders in one document",
+                    self.limits.placeholders_per_document
+                ),
+            )
+            .with_limit(
+                "placeholders_per_document",
+                self.limits.placeholders_per_document,
+                "split the document, or",
+            ));
         }
-        Ok(node)
+        Ok(())
+    }
+}
+
+/// A map being compiled: its entries in document order, and their indexes in a table by
+/// the key's hash, to find a repeated key. The entries become the compiled map as they are
+/// (an index map would be copied into one, doubling the largest map for a moment).
+#[derive(Default)]
+struct Entries {
+    entries: Vec<(String, Node)>,
+    by_key: HashTable<usize>,
+    state: foldhash::fast::RandomState,
+}
+
+impl Entries {
+    /// Adds an entry; a key already there is handed back.
+    fn insert(&mut self, key: String, node: Node) -> Result<(), String> {
+        let Entries {
+            entries,
+            by_key,
+            state,
+        } = self;
+        let hash = state.hash_one(key.as_str());
+        if by_key.find(hash, |&i| entries[i].0 == key).is_some() {
+            return Err(key);
+        }
+        by_key.insert_unique(hash, entries.len(), |&i| {
+            state.hash_one(entries[i].0.as_str())
+        });
+        entries.push((key, node));
+        Ok(())
+    }
+}
+
+/// The compile as the document reader's builder: string leaves compiled as they are read,
+/// lists and maps of constants folded into one constant.
+impl Build for Compile<'_> {
+    type Node = Node;
+    type Map = Entries;
+    /// Bytes of strings and placeholders counted so far.
+    type Tally = (usize, usize);
+
+    fn tally(&self) -> (usize, usize) {
+        (self.bytes, self.holes)
+    }
+
+    fn scalar(&mut self, value: Value) -> Result<Node, Error> {
+        match value {
+            Value::String(s) => self.string(s),
+            other => Ok(Node::Const(other)),
+        }
+    }
+
+    fn insert(&mut self, map: &mut Entries, key: String, node: Node) -> Result<(), String> {
+        map.insert(key, node)
+    }
+
+    fn list(&mut self, items: Vec<Node>) -> Node {
+        if items.iter().all(Node::is_const) {
+            Node::Const(Value::Array(items.into_iter().map(into_const).collect()))
+        } else {
+            Node::Array(items)
+        }
+    }
+
+    fn map(&mut self, map: Entries) -> Node {
+        let entries = map.entries;
+        if entries.iter().all(|(_, n)| n.is_const()) {
+            Node::Const(Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, n)| (k, into_const(n)))
+                    .collect(),
+            ))
+        } else {
+            Node::Object(entries)
+        }
+    }
+
+    fn repeat(
+        &mut self,
+        node: &Node,
+        (bytes_before, holes_before): (usize, usize),
+        (bytes_after, holes_after): (usize, usize),
+    ) -> Result<Node, Error> {
+        self.count(bytes_after - bytes_before, holes_after - holes_before)?;
+        Ok(node.clone())
     }
 }
 
@@ -215,7 +266,7 @@ fn into_const(node: Node) -> Value {
 }
 
 /// Compiles one authored string through `chain`.
-fn compile_string(s: Cow<'_, str>, chain: &Chain, limits: &Limits) -> Result<Node, Error> {
+fn compile_string(s: String, chain: &Chain, limits: &Limits) -> Result<Node, Error> {
     if s.len() > limits.template_bytes {
         return Err(Error::new(
             Layer::REQUEST,
@@ -233,11 +284,11 @@ fn compile_string(s: Cow<'_, str>, chain: &Chain, limits: &Limits) -> Result<Nod
         ));
     }
     if memchr::memchr2(b'$', b'{', s.as_bytes()).is_none() {
-        return Ok(Node::Const(Value::String(s.into_owned())));
+        return Ok(Node::Const(Value::String(s)));
     }
     let seq = Seq::compile(&s, chain.stages(), limits)?;
     Ok(if seq.is_literal() {
-        Node::Const(Value::String(s.into_owned()))
+        Node::Const(Value::String(s))
     } else {
         Node::Leaf(seq)
     })
