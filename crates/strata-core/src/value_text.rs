@@ -33,13 +33,17 @@ pub fn value_text_len(value: &Value, budget: usize) -> Option<usize> {
         Value::String(s) => s.len(),
         Value::Null => 0,
         Value::Bool(b) => 4 + usize::from(!*b),
-        Value::Number(_) | Value::Array(_) | Value::Object(_) => {
-            let mut counter = Counter { bytes: 0, budget };
-            serde_json::to_writer(&mut counter, value).ok()?;
-            counter.bytes
-        }
+        Value::Number(_) | Value::Array(_) | Value::Object(_) => json_len(value, budget)?,
     };
     (len <= budget).then_some(len)
+}
+
+/// The length in bytes of `value` written as compact JSON, counted without writing it;
+/// `None` as soon as it passes `budget`.
+pub fn json_len<T: serde::Serialize + ?Sized>(value: &T, budget: usize) -> Option<usize> {
+    let mut counter = Counter { bytes: 0, budget };
+    serde_json::to_writer(&mut counter, value).ok()?;
+    Some(counter.bytes)
 }
 
 /// A writer that only counts, and fails once past its budget.

@@ -15,6 +15,7 @@
 pub mod checkpoint;
 pub mod compile;
 pub mod draw;
+mod fast;
 pub mod graph;
 mod outline;
 mod plan;

@@ -13,6 +13,7 @@ use strata_core::{did_you_mean, Error, ErrorKind, FieldPath, Layer, Limits, Path
 use strata_doc::Line;
 use strata_tools::{StepRecord, StepStatus};
 
+use crate::fast::{self, FastPlan, Fields, Raw, Scratch};
 use crate::plan::Plan;
 use crate::resolve::RecordMap;
 use crate::state::{assess, Assessment, State};
@@ -362,8 +363,19 @@ pub fn answer_line_within(line: &str, limits: &Limits) -> Value {
 /// and compiled once, not once per request.
 pub struct Resolver {
     limits: Limits,
-    /// The last plan, as written in its request (JSON text), and compiled.
-    last: Option<(String, Plan)>,
+    /// The last plan, as written in its request (JSON text), compiled, and the constant
+    /// parts of its replies.
+    last: Option<Cached>,
+    /// Buffers the fast path keeps across requests.
+    scratch: Scratch,
+}
+
+/// A plan kept between requests.
+struct Cached {
+    /// As written in its request (JSON text).
+    written: String,
+    plan: Plan,
+    fast: FastPlan,
 }
 
 impl Resolver {
@@ -372,6 +384,7 @@ impl Resolver {
         Resolver {
             limits: limits.clone(),
             last: None,
+            scratch: Scratch::default(),
         }
     }
 
@@ -410,14 +423,15 @@ impl Resolver {
             return None;
         }
         let written = fields.get("plan")?.get();
-        if self.last.as_ref().is_none_or(|(last, _)| last != written) {
-            let mut plan = compile_plan(&serde_json::from_str(written).ok()?).ok()?;
-            plan.limits = self.limits.clone();
-            self.last = Some((written.to_string(), plan));
+        if !self.keep_plan(written) {
+            return None;
         }
         let field = |k: &str| -> Option<Option<Value>> {
             match fields.get(k) {
-                Some(raw) => serde_json::from_str(raw.get()).ok().map(Some),
+                // Read twice to hold it to the depth the line read whole is held to.
+                Some(raw) => Raw::parse(raw.get())
+                    .and_then(|_| serde_json::from_str(raw.get()).ok())
+                    .map(Some),
                 None => Some(None),
             }
         };
@@ -427,12 +441,58 @@ impl Resolver {
             field("failed")?,
             field("values")?,
         );
-        let (_, plan) = self.last.as_ref()?;
+        let plan = &self.last.as_ref()?.plan;
         let (records, values) = progress(plan, results, failed_ids, values).ok()?;
         Some(with_id(
             id.as_ref(),
             ok_reply(plan, assess(plan, &records, &values)),
         ))
+    }
+
+    /// Keeps the plan written as `written` compiled (unless it is the last one already);
+    /// false when it does not compile (or nests too deep to be read here).
+    fn keep_plan(&mut self, written: &str) -> bool {
+        if self.last.as_ref().is_some_and(|c| c.written == written) {
+            return true;
+        }
+        if Raw::parse(written).is_none() {
+            return false;
+        }
+        let Ok(value) = serde_json::from_str::<Value>(written) else {
+            return false;
+        };
+        let Ok(mut plan) = compile_plan(&value) else {
+            return false;
+        };
+        plan.limits = self.limits.clone();
+        let fast = FastPlan::new(&plan);
+        self.last = Some(Cached {
+            written: written.to_string(),
+            plan,
+            fast,
+        });
+        true
+    }
+
+    /// Writes the reply to a well-formed request whose steps all resolve straight into
+    /// `out` (with its newline), without building JSON values: the reply [`Resolver::answer`]
+    /// gives, byte for byte. False, `out` unchanged, for any other line (answer it with
+    /// [`Resolver::answer`]).
+    pub fn answer_into(&mut self, line: &str, out: &mut Vec<u8>) -> bool {
+        let last = self.last.as_ref().map(|c| c.written.as_str());
+        let Some(fields) = Fields::parse(line, last) else {
+            return false;
+        };
+        let Some(written) = fields.plan else {
+            return false;
+        };
+        if !self.keep_plan(written) {
+            return false;
+        }
+        let Some(c) = &self.last else {
+            return false;
+        };
+        fast::answer(&c.plan, &c.fast, &fields, &mut self.scratch, out).is_some()
     }
 
     /// Serves request lines from `input` until it ends, one reply line each (see
@@ -444,6 +504,7 @@ impl Resolver {
             let reply = match line {
                 Line::Bytes(bytes) => match std::str::from_utf8(bytes) {
                     Ok(text) if text.trim().is_empty() => return,
+                    Ok(text) if self.answer_into(text, replies) => return,
                     Ok(text) => self.answer(text),
                     Err(_) => error_reply(
                         None,
