@@ -391,14 +391,27 @@ pub fn render<S: Serialize>(
     ctx: S,
     limits: JinjaLimits,
 ) -> Result<String, minijinja::Error> {
+    render_value(
+        template,
+        JinjaValue::from(minijinja::value::Serde(ctx)),
+        limits,
+    )
+}
+
+/// [`render`] with a context that is a minijinja value already (a map, or an object that
+/// looks names up when the template reads them): nothing is converted.
+pub fn render_value(
+    template: &Template<'_, '_>,
+    ctx: JinjaValue,
+    limits: JinjaLimits,
+) -> Result<String, minijinja::Error> {
     let outer = PRINTED.with(|p| p.replace(Some(0)));
     let mut out = Bounded {
-        text: Vec::new(),
+        // Most templates print about as much as their source holds.
+        text: Vec::with_capacity(template.source().len().min(limits.output_bytes)),
         limit: limits.output_bytes,
     };
-    let done = template
-        .render_captured_to(JinjaValue::from(minijinja::value::Serde(ctx)), &mut out)
-        .map(|_| ());
+    let done = template.render_captured_to(ctx, &mut out).map(|_| ());
     PRINTED.with(|p| p.set(outer));
     done?;
     String::from_utf8(out.text).map_err(|_| write_failure(std::fmt::Error))

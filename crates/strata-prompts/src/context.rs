@@ -2,7 +2,14 @@
 //! feed (with knowledge merged in), then the components the template sees (rendered on first
 //! use with the same context), then the predefined variables — without copying any of them
 //! per lookup, and noting every name nothing provides.
+//!
+//! The feed is not converted into minijinja values before a render: the context reads the
+//! caller's map through a [`FeedScope`] and converts only the values the template reads, each
+//! once per context.
 
+use std::cell::Cell;
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use indexmap::IndexMap;
@@ -19,6 +26,10 @@ pub(crate) struct Vars {
     list: Vec<(String, JValue)>,
     index: Option<FastMap<String, usize>>,
 }
+
+/// Feed strings this long or shorter are copied each time a template reads them (as cheap as
+/// finding a copy made before); longer ones are converted once per context.
+const COPY_BELOW: usize = 256;
 
 /// Maps this small or smaller are searched name by name instead of hashed.
 const SCAN_BELOW: usize = 16;
@@ -63,6 +74,69 @@ pub(crate) fn to_jinja(v: &Value) -> JValue {
     }
 }
 
+/// A feed map, as the thread-local slot of [`FeedScope`] holds it.
+type FeedPtr = *const Map<String, Value>;
+
+thread_local! {
+    /// The feed of the innermost [`FeedScope`] alive on this thread, with its id.
+    static FEED: Cell<Option<(u64, FeedPtr)>> = const { Cell::new(None) };
+}
+
+/// The id of the next [`FeedScope`] (never 0, never reused).
+static NEXT_SCOPE: AtomicU64 = AtomicU64::new(1);
+
+/// Lends a feed map to the contexts of the renders made while it is alive, on this thread,
+/// without copying it: a [`Ctx`] must be `'static` (minijinja's objects are), so it holds the
+/// scope's id and reads the map through [`with_feed`]. Scopes nest (the innermost wins); a
+/// scope is dropped where it was made, which restores the one it hid.
+pub(crate) struct FeedScope<'f> {
+    id: u64,
+    outer: Option<(u64, FeedPtr)>,
+    /// Borrows the map for the scope's life; also makes the scope neither `Send` nor `Sync`.
+    _feed: PhantomData<&'f Map<String, Value>>,
+    _here: PhantomData<*const ()>,
+}
+
+impl<'f> FeedScope<'f> {
+    /// Lends `feed` until the scope is dropped.
+    pub fn enter(feed: &'f Map<String, Value>) -> FeedScope<'f> {
+        let id = NEXT_SCOPE.fetch_add(1, Ordering::Relaxed);
+        let outer = FEED.with(|slot| slot.replace(Some((id, feed as FeedPtr))));
+        FeedScope {
+            id,
+            outer,
+            _feed: PhantomData,
+            _here: PhantomData,
+        }
+    }
+
+    /// The id contexts use to find the map.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+}
+
+impl Drop for FeedScope<'_> {
+    fn drop(&mut self) {
+        FEED.with(|slot| slot.set(self.outer));
+    }
+}
+
+/// `f` of the map lent by the scope `id`, when that scope is the innermost one alive on this
+/// thread; `None` otherwise.
+fn with_feed<R>(id: u64, f: impl FnOnce(&Map<String, Value>) -> R) -> Option<R> {
+    FEED.with(|slot| match slot.get() {
+        Some((at, map)) if at == id => {
+            // SAFETY: the slot holds `id` only while the `FeedScope` of that id is alive on
+            // this thread (it restores the previous value when dropped, and ids are never
+            // reused), and that scope borrows the map for its whole life: the pointer is
+            // valid and the map is not mutated meanwhile.
+            Some(f(unsafe { &*map }))
+        }
+        _ => None,
+    })
+}
+
 /// Why a render failed: the error, and the variable's name when it is an undefined one.
 #[derive(Debug, Clone)]
 pub(crate) struct Fault {
@@ -81,7 +155,8 @@ enum Slot {
 #[derive(Debug)]
 pub(crate) struct Ctx {
     pub store: Arc<Store>,
-    pub vars: Arc<Vars>,
+    /// The id of the [`FeedScope`] that lends the feed (with knowledge merged in).
+    pub feed: u64,
     pub predefined: Arc<Vars>,
     /// The components the rendered template sees.
     pub visible: Arc<IndexMap<String, usize>>,
@@ -96,6 +171,9 @@ pub(crate) struct Ctx {
     chain: Mutex<Vec<usize>>,
     misses: Mutex<Vec<String>>,
     fault: Mutex<Option<Fault>>,
+    /// Feed values converted at a cost (long strings, lists, maps), by the address of the
+    /// feed's value: each is converted once per context.
+    converted: Mutex<Vec<(usize, JValue)>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -125,7 +203,7 @@ impl Ctx {
     /// A context for one render.
     pub fn new(
         store: Arc<Store>,
-        vars: Arc<Vars>,
+        feed: u64,
         predefined: Arc<Vars>,
         visible: Arc<IndexMap<String, usize>>,
         picks: Arc<Vec<(usize, usize)>>,
@@ -134,7 +212,7 @@ impl Ctx {
     ) -> Ctx {
         Ctx {
             store,
-            vars,
+            feed,
             predefined,
             visible,
             picks,
@@ -144,7 +222,36 @@ impl Ctx {
             chain: Mutex::new(Vec::new()),
             misses: Mutex::new(Vec::new()),
             fault: Mutex::new(None),
+            converted: Mutex::new(Vec::new()),
         }
+    }
+
+    /// The feed's variable `name`, converted (once per context when that costs).
+    fn feed_value(&self, name: &str) -> Option<JValue> {
+        with_feed(self.feed, |feed| {
+            let v = if feed.len() < SCAN_BELOW {
+                feed.iter().find(|(k, _)| k.as_str() == name)?.1
+            } else {
+                feed.get(name)?
+            };
+            let costly = match v {
+                Value::String(s) => s.len() > COPY_BELOW,
+                Value::Array(_) | Value::Object(_) => true,
+                Value::Null | Value::Bool(_) | Value::Number(_) => false,
+            };
+            if !costly {
+                return Some(to_jinja(v));
+            }
+            let at = v as *const Value as usize;
+            let mut converted = lock(&self.converted);
+            if let Some((_, j)) = converted.iter().find(|(a, _)| *a == at) {
+                return Some(j.clone());
+            }
+            let j = to_jinja(v);
+            converted.push((at, j.clone()));
+            Some(j)
+        })
+        .flatten()
     }
 
     /// Renders template `t` against this context.
@@ -162,7 +269,7 @@ impl Ctx {
             }
         }
         let out = env.get_template(&store.templates[t].id).and_then(|tmpl| {
-            strata_jinja::render(
+            strata_jinja::render_value(
                 &tmpl,
                 JValue::from_dyn_object(self.clone()),
                 store.limits.jinja,
@@ -329,8 +436,8 @@ impl Object for Ctx {
     }
 
     fn get_value_by_str(self: &Arc<Self>, name: &str) -> Option<JValue> {
-        if let Some(v) = self.vars.get(name) {
-            return Some(v.clone());
+        if let Some(v) = self.feed_value(name) {
+            return Some(v);
         }
         if let Some(&c) = self.visible.get(name) {
             return self.component(c);

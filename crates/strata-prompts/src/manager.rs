@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 use strata_core::{push_value_text, Error, ErrorData, ErrorKind, Location};
 
-use crate::context::Vars;
+use crate::context::{FeedScope, Vars};
 use crate::explain::{Candidate, Explain, UnknownKey, Variable};
 use crate::load::{read_tree, read_value, Found};
 use crate::lookup::{candidates, Overrides, Plan, Settings};
@@ -269,18 +269,12 @@ impl PromptManager {
         if name == self.settings.default_name || name == "default" {
             return None;
         }
-        let store = &self.store;
-        let mut names: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
-        for space in &store.spaces {
-            for stem in space.stems.keys() {
-                names.insert(crate::names::split_stem(stem).0);
-            }
-        }
+        let names = &self.store.names;
         if names.contains(name) {
             return None;
         }
         let did_you_mean =
-            strata_core::did_you_mean(name, names.iter().copied()).map(str::to_string);
+            strata_core::did_you_mean(name, names.iter().map(String::as_str)).map(str::to_string);
         Some(UnknownKey {
             name: name.to_string(),
             did_you_mean,
@@ -312,14 +306,20 @@ impl PromptManager {
         };
         let empty = Map::new();
         let feed = call.feed.unwrap_or(&empty);
-        let vars = match call.knowledge {
-            Some(k) => Vars::of(&call.merge.apply(feed, k)),
-            None => Vars::of(feed),
+        let merged;
+        let feed = match call.knowledge {
+            Some(k) => {
+                merged = call.merge.apply(feed, k);
+                &merged
+            }
+            None => feed,
         };
+        // The renders below read the feed in place, through this scope.
+        let scope = FeedScope::enter(feed);
         let job = Job {
             store,
             template: t,
-            vars: Arc::new(vars),
+            feed: scope.id(),
             predefined: manager.predefined.clone(),
         };
         if let Some(pin) = &call.hash {
@@ -352,7 +352,7 @@ impl PromptManager {
         let tmpl = &store.templates[t];
         Ok(Rendered {
             template: tmpl.id.clone(),
-            file: tmpl.place.to_string(),
+            file: tmpl.file.clone(),
             hash: tmpl.hash.clone(),
             variants,
             warnings,

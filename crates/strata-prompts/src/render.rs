@@ -222,7 +222,8 @@ pub(crate) fn redact_error(mut e: Error, secrets: &[String]) -> Error {
 pub(crate) struct Job<'s> {
     pub store: &'s Arc<Store>,
     pub template: usize,
-    pub vars: Arc<Vars>,
+    /// The id of the [`crate::context::FeedScope`] lending the feed.
+    pub feed: u64,
     pub predefined: Arc<Vars>,
 }
 
@@ -375,7 +376,7 @@ impl Job<'_> {
     fn ctx(&self, picks: &Arc<Vec<(usize, usize)>>, strict: bool, blanks: Vec<String>) -> Arc<Ctx> {
         Arc::new(Ctx::new(
             self.store.clone(),
-            self.vars.clone(),
+            self.feed,
             self.predefined.clone(),
             self.store.spaces[self.tmpl().space].visible.clone(),
             picks.clone(),

@@ -80,6 +80,8 @@ pub(crate) struct Tmpl {
     pub id: String,
     pub source: Arc<str>,
     pub place: Place,
+    /// `place` as shown (`prompts/main/BrowseLink.j2`), made once.
+    pub file: String,
     /// SHA-256 of the source, in hex.
     pub hash: String,
     /// The top-level names it reads, sorted (loop variables and `set` names excluded).
@@ -136,6 +138,8 @@ pub(crate) struct Store {
     pub globals: Vec<String>,
     /// Per template: the versioned components its variants range over, in declaration order.
     pub product: Vec<Vec<usize>>,
+    /// The name of every template of every namespace, without its version, in order.
+    pub names: BTreeSet<String>,
     pub limits: PromptLimits,
 }
 
@@ -240,6 +244,7 @@ impl Builder {
             hash: sha256(&def.source),
             id: id.clone(),
             source: def.source.into(),
+            file: def.place.to_string(),
             place: def.place,
             reads: Vec::new(),
             space,
@@ -501,7 +506,14 @@ impl Store {
         let mut lenient = b.env.clone();
         set_undefined(&mut lenient, Undefined::Lenient);
         errors.append(&mut b.errors);
+        let names = b
+            .spaces
+            .iter()
+            .flat_map(|space| space.stems.keys())
+            .map(|stem| crate::names::split_stem(stem).0.to_string())
+            .collect();
         Store {
+            names,
             globals: b.env.globals().map(|(k, _)| k.to_string()).collect(),
             spaces: b.spaces,
             templates: b.templates,

@@ -298,6 +298,57 @@ fn components_are_variables_rendered_with_the_same_feed() {
     );
 }
 
+/// The context reads the feed in place (no copy per render): values read many times, by
+/// components, by every variant and by the renders that look for undefined names are the
+/// caller's, and a render made from another thread, or after one, sees its own feed.
+#[test]
+fn feed_values_are_read_in_place_by_every_render_of_a_call() {
+    let m = manager(json!({"main": {
+        "default": "{% for i in range(2) %}{{ long }}/{{ l|length }}/{{ m.k }};{% endfor %}{{ c }}|{{ v }}|{{ gone }}{{ big|length }}{{ big == big2 }}",
+        "components": {
+            "c": "[{{ long }} {{ short }} {{ n }} {{ l }}]",
+            "v": [
+                {"version": "a", "content": "A {{ short }}"},
+                {"version": "b", "content": "B {{ long }}"},
+            ],
+        },
+    }}));
+    let long = "a value longer than twenty-two bytes";
+    let big = "b".repeat(300);
+    let feed = map(
+        json!({"long": long, "short": "s", "n": 1.5, "l": [1, "x"], "m": {"k": null}, "big": big, "big2": big}),
+    );
+    let out = m.render(&Call::default().feed(&feed)).unwrap();
+    let texts: Vec<&str> = out.variants.iter().map(|v| v.text.as_str()).collect();
+    let head = format!("{long}/2/;{long}/2/;[{long} s 1.5 [1,\"x\"]]");
+    assert_eq!(
+        texts,
+        [
+            format!("{head}|A s|300true"),
+            format!("{head}|B {long}|300true")
+        ]
+    );
+    assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
+    assert!(out.warnings[0].message.contains("`gone`"));
+    let other = map(
+        json!({"long": "other", "short": "t", "n": 2, "l": [], "m": {"k": "K"}, "big": "", "big2": 1}),
+    );
+    let from_thread = std::thread::scope(|s| {
+        s.spawn(|| m.render(&Call::default().feed(&other)).unwrap())
+            .join()
+            .unwrap()
+    });
+    assert_eq!(
+        from_thread.variants[0].text,
+        "other/0/K;other/0/K;[other t 2 []]|A t|0false"
+    );
+    let again = m.render(&Call::default().feed(&feed)).unwrap();
+    assert_eq!(again.variants, out.variants);
+    let wide: Map<String, Value> = (0..20).map(|i| (format!("k{i}"), Value::from(i))).collect();
+    let m = manager(json!({"main": {"default": "{{ k0 }}-{{ k17 }}-{{ k19 }}-{{ k20 }}"}}));
+    assert_eq!(text(&m, &Call::default().feed(&wide)), "0-17-19-");
+}
+
 fn versioned() -> PromptManager {
     manager(json!({"main": {
         "default": "{{ system_preamble }} / {{ response_instructions }}",
