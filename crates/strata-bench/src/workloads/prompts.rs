@@ -4,6 +4,10 @@
 //!   (lookup, feed, context, render), against minijinja rendering the same template from the
 //!   same feed directly (target ≤ 1.3×), and against Python's jinja2 on the same template and
 //!   feed (`scripts/jinja2_render.py`, run when `python3 -c 'import jinja2'` works).
+//! * `prompt_render_shipped`: every `.j2` template of the repository's own `prompts/` tree
+//!   (loaded as `strata prompt render` loads a project's), each rendered through the manager
+//!   with the same feed, against minijinja rendering the same sources directly: one
+//!   iteration renders them all (target ≤ 1.2×).
 //! * `prompt_lookup_miss`: a key through the whole six-step chain of seed 002 (root space,
 //!   type, top), every step a miss, to the configured default template: target < 1 µs.
 //! * `prompt_render_cli`: `strata prompt render` as a user runs it (the release binary next
@@ -192,7 +196,75 @@ pub fn run(settings: &Settings, report: &mut Report) {
             .map(|id| id.map(str::len))
     });
     report.against("prompt_lookup_miss", &lookup, "target", LOOKUP_TARGET_NS);
+    shipped(settings, report);
     cli(&expect, settings, report);
+}
+
+/// The repository's root, whose `prompts/` tree is the shipped one.
+const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+
+/// The shipped `.j2` templates through the manager and through minijinja directly.
+fn shipped(settings: &Settings, report: &mut Report) {
+    let root = Path::new(REPO);
+    let prompts = PromptManager::load(root, &strata_core::Limits::default())
+        .expect("the shipped prompts load");
+    let feed = feed();
+    let mut env = minijinja::Environment::new();
+    let mut keys = Vec::new();
+    for entry in std::fs::read_dir(root.join("prompts/main")).expect("prompts/main") {
+        let path = entry.expect("an entry").path();
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        let Some(stem) = name.strip_suffix(".j2") else {
+            continue;
+        };
+        let source = std::fs::read_to_string(&path).expect("a template");
+        keys.push(format!("main/{stem}"));
+        env.add_template_owned(format!("main/{stem}"), source)
+            .expect("compiles");
+    }
+    keys.sort();
+    assert!(
+        keys.len() >= 3,
+        "the shipped prompts/main holds its templates"
+    );
+    let calls: Vec<Call<'_>> = keys.iter().map(|k| Call::key(k).feed(&feed)).collect();
+    let direct: Vec<_> = keys
+        .iter()
+        .map(|k| env.get_template(k).expect("is there"))
+        .collect();
+    let context = Value::Object(feed.clone());
+    for (call, template) in calls.iter().zip(&direct) {
+        let ours = prompts.render(call).expect("renders");
+        let theirs = template
+            .render(minijinja::value::Serde(&context))
+            .expect("renders");
+        assert_eq!(ours.text().unwrap_or_default(), theirs, "{:?}", call.key);
+    }
+    let (ours, theirs) = compare(
+        settings,
+        || {
+            calls
+                .iter()
+                .map(|call| {
+                    let out = prompts.render(black_box(call)).expect("renders");
+                    out.text().map_or(0, str::len)
+                })
+                .sum::<usize>()
+        },
+        || {
+            direct
+                .iter()
+                .map(|t| {
+                    t.render(minijinja::value::Serde(black_box(&context)))
+                        .expect("renders")
+                        .len()
+                })
+                .sum::<usize>()
+        },
+    );
+    report.compare("prompt_render_shipped", &ours, "minijinja", &theirs);
 }
 
 /// `strata prompt render` through the release binary against a jinja2 process.
