@@ -11,7 +11,8 @@
 //!   processes: directives, graphs, plans, hooks and the bindings all run tools through it.
 //! * Operations ([`App::run_tool`], [`App::prepare_tool`], [`App::plan_step`],
 //!   [`App::run_plan`], [`App::start_plan_run`] and [`App::resume_plan_run`] for a recorded
-//!   run, [`App::graph_walk`] and [`App::run_graph_in_parts`] for a walk in parts, …) return typed results and a typed [`Failure`].
+//!   run, [`App::graph_walk`] and [`App::run_graph_in_parts`] for a walk in parts, [`respond`] for a canned response with or
+//!   without a project, …) return typed results and a typed [`Failure`].
 //!
 //! A new front-end is one crate that parses its input, calls these operations and prints
 //! what they return.
@@ -24,6 +25,7 @@ pub mod gate_cache;
 mod graph;
 mod plan;
 mod plan_record;
+mod respond;
 mod runner;
 pub use strata_core::secret_marks;
 pub mod secrets;
@@ -40,6 +42,7 @@ pub use plan_record::{
     plan_fingerprint, PlanExecution, PlanRunReport, PlanSource, RecordedPlanRun, StepInput,
     WholePlan, STDIN_PLAN,
 };
+pub use respond::{respond, Reply, RespondFailure, RespondRequest};
 pub use runner::Runner;
 pub use tool::ToolRun;
 pub use walk::{answer_part, GraphWalk, PartsOver};
