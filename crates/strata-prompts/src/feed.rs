@@ -32,12 +32,7 @@ pub(crate) fn unbraced<'m>(
     map: &'m Map<String, Value>,
     what: &str,
 ) -> Result<Cow<'m, Map<String, Value>>, Error> {
-    // A key that starts with a visible ASCII character other than `{` is a name as it is.
-    let plain = |k: &String| {
-        matches!(k.as_bytes().first(), Some(&b) if b.is_ascii_graphic() && b != b'{')
-            || feed_name(k) == Some(k.as_str())
-    };
-    if map.keys().all(plain) {
+    if map.keys().all(|k| feed_name(k) == Some(k.as_str())) {
         return Ok(Cow::Borrowed(map));
     }
     let mut out = Map::new();
