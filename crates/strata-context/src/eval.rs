@@ -2,9 +2,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 use strata_core::walk::{step, suggest, Miss};
-use strata_core::{
-    a_or_an, did_you_mean, map_get, type_name, ContextSource, Error, ErrorKind, Layer,
-};
+use strata_core::{a_or_an, did_you_mean, type_name, ContextSource, Error, ErrorKind, Layer};
 
 use crate::condition::{json_cmp, json_eq};
 use crate::expr::{BinOp, UnOp};
@@ -17,7 +15,7 @@ use crate::{Expr, Path, Seg};
 fn resolve_with_inputs<'e, 'v>(
     path: &'e Path,
     root: &'v dyn ContextSource,
-    inputs: &'v Map<String, Value>,
+    inputs: &'v dyn ContextSource,
 ) -> Result<Cow<'v, Value>, Fail<'e>> {
     let miss = |at, suggestion| Fail::Missing(path, Miss { at, suggestion });
     let uses_inputs = path.head() == Some("inputs") && root.namespace("inputs").is_none();
@@ -34,15 +32,15 @@ fn resolve_with_inputs<'e, 'v>(
         };
     }
     let Some(second) = path.segs.get(1) else {
-        return Ok(Cow::Owned(Value::Object(inputs.clone())));
+        return Ok(Cow::Owned(Value::Object(inputs.to_object())));
     };
     let first = match second {
-        Seg::Key(k) => map_get(inputs, k),
-        Seg::Index(n) => inputs.get(&n.to_string()),
+        Seg::Key(k) => inputs.namespace(k),
+        Seg::Index(n) => inputs.namespace(&n.to_string()),
     };
     let Some(first) = first else {
         let suggestion = match second {
-            Seg::Key(k) => did_you_mean(k, inputs.keys().map(String::as_str)).map(str::to_string),
+            Seg::Key(k) => did_you_mean(k, inputs.namespaces()).map(str::to_string),
             Seg::Index(_) => None,
         };
         return Err(miss(1, suggestion));
@@ -211,7 +209,7 @@ fn chain<'e, 'v>(
     first: &'e Expr,
     rest: &'e [(BinOp, Expr, strata_core::Span)],
     root: &'v dyn ContextSource,
-    inputs: &'v Map<String, Value>,
+    inputs: &'v dyn ContextSource,
 ) -> Result<Cow<'v, Value>, Fail<'e>> {
     let mut acc = eval(first, root, inputs)?;
     for (op, e, _) in rest {
@@ -238,7 +236,7 @@ fn chain<'e, 'v>(
 pub(crate) fn eval<'e, 'v>(
     expr: &'e Expr,
     root: &'v dyn ContextSource,
-    inputs: &'v Map<String, Value>,
+    inputs: &'v dyn ContextSource,
 ) -> Result<Cow<'v, Value>, Fail<'e>> {
     match expr {
         Expr::Path(p) => resolve_with_inputs(p, root, inputs),

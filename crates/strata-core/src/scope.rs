@@ -111,18 +111,29 @@ pub fn map_get<'m>(map: &'m Map<String, Value>, key: &str) -> Option<&'m Value> 
 static EMPTY_ENV: LazyLock<EnvMap> = LazyLock::new(EnvMap::default);
 static EMPTY_MAP: LazyLock<Map<String, Value>> = LazyLock::new(Map::new);
 
-/// Where layer C (and conditions, and every other path-walking front-end) finds the
-/// namespaces a path starts with (`state`, `inputs`, `steps`, a step id, …).
+/// Named values looked up one name at a time: where layer C (and conditions, and every
+/// other path-walking front-end) finds the namespaces a path starts with (`state`, `inputs`,
+/// `steps`, a step id, …), and where layers P and I find caller parameters and directive
+/// inputs.
 ///
-/// A source is looked up one namespace at a time and never copied, so a run can show a
-/// context made of several parts (the directive's, the steps so far, an event's fields)
-/// without building a new document for every render.
+/// A source is looked up one name at a time and never copied, so a run can show a context
+/// made of several parts (the directive's, the steps so far, an event's fields) without
+/// building a new document for every render, and a request's values can stay unread until a
+/// template names them.
 pub trait ContextSource: Sync {
     /// The value of namespace `name`, when there is one.
     fn namespace(&self, name: &str) -> Option<&Value>;
 
     /// Every namespace name, in order (for did-you-mean and checks).
     fn namespaces(&self) -> Vec<&str>;
+
+    /// The whole source as one JSON object, in the order of [`ContextSource::namespaces`].
+    fn to_object(&self) -> Map<String, Value> {
+        self.namespaces()
+            .into_iter()
+            .filter_map(|name| Some((name.to_string(), self.namespace(name)?.clone())))
+            .collect()
+    }
 }
 
 impl ContextSource for Map<String, Value> {
@@ -189,12 +200,13 @@ pub struct Scope<'a> {
     pub env: &'a dyn EnvSource,
     /// Layer P's runtime parameters (`tool_path`, `params_json`, …); they win over config keys.
     pub runtime_params: &'a Map<String, Value>,
-    /// Layer P's caller parameters; config keys and runtime parameters win over them.
-    pub caller_params: &'a Map<String, Value>,
+    /// Layer P's caller parameters, by name; config keys and runtime parameters win over
+    /// them.
+    pub caller_params: &'a dyn ContextSource,
     /// Layer C's namespaces (`state`, `inputs`, …).
     pub context: &'a dyn ContextSource,
-    /// Layer I's directive inputs.
-    pub inputs: &'a Map<String, Value>,
+    /// Layer I's directive inputs, by name.
+    pub inputs: &'a dyn ContextSource,
 }
 
 impl Default for Scope<'_> {
@@ -202,9 +214,9 @@ impl Default for Scope<'_> {
         Scope {
             env: &*EMPTY_ENV,
             runtime_params: &EMPTY_MAP,
-            caller_params: &EMPTY_MAP,
+            caller_params: &*EMPTY_MAP,
             context: &*EMPTY_MAP,
-            inputs: &EMPTY_MAP,
+            inputs: &*EMPTY_MAP,
         }
     }
 }

@@ -236,6 +236,33 @@ impl<'de> Visitor<'de> for Key<'_> {
     }
 }
 
+/// The keys of one map read so far: compared one by one while few, hashed beyond.
+#[derive(Default)]
+pub struct Keys<'a> {
+    few: Vec<&'a str>,
+    many: std::collections::HashSet<&'a str, foldhash::fast::FixedState>,
+}
+
+impl<'a> Keys<'a> {
+    /// Maps this small are searched key by key.
+    const FEW: usize = 16;
+
+    /// Adds `key`; false when it was there already.
+    pub fn insert(&mut self, key: &'a str) -> bool {
+        if self.many.is_empty() && self.few.len() < Self::FEW {
+            if self.few.contains(&key) {
+                return false;
+            }
+            self.few.push(key);
+            return true;
+        }
+        if self.many.is_empty() {
+            self.many.extend(self.few.drain(..));
+        }
+        self.many.insert(key)
+    }
+}
+
 /// Reads a whole JSON document against `budget`.
 pub fn read_json(text: &str, budget: &Budget) -> Result<Value, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(text);

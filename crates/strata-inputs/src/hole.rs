@@ -1,7 +1,7 @@
 use std::borrow::Cow;
 
 use strata_core::syntax::{Hole, RenderCx, Seq};
-use strata_core::{map_get, Error, Layer, Origin, Reference, Rendered, Span, Text};
+use strata_core::{Error, Layer, Origin, Reference, Rendered, Span, Text};
 
 /// What a reference does when its input is missing.
 #[derive(Debug, Clone)]
@@ -88,7 +88,7 @@ impl Hole for InputHole {
     }
 
     fn render_text(&self, cx: &mut RenderCx<'_, '_>, out: &mut Text) -> Result<(), Error> {
-        match map_get(cx.scope.inputs, &self.key) {
+        match cx.scope.inputs.namespace(&self.key) {
             Some(v) => {
                 out.push_value(v, Origin::Data);
                 Ok(())
@@ -98,7 +98,7 @@ impl Hole for InputHole {
     }
 
     fn render_whole<'t>(&self, cx: &mut RenderCx<'t, '_>) -> Result<Rendered<'t>, Error> {
-        if let Some(v) = map_get(cx.scope.inputs, &self.key) {
+        if let Some(v) = cx.scope.inputs.namespace(&self.key) {
             return Ok(Rendered::Value(Cow::Borrowed(v), Origin::Data));
         }
         let mut out = Text::default();

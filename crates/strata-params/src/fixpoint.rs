@@ -156,7 +156,7 @@ impl<'t> ParamLookup<'t> for Resolver<'t> {
             self.follow(cx, index, slot, span)?;
             return Ok(Some(Param::Config(self.resolved(slot))));
         }
-        Ok(map_get(scope.caller_params, name).map(Param::Data))
+        Ok(scope.caller_params.namespace(name).map(Param::Data))
     }
 }
 

@@ -300,3 +300,67 @@ fn serving_answers_every_line_as_handle_line_does_repeated_templates_included() 
     );
     assert_eq!(served[13]["value"], json!("escaped key"));
 }
+
+/// Serves `lines` under `limits` and checks each reply, byte for byte, against the general
+/// reading of the line on its own.
+fn assert_served_as_read_alone(lines: &[&str], limits: &Limits) {
+    let mut out = Vec::new();
+    serve(lines.join("\n").as_bytes(), &mut out, limits).unwrap();
+    let out = String::from_utf8(out).unwrap();
+    let served: Vec<&str> = out.lines().collect();
+    assert_eq!(served.len(), lines.len());
+    for (line, reply) in lines.iter().zip(served) {
+        let alone = handle_line(line, limits).to_string();
+        assert_eq!(reply, alone, "{line} under {limits:?}");
+    }
+}
+
+#[test]
+fn values_read_when_named_answer_as_values_read_whole() {
+    // `env`, `params`, `context` and `inputs` are checked in one pass and read only where a
+    // template names them; every refusal and every answer must be the general reading's.
+    let deep = format!(
+        r#"{{"template": "{{x}}", "params": {{"x": 1, "d": {}1{}}}}}"#,
+        "[".repeat(120),
+        "]".repeat(120)
+    );
+    let many: Vec<String> = (0..40).map(|i| format!(r#""k{i}": {i}"#)).collect();
+    let many = format!(
+        r#"{{"template": ["{{k39}}", "{{k0}}", "{{k41}}", "{{input:k20}}", "${{k7.a}}"], "params": {{{m}}}, "inputs": {{{m}}}, "context": {{{m}}}}}"#,
+        m = many.join(", ")
+    );
+    let lines = [
+        // Escapes in values, in keys, and secrets.
+        r#"{"template": "${A} ${B}", "env": {"A": "a\u0062\n", "B": "q"}, "secrets": ["B", "C"]}"#,
+        r#"{"template": "${A:?gone ${B}} ${B}", "env": {"B": "hidden"}, "secrets": ["B"]}"#,
+        r#"{"template": "{x}", "params": {"x": {"k\u0065y": 1}}}"#,
+        r#"{"template": "{x}", "params": {"\u0078": 2}}"#,
+        // Refusals in values no template names.
+        r#"{"template": "{x}", "params": {"x": 1, "y": {"k": 1, "k": 2}}}"#,
+        r#"{"template": "{x}", "params": {"x": 1, "x": 2}}"#,
+        r#"{"template": "{x}", "context": {"n": 1e400}}"#,
+        r#"{"template": "{x}", "inputs": {"f": [1, 2, -0.5e3]}}"#,
+        r#"{"template": "{x}", "params": null}"#,
+        r#"{"template": "{x}", "env": null}"#,
+        r#"{"template": "{x}", "env": {"A": null}}"#,
+        r#"{"template": "{x}", "inputs": "f"}"#,
+        r#"{"template": "{x}", "secrets": "B"}"#,
+        &deep,
+        // Lookups: whole values, paths into them, did-you-mean, the inputs namespace.
+        r#"{"template": {"a": "{x}", "b": "${state.n}", "c": "${inputs}", "d": "${inputs.fo}"}, "params": {"x": [1, {"y": null}]}, "context": {"state": {"n": 2.5}}, "inputs": {"foo": true, "bar": "z"}}"#,
+        r#"{"template": "${stat.n} {nam} {input:fo}", "params": {"name": 1}, "context": {"state": {}}, "inputs": {"foo": 1}, "strict": true}"#,
+        r#"{"template": "${inputs.f}", "context": {"inputs": {"f": "from context"}}, "inputs": {"f": "from inputs"}}"#,
+        &many,
+    ];
+    assert_served_as_read_alone(&lines, &Limits::default());
+    // Every node limit either reading could stop at: the same answer each time. (The bytes
+    // of strings and keys never pass the byte limit when the line itself is within it.)
+    let small = [lines[0], lines[2], lines[14], lines[16]];
+    for nodes in 1..24 {
+        let limits = Limits {
+            yaml_nodes: nodes,
+            ..Limits::default()
+        };
+        assert_served_as_read_alone(&small, &limits);
+    }
+}

@@ -452,7 +452,8 @@ proptest! {
         let _ = render(&doc, &chain, &data, strict);
     }
 
-    /// No line panics the batch protocol; every line gets exactly one JSON reply.
+    /// No line panics the batch protocol; every line gets exactly one JSON reply, the same
+    /// whether it is served (read in one pass) or read alone.
     #[test]
     fn no_line_panics_the_batch_protocol(doc in document(), data in data(), layers in chain(), junk in any::<String>()) {
         let owned = data.owned();
@@ -465,6 +466,12 @@ proptest! {
         for line in [request.to_string(), junk] {
             let reply = batch::handle_line(&line, &Limits::default());
             prop_assert!(reply["ok"].is_boolean(), "{reply}");
+            // Served, the line is read in one pass; its reply is the one it gets alone.
+            if !line.contains(['\n', '\r']) && !line.trim().is_empty() {
+                let mut served = Vec::new();
+                batch::serve(line.as_bytes(), &mut served, &Limits::default()).unwrap();
+                prop_assert_eq!(String::from_utf8(served).unwrap(), format!("{reply}\n"));
+            }
         }
     }
 

@@ -9,21 +9,19 @@
 //! again the general way, which gives every malformed request its exact error. Replies are
 //! buffered and written out whenever no further request is already waiting in the input.
 
-use std::collections::HashMap;
-use std::fmt;
-use std::hash::{BuildHasherDefault, Hash, Hasher};
-use std::io::{self, Read, Write};
-use std::rc::Rc;
+mod cache;
+mod fast;
+mod named;
 
-use serde::de::{DeserializeSeed, MapAccess, Visitor};
+use std::io::{self, Read, Write};
+
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 use strata_core::{EnvMap, Error, ErrorKind, Layer, Limits, RenderOptions, Scope, Warning};
+use strata_doc::{Document, Format, Line};
 
-use strata_doc::{Bounded, Budget, Document, Format, Line};
-
-use crate::{Chain, Output, Template};
+use self::cache::Cache;
+use crate::{Chain, Template};
 
 /// One request line, as the general reading takes it.
 #[derive(Debug, Deserialize)]
@@ -76,208 +74,6 @@ impl Request {
     }
 }
 
-/// The fields of a request, in the order [`Request`] names them.
-const FIELDS: [&str; 9] = [
-    "id", "template", "layers", "env", "secrets", "params", "context", "inputs", "strict",
-];
-
-/// A request read in one pass: its id, its template as written, and its other parts.
-struct Fast<'a> {
-    id: Option<Value>,
-    template: Option<&'a RawValue>,
-    parts: Parts,
-}
-
-/// Reads a request line in one pass against `budget`: the same fields, types, limits and
-/// refusals (duplicate keys, numbers that are not finite) as the general reading, whose
-/// value it would have built; the template is kept as text. Any refusal — including those
-/// the general reading accepts, such as a key written with escapes — only sends the line
-/// to the general reading, which then answers it.
-struct FastSeed<'b>(&'b Budget);
-
-impl<'de> DeserializeSeed<'de> for FastSeed<'_> {
-    type Value = Fast<'de>;
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Fast<'de>, D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for FastSeed<'_> {
-    type Value = Fast<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a request object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Fast<'de>, A::Error> {
-        use serde::de::Error as _;
-        fn take<'de, T: Deserialize<'de>, E: serde::de::Error>(v: Value) -> Result<T, E> {
-            T::deserialize(v).map_err(E::custom)
-        }
-        fn object<E: serde::de::Error>(v: Value) -> Result<Map<String, Value>, E> {
-            match v {
-                Value::Object(m) => Ok(m),
-                _ => Err(E::custom("not an object")),
-            }
-        }
-        let budget = self.0;
-        budget.charge(1, 0)?;
-        let mut fast = Fast {
-            id: None,
-            template: None,
-            parts: Parts::default(),
-        };
-        let mut seen = [false; FIELDS.len()];
-        while let Some(key) = map.next_key::<&'de str>()? {
-            budget.charge(0, key.len())?;
-            let Some(field) = FIELDS.iter().position(|f| *f == key) else {
-                return Err(A::Error::unknown_field(key, &FIELDS));
-            };
-            if std::mem::replace(&mut seen[field], true) {
-                return Err(A::Error::duplicate_field(FIELDS[field]));
-            }
-            if field == 1 {
-                fast.template = Some(map.next_value()?);
-                continue;
-            }
-            let value = map.next_value_seed(Bounded(budget))?;
-            let parts = &mut fast.parts;
-            match field {
-                0 => fast.id = Some(value),
-                2 => parts.layers = take(value)?,
-                3 => parts.env = object(value)?,
-                4 => parts.secrets = take(value)?,
-                5 => parts.params = object(value)?,
-                6 => parts.context = object(value)?,
-                7 => parts.inputs = object(value)?,
-                _ => parts.strict = take(value)?,
-            }
-        }
-        Ok(fast)
-    }
-}
-
-/// The id, compiled template and parts of a request line, read in one pass; `None` when
-/// that pass does not accept the line (see [`FastSeed`]).
-fn read_fast(
-    line: &str,
-    limits: &Limits,
-    cache: &mut Cache,
-) -> Option<(Option<Value>, Rc<Template>, Parts)> {
-    let budget = Budget::of(limits);
-    let mut de = serde_json::Deserializer::from_str(line);
-    let fast = FastSeed(&budget).deserialize(&mut de).ok()?;
-    de.end().ok()?;
-    let raw = fast.template?;
-    let template = cache.get(raw, fast.parts.layers.as_deref(), &budget, limits)?;
-    Some((fast.id, template, fast.parts))
-}
-
-/// Templates compiled for earlier requests, keyed by their layers and JSON text, with what
-/// reading them counted against a request's budget. Bounded: when it holds
-/// [`Cache::MAX_ENTRIES`] templates or [`Cache::MAX_BYTES`] bytes of their text, it is
-/// emptied before the next one goes in.
-///
-/// Looked up by a hash of the layers and the text (foldhash: no allocation and no SipHash per
-/// request), each entry holding its key to compare.
-#[derive(Default)]
-struct Cache {
-    templates: HashMap<u64, Vec<Cached>, BuildHasherDefault<Identity>>,
-    entries: usize,
-    bytes: usize,
-}
-
-struct Cached {
-    layers: Option<Vec<String>>,
-    text: Box<str>,
-    template: Rc<Template>,
-    nodes: usize,
-    bytes: usize,
-}
-
-/// The hasher of keys that are hashes already.
-#[derive(Default)]
-struct Identity(u64);
-
-impl Hasher for Identity {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(*b);
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
-}
-
-/// The hash of a template's layers and text.
-fn key_hash(layers: Option<&[String]>, text: &str) -> u64 {
-    use std::hash::BuildHasher;
-    static SEED: std::sync::OnceLock<foldhash::fast::FixedState> = std::sync::OnceLock::new();
-    let state = SEED.get_or_init(|| foldhash::fast::FixedState::with_seed(0x5eed));
-    let mut h = state.build_hasher();
-    layers.hash(&mut h);
-    text.hash(&mut h);
-    h.finish()
-}
-
-impl Cache {
-    const MAX_ENTRIES: usize = 1024;
-    const MAX_BYTES: usize = 16 << 20;
-
-    /// The template written as `raw`, compiled for `layers`: from the cache (its nodes and
-    /// bytes charged to `budget`), or read against `budget` and compiled now. `None` when
-    /// reading or compiling it fails (the general reading then reports why).
-    fn get(
-        &mut self,
-        raw: &RawValue,
-        layers: Option<&[String]>,
-        budget: &Budget,
-        limits: &Limits,
-    ) -> Option<Rc<Template>> {
-        let text = raw.get();
-        let hash = key_hash(layers, text);
-        let hit = self.templates.get(&hash).and_then(|entries| {
-            entries
-                .iter()
-                .find(|c| c.text.as_ref() == text && c.layers.as_deref() == layers)
-        });
-        if let Some(hit) = hit {
-            budget
-                .charge::<serde_json::Error>(hit.nodes, hit.bytes)
-                .ok()?;
-            return Some(Rc::clone(&hit.template));
-        }
-        let before = budget.counted();
-        let value = strata_doc::read_json(text, budget).ok()?;
-        let after = budget.counted();
-        let chain = chain_of(layers).ok()?;
-        let template = Rc::new(Template::compile_owned(value, &chain, limits).ok()?);
-        if self.entries >= Self::MAX_ENTRIES || self.bytes + text.len() > Self::MAX_BYTES {
-            self.templates.clear();
-            self.entries = 0;
-            self.bytes = 0;
-        }
-        self.bytes += text.len();
-        self.entries += 1;
-        let cached = Cached {
-            layers: layers.map(<[String]>::to_vec),
-            text: text.into(),
-            template: Rc::clone(&template),
-            nodes: after.0 - before.0,
-            bytes: after.1 - before.1,
-        };
-        self.templates.entry(hash).or_default().push(cached);
-        Some(template)
-    }
-}
-
 /// Serves requests from `input` until it ends, writing one reply line per line that is not
 /// empty (a line of zero bytes, or a lone `\r`, is skipped). Fails only when reading or
 /// writing fails.
@@ -322,14 +118,12 @@ fn write_reply(out: &mut Vec<u8>, reply: &Value) {
 fn reply_to(line: &[u8], limits: &Limits, cache: &mut Cache, out: &mut Vec<u8>) {
     let fast = std::str::from_utf8(line)
         .ok()
-        .and_then(|text| read_fast(text, limits, cache));
+        .and_then(|text| fast::read(text, limits, cache));
     let reply = match fast {
-        Some((id, template, mut parts)) => {
-            match env_of(&mut parts).and_then(|env| render_into(&template, &env, parts, &id, out)) {
-                Ok(()) => return,
-                Err(e) => error_reply(id, &e),
-            }
-        }
+        Some((request, template)) => match render_into(&template, &request, out) {
+            Ok(()) => return,
+            Err(e) => error_reply(request.id, &e),
+        },
         None => handle_bytes(line, limits),
     };
     write_reply(out, &reply);
@@ -340,16 +134,14 @@ fn reply_to(line: &[u8], limits: &Limits, cache: &mut Cache, out: &mut Vec<u8>) 
 /// on an error nothing is appended.
 fn render_into(
     template: &Template,
-    env: &EnvMap,
-    mut parts: Parts,
-    id: &Option<Value>,
+    request: &fast::Request<'_>,
     out: &mut Vec<u8>,
 ) -> Result<(), Error> {
-    let context = Value::Object(std::mem::take(&mut parts.context));
-    let rendered = render_parts(template, env, &parts, &context)?;
+    let (scope, options) = request.scope();
+    let rendered = template.render(&scope, &options)?;
     // Writing JSON into a `Vec` cannot fail.
     out.push(b'{');
-    if let Some(id) = id {
+    if let Some(id) = &request.id {
         out.extend_from_slice(b"\"id\":");
         let _ = serde_json::to_writer(&mut *out, id);
         out.push(b',');
@@ -476,27 +268,16 @@ fn env_of(parts: &mut Parts) -> Result<EnvMap, Error> {
     Ok(env)
 }
 
-/// Renders `template` for a request's parts; `context` is their context, taken out of them
-/// (the output may borrow it).
-fn render_parts<'t>(
-    template: &'t Template,
-    env: &'t EnvMap,
-    parts: &'t Parts,
-    context: &'t Value,
-) -> Result<Output<'t>, Error> {
+fn render(template: &Template, env: &EnvMap, parts: Parts) -> Result<Value, Error> {
+    let context = Value::Object(parts.context);
     let scope = Scope {
         env,
         caller_params: &parts.params,
-        context,
+        context: &context,
         inputs: &parts.inputs,
         ..Scope::default()
     };
-    template.render(&scope, &RenderOptions::strict_if(parts.strict))
-}
-
-fn render(template: &Template, env: &EnvMap, mut parts: Parts) -> Result<Value, Error> {
-    let context = Value::Object(std::mem::take(&mut parts.context));
-    let out = render_parts(template, env, &parts, &context)?;
+    let out = template.render(&scope, &RenderOptions::strict_if(parts.strict))?;
     let warnings: Vec<Value> = out.warnings.iter().map(Warning::to_json).collect();
     Ok(json!({"ok": true, "value": out.value.into_json(), "warnings": warnings}))
 }
