@@ -48,7 +48,7 @@ struct Request {
 }
 
 /// Everything of a request but its template and id.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Parts {
     layers: Option<Vec<String>>,
     env: Map<String, Value>,
