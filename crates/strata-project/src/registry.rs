@@ -343,14 +343,20 @@ impl Project {
     /// The `kind` a tool file declares (`tool` when it declares none); `None` when the file
     /// cannot be read as YAML.
     pub fn tool_kind(&self, id: &str) -> Option<String> {
+        let kind = |value: &Value| match value.get("kind") {
+            Some(Value::String(kind)) => kind.clone(),
+            _ => "tool".into(),
+        };
+        // A tool compiled and unchanged since is told by the file it was compiled from (a
+        // resident `strata run --batch` asks before every run), without reading it again.
+        if let Some(tool) = self.compiled_if_current(id) {
+            return tool.chain.links.first().map(|link| kind(&link.doc.value));
+        }
         let path = self.tool_path(id)?;
         let bytes = self.read(&path).ok()?;
         let doc =
             Document::parse(&self.display_name(&path), bytes, Format::Yaml, &self.limits).ok()?;
-        Some(match doc.value.get("kind") {
-            Some(Value::String(kind)) => kind.clone(),
-            _ => "tool".into(),
-        })
+        Some(kind(&doc.value))
     }
 
     /// Whether an action, step or hook may call tool `id`: it exists and runs on an executor
