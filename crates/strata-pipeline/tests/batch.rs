@@ -315,6 +315,12 @@ fn assert_served_as_read_alone(lines: &[&str], limits: &Limits) {
     }
 }
 
+/// `"k0": 0, "k1": 1, …` up to `n` keys.
+fn many_keys(n: usize) -> String {
+    let keys: Vec<String> = (0..n).map(|i| format!(r#""k{i}": {i}"#)).collect();
+    keys.join(", ")
+}
+
 #[test]
 fn values_read_when_named_answer_as_values_read_whole() {
     // `env`, `params`, `context` and `inputs` are checked in one pass and read only where a
@@ -324,10 +330,13 @@ fn values_read_when_named_answer_as_values_read_whole() {
         "[".repeat(120),
         "]".repeat(120)
     );
-    let many: Vec<String> = (0..40).map(|i| format!(r#""k{i}": {i}"#)).collect();
     let many = format!(
         r#"{{"template": ["{{k39}}", "{{k0}}", "{{k41}}", "{{input:k20}}", "${{k7.a}}"], "params": {{{m}}}, "inputs": {{{m}}}, "context": {{{m}}}}}"#,
-        m = many.join(", ")
+        m = many_keys(40)
+    );
+    let repeated = format!(
+        r#"{{"template": "{{k0}}", "params": {{{}, "k3": 0}}}}"#,
+        many_keys(20)
     );
     let lines = [
         // Escapes in values, in keys, and secrets.
@@ -351,6 +360,8 @@ fn values_read_when_named_answer_as_values_read_whole() {
         r#"{"template": "${stat.n} {nam} {input:fo}", "params": {"name": 1}, "context": {"state": {}}, "inputs": {"foo": 1}, "strict": true}"#,
         r#"{"template": "${inputs.f}", "context": {"inputs": {"f": "from context"}}, "inputs": {"f": "from inputs"}}"#,
         &many,
+        // A key repeated past the number of keys compared one by one.
+        &repeated,
     ];
     assert_served_as_read_alone(&lines, &Limits::default());
     // Every node limit either reading could stop at: the same answer each time. (The bytes
