@@ -118,8 +118,8 @@ static EMPTY_MAP: LazyLock<Map<String, Value>> = LazyLock::new(Map::new);
 ///
 /// A source is looked up one name at a time and never copied, so a run can show a context
 /// made of several parts (the directive's, the steps so far, an event's fields) without
-/// building a new document for every render, and a request's values can stay unread until a
-/// template names them.
+/// building a new document for every render, and a batch request's objects serve as the
+/// ordered lists they were read into, without building maps.
 pub trait ContextSource: Sync {
     /// The value of namespace `name`, when there is one.
     fn namespace(&self, name: &str) -> Option<&Value>;
