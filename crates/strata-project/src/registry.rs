@@ -343,29 +343,34 @@ impl Project {
     /// The `kind` a tool file declares (`tool` when it declares none); `None` when the file
     /// cannot be read as YAML.
     pub fn tool_kind(&self, id: &str) -> Option<String> {
-        let kind = |value: &Value| match value.get("kind") {
-            Some(Value::String(kind)) => kind.clone(),
-            _ => "tool".into(),
-        };
-        // A tool compiled and unchanged since is told by the file it was compiled from (a
-        // resident `strata run --batch` asks before every run), without reading it again.
-        if let Some(tool) = self.compiled_if_current(id) {
-            return tool.chain.links.first().map(|link| kind(&link.doc.value));
+        match self.compiled_if_current(id) {
+            Some(tool) => compiled_kind(&tool),
+            None => self.read_kind(id),
         }
+    }
+
+    /// The `kind` tool `id`'s file declares, read from the file.
+    fn read_kind(&self, id: &str) -> Option<String> {
         let path = self.tool_path(id)?;
         let bytes = self.read(&path).ok()?;
         let doc =
             Document::parse(&self.display_name(&path), bytes, Format::Yaml, &self.limits).ok()?;
-        Some(kind(&doc.value))
+        Some(declared_kind(&doc.value))
     }
 
     /// Whether an action, step or hook may call tool `id`: it exists and runs on an executor
     /// (a graph does not). Other problems of its chain are reported when it is compiled.
+    ///
+    /// A tool compiled and unchanged since is told by the file it was compiled from (a
+    /// resident `strata run --batch` asks before every run), without finding or reading the
+    /// file again.
     pub fn callable(&self, id: &str) -> Result<(), Error> {
-        if self.tool_path(id).is_none() {
-            return Err(self.unknown_tool(id, "tool"));
-        }
-        match self.tool_kind(id).as_deref() {
+        let kind = match self.compiled_if_current(id) {
+            Some(tool) => compiled_kind(&tool),
+            None if self.tool_path(id).is_none() => return Err(self.unknown_tool(id, "tool")),
+            None => self.read_kind(id),
+        };
+        match kind.as_deref() {
             Some("graph") => Err(Error::new(
                 Layer::REQUEST,
                 ErrorKind::Invalid,
@@ -421,6 +426,22 @@ fn valid_id(id: &str) -> bool {
             .components()
             .all(|c| matches!(c, Component::Normal(_)))
         && id.split('/').all(|s| !s.is_empty())
+}
+
+/// The `kind` a tool's document declares (`tool` when it declares none).
+fn declared_kind(value: &Value) -> String {
+    match value.get("kind") {
+        Some(Value::String(kind)) => kind.clone(),
+        _ => "tool".into(),
+    }
+}
+
+/// The `kind` of a compiled tool: its own file's, the first of its chain.
+fn compiled_kind(tool: &CompiledTool) -> Option<String> {
+    tool.chain
+        .links
+        .first()
+        .map(|link| declared_kind(&link.doc.value))
 }
 
 #[cfg(test)]
@@ -484,6 +505,37 @@ mod tests {
         assert!(lies_in(root, root));
         assert!(!lies_in(&root.join("directives/../.."), root));
         assert!(!lies_in(root.parent().unwrap(), root));
+    }
+
+    #[test]
+    fn a_compiled_tool_is_callable_until_its_file_changes_or_goes() {
+        let (d, p) = project(&[]);
+        let write = |rel: &str, text: &str| {
+            let path = d.path().join("tools").join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write(
+            "runtimes/subprocess.yaml",
+            include_str!("../../../tools/runtimes/subprocess.yaml"),
+        );
+        write(
+            "t.yaml",
+            "executor: runtimes/subprocess\nconfig:\n  command: \"true\"\n",
+        );
+        p.compiled("t").unwrap();
+        assert_eq!(p.callable("t"), Ok(()));
+        assert_eq!(p.tool_kind("t").as_deref(), Some("tool"));
+        // Rewritten as a graph: the compiled chain is no longer current, the file tells.
+        write("t.yaml", "kind: graph\nstart: a\nnodes: {}\n");
+        let e = p.callable("t").unwrap_err();
+        assert_eq!(
+            e.message,
+            "`t` is a graph, not a tool that runs on an executor"
+        );
+        assert_eq!(p.tool_kind("t").as_deref(), Some("graph"));
+        std::fs::remove_file(d.path().join("tools/t.yaml")).unwrap();
+        assert_eq!(p.callable("t").unwrap_err().message, "unknown tool `t`");
     }
 
     #[test]
