@@ -408,17 +408,20 @@ fn a_hundred_thousand_unknown_references_are_reported_in_linear_time() {
     );
 }
 
-/// A tool that writes its pid to `held.pid`, then sleeps a minute.
+/// A tool that writes its pid to `held.pid` (whole: written aside, then moved into place,
+/// so that the test never reads it half-written), then sleeps a minute.
 const HOLD_TOOL: &str = r#"description: writes its pid, then holds
 executor: runtimes/subprocess
 config:
   command: sh
-  args: ["-c", "echo $$ > held.pid; exec sleep 60"]
+  args: ["-c", "echo $$ > held.tmp; mv held.tmp held.pid; exec sleep 60"]
   cwd: "{project_path}"
 "#;
 
 /// Whether process `pid` still exists (and is not a zombie).
 fn alive(pid: &str) -> bool {
+    // An empty pid would name `/proc//stat`, which is `/proc/stat`.
+    assert!(pid.parse::<u32>().is_ok(), "not a pid: {pid:?}");
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .is_ok_and(|stat| !stat.split(") ").nth(1).is_some_and(|s| s.starts_with('Z')))
 }
