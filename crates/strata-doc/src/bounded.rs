@@ -236,31 +236,21 @@ impl<'de> Visitor<'de> for Key<'_> {
     }
 }
 
-/// The keys of one map read so far: compared one by one while few, hashed beyond.
-#[derive(Default)]
-pub struct Keys<'a> {
-    few: Vec<&'a str>,
-    many: std::collections::HashSet<&'a str, foldhash::fast::FixedState>,
-}
-
-impl<'a> Keys<'a> {
-    /// Maps this small are searched key by key.
-    const FEW: usize = 16;
-
-    /// Adds `key`; false when it was there already.
-    pub fn insert(&mut self, key: &'a str) -> bool {
-        if self.many.is_empty() && self.few.len() < Self::FEW {
-            if self.few.contains(&key) {
-                return false;
+/// True when a key repeats among `keys` (the keys of one map read without building it):
+/// compared pair by pair while few, sorted beyond.
+pub fn has_duplicates<'k>(keys: impl ExactSizeIterator<Item = &'k str> + Clone) -> bool {
+    if keys.len() <= 16 {
+        let mut seen = keys.clone();
+        while let Some(k) = seen.next() {
+            if seen.clone().any(|other| other == k) {
+                return true;
             }
-            self.few.push(key);
-            return true;
         }
-        if self.many.is_empty() {
-            self.many.extend(self.few.drain(..));
-        }
-        self.many.insert(key)
+        return false;
     }
+    let mut sorted: Vec<&str> = keys.collect();
+    sorted.sort_unstable();
+    sorted.windows(2).any(|w| w[0] == w[1])
 }
 
 /// Reads a whole JSON document against `budget`.

@@ -15,7 +15,7 @@ mod typed;
 mod yaml_read;
 mod yaml_write;
 
-pub use bounded::{read_json, Bounded, Budget, Keys};
+pub use bounded::{has_duplicates, read_json, Bounded, Budget};
 pub use build::{replay, Build, Values};
 pub use document::{malformed_request, Document, Format};
 pub use dotenv::parse_dotenv;

@@ -144,3 +144,16 @@ fn keys_of_other_scalar_types_are_read_as_text() {
     let doc = parse("1: a\ntrue: b\nnull: c\n").unwrap();
     assert_eq!(doc.value, json!({"1": "a", "true": "b", "null": "c"}));
 }
+
+#[test]
+fn a_repeated_key_is_found_among_few_keys_and_among_many() {
+    use strata_doc::has_duplicates;
+    let few = ["a", "b", "c"];
+    assert!(!has_duplicates(few.iter().copied()));
+    assert!(has_duplicates(["a", "b", "a"].iter().copied()));
+    let many: Vec<String> = (0..40).map(|i| format!("k{i}")).collect();
+    assert!(!has_duplicates(many.iter().map(String::as_str)));
+    let repeated = many.iter().map(String::as_str).chain(["k39"]);
+    assert!(has_duplicates(repeated.collect::<Vec<_>>().into_iter()));
+    assert!(!has_duplicates(std::iter::empty()));
+}

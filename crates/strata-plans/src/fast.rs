@@ -18,6 +18,7 @@ use serde_json::value::RawValue;
 use serde_json::{Number, Value};
 use strata_core::walk::Seg;
 use strata_core::ErrorKind;
+use strata_doc::has_duplicates;
 
 use crate::compile::{Fill, Hole, Part};
 use crate::plan::Plan;
@@ -133,22 +134,6 @@ impl Seed {
             depth: self.depth + 1,
         })
     }
-}
-
-/// True when a key repeats.
-fn has_duplicates<'k>(keys: impl ExactSizeIterator<Item = &'k str> + Clone) -> bool {
-    if keys.len() <= 16 {
-        let mut seen = keys.clone();
-        while let Some(k) = seen.next() {
-            if seen.clone().any(|other| other == k) {
-                return true;
-            }
-        }
-        return false;
-    }
-    let mut sorted: Vec<&str> = keys.collect();
-    sorted.sort_unstable();
-    sorted.windows(2).any(|w| w[0] == w[1])
 }
 
 /// A map key or string, borrowed where it has no escapes.

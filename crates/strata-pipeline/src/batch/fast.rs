@@ -13,7 +13,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 use strata_core::{Limits, RenderOptions, Scope};
-use strata_doc::{Bounded, Budget, Keys};
+use strata_doc::{has_duplicates, Bounded, Budget};
 
 use super::cache::Cache;
 use super::named::{Env, Named};
@@ -162,14 +162,13 @@ impl<'de> Visitor<'de> for NamedSeed<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Named<'de>, A::Error> {
         let budget = self.0;
         let mut named = Named::default();
-        let mut keys = Keys::default();
         while let Some(key) = map.next_key::<&'de str>()? {
             budget.charge(0, key.len())?;
-            if !keys.insert(key) {
-                return Err(A::Error::custom("duplicate key"));
-            }
             let value = map.next_value_seed(Bounded(budget))?;
             named.push(key, value);
+        }
+        if has_duplicates(named.names()) {
+            return Err(A::Error::custom("duplicate key"));
         }
         Ok(named)
     }
@@ -197,14 +196,13 @@ impl<'de> Visitor<'de> for EnvSeed<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Env<'de>, A::Error> {
         let budget = self.0;
         let mut env = Env::default();
-        let mut keys = Keys::default();
         while let Some(key) = map.next_key::<&'de str>()? {
             budget.charge(0, key.len())?;
-            if !keys.insert(key) {
-                return Err(A::Error::custom("duplicate key"));
-            }
             let value = map.next_value_seed(Text(budget))?;
             env.push(key, value);
+        }
+        if has_duplicates(env.names()) {
+            return Err(A::Error::custom("duplicate key"));
         }
         Ok(env)
     }

@@ -21,9 +21,14 @@ impl<'a> Names<'a> {
     /// Maps this small or smaller are searched name by name.
     const SCAN_UP_TO: usize = 8;
 
-    /// Adds a name the reading has found unique in its map.
+    /// Adds a name of the map (the reading refuses the map if a name repeats).
     pub(super) fn push(&mut self, name: &'a str) {
         self.names.push(name);
+    }
+
+    /// The names, in order.
+    fn iter(&self) -> impl ExactSizeIterator<Item = &'a str> + Clone + '_ {
+        self.names.iter().copied()
     }
 
     /// The position of `name`.
@@ -51,10 +56,15 @@ pub(super) struct Named<'a> {
 }
 
 impl<'a> Named<'a> {
-    /// Adds the entry `name: value`; the reading has found `name` unique in its object.
+    /// Adds the entry `name: value` (the reading refuses the object if a name repeats).
     pub(super) fn push(&mut self, name: &'a str, value: Value) {
         self.names.push(name);
         self.values.push(value);
+    }
+
+    /// The names, in order.
+    pub(super) fn names(&self) -> impl ExactSizeIterator<Item = &'a str> + Clone + '_ {
+        self.names.iter()
     }
 }
 
@@ -78,10 +88,15 @@ pub(super) struct Env<'a> {
 }
 
 impl<'a> Env<'a> {
-    /// Adds the variable `name=value`, both checked by the reading.
+    /// Adds the variable `name=value` (the reading refuses the object if a name repeats).
     pub(super) fn push(&mut self, name: &'a str, value: Cow<'a, str>) {
         self.names.push(name);
         self.values.push((value, OnceLock::new()));
+    }
+
+    /// The names, in order.
+    pub(super) fn names(&self) -> impl ExactSizeIterator<Item = &'a str> + Clone + '_ {
+        self.names.iter()
     }
 
     /// Marks the variables named in `secrets` as secret (a name not set is ignored).
