@@ -1,8 +1,7 @@
 //! A request line read in one pass, building no map: the template kept as the text it was
-//! written as (compiled once, then found in the cache), the environment's strings borrowed
-//! from the line, and `params`, `context` and `inputs` ordered lists of their values
-//! ([`super::named`]) — each value read, counted and refused as the general reading reads
-//! it.
+//! written as (compiled once, then found in the cache), and the request's objects ordered
+//! lists of their values ([`super::named`]) — the environment's strings borrowed from the
+//! line, every other value read, counted and refused as the general reading reads it.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -16,7 +15,7 @@ use strata_core::{Limits, RenderOptions, Scope};
 use strata_doc::{has_duplicates, Bounded, Budget};
 
 use super::cache::Cache;
-use super::named::{Env, Named};
+use super::named::{Env, Named, Object};
 use crate::Template;
 
 /// The fields of a request, in the order the general reading names them.
@@ -97,17 +96,9 @@ impl<'de> Visitor<'de> for RequestSeed<'_> {
         }
         let budget = self.0;
         budget.charge(1, 0)?;
-        let mut request = Request {
-            id: None,
-            template: None,
-            layers: None,
-            env: Env::default(),
-            params: Named::default(),
-            context: Named::default(),
-            inputs: Named::default(),
-            strict: false,
-        };
-        let mut secrets = Vec::new();
+        let (mut id, mut template, mut layers, mut strict) = (None, None, None, false);
+        let (mut env, mut secrets) = (Object::default(), Vec::new());
+        let (mut params, mut context, mut inputs) = Default::default();
         let mut seen = [false; FIELDS.len()];
         while let Some(key) = map.next_key::<&'de str>()? {
             budget.charge(0, key.len())?;
@@ -118,93 +109,75 @@ impl<'de> Visitor<'de> for RequestSeed<'_> {
                 return Err(A::Error::duplicate_field(FIELDS[field]));
             }
             match field {
-                1 => request.template = Some(map.next_value()?),
-                3 => request.env = map.next_value_seed(EnvSeed(budget))?,
-                5 => request.params = map.next_value_seed(NamedSeed(budget))?,
-                6 => request.context = map.next_value_seed(NamedSeed(budget))?,
-                7 => request.inputs = map.next_value_seed(NamedSeed(budget))?,
+                1 => template = Some(map.next_value()?),
+                3 => env = map.next_value_seed(ObjectSeed::new(budget, Text))?,
+                5 => params = map.next_value_seed(ObjectSeed::new(budget, Bounded))?,
+                6 => context = map.next_value_seed(ObjectSeed::new(budget, Bounded))?,
+                7 => inputs = map.next_value_seed(ObjectSeed::new(budget, Bounded))?,
                 _ => {
                     let value = map.next_value_seed(Bounded(budget))?;
                     match field {
-                        0 => request.id = Some(value),
-                        2 => request.layers = take(value)?,
+                        0 => id = Some(value),
+                        2 => layers = take(value)?,
                         4 => secrets = take(value)?,
-                        _ => request.strict = take(value)?,
+                        _ => strict = take(value)?,
                     }
                 }
             }
         }
-        request.env.set_secrets(secrets);
-        Ok(request)
+        Ok(Request {
+            id,
+            template,
+            layers,
+            env: Env::new(env, secrets),
+            params,
+            context,
+            inputs,
+            strict,
+        })
     }
 }
 
-/// Reads one of `params`, `context`, `inputs`: an object, each value read as the general
-/// reading reads it, the object itself an ordered list.
-struct NamedSeed<'b>(&'b Budget);
+/// Reads an object of a request (`env`, `params`, `context`, `inputs`) into an [`Object`],
+/// each value with the seed `value` makes of the budget; refused when a key repeats.
+struct ObjectSeed<'b, S> {
+    budget: &'b Budget,
+    value: fn(&'b Budget) -> S,
+}
 
-impl<'de> DeserializeSeed<'de> for NamedSeed<'_> {
-    type Value = Named<'de>;
+impl<'b, S> ObjectSeed<'b, S> {
+    fn new(budget: &'b Budget, value: fn(&'b Budget) -> S) -> Self {
+        ObjectSeed { budget, value }
+    }
+}
 
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Named<'de>, D::Error> {
-        self.0.charge(1, 0)?;
+impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for ObjectSeed<'_, S> {
+    type Value = Object<'de, S::Value>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        self.budget.charge(1, 0)?;
         d.deserialize_map(self)
     }
 }
 
-impl<'de> Visitor<'de> for NamedSeed<'_> {
-    type Value = Named<'de>;
+impl<'de, S: DeserializeSeed<'de>> Visitor<'de> for ObjectSeed<'_, S> {
+    type Value = Object<'de, S::Value>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("an object")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Named<'de>, A::Error> {
-        let budget = self.0;
-        let mut named = Named::default();
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut object = Object::default();
         while let Some(key) = map.next_key::<&'de str>()? {
-            budget.charge(0, key.len())?;
-            let value = map.next_value_seed(Bounded(budget))?;
-            named.push(key, value);
+            self.budget.charge(0, key.len())?;
+            let value = map.next_value_seed((self.value)(self.budget))?;
+            object.push(key, value);
         }
-        if has_duplicates(named.names()) {
+        if has_duplicates(object.names()) {
             return Err(A::Error::custom("duplicate key"));
         }
-        Ok(named)
-    }
-}
-
-/// Reads `env`: an object whose values are all strings.
-struct EnvSeed<'b>(&'b Budget);
-
-impl<'de> DeserializeSeed<'de> for EnvSeed<'_> {
-    type Value = Env<'de>;
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Env<'de>, D::Error> {
-        self.0.charge(1, 0)?;
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for EnvSeed<'_> {
-    type Value = Env<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an object of strings")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Env<'de>, A::Error> {
-        let budget = self.0;
-        let mut env = Env::default();
-        while let Some(key) = map.next_key::<&'de str>()? {
-            budget.charge(0, key.len())?;
-            let value = map.next_value_seed(Text(budget))?;
-            env.push(key, value);
-        }
-        if has_duplicates(env.names()) {
-            return Err(A::Error::custom("duplicate key"));
-        }
-        Ok(env)
+        Ok(object)
     }
 }
 

@@ -1,6 +1,7 @@
-//! A request's objects as the one-pass reading keeps them: the caller parameters, context
-//! and inputs ([`Named`]: an ordered list of names and values, no map built) and the
-//! environment ([`Env`]: strings borrowed from the line, made variables when looked up).
+//! A request's objects as the one-pass reading keeps them ([`Object`]: names and values in
+//! order, no map built): the caller parameters, context and inputs as JSON values
+//! ([`Named`]), and the environment as strings borrowed from the line, made variables when
+//! looked up ([`Env`]).
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -9,25 +10,36 @@ use std::sync::OnceLock;
 use serde_json::Value;
 use strata_core::{ContextSource, EnvSource, EnvVar};
 
-/// The names of one map in order, found by scanning while few and through an index built on
-/// the first lookup beyond.
-#[derive(Default)]
-pub(super) struct Names<'a> {
+/// One JSON object of a request: its names and values in order, a name found by scanning
+/// while few and through an index built on the first lookup beyond.
+pub(super) struct Object<'a, V> {
     names: Vec<&'a str>,
+    values: Vec<V>,
     index: OnceLock<HashMap<&'a str, usize, foldhash::fast::FixedState>>,
 }
 
-impl<'a> Names<'a> {
-    /// Maps this small or smaller are searched name by name.
+impl<V> Default for Object<'_, V> {
+    fn default() -> Self {
+        Object {
+            names: Vec::new(),
+            values: Vec::new(),
+            index: OnceLock::new(),
+        }
+    }
+}
+
+impl<'a, V> Object<'a, V> {
+    /// Objects this small or smaller are searched name by name.
     const SCAN_UP_TO: usize = 8;
 
-    /// Adds a name of the map (the reading refuses the map if a name repeats).
-    pub(super) fn push(&mut self, name: &'a str) {
+    /// Adds the entry `name: value` (the reading refuses the object if a name repeats).
+    pub(super) fn push(&mut self, name: &'a str, value: V) {
         self.names.push(name);
+        self.values.push(value);
     }
 
     /// The names, in order.
-    fn iter(&self) -> impl ExactSizeIterator<Item = &'a str> + Clone + '_ {
+    pub(super) fn names(&self) -> impl ExactSizeIterator<Item = &'a str> + Clone + '_ {
         self.names.iter().copied()
     }
 
@@ -47,69 +59,46 @@ impl<'a> Names<'a> {
     }
 }
 
-/// A JSON object of a request (`params`, `context`, `inputs`): its names and values in
-/// order.
-#[derive(Default)]
-pub(super) struct Named<'a> {
-    names: Names<'a>,
-    values: Vec<Value>,
-}
-
-impl<'a> Named<'a> {
-    /// Adds the entry `name: value` (the reading refuses the object if a name repeats).
-    pub(super) fn push(&mut self, name: &'a str, value: Value) {
-        self.names.push(name);
-        self.values.push(value);
-    }
-
-    /// The names, in order.
-    pub(super) fn names(&self) -> impl ExactSizeIterator<Item = &'a str> + Clone + '_ {
-        self.names.iter()
-    }
-}
+/// `params`, `context` or `inputs`: JSON values by name.
+pub(super) type Named<'a> = Object<'a, Value>;
 
 impl ContextSource for Named<'_> {
     fn namespace(&self, name: &str) -> Option<&Value> {
-        Some(&self.values[self.names.position(name)?])
+        Some(&self.values[self.position(name)?])
     }
 
     fn namespaces(&self) -> Vec<&str> {
-        self.names.names.clone()
+        self.names.clone()
     }
 }
 
 /// A request's `env`: every value a string, as written (unescaped where the line escaped
 /// it), marked secret when `secrets` names it.
-#[derive(Default)]
 pub(super) struct Env<'a> {
-    names: Names<'a>,
-    values: Vec<(Cow<'a, str>, OnceLock<EnvVar>)>,
+    strings: Object<'a, Cow<'a, str>>,
+    /// Per variable, once looked up.
+    vars: Vec<OnceLock<EnvVar>>,
     secrets: Vec<String>,
 }
 
 impl<'a> Env<'a> {
-    /// Adds the variable `name=value` (the reading refuses the object if a name repeats).
-    pub(super) fn push(&mut self, name: &'a str, value: Cow<'a, str>) {
-        self.names.push(name);
-        self.values.push((value, OnceLock::new()));
-    }
-
-    /// The names, in order.
-    pub(super) fn names(&self) -> impl ExactSizeIterator<Item = &'a str> + Clone + '_ {
-        self.names.iter()
-    }
-
-    /// Marks the variables named in `secrets` as secret (a name not set is ignored).
-    pub(super) fn set_secrets(&mut self, secrets: Vec<String>) {
-        self.secrets = secrets;
+    /// The variables of `strings`, those named in `secrets` secret (a name not set is
+    /// ignored).
+    pub(super) fn new(strings: Object<'a, Cow<'a, str>>, secrets: Vec<String>) -> Env<'a> {
+        let vars = strings.values.iter().map(|_| OnceLock::new()).collect();
+        Env {
+            strings,
+            vars,
+            secrets,
+        }
     }
 }
 
 impl EnvSource for Env<'_> {
     fn get(&self, name: &str) -> Option<&EnvVar> {
-        let (value, var) = &self.values[self.names.position(name)?];
-        Some(var.get_or_init(|| EnvVar {
-            value: value.to_string(),
+        let i = self.strings.position(name)?;
+        Some(self.vars[i].get_or_init(|| EnvVar {
+            value: self.strings.values[i].to_string(),
             secret: self.secrets.iter().any(|s| s == name),
         }))
     }
