@@ -76,8 +76,9 @@ pub fn respond(project: Option<&App>, request: &RespondRequest) -> Result<Reply,
             Error::new(
                 Layer::REQUEST,
                 ErrorKind::Syntax,
-                format!("--std-json is not JSON: {e}"),
+                format!("the standard fields are not JSON: {e}"),
             )
+            .with_hint("the standard fields are one JSON object: {\"customer\": {\"name\": …}, \"agent\": {\"name\": …}, \"variables\": {…}, \"missing_params\": […]}")
         })?,
         None => json!({}),
     };
@@ -107,7 +108,16 @@ pub fn respond(project: Option<&App>, request: &RespondRequest) -> Result<Reply,
                 place: Place::Nowhere,
             })
         }
-        _ => None,
+        (Some(tool), None) => {
+            return Err(Error::new(
+                Layer::REQUEST,
+                ErrorKind::Request,
+                format!("the generator `{tool}` is a tool of a project, and there is none"),
+            )
+            .with_hint("run inside a project, or name its directory")
+            .into())
+        }
+        (None, _) => None,
     };
     let tools: Vec<&str> = request.generator.iter().map(String::as_str).collect();
     let secrets = secret_values(project.map(App::project), &tools, &request.secrets);
@@ -205,10 +215,23 @@ mod tests {
         let bad = respond(None, &request(dir.path(), "x", "{"))
             .expect_err("refused")
             .error;
-        assert!(
-            bad.message.starts_with("--std-json is not JSON: "),
-            "{}",
-            bad.message
+        assert_eq!(bad.kind, ErrorKind::Syntax);
+        assert_eq!(
+            bad.message,
+            "the standard fields are not JSON: EOF while parsing an object at line 1 column 1"
+        );
+    }
+
+    #[test]
+    fn a_generator_without_a_project_is_refused() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let mut req = request(dir.path(), "{{ generative.x }}", "{}");
+        req.generator = Some("gen/text".into());
+        let failure = respond(None, &req).expect_err("refused");
+        assert_eq!(failure.error.kind, ErrorKind::Request);
+        assert_eq!(
+            failure.error.message,
+            "the generator `gen/text` is a tool of a project, and there is none"
         );
     }
 }
