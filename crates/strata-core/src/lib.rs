@@ -72,4 +72,4 @@ pub use shown::{escaped, shown, SHOWN_CHARS};
 pub use suggest::did_you_mean;
 pub use text::{Mark, Text, INLINE_MARKS};
 pub use type_names::{a_or_an, type_name};
-pub use value_text::{json_len, push_value_text, value_text_len, value_to_text};
+pub use value_text::{json_len, push_value_text, value_text_len, value_to_text, AsText, TextForm};

@@ -203,7 +203,7 @@ impl<'t> Rendered<'t> {
     pub fn size_within(&self, budget: usize) -> Option<usize> {
         match self {
             Rendered::Text(t) => (t.text.len() <= budget).then_some(t.text.len()),
-            Rendered::Value(v, _) => crate::value_text_len(v, budget),
+            Rendered::Value(v, _) => crate::value_text_len(v.as_ref(), budget),
             Rendered::Array(items) => items
                 .iter()
                 .try_fold(0, |n: usize, r| Some(n + r.size_within(budget - n)?)),

@@ -1,18 +1,51 @@
-use serde_json::Value;
+use serde_json::{Number, Value};
+
+/// A JSON value as the text rule ([`push_value_text`]) tells its cases apart.
+pub enum TextForm<'a> {
+    /// A string: its text as it is.
+    Str(&'a str),
+    /// Null: nothing.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A number: decimal for integers, the shortest round-trip form for floats.
+    Number(&'a Number),
+    /// An array or object: compact JSON.
+    Json,
+}
+
+/// A JSON value the text rule applies to: [`Value`], or a value read without building one
+/// (written as compact JSON by its `Serialize`).
+pub trait AsText: serde::Serialize {
+    /// Which case of the text rule the value is.
+    fn text_form(&self) -> TextForm<'_>;
+}
+
+impl AsText for Value {
+    fn text_form(&self) -> TextForm<'_> {
+        match self {
+            Value::String(s) => TextForm::Str(s),
+            Value::Null => TextForm::Null,
+            Value::Bool(b) => TextForm::Bool(*b),
+            Value::Number(n) => TextForm::Number(n),
+            Value::Array(_) | Value::Object(_) => TextForm::Json,
+        }
+    }
+}
 
 /// Appends the text form of a value: strings as they are, integers in decimal (never through a
 /// float), floats in their shortest round-trip form, booleans as `true`/`false`, null as
 /// nothing, arrays and objects as compact JSON.
-pub fn push_value_text(value: &Value, out: &mut String) {
-    match value {
-        Value::String(s) => out.push_str(s),
-        Value::Null => {}
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => {
+pub fn push_value_text<T: AsText + ?Sized>(value: &T, out: &mut String) {
+    match value.text_form() {
+        TextForm::Str(s) => out.push_str(s),
+        TextForm::Null => {}
+        TextForm::Bool(b) => out.push_str(if b { "true" } else { "false" }),
+        TextForm::Number(n) => {
             use std::fmt::Write;
             let _ = write!(out, "{n}");
         }
-        Value::Array(_) | Value::Object(_) => {
+        TextForm::Json => {
             out.push_str(&serde_json::to_string(value).unwrap_or_default());
         }
     }
@@ -28,12 +61,12 @@ pub fn value_to_text(value: &Value) -> String {
 /// The length in bytes of the text form of `value` (see [`push_value_text`]), counted without
 /// building it; `None` as soon as it passes `budget` (the count stops there, so a huge value
 /// costs no more than the budget).
-pub fn value_text_len(value: &Value, budget: usize) -> Option<usize> {
-    let len = match value {
-        Value::String(s) => s.len(),
-        Value::Null => 0,
-        Value::Bool(b) => 4 + usize::from(!*b),
-        Value::Number(_) | Value::Array(_) | Value::Object(_) => json_len(value, budget)?,
+pub fn value_text_len<T: AsText + ?Sized>(value: &T, budget: usize) -> Option<usize> {
+    let len = match value.text_form() {
+        TextForm::Str(s) => s.len(),
+        TextForm::Null => 0,
+        TextForm::Bool(b) => 4 + usize::from(!b),
+        TextForm::Number(_) | TextForm::Json => json_len(value, budget)?,
     };
     (len <= budget).then_some(len)
 }

@@ -272,6 +272,21 @@ impl<'a> Fields<'a> {
     }
 }
 
+/// The text rule of strata (`strata_core::push_value_text`) applies to a value read here as
+/// to the JSON value it stands for.
+impl strata_core::AsText for Raw<'_> {
+    fn text_form(&self) -> strata_core::TextForm<'_> {
+        use strata_core::TextForm;
+        match self {
+            Raw::Str(s) => TextForm::Str(s),
+            Raw::Null => TextForm::Null,
+            Raw::Bool(b) => TextForm::Bool(*b),
+            Raw::Num(n) => TextForm::Number(n),
+            Raw::Arr(_) | Raw::Obj(_) => TextForm::Json,
+        }
+    }
+}
+
 impl serde::Serialize for Raw<'_> {
     fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
         use serde::ser::{SerializeMap, SerializeSeq};
@@ -298,18 +313,6 @@ impl serde::Serialize for Raw<'_> {
     }
 }
 
-/// The length of the text form of `v` (as `strata_core::value_text_len`), counted without
-/// building it; `None` as soon as it passes `budget`.
-fn text_len_within(v: &Raw<'_>, budget: usize) -> Option<usize> {
-    let len = match v {
-        Raw::Str(s) => s.len(),
-        Raw::Null => 0,
-        Raw::Bool(b) => 4 + usize::from(!*b),
-        Raw::Num(_) | Raw::Arr(_) | Raw::Obj(_) => strata_core::json_len(v, budget)?,
-    };
-    (len <= budget).then_some(len)
-}
-
 /// True when the references of step `s` yield no more than the output limits allow, each
 /// counted as the general path counts it before copying it (so that nothing past the
 /// limits is ever written).
@@ -320,7 +323,9 @@ fn within_limits(fast: &FastPlan, look: &Lookup<'_, '_, '_>, s: usize) -> Option
         match &hole.fill {
             Fill::Ref(r) => {
                 let budget = limits.output_bytes_per_config.saturating_sub(total);
-                total += look.with(s, *r, &fast.ref_steps, |v| text_len_within(v, budget))??;
+                total += look.with(s, *r, &fast.ref_steps, |v| {
+                    strata_core::value_text_len(v, budget)
+                })??;
             }
             Fill::Text(parts) => {
                 let mut len = 0usize;
@@ -331,8 +336,9 @@ fn within_limits(fast: &FastPlan, look: &Lookup<'_, '_, '_>, s: usize) -> Option
                             let config_left = limits.output_bytes_per_config.saturating_sub(total);
                             let string_left = limits.output_bytes_per_string.saturating_sub(len);
                             let budget = config_left.min(string_left);
-                            let n =
-                                look.with(s, *r, &fast.ref_steps, |v| text_len_within(v, budget))??;
+                            let n = look.with(s, *r, &fast.ref_steps, |v| {
+                                strata_core::value_text_len(v, budget)
+                            })??;
                             len += n;
                             total += n;
                         }
@@ -353,57 +359,8 @@ fn push_str(out: &mut Vec<u8>, s: &str) {
 /// Appends `v` as compact JSON, as `serde_json` writes the value it reads from the same
 /// text.
 pub(crate) fn push_raw(out: &mut Vec<u8>, v: &Raw<'_>) {
-    match v {
-        Raw::Null => out.extend_from_slice(b"null"),
-        Raw::Bool(true) => out.extend_from_slice(b"true"),
-        Raw::Bool(false) => out.extend_from_slice(b"false"),
-        Raw::Num(n) => {
-            let _ = serde_json::to_writer(&mut *out, n);
-        }
-        Raw::Str(s) => push_str(out, s),
-        Raw::Arr(items) => {
-            out.push(b'[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                push_raw(out, item);
-            }
-            out.push(b']');
-        }
-        Raw::Obj(entries) => {
-            out.push(b'{');
-            for (i, (k, item)) in entries.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                push_str(out, k);
-                out.push(b':');
-                push_raw(out, item);
-            }
-            out.push(b'}');
-        }
-    }
-}
-
-/// Appends the text form of `v` (strata's one value-to-text rule, as
-/// `strata_core::push_value_text`).
-fn push_text(text: &mut String, v: &Raw<'_>, scratch: &mut Vec<u8>) {
-    match v {
-        Raw::Str(s) => text.push_str(s),
-        Raw::Null => {}
-        Raw::Bool(b) => text.push_str(if *b { "true" } else { "false" }),
-        Raw::Num(n) => {
-            use std::fmt::Write;
-            let _ = write!(text, "{n}");
-        }
-        Raw::Arr(_) | Raw::Obj(_) => {
-            scratch.clear();
-            push_raw(scratch, v);
-            // Compact JSON of valid strings is UTF-8.
-            text.push_str(std::str::from_utf8(scratch).unwrap_or_default());
-        }
-    }
+    // Writing into a `Vec` cannot fail.
+    let _ = serde_json::to_writer(&mut *out, v);
 }
 
 /// What the reply says of a plan whatever the request: written once per plan.
@@ -554,8 +511,8 @@ enum Rec<'r, 'a> {
 pub(crate) struct Scratch {
     /// The resolved arguments of the ready steps, one after another.
     args: Vec<u8>,
+    /// The text of the string being filled in.
     text: String,
-    bytes: Vec<u8>,
 }
 
 /// One step from `v` (as `strata_core::walk::step`).
@@ -645,7 +602,7 @@ fn resolve_into(
     within_limits(fast, look, s)?;
     let step = &look.plan.steps[s];
     let pieces = &fast.pieces[s];
-    let Scratch { args, text, bytes } = scratch;
+    let Scratch { args, text } = scratch;
     args.extend_from_slice(&pieces[0]);
     for (hole, piece) in step.args.holes.iter().zip(&pieces[1..]) {
         match &hole.fill {
@@ -661,9 +618,9 @@ fn resolve_into(
                 for p in parts {
                     match p {
                         Part::Lit(t) => text.push_str(t),
-                        Part::Ref(r) => {
-                            look.with(s, *r, &fast.ref_steps, |v| push_text(text, v, bytes))?
-                        }
+                        Part::Ref(r) => look.with(s, *r, &fast.ref_steps, |v| {
+                            strata_core::push_value_text(v, text)
+                        })?,
                     }
                 }
                 push_str(args, text);
