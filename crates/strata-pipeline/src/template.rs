@@ -149,7 +149,11 @@ impl<'c> Compile<'c> {
                     self.limits.template_bytes_per_document
                 ),
             )
-            .with_hint("split the document, or pass large text as data"));
+            .with_limit(
+                "template_bytes_per_document",
+                self.limits.template_bytes_per_document,
+                "split the document, pass large text as data, or",
+            ));
         }
         self.holes = self.holes.saturating_add(holes);
         if self.holes > self.limits.placeholders_per_document {

@@ -156,7 +156,7 @@ fn a_document_is_bounded_in_string_bytes_and_placeholders() {
     let e = small(case()).render(&FULL, &strings).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "request error at [3]: the document's strings exceed the limit of 1000 bytes (hint: split the document, or pass large text as data)"
+        "request error at [3]: the document's strings exceed the limit of 1000 bytes (hint: split the document, pass large text as data, or raise `limits.template_bytes_per_document` in strata.yaml (or STRATA_LIMITS_TEMPLATE_BYTES_PER_DOCUMENT))"
     );
     let holes = json!(vec!["{a}{b}{c}{d}{e}{f}{g}{h}{i}{j}"; 6]);
     let e = small(case()).render(&FULL, &holes).unwrap_err();

@@ -114,7 +114,7 @@ fn the_bytes_of_strings_are_counted_through_aliases_too() {
     let text = "a: &a 0123456789\nb: *a\nc: *a\n";
     assert_eq!(
         refusal(text, &limits),
-        "doc.yaml:3:4: request error at c: the document's strings exceed the limit of 20 bytes (hint: split the document, or pass large text as data)"
+        "doc.yaml:3:4: request error at c: the document's strings exceed the limit of 20 bytes (hint: split the document, pass large text as data, or raise `limits.template_bytes_per_document` in strata.yaml (or STRATA_LIMITS_TEMPLATE_BYTES_PER_DOCUMENT))"
     );
 }
 
