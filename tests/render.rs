@@ -328,3 +328,38 @@ fn the_placeholder_limit_stops_the_read_at_the_string_past_it() {
         )
     );
 }
+
+#[test]
+fn a_map_of_thousands_of_keys_renders_in_order_with_its_references() {
+    // Every third key names a later or earlier one (a number, `n - 1 - i` being 2 modulo 3).
+    let n = 9_000;
+    let doc: String = (0..n)
+        .map(|i| match i % 3 {
+            0 => format!("k{i}: \"{{k{}}}!\"\n", n - 1 - i),
+            1 => format!("k{i}: \"{{who}} ${{HOME}}\"\n"),
+            _ => format!("k{i}: {i}\n"),
+        })
+        .collect();
+    let expected: Vec<String> = (0..n)
+        .map(|i| match i % 3 {
+            0 => format!("  \"k{i}\": \"{}!\"", n - 1 - i),
+            1 => format!("  \"k{i}\": \"ann /home/ada\""),
+            _ => format!("  \"k{i}\": {i}"),
+        })
+        .collect();
+    Test::in_repo()
+        .args(&[
+            "render",
+            "-",
+            "--clean-env",
+            "--env",
+            "HOME=/home/ada",
+            "-p",
+            "who=ann",
+        ])
+        .stdin(doc.as_str())
+        .stdout(&format!("{{\n{}\n}}\n", expected.join(",\n")))
+        .stderr("")
+        .status(0)
+        .run();
+}

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 use serde_json::Value;
-use strata_core::{string_leaves, Error, FieldPath, Limits, RenderOptions, Scope};
+use strata_core::{string_leaves, Error, ErrorKind, FieldPath, Limits, RenderOptions, Scope};
 use strata_doc::{Document, Format};
 use strata_pipeline::{batch, explain, Chain, Template};
 
@@ -155,7 +155,7 @@ fn render_text(args: &RenderArgs, limits: &Limits) -> ExitCode {
     if args.layers != ["env"] {
         let e = Error::new(
             strata_core::Layer::REQUEST,
-            strata_core::ErrorKind::Invalid,
+            ErrorKind::Invalid,
             "--text renders with the env layer alone".to_string(),
         )
         .with_hint("pass `--layer env --text`");
@@ -337,8 +337,20 @@ fn render(
         let _ = io::stdout().lock().write_all(text.as_bytes());
         return Ok(());
     };
-    let out = match template.render(&scope, &RenderOptions::strict_if(args.strict)) {
-        Ok(out) => out,
+    let options = RenderOptions::strict_if(args.strict);
+    // A failing render prints nothing, so JSON is rendered twice: once for its errors and
+    // warnings, keeping nothing, then again a top-level entry at a time into the output. The
+    // rendered document is never held whole (docs/design.md, "Rendering a document").
+    let checked = match args.format {
+        OutFormat::Json => template
+            .render_each(&scope, &options, &mut |_, _| Ok(()))
+            .map(|warnings| (warnings, None)),
+        OutFormat::Yaml => template
+            .render(&scope, &options)
+            .map(|out| (out.warnings, Some(out.value))),
+    };
+    let (warnings, value) = match checked {
+        Ok(checked) => checked,
         Err(e) => {
             if args.strict {
                 *more = every_missing(&template, &scope, &e);
@@ -346,26 +358,63 @@ fn render(
             return Err(e);
         }
     };
-    let warnings: String = out
-        .warnings
+    let shown: String = warnings
         .iter()
         .map(|w| format_warning(w, Some(doc)))
         .collect();
-    crate::style::eprint_all(&warnings);
-    // Written as it is serialised, not gathered into one more copy of the document.
+    crate::style::eprint_all(&shown);
     let mut stdout = io::BufWriter::new(io::stdout().lock());
-    let _ = match args.format {
-        OutFormat::Json => serde_json::to_writer_pretty(&mut stdout, &out.value)
-            .map_err(io::Error::from)
-            .and_then(|()| stdout.write_all(b"\n")),
-        OutFormat::Yaml => {
-            let value = out.value.into_json();
+    let written = match value {
+        None => write_json(&template, &scope, &options, &mut stdout),
+        Some(value) => {
+            let value = value.into_json();
             drop(template);
-            stdout.write_all(strata_doc::to_yaml(&value).as_bytes())
+            stdout
+                .write_all(strata_doc::to_yaml(&value).as_bytes())
+                .map_err(|e| output_error(&e))
         }
     }
-    .and_then(|()| stdout.flush());
-    Ok(())
+    .and_then(|()| stdout.flush().map_err(|e| output_error(&e)));
+    match written {
+        // Standard output closed or full: nothing more to say, as `cat` would.
+        Err(e) if e.kind == ErrorKind::Io => Ok(()),
+        written => written,
+    }
+}
+
+/// Writes the render of `template` to `out` as pretty JSON, each top-level entry as it is
+/// rendered, and a newline.
+fn write_json(
+    template: &Template,
+    scope: &Scope<'_>,
+    options: &RenderOptions,
+    out: &mut impl Write,
+) -> Result<(), Error> {
+    use serde::ser::{SerializeMap, Serializer as _};
+    let json = |e: serde_json::Error| output_error(&io::Error::from(e));
+    let mut ser = serde_json::Serializer::pretty(&mut *out);
+    if template.is_map() {
+        let mut map = ser.serialize_map(None).map_err(json)?;
+        template.render_each(scope, options, &mut |key, value| {
+            map.serialize_entry(key.unwrap_or_default(), value)
+                .map_err(json)
+        })?;
+        map.end().map_err(json)?;
+    } else {
+        template.render_each(scope, options, &mut |_, value| {
+            serde::Serialize::serialize(value, &mut ser).map_err(json)
+        })?;
+    }
+    out.write_all(b"\n").map_err(|e| output_error(&e))
+}
+
+/// A failure to write the output.
+fn output_error(e: &io::Error) -> Error {
+    Error::new(
+        strata_core::Layer::REQUEST,
+        ErrorKind::Io,
+        format!("writing the output failed: {e}"),
+    )
 }
 
 fn explain_text(

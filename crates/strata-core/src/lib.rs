@@ -10,6 +10,7 @@
 //! Layer P's placeholders find their parameters through a [`syntax::ParamLookup`] the render
 //! is given: its fixpoint over the document's own keys lives in the layer's crate.
 
+mod chunked;
 mod diagnostic;
 pub mod drawing;
 mod duration;
@@ -47,6 +48,7 @@ pub mod syntax {
     pub use crate::seq::{Hole, Lit, Part, Seq};
 }
 
+pub use chunked::Chunked;
 pub use diagnostic::{Error, ErrorData, ErrorInfo, Location, Warning};
 pub use duration::{duration_text, parse_duration, DURATION_FORMS};
 pub use env_names::is_env_name;

@@ -3,7 +3,7 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use crate::render::Step;
-use crate::{push_value_text, Error, FieldPath, Origin, PathSeg, RenderCx, Seq, Text};
+use crate::{push_value_text, Chunked, Error, FieldPath, Origin, PathSeg, RenderCx, Seq, Text};
 
 /// A compiled document: the JSON/YAML tree with every templated string leaf compiled.
 ///
@@ -17,8 +17,9 @@ pub enum Node {
     Leaf(Seq),
     /// A list with at least one templated element.
     Array(Vec<Node>),
-    /// A map with at least one templated value, keys in document order.
-    Object(Vec<(String, Node)>),
+    /// A map with at least one templated value, keys in document order (a large map's
+    /// entries are never copied while it is read: see [`Chunked`]).
+    Object(Chunked<(String, Node)>),
 }
 
 impl Node {
@@ -42,7 +43,7 @@ impl Node {
                 }
             }
             Node::Object(entries) => {
-                for (k, n) in entries {
+                for (k, n) in entries.iter() {
                     n.references(&path.child(PathSeg::Key(k.clone())), out);
                 }
             }
@@ -85,7 +86,7 @@ impl Node {
             }
             Node::Object(entries) => {
                 let mut out = Vec::with_capacity(entries.len());
-                for (k, n) in entries {
+                for (k, n) in entries.iter() {
                     let value = n.render_child(cx, Step::Key(k))?;
                     out.push((Cow::Borrowed(k.as_str()), value));
                 }

@@ -107,6 +107,9 @@ impl Seq {
         for syntax in stages {
             seq = run_pass(seq, *syntax, &cx)?;
         }
+        // Kept as long as its template: no room it will not use (a part is 32 bytes, and a
+        // vector grown by pushing has room for at least four).
+        seq.parts.shrink_to_fit();
         Ok(seq)
     }
 }

@@ -4,8 +4,8 @@ use std::cell::{Cell, OnceCell, RefCell};
 use smallvec::SmallVec;
 use strata_core::syntax::{Param, ParamLookup, RenderCx};
 use strata_core::{
-    map_get, Error, ErrorKind, FieldPath, Layer, Limits, Node, RenderOptions, Rendered, Scope,
-    Span, Warning,
+    map_get, Chunked, Error, ErrorKind, FieldPath, Layer, Limits, Node, RenderOptions, Rendered,
+    Scope, Span, Warning,
 };
 
 /// Layer P's fixpoint for one compiled document: which of its top-level keys (config keys)
@@ -16,10 +16,11 @@ use strata_core::{
 /// Made once per compiled document ([`Fixpoint::of`]); [`Fixpoint::render`] renders it.
 #[derive(Debug, Clone, Default)]
 pub struct Fixpoint {
-    /// Per top-level key: its memo slot (numbered from 0), when some `{name}` names it.
-    slots: Vec<Option<usize>>,
-    /// How many keys have a slot.
-    memoised: usize,
+    /// The top-level keys some `{name}` names, by their index in the document's map, in
+    /// document order: a key's memo slot is its place here.
+    memoised: Vec<usize>,
+    /// The memo slots, in the order of their keys' names (to look a name up).
+    by_name: Vec<usize>,
 }
 
 impl Fixpoint {
@@ -33,17 +34,31 @@ impl Fixpoint {
         root.param_names(&mut named);
         named.sort_unstable();
         named.dedup();
-        let mut memoised = 0;
-        let slots = entries
+        let memoised: Vec<usize> = entries
             .iter()
-            .map(|(key, _)| {
-                named.binary_search(&key.as_str()).is_ok().then(|| {
-                    memoised += 1;
-                    memoised - 1
-                })
-            })
+            .enumerate()
+            .filter(|(_, (key, _))| named.binary_search(&key.as_str()).is_ok())
+            .map(|(index, _)| index)
             .collect();
-        Fixpoint { slots, memoised }
+        let mut by_name: Vec<usize> = (0..memoised.len()).collect();
+        by_name.sort_unstable_by_key(|&slot| entries[memoised[slot]].0.as_str());
+        Fixpoint { memoised, by_name }
+    }
+
+    /// The memo slot of the top-level key at `index`, when some `{name}` names it.
+    fn slot_of(&self, index: usize) -> Option<usize> {
+        self.memoised.binary_search(&index).ok()
+    }
+
+    /// The index and memo slot of the memoised top-level key `name` (among `config`, the
+    /// document's entries).
+    fn named(&self, config: &Chunked<(String, Node)>, name: &str) -> Option<(usize, usize)> {
+        let at = self
+            .by_name
+            .binary_search_by(|&slot| config[self.memoised[slot]].0.as_str().cmp(name))
+            .ok()?;
+        let slot = self.by_name[at];
+        Some((self.memoised[slot], slot))
     }
 
     /// Renders `root` — the document this fixpoint was made of — against `scope`, and returns
@@ -60,34 +75,97 @@ impl Fixpoint {
         limits: &'t Limits,
         options: RenderOptions,
     ) -> Result<(Rendered<'t>, Vec<Warning>), Error> {
-        let config: &'t [(String, Node)] = match root {
+        let mut entries = Vec::new();
+        let mut whole = None;
+        let (mut memo, warnings) = self.walk(root, scope, limits, options, &mut |key, piece| {
+            let value = match piece {
+                Piece::Done(value) => value,
+                // Moved out of the memo below, once no later key can refer to it any more.
+                Piece::Memoised(_) => Rendered::Array(Vec::new()),
+            };
+            match key {
+                Some(key) => entries.push((Cow::Borrowed(key), value)),
+                None => whole = Some(value),
+            }
+            Ok(())
+        })?;
+        if let Some(value) = whole {
+            return Ok((value, warnings));
+        }
+        for (slot, &index) in self.memoised.iter().enumerate() {
+            if let Some(done) = memo[slot].take() {
+                entries[index].1 = done.value;
+            }
+        }
+        Ok((Rendered::Object(entries), warnings))
+    }
+
+    /// Renders `root` as [`Fixpoint::render`] does, handing `each` the rendered document a
+    /// top-level entry at a time (its key, its value) as it is rendered, instead of
+    /// gathering a tree: a caller that writes each entry out holds one at a time. A document
+    /// that is not a map is handed over whole, without a key. Returns the warnings; an error
+    /// of `each` stops the render.
+    pub fn render_each<'t>(
+        &'t self,
+        root: &'t Node,
+        scope: &Scope<'t>,
+        limits: &'t Limits,
+        options: RenderOptions,
+        each: &mut EachEntry<'_, 't>,
+    ) -> Result<Vec<Warning>, Error> {
+        let (_, warnings) = self.walk(
+            root,
+            scope,
+            limits,
+            options,
+            &mut |key, piece| match piece {
+                Piece::Done(value) => each(key, &value),
+                Piece::Memoised(value) => each(key, value),
+            },
+        )?;
+        Ok(warnings)
+    }
+
+    /// The render itself: each top-level entry (or the whole document, when it is not a map)
+    /// goes to `each` in document order. Returns the memo of the config keys and the warnings.
+    fn walk<'t>(
+        &'t self,
+        root: &'t Node,
+        scope: &Scope<'t>,
+        limits: &'t Limits,
+        options: RenderOptions,
+        each: &mut EachPiece<'_, 't>,
+    ) -> Result<(Memo<'t>, Vec<Warning>), Error> {
+        let config: &'t Chunked<(String, Node)> = match root {
             Node::Object(entries) => entries,
-            _ => &[],
+            _ => &NO_CONFIG,
         };
-        debug_assert_eq!(
-            config.len(),
-            self.slots.len(),
+        debug_assert!(
+            self.memoised.last().is_none_or(|&last| last < config.len()),
             "a fixpoint of another document"
         );
-        let mut resolver = Resolver {
+        let resolver = Resolver {
             config,
-            slots: &self.slots,
-            memo: (0..self.memoised).map(|_| OnceCell::new()).collect(),
+            fixpoint: self,
+            memo: (0..self.memoised.len()).map(|_| OnceCell::new()).collect(),
             chain: RefCell::new(SmallVec::new()),
             deepest: Cell::new(None),
         };
         let mut cx = RenderCx::new(scope, limits, options, &resolver);
         if config.is_empty() {
             let value = root.render_at(&mut cx, &FieldPath::root())?;
-            return Ok((value, cx.into_warnings()));
+            each(None, Piece::Done(value))?;
+            let warnings = cx.into_warnings();
+            return Ok((resolver.memo, warnings));
         }
-        let mut entries = Vec::with_capacity(config.len());
+        let mut next_memoised = self.memoised.iter().copied().enumerate().peekable();
         for (index, (key, node)) in config.iter().enumerate() {
-            let value = if let Some(slot) = self.slots[index] {
+            if let Some((slot, _)) = next_memoised.next_if(|&(_, at)| at == index) {
                 resolver.follow(&mut cx, index, slot, Span::new(0, 0))?;
-                // Moved out of the memo below, once no later key can refer to it any more.
-                Rendered::Array(Vec::new())
-            } else if node.is_const() {
+                each(Some(key), Piece::Memoised(resolver.resolved(slot)))?;
+                continue;
+            }
+            let value = if node.is_const() {
                 cx.render_entry(key, node)?
             } else {
                 // Still the start of any chain of keys its placeholders follow.
@@ -96,17 +174,33 @@ impl Fixpoint {
                 resolver.chain.borrow_mut().pop();
                 value?
             };
-            entries.push((Cow::Borrowed(key.as_str()), value));
+            each(Some(key), Piece::Done(value))?;
         }
         let warnings = cx.into_warnings();
-        for (entry, slot) in entries.iter_mut().zip(&self.slots) {
-            if let Some(done) = slot.and_then(|slot| resolver.memo[slot].take()) {
-                entry.1 = done.value;
-            }
-        }
-        Ok((Rendered::Object(entries), warnings))
+        Ok((resolver.memo, warnings))
     }
 }
+
+/// What receives a render a top-level entry at a time ([`Fixpoint::render_each`]): the
+/// entry's key (none for a document that is not a map) and its rendered value.
+pub type EachEntry<'e, 't> = dyn FnMut(Option<&'t str>, &Rendered<'t>) -> Result<(), Error> + 'e;
+
+/// What receives the pieces of [`Fixpoint::walk`].
+type EachPiece<'e, 't> = dyn FnMut(Option<&'t str>, Piece<'_, 't>) -> Result<(), Error> + 'e;
+
+/// The rendered config keys of one render, by memo slot.
+type Memo<'t> = Vec<OnceCell<Resolved<'t>>>;
+
+/// One top-level value of a render, as [`Fixpoint::walk`] hands it over.
+enum Piece<'a, 't> {
+    /// Rendered for this entry alone.
+    Done(Rendered<'t>),
+    /// A memoised config key: later keys may still refer to it.
+    Memoised(&'a Rendered<'t>),
+}
+
+/// The config keys of a document that is not a map.
+static NO_CONFIG: Chunked<(String, Node)> = Chunked::new();
 
 /// What is known about a config key once it has been rendered.
 #[derive(Debug)]
@@ -127,9 +221,9 @@ const INLINE_CHAIN: usize = 8;
 /// followed. Lookups nest (a key renders its own placeholders while it is being followed), so
 /// the state sits in cells and no borrow of it is held across a render.
 struct Resolver<'t> {
-    config: &'t [(String, Node)],
-    /// Per config key: its memo slot, when some `{name}` placeholder of the document names it.
-    slots: &'t [Option<usize>],
+    config: &'t Chunked<(String, Node)>,
+    /// Which config keys are memoised, in which slot.
+    fixpoint: &'t Fixpoint,
     /// Per memo slot, once its key has been followed. Never resized during a render, so a
     /// value stays where a lookup's `&Rendered` points.
     memo: Vec<OnceCell<Resolved<'t>>>,
@@ -151,8 +245,7 @@ impl<'t> ParamLookup<'t> for Resolver<'t> {
         if let Some(v) = map_get(scope.runtime_params, name) {
             return Ok(Some(Param::Data(v)));
         }
-        let key = self.config.iter().position(|(k, _)| k == name);
-        if let Some((index, Some(slot))) = key.map(|i| (i, self.slots[i])) {
+        if let Some((index, slot)) = self.fixpoint.named(self.config, name) {
             self.follow(cx, index, slot, span)?;
             return Ok(Some(Param::Config(self.resolved(slot))));
         }
@@ -171,7 +264,7 @@ impl<'t> Resolver<'t> {
 
     /// What is known about config key `index`, once it has been followed.
     fn memoised(&self, index: usize) -> Option<&Resolved<'t>> {
-        let slot = self.slots.get(index).copied().flatten()?;
+        let slot = self.fixpoint.slot_of(index)?;
         self.memo.get(slot).and_then(OnceCell::get)
     }
 

@@ -7,6 +7,7 @@
 
 pub mod batch;
 mod chain;
+mod entries;
 pub mod env_text;
 mod explain;
 mod template;

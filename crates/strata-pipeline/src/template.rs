@@ -1,8 +1,5 @@
 use std::borrow::Cow;
 
-use std::hash::BuildHasher;
-
-use hashbrown::HashTable;
 use serde_json::Value;
 use strata_core::syntax::Seq;
 use strata_core::{
@@ -10,9 +7,10 @@ use strata_core::{
     Warning,
 };
 use strata_doc::{replay, Build, Document, Format};
-use strata_params::Fixpoint;
+use strata_params::{EachEntry, Fixpoint};
 
 use crate::chain::Chain;
+use crate::entries::Entries;
 
 /// A document compiled for one chain: parse once, render many times.
 #[derive(Debug)]
@@ -103,6 +101,26 @@ impl Template {
             .render(&self.root, scope, &self.limits, *options)?;
         Ok(Output { value, warnings })
     }
+
+    /// True when the document is a map with a placeholder somewhere inside:
+    /// [`Template::render_each`] then hands it over a top-level entry at a time.
+    pub fn is_map(&self) -> bool {
+        matches!(self.root, Node::Object(_))
+    }
+
+    /// Renders the document as [`Template::render`] does, without gathering the result:
+    /// `each` gets every top-level entry (key and value) as it is rendered — or, when the
+    /// document is not a map with a placeholder inside (see [`Template::is_map`]), the whole
+    /// document without a key. Returns the warnings; an error of `each` stops the render.
+    pub fn render_each<'t>(
+        &'t self,
+        scope: &Scope<'t>,
+        options: &RenderOptions,
+        each: &mut EachEntry<'_, 't>,
+    ) -> Result<Vec<Warning>, Error> {
+        self.fixpoint
+            .render_each(&self.root, scope, &self.limits, *options, each)
+    }
 }
 
 /// One document's compile: the chain, the limits, and what the document has used of its
@@ -175,36 +193,6 @@ impl<'c> Compile<'c> {
     }
 }
 
-/// A map being compiled: its entries in document order, and their indexes in a table by
-/// the key's hash, to find a repeated key. The entries become the compiled map as they are
-/// (an index map would be copied into one, doubling the largest map for a moment).
-#[derive(Default)]
-struct Entries {
-    entries: Vec<(String, Node)>,
-    by_key: HashTable<usize>,
-    state: foldhash::fast::RandomState,
-}
-
-impl Entries {
-    /// Adds an entry; a key already there is handed back.
-    fn insert(&mut self, key: String, node: Node) -> Result<(), String> {
-        let Entries {
-            entries,
-            by_key,
-            state,
-        } = self;
-        let hash = state.hash_one(key.as_str());
-        if by_key.find(hash, |&i| entries[i].0 == key).is_some() {
-            return Err(key);
-        }
-        by_key.insert_unique(hash, entries.len(), |&i| {
-            state.hash_one(entries[i].0.as_str())
-        });
-        entries.push((key, node));
-        Ok(())
-    }
-}
-
 /// The compile as the document reader's builder: string leaves compiled as they are read,
 /// lists and maps of constants folded into one constant.
 impl Build for Compile<'_> {
@@ -237,7 +225,7 @@ impl Build for Compile<'_> {
     }
 
     fn map(&mut self, map: Entries) -> Node {
-        let entries = map.entries;
+        let entries = map.into_entries();
         if entries.iter().all(|(_, n)| n.is_const()) {
             Node::Const(Value::Object(
                 entries

@@ -9,7 +9,10 @@
 //!   (`k0 -> k1 -> k2 -> k9`, …; most references go straight to `k9`, a constant), nothing
 //!   to report;
 //! * `linear_foreach_<n>`: a graph whose foreach runs over the `n` items of its state, with
-//!   a second list of `n` items beside them (every element reads the state, none copies it).
+//!   a second list of `n` items beside them (every element reads the state, none copies it);
+//! * `linear_render_params_<n>`: the render of a map of `n` keys whose values each name a
+//!   caller parameter (`{who}`), which layer P looks up among the document's config keys
+//!   first (it once scanned every key for every lookup).
 //!
 //! Each is measured in process, and through the `strata` binary built next to this one
 //! (`cargo build --release`), when there is one: `<row>_bin` rows, one run of the binary
@@ -19,8 +22,10 @@ use std::hint::black_box;
 
 use serde_json::{json, Map};
 use strata_check::{check_project, Code};
-use strata_core::{Limits, RenderOptions};
+use strata_core::{Limits, RenderOptions, Scope};
+use strata_doc::Format;
 use strata_graph::{Graph, Silent, Status, Walker};
+use strata_pipeline::{Chain, Template};
 use strata_tools::FakeTools;
 
 use super::exec::{write, PRIMITIVE};
@@ -33,7 +38,10 @@ pub const CHECK_SIZES: [usize; 4] = [1_000, 2_000, 4_000, 8_000];
 /// The sizes of the foreach workload.
 pub const FOREACH_SIZES: [usize; 4] = [5_000, 10_000, 20_000, 40_000];
 
-/// The sizes of both in smoke mode.
+/// The sizes of the params render workload.
+pub const PARAMS_SIZES: [usize; 4] = [20_000, 40_000, 80_000, 160_000];
+
+/// The sizes of all three in smoke mode.
 pub const SMOKE_SIZES: [usize; 2] = [50, 100];
 
 /// Config keys of the refs workload that refer to others (`k0`…`k8`); `k9` is the constant
@@ -91,6 +99,11 @@ pub fn foreach_graph(n: usize) -> String {
         json!(items),
         json!(vec!["x"; n])
     )
+}
+
+/// A map of `n` keys, each a string naming caller parameter `who`.
+pub fn params_document(n: usize) -> String {
+    (0..n).map(|i| format!("k{i}: \"v {{who}}\"\n")).collect()
 }
 
 /// Reports each row against twice the row before it.
@@ -183,6 +196,57 @@ pub fn run(settings: &Settings, report: &mut Report) {
     rows(report, "linear_foreach", foreach_sizes, &in_process);
     if !through.is_empty() {
         rows(report, "linear_foreach_bin", foreach_sizes, &through);
+    }
+    params_rows(settings, report, bin.as_deref(), &limits);
+}
+
+/// The `linear_render_params` rows: in process (read, compile and render) and through the
+/// binary.
+fn params_rows(
+    settings: &Settings,
+    report: &mut Report,
+    bin: Option<&std::path::Path>,
+    limits: &Limits,
+) {
+    let sizes = settings.pick(&PARAMS_SIZES[..], &PARAMS_SIZES, &SMOKE_SIZES);
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let params = Map::from_iter([("who".to_string(), json!("ada"))]);
+    let scope = Scope {
+        caller_params: &params,
+        ..Scope::default()
+    };
+    let chain = Chain::full();
+    let mut in_process = Vec::new();
+    let mut through = Vec::new();
+    for &n in sizes {
+        let text = params_document(n);
+        let name = format!("p{n}.yaml");
+        std::fs::write(tmp.path().join(&name), &text).expect("write");
+        in_process.push(measure(settings, || {
+            let (_, template) = Template::read(
+                &name,
+                text.clone().into_bytes(),
+                Format::Yaml,
+                &chain,
+                limits,
+            )
+            .expect("reads");
+            let template = template.expect("compiles");
+            let out = template
+                .render(&scope, &RenderOptions::default())
+                .expect("renders");
+            assert!(out.warnings.is_empty());
+            black_box(out.value.size_within(usize::MAX))
+        }));
+        if let Some(bin) = bin {
+            through.push(measure(settings, || {
+                run_strata(bin, tmp.path(), &["render", &name, "-p", "who=ada"], 0)
+            }));
+        }
+    }
+    rows(report, "linear_render_params", sizes, &in_process);
+    if !through.is_empty() {
+        rows(report, "linear_render_params_bin", sizes, &through);
     }
 }
 

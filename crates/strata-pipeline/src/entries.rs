@@ -1,0 +1,41 @@
+//! The entries of a map being compiled.
+
+use std::hash::BuildHasher;
+
+use hashbrown::HashTable;
+use strata_core::{Chunked, Node};
+
+/// A map being compiled: its entries in document order, and their indexes in a table by
+/// the key's hash, to find a repeated key. The entries become the compiled map as they are
+/// ([`Chunked`]: a large map is never copied while it grows, nor once it is read).
+#[derive(Default)]
+pub(crate) struct Entries {
+    entries: Chunked<(String, Node)>,
+    by_key: HashTable<usize>,
+    state: foldhash::fast::RandomState,
+}
+
+impl Entries {
+    /// Adds an entry; a key already there is handed back.
+    pub(crate) fn insert(&mut self, key: String, node: Node) -> Result<(), String> {
+        let Entries {
+            entries,
+            by_key,
+            state,
+        } = self;
+        let hash = state.hash_one(key.as_str());
+        if by_key.find(hash, |&i| entries[i].0 == key).is_some() {
+            return Err(key);
+        }
+        by_key.insert_unique(hash, entries.len(), |&i| {
+            state.hash_one(entries[i].0.as_str())
+        });
+        entries.push((key, node));
+        Ok(())
+    }
+
+    /// The entries in document order.
+    pub(crate) fn into_entries(self) -> Chunked<(String, Node)> {
+        self.entries
+    }
+}
