@@ -91,6 +91,7 @@ fn segments_json(found: Option<Found<'_>>) -> Value {
             .map(|(o, s)| json!({"origin": o.name(), "text": s}))
             .collect(),
         Some(Found::Node(Rendered::Value(v, o))) => json!([typed(v, *o)]),
+        Some(Found::Node(Rendered::Str(text))) => json!([typed(&json!(text), Origin::Authored)]),
         Some(Found::Json(v, o)) => json!([typed(v, o)]),
         Some(Found::Node(other)) => {
             json!([{"origin": other.origin().name(), "value": other.to_redacted_json()}])
@@ -140,6 +141,7 @@ fn segments(found: Option<Found<'_>>) -> String {
             .map(|(o, s)| (o, s, true))
             .collect(),
         Some(Found::Node(Rendered::Value(v, o))) => vec![(*o, shown(v, *o), v.is_string())],
+        Some(Found::Node(Rendered::Str(text))) => vec![(Origin::Authored, text.to_string(), true)],
         Some(Found::Json(v, o)) => vec![(o, shown(v, o), v.is_string())],
         Some(Found::Node(other)) => {
             vec![(other.origin(), other.to_redacted_json().to_string(), false)]

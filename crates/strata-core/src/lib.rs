@@ -11,6 +11,7 @@
 //! is given: its fixpoint over the document's own keys lives in the layer's crate.
 
 mod chunked;
+mod constant;
 mod diagnostic;
 pub mod drawing;
 mod duration;
@@ -49,6 +50,7 @@ pub mod syntax {
 }
 
 pub use chunked::Chunked;
+pub use constant::Const;
 pub use diagnostic::{Error, ErrorData, ErrorInfo, Location, Warning};
 pub use duration::{duration_text, parse_duration, DURATION_FORMS};
 pub use env_names::is_env_name;

@@ -3,7 +3,9 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use crate::render::Step;
-use crate::{push_value_text, Chunked, Error, FieldPath, Origin, PathSeg, RenderCx, Seq, Text};
+use crate::{
+    push_value_text, Chunked, Const, Error, FieldPath, Origin, PathSeg, RenderCx, Seq, Text,
+};
 
 /// A compiled document: the JSON/YAML tree with every templated string leaf compiled.
 ///
@@ -12,14 +14,15 @@ use crate::{push_value_text, Chunked, Error, FieldPath, Origin, PathSeg, RenderC
 #[derive(Debug, Clone)]
 pub enum Node {
     /// A value rendered as it is (no placeholder anywhere inside).
-    Const(Value),
+    Const(Const),
     /// A compiled string leaf.
     Leaf(Seq),
     /// A list with at least one templated element.
     Array(Vec<Node>),
     /// A map with at least one templated value, keys in document order (a large map's
-    /// entries are never copied while it is read: see [`Chunked`]).
-    Object(Chunked<(String, Node)>),
+    /// entries are never copied while it is read: see [`Chunked`]; boxed, as maps are few
+    /// and every node is as large as the largest kind).
+    Object(Box<Chunked<(String, Node)>>),
 }
 
 impl Node {
@@ -75,7 +78,7 @@ impl Node {
         cx: &mut RenderCx<'t, '_>,
     ) -> Result<Rendered<'t>, Error> {
         match self {
-            Node::Const(v) => Ok(Rendered::Value(Cow::Borrowed(v), Origin::Authored)),
+            Node::Const(c) => Ok(c.rendered()),
             Node::Leaf(seq) => cx.render_leaf_here(seq),
             Node::Array(items) => {
                 let mut out = Vec::with_capacity(items.len());
@@ -103,7 +106,7 @@ impl Node {
         step: Step<'t>,
     ) -> Result<Rendered<'t>, Error> {
         match self {
-            Node::Const(v) => Ok(Rendered::Value(Cow::Borrowed(v), Origin::Authored)),
+            Node::Const(c) => Ok(c.rendered()),
             _ => cx.in_step(step, |cx| self.render_here(cx)),
         }
     }
@@ -118,6 +121,8 @@ impl Node {
 pub enum Rendered<'t> {
     /// A typed value (an authored constant, or a whole-value placeholder's data).
     Value(Cow<'t, Value>, Origin),
+    /// An authored constant string, borrowed from the template.
+    Str(&'t str),
     /// A rendered string.
     Text(Text),
     /// A list.
@@ -131,6 +136,7 @@ impl serde::Serialize for Rendered<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             Rendered::Value(v, _) => v.serialize(s),
+            Rendered::Str(text) => s.serialize_str(text),
             Rendered::Text(t) => s.serialize_str(&t.text),
             Rendered::Array(items) => s.collect_seq(items),
             Rendered::Object(entries) => {
@@ -146,10 +152,19 @@ impl<'t> Rendered<'t> {
         Rendered::Value(Cow::Owned(value), origin)
     }
 
+    /// Authored text as an owned typed value (what [`Rendered::Str`] becomes once owned).
+    pub fn authored(text: &str) -> Rendered<'static> {
+        Rendered::Value(
+            Cow::Owned(Value::String(text.to_string())),
+            Origin::Authored,
+        )
+    }
+
     /// The same result, owning everything it borrowed from its template.
     pub fn into_owned(self) -> Rendered<'static> {
         match self {
             Rendered::Value(v, o) => Rendered::Value(Cow::Owned(v.into_owned()), o),
+            Rendered::Str(text) => Rendered::authored(text),
             Rendered::Text(t) => Rendered::Text(t),
             Rendered::Array(items) => {
                 Rendered::Array(items.into_iter().map(Rendered::into_owned).collect())
@@ -167,6 +182,7 @@ impl<'t> Rendered<'t> {
     pub fn into_json(self) -> Value {
         match self {
             Rendered::Value(v, _) => v.into_owned(),
+            Rendered::Str(text) => Value::String(text.to_string()),
             Rendered::Text(t) => Value::String(t.text),
             Rendered::Array(items) => {
                 Value::Array(items.into_iter().map(Rendered::into_json).collect())
@@ -185,6 +201,7 @@ impl<'t> Rendered<'t> {
         match self {
             Rendered::Value(_, Origin::Secret) => Value::String("***".into()),
             Rendered::Value(v, _) => Value::clone(v),
+            Rendered::Str(text) => Value::String(text.to_string()),
             Rendered::Text(t) => Value::String(t.redacted()),
             Rendered::Array(items) => {
                 Value::Array(items.iter().map(Rendered::to_redacted_json).collect())
@@ -204,6 +221,7 @@ impl<'t> Rendered<'t> {
     pub fn size_within(&self, budget: usize) -> Option<usize> {
         match self {
             Rendered::Text(t) => (t.text.len() <= budget).then_some(t.text.len()),
+            Rendered::Str(text) => (text.len() <= budget).then_some(text.len()),
             Rendered::Value(v, _) => crate::value_text_len(v.as_ref(), budget),
             Rendered::Array(items) => items
                 .iter()
@@ -219,6 +237,7 @@ impl<'t> Rendered<'t> {
     pub fn origin(&self) -> Origin {
         match self {
             Rendered::Value(_, o) => *o,
+            Rendered::Str(_) => Origin::Authored,
             Rendered::Text(t) => t.origin(),
             Rendered::Array(items) => items
                 .iter()
@@ -233,6 +252,7 @@ impl<'t> Rendered<'t> {
     pub fn push_text(&self, out: &mut Text) {
         match self {
             Rendered::Text(t) => out.append(t),
+            Rendered::Str(text) => out.push(text, Origin::Authored),
             Rendered::Value(v, origin) => out.push_value(v, *origin),
             other => {
                 let origin = other.origin();

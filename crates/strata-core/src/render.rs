@@ -1,5 +1,3 @@
-use std::borrow::Cow;
-
 use serde_json::Value;
 use smallvec::SmallVec;
 
@@ -139,7 +137,7 @@ impl<'t, 's> RenderCx<'t, 's> {
     /// warnings and errors), whatever is being rendered now. A constant is returned as it is.
     pub fn render_entry(&mut self, key: &'t str, node: &'t Node) -> Result<Rendered<'t>, Error> {
         match node {
-            Node::Const(v) => Ok(Rendered::Value(Cow::Borrowed(v), Origin::Authored)),
+            Node::Const(c) => Ok(c.rendered()),
             // At the root already (the document's own entries): one step deeper.
             _ if self.from == self.steps.len() && self.base.is_root() => {
                 self.in_step(Step::Key(key), |cx| node.render_here(cx))

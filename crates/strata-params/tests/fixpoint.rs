@@ -3,7 +3,7 @@
 
 use serde_json::{json, Map, Value};
 use strata_core::syntax::{Seq, Syntax};
-use strata_core::{Error, Limits, Node, RenderOptions, Scope};
+use strata_core::{Const, Error, Limits, Node, RenderOptions, Scope};
 use strata_params::{Fixpoint, ParamSyntax};
 
 /// Compiles every string leaf of `value` with layer P alone (map keys are never templated).
@@ -13,18 +13,18 @@ fn compile(value: &Value, limits: &Limits) -> Node {
         Value::String(s) => {
             let seq = Seq::compile(s, &stages, limits).unwrap();
             if seq.is_literal() {
-                Node::Const(value.clone())
+                Node::Const(Const::of(value.clone()))
             } else {
                 Node::Leaf(seq)
             }
         }
         Value::Array(items) => Node::Array(items.iter().map(|v| compile(v, limits)).collect()),
-        Value::Object(map) => Node::Object(
+        Value::Object(map) => Node::Object(Box::new(
             map.iter()
                 .map(|(k, v)| (k.clone(), compile(v, limits)))
                 .collect(),
-        ),
-        other => Node::Const(other.clone()),
+        )),
+        other => Node::Const(Const::of(other.clone())),
     }
 }
 

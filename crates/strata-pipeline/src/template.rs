@@ -3,8 +3,8 @@ use std::borrow::Cow;
 use serde_json::Value;
 use strata_core::syntax::Seq;
 use strata_core::{
-    Error, ErrorKind, FieldPath, Layer, Limits, Node, Reference, RenderOptions, Rendered, Scope,
-    Warning,
+    Const, Error, ErrorKind, FieldPath, Layer, Limits, Node, Reference, RenderOptions, Rendered,
+    Scope, Warning,
 };
 use strata_doc::{replay, Build, Document, Format};
 use strata_params::{EachEntry, Fixpoint};
@@ -208,7 +208,7 @@ impl Build for Compile<'_> {
     fn scalar(&mut self, value: Value) -> Result<Node, Error> {
         match value {
             Value::String(s) => self.string(s),
-            other => Ok(Node::Const(other)),
+            other => Ok(Node::Const(Const::of(other))),
         }
     }
 
@@ -218,7 +218,9 @@ impl Build for Compile<'_> {
 
     fn list(&mut self, items: Vec<Node>) -> Node {
         if items.iter().all(Node::is_const) {
-            Node::Const(Value::Array(items.into_iter().map(into_const).collect()))
+            Node::Const(Const::of(Value::Array(
+                items.into_iter().map(into_const).collect(),
+            )))
         } else {
             Node::Array(items)
         }
@@ -227,14 +229,14 @@ impl Build for Compile<'_> {
     fn map(&mut self, map: Entries) -> Node {
         let entries = map.into_entries();
         if entries.iter().all(|(_, n)| n.is_const()) {
-            Node::Const(Value::Object(
+            Node::Const(Const::of(Value::Object(
                 entries
                     .into_iter()
                     .map(|(k, n)| (k, into_const(n)))
                     .collect(),
-            ))
+            )))
         } else {
-            Node::Object(entries)
+            Node::Object(Box::new(entries))
         }
     }
 
@@ -252,7 +254,7 @@ impl Build for Compile<'_> {
 /// The value of a constant node.
 fn into_const(node: Node) -> Value {
     match node {
-        Node::Const(v) => v,
+        Node::Const(c) => c.into_value(),
         _ => unreachable!("only called on constant nodes"),
     }
 }
@@ -276,11 +278,11 @@ fn compile_string(s: String, chain: &Chain, limits: &Limits) -> Result<Node, Err
         ));
     }
     if memchr::memchr2(b'$', b'{', s.as_bytes()).is_none() {
-        return Ok(Node::Const(Value::String(s)));
+        return Ok(Node::Const(Const::Str(s)));
     }
     let seq = Seq::compile(&s, chain.stages(), limits)?;
     Ok(if seq.is_literal() {
-        Node::Const(Value::String(s))
+        Node::Const(Const::Str(s))
     } else {
         Node::Leaf(seq)
     })

@@ -69,7 +69,7 @@ fn entries<'t>(r: &Rendered<'t>) -> Option<Vec<(Cow<'t, str>, Rendered<'t>)>> {
 
 fn is_scalar(r: &Rendered) -> bool {
     match r {
-        Rendered::Text(_) => true,
+        Rendered::Text(_) | Rendered::Str(_) => true,
         Rendered::Value(v, _) => !v.is_array() && !v.is_object(),
         _ => false,
     }
@@ -83,6 +83,7 @@ fn number(r: &Rendered) -> Option<f64> {
             _ => None,
         },
         Rendered::Text(t) => t.text.trim().parse().ok(),
+        Rendered::Str(text) => text.trim().parse().ok(),
         _ => None,
     }
 }

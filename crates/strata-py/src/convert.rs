@@ -421,6 +421,7 @@ pub fn rendered_to_py<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     Ok(match rendered {
         Rendered::Value(v, _) => to_py(py, v)?,
+        Rendered::Str(text) => PyString::new(py, text).into_any(),
         Rendered::Text(t) => PyString::new(py, &t.text).into_any(),
         Rendered::Array(items) => {
             let items = items
