@@ -78,7 +78,7 @@ impl Node {
         cx: &mut RenderCx<'t, '_>,
     ) -> Result<Rendered<'t>, Error> {
         match self {
-            Node::Const(c) => Ok(c.rendered()),
+            Node::Const(c) => Ok(c.rendered(cx.source)),
             Node::Leaf(seq) => cx.render_leaf_here(seq),
             Node::Array(items) => {
                 let mut out = Vec::with_capacity(items.len());
@@ -106,7 +106,7 @@ impl Node {
         step: Step<'t>,
     ) -> Result<Rendered<'t>, Error> {
         match self {
-            Node::Const(c) => Ok(c.rendered()),
+            Node::Const(c) => Ok(c.rendered(cx.source)),
             _ => cx.in_step(step, |cx| self.render_here(cx)),
         }
     }

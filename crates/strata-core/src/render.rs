@@ -65,15 +65,20 @@ pub struct RenderCx<'t, 's> {
     from: usize,
     params: &'s dyn ParamLookup<'t>,
     total_bytes: usize,
+    /// The text the tree's constants may point into ([`crate::Const::Source`]).
+    pub(crate) source: &'t str,
 }
 
 impl<'t, 's> RenderCx<'t, 's> {
-    /// A render over `scope`, whose layer P placeholders look their parameters up in `params`.
+    /// A render over `scope`, whose layer P placeholders look their parameters up in `params`,
+    /// of a tree whose constants may point into `source` (the text it was read from; empty
+    /// for a tree compiled from a value).
     pub fn new(
         scope: &'s Scope<'t>,
         limits: &'t Limits,
         options: RenderOptions,
         params: &'s dyn ParamLookup<'t>,
+        source: &'t str,
     ) -> RenderCx<'t, 's> {
         RenderCx {
             scope,
@@ -85,6 +90,7 @@ impl<'t, 's> RenderCx<'t, 's> {
             from: 0,
             params,
             total_bytes: 0,
+            source,
         }
     }
 
@@ -137,7 +143,7 @@ impl<'t, 's> RenderCx<'t, 's> {
     /// warnings and errors), whatever is being rendered now. A constant is returned as it is.
     pub fn render_entry(&mut self, key: &'t str, node: &'t Node) -> Result<Rendered<'t>, Error> {
         match node {
-            Node::Const(c) => Ok(c.rendered()),
+            Node::Const(c) => Ok(c.rendered(self.source)),
             // At the root already (the document's own entries): one step deeper.
             _ if self.from == self.steps.len() && self.base.is_root() => {
                 self.in_step(Step::Key(key), |cx| node.render_here(cx))

@@ -6,6 +6,7 @@
 //! the string that breaks it. [`replay`] feeds a value read earlier to the same builder.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use serde_json::map::Entry;
 use serde_json::{Map, Value};
@@ -27,6 +28,21 @@ pub trait Build {
     /// The node of a scalar: a string, number, boolean or null. An error is about this
     /// scalar; the reader adds its field path and position.
     fn scalar(&mut self, value: Value) -> Result<Self::Node, Error>;
+
+    /// True when the builder points into the text ([`Build::verbatim`]): the reader then
+    /// finds where each string scalar stands.
+    const VERBATIM: bool = false;
+
+    /// The text about to be read, which the document keeps: a builder may keep it too, to
+    /// point into it ([`Build::verbatim`]). Called once, before the first node.
+    fn source(&mut self, _text: &Arc<String>) {}
+
+    /// The node of a string scalar that stands as it is in the text, from byte `at` (no
+    /// quote, escape or folded line in between): a builder holding the text may point
+    /// there instead of keeping `value`. By default, [`Build::scalar`] of it.
+    fn verbatim(&mut self, value: String, _at: usize) -> Result<Self::Node, Error> {
+        self.scalar(Value::String(value))
+    }
 
     /// Adds an entry to `map`; when `key` is already there, nothing is added and the key is
     /// handed back.

@@ -28,8 +28,9 @@ impl Format {
 pub struct Document {
     /// The file name as given (`<stdin>` for standard input).
     pub name: String,
-    /// The text, kept to locate fields for errors.
-    pub text: String,
+    /// The text, kept to locate fields for errors (shared with a template read from it,
+    /// whose constant strings point into it: see [`Build::source`]).
+    pub text: Arc<String>,
     /// The parsed value.
     pub value: Value,
     /// Where every field of the text stands, read once, when a second lookup needs it.
@@ -101,8 +102,9 @@ impl Document {
         limits: &Limits,
         build: &mut B,
     ) -> Result<(Document, Result<B::Node, Error>), Error> {
-        let text = checked_text(name, bytes, limits)?;
+        let text = Arc::new(checked_text(name, bytes, limits)?);
         let budget = Budget::of(limits);
+        build.source(&text);
         let node = match format {
             Format::Json => {
                 let value = json_value(name, &text, &budget, limits)?;
@@ -126,10 +128,10 @@ impl Document {
 
     /// A text named `name` kept only to locate fields in it (its value is null): for
     /// messages about a file read elsewhere.
-    pub fn unparsed(name: &str, text: String) -> Document {
+    pub fn unparsed(name: &str, text: impl Into<Arc<String>>) -> Document {
         Document {
             name: name.to_string(),
-            text,
+            text: text.into(),
             value: Value::Null,
             positions: OnceLock::new(),
             looked: OnceLock::new(),

@@ -101,6 +101,7 @@ pub(crate) fn read_yaml<B: Build>(
     Reader {
         budget,
         max_depth,
+        offsets: B::VERBATIM.then(|| Offsets::of(text)),
         build,
         open: Vec::new(),
         anchors: Vec::new(),
@@ -112,9 +113,11 @@ pub(crate) fn read_yaml<B: Build>(
     .read(text)
 }
 
-struct Reader<'b, B: Build> {
+struct Reader<'b, 't, B: Build> {
     budget: &'b Budget,
     max_depth: usize,
+    /// Where the parser's marks stand in the text, when the builder points into it.
+    offsets: Option<Offsets<'t>>,
     build: &'b mut B,
     open: Vec<Open<B>>,
     anchors: Vec<Option<Anchored<B::Node, B::Tally>>>,
@@ -126,11 +129,49 @@ struct Reader<'b, B: Build> {
     aliases: usize,
 }
 
+/// Byte offsets of the parser's marks, which count characters: the same numbers in an
+/// ASCII text; otherwise found by walking forward from the offset asked for last (scalars
+/// come in order, so a read walks the text once).
+struct Offsets<'t> {
+    text: &'t str,
+    ascii: bool,
+    /// The last offset found, in characters and in bytes.
+    chars: usize,
+    bytes: usize,
+}
+
+impl<'t> Offsets<'t> {
+    fn of(text: &'t str) -> Offsets<'t> {
+        Offsets {
+            text,
+            ascii: text.is_ascii(),
+            chars: 0,
+            bytes: 0,
+        }
+    }
+
+    /// The byte offset of character `chars`, if the text has that many.
+    fn byte_of(&mut self, chars: usize) -> Option<usize> {
+        if self.ascii {
+            return (chars <= self.text.len()).then_some(chars);
+        }
+        if chars < self.chars {
+            (self.chars, self.bytes) = (0, 0);
+        }
+        let mut rest = self.text[self.bytes..].chars();
+        while self.chars < chars {
+            self.bytes += rest.next()?.len_utf8();
+            self.chars += 1;
+        }
+        Some(self.bytes)
+    }
+}
+
 fn at(mark: &Marker) -> (usize, usize) {
     (mark.line(), mark.col() + 1)
 }
 
-impl<B: Build> Reader<'_, B> {
+impl<B: Build> Reader<'_, '_, B> {
     fn read(mut self, text: &str) -> Result<B::Node, YamlFail> {
         let mut parser = Parser::new_from_str(text);
         loop {
@@ -153,11 +194,13 @@ impl<B: Build> Reader<'_, B> {
                 }
                 Event::Scalar(text, style, anchor, tag) => {
                     if self.is_key_next() {
-                        let cost = Counts {
-                            bytes: text.len(),
-                            ..Counts::default()
-                        };
-                        self.remember(anchor, Kept::Key(text.clone()), cost);
+                        if anchor != 0 {
+                            let cost = Counts {
+                                bytes: text.len(),
+                                ..Counts::default()
+                            };
+                            self.remember(anchor, Kept::Key(text.clone()), cost);
+                        }
                         self.key(text, &mark)?;
                     } else {
                         let counted = self.counted();
@@ -165,10 +208,14 @@ impl<B: Build> Reader<'_, B> {
                         let value = scalar(text, style, tag.as_ref(), self.budget)
                             .map_err(|fail| fail.at(&mark))?;
                         let key = if anchor == 0 { Err("") } else { key_of(&value) };
-                        let node = self
-                            .build
-                            .scalar(value)
-                            .map_err(|e| self.refused(e, &mark, Some(style)))?;
+                        let built = match value {
+                            Value::String(s) => match self.verbatim_at(&s, style, &mark) {
+                                Some(at) => self.build.verbatim(s, at),
+                                None => self.build.scalar(Value::String(s)),
+                            },
+                            value => self.build.scalar(value),
+                        };
+                        let node = built.map_err(|e| self.refused(e, &mark, Some(style)))?;
                         if anchor != 0 {
                             let cost = self.counted().since(counted);
                             let tallies = (tally, self.build.tally());
@@ -241,6 +288,21 @@ impl<B: Build> Reader<'_, B> {
             .count_node()
             .map_err(|s| YamlFail::Stop(s, at(mark)))?;
         Ok(anchor)
+    }
+
+    /// Where string scalar `value`, met at `mark` in `style`, stands as it is in the text,
+    /// in bytes — when the builder points into the text and the text from there is the
+    /// value (a plain or quoted scalar without escapes or folded lines).
+    fn verbatim_at(&mut self, value: &str, style: TScalarStyle, mark: &Marker) -> Option<usize> {
+        let offsets = self.offsets.as_mut()?;
+        let quote = match style {
+            TScalarStyle::Plain => 0,
+            TScalarStyle::SingleQuoted | TScalarStyle::DoubleQuoted => 1,
+            TScalarStyle::Literal | TScalarStyle::Folded => return None,
+        };
+        let at = offsets.byte_of(mark.index() + quote)?;
+        let stands = offsets.text.as_bytes().get(at..at + value.len()) == Some(value.as_bytes());
+        stands.then_some(at)
     }
 
     /// True when the next scalar is a map key.

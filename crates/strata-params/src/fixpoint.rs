@@ -68,27 +68,32 @@ impl Fixpoint {
     /// caller's parameters. The top-level entries of a map are rendered in order, except that
     /// a memoised key is rendered when a placeholder first needs it (through every layer of
     /// the chain, like any other value) and its value reused after that.
+    ///
+    /// `source` is the text the document was read from, which its constants may point into
+    /// (empty for a document compiled from a value).
     pub fn render<'t>(
         &'t self,
         root: &'t Node,
+        source: &'t str,
         scope: &Scope<'t>,
         limits: &'t Limits,
         options: RenderOptions,
     ) -> Result<(Rendered<'t>, Vec<Warning>), Error> {
         let mut entries = Vec::new();
         let mut whole = None;
-        let (mut memo, warnings) = self.walk(root, scope, limits, options, &mut |key, piece| {
-            let value = match piece {
-                Piece::Done(value) => value,
-                // Moved out of the memo below, once no later key can refer to it any more.
-                Piece::Memoised(_) => Rendered::Array(Vec::new()),
-            };
-            match key {
-                Some(key) => entries.push((Cow::Borrowed(key), value)),
-                None => whole = Some(value),
-            }
-            Ok(())
-        })?;
+        let (mut memo, warnings) =
+            self.walk(root, source, scope, limits, options, &mut |key, piece| {
+                let value = match piece {
+                    Piece::Done(value) => value,
+                    // Moved out of the memo below, once no later key can refer to it any more.
+                    Piece::Memoised(_) => Rendered::Array(Vec::new()),
+                };
+                match key {
+                    Some(key) => entries.push((Cow::Borrowed(key), value)),
+                    None => whole = Some(value),
+                }
+                Ok(())
+            })?;
         if let Some(value) = whole {
             return Ok((value, warnings));
         }
@@ -108,6 +113,7 @@ impl Fixpoint {
     pub fn render_each<'t>(
         &'t self,
         root: &'t Node,
+        source: &'t str,
         scope: &Scope<'t>,
         limits: &'t Limits,
         options: RenderOptions,
@@ -115,6 +121,7 @@ impl Fixpoint {
     ) -> Result<Vec<Warning>, Error> {
         let (_, warnings) = self.walk(
             root,
+            source,
             scope,
             limits,
             options,
@@ -131,6 +138,7 @@ impl Fixpoint {
     fn walk<'t>(
         &'t self,
         root: &'t Node,
+        source: &'t str,
         scope: &Scope<'t>,
         limits: &'t Limits,
         options: RenderOptions,
@@ -151,7 +159,7 @@ impl Fixpoint {
             chain: RefCell::new(SmallVec::new()),
             deepest: Cell::new(None),
         };
-        let mut cx = RenderCx::new(scope, limits, options, &resolver);
+        let mut cx = RenderCx::new(scope, limits, options, &resolver, source);
         if config.is_empty() {
             let value = root.render_at(&mut cx, &FieldPath::root())?;
             each(None, Piece::Done(value))?;

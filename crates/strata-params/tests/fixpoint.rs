@@ -42,7 +42,7 @@ fn render_with(
         caller_params: caller,
         ..Scope::default()
     };
-    let (value, warnings) = fixpoint.render(&root, &scope, limits, RenderOptions::STRICT)?;
+    let (value, warnings) = fixpoint.render(&root, "", &scope, limits, RenderOptions::STRICT)?;
     assert!(warnings.is_empty(), "{warnings:?}");
     Ok(value.into_json())
 }

@@ -11,7 +11,8 @@ use strata_core::{Chunked, Node};
 #[derive(Default)]
 pub(crate) struct Entries {
     entries: Chunked<(String, Node)>,
-    by_key: HashTable<usize>,
+    /// Entry indexes, in 4 bytes each: a map is far smaller than 2^32 entries.
+    by_key: HashTable<u32>,
     state: foldhash::fast::RandomState,
 }
 
@@ -24,11 +25,16 @@ impl Entries {
             state,
         } = self;
         let hash = state.hash_one(key.as_str());
-        if by_key.find(hash, |&i| entries[i].0 == key).is_some() {
+        if by_key
+            .find(hash, |&i| entries[i as usize].0 == key)
+            .is_some()
+        {
             return Err(key);
         }
-        by_key.insert_unique(hash, entries.len(), |&i| {
-            state.hash_one(entries[i].0.as_str())
+        // A map of 2^32 entries would take hundreds of gigabytes before it got here; the
+        // node limit (at most 10^8) and the document's bytes (at most 1 GiB) stop far sooner.
+        by_key.insert_unique(hash, entries.len() as u32, |&i| {
+            state.hash_one(entries[i as usize].0.as_str())
         });
         entries.push((key, node));
         Ok(())

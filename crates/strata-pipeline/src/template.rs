@@ -1,4 +1,5 @@
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use serde_json::Value;
 use strata_core::syntax::Seq;
@@ -16,6 +17,9 @@ use crate::entries::Entries;
 #[derive(Debug)]
 pub struct Template {
     root: Node,
+    /// The text a template read from a file was read from: its constant strings point
+    /// into it ([`Const::Source`]).
+    source: Option<Arc<String>>,
     /// Layer P's fixpoint over the document's top-level keys.
     fixpoint: Fixpoint,
     limits: Limits,
@@ -37,14 +41,14 @@ impl Template {
     /// takes the document instead and keeps its constant strings without copying them.
     pub fn compile(value: &Value, chain: &Chain, limits: &Limits) -> Result<Template, Error> {
         let root = replay(&mut Compile::new(chain, limits), Cow::Borrowed(value))?;
-        Ok(Template::from_root(root, limits))
+        Ok(Template::from_root(root, limits, None))
     }
 
     /// Compiles a document the caller no longer needs: its placeholder-free strings become the
     /// template's constants without being copied.
     pub fn compile_owned(value: Value, chain: &Chain, limits: &Limits) -> Result<Template, Error> {
         let root = replay(&mut Compile::new(chain, limits), Cow::Owned(value))?;
-        Ok(Template::from_root(root, limits))
+        Ok(Template::from_root(root, limits, None))
     }
 
     /// Reads `bytes` named `name` as `format` (see [`Document::parse`]) straight into a
@@ -53,7 +57,9 @@ impl Template {
     /// bytes of strings) stops the read at the string that breaks it, located there.
     ///
     /// The document returned keeps the text, to locate and show the compile's error or the
-    /// render's warnings and errors; the outer error says the text is not a document.
+    /// render's warnings and errors; the template shares it, and its constant strings that
+    /// stand as they are in the text point into it instead of holding copies. The outer
+    /// error says the text is not a document.
     pub fn read(
         name: &str,
         bytes: Vec<u8>,
@@ -63,14 +69,19 @@ impl Template {
     ) -> Result<(Document, Result<Template, Error>), Error> {
         let mut cx = Compile::new(chain, limits);
         let (doc, root) = Document::parse_into(name, bytes, format, limits, &mut cx)?;
-        Ok((doc, root.map(|root| Template::from_root(root, limits))))
+        let source = cx.source.take();
+        Ok((
+            doc,
+            root.map(|root| Template::from_root(root, limits, source)),
+        ))
     }
 
     /// The template of a compiled tree.
-    fn from_root(root: Node, limits: &Limits) -> Template {
+    fn from_root(root: Node, limits: &Limits, source: Option<Arc<String>>) -> Template {
         Template {
             fixpoint: Fixpoint::of(&root),
             root,
+            source,
             limits: limits.clone(),
         }
     }
@@ -96,10 +107,16 @@ impl Template {
         scope: &Scope<'t>,
         options: &RenderOptions,
     ) -> Result<Output<'t>, Error> {
-        let (value, warnings) = self
-            .fixpoint
-            .render(&self.root, scope, &self.limits, *options)?;
+        let (value, warnings) =
+            self.fixpoint
+                .render(&self.root, self.source(), scope, &self.limits, *options)?;
         Ok(Output { value, warnings })
+    }
+
+    /// The text the template's constants point into (empty when it was compiled from a
+    /// value).
+    fn source(&self) -> &str {
+        self.source.as_deref().map_or("", String::as_str)
     }
 
     /// True when the document is a map with a placeholder somewhere inside:
@@ -118,8 +135,14 @@ impl Template {
         options: &RenderOptions,
         each: &mut EachEntry<'_, 't>,
     ) -> Result<Vec<Warning>, Error> {
-        self.fixpoint
-            .render_each(&self.root, scope, &self.limits, *options, each)
+        self.fixpoint.render_each(
+            &self.root,
+            self.source(),
+            scope,
+            &self.limits,
+            *options,
+            each,
+        )
     }
 }
 
@@ -130,6 +153,8 @@ struct Compile<'c> {
     limits: &'c Limits,
     bytes: usize,
     holes: usize,
+    /// The text being read, when it is read from text.
+    source: Option<Arc<String>>,
 }
 
 impl<'c> Compile<'c> {
@@ -139,6 +164,15 @@ impl<'c> Compile<'c> {
             limits,
             bytes: 0,
             holes: 0,
+            source: None,
+        }
+    }
+
+    /// The value of a constant node (only called on constant nodes).
+    fn const_value(&self, node: Node) -> Value {
+        match node {
+            Node::Const(c) => c.into_value(self.source.as_deref().map_or("", String::as_str)),
+            _ => unreachable!("only called on constant nodes"),
         }
     }
 
@@ -205,11 +239,27 @@ impl Build for Compile<'_> {
         (self.bytes, self.holes)
     }
 
+    /// Constant strings that stand as they are in the text point into it.
+    const VERBATIM: bool = true;
+
     fn scalar(&mut self, value: Value) -> Result<Node, Error> {
         match value {
             Value::String(s) => self.string(s),
             other => Ok(Node::Const(Const::of(other))),
         }
+    }
+
+    fn source(&mut self, text: &Arc<String>) {
+        self.source = Some(Arc::clone(text));
+    }
+
+    fn verbatim(&mut self, value: String, at: usize) -> Result<Node, Error> {
+        Ok(match self.string(value)? {
+            Node::Const(Const::Str(s)) => {
+                Node::Const(Const::source(at, s.len()).unwrap_or(Const::Str(s)))
+            }
+            node => node,
+        })
     }
 
     fn insert(&mut self, map: &mut Entries, key: String, node: Node) -> Result<(), String> {
@@ -219,7 +269,7 @@ impl Build for Compile<'_> {
     fn list(&mut self, items: Vec<Node>) -> Node {
         if items.iter().all(Node::is_const) {
             Node::Const(Const::of(Value::Array(
-                items.into_iter().map(into_const).collect(),
+                items.into_iter().map(|n| self.const_value(n)).collect(),
             )))
         } else {
             Node::Array(items)
@@ -232,7 +282,7 @@ impl Build for Compile<'_> {
             Node::Const(Const::of(Value::Object(
                 entries
                     .into_iter()
-                    .map(|(k, n)| (k, into_const(n)))
+                    .map(|(k, n)| (k, self.const_value(n)))
                     .collect(),
             )))
         } else {
@@ -248,14 +298,6 @@ impl Build for Compile<'_> {
     ) -> Result<Node, Error> {
         self.count(bytes_after - bytes_before, holes_after - holes_before)?;
         Ok(node.clone())
-    }
-}
-
-/// The value of a constant node.
-fn into_const(node: Node) -> Value {
-    match node {
-        Node::Const(c) => c.into_value(),
-        _ => unreachable!("only called on constant nodes"),
     }
 }
 
