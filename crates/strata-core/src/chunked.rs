@@ -8,14 +8,14 @@ const CHUNK: usize = 4096;
 
 /// A list built by pushing, for lists that may grow large (a compiled map's entries).
 ///
-/// Up to [`CHUNK`] items it is one vector that grows as usual; past them, items fill
+/// Up to 4,096 items it is one vector that grows as usual; past them, items fill
 /// chunks of that size. A `Vec` reallocates as it grows, holding the old and the new copy
 /// at once, and ends with up to half of its room unused; this list never copies an item and
 /// its chunks are full but for the last, so a list of a million entries costs its items and
 /// little more at any moment.
 #[derive(Debug, Clone)]
 pub struct Chunked<T> {
-    /// Full chunks of [`CHUNK`] items, in order.
+    /// Full chunks of `CHUNK` items, in order.
     full: Vec<Box<[T]>>,
     /// The items after the full chunks.
     last: Vec<T>,
