@@ -38,8 +38,8 @@ pub const CHECK_SIZES: [usize; 4] = [1_000, 2_000, 4_000, 8_000];
 /// The sizes of the foreach workload.
 pub const FOREACH_SIZES: [usize; 4] = [5_000, 10_000, 20_000, 40_000];
 
-/// The sizes of the params render workload.
-pub const PARAMS_SIZES: [usize; 4] = [20_000, 40_000, 80_000, 160_000];
+/// The sizes of the params render workload (under the limit of 100,000 placeholders).
+pub const PARAMS_SIZES: [usize; 4] = [10_000, 20_000, 40_000, 80_000];
 
 /// The sizes of all three in smoke mode.
 pub const SMOKE_SIZES: [usize; 2] = [50, 100];
