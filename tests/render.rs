@@ -363,3 +363,47 @@ fn a_map_of_thousands_of_keys_renders_in_order_with_its_references() {
         .status(0)
         .run();
 }
+
+#[test]
+fn yaml_is_written_an_entry_at_a_time_as_the_whole_document_would_be() {
+    let mut doc = String::from(
+        "a: 1\nb:\n  c: \"${HOME}\"\n  d: [x, \"{who}\"]\ne: \"multi\\nline ${HOME}\"\nf: []\n",
+    );
+    let mut expected =
+        String::from("a: 1\nb:\n  c: /h\n  d:\n  - x\n  - ann\ne: |-\n  multi\n  line /h\nf: []\n");
+    for i in 0..5_000 {
+        doc.push_str(&format!("k{i}: \"{{who}} {i}\"\n"));
+        expected.push_str(&format!("k{i}: ann {i}\n"));
+    }
+    Test::in_repo()
+        .args(&[
+            "render",
+            "-",
+            "--format",
+            "yaml",
+            "--clean-env",
+            "--env",
+            "HOME=/h",
+            "-p",
+            "who=ann",
+        ])
+        .stdin(doc.as_str())
+        .stdout(&expected)
+        .stderr("")
+        .status(0)
+        .run();
+    Test::in_repo()
+        .args(&[
+            "render",
+            "-",
+            "--format",
+            "yaml",
+            "--clean-env",
+            "--env",
+            "HOME=/h",
+        ])
+        .stdin("\"x ${HOME}\"\n")
+        .stdout("x /h\n")
+        .status(0)
+        .run();
+}

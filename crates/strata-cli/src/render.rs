@@ -338,19 +338,11 @@ fn render(
         return Ok(());
     };
     let options = RenderOptions::strict_if(args.strict);
-    // A failing render prints nothing, so JSON is rendered twice: once for its errors and
-    // warnings, keeping nothing, then again a top-level entry at a time into the output. The
-    // rendered document is never held whole (docs/design.md, "Rendering a document").
-    let checked = match args.format {
-        OutFormat::Json => template
-            .render_each(&scope, &options, &mut |_, _| Ok(()))
-            .map(|warnings| (warnings, None)),
-        OutFormat::Yaml => template
-            .render(&scope, &options)
-            .map(|out| (out.warnings, Some(out.value))),
-    };
-    let (warnings, value) = match checked {
-        Ok(checked) => checked,
+    // A failing render prints nothing, so the document is rendered twice: once for its errors
+    // and warnings, keeping nothing, then again a top-level entry at a time into the output.
+    // The rendered document is never held whole (docs/design.md, "Rendering a document").
+    let warnings = match template.render_each(&scope, &options, &mut |_, _| Ok(())) {
+        Ok(warnings) => warnings,
         Err(e) => {
             if args.strict {
                 *more = every_missing(&template, &scope, &e);
@@ -364,15 +356,9 @@ fn render(
         .collect();
     crate::style::eprint_all(&shown);
     let mut stdout = io::BufWriter::new(io::stdout().lock());
-    let written = match value {
-        None => write_json(&template, &scope, &options, &mut stdout),
-        Some(value) => {
-            let value = value.into_json();
-            drop(template);
-            stdout
-                .write_all(strata_doc::to_yaml(&value).as_bytes())
-                .map_err(|e| output_error(&e))
-        }
+    let written = match args.format {
+        OutFormat::Json => write_json(&template, &scope, &options, &mut stdout),
+        OutFormat::Yaml => write_yaml(&template, &scope, &options, &mut stdout),
     }
     .and_then(|()| stdout.flush().map_err(|e| output_error(&e)));
     match written {
@@ -380,6 +366,26 @@ fn render(
         Err(e) if e.kind == ErrorKind::Io => Ok(()),
         written => written,
     }
+}
+
+/// Writes the render of `template` to `out` as YAML, each top-level entry as it is rendered
+/// (a map's YAML is its entries' one after the other).
+fn write_yaml(
+    template: &Template,
+    scope: &Scope<'_>,
+    options: &RenderOptions,
+    out: &mut impl Write,
+) -> Result<(), Error> {
+    template
+        .render_each(scope, options, &mut |key, value| {
+            let value = value.clone().into_json();
+            let text = match key {
+                Some(key) => strata_doc::to_yaml_entry(key, &value),
+                None => strata_doc::to_yaml(&value),
+            };
+            out.write_all(text.as_bytes()).map_err(|e| output_error(&e))
+        })
+        .map(drop)
 }
 
 /// Writes the render of `template` to `out` as pretty JSON, each top-level entry as it is

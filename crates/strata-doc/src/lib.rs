@@ -23,4 +23,4 @@ pub use files::{confine, confine_in, read_bounded, read_file, read_line, read_te
 pub use lines::{serve_lines, Line};
 pub use locate::{locate, Lines, Positions};
 pub use typed::TypedError;
-pub use yaml_write::to_yaml;
+pub use yaml_write::{to_yaml, to_yaml_entry};

@@ -40,26 +40,40 @@ fn write_map(out: &mut String, map: &serde_json::Map<String, Value>, n: usize) {
         if i > 0 {
             indent(out, n);
         }
-        write_text(out, key, n, false);
-        out.push(':');
-        match value {
-            Value::Object(m) if !m.is_empty() => {
-                out.push('\n');
-                indent(out, n + 2);
-                write_map(out, m, n + 2);
-            }
-            Value::Array(a) if !a.is_empty() => {
-                out.push('\n');
-                indent(out, n);
-                write_seq(out, a, n);
-            }
-            scalar => {
-                out.push(' ');
-                write_scalar(out, scalar, n + 2);
-                out.push('\n');
-            }
+        write_entry(out, key, value, n);
+    }
+}
+
+/// One entry of a map at indentation `n`, from the current position.
+fn write_entry(out: &mut String, key: &str, value: &Value, n: usize) {
+    write_text(out, key, n, false);
+    out.push(':');
+    match value {
+        Value::Object(m) if !m.is_empty() => {
+            out.push('\n');
+            indent(out, n + 2);
+            write_map(out, m, n + 2);
+        }
+        Value::Array(a) if !a.is_empty() => {
+            out.push('\n');
+            indent(out, n);
+            write_seq(out, a, n);
+        }
+        scalar => {
+            out.push(' ');
+            write_scalar(out, scalar, n + 2);
+            out.push('\n');
         }
     }
+}
+
+/// One entry of a document's top-level map as YAML (ending with a line break): a
+/// non-empty map's document is its entries' texts one after the other, so a large document
+/// can be written an entry at a time.
+pub fn to_yaml_entry(key: &str, value: &Value) -> String {
+    let mut out = String::new();
+    write_entry(&mut out, key, value, 0);
+    out
 }
 
 /// A non-empty list at indentation `n`, the first item at the current position.

@@ -3,7 +3,7 @@
 use proptest::prelude::*;
 use serde_json::Value;
 use strata_core::Limits;
-use strata_doc::{to_yaml, Document, Format};
+use strata_doc::{to_yaml, to_yaml_entry, Document, Format};
 
 fn text() -> impl Strategy<Value = String> {
     prop_oneof![
@@ -46,5 +46,14 @@ proptest! {
             Ok(doc) => prop_assert_eq!(&doc.value, &value, "written as:\n{}", yaml),
             Err(e) => prop_assert!(false, "{e} reading:\n{yaml}"),
         }
+    }
+
+    #[test]
+    fn a_map_is_written_as_its_entries_one_after_the_other(
+        entries in prop::collection::vec((text(), value()), 1..6),
+    ) {
+        let map: serde_json::Map<String, Value> = entries.into_iter().collect();
+        let one_by_one: String = map.iter().map(|(k, v)| to_yaml_entry(k, v)).collect();
+        prop_assert_eq!(one_by_one, to_yaml(&Value::Object(map)));
     }
 }
