@@ -131,7 +131,7 @@ struct Reader<'b, 't, B: Build> {
 
 /// Byte offsets of the parser's marks, which count characters: the same numbers in an
 /// ASCII text; otherwise found by walking forward from the offset asked for last (scalars
-/// come in order, so a read walks the text once).
+/// come in order, so a read walks the text at most once).
 struct Offsets<'t> {
     text: &'t str,
     ascii: bool,
@@ -150,13 +150,15 @@ impl<'t> Offsets<'t> {
         }
     }
 
-    /// The byte offset of character `chars`, if the text has that many.
+    /// The byte offset of character `chars`, if the text has that many; none for a mark
+    /// before the last one asked for (walking back from the start each time could make a
+    /// read quadratic in the text; the string is then kept as a copy).
     fn byte_of(&mut self, chars: usize) -> Option<usize> {
         if self.ascii {
             return (chars <= self.text.len()).then_some(chars);
         }
         if chars < self.chars {
-            (self.chars, self.bytes) = (0, 0);
+            return None;
         }
         let mut rest = self.text[self.bytes..].chars();
         while self.chars < chars {
