@@ -375,35 +375,25 @@ fn yaml_is_written_an_entry_at_a_time_as_the_whole_document_would_be() {
         doc.push_str(&format!("k{i}: \"{{who}} {i}\"\n"));
         expected.push_str(&format!("k{i}: ann {i}\n"));
     }
-    Test::in_repo()
-        .args(&[
-            "render",
-            "-",
-            "--format",
-            "yaml",
-            "--clean-env",
-            "--env",
-            "HOME=/h",
-            "-p",
-            "who=ann",
-        ])
-        .stdin(doc.as_str())
-        .stdout(&expected)
-        .stderr("")
-        .status(0)
-        .run();
-    Test::in_repo()
-        .args(&[
-            "render",
-            "-",
-            "--format",
-            "yaml",
-            "--clean-env",
-            "--env",
-            "HOME=/h",
-        ])
-        .stdin("\"x ${HOME}\"\n")
-        .stdout("x /h\n")
-        .status(0)
-        .run();
+    let yaml = |stdin: &str, stdout: &str| {
+        Test::in_repo()
+            .args(&[
+                "render",
+                "-",
+                "--format",
+                "yaml",
+                "--clean-env",
+                "--env",
+                "HOME=/h",
+                "-p",
+                "who=ann",
+            ])
+            .stdin(stdin)
+            .stdout(stdout)
+            .stderr("")
+            .status(0)
+            .run()
+    };
+    yaml(&doc, &expected);
+    yaml("\"x ${HOME}\"\n", "x /h\n");
 }

@@ -91,19 +91,6 @@ impl<T> FromIterator<T> for Chunked<T> {
     }
 }
 
-impl<T> From<Vec<T>> for Chunked<T> {
-    fn from(items: Vec<T>) -> Chunked<T> {
-        if items.len() <= CHUNK {
-            Chunked {
-                full: Vec::new(),
-                last: items,
-            }
-        } else {
-            items.into_iter().collect()
-        }
-    }
-}
-
 impl<T> IntoIterator for Chunked<T> {
     type Item = T;
     type IntoIter =
@@ -138,12 +125,12 @@ mod tests {
 
     #[test]
     fn a_small_list_is_one_vector() {
-        let list = Chunked::from(vec!["a", "b"]);
+        let list: Chunked<&str> = ["a", "b"].into_iter().collect();
         assert_eq!(list.len(), 2);
         assert!(list.full.is_empty());
         assert!(!list.is_empty() && Chunked::<u8>::new().is_empty());
         assert_eq!(list.into_iter().collect::<Vec<_>>(), ["a", "b"]);
-        let big = Chunked::from((0..CHUNK + 1).collect::<Vec<_>>());
+        let big: Chunked<usize> = (0..CHUNK + 1).collect();
         assert_eq!(big.full.len(), 1);
         assert_eq!(big[CHUNK], CHUNK);
     }

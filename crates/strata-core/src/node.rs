@@ -152,19 +152,14 @@ impl<'t> Rendered<'t> {
         Rendered::Value(Cow::Owned(value), origin)
     }
 
-    /// Authored text as an owned typed value (what [`Rendered::Str`] becomes once owned).
-    pub fn authored(text: &str) -> Rendered<'static> {
-        Rendered::Value(
-            Cow::Owned(Value::String(text.to_string())),
-            Origin::Authored,
-        )
-    }
-
     /// The same result, owning everything it borrowed from its template.
     pub fn into_owned(self) -> Rendered<'static> {
         match self {
             Rendered::Value(v, o) => Rendered::Value(Cow::Owned(v.into_owned()), o),
-            Rendered::Str(text) => Rendered::authored(text),
+            Rendered::Str(text) => Rendered::Value(
+                Cow::Owned(Value::String(text.to_string())),
+                Origin::Authored,
+            ),
             Rendered::Text(t) => Rendered::Text(t),
             Rendered::Array(items) => {
                 Rendered::Array(items.into_iter().map(Rendered::into_owned).collect())

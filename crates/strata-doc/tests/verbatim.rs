@@ -8,7 +8,8 @@ use serde_json::{json, Map, Value};
 use strata_core::{Error, Limits};
 use strata_doc::{Build, Document, Format, Values};
 
-/// Builds JSON values, noting each string said to stand in the text and where.
+/// Builds JSON values as [`Values`] does, noting each string said to stand in the text and
+/// where.
 #[derive(Default)]
 struct Pointing {
     source: Option<Arc<String>>,
@@ -24,7 +25,7 @@ impl Build for Pointing {
     fn tally(&self) {}
 
     fn scalar(&mut self, value: Value) -> Result<Value, Error> {
-        Ok(value)
+        Values.scalar(value)
     }
 
     fn source(&mut self, text: &Arc<String>) {
@@ -39,7 +40,7 @@ impl Build for Pointing {
             "{value:?} stands at {at}"
         );
         self.verbatim.push((value.clone(), at));
-        Ok(Value::String(value))
+        Values.scalar(Value::String(value))
     }
 
     fn insert(&mut self, map: &mut Self::Map, key: String, node: Value) -> Result<(), String> {
@@ -47,15 +48,15 @@ impl Build for Pointing {
     }
 
     fn list(&mut self, items: Vec<Value>) -> Value {
-        Value::Array(items)
+        Values.list(items)
     }
 
     fn map(&mut self, map: Self::Map) -> Value {
-        Value::Object(map)
+        Values.map(map)
     }
 
-    fn repeat(&mut self, node: &Value, _: (), _: ()) -> Result<Value, Error> {
-        Ok(node.clone())
+    fn repeat(&mut self, node: &Value, before: (), after: ()) -> Result<Value, Error> {
+        Values.repeat(node, before, after)
     }
 }
 

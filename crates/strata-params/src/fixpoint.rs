@@ -79,7 +79,10 @@ impl Fixpoint {
         limits: &'t Limits,
         options: RenderOptions,
     ) -> Result<(Rendered<'t>, Vec<Warning>), Error> {
-        let mut entries = Vec::new();
+        let mut entries = Vec::with_capacity(match root {
+            Node::Object(config) => config.len(),
+            _ => 0,
+        });
         let mut whole = None;
         let (mut memo, warnings) =
             self.walk(root, source, scope, limits, options, &mut |key, piece| {

@@ -55,6 +55,8 @@ fn renders_as_reading_then_compiling_does() {
         "plain: 0123\nhex: 0x1f\nlist: []\nmap: {}\nblock: |\n  ${HOME}\n  {x}\n",
         "",
         "just text\n",
+        // Constant strings point into the text, after characters that are not ASCII too.
+        "clé: 'née à ${HOME}'\nville: \"Zürich\"\n—: plain — text\nlist: [ü, 'x y']\n",
     ];
     for text in docs {
         let (doc, template) = read(text, &Limits::default()).expect("reads");
@@ -139,13 +141,22 @@ fn compiled_error(text: &str) -> String {
 
 #[test]
 fn reading_errors_are_those_of_the_document_reader() {
-    for text in [
+    // A map past its first chunk of entries (4,096) still finds a key repeated in any chunk.
+    let many: String = (0..9_000)
+        .map(|i| format!("k{i}: \"v ${{HOME}}\"\n"))
+        .collect();
+    let repeated = [
+        format!("{many}k10: again\n"),
+        format!("{many}k5000: again\n"),
+        format!("{many}k8999: again\n"),
+    ];
+    for text in repeated.iter().map(String::as_str).chain([
         "a: 1\na: 2\n",
         "a: [1\n",
         "a: .nan\n",
         "a: !custom x\n",
         "a: 1\n---\nb: 2\n",
-    ] {
+    ]) {
         let expected = Document::parse(
             "doc.yaml",
             text.as_bytes().to_vec(),
@@ -155,7 +166,7 @@ fn reading_errors_are_those_of_the_document_reader() {
         .expect_err("refused")
         .to_string();
         let e = read(text, &Limits::default()).expect_err("refused");
-        assert_eq!(e.to_string(), expected, "{text}");
+        assert_eq!(e.to_string(), expected, "{text:.60}");
     }
 }
 
