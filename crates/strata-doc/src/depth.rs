@@ -13,6 +13,13 @@
 
 /// The byte offset of the first flow-collection opener nested deeper than `limit`, if any.
 pub(crate) fn flow_too_deep(text: &str, limit: usize) -> Option<usize> {
+    scan::<true>(text, limit)
+}
+
+/// [`flow_too_deep`], a byte at a time unless `SKIP`: with it, the text of a plain scalar of
+/// block context, where only a line break, a comment or a `:` can change anything, is
+/// passed over with `memchr` (the two are held equal by a test).
+fn scan<const SKIP: bool>(text: &str, limit: usize) -> Option<usize> {
     let b = text.as_bytes();
     let n = b.len();
     let mut depth = 0usize;
@@ -93,6 +100,10 @@ pub(crate) fn flow_too_deep(text: &str, limit: usize) -> Option<usize> {
             _ => {
                 node_start = false;
                 in_plain = depth == 0;
+                if SKIP && in_plain {
+                    i = memchr::memchr3(b'\n', b'#', b':', &b[i + 1..]).map_or(n, |k| i + 1 + k);
+                    continue;
+                }
             }
         }
         i += 1;
@@ -108,21 +119,24 @@ fn is_blank(b: &[u8], i: usize) -> bool {
 fn skip_quoted(b: &[u8], i: usize) -> usize {
     let quote = b[i];
     let mut j = i + 1;
-    while j < b.len() {
-        match b[j] {
-            b'\\' if quote == b'"' => j += 2,
-            c if c == quote => {
-                // `''` is an escaped quote inside single quotes.
-                if quote == b'\'' && b.get(j + 1) == Some(&b'\'') {
-                    j += 2;
-                } else {
-                    return j + 1;
-                }
-            }
-            _ => j += 1,
+    loop {
+        if j >= b.len() {
+            return b.len();
+        }
+        let next = if quote == b'"' {
+            memchr::memchr2(b'"', b'\\', &b[j..])
+        } else {
+            memchr::memchr(b'\'', &b[j..])
+        };
+        let Some(k) = next else { return b.len() };
+        j += k;
+        if b[j] == b'\\' || (quote == b'\'' && b.get(j + 1) == Some(&b'\'')) {
+            // An escape in double quotes; `''` is an escaped quote inside single quotes.
+            j += 2;
+        } else {
+            return j + 1;
         }
     }
-    b.len()
 }
 
 /// The offset of the first line after the block scalar whose indicator is at `i`: its
@@ -144,4 +158,37 @@ fn skip_block_scalar(b: &[u8], i: usize, line_start: usize) -> usize {
         j = memchr::memchr(b'\n', &b[j..]).map_or(b.len(), |k| j + k + 1);
     }
     j
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn a_quoted_scalar_ends_at_its_closing_quote() {
+        assert_eq!(skip_quoted(br#""a\"b" c"#, 0), 6);
+        assert_eq!(skip_quoted(b"'a''b' c", 0), 6);
+        assert_eq!(skip_quoted(br#""a\"#, 0), 3);
+        assert_eq!(skip_quoted(b"'a''", 0), 4);
+        assert_eq!(skip_quoted(b"\"abc", 0), 4);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::default() })]
+
+        /// Passing over plain scalars finds what reading every byte finds.
+        #[test]
+        fn skipping_plain_text_finds_what_reading_every_byte_finds(
+            limit in 0usize..6,
+            parts in prop::collection::vec(prop::sample::select(vec![
+                "[", "]", "{", "}", "a", "b c", ": ", ":", "- ", "-", "\n", "  ", "\"", "'",
+                "''", "\\", " #", "#", "|", ">-", ",", "? ", "&x ", "!t ", "*x", "---\n",
+                "--- ", "...\n", "k: v", "x:y", "\t",
+            ]), 0..200),
+        ) {
+            let text = parts.concat();
+            prop_assert_eq!(scan::<true>(&text, limit), scan::<false>(&text, limit));
+        }
+    }
 }
