@@ -8,17 +8,25 @@ use strata_doc::{Document, Lines};
 use crate::style::{paint, ERROR, HEADLINE, NOTE, WARNING};
 
 /// A document with its lines indexed once, so that the snippets of many errors in it cost
-/// their windows, not a scan of the document each.
+/// their windows, not a scan of the document each; indexed only as far as the last line an
+/// error is on (one error near the top of a large file reads only the lines above it).
 struct Indexed<'d> {
     doc: &'d Document,
     lines: Lines,
 }
 
 impl<'d> Indexed<'d> {
-    fn of(doc: &'d Document) -> Indexed<'d> {
+    fn of(doc: &'d Document, errors: &[Error]) -> Indexed<'d> {
+        let last = errors
+            .iter()
+            .filter_map(|e| e.location.as_ref())
+            .filter(|l| l.file == doc.name)
+            .map(|l| l.line)
+            .max()
+            .unwrap_or(0);
         Indexed {
             doc,
-            lines: Lines::of(&doc.text),
+            lines: Lines::first(&doc.text, last),
         }
     }
 
@@ -129,9 +137,10 @@ pub fn format_error(err: &Error, doc: Option<&Document>) -> String {
 /// Formats errors of one document (see [`format_error`]), its lines indexed once: linear in
 /// the errors and the document, however many errors one long line holds.
 pub fn format_errors(errors: &[Error], doc: Option<&Document>) -> String {
-    let indexed = doc.map(Indexed::of);
+    let shown = &errors[..errors.len().min(MAX_ERRORS)];
+    let indexed = doc.map(|doc| Indexed::of(doc, shown));
     let mut out = String::new();
-    for err in errors.iter().take(MAX_ERRORS) {
+    for err in shown {
         error_text(&mut out, err, indexed.as_ref());
     }
     if errors.len() > MAX_ERRORS {
@@ -208,6 +217,30 @@ mod tests {
         let mut out = String::new();
         source_snippet(&mut out, "a: 1\nb: ${x\n", 2, 4, 4);
         assert_eq!(plain(&out), "  |\n2 | b: ${x\n  |    ^^^\n");
+    }
+
+    /// Lines are indexed as far as the last line an error is on, whichever error that is;
+    /// an error about another file shows no snippet of this one.
+    #[test]
+    fn every_error_shows_its_line_whatever_their_order() {
+        use strata_core::{ErrorKind, Layer, Location};
+        let doc = Document::unparsed("d.yaml", "a: 1\nb: 2\nc: 3\nd: 4\n".to_string());
+        let at = |file: &str, line| {
+            Error::new(Layer::REQUEST, ErrorKind::Invalid, format!("on {line}")).at_location(
+                Location {
+                    file: file.into(),
+                    line,
+                    column: 1,
+                },
+            )
+        };
+        let errors = [at("d.yaml", 2), at("other.yaml", 9), at("d.yaml", 3)];
+        assert_eq!(
+            plain(&format_errors(&errors, Some(&doc))),
+            "error[request]: on 2\n  --> d.yaml:2:1\n  |\n2 | b: 2\n  | ^\n\
+             error[request]: on 9\n  --> other.yaml:9:1\n\
+             error[request]: on 3\n  --> d.yaml:3:1\n  |\n3 | c: 3\n  | ^\n"
+        );
     }
 
     /// A 10 MB line in a snippet made a 20 MB error message (issue 7's adversarial suite).

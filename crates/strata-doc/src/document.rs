@@ -224,7 +224,7 @@ fn yaml_node<B: Build>(
     if let Some(at) = crate::depth::flow_too_deep(text, MAX_DEPTH) {
         return Err(Refused::Read(too_deep(
             name,
-            Lines::of(text).position(text, at),
+            Lines::through(text, at).position(text, at),
         )));
     }
     read_yaml(text, budget, MAX_DEPTH, build).map_err(|fail| match fail {

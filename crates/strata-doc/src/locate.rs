@@ -73,8 +73,8 @@ struct Line {
     ascii: bool,
 }
 
-/// Where every line of a text starts, found in one pass: turns byte offsets into lines and
-/// columns without scanning the text again (a column is counted in characters only on
+/// Where the lines of a text start (every line, or only the first ones), found in one pass:
+/// turns byte offsets into lines and columns without scanning the text again (a column is counted in characters only on
 /// lines that are not ASCII).
 #[derive(Debug, Clone, Default)]
 pub struct Lines(Vec<Line>);
@@ -82,9 +82,15 @@ pub struct Lines(Vec<Line>);
 impl Lines {
     /// The lines of `text` (`\n` or `\r\n` ends a line).
     pub fn of(text: &str) -> Lines {
+        Lines::first(text, usize::MAX)
+    }
+
+    /// The first `count` lines of `text` (all of them when it has fewer): what one error
+    /// needs of a large text is the lines up to its own, not an index of every line.
+    pub fn first(text: &str, count: usize) -> Lines {
         let mut lines = Vec::new();
         let mut start = 0;
-        for line in text.split_inclusive('\n') {
+        for line in text.split_inclusive('\n').take(count) {
             let body = line.strip_suffix('\n').unwrap_or(line);
             let body = body.strip_suffix('\r').unwrap_or(body);
             lines.push(Line {
@@ -102,6 +108,14 @@ impl Lines {
     pub fn line<'t>(&self, text: &'t str, n: usize) -> Option<(&'t str, bool)> {
         let line = self.0.get(n.checked_sub(1)?)?;
         Some((text.get(line.start..line.end)?, line.ascii))
+    }
+
+    /// The lines of `text` up to the one holding byte `offset`.
+    pub fn through(text: &str, offset: usize) -> Lines {
+        let from = offset.min(text.len());
+        let end =
+            memchr::memchr(b'\n', &text.as_bytes()[from..]).map_or(text.len(), |k| from + k + 1);
+        Lines::of(&text[..end])
     }
 
     /// The 1-based line and column of byte `offset` of `text` (the text these lines are of).
@@ -463,6 +477,24 @@ mod tests {
         let text = "b: \"a {x} {y}\"\n";
         assert_eq!(locate(text, &path(&[k("b")]), Some(6)), Some((1, 11)));
         assert_eq!(locate(text, &path(&[k("b")]), Some(1000)), Some((1, 15)));
+    }
+
+    #[test]
+    fn the_first_lines_and_the_lines_through_an_offset_are_those_of_the_whole_text() {
+        let text = "ab\r\nçd\n\nxyz";
+        let all = Lines::of(text);
+        let first = Lines::first(text, 2);
+        assert_eq!(first.line(text, 2), Some(("çd", false)));
+        assert_eq!(first.line(text, 3), None);
+        assert_eq!(Lines::first(text, 0).line(text, 1), None);
+        for offset in 0..=text.len() + 1 {
+            assert_eq!(
+                Lines::through(text, offset).position(text, offset),
+                all.position(text, offset),
+                "at {offset}"
+            );
+        }
+        assert_eq!(Lines::through(text, 5).line(text, 3), None);
     }
 
     #[test]
