@@ -95,6 +95,71 @@ fn reads_json_from_standard_input_and_writes_yaml() {
 }
 
 #[test]
+fn a_json_document_is_compiled_as_it_is_read() {
+    // Unescaped strings point into the text, escaped ones are kept as read: both render.
+    let doc = r#"{
+  "a": "${HOME} {who}",
+  "b": ["x\ty", "\u00e9t\u00e9 {who}", 2],
+  "c": {"d": null, "e": "plain"}
+}
+"#;
+    Test::new()
+        .file("doc.json", doc)
+        .args(&[
+            "render",
+            "doc.json",
+            "--clean-env",
+            "--env",
+            "HOME=/h",
+            "-p",
+            "who=ann",
+        ])
+        .stdout(
+            r#"{
+  "a": "/h ann",
+  "b": [
+    "x\ty",
+    "été ann",
+    2
+  ],
+  "c": {
+    "d": null,
+    "e": "plain"
+  }
+}
+"#,
+        )
+        .stderr("")
+        .run();
+}
+
+#[test]
+fn a_json_document_s_errors_are_located_at_their_field() {
+    let doc = "{\n  \"a\": \"ok\",\n  \"b\": [\"x\", \"y ${UNCLOSED\"]\n}\n";
+    Test::new()
+        .file("bad.json", doc)
+        .args(&["render", "bad.json"])
+        .stdout("")
+        .stderr(
+            "error[env]: unclosed `${UNCLOSED`: no matching `}`\n  --> bad.json:3:17\n  |\n\
+             3 |   \"b\": [\"x\", \"y ${UNCLOSED\"]\n  |                 ^^^^^^^^^^\n   \
+             = field: b[1] (bytes 2..12)\n   \
+             = help: close it as `${UNCLOSED}`, or write `$${` for a literal `${`\n",
+        )
+        .status(1)
+        .run();
+    Test::new()
+        .file("dup.json", r#"{"a": {"k": "${HOME}"}, "a": 2}"#)
+        .args(&["render", "dup.json"])
+        .stderr(
+            "error[request]: duplicate key `a`\n  --> dup.json:1:27\n   \
+             = help: each key may appear once in a map\n",
+        )
+        .status(1)
+        .run();
+}
+
+#[test]
 fn layer_flags_choose_the_stages() {
     Test::in_repo()
         .args(&[

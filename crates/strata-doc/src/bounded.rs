@@ -1,17 +1,14 @@
-//! Counting what a document expands to while it is read, and reading JSON so.
+//! Counting what a document expands to while it is read (the readers: `yaml_read`,
+//! `json_read`).
 //!
 //! YAML aliases repeat their anchor's node wherever they appear, so a small file can stand
-//! for a huge value (`base: &b "<1 MiB>"` and `[*b, *b, …]`). The value is built here, one
-//! node at a time, counting nodes and the bytes of strings and keys; the first node past a
-//! limit stops the read, so memory never grows past the limits. The same pass refuses what
-//! a JSON value would silently change: numbers that are not finite (`.nan`, `.inf`, `1e400`
-//! would become `null`) and duplicate keys (the last would win).
+//! for a huge value (`base: &b "<1 MiB>"` and `[*b, *b, …]`). The readers build a value one
+//! node at a time, counting nodes and the bytes of strings and keys in a [`Budget`]; the
+//! first node past a limit stops the read, so memory never grows past the limits. The same
+//! pass refuses what a JSON value would silently change: numbers that are not finite
+//! (`.nan`, `.inf`, `1e400` would become `null`) and duplicate keys (the last would win).
 
 use std::cell::Cell;
-use std::fmt;
-
-use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
-use serde_json::{Map, Number, Value};
 
 /// Why a read stopped early (the parser's own errors aside).
 #[derive(Debug, Clone, PartialEq)]
@@ -99,7 +96,8 @@ impl Budget {
         self.stop.take()
     }
 
-    fn fail<E: serde::de::Error>(&self, stop: Stop) -> E {
+    /// The error that stops a read at `stop`, kept to be told by [`Budget::stop`].
+    pub(crate) fn fail<E: serde::de::Error>(&self, stop: Stop) -> E {
         let message = match &stop {
             Stop::Nodes => "too many nodes".to_string(),
             Stop::Bytes => "too many bytes".to_string(),
@@ -112,127 +110,14 @@ impl Budget {
         E::custom(message)
     }
 
-    fn node<E: serde::de::Error>(&self) -> Result<(), E> {
+    /// Counts one node read by serde.
+    pub(crate) fn node<E: serde::de::Error>(&self) -> Result<(), E> {
         self.count_node().map_err(|stop| self.fail(stop))
     }
 
-    fn text<E: serde::de::Error>(&self, len: usize) -> Result<(), E> {
+    /// Counts `len` bytes of a string or key read by serde.
+    pub(crate) fn text<E: serde::de::Error>(&self, len: usize) -> Result<(), E> {
         self.count_text(len).map_err(|stop| self.fail(stop))
-    }
-}
-
-/// Reads one value (and everything under it) against the budget: a seed for any serde
-/// deserializer, refusing what a JSON value would silently change (see the module).
-pub struct Bounded<'b>(pub &'b Budget);
-
-impl<'de> DeserializeSeed<'de> for Bounded<'_> {
-    type Value = Value;
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        self.0.node()?;
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Bounded<'_> {
-    type Value = Value;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any YAML or JSON value")
-    }
-
-    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
-        Ok(Value::Bool(v))
-    }
-
-    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
-        Ok(Value::from(v))
-    }
-
-    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
-        Ok(Value::from(v))
-    }
-
-    // Integers beyond 64 bits become floats, as JSON numbers of that size do.
-    fn visit_i128<E: serde::de::Error>(self, v: i128) -> Result<Value, E> {
-        self.visit_f64(v as f64)
-    }
-
-    fn visit_u128<E: serde::de::Error>(self, v: u128) -> Result<Value, E> {
-        self.visit_f64(v as f64)
-    }
-
-    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Value, E> {
-        Number::from_f64(v)
-            .map(Value::Number)
-            .ok_or_else(|| self.0.fail(Stop::NotFinite))
-    }
-
-    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Value, E> {
-        self.0.text(v.len())?;
-        Ok(Value::String(v.to_string()))
-    }
-
-    fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Value, E> {
-        self.0.text(v.len())?;
-        Ok(Value::String(v))
-    }
-
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-
-    fn visit_none<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-
-    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        d.deserialize_any(self)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut items = Vec::new();
-        while let Some(item) = seq.next_element_seed(Bounded(self.0))? {
-            items.push(item);
-        }
-        Ok(Value::Array(items))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut out = Map::new();
-        while let Some(key) = map.next_key_seed(Key(self.0, &out))? {
-            let value = map.next_value_seed(Bounded(self.0))?;
-            out.insert(key, value);
-        }
-        Ok(Value::Object(out))
-    }
-}
-
-/// Reads a map key (any scalar, as text) against the budget and the keys already read, so
-/// that a repeated key is reported where it stands.
-struct Key<'a>(&'a Budget, &'a Map<String, Value>);
-
-impl<'de> DeserializeSeed<'de> for Key<'_> {
-    type Value = String;
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<String, D::Error> {
-        d.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Key<'_> {
-    type Value = String;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a map key")
-    }
-
-    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<String, E> {
-        self.0.text(v.len())?;
-        if self.1.contains_key(v) {
-            return Err(self.0.fail(Stop::DuplicateKey(v.to_string())));
-        }
-        Ok(v.to_string())
     }
 }
 
@@ -251,12 +136,4 @@ pub fn has_duplicates<'k>(keys: impl ExactSizeIterator<Item = &'k str> + Clone) 
     let mut sorted: Vec<&str> = keys.collect();
     sorted.sort_unstable();
     sorted.windows(2).any(|w| w[0] == w[1])
-}
-
-/// Reads a whole JSON document against `budget`.
-pub fn read_json(text: &str, budget: &Budget) -> Result<Value, serde_json::Error> {
-    let mut de = serde_json::Deserializer::from_str(text);
-    let value = Bounded(budget).deserialize(&mut de)?;
-    de.end()?;
-    Ok(value)
 }

@@ -1,9 +1,10 @@
 //! What a document is read into: [`Build`] receives a document's nodes as the reader meets
 //! them — a scalar's value, a finished list, a finished map — and makes its own tree of them.
 //! [`Document::parse`](crate::Document::parse) builds JSON values ([`Values`]); a template
-//! compiler builds its nodes straight from the text (`Document::parse_into`), so that a
-//! document never exists twice in memory and a limit the compiler counts stops the read at
-//! the string that breaks it. [`replay`] feeds a value read earlier to the same builder.
+//! compiler builds its nodes straight from the text (`Document::parse_into`), YAML or JSON,
+//! so that a document never exists twice in memory and a limit the compiler counts stops
+//! the read at the string that breaks it. [`replay`] feeds a value held already (not read
+//! from a text) to the same builder.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -48,6 +49,10 @@ pub trait Build {
     /// handed back.
     fn insert(&mut self, map: &mut Self::Map, key: String, node: Self::Node) -> Result<(), String>;
 
+    /// True when `map` holds `key` (a JSON reader refuses a repeated key where it stands,
+    /// before reading its value).
+    fn contains(&self, map: &Self::Map, key: &str) -> bool;
+
     /// The node of a finished list.
     fn list(&mut self, items: Vec<Self::Node>) -> Self::Node;
 
@@ -86,6 +91,10 @@ impl Build for Values {
             }
             Entry::Occupied(seen) => Err(seen.key().clone()),
         }
+    }
+
+    fn contains(&self, map: &Self::Map, key: &str) -> bool {
+        map.contains_key(key)
     }
 
     fn list(&mut self, items: Vec<Value>) -> Value {

@@ -76,12 +76,13 @@ impl Document {
         let text = checked_text(name, bytes, limits)?;
         let budget = Budget::of(limits);
         let value = match format {
-            Format::Json => json_value(name, &text, &budget, limits)?,
-            Format::Yaml => yaml_node(name, &text, &budget, limits, &mut Values).map_err(|e| {
-                let (Refused::Read(e) | Refused::Built(e)) = e;
-                e
-            })?,
-        };
+            Format::Json => json_node(name, &text, &budget, limits, &mut Values),
+            Format::Yaml => yaml_node(name, &text, &budget, limits, &mut Values),
+        }
+        .map_err(|e| {
+            let (Refused::Read(e) | Refused::Built(e)) = e;
+            e
+        })?;
         Ok(Document {
             value,
             ..Document::unparsed(name, text)
@@ -89,12 +90,11 @@ impl Document {
     }
 
     /// Parses `bytes` as [`Document::parse`] does, straight into what `build` makes of the
-    /// nodes. The document returned keeps the text only (its value is null), to locate and
-    /// show errors, with the builder's node or its error: YAML is built as it is read, so an
-    /// error of the builder stops the read at its scalar, located there; JSON is read into a
-    /// value first, then fed to `build` (its error carries the field path, for
-    /// [`Document::locate_error`]). The outer error is the reader's: the text is not a
-    /// document.
+    /// nodes as they are read. The document returned keeps the text only (its value is
+    /// null), to locate and show errors, with the builder's node or its error: an error of
+    /// the builder stops the read at its scalar, located there in YAML (in JSON it carries
+    /// the field path, for [`Document::locate_error`]). The outer error is the reader's: the
+    /// text is not a document.
     pub fn parse_into<B: Build>(
         name: &str,
         bytes: Vec<u8>,
@@ -106,15 +106,13 @@ impl Document {
         let budget = Budget::of(limits);
         build.source(&text);
         let node = match format {
-            Format::Json => {
-                let value = json_value(name, &text, &budget, limits)?;
-                crate::build::replay(build, std::borrow::Cow::Owned(value))
-            }
-            Format::Yaml => match yaml_node(name, &text, &budget, limits, build) {
-                Ok(node) => Ok(node),
-                Err(Refused::Built(e)) => Err(e),
-                Err(Refused::Read(e)) => return Err(e),
-            },
+            Format::Json => json_node(name, &text, &budget, limits, build),
+            Format::Yaml => yaml_node(name, &text, &budget, limits, build),
+        };
+        let node = match node {
+            Ok(node) => Ok(node),
+            Err(Refused::Built(e)) => Err(e),
+            Err(Refused::Read(e)) => return Err(e),
         };
         Ok((Document::unparsed(name, text), node))
     }
@@ -195,18 +193,28 @@ fn checked_text(name: &str, bytes: Vec<u8>, limits: &Limits) -> Result<String, E
     Ok(text)
 }
 
-/// The value of JSON `text`, read against `budget`.
-fn json_value(name: &str, text: &str, budget: &Budget, limits: &Limits) -> Result<Value, Error> {
-    read_json(text, budget).map_err(|e| {
-        let at = Some((e.line(), e.column()));
-        match budget.stop() {
-            Some(stop) => over_budget(name, text, stop, at, limits),
-            None => syntax_error(name, "JSON", &e.to_string(), at),
+/// What `build` makes of JSON `text`, read against `budget`; a builder's error carries the
+/// field path of its scalar.
+fn json_node<B: Build>(
+    name: &str,
+    text: &str,
+    budget: &Budget,
+    limits: &Limits,
+    build: &mut B,
+) -> Result<B::Node, Refused> {
+    match read_json_into(text, budget, build) {
+        Ok(built) => built.map_err(Refused::Built),
+        Err(e) => {
+            let at = Some((e.line(), e.column()));
+            Err(Refused::Read(match budget.stop() {
+                Some(stop) => over_budget(name, text, stop, at, limits),
+                None => syntax_error(name, "JSON", &e.to_string(), at),
+            }))
         }
-    })
+    }
 }
 
-/// Why a YAML document was not built: the text is not one, or the builder refused a node.
+/// Why a document was not built: the text is not one, or the builder refused a node.
 enum Refused {
     Read(Error),
     Built(Error),
@@ -244,8 +252,9 @@ fn yaml_node<B: Build>(
     })
 }
 
-use crate::bounded::{read_json, Budget, Stop};
+use crate::bounded::{Budget, Stop};
 use crate::build::{Build, Values};
+use crate::json_read::read_json_into;
 use crate::locate::{Lines, Positions};
 use crate::yaml_read::{read_yaml, YamlFail, REPETITION};
 

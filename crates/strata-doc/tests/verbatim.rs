@@ -47,6 +47,10 @@ impl Build for Pointing {
         Values.insert(map, key, node)
     }
 
+    fn contains(&self, map: &Self::Map, key: &str) -> bool {
+        Values.contains(map, key)
+    }
+
     fn list(&mut self, items: Vec<Value>) -> Value {
         Values.list(items)
     }
@@ -61,11 +65,15 @@ impl Build for Pointing {
 }
 
 fn read(text: &str) -> (Value, Vec<(String, usize)>) {
+    read_as(text, Format::Yaml)
+}
+
+fn read_as(text: &str, format: Format) -> (Value, Vec<(String, usize)>) {
     let mut pointing = Pointing::default();
     let (doc, node) = Document::parse_into(
         "d.yaml",
         text.as_bytes().to_vec(),
-        Format::Yaml,
+        format,
         &Limits::default(),
         &mut pointing,
     )
@@ -74,7 +82,7 @@ fn read(text: &str) -> (Value, Vec<(String, usize)>) {
     let plain = Document::parse(
         "d.yaml",
         text.as_bytes().to_vec(),
-        Format::Yaml,
+        format,
         &Limits::default(),
     )
     .expect("reads")
@@ -120,4 +128,17 @@ fn offsets_are_bytes_after_text_that_is_not_ascii() {
     let at = |s: &str| found.iter().find(|(f, _)| f == s).unwrap().1;
     assert_eq!(at("ok"), text.find("ok").unwrap());
     assert_eq!(at("x"), text.rfind('x').unwrap());
+}
+
+#[test]
+fn json_strings_without_escapes_point_into_the_text() {
+    let text = r#"{"clé": "née à Zürich", "esc": "a\tb", "uni": "\u00e9", "list": ["x", 1, "y z"], "empty": "", "deep": {"k": "v"}}"#;
+    let (value, found) = read_as(text, Format::Json);
+    assert_eq!(value["esc"], json!("a\tb"));
+    assert_eq!(value["uni"], json!("é"));
+    assert_eq!(strings(&found), ["née à Zürich", "x", "y z", "", "v"]);
+    let at = |s: &str| found.iter().find(|(f, _)| f == s).unwrap().1;
+    assert_eq!(at("née à Zürich"), text.find("née").unwrap());
+    assert_eq!(at("y z"), text.find("y z").unwrap());
+    assert_eq!(at("v"), text.rfind('v').unwrap());
 }

@@ -40,6 +40,14 @@ impl Entries {
         Ok(())
     }
 
+    /// True when `key` is there.
+    pub(crate) fn contains(&self, key: &str) -> bool {
+        let hash = self.state.hash_one(key);
+        self.by_key
+            .find(hash, |&i| self.entries[i as usize].0 == key)
+            .is_some()
+    }
+
     /// The entries in document order.
     pub(crate) fn into_entries(self) -> Chunked<(String, Node)> {
         self.entries

@@ -266,6 +266,10 @@ impl Build for Compile<'_> {
         map.insert(key, node)
     }
 
+    fn contains(&self, map: &Entries, key: &str) -> bool {
+        map.contains(key)
+    }
+
     fn list(&mut self, items: Vec<Node>) -> Node {
         if items.iter().all(Node::is_const) {
             Node::Const(Const::of(Value::Array(
