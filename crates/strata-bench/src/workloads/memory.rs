@@ -10,6 +10,8 @@
 //!
 //! * `scaling_render_decade_bin`: the same render against 10.5× the render of the document a
 //!   tenth its size (1 MB), run alternately with it: the growth per decade through the binary.
+//! * `memory_render_10mb_json_rss_bin`: the peak of `strata render doc.json`, the same map
+//!   written as JSON, against 8× its size.
 //! * `memory_long_strings_rss_bin`: the peak of `strata render` of a 10 MiB map of long strings
 //!   (160 strings of 64 KiB, a `${HOME}` in each), against 8× its size.
 //! * `memory_limit_refused_bin` / `memory_limit_refused_rss_bin`: a 10 MiB document with a
@@ -36,18 +38,41 @@ const RUNS_QUICK: usize = 5;
 
 /// A YAML map of `len` bytes: keys `k<i>`, strings of ten words, `${HOME}` in every third.
 pub fn document(len: usize) -> String {
+    config_map(len, Syntax::Yaml)
+}
+
+/// The syntax a document generator writes.
+#[derive(Clone, Copy, PartialEq)]
+enum Syntax {
+    Yaml,
+    Json,
+}
+
+/// The map of [`document`], of at least `len` bytes, in YAML or in JSON (an entry a line).
+fn config_map(len: usize, syntax: Syntax) -> String {
     const WORDS: [&str; 8] = [
         "the", "engine", "renders", "config", "values", "into", "text", "tools",
     ];
     let mut out = String::with_capacity(len + 128);
+    if syntax == Syntax::Json {
+        out.push('{');
+    }
     let mut i = 0usize;
     while out.len() < len {
         let words: Vec<&str> = (0..10)
             .map(|w| WORDS[(i * 7 + w * 3) % WORDS.len()])
             .collect();
         let hole = if i.is_multiple_of(3) { " ${HOME}" } else { "" };
-        out.push_str(&format!("k{i}: \"{}{hole}\"\n", words.join(" ")));
+        let value = format!("{}{hole}", words.join(" "));
+        match syntax {
+            Syntax::Yaml => out.push_str(&format!("k{i}: \"{value}\"\n")),
+            Syntax::Json if i == 0 => out.push_str(&format!("\n\"k{i}\": \"{value}\"")),
+            Syntax::Json => out.push_str(&format!(",\n\"k{i}\": \"{value}\"")),
+        }
         i += 1;
+    }
+    if syntax == Syntax::Json {
+        out.push_str("\n}\n");
     }
     out
 }
@@ -132,6 +157,18 @@ pub fn run(settings: &Settings, report: &mut Report) {
         rss.median_ns / text.len() as f64
     ));
     let env = [("HOME", "/home/ada")];
+    let json = config_map(settings.pick(LEN, LEN, SMOKE_LEN), Syntax::Json);
+    std::fs::write(tmp.path().join("doc.json"), &json).expect("write");
+    let peaks: Vec<u64> = (0..runs)
+        .map(|_| run_strata_rss(&bin, tmp.path(), &["render", "doc.json"], &env).1)
+        .collect();
+    let rss = of_calls(peaks.iter().map(|b| Duration::from_nanos(*b)));
+    report.against(
+        "memory_render_10mb_json_rss_bin",
+        &rss,
+        "8x_input",
+        8.0 * json.len() as f64,
+    );
     let long = long_strings(settings.pick(LEN, LEN, SMOKE_LEN));
     std::fs::write(tmp.path().join("long.yaml"), &long).expect("write");
     let peaks: Vec<u64> = (0..runs)
@@ -186,4 +223,24 @@ pub fn run(settings: &Settings, report: &mut Report) {
         "target",
         REFUSAL_RSS_TARGET,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The JSON form holds the YAML form's entries (as many as fit the same size).
+    #[test]
+    fn the_json_document_is_the_yaml_one() {
+        let yaml = strata_doc::Document::yaml_value(&config_map(4096, Syntax::Yaml)).unwrap();
+        let json: serde_json::Value =
+            serde_json::from_str(&config_map(4096, Syntax::Json)).unwrap();
+        let (yaml, json) = (yaml.as_object().unwrap(), json.as_object().unwrap());
+        assert!(json.len() > 50 && yaml.len() > 50);
+        assert!(json.iter().zip(yaml).all(|(j, y)| j == y));
+        assert_eq!(
+            json["k3"],
+            "into the config text engine values tools renders into the ${HOME}"
+        );
+    }
 }
