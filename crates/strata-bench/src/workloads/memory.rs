@@ -156,31 +156,29 @@ pub fn run(settings: &Settings, report: &mut Report) {
         rss.median_ns / 1e6,
         rss.median_ns / text.len() as f64
     ));
-    let env = [("HOME", "/home/ada")];
-    let json = config_map(settings.pick(LEN, LEN, SMOKE_LEN), Syntax::Json);
-    std::fs::write(tmp.path().join("doc.json"), &json).expect("write");
-    let peaks: Vec<u64> = (0..runs)
-        .map(|_| run_strata_rss(&bin, tmp.path(), &["render", "doc.json"], &env).1)
-        .collect();
-    let rss = of_calls(peaks.iter().map(|b| Duration::from_nanos(*b)));
-    report.against(
-        "memory_render_10mb_json_rss_bin",
-        &rss,
-        "8x_input",
-        8.0 * json.len() as f64,
-    );
-    let long = long_strings(settings.pick(LEN, LEN, SMOKE_LEN));
-    std::fs::write(tmp.path().join("long.yaml"), &long).expect("write");
-    let peaks: Vec<u64> = (0..runs)
-        .map(|_| run_strata_rss(&bin, tmp.path(), &["render", "long.yaml"], &env).1)
-        .collect();
-    let rss = of_calls(peaks.iter().map(|b| Duration::from_nanos(*b)));
-    report.against(
-        "memory_long_strings_rss_bin",
-        &rss,
-        "8x_input",
-        8.0 * long.len() as f64,
-    );
+    let peak_of = |file: &str, text: &str| {
+        std::fs::write(tmp.path().join(file), text).expect("write");
+        let env = [("HOME", "/home/ada")];
+        let peaks: Vec<u64> = (0..runs)
+            .map(|_| run_strata_rss(&bin, tmp.path(), &["render", file], &env).1)
+            .collect();
+        of_calls(peaks.iter().map(|b| Duration::from_nanos(*b)))
+    };
+    for (row, file, text) in [
+        (
+            "memory_render_10mb_json_rss_bin",
+            "doc.json",
+            config_map(settings.pick(LEN, LEN, SMOKE_LEN), Syntax::Json),
+        ),
+        (
+            "memory_long_strings_rss_bin",
+            "long.yaml",
+            long_strings(settings.pick(LEN, LEN, SMOKE_LEN)),
+        ),
+    ] {
+        let rss = peak_of(file, &text);
+        report.against(row, &rss, "8x_input", 8.0 * text.len() as f64);
+    }
     let over = dense(settings.pick(LEN, LEN, SMOKE_LEN));
     std::fs::write(tmp.path().join("dense.yaml"), &over).expect("write");
     // In smoke mode the small document is under the default limit: the limit is lowered so
