@@ -141,7 +141,13 @@ fn the_capped_recursion_limits_hold_on_any_main_stack_and_later_lines_are_served
         json!({"template": link_chain(50, 100)}),
         json!({"template": "c"}),
     ];
-    let stdin: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    // Ten times over, in one read: the lines waiting together are shared among the server's
+    // threads, whose stacks must hold the same recursion.
+    let stdin: String = lines
+        .iter()
+        .map(|l| format!("{l}\n"))
+        .collect::<String>()
+        .repeat(10);
     for kib in [256, 8192] {
         let ran = Test::new()
             .args(&["render", "--batch"])
@@ -154,8 +160,10 @@ fn the_capped_recursion_limits_hold_on_any_main_stack_and_later_lines_are_served
             .stderr("")
             .status(0)
             .run();
-        let replies = json_lines(&ran);
-        assert_eq!(replies.len(), 6, "{replies:?}");
+        let all = json_lines(&ran);
+        assert_eq!(all.len(), 60);
+        assert!(all.chunks(6).all(|c| c == &all[..6]), "{all:?}");
+        let replies = &all[..6];
         assert_eq!(
             replies[0],
             json!({"ok": true, "value": "x", "warnings": []})

@@ -12,17 +12,19 @@ use super::chain_of;
 use crate::Template;
 
 /// Templates compiled for earlier requests, keyed by their layers and JSON text, with what
-/// reading them counted against a request's budget. Bounded: when it holds
-/// [`Cache::MAX_ENTRIES`] templates or [`Cache::MAX_BYTES`] bytes of their text, it is
-/// emptied before the next one goes in.
+/// reading them counted against a request's budget. Bounded: when it holds its share of
+/// [`Cache::MAX_ENTRIES`] templates or of [`Cache::MAX_BYTES`] bytes of their text, it is
+/// emptied before the next one goes in (each thread serving requests has its own cache, and
+/// the threads share these bounds).
 ///
 /// Looked up by a hash of the layers and the text (foldhash: no allocation and no SipHash per
 /// request), each entry holding its key to compare.
-#[derive(Default)]
 pub(super) struct Cache {
     templates: HashMap<u64, Vec<Cached>, BuildHasherDefault<Identity>>,
     entries: usize,
     bytes: usize,
+    /// How many caches share the bounds.
+    shares: usize,
 }
 
 struct Cached {
@@ -68,6 +70,16 @@ impl Cache {
     const MAX_ENTRIES: usize = 1024;
     const MAX_BYTES: usize = 16 << 20;
 
+    /// An empty cache, one of `shares` that share the bounds.
+    pub(super) fn one_of(shares: usize) -> Cache {
+        Cache {
+            templates: HashMap::default(),
+            entries: 0,
+            bytes: 0,
+            shares: shares.max(1),
+        }
+    }
+
     /// The template written as `raw`, compiled for `layers`: from the cache (its nodes and
     /// bytes charged to `budget`), or read against `budget` and compiled now. `None` when
     /// reading or compiling it fails (the general reading then reports why).
@@ -96,7 +108,9 @@ impl Cache {
         let after = budget.counted();
         let chain = chain_of(layers).ok()?;
         let template = Rc::new(Template::compile_owned(value, &chain, limits).ok()?);
-        if self.entries >= Self::MAX_ENTRIES || self.bytes + text.len() > Self::MAX_BYTES {
+        if self.entries >= Self::MAX_ENTRIES / self.shares
+            || self.bytes + text.len() > Self::MAX_BYTES / self.shares
+        {
             self.templates.clear();
             self.entries = 0;
             self.bytes = 0;

@@ -83,13 +83,15 @@ impl Request {
 /// Replies are written out (flushed) each time the requests read so far are all answered:
 /// a client that sends one line and waits gets its reply at once, and a stream of requests
 /// costs one write per read, not one per reply.
+///
+/// Requests already waiting in the input are answered on as many threads as the process may
+/// use at once (at most [`MAX_WORKERS`]), each with its own cache of compiled templates;
+/// replies keep the order of the requests.
 pub fn serve(input: impl Read, output: impl Write, limits: &Limits) -> io::Result<()> {
-    let mut cache = Cache::default();
-    strata_doc::serve_lines(
-        input,
-        output,
-        limits.document_bytes,
-        |line, replies| match line {
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_WORKERS));
+    strata_doc::serve_lines_parallel(input, output, limits.document_bytes, workers, || {
+        let mut cache = Cache::one_of(workers);
+        move |line: Line<'_>, replies: &mut Vec<u8>| match line {
             Line::Bytes(line) => reply_to(line, limits, &mut cache, replies),
             Line::TooLong => {
                 let err = Error::new(
@@ -103,9 +105,12 @@ pub fn serve(input: impl Read, output: impl Write, limits: &Limits) -> io::Resul
                 .with_hint("pass large values in several requests");
                 write_reply(replies, &error_reply(None, &err));
             }
-        },
-    )
+        }
+    })
 }
+
+/// The most threads `serve` answers requests on.
+pub const MAX_WORKERS: usize = 4;
 
 fn write_reply(out: &mut Vec<u8>, reply: &Value) {
     // Writing a `Value` into a `Vec` cannot fail.
