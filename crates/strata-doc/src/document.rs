@@ -74,12 +74,7 @@ impl Document {
         limits: &Limits,
     ) -> Result<Document, Error> {
         let text = checked_text(name, bytes, limits)?;
-        let budget = Budget::of(limits);
-        let value = match format {
-            Format::Json => json_node(name, &text, &budget, limits, &mut Values),
-            Format::Yaml => yaml_node(name, &text, &budget, limits, &mut Values),
-        }
-        .map_err(|e| {
+        let value = read_node(format, name, &text, limits, &mut Values).map_err(|e| {
             let (Refused::Read(e) | Refused::Built(e)) = e;
             e
         })?;
@@ -103,13 +98,8 @@ impl Document {
         build: &mut B,
     ) -> Result<(Document, Result<B::Node, Error>), Error> {
         let text = Arc::new(checked_text(name, bytes, limits)?);
-        let budget = Budget::of(limits);
         build.source(&text);
-        let node = match format {
-            Format::Json => json_node(name, &text, &budget, limits, build),
-            Format::Yaml => yaml_node(name, &text, &budget, limits, build),
-        };
-        let node = match node {
+        let node = match read_node(format, name, &text, limits, build) {
             Ok(node) => Ok(node),
             Err(Refused::Built(e)) => Err(e),
             Err(Refused::Read(e)) => return Err(e),
@@ -193,49 +183,42 @@ fn checked_text(name: &str, bytes: Vec<u8>, limits: &Limits) -> Result<String, E
     Ok(text)
 }
 
-/// What `build` makes of JSON `text`, read against `budget`; a builder's error carries the
-/// field path of its scalar.
-fn json_node<B: Build>(
-    name: &str,
-    text: &str,
-    budget: &Budget,
-    limits: &Limits,
-    build: &mut B,
-) -> Result<B::Node, Refused> {
-    match read_json_into(text, budget, build) {
-        Ok(built) => built.map_err(Refused::Built),
-        Err(e) => {
-            let at = Some((e.line(), e.column()));
-            Err(Refused::Read(match budget.stop() {
-                Some(stop) => over_budget(name, text, stop, at, limits),
-                None => syntax_error(name, "JSON", &e.to_string(), at),
-            }))
-        }
-    }
-}
-
 /// Why a document was not built: the text is not one, or the builder refused a node.
 enum Refused {
     Read(Error),
     Built(Error),
 }
 
-/// What `build` makes of YAML `text`, read against `budget`; a builder's error is located at
-/// its scalar (and the byte of the string it names).
-fn yaml_node<B: Build>(
+/// What `build` makes of `text` (named `name`, in `format`), read against `limits`. A
+/// builder's error is located at its scalar (and the byte of the string it names) in YAML;
+/// in JSON it carries the field path of its scalar.
+fn read_node<B: Build>(
+    format: Format,
     name: &str,
     text: &str,
-    budget: &Budget,
     limits: &Limits,
     build: &mut B,
 ) -> Result<B::Node, Refused> {
+    let budget = Budget::of(limits);
+    if format == Format::Json {
+        return match read_json_into(text, &budget, build) {
+            Ok(built) => built.map_err(Refused::Built),
+            Err(e) => {
+                let at = Some((e.line(), e.column()));
+                Err(Refused::Read(match budget.stop() {
+                    Some(stop) => over_budget(name, text, stop, at, limits),
+                    None => syntax_error(name, "JSON", &e.to_string(), at),
+                }))
+            }
+        };
+    }
     if let Some(at) = crate::depth::flow_too_deep(text, MAX_DEPTH) {
         return Err(Refused::Read(too_deep(
             name,
             Lines::through(text, at).position(text, at),
         )));
     }
-    read_yaml(text, budget, MAX_DEPTH, build).map_err(|fail| match fail {
+    read_yaml(text, &budget, MAX_DEPTH, build).map_err(|fail| match fail {
         YamlFail::Build(e, start) => {
             let at = crate::locate::at_start(text, start, e.span.map(|s| s.start));
             Refused::Built(located(name, at.unwrap_or((1, 1)), *e))
