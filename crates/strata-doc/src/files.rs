@@ -223,6 +223,17 @@ pub fn read_line(
     line: &mut Vec<u8>,
 ) -> io::Result<Option<bool>> {
     line.clear();
+    read_line_onto(input, cap, line)
+}
+
+/// [`read_line`], appending the line to what `buf` holds (a line longer than `cap` bytes
+/// leaves `buf` as it was): lines read one after another into one buffer.
+pub(crate) fn read_line_onto(
+    input: &mut impl BufRead,
+    cap: usize,
+    buf: &mut Vec<u8>,
+) -> io::Result<Option<bool>> {
+    let start = buf.len();
     let mut fits = true;
     let mut read_any = false;
     loop {
@@ -240,11 +251,11 @@ pub fn read_line(
         read_any = true;
         let newline = memchr::memchr(b'\n', chunk);
         let part = &chunk[..newline.unwrap_or(chunk.len())];
-        if fits && line.len() + part.len() <= cap {
-            line.extend_from_slice(part);
+        if fits && buf.len() - start + part.len() <= cap {
+            buf.extend_from_slice(part);
         } else {
             fits = false;
-            line.clear();
+            buf.truncate(start);
         }
         let used = newline.map_or(chunk.len(), |i| i + 1);
         input.consume(used);
@@ -252,8 +263,8 @@ pub fn read_line(
             break;
         }
     }
-    if line.last() == Some(&b'\r') {
-        line.pop();
+    if buf.len() > start && buf.last() == Some(&b'\r') {
+        buf.pop();
     }
     Ok(Some(fits))
 }

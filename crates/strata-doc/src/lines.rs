@@ -2,7 +2,7 @@
 //! the requests read so far are all answered — a client that sends one line and waits gets
 //! its reply at once, and a stream of requests costs one write per read, not one per reply.
 
-use std::io::{self, BufReader, Read, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
 use std::ops::Range;
 use std::sync::mpsc;
 
@@ -95,14 +95,19 @@ struct Block {
 }
 
 impl Block {
-    fn push(&mut self, line: &[u8], fits: bool) {
-        if !fits {
-            self.lines.push(None);
-        } else if !line.is_empty() {
-            let start = self.bytes.len();
-            self.bytes.extend_from_slice(line);
-            self.lines.push(Some(start..self.bytes.len()));
+    /// Reads the next line of `input` onto the block (a line that is empty is read and not
+    /// kept); `false` at the end of the input.
+    fn read_line(&mut self, input: &mut impl BufRead, max_line: usize) -> io::Result<bool> {
+        let start = self.bytes.len();
+        match crate::files::read_line_onto(input, max_line, &mut self.bytes)? {
+            None => return Ok(false),
+            Some(false) => self.lines.push(None),
+            Some(true) if self.bytes.len() > start => {
+                self.lines.push(Some(start..self.bytes.len()));
+            }
+            Some(true) => {}
         }
+        Ok(true)
     }
 
     fn answer(&mut self, answer: &mut impl FnMut(Line<'_>, &mut Vec<u8>)) {
@@ -130,10 +135,13 @@ impl Block {
         self.bytes.truncate(start);
     }
 
+    /// Empties the block, keeping its room unless a long line made it large.
     fn clear(&mut self) {
         self.bytes.clear();
         self.lines.clear();
         self.replies.clear();
+        self.bytes.shrink_to(2 * BLOCK_BYTES);
+        self.replies.shrink_to(2 * BLOCK_BYTES);
     }
 }
 
@@ -204,7 +212,6 @@ fn serve_blocks(
     mut answer: impl FnMut(&mut [Block]),
 ) -> io::Result<()> {
     let mut input = BufReader::with_capacity(INPUT_BUFFER, input);
-    let mut line = Vec::new();
     let mut blocks: Vec<Block> = (0..runs.max(1)).map(|_| Block::default()).collect();
     loop {
         for block in &mut blocks {
@@ -214,19 +221,19 @@ fn serve_blocks(
         // one: their replies are written out before the server waits for more.
         let mut ended = false;
         loop {
-            match crate::read_line(&mut input, max_line, &mut line)? {
-                Some(fits) => blocks[0].push(&line, fits),
-                None => {
-                    ended = true;
-                    break;
-                }
+            if !blocks[0].read_line(&mut input, max_line)? {
+                ended = true;
+                break;
             }
             if input.buffer().is_empty() || blocks[0].bytes.len() >= BLOCK_BYTES {
                 break;
             }
         }
+        // A block holding a line longer than a block is answered whole (its line never
+        // copied into another).
         let count = blocks[0].lines.len();
-        if let Some((first, rest)) = blocks.split_first_mut().filter(|_| count >= PARALLEL_BELOW) {
+        let shared = count >= PARALLEL_BELOW && blocks[0].bytes.len() <= 2 * BLOCK_BYTES;
+        if let Some((first, rest)) = blocks.split_first_mut().filter(|_| shared) {
             let share = count.div_ceil(runs);
             for (k, block) in rest.iter_mut().enumerate().rev() {
                 let from = share * (k + 1);
@@ -312,6 +319,49 @@ mod tests {
         assert_eq!(String::from_utf8(out).unwrap(), expected);
         assert_eq!(*made.lock().unwrap(), 3);
         assert_eq!(threads.lock().unwrap().len(), 3);
+    }
+
+    /// A line longer than a block is never copied into another thread's block: the lines
+    /// read with it are answered on the calling thread.
+    #[test]
+    fn a_line_longer_than_a_block_is_answered_where_it_was_read() {
+        let long = "x".repeat(3 * BLOCK_BYTES);
+        let input = format!("{}{long}\n{}", "a\n".repeat(40), "b\n".repeat(40));
+        let here = std::thread::current().id();
+        let long_on = Mutex::new(None);
+        let mut out = Vec::new();
+        serve_lines_parallel(input.as_bytes(), &mut out, usize::MAX, 2, || {
+            |line: Line<'_>, replies: &mut Vec<u8>| {
+                if let Line::Bytes(b) = line {
+                    if b.len() > BLOCK_BYTES {
+                        *long_on.lock().unwrap() = Some(std::thread::current().id());
+                        replies.extend_from_slice(b"<long>\n");
+                        return;
+                    }
+                }
+                echo(line, replies)
+            }
+        })
+        .unwrap();
+        let expected = format!("{}<long>\n{}", "<a>\n".repeat(40), "<b>\n".repeat(40));
+        assert_eq!(String::from_utf8(out).unwrap(), expected);
+        assert_eq!(*long_on.lock().unwrap(), Some(here));
+    }
+
+    #[test]
+    fn lines_are_read_one_after_another_into_one_buffer() {
+        let mut input = BufReader::with_capacity(4, "ab\r\ntoo long\n\ncd".as_bytes());
+        let mut buf = b"x".to_vec();
+        let read = |input: &mut _, buf: &mut _| crate::files::read_line_onto(input, 4, buf);
+        assert_eq!(read(&mut input, &mut buf).unwrap(), Some(true));
+        assert_eq!(buf, b"xab");
+        assert_eq!(read(&mut input, &mut buf).unwrap(), Some(false));
+        assert_eq!(buf, b"xab");
+        assert_eq!(read(&mut input, &mut buf).unwrap(), Some(true));
+        assert_eq!(buf, b"xab");
+        assert_eq!(read(&mut input, &mut buf).unwrap(), Some(true));
+        assert_eq!(buf, b"xabcd");
+        assert_eq!(read(&mut input, &mut buf).unwrap(), None);
     }
 
     proptest! {
