@@ -1,6 +1,7 @@
 //! Serving a JSON Lines protocol: one reply per request line, replies written out each time
 //! the requests read so far are all answered — a client that sends one line and waits gets
-//! its reply at once, and a stream of requests costs one write per read, not one per reply.
+//! its reply at once, and a stream of requests costs one write per run of lines read
+//! together, not one per reply. [`serve_lines_parallel`] shares each run among threads.
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::ops::Range;
@@ -110,6 +111,7 @@ impl Block {
         Ok(true)
     }
 
+    /// Appends the reply to each line to the block's replies, in order.
     fn answer(&mut self, answer: &mut impl FnMut(Line<'_>, &mut Vec<u8>)) {
         for line in &self.lines {
             match line {
