@@ -137,8 +137,8 @@ fn batch(args: &ResolveArgs, limits: &Limits) -> ExitCode {
         print_errors(&[e], None);
         return ExitCode::from(STRATA_FAILED);
     }
-    let resolver = strata_plans::Resolver::new(limits);
-    if let Err(e) = resolver.serve(std::io::stdin().lock(), std::io::stdout().lock()) {
+    let (stdin, stdout) = (std::io::stdin().lock(), std::io::stdout().lock());
+    if let Err(e) = strata_plans::Resolver::serve(limits, stdin, stdout) {
         // A reader of the replies that went away is not an error.
         if e.kind() != std::io::ErrorKind::BrokenPipe {
             print_errors(

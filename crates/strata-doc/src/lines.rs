@@ -83,6 +83,15 @@ where
     })
 }
 
+/// The most threads a server answers lines on.
+pub const MAX_SERVING_THREADS: usize = 4;
+
+/// The threads a server answers lines on: as many as the process may use at once (its CPU
+/// affinity and quota), at most [`MAX_SERVING_THREADS`].
+pub fn serving_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_SERVING_THREADS))
+}
+
 /// Lines waiting in the input fewer than this are answered on the calling thread.
 const PARALLEL_BELOW: usize = 32;
 

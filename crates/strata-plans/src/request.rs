@@ -496,38 +496,46 @@ impl Resolver {
     }
 
     /// Serves request lines from `input` until it ends, one reply line each (see
-    /// [`strata_doc::serve_lines`]); a line longer than `limits.document_bytes` or not UTF-8
-    /// is answered with an error.
-    pub fn serve(mut self, input: impl Read, output: impl Write) -> io::Result<()> {
+    /// [`strata_doc::serve_lines_parallel`]: the lines waiting are shared among threads, each
+    /// with a resolver of its own under `limits`, the replies in the order of the lines); a
+    /// line longer than `limits.document_bytes` or not UTF-8 is answered with an error.
+    pub fn serve(limits: &Limits, input: impl Read, output: impl Write) -> io::Result<()> {
+        let workers = strata_doc::serving_threads();
+        strata_doc::serve_lines_parallel(input, output, limits.document_bytes, workers, || {
+            let mut resolver = Resolver::new(limits);
+            move |line: Line<'_>, replies: &mut Vec<u8>| resolver.reply_to_line(line, replies)
+        })
+    }
+
+    /// Appends the reply to one request line to `replies` (nothing for a blank line).
+    fn reply_to_line(&mut self, line: Line<'_>, replies: &mut Vec<u8>) {
         let max = self.limits.document_bytes;
-        strata_doc::serve_lines(input, output, max, |line, replies| {
-            let reply = match line {
-                Line::Bytes(bytes) => match std::str::from_utf8(bytes) {
-                    Ok(text) if text.trim().is_empty() => return,
-                    Ok(text) if self.answer_into(text, replies) => return,
-                    Ok(text) => self.answer(text),
-                    Err(_) => error_reply(
-                        None,
-                        &Error::new(
-                            Layer::REQUEST,
-                            ErrorKind::Syntax,
-                            "the line is not valid UTF-8",
-                        ),
-                    ),
-                },
-                Line::TooLong => error_reply(
+        let reply = match line {
+            Line::Bytes(bytes) => match std::str::from_utf8(bytes) {
+                Ok(text) if text.trim().is_empty() => return,
+                Ok(text) if self.answer_into(text, replies) => return,
+                Ok(text) => self.answer(text),
+                Err(_) => error_reply(
                     None,
                     &Error::new(
                         Layer::REQUEST,
-                        ErrorKind::Limit,
-                        format!("request line exceeds the limit of {max} bytes"),
-                    )
-                    .with_hint("pass large results in several requests"),
+                        ErrorKind::Syntax,
+                        "the line is not valid UTF-8",
+                    ),
                 ),
-            };
-            // Writing a `Value` into a `Vec` cannot fail.
-            let _ = serde_json::to_writer(&mut *replies, &reply);
-            replies.push(b'\n');
-        })
+            },
+            Line::TooLong => error_reply(
+                None,
+                &Error::new(
+                    Layer::REQUEST,
+                    ErrorKind::Limit,
+                    format!("request line exceeds the limit of {max} bytes"),
+                )
+                .with_hint("pass large results in several requests"),
+            ),
+        };
+        // Writing a `Value` into a `Vec` cannot fail.
+        let _ = serde_json::to_writer(&mut *replies, &reply);
+        replies.push(b'\n');
     }
 }

@@ -20,18 +20,18 @@ fn a_served_stream_answers_as_each_line_alone() {
         json!({"id": 5, "plan": a, "failed": ["x"]}).to_string(),
         json!({"id": 6, "plan": a, "resluts": {}}).to_string(),
     ];
-    let input = lines.join("\n") + "\n\n";
+    // Ten times over, in one read: shared among the server's threads, answered in order.
+    let input = (lines.join("\n") + "\n\n").repeat(10);
     let mut out = Vec::new();
-    Resolver::new(&Limits::default())
-        .serve(input.as_bytes(), &mut out)
-        .unwrap();
+    Resolver::serve(&Limits::default(), input.as_bytes(), &mut out).unwrap();
     let replies: Vec<serde_json::Value> = String::from_utf8(out)
         .unwrap()
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     let alone: Vec<serde_json::Value> = lines.iter().map(|l| answer_line(l)).collect();
-    assert_eq!(replies, alone);
+    assert_eq!(replies.len(), 60);
+    assert!(replies.chunks(6).all(|c| c == alone), "{replies:?}");
     assert_eq!(replies[1]["steps"][1]["arguments"], json!({"v": 2}));
     assert_eq!(replies[2]["steps"][0]["arguments"], json!({"w": "Ann"}));
     assert_eq!(
@@ -46,9 +46,7 @@ fn served_as_alone(lines: &[String], limits: &Limits) -> Vec<String> {
     use strata_plans::{answer_line_within, Resolver};
     let input = lines.join("\n") + "\n";
     let mut out = Vec::new();
-    Resolver::new(limits)
-        .serve(input.as_bytes(), &mut out)
-        .unwrap();
+    Resolver::serve(limits, input.as_bytes(), &mut out).unwrap();
     let served: Vec<String> = String::from_utf8(out)
         .unwrap()
         .lines()

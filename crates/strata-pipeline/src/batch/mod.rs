@@ -85,10 +85,10 @@ impl Request {
 /// costs one write per read, not one per reply.
 ///
 /// Requests already waiting in the input are answered on as many threads as the process may
-/// use at once (at most [`MAX_WORKERS`]), each with its own cache of compiled templates;
-/// replies keep the order of the requests.
+/// use at once ([`strata_doc::serving_threads`]), each with its own cache of compiled
+/// templates; replies keep the order of the requests.
 pub fn serve(input: impl Read, output: impl Write, limits: &Limits) -> io::Result<()> {
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_WORKERS));
+    let workers = strata_doc::serving_threads();
     strata_doc::serve_lines_parallel(input, output, limits.document_bytes, workers, || {
         let mut cache = Cache::one_of(workers);
         move |line: Line<'_>, replies: &mut Vec<u8>| match line {
@@ -108,9 +108,6 @@ pub fn serve(input: impl Read, output: impl Write, limits: &Limits) -> io::Resul
         }
     })
 }
-
-/// The most threads `serve` answers requests on.
-pub const MAX_WORKERS: usize = 4;
 
 fn write_reply(out: &mut Vec<u8>, reply: &Value) {
     // Writing a `Value` into a `Vec` cannot fail.
