@@ -131,17 +131,24 @@ pub fn diagnostics_text<'d>(
     root: &Path,
 ) -> String {
     let mut out = String::new();
+    let diagnostics: Vec<&Diagnostic> = diagnostics.collect();
     // The file of the diagnostics being printed (they are sorted by file), read and split
-    // into lines once.
+    // into lines once, as far as the last line they are on.
     let mut file_text: Option<(String, String, Lines)> = None;
-    for d in diagnostics {
+    for (i, d) in diagnostics.iter().enumerate() {
         if file_text.as_ref().map(|(f, _, _)| f) != Some(&d.file) {
             // Only files inside the project are quoted (a link leading out is never read).
             let text = strata_doc::confine(&root.join(&d.file), root, &d.file, "")
                 .ok()
                 .and_then(|real| std::fs::read_to_string(real).ok())
                 .unwrap_or_default();
-            let lines = Lines::of(&text);
+            let last = diagnostics[i..]
+                .iter()
+                .take_while(|other| other.file == d.file)
+                .map(|other| other.line)
+                .max()
+                .unwrap_or(0);
+            let lines = Lines::first(&text, last);
             file_text = Some((d.file.clone(), text, lines));
         }
         out.push_str(&headline(d.severity.name(), d.code.id(), &d.message));
@@ -177,4 +184,43 @@ pub fn refused(app: &App, target: Target<'_>, shown: &str, json: bool) -> Option
     app.admit(target, shown)
         .err()
         .map(|f| report(f, Some(app), json))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use strata_core::FieldPath;
+
+    /// Each diagnostic of a file shows its line, whatever their order; a file's lines are
+    /// read as far as the last line one of its diagnostics is on.
+    #[test]
+    fn every_diagnostic_shows_its_line_whatever_their_order() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.yaml"), "a: 1\nb: 2\nc: 3\n").unwrap();
+        std::fs::write(dir.path().join("b.yaml"), "x: 1\n").unwrap();
+        let at = |file: &str, line| {
+            Diagnostic::new(
+                strata_app::Code::Syntax,
+                file,
+                (line, 1),
+                FieldPath::root(),
+                format!("on {line}"),
+            )
+        };
+        let all = [
+            at("a.yaml", 2),
+            at("a.yaml", 3),
+            at("a.yaml", 1),
+            at("b.yaml", 1),
+        ];
+        let text =
+            anstream::adapter::strip_str(&diagnostics_text(all.iter(), dir.path())).to_string();
+        assert_eq!(
+            text,
+            "error[S001]: on 2\n  --> a.yaml:2:1\n  |\n2 | b: 2\n  | ^\n\n\
+             error[S001]: on 3\n  --> a.yaml:3:1\n  |\n3 | c: 3\n  | ^\n\n\
+             error[S001]: on 1\n  --> a.yaml:1:1\n  |\n1 | a: 1\n  | ^\n\n\
+             error[S001]: on 1\n  --> b.yaml:1:1\n  |\n1 | x: 1\n  | ^\n\n"
+        );
+    }
 }
