@@ -23,6 +23,18 @@ pub struct Fixpoint {
     by_name: Vec<usize>,
 }
 
+/// The compiled document a [`Fixpoint`] renders: its root node, the text its constants may
+/// point into (empty for a document compiled from a value), and the limits of its render.
+#[derive(Debug, Clone, Copy)]
+pub struct Compiled<'t> {
+    /// The root node (the document the fixpoint was made of).
+    pub root: &'t Node,
+    /// The text the document was read from.
+    pub source: &'t str,
+    /// The limits of the render.
+    pub limits: &'t Limits,
+}
+
 impl Fixpoint {
     /// The fixpoint of compiled document `root`: a memo slot for every top-level key that some
     /// `{name}` placeholder anywhere in the document names (none when `root` is not a map).
@@ -61,42 +73,36 @@ impl Fixpoint {
         Some((self.memoised[slot], slot))
     }
 
-    /// Renders `root` — the document this fixpoint was made of — against `scope`, and returns
+    /// Renders `doc` — the document this fixpoint was made of — against `scope`, and returns
     /// the result and the warnings.
     ///
     /// `{name}` looks up runtime parameters first, then the document's config keys, then the
     /// caller's parameters. The top-level entries of a map are rendered in order, except that
     /// a memoised key is rendered when a placeholder first needs it (through every layer of
     /// the chain, like any other value) and its value reused after that.
-    ///
-    /// `source` is the text the document was read from, which its constants may point into
-    /// (empty for a document compiled from a value).
     pub fn render<'t>(
         &'t self,
-        root: &'t Node,
-        source: &'t str,
+        doc: Compiled<'t>,
         scope: &Scope<'t>,
-        limits: &'t Limits,
         options: RenderOptions,
     ) -> Result<(Rendered<'t>, Vec<Warning>), Error> {
-        let mut entries = Vec::with_capacity(match root {
+        let mut entries = Vec::with_capacity(match doc.root {
             Node::Object(config) => config.len(),
             _ => 0,
         });
         let mut whole = None;
-        let (mut memo, warnings) =
-            self.walk(root, source, scope, limits, options, &mut |key, piece| {
-                let value = match piece {
-                    Piece::Done(value) => value,
-                    // Moved out of the memo below, once no later key can refer to it any more.
-                    Piece::Memoised(_) => Rendered::Array(Vec::new()),
-                };
-                match key {
-                    Some(key) => entries.push((Cow::Borrowed(key), value)),
-                    None => whole = Some(value),
-                }
-                Ok(())
-            })?;
+        let (mut memo, warnings) = self.walk(doc, scope, options, &mut |key, piece| {
+            let value = match piece {
+                Piece::Done(value) => value,
+                // Moved out of the memo below, once no later key can refer to it any more.
+                Piece::Memoised(_) => Rendered::Array(Vec::new()),
+            };
+            match key {
+                Some(key) => entries.push((Cow::Borrowed(key), value)),
+                None => whole = Some(value),
+            }
+            Ok(())
+        })?;
         if let Some(value) = whole {
             return Ok((value, warnings));
         }
@@ -108,31 +114,22 @@ impl Fixpoint {
         Ok((Rendered::Object(entries), warnings))
     }
 
-    /// Renders `root` as [`Fixpoint::render`] does, handing `each` the rendered document a
+    /// Renders `doc` as [`Fixpoint::render`] does, handing `each` the rendered document a
     /// top-level entry at a time (its key, its value) as it is rendered, instead of
     /// gathering a tree: a caller that writes each entry out holds one at a time. A document
     /// that is not a map is handed over whole, without a key. Returns the warnings; an error
     /// of `each` stops the render.
     pub fn render_each<'t>(
         &'t self,
-        root: &'t Node,
-        source: &'t str,
+        doc: Compiled<'t>,
         scope: &Scope<'t>,
-        limits: &'t Limits,
         options: RenderOptions,
         each: &mut EachEntry<'_, 't>,
     ) -> Result<Vec<Warning>, Error> {
-        let (_, warnings) = self.walk(
-            root,
-            source,
-            scope,
-            limits,
-            options,
-            &mut |key, piece| match piece {
-                Piece::Done(value) => each(key, &value),
-                Piece::Memoised(value) => each(key, value),
-            },
-        )?;
+        let (_, warnings) = self.walk(doc, scope, options, &mut |key, piece| match piece {
+            Piece::Done(value) => each(key, &value),
+            Piece::Memoised(value) => each(key, value),
+        })?;
         Ok(warnings)
     }
 
@@ -140,10 +137,12 @@ impl Fixpoint {
     /// goes to `each` in document order. Returns the memo of the config keys and the warnings.
     fn walk<'t>(
         &'t self,
-        root: &'t Node,
-        source: &'t str,
+        Compiled {
+            root,
+            source,
+            limits,
+        }: Compiled<'t>,
         scope: &Scope<'t>,
-        limits: &'t Limits,
         options: RenderOptions,
         each: &mut EachPiece<'_, 't>,
     ) -> Result<(Memo<'t>, Vec<Warning>), Error> {

@@ -14,7 +14,7 @@ mod fixpoint;
 mod hole;
 mod syntax;
 
-pub use fixpoint::{EachEntry, Fixpoint};
+pub use fixpoint::{Compiled, EachEntry, Fixpoint};
 pub use syntax::ParamSyntax;
 
 /// The length of the parameter name at the start of `bytes` (0 when none).

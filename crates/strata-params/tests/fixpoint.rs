@@ -4,7 +4,7 @@
 use serde_json::{json, Map, Value};
 use strata_core::syntax::{Seq, Syntax};
 use strata_core::{Const, Error, Limits, Node, RenderOptions, Scope};
-use strata_params::{Fixpoint, ParamSyntax};
+use strata_params::{Compiled, Fixpoint, ParamSyntax};
 
 /// Compiles every string leaf of `value` with layer P alone (map keys are never templated).
 fn compile(value: &Value, limits: &Limits) -> Node {
@@ -42,7 +42,12 @@ fn render_with(
         caller_params: caller,
         ..Scope::default()
     };
-    let (value, warnings) = fixpoint.render(&root, "", &scope, limits, RenderOptions::STRICT)?;
+    let doc = Compiled {
+        root: &root,
+        source: "",
+        limits,
+    };
+    let (value, warnings) = fixpoint.render(doc, &scope, RenderOptions::STRICT)?;
     assert!(warnings.is_empty(), "{warnings:?}");
     Ok(value.into_json())
 }

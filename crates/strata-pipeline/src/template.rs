@@ -8,7 +8,7 @@ use strata_core::{
     Scope, Warning,
 };
 use strata_doc::{replay, Build, Document, Format};
-use strata_params::{EachEntry, Fixpoint};
+use strata_params::{Compiled, EachEntry, Fixpoint};
 
 use crate::chain::Chain;
 use crate::entries::Entries;
@@ -107,16 +107,17 @@ impl Template {
         scope: &Scope<'t>,
         options: &RenderOptions,
     ) -> Result<Output<'t>, Error> {
-        let (value, warnings) =
-            self.fixpoint
-                .render(&self.root, self.source(), scope, &self.limits, *options)?;
+        let (value, warnings) = self.fixpoint.render(self.compiled(), scope, *options)?;
         Ok(Output { value, warnings })
     }
 
-    /// The text the template's constants point into (empty when it was compiled from a
-    /// value).
-    fn source(&self) -> &str {
-        self.source.as_deref().map_or("", String::as_str)
+    /// The compiled document as its fixpoint renders it.
+    fn compiled(&self) -> Compiled<'_> {
+        Compiled {
+            root: &self.root,
+            source: text_of(&self.source),
+            limits: &self.limits,
+        }
     }
 
     /// True when the document is a map with a placeholder somewhere inside:
@@ -135,15 +136,14 @@ impl Template {
         options: &RenderOptions,
         each: &mut EachEntry<'_, 't>,
     ) -> Result<Vec<Warning>, Error> {
-        self.fixpoint.render_each(
-            &self.root,
-            self.source(),
-            scope,
-            &self.limits,
-            *options,
-            each,
-        )
+        self.fixpoint
+            .render_each(self.compiled(), scope, *options, each)
     }
+}
+
+/// The text a template's constants point into (empty when it was compiled from a value).
+fn text_of(source: &Option<Arc<String>>) -> &str {
+    source.as_deref().map_or("", String::as_str)
 }
 
 /// One document's compile: the chain, the limits, and what the document has used of its
@@ -171,7 +171,7 @@ impl<'c> Compile<'c> {
     /// The value of a constant node (only called on constant nodes).
     fn const_value(&self, node: Node) -> Value {
         match node {
-            Node::Const(c) => c.into_value(self.source.as_deref().map_or("", String::as_str)),
+            Node::Const(c) => c.into_value(text_of(&self.source)),
             _ => unreachable!("only called on constant nodes"),
         }
     }
