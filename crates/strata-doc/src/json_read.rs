@@ -121,16 +121,15 @@ impl<B: Build> Reader<'_, B> {
             .map_err(|error| self.refused.keep(error))
     }
 
-    fn string<E: serde::de::Error>(self, v: &str, owned: Option<String>) -> Result<B::Node, E> {
+    /// A string the deserializer lends: pointed at in the text when it is a slice of it.
+    fn string<E: serde::de::Error>(self, v: &str) -> Result<B::Node, E> {
         self.budget.text(v.len())?;
-        let at = self.text.and_then(|text| offset_in(text, v));
-        let value = owned.unwrap_or_else(|| v.to_owned());
-        match at {
+        match self.text.and_then(|text| offset_in(text, v)) {
             Some(at) => self
                 .build
-                .verbatim(value, at)
+                .verbatim(v.to_owned(), at)
                 .map_err(|error| self.refused.keep(error)),
-            None => self.scalar(Value::String(value)),
+            None => self.scalar(Value::String(v.to_owned())),
         }
     }
 }
@@ -186,11 +185,11 @@ impl<'de, B: Build> Visitor<'de> for Reader<'_, B> {
     }
 
     fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<B::Node, E> {
-        self.string(v, None)
+        self.string(v)
     }
 
     fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<B::Node, E> {
-        self.string(v, None)
+        self.string(v)
     }
 
     fn visit_string<E: serde::de::Error>(self, v: String) -> Result<B::Node, E> {

@@ -57,26 +57,36 @@ where
         return serve_lines(input, output, max_line, answerer());
     }
     std::thread::scope(|scope| {
-        // A thread that cannot be started leaves its share to the others.
-        let pool: Vec<Worker> = (1..workers)
-            .filter_map(|_| Worker::spawn(scope, &answerer))
-            .collect();
+        // The threads are started when lines first wait together (a client that sends one
+        // line at a time never starts one); a thread that cannot be started leaves its
+        // share to the calling thread.
+        let mut pool: Option<Vec<Worker>> = None;
         let mut answer = answerer();
-        let mut lent = vec![false; pool.len()];
-        serve_blocks(input, output, max_line, pool.len() + 1, |blocks| {
+        let mut lent = vec![false; workers - 1];
+        serve_blocks(input, output, max_line, workers, |blocks| {
             let Some((mine, theirs)) = blocks.split_first_mut() else {
                 return;
             };
-            for ((worker, block), lent) in pool.iter().zip(theirs.iter_mut()).zip(&mut lent) {
-                *lent = !block.lines.is_empty() && worker.lend(block);
+            let shared = theirs.iter().any(|block| !block.lines.is_empty());
+            let pool = match &pool {
+                Some(pool) => pool,
+                None if !shared => &Vec::new(),
+                None => pool.insert(
+                    (1..workers)
+                        .filter_map(|_| Worker::spawn(scope, &answerer))
+                        .collect(),
+                ),
+            };
+            for (k, (block, lent)) in theirs.iter_mut().zip(&mut lent).enumerate() {
+                *lent = !block.lines.is_empty() && pool.get(k).is_some_and(|w| w.lend(block));
                 if !*lent {
                     block.answer(&mut answer);
                 }
             }
             mine.answer(&mut answer);
-            for ((worker, block), lent) in pool.iter().zip(theirs.iter_mut()).zip(&lent) {
+            for (k, (block, lent)) in theirs.iter_mut().zip(&lent).enumerate() {
                 if *lent {
-                    worker.take_back(block);
+                    pool[k].take_back(block);
                 }
             }
         })
@@ -330,6 +340,20 @@ mod tests {
         assert_eq!(String::from_utf8(out).unwrap(), expected);
         assert_eq!(*made.lock().unwrap(), 3);
         assert_eq!(threads.lock().unwrap().len(), 3);
+    }
+
+    /// Lines that never wait together (a client that sends one and waits) start no thread.
+    #[test]
+    fn a_few_lines_start_no_thread() {
+        let made = Mutex::new(0);
+        let mut out = Vec::new();
+        serve_lines_parallel("one\ntwo\n".as_bytes(), &mut out, 100, 4, || {
+            *made.lock().unwrap() += 1;
+            echo
+        })
+        .unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), "<one>\n<two>\n");
+        assert_eq!(*made.lock().unwrap(), 1);
     }
 
     /// A line longer than a block is never copied into another thread's block: the lines
