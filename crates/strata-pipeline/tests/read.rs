@@ -1,6 +1,6 @@
-//! `Template::read`: YAML compiled as it is read. It renders what reading the document and
-//! compiling its value renders, and the compile's limits stop the read at the string that
-//! breaks them, located there.
+//! `Template::read`: YAML and JSON compiled as they are read. It renders what reading the
+//! document and compiling its value renders, and the compile's limits stop the read at the
+//! string that breaks them, located there.
 
 use serde_json::{json, Value};
 use strata_core::{EnvMap, Error, Limits, RenderOptions, Scope};
@@ -25,21 +25,62 @@ fn rendered(template: &Template) -> Value {
 }
 
 fn read(text: &str, limits: &Limits) -> Result<(Document, Template), Error> {
+    read_as(text, Format::Yaml, limits)
+}
+
+fn read_as(text: &str, format: Format, limits: &Limits) -> Result<(Document, Template), Error> {
     let (doc, template) = Template::read(
         "doc.yaml",
         text.as_bytes().to_vec(),
-        Format::Yaml,
+        format,
         &Chain::full(),
         limits,
     )?;
-    Ok((doc, template?))
+    // A JSON document's compile error carries its field; the document locates it.
+    let template = template.map_err(|e| doc.locate_error(e))?;
+    Ok((doc, template))
 }
 
 fn compiled(text: &str) -> Template {
+    compiled_as(text, Format::Yaml).expect("compiles")
+}
+
+/// `text` read whole as `format`, then compiled; an error located by the document.
+fn compiled_as(text: &str, format: Format) -> Result<Template, Error> {
     let limits = Limits::default();
-    let doc = Document::parse("doc.yaml", text.as_bytes().to_vec(), Format::Yaml, &limits)
-        .expect("parses");
-    Template::compile_owned(doc.value, &Chain::full(), &limits).expect("compiles")
+    let doc = Document::parse("doc.yaml", text.as_bytes().to_vec(), format, &limits)?;
+    Template::compile_owned(doc.value.clone(), &Chain::full(), &limits)
+        .map_err(|e| doc.locate_error(e))
+}
+
+/// JSON is compiled as it is read too: the same render, and the same errors at the same
+/// places, as reading it whole and compiling the value.
+#[test]
+fn json_renders_and_fails_as_reading_then_compiling_does() {
+    for text in [
+        r#"{"a": "${HOME}", "b": [1, "two", "{x}", {"c": null, "d": 2.5}], "e": true}"#,
+        r#"{"esc": "a\tb ${HOME}", "uni": "\u00e9 {x}", "deep": {"k": ["v", {"w": "{x}"}]}}"#,
+        r#"["${HOME}", 2, {"k": "{x}"}]"#,
+        r#""just ${HOME}""#,
+        "{}",
+    ] {
+        let (doc, template) = read_as(text, Format::Json, &Limits::default()).expect("reads");
+        assert_eq!(doc.text.as_str(), text);
+        let whole = compiled_as(text, Format::Json).expect("compiles");
+        assert_eq!(rendered(&template), rendered(&whole), "{text}");
+    }
+    for text in [
+        "{\"a\": 1, \"a\": 2}",
+        "{\"a\": [1}",
+        "{\"a\": 1e400}",
+        "{\"top\": {\"cmd\": \"run ${HOME\"}}",
+        "{\"list\": [\"ok\", \"${HOME\"]}",
+    ] {
+        let read = read_as(text, Format::Json, &Limits::default()).expect_err("refused");
+        let whole = compiled_as(text, Format::Json).expect_err("refused");
+        assert_eq!(read.to_string(), whole.to_string(), "{text}");
+        assert!(read.location.is_some(), "{read}");
+    }
 }
 
 fn refusal(text: &str, limits: &Limits) -> String {
@@ -171,7 +212,7 @@ fn reading_errors_are_those_of_the_document_reader() {
 }
 
 #[test]
-fn json_is_read_then_compiled_with_the_field_path() {
+fn a_json_compile_error_carries_its_field_path() {
     let limits = Limits {
         placeholders_per_document: 1,
         ..Limits::default()
