@@ -677,27 +677,24 @@ fn deeply_nested_defaults_stop_at_the_depth_limit() {
     let o = bomb(&s, "env_nest", &format!("  args: [{}]\n", q(&env)));
     assert_eq!(
         o.error_line(),
-        "error[env]: defaults are nested more than 32 levels deep"
+        "error[S001]: defaults are nested more than 32 levels deep"
     );
     let inputs = format!("{}x{}", "{input:a:".repeat(10_000), "}".repeat(10_000));
     let o = directive_bomb(&s, "nest", &inputs);
     assert_eq!(
         o.error_line(),
-        "error[inputs]: defaults are nested more than 32 levels deep"
+        "error[S001]: defaults are nested more than 32 levels deep"
     );
     let expr = format!("${{a ?? {}1{}}}", "[".repeat(10_000), "]".repeat(10_000));
     let o = directive_bomb(&s, "expr", &expr);
-    assert_eq!(
-        o.error_line(),
-        "error[context]: expression nested too deeply"
-    );
+    assert_eq!(o.error_line(), "error[S001]: expression nested too deeply");
 }
 
 #[test]
 fn self_referential_and_mutually_recursive_params_are_cycles() {
     let s = project();
     let o = bomb(&s, "selfref", "  a: \"{a}\"\n  args: [\"{a}\"]\n");
-    assert_eq!(o.error_line(), "error[params]: parameter cycle: a -> a");
+    assert_eq!(o.error_line(), "error[R009]: parameter cycle: a -> a");
     let o = bomb(
         &s,
         "mutual",
@@ -705,7 +702,7 @@ fn self_referential_and_mutually_recursive_params_are_cycles() {
     );
     assert_eq!(
         o.error_line(),
-        "error[params]: parameter cycle: a -> b -> c -> a"
+        "error[R009]: parameter cycle: a -> b -> c -> a"
     );
     let o = bomb(
         &s,
@@ -714,7 +711,7 @@ fn self_referential_and_mutually_recursive_params_are_cycles() {
     );
     assert!(
         o.error_line()
-            .starts_with("error[params]: parameter chain is longer than 3 links: "),
+            .starts_with("error[R012]: parameter chain is longer than 3 links: "),
         "{}",
         o.stderr
     );
@@ -765,7 +762,7 @@ fn a_yaml_billion_laughs_file_is_refused() {
     assert_eq!(o.code, Some(2), "{}", o.brief());
     assert_eq!(
         o.error_line(),
-        "error[request]: YAML aliases repeat the document more than 100 times over"
+        "error[S002]: YAML aliases repeat the document more than 100 times over"
     );
 }
 
@@ -779,12 +776,12 @@ fn a_million_placeholders_in_one_string_are_refused() {
     );
     assert_eq!(
         o.error_line(),
-        "error[params]: more than 10000 placeholders in one string"
+        "error[S001]: more than 10000 placeholders in one string"
     );
     let o = directive_bomb(&s, "million", &"${a}".repeat(1_000_000));
     assert_eq!(
         o.error_line(),
-        "error[context]: more than 10000 placeholders in one string"
+        "error[S001]: more than 10000 placeholders in one string"
     );
     assert!(o.stderr.len() < 1000, "{}", o.brief());
 }
@@ -799,7 +796,7 @@ fn huge_and_deeply_nested_documents_are_refused() {
     );
     assert_eq!(
         o.error_line(),
-        "error[request]: string of 5242880 bytes exceeds the template limit of 4194304 bytes"
+        "error[S002]: string of 5242880 bytes exceeds the template limit of 4194304 bytes"
     );
     // The snippet shows a window of the 5 MB line, not all of it.
     assert!(o.stderr.len() < 1000, "{}", o.brief());
@@ -812,7 +809,7 @@ fn huge_and_deeply_nested_documents_are_refused() {
     assert_eq!(o.code, Some(2), "{}", o.brief());
     assert_eq!(
         o.error_line(),
-        "error[request]: YAML nests collections more than 128 levels deep"
+        "error[S002]: YAML nests collections more than 128 levels deep"
     );
     assert!(o.stderr.len() < 1000, "{}", o.brief());
 }
@@ -905,7 +902,7 @@ fn tool_ids_cannot_leave_the_tools_directory() {
     assert_eq!(o.code, Some(2), "{}", o.brief());
     assert_eq!(
         o.error_line(),
-        "error[request]: unknown executor `../outside` in chain hop -> ../outside"
+        "error[S003]: unknown executor `../outside` in chain hop -> ../outside"
     );
     assert_not_pwned(s.path());
 }

@@ -419,6 +419,8 @@ spec:
       - /tmp/strata/out
       - --limit
       - '262144'
+      - --run-uid
+      - '{{workflow.uid}}'
       - --value-json
       - name={{workflow.parameters.name}}
       workingDir: /project
@@ -1131,6 +1133,8 @@ fn an_exported_dag_graph_has_these_tasks() {
             "/tmp/strata/out",
             "--limit",
             "262144",
+            "--run-uid",
+            "{{workflow.uid}}",
             "--start",
             "--params-json",
             "{{workflow.parameters.inputs}}",

@@ -4,7 +4,7 @@
 //! clean.
 
 mod common;
-use common::{repo, Test};
+use common::{refusal, repo, Test};
 
 use std::path::{Path, PathBuf};
 
@@ -266,14 +266,14 @@ checked 6 files: 0 errors, 0 warnings, 2 notes
 fn an_outputs_schema_uses_the_parameters_subset() {
     graph_reading_outputs("outputs: {type: object, properties: {count: {type: integer, format: int32}}}\n")
         .args(&["run", "t/stats"])
-        .stderr("error[request]: unsupported schema keyword `format`; supported: type, properties, required, default, enum, additionalProperties, items, description, title, examples, minimum, maximum, minLength, maxLength, minItems, maxItems
+        .stderr(&("error[S002]: unsupported schema keyword `format`; supported: type, properties, required, default, enum, additionalProperties, items, description, title, examples, minimum, maximum, minLength, maxLength, minItems, maxItems
   --> tools/t/stats.yaml:2:69
   |
 2 | outputs: {type: object, properties: {count: {type: integer, format: int32}}}
   |                                                                     ^
    = field: outputs.properties.count.format
    = help: see docs/tools.md for the supported schema subset
-")
+".to_string() + &refusal("t/stats", 1)))
         .status(2)
         .run();
 }

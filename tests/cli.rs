@@ -4,7 +4,7 @@
 //! forms everywhere, and the smaller misses (indentation hints, carets, resume hints, `$VAR`).
 
 mod common;
-use common::{wait_for, Test};
+use common::{refusal, wait_for, Test};
 use serde_json::{json, Value};
 
 /// Prints its `text` parameter.
@@ -499,7 +499,7 @@ fn a_bare_dollar_variable_is_warned_where_no_shell_reads_it() {
 }
 
 #[test]
-fn the_graph_loader_reports_every_error_of_the_file() {
+fn the_gate_reports_every_error_of_a_graph_file() {
     let ran = project()
         .file(
             "tools/graphs/bad.yaml",
@@ -510,15 +510,18 @@ fn the_graph_loader_reports_every_error_of_the_file() {
         .run();
     assert_eq!(
         ran.stderr,
-        "error[request]: unknown key `bogus` in an action node\n  --> tools/graphs/bad.yaml:8:5\n  |\n8 |     bogus: 1\n  |     ^\n   = field: nodes.a.bogus\n   = help: the keys of an action node are `kind`, `description`, `tool`, `params`, `allow_failure`, `assign`, `next`\n\
-error[request]: unknown target node `zz`\n  --> tools/graphs/bad.yaml:11:11\n   |\n11 |     next: zz\n   |           ^\n   = field: nodes.b.next\n   = help: the nodes are `a`, `b`\n"
+        "error[G001]: unknown key `bogus` in an action node\n  --> tools/graphs/bad.yaml:8:5\n  |\n8 |     bogus: 1\n  |     ^\n   = field: nodes.a.bogus\n   = help: the keys of an action node are `kind`, `description`, `tool`, `params`, `allow_failure`, `assign`, `next`\n\n\
+error[G001]: unknown target node `zz`\n  --> tools/graphs/bad.yaml:11:11\n   |\n11 |     next: zz\n   |           ^\n   = field: nodes.b.next\n   = help: the nodes are `a`, `b`\n"
+            .to_string()
+            + &refusal("graphs/bad", 2)
     );
     let json = ran
         .then(&["run", "graphs/bad", "--json"])
         .status(2)
         .run()
         .json();
-    assert_eq!(json["error"]["errors"].as_array().unwrap().len(), 2);
+    assert_eq!(json["error"]["kind"], "check");
+    assert_eq!(json["error"]["diagnostics"].as_array().unwrap().len(), 2);
     let checked = ran.then(&["check"]).status(1).run();
     assert_eq!(
         checked.stdout.matches("error[G001]").count(),

@@ -3,7 +3,7 @@
 //! that does not exist, and a file that cannot be read says which line is wrong and why.
 
 mod common;
-use common::Test;
+use common::{refusal, Test};
 
 /// Prints its `text` parameter.
 const SAY: &str = "description: prints its text\nexecutor: runtimes/subprocess\nparameters:\n  type: object\n  properties:\n    text: {type: string, default: hi}\nconfig:\n  command: printf\n  args: [\"%s\\n\", \"{text}\"]\n";
@@ -102,7 +102,7 @@ fn a_dedented_key_is_reported_on_its_own_line_with_a_hint() {
             "executor: runtimes/subprocess\nconfig:\n  command: printf\nargs: [x]\n    env: {}\n",
         )
         .args(&["run", "t/bad"])
-        .stderr("error[request]: YAML syntax error: while parsing a block mapping, did not find expected key\n  --> tools/t/bad.yaml:4:1\n  |\n4 | args: [x]\n  | ^\n   = help: `args:` is indented 0 spaces and line 5 below it 4: indent `args:` as the lines it belongs with, or line 5 as `args:`\n")
+        .stderr(&("error[S002]: YAML syntax error: while parsing a block mapping, did not find expected key\n  --> tools/t/bad.yaml:4:1\n  |\n4 | args: [x]\n  | ^\n   = help: `args:` is indented 0 spaces and line 5 below it 4: indent `args:` as the lines it belongs with, or line 5 as `args:`\n".to_string() + &refusal("t/bad", 1)))
         .status(2)
         .run();
 }
@@ -112,12 +112,12 @@ fn an_edge_that_is_not_a_map_says_what_it_is_and_what_is_expected() {
     project()
         .tool("graphs/g", &GRAPH.replace("next: done", "next: [done]"))
         .args(&["run", "graphs/g"])
-        .stderr("error[request]: an edge must be a map `{to, when?}`, not a string\n  --> tools/graphs/g.yaml:8:12\n  |\n8 |     next: [done]\n  |            ^\n   = field: nodes.say.next[0]\n   = help: write `- to: done` (and `when:` under it), or `next: done` for a single edge\n")
+        .stderr(&("error[G001]: an edge must be a map `{to, when?}`, not a string\n  --> tools/graphs/g.yaml:8:12\n  |\n8 |     next: [done]\n  |            ^\n   = field: nodes.say.next[0]\n   = help: write `- to: done` (and `when:` under it), or `next: done` for a single edge\n".to_string() + &refusal("graphs/g", 1)))
         .status(2)
         .run()
         .then(&["run", "graphs/g"])
         .tool("graphs/g", &GRAPH.replace("next: done", "next: [7]"))
-        .stderr("error[request]: an edge `{to, when?}` must be a map, not an integer\n  --> tools/graphs/g.yaml:8:12\n  |\n8 |     next: [7]\n  |            ^\n   = field: nodes.say.next[0]\n")
+        .stderr(&("error[G001]: an edge `{to, when?}` must be a map, not an integer\n  --> tools/graphs/g.yaml:8:12\n  |\n8 |     next: [7]\n  |            ^\n   = field: nodes.say.next[0]\n".to_string() + &refusal("graphs/g", 1)))
         .status(2)
         .run();
 }

@@ -2,7 +2,7 @@
 //! issue 4, through the real binary and real tools, each in a scratch copy of the project.
 
 mod common;
-use common::Test;
+use common::{refusal, Test};
 
 use serde_json::Value;
 
@@ -123,19 +123,21 @@ fn inputs_are_checked_before_anything_runs() {
 }
 
 #[test]
-fn bad_directives_fail_at_load_with_file_line_and_column() {
+fn bad_directives_are_refused_with_file_line_and_column() {
     let mut p = project();
+    // Each is refused by the gate, with the check's diagnostic (its code, file, line and
+    // column) and the refusal.
     let cases = [
-        ("---\nname: [x\n---\n", "error[request]: YAML syntax error: while parsing a flow sequence, expected ',' or ']'\n  --> directives/bad.md:3:1\n  |\n3 | ---\n  | ^\n"),
-        ("---\nname: x\n---\nHello {input:who\n", "error[inputs]: unclosed `{input:`: no matching `}`\n  --> directives/bad.md:4:7\n  |\n4 | Hello {input:who\n  |       ^^^^^^^^^^\n   = field: body (bytes 6..17)\n   = help: write `{input:key}`, `{input:key?}`, `{input:key:default}` or `{input:key|default}`; keys are letters, digits and `_`\n"),
-        ("---\nname: x\nactions:\n  - {id: a, tool: examples/ech}\n---\n", "error[request]: unknown tool `examples/ech`\n  --> directives/bad.md:4:19\n  |\n4 |   - {id: a, tool: examples/ech}\n  |                   ^\n   = field: actions[0].tool\n   = help: did you mean `examples/echo`?\n"),
-        ("---\nname: x\nhooks:\n  - {id: h, event: on_start, action: {tool: examples/log}}\n---\n", "error[request]: unknown event `on_start`\n  --> directives/bad.md:4:20\n  |\n4 |   - {id: h, event: on_start, action: {tool: examples/log}}\n  |                    ^\n   = field: hooks[0].event\n   = help: the events are `directive_started`, `before_action`, `after_action`, `action_failed`, `limit_reached`, `directive_completed`\n"),
-        ("---\nname: x\nactions:\n  - {id: a, tool: examples/echo, params: {message: '${steps.b.result.stdout}'}}\n  - {id: b, tool: examples/echo}\n---\n", "error[context]: action `a` refers to `b`, which runs after it (`steps.b.result.stdout`)\n  --> directives/bad.md:4:53\n  |\n4 |   - {id: a, tool: examples/echo, params: {message: '${steps.b.result.stdout}'}}\n  |                                                     ^^^^^^^^^^^^^^^^^^^^^^^^\n   = field: actions[0].params.message (bytes 0..24)\n"),
+        ("---\nname: [x\n---\n", "error[S002]: YAML syntax error: while parsing a flow sequence, expected ',' or ']'\n  --> directives/bad.md:3:1\n  |\n3 | ---\n  | ^\n"),
+        ("---\nname: x\n---\nHello {input:who\n", "error[S001]: unclosed `{input:`: no matching `}`\n  --> directives/bad.md:4:7\n  |\n4 | Hello {input:who\n  |       ^^^^^^^^^^\n   = field: body\n   = help: write `{input:key}`, `{input:key?}`, `{input:key:default}` or `{input:key|default}`; keys are letters, digits and `_`\n"),
+        ("---\nname: x\nactions:\n  - {id: a, tool: examples/ech}\n---\n", "error[R007]: unknown tool `examples/ech`\n  --> directives/bad.md:4:19\n  |\n4 |   - {id: a, tool: examples/ech}\n  |                   ^\n   = field: actions[0].tool\n   = help: did you mean `examples/echo`?\n"),
+        ("---\nname: x\nhooks:\n  - {id: h, event: on_start, action: {tool: examples/log}}\n---\n", "error[R008]: unknown event `on_start`\n  --> directives/bad.md:4:20\n  |\n4 |   - {id: h, event: on_start, action: {tool: examples/log}}\n  |                    ^\n   = field: hooks[0].event\n   = help: the events are `directive_started`, `before_action`, `after_action`, `action_failed`, `limit_reached`, `directive_completed`\n"),
+        ("---\nname: x\nactions:\n  - {id: a, tool: examples/echo, params: {message: '${steps.b.result.stdout}'}}\n  - {id: b, tool: examples/echo}\n---\n", "error[R006]: action `a` refers to `b`, which runs after it (`steps.b.result.stdout`)\n  --> directives/bad.md:4:53\n  |\n4 |   - {id: a, tool: examples/echo, params: {message: '${steps.b.result.stdout}'}}\n  |                                                     ^^^^^^^^^^^^^^^^^^^^^^^^\n   = field: actions[0].params.message\n"),
     ];
     for (text, want) in cases {
         p = p.file("directives/bad.md", text);
         p.then(&["run", "directives/bad.md"])
-            .stderr(want)
+            .stderr(&(want.to_string() + &refusal("directives/bad.md", 1)))
             .status(2)
             .stdout("")
             .run();
@@ -261,7 +263,7 @@ fn a_directive_outside_the_current_project_is_searched_upward_from_its_folder() 
     Test::new()
         .args(&["run", file.to_str().unwrap(), "--quiet"])
         .stdout("")
-        .stderr("error[request]: unknown tool `t/say`\n  --> a.md:4:21\n  |\n4 |   - {id: say, tool: t/say, params: {text: hello}}\n  |                     ^\n   = field: actions[0].tool\n   = help: run `strata tools` to list the tools\n")
+        .stderr(&("error[R007]: unknown tool `t/say`\n  --> a.md:4:21\n  |\n4 |   - {id: say, tool: t/say, params: {text: hello}}\n  |                     ^\n   = field: actions[0].tool\n   = help: run `strata tools` to list the tools\n".to_string() + &refusal("a.md", 1)))
         .status(2)
         .run();
     // `--project` names the project whatever the file's place.

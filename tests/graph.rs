@@ -4,7 +4,7 @@
 //! with SIGKILL during each step of a five-step graph and resumed.
 
 mod common;
-use common::{wait_for, Test};
+use common::{refusal, wait_for, Test};
 
 use std::process::Command;
 
@@ -297,14 +297,15 @@ fn load_errors_point_at_the_file_before_anything_runs() {
         )
         .args(&["run", "tools/graphs/bad.yaml"])
         .stderr(
-            "error[context]: state key `cuont` is never initialised nor assigned
+            &("error[G001]: state key `cuont` is never initialised nor assigned
   --> tools/graphs/bad.yaml:7:24
   |
 7 |     params: {message: '${state.cuont}'}
   |                        ^^^^^^^^^^^^^^
-   = field: nodes.a.params.message (bytes 0..14)
+   = field: nodes.a.params.message
    = help: did you mean `state.count`?
-",
+".to_string()
+                + &refusal("graphs/bad", 1)),
         )
         .status(2)
         .run();

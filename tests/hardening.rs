@@ -224,9 +224,9 @@ fn directive_timeouts_out_of_range_are_located_errors_not_panics() {
             .run();
         let first = ran.stderr.lines().next().unwrap_or_default();
         let want = match value {
-            ".nan" | ".inf" | "-.inf" => format!("error[request]: `{value}` is not a finite number"),
-            "\"soon\"" => "error[request]: bad front matter: limits.timeout: invalid type: string \"soon\", expected f64".to_string(),
-            _ => "error[request]: `limits.timeout` must be a number of seconds greater than 0 (at most a week)".to_string(),
+            ".nan" | ".inf" | "-.inf" => format!("error[S002]: `{value}` is not a finite number"),
+            "\"soon\"" => "error[S002]: bad front matter: limits.timeout: invalid type: string \"soon\", expected f64".to_string(),
+            _ => "error[S002]: `limits.timeout` must be a number of seconds greater than 0 (at most a week)".to_string(),
         };
         assert_eq!(first, want, "{value}: {}", ran.stderr);
         assert!(
@@ -252,7 +252,7 @@ fn a_tool_timeout_that_is_not_a_number_is_an_error_not_sixty_seconds() {
             .run();
         assert_eq!(
             ran.stderr.lines().next().unwrap_or_default(),
-            format!("error[request]: `{value}` is not a finite number"),
+            format!("error[S002]: `{value}` is not a finite number"),
             "{}",
             ran.stderr
         );
@@ -277,28 +277,28 @@ fn a_byte_order_mark_or_a_duplicate_key_in_a_tool_or_graph_is_a_clear_error() {
             "tools/t.yaml",
             format!("\u{feff}{tool}"),
             "t",
-            "error[request]: the file starts with a byte-order mark (U+FEFF)",
+            "error[S002]: the file starts with a byte-order mark (U+FEFF)",
             "tools/t.yaml:1:1",
         ),
         (
             "tools/g.yaml",
             format!("\u{feff}{graph}"),
             "g",
-            "error[request]: the file starts with a byte-order mark (U+FEFF)",
+            "error[S002]: the file starts with a byte-order mark (U+FEFF)",
             "tools/g.yaml:1:1",
         ),
         (
             "tools/t.yaml",
             format!("{tool}  command: echo\n"),
             "t",
-            "error[request]: duplicate key `command`",
+            "error[S002]: duplicate key `command`",
             "tools/t.yaml:4:3",
         ),
         (
             "tools/g.yaml",
             format!("{graph}start: b\n"),
             "g",
-            "error[request]: duplicate key `start`",
+            "error[S002]: duplicate key `start`",
             "tools/g.yaml:5:1",
         ),
     ];
@@ -616,10 +616,12 @@ fn links_to_files_outside_tools_are_refused_by_id_executor_and_directory() {
         .link("tools/ch/link.yaml", outside.path().join("x.yaml"))
         .link("tools/ext", outside.path().join("dir"))
         .tool("via", "executor: ch/link\nconfig: {}\n");
-    for (id, shown) in [
-        ("ch/link", "tools/ch/link.yaml"),
-        ("ext/y", "tools/ext/y.yaml"),
-        ("via", "tools/ch/link.yaml"),
+    // A link named by id is no tool of the project (the call says so); a link in a chain
+    // is an error of the chain's file, which the gate refuses.
+    for (id, shown, tag) in [
+        ("ch/link", "tools/ch/link.yaml", "request"),
+        ("ext/y", "tools/ext/y.yaml", "request"),
+        ("via", "tools/ch/link.yaml", "S002"),
     ] {
         for extra in [&["--dry-run"][..], &[]] {
             let mut args = vec!["run", id];
@@ -627,7 +629,7 @@ fn links_to_files_outside_tools_are_refused_by_id_executor_and_directory() {
             let ran = s.then(&args).status(2).run();
             assert!(
                 ran.error_line().starts_with(&format!(
-                    "error[request]: `{shown}` leads outside `tools/` (to `"
+                    "error[{tag}]: `{shown}` leads outside `tools/` (to `"
                 )),
                 "{id}: {}",
                 ran.stderr
@@ -1097,7 +1099,7 @@ fn a_tool_of_too_many_placeholders_or_string_bytes_is_refused_in_bounded_memory(
         (
             &["run", "holes", "--dry-run"][..],
             2,
-            "error[request]: more than 100000 placeholders in one document",
+            "error[S002]: more than 100000 placeholders in one document",
         ),
         (
             &["render", "doc.json"],

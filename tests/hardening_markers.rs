@@ -1,7 +1,7 @@
-//! Hardening, round 3 (issue 24): a secret a tool prints on stdout. Every record, checkpoint
-//! and display holds `%{secret:NAME}` instead of the value; the next step, and a resumed run,
-//! get the real value back from the environment; a resume without the variable is refused;
-//! a marker a tool prints itself is text, never a way to read a secret.
+//! A secret a tool prints on stdout. Every record, checkpoint and display holds the run's
+//! marker, `%{secret:NAME:TAG}`, instead of the value; the next step, and a resumed run, get
+//! the real value back from the environment; a resume without the variable is refused; a
+//! marker a tool prints itself is text, never a way to read a secret.
 
 mod common;
 use common::{Ran, Test};
@@ -56,16 +56,16 @@ fn a_plan_records_a_marker_and_the_next_step_gets_the_value() {
         .run();
     assert_eq!(ran.read("got.txt"), SECRET);
     assert!(!ran.all().contains(SECRET), "{}", ran.all());
-    assert!(ran.stdout.contains("%{secret:TOKEN}"), "{}", ran.stdout);
+    assert!(ran.stdout.contains("%{secret:TOKEN:"), "{}", ran.stdout);
     // What `b` printed echoes the value it was given: marked too.
     assert!(
-        ran.stdout.contains("kept %{secret:TOKEN}"),
+        ran.stdout.contains("kept %{secret:TOKEN:"),
         "{}",
         ran.stdout
     );
     let on_disk = records(&ran);
     assert!(!on_disk.contains(SECRET), "{on_disk}");
-    assert!(on_disk.contains("%{secret:TOKEN}"), "{on_disk}");
+    assert!(on_disk.contains("%{secret:TOKEN:"), "{on_disk}");
     let shown = ran.then(&["runs", "show", "r1"]).run();
     assert!(!shown.all().contains(SECRET), "{}", shown.all());
 }
@@ -86,7 +86,7 @@ fn a_resume_without_the_variable_is_refused_and_with_it_restores_the_value() {
         .run();
     assert_eq!(
         refused.stderr,
-        "error[request]: resuming run `r2` needs the secret `TOKEN` (recorded as `%{secret:TOKEN}`), which is set neither in the environment nor in .env\n   = help: set TOKEN to the value the tool printed, then run again; strata never writes a secret's value to disk\n"
+        "error[request]: resuming run `r2` needs the secret `TOKEN`, which is set neither in the environment nor in .env\n   = help: set TOKEN to the value the tool printed, then run again; strata never writes a secret's value to disk\n"
     );
     assert!(!waiting.path().join("got.txt").exists());
     let resumed = waiting
@@ -122,10 +122,10 @@ fn a_graph_keeps_markers_in_its_state_checkpoint_and_events() {
         .run();
     assert_eq!(ran.read("got.txt"), SECRET);
     assert!(!ran.all().contains(SECRET), "{}", ran.all());
-    assert!(ran.stdout.contains("%{secret:TOKEN}"), "{}", ran.stdout);
+    assert!(ran.stdout.contains("%{secret:TOKEN:"), "{}", ran.stdout);
     let on_disk = records(&ran);
     assert!(!on_disk.contains(SECRET), "{on_disk}");
-    assert!(on_disk.contains("%{secret:TOKEN}"), "{on_disk}");
+    assert!(on_disk.contains("%{secret:TOKEN:"), "{on_disk}");
 }
 
 #[test]
@@ -139,5 +139,10 @@ fn a_marker_a_tool_prints_itself_never_reads_a_secret() {
         .run();
     assert_eq!(ran.read("got.txt"), "%{secret:TOKEN}");
     assert!(!ran.all().contains(SECRET), "{}", ran.all());
-    assert!(ran.stdout.contains("%%{secret:TOKEN}"), "{}", ran.stdout);
+    // Kept as the tool printed it: text, which no step restores.
+    assert!(
+        ran.stdout.contains("\"result\": \"%{secret:TOKEN}\""),
+        "{}",
+        ran.stdout
+    );
 }

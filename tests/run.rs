@@ -3,7 +3,7 @@
 //! SPEC §0's promise at the spawn boundary.
 
 mod common;
-use common::{home_var, path_var, Ran, Test};
+use common::{home_var, path_var, refusal, Ran, Test};
 
 use std::path::Path;
 use std::process::Command;
@@ -611,15 +611,19 @@ fn malformed_yaml_is_a_located_error() {
     let o = s.then(&["run", "bad"]).run();
     assert_eq!(
         o.stderr,
-        "error[request]: YAML syntax error: while parsing a flow sequence, expected ',' or ']'\n  --> tools/bad.yaml:4:1\n"
+        "error[S002]: YAML syntax error: while parsing a flow sequence, expected ',' or ']'\n  --> tools/bad.yaml:4:1\n"
+            .to_string()
+            + &refusal("bad", 1)
     );
     assert_eq!(o.code, Some(2));
     let o = s.then(&["run", "tools/typo.yaml"]).run();
     assert_eq!(
         o.stderr,
-        "error[request]: invalid tool file: unknown field `confg`, expected one of `kind`, `description`, \
+        "error[S002]: invalid tool file: unknown field `confg`, expected one of `kind`, `description`, \
          `version`, `executor`, `parameters`, `outputs`, `env_config`, `config`, `secrets`, `response_fields`\n  --> tools/typo.yaml:2:1\n  |\n\
          2 | confg: {}\n  | ^\n   = help: did you mean `config`?\n"
+            .to_string()
+            + &refusal("typo", 1)
     );
     let o = s.then(&["tools"]).run();
     assert_eq!(o.code, Some(1));
@@ -637,14 +641,18 @@ fn executor_cycles_and_unknown_executors_name_the_chain() {
     let o = s.then(&["run", "a"]).run();
     assert_eq!(
         o.stderr,
-        "error[request]: executor cycle: a -> b -> a\n  --> tools/b.yaml:1:11\n  |\n1 | executor: a\n  |           ^\n\
+        "error[S003]: executor cycle: a -> b -> a\n  --> tools/b.yaml:1:11\n  |\n1 | executor: a\n  |           ^\n\
          \x20  = field: executor\n   = help: every chain must end at runtimes/subprocess\n"
+            .to_string()
+            + &refusal("a", 1)
     );
     let o = s.then(&["run", "c"]).run();
     assert_eq!(
         o.stderr,
-        "error[request]: unknown executor `runtimes/pyton` in chain c -> runtimes/pyton\n  --> tools/c.yaml:1:11\n  |\n\
+        "error[S003]: unknown executor `runtimes/pyton` in chain c -> runtimes/pyton\n  --> tools/c.yaml:1:11\n  |\n\
          1 | executor: runtimes/pyton\n  |           ^\n   = field: executor\n   = help: did you mean `runtimes/python`?\n"
+            .to_string()
+            + &refusal("c", 1)
     );
 }
 

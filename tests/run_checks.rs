@@ -239,7 +239,7 @@ error[check]: `t/nosuch` was not run: 1 error found
 ";
 
 #[test]
-fn a_plan_step_is_refused_as_strata_run_refuses_its_tool() {
+fn a_plan_step_is_refused_as_strata_plan_run_refuses_its_plan() {
     let t = project()
         .tool("t/nosuch", NOSUCH)
         .file("p.yaml", "- {id: a, tool: t/nosuch, arguments: {}}\n");
@@ -248,9 +248,14 @@ fn a_plan_step_is_refused_as_strata_run_refuses_its_tool() {
         .stderr(NOSUCH_REFUSED)
         .status(2)
         .run();
+    let plan_refused = NOSUCH_REFUSED.replace("`t/nosuch` was not run", "`p.yaml` was not run");
+    t.then(&["plan", "run", "p.yaml"])
+        .stderr(&plan_refused)
+        .status(2)
+        .run();
     t.then(&["plan", "step", "--step", "a", "p.yaml"])
         .stdout("")
-        .stderr(NOSUCH_REFUSED)
+        .stderr(&plan_refused)
         .status(2)
         .run();
 }

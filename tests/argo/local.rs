@@ -126,6 +126,11 @@ fn when(expr: &str) -> bool {
     })
 }
 
+/// The uid Argo gives the run of workflow `workflow` (one per run, as Kubernetes makes it).
+fn uid(workflow: &str) -> String {
+    format!("6f1c2d3e-uid-of-{workflow}")
+}
+
 /// Runs every task of `manifest`'s entry DAG; `workflow` is its `workflow.name`. Returns
 /// each task as it ended, in the order they ended.
 pub fn run(ran: &Ran, manifest: &Value, workflow: &str) -> Vec<(String, Done)> {
@@ -137,6 +142,7 @@ pub fn run(ran: &Ran, manifest: &Value, workflow: &str) -> Vec<(String, Done)> {
         match tag.split('.').collect::<Vec<_>>().as_slice() {
             ["workflow", "parameters", p] => raw.get(*p).cloned(),
             ["workflow", "name"] => Some(workflow.to_string()),
+            ["workflow", "uid"] => Some(uid(workflow)),
             _ => None,
         }
     };
@@ -170,6 +176,7 @@ pub fn run(ran: &Ran, manifest: &Value, workflow: &str) -> Vec<(String, Done)> {
                 ["tasks", t, "outputs", "parameters", p] => done[*t].parameters.get(*p).cloned(),
                 ["workflow", "parameters", p] => globals.get(*p).cloned(),
                 ["workflow", "name"] => Some(workflow.to_string()),
+                ["workflow", "uid"] => Some(uid(workflow)),
                 _ => None,
             }
         };

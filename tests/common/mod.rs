@@ -31,6 +31,14 @@ pub fn home_var() -> String {
     std::env::var("HOME").unwrap_or_else(|_| "/root".into())
 }
 
+/// What follows the check's errors on stderr when the gate refuses `shown` for `n` errors.
+pub fn refusal(shown: &str, n: usize) -> String {
+    format!(
+        "\nerror[check]: `{shown}` was not run: {n} error{} found\n   = help: `strata check` lists every error and warning of the project\n",
+        if n == 1 { "" } else { "s" }
+    )
+}
+
 /// GNU time, which measures the peak memory of a [`Test::measured`] run.
 const GNU_TIME: &str = "/usr/bin/time";
 

@@ -28,17 +28,17 @@ pub struct DirectiveCall<'a> {
 }
 
 impl App {
-    /// Runs a directive: loads the project's hooks and the directive (a file that does not
-    /// load is its own error), has the gate admit it, binds the inputs and runs it; an error
-    /// about one of its fields is located in its file.
+    /// Runs a directive: has the gate admit it (with the project hooks it fires and the tools
+    /// it calls: a refusal lists every error), loads the hooks and the directive, binds the
+    /// inputs and runs it; an error about one of its fields is located in its file.
     pub fn run_directive(&self, call: DirectiveCall<'_>) -> Result<Report, Failure> {
         let absolute = std::path::absolute(call.path).unwrap_or_else(|_| call.path.to_path_buf());
         let shown = self.display_name(&absolute);
         let text = self.read_text(&absolute)?;
+        self.admit(Target::Directive(&absolute), &shown)?;
         let runner = self.runner(call.options.clone());
         let hooks = load_project_hooks(&self.root, &runner, &self.limits)?;
         let directive = Directive::load(&shown, &text, &runner, &hooks, &self.limits)?;
-        self.admit(Target::Directive(&absolute), &shown)?;
         let inputs = directive.bind_inputs(call.inputs)?;
         let tools: Vec<&str> = directive
             .front

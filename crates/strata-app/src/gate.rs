@@ -5,28 +5,18 @@
 //! tells from each file's identity), the verdict stands and the gate costs a map lookup.
 //!
 //! A tool admitted is also remembered on disk, in the project's state directory
-//! (`.strata/gate/`, see [`crate::gate_cache`]), under a key of every input of its check, so
-//! the next process that runs an unchanged tool does not check it again.
+//! (`.strata/gate/`, see [`crate::gate_cache`]), under a key of every input of its check and
+//! authenticated with a key of the user's that the project never holds, so the next process
+//! that runs an unchanged tool does not check it again — and no file written there by anyone
+//! else turns a rejection into a run.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use strata_check::{check_file, Code, Severity, Target};
+use strata_check::{check_file, sort_diagnostics, Severity, Target};
 use strata_project::{CompiledTool, Project};
 
 use crate::failure::Refusal;
-
-/// The errors a tool call reports itself, as it always has: files that do not load, broken
-/// executor chains, unknown tools, parameter cycles and chains past the limit. With one of
-/// them the gate lets the call go ahead, to fail on it with its own error.
-const REPORTED_BY_THE_CALL: [Code; 6] = [
-    Code::Syntax,
-    Code::Load,
-    Code::Chain,
-    Code::UnknownTool,
-    Code::ParamCycle,
-    Code::ParamChain,
-];
 
 /// The gate's memory: per tool id, the compiled tool it judged and its verdict.
 #[derive(Debug, Clone, Default)]
@@ -53,6 +43,10 @@ impl Gate {
         let Target::Tool(id) = target else {
             return judge(project, target, shown).map(|()| None);
         };
+        // No such tool: nothing can run, and the call says so with its did-you-mean.
+        if project.tool_path(id).is_none() {
+            return Ok(None);
+        }
         // A tool that does not compile, or a graph, is judged every time (the call reports
         // the first itself; a graph runs once per walk).
         let Ok(tool) = project.compiled(id) else {
@@ -87,23 +81,37 @@ impl Gate {
         verdict.map(|()| Some(tool))
     }
 
+    /// Admits every tool of `ids`, each as [`Gate::admit`] admits one (its verdict
+    /// remembered): one refusal, named `shown`, listing the errors of every tool refused.
+    pub fn admit_all(&self, project: &Project, ids: &[String], shown: &str) -> Result<(), Refusal> {
+        let mut diagnostics = Vec::new();
+        for id in ids {
+            if let Err(refusal) = self.admit(project, Target::Tool(id), id) {
+                for d in refusal.diagnostics {
+                    if !diagnostics.contains(&d) {
+                        diagnostics.push(d);
+                    }
+                }
+            }
+        }
+        if diagnostics.is_empty() {
+            return Ok(());
+        }
+        sort_diagnostics(&mut diagnostics);
+        Err(Refusal::new(shown, diagnostics))
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Verdict>> {
         self.verdicts.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
-/// Runs the check of `target`: a refusal when it finds errors the call would not report
-/// itself (an unknown parameter, input, step or namespace, parameters that cannot match the
-/// tool, a tool called later that is broken).
+/// Runs the check of `target`: a refusal listing every error it finds, whatever their codes
+/// (the call would not report them all itself: an error in a branch the call does not take
+/// is never met when it runs).
 fn judge(project: &Project, target: Target<'_>, shown: &str) -> Result<(), Refusal> {
     let report = check_file(project, target);
-    let errors = report.count(Severity::Error);
-    let reported_by_call = matches!(target, Target::Tool(_))
-        && report
-            .diagnostics
-            .iter()
-            .any(|d| d.severity == Severity::Error && REPORTED_BY_THE_CALL.contains(&d.code));
-    if errors == 0 || reported_by_call {
+    if report.count(Severity::Error) == 0 {
         return Ok(());
     }
     Err(Refusal::new(shown, report.diagnostics))

@@ -1,14 +1,19 @@
 //! The gate's verdicts on disk: a tool admitted once is not checked again by the next process
 //! while nothing its check reads has changed.
 //!
-//! An admission is an empty file `.strata/gate/<key>` in the project, the key a SHA-256 of
+//! An admission is a file `.strata/gate/<key>` in the project holding the tag of its key
+//! under the gate's key (HMAC-SHA256 under a key derived from the user key, see
+//! [`crate::keys`], which no project holds): the verdict and what it judged kept together, and
+//! authenticated. A file that anyone else writes there — by hand, in a commit, by a copy of
+//! another project — lacks the tag, so it is not an admission, and the tool is checked. The
+//! key is a SHA-256 of
 //! every input of the check of a tool: its id; each file of its executor chain (its path and
 //! the text it was compiled from); the project's `.env`; the settings in force, which are all
 //! that `strata.yaml` and the `STRATA_*` variables decide (limits included); and the binary
 //! (its version, and the identity — device, inode, size, modification time — of the
 //! executable, so a rebuilt binary checks again). A change to any of them is a new key, so a
 //! stale admission is never found; only admissions are stored (a refused tool is checked
-//! every time, and reports its errors).
+//! every time, and reports its errors). Without a user key nothing is stored or read.
 //!
 //! The directory is confined like every write of the project: `.strata` or `.strata/gate`
 //! leading outside the project (a symbolic link) is neither read nor written. A project that
@@ -16,13 +21,15 @@
 //! directory holds at most [`MAX_ENTRIES`] admissions; past that it is emptied.
 
 use std::fs;
-use std::io::ErrorKind as IoKind;
-use std::os::unix::fs::MetadataExt;
+use std::io::{ErrorKind as IoKind, Read as _, Write as _};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use sha2::{Digest, Sha256};
 use strata_project::{CompiledTool, Project};
+
+use crate::keys::Key;
 
 /// The directory of admissions, relative to the project root.
 pub const GATE_DIR: &str = ".strata/gate";
@@ -31,7 +38,10 @@ pub const GATE_DIR: &str = ".strata/gate";
 pub const MAX_ENTRIES: usize = 1024;
 
 /// What names the format of a key: a new one makes every stored admission unreachable.
-const KEY_FORMAT: &[u8] = b"strata gate 1";
+const KEY_FORMAT: &[u8] = b"strata gate 2";
+
+/// The length of an admission's tag (HMAC-SHA256 in hex).
+const TAG_BYTES: u64 = 64;
 
 /// The key of the check of `tool` (compiled as tool `id` of `project`): `None` when an input
 /// cannot be read (the tool is then checked, and nothing stored).
@@ -54,13 +64,7 @@ pub fn key(project: &Project, id: &str, tool: &CompiledTool) -> Option<String> {
     }
     part(&mut h, format!("{:?}", project.settings).as_bytes());
     part(&mut h, format!("{:?}", project.limits).as_bytes());
-    let digest = h.finalize();
-    let mut hex = String::with_capacity(64);
-    for b in digest {
-        hex.push(char::from(b"0123456789abcdef"[usize::from(b >> 4)]));
-        hex.push(char::from(b"0123456789abcdef"[usize::from(b & 15)]));
-    }
-    Some(hex)
+    Some(strata_core::hex::to_hex(&h.finalize()))
 }
 
 /// Adds `bytes` to the hash with its length first, so that no two inputs run together.
@@ -91,18 +95,40 @@ fn binary_identity() -> &'static str {
     })
 }
 
-/// Whether `key` was admitted in `project` (an entry under a directory leading outside the
-/// project does not count).
-pub fn admitted(project: &Project, key: &str) -> bool {
-    let entry = project.root.join(GATE_DIR).join(key);
-    project
-        .confine(&entry)
-        .is_ok_and(|real| fs::symlink_metadata(real).is_ok_and(|m| m.is_file()))
+/// The key admissions are tagged with: `None` without a user key.
+fn gate_key() -> Option<Key> {
+    crate::keys::user_key().map(|k| k.derive("gate admission", &[]))
 }
 
-/// Stores the admission of `key`, when the project can be written and its state directory
-/// lies inside it; any failure leaves it unstored, silently (the next run checks again).
+/// Whether `key` was admitted in `project`: its entry holds the tag of `key` under the
+/// gate's key (an entry under a directory leading outside the project does not count).
+pub fn admitted(project: &Project, key: &str) -> bool {
+    let Some(gate) = gate_key() else {
+        return false;
+    };
+    let entry = project.root.join(GATE_DIR).join(key);
+    let Ok(real) = project.confine(&entry) else {
+        return false;
+    };
+    let Ok(file) = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::fcntl::OFlag::O_NOFOLLOW.bits())
+        .open(real)
+    else {
+        return false;
+    };
+    let mut tag = String::new();
+    let read = file.take(TAG_BYTES + 1).read_to_string(&mut tag);
+    read.is_ok() && gate.holds(key.as_bytes(), &tag)
+}
+
+/// Stores the admission of `key`, when there is a user key, the project can be written and
+/// its state directory lies inside it; any failure leaves it unstored, silently (the next
+/// run checks again).
 pub fn remember(project: &Project, key: &str) {
+    let Some(gate) = gate_key() else {
+        return;
+    };
     let Some(dir) = confined_dir(project) else {
         return;
     };
@@ -113,10 +139,14 @@ pub fn remember(project: &Project, key: &str) {
             }
         }
     }
-    let _ = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(dir.join(key));
+    // Written whole into a new file of its own, then renamed over whatever stood there (a
+    // forged entry, a link: the name is replaced, nothing is written through it).
+    let Ok(mut file) = tempfile::Builder::new().prefix(".new").tempfile_in(&dir) else {
+        return;
+    };
+    if file.write_all(gate.tag(key.as_bytes()).as_bytes()).is_ok() {
+        let _ = file.persist(dir.join(key));
+    }
 }
 
 /// `.strata/gate`, created as needed, where it really is: `None` when a part of it leads

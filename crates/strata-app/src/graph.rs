@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value};
 use strata_check::Target;
+use strata_core::secret_marks::MarkKey;
 use strata_core::Error;
 use strata_doc::{Document, Format};
 use strata_graph::{
@@ -12,9 +13,8 @@ use strata_graph::{
 };
 use strata_project::ExecOptions;
 use strata_prompts::PromptManager;
-use strata_tools::ToolRunner;
 
-use crate::{App, Failure};
+use crate::{App, Failure, RemoteTools};
 
 /// How a graph run starts.
 #[derive(Debug, Clone)]
@@ -117,24 +117,30 @@ impl App {
         run: &GraphRun,
         observer: &mut dyn Observer,
     ) -> Result<Outcome, Failure> {
-        let tools = self.runner(run.options.clone());
-        self.run_graph_on(run, &tools, observer)
+        self.run_graph_on(run, None, observer)
     }
 
-    /// [`App::run_graph`] with its tool calls made by `tools` (the project's [`crate::Runner`],
-    /// or one that runs each call on another machine): the walk, its checkpoints and the run's
-    /// records stay here.
+    /// [`App::run_graph`] with its tool calls sent to `remote` when given (each call run on
+    /// another machine): the walk, its checks, its checkpoints and the run's records stay
+    /// here.
     pub fn run_graph_on(
         &self,
         run: &GraphRun,
-        tools: &dyn ToolRunner,
+        remote: Option<&dyn RemoteTools>,
         observer: &mut dyn Observer,
     ) -> Result<Outcome, Failure> {
-        let graph = self.load_graph_all(&run.id)?;
         self.admit(Target::Tool(&run.id), &run.id)?;
+        let graph = self.load_graph_all(&run.id)?;
         let prompts = self.prompts_for(&graph)?;
         let opened = self.open_graph_run(&graph, &run.start)?;
-        let walker = Walker::new(&graph, tools, Some(opened.dir), run.options.render)
+        let tools = self
+            .runner(run.options.clone())
+            .with_marks(opened.marks.clone());
+        let tools = match remote {
+            Some(remote) => tools.remote(remote),
+            None => tools,
+        };
+        let walker = Walker::new(&graph, &tools, Some(opened.dir), run.options.render)
             .checkpoint_every(run.every);
         let walker = match &prompts {
             Some(p) => walker.with_prompts(p),
@@ -161,11 +167,13 @@ impl App {
                 let dir = store.open(run_id)?;
                 let lock = dir.lock()?;
                 let checkpoint = dir.load()?;
+                let (marks, durable) = crate::marks::of_run(&dir);
                 let recorded = serde_json::to_value(&checkpoint).unwrap_or_default();
-                crate::secrets::require_restorable(self.project(), &recorded, run_id)?;
+                crate::marks::require_restorable(self, &recorded, run_id, &marks, durable)?;
                 Ok(OpenedRun {
                     dir,
                     _lock: lock,
+                    marks,
                     at: Opening::Resume(Box::new(checkpoint)),
                 })
             }
@@ -177,9 +185,11 @@ impl App {
                 let inputs = graph.bind_inputs(typed, strings)?;
                 let dir = store.create(run_id)?;
                 let lock = dir.lock()?;
+                let (marks, _) = crate::marks::of_run(&dir);
                 Ok(OpenedRun {
                     dir,
                     _lock: lock,
+                    marks,
                     at: Opening::New {
                         run_id: run_id.clone(),
                         inputs,
@@ -190,11 +200,12 @@ impl App {
     }
 }
 
-/// A graph run opened to walk: its directory, its lock (held until the run ends) and where
-/// it starts.
+/// A graph run opened to walk: its directory, its lock (held until the run ends), the key its
+/// secret markers are minted under and where it starts.
 pub(crate) struct OpenedRun {
     pub(crate) dir: RunDir,
     pub(crate) _lock: RunLock,
+    pub(crate) marks: MarkKey,
     pub(crate) at: Opening,
 }
 

@@ -4,25 +4,31 @@
 //!
 //! * [`App`] is an opened project: its root, its settings with their sources, its limits and
 //!   its cache of compiled tools.
-//! * The **gate** ([`App::admit`]) refuses to run what `strata check` rejects; it runs before
-//!   every tool call, whoever makes it, and costs one `stat` per file of the tool's chain on a
-//!   hit.
+//! * The **gate** refuses to run what `strata check` rejects, for every error it finds. Every
+//!   operation that runs or exports something admits inside itself, so no front-end calls
+//!   it or can forget it; it costs one `stat` per file of the tool's chain on a hit.
 //! * [`Runner`] is the only [`ToolRunner`](strata_tools::ToolRunner) that starts real
 //!   processes: directives, graphs, plans, hooks and the bindings all run tools through it.
 //! * Operations ([`App::run_tool`], [`App::prepare_tool`], [`App::plan_step`],
-//!   [`App::run_plan`], [`App::start_plan_run`] and [`App::resume_plan_run`] for a recorded
-//!   run, [`App::graph_walk`] and [`App::run_graph_in_parts`] for a walk in parts, [`respond`] for a canned response with or
+//!   [`App::dry_run_plan`], [`App::start_plan_run`] and [`App::resume_plan_run`] for a
+//!   recorded run, [`App::graph_walk`], [`App::walk_part`] and [`App::run_graph_in_parts`]
+//!   for a walk in parts, [`App::export_argo`], [`respond`] for a canned response with or
 //!   without a project, …) return typed results and a typed [`Failure`].
+//! * Secrets a tool prints become markers minted under the run's key ([`marks`]), which only
+//!   strata holds, derived from the user's key ([`keys`]): caller text is never a secret.
 //!
 //! A new front-end is one crate that parses its input, calls these operations and prints
 //! what they return.
 
 mod app;
 mod directive;
+mod export;
 mod failure;
 mod gate;
 pub mod gate_cache;
 mod graph;
+pub mod keys;
+pub mod marks;
 mod plan;
 mod plan_record;
 mod respond;
@@ -35,17 +41,18 @@ mod walk;
 
 pub use app::{ambient_settings, App};
 pub use directive::DirectiveCall;
+pub use export::{ArgoExport, Exported};
 pub use failure::{error_json, Failure, Refusal, EXIT_FAILED, EXIT_STRATA, EXIT_WAITING};
 pub use graph::{GraphRun, GraphStart};
-pub use plan::{called_tools, PlanRun, StepOutcome, StepPlan, StepRequest};
+pub use plan::{called_tools, StepOutcome, StepPlan, StepRequest};
 pub use plan_record::{
     plan_fingerprint, PlanExecution, PlanRunReport, PlanSource, RecordedPlanRun, StepInput,
     WholePlan, STDIN_PLAN,
 };
 pub use respond::{respond, Reply, RespondFailure, RespondRequest};
-pub use runner::Runner;
+pub use runner::{RemoteTools, Runner};
 pub use tool::ToolRun;
-pub use walk::{answer_part, GraphWalk, PartsOver};
+pub use walk::GraphWalk;
 
 pub use strata_check::{Code, Diagnostic, Report, Severity, Target};
 pub use strata_directive::{Event as DirectiveEvent, BASE_CONTEXT as DIRECTIVE_CONTEXT};

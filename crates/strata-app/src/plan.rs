@@ -1,36 +1,22 @@
 //! Plans through the application layer: the checks a plan passes before any step runs (its
 //! tools exist, its constant arguments can match their schemas, the gate admits every tool
-//! it calls), a whole run, and one step given the records of the steps it depends on — what
-//! every task of an exported workflow runs.
+//! it calls), a dry run, and one step given the records of the steps it depends on — what
+//! every task of an exported workflow runs. Whole runs are recorded (`plan_record`).
+
+use std::collections::HashMap;
 
 use serde_json::{Map, Value};
-use strata_check::Target;
-use strata_core::{did_you_mean, Error, ErrorKind, FieldPath, Layer, PathSeg};
+use strata_core::secret_marks::MarkKey;
+use strata_core::{did_you_mean, Error, ErrorKind, FieldPath, Layer};
 use strata_doc::Document;
 use strata_plans::{
-    check_arguments, check_tools, resolve_parameters_within, skip_reason, Observer, Outcome, Plan,
-    RecordMap, Scheduler, Sources, State,
+    assess, check_tools, resolve_parameters_within, skip_reason, Assessment, Plan, RecordMap,
+    Sources, State,
 };
 use strata_project::ExecOptions;
-use strata_tools::{CallOptions, StepRecord, StepStatus, ToolRunner};
+use strata_tools::{validate, CallOptions, StepRecord, StepStatus, ToolRunner};
 
-use crate::{App, Failure, Runner};
-
-/// How to run a whole plan.
-pub struct PlanRun<'a> {
-    /// The plan's name in messages (its file, relative to the project).
-    pub shown: &'a str,
-    /// The document the plan came from, to point errors into it.
-    pub doc: Option<&'a Document>,
-    /// The user values for `{{PLACEHOLDER_name}}`.
-    pub values: &'a Map<String, Value>,
-    /// The most steps running at once (at least one; no more workers than steps are made).
-    pub jobs: usize,
-    /// Strictness and environment of every tool call.
-    pub options: ExecOptions,
-    /// Options of every tool call (a timeout cap).
-    pub call: CallOptions,
-}
+use crate::{App, Failure};
 
 /// The plan a step to run on its own belongs to.
 #[derive(Debug, Clone, Copy)]
@@ -98,6 +84,9 @@ pub struct StepRequest<'a> {
     pub options: ExecOptions,
     /// Options of the tool call (a timeout cap).
     pub call: CallOptions,
+    /// The key the run's secret markers are minted under (see [`crate::marks`]): markers of
+    /// the records under it are restored for the tool, and what it prints is marked under it.
+    pub marks: MarkKey,
 }
 
 /// What one step came to.
@@ -124,20 +113,17 @@ impl App {
         plan
     }
 
-    /// The runner of this project's tools with `options`: every call passes the gate.
-    pub fn runner(&self, options: ExecOptions) -> Runner<'_> {
-        Runner { app: self, options }
-    }
-
-    /// The checks of a whole plan before anything runs: every step's tool exists and its
-    /// constant arguments can match its parameter schema (all such errors, located in `doc`),
-    /// then the gate over every tool the plan calls.
-    pub fn admit_plan(
+    /// The checks of a whole plan before anything runs: the gate over every tool the plan
+    /// calls (one refusal listing every error of every tool the check rejects), then every
+    /// step's tool exists and its constant arguments can match its parameter schema (all
+    /// such errors, located in `doc`).
+    pub(crate) fn admit_plan(
         &self,
         plan: &Plan,
         shown: &str,
         doc: Option<&Document>,
     ) -> Result<(), Failure> {
+        self.admit_tools(&called_tools(plan), shown)?;
         let runner = self.runner(ExecOptions::default());
         let errors = check_tools(plan, &runner);
         if !errors.is_empty() {
@@ -152,35 +138,39 @@ impl App {
                 },
             });
         }
-        self.admit(Target::Tools(&called_tools(plan)), shown)
+        Ok(())
     }
 
-    /// Runs a whole plan after [`App::admit_plan`]: each step as soon as its dependencies
-    /// completed, at most `jobs` at once; `done` are the records of steps that need not run
-    /// again (a resumed run). Progress goes to `observer`.
-    pub fn run_plan(
+    /// A plan's dry run: after [`App::admit_plan`], every step's state with nothing run, the
+    /// ready steps' arguments resolved (with `values`) and validated against their tools'
+    /// schemas (a step whose arguments do not match is failed, with the error).
+    pub fn dry_run_plan(
         &self,
         plan: &Plan,
-        run: &PlanRun<'_>,
-        done: Vec<StepRecord>,
-        observer: &mut dyn Observer,
-    ) -> Result<Outcome, Failure> {
-        self.admit_plan(plan, run.shown, run.doc)?;
-        let runner = self.runner(run.options.clone());
-        let scheduler = Scheduler {
-            limits: &self.limits,
-            runner: &runner,
-            jobs: run.jobs.clamp(1, plan.steps.len().max(1)),
-            values: run.values,
-            call: run.call,
-            doc: run.doc,
-        };
-        Ok(scheduler.run(plan, done, observer))
+        shown: &str,
+        doc: Option<&Document>,
+        values: &Map<String, Value>,
+    ) -> Result<Assessment, Failure> {
+        self.admit_plan(plan, shown, doc)?;
+        let runner = self.runner(ExecOptions::default());
+        let mut assessment = assess(plan, &HashMap::new(), values);
+        for (step, a) in plan.steps.iter().zip(assessment.steps.iter_mut()) {
+            let Some(Value::Object(given)) = &a.arguments else {
+                continue;
+            };
+            if let Err(e) = validate(&step.tool, runner.parameters(&step.tool).as_ref(), given) {
+                a.state = State::Failed;
+                a.arguments = None;
+                a.error = Some(e);
+            }
+        }
+        Ok(assessment)
     }
 
     /// Runs one step of a plan given the records of the steps it depends on (`record(id)`
-    /// reads one): its tool must exist, its constant arguments match the schema, and the gate
-    /// admit the tool — as `strata run` of that tool would; then the step is skipped (a
+    /// reads one): the plan must pass [`App::admit_plan`] — as `strata plan run` of it would
+    /// (the gate over its tools, each step's tool and constant arguments); then the step is
+    /// skipped (a
     /// dependency did not complete), waits (user values missing), or runs.
     pub fn plan_step(
         &self,
@@ -193,19 +183,17 @@ impl App {
             return Err(unknown_step(&plan, given.name(), request.step).into());
         };
         let step = &plan.steps[i];
-        let runner = self.runner(request.options.clone());
-        let checked = if runner.has_tool(&step.tool) {
-            check_arguments(step, runner.parameters(&step.tool).as_ref())
-        } else {
-            let mut e = runner.unknown_tool(&step.tool);
-            e.message = format!("step `{}` calls unknown tool `{}`", step.id, step.tool);
-            e.path = step.at.child(PathSeg::Key("tool".into()));
-            Err(e)
+        // The whole plan is refused as `strata plan run` refuses it (its tools through the
+        // gate, every step's tool and constant arguments), before anything else is decided;
+        // the call below finds the tool's verdict remembered.
+        let doc = match given {
+            StepPlan::Document(doc) => Some(doc),
+            StepPlan::Data { .. } => None,
         };
-        if let Err(e) = checked {
-            return Err(given.failure(vec![given.locate(e)]));
-        }
-        self.admit(Target::Tool(&step.tool), &step.tool)?;
+        self.admit_plan(&plan, given.name(), doc)?;
+        let runner = self
+            .runner(request.options.clone())
+            .with_marks(request.marks.clone());
         let known = plan.deps[i]
             .iter()
             .map(|&d| record(&plan.steps[d].id))

@@ -5,22 +5,25 @@
 //! values, resumes without running its finished steps again; and the run ends with one report.
 //!
 //! [`App::start_plan_run`] makes a new run and [`App::resume_plan_run`] reopens one (both under
-//! the run's lock, held until the run ends); [`RecordedPlanRun::execute`] runs it over any
-//! [`ToolRunner`] — the project's own [`crate::Runner`], or one that sends each tool call to
-//! another machine — or with each whole step run elsewhere through a [`StepRunner`] (which
-//! runs it with [`App::plan_step`] there, [`RecordedPlanRun::step_plan`] telling it the
-//! plan), reporting progress to the caller's [`Observer`].
+//! the run's lock, held until the run ends); [`RecordedPlanRun::execute`] runs it through the
+//! project's [`crate::Runner`] keyed with the run's marker key ([`crate::marks::of_run`]) —
+//! each tool call here, or sent to another machine through [`RemoteTools`] — or with each
+//! whole step run elsewhere through a [`StepRunner`] (which runs it with [`App::plan_step`]
+//! there, [`RecordedPlanRun::step_plan`] and [`RecordedPlanRun::marks`] telling it the plan
+//! and the key), reporting progress to the caller's [`Observer`].
 
 use serde_json::{json, Map, Value};
+use strata_core::secret_marks::MarkKey;
 use strata_core::{Error, ErrorKind, FieldPath, Layer};
 use strata_doc::Document;
 use strata_plans::checkpoint::{begin, load_plan, Checkpoint, RunStatus, Writer};
 use strata_plans::stream::Arrival;
 use strata_plans::{Event, Observer, Outcome, Plan, Scheduler, State, StepRunner};
+use strata_project::ExecOptions;
 use strata_runs::{fingerprint, new_run_id, now, RunDir, RunLock, RunStore};
-use strata_tools::{CallOptions, StepRecord, StepStatus, ToolRunner};
+use strata_tools::{CallOptions, StepRecord, StepStatus};
 
-use crate::{App, Failure, StepPlan};
+use crate::{App, Failure, RemoteTools, StepPlan};
 
 /// The name a run of steps streamed on standard input records as its plan.
 pub const STDIN_PLAN: &str = "<stdin>";
@@ -72,15 +75,19 @@ pub struct RecordedPlanRun {
     source: PlanSource,
     done: Vec<StepRecord>,
     resumed: bool,
+    marks: MarkKey,
 }
 
 /// How a recorded run's steps run.
 pub struct PlanExecution<'a> {
-    /// The tools: the project's [`crate::Runner`], or one that runs each call elsewhere.
-    pub runner: &'a dyn ToolRunner,
+    /// Strictness and environment of every tool call.
+    pub options: ExecOptions,
+    /// When given, every tool call runs there (the checks, the scheduling and the records
+    /// stay here).
+    pub remote: Option<&'a dyn RemoteTools>,
     /// When given, every step of a whole plan runs there, whole (its arguments resolved and
-    /// its tool called through [`App::plan_step`] on another machine), and `runner` is not
-    /// called; streamed steps always run over `runner`.
+    /// its tool called through [`App::plan_step`] on another machine), and no tool is called
+    /// here; streamed steps always run through the runner.
     pub steps: Option<&'a dyn StepRunner>,
     /// The most steps running at once (at least one).
     pub jobs: usize,
@@ -133,6 +140,7 @@ impl App {
         let store = RunStore::new(&self.root);
         let run_id = run_id.unwrap_or_else(new_run_id);
         let (dir, lock) = store.create_locked(&run_id)?;
+        let (marks, _) = crate::marks::of_run(&dir);
         let started = now();
         let (name, print, streamed, steps, plan_value) = match &source {
             PlanSource::Whole(whole) => (
@@ -166,6 +174,7 @@ impl App {
             source,
             done: Vec::new(),
             resumed: false,
+            marks,
         })
     }
 
@@ -233,8 +242,10 @@ impl App {
                 }))
             })?;
         plan.limits = self.limits.clone();
+        let (marks, durable) = crate::marks::of_run(&dir);
         let recorded = serde_json::to_value(&checkpoint.records).unwrap_or_default();
-        crate::secrets::require_restorable(self.project(), &recorded, run_id)?;
+        crate::marks::require_restorable(self, &recorded, run_id, &marks, durable)?;
+        crate::marks::refuse_carried_markers(&Value::Object(values.clone()), &marks, "the values")?;
         checkpoint.values.extend(values);
         let done = checkpoint.records.clone();
         checkpoint.status = RunStatus::Running;
@@ -252,6 +263,7 @@ impl App {
             source: PlanSource::Whole(Box::new(whole)),
             done,
             resumed: true,
+            marks,
         })
     }
 }
@@ -311,8 +323,15 @@ impl RecordedPlanRun {
         &self.dir
     }
 
+    /// The key the run's secret markers are minted under, for a step run elsewhere (its
+    /// [`StepRunner`] hands it to [`App::plan_step`] there).
+    pub fn marks(&self) -> &MarkKey {
+        &self.marks
+    }
+
     /// Runs the steps that did not finish yet, each as soon as its dependencies completed, at
-    /// most `exec.jobs` at once over `exec.runner`; events go to `observer`. Every finished
+    /// most `exec.jobs` at once, through the project's runner keyed with the run's marker
+    /// key (its calls sent to `exec.remote` when given); events go to `observer`. Every finished
     /// step is checkpointed (steps that finish together in one write, on a thread of its
     /// own), and the final checkpoint, with the run's status, is on disk before this returns.
     pub fn execute(
@@ -327,8 +346,14 @@ impl RecordedPlanRun {
             _lock,
             source,
             done,
+            marks,
             ..
         } = self;
+        let runner = app.runner(exec.options.clone()).with_marks(marks);
+        let runner = match exec.remote {
+            Some(remote) => runner.remote(remote),
+            None => runner,
+        };
         let values = checkpoint.values.clone();
         let mut recorder = Recorder {
             checkpoint,
@@ -338,7 +363,7 @@ impl RecordedPlanRun {
         };
         let scheduler = |doc| Scheduler {
             limits: &app.limits,
-            runner: exec.runner,
+            runner: &runner,
             jobs: exec.jobs,
             values: &values,
             call: exec.call,

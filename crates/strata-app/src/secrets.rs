@@ -49,12 +49,16 @@ pub fn secret_values(project: Option<&Project>, tools: &[&str], names: &[String]
 
 /// The project's `.env` entries (none when it is absent or unreadable).
 fn read_dotenv(project: &Project) -> Vec<(String, String)> {
-    project
-        .dotenv_text()
-        .ok()
-        .flatten()
-        .and_then(|text| parse_dotenv(".env", &text).ok())
-        .unwrap_or_default()
+    dotenv_entries(project).unwrap_or_default()
+}
+
+/// The project's `.env` entries (none when it is absent); an error when it cannot be read or
+/// parsed, for what must know every secret value (an export keeping them out of a manifest).
+pub fn dotenv_entries(project: &Project) -> Result<Vec<(String, String)>, strata_core::Error> {
+    match project.dotenv_text()? {
+        Some(text) => parse_dotenv(".env", &text),
+        None => Ok(Vec::new()),
+    }
 }
 
 /// `name` in the project's `.env` (which wins) or the process environment.
@@ -67,38 +71,41 @@ fn lookup(dotenv: &[(String, String)], name: &str) -> Option<String> {
         .or_else(|| std::env::var(name).ok())
 }
 
-/// The environment's value of each variable a secret marker names, as a lookup for
-/// [`crate::secret_marks::restore_value`]: the project's `.env` (read once, when a marker
-/// first asks) or the process environment. An empty value counts as unset.
+/// The value of each variable a secret marker names, as a lookup for
+/// [`crate::secret_marks::restore_value`] — only for a variable the project declares secret:
+/// a name in `.env` (whose value wins), in the `secrets` setting, or in the `secrets` of a
+/// tool's executor chain; its value from `.env` or the process environment. Any other
+/// variable, however a marker names it, is never read. Both are read once, when a marker
+/// first asks. An empty value counts as unset.
 pub fn environment(project: &Project) -> impl FnMut(&str) -> Option<String> + '_ {
     let mut dotenv: Option<Vec<(String, String)>> = None;
+    let mut declared: Option<Vec<String>> = None;
     move |name| {
         let dotenv = dotenv.get_or_insert_with(|| read_dotenv(project));
+        let declared = declared.get_or_insert_with(|| declared_in_project(project));
+        let in_dotenv = dotenv.iter().any(|(k, _)| k == name);
+        if !in_dotenv && !declared.iter().any(|d| d == name) {
+            return None;
+        }
         lookup(dotenv, name).filter(|v| !v.is_empty())
     }
 }
 
-/// Refuses to resume run `run_id` when what it recorded (`recorded`) holds a secret marker
-/// whose variable is set neither in the environment nor in `.env`: its later steps would need
-/// the value, and strata never wrote it down.
-pub fn require_restorable(
-    project: &Project,
-    recorded: &serde_json::Value,
-    run_id: &str,
-) -> Result<(), strata_core::Error> {
-    let mut environment = environment(project);
-    match crate::secret_marks::markers_in(recorded)
-        .into_iter()
-        .find(|name| environment(name).is_none())
-    {
-        Some(name) => Err(unrestorable(
-            &name,
-            &format!("resuming run `{run_id}`"),
-            strata_core::Layer::REQUEST,
-            strata_core::ErrorKind::RunState,
-        )),
-        None => Ok(()),
+/// Every name the project declares secret outside `.env`: the `secrets` setting and the
+/// `secrets` of every tool's executor chain.
+fn declared_in_project(project: &Project) -> Vec<String> {
+    let mut names = project.settings.secrets.value.clone();
+    for id in project.tool_ids() {
+        for name in ToolChain::load(project, &id)
+            .map(|c| c.secrets())
+            .unwrap_or_default()
+        {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
     }
+    names
 }
 
 /// The error for a secret marker whose variable is set nowhere: `what` is the call or run
@@ -113,8 +120,7 @@ pub fn unrestorable(
         layer,
         kind,
         format!(
-            "{what} needs the secret `{name}` (recorded as `{}`), which is set neither in the environment nor in .env",
-            crate::secret_marks::marker(name)
+            "{what} needs the secret `{name}`, which is set neither in the environment nor in .env"
         ),
     )
     .with_hint(format!(

@@ -20,11 +20,20 @@ pub struct ToolRun {
 
 impl App {
     /// Whether `target` may run: the refusal of the check when it finds errors (see
-    /// [`crate::Refusal`]). Every operation that runs something calls it first.
-    pub fn admit(&self, target: Target<'_>, shown: &str) -> Result<(), Failure> {
+    /// [`crate::Refusal`]). Every operation that runs something calls it first, inside this
+    /// crate: no front-end can run anything without it, nor needs to call it.
+    pub(crate) fn admit(&self, target: Target<'_>, shown: &str) -> Result<(), Failure> {
         self.gate()
             .admit(self.project(), target, shown)
             .map(|_| ())
+            .map_err(Failure::from)
+    }
+
+    /// Whether every tool of `ids` may run: one refusal, named `shown` (a plan), listing the
+    /// errors of every tool the check rejects.
+    pub(crate) fn admit_tools(&self, ids: &[String], shown: &str) -> Result<(), Failure> {
+        self.gate()
+            .admit_all(self.project(), ids, shown)
             .map_err(Failure::from)
     }
 

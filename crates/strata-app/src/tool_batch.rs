@@ -20,7 +20,7 @@ use strata_doc::{Document, Format};
 use strata_project::ExecOptions;
 use strata_tools::{CallOptions, StepRecord, ToolRunner};
 
-use crate::{App, Failure, Runner, Target};
+use crate::{App, Failure, Target};
 
 /// One request: the tool to run and how.
 #[derive(Debug, Deserialize)]
@@ -151,14 +151,12 @@ fn run(app: &App, request: &Request, strict: bool) -> Result<StepRecord, Failure
     let id = request.tool.as_str();
     app.callable(id).map_err(Failure::Error)?;
     app.admit(Target::Tool(id), id)?;
-    let runner = Runner {
-        app,
-        options: ExecOptions {
-            render: RenderOptions::strict_if(request.strict.unwrap_or(strict)),
-            base_env: None,
-            die_with_parent: false,
-        },
-    };
+    // A runner of its own: a marker in a request is the caller's text, never a secret.
+    let runner = app.runner(ExecOptions {
+        render: RenderOptions::strict_if(request.strict.unwrap_or(strict)),
+        base_env: None,
+        die_with_parent: false,
+    });
     let run = runner
         .run(id, &request.params, &CallOptions { timeout })
         .map_err(Failure::Error)?;

@@ -3,9 +3,10 @@
 //! exported by `strata export argo` (`strata walk`) and each Ray task of `strata.ray` runs it;
 //! and a whole recorded run driven from here with every part run elsewhere.
 //!
-//! A part travels as JSON: [`PartsOver`] writes each [`Parts`] call as a request and hands it
-//! to a transport; on the other side [`answer_part`] runs it with a [`Walker`] and writes the
-//! answer:
+//! A part travels as JSON: the walk writes each [`Parts`] call as a request and hands it to
+//! a transport; on the other side [`App::walk_part`] runs it with a [`Walker`] and writes the
+//! answer. Every request also carries `marks`, the run's marker key (64 hex digits), so the
+//! other side restores and mints the run's secret markers as the run does:
 //!
 //! | `part` | request | answer |
 //! |---|---|---|
@@ -50,11 +51,11 @@ impl GraphWalk {
 }
 
 impl App {
-    /// Graph `id` to walk in parts: loaded and checked against the project's tools, with its
-    /// prompt templates; refused when `fingerprint` is given and is not the graph file's (the
-    /// one a workflow was exported from). The gate is the caller's: [`App::admit`] the graph
-    /// first, as `strata run` does.
-    pub fn graph_walk(&self, id: &str, fingerprint: Option<&str>) -> Result<GraphWalk, Error> {
+    /// Graph `id` to walk in parts, admitted by the gate: loaded and checked against the
+    /// project's tools, with its prompt templates; refused when `fingerprint` is given and is
+    /// not the graph file's (the one a workflow was exported from).
+    pub fn graph_walk(&self, id: &str, fingerprint: Option<&str>) -> Result<GraphWalk, Failure> {
+        self.admit(Target::Tool(id), id)?;
         let graph = self.load_graph(id)?;
         if fingerprint.is_some_and(|fp| fp != graph.fingerprint) {
             return Err(Error::new(
@@ -65,10 +66,31 @@ impl App {
                     graph.id
                 ),
             )
-            .with_hint("rebuild the image from the project the workflow was exported from"));
+            .with_hint("rebuild the image from the project the workflow was exported from")
+            .into());
         }
         let prompts = self.prompts_for(&graph)?;
         Ok(GraphWalk { graph, prompts })
+    }
+
+    /// Runs the part of a walk of graph `id` that `request` asks for (see the module's
+    /// table), admitted by the gate, its tool calls made with `options` and the run's marker
+    /// key the request carries; the answer.
+    pub fn walk_part(
+        &self,
+        id: &str,
+        request: &Value,
+        options: ExecOptions,
+    ) -> Result<Value, Failure> {
+        let walk = self.graph_walk(id, None)?;
+        let marks = match request.get("marks") {
+            Some(Value::String(hex)) => crate::marks::carried(hex)?,
+            _ => return Err(malformed("a part request without `marks`").into()),
+        };
+        let render = options.render;
+        let tools = self.runner(options).with_marks(marks);
+        let walker = walk.walker(&tools, render);
+        Ok(answer_part(&walker, request)?)
     }
 
     /// Runs a graph as [`App::run_graph`] does — loaded, admitted by the gate, a new run or a
@@ -76,14 +98,18 @@ impl App {
     /// every part (the run's start, each step, a foreach's list and elements) is run by
     /// `parts`, on another engine, and the checkpoint after each step (or as often as
     /// `run.every` says; the first and the last always) is written here.
-    pub fn run_graph_in_parts(
-        &self,
-        run: &GraphRun,
-        parts: &dyn Parts,
-    ) -> Result<Outcome, Failure> {
-        let graph = self.load_graph_all(&run.id)?;
+    pub fn run_graph_in_parts<T>(&self, run: &GraphRun, transport: T) -> Result<Outcome, Failure>
+    where
+        T: Fn(&Value) -> Result<Value, Error> + Sync,
+    {
         self.admit(Target::Tool(&run.id), &run.id)?;
+        let graph = self.load_graph_all(&run.id)?;
         let opened = self.open_graph_run(&graph, &run.start)?;
+        let parts = PartsOver {
+            transport,
+            marks: opened.marks.to_hex(),
+        };
+        let parts = &parts;
         let dir = &opened.dir;
         let (checkpoint, fresh) = match opened.at {
             Opening::Resume(checkpoint) => (*checkpoint, false),
@@ -94,7 +120,9 @@ impl App {
             }
         };
         // The walker here only checks a resumed checkpoint: the parts run elsewhere.
-        let tools = self.runner(ExecOptions::default());
+        let tools = self
+            .runner(ExecOptions::default())
+            .with_marks(opened.marks.clone());
         let walker = Walker::new(&graph, &tools, None, run.options.render);
         let mut cadence = Cadence::new(run.every);
         let mut keep = |cp: &mut Checkpoint| -> Result<(), Error> {
@@ -130,18 +158,22 @@ fn save(dir: &RunDir, cp: &mut Checkpoint) -> Result<(), Error> {
     dir.write_checkpoint(&bytes)
 }
 
-/// [`Parts`] whose every call is a JSON request (see the module's table) that the transport
-/// hands to another engine and answers; a transport error aborts the walk, but for an
-/// element, where it is the element's failure.
-pub struct PartsOver<T>(pub T);
+/// [`Parts`] whose every call is a JSON request (see the module's table), carrying the run's
+/// marker key, that the transport hands to another engine and answers; a transport error
+/// aborts the walk, but for an element, where it is the element's failure.
+struct PartsOver<T> {
+    transport: T,
+    marks: String,
+}
 
 impl<T> PartsOver<T>
 where
     T: Fn(&Value) -> Result<Value, Error> + Sync,
 {
     /// The answer to `request`, a JSON object.
-    fn ask(&self, request: Value) -> Result<Map<String, Value>, Error> {
-        match (self.0)(&request)? {
+    fn ask(&self, mut request: Value) -> Result<Map<String, Value>, Error> {
+        request["marks"] = Value::String(self.marks.clone());
+        match (self.transport)(&request)? {
             Value::Object(answer) => Ok(answer),
             _ => Err(malformed("an answer is not a JSON object")),
         }
@@ -198,7 +230,7 @@ where
 }
 
 /// Runs the part `request` asks for (see the module's table) with `walker`, and its answer.
-pub fn answer_part(walker: &Walker<'_>, request: &Value) -> Result<Value, Error> {
+fn answer_part(walker: &Walker<'_>, request: &Value) -> Result<Value, Error> {
     let field = |name: &str| {
         request
             .get(name)
@@ -356,15 +388,13 @@ mod tests {
     fn a_run_in_parts_through_json_ends_as_the_whole_run() {
         let dir = project();
         let app = App::at(dir.path()).unwrap();
-        let walk = app.graph_walk("graphs/each", None).unwrap();
-        let tools = app.runner(ExecOptions::default());
-        let walker = walk.walker(&tools, RenderOptions::default());
         let asked = std::sync::Mutex::new(Vec::new());
-        let parts = PartsOver(|request: &Value| {
+        let parts = |request: &Value| {
             asked.lock().unwrap().push(request["part"].clone());
-            answer_part(&walker, request)
-        });
-        let far = app.run_graph_in_parts(&run("far"), &parts).unwrap();
+            app.walk_part("graphs/each", request, ExecOptions::default())
+                .map_err(Failure::into_error)
+        };
+        let far = app.run_graph_in_parts(&run("far"), parts).unwrap();
         let near = app.run_graph(&run("near"), &mut Silent).unwrap();
         assert_eq!(
             (far.status, far.steps, &far.result),
@@ -385,7 +415,11 @@ mod tests {
     fn a_graph_to_walk_in_parts_is_refused_for_another_fingerprint() {
         let dir = project();
         let app = App::at(dir.path()).unwrap();
-        let e = app.graph_walk("graphs/each", Some("0000")).err().unwrap();
+        let e = app
+            .graph_walk("graphs/each", Some("0000"))
+            .err()
+            .unwrap()
+            .into_error();
         assert_eq!(e.kind, ErrorKind::HashMismatch);
         assert_eq!(
             e.message,

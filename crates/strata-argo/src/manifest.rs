@@ -207,11 +207,18 @@ pub fn strata_args(
             OUT_DIR.to_string(),
             "--limit".to_string(),
             options.parameter_limit.to_string(),
+            // The tasks of one workflow run share their secret markers' key, made from the
+            // run's uid, which no one knows before the run exists.
+            "--run-uid".to_string(),
+            RUN_UID.to_string(),
         ]);
     }
     args.extend(extra);
     args
 }
+
+/// What every task of a workflow run is given as the run's uid.
+pub const RUN_UID: &str = "{{workflow.uid}}";
 
 /// A container running `strata` with `args` in the project directory, with `env`.
 pub fn container(options: &Options, args: Vec<String>, env: Vec<Value>) -> Value {
@@ -444,6 +451,8 @@ mod tests {
                 OUT_DIR,
                 "--limit",
                 "100",
+                "--run-uid",
+                "{{workflow.uid}}",
                 "--part",
                 "items"
             ]

@@ -111,7 +111,12 @@ fn graph_tools(nodes: &[strata_graph::Node], out: &mut Vec<String>) {
 }
 
 fn sort(report: &mut Report) {
-    report.diagnostics.sort_by(|a, b| {
+    sort_diagnostics(&mut report.diagnostics);
+}
+
+/// Sorts diagnostics as every report lists them: by file, line, column and code.
+pub fn sort_diagnostics(diagnostics: &mut [Diagnostic]) {
+    diagnostics.sort_by(|a, b| {
         (a.file.as_str(), a.line, a.column, a.code.id()).cmp(&(
             b.file.as_str(),
             b.line,

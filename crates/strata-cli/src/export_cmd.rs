@@ -2,22 +2,19 @@
 //! strata in a container, checked offline before it is written; `--check` on a manifest
 //! checks it (docs/scale-out.md).
 
-use std::collections::HashMap;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 use serde_json::{json, Map, Value};
-use strata_app::App;
-use strata_app::{ExecOptions, ToolChain};
-use strata_argo::check::{check, check_exported, Summary};
+use strata_app::{App, ArgoExport, Exported};
+use strata_argo::check::{check, Summary};
 use strata_argo::transport::PARAMETER_LIMIT;
-use strata_argo::{export_graph, export_plan, tools_of, Options, Secrets, Shape, Source};
+use strata_argo::Options;
 use strata_core::{Error, ErrorKind, Layer};
-use strata_doc::{parse_dotenv, Document};
+use strata_doc::Document;
 use strata_graph::is_graph_document;
-use strata_plans::{check_tools, Plan};
 
 use crate::outcome::open_project_as;
 use crate::outcome::print_errors;
@@ -155,7 +152,21 @@ fn export(args: &ArgoArgs, project: &App) -> Result<u8, Failure> {
         .into());
     }
     let mut values = Map::new();
-    if !is_graph {
+    let mut inputs = (Map::new(), Vec::new());
+    if is_graph {
+        // The graph's inputs, typed by its parameters as `strata run --input` types them.
+        // `--value`/`--value-json` are the plans' spelling, kept for graphs too.
+        let mut typed = crate::graphs::typed_inputs(args.params_json.as_deref())?;
+        user_values(&[], &args.value_jsons, &mut typed)?;
+        let strings = args
+            .values
+            .iter()
+            .map(|p| split_pair(p, "--value"))
+            .chain(args.inputs.iter().map(|p| split_pair(p, "--input")))
+            .map(|pair| pair.map(|(k, v)| (k.to_string(), v.to_string())))
+            .collect::<Result<Vec<_>, _>>()?;
+        inputs = (typed, strings);
+    } else {
         user_values(&args.values, &args.value_jsons, &mut values)?;
     }
     let options = Options {
@@ -167,132 +178,21 @@ fn export(args: &ArgoArgs, project: &App) -> Result<u8, Failure> {
         parameter_limit: args.parameter_limit,
         values,
     };
-    options.check()?;
-    let source = Source {
-        name: &doc.name,
-        text: &doc.text,
-        value: &doc.value,
-    };
-    let tools = project.runner(ExecOptions::default());
-    if is_graph {
-        return export_graph_file(args, project, &doc, options);
-    }
-    let plan = match Plan::load(&doc) {
-        Ok(plan) => plan,
-        Err(errors) => {
-            return Err(Failure::Document {
-                errors,
-                doc: Box::new(doc),
-            })
-        }
-    };
-    let errors = check_tools(&plan, &tools);
-    if !errors.is_empty() {
-        let errors = errors.into_iter().map(|e| doc.locate_error(e)).collect();
-        return Err(Failure::Document {
-            errors,
-            doc: Box::new(doc),
-        });
-    }
-    let used: Vec<&str> = plan.steps.iter().map(|s| s.tool.as_str()).collect();
-    let known = ProjectSecrets::read(project, &used)?;
-    let names = |tool: &str| known.names(tool);
-    let secrets = Secrets {
-        names: &names,
-        values: &known.values,
-    };
-    let manifest = match export_plan(&plan, &source, &options, &secrets) {
-        Ok(m) => m,
-        Err(e) => {
-            return Err(Failure::Document {
-                errors: vec![doc.locate_error(e)],
-                doc: Box::new(doc),
-            })
-        }
-    };
-    known.note(options.secret.is_none());
-    let what = format!(
-        "one task per step, each running `strata plan step` in `{}`",
-        options.image
-    );
-    write(args, &doc.name, &manifest, &what)
-}
-
-/// Exports the graph file `doc` (a tool of the project).
-fn export_graph_file(
-    args: &ArgoArgs,
-    project: &App,
-    doc: &Document,
-    mut options: Options,
-) -> Result<u8, Failure> {
-    let id = project.id_of_path(&args.input)?;
-    let graph = project.load_graph(&id)?;
-    // The graph's inputs, typed by its parameters as `strata run --input` types them.
-    // `--value`/`--value-json` are the plans' spelling, kept for graphs too.
-    let mut typed = crate::graphs::typed_inputs(args.params_json.as_deref())?;
-    user_values(&[], &args.value_jsons, &mut typed)?;
-    let strings = args
-        .values
-        .iter()
-        .map(|p| split_pair(p, "--value"))
-        .chain(args.inputs.iter().map(|p| split_pair(p, "--input")))
-        .map(|pair| pair.map(|(k, v)| (k.to_string(), v.to_string())))
-        .collect::<Result<Vec<_>, _>>()?;
-    options.values = graph.bind_inputs(&typed, &strings)?;
-    let used = tools_of(&graph);
-    let known = ProjectSecrets::read(project, &used)?;
-    let names = |tool: &str| known.names(tool);
-    let secrets = Secrets {
-        names: &names,
-        values: &known.values,
-    };
-    let source = Source {
-        name: &doc.name,
-        text: &doc.text,
-        value: &doc.value,
-    };
-    let (manifest, shape) = match export_graph(&graph, &source, &options, &secrets) {
-        Ok(m) => m,
-        Err(e) => {
-            return Err(Failure::Document {
-                errors: vec![doc.locate_error(e)],
-                doc: Box::new(doc.clone()),
-            })
-        }
-    };
-    known.note(options.secret.is_none());
-    let what = match &shape {
-        Shape::Dag => format!(
-            "one task per node (three per foreach), each running `strata walk` in `{}`",
-            options.image
-        ),
-        Shape::Whole(cycle) => {
-            eprintln!(
-                "note: graph `{id}` has a loop ({}): it is exported as one task running `strata run` on the whole graph",
-                cycle.join(" -> ")
-            );
-            format!("one task running `strata run {id}` in `{}`", options.image)
-        }
-    };
-    write(args, &doc.name, &manifest, &what)
-}
-
-/// Checks the exported manifest and writes it (or the verdict, with `--check`).
-fn write(args: &ArgoArgs, from: &str, manifest: &Value, what: &str) -> Result<u8, Failure> {
-    let summary = check_exported(manifest).map_err(|errors| {
-        let mut first = errors.into_iter().next().unwrap_or_else(|| {
-            Error::new(
-                Layer::REQUEST,
-                ErrorKind::Invalid,
-                "the manifest is invalid",
-            )
-        });
-        first.message = format!(
-            "the manifest exported from `{from}` does not pass the check: {}",
-            first.message
-        );
-        first.with_hint("this is a bug in strata's export; please report it with the input")
+    let exported = project.export_argo(ArgoExport {
+        doc: &doc,
+        path: &args.input,
+        options,
+        inputs,
     })?;
+    for note in &exported.notes {
+        eprintln!("note: {note}");
+    }
+    write(args, &doc.name, &exported)
+}
+
+/// Writes the exported manifest (or the verdict, with `--check`).
+fn write(args: &ArgoArgs, from: &str, exported: &Exported) -> Result<u8, Failure> {
+    let (manifest, summary, what) = (&exported.manifest, &exported.summary, &exported.what);
     let yaml = strata_doc::to_yaml(manifest);
     // The header is a comment: a file name's line breaks stay inside it.
     let header: String = from
@@ -306,7 +206,7 @@ fn write(args: &ArgoArgs, from: &str, manifest: &Value, what: &str) -> Result<u8
     );
     let verdict = format!(
         "{from}: exported and checked: {} ({SCHEMA_RELEASE} and strata's checks)",
-        describe(&summary)
+        describe(summary)
     );
     let json = args.shared.json;
     match &args.output {
@@ -319,7 +219,7 @@ fn write(args: &ArgoArgs, from: &str, manifest: &Value, what: &str) -> Result<u8
                 )
             })?;
             if !args.check && !json {
-                eprintln!("wrote {}: {}", path.display(), describe(&summary));
+                eprintln!("wrote {}: {}", path.display(), describe(summary));
             }
         }
         None if json => {}
@@ -330,7 +230,7 @@ fn write(args: &ArgoArgs, from: &str, manifest: &Value, what: &str) -> Result<u8
     }
     if json {
         // The manifest itself when it is not written to a file nor only checked.
-        let mut doc = summary_json(from, &summary);
+        let mut doc = summary_json(from, summary);
         if let Some(path) = &args.output {
             doc["output"] = Value::String(path.display().to_string());
         } else if !args.check {
@@ -395,85 +295,4 @@ fn check_manifest(args: &ArgoArgs, doc: &Document) -> Result<u8, Failure> {
             Ok(1)
         }
     }
-}
-
-/// The project's secrets as the export needs them: the secret variable names of each tool
-/// (its chain's `secrets` and every `.env` name) and the values that must never reach a
-/// manifest (`.env` values, and the values of declared secrets in strata's environment).
-struct ProjectSecrets {
-    by_tool: HashMap<String, Vec<String>>,
-    values: Vec<(String, String)>,
-}
-
-impl ProjectSecrets {
-    fn read(project: &App, tools: &[&str]) -> Result<ProjectSecrets, Error> {
-        let dotenv = dotenv(&project.root)?;
-        let mut by_tool = HashMap::new();
-        let mut declared: Vec<String> = Vec::new();
-        for &tool in tools {
-            if by_tool.contains_key(tool) {
-                continue;
-            }
-            let mut names = ToolChain::load(project, tool)
-                .map(|c| c.secrets())
-                .unwrap_or_default();
-            for n in &names {
-                if !declared.contains(n) {
-                    declared.push(n.clone());
-                }
-            }
-            for (k, _) in &dotenv {
-                if !names.contains(k) {
-                    names.push(k.clone());
-                }
-            }
-            by_tool.insert(tool.to_string(), names);
-        }
-        let mut values = dotenv;
-        for name in declared {
-            if let Ok(v) = std::env::var(&name) {
-                values.push((name, v));
-            }
-        }
-        Ok(ProjectSecrets { by_tool, values })
-    }
-
-    fn names(&self, tool: &str) -> Vec<String> {
-        self.by_tool.get(tool).cloned().unwrap_or_default()
-    }
-
-    /// Says which secret variables the tasks will lack without `--secret`.
-    fn note(&self, no_secret: bool) {
-        let mut all: Vec<&str> = Vec::new();
-        for names in self.by_tool.values() {
-            for n in names {
-                if !all.contains(&n.as_str()) {
-                    all.push(n);
-                }
-            }
-        }
-        all.sort_unstable();
-        if no_secret && !all.is_empty() {
-            eprintln!(
-                "note: the tools read secret variables ({}); without --secret NAME the tasks run without them",
-                all.join(", ")
-            );
-        }
-    }
-}
-
-/// The project's `.env` entries (none without the file).
-fn dotenv(root: &Path) -> Result<Vec<(String, String)>, Error> {
-    let path = root.join(".env");
-    if !path.is_file() {
-        return Ok(Vec::new());
-    }
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        Error::new(
-            Layer::REQUEST,
-            ErrorKind::Io,
-            format!("cannot read `.env`: {e}"),
-        )
-    })?;
-    parse_dotenv(".env", &text)
 }

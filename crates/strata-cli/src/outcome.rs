@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use strata_app::{App, Diagnostic, Failure, Project, Target, EXIT_STRATA};
+use strata_app::{App, Diagnostic, Failure, Project, EXIT_STRATA};
 use strata_core::Error;
 use strata_doc::{Document, Lines};
 
@@ -176,14 +176,6 @@ pub fn plural(n: usize, word: &str) -> String {
     let mut out = String::new();
     let _ = write!(out, "{n} {word}{}", if n == 1 { "" } else { "s" });
     out
-}
-
-/// Whether the gate refuses `target` (named `shown`): the refusal is printed (as JSON with
-/// `json`) and its exit code returned.
-pub fn refused(app: &App, target: Target<'_>, shown: &str, json: bool) -> Option<ExitCode> {
-    app.admit(target, shown)
-        .err()
-        .map(|f| report(f, Some(app), json))
 }
 
 #[cfg(test)]

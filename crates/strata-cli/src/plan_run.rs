@@ -3,7 +3,6 @@
 //! step, user values, a dry run, a JSON report, and runs recorded under `.strata/runs/` that
 //! resume after a kill.
 
-use std::collections::HashMap;
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -16,9 +15,9 @@ use strata_core::{Error, ErrorKind, Layer, RenderOptions};
 use strata_doc::Document;
 use strata_plans::request::ok_reply;
 use strata_plans::stream::StepLines;
-use strata_plans::{assess, Event, Observer, Plan, State};
+use strata_plans::{Assessment, Event, Observer, Plan, State};
 use strata_runs::fingerprint;
-use strata_tools::{validate, StepStatus, ToolRunner};
+use strata_tools::StepStatus;
 
 use crate::outcome::{open_project, print_errors};
 use crate::plan_input::{
@@ -26,7 +25,6 @@ use crate::plan_input::{
 };
 use crate::shared_args::SharedArgs;
 use strata_app::Failure;
-use strata_app::Runner;
 
 /// Exit code of a run in which a step failed or was skipped.
 const FAILED: u8 = strata_app::EXIT_FAILED;
@@ -124,14 +122,9 @@ fn run_in(args: &PlanRunArgs, project: &App) -> Result<u8, Failure> {
             "a dry run records nothing to resume",
         ));
     }
-    let tools = project.runner(ExecOptions {
-        render: RenderOptions::strict_if(project.settings.strict_over(args.strict)),
-        base_env: None,
-        die_with_parent: true,
-    });
     let mut values = Map::new();
     if let Some(run_id) = &args.resume {
-        return resume(args, project, &tools, run_id);
+        return resume(args, project, run_id);
     }
     user_values(&args.values, &args.value_jsons, &mut values)?;
     let Some(path) = args.plan.as_deref() else {
@@ -147,12 +140,12 @@ fn run_in(args: &PlanRunArgs, project: &App) -> Result<u8, Failure> {
     };
     if let (Source::Whole { plan, doc, .. }, true) = (&source, args.dry_run) {
         let shown = shown_name(project, path);
-        project.admit_plan(plan, &shown, doc.as_deref())?;
-        return Ok(dry_run(args, plan, &tools, &values));
+        let assessment = project.dry_run_plan(plan, &shown, doc.as_deref(), &values)?;
+        return Ok(dry_run(args, plan, assessment));
     }
     // The run's directory, its plan and first checkpoint (synced) before anything runs.
     let run = project.start_plan_run(plan_source(source, project), args.run_id.clone(), values)?;
-    execute(args, project, &tools, run)
+    execute(args, project, run)
 }
 
 /// The source as the application layer records it: a whole plan, or the steps read from
@@ -242,12 +235,7 @@ fn whole_from_stream(
 
 /// `--resume`: the run's plan and records, and the values it had (new ones added); the
 /// application layer refuses a run that cannot continue.
-fn resume(
-    args: &PlanRunArgs,
-    project: &App,
-    tools: &Runner<'_>,
-    run_id: &str,
-) -> Result<u8, Failure> {
+fn resume(args: &PlanRunArgs, project: &App, run_id: &str) -> Result<u8, Failure> {
     let mut values = Map::new();
     user_values(&args.values, &args.value_jsons, &mut values)?;
     let named = args.plan.as_deref().map(|path| {
@@ -260,16 +248,11 @@ fn resume(
         .as_ref()
         .map(|read| read as &dyn Fn() -> Result<Document, Failure>);
     let run = project.resume_plan_run(run_id, named, values)?;
-    execute(args, project, tools, run)
+    execute(args, project, run)
 }
 
 /// Runs the recorded run, printing progress; prints the outcome.
-fn execute(
-    args: &PlanRunArgs,
-    project: &App,
-    tools: &Runner<'_>,
-    run: RecordedPlanRun,
-) -> Result<u8, Failure> {
+fn execute(args: &PlanRunArgs, project: &App, run: RecordedPlanRun) -> Result<u8, Failure> {
     let _ = strata_app::install_interrupt_handler();
     let run_id = run.run_id().to_string();
     if run.plan().is_some() && !args.quiet {
@@ -303,7 +286,12 @@ fn execute(
         )),
     }
     let exec = PlanExecution {
-        runner: tools,
+        options: ExecOptions {
+            render: RenderOptions::strict_if(project.settings.strict_over(args.strict)),
+            base_env: None,
+            die_with_parent: true,
+        },
+        remote: None,
         steps: None,
         jobs,
         call: Default::default(),
@@ -429,18 +417,7 @@ impl Observer for Progress {
 
 /// `--dry-run`: every step's state with nothing run; ready steps resolved and validated
 /// against their tools' schemas.
-fn dry_run(args: &PlanRunArgs, plan: &Plan, tools: &Runner<'_>, values: &Map<String, Value>) -> u8 {
-    let mut assessment = assess(plan, &HashMap::new(), values);
-    for (step, a) in plan.steps.iter().zip(assessment.steps.iter_mut()) {
-        let Some(Value::Object(given)) = &a.arguments else {
-            continue;
-        };
-        if let Err(e) = validate(&step.tool, tools.parameters(&step.tool).as_ref(), given) {
-            a.state = State::Failed;
-            a.arguments = None;
-            a.error = Some(e);
-        }
-    }
+fn dry_run(args: &PlanRunArgs, plan: &Plan, assessment: Assessment) -> u8 {
     let status = if assessment.steps.iter().any(|a| a.state == State::Failed) {
         FAILED
     } else if !assessment.missing_values.is_empty() {

@@ -47,6 +47,11 @@ pub struct StepArgs {
     /// Records longer than this many bytes of JSON go to the artifact file
     #[arg(long, value_name = "BYTES", default_value_t = PARAMETER_LIMIT)]
     pub limit: usize,
+    /// The uid of the workflow run the step belongs to (an exported workflow gives
+    /// `{{workflow.uid}}`): its steps mint and restore secret markers under a key made from
+    /// it. Without it, under a key this user's strata keeps for the plan
+    #[arg(long, value_name = "UID")]
+    pub run_uid: Option<String>,
     /// `--strict` treats missing environment variables in tool configs as errors; `--json`
     /// prints a failure to run the step as `{"ok": false, "error": …}` on stdout
     #[command(flatten)]
@@ -122,6 +127,10 @@ fn step(args: &StepArgs, project: &App) -> Result<u8, Failure> {
             die_with_parent: true,
         },
         call: Default::default(),
+        marks: match &args.run_uid {
+            Some(uid) => strata_app::marks::seeded(uid),
+            None => strata_app::marks::local(&[b"plan step", doc.text.as_bytes()]),
+        },
     };
     let records = args.records.as_deref();
     let outcome = project.plan_step(&request, &|dep| read_record(records, &args.step, dep))?;

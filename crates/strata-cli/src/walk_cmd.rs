@@ -14,13 +14,12 @@ use strata_argo::names::task_name;
 use strata_argo::transport::{read_input, to_json, write_output, PARAMETER_LIMIT};
 use strata_core::{did_you_mean, Error, ErrorKind, Layer, RenderOptions, Warning};
 use strata_graph::parts::collect;
-use strata_graph::{new_run_id, Checkpoint, Failure, Graph, LogEvent, Observer, Status, Walker};
+use strata_graph::{new_run_id, Checkpoint, Failure, Graph, LogEvent, Observer, Status};
 use strata_runs::now;
 
 use crate::graphs::{typed_inputs, Mode, Printer, FAILED, LIMITED};
-use crate::outcome::{open_project_as, refused, report};
+use crate::outcome::{open_project_as, report};
 use crate::shared_args::SharedArgs;
-use strata_app::Target;
 
 /// The parts of a foreach.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -69,6 +68,11 @@ pub struct WalkArgs {
     /// The fingerprint the graph file must have (the one the workflow was exported from)
     #[arg(long, value_name = "HASH")]
     pub fingerprint: Option<String>,
+    /// The uid of the workflow run the part belongs to (an exported workflow gives
+    /// `{{workflow.uid}}`): its parts mint and restore secret markers under a key made from
+    /// it. Without it, under a key this user's strata keeps for the run
+    #[arg(long, value_name = "UID")]
+    pub run_uid: Option<String>,
     /// The global options: `--strict` makes a missing context path fail the step (and tools
     /// run strict; strata.yaml's `strict` does not apply: the workflow says); `--json` prints
     /// the events as JSON Lines on standard error and a failure as `{"ok": false, …}`
@@ -83,13 +87,9 @@ pub fn run(args: WalkArgs) -> ExitCode {
         Ok(p) => p,
         Err(code) => return code,
     };
-    // Every task of an exported workflow refuses what `strata run` of the graph refuses.
-    if let Some(code) = refused(&project, Target::Tool(&args.graph), &args.graph, json) {
-        return code;
-    }
     match walk(&args, &project) {
         Ok(code) => ExitCode::from(code),
-        Err(e) => report(strata_app::Failure::Error(e), Some(&project), json),
+        Err(failure) => report(failure, Some(&project), json),
     }
 }
 
@@ -97,12 +97,8 @@ fn request(message: String) -> Error {
     Error::new(Layer::REQUEST, ErrorKind::Request, message)
 }
 
-fn walk(args: &WalkArgs, project: &App) -> Result<u8, Error> {
-    let tools = project.runner(ExecOptions {
-        render: RenderOptions::strict_if(args.shared.strict() == Some(true)),
-        base_env: None,
-        die_with_parent: true,
-    });
+fn walk(args: &WalkArgs, project: &App) -> Result<u8, strata_app::Failure> {
+    // Every task of an exported workflow refuses what `strata run` of the graph refuses.
     let walk = project.graph_walk(&args.graph, args.fingerprint.as_deref())?;
     let graph = &walk.graph;
     if graph.index_of(&args.node).is_none() {
@@ -111,10 +107,44 @@ fn walk(args: &WalkArgs, project: &App) -> Result<u8, Error> {
         return Err(match did_you_mean(&args.node, ids) {
             Some(best) => e.with_hint(format!("did you mean `{best}`?")),
             None => e,
-        });
+        }
+        .into());
     }
+    if args.part == Some(Part::Element) && args.index.is_none() {
+        return Err(request("--part element needs --index".into()).into());
+    }
+    let arrival = match args.part {
+        None | Some(Part::Items) => arrival(args, graph)?,
+        Some(Part::Element | Part::Collect) => Arrival::At(Box::new(given_walk(args)?)),
+    };
+    let run_id = match &arrival {
+        Arrival::Start { run_id, .. } => run_id.clone(),
+        Arrival::At(cp) => cp.progress.run_id.clone(),
+    };
+    let marks = match &args.run_uid {
+        Some(uid) => strata_app::marks::seeded(uid),
+        None => strata_app::marks::local(&[b"walk", graph.id.as_bytes(), run_id.as_bytes()]),
+    };
+    let tools = project
+        .runner(ExecOptions {
+            render: RenderOptions::strict_if(args.shared.strict() == Some(true)),
+            base_env: None,
+            die_with_parent: true,
+        })
+        .with_marks(marks);
+    Ok(walk_on(args, &walk, &tools, arrival)?)
+}
+
+/// Runs the part once the run it belongs to is known (`arrival`), its tool calls made by
+/// `tools`.
+fn walk_on(
+    args: &WalkArgs,
+    walk: &strata_app::GraphWalk,
+    tools: &strata_app::Runner<'_>,
+    arrival: Arrival,
+) -> Result<u8, Error> {
     let walker = walk.walker(
-        &tools,
+        tools,
         RenderOptions::strict_if(args.shared.strict() == Some(true)),
     );
     let mut printer = Printer(match (args.shared.quiet, args.shared.json) {
@@ -126,14 +156,18 @@ fn walk(args: &WalkArgs, project: &App) -> Result<u8, Error> {
         dir: args.output.as_deref(),
         limit: args.limit,
     };
+    let arrive = |printer: &mut Printer| match arrival {
+        Arrival::Start { run_id, inputs } => walker.begin(&run_id, inputs, now(), printer),
+        Arrival::At(cp) => *cp,
+    };
     match args.part {
         None => {
-            let cp = arriving(args, graph, &walker, &mut printer)?;
+            let cp = arrive(&mut printer);
             let cp = walker.advance(cp, None, &mut printer)?;
             out.walk(&cp)
         }
         Some(Part::Items) => {
-            let cp = arriving(args, graph, &walker, &mut printer)?;
+            let cp = arrive(&mut printer);
             let mut warnings = Vec::new();
             // At the step limit no element starts, and the collection handles the limit.
             let items = walker.foreach_items(&cp, &mut warnings)?;
@@ -151,10 +185,8 @@ fn walk(args: &WalkArgs, project: &App) -> Result<u8, Error> {
             Ok(0)
         }
         Some(Part::Element) => {
-            let Some(i) = args.index else {
-                return Err(request("--part element needs --index".into()));
-            };
-            let cp = given_walk(args)?;
+            let i = args.index.unwrap_or_default();
+            let cp = arrive(&mut printer);
             let items = given(args, "items")?;
             let item = items
                 .get("items")
@@ -184,7 +216,7 @@ fn walk(args: &WalkArgs, project: &App) -> Result<u8, Error> {
             Ok(0)
         }
         Some(Part::Collect) => {
-            let cp = given_walk(args)?;
+            let cp = arrive(&mut printer);
             let items = given(args, "items")?;
             let work = match items.get("error") {
                 Some(e) => Err(Failure::from_json(e).ok_or_else(|| {
@@ -261,14 +293,20 @@ fn elements(args: &WalkArgs, n: usize) -> Result<Vec<Option<Result<Value, Failur
     Ok(out)
 }
 
-/// The checkpoint the walk arrives with at `--node`: a new run's (with `--start`), or the
-/// one, among those in `--walks`, whose next node is this one.
-fn arriving(
-    args: &WalkArgs,
-    graph: &Graph,
-    walker: &Walker<'_>,
-    printer: &mut Printer,
-) -> Result<Checkpoint, Error> {
+/// Where the walk arrives at `--node` from.
+enum Arrival {
+    /// A new run (`--start`), with its id and bound inputs.
+    Start {
+        run_id: String,
+        inputs: serde_json::Map<String, Value>,
+    },
+    /// The checkpoint a part before it left.
+    At(Box<Checkpoint>),
+}
+
+/// Where the walk arrives at `--node` from: a new run (with `--start`), or the checkpoint,
+/// among those in `--walks`, whose next node is this one.
+fn arrival(args: &WalkArgs, graph: &Graph) -> Result<Arrival, Error> {
     if args.start {
         let start = &graph.nodes[graph.start].id;
         if *start != args.node {
@@ -280,7 +318,7 @@ fn arriving(
         let typed = typed_inputs(args.params_json.as_deref())?;
         let inputs = graph.bind_inputs(&typed, &[])?;
         let run_id = args.run_id.clone().unwrap_or_else(new_run_id);
-        return Ok(walker.begin(&run_id, inputs, now(), printer));
+        return Ok(Arrival::Start { run_id, inputs });
     }
     let dir = walks_dir(args)?;
     let entries = std::fs::read_dir(dir)
@@ -306,7 +344,7 @@ fn arriving(
         }
     }
     match found.len() {
-        1 => Ok(found.remove(0)),
+        1 => Ok(Arrival::At(Box::new(found.remove(0)))),
         0 => Err(request(format!(
             "no walk in `{}` goes on to node `{}`",
             dir.display(),

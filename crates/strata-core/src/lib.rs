@@ -17,6 +17,7 @@ pub mod drawing;
 mod duration;
 mod env_names;
 mod field_path;
+pub mod hex;
 mod kind;
 mod layer;
 mod leaves;

@@ -1,16 +1,93 @@
 //! Secret markers: a secret value a tool prints on stdout is replaced, in every record,
-//! checkpoint and display, by `%{secret:NAME}` naming its variable; a later step (or a
-//! resumed run) gets the real value back from the environment when the marker reaches it as
-//! a parameter.
+//! checkpoint and display, by `%{secret:NAME:TAG}`, naming its variable; a later step of the
+//! same run (or the run resumed) gets the real value back when the marker reaches it as a
+//! parameter.
 //!
-//! Markers cannot be forged: a run of `%` that the tool itself printed before `{secret:` is
-//! doubled, so an even run is text and only an odd run opens a marker. Text without
-//! `{secret:` in it is never changed.
+//! A marker is minted for one run: `TAG` is the first 8 bytes, in hex, of HMAC-SHA256 of the
+//! name under the run's [`MarkKey`], which strata never shows. Only a marker whose tag holds
+//! under the key of the run at hand is restored. Everything else — a caller's
+//! `%{secret:HOME}`, a marker a tool prints itself, a marker of another run, a marker cut in
+//! two and joined again — is text, and reaches the tool byte for byte: nothing is escaped, so
+//! no caller text can become a secret however it is split, joined or sliced on its way.
 
+use hmac::{Hmac, Mac};
 use serde_json::Value;
+use sha2::Sha256;
 
-/// What opens a marker after its `%`.
-const OPEN: &str = "{secret:";
+use crate::hex::{from_hex, to_hex};
+
+/// What opens a marker.
+const OPEN: &str = "%{secret:";
+
+/// Hex digits of a marker's tag (8 bytes).
+const TAG_HEX: usize = 16;
+
+/// The key a run's markers are minted and checked with: 32 bytes that only strata holds.
+/// It is never printed (`Debug` shows no byte of it).
+#[derive(Clone, PartialEq, Eq)]
+pub struct MarkKey([u8; 32]);
+
+impl std::fmt::Debug for MarkKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("MarkKey(..)")
+    }
+}
+
+impl MarkKey {
+    /// The key made of `bytes`.
+    pub const fn from_bytes(bytes: [u8; 32]) -> MarkKey {
+        MarkKey(bytes)
+    }
+
+    /// The key's bytes, to hand it to another engine of the same run (a worker).
+    pub fn as_bytes(&self) -> &[u8; 32] {
+        &self.0
+    }
+
+    /// The key as 64 hex digits, for a transport that carries text.
+    pub fn to_hex(&self) -> String {
+        to_hex(&self.0)
+    }
+
+    /// The key written by [`MarkKey::to_hex`]; `None` for anything else.
+    pub fn from_hex(text: &str) -> Option<MarkKey> {
+        Some(MarkKey(from_hex(text)?.try_into().ok()?))
+    }
+
+    /// The marker of variable `name` for this key's run.
+    pub fn marker(&self, name: &str) -> String {
+        let mut out = String::with_capacity(OPEN.len() + name.len() + TAG_HEX + 2);
+        out.push_str(OPEN);
+        out.push_str(name);
+        out.push(':');
+        out.push_str(&to_hex(&self.mac(name)[..TAG_HEX / 2]));
+        out.push('}');
+        out
+    }
+
+    /// Whether `tag` (hex) is the tag of `name` under this key, compared in constant time.
+    fn holds(&self, name: &str, tag: &str) -> bool {
+        let Some(given) = from_hex(tag).filter(|t| t.len() == TAG_HEX / 2) else {
+            return false;
+        };
+        let mut mac = self.hasher();
+        mac.update(name.as_bytes());
+        mac.verify_truncated_left(&given).is_ok()
+    }
+
+    fn hasher(&self) -> Hmac<Sha256> {
+        let mut mac =
+            <Hmac<Sha256> as Mac>::new_from_slice(&self.0).expect("HMAC takes a key of any size");
+        mac.update(b"strata secret marker\0");
+        mac
+    }
+
+    fn mac(&self, name: &str) -> [u8; 32] {
+        let mut mac = self.hasher();
+        mac.update(name.as_bytes());
+        mac.finalize().into_bytes().into()
+    }
+}
 
 /// A secret to mark: the variable's name and its value.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -21,49 +98,40 @@ pub struct Secret {
     pub value: String,
 }
 
-/// The marker naming `name`.
-pub fn marker(name: &str) -> String {
-    format!("%{OPEN}{name}}}")
-}
-
-/// `text` with every value of `secrets` replaced by its marker (the secrets in order: an
-/// earlier one wins where values overlap, so callers list the restorable ones first), and any
-/// forged-looking marker the text already held escaped. `None` when nothing changed.
-pub fn mark_text(text: &str, secrets: &[Secret]) -> Option<String> {
+/// `text` with every value of `secrets` replaced by its marker under `key` (the secrets in
+/// order: an earlier one wins where values overlap, so callers list the restorable ones
+/// first). `None` when no secret is in it.
+pub fn mark_text(text: &str, secrets: &[Secret], key: &MarkKey) -> Option<String> {
     let pieces = split(text, secrets);
-    if matches!(pieces[..], [Piece::Text(_)]) && !text.contains(OPEN) {
+    if matches!(pieces[..], [Piece::Text(_)]) {
         return None;
     }
     let mut out = String::with_capacity(text.len());
-    for (i, piece) in pieces.iter().enumerate() {
+    for piece in pieces {
         match piece {
-            Piece::Text(t) => {
-                let marker_follows = matches!(pieces.get(i + 1), Some(Piece::Marker(_)));
-                escape_into(&mut out, t, marker_follows);
-            }
-            Piece::Marker(name) => out.push_str(&marker(name)),
+            Piece::Text(t) => out.push_str(t),
+            Piece::Marker(name) => out.push_str(&key.marker(name)),
         }
     }
-    (out != text).then_some(out)
+    Some(out)
 }
 
-/// Stdout with its secrets marked. JSON output is marked in its parsed strings (so a
-/// secret the tool escaped, `"\u0041…"`, is found too) and written back compactly when
+/// Stdout with its secrets marked under `key`. JSON output is marked in its parsed strings
+/// (so a secret the tool escaped, `"\u0041…"`, is found too) and written back compactly when
 /// something changed; any other output is marked as text. `None` when nothing changed.
-pub fn mark_stdout(stdout: &[u8], secrets: &[Secret]) -> Option<Vec<u8>> {
-    // Most output holds no secret, no escape and no marker: nothing is parsed then (the step
-    // record parses it anyway). Only a JSON escape (`\u0073…`) can hide a secret's bytes.
-    let holds = |needle: &[u8]| memchr::memmem::find(stdout, needle).is_some();
+pub fn mark_stdout(stdout: &[u8], secrets: &[Secret], key: &MarkKey) -> Option<Vec<u8>> {
+    // Most output holds no secret and no escape: nothing is parsed then (the step record
+    // parses it anyway). Only a JSON escape (`\u0073…`) can hide a secret's bytes.
     let present = secrets
         .iter()
-        .any(|s| !s.value.is_empty() && holds(s.value.as_bytes()));
+        .any(|s| !s.value.is_empty() && memchr::memmem::find(stdout, s.value.as_bytes()).is_some());
     let escaped = !secrets.is_empty() && memchr::memchr(b'\\', stdout).is_some();
-    if !present && !escaped && !holds(OPEN.as_bytes()) {
+    if !present && !escaped {
         return None;
     }
     let text = String::from_utf8_lossy(stdout);
     if let Ok(mut value) = serde_json::from_str::<Value>(&text) {
-        if mark_value(&mut value, secrets) {
+        if mark_value(&mut value, secrets, key) {
             let mut out = serde_json::to_vec(&value).unwrap_or_default();
             if stdout.ends_with(b"\n") {
                 out.push(b'\n');
@@ -72,35 +140,34 @@ pub fn mark_stdout(stdout: &[u8], secrets: &[Secret]) -> Option<Vec<u8>> {
         }
         // Not in a string: a number that is the secret, say; mark the text.
     }
-    mark_text(&text, secrets).map(String::into_bytes)
+    mark_text(&text, secrets, key).map(String::into_bytes)
 }
 
-/// Marks every string (and key) of `value`; true when something changed.
-pub fn mark_value(value: &mut Value, secrets: &[Secret]) -> bool {
+/// Marks every string (and key) of `value` under `key`; true when something changed.
+pub fn mark_value(value: &mut Value, secrets: &[Secret], key: &MarkKey) -> bool {
     let mut changed = false;
     match value {
         Value::String(s) => {
-            if let Some(marked) = mark_text(s, secrets) {
+            if let Some(marked) = mark_text(s, secrets, key) {
                 *s = marked;
                 changed = true;
             }
         }
         Value::Array(items) => {
             for item in items {
-                changed |= mark_value(item, secrets);
+                changed |= mark_value(item, secrets, key);
             }
         }
         Value::Object(map) => {
-            let keys_change = map.keys().any(|k| mark_text(k, secrets).is_some());
-            if keys_change {
+            if map.keys().any(|k| mark_text(k, secrets, key).is_some()) {
                 let old = std::mem::take(map);
                 for (k, v) in old {
-                    map.insert(mark_text(&k, secrets).unwrap_or(k), v);
+                    map.insert(mark_text(&k, secrets, key).unwrap_or(k), v);
                 }
                 changed = true;
             }
             for v in map.values_mut() {
-                changed |= mark_value(v, secrets);
+                changed |= mark_value(v, secrets, key);
             }
         }
         _ => {}
@@ -108,13 +175,13 @@ pub fn mark_value(value: &mut Value, secrets: &[Secret]) -> bool {
     changed
 }
 
-/// The names of every marker in `value`, in order of first appearance.
-pub fn markers_in(value: &Value) -> Vec<String> {
-    let mut names = Vec::new();
+/// The names of the markers of `value` minted under `key`, in order of first appearance.
+pub fn markers_in(value: &Value, key: &MarkKey) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
     visit_strings(value, &mut |s| {
         for piece in parse(s) {
-            if let Parsed::Marker(name) = piece {
-                if !names.iter().any(|n| n == name) {
+            if let Parsed::Marker { name, tag, .. } = piece {
+                if key.holds(name, tag) && !names.iter().any(|n| n == name) {
                     names.push(name.to_owned());
                 }
             }
@@ -123,30 +190,50 @@ pub fn markers_in(value: &Value) -> Vec<String> {
     names
 }
 
-/// `text` with markers replaced by their variables' values (`lookup`) and escaped `%` runs
-/// restored; `Err(name)` for the first marker whose variable `lookup` does not know. `None`
-/// when `text` holds no marker and nothing escaped.
+/// Whether `value` holds text shaped as a marker, minted under any key: what a reply shown
+/// to people must not hold.
+pub fn holds_marker(value: &Value) -> bool {
+    let mut found = false;
+    visit_strings(value, &mut |s| {
+        found = found || parse(s).iter().any(|p| matches!(p, Parsed::Marker { .. }));
+    });
+    found
+}
+
+/// `text` with its markers minted under `key` replaced by their variables' values
+/// (`lookup`); every other byte as it was. `Err(name)` for the first such marker whose
+/// variable `lookup` does not give. `None` when `text` holds no such marker.
 pub fn restore_text(
     text: &str,
+    key: &MarkKey,
     lookup: &mut impl FnMut(&str) -> Option<String>,
 ) -> Result<Option<String>, String> {
     if !text.contains(OPEN) {
         return Ok(None);
     }
+    let pieces = parse(text);
+    let restores =
+        |p: &Parsed<'_>| matches!(p, Parsed::Marker { name, tag, .. } if key.holds(name, tag));
+    if !pieces.iter().any(restores) {
+        return Ok(None);
+    }
     let mut out = String::with_capacity(text.len());
-    for piece in parse(text) {
+    for piece in &pieces {
         match piece {
-            Parsed::Text(t) => out.push_str(t),
-            Parsed::Marker(name) => out.push_str(&lookup(name).ok_or_else(|| name.to_owned())?),
+            Parsed::Marker { name, tag, .. } if key.holds(name, tag) => {
+                out.push_str(&lookup(name).ok_or_else(|| (*name).to_owned())?);
+            }
+            Parsed::Text(t) | Parsed::Marker { whole: t, .. } => out.push_str(t),
         }
     }
     Ok(Some(out))
 }
 
-/// Restores every string (and key) of `value` in place; `Err(name)` as
-/// [`restore_text`]. Returns the (name, value) pairs restored.
+/// Restores every string (and key) of `value` in place, as [`restore_text`]. Returns the
+/// (name, value) pairs restored.
 pub fn restore_value(
     value: &mut Value,
+    key: &MarkKey,
     lookup: &mut impl FnMut(&str) -> Option<String>,
 ) -> Result<Vec<Secret>, String> {
     let mut restored = Vec::new();
@@ -160,35 +247,36 @@ pub fn restore_value(
         }
         Some(value)
     };
-    restore_in(value, &mut recording)?;
+    restore_in(value, key, &mut recording)?;
     Ok(restored)
 }
 
 fn restore_in(
     value: &mut Value,
+    key: &MarkKey,
     lookup: &mut impl FnMut(&str) -> Option<String>,
 ) -> Result<(), String> {
     match value {
         Value::String(s) => {
-            if let Some(restored) = restore_text(s, lookup)? {
+            if let Some(restored) = restore_text(s, key, lookup)? {
                 *s = restored;
             }
         }
         Value::Array(items) => {
             for item in items {
-                restore_in(item, lookup)?;
+                restore_in(item, key, lookup)?;
             }
         }
         Value::Object(map) => {
             if map.keys().any(|k| k.contains(OPEN)) {
                 let old = std::mem::take(map);
                 for (k, v) in old {
-                    let k = restore_text(&k, lookup)?.unwrap_or(k);
+                    let k = restore_text(&k, key, lookup)?.unwrap_or(k);
                     map.insert(k, v);
                 }
             }
             for v in map.values_mut() {
-                restore_in(v, lookup)?;
+                restore_in(v, key, lookup)?;
             }
         }
         _ => {}
@@ -246,90 +334,74 @@ fn split<'a>(text: &'a str, secrets: &'a [Secret]) -> Vec<Piece<'a>> {
     pieces
 }
 
-/// Writes the tool's own `text`, doubling each run of `%` that precedes `{secret:` (and the
-/// trailing run when a marker follows), so that no run the tool printed opens a marker.
-fn escape_into(out: &mut String, text: &str, marker_follows: bool) {
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] != b'%' {
-            let next = memchr::memchr(b'%', &bytes[i..]).map_or(bytes.len(), |n| i + n);
-            out.push_str(&text[i..next]);
-            i = next;
-            continue;
-        }
-        let start = i;
-        while i < bytes.len() && bytes[i] == b'%' {
-            i += 1;
-        }
-        let run = &text[start..i];
-        out.push_str(run);
-        let opens = text[i..].starts_with(OPEN) || (i == bytes.len() && marker_follows);
-        if opens {
-            out.push_str(run);
-        }
-    }
-}
-
-/// A piece of marked text.
+/// A piece of text that may hold markers: text, or a span shaped as a marker (`whole`),
+/// its tag not yet checked.
 enum Parsed<'a> {
     Text(&'a str),
-    Marker(&'a str),
+    Marker {
+        name: &'a str,
+        tag: &'a str,
+        whole: &'a str,
+    },
 }
 
-/// Parses marked text: an odd run of `%` before `{secret:NAME}` is a marker (after half of
-/// the rest of the run); an even run is half as many `%` and the text that follows.
+/// Parses text for markers: `%{secret:NAME:TAG}` with NAME a variable name and TAG 16
+/// lower-case hex digits; everything else is text.
 fn parse(text: &str) -> Vec<Parsed<'_>> {
     let mut out = Vec::new();
     let mut literal_from = 0;
     let mut search = 0;
     while let Some(found) = text[search..].find(OPEN).map(|n| search + n) {
-        let run = text[..found]
-            .bytes()
-            .rev()
-            .take_while(|b| *b == b'%')
-            .count();
-        let name_end = text[found + OPEN.len()..]
-            .find('}')
-            .map(|n| found + OPEN.len() + n);
-        let name = name_end.map(|end| &text[found + OPEN.len()..end]);
-        let valid = name.is_some_and(is_var_name);
-        let run_start = found - run;
-        out.push(Parsed::Text(&text[literal_from..run_start]));
-        out.push(Parsed::Text(&text[run_start..run_start + run / 2]));
-        match (run % 2 == 1, valid, name, name_end) {
-            (true, true, Some(name), Some(end)) => {
-                out.push(Parsed::Marker(name));
-                literal_from = end + 1;
+        let rest = &text[found + OPEN.len()..];
+        match marker_at(rest) {
+            Some((name, tag, len)) => {
+                if found > literal_from {
+                    out.push(Parsed::Text(&text[literal_from..found]));
+                }
+                let whole = &text[found..found + OPEN.len() + len];
+                out.push(Parsed::Marker { name, tag, whole });
+                literal_from = found + OPEN.len() + len;
+                search = literal_from;
             }
-            _ => {
-                // Text: keep the half run and `{secret:` as printed.
-                out.push(Parsed::Text(&text[run_start + run - run % 2..found]));
-                literal_from = found;
-            }
-        }
-        search = found + OPEN.len();
-        if literal_from > search {
-            search = literal_from;
+            None => search = found + 1,
         }
     }
-    out.push(Parsed::Text(&text[literal_from..]));
-    out.retain(|p| !matches!(p, Parsed::Text("")));
+    if literal_from < text.len() {
+        out.push(Parsed::Text(&text[literal_from..]));
+    }
     out
 }
 
-fn is_var_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars
+/// `NAME:TAG}` at the start of `rest`: the name, the tag and the length read.
+fn marker_at(rest: &str) -> Option<(&str, &str, usize)> {
+    let name_len = rest
+        .bytes()
+        .position(|b| !(b.is_ascii_alphanumeric() || b == b'_'))?;
+    let name = &rest[..name_len];
+    if !name
+        .bytes()
         .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+    {
+        return None;
+    }
+    let after = &rest[name_len..];
+    let tag = after.strip_prefix(':')?.get(..TAG_HEX)?;
+    if !tag.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+        || after.as_bytes().get(1 + TAG_HEX) != Some(&b'}')
+    {
+        return None;
+    }
+    Some((name, tag, name_len + 1 + TAG_HEX + 1))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    const KEY: MarkKey = MarkKey::from_bytes([7; 32]);
+    const OTHER: MarkKey = MarkKey::from_bytes([8; 32]);
 
     fn secrets() -> Vec<Secret> {
         vec![
@@ -353,71 +425,95 @@ mod tests {
     }
 
     fn round_trip(text: &str) -> String {
-        let marked = mark_text(text, &secrets()).unwrap_or_else(|| text.to_owned());
-        restore_text(&marked, &mut env).unwrap().unwrap_or(marked)
+        let marked = mark_text(text, &secrets(), &KEY).unwrap_or_else(|| text.to_owned());
+        restore_text(&marked, &KEY, &mut env)
+            .unwrap()
+            .unwrap_or(marked)
+    }
+
+    #[test]
+    fn a_marker_names_its_variable_and_carries_a_tag_of_its_key() {
+        let m = KEY.marker("TOKEN");
+        assert!(m.starts_with("%{secret:TOKEN:") && m.ends_with('}'), "{m}");
+        assert_eq!(m.len(), "%{secret:TOKEN:}".len() + 16);
+        assert_ne!(m, OTHER.marker("TOKEN"));
+        assert_ne!(m[15..], KEY.marker("AUTH")[14..]);
+        assert_eq!(format!("{KEY:?}"), "MarkKey(..)");
+        assert_eq!(MarkKey::from_hex(&KEY.to_hex()), Some(KEY));
+        assert_eq!(MarkKey::from_hex("07"), None);
+        assert_eq!(MarkKey::from_hex(&"G".repeat(64)), None);
     }
 
     #[test]
     fn a_secret_becomes_its_marker_and_comes_back() {
+        let t = KEY.marker("TOKEN");
         assert_eq!(
-            mark_text("key=s3cr3t;again s3cr3t", &secrets()).unwrap(),
-            "key=%{secret:TOKEN};again %{secret:TOKEN}"
+            mark_text("key=s3cr3t;again s3cr3t", &secrets(), &KEY).unwrap(),
+            format!("key={t};again {t}")
         );
         assert_eq!(
             round_trip("key=s3cr3t;again s3cr3t"),
             "key=s3cr3t;again s3cr3t"
         );
-        assert_eq!(mark_text("nothing here", &secrets()), None);
-        assert_eq!(mark_text("s3cr3t", &secrets()).unwrap(), "%{secret:TOKEN}");
+        assert_eq!(mark_text("nothing here", &secrets(), &KEY), None);
+        assert_eq!(mark_text("s3cr3t", &secrets(), &KEY).unwrap(), t);
     }
 
     #[test]
     fn the_first_listed_secret_wins_where_values_overlap() {
         assert_eq!(
-            mark_text("Bearer s3cr3t-long", &secrets()).unwrap(),
-            "Bearer %{secret:TOKEN}-long"
+            mark_text("Bearer s3cr3t-long", &secrets(), &KEY).unwrap(),
+            format!("Bearer {}-long", KEY.marker("TOKEN"))
         );
     }
 
     #[test]
-    fn markers_a_tool_prints_are_text_not_markers() {
-        let forged = "%{secret:TOKEN} and %%{secret:TOKEN} and %%%{secret:X}";
-        let marked = mark_text(forged, &[]).unwrap();
+    fn markers_not_minted_under_the_key_are_text_byte_for_byte() {
+        let t = KEY.marker("TOKEN");
+        let forged = format!(
+            "%{{secret:HOME}} %%{{secret:TOKEN}} {} %{{secret:TOKEN:0000000000000000}} {} {}",
+            OTHER.marker("TOKEN"),
+            &t[..t.len() - 1],
+            t.to_uppercase()
+        );
+        assert_eq!(mark_text(&forged, &[], &KEY), None);
+        assert!(markers_in(&json!(forged), &KEY).is_empty());
+        assert!(holds_marker(&json!(forged)));
+        assert_eq!(restore_text(&forged, &KEY, &mut env), Ok(None));
+        // Text around a minted marker stays as it was, `%` runs included.
+        let mixed = format!("100%{t}%%{{secret:X}}%");
         assert_eq!(
-            marked,
-            "%%{secret:TOKEN} and %%%%{secret:TOKEN} and %%%%%%{secret:X}"
+            restore_text(&mixed, &KEY, &mut env).unwrap().unwrap(),
+            "100%s3cr3t%%{secret:X}%"
         );
-        assert_eq!(markers_in(&json!(marked)), Vec::<String>::new());
-        assert_eq!(restore_text(&marked, &mut env).unwrap().unwrap(), forged);
-    }
-
-    #[test]
-    fn percent_signs_before_a_secret_stay_text() {
-        let text = "100%s3cr3t and 50%% {secret: x";
-        let marked = mark_text(text, &secrets()).unwrap();
-        assert_eq!(marked, "100%%%{secret:TOKEN} and 50%% {secret: x");
-        assert_eq!(markers_in(&json!(marked)), ["TOKEN"]);
-        assert_eq!(round_trip(text), text);
     }
 
     #[test]
     fn json_output_is_marked_in_its_parsed_strings() {
-        let out = mark_stdout(b"{\"t\": \"\\u0073\\u0033cr3t\", \"n\": 1}\n", &secrets()).unwrap();
+        let out = mark_stdout(
+            b"{\"t\": \"\\u0073\\u0033cr3t\", \"n\": 1}\n",
+            &secrets(),
+            &KEY,
+        )
+        .unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
-            "{\"t\":\"%{secret:TOKEN}\",\"n\":1}\n"
+            format!("{{\"t\":\"{}\",\"n\":1}}\n", KEY.marker("TOKEN"))
         );
-        assert_eq!(mark_stdout(b"{\"t\": 1}", &secrets()), None);
+        assert_eq!(mark_stdout(b"{\"t\": 1}", &secrets(), &KEY), None);
+        assert_eq!(mark_stdout(b"%{secret:TOKEN}", &secrets(), &KEY), None);
     }
 
     #[test]
     fn an_unknown_variable_is_named() {
+        let gone = KEY.marker("GONE");
         assert_eq!(
-            restore_text("x %{secret:GONE} y", &mut env),
+            restore_text(&format!("x {gone} y"), &KEY, &mut env),
             Err("GONE".to_owned())
         );
-        let mut v = json!({"a": ["%{secret:TOKEN}"], "%{secret:AUTH}": 1});
-        let restored = restore_value(&mut v, &mut env).unwrap();
+        let (t, a) = (KEY.marker("TOKEN"), KEY.marker("AUTH"));
+        let mut v = json!({"a": [t], a: 1});
+        let restored = restore_value(&mut v, &KEY, &mut env).unwrap();
         assert_eq!(v, json!({"a": ["s3cr3t"], "Bearer s3cr3t-long": 1}));
         assert_eq!(
             restored.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),

@@ -95,11 +95,33 @@ impl Stamp {
     }
 }
 
+/// Checks the tool's `parameters` schema uses the supported subset: once, when the tool is
+/// compiled, so no call checks it again.
+fn parameters_schema(chain: &ToolChain) -> Result<(), Error> {
+    let link = chain.tool();
+    let Some(schema) = &link.file.parameters else {
+        return Ok(());
+    };
+    crate::check_schema(schema).map_err(|e| {
+        let mut err = Error::new(
+            strata_core::Layer::REQUEST,
+            strata_core::ErrorKind::Invalid,
+            e.message,
+        )
+        .with_hint("see docs/tools.md for the supported schema subset");
+        err.path = e.path.under(&FieldPath(vec![strata_core::PathSeg::Key(
+            "parameters".into(),
+        )]));
+        link.doc.locate_error(err)
+    })
+}
+
 impl CompiledTool {
     /// Loads and compiles tool `id` of `project`.
     fn compile(project: &Project, id: &str) -> Result<CompiledTool, Error> {
         let read_at = SystemTime::now();
         let chain = ToolChain::load(project, id)?;
+        parameters_schema(&chain)?;
         let files = chain
             .links
             .iter()

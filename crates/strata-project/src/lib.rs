@@ -42,7 +42,7 @@ pub use tool_file::{read_tool_file, EnvConfig, Interpreter, InterpreterKind, Too
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
-use strata_core::{EnvMap, Error, ErrorKind, FieldPath, RenderOptions, Rendered, Scope, Warning};
+use strata_core::{EnvMap, Error, RenderOptions, Rendered, Scope, Warning};
 use strata_exec::{process_env, ResolvedEnv, SpawnSpec};
 use strata_pipeline::StageOutput;
 
@@ -141,18 +141,8 @@ impl Invocation {
     ) -> Result<Invocation, Error> {
         let chain = &tool.chain;
         let link = chain.tool();
+        // Checked once, when the tool was compiled (`CompiledTool::compile`).
         let schema = link.file.parameters.as_ref();
-        if let Some(schema) = schema {
-            check_schema(schema).map_err(|e| {
-                let mut err =
-                    Error::new(strata_core::Layer::REQUEST, ErrorKind::Invalid, e.message)
-                        .with_hint("see docs/tools.md for the supported schema subset");
-                err.path = e.path.under(&FieldPath(vec![strata_core::PathSeg::Key(
-                    "parameters".into(),
-                )]));
-                link.doc.locate_error(err)
-            })?;
-        }
         let mut given = caller.typed.clone();
         for (name, raw) in &caller.strings {
             given.insert(name.clone(), coerce(schema, name, raw)?);

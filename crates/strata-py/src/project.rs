@@ -4,11 +4,11 @@ use std::path::PathBuf;
 
 use pyo3::prelude::*;
 use serde_json::json;
-use serde_json::Value;
 use strata_app::{
-    answer_part, App, CallerParams, ExecOptions, Failure, GraphRun, GraphStart, PlanExecution,
-    PlanSource, StepPlan, StepRequest, Target, WholePlan,
+    App, CallerParams, ExecOptions, Failure, GraphRun, GraphStart, PlanExecution, PlanSource,
+    StepPlan, StepRequest, WholePlan,
 };
+use strata_core::secret_marks::MarkKey;
 use strata_core::{Error, RenderOptions};
 use strata_core::{ErrorKind, Layer};
 use strata_doc::Document;
@@ -21,7 +21,7 @@ use crate::convert::{
 };
 use crate::errors::OrRaise;
 use crate::plans::PyPlan;
-use crate::remote::{envelope, remote_parts, RemoteRunner, RemoteSteps};
+use crate::remote::{envelope, remote_parts, RemoteCalls, RemoteSteps};
 use crate::stack::{on_strata_stack, CAPPED_LIMITS_STACK};
 
 /// A strata project: the directory ``path`` holding ``tools/``.
@@ -245,33 +245,25 @@ impl PyProject {
                 }
                 (None, None) => unreachable!("checked above"),
             };
-            let local = app.runner(options);
-            let remote;
-            let runner: &dyn ToolRunner = match executor {
-                Some(executor) => {
-                    remote = RemoteRunner {
-                        local: app.runner(ExecOptions::default()),
-                        executor,
-                    };
-                    &remote
-                }
-                None => &local,
-            };
+            let remote = executor.map(|executor| RemoteCalls { executor });
             let steps = match (step_executor, run.step_plan()) {
                 (Some(executor), Some(plan)) => Some(
-                    Python::attach(|py| RemoteSteps::new(py, executor, plan, run.values(), &call))
-                        .map_err(|e| {
-                            Error::new(
-                                Layer::REQUEST,
-                                ErrorKind::Invalid,
-                                format!("cannot hand the plan to the step executor: {e}"),
-                            )
-                        })?,
+                    Python::attach(|py| {
+                        RemoteSteps::new(py, executor, plan, run.values(), &call, run.marks())
+                    })
+                    .map_err(|e| {
+                        Error::new(
+                            Layer::REQUEST,
+                            ErrorKind::Invalid,
+                            format!("cannot hand the plan to the step executor: {e}"),
+                        )
+                    })?,
                 ),
                 _ => None,
             };
             let exec = PlanExecution {
-                runner,
+                options,
+                remote: remote.as_ref().map(|r| r as &dyn strata_app::RemoteTools),
                 steps: steps.as_ref().map(|s| s as &dyn strata_plans::StepRunner),
                 jobs,
                 call,
@@ -283,18 +275,22 @@ impl PyProject {
     }
 
     /// Runs tool ``tool`` with ``params`` through the project's runner, as a step of a plan
-    /// or a node of a graph would — the gate, the executor chain, the limits; secret markers
-    /// (``%{secret:NAME}``) in ``params`` restored from this machine's environment or
-    /// ``.env``, and secret values on the tool's stdout put back as markers — and returns
+    /// or a node of a graph would — the gate, the executor chain, the limits; with ``marks``,
+    /// the marker key of the run the call belongs to (what an ``executor`` is given), the
+    /// run's secret markers (``%{secret:NAME:TAG}``) in ``params`` restored from this
+    /// machine's environment or ``.env`` and secret values on the tool's stdout put back as
+    /// markers of that run (without it, the call is a run of its own: text in ``params`` is
+    /// never a secret) — and returns
     /// ``{"run": {...}}`` (``success``, ``exit_code``, ``signal``, ``stdout`` and ``stderr``
     /// as bytes, ``stdout_truncated``, ``stderr_truncated``, ``timed_out``, ``duration`` in
     /// seconds) when it ran, or ``{"error": {...}}`` (strata's error form) when it could
     /// not. This is what an ``executor`` of ``run_plan`` and ``run_graph`` returns; it never
     /// raises for a tool that cannot run.
     #[pyo3(
-        signature = (tool, params=None, *, env=None, strict=None, timeout=None),
-        text_signature = "($self, tool, params=None, *, env=None, strict=False, timeout=None)"
+        signature = (tool, params=None, *, env=None, strict=None, timeout=None, marks=None),
+        text_signature = "($self, tool, params=None, *, env=None, strict=False, timeout=None, marks=None)"
     )]
+    #[allow(clippy::too_many_arguments)] // one per Python argument
     fn call_tool<'py>(
         &self,
         py: Python<'py>,
@@ -303,6 +299,7 @@ impl PyProject {
         env: Option<&Bound<'py, PyAny>>,
         strict: Option<&Bound<'py, PyAny>>,
         timeout: Option<&Bound<'py, PyAny>>,
+        marks: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let tool = str_arg(tool, "tool")?;
         let params = map_arg(params, "params")?;
@@ -310,8 +307,12 @@ impl PyProject {
         let call = CallOptions {
             timeout: seconds_arg(timeout, "timeout")?,
         };
+        let marks = marks_arg(marks).or_raise(py)?;
         let outcome = on_strata_stack(py, CAPPED_LIMITS_STACK, || {
-            self.project.runner(options).run(&tool, &params, &call)
+            self.project
+                .runner(options)
+                .with_marks(marks)
+                .run(&tool, &params, &call)
         })?;
         Ok(envelope(py, &outcome)?.into_any())
     }
@@ -400,15 +401,12 @@ impl PyProject {
         };
         let outcome = on_strata_stack(py, CAPPED_LIMITS_STACK, || {
             match (executor, part_executor) {
-                (_, Some(parts)) => self.project.run_graph_in_parts(&run, &remote_parts(parts)),
+                (_, Some(parts)) => self.project.run_graph_in_parts(&run, remote_parts(parts)),
                 (None, None) => self.project.run_graph(&run, &mut strata_graph::Silent),
                 (Some(executor), None) => {
-                    let remote = RemoteRunner {
-                        local: self.project.runner(ExecOptions::default()),
-                        executor,
-                    };
+                    let remote = RemoteCalls { executor };
                     self.project
-                        .run_graph_on(&run, &remote, &mut strata_graph::Silent)
+                        .run_graph_on(&run, Some(&remote), &mut strata_graph::Silent)
                 }
             }
         })?
@@ -437,8 +435,8 @@ impl PyProject {
     /// of ``run_tool``. Raises ``StrataError`` when the step cannot run at all: a plan that
     /// does not load, no such step (with a did-you-mean), a record missing, a refusal.
     #[pyo3(
-        signature = (plan, step, *, records=None, values=None, name=None, strict=None, timeout=None),
-        text_signature = "($self, plan, step, *, records=None, values=None, name=None, strict=False, timeout=None)"
+        signature = (plan, step, *, records=None, values=None, name=None, strict=None, timeout=None, marks=None),
+        text_signature = "($self, plan, step, *, records=None, values=None, name=None, strict=False, timeout=None, marks=None)"
     )]
     #[allow(clippy::too_many_arguments)] // one per Python argument
     fn plan_step<'py>(
@@ -451,8 +449,10 @@ impl PyProject {
         name: Option<&Bound<'py, PyAny>>,
         strict: Option<&Bound<'py, PyAny>>,
         timeout: Option<&Bound<'py, PyAny>>,
+        marks: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let step = str_arg(step, "step")?;
+        let marks = marks_arg(marks).or_raise(py)?;
         let name = opt_str_arg(name, "name")?.unwrap_or_else(|| PLAN_NAME.to_string());
         let records = records_arg(records)?;
         let values = map_arg(values, "values")?;
@@ -481,6 +481,7 @@ impl PyProject {
             values: &values,
             options,
             call,
+            marks,
         };
         let record = |id: &str| {
             records.iter().find(|r| r.id == id).cloned().ok_or_else(|| {
@@ -531,12 +532,8 @@ impl PyProject {
         let request = json_arg(request, "request")?;
         let options = self.options(None, strict, true)?;
         let app = &self.project;
-        let answer = on_strata_stack(py, CAPPED_LIMITS_STACK, || -> Result<Value, Failure> {
-            app.admit(Target::Tool(&id), &id)?;
-            let walk = app.graph_walk(&id, None)?;
-            let tools = app.runner(options.clone());
-            let walker = walk.walker(&tools, options.render);
-            Ok(answer_part(&walker, &request)?)
+        let answer = on_strata_stack(py, CAPPED_LIMITS_STACK, || {
+            app.walk_part(&id, &request, options.clone())
         })?
         .or_raise(py)?;
         to_py(py, &answer)
@@ -544,6 +541,15 @@ impl PyProject {
 
     fn __repr__(&self) -> String {
         format!("<strata.Project {}>", self.project.root.display())
+    }
+}
+
+/// The marker key of the run a call belongs to (`marks=`, as a run's request carries it), or
+/// a new one: a call of its own.
+fn marks_arg(marks: Option<&Bound<'_, PyAny>>) -> Result<MarkKey, Error> {
+    match marks.filter(|m| !m.is_none()) {
+        None => Ok(strata_app::marks::fresh()),
+        Some(m) => strata_app::marks::carried(&m.extract::<String>().unwrap_or_default()),
     }
 }
 

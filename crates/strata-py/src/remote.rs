@@ -6,10 +6,12 @@
 //! that machine's environment and put back on its stdout), so a step's record is made from
 //! the same outcome as in a local run.
 //!
-//! The executor is called as `executor(tool, params, timeout)` — the tool id, the resolved
-//! caller parameters (secret markers, never values) and the timeout cap in seconds or `None` —
-//! and returns the *envelope* `call_tool` returns: `{"run": {...}}` when the tool ran (see
-//! [`run_to_py`]), or `{"error": {...}}` (an error in strata's JSON form) when it could not.
+//! The executor is called as `executor(tool, params, timeout, marks)` — the tool id, the
+//! resolved caller parameters (secret markers, never values), the timeout cap in seconds or
+//! `None`, and the run's marker key, which `call_tool(..., marks=marks)` there needs to restore
+//! the run's markers and mark what the tool prints — and returns the *envelope* `call_tool`
+//! returns: `{"run": {...}}` when the tool ran (see [`run_to_py`]), or `{"error": {...}}` (an
+//! error in strata's JSON form) when it could not.
 //!
 //! Coarser units can run elsewhere too. A *step executor* ([`RemoteSteps`]) runs a plan's
 //! whole step — `Project.plan_step` there: the gate, the arguments resolved from the records
@@ -23,50 +25,35 @@ use std::time::Duration;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use serde_json::{Map, Value};
-use strata_app::{PartsOver, Runner, StepPlan};
+use strata_app::{RemoteTools, StepPlan};
+use strata_core::secret_marks::MarkKey;
 use strata_core::{Error, ErrorKind, Layer};
 use strata_plans::{Step, StepRunner};
-use strata_tools::{CallOptions, RunResult, StepRecord, ToolRunner};
+use strata_tools::{CallOptions, RunResult, StepRecord};
 
 use crate::convert::{json_arg, to_py};
 
-/// A runner whose checks (which tools exist, their schemas) are the project's and whose
-/// calls go to the executor.
-pub struct RemoteRunner<'a> {
-    /// The project's runner, for everything but running.
-    pub local: Runner<'a>,
+/// Tool calls sent to the executor (the project's runner keeps the checks).
+pub struct RemoteCalls {
     /// The executor.
     pub executor: Py<PyAny>,
 }
 
-impl ToolRunner for RemoteRunner<'_> {
-    fn has_tool(&self, id: &str) -> bool {
-        self.local.has_tool(id)
-    }
-
-    fn unknown_tool(&self, id: &str) -> Error {
-        self.local.unknown_tool(id)
-    }
-
-    fn callable(&self, id: &str) -> Result<(), Error> {
-        self.local.callable(id)
-    }
-
-    fn parameters(&self, id: &str) -> Option<Value> {
-        self.local.parameters(id)
-    }
-
-    fn run(
+impl RemoteTools for RemoteCalls {
+    fn call(
         &self,
         id: &str,
         params: &Map<String, Value>,
         options: &CallOptions,
+        marks: &MarkKey,
     ) -> Result<RunResult, Error> {
         Python::attach(|py| {
             let answer = (|| -> PyResult<Result<RunResult, Error>> {
                 let params = to_py(py, &Value::Object(params.clone()))?;
                 let timeout = options.timeout.map(|t| t.as_secs_f64());
-                let envelope = self.executor.call1(py, (id, params, timeout))?;
+                let envelope = self
+                    .executor
+                    .call1(py, (id, params, timeout, marks.to_hex()))?;
                 from_envelope(envelope.bind(py))
             })();
             answer.unwrap_or_else(|e| {
@@ -134,24 +121,26 @@ fn from_envelope(envelope: &Bound<'_, PyAny>) -> PyResult<Result<RunResult, Erro
 
 /// A step runner whose steps go whole to the step executor, called as `executor(request)`
 /// with `request` the arguments of `Project.plan_step` — `{"plan", "name", "step",
-/// "records", "values", "timeout"}` — and answering `{"record": {...}}`, or `{"error":
-/// {...}}` when the step could not run there.
+/// "records", "values", "timeout", "marks"}` — and answering `{"record": {...}}`, or
+/// `{"error": {...}}` when the step could not run there.
 pub struct RemoteSteps {
     /// The step executor.
     executor: Py<PyAny>,
     /// What every request holds: the plan (its text, or its data), its name, the user
-    /// values and the timeout cap.
+    /// values, the timeout cap and the run's marker key.
     common: Py<PyDict>,
 }
 
 impl RemoteSteps {
-    /// Steps of `plan` with the user `values` and the call options `call`, run by `executor`.
+    /// Steps of `plan` with the user `values`, the call options `call` and the run's marker
+    /// key `marks`, run by `executor`.
     pub fn new(
         py: Python<'_>,
         executor: Py<PyAny>,
         plan: StepPlan<'_>,
         values: &Map<String, Value>,
         call: &CallOptions,
+        marks: &MarkKey,
     ) -> PyResult<RemoteSteps> {
         let common = PyDict::new(py);
         let name = match plan {
@@ -167,6 +156,7 @@ impl RemoteSteps {
         common.set_item("name", name)?;
         common.set_item("values", to_py(py, &Value::Object(values.clone()))?)?;
         common.set_item("timeout", call.timeout.map(|t| t.as_secs_f64()))?;
+        common.set_item("marks", marks.to_hex())?;
         Ok(RemoteSteps {
             executor,
             common: common.unbind(),
@@ -215,13 +205,11 @@ impl StepRunner for RemoteSteps {
     }
 }
 
-/// The parts of a walk sent to the part executor, called as `executor(request)` with a part
-/// request (`strata_app::answer_part`'s) and answering `{"answer": {...}}` (what
+/// The transport of a walk's parts to the part executor, called as `executor(request)` with a
+/// part request (what `Project.walk_part` takes) and answering `{"answer": {...}}` (what
 /// `Project.walk_part` returned there), or `{"error": {...}}` when the part could not run.
-pub fn remote_parts(
-    executor: Py<PyAny>,
-) -> PartsOver<impl Fn(&Value) -> Result<Value, Error> + Sync> {
-    PartsOver(move |request: &Value| {
+pub fn remote_parts(executor: Py<PyAny>) -> impl Fn(&Value) -> Result<Value, Error> + Sync {
+    move |request: &Value| {
         Python::attach(|py| {
             let answer = (|| -> PyResult<Result<Value, Error>> {
                 let answer = executor.call1(py, (to_py(py, request)?,))?;
@@ -239,7 +227,7 @@ pub fn remote_parts(
                 ))
             })
         })
-    })
+    }
 }
 
 /// An error in strata's JSON form, from an executor's answer.

@@ -167,9 +167,9 @@ pub struct Extraction {
 }
 
 /// True when `value` holds one of `secrets`, or the marker of a secret a tool printed
-/// (`%{secret:NAME}`, see [`strata_core::secret_marks`]).
+/// (`%{secret:NAME:TAG}`, see [`strata_core::secret_marks`]; minted for any run).
 fn holds_secret(value: &Value, secrets: &[String]) -> bool {
-    if !strata_core::secret_marks::markers_in(value).is_empty() {
+    if strata_core::secret_marks::holds_marker(value) {
         return true;
     }
     if secrets.iter().all(String::is_empty) {

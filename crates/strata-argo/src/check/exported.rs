@@ -6,7 +6,7 @@
 //!
 //! strata's tags stand in these places, each as one whole tag: an input artifact's
 //! `raw.data`; a task argument's `value` and an artifact's `from`; a task's `withParam`; a
-//! container argument after `--params-json`, `--run-id` or `--index` (and after
+//! container argument after `--params-json`, `--run-id`, `--run-uid` or `--index` (and after
 //! `--value-json`, as `NAME=` and the tag); and a task's `when`, as `'{{tag}}' == 'task'`
 //! comparisons joined by `||`.
 
@@ -99,7 +99,9 @@ fn own_tags(manifest: &Value) -> HashSet<FieldPath> {
                 let p = at(&tp, &[key("container"), key("args"), PathSeg::Index(*j)]);
                 let s = a.as_str();
                 match before {
-                    "--params-json" | "--run-id" | "--index" => allow(p, s, &whole_tag),
+                    "--params-json" | "--run-id" | "--run-uid" | "--index" => {
+                        allow(p, s, &whole_tag)
+                    }
                     "--value-json" => allow(p, s, &|s: &str| {
                         s.split_once('=')
                             .is_some_and(|(name, tag)| !name.contains('{') && whole_tag(tag))

@@ -25,8 +25,9 @@ __version__: str
 # What ``Project.call_tool`` returns and an executor of ``run_plan``/``run_graph`` returns:
 # ``{"run": {...}}`` when the tool ran, ``{"error": {...}}`` when it could not.
 _CallEnvelope = dict[str, Any]
-# ``executor(tool, params, timeout)``: runs one tool call elsewhere.
-_Executor = Callable[[str, dict[str, Any], Optional[float]], Mapping[str, Any]]
+# ``executor(tool, params, timeout, marks)``: runs one tool call elsewhere, with
+# ``call_tool(tool, params, timeout=timeout, marks=marks)`` there.
+_Executor = Callable[[str, dict[str, Any], Optional[float], str], Mapping[str, Any]]
 # ``step_executor(request)``: runs one whole step elsewhere (``strata.ray``); ``request``
 # holds the arguments of ``plan_step``, the answer is ``{"record": ...}`` or ``{"error": ...}``.
 _StepExecutor = Callable[[dict[str, Any]], Mapping[str, Any]]
@@ -179,10 +180,11 @@ class Project:
         name: Optional[str] = None,
         strict: bool = False,
         timeout: Optional[float] = None,
+        marks: Optional[str] = None,
     ) -> dict[str, Any]:
         """Runs one step of ``plan`` given the records of the steps it depends on, as
         ``strata plan step`` does, and returns ``{"tool", "record"}`` or ``{"tool",
-        "waiting_for"}``."""
+        "waiting_for"}``; ``marks`` is the marker key of the run it belongs to."""
     def walk_part(
         self,
         graph: str,
@@ -200,9 +202,11 @@ class Project:
         env: Optional[Mapping[str, str]] = None,
         strict: bool = False,
         timeout: Optional[float] = None,
+        marks: Optional[str] = None,
     ) -> _CallEnvelope:
         """Runs tool ``tool`` through the project's runner and returns ``{"run": ...}`` or
-        ``{"error": ...}``: what an ``executor`` returns."""
+        ``{"error": ...}``: what an ``executor`` returns; ``marks`` is the marker key of the
+        run the call belongs to (an executor's fourth argument)."""
     def run_graph(
         self,
         graph: str,

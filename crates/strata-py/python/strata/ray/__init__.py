@@ -234,6 +234,7 @@ def _step(version: str, request: dict[str, Any], strict: Optional[bool]) -> dict
             name=request["name"],
             strict=bool(strict),
             timeout=request["timeout"],
+            marks=request["marks"],
         )
     except strata.StrataError as e:
         return {**_refused(e), **where}
