@@ -35,13 +35,20 @@ pub fn to_py_err(py: Python<'_>, err: &Error) -> PyErr {
 }
 
 /// The Python exception of a failed operation: the exception of its headline error's family;
-/// a refusal by the check (`strata.CheckError`) also carries the check's `diagnostics`.
+/// a refusal by the check (`strata.CheckError`) also carries the check's `diagnostics`, and a
+/// document with several errors every one of them (`errors`).
 pub fn failure_to_py(py: Python<'_>, failure: &Failure) -> PyErr {
     let build = || -> PyResult<Bound<'_, PyAny>> {
         let err = failure.error();
         let mut fields = err.to_json();
-        if let Failure::Refused(r) = failure {
-            fields["diagnostics"] = r.diagnostics.iter().map(|d| d.to_json()).collect();
+        match failure {
+            Failure::Refused(r) => {
+                fields["diagnostics"] = r.diagnostics.iter().map(|d| d.to_json()).collect();
+            }
+            Failure::Document { errors, .. } if errors.len() > 1 => {
+                fields["errors"] = errors.iter().map(Error::to_json).collect();
+            }
+            _ => {}
         }
         ERROR
             .import(py, ERRORS_MODULE, "_error")?

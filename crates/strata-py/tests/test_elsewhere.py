@@ -120,7 +120,7 @@ def test_a_step_executor_runs_every_whole_step_and_gives_the_records_of_a_local_
     # resolve too); the skipped one never left.
     assert sorted(r["step"] for r in asked) == ["bad", "lost", "make", "use"]
     use = next(r for r in asked if r["step"] == "use")
-    assert sorted(use) == ["name", "plan", "records", "step", "timeout", "values"]
+    assert sorted(use) == ["marks", "name", "plan", "records", "step", "timeout", "values"]
     assert (use["plan"], use["values"], use["timeout"]) == (PLAN, {"who": "Ann"}, 9.0)
     assert [r["id"] for r in use["records"]] == ["make"]
 
@@ -180,4 +180,10 @@ def test_walk_part_refuses_a_malformed_request(project: strata.Project, project_
     (project_dir / "tools" / "graphs" / "each.yaml").write_text(GRAPH)
     with pytest.raises(strata.StrataError) as info:
         project.walk_part("graphs/each", {"part": "advance"})
+    assert (info.value.kind, info.value.message) == ("request", "malformed walk part: a part request without `marks`")
+    with pytest.raises(strata.StrataError) as info:
+        project.walk_part("graphs/each", {"part": "advance", "marks": "0" * 64})
     assert (info.value.kind, info.value.message) == ("request", "malformed walk part: a part request without `walk`")
+    with pytest.raises(strata.StrataError) as info:
+        project.walk_part("graphs/each", {"part": "advance", "marks": "nope"})
+    assert info.value.message == "`marks` is not the marker key of a run (64 hex digits)"

@@ -34,12 +34,13 @@ def test_a_syntax_error_carries_every_field() -> None:
 
 
 def test_an_error_in_a_file_names_the_file_line_and_column(project: strata.Project) -> None:
-    with pytest.raises(strata.TemplateSyntaxError) as info:
+    with pytest.raises(strata.CheckError) as info:
         project.run_tool("broken")
-    e = info.value
-    assert (e.file, e.line, e.column) == ("tools/broken.yaml", 4, 11)
-    assert (e.layer, e.path, e.span) == ("env", "config.args[0]", (0, 3))
-    assert str(e).startswith("tools/broken.yaml:4:11: env error at config.args[0] 0..3: ")
+    assert info.value.message == "`broken` was not run: 1 error found"
+    [d] = info.value.diagnostics
+    assert (d["file"], d["line"], d["column"]) == ("tools/broken.yaml", 4, 11)
+    assert (d["code"], d["path"], d["span"]) == ("S001", "config.args[0]", [0, 3])
+    assert d["message"] == "unclosed `${X`: no matching `}`"
 
 
 @pytest.mark.parametrize(

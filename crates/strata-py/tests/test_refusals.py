@@ -38,6 +38,8 @@ def project_for(case: Path, root: Path) -> tuple[str, str]:
     place and, for a tool, a plan and a graph calling it. Returns the case's kind and the
     file's path in the project."""
     shutil.copytree(REPO / "tools" / "runtimes", root / "tools" / "runtimes")
+    (root / "tools" / "examples").mkdir()
+    shutil.copy(REPO / "tools" / "examples" / "echo.yaml", root / "tools" / "examples" / "echo.yaml")
     (root / "tools" / "canary.yaml").write_text(CANARY)
     kind = case.name[0]
     stem = case.stem
@@ -102,7 +104,7 @@ def test_every_python_front_end_refuses_every_error_the_check_finds(case: Path, 
             call()
         assert not (tmp_path / "RAN").exists(), f"{name} ran something"
         error = raised.value
-        said = str(error)
+        said = str(error) + json.dumps(error.errors)
         if isinstance(error, strata.CheckError):
             said += json.dumps(error.diagnostics)
         for message in errors:

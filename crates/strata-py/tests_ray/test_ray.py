@@ -437,6 +437,53 @@ def test_a_refused_plan_is_refused_before_any_task_is_submitted(cluster: Cluster
     assert not (project / ".strata" / "runs").exists()
 
 
+def error_cases() -> list[Path]:
+    """The files of the diagnostics corpus (``tests/check/``) whose diagnostics hold an error
+    and that a plan or a graph reaches: tools, graphs and plans."""
+    corpus = REPO / "tests" / "check"
+    out = []
+    for path in sorted(corpus.iterdir()):
+        if path.suffix == ".expected" or path.name[0] not in "tgp":
+            continue
+        expected = Path(f"{path}.expected").read_text()
+        if any(line.startswith("error[") for line in expected.splitlines()):
+            out.append(path)
+    return out
+
+
+def test_every_error_the_check_finds_is_refused_before_any_task(cluster: Cluster, tmp_path: Path) -> None:
+    canary = 'executor: runtimes/subprocess\nconfig:\n  command: touch\n  args: ["{project_path}/RAN"]\n'
+    asked = 0
+    for case in error_cases():
+        root = tmp_path / case.stem
+        write(root, {"tools/canary.yaml": canary})
+        for runtime in (REPO / "tools" / "runtimes").iterdir():
+            write(root, {f"tools/runtimes/{runtime.name}": runtime.read_text()})
+        kind, stem = case.name[0], case.stem
+        rel = {"t": f"tools/case/{case.name}", "g": f"tools/graphs/{case.name}", "p": f"plans/{case.name}"}[kind]
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(case.read_bytes())
+        calls: list[Any] = []
+        if kind == "t":
+            write(root, {"tools/graphs/calls.yaml": (
+                "kind: graph\nnodes:\n  first: {kind: action, tool: canary, next: n}\n"
+                f"  n: {{kind: action, tool: case/{stem}, next: done}}\n  done: {{kind: return, output: x}}\n")})
+            plan = [{"id": "first", "tool": "canary", "arguments": {}}, {"id": "s", "tool": f"case/{stem}", "arguments": {}}]
+            calls = [lambda: sray.run_plan(root, plan), lambda: sray.run_graph(root, "graphs/calls")]
+        elif kind == "g":
+            calls = [lambda: sray.run_graph(root, f"graphs/{stem}")]
+        else:
+            calls = [lambda: sray.run_plan(root, root / rel)]
+        for call in calls:
+            before = sray.tasks_submitted()
+            with pytest.raises(strata.StrataError):
+                call()
+            asked += 1
+            assert sray.tasks_submitted() == before, case.name
+            assert not (root / "RAN").exists(), case.name
+    assert asked > 40, asked
+
+
 def test_a_waiting_run_is_listed_and_resumed_by_strata(cluster: Cluster, project: Path, strata_bin: Path) -> None:
     waiting = sray.run_plan(project, "plans/meeting.yaml", run_id="meet")
     assert waiting["status"] == "waiting"

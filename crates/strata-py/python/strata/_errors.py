@@ -34,7 +34,9 @@ class StrataError(Exception):
     * ``file``, ``line``, ``column``: where in a file, when the text came from one;
     * ``data``: typed facts for programs, or ``None``: ``{"limit": {"setting", "limit"}}``
       for a limit reached (the ``strata.yaml`` setting that raises it and its value),
-      ``{"candidates": [...]}`` for a lookup that found nothing (what it tried, in order).
+      ``{"candidates": [...]}`` for a lookup that found nothing (what it tried, in order);
+    * ``errors``: every error of a document that does not load (a plan's), each a dict in
+      this shape, in document order, the first being this one; empty for a single error.
 
     Subclasses name the families: ``TemplateSyntaxError``, ``UndefinedError``,
     ``LimitError``, ``CycleError``, ``ToolError``, ``PromptError``, ``PlanError``,
@@ -51,6 +53,7 @@ class StrataError(Exception):
     line: Optional[int]
     column: Optional[int]
     data: Optional[Dict[str, Any]]
+    errors: List[Dict[str, Any]]
 
     def __init__(
         self,
@@ -66,6 +69,7 @@ class StrataError(Exception):
         line: Optional[int] = None,
         column: Optional[int] = None,
         data: Optional[Dict[str, Any]] = None,
+        errors: Optional[List[Dict[str, Any]]] = None,
     ) -> None:
         """An error whose text is ``text``, with the fields of strata's JSON form."""
         super().__init__(text)
@@ -79,6 +83,7 @@ class StrataError(Exception):
         self.line = line
         self.column = column
         self.data = data
+        self.errors = list(errors or [])
 
     def to_dict(self) -> Dict[str, Any]:
         """The error's fields as strata's JSON form has them (optional ones when set)."""
@@ -93,6 +98,8 @@ class StrataError(Exception):
             value = getattr(self, name)
             if value is not None:
                 out[name] = value
+        if self.errors:
+            out["errors"] = self.errors
         return out
 
     def __reduce__(self) -> Tuple[Any, ...]:
