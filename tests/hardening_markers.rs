@@ -4,7 +4,7 @@
 //! marker a tool prints itself is text, never a way to read a secret.
 
 mod common;
-use common::{Ran, Test};
+use common::{Ran, Test, KEEP_TOOL, LEAK_TOOL};
 
 const SECRET: &str = "hunter2-s3cret";
 
@@ -13,14 +13,8 @@ const SECRET: &str = "hunter2-s3cret";
 fn project() -> Test {
     Test::new()
         .copy("tools/runtimes")
-        .tool(
-            "s/leak",
-            "executor: runtimes/subprocess\nsecrets: [TOKEN]\nconfig:\n  command: printf\n  args: [\"%s\", \"${TOKEN}\"]\n",
-        )
-        .tool(
-            "s/keep",
-            "executor: runtimes/subprocess\nparameters:\n  type: object\n  properties:\n    tok: {type: string}\n    x: {type: string}\n  required: [tok]\nconfig:\n  command: sh\n  args: [\"-c\", \"printf %s \\\"$1\\\" > got.txt; printf 'kept %s' \\\"$1\\\"\", \"sh\", \"{tok}\"]\n  cwd: \"{project_path}\"\n",
-        )
+        .tool("s/leak", LEAK_TOOL)
+        .tool("s/keep", KEEP_TOOL)
         .tool(
             "s/forge",
             "executor: runtimes/subprocess\nconfig:\n  command: printf\n  args: [\"%s\", \"%{secret:TOKEN}\"]\n",

@@ -4,7 +4,7 @@
 //! into a secret.
 
 mod common;
-use common::{Ran, Test};
+use common::{Ran, Test, KEEP_TOOL, LEAK_TOOL};
 
 /// A tool with an L007 error (`${tool_dir}`, which layer C never reads in a tool) and a
 /// parameter cycle inside an env default that is never taken while HOME is set: the call
@@ -92,14 +92,8 @@ const HOME_LIKE: &str = "/home/someone-else";
 fn keeper() -> Test {
     Test::new()
         .copy("tools/runtimes")
-        .tool(
-            "s/leak",
-            "executor: runtimes/subprocess\nsecrets: [TOKEN]\nconfig:\n  command: printf\n  args: [\"%s\", \"${TOKEN}\"]\n",
-        )
-        .tool(
-            "s/keep",
-            "executor: runtimes/subprocess\nparameters:\n  type: object\n  properties:\n    tok: {type: string}\n    x: {type: string}\n  required: [tok]\nconfig:\n  command: sh\n  args: [\"-c\", \"printf %s \\\"$1\\\" > got.txt; printf 'kept %s' \\\"$1\\\"\", \"sh\", \"{tok}\"]\n  cwd: \"{project_path}\"\n",
-        )
+        .tool("s/leak", LEAK_TOOL)
+        .tool("s/keep", KEEP_TOOL)
         .tool(
             "g/keep",
             "kind: graph\nparameters: {type: object, properties: {tok: {type: string}}}\nnodes:\n  k: {kind: action, tool: s/keep, params: {tok: \"${inputs.tok}\"}, next: done}\n  done: {kind: return, output: x}\n",

@@ -31,6 +31,13 @@ pub fn home_var() -> String {
     std::env::var("HOME").unwrap_or_else(|_| "/root".into())
 }
 
+/// `s/leak`: prints `TOKEN`, a secret its chain declares, on stdout.
+pub const LEAK_TOOL: &str = "executor: runtimes/subprocess\nsecrets: [TOKEN]\nconfig:\n  command: printf\n  args: [\"%s\", \"${TOKEN}\"]\n";
+
+/// `s/keep`: writes its `tok` parameter to `got.txt` in the project and prints it back as
+/// `kept <tok>` (it takes an `x` too, for a plan's user value).
+pub const KEEP_TOOL: &str = "executor: runtimes/subprocess\nparameters:\n  type: object\n  properties:\n    tok: {type: string}\n    x: {type: string}\n  required: [tok]\nconfig:\n  command: sh\n  args: [\"-c\", \"printf %s \\\"$1\\\" > got.txt; printf 'kept %s' \\\"$1\\\"\", \"sh\", \"{tok}\"]\n  cwd: \"{project_path}\"\n";
+
 /// What follows the check's errors on stderr when the gate refuses `shown` for `n` errors.
 pub fn refusal(shown: &str, n: usize) -> String {
     format!(

@@ -15,7 +15,6 @@ use strata_app::{
     PlanSource, StepPlan, StepRequest, WholePlan,
 };
 use strata_argo::Options;
-use strata_core::RenderOptions;
 use strata_directive::Watch;
 
 /// The project with the two-error tool `t/two` and a directive, a plan and a graph calling it.
@@ -51,9 +50,31 @@ fn ran(root: &Path) -> bool {
     root.join("RAN").exists()
 }
 
-fn plan_doc(app: &App) -> strata_doc::Document {
-    let path = app.root.join("plans/calls.yaml");
-    strata_plans::parse_document("plans/calls.yaml", fs::read(path).unwrap(), &app.limits).unwrap()
+/// The plan file `rel` of the project, read.
+fn plan_doc(app: &App, rel: &str) -> strata_doc::Document {
+    strata_plans::parse_document(rel, fs::read(app.root.join(rel)).unwrap(), &app.limits).unwrap()
+}
+
+/// Step `step` of the plan `doc`, alone, with `values`, as a run of its own.
+fn step_of<'a>(
+    doc: &'a strata_doc::Document,
+    step: &'a str,
+    values: &'a Map<String, Value>,
+) -> StepRequest<'a> {
+    StepRequest {
+        plan: StepPlan::Document(doc),
+        step,
+        values,
+        options: ExecOptions::default(),
+        call: Default::default(),
+        marks: strata_app::marks::fresh(),
+    }
+}
+
+/// The records of the steps a step depends on: none is asked for, as the step is refused
+/// first or depends on nothing.
+fn no_record(_: &str) -> Result<strata_tools::StepRecord, strata_core::Error> {
+    unreachable!("no step depends on another here")
 }
 
 fn graph_run() -> GraphRun {
@@ -95,7 +116,7 @@ fn every_operation_refuses_what_the_check_rejects_on_its_own() {
     });
     refused(directive.unwrap_err(), "directives/calls.md");
 
-    let doc = plan_doc(&app);
+    let doc = plan_doc(&app, "plans/calls.yaml");
     let plan = app.load_plan(&doc).unwrap();
     let whole = WholePlan::from_document(plan.clone(), doc.clone());
     let start = app.start_plan_run(PlanSource::Whole(Box::new(whole)), None, Map::new());
@@ -306,24 +327,10 @@ fn a_step_of_a_plan_the_check_accepts_runs() {
         ),
     ]);
     let app = app(dir.path());
-    let doc = strata_plans::parse_document(
-        "plans/p.yaml",
-        fs::read(dir.path().join("plans/p.yaml")).unwrap(),
-        &app.limits,
-    )
-    .unwrap();
-    let step = StepRequest {
-        plan: StepPlan::Document(&doc),
-        step: "a",
-        values: &Map::new(),
-        options: ExecOptions {
-            render: RenderOptions::default(),
-            ..ExecOptions::default()
-        },
-        call: Default::default(),
-        marks: strata_app::marks::fresh(),
-    };
-    let no_record = |_: &str| -> Result<_, strata_core::Error> { unreachable!() };
-    let outcome = app.plan_step(&step, &no_record).unwrap();
+    let doc = plan_doc(&app, "plans/p.yaml");
+    let values = Map::new();
+    let outcome = app
+        .plan_step(&step_of(&doc, "a", &values), &no_record)
+        .unwrap();
     assert_eq!(outcome.state.unwrap().result, json!("hi"));
 }
