@@ -70,6 +70,18 @@ pub struct Test {
     kill_after: Option<Duration>,
     limits: Vec<Limit>,
     open_fd: Option<i32>,
+    sink: Option<Sink>,
+}
+
+/// Where a run's standard output goes instead of the pipe the test reads
+/// ([`Test::stdout_into`]).
+#[derive(Clone, Copy, Debug)]
+pub enum Sink {
+    /// `/dev/full`: every write fails with "No space left on device".
+    Full,
+    /// A pipe whose read end is closed before the run starts: every write fails with a
+    /// broken pipe, as `strata … | head -0` does.
+    ClosedPipe,
 }
 
 /// A resource limit of a run ([`Test::limit`]), set in the child before `exec` as `ulimit`
@@ -166,6 +178,7 @@ impl Test {
             kill_after: None,
             limits: Vec::new(),
             open_fd: None,
+            sink: None,
         }
     }
 
@@ -295,6 +308,12 @@ impl Test {
         self
     }
 
+    /// Sends the run's standard output into `sink` (the run's [`Ran::stdout`] is then empty).
+    pub fn stdout_into(mut self, sink: Sink) -> Test {
+        self.sink = Some(sink);
+        self
+    }
+
     /// Measures the run's peak memory ([`Ran::peak_rss_kib`]) with GNU time, in a process
     /// group of its own that is killed if the run is still going after `kill_after`.
     /// (GNU time reports strata alone, forked from a small process; measuring a child of
@@ -334,7 +353,16 @@ impl Test {
             .kill_after
             .map(|_| tempfile::NamedTempFile::new().expect("a file for the peak memory"));
         let mut cmd = self.command(rss.as_ref().map(|f| f.path()), open_stdin);
-        cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+        cmd.stdout(match self.sink {
+            None => Stdio::piped(),
+            Some(Sink::Full) => std::fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/full")
+                .expect("/dev/full")
+                .into(),
+            Some(Sink::ClosedPipe) => pipe_end().into(),
+        })
+        .stderr(Stdio::piped());
         let start = Instant::now();
         let mut child = cmd.spawn().expect("strata starts");
         let mut stdin = child.stdin.take();

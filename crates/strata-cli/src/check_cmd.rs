@@ -66,7 +66,7 @@ pub fn run(args: CheckArgs) -> ExitCode {
             serde_json::to_string_pretty(&all).unwrap_or_default() + "\n"
         }
     };
-    crate::style::print_all(&text);
+    crate::output::print_styled(&text);
     let errors = found.count(Severity::Error);
     let warnings = found.count(Severity::Warning);
     if errors > 0 || (args.deny_warnings && warnings > 0) {

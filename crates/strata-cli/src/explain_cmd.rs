@@ -2,7 +2,6 @@
 //! provenance of every segment (authored, data, secret — secrets as `***`).
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -69,7 +68,7 @@ pub fn run(args: ExplainArgs) -> ExitCode {
             } else {
                 text
             };
-            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            crate::output::print(&text);
             ExitCode::SUCCESS
         }
         Err(e) => report(Failure::Error(e), Some(&project), json),

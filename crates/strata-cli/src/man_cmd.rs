@@ -2,7 +2,6 @@
 //! clap_mangen from the same definitions as `--help` — one page printed (`strata man plan
 //! run`), or every page installed into a directory (`strata man --install DIR`).
 
-use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -109,7 +108,7 @@ fn man(args: &ManArgs) -> Result<String, Error> {
 pub fn run(args: ManArgs) -> ExitCode {
     match man(&args) {
         Ok(text) => {
-            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            crate::output::print(&text);
             ExitCode::SUCCESS
         }
         Err(e) => report(strata_app::Failure::Error(e), None, args.shared.json),

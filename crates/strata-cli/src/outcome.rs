@@ -106,7 +106,7 @@ pub fn report(failure: Failure, project: Option<&Project>, json: bool) -> ExitCo
     let code = ExitCode::from(failure.exit_code());
     if json {
         let text = serde_json::to_string_pretty(&failure.to_json()).unwrap_or_default() + "\n";
-        let _ = std::io::stdout().lock().write_all(text.as_bytes());
+        crate::output::print(&text);
         return code;
     }
     match failure {

@@ -1,7 +1,6 @@
 //! `strata runs prune [--older-than 7d] [--status S]… [--dry-run]`: removes the directories of
 //! finished runs. A run a live process holds is never removed.
 
-use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -126,7 +125,7 @@ pub fn run(store: &RunStore, args: &PruneArgs, json: bool) -> ExitCode {
     } else if out.is_empty() {
         out.push_str("no run to remove\n");
     }
-    let _ = std::io::stdout().lock().write_all(out.as_bytes());
+    crate::output::print(&out);
     if failed {
         ExitCode::FAILURE
     } else {

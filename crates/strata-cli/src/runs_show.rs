@@ -1,7 +1,6 @@
 //! `strata runs show <id>`: one run from its checkpoint — what it runs, its status and times,
 //! its inputs, state, result and errors (graphs), or each step's record (plans).
 
-use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Args;
@@ -27,7 +26,7 @@ pub struct ShowArgs {
 pub fn run(project: &Project, store: &RunStore, args: &ShowArgs, json: bool) -> ExitCode {
     match show(store, args, json) {
         Ok(text) => {
-            let _ = anstream::stdout().lock().write_all(text.as_bytes());
+            crate::output::print_styled(&text);
             ExitCode::SUCCESS
         }
         Err(e) => crate::outcome::report(strata_app::Failure::Error(e), Some(project), json),

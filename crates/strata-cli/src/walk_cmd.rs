@@ -362,10 +362,7 @@ impl Output<'_> {
             Status::Running => 0,
             Status::Completed => {
                 let result = cp.progress.result.clone().unwrap_or(Value::Null);
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&result).unwrap_or_default()
-                );
+                crate::output::print_json(&result);
                 0
             }
             Status::Limited => LIMITED,
