@@ -1,6 +1,7 @@
 //! What the command line writes, under hostile conditions: standard output that cannot be
 //! written (`/dev/full`: an error, said on standard error, exit 2) or whose reader went away
-//! (a closed pipe: a quiet end), for every command.
+//! (a closed pipe: a quiet end), for every command; and `man --install` into a directory
+//! holding links.
 
 mod common;
 use common::{Sink, Test};
@@ -77,4 +78,33 @@ fn a_write_to_a_full_standard_output_is_an_error_of_every_command() {
 #[test]
 fn a_closed_pipe_ends_every_command_quietly_with_its_own_status() {
     every_command_into(Sink::ClosedPipe, "", 0);
+}
+
+#[test]
+fn man_install_replaces_links_in_its_directory_and_never_writes_through_them() {
+    let p = Test::new()
+        .file("outside/kept", "kept\n")
+        .link("man/strata.1", "../outside/kept")
+        .link("man/strata-run.1", "../outside/made")
+        .link("man/strata-tools.1.tmp", "../outside/made-too");
+    let ran = p
+        .then(&["man", "--install", "man"])
+        .stderr("")
+        .status(0)
+        .run();
+    assert!(ran.stdout.starts_with("installed "), "{}", ran.stdout);
+    assert_eq!(ran.read("outside/kept"), "kept\n");
+    let outside: Vec<_> = std::fs::read_dir(p.path().join("outside"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(outside, ["kept"]);
+    for page in ["strata.1", "strata-run.1", "strata-tools.1"] {
+        let path = p.path().join("man").join(page);
+        let meta = std::fs::symlink_metadata(&path).unwrap();
+        assert!(meta.file_type().is_file(), "{page} is a file now");
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(".TH strata"), "{page}: {text}");
+    }
+    assert!(!p.path().join("man/strata-tools.1.tmp").exists());
 }
