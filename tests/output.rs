@@ -1,7 +1,7 @@
 //! What the command line writes, under hostile conditions: standard output that cannot be
 //! written (`/dev/full`: an error, said on standard error, exit 2) or whose reader went away
-//! (a closed pipe: a quiet end), for every command; and `man --install` into a directory
-//! holding links.
+//! (a closed pipe: a quiet end), for every command; `man --install` into a directory
+//! holding links; and a caller's words quoted in messages, never whole.
 
 mod common;
 use common::{Sink, Test};
@@ -9,11 +9,16 @@ use common::{Sink, Test};
 /// Prints its `text` parameter.
 const SAY: &str = "description: prints its text\nexecutor: runtimes/subprocess\nparameters:\n  type: object\n  properties:\n    text: {type: string, default: hi}\nconfig:\n  command: printf\n  args: [\"%s\\n\", \"{text}\"]\n";
 
-/// A project with `t/say`, a plan calling it and a document to render.
+/// A graph calling `t/say` once.
+const GRAPH: &str = "kind: graph\nstart: say\nnodes:\n  say:\n    kind: action\n    tool: t/say\n    next: done\n  done:\n    kind: return\n    output: {said: true}\n";
+
+/// A project with `t/say`, the graph `graphs/g`, a plan calling `t/say` and a document to
+/// render.
 fn project() -> Test {
     Test::new()
         .copy("tools/runtimes")
         .tool("t/say", SAY)
+        .tool("graphs/g", GRAPH)
         .file(
             "plans/p.yaml",
             "steps:\n  - {id: a, tool: t/say, arguments: {}}\n",
@@ -107,4 +112,55 @@ fn man_install_replaces_links_in_its_directory_and_never_writes_through_them() {
         assert!(text.contains(".TH strata"), "{page}: {text}");
     }
     assert!(!p.path().join("man/strata-tools.1.tmp").exists());
+}
+
+#[test]
+fn a_callers_word_is_quoted_in_a_message_at_most_64_characters_and_escaped() {
+    let word = "w".repeat(100_000);
+    let cut = format!("{}…", "w".repeat(64));
+    let p = project();
+    let cases: [(&[&str], String); 8] = [
+        (
+            &["man", &word],
+            format!("error[request]: there is no command `{cut}`\n   = help: `strata --help` lists the commands\n"),
+        ),
+        (
+            &["man", "a\u{1b}[31m"],
+            "error[request]: there is no command `a\\u{1b}[31m`\n   = help: did you mean `man`?\n".to_string(),
+        ),
+        (
+            &["explain", "t/say", "--field", &word],
+            format!("error[request]: there is no field `{cut}`\n   = help: without --field, every field is shown\n"),
+        ),
+        (
+            &["runs", "prune", "--status", &word],
+            format!("error[request]: runs in status `{cut}` cannot be pruned\n   = help: the statuses are completed, failed, limited, interrupted, waiting, unknown\n"),
+        ),
+        (
+            &["runs", "show", &word],
+            format!("error[request]: invalid run id `{cut}`\n   = help: run ids are 1 to 64 letters, digits, `.`, `_` or `-`, not starting with `.` or `-`\n"),
+        ),
+        (
+            &["walk", "graphs/g", "--node", &word],
+            format!("error[request]: graph `graphs/g` has no node `{cut}`\n"),
+        ),
+        (
+            &[&word],
+            format!("error: unrecognized subcommand '{cut}'\n\nUsage: strata [OPTIONS] <COMMAND>\n\nFor more information, try '--help'.\n"),
+        ),
+        (
+            &["completions", &word],
+            format!("error: invalid value '{cut}' for '<SHELL>'\n  [possible values: bash, elvish, fish, powershell, zsh]\n\nFor more information, try '--help'.\n"),
+        ),
+    ];
+    for (args, stderr) in cases {
+        p.then(args).stderr(&stderr).status(2).run();
+    }
+    p.then(&["plan", "resolve", "-", "--value-json", &format!("{word}=x")])
+        .stdin("steps: []\n")
+        .stderr(&format!(
+            "error[request]: --value-json `{cut}` is not JSON: expected value at line 1 column 1\n"
+        ))
+        .status(2)
+        .run();
 }

@@ -247,7 +247,7 @@ fn unknown_field(field: &str, names: &[String]) -> Error {
     Error::new(
         Layer::REQUEST,
         ErrorKind::UnknownField,
-        format!("there is no field `{field}`"),
+        format!("there is no field `{}`", strata_core::shown(field)),
     )
     .with_hint(hint)
 }

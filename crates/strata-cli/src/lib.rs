@@ -41,6 +41,7 @@ mod walk_cmd;
 
 use std::process::ExitCode;
 
+use clap::error::ContextValue;
 use clap::{CommandFactory, Parser, Subcommand};
 
 /// strata: layered interpolation of tool-execution configs.
@@ -145,15 +146,32 @@ pub fn main() -> ExitCode {
     strata_app::install_interrupt_handler_on_spawn();
     let code = match parse_run().map_or_else(Cli::try_parse, Ok) {
         Ok(cli) => dispatch(cli),
-        Err(e) => not_run(&e),
+        Err(e) => not_run(e),
     };
     output::finish(code)
 }
 
 /// A command line that runs no command: the help or the version, printed on standard output
-/// (colour as there), or a usage error on standard error; its exit code.
-fn not_run(e: &clap::Error) -> ExitCode {
+/// (colour as there), or a usage error on standard error, the caller's words in it as every
+/// message quotes them (`strata_core::shown`); its exit code.
+fn not_run(mut e: clap::Error) -> ExitCode {
     if e.use_stderr() {
+        let quoted: Vec<_> = e
+            .context()
+            .filter_map(|(kind, value)| match value {
+                ContextValue::String(s) => {
+                    Some((kind, ContextValue::String(strata_core::shown(s))))
+                }
+                ContextValue::Strings(all) => Some((
+                    kind,
+                    ContextValue::Strings(all.iter().map(|s| strata_core::shown(s)).collect()),
+                )),
+                _ => None,
+            })
+            .collect();
+        for (kind, value) in quoted {
+            e.insert(kind, value);
+        }
         let _ = e.print();
     } else {
         output::print_styled(&e.render().ansi().to_string());

@@ -76,7 +76,10 @@ fn man(args: &ManArgs) -> Result<String, Error> {
             let e = Error::new(
                 Layer::REQUEST,
                 ErrorKind::Invalid,
-                format!("there is no command `{}`", args.command.join(" ")),
+                format!(
+                    "there is no command `{}`",
+                    strata_core::shown(&args.command.join(" "))
+                ),
             );
             return Err(match did_you_mean(&wanted, names) {
                 Some(near) => e.with_hint(format!(

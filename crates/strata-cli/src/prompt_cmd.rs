@@ -143,7 +143,10 @@ fn load(
                 Error::new(
                     Layer::REQUEST,
                     ErrorKind::Invalid,
-                    format!("--default-template file `{path}` is not UTF-8 text"),
+                    format!(
+                        "--default-template file `{}` is not UTF-8 text",
+                        strata_core::shown(path)
+                    ),
                 )
             })?
         }

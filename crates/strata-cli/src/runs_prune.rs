@@ -70,7 +70,10 @@ fn statuses(asked: &[String]) -> Result<Vec<&str>, Error> {
             Err(Error::new(
                 Layer::REQUEST,
                 ErrorKind::Invalid,
-                format!("runs in status `{s}` cannot be pruned"),
+                format!(
+                    "runs in status `{}` cannot be pruned",
+                    strata_core::shown(s)
+                ),
             )
             .with_hint(hint))
         })

@@ -107,7 +107,11 @@ fn walk(args: &WalkArgs, project: &App) -> Result<u8, Error> {
     let graph = &walk.graph;
     if graph.index_of(&args.node).is_none() {
         let ids = graph.nodes.iter().map(|n| n.id.as_str());
-        let e = request(format!("graph `{}` has no node `{}`", graph.id, args.node));
+        let e = request(format!(
+            "graph `{}` has no node `{}`",
+            graph.id,
+            strata_core::shown(&args.node)
+        ));
         return Err(match did_you_mean(&args.node, ids) {
             Some(best) => e.with_hint(format!("did you mean `{best}`?")),
             None => e,
@@ -310,12 +314,12 @@ fn arriving(
         0 => Err(request(format!(
             "no walk in `{}` goes on to node `{}`",
             dir.display(),
-            args.node
+            strata_core::shown(&args.node)
         ))),
         n => Err(request(format!(
             "{n} walks in `{}` go on to node `{}`; a run walks one path",
             dir.display(),
-            args.node
+            strata_core::shown(&args.node)
         ))),
     }
 }

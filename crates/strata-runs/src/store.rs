@@ -48,7 +48,7 @@ pub fn check_run_id(id: &str) -> Result<(), Error> {
     Err(Error::new(
         Layer::REQUEST,
         ErrorKind::Invalid,
-        format!("invalid run id `{id}`"),
+        format!("invalid run id `{}`", strata_core::shown(id)),
     )
     .with_hint(
         "run ids are 1 to 64 letters, digits, `.`, `_` or `-`, not starting with `.` or `-`",
