@@ -4,7 +4,7 @@
 //! forms everywhere, and the smaller misses (indentation hints, carets, resume hints, `$VAR`).
 
 mod common;
-use common::{wait_for, Test};
+use common::{conforms, wait_for, Test};
 use serde_json::{json, Value};
 
 /// Prints its `text` parameter.
@@ -600,19 +600,6 @@ fn the_plan_loader_reports_every_error_of_the_file() {
             ),
         ]
     );
-}
-
-/// Checks `value` against `$defs/<def>` of docs/schemas/results.schema.json.
-fn conforms(value: &Value, def: &str) {
-    let text = std::fs::read_to_string(common::repo().join("docs/schemas/results.schema.json"));
-    let doc: Value = serde_json::from_str(&text.unwrap()).unwrap();
-    let schema = json!({"$defs": doc["$defs"], "$ref": format!("#/$defs/{def}")});
-    let validator = jsonschema::validator_for(&schema).expect("a valid schema");
-    let errors: Vec<String> = validator
-        .iter_errors(value)
-        .map(|e| e.to_string())
-        .collect();
-    assert!(errors.is_empty(), "{def}: {errors:?}\n{value:#}");
 }
 
 #[test]

@@ -687,3 +687,16 @@ pub fn timeless(text: &str) -> String {
     out.push_str(rest);
     out
 }
+
+/// Checks `value` against `$defs/<def>` of docs/schemas/results.schema.json.
+pub fn conforms(value: &serde_json::Value, def: &str) {
+    let text = std::fs::read_to_string(repo().join("docs/schemas/results.schema.json"));
+    let doc: serde_json::Value = serde_json::from_str(&text.unwrap()).unwrap();
+    let schema = serde_json::json!({"$defs": doc["$defs"], "$ref": format!("#/$defs/{def}")});
+    let validator = jsonschema::validator_for(&schema).expect("a valid schema");
+    let errors: Vec<String> = validator
+        .iter_errors(value)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{def}: {errors:?}\n{value:#}");
+}
