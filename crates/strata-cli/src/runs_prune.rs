@@ -12,15 +12,16 @@ use serde_json::json;
 use strata_app::Failure;
 
 use crate::outcome::{print_error, report};
-use crate::runs_table::rows;
+use crate::runs_table::{rows, STARTED};
 
 /// The statuses a run can be pruned in (`running` is not one: a live run is never removed).
-const PRUNABLE: [&str; 6] = [
+const PRUNABLE: [&str; 7] = [
     "completed",
     "failed",
     "limited",
     "interrupted",
     "waiting",
+    STARTED,
     "unknown",
 ];
 

@@ -269,6 +269,16 @@ impl RunDir {
         write_atomic(&self.path, CHECKPOINT_FILE, bytes)
     }
 
+    /// Unix seconds when the directory was made (when it was last changed where the file
+    /// system keeps no creation time); 0 when it cannot be read.
+    pub fn created(&self) -> u64 {
+        fs::metadata(&self.path)
+            .and_then(|m| m.created().or_else(|_| m.modified()))
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_secs())
+    }
+
     /// Reads the checkpoint's bytes.
     pub fn read_checkpoint(&self) -> Result<Vec<u8>, Error> {
         let file = self.file();
