@@ -362,3 +362,22 @@ fn the_diagnostics_a_file_shows_are_its_errors_first_and_allow_is_exact() {
         .status(1)
         .run();
 }
+
+#[test]
+fn a_refused_run_shows_the_first_twenty_diagnostics_of_a_file_too() {
+    let o = with_args(&"{nope}".repeat(25), "x")
+        .args(&["run", "t/x"])
+        .status(2)
+        .run();
+    assert_eq!(arrows(&o.stderr).len(), 21, "{}", o.stderr);
+    assert!(
+        o.stderr.ends_with(
+            "error[strata]: 5 more diagnostics of this file are not shown (5 errors)\n  --> tools/t/x.yaml:4:131\n   \
+             = help: a file shows its first 20 diagnostics, errors first: fix them, then check again\n\n\
+             error[check]: `t/x` was not run: 25 errors found\n   \
+             = help: `strata check` lists every error and warning of the project\n"
+        ),
+        "{}",
+        o.stderr
+    );
+}

@@ -411,6 +411,18 @@ impl Report {
     }
 }
 
+impl From<Vec<Diagnostic>> for Report {
+    /// A report of `diagnostics` (a refusal's), sorted, every one kept: [`Report::bound`]
+    /// cuts it as a check's.
+    fn from(mut diagnostics: Vec<Diagnostic>) -> Report {
+        sort(&mut diagnostics);
+        Report {
+            diagnostics,
+            ..Report::default()
+        }
+    }
+}
+
 /// Sorts diagnostics by file, line, column and code (stable: those at one place stay in the
 /// order they came).
 fn sort(diagnostics: &mut [Diagnostic]) {

@@ -8,8 +8,7 @@ use clap::{Args, ValueEnum};
 use serde_json::Value;
 use strata_app::{Diagnostic, Failure, Report, Severity};
 
-use crate::outcome::{diagnostics_text, open_project_as, plural, report};
-use crate::report::{arrow, headline, note};
+use crate::outcome::{open_project_as, plural, report, report_text};
 use crate::shared_args::SharedArgs;
 
 /// Output of `strata check`.
@@ -85,17 +84,7 @@ fn as_json(report: &Report) -> Vec<Value> {
 /// rustc-style diagnostics, grouped by file (they are sorted), each file's followed by what
 /// it does not show, then a summary line (notes are counted only when there are some).
 pub fn human(report: &Report, root: &Path) -> String {
-    let mut out = String::new();
-    for file in report.by_file() {
-        out.push_str(&diagnostics_text(file.diagnostics.iter(), root));
-        if let Some(o) = file.omitted {
-            let (line, column) = o.first();
-            out.push_str(&headline(o.severity().name(), "strata", &o.message()));
-            out.push_str(&arrow(&o.file, line, column));
-            out.push_str(&note("help", &o.hint()));
-            out.push('\n');
-        }
-    }
+    let mut out = report_text(report, root);
     let notes = match report.count(Severity::Note) {
         0 => String::new(),
         n => format!(", {}", plural(n, "note")),
