@@ -4,11 +4,8 @@
 //! forms everywhere, and the smaller misses (indentation hints, carets, resume hints, `$VAR`).
 
 mod common;
-use common::{conforms, wait_for, Test};
+use common::{conforms, wait_for, Test, SAY};
 use serde_json::{json, Value};
-
-/// Prints its `text` parameter.
-const SAY: &str = "description: prints its text\nexecutor: runtimes/subprocess\nparameters:\n  type: object\n  properties:\n    text: {type: string, default: hi}\nconfig:\n  command: printf\n  args: [\"%s\\n\", \"{text}\"]\n";
 
 /// A graph calling `t/say` once; its input `n` is an integer.
 const GRAPH: &str = "kind: graph\ndescription: says hi\nparameters:\n  type: object\n  properties:\n    n: {type: integer, default: 1}\nstart: say\nnodes:\n  say:\n    kind: action\n    tool: t/say\n    next: done\n  done:\n    kind: return\n    output: {said: true}\n";

@@ -6,19 +6,10 @@
 mod common;
 use common::{Sink, Test};
 
-/// Prints its `text` parameter.
-const SAY: &str = "description: prints its text\nexecutor: runtimes/subprocess\nparameters:\n  type: object\n  properties:\n    text: {type: string, default: hi}\nconfig:\n  command: printf\n  args: [\"%s\\n\", \"{text}\"]\n";
-
-/// A graph calling `t/say` once.
-const GRAPH: &str = "kind: graph\nstart: say\nnodes:\n  say:\n    kind: action\n    tool: t/say\n    next: done\n  done:\n    kind: return\n    output: {said: true}\n";
-
 /// A project with `t/say`, the graph `graphs/g`, a plan calling `t/say` and a document to
 /// render.
 fn project() -> Test {
-    Test::new()
-        .copy("tools/runtimes")
-        .tool("t/say", SAY)
-        .tool("graphs/g", GRAPH)
+    Test::say()
         .file(
             "plans/p.yaml",
             "steps:\n  - {id: a, tool: t/say, arguments: {}}\n",

@@ -16,6 +16,12 @@ use std::rc::Rc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+/// A tool, `t/say` in the tests, that prints its `text` parameter (default `hi`).
+pub const SAY: &str = "description: prints its text\nexecutor: runtimes/subprocess\nparameters:\n  type: object\n  properties:\n    text: {type: string, default: hi}\nconfig:\n  command: printf\n  args: [\"%s\\n\", \"{text}\"]\n";
+
+/// A graph calling `t/say` once, then returning `{said: true}`.
+pub const SAY_GRAPH: &str = "kind: graph\ndescription: says hi\nstart: say\nnodes:\n  say:\n    kind: action\n    tool: t/say\n    next: done\n  done:\n    kind: return\n    output: {said: true}\n";
+
 /// The repository root.
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -154,6 +160,15 @@ impl Test {
             scratch: Some(dir),
             path,
         }))
+    }
+
+    /// A scratch project with the shipped runtimes, the tool `t/say` ([`SAY`]) and the graph
+    /// `graphs/g` ([`SAY_GRAPH`]).
+    pub fn say() -> Test {
+        Test::new()
+            .copy("tools/runtimes")
+            .tool("t/say", SAY)
+            .tool("graphs/g", SAY_GRAPH)
     }
 
     /// The repository itself as the project (for its shipped files as they are); files
