@@ -4,7 +4,7 @@
 //! clean.
 
 mod common;
-use common::{refusal, repo, Test};
+use common::{conforms, refusal, repo, Test};
 
 use std::path::{Path, PathBuf};
 
@@ -276,4 +276,108 @@ fn an_outputs_schema_uses_the_parameters_subset() {
 ".to_string() + &refusal("t/stats", 1)))
         .status(2)
         .run();
+}
+
+/// A project whose tool `t/x` has `args: [<first>, <second>]` on line 4.
+fn with_args(first: &str, second: &str) -> Test {
+    Test::new().copy("tools/runtimes").tool(
+        "t/x",
+        &format!(
+            "executor: runtimes/subprocess\nconfig:\n  command: echo\n  args: [\"{first}\", \"{second}\"]\n"
+        ),
+    )
+}
+
+/// The `  --> file:line:col` lines of a human report.
+fn arrows(text: &str) -> Vec<&str> {
+    text.lines().filter(|l| l.starts_with("  --> ")).collect()
+}
+
+#[test]
+fn a_file_reports_its_first_twenty_diagnostics_then_a_count_of_the_rest() {
+    // 25 unknown parameters, columns 11, 17, 23, …
+    let p = with_args(&"{nope}".repeat(25), "x");
+    let o = p.then(&["check"]).status(1).run();
+    let want: Vec<String> = (0..20)
+        .map(|k| format!("  --> tools/t/x.yaml:4:{}", 11 + 6 * k))
+        .chain(["  --> tools/t/x.yaml:4:131".to_string()])
+        .collect();
+    assert_eq!(arrows(&o.stdout), want);
+    assert!(
+        normalise(&o.stdout).ends_with(
+            "   = help: the parameters here are `{tool_path}`, `{tool_dir}`, `{tool_parent}`, `{project_path}`, `{params_json}`, `{runtime_dir}`, `{args}`, `{cwd}`, `{timeout}`, `{max_output_bytes}`, `{command}`\n\n\
+             error[strata]: 5 more diagnostics of this file are not shown (5 errors)\n  --> tools/t/x.yaml:4:131\n   \
+             = help: a file shows its first 20 diagnostics, errors first: fix them, then check again\n\n\
+             checked: 25 errors, 0 warnings\n"
+        ),
+        "{}",
+        o.stdout
+    );
+    let json = p.then(&["check", "--json"]).status(1).run().json();
+    let all = json.as_array().unwrap();
+    assert_eq!(all.len(), 21);
+    assert!(all[..20].iter().all(|d| d["code"] == "R001"));
+    assert_eq!(
+        all[20],
+        serde_json::json!({
+            "kind": "limit",
+            "message": "5 more diagnostics of this file are not shown (5 errors)",
+            "hint": "a file shows its first 20 diagnostics, errors first: fix them, then check again",
+            "file": "tools/t/x.yaml", "line": 4, "column": 131,
+            "severity": "error", "code": "strata",
+            "omitted": [{"code": "R001", "severity": "error", "count": 5}]
+        })
+    );
+    conforms(&json, "check");
+}
+
+#[test]
+fn the_diagnostics_a_file_shows_are_its_errors_first_and_allow_is_exact() {
+    // 25 warnings (`$A`, L008), then one error (`{nope}`, R001) further along the line.
+    let p = with_args(&["$A"; 25].join(" "), "{nope}");
+    let o = p.then(&["check"]).status(1).run();
+    let shown: Vec<&str> = o
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("error[") || l.starts_with("warning["))
+        .map(|l| &l[..l.find(']').unwrap() + 1])
+        .collect();
+    let mut want = vec!["warning[L008]"; 19];
+    want.extend(["error[R001]", "warning[strata]"]);
+    assert_eq!(shown, want);
+    assert!(
+        normalise(&o.stdout).ends_with(
+            "warning[strata]: 6 more diagnostics of this file are not shown (6 warnings)\n  --> tools/t/x.yaml:4:68\n   \
+             = help: a file shows its first 20 diagnostics, errors first: fix them, then check again\n\n\
+             checked: 1 error, 25 warnings\n"
+        ),
+        "{}",
+        o.stdout
+    );
+    // Left out by --allow, the warnings are not counted, shown or not.
+    let o = p.then(&["check", "--allow", "L008"]).status(1).run();
+    assert_eq!(arrows(&o.stdout), ["  --> tools/t/x.yaml:4:89"]);
+    assert!(normalise(&o.stdout).ends_with("\nchecked: 1 error, 0 warnings\n"));
+    p.then(&["check", "--allow", "L008", "--deny-warnings"])
+        .status(1)
+        .run();
+}
+
+#[test]
+fn a_refused_run_shows_the_first_twenty_diagnostics_of_a_file_too() {
+    let o = with_args(&"{nope}".repeat(25), "x")
+        .args(&["run", "t/x"])
+        .status(2)
+        .run();
+    assert_eq!(arrows(&o.stderr).len(), 21, "{}", o.stderr);
+    assert!(
+        o.stderr.ends_with(
+            "error[strata]: 5 more diagnostics of this file are not shown (5 errors)\n  --> tools/t/x.yaml:4:131\n   \
+             = help: a file shows its first 20 diagnostics, errors first: fix them, then check again\n\n\
+             error[check]: `t/x` was not run: 25 errors found\n   \
+             = help: `strata check` lists every error and warning of the project\n"
+        ),
+        "{}",
+        o.stderr
+    );
 }

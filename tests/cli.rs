@@ -4,11 +4,8 @@
 //! forms everywhere, and the smaller misses (indentation hints, carets, resume hints, `$VAR`).
 
 mod common;
-use common::{refusal, wait_for, Test};
+use common::{conforms, refusal, wait_for, Test, SAY};
 use serde_json::{json, Value};
-
-/// Prints its `text` parameter.
-const SAY: &str = "description: prints its text\nexecutor: runtimes/subprocess\nparameters:\n  type: object\n  properties:\n    text: {type: string, default: hi}\nconfig:\n  command: printf\n  args: [\"%s\\n\", \"{text}\"]\n";
 
 /// A graph calling `t/say` once; its input `n` is an integer.
 const GRAPH: &str = "kind: graph\ndescription: says hi\nparameters:\n  type: object\n  properties:\n    n: {type: integer, default: 1}\nstart: say\nnodes:\n  say:\n    kind: action\n    tool: t/say\n    next: done\n  done:\n    kind: return\n    output: {said: true}\n";
@@ -603,19 +600,6 @@ fn the_plan_loader_reports_every_error_of_the_file() {
             ),
         ]
     );
-}
-
-/// Checks `value` against `$defs/<def>` of docs/schemas/results.schema.json.
-fn conforms(value: &Value, def: &str) {
-    let text = std::fs::read_to_string(common::repo().join("docs/schemas/results.schema.json"));
-    let doc: Value = serde_json::from_str(&text.unwrap()).unwrap();
-    let schema = json!({"$defs": doc["$defs"], "$ref": format!("#/$defs/{def}")});
-    let validator = jsonschema::validator_for(&schema).expect("a valid schema");
-    let errors: Vec<String> = validator
-        .iter_errors(value)
-        .map(|e| e.to_string())
-        .collect();
-    assert!(errors.is_empty(), "{def}: {errors:?}\n{value:#}");
 }
 
 #[test]

@@ -3,23 +3,13 @@
 //! that does not exist, and a file that cannot be read says which line is wrong and why.
 
 mod common;
-use common::{refusal, Test};
-
-/// Prints its `text` parameter.
-const SAY: &str = "description: prints its text\nexecutor: runtimes/subprocess\nparameters:\n  type: object\n  properties:\n    text: {type: string, default: hi}\nconfig:\n  command: printf\n  args: [\"%s\\n\", \"{text}\"]\n";
-
-/// A graph calling it once.
-const GRAPH: &str = "kind: graph\ndescription: says hi\nstart: say\nnodes:\n  say:\n    kind: action\n    tool: t/say\n    next: done\n  done:\n    kind: return\n    output: {said: true}\n";
+use common::{refusal, Test, SAY_GRAPH};
 
 fn project() -> Test {
-    Test::new()
-        .copy("tools/runtimes")
-        .tool("t/say", SAY)
-        .tool("graphs/g", GRAPH)
-        .file(
-            "directives/d.md",
-            "---\nname: d\nactions:\n  - {id: a, tool: t/say}\n---\n",
-        )
+    Test::say().file(
+        "directives/d.md",
+        "---\nname: d\nactions:\n  - {id: a, tool: t/say}\n---\n",
+    )
 }
 
 #[test]
@@ -110,13 +100,13 @@ fn a_dedented_key_is_reported_on_its_own_line_with_a_hint() {
 #[test]
 fn an_edge_that_is_not_a_map_says_what_it_is_and_what_is_expected() {
     project()
-        .tool("graphs/g", &GRAPH.replace("next: done", "next: [done]"))
+        .tool("graphs/g", &SAY_GRAPH.replace("next: done", "next: [done]"))
         .args(&["run", "graphs/g"])
         .stderr(&("error[G001]: an edge must be a map `{to, when?}`, not a string\n  --> tools/graphs/g.yaml:8:12\n  |\n8 |     next: [done]\n  |            ^\n   = field: nodes.say.next[0]\n   = help: write `- to: done` (and `when:` under it), or `next: done` for a single edge\n".to_string() + &refusal("graphs/g", 1)))
         .status(2)
         .run()
         .then(&["run", "graphs/g"])
-        .tool("graphs/g", &GRAPH.replace("next: done", "next: [7]"))
+        .tool("graphs/g", &SAY_GRAPH.replace("next: done", "next: [7]"))
         .stderr(&("error[G001]: an edge `{to, when?}` must be a map, not an integer\n  --> tools/graphs/g.yaml:8:12\n  |\n8 |     next: [7]\n  |            ^\n   = field: nodes.say.next[0]\n".to_string() + &refusal("graphs/g", 1)))
         .status(2)
         .run();

@@ -1000,30 +1000,52 @@ fn concurrent_resumes_of_a_killed_run_run_one_walker() {
 
 #[test]
 fn check_locates_tens_of_thousands_of_placeholders_in_linear_time() {
-    // Four strings of 8,000 unknown parameters each: 32,000 diagnostics.
-    let args: Vec<String> = (0..4)
-        .map(|_| format!("\"{}\"", "{zz}".repeat(8_000)))
-        .collect();
+    // Four strings of 8,000 unknown parameters each: 32,000 diagnostics, each located (a
+    // file shows its first 20). Another tool's four strings hold 32,000 known parameters
+    // and, at the end of its last one, an unknown one.
+    let tool = |strings: Vec<String>| {
+        format!(
+            "executor: runtimes/subprocess\nconfig:\n  command: printf\n  args: [{}]\n",
+            strings.join(", ")
+        )
+    };
+    let unknown = tool(
+        (0..4)
+            .map(|_| format!("\"{}\"", "{zz}".repeat(8_000)))
+            .collect(),
+    );
+    let far = tool(
+        (0..4)
+            .map(|i| {
+                format!(
+                    "\"{}{}\"",
+                    "{tool_dir}".repeat(8_000),
+                    if i == 3 { "{zz}" } else { "" }
+                )
+            })
+            .collect(),
+    );
+    let far_column = far.lines().nth(3).unwrap().find("{zz}").unwrap() + 1;
     let s = Test::new()
         .file("tools/runtimes/subprocess.yaml", "config: {}\n")
-        .tool(
-            "unknown",
-            &format!(
-                "executor: runtimes/subprocess\nconfig:\n  command: printf\n  args: [{}]\n",
-                args.join(", ")
-            ),
-        );
+        .tool("unknown", &unknown)
+        .tool("far", &far);
     let ran = s.then(&["check"]).measured(KILL_AFTER).limit(MEMORY).run();
     let stdout = &ran.stdout;
     assert!(
-        stdout.ends_with("checked 2 files: 32000 errors, 0 warnings\n"),
+        stdout.ends_with(
+            "error[strata]: 31980 more diagnostics of this file are not shown (31980 errors)\n  \
+             --> tools/unknown.yaml:4:91\n   = help: a file shows its first 20 diagnostics, errors \
+             first: fix them, then check again\n\nchecked 3 files: 32001 errors, 0 warnings\n"
+        ),
         "{}",
         &stdout[stdout.len().saturating_sub(300)..]
     );
     assert!(
-        stdout.contains("  --> tools/unknown.yaml:4:32003\n"),
-        "the last string's first placeholder"
+        stdout.contains(&format!("  --> tools/far.yaml:4:{far_column}\n")),
+        "the unknown parameter at the end of the far tool"
     );
+    std::fs::remove_file(s.path().join("tools/far.yaml")).unwrap();
     // Ten keys of 9,999 references each, all known and one link deep: nothing to report,
     // nothing to locate.
     let keys: String = (0..10)

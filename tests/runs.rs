@@ -3,6 +3,7 @@
 
 mod common;
 use common::Test;
+use std::path::Path;
 
 /// A graph run that failed long ago (2025-03-01), with the failed tool's stderr.
 const FAILED: &str = r#"{"version": 1, "run_id": "old-fail", "graph": "graphs/g", "fingerprint": "x",
@@ -163,4 +164,90 @@ fn prune_refuses_a_status_it_cannot_prune_and_an_age_without_unit() {
             .run();
     }
     assert!(p.path().join(".strata/runs/old-cut").is_dir());
+}
+
+/// Unix seconds of the creation of the run directory `id` of `p` (its modification time
+/// where the file system keeps no creation time).
+fn created(p: &Path, id: &str) -> u64 {
+    let meta = std::fs::metadata(p.join(".strata/runs").join(id)).unwrap();
+    let time = meta.created().or_else(|_| meta.modified()).unwrap();
+    time.duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+#[test]
+fn a_run_killed_before_its_first_checkpoint_is_listed_shown_and_pruned_as_started() {
+    // Killed before its first checkpoint: its lock names a process that is gone. Another
+    // is starting now: a live process holds its lock.
+    let p = project()
+        .file(".strata/runs/cut-early/lock", "999999999\n")
+        .file(
+            ".strata/runs/starting/lock",
+            format!("{}\n", std::process::id()),
+        );
+    let listed = p.then(&["runs"]).status(0).run();
+    assert_eq!(
+        listed.stdout,
+        "RUN        GRAPH              STATUS       STEPS  NEXT\n\
+         old-cut    graphs/g           interrupted  1      say\n\
+         old-fail   graphs/g           failed       2      say\n\
+         old-plan   plan:plans/p.yaml  failed       2      -\n\
+         cut-early  -                  started      0      -\n\
+         starting   -                  running      0      -\n"
+    );
+    let at = created(p.path(), "cut-early");
+    let json = p.then(&["runs", "--json"]).status(0).run().json();
+    common::conforms(&json, "runs");
+    assert_eq!(
+        json[3],
+        serde_json::json!({
+            "run_id": "cut-early", "graph": null, "error": null, "status": "started",
+            "steps": 0, "next": null, "started": at, "updated": at
+        })
+    );
+    assert_eq!(json[4]["status"], "running");
+    let shown = p
+        .then(&["runs", "show", "cut-early"])
+        .status(0)
+        .run()
+        .stdout;
+    let lines: Vec<&str> = shown.lines().collect();
+    assert_eq!(
+        lines[..2],
+        [
+            "run cut-early",
+            "  status:   started, no checkpoint: stopped before its first one, nothing of it ran"
+        ]
+    );
+    assert!(
+        lines[2].starts_with("  started:  ") && lines[2].ends_with(" UTC") && lines.len() == 3,
+        "{shown}"
+    );
+    let starting = p.then(&["runs", "show", "starting"]).status(0).run().stdout;
+    assert!(
+        starting.starts_with("run starting\n  status:   running, no checkpoint yet\n"),
+        "{starting}"
+    );
+    let json = p
+        .then(&["runs", "show", "cut-early", "--json"])
+        .status(0)
+        .run()
+        .json();
+    assert_eq!(
+        json,
+        serde_json::json!({"run_id": "cut-early", "status": "started", "started": at})
+    );
+    // The runs that ended go by default; one that never checkpointed only when asked for,
+    // and one starting now never.
+    p.then(&["runs", "prune", "--dry-run"])
+        .stdout("would remove old-fail (graphs/g, failed)\nwould remove old-plan (plan:plans/p.yaml, failed)\n")
+        .status(0)
+        .run();
+    p.then(&["runs", "prune", "--status", "started"])
+        .stdout("removed cut-early (-, started)\n")
+        .status(0)
+        .run();
+    assert!(!p.path().join(".strata/runs/cut-early").exists());
+    assert!(p.path().join(".strata/runs/starting").is_dir());
 }

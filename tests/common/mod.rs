@@ -16,6 +16,12 @@ use std::rc::Rc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+/// A tool, `t/say` in the tests, that prints its `text` parameter (default `hi`).
+pub const SAY: &str = "description: prints its text\nexecutor: runtimes/subprocess\nparameters:\n  type: object\n  properties:\n    text: {type: string, default: hi}\nconfig:\n  command: printf\n  args: [\"%s\\n\", \"{text}\"]\n";
+
+/// A graph calling `t/say` once, then returning `{said: true}`.
+pub const SAY_GRAPH: &str = "kind: graph\ndescription: says hi\nstart: say\nnodes:\n  say:\n    kind: action\n    tool: t/say\n    next: done\n  done:\n    kind: return\n    output: {said: true}\n";
+
 /// The repository root.
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -85,6 +91,18 @@ pub struct Test {
     kill_after: Option<Duration>,
     limits: Vec<Limit>,
     open_fd: Option<i32>,
+    sink: Option<Sink>,
+}
+
+/// Where a run's standard output goes instead of the pipe the test reads
+/// ([`Test::stdout_into`]).
+#[derive(Clone, Copy, Debug)]
+pub enum Sink {
+    /// `/dev/full`: every write fails with "No space left on device".
+    Full,
+    /// A pipe whose read end is closed before the run starts: every write fails with a
+    /// broken pipe, as `strata … | head -0` does.
+    ClosedPipe,
 }
 
 /// A resource limit of a run ([`Test::limit`]), set in the child before `exec` as `ulimit`
@@ -159,6 +177,15 @@ impl Test {
         }))
     }
 
+    /// A scratch project with the shipped runtimes, the tool `t/say` ([`SAY`]) and the graph
+    /// `graphs/g` ([`SAY_GRAPH`]).
+    pub fn say() -> Test {
+        Test::new()
+            .copy("tools/runtimes")
+            .tool("t/say", SAY)
+            .tool("graphs/g", SAY_GRAPH)
+    }
+
     /// The repository itself as the project (for its shipped files as they are); files
     /// cannot be added to it.
     pub fn in_repo() -> Test {
@@ -181,6 +208,7 @@ impl Test {
             kill_after: None,
             limits: Vec::new(),
             open_fd: None,
+            sink: None,
         }
     }
 
@@ -310,6 +338,12 @@ impl Test {
         self
     }
 
+    /// Sends the run's standard output into `sink` (the run's [`Ran::stdout`] is then empty).
+    pub fn stdout_into(mut self, sink: Sink) -> Test {
+        self.sink = Some(sink);
+        self
+    }
+
     /// Measures the run's peak memory ([`Ran::peak_rss_kib`]) with GNU time, in a process
     /// group of its own that is killed if the run is still going after `kill_after`.
     /// (GNU time reports strata alone, forked from a small process; measuring a child of
@@ -349,7 +383,16 @@ impl Test {
             .kill_after
             .map(|_| tempfile::NamedTempFile::new().expect("a file for the peak memory"));
         let mut cmd = self.command(rss.as_ref().map(|f| f.path()), open_stdin);
-        cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+        cmd.stdout(match self.sink {
+            None => Stdio::piped(),
+            Some(Sink::Full) => std::fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/full")
+                .expect("/dev/full")
+                .into(),
+            Some(Sink::ClosedPipe) => pipe_end().into(),
+        })
+        .stderr(Stdio::piped());
         let start = Instant::now();
         let mut child = cmd.spawn().expect("strata starts");
         let mut stdin = child.stdin.take();
@@ -673,4 +716,17 @@ pub fn timeless(text: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// Checks `value` against `$defs/<def>` of docs/schemas/results.schema.json.
+pub fn conforms(value: &serde_json::Value, def: &str) {
+    let text = std::fs::read_to_string(repo().join("docs/schemas/results.schema.json"));
+    let doc: serde_json::Value = serde_json::from_str(&text.unwrap()).unwrap();
+    let schema = serde_json::json!({"$defs": doc["$defs"], "$ref": format!("#/$defs/{def}")});
+    let validator = jsonschema::validator_for(&schema).expect("a valid schema");
+    let errors: Vec<String> = validator
+        .iter_errors(value)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{def}: {errors:?}\n{value:#}");
 }

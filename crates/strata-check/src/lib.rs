@@ -16,41 +16,15 @@ mod lints;
 mod plans;
 mod prompts;
 mod records;
+mod report;
 mod tools;
 
-use std::collections::HashSet;
 use std::path::Path;
 
 pub use diagnostic::{Code, Diagnostic, Severity};
+pub use report::{sort_diagnostics, FileReport, Omitted, OmittedCode, Report, SHOWN_PER_FILE};
 use strata_core::{Error, Limits};
 use strata_project::Project;
-
-/// The outcome of checking a project.
-#[derive(Debug, Clone, Default)]
-pub struct Report {
-    /// Every diagnostic, sorted by file, line and column.
-    pub diagnostics: Vec<Diagnostic>,
-    /// How many files were read.
-    pub files: usize,
-    /// The diagnostics pushed so far, to drop repeats in constant time.
-    seen: HashSet<Diagnostic>,
-}
-
-impl Report {
-    /// Number of diagnostics of `severity`.
-    pub fn count(&self, severity: Severity) -> usize {
-        self.diagnostics
-            .iter()
-            .filter(|d| d.severity == severity)
-            .count()
-    }
-
-    fn push(&mut self, d: Diagnostic) {
-        if self.seen.insert(d.clone()) {
-            self.diagnostics.push(d);
-        }
-    }
-}
 
 /// What is about to run, for [`check_file`].
 #[derive(Debug, Clone, Copy)]
@@ -95,7 +69,7 @@ pub fn check_file(project: &Project, target: Target<'_>) -> Report {
         }
     }
     tools::check_ids(project, &ids, &mut report);
-    sort(&mut report);
+    report.finish();
     report
 }
 
@@ -110,31 +84,17 @@ fn graph_tools(nodes: &[strata_graph::Node], out: &mut Vec<String>) {
     }
 }
 
-fn sort(report: &mut Report) {
-    sort_diagnostics(&mut report.diagnostics);
-}
-
-/// Sorts diagnostics as every report lists them: by file, line, column and code.
-pub fn sort_diagnostics(diagnostics: &mut [Diagnostic]) {
-    diagnostics.sort_by(|a, b| {
-        (a.file.as_str(), a.line, a.column, a.code.id()).cmp(&(
-            b.file.as_str(),
-            b.line,
-            b.column,
-            b.code.id(),
-        ))
-    });
-}
-
-/// Checks every tool, runtime, directive, project hook and plan under `root`.
+/// Checks every tool, runtime, directive, project hook and plan under `root`: a
+/// [`Report::bounded`] one, each file keeping the first [`SHOWN_PER_FILE`] diagnostics of
+/// each code and counting the rest.
 pub fn check_project(root: &Path, limits: &Limits) -> Result<Report, Error> {
     let mut project = Project::at(root)?;
     project.limits = limits.clone();
-    let mut report = Report::default();
+    let mut report = Report::bounded();
     tools::check(&project, &mut report);
     directives::check(&project, &mut report);
     prompts::check(&project, &mut report);
     plans::check(&project, &mut report);
-    sort(&mut report);
+    report.finish();
     Ok(report)
 }

@@ -5,9 +5,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
+use serde_json::Value;
 use strata_app::{Diagnostic, Failure, Report, Severity};
 
-use crate::outcome::{diagnostics_text, open_project_as, plural, report};
+use crate::outcome::{open_project_as, plural, report, report_text};
 use crate::shared_args::SharedArgs;
 
 /// Output of `strata check`.
@@ -52,21 +53,15 @@ pub fn run(args: CheckArgs) -> ExitCode {
         Ok(r) => r,
         Err(e) => return report(Failure::Error(e), Some(&project), json),
     };
-    found.diagnostics.retain(|d| {
-        d.severity == Severity::Error
-            || !args
-                .allow
-                .iter()
-                .any(|a| a.eq_ignore_ascii_case(d.code.id()))
+    found.leave_out(|code, severity| {
+        severity != Severity::Error && args.allow.iter().any(|a| a.eq_ignore_ascii_case(code.id()))
     });
+    found.bound();
     let text = match json {
         false => human(&found, &project.root),
-        true => {
-            let all: Vec<_> = found.diagnostics.iter().map(Diagnostic::to_json).collect();
-            serde_json::to_string_pretty(&all).unwrap_or_default() + "\n"
-        }
+        true => serde_json::to_string_pretty(&as_json(&found)).unwrap_or_default() + "\n",
     };
-    crate::style::print_all(&text);
+    crate::output::print_styled(&text);
     let errors = found.count(Severity::Error);
     let warnings = found.count(Severity::Warning);
     if errors > 0 || (args.deny_warnings && warnings > 0) {
@@ -76,10 +71,20 @@ pub fn run(args: CheckArgs) -> ExitCode {
     }
 }
 
-/// rustc-style diagnostics, grouped by file (they are sorted), then a summary line (notes
-/// are counted only when there are some).
+/// Each file's diagnostics, then what it does not show, as one JSON list.
+fn as_json(report: &Report) -> Vec<Value> {
+    let mut all = Vec::new();
+    for file in report.by_file() {
+        all.extend(file.diagnostics.iter().map(Diagnostic::to_json));
+        all.extend(file.omitted.map(|o| o.to_json()));
+    }
+    all
+}
+
+/// rustc-style diagnostics, grouped by file (they are sorted), each file's followed by what
+/// it does not show, then a summary line (notes are counted only when there are some).
 pub fn human(report: &Report, root: &Path) -> String {
-    let mut out = diagnostics_text(report.diagnostics.iter(), root);
+    let mut out = report_text(report, root);
     let notes = match report.count(Severity::Note) {
         0 => String::new(),
         n => format!(", {}", plural(n, "note")),

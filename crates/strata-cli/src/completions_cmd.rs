@@ -3,7 +3,6 @@
 //! run ids. The script asks strata for each completion (`COMPLETE=SHELL strata -- …`, see
 //! `complete`), so it stays right as the project changes.
 
-use std::io::Write as _;
 use std::process::ExitCode;
 
 use clap::Args;
@@ -32,6 +31,6 @@ pub fn run(args: CompletionsArgs) -> ExitCode {
         "strata",
         &mut script,
     );
-    let _ = std::io::stdout().lock().write_all(&script);
+    crate::output::print(&script);
     ExitCode::SUCCESS
 }

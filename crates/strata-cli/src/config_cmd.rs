@@ -1,7 +1,6 @@
 //! `strata config`: the settings in force for the project — `strata.yaml` and `STRATA_*`
 //! variables over the defaults — each with where its value came from.
 
-use std::io::Write as _;
 use std::process::ExitCode;
 
 use clap::Args;
@@ -116,6 +115,6 @@ pub fn run(args: ConfigArgs) -> ExitCode {
     } else {
         table(&project)
     };
-    let _ = anstream::stdout().lock().write_all(text.as_bytes());
+    crate::output::print_styled(&text);
     ExitCode::SUCCESS
 }

@@ -2,7 +2,6 @@
 //! provenance of every segment (authored, data, secret — secrets as `***`).
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -69,7 +68,7 @@ pub fn run(args: ExplainArgs) -> ExitCode {
             } else {
                 text
             };
-            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            crate::output::print(&text);
             ExitCode::SUCCESS
         }
         Err(e) => report(Failure::Error(e), Some(&project), json),
@@ -248,7 +247,7 @@ fn unknown_field(field: &str, names: &[String]) -> Error {
     Error::new(
         Layer::REQUEST,
         ErrorKind::UnknownField,
-        format!("there is no field `{field}`"),
+        format!("there is no field `{}`", strata_core::shown(field)),
     )
     .with_hint(hint)
 }

@@ -2,7 +2,6 @@
 //! strata in a container, checked offline before it is written; `--check` on a manifest
 //! checks it (docs/scale-out.md).
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -224,7 +223,7 @@ fn write(args: &ArgoArgs, from: &str, exported: &Exported) -> Result<u8, Failure
         }
         None if json => {}
         None if !args.check => {
-            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            crate::output::print(&text);
         }
         None => {}
     }
@@ -236,9 +235,9 @@ fn write(args: &ArgoArgs, from: &str, exported: &Exported) -> Result<u8, Failure
         } else if !args.check {
             doc["manifest"] = manifest.clone();
         }
-        print_json(&doc);
+        crate::output::print_json(&doc);
     } else if args.check {
-        println!("{verdict}");
+        crate::output::print(format!("{verdict}\n"));
     }
     Ok(0)
 }
@@ -247,11 +246,6 @@ fn write(args: &ArgoArgs, from: &str, exported: &Exported) -> Result<u8, Failure
 /// passes the check (docs/schemas/export.schema.json).
 fn summary_json(file: &str, s: &Summary) -> Value {
     json!({"ok": true, "file": file, "templates": s.templates, "tasks": s.tasks})
-}
-
-fn print_json(doc: &Value) {
-    let text = serde_json::to_string_pretty(doc).unwrap_or_default() + "\n";
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
 /// `--check` of a Workflow manifest: the verdict, or every problem with its line.
@@ -267,7 +261,7 @@ fn check_manifest(args: &ArgoArgs, doc: &Document) -> Result<u8, Failure> {
     }
     match check(&doc.value) {
         Ok(summary) if args.shared.json => {
-            print_json(&summary_json(&doc.name, &summary));
+            crate::output::print_json(&summary_json(&doc.name, &summary));
             Ok(0)
         }
         Err(errors) if args.shared.json => {
@@ -276,15 +270,15 @@ fn check_manifest(args: &ArgoArgs, doc: &Document) -> Result<u8, Failure> {
                 errors,
                 doc: Box::new(doc.clone()),
             };
-            print_json(&failure.to_json());
+            crate::output::print_json(&failure.to_json());
             Ok(1)
         }
         Ok(summary) => {
-            println!(
-                "{}: valid: {} ({SCHEMA_RELEASE} and strata's checks)",
+            crate::output::print(format!(
+                "{}: valid: {} ({SCHEMA_RELEASE} and strata's checks)\n",
                 doc.name,
                 describe(&summary)
-            );
+            ));
             Ok(0)
         }
         Err(errors) => {

@@ -1,6 +1,5 @@
 //! `strata graph <id> --format mermaid|dot`: a graph tool drawn.
 
-use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
@@ -65,5 +64,5 @@ pub fn print_drawing(drawing: String, format: DrawFormat, json: bool) {
     } else {
         drawing
     };
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    crate::output::print(&text);
 }

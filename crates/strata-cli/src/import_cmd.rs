@@ -60,7 +60,7 @@ pub fn run(args: ImportArgs) -> ExitCode {
         .write_all(report.messages().as_bytes());
     if json {
         let text = serde_json::to_string_pretty(&report.to_json()).unwrap_or_default() + "\n";
-        let _ = std::io::stdout().lock().write_all(text.as_bytes());
+        crate::output::print(&text);
     }
     ExitCode::from(report.exit_code())
 }

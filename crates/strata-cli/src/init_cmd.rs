@@ -164,7 +164,7 @@ pub fn run(args: InitArgs) -> ExitCode {
             } else {
                 next_steps(&args.dir)
             };
-            let _ = anstream::stdout().lock().write_all(text.as_bytes());
+            crate::output::print_styled(&text);
             ExitCode::SUCCESS
         }
         Err(e) => report(strata_app::Failure::Error(e), None, args.shared.json),

@@ -14,6 +14,7 @@ mod init_cmd;
 mod man_cmd;
 mod names;
 mod outcome;
+mod output;
 mod plan_cmd;
 mod plan_input;
 mod plan_resolve;
@@ -40,6 +41,7 @@ mod walk_cmd;
 
 use std::process::ExitCode;
 
+use clap::error::ContextValue;
 use clap::{CommandFactory, Parser, Subcommand};
 
 /// strata: layered interpolation of tool-execution configs.
@@ -137,11 +139,48 @@ pub fn command() -> clap::Command {
 /// Every command that starts a tool has the interrupt handler installed before the first
 /// one starts: on SIGINT, SIGTERM, SIGHUP or SIGQUIT the process group of every tool strata
 /// started is killed and reaped, then strata dies of that signal (see
-/// `strata_app::install_interrupt_handler_on_spawn`).
+/// `strata_app::install_interrupt_handler_on_spawn`). Whatever the command, a failed write
+/// of standard output is its outcome ([`output::finish`]).
 pub fn main() -> ExitCode {
     complete::answer_and_exit();
     strata_app::install_interrupt_handler_on_spawn();
-    let cli = parse_run().unwrap_or_else(Cli::parse);
+    let code = match parse_run().map_or_else(Cli::try_parse, Ok) {
+        Ok(cli) => dispatch(cli),
+        Err(e) => not_run(e),
+    };
+    output::finish(code)
+}
+
+/// A command line that runs no command: the help or the version, printed on standard output
+/// (colour as there), or a usage error on standard error, the caller's words in it as every
+/// message quotes them (`strata_core::shown`); its exit code.
+fn not_run(mut e: clap::Error) -> ExitCode {
+    if e.use_stderr() {
+        let quoted: Vec<_> = e
+            .context()
+            .filter_map(|(kind, value)| match value {
+                ContextValue::String(s) => {
+                    Some((kind, ContextValue::String(strata_core::shown(s))))
+                }
+                ContextValue::Strings(all) => Some((
+                    kind,
+                    ContextValue::Strings(all.iter().map(|s| strata_core::shown(s)).collect()),
+                )),
+                _ => None,
+            })
+            .collect();
+        for (kind, value) in quoted {
+            e.insert(kind, value);
+        }
+        let _ = e.print();
+    } else {
+        output::print_styled(&e.render().ansi().to_string());
+    }
+    ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(outcome::STRATA_FAILED))
+}
+
+/// Runs the command of `cli`.
+fn dispatch(cli: Cli) -> ExitCode {
     cli.shared.color.apply();
     outcome::set_verbose(cli.shared.verbose());
     match cli.command {

@@ -2,7 +2,6 @@
 //! clap_mangen from the same definitions as `--help` — one page printed (`strata man plan
 //! run`), or every page installed into a directory (`strata man --install DIR`).
 
-use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -19,7 +18,8 @@ pub struct ManArgs {
     #[arg(value_name = "COMMAND")]
     pub command: Vec<String>,
     /// Write every page (`strata.1`, `strata-run.1`, `strata-plan-run.1`, …) into DIR,
-    /// creating it (`~/.local/share/man/man1` makes them `man strata-run`)
+    /// creating it (`~/.local/share/man/man1` makes them `man strata-run`); a link in DIR
+    /// by a page's name is replaced by the page, never written through
     #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath, conflicts_with = "command")]
     pub install: Option<PathBuf>,
     #[command(flatten)]
@@ -51,6 +51,14 @@ fn io_error(what: &str, e: &std::io::Error) -> Error {
     Error::new(Layer::REQUEST, ErrorKind::Io, format!("{what}: {e}"))
 }
 
+/// The text of `page`.
+fn rendered(page: &Man) -> Result<Vec<u8>, Error> {
+    let mut out = Vec::new();
+    page.render(&mut out)
+        .map_err(|e| io_error("cannot render the page", &e))?;
+    Ok(out)
+}
+
 fn man(args: &ManArgs) -> Result<String, Error> {
     let pages = pages();
     let Some(dir) = &args.install else {
@@ -68,7 +76,10 @@ fn man(args: &ManArgs) -> Result<String, Error> {
             let e = Error::new(
                 Layer::REQUEST,
                 ErrorKind::Invalid,
-                format!("there is no command `{}`", args.command.join(" ")),
+                format!(
+                    "there is no command `{}`",
+                    strata_core::shown(&args.command.join(" "))
+                ),
             );
             return Err(match did_you_mean(&wanted, names) {
                 Some(near) => e.with_hint(format!(
@@ -78,20 +89,18 @@ fn man(args: &ManArgs) -> Result<String, Error> {
                 None => e.with_hint("`strata --help` lists the commands"),
             });
         };
-        let mut out = Vec::new();
-        page_of(page.clone())
-            .render(&mut out)
-            .map_err(|e| io_error("cannot render the page", &e))?;
-        return Ok(String::from_utf8_lossy(&out).into_owned());
+        let text = rendered(&page_of(page.clone()))?;
+        return Ok(String::from_utf8_lossy(&text).into_owned());
     };
     std::fs::create_dir_all(dir)
         .map_err(|e| io_error(&format!("cannot create `{}`", dir.display()), &e))?;
     let mut written = Vec::new();
     for page in pages {
-        let path = page_of(page)
-            .generate_to(dir)
-            .map_err(|e| io_error(&format!("cannot write into `{}`", dir.display()), &e))?;
-        written.push(path.display().to_string());
+        let page = page_of(page);
+        // Replaces a link of that name itself: nothing is written outside `dir`.
+        let name = page.get_filename();
+        strata_runs::write_atomic(dir, &name, &rendered(&page)?)?;
+        written.push(dir.join(name).display().to_string());
     }
     Ok(if args.shared.json {
         let doc = serde_json::json!({"ok": true, "dir": dir, "pages": written});
@@ -109,7 +118,7 @@ fn man(args: &ManArgs) -> Result<String, Error> {
 pub fn run(args: ManArgs) -> ExitCode {
     match man(&args) {
         Ok(text) => {
-            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            crate::output::print(&text);
             ExitCode::SUCCESS
         }
         Err(e) => report(strata_app::Failure::Error(e), None, args.shared.json),

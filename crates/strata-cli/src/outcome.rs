@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use strata_app::{App, Diagnostic, Failure, Project, EXIT_STRATA};
+use strata_app::{App, Diagnostic, Failure, Project, Report, EXIT_STRATA};
 use strata_core::Error;
 use strata_doc::{Document, Lines};
 
@@ -106,7 +106,7 @@ pub fn report(failure: Failure, project: Option<&Project>, json: bool) -> ExitCo
     let code = ExitCode::from(failure.exit_code());
     if json {
         let text = serde_json::to_string_pretty(&failure.to_json()).unwrap_or_default() + "\n";
-        let _ = std::io::stdout().lock().write_all(text.as_bytes());
+        crate::output::print(&text);
         return code;
     }
     match failure {
@@ -114,7 +114,9 @@ pub fn report(failure: Failure, project: Option<&Project>, json: bool) -> ExitCo
         Failure::Document { errors, doc } => print_errors(&errors, Some(&doc)),
         Failure::Refused(r) => {
             let root = project.map_or(Path::new("."), |p| p.root.as_path());
-            let mut out = diagnostics_text(r.diagnostics.iter(), root);
+            let mut shown = Report::from(r.diagnostics);
+            shown.bound();
+            let mut out = report_text(&shown, root);
             out.push_str(&headline("error", "check", &r.error.message));
             if let Some(hint) = &r.error.hint {
                 out.push_str(&note("help", hint));
@@ -123,6 +125,24 @@ pub fn report(failure: Failure, project: Option<&Project>, json: bool) -> ExitCo
         }
     }
     code
+}
+
+/// The diagnostics of `report` rustc-style, by file, each file's followed by what it does
+/// not show (`error[strata]: N more diagnostics of this file are not shown (…)`, at the first
+/// of them); files are read from `root`.
+pub fn report_text(report: &Report, root: &Path) -> String {
+    let mut out = String::new();
+    for file in report.by_file() {
+        out.push_str(&diagnostics_text(file.diagnostics.iter(), root));
+        if let Some(o) = file.omitted {
+            let (line, column) = o.first();
+            out.push_str(&headline(o.severity().name(), "strata", &o.message()));
+            out.push_str(&arrow(&o.file, line, column));
+            out.push_str(&note("help", &o.hint()));
+            out.push('\n');
+        }
+    }
+    out
 }
 
 /// Diagnostics rustc-style, each followed by a blank line; files are read from `root`.

@@ -1,6 +1,5 @@
 //! `strata plan`: run, resolve, show and draw plans (SPEC §5, docs/plans.md).
 
-use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
@@ -122,7 +121,7 @@ fn show(args: ShowArgs) -> ExitCode {
     } else {
         outline(&doc.name, &plan)
     };
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    crate::output::print(&text);
     ExitCode::SUCCESS
 }
 

@@ -99,7 +99,7 @@ pub fn user_values(
             Error::new(
                 Layer::REQUEST,
                 ErrorKind::Syntax,
-                format!("--value-json `{k}` is not JSON: {e}"),
+                format!("--value-json `{}` is not JSON: {e}", strata_core::shown(k)),
             )
         })?;
         values.insert(k.to_string(), parsed);

@@ -1,7 +1,6 @@
 //! `strata plan resolve`: partial resolution for orchestrators that run the tools themselves
 //! (SPEC §5.7) — one plan on the command line, or JSON Lines requests with `--batch`.
 
-use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Args;
@@ -81,7 +80,7 @@ pub fn run(args: ResolveArgs) -> ExitCode {
     match request {
         Ok(request) => {
             let text = serde_json::to_string_pretty(&request.reply()).unwrap_or_default() + "\n";
-            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            crate::output::print(&text);
             ExitCode::SUCCESS
         }
         Err(e) => fail(&e, None),
@@ -114,7 +113,7 @@ fn fail(e: &Error, doc: Option<&strata_doc::Document>) -> ExitCode {
 
 fn reply_error(e: &Error) -> ExitCode {
     let text = serde_json::to_string_pretty(&error_reply(None, e)).unwrap_or_default() + "\n";
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    crate::output::print(&text);
     ExitCode::from(STRATA_FAILED)
 }
 
@@ -137,10 +136,10 @@ fn batch(args: &ResolveArgs, limits: &Limits) -> ExitCode {
         print_errors(&[e], None);
         return ExitCode::from(STRATA_FAILED);
     }
-    let (stdin, stdout) = (std::io::stdin().lock(), std::io::stdout().lock());
+    let (stdin, stdout) = (std::io::stdin().lock(), crate::output::stdout());
     if let Err(e) = strata_plans::Resolver::serve(limits, stdin, stdout) {
-        // A reader of the replies that went away is not an error.
-        if e.kind() != std::io::ErrorKind::BrokenPipe {
+        // Standard output that failed is said when the command ends (`output::finish`).
+        if !crate::output::failed() {
             print_errors(
                 &[Error::new(
                     Layer::REQUEST,

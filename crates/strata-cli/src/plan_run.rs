@@ -312,7 +312,7 @@ fn execute(args: &PlanRunArgs, project: &App, run: RecordedPlanRun) -> Result<u8
         report.sinks()
     };
     let stdout = serde_json::to_string_pretty(&shown).unwrap_or_default() + "\n";
-    let _ = std::io::stdout().lock().write_all(stdout.as_bytes());
+    crate::output::print(&stdout);
     let missing = &report.outcome.missing_values;
     if !missing.is_empty() {
         let mut err = std::io::stderr().lock();
@@ -478,6 +478,6 @@ fn dry_run(args: &PlanRunArgs, plan: &Plan, assessment: Assessment) -> u8 {
         }
         out
     };
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    crate::output::print(&text);
     status
 }

@@ -162,10 +162,7 @@ fn step(args: &StepArgs, project: &App) -> Result<u8, Failure> {
     if let Some(dir) = &args.output {
         write_output(dir, RECORD, &json, args.limit)?;
     }
-    println!(
-        "{}",
-        serde_json::to_string_pretty(&json).unwrap_or_default()
-    );
+    crate::output::print_json(&json);
     Ok(match record.status {
         StepStatus::Completed => 0,
         _ => EXIT_FAILED,

@@ -2,7 +2,6 @@
 //! (`prompts/`, docs/prompts.md).
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -121,7 +120,7 @@ pub fn run(args: PromptArgs) -> ExitCode {
         });
     match out {
         Ok(text) => {
-            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            crate::output::print(&text);
             ExitCode::SUCCESS
         }
         Err(e) => report(Failure::Error(e), Some(&project), json),
@@ -144,7 +143,10 @@ fn load(
                 Error::new(
                     Layer::REQUEST,
                     ErrorKind::Invalid,
-                    format!("--default-template file `{path}` is not UTF-8 text"),
+                    format!(
+                        "--default-template file `{}` is not UTF-8 text",
+                        strata_core::shown(path)
+                    ),
                 )
             })?
         }

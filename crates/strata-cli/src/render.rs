@@ -95,8 +95,9 @@ pub fn run(mut args: RenderArgs) -> ExitCode {
     args.secret = strata_app::secrets::declared(&settings, &args.secret);
     let limits = settings.limits;
     if args.batch {
-        return match batch::serve(io::stdin().lock(), io::stdout().lock(), &limits) {
+        return match batch::serve(io::stdin().lock(), crate::output::stdout(), &limits) {
             Ok(()) => ExitCode::SUCCESS,
+            Err(_) if crate::output::failed() => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("error: batch i/o failed: {e}");
                 ExitCode::FAILURE
@@ -183,7 +184,7 @@ fn render_text(args: &RenderArgs, limits: &Limits) -> ExitCode {
     let mut shown = 0;
     let outcome = env_text::render_text(
         input,
-        io::stdout().lock(),
+        crate::output::stdout(),
         &name,
         &env,
         limits,
@@ -205,7 +206,7 @@ fn render_text(args: &RenderArgs, limits: &Limits) -> ExitCode {
     match outcome {
         Ok(_) => ExitCode::SUCCESS,
         Err(TextError::Render(e)) => failed(args, e, None),
-        Err(TextError::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::FAILURE,
+        Err(TextError::Io(_)) if crate::output::failed() => ExitCode::SUCCESS,
         Err(TextError::Io(e)) => {
             eprintln!("error: {name}: {e}");
             ExitCode::FAILURE
@@ -230,8 +231,7 @@ fn at_line(
 /// `{"ok": false, "error": …}` on stdout — and returns exit code 1.
 fn failed(args: &RenderArgs, e: Error, doc: Option<&Document>) -> ExitCode {
     if args.shared.json {
-        let text = serde_json::to_string_pretty(&strata_app::Failure::Error(e).to_json());
-        let _ = writeln!(io::stdout().lock(), "{}", text.unwrap_or_default());
+        crate::output::print_json(&strata_app::Failure::Error(e).to_json());
     } else {
         anstream::eprint!("{}", format_error(&e, doc));
     }
@@ -270,8 +270,7 @@ fn failed_all(args: &RenderArgs, errors: Vec<Error>, doc: &Document) -> ExitCode
             errors,
             doc: Box::new(doc.clone()),
         };
-        let text = serde_json::to_string_pretty(&failure.to_json());
-        let _ = writeln!(io::stdout().lock(), "{}", text.unwrap_or_default());
+        crate::output::print_json(&failure.to_json());
     } else {
         crate::outcome::print_errors(&errors, Some(doc));
     }
@@ -334,7 +333,7 @@ fn render(
             &scope,
             &RenderOptions::strict_if(args.strict),
         )?;
-        let _ = io::stdout().lock().write_all(text.as_bytes());
+        crate::output::print(&text);
         return Ok(());
     };
     let options = RenderOptions::strict_if(args.strict);
@@ -355,15 +354,15 @@ fn render(
         .map(|w| format_warning(w, Some(doc)))
         .collect();
     crate::style::eprint_all(&shown);
-    let mut stdout = io::BufWriter::new(io::stdout().lock());
+    let mut stdout = io::BufWriter::new(crate::output::stdout());
     let written = match args.format {
         OutFormat::Json => write_json(&template, &scope, &options, &mut stdout),
         OutFormat::Yaml => write_yaml(&template, &scope, &options, &mut stdout),
     }
     .and_then(|()| stdout.flush().map_err(|e| output_error(&e)));
     match written {
-        // Standard output closed or full: nothing more to say, as `cat` would.
-        Err(e) if e.kind == ErrorKind::Io => Ok(()),
+        // Standard output closed or full: said when the command ends (`output::finish`).
+        Err(_) if crate::output::failed() => Ok(()),
         written => written,
     }
 }

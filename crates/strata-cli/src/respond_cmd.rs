@@ -2,7 +2,6 @@
 //! tool results saved as files and a generator tool (SPEC §7), through the application
 //! layer's [`strata_app::respond`].
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -65,7 +64,7 @@ pub fn run(args: RespondArgs) -> ExitCode {
             } else {
                 text + "\n"
             };
-            let _ = std::io::stdout().lock().write_all(out.as_bytes());
+            crate::output::print(&out);
             ExitCode::SUCCESS
         }
         Err(f) => {
@@ -73,7 +72,7 @@ pub fn run(args: RespondArgs) -> ExitCode {
                 let fields: Vec<Value> = f.fields.iter().map(Field::to_json).collect();
                 let doc = json!({"ok": false, "error": strata_app::error_json(&f.error), "fields": fields});
                 let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
-                let _ = std::io::stdout().lock().write_all(text.as_bytes());
+                crate::output::print(&text);
             } else {
                 print_error(&f.error, None);
             }

@@ -69,8 +69,10 @@ fn run_batch(args: &RunArgs) -> ExitCode {
         Err(e) => return report(Failure::Error(e), None, args.shared.json),
     };
     let strict = app.settings.strict_over(args.shared.strict());
-    match strata_app::tool_batch::serve(&app, io::stdin().lock(), io::stdout().lock(), strict) {
+    let output = crate::output::stdout();
+    match strata_app::tool_batch::serve(&app, io::stdin().lock(), output, strict) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(_) if crate::output::failed() => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: batch i/o failed: {e}");
             ExitCode::from(strata_app::EXIT_STRATA)
@@ -103,10 +105,7 @@ fn run_in(args: &RunArgs, project: &App, id: &str) -> Result<u8, Failure> {
         let text = explain_text(&call)?;
         let prepared = call.prepare()?;
         print_warnings(&call, &prepared);
-        let mut out = io::stdout().lock();
-        let _ = out.write_all(text.as_bytes());
-        let _ = out.write_all(b"\n");
-        let _ = out.write_all(spec_text(&call, &prepared.spec).as_bytes());
+        crate::output::print(format!("{text}\n{}", spec_text(&call, &prepared.spec)));
         return Ok(0);
     }
     if args.dry_run {
@@ -117,7 +116,7 @@ fn run_in(args: &RunArgs, project: &App, id: &str) -> Result<u8, Failure> {
         } else {
             spec_text(&call, &prepared.spec)
         };
-        let _ = io::stdout().lock().write_all(text.as_bytes());
+        crate::output::print(&text);
         return Ok(0);
     }
     let run = project.run_tool(id, &caller, &opts, &CallOptions::default())?;
@@ -125,10 +124,9 @@ fn run_in(args: &RunArgs, project: &App, id: &str) -> Result<u8, Failure> {
     let (result, prepared) = (run.result, run.prepared);
     if args.shared.json {
         let text = serde_json::to_string_pretty(&result.to_json()).unwrap_or_default() + "\n";
-        let _ = io::stdout().lock().write_all(text.as_bytes());
+        crate::output::print(&text);
     } else {
-        let _ = io::stdout().lock().write_all(&result.stdout);
-        let _ = io::stdout().flush();
+        crate::output::print(&result.stdout);
         let mut err = io::stderr().lock();
         let _ = err.write_all(&result.stderr);
         for (name, truncated) in [

@@ -1,6 +1,5 @@
 //! `strata run directives/<name>.md`: a directive's inputs, prompt, actions and hooks.
 
-use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -76,12 +75,10 @@ pub fn run(project: &App, req: &DirectiveRequest<'_>) -> Result<ExitCode, Failur
         },
         watch: Watch(Some(&req.progress)),
     })?;
-    let mut stdout = std::io::stdout().lock();
     if req.json {
-        let text = serde_json::to_string_pretty(&report.to_json()).unwrap_or_default();
-        let _ = writeln!(stdout, "{text}");
+        crate::output::print_json(&report.to_json());
     } else {
-        let _ = stdout.write_all(human(&report).as_bytes());
+        crate::output::print(human(&report));
     }
     for w in &report.warnings {
         eprintln!("warning[{}]: {} ({})", w.layer, w.message, w.path);

@@ -1,7 +1,6 @@
 //! `strata run` of a graph tool (`tools/graphs/<id>.yaml`): checkpoints, `--resume`,
 //! progress lines, through the application layer's gate and runner.
 
-use std::io::Write;
 use std::process::ExitCode;
 
 use strata_app::{App, ExecOptions, Failure, GraphRun, GraphStart};
@@ -96,12 +95,10 @@ fn run_in(args: &RunArgs, project: &App, id: &str) -> Result<u8, Failure> {
             "result": outcome.result,
             "failure": outcome.failure.as_ref().map(Error::to_json),
         });
-        let text = serde_json::to_string_pretty(&doc).unwrap_or_default();
-        let _ = writeln!(std::io::stdout().lock(), "{text}");
+        crate::output::print_json(&doc);
     } else {
         if outcome.status == Status::Completed {
-            let text = serde_json::to_string_pretty(&outcome.result).unwrap_or_default();
-            let _ = writeln!(std::io::stdout().lock(), "{text}");
+            crate::output::print_json(&outcome.result);
         } else if let (Mode::Quiet, Some(why)) = (mode, &outcome.failure) {
             eprintln!(
                 "strata: run {} {}: {}",

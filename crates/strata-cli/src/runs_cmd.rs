@@ -1,7 +1,6 @@
 //! `strata runs`: the graph and plan runs of the project (`.strata/runs/`), oldest first,
 //! with status; `strata runs show` and `strata runs prune` are their own modules.
 
-use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
@@ -59,6 +58,6 @@ pub fn run(args: RunsArgs) -> ExitCode {
     } else {
         table(&rows)
     };
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    crate::output::print(&text);
     ExitCode::SUCCESS
 }

@@ -1,7 +1,6 @@
 //! `strata runs prune [--older-than 7d] [--status S]… [--dry-run]`: removes the directories of
 //! finished runs. A run a live process holds is never removed.
 
-use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -13,15 +12,16 @@ use serde_json::json;
 use strata_app::Failure;
 
 use crate::outcome::{print_error, report};
-use crate::runs_table::rows;
+use crate::runs_table::{rows, STARTED};
 
 /// The statuses a run can be pruned in (`running` is not one: a live run is never removed).
-const PRUNABLE: [&str; 6] = [
+const PRUNABLE: [&str; 7] = [
     "completed",
     "failed",
     "limited",
     "interrupted",
     "waiting",
+    STARTED,
     "unknown",
 ];
 
@@ -71,7 +71,10 @@ fn statuses(asked: &[String]) -> Result<Vec<&str>, Error> {
             Err(Error::new(
                 Layer::REQUEST,
                 ErrorKind::Invalid,
-                format!("runs in status `{s}` cannot be pruned"),
+                format!(
+                    "runs in status `{}` cannot be pruned",
+                    strata_core::shown(s)
+                ),
             )
             .with_hint(hint))
         })
@@ -126,7 +129,7 @@ pub fn run(store: &RunStore, args: &PruneArgs, json: bool) -> ExitCode {
     } else if out.is_empty() {
         out.push_str("no run to remove\n");
     }
-    let _ = std::io::stdout().lock().write_all(out.as_bytes());
+    crate::output::print(&out);
     if failed {
         ExitCode::FAILURE
     } else {

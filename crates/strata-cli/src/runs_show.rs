@@ -1,17 +1,16 @@
 //! `strata runs show <id>`: one run from its checkpoint — what it runs, its status and times,
 //! its inputs, state, result and errors (graphs), or each step's record (plans).
 
-use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Args;
 use serde_json::Value;
 use strata_app::Project;
 use strata_core::{value_to_text, Error, ErrorKind, Layer};
-use strata_runs::{utc_text, RunStore};
+use strata_runs::{utc_text, RunDir, RunStore};
 use strata_tools::{StepRecord, StepStatus};
 
-use crate::runs_table::rows;
+use crate::runs_table::{bare_status, rows, STARTED};
 use crate::style::{paint, status_style};
 
 /// Options of `strata runs show`.
@@ -27,14 +26,44 @@ pub struct ShowArgs {
 pub fn run(project: &Project, store: &RunStore, args: &ShowArgs, json: bool) -> ExitCode {
     match show(store, args, json) {
         Ok(text) => {
-            let _ = anstream::stdout().lock().write_all(text.as_bytes());
+            crate::output::print_styled(&text);
             ExitCode::SUCCESS
         }
         Err(e) => crate::outcome::report(strata_app::Failure::Error(e), Some(project), json),
     }
 }
 
+/// `  name:     value`, a line of the run shown.
+fn push_field(out: &mut String, name: &str, value: &str) {
+    out.push_str(&format!("  {:<9} {value}\n", format!("{name}:")));
+}
+
+/// A run whose directory holds no checkpoint: its status and when the directory was made
+/// (with `json`, `{"run_id", "status", "started"}`).
+fn bare(store: &RunStore, id: &str, json: bool) -> String {
+    let dir = RunDir {
+        path: store.dir.join(id),
+    };
+    let (status, at) = (bare_status(&dir), dir.created());
+    if json {
+        let value = serde_json::json!({"run_id": id, "status": status, "started": at});
+        return serde_json::to_string_pretty(&value).unwrap_or_default() + "\n";
+    }
+    let what = if status == STARTED {
+        "started, no checkpoint: stopped before its first one, nothing of it ran"
+    } else {
+        "running, no checkpoint yet"
+    };
+    let mut out = format!("run {id}\n");
+    push_field(&mut out, "status", what);
+    push_field(&mut out, "started", &utc_text(at));
+    out
+}
+
 fn show(store: &RunStore, args: &ShowArgs, json: bool) -> Result<String, Error> {
+    if store.unstarted(&args.run_id) {
+        return Ok(bare(store, &args.run_id, json));
+    }
     let dir = store.open(&args.run_id)?;
     let bytes = dir.read_checkpoint()?;
     let cp: Value = serde_json::from_slice(&bytes).map_err(|e| {
@@ -56,9 +85,7 @@ fn show(store: &RunStore, args: &ShowArgs, json: bool) -> Result<String, Error> 
         .find(|r| r.id() == args.run_id)
         .map_or_else(|| value_to_text(&cp["status"]), |r| r.status().to_string());
     let mut out = format!("run {}\n", args.run_id);
-    let mut field = |name: &str, value: String| {
-        out.push_str(&format!("  {:<9} {value}\n", format!("{name}:")));
-    };
+    let mut field = |name: &str, value: String| push_field(&mut out, name, &value);
     let mut records: Vec<StepRecord> = cp["records"]
         .as_array()
         .map(|rs| rs.iter().filter_map(StepRecord::from_json).collect())

@@ -1,8 +1,10 @@
 //! The runs of a project as rows: one per graph or plan run, with its status, steps and
 //! times, for `strata runs`, `runs show` and `runs prune`.
 
+use std::collections::HashSet;
+
 use serde_json::{json, Value};
-use strata_graph::{GraphRuns, RunStore, RunSummary};
+use strata_graph::{GraphRuns, RunDir, RunStore, RunSummary};
 use strata_plans::checkpoint::{Checkpoint, RunStatus, KIND};
 
 /// One run of the listing: its columns, its JSON form, when it started and was last updated.
@@ -90,6 +92,43 @@ fn plan_row(run_id: String, cp: &Result<Checkpoint, String>, live: bool) -> Row 
     }
 }
 
+/// The status of a run whose directory holds no checkpoint and no process runs: it was
+/// stopped before its first checkpoint, which a run writes before its first step.
+pub const STARTED: &str = "started";
+
+/// The status of a run whose directory holds no checkpoint: `running` while a process holds
+/// it, else [`STARTED`].
+pub fn bare_status(dir: &RunDir) -> &'static str {
+    if dir.is_locked() {
+        "running"
+    } else {
+        STARTED
+    }
+}
+
+/// A run whose directory holds no checkpoint: `running` while a process holds it (it has
+/// not written its first yet), else [`STARTED`]; what it runs is not known (`-`), and its
+/// times are the directory's creation.
+fn bare_row(run_id: String, dir: &RunDir) -> Row {
+    let status = bare_status(dir);
+    let at = dir.created();
+    Row {
+        json: json!({
+            "run_id": run_id,
+            "graph": null,
+            "error": null,
+            "status": status,
+            "steps": 0,
+            "next": null,
+            "started": at,
+            "updated": at,
+        }),
+        cells: [run_id, "-".into(), status.into(), "0".into(), "-".into()],
+        started: at,
+        updated: at,
+    }
+}
+
 /// The table for people: run, graph (or `plan:<file>`), status (`running`, `interrupted`,
 /// `completed`, `failed`, `limited`, `waiting`), steps, next node; columns aligned.
 pub fn table(rows: &[Row]) -> String {
@@ -116,11 +155,24 @@ pub fn table(rows: &[Row]) -> String {
 
 /// Every run of `store`, oldest first (ties by id).
 pub fn rows(store: &RunStore) -> Vec<Row> {
-    let mut rows: Vec<Row> = store.list().iter().map(graph_row).collect();
-    for (id, dir) in store.runs() {
-        if dir.kind().as_deref() == Some(KIND) {
-            let cp = Checkpoint::load(&dir).map_err(|e| e.message.clone());
-            rows.push(plan_row(id, &cp, dir.is_locked()));
+    let runs = store.runs();
+    let bare: HashSet<&str> = runs
+        .iter()
+        .filter(|(id, _)| store.unstarted(id))
+        .map(|(id, _)| id.as_str())
+        .collect();
+    let mut rows: Vec<Row> = store
+        .list()
+        .iter()
+        .filter(|r| !bare.contains(r.run_id.as_str()))
+        .map(graph_row)
+        .collect();
+    for (id, dir) in &runs {
+        if bare.contains(id.as_str()) {
+            rows.push(bare_row(id.clone(), dir));
+        } else if dir.kind().as_deref() == Some(KIND) {
+            let cp = Checkpoint::load(dir).map_err(|e| e.message.clone());
+            rows.push(plan_row(id.clone(), &cp, dir.is_locked()));
         }
     }
     rows.sort_by(|a, b| (a.started, a.id()).cmp(&(b.started, b.id())));

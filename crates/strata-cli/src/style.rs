@@ -64,16 +64,8 @@ pub fn eprint_all(text: &str) {
     let _ = stderr.lock().write_all(&bytes);
 }
 
-/// [`eprint_all`] for standard output.
-pub fn print_all(text: &str) {
-    let stdout = std::io::stdout();
-    let bytes = styled(text, anstream::AutoStream::choice(&stdout));
-    let mut out = stdout.lock();
-    let _ = out.write_all(&bytes).and_then(|()| out.flush());
-}
-
 /// `text` as a stream with colour `choice` takes it: as it is, or without its styles.
-fn styled(text: &str, choice: anstream::ColorChoice) -> Vec<u8> {
+pub fn styled(text: &str, choice: anstream::ColorChoice) -> Vec<u8> {
     let mut out = anstream::AutoStream::new(Vec::with_capacity(text.len()), choice);
     let _ = out.write_all(text.as_bytes());
     out.into_inner()

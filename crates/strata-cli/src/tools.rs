@@ -1,6 +1,5 @@
 //! `strata tools`: the tools of the project with their descriptions.
 
-use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Args;
@@ -35,8 +34,7 @@ pub fn run(args: ToolsArgs) -> ExitCode {
             })
             .collect();
         let ok = entries.iter().all(|e| e.description.is_ok());
-        let text = serde_json::to_string_pretty(&json!({"ok": ok, "tools": tools}));
-        let _ = writeln!(std::io::stdout().lock(), "{}", text.unwrap_or_default());
+        crate::output::print_json(&json!({"ok": ok, "tools": tools}));
         return if ok {
             ExitCode::SUCCESS
         } else {
@@ -57,7 +55,7 @@ pub fn run(args: ToolsArgs) -> ExitCode {
         out.push_str(format!("{:<width$}  {text}", e.id).trim_end());
         out.push('\n');
     }
-    let _ = std::io::stdout().lock().write_all(out.as_bytes());
+    crate::output::print(&out);
     if invalid {
         ExitCode::FAILURE
     } else {

@@ -103,7 +103,11 @@ fn walk(args: &WalkArgs, project: &App) -> Result<u8, strata_app::Failure> {
     let graph = &walk.graph;
     if graph.index_of(&args.node).is_none() {
         let ids = graph.nodes.iter().map(|n| n.id.as_str());
-        let e = request(format!("graph `{}` has no node `{}`", graph.id, args.node));
+        let e = request(format!(
+            "graph `{}` has no node `{}`",
+            graph.id,
+            strata_core::shown(&args.node)
+        ));
         return Err(match did_you_mean(&args.node, ids) {
             Some(best) => e.with_hint(format!("did you mean `{best}`?")),
             None => e,
@@ -348,12 +352,12 @@ fn arrival(args: &WalkArgs, graph: &Graph) -> Result<Arrival, Error> {
         0 => Err(request(format!(
             "no walk in `{}` goes on to node `{}`",
             dir.display(),
-            args.node
+            strata_core::shown(&args.node)
         ))),
         n => Err(request(format!(
             "{n} walks in `{}` go on to node `{}`; a run walks one path",
             dir.display(),
-            args.node
+            strata_core::shown(&args.node)
         ))),
     }
 }
@@ -400,10 +404,7 @@ impl Output<'_> {
             Status::Running => 0,
             Status::Completed => {
                 let result = cp.progress.result.clone().unwrap_or(Value::Null);
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&result).unwrap_or_default()
-                );
+                crate::output::print_json(&result);
                 0
             }
             Status::Limited => LIMITED,

@@ -26,11 +26,20 @@ pub fn fingerprint(text: &str) -> String {
 }
 
 /// Writes `bytes` to `dir/name` through a synced temporary file and a rename, then syncs
-/// the directory.
+/// the directory. Nothing is written through a link: one at the temporary's name (or a
+/// temporary a killed write left) is removed and the temporary made anew, and the rename
+/// replaces a link at `name` itself, not what it points to.
 pub fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), Error> {
     let tmp = dir.join(format!("{name}.tmp"));
     let target = dir.join(name);
-    let mut file = File::create(&tmp).map_err(|e| Error::io("create", &tmp, &e))?;
+    let create = || File::options().write(true).create_new(true).open(&tmp);
+    let mut file = match create() {
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            fs::remove_file(&tmp).and_then(|()| create())
+        }
+        made => made,
+    }
+    .map_err(|e| Error::io("create", &tmp, &e))?;
     file.write_all(bytes)
         .and_then(|()| file.sync_all())
         .map_err(|e| Error::io("write", &tmp, &e))?;
@@ -69,5 +78,27 @@ mod tests {
                 missing.join("a.json.tmp").display()
             )
         );
+    }
+
+    /// A link at the temporary's name or at the file's own is replaced, never written
+    /// through: what it points to is left as it was.
+    #[test]
+    fn never_writes_through_a_link() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, outside) = (tmp.path().join("dir"), tmp.path().join("outside"));
+        fs::create_dir_all(&dir).unwrap();
+        fs::create_dir_all(&outside).unwrap();
+        fs::write(outside.join("kept"), "kept").unwrap();
+        std::os::unix::fs::symlink(outside.join("kept"), dir.join("a.json")).unwrap();
+        std::os::unix::fs::symlink(outside.join("made"), dir.join("a.json.tmp")).unwrap();
+        write_atomic(&dir, "a.json", b"new").unwrap();
+        assert_eq!(fs::read(dir.join("a.json")).unwrap(), b"new");
+        assert!(fs::symlink_metadata(dir.join("a.json"))
+            .unwrap()
+            .file_type()
+            .is_file());
+        assert_eq!(fs::read(outside.join("kept")).unwrap(), b"kept");
+        assert!(!outside.join("made").exists());
+        assert!(fs::symlink_metadata(dir.join("a.json.tmp")).is_err());
     }
 }

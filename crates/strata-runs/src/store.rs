@@ -48,7 +48,7 @@ pub fn check_run_id(id: &str) -> Result<(), Error> {
     Err(Error::new(
         Layer::REQUEST,
         ErrorKind::Invalid,
-        format!("invalid run id `{id}`"),
+        format!("invalid run id `{}`", strata_core::shown(id)),
     )
     .with_hint(
         "run ids are 1 to 64 letters, digits, `.`, `_` or `-`, not starting with `.` or `-`",
@@ -267,6 +267,16 @@ impl RunDir {
     /// Replaces the checkpoint atomically.
     pub fn write_checkpoint(&self, bytes: &[u8]) -> Result<(), Error> {
         write_atomic(&self.path, CHECKPOINT_FILE, bytes)
+    }
+
+    /// Unix seconds when the directory was made (when it was last changed where the file
+    /// system keeps no creation time); 0 when it cannot be read.
+    pub fn created(&self) -> u64 {
+        fs::metadata(&self.path)
+            .and_then(|m| m.created().or_else(|_| m.modified()))
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_secs())
     }
 
     /// Reads the checkpoint's bytes.

@@ -143,15 +143,22 @@ pub fn run(settings: &Settings, report: &mut Report) {
                 let unexpected: Vec<_> = found
                     .diagnostics
                     .iter()
-                    .filter(|d| !(errors && d.code == Code::UnknownParam))
+                    .map(|d| d.code)
+                    .chain(
+                        found
+                            .omitted
+                            .iter()
+                            .flat_map(|o| o.counts.iter().map(|c| c.code)),
+                    )
+                    .filter(|&code| !(errors && code == Code::UnknownParam))
                     .collect();
                 assert!(
-                    found.diagnostics.len() == expected && unexpected.is_empty(),
+                    found.total() == expected && unexpected.is_empty(),
                     "{name}_{n}: expected {expected} diagnostics{}, found {} (first unexpected: \
                      {:?})",
                     if errors { " (R001)" } else { "" },
-                    found.diagnostics.len(),
-                    unexpected.first().map(|d| (d.code.id(), &d.message)),
+                    found.total(),
+                    unexpected.first().map(|code| code.id()),
                 );
                 measure(settings, || {
                     black_box(check_project(dir.path(), &limits).expect("checks"))
