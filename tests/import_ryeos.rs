@@ -7,6 +7,9 @@
 mod common;
 use common::{Ran, Test};
 
+#[path = "import_ryeos/hardening.rs"]
+mod hardening;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -12,6 +12,7 @@ use crate::model::{Catalog, FileImport, Written};
 use crate::position::yaml_key_position;
 use crate::report::{CheckSummary, Entry, ImportReport, Notice};
 use crate::tool::ToolContext;
+use crate::util::plain_path;
 use crate::yaml::read_yaml;
 use crate::{code, directive, graph, hook, tool};
 
@@ -226,21 +227,19 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
         for w in imp.written.drain(..) {
             match owner.get(&w.path) {
                 Some((_, text)) if *text == w.contents => {}
-                Some(_) => clashes.push(w.path.clone()),
-                None => {
-                    owner.insert(w.path.clone(), (n, w.contents.clone()));
-                    keep.push(w);
-                }
+                Some(_) => clashes.push(format!("`{}` is also written, differently, by an earlier file: this file's version is not written", w.path)),
+                None => match file_and_directory(&owner, &w.path) {
+                    Some(other) => clashes.push(format!("`{}` cannot be written: the new project has `{other}` (a path cannot be both a file and a directory)", w.path)),
+                    None => {
+                        owner.insert(w.path.clone(), (n, w.contents.clone()));
+                        keep.push(w);
+                    }
+                },
             }
         }
         imp.written = keep;
-        for path in clashes {
-            imp.warn(
-                "IMP-conflict",
-                format!("`{path}` is also written, differently, by an earlier file: this file's version is not written"),
-                0,
-                0,
-            );
+        for message in clashes {
+            imp.warn("IMP-conflict", message, 0, 0);
         }
     }
 
@@ -252,7 +251,7 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
         )
     })?;
     let write = |rel: &str, bytes: &[u8]| -> Result<(), Error> {
-        if rel.split('/').any(|s| s == ".." || s.is_empty()) || rel.starts_with('/') {
+        if !plain_path(rel) {
             return Err(fail(
                 format!("refusing to write `{rel}` outside the new project"),
                 "this is a bug of the importer",
@@ -372,6 +371,25 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
     )?;
     write("IMPORT-REPORT.md", report.to_markdown().as_bytes())?;
     Ok(report)
+}
+
+/// A path already written that `path` would have to be a directory of (`tools/x.yaml` for
+/// `tools/x.yaml/y.yaml`), or that would have to be under `path` as a directory.
+fn file_and_directory<T>(written: &BTreeMap<String, T>, path: &str) -> Option<String> {
+    let above = path
+        .match_indices('/')
+        .map(|(i, _)| &path[..i])
+        .find(|dir| written.contains_key(*dir));
+    if let Some(file) = above {
+        return Some(file.to_owned());
+    }
+    let dir = format!("{path}/");
+    written
+        .range(dir.clone()..)
+        .next()
+        .map(|(below, _)| below)
+        .filter(|below| below.starts_with(&dir))
+        .cloned()
 }
 
 /// `<dir>/.ai`, canonical; an error for people when it is missing.
@@ -737,6 +755,23 @@ mod tests {
             Some((ItemKind::Hooks, String::new()))
         );
         assert_eq!(classify("knowledge/k.md", ""), None);
+    }
+
+    #[test]
+    fn a_path_cannot_be_both_a_file_and_a_directory() {
+        let written: BTreeMap<String, ()> = [
+            ("tools/x.yaml".to_owned(), ()),
+            ("tools/d/e.yaml".to_owned(), ()),
+        ]
+        .into();
+        let clash = |path| file_and_directory(&written, path);
+        assert_eq!(
+            clash("tools/x.yaml/y.yaml").as_deref(),
+            Some("tools/x.yaml")
+        );
+        assert_eq!(clash("tools/d").as_deref(), Some("tools/d/e.yaml"));
+        assert_eq!(clash("tools/d.yaml"), None);
+        assert_eq!(clash("tools/x.yam/z.yaml"), None);
     }
 
     #[test]

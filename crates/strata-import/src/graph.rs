@@ -7,11 +7,12 @@
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
+use strata_core::shown;
 
 use crate::model::{Catalog, FileImport};
 use crate::position::yaml_key_position;
 use crate::schema;
-use crate::util::{compact, string, text_of};
+use crate::util::{compact, string, text_of, writable_id};
 
 /// The RyeOS tool that runs a directive on an LLM thread.
 const THREAD_DIRECTIVE: &str = "rye/agent/threads/thread_directive";
@@ -436,6 +437,17 @@ impl Graph<'_> {
             Target::Llm { stub, .. } => stub.clone(),
             Target::Nested { wrapper, .. } => wrapper.clone(),
         };
+        // A generated tool is written at its id.
+        if !matches!(target, Target::Tool(_)) && !writable_id(&tool) {
+            return Err((
+                "IMP-G-tool-id",
+                format!(
+                    "node `{}` calls `{}`: no tool can have that id (an id is a path of names under `tools/`: no `.` or `..`, no leading `/`, no empty name, no control character, no name over 250 bytes): the graph is not imported",
+                    shown(node),
+                    shown(&item_id)
+                ),
+            ));
+        }
         if let Target::Nested { graph, .. } = &target {
             if let Value::Object(p) = &mut params {
                 let mut dropped = Vec::new();

@@ -49,6 +49,32 @@ pub(crate) fn yaml_file(source: &str, body: &Value) -> String {
     )
 }
 
+/// The longest name of a written file (the `.yaml` of a tool id's file included), in bytes:
+/// what file systems take.
+const MAX_NAME: usize = 255;
+
+/// The longest tool id a generated file is written at, in bytes: its path stays far below
+/// what the system takes, wherever the new project is.
+const MAX_ID: usize = 1024;
+
+/// Whether `path` is one the import may write inside the new project: `/`-separated plain
+/// names, none empty (no leading `/`, no `a//b`), `.` or `..`, longer than a file system
+/// takes, or holding a control character (a NUL ends a path).
+pub(crate) fn plain_path(path: &str) -> bool {
+    path.split('/').all(|name| {
+        !name.is_empty()
+            && name != "."
+            && name != ".."
+            && name.len() <= MAX_NAME
+            && !name.chars().any(char::is_control)
+    })
+}
+
+/// Whether a generated tool can be written at id `id` (`tools/<id>.yaml`).
+pub(crate) fn writable_id(id: &str) -> bool {
+    id.len() <= MAX_ID && plain_path(&format!("tools/{id}.yaml"))
+}
+
 /// The directory part of a `/`-separated path (empty for a bare name).
 pub(crate) fn parent(rel: &str) -> &str {
     rel.rfind('/').map_or("", |p| &rel[..p])
@@ -99,6 +125,18 @@ pub(crate) fn mentions(v: &Value, needle: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn written_paths_are_plain_names() {
+        assert!(plain_path(".ai/tools/a b/c.yaml"));
+        for bad in ["", "/abs", "a//b", "a/", "../x", "a/./b", "a\0b", "a\nb"] {
+            assert!(!plain_path(bad), "{bad:?}");
+        }
+        assert!(writable_id(&"x".repeat(250)));
+        assert!(!writable_id(&"x".repeat(251)));
+        assert!(writable_id(&["x"; 200].join("/")));
+        assert!(!writable_id(&["xxxx"; 300].join("/")));
+    }
 
     #[test]
     fn find_gives_the_position_of_the_first_occurrence() {
