@@ -83,3 +83,80 @@ fn a_path_that_would_be_both_a_file_and_a_directory_is_written_once() {
     // The node calling the tool not written is the check's error.
     assert_eq!(e["check_errors"], 1);
 }
+
+/// Locks directory `dir` as an import writing into it does (`flock`, exclusive).
+fn hold(dir: &std::path::Path) -> std::fs::File {
+    use std::os::fd::AsRawFd;
+    let held = std::fs::File::open(dir).expect("the directory opens");
+    // SAFETY: flock on a descriptor `held` owns, for the call.
+    let locked = unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    assert_eq!(locked, 0, "{}", std::io::Error::last_os_error());
+    held
+}
+
+// An import takes the target for itself: while another holds it, nothing is written.
+#[test]
+fn a_target_another_import_is_writing_into_is_refused() {
+    let t = ryeos(&[("tools/ok.yaml", OK_TOOL)]);
+    std::fs::create_dir(t.path().join("new")).expect("mkdir");
+    let held = hold(&t.path().join("new"));
+    let ran = t
+        .args(&["import", "ryeos", "ryeos", "new"])
+        .stderr("error[import]: another `strata import` is writing into new\n   = help: wait for it to end: strata import writes a new project, into a new or empty directory\n")
+        .status(2)
+        .run();
+    assert_eq!(
+        std::fs::read_dir(ran.path().join("new")).unwrap().count(),
+        0
+    );
+    drop(held);
+    ran.then(&["import", "ryeos", "ryeos", "new"])
+        .status(0)
+        .run();
+}
+
+// Two imports started together into one empty target: one writes the project, the other
+// is refused (the target is taken, or no longer empty), and the project is what one import
+// alone writes.
+#[test]
+fn two_imports_into_one_empty_target_write_one_project() {
+    let t = super::corpus_files()
+        .into_iter()
+        .fold(ryeos(&[]), |t, (rel, path)| {
+            t.file(&format!("ryeos/.ai/{rel}"), std::fs::read(path).unwrap())
+        });
+    let alone = t
+        .args(&["import", "ryeos", "ryeos", "alone"])
+        .status(3)
+        .run();
+    let expected = super::tree(&alone.path().join("alone"));
+    for round in 0..3 {
+        let target = format!("new{round}");
+        std::fs::create_dir(alone.path().join(&target)).expect("mkdir");
+        let args = ["import", "ryeos", "ryeos", target.as_str()];
+        let first = alone.then(&args).start();
+        let second = alone.then(&args).start();
+        let (first, second) = (first.finish(), second.finish());
+        let (won, lost) = match (first.code, second.code) {
+            (Some(3), Some(2)) => (first, second),
+            (Some(2), Some(3)) => (second, first),
+            codes => panic!(
+                "round {round}: exit codes {codes:?}\n{}\n{}",
+                first.brief(),
+                second.brief()
+            ),
+        };
+        let taken = format!("error[import]: another `strata import` is writing into {target}\n");
+        let filled = format!("error[import]: {target} is not empty\n");
+        assert!(
+            lost.stderr.starts_with(&taken) || lost.stderr.starts_with(&filled),
+            "{}",
+            lost.stderr
+        );
+        assert!(won.stderr.ends_with("(IMPORT-REPORT.md has the details)\n"));
+        assert!(
+            super::tree(&alone.path().join(&target)) == expected,
+            "round {round}: the project differs from one import's"
+        );
+    }
+}

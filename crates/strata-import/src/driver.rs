@@ -14,7 +14,7 @@ use crate::report::{CheckSummary, Entry, ImportReport, Notice};
 use crate::tool::ToolContext;
 use crate::util::plain_path;
 use crate::yaml::read_yaml;
-use crate::{code, directive, graph, hook, tool};
+use crate::{code, directive, graph, hook, target, tool};
 
 /// strata's primitive, the very file `strata init` writes.
 const SUBPROCESS: &str = include_str!("../../../tools/runtimes/subprocess.yaml");
@@ -103,7 +103,8 @@ struct Item {
     text: String,
 }
 
-fn fail(message: String, hint: &str) -> Error {
+/// An error of the import as a whole (exit code 2).
+pub(crate) fn fail(message: String, hint: &str) -> Error {
     Error::new(Layer::new("import"), ErrorKind::Invalid, message).with_hint(hint.to_owned())
 }
 
@@ -115,7 +116,7 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
     for s in &opts.spaces {
         roots.push(space_root(s, "the --space")?);
     }
-    check_target(target, &roots)?;
+    target::check(target, &roots)?;
 
     // Every file of every space, sorted.
     let mut per_space: Vec<Vec<Found>> = Vec::new();
@@ -243,13 +244,8 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
         }
     }
 
-    // Write the new project.
-    std::fs::create_dir_all(target).map_err(|e| {
-        fail(
-            format!("cannot create `{}`: {e}", target.display()),
-            "choose a directory you can write to",
-        )
-    })?;
+    // Write the new project, the target held for this import until its report is written.
+    let _held = target::take(target)?;
     let write = |rel: &str, bytes: &[u8]| -> Result<(), Error> {
         if !plain_path(rel) {
             return Err(fail(
@@ -407,65 +403,6 @@ fn space_root(dir: &Path, what: &str) -> Result<PathBuf, Error> {
             "check the path",
         )
     })
-}
-
-/// The target must be absent or an empty directory, and not inside a RyeOS tree.
-fn check_target(target: &Path, roots: &[PathBuf]) -> Result<(), Error> {
-    match std::fs::symlink_metadata(target) {
-        Err(_) => {}
-        Ok(m) if m.is_dir() => {
-            let mut entries = std::fs::read_dir(target).map_err(|e| {
-                fail(
-                    format!("cannot read `{}`: {e}", target.display()),
-                    "check the path",
-                )
-            })?;
-            if entries.next().is_some() {
-                return Err(fail(
-                    format!("{} is not empty", target.display()),
-                    "strata import writes a new project: give a new or empty directory",
-                ));
-            }
-        }
-        Ok(_) => {
-            return Err(fail(
-                format!("{} is not empty", target.display()),
-                "it is not a directory: give a new or empty directory",
-            ))
-        }
-    }
-    // A target inside a RyeOS `.ai/` would be read while it is written.
-    let probe = std::path::absolute(target).unwrap_or_else(|_| target.to_path_buf());
-    let probe = nearest_canonical(&probe);
-    if roots.iter().any(|r| probe.starts_with(r)) {
-        return Err(fail(
-            format!("{} is inside a RyeOS .ai/ tree", target.display()),
-            "write the new project somewhere else",
-        ));
-    }
-    Ok(())
-}
-
-/// The canonical form of the nearest existing ancestor, with the rest appended.
-fn nearest_canonical(p: &Path) -> PathBuf {
-    let mut rest = Vec::new();
-    let mut cur = p.to_path_buf();
-    loop {
-        if let Ok(c) = std::fs::canonicalize(&cur) {
-            let mut out = c;
-            for r in rest.iter().rev() {
-                out.push(r);
-            }
-            return out;
-        }
-        match (cur.file_name().map(|s| s.to_owned()), cur.parent()) {
-            (Some(name), Some(parent)) => {
-                rest.push(name);
-                cur = parent.to_path_buf();
-            }
-            _ => return p.to_path_buf(),
-        }
-    }
 }
 
 /// Every file under `dir` (inside `root`), sorted; a link is followed only when its canonical
