@@ -160,3 +160,41 @@ fn two_imports_into_one_empty_target_write_one_project() {
         );
     }
 }
+
+// A file or directory whose name is not UTF-8 cannot be an id or a path strata writes: it is
+// refused, named with its bytes escaped, and not copied; the rest is imported.
+#[test]
+fn names_that_are_not_utf8_are_refused_and_shown_escaped() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let t = ryeos(&[("tools/ok.yaml", OK_TOOL)]);
+    let tools = t.path().join("ryeos/.ai/tools");
+    std::fs::write(tools.join(OsStr::from_bytes(b"bad\xff.yaml")), OK_TOOL).unwrap();
+    let dir = tools.join(OsStr::from_bytes(b"dir\xc3("));
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("inner.yaml"), OK_TOOL).unwrap();
+    std::fs::write(tools.join("ctl\u{1b}[31m.yaml"), OK_TOOL).unwrap();
+    let (ran, report) = import(t, 3);
+    let why = "the name is not UTF-8: not read, not copied (strata's ids and paths are printable text; rename it)";
+    assert_refused(&report, ".ai/tools/bad\\xff.yaml", "IMP-name", why);
+    assert_refused(&report, ".ai/tools/dir\\xc3(", "IMP-name", why);
+    assert_refused(
+        &report,
+        ".ai/tools/ctl\\u{1b}[31m.yaml",
+        "IMP-name",
+        "the name holds a control character: not read, not copied (strata's ids and paths are printable text; rename it)",
+    );
+    assert_eq!(entry(&report, ".ai/tools/ok.yaml")["outcome"], "imported");
+    assert_eq!(
+        report["summary"],
+        json!({"files": 4, "imported": 1, "refused": 3, "accepted_by_check": 1, "warnings": 0, "kept": 0, "spaces": 0})
+    );
+    assert!(ran.stderr.contains(&format!(
+        "refused[IMP-name]: .ai/tools/bad\\xff.yaml: {why}\n"
+    )));
+    let copied: Vec<String> = std::fs::read_dir(ran.path().join("new/.ai/tools"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(copied, ["ok.yaml"]);
+}

@@ -90,8 +90,40 @@ struct Found {
     rel: String,
     /// The real file to read (links resolved and confined).
     real: PathBuf,
-    /// A link leading outside its space: never read.
-    escapes: bool,
+    /// Why the file is neither read nor copied, when it is not.
+    unread: Option<Unread>,
+}
+
+/// Why a file found under `.ai/` is neither read nor copied (in the project, it is refused
+/// with the reason; in a space, it is as if absent).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Unread {
+    /// A link leading outside its space.
+    Escapes,
+    /// A name that is not UTF-8.
+    NotUtf8,
+    /// A name holding a control character.
+    Control,
+}
+
+impl Unread {
+    /// The code and reason of the refusal.
+    fn refusal(self) -> (&'static str, &'static str) {
+        match self {
+            Unread::Escapes => (
+                "IMP-escape",
+                "a symbolic link leading outside the RyeOS tree: not read, not copied",
+            ),
+            Unread::NotUtf8 => (
+                "IMP-name",
+                "the name is not UTF-8: not read, not copied (strata's ids and paths are printable text; rename it)",
+            ),
+            Unread::Control => (
+                "IMP-name",
+                "the name holds a control character: not read, not copied (strata's ids and paths are printable text; rename it)",
+            ),
+        }
+    }
 }
 
 /// One convertible item.
@@ -135,13 +167,13 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
     // Items by id, the first space that has one winning (RyeOS's resolution order).
     let mut items: Vec<Item> = Vec::new();
     let mut kept: Vec<Found> = Vec::new();
-    let mut escaped: Vec<Found> = Vec::new();
+    let mut unread: Vec<(Found, Unread)> = Vec::new();
     let mut execution: Option<(String, Map<String, Value>)> = None;
     for files in &per_space {
         for f in files {
-            if f.escapes {
+            if let Some(why) = f.unread {
                 if f.space == 0 {
-                    escaped.push(f.clone());
+                    unread.push((f.clone(), why));
                 }
                 continue;
             }
@@ -271,7 +303,7 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
     };
     // `.ai/`: every project file, and the space items used, byte for byte.
     let mut copied: BTreeSet<String> = BTreeSet::new();
-    for f in per_space[0].iter().filter(|f| !f.escapes) {
+    for f in per_space[0].iter().filter(|f| f.unread.is_none()) {
         if let Ok(bytes) = std::fs::read(&f.real) {
             write(&format!(".ai/{}", f.rel), &bytes)?;
             copied.insert(f.rel.clone());
@@ -290,7 +322,6 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
         }
     }
 
-    // Links leaving the tree: refused, never read.
     let mut all: Vec<Entry> = Vec::new();
     for (i, imp) in entries {
         let item = &items[i];
@@ -302,11 +333,10 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
             check_errors: 0,
         });
     }
-    for f in escaped {
-        let imp = FileImport::imported(format!(".ai/{}", f.rel)).refuse(
-            "IMP-escape",
-            "a symbolic link leading outside the RyeOS tree: not read, not copied",
-        );
+    // Links leaving the tree and names that are no text: refused, never read.
+    for (f, why) in unread {
+        let (code, reason) = why.refusal();
+        let imp = FileImport::imported(format!(".ai/{}", f.rel)).refuse(code, reason);
         all.push(Entry {
             space: 0,
             era: Era::Python,
@@ -320,7 +350,7 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
     // Project-level notices.
     let mut notices = Vec::new();
     let mut signatures = 0;
-    for f in per_space[0].iter().filter(|f| !f.escapes) {
+    for f in per_space[0].iter().filter(|f| f.unread.is_none()) {
         if let Ok(text) = std::fs::read_to_string(&f.real) {
             signatures += count_signatures(&text);
         }
@@ -406,8 +436,8 @@ fn space_root(dir: &Path, what: &str) -> Result<PathBuf, Error> {
 }
 
 /// Every file under `dir` (inside `root`), sorted; a link is followed only when its canonical
-/// target stays inside `root` (else it is marked `escapes`); directories already seen (link
-/// loops) are skipped.
+/// target stays inside `root` (else it is marked unread, as is a name that is no text, shown
+/// escaped); directories already seen (link loops) are skipped.
 fn walk(
     root: &Path,
     dir: &Path,
@@ -426,15 +456,29 @@ fn walk(
         .collect();
     names.sort();
     for name in names {
-        let Some(name_str) = name.to_str() else {
-            continue;
-        };
         let path = dir.join(&name);
-        let rel = if prefix.is_empty() {
-            name_str.to_owned()
-        } else {
-            format!("{prefix}/{name_str}")
+        let (name_text, unread) = match name.to_str() {
+            Some(text) if text.chars().any(char::is_control) => (
+                strata_core::escaped(text).into_owned(),
+                Some(Unread::Control),
+            ),
+            Some(text) => (text.to_owned(), None),
+            None => (escaped_name(&name), Some(Unread::NotUtf8)),
         };
+        let rel = if prefix.is_empty() {
+            name_text
+        } else {
+            format!("{prefix}/{name_text}")
+        };
+        if unread.is_some() {
+            out.push(Found {
+                space,
+                rel,
+                real: path,
+                unread,
+            });
+            continue;
+        }
         let Ok(meta) = std::fs::symlink_metadata(&path) else {
             continue;
         };
@@ -446,7 +490,7 @@ fn walk(
                         space,
                         rel,
                         real: path,
-                        escapes: true,
+                        unread: Some(Unread::Escapes),
                     });
                     continue;
                 }
@@ -461,11 +505,25 @@ fn walk(
                 space,
                 rel,
                 real,
-                escapes: false,
+                unread: None,
             });
         }
     }
     Ok(())
+}
+
+/// A file name that is not UTF-8 as messages show it: its text, control characters escaped,
+/// and each byte that is not UTF-8 written `\xNN`.
+fn escaped_name(name: &std::ffi::OsStr) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = String::new();
+    for chunk in name.as_bytes().utf8_chunks() {
+        out.push_str(&strata_core::escaped(chunk.valid()));
+        for byte in chunk.invalid() {
+            out.push_str(&format!("\\x{byte:02x}"));
+        }
+    }
+    out
 }
 
 /// The kind and id of a file under `.ai/`, `None` for files only kept there.
