@@ -198,3 +198,96 @@ fn names_that_are_not_utf8_are_refused_and_shown_escaped() {
         .collect();
     assert_eq!(copied, ["ok.yaml"]);
 }
+
+/// `text` as messages quote it: its first 64 characters, then `…`.
+fn cut(text: &str) -> String {
+    format!("{}…", text.chars().take(64).collect::<String>())
+}
+
+// Messages quote RyeOS text to name it, never whole: a value, key, element or literal is cut
+// after 64 characters (`…`), in warnings, refusals and rewrites alike.
+#[test]
+fn messages_quote_at_most_64_characters_of_a_file() {
+    let digits = format!("1{}", "0".repeat(99_999));
+    let word = "w".repeat(100_000);
+    let key = "k".repeat(1_000);
+    let files = [
+        ("tools/id.yaml".to_owned(), format!("executor_id: \"@subprocess\"\ntool_id: {digits}\nconfig: {{command: \"bin:{word}\"}}\n{key}: 1\n")),
+        ("tools/exec.yaml".to_owned(), format!("executor_id: rye/core/runtimes/{word}\nconfig: {{command: echo}}\n")),
+        ("tools/at.yaml".to_owned(), format!("executor_id: \"@{word}\"\n")),
+        ("tools/null.yaml".to_owned(), format!("tool_type: {word}\nexecutor_id: null\n")),
+        ("tools/code.py".to_owned(), format!("__executor_id__ = \"{word}\"\n")),
+        ("tools/graphs/g.yaml".to_owned(), format!("tool_type: graph\ntool_id: {word}\n{key}: 1\nconfig:\n  start: a\n  nodes:\n    a:\n      type: {word}\n      action: {{primary: execute, item_id: \"tool:{word}\"}}\n      {key}: 2\n      next: b\n    b: {{type: return}}\n")),
+        ("directives/xml.md".to_owned(), format!("```xml\n<directive name=\"x\" extends=\"{word}\"><metadata><model tier=\"a\">{word}</model><limits turns=\"{digits}\" tokens=\"{digits}\"/><context>{word}</context></metadata><inputs><input name=\"ok\" type=\"{word}\"/></inputs><{key}/></directive>\n```\n\n{{env:{word}}}\n")),
+        ("directives/head.md".to_owned(), format!("---\nname: m\nlimits: {{turns: {word}}}\ncontinuation: {word}\n{key}: 1\n---\n${{json(inputs.x) / {digits}}}\n")),
+        ("config/agent/hook_conditions.yaml".to_owned(), format!("builtin_hooks:\n  - id: {word}\n    event: {word}\n{key}: 1\n")),
+        ("runtimes/r.yaml".to_owned(), format!("kind: runtime\nserves: {word}\n")),
+    ];
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(r, t)| (r.as_str(), t.as_str()))
+        .collect();
+    let (ran, report) = import(ryeos(&files), 3);
+
+    let e = entry(&report, ".ai/tools/id.yaml");
+    let messages: Vec<String> = warnings(e).into_iter().map(|w| w.1).collect();
+    assert_eq!(
+        messages,
+        [
+            format!("`tool_id: {}` differs from the file name: the strata id is the path `id`", cut(&digits)),
+            format!("`{}` has no strata equivalent: dropped", cut(&key)),
+            format!("`command: {}` is a signed RyeOS bundle binary; strata looks `{}` up on the child's PATH (install it there)", cut(&format!("bin:{word}")), cut(&word)),
+        ]
+    );
+    assert_refused(
+        &report,
+        ".ai/tools/at.yaml",
+        "IMP-executor",
+        &format!(
+            "executor `{}` has no strata equivalent",
+            cut(&format!("@{word}"))
+        ),
+    );
+    let xml = entry(&report, ".ai/directives/xml.md");
+    let turns = warnings(xml)
+        .into_iter()
+        .find(|w| w.0 == "IMP-D-limits-turns")
+        .unwrap();
+    assert_eq!(
+        turns.1,
+        format!(
+            "limits turns=\"{}\" is not a whole number: dropped",
+            cut(&digits)
+        )
+    );
+
+    // Nothing the importer says of a file quotes it at length.
+    for f in report["files"].as_array().unwrap() {
+        let mut said: Vec<&str> = f["rewrites"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_str().unwrap())
+            .collect();
+        said.extend(
+            f["warnings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|w| w["message"].as_str().unwrap()),
+        );
+        said.extend(f["reason"]["message"].as_str());
+        for text in said {
+            assert!(
+                text.chars().count() < 400,
+                "{}: {}…",
+                f["source"],
+                &text[..200]
+            );
+        }
+    }
+    for line in ran.stderr.lines() {
+        let start: String = line.chars().take(200).collect();
+        assert!(line.chars().count() < 500, "{start}…");
+    }
+}

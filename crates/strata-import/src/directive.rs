@@ -7,10 +7,11 @@
 use std::collections::BTreeSet;
 
 use serde_json::{Map, Number, Value};
+use strata_core::shown;
 
 use crate::model::{Catalog, FileImport};
 use crate::position::{leading_signature_len, position, yaml_key_position};
-use crate::util::{compact, string, text_of};
+use crate::util::{compact, named_list, string, text_of};
 
 /// The elements of a Python-era `<metadata>` (also found directly under `<directive>`).
 const METADATA: [&str; 8] = [
@@ -88,7 +89,10 @@ fn python_era(out: &mut FileImport, text: &str, start: usize) -> Result<String, 
     if root.name != "directive" {
         return Err((
             "IMP-D-xml",
-            format!("the ```xml block holds <{}>, not <directive>", root.name),
+            format!(
+                "the ```xml block holds <{}>, not <directive>",
+                shown(&root.name)
+            ),
         ));
     }
     out.rewrite("```xml <directive> block → YAML front matter");
@@ -114,7 +118,7 @@ fn python_era(out: &mut FileImport, text: &str, start: usize) -> Result<String, 
                 let (l, c) = at(root.offset);
                 out.warn(
                     "IMP-D-extends",
-                    format!("`extends=\"{value}\"` dropped: strata directives have no inheritance (the parent's context, permissions and limits are not merged in)"),
+                    format!("`extends=\"{}\"` dropped: strata directives have no inheritance (the parent's context, permissions and limits are not merged in)", shown(value)),
                     l,
                     c,
                 );
@@ -123,7 +127,11 @@ fn python_era(out: &mut FileImport, text: &str, start: usize) -> Result<String, 
                 let (l, c) = at(root.offset);
                 out.warn(
                     "IMP-D-attr",
-                    format!("attribute `{other}=\"{value}\"` of <directive> has no strata equivalent: dropped"),
+                    format!(
+                        "attribute `{}=\"{}\"` of <directive> has no strata equivalent: dropped",
+                        shown(other),
+                        shown(value)
+                    ),
                     l,
                     c,
                 );
@@ -154,7 +162,8 @@ fn python_era(out: &mut FileImport, text: &str, start: usize) -> Result<String, 
                             if !note.is_empty() {
                                 map.insert("description".into(), string(&note));
                                 out.rewrite(format!(
-                                    "<model> text \"{note}\" → model.description"
+                                    "<model> text \"{}\" → model.description",
+                                    shown(&note)
                                 ));
                             }
                             model = Some(map);
@@ -166,7 +175,7 @@ fn python_era(out: &mut FileImport, text: &str, start: usize) -> Result<String, 
                                     "IMP-permissions",
                                     format!(
                                         "<permissions> ({}) dropped: strata enforces no capabilities",
-                                        m.summary()
+                                        shown(&m.summary())
                                     ),
                                     l,
                                     c,
@@ -177,14 +186,14 @@ fn python_era(out: &mut FileImport, text: &str, start: usize) -> Result<String, 
                             "IMP-D-context",
                             format!(
                                 "<context> knowledge injection ({}) dropped: strata injects no knowledge into prompts",
-                                m.summary()
+                                shown(&m.summary())
                             ),
                             l,
                             c,
                         ),
                         other => out.warn(
                             "IMP-D-element",
-                            format!("<{other}> in <{name}> has no strata equivalent: dropped"),
+                            format!("<{}> in <{name}> has no strata equivalent: dropped", shown(other)),
                             l,
                             c,
                         ),
@@ -197,7 +206,7 @@ fn python_era(out: &mut FileImport, text: &str, start: usize) -> Result<String, 
                     if i.name != "input" {
                         out.warn(
                             "IMP-D-element",
-                            format!("<{}> in <inputs> is not an input: dropped", i.name),
+                            format!("<{}> in <inputs> is not an input: dropped", shown(&i.name)),
                             l,
                             c,
                         );
@@ -215,7 +224,7 @@ fn python_era(out: &mut FileImport, text: &str, start: usize) -> Result<String, 
                     "IMP-D-outputs",
                     format!(
                         "<outputs> ({}) dropped: strata directives declare no outputs",
-                        child.summary()
+                        shown(&child.summary())
                     ),
                     l,
                     c,
@@ -225,7 +234,10 @@ fn python_era(out: &mut FileImport, text: &str, start: usize) -> Result<String, 
                 let (l, c) = at(child.offset);
                 out.warn(
                     "IMP-D-element",
-                    format!("<{other}> in <directive> has no strata equivalent: dropped"),
+                    format!(
+                        "<{}> in <directive> has no strata equivalent: dropped",
+                        shown(other)
+                    ),
                     l,
                     c,
                 );
@@ -312,7 +324,7 @@ fn limits_element(
                 }
                 Err(_) => out.warn(
                     "IMP-D-limits-turns",
-                    format!("limits turns=\"{v}\" is not a whole number: dropped"),
+                    format!("limits turns=\"{}\" is not a whole number: dropped", shown(v)),
                     l,
                     c,
                 ),
@@ -321,18 +333,19 @@ fn limits_element(
                 Some(n) if n.as_f64().is_some_and(|x| x > 0.0 && x <= 604_800.0) => {
                     limits.insert("timeout".into(), n);
                     out.rewrite(format!(
-                        "limits duration_seconds={v} → limits.timeout: {}",
-                        v.trim()
+                        "limits duration_seconds={} → limits.timeout: {}",
+                        shown(v),
+                        shown(v.trim())
                     ));
                 }
                 _ => out.warn(
                     "IMP-D-limits-llm",
-                    format!("limits duration_seconds=\"{v}\" is not a number of seconds strata accepts (more than 0, at most a week): dropped"),
+                    format!("limits duration_seconds=\"{}\" is not a number of seconds strata accepts (more than 0, at most a week): dropped", shown(v)),
                     l,
                     c,
                 ),
             },
-            _ => dropped.push(format!("{k}={v}")),
+            _ => dropped.push(format!("{}={}", shown(k), shown(v))),
         }
     }
     if !dropped.is_empty() {
@@ -340,7 +353,7 @@ fn limits_element(
             "IMP-D-limits-llm",
             format!(
                 "limits [{}] dropped: strata runs no LLM",
-                dropped.join(", ")
+                named_list(dropped)
             ),
             l,
             c,
@@ -373,7 +386,10 @@ fn input_element(
     if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
         out.warn(
             "IMP-D-input",
-            format!("input name `{name}` is not letters, digits and `_`: dropped"),
+            format!(
+                "input name `{}` is not letters, digits and `_`: dropped",
+                shown(name)
+            ),
             l,
             c,
         );
@@ -382,7 +398,10 @@ fn input_element(
     if declared.iter().any(|d| d == name) {
         out.warn(
             "IMP-D-input",
-            format!("input `{name}` is declared twice: the second declaration is dropped"),
+            format!(
+                "input `{}` is declared twice: the second declaration is dropped",
+                shown(name)
+            ),
             l,
             c,
         );
@@ -397,7 +416,9 @@ fn input_element(
         out.warn(
             "IMP-D-input",
             format!(
-                "input `{name}` has type `{ty}`, which strata does not know: declared as `string`"
+                "input `{}` has type `{}`, which strata does not know: declared as `string`",
+                shown(name),
+                shown(ty)
             ),
             l,
             c,
@@ -416,14 +437,23 @@ fn input_element(
                 }
                 None => out.warn(
                     "IMP-D-input",
-                    format!("default \"{v}\" of input `{name}` is not a {ty}: dropped"),
+                    format!(
+                        "default \"{}\" of input `{}` is not a {ty}: dropped",
+                        shown(v),
+                        shown(name)
+                    ),
                     l,
                     c,
                 ),
             },
             other => out.warn(
                 "IMP-D-input",
-                format!("attribute `{other}=\"{v}\"` of input `{name}` has no strata equivalent: dropped"),
+                format!(
+                    "attribute `{}=\"{}\"` of input `{}` has no strata equivalent: dropped",
+                    shown(other),
+                    shown(v),
+                    shown(name)
+                ),
                 l,
                 c,
             ),
@@ -593,7 +623,7 @@ fn body_text(
                     {
                         out.warn(
                             "IMP-D-inputs-dollar",
-                            format!("`${{{inner}}}` kept: it reads input `{name}`, but when the input is not given it now renders empty where RyeOS kept the text"),
+                            format!("`${{{}}}` kept: it reads input `{}`, but when the input is not given it now renders empty where RyeOS kept the text", shown(inner), shown(name)),
                             l,
                             c,
                         );
@@ -645,7 +675,7 @@ fn body_text(
                     let end = tail.find('}').map_or(tail.len().min(20), |e| e + 1);
                     out.rewrite(format!(
                         "`{}` kept literal: its `{{` written `${{'{{'}}`",
-                        &tail[..end]
+                        shown(&tail[..end])
                     ));
                     outp.push_str("${'{'}");
                     i += 1;
@@ -671,10 +701,9 @@ fn body_text(
                             outp.push('{');
                             outp.push_str(&tail[..len]);
                             outp.push('}');
+                            let reference = shown(&tail[..len]);
                             out.rewrite(format!(
-                                "`{}` escaped as `{{{}}}` (literal text in HEAD RyeOS)",
-                                &tail[..len],
-                                &tail[..len]
+                                "`{reference}` escaped as `{{{reference}}}` (literal text in HEAD RyeOS)"
                             ));
                             i += len;
                             continue;
@@ -688,7 +717,7 @@ fn body_text(
                     let (l, c) = position(file, base + i);
                     out.warn(
                         "IMP-D-env",
-                        format!("`{reference}` is left literal: RyeOS filled it from the environment, strata renders no environment variable in a directive body"),
+                        format!("`{}` is left literal: RyeOS filled it from the environment, strata renders no environment variable in a directive body", shown(reference)),
                         l,
                         c,
                     );
@@ -719,7 +748,7 @@ fn declare_undeclared(
         let (l, c) = position(file, *offset);
         out.warn(
             "IMP-D-undeclared",
-            format!("the body reads input `{name}`, which the directive does not declare (RyeOS supplied it): declared as an optional string input"),
+            format!("the body reads input `{}`, which the directive does not declare (RyeOS supplied it): declared as an optional string input", shown(name)),
             l,
             c,
         );
@@ -777,12 +806,12 @@ fn head_expression(
     // `a || b` (rye-expr's fallback) → `a ?? b`; `x | f` → `f(x)`.
     if expr.contains("||") {
         let new = expr.replace("||", "??");
-        out.rewrite(format!("`${{{expr}}}` → `${{{new}}}`"));
+        out.rewrite(format!("`${{{}}}` → `${{{}}}`", shown(&expr), shown(&new)));
         expr = new;
     }
     if let Some((value, f)) = split_filter(&expr) {
         let new = format!("{f}({value})");
-        out.rewrite(format!("`${{{expr}}}` → `${{{new}}}`"));
+        out.rewrite(format!("`${{{}}}` → `${{{}}}`", shown(&expr), shown(&new)));
         expr = new;
     }
     if expr
@@ -791,7 +820,7 @@ fn head_expression(
         .is_some_and(|b| b.is_ascii_digit() || b == b'+')
     {
         let new = format!("({expr})");
-        out.rewrite(format!("`${{{expr}}}` → `${{{new}}}` (an expression starting with a digit or `+` is literal text in strata)"));
+        out.rewrite(format!("`${{{}}}` → `${{{}}}` (an expression starting with a digit or `+` is literal text in strata)", shown(&expr), shown(&new)));
         expr = new;
     }
     let mut names = Vec::new();
@@ -799,7 +828,7 @@ fn head_expression(
         if root != "inputs" {
             out.warn(
                 "IMP-D-expr",
-                format!("`${{{inner}}}` reads `{root}`, which a strata directive body does not have: kept as literal text"),
+                format!("`${{{}}}` reads `{}`, which a strata directive body does not have: kept as literal text", shown(inner), shown(&root)),
                 l,
                 c,
             );
@@ -824,7 +853,7 @@ fn head_expression(
         if contains_call(&expr, f) {
             out.warn(
                 "IMP-D-json-order",
-                format!("`${{{inner}}}`: strata's `{}` keeps the objects' key order where HEAD RyeOS sorted the keys", &f[..f.len() - 1]),
+                format!("`${{{}}}`: strata's `{}` keeps the objects' key order where HEAD RyeOS sorted the keys", shown(inner), &f[..f.len() - 1]),
                 l,
                 c,
             );
@@ -834,7 +863,7 @@ fn head_expression(
     if outside_strings(&expr).contains('/') {
         out.warn(
             "IMP-D-expr",
-            format!("`${{{inner}}}`: `/` of two integers is integer division in strata (HEAD RyeOS gave a float)"),
+            format!("`${{{}}}`: `/` of two integers is integer division in strata (HEAD RyeOS gave a float)", shown(inner)),
             l,
             c,
         );
@@ -1032,21 +1061,21 @@ fn head(out: &mut FileImport, rel_id: &str, text: &str, start: usize) -> Result<
                         .map(|h| {
                             let id = h.get("id").map(text_of).unwrap_or_else(|| "?".into());
                             let event = h.get("event").map(text_of).unwrap_or_else(|| "?".into());
-                            format!("`{id}` on `{event}`")
+                            format!("`{}` on `{}`", shown(&id), shown(&event))
                         })
                         .collect(),
                     _ => vec![compact(v)],
                 };
                 out.warn(
                     "IMP-D-hooks",
-                    format!("hooks {} dropped: they run a directive inline on a RyeOS thread event; strata hooks call tools on directive events", ids.join(", ")),
+                    format!("hooks {} dropped: they run a directive inline on a RyeOS thread event; strata hooks call tools on directive events", named_list(ids)),
                     l,
                     c,
                 );
             }
             other => out.warn(
                 "IMP-D-key",
-                format!("`{other}: {}` has no strata equivalent: dropped", compact(v)),
+                format!("`{}: {}` has no strata equivalent: dropped", shown(other), compact(v)),
                 l,
                 c,
             ),
@@ -1136,9 +1165,9 @@ fn head_limits(
                     limits.insert("timeout".into(), val.clone());
                     out.rewrite(format!("limits.{key} → limits.timeout"));
                 }
-                _ => dropped.push(format!("{key}: {}", compact(val))),
+                _ => dropped.push(format!("{}: {}", shown(key), compact(val))),
             },
-            _ => dropped.push(format!("{key}: {}", compact(val))),
+            _ => dropped.push(format!("{}: {}", shown(key), compact(val))),
         }
     }
     if !dropped.is_empty() {
@@ -1146,7 +1175,7 @@ fn head_limits(
             "IMP-D-limits-llm",
             format!(
                 "limits [{}] dropped: strata runs no LLM",
-                dropped.join(", ")
+                named_list(dropped)
             ),
             ll,
             lc,
@@ -1165,7 +1194,10 @@ fn head_input(
     if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
         out.warn(
             "IMP-D-input",
-            format!("input name `{name}` is not letters, digits and `_`: dropped"),
+            format!(
+                "input name `{}` is not letters, digits and `_`: dropped",
+                shown(&name)
+            ),
             l,
             c,
         );
@@ -1174,7 +1206,10 @@ fn head_input(
     if declared.contains(&name) {
         out.warn(
             "IMP-D-input",
-            format!("input `{name}` is declared twice: the second declaration is dropped"),
+            format!(
+                "input `{}` is declared twice: the second declaration is dropped",
+                shown(&name)
+            ),
             l,
             c,
         );
@@ -1192,7 +1227,9 @@ fn head_input(
         out.warn(
             "IMP-D-input",
             format!(
-                "input `{name}` has type `{ty}`, which strata does not know: declared as `string`"
+                "input `{}` has type `{}`, which strata does not know: declared as `string`",
+                shown(&name),
+                shown(&ty)
             ),
             l,
             c,
@@ -1212,7 +1249,11 @@ fn head_input(
             }
             other => out.warn(
                 "IMP-D-input",
-                format!("`{other}` of input `{name}` has no strata equivalent: dropped"),
+                format!(
+                    "`{}` of input `{}` has no strata equivalent: dropped",
+                    shown(other),
+                    shown(&name)
+                ),
                 l,
                 c,
             ),
@@ -1226,6 +1267,8 @@ fn head_input(
 // ---------------------------------------------------------------------------------------
 
 mod xml {
+    use strata_core::shown;
+
     /// An element: its name, attributes in order, children and its offset in the file.
     #[derive(Debug)]
     pub struct Element {
@@ -1407,20 +1450,26 @@ mod xml {
                 let key = self.name()?;
                 self.skip_ws();
                 if !self.rest().starts_with('=') {
-                    return Err((format!("attribute `{key}` has no value"), self.at()));
+                    return Err((
+                        format!("attribute `{}` has no value", shown(&key)),
+                        self.at(),
+                    ));
                 }
                 self.pos += 1;
                 self.skip_ws();
                 let quote = self.rest().chars().next();
                 let Some(q @ ('"' | '\'')) = quote else {
                     return Err((
-                        format!("attribute `{key}`: expected a quoted value"),
+                        format!("attribute `{}`: expected a quoted value", shown(&key)),
                         self.at(),
                     ));
                 };
                 self.pos += 1;
                 let Some(end) = self.rest().find(q) else {
-                    return Err((format!("attribute `{key}`: unclosed value"), self.at()));
+                    return Err((
+                        format!("attribute `{}`: unclosed value", shown(&key)),
+                        self.at(),
+                    ));
                 };
                 let value = unescape(&self.rest()[..end]);
                 self.pos += end + 1;
@@ -1429,7 +1478,7 @@ mod xml {
             let mut children = Vec::new();
             loop {
                 if self.pos >= self.text.len() {
-                    return Err((format!("<{name}> is not closed"), offset));
+                    return Err((format!("<{}> is not closed", shown(&name)), offset));
                 }
                 let rest = self.rest();
                 if rest.starts_with("</") {
@@ -1437,7 +1486,10 @@ mod xml {
                     self.pos += 2;
                     let close = self.name()?;
                     if close != name {
-                        return Err((format!("</{close}> closes <{name}>"), close_at));
+                        return Err((
+                            format!("</{}> closes <{}>", shown(&close), shown(&name)),
+                            close_at,
+                        ));
                     }
                     self.skip_ws();
                     if !self.rest().starts_with('>') {

@@ -12,7 +12,7 @@ use strata_core::shown;
 use crate::model::{Catalog, FileImport};
 use crate::position::yaml_key_position;
 use crate::schema;
-use crate::util::{compact, string, text_of, writable_id};
+use crate::util::{compact, named_list, string, text_of, writable_id};
 
 /// The RyeOS tool that runs a directive on an LLM thread.
 const THREAD_DIRECTIVE: &str = "rye/agent/threads/thread_directive";
@@ -161,7 +161,7 @@ impl Graph<'_> {
                     if t != stem {
                         self.warn_at(
                             "IMP-tool_id",
-                            format!("`tool_id: {t}` differs from the file stem `{stem}`: the strata id is the path, `{id}`"),
+                            format!("`tool_id: {}` differs from the file stem `{stem}`: the strata id is the path, `{id}`", shown(&t)),
                             &["tool_id"],
                         );
                     }
@@ -179,7 +179,7 @@ impl Graph<'_> {
                     for d in &converted.dropped {
                         self.warn_at(
                             "IMP-schema-keyword",
-                            format!("schema keyword `{}` at {} dropped: strata's parameters do not have it, the constraint is lost", d.keyword, d.at),
+                            format!("schema keyword `{}` at {} dropped: strata's parameters do not have it, the constraint is lost", shown(&d.keyword), shown(&d.at)),
                             &[key],
                         );
                     }
@@ -195,7 +195,10 @@ impl Graph<'_> {
                 },
                 other => self.warn_at(
                     "IMP-G-key",
-                    format!("`{other}` of the graph has no strata equivalent: dropped"),
+                    format!(
+                        "`{}` of the graph has no strata equivalent: dropped",
+                        shown(other)
+                    ),
                     &[other],
                 ),
             }
@@ -237,7 +240,10 @@ impl Graph<'_> {
                 }
                 other => self.warn_at(
                     "IMP-G-key",
-                    format!("`config.{other}` of the graph has no strata equivalent: dropped"),
+                    format!(
+                        "`config.{}` of the graph has no strata equivalent: dropped",
+                        shown(other)
+                    ),
                     &["config", other],
                 ),
             }
@@ -258,7 +264,7 @@ impl Graph<'_> {
     fn node(&mut self, name: &str, node: &Value) -> Result<Map<String, Value>, Refused> {
         let path = ["config", "nodes", name];
         let Value::Object(node) = node else {
-            return Err(("IMP-G-yaml", format!("node `{name}` is not a map")));
+            return Err(("IMP-G-yaml", format!("node `{}` is not a map", shown(name))));
         };
         let ty = node.get("type").map(text_of);
         let mut outn = Map::new();
@@ -269,7 +275,16 @@ impl Graph<'_> {
             Some(other) => {
                 self.warn_at(
                     "IMP-G-node",
-                    format!("node `{name}` has `type: {other}`, which strata does not know: imported as {}", if node.contains_key("action") { "an action" } else { "a gate" }),
+                    format!(
+                        "node `{}` has `type: {}`, which strata does not know: imported as {}",
+                        shown(name),
+                        shown(other),
+                        if node.contains_key("action") {
+                            "an action"
+                        } else {
+                            "a gate"
+                        }
+                    ),
                     &[&path[..], &["type"]].concat(),
                 );
                 if node.contains_key("action") {
@@ -320,12 +335,12 @@ impl Graph<'_> {
                 "on_error" if kind == "action" => on_error_node = Some(text_of(v)),
                 "cache" | "cache_result" => self.warn_at(
                     "IMP-G-cache_result",
-                    format!("node `{name}`: `{key}: {}` dropped: strata does not cache node results (the node runs every time)", compact(v)),
+                    format!("node `{}`: `{key}: {}` dropped: strata does not cache node results (the node runs every time)", shown(name), compact(v)),
                     &here,
                 ),
                 other => self.warn_at(
                     "IMP-G-key",
-                    format!("node `{name}`: `{other}` has no strata equivalent here: dropped"),
+                    format!("node `{}`: `{}` has no strata equivalent here: dropped", shown(name), shown(other)),
                     &here,
                 ),
             }
@@ -350,7 +365,7 @@ impl Graph<'_> {
             next = Some(Value::Array(edges));
             self.warn_at(
                 "IMP-G-node-on_error",
-                format!("node `{name}`: `on_error: {handler}` became `allow_failure: true` and a first edge to `{handler}` when the tool fails (`run.success` or its JSON `success` false); the node's `assign` now also runs on the failed result"),
+                format!("node `{}`: `on_error: {handler}` became `allow_failure: true` and a first edge to `{handler}` when the tool fails (`run.success` or its JSON `success` false); the node's `assign` now also runs on the failed result", shown(name), handler = shown(&handler)),
                 &[&path[..], &["on_error"]].concat(),
             );
         }
@@ -365,7 +380,7 @@ impl Graph<'_> {
         let Value::Object(a) = v else {
             return Err((
                 "IMP-G-yaml",
-                format!("the action of node `{node}` is not a map"),
+                format!("the action of node `{}` is not a map", shown(node)),
             ));
         };
         let primary = a
@@ -381,7 +396,7 @@ impl Graph<'_> {
         if item.is_empty() {
             return Err((
                 "IMP-G-yaml",
-                format!("the action of node `{node}` has no `item_id`"),
+                format!("the action of node `{}` has no `item_id`", shown(node)),
             ));
         }
         self.rewrites.item_ids += 1;
@@ -390,7 +405,11 @@ impl Graph<'_> {
             if !matches!(key, "primary" | "item_id" | "item_type" | "params") {
                 self.warn_at(
                     "IMP-G-key",
-                    format!("node `{node}`: `action.{key}` has no strata equivalent: dropped"),
+                    format!(
+                        "node `{}`: `action.{}` has no strata equivalent: dropped",
+                        shown(node),
+                        shown(key)
+                    ),
                     &[here, &[key]].concat(),
                 );
             }
@@ -460,7 +479,7 @@ impl Graph<'_> {
                     let at = [here, &["params"]].concat();
                     self.warn_at(
                         "IMP-G-nested-params",
-                        format!("node `{node}`: params {} dropped: RyeOS's executor consumed them to run the child graph `{graph}`; they are no inputs of it", dropped.join(", ")),
+                        format!("node `{}`: params {} dropped: RyeOS's executor consumed them to run the child graph `{graph}`; they are no inputs of it", shown(node), dropped.join(", ")),
                         &at,
                     );
                 }
@@ -599,23 +618,19 @@ fn report_targets(out: &mut FileImport, _text: &str, targets: &BTreeMap<Target, 
     let mut warnings: Vec<((usize, usize), String, String)> = Vec::new();
     let mut real: Vec<(String, (usize, usize))> = Vec::new();
     for (target, nodes) in targets {
-        let names = nodes
-            .iter()
-            .map(|(n, _)| format!("`{n}`"))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let names = node_names(nodes);
         let first = nodes[0].1;
         match target {
             Target::Tool(_) => real.extend(nodes.iter().cloned()),
             Target::Llm { item, stub } => warnings.push((
                 first,
                 "IMP-G-llm".into(),
-                format!("node(s) {names} run `{item}`, an LLM thread: strata runs no LLM; they now call the generated stub `{stub}`, which exits 127 with the reason (the graph still loads)"),
+                format!("node(s) {names} run `{}`, an LLM thread: strata runs no LLM; they now call the generated stub `{}`, which exits 127 with the reason (the graph still loads)", shown(item), shown(stub)),
             )),
             Target::Missing(tool) => warnings.push((
                 first,
                 "IMP-missing-tool".into(),
-                format!("node(s) {names} call `{tool}`, a tool in no space of the imported project (broken in RyeOS too): a failing stub was written at `tools/{tool}.yaml`"),
+                format!("node(s) {names} call `{tool}`, a tool in no space of the imported project (broken in RyeOS too): a failing stub was written at `tools/{tool}.yaml`", tool = shown(tool)),
             )),
             Target::Nested { graph, wrapper } => warnings.push((
                 first,
@@ -626,11 +641,7 @@ fn report_targets(out: &mut FileImport, _text: &str, targets: &BTreeMap<Target, 
     }
     if !real.is_empty() {
         real.sort_by_key(|(_, p)| *p);
-        let names = real
-            .iter()
-            .map(|(n, _)| format!("`{n}`"))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let names = node_names(&real);
         warnings.push((
             real[0].1,
             "IMP-G-success-flag".into(),
@@ -641,6 +652,11 @@ fn report_targets(out: &mut FileImport, _text: &str, targets: &BTreeMap<Target, 
     for ((l, c), code, message) in warnings {
         out.warn(&code, message, l, c);
     }
+}
+
+/// The nodes of a list, for a message: `` `a`, `b` `` (see [`named_list`]).
+fn node_names(nodes: &Callers) -> String {
+    named_list(nodes.iter().map(|(n, _)| format!("`{}`", shown(n))))
 }
 
 /// A generated tool that prints `reason` to stderr and exits 127 (command not found).

@@ -3,11 +3,12 @@
 //! the graph converter's.
 
 use serde_json::{Map, Value};
+use strata_core::shown;
 
 use crate::model::{Catalog, FileImport};
 use crate::position::yaml_key_position;
 use crate::schema;
-use crate::util::{mentions, parent, replace_in, scalar_text, string, yaml_file};
+use crate::util::{compact, mentions, parent, replace_in, scalar_text, string, yaml_file};
 
 /// The executor every chain ends at.
 pub(crate) const PRIMITIVE: &str = "runtimes/subprocess";
@@ -80,7 +81,7 @@ pub fn import_tool(
         match name {
             "tool_type" => out.rewrite(format!(
                 "tool_type: {} dropped (kind defaults to tool)",
-                scalar_text(v).unwrap_or_default()
+                shown(&scalar_text(v).unwrap_or_default())
             )),
             "category" | "name" => out.rewrite(format!("{name}: dropped (the id is the path `{id}`)")),
             "tool_id" => {
@@ -91,7 +92,7 @@ pub fn import_tool(
                 } else {
                     out.warn(
                         "IMP-tool_id",
-                        format!("`tool_id: {given}` differs from the file name: the strata id is the path `{id}`"),
+                        format!("`tool_id: {}` differs from the file name: the strata id is the path `{id}`", shown(&given)),
                         line,
                         col,
                     );
@@ -123,7 +124,8 @@ pub fn import_tool(
                         "IMP-schema-keyword",
                         format!(
                             "schema keyword `{}` at {} dropped: strata's parameters have no such keyword, the constraint is lost",
-                            d.keyword, d.at
+                            shown(&d.keyword),
+                            shown(&d.at)
                         ),
                         l,
                         c2,
@@ -185,7 +187,7 @@ pub fn import_tool(
             "config" => {}
             other => out.warn(
                 "IMP-dropped",
-                format!("`{other}` has no strata equivalent: dropped"),
+                format!("`{}` has no strata equivalent: dropped", shown(other)),
                 line,
                 col,
             ),
@@ -195,16 +197,17 @@ pub fn import_tool(
     // The executor.
     let executor = doc.get("executor_id").and_then(Value::as_str).unwrap_or("");
     let (eline, ecol) = pos(&["executor_id"]);
+    let quoted = shown(executor);
     if is_primitive(executor) {
-        out.rewrite(format!("executor_id: {executor} → executor: {PRIMITIVE}"));
+        out.rewrite(format!("executor_id: {quoted} → executor: {PRIMITIVE}"));
         tool.insert("executor".into(), string(PRIMITIVE));
     } else {
         tool.insert("executor".into(), string(executor));
-        out.rewrite(format!("executor_id: {executor} → executor: {executor}"));
+        out.rewrite(format!("executor_id: {quoted} → executor: {quoted}"));
         if !catalog.has_tool(executor) {
             out.warn(
                 "IMP-executor-missing",
-                format!("executor `{executor}` is in no space (the project or a --space): the chain stays broken until a tool with that id exists"),
+                format!("executor `{quoted}` is in no space (the project or a --space): the chain stays broken until a tool with that id exists"),
                 eline,
                 ecol,
             );
@@ -261,7 +264,7 @@ fn refusal(id: &str, doc: &Map<String, Value>) -> Option<(&'static str, String)>
     }
     if let Some(Value::Object(t)) = doc.get("terminal_executor") {
         let kind = t.get("kind").and_then(scalar_text).unwrap_or_default();
-        return Some(("IMP-terminal", format!("terminal executor `{kind}` (executor_id: null) is RyeOS's own dispatch and has no strata equivalent")));
+        return Some(("IMP-terminal", format!("terminal executor `{}` (executor_id: null) is RyeOS's own dispatch and has no strata equivalent", shown(&kind))));
     }
     if id.ends_with("state-graph/runtime") || id.ends_with("state_graph_runtime") {
         return Some(("IMP-graph-runtime", "the RyeOS state-graph walker: graphs are `kind: graph` files run by strata's own walker".into()));
@@ -269,11 +272,11 @@ fn refusal(id: &str, doc: &Map<String, Value>) -> Option<(&'static str, String)>
     match executor.and_then(Value::as_str) {
         None => Some(("IMP-nonrunnable", format!(
             "`executor_id: null`{}: the file configures RyeOS itself and is not a runnable tool",
-            if tool_type.is_empty() { String::new() } else { format!(" (tool_type: {tool_type})") }
+            if tool_type.is_empty() { String::new() } else { format!(" (tool_type: {})", shown(tool_type)) }
         ))),
         Some("@method_dispatch") => Some(("IMP-executor", "executor `@method_dispatch` has no strata equivalent (method dispatch into the RyeOS daemon)".into())),
         Some(e) if e.starts_with('@') && e != "@subprocess" => {
-            Some(("IMP-executor", format!("executor `{e}` has no strata equivalent")))
+            Some(("IMP-executor", format!("executor `{}` has no strata equivalent", shown(e))))
         }
         Some("") => Some(("IMP-nonrunnable", "empty `executor_id`: not a runnable tool".into())),
         Some(_) => None,
@@ -289,7 +292,7 @@ pub fn import_runtime_descriptor(source: &str, text: &str) -> FileImport {
         .unwrap_or_else(|| "?".into());
     out.refuse(
         "IMP-runtime-descriptor",
-        format!("`kind: runtime` daemon descriptor (serves: {serves}): strata's directive and graph runners are built in"),
+        format!("`kind: runtime` daemon descriptor (serves: {}): strata's directive and graph runners are built in", shown(&serves)),
     )
 }
 
@@ -317,7 +320,10 @@ fn convert_env_config(
         let mut candidates: Vec<Value> = Vec::new();
         if let Some(b) = i.get("binary").and_then(scalar_text) {
             candidates.push(Value::String(b.clone()));
-            out.rewrite(format!("env_config.interpreter.binary: {b} → candidates"));
+            out.rewrite(format!(
+                "env_config.interpreter.binary: {} → candidates",
+                shown(&b)
+            ));
         }
         if let Some(Value::Array(cs)) = i.get("candidates") {
             for c in cs {
@@ -365,6 +371,7 @@ fn convert_env_config(
                         if !i.contains_key("fallback") {
                             ni.insert("fallback".into(), string(first));
                         }
+                        let first = shown(first);
                         out.rewrite(format!(
                             "env_config.interpreter.path_candidates: [{first}] → fallback: {first}"
                         ));
@@ -376,7 +383,7 @@ fn convert_env_config(
                             );
                             out.warn(
                                 "IMP-path_candidates",
-                                format!("interpreter `path_candidates` {list:?}: only `{first}` is kept, as the fallback"),
+                                format!("interpreter `path_candidates` {}: only `{first}` is kept, as the fallback", shown(&format!("{list:?}"))),
                                 l,
                                 c,
                             );
@@ -387,7 +394,10 @@ fn convert_env_config(
                     let (l, c) = yaml_key_position(text, 0, &["env_config", "interpreter", other]);
                     out.warn(
                         "IMP-dropped",
-                        format!("interpreter field `{other}` has no strata equivalent: dropped"),
+                        format!(
+                            "interpreter field `{}` has no strata equivalent: dropped",
+                            shown(other)
+                        ),
                         l,
                         c,
                     );
@@ -412,7 +422,7 @@ fn convert_env_config(
                 &mut hits,
             );
             if !hits.is_empty() {
-                out.rewrite(format!("${{interpreter}} → ${{{var}}}"));
+                out.rewrite(format!("${{interpreter}} → ${{{}}}", shown(var)));
             }
         }
         result.insert("env".into(), env);
@@ -422,7 +432,10 @@ fn convert_env_config(
             let (l, c) = yaml_key_position(text, 0, &["env_config", name]);
             out.warn(
                 "IMP-dropped",
-                format!("`env_config.{name}` has no strata equivalent: dropped"),
+                format!(
+                    "`env_config.{}` has no strata equivalent: dropped",
+                    shown(name)
+                ),
                 l,
                 c,
             );
@@ -459,7 +472,7 @@ fn convert_anchor(
             if let Value::Object(env) = env {
                 env.insert(var.clone(), Value::String(value));
             }
-            done.push(format!("config.env.{var}"));
+            done.push(format!("config.env.{}", shown(var)));
         }
     }
     if let Some(cwd) = a.get("cwd").and_then(scalar_text) {
@@ -468,10 +481,7 @@ fn convert_anchor(
             done.push("config.cwd".into());
         }
     }
-    let markers = a
-        .get("markers_any")
-        .and_then(|m| serde_json::to_string(m).ok())
-        .unwrap_or_else(|| "[]".into());
+    let markers = a.get("markers_any").map_or_else(|| "[]".into(), compact);
     out.warn(
         "IMP-anchor",
         format!(
@@ -537,7 +547,7 @@ fn convert_config(
     replace_in(&mut cfg, &pairs, &mut hits);
     for (from, to) in &pairs {
         if hits.iter().any(|h| h == from) {
-            out.rewrite(format!("{from} → {to}"));
+            out.rewrite(format!("{from} → {}", shown(to)));
         }
     }
     let Value::Object(mut cfg) = cfg else {
@@ -555,7 +565,7 @@ fn convert_config(
             let (l, c) = yaml_key_position(text, 0, &["config", "command"]);
             out.warn(
                 "IMP-bin",
-                format!("`command: {cmd}` is a signed RyeOS bundle binary; strata looks `{name}` up on the child's PATH (install it there)"),
+                format!("`command: {}` is a signed RyeOS bundle binary; strata looks `{}` up on the child's PATH (install it there)", shown(&cmd), shown(&name)),
                 l,
                 c,
             );
@@ -580,7 +590,7 @@ fn convert_config(
             let (l, c) = crate::util::find(text, &format!("${{{var}}}"));
             out.warn(
                 "IMP-host-var",
-                format!("`${{{var}}}` was set by the RyeOS host; strata reads it from the environment (set it, or `strata check` warns R002)"),
+                format!("`${{{}}}` was set by the RyeOS host; strata reads it from the environment (set it, or `strata check` warns R002)", shown(&var)),
                 l,
                 c,
             );
@@ -616,7 +626,7 @@ fn convert_config(
                     let (l, c) = crate::util::find(text, &format!("\"{needle}\""));
                     out.warn(
                         "IMP-param-shadow",
-                        format!("`{needle}` in config.args resolves to the config key `{name}` ('{value}'), never to the caller's `{name}` (RyeOS behaved the same)"),
+                        format!("`{needle}` in config.args resolves to the config key `{name}` ('{}'), never to the caller's `{name}` (RyeOS behaved the same)", shown(&value)),
                         l,
                         c,
                     );

@@ -36,9 +36,25 @@ pub(crate) fn text_of(v: &Value) -> String {
     }
 }
 
-/// A value as compact JSON text, for messages.
+/// A value as compact JSON text, for messages: cut as messages quote a file's text
+/// ([`strata_core::shown`]).
 pub(crate) fn compact(v: &Value) -> String {
-    serde_json::to_string(v).unwrap_or_default()
+    strata_core::shown(&serde_json::to_string(v).unwrap_or_default())
+}
+
+/// How many items of a list a message names; the others are counted.
+const NAMED_ITEMS: usize = 10;
+
+/// The items of a list for a message, joined by `, `: the first [`NAMED_ITEMS`], then how
+/// many more there are (`a, b, …, 3 more`).
+pub(crate) fn named_list(items: impl IntoIterator<Item = String>) -> String {
+    let mut items = items.into_iter();
+    let mut named: Vec<String> = items.by_ref().take(NAMED_ITEMS).collect();
+    let more = items.count();
+    if more > 0 {
+        named.push(format!("{more} more"));
+    }
+    named.join(", ")
 }
 
 /// The header comment and YAML text of a written file.
@@ -136,6 +152,17 @@ mod tests {
         assert!(!writable_id(&"x".repeat(251)));
         assert!(writable_id(&["x"; 200].join("/")));
         assert!(!writable_id(&["xxxx"; 300].join("/")));
+    }
+
+    #[test]
+    fn lists_name_ten_items_and_count_the_others() {
+        let items = |n: usize| (1..=n).map(|i| i.to_string());
+        assert_eq!(named_list(items(3)), "1, 2, 3");
+        assert_eq!(named_list(items(10)), "1, 2, 3, 4, 5, 6, 7, 8, 9, 10");
+        assert_eq!(
+            named_list(items(13)),
+            "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 3 more"
+        );
     }
 
     #[test]
