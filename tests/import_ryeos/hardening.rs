@@ -291,3 +291,163 @@ fn messages_quote_at_most_64_characters_of_a_file() {
         assert!(line.chars().count() < 500, "{start}…");
     }
 }
+
+/// Limits for a run over one large file: CPU time an order of magnitude above what linear
+/// work needs (quadratic work dies of SIGXCPU instead of taking the suite's time).
+const LINEAR: crate::common::Limit = crate::common::Limit::CpuSeconds(5);
+
+// One file repeating a construct does the work, and gets the report, of a few: its
+// warnings of one code are listed up to 20, the others counted in one more warning. (A
+// 480 KB directive of 120,000 empty elements wrote 33 MB of report, in time quadratic in
+// its size.)
+#[test]
+fn a_file_repeating_one_construct_is_reported_in_a_few_lines() {
+    let text = format!(
+        "# T\n```xml\n<directive name=\"x\">{}\n</directive>\n```\n\nBody.\n",
+        "<a/>".repeat(120_000)
+    );
+    let ran = ryeos(&[("directives/big.md", &text)])
+        .args(&["import", "ryeos", "ryeos", "new", "--json"])
+        .limit(LINEAR)
+        .status(0)
+        .run();
+    let report = ran.json();
+    let e = entry(&report, ".ai/directives/big.md");
+    let mut expected: Vec<(String, String, u64, u64)> = (0..20)
+        .map(|k| {
+            (
+                "IMP-D-element".to_owned(),
+                "<a> in <directive> has no strata equivalent: dropped".to_owned(),
+                3,
+                21 + 4 * k,
+            )
+        })
+        .collect();
+    expected.push((
+        "IMP-D-element".to_owned(),
+        "119980 more `IMP-D-element` warnings of this file are not listed (the first 20 are)"
+            .to_owned(),
+        3,
+        101,
+    ));
+    assert_eq!(warnings(e), expected);
+    assert_eq!(report["summary"]["warnings"], 21);
+    assert_eq!(ran.stderr.lines().count(), 21 + 2);
+    let written = std::fs::metadata(ran.path().join("new/IMPORT-REPORT.json")).unwrap();
+    assert!(written.len() < 20_000, "{} bytes", written.len());
+}
+
+// Elements nested past what a directive needs are refused where the nesting goes too deep,
+// before the reader's recursion could overflow its stack.
+#[test]
+fn xml_nested_too_deeply_is_refused() {
+    let depth = 100_000;
+    let text = format!(
+        "```xml\n<directive name=\"x\">{}{}</directive>\n```\n",
+        "<a>".repeat(depth),
+        "</a>".repeat(depth)
+    );
+    let (_, report) = import(ryeos(&[("directives/deep.md", &text)]), 3);
+    assert_refused(
+        &report,
+        ".ai/directives/deep.md",
+        "IMP-D-xml",
+        "the <directive> block does not parse at 2:318: elements nest more than 100 deep",
+    );
+}
+
+// A body's `{input:` that no `}` closes, followed by text that is not ASCII, is quoted in
+// its rewrite, not cut inside a character (the import stopped on a panic).
+#[test]
+fn an_unclosed_input_reference_before_text_that_is_not_ascii_is_kept_literal() {
+    let (ran, report) = import(
+        ryeos(&[(
+            "directives/p.md",
+            "```xml\n<directive name=\"x\"></directive>\n```\n\n{input:éééééééééé\n",
+        )]),
+        0,
+    );
+    assert_eq!(
+        entry(&report, ".ai/directives/p.md")["rewrites"],
+        json!([
+            "```xml <directive> block → YAML front matter",
+            "`{input:éééééééééé\\n` kept literal: its `{` written `${'{'}`"
+        ])
+    );
+    assert_eq!(
+        ran.read("new/directives/p.md"),
+        "---\nname: x\n---\n${'{'}input:éééééééééé\n"
+    );
+}
+
+// Tools, graphs and hook files of many keys, nodes or hooks: the same bound, in time linear in
+// their size (each warning's position was searched for from the top of the file).
+#[test]
+fn tools_graphs_and_hooks_of_many_parts_are_reported_in_a_few_lines() {
+    let mut tool = "executor_id: \"@subprocess\"\nconfig: {command: echo}\n".to_owned();
+    for k in 0..20_000 {
+        tool.push_str(&format!("k{k}: 1\n"));
+    }
+    let mut graph = "tool_type: graph\nconfig:\n  start: n0\n  nodes:\n".to_owned();
+    for k in 0..500 {
+        graph.push_str(&format!(
+            "    n{k}:\n      action: {{primary: execute, item_id: \"tool:t\"}}\n      extra: 1\n      next: n{}\n",
+            k + 1
+        ));
+    }
+    graph.push_str("    n500: {type: return}\n");
+    let mut hooks = "builtin_hooks:\n".to_owned();
+    for k in 0..5_000 {
+        hooks.push_str(&format!("  - id: h{k}\n    event: nope\n"));
+    }
+    let ran = ryeos(&[
+        ("tools/many.yaml", &tool),
+        ("tools/g.yaml", &graph),
+        ("config/agent/hook_conditions.yaml", &hooks),
+    ])
+    .args(&["import", "ryeos", "ryeos", "new", "--json"])
+    .limit(LINEAR)
+    .status(3)
+    .run();
+    let report = ran.json();
+    let count = |source: &str, code: &str| {
+        warnings(entry(&report, source))
+            .into_iter()
+            .filter(|w| w.0 == code)
+            .collect::<Vec<_>>()
+    };
+    let dropped = count(".ai/tools/many.yaml", "IMP-dropped");
+    assert_eq!(dropped.len(), 21);
+    assert_eq!((dropped[0].2, dropped[0].3), (3, 1));
+    assert_eq!(
+        dropped[20],
+        (
+            "IMP-dropped".to_owned(),
+            "19980 more `IMP-dropped` warnings of this file are not listed (the first 20 are)"
+                .to_owned(),
+            23,
+            1
+        )
+    );
+    let keys = count(".ai/tools/g.yaml", "IMP-G-key");
+    assert_eq!(keys.len(), 21);
+    assert_eq!(
+        keys[20].1,
+        "480 more `IMP-G-key` warnings of this file are not listed (the first 20 are)"
+    );
+    let missing = count(".ai/tools/g.yaml", "IMP-missing-tool");
+    assert_eq!(
+        missing[0].1,
+        "node(s) `n0`, `n1`, `n2`, `n3`, `n4`, `n5`, `n6`, `n7`, `n8`, `n9`, 490 more call `t`, a tool in no space of the imported project (broken in RyeOS too): a failing stub was written at `tools/t.yaml`"
+    );
+    assert_eq!(
+        count(".ai/config/agent/hook_conditions.yaml", "IMP-H-skip").len(),
+        21
+    );
+    assert_refused(
+        &report,
+        ".ai/config/agent/hook_conditions.yaml",
+        "IMP-H-none",
+        "no hook of this file can be imported (5000 hooks; the warnings say why each is skipped)",
+    );
+}

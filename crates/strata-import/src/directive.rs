@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 
 use serde_json::{Map, Number, Value};
-use strata_core::shown;
+use strata_core::{shown, SHOWN_CHARS};
 
 use crate::model::{Catalog, FileImport};
 use crate::position::{leading_signature_len, position, yaml_key_position};
@@ -108,32 +108,30 @@ fn python_era(out: &mut FileImport, text: &str, start: usize) -> Result<String, 
     let mut description: Option<String> = None;
     let mut version: Option<String> = root.attr("version").map(str::to_owned);
     let mut inputs: Vec<Map<String, Value>> = Vec::new();
-    let mut declared: Vec<String> = Vec::new();
+    let mut declared: BTreeSet<String> = BTreeSet::new();
     let mut model: Option<Map<String, Value>> = None;
     let mut limits = Map::new();
     for (key, value) in &root.attrs {
         match key.as_str() {
             "name" | "version" => {}
             "extends" => {
-                let (l, c) = at(root.offset);
-                out.warn(
+                let here = || at(root.offset);
+                out.warn_with(
                     "IMP-D-extends",
                     format!("`extends=\"{}\"` dropped: strata directives have no inheritance (the parent's context, permissions and limits are not merged in)", shown(value)),
-                    l,
-                    c,
+                    here,
                 );
             }
             other => {
-                let (l, c) = at(root.offset);
-                out.warn(
+                let here = || at(root.offset);
+                out.warn_with(
                     "IMP-D-attr",
                     format!(
                         "attribute `{}=\"{}\"` of <directive> has no strata equivalent: dropped",
                         shown(other),
                         shown(value)
                     ),
-                    l,
-                    c,
+                    here,
                 );
             }
         }
@@ -148,7 +146,7 @@ fn python_era(out: &mut FileImport, text: &str, start: usize) -> Result<String, 
                     vec![child]
                 };
                 for m in list {
-                    let (l, c) = at(m.offset);
+                    let here = || at(m.offset);
                     match m.name.as_str() {
                         "description" => description = Some(m.text()),
                         "category" | "author" => {}
@@ -168,78 +166,72 @@ fn python_era(out: &mut FileImport, text: &str, start: usize) -> Result<String, 
                             }
                             model = Some(map);
                         }
-                        "limits" => limits_element(out, m, &mut limits, l, c),
+                        "limits" => limits_element(out, m, &mut limits, here),
                         "permissions" => {
                             if !m.children.is_empty() || !m.attrs.is_empty() {
-                                out.warn(
+                                out.warn_with(
                                     "IMP-permissions",
                                     format!(
                                         "<permissions> ({}) dropped: strata enforces no capabilities",
-                                        shown(&m.summary())
+                                        m.summary()
                                     ),
-                                    l,
-                                    c,
+                                    here,
                                 );
                             }
                         }
-                        "context" => out.warn(
+                        "context" => out.warn_with(
                             "IMP-D-context",
                             format!(
                                 "<context> knowledge injection ({}) dropped: strata injects no knowledge into prompts",
-                                shown(&m.summary())
+                                m.summary()
                             ),
-                            l,
-                            c,
+                            here,
                         ),
-                        other => out.warn(
+                        other => out.warn_with(
                             "IMP-D-element",
                             format!("<{}> in <{name}> has no strata equivalent: dropped", shown(other)),
-                            l,
-                            c,
+                            here,
                         ),
                     }
                 }
             }
             "inputs" => {
                 for i in child.elements() {
-                    let (l, c) = at(i.offset);
+                    let here = || at(i.offset);
                     if i.name != "input" {
-                        out.warn(
+                        out.warn_with(
                             "IMP-D-element",
                             format!("<{}> in <inputs> is not an input: dropped", shown(&i.name)),
-                            l,
-                            c,
+                            here,
                         );
                         continue;
                     }
-                    if let Some(spec) = input_element(out, i, &declared, l, c) {
-                        declared.push(i.attr("name").unwrap_or_default().to_owned());
+                    if let Some(spec) = input_element(out, i, &declared, here) {
+                        declared.insert(i.attr("name").unwrap_or_default().to_owned());
                         inputs.push(spec);
                     }
                 }
             }
             "outputs" => {
-                let (l, c) = at(child.offset);
-                out.warn(
+                let here = || at(child.offset);
+                out.warn_with(
                     "IMP-D-outputs",
                     format!(
                         "<outputs> ({}) dropped: strata directives declare no outputs",
-                        shown(&child.summary())
+                        child.summary()
                     ),
-                    l,
-                    c,
+                    here,
                 );
             }
             other => {
-                let (l, c) = at(child.offset);
-                out.warn(
+                let here = || at(child.offset);
+                out.warn_with(
                     "IMP-D-element",
                     format!(
                         "<{}> in <directive> has no strata equivalent: dropped",
                         shown(other)
                     ),
-                    l,
-                    c,
+                    here,
                 );
             }
         }
@@ -260,7 +252,7 @@ fn python_era(out: &mut FileImport, text: &str, start: usize) -> Result<String, 
     let after = &text[fence_end..];
     let body_start_after = fence_end;
     let mut body = String::new();
-    let mut undeclared: Vec<(String, usize)> = Vec::new();
+    let mut undeclared = Undeclared::default();
     let pre = body_text(
         out,
         text,
@@ -285,7 +277,7 @@ fn python_era(out: &mut FileImport, text: &str, start: usize) -> Result<String, 
         body.push_str("\n\n");
     }
     body.push_str(post.trim_matches('\n'));
-    declare_undeclared(out, text, &mut inputs, &undeclared);
+    undeclared.declare(out, text, &mut inputs);
     if !inputs.is_empty() {
         front.insert(
             "inputs".into(),
@@ -306,8 +298,7 @@ fn limits_element(
     out: &mut FileImport,
     m: &xml::Element,
     limits: &mut Map<String, Value>,
-    l: usize,
-    c: usize,
+    here: impl Fn() -> (usize, usize) + Copy,
 ) {
     let mut dropped = Vec::new();
     for (k, v) in &m.attrs {
@@ -315,18 +306,16 @@ fn limits_element(
             "turns" => match v.trim().parse::<u64>() {
                 Ok(n) => {
                     limits.insert("turns".into(), Value::Number(n.into()));
-                    out.warn(
+                    out.warn_with(
                         "IMP-D-limits-turns",
                         format!("limits turns={n} became `limits.turns: {n}`: RyeOS counted LLM turns, strata caps how many actions run"),
-                        l,
-                        c,
+                        here,
                     );
                 }
-                Err(_) => out.warn(
+                Err(_) => out.warn_with(
                     "IMP-D-limits-turns",
                     format!("limits turns=\"{}\" is not a whole number: dropped", shown(v)),
-                    l,
-                    c,
+                    here,
                 ),
             },
             "duration_seconds" => match number_value(v.trim()) {
@@ -338,25 +327,23 @@ fn limits_element(
                         shown(v.trim())
                     ));
                 }
-                _ => out.warn(
+                _ => out.warn_with(
                     "IMP-D-limits-llm",
                     format!("limits duration_seconds=\"{}\" is not a number of seconds strata accepts (more than 0, at most a week): dropped", shown(v)),
-                    l,
-                    c,
+                    here,
                 ),
             },
             _ => dropped.push(format!("{}={}", shown(k), shown(v))),
         }
     }
     if !dropped.is_empty() {
-        out.warn(
+        out.warn_with(
             "IMP-D-limits-llm",
             format!(
                 "limits [{}] dropped: strata runs no LLM",
                 named_list(dropped)
             ),
-            l,
-            c,
+            here,
         );
     }
 }
@@ -378,32 +365,29 @@ fn number_value(text: &str) -> Option<Value> {
 fn input_element(
     out: &mut FileImport,
     i: &xml::Element,
-    declared: &[String],
-    l: usize,
-    c: usize,
+    declared: &BTreeSet<String>,
+    here: impl Fn() -> (usize, usize) + Copy,
 ) -> Option<Map<String, Value>> {
     let name = i.attr("name").unwrap_or_default();
     if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
-        out.warn(
+        out.warn_with(
             "IMP-D-input",
             format!(
                 "input name `{}` is not letters, digits and `_`: dropped",
                 shown(name)
             ),
-            l,
-            c,
+            here,
         );
         return None;
     }
-    if declared.iter().any(|d| d == name) {
-        out.warn(
+    if declared.contains(name) {
+        out.warn_with(
             "IMP-D-input",
             format!(
                 "input `{}` is declared twice: the second declaration is dropped",
                 shown(name)
             ),
-            l,
-            c,
+            here,
         );
         return None;
     }
@@ -413,15 +397,14 @@ fn input_element(
     let ty = if INPUT_TYPES.contains(&ty) {
         ty
     } else {
-        out.warn(
+        out.warn_with(
             "IMP-D-input",
             format!(
                 "input `{}` has type `{}`, which strata does not know: declared as `string`",
                 shown(name),
                 shown(ty)
             ),
-            l,
-            c,
+            here,
         );
         "string"
     };
@@ -435,18 +418,17 @@ fn input_element(
                 Some(d) => {
                     spec.insert("default".into(), d);
                 }
-                None => out.warn(
+                None => out.warn_with(
                     "IMP-D-input",
                     format!(
                         "default \"{}\" of input `{}` is not a {ty}: dropped",
                         shown(v),
                         shown(name)
                     ),
-                    l,
-                    c,
+                    here,
                 ),
             },
-            other => out.warn(
+            other => out.warn_with(
                 "IMP-D-input",
                 format!(
                     "attribute `{}=\"{}\"` of input `{}` has no strata equivalent: dropped",
@@ -454,8 +436,7 @@ fn input_element(
                     shown(v),
                     shown(name)
                 ),
-                l,
-                c,
+                here,
             ),
         }
     }
@@ -536,8 +517,9 @@ fn escape_description(d: &str) -> String {
 }
 
 /// Whether `t` starts with a layer-I reference stage 1 accepts (`{input:key}`,
-/// `{input:key?}`, `{input:key:default}`, `{input:key|default}`).
-fn valid_input_ref(t: &str) -> bool {
+/// `{input:key?}`, `{input:key:default}`, `{input:key|default}`); `closed` tells whether a
+/// `}` follows anywhere in the text (a default runs to it).
+fn valid_input_ref(t: &str, closed: bool) -> bool {
     let Some(rest) = t.strip_prefix("{input:") else {
         return false;
     };
@@ -549,7 +531,7 @@ fn valid_input_ref(t: &str) -> bool {
     n > 0
         && (after.starts_with('}')
             || after.starts_with("?}")
-            || ((after.starts_with(':') || after.starts_with('|')) && after.contains('}')))
+            || ((after.starts_with(':') || after.starts_with('|')) && closed))
 }
 
 /// The length of `{input:key}` / `{input:key?}` at the start of `t` (the forms `{{…}}`
@@ -589,12 +571,14 @@ fn body_text(
     file: &str,
     base: usize,
     text: &str,
-    declared: &[String],
+    declared: &BTreeSet<String>,
     era: Era,
-    undeclared: &mut Vec<(String, usize)>,
+    undeclared: &mut Undeclared,
 ) -> String {
     let mut outp = String::with_capacity(text.len());
     let bytes = text.as_bytes();
+    let braces = Braces::of(text);
+    let last_close = text.rfind('}');
     let mut i = 0;
     let mut escaped = 0usize;
     let mut envs: BTreeSet<String> = BTreeSet::new();
@@ -607,25 +591,21 @@ fn body_text(
                 i += 1;
                 continue;
             }
-            let close = matching_brace(text, i + 1);
-            let Some(close) = close else {
+            let Some(close) = braces.closing(i + 1) else {
                 outp.push_str("$${");
                 escaped += 1;
                 i += 2;
                 continue;
             };
             let inner = &text[i + 2..close];
-            let (l, c) = position(file, base + i);
+            let here = || position(file, base + i);
             match era {
                 Era::Python => {
-                    if let Some(name) =
-                        input_path(inner).filter(|n| declared.iter().any(|d| d == n))
-                    {
-                        out.warn(
+                    if let Some(name) = input_path(inner).filter(|n| declared.contains(*n)) {
+                        out.warn_with(
                             "IMP-D-inputs-dollar",
                             format!("`${{{}}}` kept: it reads input `{}`, but when the input is not given it now renders empty where RyeOS kept the text", shown(inner), shown(name)),
-                            l,
-                            c,
+                            here,
                         );
                         outp.push_str(&text[i..=close]);
                     } else {
@@ -636,15 +616,11 @@ fn body_text(
                     }
                 }
                 Era::Head => {
-                    let expr = head_expression(out, inner, l, c);
+                    let expr = head_expression(out, inner, here);
                     match expr {
                         Some((expr, names)) => {
                             for n in names {
-                                if !declared.contains(&n)
-                                    && !undeclared.iter().any(|(u, _)| *u == n)
-                                {
-                                    undeclared.push((n, base + i));
-                                }
+                                undeclared.note(declared, &n, base + i);
                             }
                             outp.push_str("${");
                             outp.push_str(&expr);
@@ -666,16 +642,15 @@ fn body_text(
             let tail = &text[i..];
             if let Some(key_text) = tail.strip_prefix("{input:") {
                 let literal_brace = match era {
-                    Era::Python => !valid_input_ref(tail),
+                    Era::Python => !valid_input_ref(tail, last_close.is_some_and(|c| c > i)),
                     Era::Head => simple_input_ref(tail).is_none(),
                 };
                 if literal_brace {
                     // Not a reference strata can read (or HEAD text): `${'{'}` renders the
                     // brace as data, so no `{input:` is left for stage 1 to reject or fill.
-                    let end = tail.find('}').map_or(tail.len().min(20), |e| e + 1);
                     out.rewrite(format!(
                         "`{}` kept literal: its `{{` written `${{'{{'}}`",
-                        shown(&tail[..end])
+                        reference_at(tail)
                     ));
                     outp.push_str("${'{'}");
                     i += 1;
@@ -687,12 +662,8 @@ fn body_text(
                             .bytes()
                             .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
                             .count();
-                        let name = &key_text[..n];
-                        if n > 0
-                            && !declared.iter().any(|d| d == name)
-                            && !undeclared.iter().any(|(u, _)| u == name)
-                        {
-                            undeclared.push((name.to_owned(), base + i));
+                        if n > 0 {
+                            undeclared.note(declared, &key_text[..n], base + i);
                         }
                     }
                     Era::Head => {
@@ -711,16 +682,15 @@ fn body_text(
                     }
                 }
             } else if tail.starts_with("{env:") {
-                let end = tail.find('}').map_or(tail.len(), |e| e + 1);
-                let reference = &tail[..end];
-                if envs.insert(reference.to_owned()) {
-                    let (l, c) = position(file, base + i);
-                    out.warn(
+                let reference = reference_at(tail);
+                if !envs.contains(&reference) {
+                    let here = || position(file, base + i);
+                    out.warn_with(
                         "IMP-D-env",
-                        format!("`{}` is left literal: RyeOS filled it from the environment, strata renders no environment variable in a directive body", shown(reference)),
-                        l,
-                        c,
+                        format!("`{reference}` is left literal: RyeOS filled it from the environment, strata renders no environment variable in a directive body"),
+                        here,
                     );
+                    envs.insert(reference);
                 }
             }
         }
@@ -736,47 +706,91 @@ fn body_text(
     outp
 }
 
-/// Declares every input the body reads but the directive does not declare, as an optional
-/// string (else `strata check` reports R003 and `strata run` refuses it).
-fn declare_undeclared(
-    out: &mut FileImport,
-    file: &str,
-    inputs: &mut Vec<Map<String, Value>>,
-    undeclared: &[(String, usize)],
-) {
-    for (name, offset) in undeclared {
-        let (l, c) = position(file, *offset);
-        out.warn(
-            "IMP-D-undeclared",
-            format!("the body reads input `{}`, which the directive does not declare (RyeOS supplied it): declared as an optional string input", shown(name)),
-            l,
-            c,
-        );
-        let mut spec = Map::new();
-        spec.insert("name".into(), string(name));
-        spec.insert("type".into(), string("string"));
-        spec.insert("required".into(), Value::Bool(false));
-        inputs.push(spec);
+/// The inputs a body reads that the directive does not declare: each once, in the order
+/// first read, with the offset of that read.
+#[derive(Default)]
+struct Undeclared {
+    names: BTreeSet<String>,
+    reads: Vec<(String, usize)>,
+}
+
+impl Undeclared {
+    /// Notes a read of input `name` at `offset`, unless it is declared or already noted.
+    fn note(&mut self, declared: &BTreeSet<String>, name: &str, offset: usize) {
+        if !declared.contains(name) && self.names.insert(name.to_owned()) {
+            self.reads.push((name.to_owned(), offset));
+        }
+    }
+
+    /// Declares every input noted as an optional string (else `strata check` reports R003
+    /// and `strata run` refuses it), each with a warning at its first read in `file`.
+    fn declare(self, out: &mut FileImport, file: &str, inputs: &mut Vec<Map<String, Value>>) {
+        for (name, offset) in self.reads {
+            let here = || position(file, offset);
+            out.warn_with(
+                "IMP-D-undeclared",
+                format!("the body reads input `{}`, which the directive does not declare (RyeOS supplied it): declared as an optional string input", shown(&name)),
+                here,
+            );
+            let mut spec = Map::new();
+            spec.insert("name".into(), string(&name));
+            spec.insert("type".into(), string("string"));
+            spec.insert("required".into(), Value::Bool(false));
+            inputs.push(spec);
+        }
     }
 }
 
-/// The index of the `}` closing the `{` at `open`, counting nested braces.
-fn matching_brace(text: &str, open: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    for (k, b) in text.as_bytes()[open..].iter().enumerate() {
-        match b {
-            b'{' => depth += 1,
-            b'}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(open + k);
-                }
+/// Where each `{` of a text closes — the `}` that brings the braces opened since back to
+/// none — found for all of them in one pass, with the text's line ends: a body's references
+/// are matched without reading the text again for each.
+struct Braces {
+    /// `(open, close)` of every `{` that closes, by `open`.
+    pairs: Vec<(usize, usize)>,
+    /// The offset of every `\n`.
+    newlines: Vec<usize>,
+}
+
+impl Braces {
+    fn of(text: &str) -> Braces {
+        let (mut open, mut pairs, mut newlines) = (Vec::new(), Vec::new(), Vec::new());
+        for (k, b) in text.bytes().enumerate() {
+            match b {
+                b'{' => open.push(k),
+                b'}' => pairs.extend(open.pop().map(|o| (o, k))),
+                b'\n' => newlines.push(k),
+                _ => {}
             }
-            b'\n' if depth > 0 && text[open..open + k].matches('\n').count() > 4 => return None,
-            _ => {}
+        }
+        pairs.sort_unstable();
+        Braces { pairs, newlines }
+    }
+
+    /// The `}` closing the `{` at `open`, when it closes before a sixth line end (a
+    /// reference spans a few lines at most; past that, the `{` is text).
+    fn closing(&self, open: usize) -> Option<usize> {
+        let at = self.pairs.binary_search_by_key(&open, |p| p.0).ok()?;
+        let close = self.pairs[at].1;
+        let before = |offset: usize| self.newlines.partition_point(|n| *n < offset);
+        (before(close) - before(open) < 6).then_some(close)
+    }
+}
+
+/// The reference opening `tail` (`{env:HOME}`), as a message quotes it: through its `}` when
+/// that comes within the characters a message shows, else cut there.
+fn reference_at(tail: &str) -> String {
+    let mut end = tail.len();
+    for (n, (k, c)) in tail.char_indices().enumerate() {
+        if n > SHOWN_CHARS {
+            end = k;
+            break;
+        }
+        if c == '}' {
+            end = k + 1;
+            break;
         }
     }
-    None
+    shown(&tail[..end])
 }
 
 /// `inputs.<name>` (optionally deeper: `inputs.<name>.x`) → `<name>`.
@@ -799,8 +813,7 @@ fn input_path(inner: &str) -> Option<&str> {
 fn head_expression(
     out: &mut FileImport,
     inner: &str,
-    l: usize,
-    c: usize,
+    here: impl Fn() -> (usize, usize) + Copy,
 ) -> Option<(String, Vec<String>)> {
     let mut expr = inner.trim().to_owned();
     // `a || b` (rye-expr's fallback) → `a ?? b`; `x | f` → `f(x)`.
@@ -826,11 +839,10 @@ fn head_expression(
     let mut names = Vec::new();
     for (root, rest) in roots(&expr) {
         if root != "inputs" {
-            out.warn(
+            out.warn_with(
                 "IMP-D-expr",
                 format!("`${{{}}}` reads `{}`, which a strata directive body does not have: kept as literal text", shown(inner), shown(&root)),
-                l,
-                c,
+                here,
             );
             return None;
         }
@@ -851,21 +863,19 @@ fn head_expression(
     }
     for f in ["json(", "keys(", "string("] {
         if contains_call(&expr, f) {
-            out.warn(
+            out.warn_with(
                 "IMP-D-json-order",
                 format!("`${{{}}}`: strata's `{}` keeps the objects' key order where HEAD RyeOS sorted the keys", shown(inner), &f[..f.len() - 1]),
-                l,
-                c,
+                here,
             );
             break;
         }
     }
     if outside_strings(&expr).contains('/') {
-        out.warn(
+        out.warn_with(
             "IMP-D-expr",
             format!("`${{{}}}`: `/` of two integers is integer division in strata (HEAD RyeOS gave a float)", shown(inner)),
-            l,
-            c,
+            here,
         );
     }
     Some((expr, names))
@@ -1001,14 +1011,14 @@ fn head(out: &mut FileImport, rel_id: &str, text: &str, start: usize) -> Result<
     };
     front.insert("name".into(), string(&name));
     let mut inputs: Vec<Map<String, Value>> = Vec::new();
-    let mut declared: Vec<String> = Vec::new();
+    let mut declared: BTreeSet<String> = BTreeSet::new();
     let mut model = None;
     let mut limits = Map::new();
     let mut description = None;
     let mut version = None;
     for (k, v) in &map {
         let key = k.as_str();
-        let (l, c) = at(&[key]);
+        let here = || at(&[key]);
         match key {
             "name" | "category" => {}
             "description" => description = Some(text_of(v)),
@@ -1017,42 +1027,38 @@ fn head(out: &mut FileImport, rel_id: &str, text: &str, start: usize) -> Result<
             "limits" => head_limits(out, text, yaml_start, v, &mut limits),
             "inputs" => {
                 let Value::Array(list) = v else {
-                    out.warn("IMP-D-input", "`inputs:` is not a list: dropped", l, c);
+                    out.warn_with("IMP-D-input", "`inputs:` is not a list: dropped", here);
                     continue;
                 };
                 for (idx, item) in list.iter().enumerate() {
                     let Value::Object(spec) = item else {
-                        out.warn(
+                        out.warn_with(
                             "IMP-D-input",
                             format!("inputs[{idx}] is not a map: dropped"),
-                            l,
-                            c,
+                            here,
                         );
                         continue;
                     };
-                    if let Some(spec) = head_input(out, spec, &declared, l, c) {
-                        declared.push(spec.get("name").and_then(Value::as_str).unwrap_or_default().to_owned());
+                    if let Some(spec) = head_input(out, spec, &declared, here) {
+                        declared.insert(spec.get("name").and_then(Value::as_str).unwrap_or_default().to_owned());
                         inputs.push(spec);
                     }
                 }
             }
-            "continuation" => out.warn(
+            "continuation" => out.warn_with(
                 "IMP-D-continuation",
                 format!("`continuation: {}` dropped: strata runs no LLM thread, so there is no context window to continue", compact(v)),
-                l,
-                c,
+                here,
             ),
-            "requires" => out.warn(
+            "requires" => out.warn_with(
                 "IMP-permissions",
                 format!("`requires: {}` dropped: strata enforces no capabilities", compact(v)),
-                l,
-                c,
+                here,
             ),
-            "context" => out.warn(
+            "context" => out.warn_with(
                 "IMP-D-context",
                 format!("`context: {}` knowledge injection dropped: strata injects no knowledge into prompts", compact(v)),
-                l,
-                c,
+                here,
             ),
             "hooks" => {
                 let ids: Vec<String> = match v {
@@ -1066,18 +1072,16 @@ fn head(out: &mut FileImport, rel_id: &str, text: &str, start: usize) -> Result<
                         .collect(),
                     _ => vec![compact(v)],
                 };
-                out.warn(
+                out.warn_with(
                     "IMP-D-hooks",
                     format!("hooks {} dropped: they run a directive inline on a RyeOS thread event; strata hooks call tools on directive events", named_list(ids)),
-                    l,
-                    c,
+                    here,
                 );
             }
-            other => out.warn(
+            other => out.warn_with(
                 "IMP-D-key",
                 format!("`{}: {}` has no strata equivalent: dropped", shown(other), compact(v)),
-                l,
-                c,
+                here,
             ),
         }
     }
@@ -1091,7 +1095,7 @@ fn head(out: &mut FileImport, rel_id: &str, text: &str, start: usize) -> Result<
     if let Some(v) = version {
         front.insert("version".into(), string(&v));
     }
-    let mut undeclared = Vec::new();
+    let mut undeclared = Undeclared::default();
     let body = body_text(
         out,
         text,
@@ -1101,7 +1105,7 @@ fn head(out: &mut FileImport, rel_id: &str, text: &str, start: usize) -> Result<
         Era::Head,
         &mut undeclared,
     );
-    declare_undeclared(out, text, &mut inputs, &undeclared);
+    undeclared.declare(out, text, &mut inputs);
     if !inputs.is_empty() {
         front.insert(
             "inputs".into(),
@@ -1125,39 +1129,36 @@ fn head_limits(
     limits: &mut Map<String, Value>,
 ) {
     let Value::Object(m) = v else {
-        let (l, c) = yaml_key_position(text, yaml_start, &["limits"]);
-        out.warn(
+        let here = || yaml_key_position(text, yaml_start, &["limits"]);
+        out.warn_with(
             "IMP-D-limits-llm",
             format!("`limits: {}` is not a map: dropped", compact(v)),
-            l,
-            c,
+            here,
         );
         return;
     };
     let mut dropped = Vec::new();
-    let (ll, lc) = yaml_key_position(text, yaml_start, &["limits"]);
+    let limits_here = || yaml_key_position(text, yaml_start, &["limits"]);
     for (k, val) in m {
         let key = k.as_str();
-        let (l, c) = yaml_key_position(text, yaml_start, &["limits", key]);
+        let here = || yaml_key_position(text, yaml_start, &["limits", key]);
         match key {
             "turns" => match val.as_u64() {
                 Some(n) => {
                     limits.insert("turns".into(), Value::Number(n.into()));
-                    out.warn(
+                    out.warn_with(
                         "IMP-D-limits-turns",
                         format!("limits.turns {n} kept: RyeOS counted LLM turns, strata caps how many actions run"),
-                        l,
-                        c,
+                        here,
                     );
                 }
-                None => out.warn(
+                None => out.warn_with(
                     "IMP-D-limits-turns",
                     format!(
                         "limits.turns {} is not a whole number: dropped",
                         compact(val)
                     ),
-                    l,
-                    c,
+                    here,
                 ),
             },
             "duration_seconds" | "timeout" => match val.as_f64() {
@@ -1171,14 +1172,13 @@ fn head_limits(
         }
     }
     if !dropped.is_empty() {
-        out.warn(
+        out.warn_with(
             "IMP-D-limits-llm",
             format!(
                 "limits [{}] dropped: strata runs no LLM",
                 named_list(dropped)
             ),
-            ll,
-            lc,
+            limits_here,
         );
     }
 }
@@ -1186,32 +1186,29 @@ fn head_limits(
 fn head_input(
     out: &mut FileImport,
     spec: &Map<String, Value>,
-    declared: &[String],
-    l: usize,
-    c: usize,
+    declared: &BTreeSet<String>,
+    here: impl Fn() -> (usize, usize) + Copy,
 ) -> Option<Map<String, Value>> {
     let name = spec.get("name").map(text_of).unwrap_or_default();
     if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
-        out.warn(
+        out.warn_with(
             "IMP-D-input",
             format!(
                 "input name `{}` is not letters, digits and `_`: dropped",
                 shown(&name)
             ),
-            l,
-            c,
+            here,
         );
         return None;
     }
     if declared.contains(&name) {
-        out.warn(
+        out.warn_with(
             "IMP-D-input",
             format!(
                 "input `{}` is declared twice: the second declaration is dropped",
                 shown(&name)
             ),
-            l,
-            c,
+            here,
         );
         return None;
     }
@@ -1224,15 +1221,14 @@ fn head_input(
     let ty = if INPUT_TYPES.contains(&ty.as_str()) {
         ty
     } else {
-        out.warn(
+        out.warn_with(
             "IMP-D-input",
             format!(
                 "input `{}` has type `{}`, which strata does not know: declared as `string`",
                 shown(&name),
                 shown(&ty)
             ),
-            l,
-            c,
+            here,
         );
         "string".into()
     };
@@ -1247,15 +1243,14 @@ fn head_input(
             "default" | "description" => {
                 outp.insert(key.into(), v.clone());
             }
-            other => out.warn(
+            other => out.warn_with(
                 "IMP-D-input",
                 format!(
                     "`{}` of input `{}` has no strata equivalent: dropped",
                     shown(other),
                     shown(&name)
                 ),
-                l,
-                c,
+                here,
             ),
         }
     }
@@ -1268,6 +1263,8 @@ fn head_input(
 
 mod xml {
     use strata_core::shown;
+
+    use crate::util::joined;
 
     /// An element: its name, attributes in order, children and its offset in the file.
     #[derive(Debug)]
@@ -1320,41 +1317,55 @@ mod xml {
         }
 
         /// A one-line summary of the contents, for messages: `execute: tool rye.*; fetch: *`.
+        /// Each name, attribute and text is quoted as messages quote a file's text, and each
+        /// list names ten items and counts the others.
         pub fn summary(&self) -> String {
-            let mut parts = Vec::new();
-            for e in self.elements() {
-                let mut s = e.name.clone();
-                for (k, v) in &e.attrs {
-                    s.push_str(&format!(" {k}={v}"));
-                }
-                let inner: Vec<String> = e
-                    .elements()
-                    .map(|g| {
-                        let t = g.text();
-                        if t.is_empty() {
-                            g.name.clone()
-                        } else {
-                            format!("{} {t}", g.name)
-                        }
-                    })
-                    .collect();
-                if !inner.is_empty() {
-                    s.push_str(&format!(": {}", inner.join(", ")));
-                } else {
-                    let t = e.text();
-                    if !t.is_empty() {
-                        s.push_str(&format!(": {t}"));
-                    }
-                }
-                parts.push(s);
-            }
+            let parts = joined(self.elements().map(Element::part), "; ");
             if parts.is_empty() {
-                self.text()
+                shown(&self.text())
             } else {
-                parts.join("; ")
+                parts
             }
         }
+
+        /// One part of [`Element::summary`]: `name k=v: child text, child text`.
+        fn part(&self) -> String {
+            let mut s = shown(&self.name);
+            if !self.attrs.is_empty() {
+                let attrs = self
+                    .attrs
+                    .iter()
+                    .map(|(k, v)| format!("{}={}", shown(k), shown(v)));
+                s.push(' ');
+                s.push_str(&joined(attrs, " "));
+            }
+            let inner = joined(
+                self.elements().map(|g| {
+                    let t = g.text();
+                    if t.is_empty() {
+                        shown(&g.name)
+                    } else {
+                        format!("{} {}", shown(&g.name), shown(&t))
+                    }
+                }),
+                ", ",
+            );
+            let text = if inner.is_empty() {
+                shown(&self.text())
+            } else {
+                inner
+            };
+            if !text.is_empty() {
+                s.push_str(": ");
+                s.push_str(&text);
+            }
+            s
+        }
     }
+
+    /// How deeply elements may nest: far more than a directive needs, and few enough that
+    /// reading them (recursively) never nears the end of the stack.
+    const MAX_DEPTH: usize = 100;
 
     struct Parser<'a> {
         text: &'a str,
@@ -1371,7 +1382,7 @@ mod xml {
         if !p.rest().starts_with('<') {
             return Err(("expected an element".into(), p.at()));
         }
-        let root = p.element()?;
+        let root = p.element(1)?;
         p.skip_misc();
         if p.pos < text.len() {
             return Err(("text after the root element".into(), p.at()));
@@ -1427,8 +1438,12 @@ mod xml {
             Ok(name)
         }
 
-        fn element(&mut self) -> Result<Element, Failed> {
+        /// The element starting here, `depth` deep (the root is 1).
+        fn element(&mut self, depth: usize) -> Result<Element, Failed> {
             let offset = self.at();
+            if depth > MAX_DEPTH {
+                return Err((format!("elements nest more than {MAX_DEPTH} deep"), offset));
+            }
             self.pos += 1; // <
             let name = self.name()?;
             let mut attrs = Vec::new();
@@ -1519,7 +1534,7 @@ mod xml {
                         .next()
                         .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
                 {
-                    children.push(Node::Element(self.element()?));
+                    children.push(Node::Element(self.element(depth + 1)?));
                     continue;
                 }
                 let end = rest[1..].find('<').map_or(rest.len(), |e| e + 1);
@@ -1580,6 +1595,63 @@ mod tests {
 
     fn convert(text: &str) -> FileImport {
         import_directive(".ai/directives/t/x.md", "t/x", text, &Catalog::default())
+    }
+
+    /// The `}` closing the `{` at `open`, read byte by byte from it (the reading `Braces`
+    /// replaces): `None` past the fifth line end or at the end of the text.
+    fn closing_scanned(text: &str, open: usize) -> Option<usize> {
+        let (mut depth, mut lines) = (0usize, 0usize);
+        for (k, b) in text.bytes().enumerate().skip(open) {
+            match b {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(k);
+                    }
+                }
+                b'\n' => {
+                    lines += 1;
+                    if lines > 5 {
+                        return None;
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn braces_close_where_reading_from_each_brace_finds() {
+        // Every text of up to 8 of `{`, `}`, a line end and a letter, at every `{`.
+        let alphabet = [b'{', b'}', b'\n', b'a'];
+        for len in 0..=8u32 {
+            for n in 0..4usize.pow(len) {
+                let text: String = (0..len)
+                    .map(|k| alphabet[n / 4usize.pow(k) % 4] as char)
+                    .collect();
+                let braces = Braces::of(&text);
+                for (open, _) in text.match_indices('{') {
+                    assert_eq!(
+                        braces.closing(open),
+                        closing_scanned(&text, open),
+                        "{text:?} at {open}"
+                    );
+                }
+            }
+        }
+        let spread = "{\n\n\n\n\n}{\n\n\n\n\n\n}";
+        assert_eq!(Braces::of(spread).closing(0), Some(6));
+        assert_eq!(Braces::of(spread).closing(7), None);
+    }
+
+    #[test]
+    fn references_are_quoted_through_their_brace_or_cut() {
+        assert_eq!(reference_at("{env:HOME} rest"), "{env:HOME}");
+        assert_eq!(reference_at("{input:é\n"), "{input:é\\n");
+        let long = format!("{{env:{}}}", "é".repeat(100));
+        assert_eq!(reference_at(&long), shown(&long[..long.len() - 1]));
     }
 
     fn written(f: &FileImport) -> &str {

@@ -2,7 +2,7 @@
 //! deciding each file's era and kind, converting what is used, writing the new project and
 //! checking it through the application layer (MAPPING.md §1).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
@@ -218,25 +218,22 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
     let ctx = ToolContext { execution };
 
     // Convert the project's items, then the space items they use, to a fixpoint.
-    let mut done: BTreeSet<usize> = BTreeSet::new();
-    let mut queue: Vec<usize> = items
+    // Each item is queued once.
+    let mut queued: BTreeSet<usize> = items
         .iter()
         .enumerate()
         .filter(|(_, it)| it.found.space == 0)
         .map(|(i, _)| i)
         .collect();
+    let mut queue: VecDeque<usize> = queued.iter().copied().collect();
     let mut entries: Vec<(usize, FileImport)> = Vec::new();
-    while let Some(i) = queue.first().copied() {
-        queue.remove(0);
-        if !done.insert(i) {
-            continue;
-        }
+    while let Some(i) = queue.pop_front() {
         let item = &items[i];
         let imported = convert(item, &catalog, &ctx);
         for id in references(&imported) {
             if let Some(&j) = by_id.get(&(true, id)) {
-                if !done.contains(&j) && !queue.contains(&j) {
-                    queue.push(j);
+                if queued.insert(j) {
+                    queue.push_back(j);
                 }
             }
         }
@@ -274,6 +271,7 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
         for message in clashes {
             imp.warn("IMP-conflict", message, 0, 0);
         }
+        imp.finish();
     }
 
     // Write the new project, the target held for this import until its report is written.
@@ -323,8 +321,13 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
     }
 
     let mut all: Vec<Entry> = Vec::new();
+    // Signature comments: those of every project file, and of the space items used.
+    let mut signatures = 0;
     for (i, imp) in entries {
         let item = &items[i];
+        if item.found.space > 0 {
+            signatures += count_signatures(&item.text);
+        }
         all.push(Entry {
             space: item.found.space,
             era: era_of(item),
@@ -349,17 +352,9 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
 
     // Project-level notices.
     let mut notices = Vec::new();
-    let mut signatures = 0;
     for f in per_space[0].iter().filter(|f| f.unread.is_none()) {
         if let Ok(text) = std::fs::read_to_string(&f.real) {
             signatures += count_signatures(&text);
-        }
-    }
-    for e in all.iter().filter(|e| e.space > 0) {
-        if let Some(item) = items.iter().find(|it| {
-            it.found.space == e.space && format!(".ai/{}", it.found.rel) == e.import.source
-        }) {
-            signatures += count_signatures(&item.text);
         }
     }
     if signatures > 0 {
@@ -381,8 +376,14 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
         Ok(report) => CheckSummary::of(&report),
         Err(e) => CheckSummary::failed(&e),
     };
+    let errors = check.errors_by_file();
     for e in &mut all {
-        e.check_errors = check.errors_in(e.import.written.iter().map(|w| w.path.as_str()));
+        e.check_errors = e
+            .import
+            .written
+            .iter()
+            .filter_map(|w| errors.get(w.path.as_str()))
+            .sum();
     }
     let report = ImportReport {
         spaces: opts.spaces.len(),

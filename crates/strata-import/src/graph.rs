@@ -38,6 +38,7 @@ pub fn import_graph(
         text,
         catalog,
         targets: BTreeMap::new(),
+        callers: 0,
         stubs: BTreeMap::new(),
         rewrites: Rewrites::default(),
     };
@@ -67,8 +68,22 @@ pub fn import_graph(
 
 type Refused = (&'static str, String);
 
-/// The nodes calling one target, each with its position in the RyeOS file.
-type Callers = Vec<(String, (usize, usize))>;
+/// A node calling a target: its name, its place among the nodes read (the file's order) and
+/// the path of its action in the RyeOS file, located only for a warning listed.
+#[derive(Clone, Debug)]
+struct Caller {
+    node: String,
+    order: usize,
+    action: Vec<String>,
+}
+
+impl Caller {
+    /// The position of the node's action in the RyeOS file `text`.
+    fn position(&self, text: &str) -> (usize, usize) {
+        let path: Vec<&str> = self.action.iter().map(String::as_str).collect();
+        yaml_key_position(text, 0, &path)
+    }
+}
 
 /// What a node's action runs in strata.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -121,21 +136,21 @@ struct Graph<'a> {
     out: &'a mut FileImport,
     text: &'a str,
     catalog: &'a Catalog,
-    /// Each target with the nodes calling it (first position first).
-    targets: BTreeMap<Target, Callers>,
+    /// Each target with the nodes calling it, in the file's order.
+    targets: BTreeMap<Target, Vec<Caller>>,
+    /// How many nodes calling a target were read.
+    callers: usize,
     /// Generated files by path.
     stubs: BTreeMap<String, String>,
     rewrites: Rewrites,
 }
 
 impl Graph<'_> {
-    fn at(&self, path: &[&str]) -> (usize, usize) {
-        yaml_key_position(self.text, 0, path)
-    }
-
+    /// A warning at the key `path` of the RyeOS file (located only when listed).
     fn warn_at(&mut self, code: &str, message: String, path: &[&str]) {
-        let (l, c) = self.at(path);
-        self.out.warn(code, message, l, c);
+        let text = self.text;
+        self.out
+            .warn_with(code, message, || yaml_key_position(text, 0, path));
     }
 
     fn convert(
@@ -486,11 +501,12 @@ impl Graph<'_> {
             }
         }
         self.generate(&target);
-        let pos = self.at(here);
-        self.targets
-            .entry(target)
-            .or_default()
-            .push((node.to_owned(), pos));
+        self.targets.entry(target).or_default().push(Caller {
+            node: node.to_owned(),
+            order: self.callers,
+            action: here.iter().map(|key| (*key).to_owned()).collect(),
+        });
+        self.callers += 1;
         let params = self.templates(params, &[here, &["params"]].concat());
         Ok((tool, params))
     }
@@ -612,51 +628,52 @@ fn failure_edge(handler: &str) -> Value {
     Value::Object(edge)
 }
 
-/// One warning per target that is not a plain tool, naming every node that calls it; and
-/// `IMP-G-success-flag` when nodes call real tools, whose `success: false` RyeOS honoured.
-fn report_targets(out: &mut FileImport, _text: &str, targets: &BTreeMap<Target, Callers>) {
-    let mut warnings: Vec<((usize, usize), String, String)> = Vec::new();
-    let mut real: Vec<(String, (usize, usize))> = Vec::new();
+/// One warning per target that is not a plain tool, naming the nodes that call it, at the
+/// first; and `IMP-G-success-flag` when nodes call real tools, whose `success: false` RyeOS
+/// honoured. In the file's order.
+fn report_targets(out: &mut FileImport, text: &str, targets: &BTreeMap<Target, Vec<Caller>>) {
+    let mut warnings: Vec<(&Caller, &str, String)> = Vec::new();
+    let mut real: Vec<&Caller> = Vec::new();
     for (target, nodes) in targets {
         let names = node_names(nodes);
-        let first = nodes[0].1;
+        let first = &nodes[0];
         match target {
-            Target::Tool(_) => real.extend(nodes.iter().cloned()),
+            Target::Tool(_) => real.extend(nodes),
             Target::Llm { item, stub } => warnings.push((
                 first,
-                "IMP-G-llm".into(),
+                "IMP-G-llm",
                 format!("node(s) {names} run `{}`, an LLM thread: strata runs no LLM; they now call the generated stub `{}`, which exits 127 with the reason (the graph still loads)", shown(item), shown(stub)),
             )),
             Target::Missing(tool) => warnings.push((
                 first,
-                "IMP-missing-tool".into(),
+                "IMP-missing-tool",
                 format!("node(s) {names} call `{tool}`, a tool in no space of the imported project (broken in RyeOS too): a failing stub was written at `tools/{tool}.yaml`", tool = shown(tool)),
             )),
             Target::Nested { graph, wrapper } => warnings.push((
                 first,
-                "IMP-G-nested".into(),
+                "IMP-G-nested",
                 format!("node(s) {names} run the graph `{graph}`: they now call the generated wrapper `{wrapper}`, which runs `strata run {graph} --json` and prints RyeOS's envelope {{success, status, output, steps}}"),
             )),
         }
     }
-    if !real.is_empty() {
-        real.sort_by_key(|(_, p)| *p);
-        let names = node_names(&real);
+    real.sort_by_key(|c| c.order);
+    if let Some(first) = real.first() {
+        let names = node_names(real.iter().copied());
         warnings.push((
-            real[0].1,
-            "IMP-G-success-flag".into(),
+            first,
+            "IMP-G-success-flag",
             format!("node(s) {names}: RyeOS failed a node whose tool printed JSON with `success: false`; strata fails a node only when its tool exits non-zero"),
         ));
     }
-    warnings.sort_by_key(|w| w.0);
-    for ((l, c), code, message) in warnings {
-        out.warn(&code, message, l, c);
+    warnings.sort_by_key(|w| w.0.order);
+    for (first, code, message) in warnings {
+        out.warn_with(code, message, || first.position(text));
     }
 }
 
 /// The nodes of a list, for a message: `` `a`, `b` `` (see [`named_list`]).
-fn node_names(nodes: &Callers) -> String {
-    named_list(nodes.iter().map(|(n, _)| format!("`{}`", shown(n))))
+fn node_names<'a>(nodes: impl IntoIterator<Item = &'a Caller>) -> String {
+    named_list(nodes.into_iter().map(|c| format!("`{}`", shown(&c.node))))
 }
 
 /// A generated tool that prints `reason` to stderr and exits 127 (command not found).

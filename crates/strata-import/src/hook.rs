@@ -67,31 +67,29 @@ pub fn import_hooks(source: &str, text: &str, catalog: &Catalog) -> FileImport {
             continue;
         }
         if !LISTS.contains(&key) {
-            let (l, c) = yaml_key_position(text, 0, &[key]);
-            out.warn(
+            let here = || yaml_key_position(text, 0, &[key]);
+            out.warn_with(
                 "IMP-H-key",
                 format!(
                     "`{}` of the hook file has no strata equivalent: dropped",
                     shown(key)
                 ),
-                l,
-                c,
+                here,
             );
             continue;
         }
         let Value::Array(list) = v else {
-            let (l, c) = yaml_key_position(text, 0, &[key]);
-            out.warn(
+            let here = || yaml_key_position(text, 0, &[key]);
+            out.warn_with(
                 "IMP-H-key",
                 format!("`{}` is not a list: dropped", shown(key)),
-                l,
-                c,
+                here,
             );
             continue;
         };
         for (index, hook) in list.iter().enumerate() {
             seen += 1;
-            let at = hook_position(text, key, index);
+            let at = || hook_position(text, key, index);
             if let Some(h) = convert(&mut out, hook, at, catalog) {
                 kept.push(h);
             }
@@ -101,7 +99,7 @@ pub fn import_hooks(source: &str, text: &str, catalog: &Catalog) -> FileImport {
         let message = if seen == 0 {
             "the file holds no hook".to_owned()
         } else {
-            format!("no hook of this file can be imported ({seen} hooks, each named in a warning)")
+            format!("no hook of this file can be imported ({seen} hooks; the warnings say why each is skipped)")
         };
         return out.refuse("IMP-H-none", message);
     }
@@ -160,11 +158,11 @@ fn hook_position(text: &str, list: &str, index: usize) -> (usize, usize) {
 fn convert(
     out: &mut FileImport,
     hook: &Value,
-    (l, c): (usize, usize),
+    here: impl Fn() -> (usize, usize) + Copy,
     catalog: &Catalog,
 ) -> Option<(Map<String, Value>, Option<String>)> {
     let Value::Object(h) = hook else {
-        out.warn("IMP-H-skip", "a hook entry is not a map: skipped", l, c);
+        out.warn_with("IMP-H-skip", "a hook entry is not a map: skipped", here);
         return None;
     };
     let id = h.get("id").map(text_of).unwrap_or_default();
@@ -262,37 +260,34 @@ fn convert(
     }
     if !reasons.is_empty() {
         for (code, message) in reasons {
-            out.warn(code, message, l, c);
+            out.warn_with(code, message, here);
         }
         return None;
     }
     for (code, message) in notes {
-        out.warn(code, message, l, c);
+        out.warn_with(code, message, here);
     }
     let strata_event = strata_event.unwrap_or_default();
     if !dropped.is_empty() {
-        out.warn(
+        out.warn_with(
             "IMP-H-param",
             format!(
                 "hook `{named}`: params {} dropped: `{strata_event}` has no such names",
                 dropped.join(", ")
             ),
-            l,
-            c,
+            here,
         );
     }
-    out.warn(
+    out.warn_with(
         "IMP-H-event",
         format!("hook `{named}`: RyeOS event `{event_named}` → `{strata_event}`: it fires on directive actions, not LLM thread turns"),
-        l,
-        c,
+        here,
     );
     if let Some(layer) = h.get("layer") {
-        out.warn(
+        out.warn_with(
             "IMP-H-layer",
             format!("hook `{named}`: `layer: {}` dropped: strata fires a directive's hooks first, then the project's by file name, in declaration order", shown(&text_of(layer))),
-            l,
-            c,
+            here,
         );
     }
     for key in h.keys() {
@@ -300,14 +295,13 @@ fn convert(
             key.as_str(),
             "id" | "event" | "layer" | "condition" | "action" | "description"
         ) {
-            out.warn(
+            out.warn_with(
                 "IMP-H-key",
                 format!(
                     "hook `{named}`: `{}` has no strata equivalent: dropped",
                     shown(key)
                 ),
-                l,
-                c,
+                here,
             );
         }
     }
@@ -627,7 +621,7 @@ extra: 1
         assert_eq!(r.code, "IMP-H-none");
         assert_eq!(
             r.message,
-            "no hook of this file can be imported (2 hooks, each named in a warning)"
+            "no hook of this file can be imported (2 hooks; the warnings say why each is skipped)"
         );
         assert_eq!(f.warnings.len(), 2);
         assert!(f.warnings[0].message.starts_with("hook `a` skipped"));

@@ -48,13 +48,18 @@ const NAMED_ITEMS: usize = 10;
 /// The items of a list for a message, joined by `, `: the first [`NAMED_ITEMS`], then how
 /// many more there are (`a, b, …, 3 more`).
 pub(crate) fn named_list(items: impl IntoIterator<Item = String>) -> String {
+    joined(items, ", ")
+}
+
+/// [`named_list`] with another separator.
+pub(crate) fn joined(items: impl IntoIterator<Item = String>, separator: &str) -> String {
     let mut items = items.into_iter();
     let mut named: Vec<String> = items.by_ref().take(NAMED_ITEMS).collect();
     let more = items.count();
     if more > 0 {
         named.push(format!("{more} more"));
     }
-    named.join(", ")
+    named.join(separator)
 }
 
 /// The header comment and YAML text of a written file.
