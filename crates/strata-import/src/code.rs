@@ -4,6 +4,7 @@
 //! when they are literals.
 
 use serde_json::{Map, Value};
+use strata_core::shown;
 
 use crate::model::{Catalog, FileImport};
 use crate::position::position;
@@ -77,7 +78,7 @@ pub fn import_code(source: &str, id: &str, text: &str, catalog: &Catalog) -> Fil
     if !executor.contains('/') || !catalog.has_tool(&executor) {
         return out.refuse(
             "IMP-code-executor",
-            format!("`__executor_id__ = \"{executor}\"` names no runtime in any space (broken in RyeOS too): nothing can run this file"),
+            format!("`__executor_id__ = \"{}\"` names no runtime in any space (broken in RyeOS too): nothing can run this file", shown(&executor)),
         );
     }
     let mut tool = Map::new();
@@ -99,7 +100,7 @@ pub fn import_code(source: &str, id: &str, text: &str, catalog: &Catalog) -> Fil
         }
     }
     tool.insert("executor".into(), Value::String(executor.clone()));
-    out.rewrite(format!("__executor_id__ → executor: {executor}"));
+    out.rewrite(format!("__executor_id__ → executor: {}", shown(&executor)));
 
     let parameters = match read("CONFIG_SCHEMA") {
         None => {
@@ -126,7 +127,8 @@ pub fn import_code(source: &str, id: &str, text: &str, catalog: &Catalog) -> Fil
                     "IMP-schema-keyword",
                     format!(
                         "schema keyword `{}` at {} dropped: strata's parameters have no such keyword, the constraint is lost",
-                        d.keyword, d.at
+                        shown(&d.keyword),
+                        shown(&d.at)
                     ),
                     line,
                     col,

@@ -2,7 +2,7 @@
 //! deciding each file's era and kind, converting what is used, writing the new project and
 //! checking it through the application layer (MAPPING.md §1).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
@@ -12,8 +12,9 @@ use crate::model::{Catalog, FileImport, Written};
 use crate::position::yaml_key_position;
 use crate::report::{CheckSummary, Entry, ImportReport, Notice};
 use crate::tool::ToolContext;
+use crate::util::plain_path;
 use crate::yaml::read_yaml;
-use crate::{code, directive, graph, hook, tool};
+use crate::{code, directive, graph, hook, target, tool};
 
 /// strata's primitive, the very file `strata init` writes.
 const SUBPROCESS: &str = include_str!("../../../tools/runtimes/subprocess.yaml");
@@ -89,8 +90,40 @@ struct Found {
     rel: String,
     /// The real file to read (links resolved and confined).
     real: PathBuf,
-    /// A link leading outside its space: never read.
-    escapes: bool,
+    /// Why the file is neither read nor copied, when it is not.
+    unread: Option<Unread>,
+}
+
+/// Why a file found under `.ai/` is neither read nor copied (in the project, it is refused
+/// with the reason; in a space, it is as if absent).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Unread {
+    /// A link leading outside its space.
+    Escapes,
+    /// A name that is not UTF-8.
+    NotUtf8,
+    /// A name holding a control character.
+    Control,
+}
+
+impl Unread {
+    /// The code and reason of the refusal.
+    fn refusal(self) -> (&'static str, &'static str) {
+        match self {
+            Unread::Escapes => (
+                "IMP-escape",
+                "a symbolic link leading outside the RyeOS tree: not read, not copied",
+            ),
+            Unread::NotUtf8 => (
+                "IMP-name",
+                "the name is not UTF-8: not read, not copied (strata's ids and paths are printable text; rename it)",
+            ),
+            Unread::Control => (
+                "IMP-name",
+                "the name holds a control character: not read, not copied (strata's ids and paths are printable text; rename it)",
+            ),
+        }
+    }
 }
 
 /// One convertible item.
@@ -102,7 +135,8 @@ struct Item {
     text: String,
 }
 
-fn fail(message: String, hint: &str) -> Error {
+/// An error of the import as a whole (exit code 2).
+pub(crate) fn fail(message: String, hint: &str) -> Error {
     Error::new(Layer::new("import"), ErrorKind::Invalid, message).with_hint(hint.to_owned())
 }
 
@@ -114,7 +148,7 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
     for s in &opts.spaces {
         roots.push(space_root(s, "the --space")?);
     }
-    check_target(target, &roots)?;
+    target::check(target, &roots)?;
 
     // Every file of every space, sorted.
     let mut per_space: Vec<Vec<Found>> = Vec::new();
@@ -133,13 +167,13 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
     // Items by id, the first space that has one winning (RyeOS's resolution order).
     let mut items: Vec<Item> = Vec::new();
     let mut kept: Vec<Found> = Vec::new();
-    let mut escaped: Vec<Found> = Vec::new();
+    let mut unread: Vec<(Found, Unread)> = Vec::new();
     let mut execution: Option<(String, Map<String, Value>)> = None;
     for files in &per_space {
         for f in files {
-            if f.escapes {
+            if let Some(why) = f.unread {
                 if f.space == 0 {
-                    escaped.push(f.clone());
+                    unread.push((f.clone(), why));
                 }
                 continue;
             }
@@ -184,25 +218,22 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
     let ctx = ToolContext { execution };
 
     // Convert the project's items, then the space items they use, to a fixpoint.
-    let mut done: BTreeSet<usize> = BTreeSet::new();
-    let mut queue: Vec<usize> = items
+    // Each item is queued once.
+    let mut queued: BTreeSet<usize> = items
         .iter()
         .enumerate()
         .filter(|(_, it)| it.found.space == 0)
         .map(|(i, _)| i)
         .collect();
+    let mut queue: VecDeque<usize> = queued.iter().copied().collect();
     let mut entries: Vec<(usize, FileImport)> = Vec::new();
-    while let Some(i) = queue.first().copied() {
-        queue.remove(0);
-        if !done.insert(i) {
-            continue;
-        }
+    while let Some(i) = queue.pop_front() {
         let item = &items[i];
         let imported = convert(item, &catalog, &ctx);
         for id in references(&imported) {
             if let Some(&j) = by_id.get(&(true, id)) {
-                if !done.contains(&j) && !queue.contains(&j) {
-                    queue.push(j);
+                if queued.insert(j) {
+                    queue.push_back(j);
                 }
             }
         }
@@ -226,33 +257,27 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
         for w in imp.written.drain(..) {
             match owner.get(&w.path) {
                 Some((_, text)) if *text == w.contents => {}
-                Some(_) => clashes.push(w.path.clone()),
-                None => {
-                    owner.insert(w.path.clone(), (n, w.contents.clone()));
-                    keep.push(w);
-                }
+                Some(_) => clashes.push(format!("`{}` is also written, differently, by an earlier file: this file's version is not written", w.path)),
+                None => match file_and_directory(&owner, &w.path) {
+                    Some(other) => clashes.push(format!("`{}` cannot be written: the new project has `{other}` (a path cannot be both a file and a directory)", w.path)),
+                    None => {
+                        owner.insert(w.path.clone(), (n, w.contents.clone()));
+                        keep.push(w);
+                    }
+                },
             }
         }
         imp.written = keep;
-        for path in clashes {
-            imp.warn(
-                "IMP-conflict",
-                format!("`{path}` is also written, differently, by an earlier file: this file's version is not written"),
-                0,
-                0,
-            );
+        for message in clashes {
+            imp.warn("IMP-conflict", message, 0, 0);
         }
+        imp.finish();
     }
 
-    // Write the new project.
-    std::fs::create_dir_all(target).map_err(|e| {
-        fail(
-            format!("cannot create `{}`: {e}", target.display()),
-            "choose a directory you can write to",
-        )
-    })?;
+    // Write the new project, the target held for this import until its report is written.
+    let _held = target::take(target)?;
     let write = |rel: &str, bytes: &[u8]| -> Result<(), Error> {
-        if rel.split('/').any(|s| s == ".." || s.is_empty()) || rel.starts_with('/') {
+        if !plain_path(rel) {
             return Err(fail(
                 format!("refusing to write `{rel}` outside the new project"),
                 "this is a bug of the importer",
@@ -276,7 +301,7 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
     };
     // `.ai/`: every project file, and the space items used, byte for byte.
     let mut copied: BTreeSet<String> = BTreeSet::new();
-    for f in per_space[0].iter().filter(|f| !f.escapes) {
+    for f in per_space[0].iter().filter(|f| f.unread.is_none()) {
         if let Ok(bytes) = std::fs::read(&f.real) {
             write(&format!(".ai/{}", f.rel), &bytes)?;
             copied.insert(f.rel.clone());
@@ -295,10 +320,14 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
         }
     }
 
-    // Links leaving the tree: refused, never read.
     let mut all: Vec<Entry> = Vec::new();
+    // Signature comments: those of every project file, and of the space items used.
+    let mut signatures = 0;
     for (i, imp) in entries {
         let item = &items[i];
+        if item.found.space > 0 {
+            signatures += count_signatures(&item.text);
+        }
         all.push(Entry {
             space: item.found.space,
             era: era_of(item),
@@ -307,11 +336,10 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
             check_errors: 0,
         });
     }
-    for f in escaped {
-        let imp = FileImport::imported(format!(".ai/{}", f.rel)).refuse(
-            "IMP-escape",
-            "a symbolic link leading outside the RyeOS tree: not read, not copied",
-        );
+    // Links leaving the tree and names that are no text: refused, never read.
+    for (f, why) in unread {
+        let (code, reason) = why.refusal();
+        let imp = FileImport::imported(format!(".ai/{}", f.rel)).refuse(code, reason);
         all.push(Entry {
             space: 0,
             era: Era::Python,
@@ -324,17 +352,9 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
 
     // Project-level notices.
     let mut notices = Vec::new();
-    let mut signatures = 0;
-    for f in per_space[0].iter().filter(|f| !f.escapes) {
+    for f in per_space[0].iter().filter(|f| f.unread.is_none()) {
         if let Ok(text) = std::fs::read_to_string(&f.real) {
             signatures += count_signatures(&text);
-        }
-    }
-    for e in all.iter().filter(|e| e.space > 0) {
-        if let Some(item) = items.iter().find(|it| {
-            it.found.space == e.space && format!(".ai/{}", it.found.rel) == e.import.source
-        }) {
-            signatures += count_signatures(&item.text);
         }
     }
     if signatures > 0 {
@@ -356,8 +376,14 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
         Ok(report) => CheckSummary::of(&report),
         Err(e) => CheckSummary::failed(&e),
     };
+    let errors = check.errors_by_file();
     for e in &mut all {
-        e.check_errors = check.errors_in(e.import.written.iter().map(|w| w.path.as_str()));
+        e.check_errors = e
+            .import
+            .written
+            .iter()
+            .filter_map(|w| errors.get(w.path.as_str()))
+            .sum();
     }
     let report = ImportReport {
         spaces: opts.spaces.len(),
@@ -372,6 +398,25 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
     )?;
     write("IMPORT-REPORT.md", report.to_markdown().as_bytes())?;
     Ok(report)
+}
+
+/// A path already written that `path` would have to be a directory of (`tools/x.yaml` for
+/// `tools/x.yaml/y.yaml`), or that would have to be under `path` as a directory.
+fn file_and_directory<T>(written: &BTreeMap<String, T>, path: &str) -> Option<String> {
+    let above = path
+        .match_indices('/')
+        .map(|(i, _)| &path[..i])
+        .find(|dir| written.contains_key(*dir));
+    if let Some(file) = above {
+        return Some(file.to_owned());
+    }
+    let dir = format!("{path}/");
+    written
+        .range(dir.clone()..)
+        .next()
+        .map(|(below, _)| below)
+        .filter(|below| below.starts_with(&dir))
+        .cloned()
 }
 
 /// `<dir>/.ai`, canonical; an error for people when it is missing.
@@ -391,68 +436,9 @@ fn space_root(dir: &Path, what: &str) -> Result<PathBuf, Error> {
     })
 }
 
-/// The target must be absent or an empty directory, and not inside a RyeOS tree.
-fn check_target(target: &Path, roots: &[PathBuf]) -> Result<(), Error> {
-    match std::fs::symlink_metadata(target) {
-        Err(_) => {}
-        Ok(m) if m.is_dir() => {
-            let mut entries = std::fs::read_dir(target).map_err(|e| {
-                fail(
-                    format!("cannot read `{}`: {e}", target.display()),
-                    "check the path",
-                )
-            })?;
-            if entries.next().is_some() {
-                return Err(fail(
-                    format!("{} is not empty", target.display()),
-                    "strata import writes a new project: give a new or empty directory",
-                ));
-            }
-        }
-        Ok(_) => {
-            return Err(fail(
-                format!("{} is not empty", target.display()),
-                "it is not a directory: give a new or empty directory",
-            ))
-        }
-    }
-    // A target inside a RyeOS `.ai/` would be read while it is written.
-    let probe = std::path::absolute(target).unwrap_or_else(|_| target.to_path_buf());
-    let probe = nearest_canonical(&probe);
-    if roots.iter().any(|r| probe.starts_with(r)) {
-        return Err(fail(
-            format!("{} is inside a RyeOS .ai/ tree", target.display()),
-            "write the new project somewhere else",
-        ));
-    }
-    Ok(())
-}
-
-/// The canonical form of the nearest existing ancestor, with the rest appended.
-fn nearest_canonical(p: &Path) -> PathBuf {
-    let mut rest = Vec::new();
-    let mut cur = p.to_path_buf();
-    loop {
-        if let Ok(c) = std::fs::canonicalize(&cur) {
-            let mut out = c;
-            for r in rest.iter().rev() {
-                out.push(r);
-            }
-            return out;
-        }
-        match (cur.file_name().map(|s| s.to_owned()), cur.parent()) {
-            (Some(name), Some(parent)) => {
-                rest.push(name);
-                cur = parent.to_path_buf();
-            }
-            _ => return p.to_path_buf(),
-        }
-    }
-}
-
 /// Every file under `dir` (inside `root`), sorted; a link is followed only when its canonical
-/// target stays inside `root` (else it is marked `escapes`); directories already seen (link
-/// loops) are skipped.
+/// target stays inside `root` (else it is marked unread, as is a name that is no text, shown
+/// escaped); directories already seen (link loops) are skipped.
 fn walk(
     root: &Path,
     dir: &Path,
@@ -471,15 +457,29 @@ fn walk(
         .collect();
     names.sort();
     for name in names {
-        let Some(name_str) = name.to_str() else {
-            continue;
-        };
         let path = dir.join(&name);
-        let rel = if prefix.is_empty() {
-            name_str.to_owned()
-        } else {
-            format!("{prefix}/{name_str}")
+        let (name_text, unread) = match name.to_str() {
+            Some(text) if text.chars().any(char::is_control) => (
+                strata_core::escaped(text).into_owned(),
+                Some(Unread::Control),
+            ),
+            Some(text) => (text.to_owned(), None),
+            None => (escaped_name(&name), Some(Unread::NotUtf8)),
         };
+        let rel = if prefix.is_empty() {
+            name_text
+        } else {
+            format!("{prefix}/{name_text}")
+        };
+        if unread.is_some() {
+            out.push(Found {
+                space,
+                rel,
+                real: path,
+                unread,
+            });
+            continue;
+        }
         let Ok(meta) = std::fs::symlink_metadata(&path) else {
             continue;
         };
@@ -491,7 +491,7 @@ fn walk(
                         space,
                         rel,
                         real: path,
-                        escapes: true,
+                        unread: Some(Unread::Escapes),
                     });
                     continue;
                 }
@@ -506,11 +506,25 @@ fn walk(
                 space,
                 rel,
                 real,
-                escapes: false,
+                unread: None,
             });
         }
     }
     Ok(())
+}
+
+/// A file name that is not UTF-8 as messages show it: its text, control characters escaped,
+/// and each byte that is not UTF-8 written `\xNN`.
+fn escaped_name(name: &std::ffi::OsStr) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = String::new();
+    for chunk in name.as_bytes().utf8_chunks() {
+        out.push_str(&strata_core::escaped(chunk.valid()));
+        for byte in chunk.invalid() {
+            out.push_str(&format!("\\x{byte:02x}"));
+        }
+    }
+    out
 }
 
 /// The kind and id of a file under `.ai/`, `None` for files only kept there.
@@ -737,6 +751,23 @@ mod tests {
             Some((ItemKind::Hooks, String::new()))
         );
         assert_eq!(classify("knowledge/k.md", ""), None);
+    }
+
+    #[test]
+    fn a_path_cannot_be_both_a_file_and_a_directory() {
+        let written: BTreeMap<String, ()> = [
+            ("tools/x.yaml".to_owned(), ()),
+            ("tools/d/e.yaml".to_owned(), ()),
+        ]
+        .into();
+        let clash = |path| file_and_directory(&written, path);
+        assert_eq!(
+            clash("tools/x.yaml/y.yaml").as_deref(),
+            Some("tools/x.yaml")
+        );
+        assert_eq!(clash("tools/d").as_deref(), Some("tools/d/e.yaml"));
+        assert_eq!(clash("tools/d.yaml"), None);
+        assert_eq!(clash("tools/x.yam/z.yaml"), None);
     }
 
     #[test]

@@ -7,11 +7,12 @@
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
+use strata_core::shown;
 
 use crate::model::{Catalog, FileImport};
 use crate::position::yaml_key_position;
 use crate::schema;
-use crate::util::{compact, string, text_of};
+use crate::util::{compact, named_list, string, text_of, writable_id};
 
 /// The RyeOS tool that runs a directive on an LLM thread.
 const THREAD_DIRECTIVE: &str = "rye/agent/threads/thread_directive";
@@ -37,6 +38,7 @@ pub fn import_graph(
         text,
         catalog,
         targets: BTreeMap::new(),
+        callers: 0,
         stubs: BTreeMap::new(),
         rewrites: Rewrites::default(),
     };
@@ -66,8 +68,22 @@ pub fn import_graph(
 
 type Refused = (&'static str, String);
 
-/// The nodes calling one target, each with its position in the RyeOS file.
-type Callers = Vec<(String, (usize, usize))>;
+/// A node calling a target: its name, its place among the nodes read (the file's order) and
+/// the path of its action in the RyeOS file, located only for a warning listed.
+#[derive(Clone, Debug)]
+struct Caller {
+    node: String,
+    order: usize,
+    action: Vec<String>,
+}
+
+impl Caller {
+    /// The position of the node's action in the RyeOS file `text`.
+    fn position(&self, text: &str) -> (usize, usize) {
+        let path: Vec<&str> = self.action.iter().map(String::as_str).collect();
+        yaml_key_position(text, 0, &path)
+    }
+}
 
 /// What a node's action runs in strata.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -120,21 +136,21 @@ struct Graph<'a> {
     out: &'a mut FileImport,
     text: &'a str,
     catalog: &'a Catalog,
-    /// Each target with the nodes calling it (first position first).
-    targets: BTreeMap<Target, Callers>,
+    /// Each target with the nodes calling it, in the file's order.
+    targets: BTreeMap<Target, Vec<Caller>>,
+    /// How many nodes calling a target were read.
+    callers: usize,
     /// Generated files by path.
     stubs: BTreeMap<String, String>,
     rewrites: Rewrites,
 }
 
 impl Graph<'_> {
-    fn at(&self, path: &[&str]) -> (usize, usize) {
-        yaml_key_position(self.text, 0, path)
-    }
-
+    /// A warning at the key `path` of the RyeOS file (located only when listed).
     fn warn_at(&mut self, code: &str, message: String, path: &[&str]) {
-        let (l, c) = self.at(path);
-        self.out.warn(code, message, l, c);
+        let text = self.text;
+        self.out
+            .warn_with(code, message, || yaml_key_position(text, 0, path));
     }
 
     fn convert(
@@ -160,7 +176,7 @@ impl Graph<'_> {
                     if t != stem {
                         self.warn_at(
                             "IMP-tool_id",
-                            format!("`tool_id: {t}` differs from the file stem `{stem}`: the strata id is the path, `{id}`"),
+                            format!("`tool_id: {}` differs from the file stem `{stem}`: the strata id is the path, `{id}`", shown(&t)),
                             &["tool_id"],
                         );
                     }
@@ -178,7 +194,7 @@ impl Graph<'_> {
                     for d in &converted.dropped {
                         self.warn_at(
                             "IMP-schema-keyword",
-                            format!("schema keyword `{}` at {} dropped: strata's parameters do not have it, the constraint is lost", d.keyword, d.at),
+                            format!("schema keyword `{}` at {} dropped: strata's parameters do not have it, the constraint is lost", shown(&d.keyword), shown(&d.at)),
                             &[key],
                         );
                     }
@@ -194,7 +210,10 @@ impl Graph<'_> {
                 },
                 other => self.warn_at(
                     "IMP-G-key",
-                    format!("`{other}` of the graph has no strata equivalent: dropped"),
+                    format!(
+                        "`{}` of the graph has no strata equivalent: dropped",
+                        shown(other)
+                    ),
                     &[other],
                 ),
             }
@@ -236,7 +255,10 @@ impl Graph<'_> {
                 }
                 other => self.warn_at(
                     "IMP-G-key",
-                    format!("`config.{other}` of the graph has no strata equivalent: dropped"),
+                    format!(
+                        "`config.{}` of the graph has no strata equivalent: dropped",
+                        shown(other)
+                    ),
                     &["config", other],
                 ),
             }
@@ -257,7 +279,7 @@ impl Graph<'_> {
     fn node(&mut self, name: &str, node: &Value) -> Result<Map<String, Value>, Refused> {
         let path = ["config", "nodes", name];
         let Value::Object(node) = node else {
-            return Err(("IMP-G-yaml", format!("node `{name}` is not a map")));
+            return Err(("IMP-G-yaml", format!("node `{}` is not a map", shown(name))));
         };
         let ty = node.get("type").map(text_of);
         let mut outn = Map::new();
@@ -268,7 +290,16 @@ impl Graph<'_> {
             Some(other) => {
                 self.warn_at(
                     "IMP-G-node",
-                    format!("node `{name}` has `type: {other}`, which strata does not know: imported as {}", if node.contains_key("action") { "an action" } else { "a gate" }),
+                    format!(
+                        "node `{}` has `type: {}`, which strata does not know: imported as {}",
+                        shown(name),
+                        shown(other),
+                        if node.contains_key("action") {
+                            "an action"
+                        } else {
+                            "a gate"
+                        }
+                    ),
                     &[&path[..], &["type"]].concat(),
                 );
                 if node.contains_key("action") {
@@ -319,12 +350,12 @@ impl Graph<'_> {
                 "on_error" if kind == "action" => on_error_node = Some(text_of(v)),
                 "cache" | "cache_result" => self.warn_at(
                     "IMP-G-cache_result",
-                    format!("node `{name}`: `{key}: {}` dropped: strata does not cache node results (the node runs every time)", compact(v)),
+                    format!("node `{}`: `{key}: {}` dropped: strata does not cache node results (the node runs every time)", shown(name), compact(v)),
                     &here,
                 ),
                 other => self.warn_at(
                     "IMP-G-key",
-                    format!("node `{name}`: `{other}` has no strata equivalent here: dropped"),
+                    format!("node `{}`: `{}` has no strata equivalent here: dropped", shown(name), shown(other)),
                     &here,
                 ),
             }
@@ -349,7 +380,7 @@ impl Graph<'_> {
             next = Some(Value::Array(edges));
             self.warn_at(
                 "IMP-G-node-on_error",
-                format!("node `{name}`: `on_error: {handler}` became `allow_failure: true` and a first edge to `{handler}` when the tool fails (`run.success` or its JSON `success` false); the node's `assign` now also runs on the failed result"),
+                format!("node `{}`: `on_error: {handler}` became `allow_failure: true` and a first edge to `{handler}` when the tool fails (`run.success` or its JSON `success` false); the node's `assign` now also runs on the failed result", shown(name), handler = shown(&handler)),
                 &[&path[..], &["on_error"]].concat(),
             );
         }
@@ -364,7 +395,7 @@ impl Graph<'_> {
         let Value::Object(a) = v else {
             return Err((
                 "IMP-G-yaml",
-                format!("the action of node `{node}` is not a map"),
+                format!("the action of node `{}` is not a map", shown(node)),
             ));
         };
         let primary = a
@@ -380,7 +411,7 @@ impl Graph<'_> {
         if item.is_empty() {
             return Err((
                 "IMP-G-yaml",
-                format!("the action of node `{node}` has no `item_id`"),
+                format!("the action of node `{}` has no `item_id`", shown(node)),
             ));
         }
         self.rewrites.item_ids += 1;
@@ -389,7 +420,11 @@ impl Graph<'_> {
             if !matches!(key, "primary" | "item_id" | "item_type" | "params") {
                 self.warn_at(
                     "IMP-G-key",
-                    format!("node `{node}`: `action.{key}` has no strata equivalent: dropped"),
+                    format!(
+                        "node `{}`: `action.{}` has no strata equivalent: dropped",
+                        shown(node),
+                        shown(key)
+                    ),
                     &[here, &[key]].concat(),
                 );
             }
@@ -436,6 +471,17 @@ impl Graph<'_> {
             Target::Llm { stub, .. } => stub.clone(),
             Target::Nested { wrapper, .. } => wrapper.clone(),
         };
+        // A generated tool is written at its id.
+        if !matches!(target, Target::Tool(_)) && !writable_id(&tool) {
+            return Err((
+                "IMP-G-tool-id",
+                format!(
+                    "node `{}` calls `{}`: no tool can have that id (an id is a path of names under `tools/`: no `.` or `..`, no leading `/`, no empty name, no control character, no name over 250 bytes): the graph is not imported",
+                    shown(node),
+                    shown(&item_id)
+                ),
+            ));
+        }
         if let Target::Nested { graph, .. } = &target {
             if let Value::Object(p) = &mut params {
                 let mut dropped = Vec::new();
@@ -448,18 +494,19 @@ impl Graph<'_> {
                     let at = [here, &["params"]].concat();
                     self.warn_at(
                         "IMP-G-nested-params",
-                        format!("node `{node}`: params {} dropped: RyeOS's executor consumed them to run the child graph `{graph}`; they are no inputs of it", dropped.join(", ")),
+                        format!("node `{}`: params {} dropped: RyeOS's executor consumed them to run the child graph `{graph}`; they are no inputs of it", shown(node), dropped.join(", ")),
                         &at,
                     );
                 }
             }
         }
         self.generate(&target);
-        let pos = self.at(here);
-        self.targets
-            .entry(target)
-            .or_default()
-            .push((node.to_owned(), pos));
+        self.targets.entry(target).or_default().push(Caller {
+            node: node.to_owned(),
+            order: self.callers,
+            action: here.iter().map(|key| (*key).to_owned()).collect(),
+        });
+        self.callers += 1;
         let params = self.templates(params, &[here, &["params"]].concat());
         Ok((tool, params))
     }
@@ -581,54 +628,52 @@ fn failure_edge(handler: &str) -> Value {
     Value::Object(edge)
 }
 
-/// One warning per target that is not a plain tool, naming every node that calls it; and
-/// `IMP-G-success-flag` when nodes call real tools, whose `success: false` RyeOS honoured.
-fn report_targets(out: &mut FileImport, _text: &str, targets: &BTreeMap<Target, Callers>) {
-    let mut warnings: Vec<((usize, usize), String, String)> = Vec::new();
-    let mut real: Vec<(String, (usize, usize))> = Vec::new();
+/// One warning per target that is not a plain tool, naming the nodes that call it, at the
+/// first; and `IMP-G-success-flag` when nodes call real tools, whose `success: false` RyeOS
+/// honoured. In the file's order.
+fn report_targets(out: &mut FileImport, text: &str, targets: &BTreeMap<Target, Vec<Caller>>) {
+    let mut warnings: Vec<(&Caller, &str, String)> = Vec::new();
+    let mut real: Vec<&Caller> = Vec::new();
     for (target, nodes) in targets {
-        let names = nodes
-            .iter()
-            .map(|(n, _)| format!("`{n}`"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let first = nodes[0].1;
+        let names = node_names(nodes);
+        let first = &nodes[0];
         match target {
-            Target::Tool(_) => real.extend(nodes.iter().cloned()),
+            Target::Tool(_) => real.extend(nodes),
             Target::Llm { item, stub } => warnings.push((
                 first,
-                "IMP-G-llm".into(),
-                format!("node(s) {names} run `{item}`, an LLM thread: strata runs no LLM; they now call the generated stub `{stub}`, which exits 127 with the reason (the graph still loads)"),
+                "IMP-G-llm",
+                format!("node(s) {names} run `{}`, an LLM thread: strata runs no LLM; they now call the generated stub `{}`, which exits 127 with the reason (the graph still loads)", shown(item), shown(stub)),
             )),
             Target::Missing(tool) => warnings.push((
                 first,
-                "IMP-missing-tool".into(),
-                format!("node(s) {names} call `{tool}`, a tool in no space of the imported project (broken in RyeOS too): a failing stub was written at `tools/{tool}.yaml`"),
+                "IMP-missing-tool",
+                format!("node(s) {names} call `{tool}`, a tool in no space of the imported project (broken in RyeOS too): a failing stub was written at `tools/{tool}.yaml`", tool = shown(tool)),
             )),
             Target::Nested { graph, wrapper } => warnings.push((
                 first,
-                "IMP-G-nested".into(),
+                "IMP-G-nested",
                 format!("node(s) {names} run the graph `{graph}`: they now call the generated wrapper `{wrapper}`, which runs `strata run {graph} --json` and prints RyeOS's envelope {{success, status, output, steps}}"),
             )),
         }
     }
-    if !real.is_empty() {
-        real.sort_by_key(|(_, p)| *p);
-        let names = real
-            .iter()
-            .map(|(n, _)| format!("`{n}`"))
-            .collect::<Vec<_>>()
-            .join(", ");
+    real.sort_by_key(|c| c.order);
+    if let Some(first) = real.first() {
+        let names = node_names(real.iter().copied());
         warnings.push((
-            real[0].1,
-            "IMP-G-success-flag".into(),
+            first,
+            "IMP-G-success-flag",
             format!("node(s) {names}: RyeOS failed a node whose tool printed JSON with `success: false`; strata fails a node only when its tool exits non-zero"),
         ));
     }
-    warnings.sort_by_key(|w| w.0);
-    for ((l, c), code, message) in warnings {
-        out.warn(&code, message, l, c);
+    warnings.sort_by_key(|w| w.0.order);
+    for (first, code, message) in warnings {
+        out.warn_with(code, message, || first.position(text));
     }
+}
+
+/// The nodes of a list, for a message: `` `a`, `b` `` (see [`named_list`]).
+fn node_names<'a>(nodes: impl IntoIterator<Item = &'a Caller>) -> String {
+    named_list(nodes.into_iter().map(|c| format!("`{}`", shown(&c.node))))
 }
 
 /// A generated tool that prints `reason` to stderr and exits 127 (command not found).

@@ -4,6 +4,7 @@
 //! file is refused (`IMP-H-none`) when none can.
 
 use serde_json::{Map, Value};
+use strata_core::shown;
 
 use crate::model::{Catalog, FileImport};
 use crate::position::yaml_key_position;
@@ -66,23 +67,29 @@ pub fn import_hooks(source: &str, text: &str, catalog: &Catalog) -> FileImport {
             continue;
         }
         if !LISTS.contains(&key) {
-            let (l, c) = yaml_key_position(text, 0, &[key]);
-            out.warn(
+            let here = || yaml_key_position(text, 0, &[key]);
+            out.warn_with(
                 "IMP-H-key",
-                format!("`{key}` of the hook file has no strata equivalent: dropped"),
-                l,
-                c,
+                format!(
+                    "`{}` of the hook file has no strata equivalent: dropped",
+                    shown(key)
+                ),
+                here,
             );
             continue;
         }
         let Value::Array(list) = v else {
-            let (l, c) = yaml_key_position(text, 0, &[key]);
-            out.warn("IMP-H-key", format!("`{key}` is not a list: dropped"), l, c);
+            let here = || yaml_key_position(text, 0, &[key]);
+            out.warn_with(
+                "IMP-H-key",
+                format!("`{}` is not a list: dropped", shown(key)),
+                here,
+            );
             continue;
         };
         for (index, hook) in list.iter().enumerate() {
             seen += 1;
-            let at = hook_position(text, key, index);
+            let at = || hook_position(text, key, index);
             if let Some(h) = convert(&mut out, hook, at, catalog) {
                 kept.push(h);
             }
@@ -92,7 +99,7 @@ pub fn import_hooks(source: &str, text: &str, catalog: &Catalog) -> FileImport {
         let message = if seen == 0 {
             "the file holds no hook".to_owned()
         } else {
-            format!("no hook of this file can be imported ({seen} hooks, each named in a warning)")
+            format!("no hook of this file can be imported ({seen} hooks; the warnings say why each is skipped)")
         };
         return out.refuse("IMP-H-none", message);
     }
@@ -151,21 +158,23 @@ fn hook_position(text: &str, list: &str, index: usize) -> (usize, usize) {
 fn convert(
     out: &mut FileImport,
     hook: &Value,
-    (l, c): (usize, usize),
+    here: impl Fn() -> (usize, usize) + Copy,
     catalog: &Catalog,
 ) -> Option<(Map<String, Value>, Option<String>)> {
     let Value::Object(h) = hook else {
-        out.warn("IMP-H-skip", "a hook entry is not a map: skipped", l, c);
+        out.warn_with("IMP-H-skip", "a hook entry is not a map: skipped", here);
         return None;
     };
     let id = h.get("id").map(text_of).unwrap_or_default();
     let event = h.get("event").map(text_of).unwrap_or_default();
+    // How messages name the hook and its event.
+    let (named, event_named) = (shown(&id), shown(&event));
     let mut reasons: Vec<(&'static str, String)> = Vec::new();
     let strata_event = EVENTS.iter().find(|(r, _)| *r == event).map(|(_, s)| *s);
     if strata_event.is_none() {
         reasons.push((
             "IMP-H-skip",
-            format!("hook `{id}` skipped: event `{event}` has no strata equivalent"),
+            format!("hook `{named}` skipped: event `{event_named}` has no strata equivalent"),
         ));
     }
     let action = match h.get("action") {
@@ -183,28 +192,36 @@ fn convert(
     if !primary.is_empty() && primary != "execute" {
         reasons.push((
             "IMP-H-skip",
-            format!("hook `{id}` skipped: its action is `{primary}`, strata hooks only run tools"),
+            format!(
+                "hook `{named}` skipped: its action is `{}`, strata hooks only run tools",
+                shown(&primary)
+            ),
         ));
     } else if item_type != "tool" {
         reasons.push((
             "IMP-H-skip",
-            format!("hook `{id}` skipped: its action runs a {item_type} (`{item_id}`), strata hooks only run tools"),
+            format!(
+                "hook `{named}` skipped: its action runs a {} (`{}`), strata hooks only run tools",
+                shown(&item_type),
+                shown(&item_id)
+            ),
         ));
     } else if item_id.starts_with("rye/agent/threads/internal/") {
         reasons.push((
             "IMP-H-skip",
-            format!("hook `{id}` skipped: its action `{item_id}` acts on RyeOS thread state; a strata hook's result cannot steer the directive (its failure is only reported)"),
+            format!("hook `{named}` skipped: its action `{}` acts on RyeOS thread state; a strata hook's result cannot steer the directive (its failure is only reported)", shown(&item_id)),
         ));
     } else if item_id.is_empty() {
         reasons.push((
             "IMP-H-skip",
-            format!("hook `{id}` skipped: its action names no tool"),
+            format!("hook `{named}` skipped: its action names no tool"),
         ));
     } else if !catalog.has_tool(&item_id) {
         reasons.push((
             "IMP-H-skip",
             format!(
-                "hook `{id}` skipped: its tool `{item_id}` is in no space of the imported project"
+                "hook `{named}` skipped: its tool `{}` is in no space of the imported project",
+                shown(&item_id)
             ),
         ));
     }
@@ -212,7 +229,7 @@ fn convert(
     let mut condition = h.get("condition").cloned();
     let mut notes: Vec<(&'static str, String)> = Vec::new();
     if let Some(cond) = &mut condition {
-        condition_problems(&id, cond, &mut reasons, &mut notes);
+        condition_problems(&named, cond, &mut reasons, &mut notes);
     }
     // The params: names the strata event's context lacks are dropped.
     let mut params = match action.get("params") {
@@ -231,10 +248,11 @@ fn convert(
         if !missing.is_empty() {
             params.shift_remove(&key);
             dropped.push(format!(
-                "`{key}` (reads {})",
+                "`{}` (reads {})",
+                shown(&key),
                 missing
                     .iter()
-                    .map(|m| format!("`{m}`"))
+                    .map(|m| format!("`{}`", shown(m)))
                     .collect::<Vec<_>>()
                     .join(", ")
             ));
@@ -242,37 +260,34 @@ fn convert(
     }
     if !reasons.is_empty() {
         for (code, message) in reasons {
-            out.warn(code, message, l, c);
+            out.warn_with(code, message, here);
         }
         return None;
     }
     for (code, message) in notes {
-        out.warn(code, message, l, c);
+        out.warn_with(code, message, here);
     }
     let strata_event = strata_event.unwrap_or_default();
     if !dropped.is_empty() {
-        out.warn(
+        out.warn_with(
             "IMP-H-param",
             format!(
-                "hook `{id}`: params {} dropped: `{strata_event}` has no such names",
+                "hook `{named}`: params {} dropped: `{strata_event}` has no such names",
                 dropped.join(", ")
             ),
-            l,
-            c,
+            here,
         );
     }
-    out.warn(
+    out.warn_with(
         "IMP-H-event",
-        format!("hook `{id}`: RyeOS event `{event}` → `{strata_event}`: it fires on directive actions, not LLM thread turns"),
-        l,
-        c,
+        format!("hook `{named}`: RyeOS event `{event_named}` → `{strata_event}`: it fires on directive actions, not LLM thread turns"),
+        here,
     );
     if let Some(layer) = h.get("layer") {
-        out.warn(
+        out.warn_with(
             "IMP-H-layer",
-            format!("hook `{id}`: `layer: {}` dropped: strata fires a directive's hooks first, then the project's by file name, in declaration order", text_of(layer)),
-            l,
-            c,
+            format!("hook `{named}`: `layer: {}` dropped: strata fires a directive's hooks first, then the project's by file name, in declaration order", shown(&text_of(layer))),
+            here,
         );
     }
     for key in h.keys() {
@@ -280,11 +295,13 @@ fn convert(
             key.as_str(),
             "id" | "event" | "layer" | "condition" | "action" | "description"
         ) {
-            out.warn(
+            out.warn_with(
                 "IMP-H-key",
-                format!("hook `{id}`: `{key}` has no strata equivalent: dropped"),
-                l,
-                c,
+                format!(
+                    "hook `{named}`: `{}` has no strata equivalent: dropped",
+                    shown(key)
+                ),
+                here,
             );
         }
     }
@@ -300,17 +317,18 @@ fn convert(
         a.insert("params".into(), Value::Object(params));
     }
     outh.insert("action".into(), Value::Object(a));
+    let tool = shown(&item_id);
     out.rewrite(format!(
-        "hook `{id}`: action {{primary: execute, item_type: tool, item_id: {item_id}}} → {{tool: {item_id}}}"
+        "hook `{named}`: action {{primary: execute, item_type: tool, item_id: {tool}}} → {{tool: {tool}}}"
     ));
     let description = h.get("description").map(text_of).filter(|d| !d.is_empty());
     Some((outh, description))
 }
 
 /// Checks (and rewrites) a hook condition: `classification.*` paths are impossible, limit
-/// codes are renamed.
+/// codes are renamed (`named`: the hook as messages name it).
 fn condition_problems(
-    id: &str,
+    named: &str,
     cond: &mut Value,
     reasons: &mut Vec<(&'static str, String)>,
     notes: &mut Vec<(&'static str, String)>,
@@ -320,18 +338,18 @@ fn condition_problems(
             for list in ["any", "all"] {
                 if let Some(Value::Array(items)) = m.get_mut(list) {
                     for item in items {
-                        condition_problems(id, item, reasons, notes);
+                        condition_problems(named, item, reasons, notes);
                     }
                 }
             }
             if let Some(inner) = m.get_mut("not") {
-                condition_problems(id, inner, reasons, notes);
+                condition_problems(named, inner, reasons, notes);
             }
             let path = m.get("path").map(text_of).unwrap_or_default();
             if path.starts_with("classification.") || path == "classification" {
                 reasons.push((
                     "IMP-H-condition",
-                    format!("hook `{id}` skipped: its condition reads `{path}`, RyeOS's error classification; strata's `error` is `{{kind, message}}`"),
+                    format!("hook `{named}` skipped: its condition reads `{}`, RyeOS's error classification; strata's `error` is `{{kind, message}}`", shown(&path)),
                 ));
             }
             if path == "limit_code" {
@@ -348,7 +366,7 @@ fn condition_problems(
                             Some(string(s))
                         }
                         None => {
-                            lost.push(format!("`{code}`"));
+                            lost.push(format!("`{}`", shown(&code)));
                             None
                         }
                     }
@@ -366,8 +384,10 @@ fn condition_problems(
                     m.insert("value".into(), new);
                 }
                 if !renamed.is_empty() || !lost.is_empty() {
-                    let mut message =
-                        format!("hook `{id}`: limit codes renamed ({})", renamed.join(", "));
+                    let mut message = format!(
+                        "hook `{named}`: limit codes renamed ({})",
+                        renamed.join(", ")
+                    );
                     if !lost.is_empty() {
                         message.push_str(&format!(
                             "; {} dropped: strata's limits are `turns` and `timeout` only",
@@ -380,7 +400,7 @@ fn condition_problems(
         }
         Value::Array(items) => {
             for item in items {
-                condition_problems(id, item, reasons, notes);
+                condition_problems(named, item, reasons, notes);
             }
         }
         _ => {}
@@ -601,7 +621,7 @@ extra: 1
         assert_eq!(r.code, "IMP-H-none");
         assert_eq!(
             r.message,
-            "no hook of this file can be imported (2 hooks, each named in a warning)"
+            "no hook of this file can be imported (2 hooks; the warnings say why each is skipped)"
         );
         assert_eq!(f.warnings.len(), 2);
         assert!(f.warnings[0].message.starts_with("hook `a` skipped"));

@@ -17,6 +17,7 @@ mod position;
 mod pylit;
 mod report;
 mod schema;
+mod target;
 mod tool;
 mod util;
 mod yaml;

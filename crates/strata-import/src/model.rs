@@ -1,6 +1,6 @@
 //! What converting one RyeOS file yields, shared by every converter and the report.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
@@ -47,6 +47,22 @@ pub enum Outcome {
     Refused,
 }
 
+/// How many warnings of one code one file lists: the findings past them are counted, and
+/// [`FileImport::finish`] adds one warning of that code saying how many were not listed.
+pub const LISTED_PER_CODE: usize = 20;
+
+/// How many rewrites one file lists: those past them are counted in one last rewrite.
+pub const LISTED_REWRITES: usize = 50;
+
+/// The findings of one code in one file: how many are listed, how many are not (and where
+/// the first of those is).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Tally {
+    listed: usize,
+    omitted: usize,
+    first_omitted: (usize, usize),
+}
+
 /// What converting one RyeOS file yields.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct FileImport {
@@ -63,6 +79,12 @@ pub struct FileImport {
     /// The refusal, when refused.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<Refusal>,
+    /// The warnings by code, for the bound of [`LISTED_PER_CODE`].
+    #[serde(skip)]
+    tallies: BTreeMap<String, Tally>,
+    /// Rewrites past [`LISTED_REWRITES`], not listed.
+    #[serde(skip)]
+    rewrites_omitted: usize,
 }
 
 impl FileImport {
@@ -75,6 +97,8 @@ impl FileImport {
             warnings: Vec::new(),
             rewrites: Vec::new(),
             reason: None,
+            tallies: BTreeMap::new(),
+            rewrites_omitted: 0,
         }
     }
 
@@ -89,8 +113,37 @@ impl FileImport {
         self
     }
 
-    /// Adds a warning.
+    /// Adds a warning at `line:column` (see [`FileImport::warn_with`]).
     pub fn warn(&mut self, code: &str, message: impl Into<String>, line: usize, column: usize) {
+        self.warn_with(code, message, || (line, column));
+    }
+
+    /// Adds a warning, its position given by `at` (1-based line and column, `(0, 0)` for
+    /// the file as a whole), which is asked only when the warning is listed: the first
+    /// [`LISTED_PER_CODE`] of a code are, the others only counted (the position of the
+    /// first of them kept), so that a file repeating one construct a hundred thousand times
+    /// costs the report, and the search for positions, what a few do.
+    pub fn warn_with(
+        &mut self,
+        code: &str,
+        message: impl Into<String>,
+        at: impl FnOnce() -> (usize, usize),
+    ) {
+        if !self.tallies.contains_key(code) {
+            self.tallies.insert(code.to_owned(), Tally::default());
+        }
+        let Some(tally) = self.tallies.get_mut(code) else {
+            return;
+        };
+        if tally.listed == LISTED_PER_CODE {
+            if tally.omitted == 0 {
+                tally.first_omitted = at();
+            }
+            tally.omitted += 1;
+            return;
+        }
+        tally.listed += 1;
+        let (line, column) = at();
         self.warnings.push(Warning {
             code: code.to_owned(),
             message: message.into(),
@@ -99,9 +152,38 @@ impl FileImport {
         });
     }
 
-    /// Records a lossless rewrite.
+    /// Records a lossless rewrite (the first [`LISTED_REWRITES`]; the others are counted).
     pub fn rewrite(&mut self, what: impl Into<String>) {
-        self.rewrites.push(what.into());
+        if self.rewrites.len() < LISTED_REWRITES {
+            self.rewrites.push(what.into());
+        } else {
+            self.rewrites_omitted += 1;
+        }
+    }
+
+    /// Closes the lists: one warning for each code with findings not listed, saying how many
+    /// (at the first of them), and one rewrite counting the rewrites not listed.
+    pub fn finish(&mut self) {
+        for (code, tally) in std::mem::take(&mut self.tallies) {
+            if tally.omitted > 0 {
+                let (line, column) = tally.first_omitted;
+                self.warnings.push(Warning {
+                    message: format!(
+                        "{} more `{code}` warnings of this file are not listed (the first {LISTED_PER_CODE} are)",
+                        tally.omitted
+                    ),
+                    code,
+                    line,
+                    column,
+                });
+            }
+        }
+        if self.rewrites_omitted > 0 {
+            let more = std::mem::take(&mut self.rewrites_omitted);
+            self.rewrites.push(format!(
+                "{more} more rewrites of this file are not listed (the first {LISTED_REWRITES} are)"
+            ));
+        }
     }
 
     /// Adds a file to write.
@@ -128,5 +210,50 @@ impl Catalog {
     /// Whether a tool id exists in the project or a space.
     pub fn has_tool(&self, id: &str) -> bool {
         self.tools.contains(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn findings_past_the_bound_are_counted_in_one_warning_and_never_located() {
+        let mut f = FileImport::imported("s");
+        let mut located = 0;
+        for k in 0..LISTED_PER_CODE + 5 {
+            f.warn_with("X-one", format!("x{k}"), || {
+                located += 1;
+                (1, k + 1)
+            });
+        }
+        f.warn("X-two", "y", 0, 0);
+        for k in 0..LISTED_REWRITES + 2 {
+            f.rewrite(format!("r{k}"));
+        }
+        f.finish();
+        // The listed ones and the first of the others.
+        assert_eq!(located, LISTED_PER_CODE + 1);
+        let listed: Vec<(&str, &str, usize)> = f
+            .warnings
+            .iter()
+            .map(|w| (w.code.as_str(), w.message.as_str(), w.column))
+            .collect();
+        assert_eq!(listed.len(), LISTED_PER_CODE + 2);
+        assert_eq!(listed[LISTED_PER_CODE - 1], ("X-one", "x19", 20));
+        assert_eq!(listed[LISTED_PER_CODE], ("X-two", "y", 0));
+        assert_eq!(
+            listed[LISTED_PER_CODE + 1],
+            (
+                "X-one",
+                "5 more `X-one` warnings of this file are not listed (the first 20 are)",
+                21
+            )
+        );
+        assert_eq!(f.rewrites.len(), LISTED_REWRITES + 1);
+        assert_eq!(
+            f.rewrites[LISTED_REWRITES],
+            "2 more rewrites of this file are not listed (the first 50 are)"
+        );
     }
 }

@@ -5,6 +5,7 @@
 //! spread — makes the value "computed": the importer never executes user code.
 
 use serde_json::{Map, Number, Value};
+use strata_core::shown;
 
 /// How deeply a literal may nest.
 const MAX_DEPTH: usize = 128;
@@ -74,7 +75,10 @@ pub(crate) fn literal_at(text: &str, at: usize, lang: Lang) -> Result<Value, Str
     p.skip_inline();
     match p.peek() {
         None | Some(b'\n') | Some(b';') | Some(b'\r') => Ok(v),
-        Some(c) => Err(format!("`{}` follows the value", c as char)),
+        Some(c) => Err(format!(
+            "`{}` follows the value",
+            (c as char).escape_debug()
+        )),
     }
 }
 
@@ -180,16 +184,22 @@ impl Parser<'_> {
                         self.i = start;
                         return self.strings();
                     }
-                    return Err(format!("`{word}` strings are not text"));
+                    return Err(format!("`{}` strings are not text", shown(word)));
                 }
                 match (self.lang, word) {
                     (Lang::Python, "True") | (Lang::Script, "true") => Ok(Value::Bool(true)),
                     (Lang::Python, "False") | (Lang::Script, "false") => Ok(Value::Bool(false)),
                     (Lang::Python, "None") | (Lang::Script, "null") => Ok(Value::Null),
-                    _ => Err(format!("`{word}` is computed (a name, not a literal)")),
+                    _ => Err(format!(
+                        "`{}` is computed (a name, not a literal)",
+                        shown(word)
+                    )),
                 }
             }
-            Some(c) => Err(format!("`{}` starts no literal", c as char)),
+            Some(c) => Err(format!(
+                "`{}` starts no literal",
+                (c as char).escape_debug()
+            )),
         }
     }
 
@@ -434,7 +444,7 @@ impl Parser<'_> {
         }
         match word.parse::<f64>().ok().and_then(Number::from_f64) {
             Some(n) => Ok(Value::Number(n)),
-            None => Err(format!("`{word}` is not a number literal")),
+            None => Err(format!("`{}` is not a number literal", shown(&word))),
         }
     }
 }

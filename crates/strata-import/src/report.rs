@@ -2,6 +2,7 @@
 //! messages for people on stderr, and the exit code. Every path in it is relative and its
 //! order is the walk's (sorted), so two imports of one tree give the same bytes.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use serde_json::{json, Value};
@@ -70,14 +71,15 @@ impl CheckSummary {
         }
     }
 
-    /// The errors reported in any of `paths`.
-    pub fn errors_in<'a>(&self, paths: impl Iterator<Item = &'a str>) -> usize {
-        let paths: Vec<&str> = paths.collect();
-        self.diagnostics
-            .iter()
-            .filter(|d| d["severity"] == "error")
-            .filter(|d| d["file"].as_str().is_some_and(|f| paths.contains(&f)))
-            .count()
+    /// The number of errors reported in each file (by its path in the new project).
+    pub fn errors_by_file(&self) -> BTreeMap<&str, usize> {
+        let mut errors = BTreeMap::new();
+        for d in self.diagnostics.iter().filter(|d| d["severity"] == "error") {
+            if let Some(file) = d["file"].as_str() {
+                *errors.entry(file).or_default() += 1;
+            }
+        }
+        errors
     }
 }
 

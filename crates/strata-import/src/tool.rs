@@ -2,12 +2,15 @@
 //! `.ai/runtimes/*.yaml` daemon descriptors (refused). Graph files (`tool_type: graph`) are
 //! the graph converter's.
 
+use std::collections::BTreeSet;
+
 use serde_json::{Map, Value};
+use strata_core::shown;
 
 use crate::model::{Catalog, FileImport};
 use crate::position::yaml_key_position;
 use crate::schema;
-use crate::util::{mentions, parent, replace_in, scalar_text, string, yaml_file};
+use crate::util::{compact, mentions, parent, replace_in, scalar_text, string, yaml_file};
 
 /// The executor every chain ends at.
 pub(crate) const PRIMITIVE: &str = "runtimes/subprocess";
@@ -76,11 +79,11 @@ pub fn import_tool(
 
     for (k, v) in &doc {
         let name = k.as_str();
-        let (line, col) = pos(&[name]);
+        let here = || pos(&[name]);
         match name {
             "tool_type" => out.rewrite(format!(
                 "tool_type: {} dropped (kind defaults to tool)",
-                scalar_text(v).unwrap_or_default()
+                shown(&scalar_text(v).unwrap_or_default())
             )),
             "category" | "name" => out.rewrite(format!("{name}: dropped (the id is the path `{id}`)")),
             "tool_id" => {
@@ -89,11 +92,10 @@ pub fn import_tool(
                 if given == stem {
                     out.rewrite("tool_id: dropped (the id is the path)");
                 } else {
-                    out.warn(
+                    out.warn_with(
                         "IMP-tool_id",
-                        format!("`tool_id: {given}` differs from the file name: the strata id is the path `{id}`"),
-                        line,
-                        col,
+                        format!("`tool_id: {}` differs from the file name: the strata id is the path `{id}`", shown(&given)),
+                        here,
                     );
                 }
             }
@@ -118,15 +120,15 @@ pub fn import_tool(
                     out.rewrite("$schema dropped from the parameters");
                 }
                 for d in &c.dropped {
-                    let (l, c2) = locate_keyword(text, name, d);
-                    out.warn(
+                    let here = || locate_keyword(text, name, d);
+                    out.warn_with(
                         "IMP-schema-keyword",
                         format!(
                             "schema keyword `{}` at {} dropped: strata's parameters have no such keyword, the constraint is lost",
-                            d.keyword, d.at
+                            shown(&d.keyword),
+                            shown(&d.at)
                         ),
-                        l,
-                        c2,
+                        here,
                     );
                 }
                 parameters = Some(c.schema);
@@ -138,43 +140,38 @@ pub fn import_tool(
             }
             "anchor" => {
                 if let Value::Object(a) = v {
-                    convert_anchor(a, &mut config, &mut out, (line, col));
+                    convert_anchor(a, &mut config, &mut out, here);
                 }
             }
-            "verify_deps" => out.warn(
+            "verify_deps" => out.warn_with(
                 "IMP-verify_deps",
                 "`verify_deps` dropped: strata does not verify the integrity of a tool's sibling files",
-                line,
-                col,
+                here,
             ),
             "config_resolve" => match &ctx.execution {
                 Some((src, exec)) => {
                     merge(&mut config, exec);
-                    out.warn(
+                    out.warn_with(
                         "IMP-config_resolve",
                         format!("`execution/execution.yaml` overrides are not merged by strata: the snapshot of `{src}` was merged into `config` at import"),
-                        line,
-                        col,
+                        here,
                     );
                 }
-                None => out.warn(
+                None => out.warn_with(
                     "IMP-config_resolve",
                     "`execution/execution.yaml` overrides are not merged by strata (none found at import: dropped)",
-                    line,
-                    col,
+                    here,
                 ),
             },
-            "execution_params" | "execution_owner" | "native_async" | "native_resume" => out.warn(
+            "execution_params" | "execution_owner" | "native_async" | "native_resume" => out.warn_with(
                 "IMP-exec-misc",
                 format!("`{name}` dropped: strata has no equivalent (it runs each tool as one subprocess)"),
-                line,
-                col,
+                here,
             ),
-            "permissions" | "requires" | "required_caps" => out.warn(
+            "permissions" | "requires" | "required_caps" => out.warn_with(
                 "IMP-permissions",
                 format!("`{name}` dropped: strata enforces no capabilities"),
-                line,
-                col,
+                here,
             ),
             "required_secrets" => {
                 if let Value::Array(names) = v {
@@ -183,30 +180,29 @@ pub fn import_tool(
                 }
             }
             "config" => {}
-            other => out.warn(
+            other => out.warn_with(
                 "IMP-dropped",
-                format!("`{other}` has no strata equivalent: dropped"),
-                line,
-                col,
+                format!("`{}` has no strata equivalent: dropped", shown(other)),
+                here,
             ),
         }
     }
 
     // The executor.
     let executor = doc.get("executor_id").and_then(Value::as_str).unwrap_or("");
-    let (eline, ecol) = pos(&["executor_id"]);
+    let executor_here = || pos(&["executor_id"]);
+    let quoted = shown(executor);
     if is_primitive(executor) {
-        out.rewrite(format!("executor_id: {executor} → executor: {PRIMITIVE}"));
+        out.rewrite(format!("executor_id: {quoted} → executor: {PRIMITIVE}"));
         tool.insert("executor".into(), string(PRIMITIVE));
     } else {
         tool.insert("executor".into(), string(executor));
-        out.rewrite(format!("executor_id: {executor} → executor: {executor}"));
+        out.rewrite(format!("executor_id: {quoted} → executor: {quoted}"));
         if !catalog.has_tool(executor) {
-            out.warn(
+            out.warn_with(
                 "IMP-executor-missing",
-                format!("executor `{executor}` is in no space (the project or a --space): the chain stays broken until a tool with that id exists"),
-                eline,
-                ecol,
+                format!("executor `{quoted}` is in no space (the project or a --space): the chain stays broken until a tool with that id exists"),
+                executor_here,
             );
         }
     }
@@ -261,7 +257,7 @@ fn refusal(id: &str, doc: &Map<String, Value>) -> Option<(&'static str, String)>
     }
     if let Some(Value::Object(t)) = doc.get("terminal_executor") {
         let kind = t.get("kind").and_then(scalar_text).unwrap_or_default();
-        return Some(("IMP-terminal", format!("terminal executor `{kind}` (executor_id: null) is RyeOS's own dispatch and has no strata equivalent")));
+        return Some(("IMP-terminal", format!("terminal executor `{}` (executor_id: null) is RyeOS's own dispatch and has no strata equivalent", shown(&kind))));
     }
     if id.ends_with("state-graph/runtime") || id.ends_with("state_graph_runtime") {
         return Some(("IMP-graph-runtime", "the RyeOS state-graph walker: graphs are `kind: graph` files run by strata's own walker".into()));
@@ -269,11 +265,11 @@ fn refusal(id: &str, doc: &Map<String, Value>) -> Option<(&'static str, String)>
     match executor.and_then(Value::as_str) {
         None => Some(("IMP-nonrunnable", format!(
             "`executor_id: null`{}: the file configures RyeOS itself and is not a runnable tool",
-            if tool_type.is_empty() { String::new() } else { format!(" (tool_type: {tool_type})") }
+            if tool_type.is_empty() { String::new() } else { format!(" (tool_type: {})", shown(tool_type)) }
         ))),
         Some("@method_dispatch") => Some(("IMP-executor", "executor `@method_dispatch` has no strata equivalent (method dispatch into the RyeOS daemon)".into())),
         Some(e) if e.starts_with('@') && e != "@subprocess" => {
-            Some(("IMP-executor", format!("executor `{e}` has no strata equivalent")))
+            Some(("IMP-executor", format!("executor `{}` has no strata equivalent", shown(e))))
         }
         Some("") => Some(("IMP-nonrunnable", "empty `executor_id`: not a runnable tool".into())),
         Some(_) => None,
@@ -289,7 +285,7 @@ pub fn import_runtime_descriptor(source: &str, text: &str) -> FileImport {
         .unwrap_or_else(|| "?".into());
     out.refuse(
         "IMP-runtime-descriptor",
-        format!("`kind: runtime` daemon descriptor (serves: {serves}): strata's directive and graph runners are built in"),
+        format!("`kind: runtime` daemon descriptor (serves: {}): strata's directive and graph runners are built in", shown(&serves)),
     )
 }
 
@@ -317,21 +313,23 @@ fn convert_env_config(
         let mut candidates: Vec<Value> = Vec::new();
         if let Some(b) = i.get("binary").and_then(scalar_text) {
             candidates.push(Value::String(b.clone()));
-            out.rewrite(format!("env_config.interpreter.binary: {b} → candidates"));
+            out.rewrite(format!(
+                "env_config.interpreter.binary: {} → candidates",
+                shown(&b)
+            ));
         }
         if let Some(Value::Array(cs)) = i.get("candidates") {
-            for c in cs {
-                if !candidates.contains(c) {
-                    candidates.push(c.clone());
-                }
-            }
+            candidates.extend(cs.iter().cloned());
+            let mut seen = BTreeSet::new();
+            candidates.retain(|c| seen.insert(c.to_string()));
         }
         let mut search_paths: Vec<Value> = match i.get("search_paths") {
             Some(Value::Array(s)) => s.clone(),
             _ => Vec::new(),
         };
         if let Some(Value::Array(roots)) = i.get("search_roots") {
-            let (l, c) = yaml_key_position(text, 0, &["env_config", "interpreter", "search_roots"]);
+            let here =
+                || yaml_key_position(text, 0, &["env_config", "interpreter", "search_roots"]);
             let subs: Vec<String> = search_paths.iter().filter_map(scalar_text).collect();
             let mut rooted = Vec::new();
             for root in roots.iter().filter_map(scalar_text) {
@@ -342,11 +340,10 @@ fn convert_env_config(
             }
             rooted.extend(search_paths);
             search_paths = rooted;
-            out.warn(
+            out.warn_with(
                 "IMP-anchor",
                 "interpreter `search_roots: [{anchor_path}]` approximated: its search paths are also tried under `{code_dir}` (the code file's directory; RyeOS searched upward for marker files)",
-                l,
-                c,
+                here,
             );
         }
         for (k, v) in i {
@@ -365,31 +362,35 @@ fn convert_env_config(
                         if !i.contains_key("fallback") {
                             ni.insert("fallback".into(), string(first));
                         }
+                        let first = shown(first);
                         out.rewrite(format!(
                             "env_config.interpreter.path_candidates: [{first}] → fallback: {first}"
                         ));
                         if list.len() > 1 {
-                            let (l, c) = yaml_key_position(
-                                text,
-                                0,
-                                &["env_config", "interpreter", "path_candidates"],
-                            );
-                            out.warn(
+                            let here = || {
+                                yaml_key_position(
+                                    text,
+                                    0,
+                                    &["env_config", "interpreter", "path_candidates"],
+                                )
+                            };
+                            out.warn_with(
                                 "IMP-path_candidates",
-                                format!("interpreter `path_candidates` {list:?}: only `{first}` is kept, as the fallback"),
-                                l,
-                                c,
+                                format!("interpreter `path_candidates` {}: only `{first}` is kept, as the fallback", shown(&format!("{list:?}"))),
+                                here,
                             );
                         }
                     }
                 }
                 other => {
-                    let (l, c) = yaml_key_position(text, 0, &["env_config", "interpreter", other]);
-                    out.warn(
+                    let here = || yaml_key_position(text, 0, &["env_config", "interpreter", other]);
+                    out.warn_with(
                         "IMP-dropped",
-                        format!("interpreter field `{other}` has no strata equivalent: dropped"),
-                        l,
-                        c,
+                        format!(
+                            "interpreter field `{}` has no strata equivalent: dropped",
+                            shown(other)
+                        ),
+                        here,
                     );
                 }
             }
@@ -412,19 +413,21 @@ fn convert_env_config(
                 &mut hits,
             );
             if !hits.is_empty() {
-                out.rewrite(format!("${{interpreter}} → ${{{var}}}"));
+                out.rewrite(format!("${{interpreter}} → ${{{}}}", shown(var)));
             }
         }
         result.insert("env".into(), env);
     }
     for name in ec.keys() {
         if name != "interpreter" && name != "env" {
-            let (l, c) = yaml_key_position(text, 0, &["env_config", name]);
-            out.warn(
+            let here = || yaml_key_position(text, 0, &["env_config", name]);
+            out.warn_with(
                 "IMP-dropped",
-                format!("`env_config.{name}` has no strata equivalent: dropped"),
-                l,
-                c,
+                format!(
+                    "`env_config.{}` has no strata equivalent: dropped",
+                    shown(name)
+                ),
+                here,
             );
         }
     }
@@ -437,7 +440,7 @@ fn convert_anchor(
     a: &Map<String, Value>,
     config: &mut Map<String, Value>,
     out: &mut FileImport,
-    at: (usize, usize),
+    at: impl FnOnce() -> (usize, usize),
 ) {
     let sub = |s: &str| {
         s.replace("{anchor_path}", "{code_dir}")
@@ -459,7 +462,7 @@ fn convert_anchor(
             if let Value::Object(env) = env {
                 env.insert(var.clone(), Value::String(value));
             }
-            done.push(format!("config.env.{var}"));
+            done.push(format!("config.env.{}", shown(var)));
         }
     }
     if let Some(cwd) = a.get("cwd").and_then(scalar_text) {
@@ -468,18 +471,14 @@ fn convert_anchor(
             done.push("config.cwd".into());
         }
     }
-    let markers = a
-        .get("markers_any")
-        .and_then(|m| serde_json::to_string(m).ok())
-        .unwrap_or_else(|| "[]".into());
-    out.warn(
+    let markers = a.get("markers_any").map_or_else(|| "[]".into(), compact);
+    out.warn_with(
         "IMP-anchor",
         format!(
             "anchor approximated: anchor_path = the code file's directory (RyeOS searched upward for the markers {markers}); written as {}",
             if done.is_empty() { "nothing".into() } else { done.join(", ") }
         ),
-        at.0,
-        at.1,
+        at,
     );
 }
 
@@ -537,7 +536,7 @@ fn convert_config(
     replace_in(&mut cfg, &pairs, &mut hits);
     for (from, to) in &pairs {
         if hits.iter().any(|h| h == from) {
-            out.rewrite(format!("{from} → {to}"));
+            out.rewrite(format!("{from} → {}", shown(to)));
         }
     }
     let Value::Object(mut cfg) = cfg else {
@@ -552,37 +551,35 @@ fn convert_config(
     {
         if let Some(bin) = cmd.strip_prefix("bin:") {
             let name = bin.rsplit('/').next().unwrap_or(bin).to_owned();
-            let (l, c) = yaml_key_position(text, 0, &["config", "command"]);
-            out.warn(
+            let here = || yaml_key_position(text, 0, &["config", "command"]);
+            out.warn_with(
                 "IMP-bin",
-                format!("`command: {cmd}` is a signed RyeOS bundle binary; strata looks `{name}` up on the child's PATH (install it there)"),
-                l,
-                c,
+                format!("`command: {}` is a signed RyeOS bundle binary; strata looks `{}` up on the child's PATH (install it there)", shown(&cmd), shown(&name)),
+                here,
             );
             cfg.insert("command".into(), Value::String(name));
         }
     }
 
     // Host variables and `{system_space}` / `{user_space}`.
-    let declared: Vec<String> = match doc.get("env_config") {
+    let declared: BTreeSet<String> = match doc.get("env_config") {
         Some(Value::Object(ec)) => {
-            let mut names: Vec<String> = match ec.get("env") {
+            let mut names: BTreeSet<String> = match ec.get("env") {
                 Some(Value::Object(env)) => env.keys().cloned().collect(),
-                _ => Vec::new(),
+                _ => BTreeSet::new(),
             };
             names.extend(interp_var.map(str::to_owned));
             names
         }
-        _ => Vec::new(),
+        _ => BTreeSet::new(),
     };
     for var in host_vars(&Value::Object(cfg.clone())) {
         if !declared.contains(&var) {
-            let (l, c) = crate::util::find(text, &format!("${{{var}}}"));
-            out.warn(
+            let here = || crate::util::find(text, &format!("${{{var}}}"));
+            out.warn_with(
                 "IMP-host-var",
-                format!("`${{{var}}}` was set by the RyeOS host; strata reads it from the environment (set it, or `strata check` warns R002)"),
-                l,
-                c,
+                format!("`${{{}}}` was set by the RyeOS host; strata reads it from the environment (set it, or `strata check` warns R002)", shown(&var)),
+                here,
             );
         }
     }
@@ -592,13 +589,12 @@ fn convert_config(
     ] {
         let needle = format!("{{{space}}}");
         if mentions(&Value::Object(cfg.clone()), &needle) {
-            let (l, c) = crate::util::find(text, &needle);
+            let here = || crate::util::find(text, &needle);
             cfg.insert(space.into(), Value::String(format!("${{{var}}}")));
-            out.warn(
+            out.warn_with(
                 "IMP-space",
                 format!("`{needle}` has no strata equivalent (no RyeOS spaces): it now reads the config key `{space}: \"${{{var}}}\"`; set {var}"),
-                l,
-                c,
+                here,
             );
         }
     }
@@ -613,12 +609,11 @@ fn convert_config(
                 let needle = format!("{{{name}}}");
                 if props.contains_key(name) && args.iter().any(|a| mentions(a, &needle)) {
                     let value = cfg.get(name).and_then(scalar_text).unwrap_or_default();
-                    let (l, c) = crate::util::find(text, &format!("\"{needle}\""));
-                    out.warn(
+                    let here = || crate::util::find(text, &format!("\"{needle}\""));
+                    out.warn_with(
                         "IMP-param-shadow",
-                        format!("`{needle}` in config.args resolves to the config key `{name}` ('{value}'), never to the caller's `{name}` (RyeOS behaved the same)"),
-                        l,
-                        c,
+                        format!("`{needle}` in config.args resolves to the config key `{name}` ('{}'), never to the caller's `{name}` (RyeOS behaved the same)", shown(&value)),
+                        here,
                     );
                 }
             }
@@ -664,10 +659,13 @@ pub(crate) fn tools_rel(source: &str) -> String {
     }
 }
 
-/// Every `${RYE…}` variable (set by the RyeOS host) named in a value.
+/// Every `${RYE…}` variable (set by the RyeOS host) named in a value, once each, in the
+/// order first named.
 fn host_vars(v: &Value) -> Vec<String> {
     let mut found = Vec::new();
     collect_host_vars(v, &mut found);
+    let mut seen = BTreeSet::new();
+    found.retain(|name| seen.insert(name.clone()));
     found
 }
 
@@ -680,10 +678,7 @@ fn collect_host_vars(v: &Value, found: &mut Vec<String>) {
                 let end = tail
                     .find(|c: char| !(c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'))
                     .unwrap_or(tail.len());
-                let name = tail[..end].to_owned();
-                if !found.contains(&name) {
-                    found.push(name);
-                }
+                found.push(tail[..end].to_owned());
                 rest = &tail[end..];
             }
         }

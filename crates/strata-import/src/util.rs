@@ -36,9 +36,30 @@ pub(crate) fn text_of(v: &Value) -> String {
     }
 }
 
-/// A value as compact JSON text, for messages.
+/// A value as compact JSON text, for messages: cut as messages quote a file's text
+/// ([`strata_core::shown`]).
 pub(crate) fn compact(v: &Value) -> String {
-    serde_json::to_string(v).unwrap_or_default()
+    strata_core::shown(&serde_json::to_string(v).unwrap_or_default())
+}
+
+/// How many items of a list a message names; the others are counted.
+const NAMED_ITEMS: usize = 10;
+
+/// The items of a list for a message, joined by `, `: the first [`NAMED_ITEMS`], then how
+/// many more there are (`a, b, …, 3 more`).
+pub(crate) fn named_list(items: impl IntoIterator<Item = String>) -> String {
+    joined(items, ", ")
+}
+
+/// [`named_list`] with another separator.
+pub(crate) fn joined(items: impl IntoIterator<Item = String>, separator: &str) -> String {
+    let mut items = items.into_iter();
+    let mut named: Vec<String> = items.by_ref().take(NAMED_ITEMS).collect();
+    let more = items.count();
+    if more > 0 {
+        named.push(format!("{more} more"));
+    }
+    named.join(separator)
 }
 
 /// The header comment and YAML text of a written file.
@@ -47,6 +68,32 @@ pub(crate) fn yaml_file(source: &str, body: &Value) -> String {
     format!(
         "# Imported from RyeOS `{source}` by `strata import ryeos` (see IMPORT-REPORT.md).\n{text}"
     )
+}
+
+/// The longest name of a written file (the `.yaml` of a tool id's file included), in bytes:
+/// what file systems take.
+const MAX_NAME: usize = 255;
+
+/// The longest tool id a generated file is written at, in bytes: its path stays far below
+/// what the system takes, wherever the new project is.
+const MAX_ID: usize = 1024;
+
+/// Whether `path` is one the import may write inside the new project: `/`-separated plain
+/// names, none empty (no leading `/`, no `a//b`), `.` or `..`, longer than a file system
+/// takes, or holding a control character (a NUL ends a path).
+pub(crate) fn plain_path(path: &str) -> bool {
+    path.split('/').all(|name| {
+        !name.is_empty()
+            && name != "."
+            && name != ".."
+            && name.len() <= MAX_NAME
+            && !name.chars().any(char::is_control)
+    })
+}
+
+/// Whether a generated tool can be written at id `id` (`tools/<id>.yaml`).
+pub(crate) fn writable_id(id: &str) -> bool {
+    id.len() <= MAX_ID && plain_path(&format!("tools/{id}.yaml"))
 }
 
 /// The directory part of a `/`-separated path (empty for a bare name).
@@ -99,6 +146,29 @@ pub(crate) fn mentions(v: &Value, needle: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn written_paths_are_plain_names() {
+        assert!(plain_path(".ai/tools/a b/c.yaml"));
+        for bad in ["", "/abs", "a//b", "a/", "../x", "a/./b", "a\0b", "a\nb"] {
+            assert!(!plain_path(bad), "{bad:?}");
+        }
+        assert!(writable_id(&"x".repeat(250)));
+        assert!(!writable_id(&"x".repeat(251)));
+        assert!(writable_id(&["x"; 200].join("/")));
+        assert!(!writable_id(&["xxxx"; 300].join("/")));
+    }
+
+    #[test]
+    fn lists_name_ten_items_and_count_the_others() {
+        let items = |n: usize| (1..=n).map(|i| i.to_string());
+        assert_eq!(named_list(items(3)), "1, 2, 3");
+        assert_eq!(named_list(items(10)), "1, 2, 3, 4, 5, 6, 7, 8, 9, 10");
+        assert_eq!(
+            named_list(items(13)),
+            "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 3 more"
+        );
+    }
 
     #[test]
     fn find_gives_the_position_of_the_first_occurrence() {
