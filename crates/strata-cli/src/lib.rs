@@ -134,13 +134,13 @@ pub fn command() -> clap::Command {
 
 /// Runs the command line and returns the process exit code.
 ///
-/// Every command that starts a tool has the interrupt handler installed before the first
-/// one starts: on SIGINT, SIGTERM, SIGHUP or SIGQUIT the process group of every tool strata
-/// started is killed and reaped, then strata dies of that signal (see
-/// `strata_app::install_interrupt_handler_on_spawn`).
+/// The process is strata's own (`strata_app::own_process`): every command that starts a tool
+/// has the interrupt handler installed before the first one starts (on SIGINT, SIGTERM,
+/// SIGHUP or SIGQUIT the process group of every tool strata started is killed and reaped,
+/// then strata dies of that signal), and strata reaps its orphaned descendants.
 pub fn main() -> ExitCode {
     complete::answer_and_exit();
-    strata_app::install_interrupt_handler_on_spawn();
+    strata_app::own_process();
     let cli = parse_run().unwrap_or_else(Cli::parse);
     cli.shared.color.apply();
     outcome::set_verbose(cli.shared.verbose());

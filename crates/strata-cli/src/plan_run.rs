@@ -127,7 +127,6 @@ fn run_in(args: &PlanRunArgs, project: &App) -> Result<u8, Failure> {
     let tools = project.runner(ExecOptions {
         render: RenderOptions::strict_if(project.settings.strict_over(args.strict)),
         base_env: None,
-        die_with_parent: true,
     });
     let mut values = Map::new();
     if let Some(run_id) = &args.resume {

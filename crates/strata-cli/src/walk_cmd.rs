@@ -101,7 +101,6 @@ fn walk(args: &WalkArgs, project: &App) -> Result<u8, Error> {
     let tools = project.runner(ExecOptions {
         render: RenderOptions::strict_if(args.shared.strict() == Some(true)),
         base_env: None,
-        die_with_parent: true,
     });
     let walk = project.graph_walk(&args.graph, args.fingerprint.as_deref())?;
     let graph = &walk.graph;
