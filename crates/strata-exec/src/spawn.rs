@@ -624,6 +624,22 @@ mod tests {
     }
 
     #[test]
+    fn a_tool_starts_with_sigpipe_at_its_default_action() {
+        // The Rust runtime ignores SIGPIPE in this process; a tool must not inherit that.
+        let r = spawn(&spec(
+            &["grep", "SigIgn", "/proc/self/status"],
+            None,
+            5000,
+            1024,
+        ))
+        .unwrap();
+        let text = String::from_utf8(r.stdout).unwrap();
+        let mask = text.trim().rsplit('\t').next().unwrap();
+        let ignored = u64::from_str_radix(mask, 16).unwrap();
+        assert_eq!(ignored & 1 << (libc::SIGPIPE - 1), 0, "{text}");
+    }
+
+    #[test]
     fn env_is_exactly_the_given_one() {
         let r = spawn(&spec(&["env"], None, 5000, 1 << 20)).unwrap();
         let text = String::from_utf8(r.stdout).unwrap();
