@@ -882,6 +882,46 @@ fn every_spawning_command_kills_its_tool_and_dies_of_the_signal() {
     }
 }
 
+/// Kills process `pid` when dropped, if it still runs: a tool a failed test left behind.
+struct KillOnDrop(i32);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if alive(self.0) {
+            // SAFETY: a plain kill of a tool this test started through strata.
+            unsafe { libc::kill(self.0, libc::SIGKILL) };
+        }
+    }
+}
+
+#[test]
+fn a_tool_dies_with_a_strata_killed_by_sigkill() {
+    let s = slow_project();
+    let root = s.path();
+    let cases: [(&[&str], &str); 4] = [
+        (&["run", "slow"], ""),
+        (&["run", "--batch"], "{\"tool\": \"slow\"}\n"),
+        (&["run", "d.md"], ""),
+        (&["run", "g"], ""),
+    ];
+    for (args, stdin) in cases {
+        clear_pids(root);
+        let running = s.then(args).stdin(stdin).killed_by(libc::SIGKILL).start();
+        assert!(
+            eventually(20, || !tool_pids(root).is_empty()),
+            "{args:?}: the tool never started"
+        );
+        let tool = KillOnDrop(tool_pids(root)[0]);
+        running.signal(libc::SIGKILL);
+        running.finish();
+        assert!(
+            eventually(20, || !alive(tool.0)),
+            "{args:?}: the tool {} outlived strata",
+            tool.0
+        );
+    }
+}
+
 #[test]
 fn signalled_runs_always_report_the_signal_received_never_a_false_status() {
     let s = slow_project();

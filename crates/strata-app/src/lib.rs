@@ -56,9 +56,7 @@ pub use walk::GraphWalk;
 
 pub use strata_check::{Code, Diagnostic, Report, Severity, Target};
 pub use strata_directive::{Event as DirectiveEvent, BASE_CONTEXT as DIRECTIVE_CONTEXT};
-pub use strata_exec::{
-    install_interrupt_handler, install_interrupt_handler_on_spawn, on_interrupt, SpawnSpec,
-};
+pub use strata_exec::{install_interrupt_handler, on_interrupt, own_process, SpawnSpec};
 pub use strata_project::{
     as_literal, dry_run_json, settings, CacheStats, CallerParams, ExecOptions, Invocation,
     Prepared, Project, Settings, ToolChain, ToolEntry,

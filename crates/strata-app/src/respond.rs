@@ -93,7 +93,6 @@ pub fn respond(project: Option<&App>, request: &RespondRequest) -> Result<Reply,
         project.runner(ExecOptions {
             render: RenderOptions::default(),
             base_env: None,
-            die_with_parent: false,
         })
     });
     let generator = match (&request.generator, &runner) {

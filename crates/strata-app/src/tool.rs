@@ -81,7 +81,6 @@ impl App {
         if let Some(limit) = call.timeout {
             prepared.spec.timeout = prepared.spec.timeout.min(limit);
         }
-        prepared.spec.die_with_parent = options.die_with_parent;
         let mut result = strata_exec::spawn(&prepared.spec)?;
         result.redact_stderr(
             invocation

@@ -155,7 +155,6 @@ fn run(app: &App, request: &Request, strict: bool) -> Result<StepRecord, Failure
     let runner = app.runner(ExecOptions {
         render: RenderOptions::strict_if(request.strict.unwrap_or(strict)),
         base_env: None,
-        die_with_parent: false,
     });
     let run = runner
         .run(id, &request.params, &CallOptions { timeout })

@@ -136,14 +136,14 @@ pub fn command() -> clap::Command {
 
 /// Runs the command line and returns the process exit code.
 ///
-/// Every command that starts a tool has the interrupt handler installed before the first
-/// one starts: on SIGINT, SIGTERM, SIGHUP or SIGQUIT the process group of every tool strata
-/// started is killed and reaped, then strata dies of that signal (see
-/// `strata_app::install_interrupt_handler_on_spawn`). Whatever the command, a failed write
-/// of standard output is its outcome ([`output::finish`]).
+/// The process is strata's own (`strata_app::own_process`): every command that starts a tool
+/// has the interrupt handler installed before the first one starts (on SIGINT, SIGTERM,
+/// SIGHUP or SIGQUIT the process group of every tool strata started is killed and reaped,
+/// then strata dies of that signal), and strata reaps its orphaned descendants. Whatever the
+/// command, a failed write of standard output is its outcome ([`output::finish`]).
 pub fn main() -> ExitCode {
     complete::answer_and_exit();
-    strata_app::install_interrupt_handler_on_spawn();
+    strata_app::own_process();
     let code = match parse_run().map_or_else(Cli::try_parse, Ok) {
         Ok(cli) => dispatch(cli),
         Err(e) => not_run(e),

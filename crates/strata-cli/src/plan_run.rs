@@ -289,7 +289,6 @@ fn execute(args: &PlanRunArgs, project: &App, run: RecordedPlanRun) -> Result<u8
         options: ExecOptions {
             render: RenderOptions::strict_if(project.settings.strict_over(args.strict)),
             base_env: None,
-            die_with_parent: true,
         },
         remote: None,
         steps: None,

@@ -124,7 +124,6 @@ fn step(args: &StepArgs, project: &App) -> Result<u8, Failure> {
         options: strata_app::ExecOptions {
             render: RenderOptions::strict_if(project.settings.strict_over(args.shared.strict())),
             base_env: None,
-            die_with_parent: true,
         },
         call: Default::default(),
         marks: match &args.run_uid {

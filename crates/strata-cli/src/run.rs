@@ -97,7 +97,6 @@ fn run_in(args: &RunArgs, project: &App, id: &str) -> Result<u8, Failure> {
     let opts = ExecOptions {
         render: RenderOptions::strict_if(project.settings.strict_over(args.shared.strict())),
         base_env: None,
-        die_with_parent: false,
     };
     if args.explain {
         // Shows what a call would do; runs nothing, so the gate does not apply.

@@ -71,7 +71,6 @@ pub fn run(project: &App, req: &DirectiveRequest<'_>) -> Result<ExitCode, Failur
         options: strata_app::ExecOptions {
             render: RenderOptions::strict_if(req.strict),
             base_env: None,
-            die_with_parent: false,
         },
         watch: Watch(Some(&req.progress)),
     })?;

@@ -70,7 +70,6 @@ fn run_in(args: &RunArgs, project: &App, id: &str) -> Result<u8, Failure> {
         options: ExecOptions {
             render: RenderOptions::strict_if(project.settings.strict_over(args.shared.strict())),
             base_env: None,
-            die_with_parent: true,
         },
         every: project
             .settings

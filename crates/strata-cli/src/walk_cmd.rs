@@ -133,7 +133,6 @@ fn walk(args: &WalkArgs, project: &App) -> Result<u8, strata_app::Failure> {
         .runner(ExecOptions {
             render: RenderOptions::strict_if(args.shared.strict() == Some(true)),
             base_env: None,
-            die_with_parent: true,
         })
         .with_marks(marks);
     Ok(walk_on(args, &walk, &tools, arrival)?)

@@ -4,6 +4,7 @@
 //! files or projects: `strata-project` renders a tool into a spawn spec, the application
 //! layer (`strata-app`) decides whether it may run.
 
+mod child;
 mod env;
 mod spawn;
 
@@ -12,6 +13,6 @@ pub use env::{
     ResolvedEnv, BASE_ALLOWLIST, PROTECTED, PROTECTED_PREFIXES,
 };
 pub use spawn::{
-    authored, install_interrupt_handler, install_interrupt_handler_on_spawn, on_interrupt, spawn,
-    SpawnSpec, DEFAULT_MAX_OUTPUT,
+    authored, install_interrupt_handler, on_interrupt, own_process, spawn, SpawnSpec,
+    DEFAULT_MAX_OUTPUT,
 };

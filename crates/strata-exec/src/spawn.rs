@@ -1,12 +1,17 @@
-//! Spawning with duct: argv only, an explicit environment, the child in its own process group,
-//! stdin from `input_data`, stdout and stderr drained with a byte cap, a timeout that kills the
-//! whole group, and no zombie or orphan left behind.
+//! Running a child: argv only, an explicit environment, the child in its own process group
+//! (started by [`crate::child`]), stdin from `input_data`, stdout and stderr drained with a
+//! byte cap, a timeout that kills the whole group, a child that dies with strata, and no
+//! zombie or orphan left behind.
+//!
+//! The library changes nothing in the process that embeds it (the Python module's host): its
+//! descriptors, signal handlers and reaper status stay as they were. Only the `strata` binary,
+//! which owns its process, opts in to more ([`own_process`]).
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
-use std::os::fd::{AsFd, FromRawFd, OwnedFd};
-use std::os::unix::process::CommandExt;
+use std::os::fd::{AsFd, OwnedFd};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, Once};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -19,6 +24,8 @@ use nix::unistd::Pid;
 use strata_core::{EnvVar, Error, ErrorKind, Layer, Origin, Text};
 
 use strata_tools::RunResult;
+
+use crate::child::{self, Exec};
 
 /// Default cap on captured stdout and on captured stderr, each: 8 MiB.
 pub const DEFAULT_MAX_OUTPUT: usize = 8 << 20;
@@ -44,11 +51,6 @@ pub struct SpawnSpec {
     pub timeout: Duration,
     /// Most bytes kept of stdout, and of stderr; the rest is read and dropped.
     pub max_output_bytes: usize,
-    /// The child dies with the thread that starts it (a parent-death signal): for runs that
-    /// resume after their host is killed (plans, graphs, a Ray worker's calls), so a step run
-    /// again never overlaps the one it replaces. Off, the child starts through
-    /// `posix_spawn`, about 0.2 ms sooner.
-    pub die_with_parent: bool,
 }
 
 /// Authored text (for argv built by strata itself).
@@ -125,32 +127,34 @@ fn reaped(pgid: i32) {
     }
 }
 
-/// Once per process, before the first child starts: makes strata the reaper of its orphaned
-/// descendants (Linux), so that grandchildren killed with their group are reaped by strata
-/// instead of lingering as zombies; and gives the tools the system's transparent-huge-page
-/// setting back (the allocator turns huge pages off for strata, whose heap is small and
-/// short-lived, and the kernel would pass that choice on to every child).
-fn prepare_process() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        #[cfg(target_os = "linux")]
-        {
-            let _ = nix::sys::prctl::set_child_subreaper(true);
-            // SAFETY: PR_SET_THP_DISABLE only changes a flag of this process.
-            unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 0, 0, 0, 0) };
-        }
-    });
+/// Set by [`own_process`].
+static OWNED: AtomicBool = AtomicBool::new(false);
+
+/// Declares the process strata's own: the `strata` binary calls this first thing. A program
+/// that embeds the library (the Python module's host) does not, and strata then changes
+/// nothing in its process.
+///
+/// Before the first child starts in a process strata owns, it installs the interrupt handler
+/// ([`install_interrupt_handler`]; until a child runs there is no process group to kill, and
+/// dying of the signal is what the handler would do, so a command that never starts a tool
+/// pays nothing for it) and makes itself the reaper of its orphaned descendants (Linux), so
+/// that grandchildren killed with their group are reaped by strata instead of lingering as
+/// zombies.
+pub fn own_process() {
+    OWNED.store(true, Ordering::Relaxed);
 }
 
-/// Set by [`install_interrupt_handler_on_spawn`].
-static HANDLER_ON_SPAWN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Asks [`spawn`] to install the interrupt handler (see [`install_interrupt_handler`]) just
-/// before the first child starts. Until a child runs there is no process group to kill, and
-/// dying of the signal is what the handler would do, so a command that never starts a tool
-/// pays nothing for it (no thread, no signal set-up). The CLI calls this first thing.
-pub fn install_interrupt_handler_on_spawn() {
-    HANDLER_ON_SPAWN.store(true, std::sync::atomic::Ordering::Relaxed);
+/// What a process strata owns sets up before its first child starts (see [`own_process`]).
+fn prepare_process() -> Result<(), Error> {
+    if !OWNED.load(Ordering::Relaxed) {
+        return Ok(());
+    }
+    static REAPER: Once = Once::new();
+    REAPER.call_once(|| {
+        #[cfg(target_os = "linux")]
+        let _ = nix::sys::prctl::set_child_subreaper(true);
+    });
+    install_interrupt_handler().map_err(|e| spawn_error("cannot install the signal handler", e))
 }
 
 /// On SIGINT, SIGTERM, SIGHUP or SIGQUIT: kills the process group of every running child,
@@ -187,43 +191,6 @@ pub fn install_interrupt_handler() -> std::io::Result<()> {
         })?;
     *installed = true;
     Ok(())
-}
-
-/// Marks every descriptor of strata above 2 close-on-exec, so that a child inherits none of
-/// them (the descriptors strata opens itself already are; this catches those it inherited).
-/// Done in strata, right before each spawn, rather than in the child between fork and exec:
-/// a child set up without code of ours runs through `posix_spawn` (a `vfork`), which costs
-/// a fraction of a `fork` of the whole process.
-fn close_inherited_fds() {
-    #[cfg(target_os = "linux")]
-    {
-        const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
-        // SAFETY: close_range only changes flags of this process's descriptors.
-        let done =
-            unsafe { libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, CLOSE_RANGE_CLOEXEC) };
-        if done == 0 {
-            return;
-        }
-    }
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit writes the limit into `limit`.
-    let max = if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0 {
-        limit.rlim_cur.min(1 << 16) as i32
-    } else {
-        1024
-    };
-    for fd in 3..max {
-        // SAFETY: fcntl on a descriptor that may not exist only fails with EBADF.
-        unsafe {
-            let flags = libc::fcntl(fd, libc::F_GETFD);
-            if flags >= 0 && flags & libc::FD_CLOEXEC == 0 {
-                libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC);
-            }
-        }
-    }
 }
 
 /// One captured stream: the bytes kept, and whether more came than the cap.
@@ -294,16 +261,17 @@ const PIPE_BUF: usize = 4096;
 
 /// Tests turn pidfds off to exercise the fallback (polling the child every 10 ms).
 #[cfg(test)]
-static NO_PIDFD: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static NO_PIDFD: AtomicBool = AtomicBool::new(false);
 
 /// An fd that becomes readable when process `pid` exits (Linux 5.3+), if the kernel has one.
 fn pidfd(pid: i32) -> Option<OwnedFd> {
     #[cfg(test)]
-    if NO_PIDFD.load(std::sync::atomic::Ordering::Relaxed) {
+    if NO_PIDFD.load(Ordering::Relaxed) {
         return None;
     }
     #[cfg(target_os = "linux")]
     {
+        use std::os::fd::FromRawFd;
         // SAFETY: pidfd_open takes a pid and flags and returns a new fd or -1; it touches no
         // memory of ours.
         let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
@@ -351,114 +319,6 @@ fn until(deadline: Option<Instant>) -> PollTimeout {
     }
 }
 
-/// The exec of a child, made ready before the fork: the program, `argv` (with its `argv[0]`)
-/// and the whole environment, as C strings and the null-terminated pointer arrays `execve`
-/// takes. The pointers point into the strings, which move with them.
-struct Exec {
-    program: std::ffi::CString,
-    _strings: Vec<std::ffi::CString>,
-    argv: Vec<*const libc::c_char>,
-    envp: Vec<*const libc::c_char>,
-}
-
-// SAFETY: the pointers point into `_strings`, owned by the same value and never changed; the
-// value is only read, in the child.
-unsafe impl Send for Exec {}
-// SAFETY: as above.
-unsafe impl Sync for Exec {}
-
-impl Exec {
-    /// The exec of `spec` with `argv0` as `argv[0]`; `None` when a string holds a NUL (the
-    /// spawn then reports it as it always has) or the program is a bare name, which only the
-    /// standard library's `execvp` resolves.
-    fn of(spec: &SpawnSpec, argv0: Option<&str>) -> Option<Exec> {
-        use std::ffi::CString;
-        use std::os::unix::ffi::OsStrExt;
-        let program = spec.program.as_os_str().as_bytes();
-        if !program.contains(&b'/') {
-            return None;
-        }
-        let program = CString::new(program).ok()?;
-        let mut args = vec![match argv0 {
-            Some(a0) => CString::new(a0).ok()?,
-            None => program.clone(),
-        }];
-        for t in spec.argv.iter().skip(1) {
-            args.push(CString::new(t.text.as_str()).ok()?);
-        }
-        let mut env = Vec::with_capacity(spec.env.len());
-        for (k, v) in &spec.env {
-            env.push(CString::new(format!("{k}={}", v.value)).ok()?);
-        }
-        let pointers = |strings: &[CString]| {
-            let mut out: Vec<*const libc::c_char> = strings.iter().map(|s| s.as_ptr()).collect();
-            out.push(std::ptr::null());
-            out
-        };
-        let argv = pointers(&args);
-        let envp = pointers(&env);
-        let mut strings = args;
-        strings.extend(env);
-        Some(Exec {
-            program,
-            _strings: strings,
-            argv,
-            envp,
-        })
-    }
-
-    /// Replaces the calling process by the program; returns only when that fails.
-    ///
-    /// # Safety
-    ///
-    /// To be called in a forked child, between fork and exec.
-    unsafe fn execve(&self) -> std::io::Error {
-        // SAFETY: the three pointers are valid, null-terminated arrays of C strings owned by
-        // `self` (the caller's contract covers the rest).
-        unsafe {
-            libc::execve(
-                self.program.as_ptr(),
-                self.argv.as_ptr(),
-                self.envp.as_ptr(),
-            )
-        };
-        std::io::Error::last_os_error()
-    }
-}
-
-/// Makes the child die with the thread that starts it, which waits for it to the end: a
-/// parent-death signal (`SIGKILL`), so that a tool never outlives a strata that was killed
-/// (a Ray worker, a killed `strata plan run`) and a retried step never overlaps the call it
-/// replaces. When the parent is already gone by the time the signal is armed, the child
-/// exits at once.
-///
-/// The child then execs the program itself, with `execve`: once a pre-exec hook is set, the
-/// standard library forks and calls `execvp`, which runs a file that is not an executable
-/// format through `/bin/sh` — and a script without an interpreter line must fail to start.
-fn die_with_parent(cmd: &mut std::process::Command, exec: Option<&std::sync::Arc<Exec>>) {
-    #[cfg(target_os = "linux")]
-    {
-        let Some(exec) = exec.cloned() else { return };
-        let parent = std::process::id() as libc::pid_t;
-        // SAFETY: the closure runs in the child between fork and exec; it makes only
-        // async-signal-safe system calls (prctl, getppid, execve, _exit) on memory prepared
-        // before the fork, and allocates nothing.
-        unsafe {
-            cmd.pre_exec(move || {
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                if libc::getppid() != parent {
-                    libc::_exit(137);
-                }
-                Err(exec.execve())
-            });
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = (cmd, exec);
-}
-
 /// Runs `spec` to completion (or to its timeout) and returns what happened.
 ///
 /// Errors are failures to start (the program cannot be executed, a pipe cannot be made); a
@@ -468,58 +328,65 @@ fn die_with_parent(cmd: &mut std::process::Command, exec: Option<&std::sync::Arc
 /// is input, and a pidfd that reports the child's exit. When the child exits, whatever is left
 /// of its process group is killed (grandchildren holding the pipes open included) and the
 /// pipes are drained; at the deadline the whole group is killed.
+///
+/// The child dies with the calling thread (see [`in_the_child`]), which waits for it to the
+/// end: so with strata, however strata ends.
 pub fn spawn(spec: &SpawnSpec) -> Result<RunResult, Error> {
-    prepare_process();
-    if HANDLER_ON_SPAWN.load(std::sync::atomic::Ordering::Relaxed) {
-        install_interrupt_handler()
-            .map_err(|e| spawn_error("cannot install the signal handler", e))?;
-    }
+    prepare_process()?;
+    let cannot_start = |e: std::io::Error| {
+        let program = spec
+            .argv
+            .first()
+            .map_or_else(|| spec.program.display().to_string(), Text::redacted);
+        Error::new(
+            Layer::REQUEST,
+            ErrorKind::Spawn,
+            format!("cannot start `{program}`: {e}"),
+        )
+        .with_hint("check that the program exists, is executable and has a valid interpreter line")
+    };
+    let exec = Exec::new(
+        &spec.program,
+        &spec.cwd,
+        spec.argv.iter().map(|t| t.text.as_str()),
+        spec.env.iter().map(|(k, v)| format!("{k}={}", v.value)),
+    )
+    .ok_or_else(|| {
+        cannot_start(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "nul byte found in provided data",
+        ))
+    })?;
     let pipe = || os_pipe::pipe().map_err(|e| spawn_error("cannot create a pipe", e));
     let (out_r, out_w) = pipe()?;
     let (err_r, err_w) = pipe()?;
-    let args: Vec<String> = spec.argv.iter().skip(1).map(|t| t.text.clone()).collect();
-    let argv0 = spec.argv.first().map(|t| t.text.clone());
-    let env = spec.env.iter().map(|(k, v)| (k.clone(), v.value.clone()));
-    let exec = spec
-        .die_with_parent
-        .then(|| Exec::of(spec, argv0.as_deref()).map(std::sync::Arc::new))
-        .flatten();
-    let mut expr = duct::cmd(&spec.program, args)
-        .dir(&spec.cwd)
-        .full_env(env)
-        .stdout_file(out_w)
-        .stderr_file(err_w)
-        .unchecked()
-        .before_spawn(move |cmd| {
-            cmd.process_group(0);
-            if let Some(a0) = &argv0 {
-                cmd.arg0(a0);
-            }
-            die_with_parent(cmd, exec.as_ref());
-            Ok(())
-        });
-    let mut feed = match &spec.stdin {
+    let (stdin, mut feed) = match &spec.stdin {
         Some(input) => {
             let (r, w) = pipe()?;
-            expr = expr.stdin_file(r);
-            Feed {
-                pipe: Some(w),
-                bytes: input.text.clone().into_bytes(),
-                written: 0,
-            }
+            let bytes = input.text.clone().into_bytes();
+            let pipe = (!bytes.is_empty()).then_some(w);
+            (
+                OwnedFd::from(r),
+                Feed {
+                    pipe,
+                    bytes,
+                    written: 0,
+                },
+            )
         }
         None => {
-            expr = expr.stdin_null();
-            Feed {
-                pipe: None,
-                bytes: Vec::new(),
-                written: 0,
-            }
+            let null = std::fs::File::open("/dev/null")
+                .map_err(|e| spawn_error("cannot open /dev/null", e))?;
+            (
+                OwnedFd::from(null),
+                Feed {
+                    pipe: None,
+                    bytes: Vec::new(),
+                    written: 0,
+                },
+            )
         }
     };
-    if feed.bytes.is_empty() {
-        feed.pipe = None;
-    }
     let started = Instant::now();
     // The child starts and is registered under the lock, so that a signal either comes
     // before (and no child starts) or sees its group.
@@ -533,24 +400,11 @@ pub fn spawn(spec: &SpawnSpec) -> Result<RunResult, Error> {
             thread::park();
         }
     }
-    close_inherited_fds();
-    let handle = expr.start();
-    // The expression holds our copies of the pipes' other ends: drop it so that the reads
-    // see end-of-file once the child's group is gone.
-    drop(expr);
-    let handle = handle.map_err(|e| {
-        let program = spec
-            .argv
-            .first()
-            .map_or_else(|| spec.program.display().to_string(), Text::redacted);
-        Error::new(
-            Layer::REQUEST,
-            ErrorKind::Spawn,
-            format!("cannot start `{program}`: {e}"),
-        )
-        .with_hint("check that the program exists, is executable and has a valid interpreter line")
-    })?;
-    let pid = handle.pids().first().copied().unwrap_or(0) as i32;
+    // Our copies of the pipes' other ends are closed once the child has its own, so that
+    // the reads see end-of-file once the child's group is gone.
+    let mut child = child::start(&exec, [stdin, OwnedFd::from(out_w), OwnedFd::from(err_w)])
+        .map_err(cannot_start)?;
+    let pid = child.pid();
     registry.groups.push(pid);
     drop(registry);
     let exit_fd = pidfd(pid);
@@ -569,7 +423,7 @@ pub fn spawn(spec: &SpawnSpec) -> Result<RunResult, Error> {
             let done = match &exit_fd {
                 // Without a pidfd the loop wakes every 10 ms to look.
                 Some(_) => false,
-                None => matches!(handle.try_wait(), Ok(Some(_)) | Err(_)),
+                None => matches!(child.try_wait(), Ok(Some(_)) | Err(_)),
             };
             if done {
                 exited = true;
@@ -615,7 +469,7 @@ pub fn spawn(spec: &SpawnSpec) -> Result<RunResult, Error> {
             Err(Errno::EINTR) => continue,
             Err(e) => {
                 let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
-                let _ = handle.wait();
+                let _ = child.wait();
                 clean_group(pid);
                 reaped(pid);
                 return Err(spawn_error("cannot watch the child", e.into()));
@@ -655,12 +509,12 @@ pub fn spawn(spec: &SpawnSpec) -> Result<RunResult, Error> {
                 duration = Some(started.elapsed());
                 let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
                 // The child may have left its group: kill it by pid too.
-                let _ = handle.kill();
+                child.kill();
                 exited = true;
             }
         }
     }
-    let status = handle.wait().map(|o| o.status);
+    let status = child.wait();
     clean_group(pid);
     reaped(pid);
     let status = status.map_err(|e| spawn_error("cannot wait for the child", e))?;
@@ -701,7 +555,6 @@ mod tests {
             stdin: stdin.map(authored),
             timeout: Duration::from_millis(timeout_ms),
             max_output_bytes: cap,
-            die_with_parent: false,
         }
     }
 
@@ -743,10 +596,10 @@ mod tests {
 
     #[test]
     fn without_pidfd_the_child_is_polled() {
-        NO_PIDFD.store(true, std::sync::atomic::Ordering::Relaxed);
+        NO_PIDFD.store(true, Ordering::Relaxed);
         let r = spawn(&spec(&["sh", "-c", "echo hi; exit 4"], None, 5000, 1024));
         let slow = spawn(&spec(&["sleep", "5"], None, 200, 1024));
-        NO_PIDFD.store(false, std::sync::atomic::Ordering::Relaxed);
+        NO_PIDFD.store(false, Ordering::Relaxed);
         let r = r.unwrap();
         assert_eq!((r.stdout.as_slice(), r.exit_code), (&b"hi\n"[..], Some(4)));
         assert!(slow.unwrap().timed_out);
@@ -771,29 +624,19 @@ mod tests {
     }
 
     #[test]
-    fn descriptors_strata_inherited_are_not_passed_on() {
-        // A descriptor without close-on-exec, as one inherited from strata's own parent.
-        let mut fds = [0; 2];
-        // SAFETY: pipe writes two new descriptors into `fds`, which this test owns.
-        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
-        let raw = fds[1];
-        let r2 = spawn(&spec(
-            &[
-                "sh",
-                "-c",
-                &format!("[ -e /proc/self/fd/{raw} ] && echo open || echo closed"),
-            ],
+    fn a_tool_starts_with_sigpipe_at_its_default_action() {
+        // The Rust runtime ignores SIGPIPE in this process; a tool must not inherit that.
+        let r = spawn(&spec(
+            &["grep", "SigIgn", "/proc/self/status"],
             None,
             5000,
             1024,
         ))
         .unwrap();
-        assert_eq!(r2.stdout, b"closed\n");
-        // SAFETY: both descriptors are ours and still open.
-        unsafe {
-            libc::close(fds[0]);
-            libc::close(fds[1]);
-        }
+        let text = String::from_utf8(r.stdout).unwrap();
+        let mask = text.trim().rsplit('\t').next().unwrap();
+        let ignored = u64::from_str_radix(mask, 16).unwrap();
+        assert_eq!(ignored & 1 << (libc::SIGPIPE - 1), 0, "{text}");
     }
 
     #[test]

@@ -64,9 +64,6 @@ pub struct ExecOptions {
     pub render: RenderOptions,
     /// The environment to start from; `None` is the process environment.
     pub base_env: Option<EnvMap>,
-    /// Every tool dies with the thread that starts it (see
-    /// [`strata_exec::SpawnSpec::die_with_parent`]): set by runs that resume.
-    pub die_with_parent: bool,
 }
 
 /// The caller's parameters: typed values (`--params-json`) and `name=value` strings (`-p`),

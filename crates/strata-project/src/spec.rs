@@ -254,7 +254,6 @@ pub fn build_spec(
         stdin,
         timeout,
         max_output_bytes,
-        die_with_parent: false,
     })
 }
 

@@ -4,11 +4,10 @@
 //! per lookup, and noting every name nothing provides.
 //!
 //! The feed is not converted into minijinja values before a render: the context reads the
-//! caller's map through a [`FeedScope`] and converts only the values the template reads, each
-//! once per context.
+//! caller's map where it is, lent by [`lend_feed`], and converts only the values the template
+//! reads, each once per context.
 
 use std::cell::Cell;
-use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -74,62 +73,46 @@ pub(crate) fn to_jinja(v: &Value) -> JValue {
     }
 }
 
-/// A feed map, as the thread-local slot of [`FeedScope`] holds it.
+/// A feed map, as the thread-local slot of [`lend_feed`] holds it.
 type FeedPtr = *const Map<String, Value>;
 
 thread_local! {
-    /// The feed of the innermost [`FeedScope`] alive on this thread, with its id.
+    /// The feed of the innermost lend under way on this thread, with its id.
     static FEED: Cell<Option<(u64, FeedPtr)>> = const { Cell::new(None) };
 }
 
-/// The id of the next [`FeedScope`] (never 0, never reused).
-static NEXT_SCOPE: AtomicU64 = AtomicU64::new(1);
+/// The id of the next lend (never 0, never reused).
+static NEXT_LEND: AtomicU64 = AtomicU64::new(1);
 
-/// Lends a feed map to the contexts of the renders made while it is alive, on this thread,
-/// without copying it: a [`Ctx`] must be `'static` (minijinja's objects are), so it holds the
-/// scope's id and reads the map through [`with_feed`]. Scopes nest (the innermost wins); a
-/// scope is dropped where it was made, which restores the one it hid.
-pub(crate) struct FeedScope<'f> {
-    id: u64,
-    outer: Option<(u64, FeedPtr)>,
-    /// Borrows the map for the scope's life; also makes the scope neither `Send` nor `Sync`.
-    _feed: PhantomData<&'f Map<String, Value>>,
-    _here: PhantomData<*const ()>,
-}
+/// Lends `feed` to the renders `f` makes on this thread, without copying it, and returns what
+/// `f` returned. A [`Ctx`] must be `'static` (minijinja's objects are), so it holds the lend's
+/// id (`f`'s argument) and reads the map through [`read_feed`]. Lends nest (the innermost
+/// wins); one ends when its `f` returns or unwinds, and gives back the lend it hid. Only this
+/// function starts and ends a lend, so no caller can end one out of order or keep one past the
+/// borrow of its map.
+pub(crate) fn lend_feed<R>(feed: &Map<String, Value>, f: impl FnOnce(u64) -> R) -> R {
+    /// Puts the hidden lend back in the slot when dropped, on unwinding too.
+    struct GiveBack(Option<(u64, FeedPtr)>);
 
-impl<'f> FeedScope<'f> {
-    /// Lends `feed` until the scope is dropped.
-    pub fn enter(feed: &'f Map<String, Value>) -> FeedScope<'f> {
-        let id = NEXT_SCOPE.fetch_add(1, Ordering::Relaxed);
-        let outer = FEED.with(|slot| slot.replace(Some((id, feed as FeedPtr))));
-        FeedScope {
-            id,
-            outer,
-            _feed: PhantomData,
-            _here: PhantomData,
+    impl Drop for GiveBack {
+        fn drop(&mut self) {
+            FEED.with(|slot| slot.set(self.0));
         }
     }
 
-    /// The id contexts use to find the map.
-    pub fn id(&self) -> u64 {
-        self.id
-    }
+    let id = NEXT_LEND.fetch_add(1, Ordering::Relaxed);
+    let _give_back = GiveBack(FEED.with(|slot| slot.replace(Some((id, feed as FeedPtr)))));
+    f(id)
 }
 
-impl Drop for FeedScope<'_> {
-    fn drop(&mut self) {
-        FEED.with(|slot| slot.set(self.outer));
-    }
-}
-
-/// `f` of the map lent by the scope `id`, when that scope is the innermost one alive on this
+/// `f` of the map of lend `id`, when that lend is the innermost one under way on this
 /// thread; `None` otherwise.
-fn with_feed<R>(id: u64, f: impl FnOnce(&Map<String, Value>) -> R) -> Option<R> {
+fn read_feed<R>(id: u64, f: impl FnOnce(&Map<String, Value>) -> R) -> Option<R> {
     FEED.with(|slot| match slot.get() {
         Some((at, map)) if at == id => {
-            // SAFETY: the slot holds `id` only while the `FeedScope` of that id is alive on
-            // this thread (it restores the previous value when dropped, and ids are never
-            // reused), and that scope borrows the map for its whole life: the pointer is
+            // SAFETY: the slot holds `id` only within the call of `lend_feed` that made it
+            // (which puts the previous value back when its closure returns or unwinds; ids
+            // are never reused), and that call borrows the map throughout: the pointer is
             // valid and the map is not mutated meanwhile.
             Some(f(unsafe { &*map }))
         }
@@ -155,7 +138,7 @@ enum Slot {
 #[derive(Debug)]
 pub(crate) struct Ctx {
     pub store: Arc<Store>,
-    /// The id of the [`FeedScope`] that lends the feed (with knowledge merged in).
+    /// The id of the [`lend_feed`] lending the feed (with knowledge merged in).
     pub feed: u64,
     pub predefined: Arc<Vars>,
     /// The components the rendered template sees.
@@ -228,7 +211,7 @@ impl Ctx {
 
     /// The feed's variable `name`, converted (once per context when that costs).
     fn feed_value(&self, name: &str) -> Option<JValue> {
-        with_feed(self.feed, |feed| {
+        read_feed(self.feed, |feed| {
             let v = if feed.len() < SCAN_BELOW {
                 feed.iter().find(|(k, _)| k.as_str() == name)?.1
             } else {
@@ -468,6 +451,39 @@ mod tests {
         assert_eq!(leading_name("q.b + 1"), "q");
         assert_eq!(leading_name(" user_input"), "user_input");
         assert_eq!(leading_name("1 + x"), "");
+    }
+
+    #[test]
+    fn a_feed_is_read_only_within_its_lend() {
+        let a = serde_json::json!({"x": 1}).as_object().unwrap().clone();
+        let b = serde_json::json!({"x": 2}).as_object().unwrap().clone();
+        let x = |m: &Map<String, Value>| m["x"].clone();
+        let (ia, ib) = lend_feed(&a, |ia| {
+            assert_eq!(read_feed(ia, x), Some(Value::from(1)));
+            let ib = lend_feed(&b, |ib| {
+                assert_eq!(read_feed(ib, x), Some(Value::from(2)));
+                assert_eq!(read_feed(ia, x), None, "hidden by the inner lend");
+                ib
+            });
+            assert_eq!(read_feed(ia, x), Some(Value::from(1)), "given back");
+            assert_eq!(read_feed(ib, x), None);
+            (ia, ib)
+        });
+        assert_eq!(read_feed(ia, x), None);
+        assert_eq!(read_feed(ib, x), None);
+        let mut ic = 0;
+        let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            lend_feed(&a, |id| {
+                ic = id;
+                panic!("a render panics");
+            })
+        }));
+        assert!(unwound.is_err());
+        assert_eq!(
+            read_feed(ic, x),
+            None,
+            "a lend ends when its closure unwinds"
+        );
     }
 
     #[test]

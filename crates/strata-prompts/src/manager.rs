@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 use strata_core::{push_value_text, Error, ErrorData, ErrorKind, Location};
 
-use crate::context::{FeedScope, Vars};
+use crate::context::{lend_feed, Vars};
 use crate::explain::{Candidate, Explain, UnknownKey, Variable};
 use crate::load::{read_tree, read_value, Found};
 use crate::lookup::{candidates, Overrides, Plan, Settings};
@@ -314,20 +314,31 @@ impl PromptManager {
             }
             None => feed,
         };
-        // The renders below read the feed in place, through this scope.
-        let scope = FeedScope::enter(feed);
+        // The renders read the feed in place, lent for their time.
+        lend_feed(feed, |lent| manager.render_lent(call, t, lent, secrets))
+    }
+
+    /// Renders template `t` for `call`, its feed lent as `lent` (see [`lend_feed`]).
+    fn render_lent(
+        &self,
+        call: &Call<'_>,
+        t: usize,
+        lent: u64,
+        secrets: &[String],
+    ) -> Result<Rendered, Error> {
+        let store = &self.store;
         let job = Job {
             store,
             template: t,
-            feed: scope.id(),
-            predefined: manager.predefined.clone(),
+            feed: lent,
+            predefined: self.predefined.clone(),
         };
         if let Some(pin) = &call.hash {
             job.check_hash(pin)?;
         }
         let mut warnings = Vec::new();
         let mut notices = Vec::new();
-        if let Some(u) = manager.unknown_key(call.key) {
+        if let Some(u) = self.unknown_key(call.key) {
             notices.push(strata_core::Warning {
                 layer: LAYER,
                 message: format!(
@@ -359,7 +370,7 @@ impl PromptManager {
             notices,
             explain: call
                 .explain
-                .then(|| manager.explain(call, t, secrets))
+                .then(|| self.explain(call, t, secrets))
                 .transpose()?,
         })
     }

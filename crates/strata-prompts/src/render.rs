@@ -222,7 +222,7 @@ pub(crate) fn redact_error(mut e: Error, secrets: &[String]) -> Error {
 pub(crate) struct Job<'s> {
     pub store: &'s Arc<Store>,
     pub template: usize,
-    /// The id of the [`crate::context::FeedScope`] lending the feed.
+    /// The id of the [`crate::context::lend_feed`] lending the feed.
     pub feed: u64,
     pub predefined: Arc<Vars>,
 }

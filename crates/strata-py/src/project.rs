@@ -34,14 +34,11 @@ pub struct PyProject {
 
 impl PyProject {
     /// The options of every tool call: the environment `env` (`None`: the process
-    /// environment) and `strict` rendering (`None`: the project's `strict` setting);
-    /// `resumable` for the calls of runs that resume (plans, graphs, a Ray worker's calls),
-    /// whose tools die with the thread that starts them.
+    /// environment) and `strict` rendering (`None`: the project's `strict` setting).
     fn options(
         &self,
         env: Option<&Bound<'_, PyAny>>,
         strict: Option<&Bound<'_, PyAny>>,
-        resumable: bool,
     ) -> PyResult<ExecOptions> {
         let base_env = match env.filter(|e| !e.is_none()) {
             None => None,
@@ -51,7 +48,6 @@ impl PyProject {
         Ok(ExecOptions {
             render: RenderOptions::strict_if(self.project.settings.strict_with(strict)),
             base_env,
-            die_with_parent: resumable,
         })
     }
 }
@@ -111,7 +107,7 @@ impl PyProject {
         let tool = str_arg(tool, "tool")?;
         let params = map_arg(params, "params")?;
         let step_id = opt_str_arg(step_id, "step_id")?;
-        let options = self.options(env, strict, false)?;
+        let options = self.options(env, strict)?;
         let call = CallOptions {
             timeout: seconds_arg(timeout, "timeout")?,
         };
@@ -219,7 +215,7 @@ impl PyProject {
                 "executor= runs tool calls, step_executor= whole steps: give one",
             ));
         }
-        let options = self.options(env, strict, true)?;
+        let options = self.options(env, strict)?;
         let call = CallOptions {
             timeout: seconds_arg(timeout, "timeout")?,
         };
@@ -303,7 +299,7 @@ impl PyProject {
     ) -> PyResult<Bound<'py, PyAny>> {
         let tool = str_arg(tool, "tool")?;
         let params = map_arg(params, "params")?;
-        let options = self.options(env, strict, true)?;
+        let options = self.options(env, strict)?;
         let call = CallOptions {
             timeout: seconds_arg(timeout, "timeout")?,
         };
@@ -396,7 +392,7 @@ impl PyProject {
         let run = GraphRun {
             id,
             start,
-            options: self.options(env, strict, true)?,
+            options: self.options(env, strict)?,
             every: self.project.settings.checkpoint_every.value,
         };
         let outcome = on_strata_stack(py, CAPPED_LIMITS_STACK, || {
@@ -456,7 +452,7 @@ impl PyProject {
         let name = opt_str_arg(name, "name")?.unwrap_or_else(|| PLAN_NAME.to_string());
         let records = records_arg(records)?;
         let values = map_arg(values, "values")?;
-        let options = self.options(None, strict, true)?;
+        let options = self.options(None, strict)?;
         let call = CallOptions {
             timeout: seconds_arg(timeout, "timeout")?,
         };
@@ -530,7 +526,7 @@ impl PyProject {
     ) -> PyResult<Bound<'py, PyAny>> {
         let id = self.project.tool_named(&str_arg(graph, "graph")?);
         let request = json_arg(request, "request")?;
-        let options = self.options(None, strict, true)?;
+        let options = self.options(None, strict)?;
         let app = &self.project;
         let answer = on_strata_stack(py, CAPPED_LIMITS_STACK, || {
             app.walk_part(&id, &request, options.clone())

@@ -9,10 +9,11 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{Seek, Write};
-use std::os::fd::AsRawFd;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
+use nix::errno::Errno;
+use nix::fcntl::{Flock, FlockArg};
 use strata_core::{Error, ErrorKind, Layer};
 
 use crate::RunDir;
@@ -24,8 +25,8 @@ pub const LOCK_FILE: &str = "lock";
 #[derive(Debug)]
 pub struct RunLock {
     path: PathBuf,
-    /// Holds the OS lock for as long as it is open.
-    _file: File,
+    /// The file, holding the OS lock until it is dropped.
+    _file: Flock<File>,
 }
 
 impl Drop for RunLock {
@@ -43,18 +44,15 @@ fn running(pid: &str) -> bool {
     !proc.is_dir() || (!pid.is_empty() && proc.join(pid).exists())
 }
 
-/// Takes the OS lock on `file` without waiting: `Ok(false)` when another holds it.
-fn try_flock(file: &File) -> std::io::Result<bool> {
+/// Takes the OS lock on `file` without waiting: the file locked, or `None` when another
+/// holds it.
+fn try_flock(mut file: File) -> std::io::Result<Option<Flock<File>>> {
     loop {
-        // SAFETY: flock on a descriptor this function borrows for the call.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
-            return Ok(true);
-        }
-        let e = std::io::Error::last_os_error();
-        match e.raw_os_error() {
-            Some(libc::EWOULDBLOCK) => return Ok(false),
-            Some(libc::EINTR) => continue,
-            _ => return Err(e),
+        match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
+            Ok(locked) => return Ok(Some(locked)),
+            Err((_, Errno::EWOULDBLOCK)) => return Ok(None),
+            Err((again, Errno::EINTR)) => file = again,
+            Err((_, e)) => return Err(e.into()),
         }
     }
 }
@@ -84,16 +82,16 @@ impl RunDir {
             )
         };
         loop {
-            let mut file = OpenOptions::new()
+            let file = OpenOptions::new()
                 .read(true)
                 .write(true)
                 .create(true)
                 .truncate(false)
                 .open(&path)
                 .map_err(io)?;
-            if !try_flock(&file).map_err(io)? {
+            let Some(mut file) = try_flock(file).map_err(io)? else {
                 return Err(self.in_progress(&path));
-            }
+            };
             if !still_at(&file, &path) {
                 // The holder released it and removed the file between our open and our
                 // lock: take the new one.
