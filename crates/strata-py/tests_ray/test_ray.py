@@ -49,11 +49,12 @@ def timeless(steps: list[Any]) -> list[Any]:
 
 
 def snapshot(root: Path) -> dict[str, str]:
-    """Every file under `root` (but the runs directory) with a hash of its bytes."""
+    """Every file under `root` (but what the driver itself keeps there: the runs, the gate's
+    admissions) with a hash of its bytes."""
     out = {}
     for path, data in walk_bytes(root):
         rel = str(path.relative_to(root))
-        if rel.startswith(".strata/runs/"):
+        if rel.startswith((".strata/runs/", ".strata/gate/")):
             continue
         out[rel] = hashlib.sha256(data).hexdigest()
     return out
@@ -410,7 +411,7 @@ def test_a_seeded_secret_is_never_on_the_wire_nor_in_rays_files(
     run = sray.run_plan(project, plan, run_id="sec")
     assert run["status"] == "completed", run
     # The marker travelled; the next worker restored the value from its own environment.
-    assert run["steps"][0]["result"] == "%{secret:SEEDED_TOKEN}"
+    assert run["steps"][0]["result"].startswith("%{secret:SEEDED_TOKEN:")
     assert run["steps"][1]["result"] == len(SEEDED)
     secret = SEEDED.encode()
     assert wire and not any(secret in w for w in wire)
