@@ -481,7 +481,7 @@ pub enum Given<'py> {
 impl<'a, 'py> FromPyObject<'a, 'py> for Given<'py> {
     type Error = PyErr;
 
-    fn extract(obj: pyo3::Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
         Ok(Given::Passed(obj.to_owned()))
     }
 }
