@@ -222,6 +222,7 @@ fn secrets_never_show_in_dry_runs_explanations_or_errors() {
         .then(&["run", "fail"])
         .envs(&injection_env())
         .measured(KILL_AFTER)
+        .status(2)
         .run();
     assert_eq!(o.code, Some(2));
     assert_eq!(
@@ -233,6 +234,7 @@ fn secrets_never_show_in_dry_runs_explanations_or_errors() {
         .then(&["run", "strict", "--strict"])
         .envs(&injection_env())
         .measured(KILL_AFTER)
+        .status(2)
         .run();
     assert_eq!(o.code, Some(2));
     assert_eq!(
@@ -244,6 +246,7 @@ fn secrets_never_show_in_dry_runs_explanations_or_errors() {
         .then(&["run", "inject", "-p", "nope=1", "-p", &msg])
         .envs(&injection_env())
         .measured(KILL_AFTER)
+        .status(2)
         .run();
     assert_eq!(o.code, Some(2));
     assert_no_secret(&o.all());
@@ -252,6 +255,7 @@ fn secrets_never_show_in_dry_runs_explanations_or_errors() {
         .then(&["run", "inject", "-p", &msg])
         .envs(&injection_env())
         .measured(KILL_AFTER)
+        .status(2)
         .run();
     assert_eq!(o.code, Some(2));
     assert_eq!(o.error_line(), "error[request]: expected NAME=value");
@@ -287,6 +291,7 @@ fn secrets_in_spawn_errors_are_redacted() {
             .then(&["run", name])
             .envs(&[("TOKEN", TOKEN)])
             .measured(KILL_AFTER)
+            .status(2)
             .run();
         assert_eq!(o.code, Some(2), "{name}: {}", o.brief());
         assert_eq!(o.error_line(), line);
@@ -369,6 +374,7 @@ fn null_bytes_in_data_are_a_clear_error_not_a_truncated_argument() {
         .then(&["run", "inject", "--params-json", r#"{"msg": "a\u0000b"}"#])
         .envs(&injection_env())
         .measured(KILL_AFTER)
+        .status(2)
         .run();
     assert_eq!(o.code, Some(2), "{}", o.brief());
     assert_eq!(
@@ -650,6 +656,7 @@ fn bomb(s: &Test, name: &str, config: &str) -> Ran {
             &format!("executor: runtimes/subprocess\nconfig:\n  command: echo\n{config}"),
         )
         .measured(KILL_AFTER)
+        .status(2)
         .run();
     eprintln!("{name}: {:?}, peak RSS {} KiB", o.elapsed, o.peak_rss_kib);
     bounded(&o);
@@ -664,6 +671,7 @@ fn directive_bomb(s: &Test, name: &str, body: &str) -> Ran {
         .then(&["run", &rel])
         .file(&rel, format!("---\nname: {name}\n---\n{body}\n"))
         .measured(KILL_AFTER)
+        .status(2)
         .run();
     bounded(&o);
     assert_eq!(o.code, Some(2), "{}", o.brief());
@@ -753,7 +761,7 @@ fn a_yaml_billion_laughs_file_is_refused() {
     }
     yaml.push_str("config: {command: echo, args: \"*l9\"}\n");
     let s = project().file("tools/lol.yaml", &yaml);
-    let o = s.then(&["run", "lol"]).measured(KILL_AFTER).run();
+    let o = s.then(&["run", "lol"]).measured(KILL_AFTER).status(2).run();
     eprintln!(
         "billion laughs: {:?}, peak RSS {} KiB",
         o.elapsed, o.peak_rss_kib
@@ -804,7 +812,11 @@ fn huge_and_deeply_nested_documents_are_refused() {
         "tools/deep.yaml",
         format!("config: {}1{}\n", "[".repeat(100_000), "]".repeat(100_000)),
     );
-    let o = s.then(&["run", "deep"]).measured(KILL_AFTER).run();
+    let o = s
+        .then(&["run", "deep"])
+        .measured(KILL_AFTER)
+        .status(2)
+        .run();
     bounded(&o);
     assert_eq!(o.code, Some(2), "{}", o.brief());
     assert_eq!(
@@ -829,6 +841,7 @@ fn a_tool_writing_endlessly_is_capped_in_bounded_memory() {
     let o = s
         .then(&["run", "endless", "--json"])
         .measured(KILL_AFTER)
+        .status(124)
         .run();
     eprintln!("yes: {:?}, peak RSS {} KiB", o.elapsed, o.peak_rss_kib);
     bounded(&o);
@@ -890,7 +903,7 @@ fn tool_ids_cannot_leave_the_tools_directory() {
         (etc.as_str(), no_project("/etc")),
         ("/etc/passwd", no_project("/etc")),
     ] {
-        let o = s.then(&["run", id]).measured(KILL_AFTER).run();
+        let o = s.then(&["run", id]).measured(KILL_AFTER).status(2).run();
         assert_eq!(o.code, Some(2), "{id}: {}", o.brief());
         assert_eq!(o.error_line(), line);
     }
@@ -898,7 +911,7 @@ fn tool_ids_cannot_leave_the_tools_directory() {
         "tools/hop.yaml",
         "executor: ../outside\nconfig: {command: echo}\n",
     );
-    let o = s.then(&["run", "hop"]).measured(KILL_AFTER).run();
+    let o = s.then(&["run", "hop"]).measured(KILL_AFTER).status(2).run();
     assert_eq!(o.code, Some(2), "{}", o.brief());
     assert_eq!(
         o.error_line(),
@@ -933,7 +946,7 @@ fn directive_graph_and_hook_tools_cannot_leave_the_tools_directory() {
         vec!["run", "graphs/node"],
         vec!["run", "graphs/hook"],
     ] {
-        let o = s.then(&args).measured(KILL_AFTER).run();
+        let o = s.then(&args).measured(KILL_AFTER).status(2).run();
         assert_eq!(o.code, Some(2), "{args:?}: {}", o.brief());
         assert!(
             o.stderr.contains("unknown tool `../outside`"),
@@ -957,6 +970,7 @@ fn run_ids_cannot_leave_the_runs_directory() {
         let o = s
             .then(&["run", "graphs/retry", flag, id, "--quiet"])
             .measured(KILL_AFTER)
+            .status(2)
             .run();
         assert_eq!(o.code, Some(2), "{flag} {id}: {}", o.brief());
         assert_eq!(

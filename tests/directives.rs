@@ -181,7 +181,7 @@ fn limits_stop_cleanly_and_fire_limit_reached() {
         "---\nname: slow\nlimits: {timeout: 1}\nactions:\n  - {id: nap, tool: t/sleep}\n  - {id: after, tool: examples/echo}\n---\n",
     );
     let started = std::time::Instant::now();
-    let o = slow.run();
+    let o = slow.status(3).run();
     assert!(
         started.elapsed() < std::time::Duration::from_secs(4),
         "the directive timeout stops the action"
@@ -348,6 +348,7 @@ fn an_action_tool_named_by_an_input_is_resolved_then_checked() {
             "--json",
             "--quiet",
         ])
+        .status(1)
         .run();
     let v: Value = serde_json::from_str(&o.stdout).unwrap();
     assert_eq!(v["actions"][0]["tool"], "t/typo");

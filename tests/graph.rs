@@ -207,7 +207,7 @@ run s1: limited after 3 steps: max_steps (3) reached before node `spin`
         .run()
         .then(&["run", "graphs/spin", "--run-id", "s2", "--quiet"])
         .stderr("strata: run s2 limited: max_steps (3) reached before node `spin`\n")
-        .run()
+        .status(3).run()
         .then(&["run", "graphs/spin", "--resume", "s1"])
         .stderr("error[request]: run `s1` has already ended (limited)\n   = help: `strata runs` shows every run and its status\n")
         .status(2)
@@ -317,7 +317,7 @@ fn load_errors_point_at_the_file_before_anything_runs() {
         .then(&["run", "graphs/spin", "--resume", "../../etc/passwd"])
         .file("tools/graphs/spin.yaml", SPIN)
         .stderr("error[request]: invalid run id `../../etc/passwd`\n   = help: run ids are 1 to 64 letters, digits, `.`, `_` or `-`, not starting with `.` or `-`\n")
-        .run()
+        .status(2).run()
         .then(&["run", "graphs/spin", "--run-id", "x/y"])
         .status(2)
         .run();
@@ -360,7 +360,7 @@ fn graphs_are_drawn_and_runs_are_listed() {
         .run();
     s.then(&["graph", "examples/echo"])
         .stderr("error[request]: `examples/echo` is not a graph\n   = help: graphs are tool files with `kind: graph`\n")
-        .run();
+        .status(2).run();
     s.then(&["runs"]).stdout("no runs yet\n").run();
     let s = s.file("tools/graphs/spin.yaml", SPIN);
     // Oldest first, ties by id: started in this order, the listing is the same whether or not
@@ -368,6 +368,7 @@ fn graphs_are_drawn_and_runs_are_listed() {
     s.then(&["run", "graphs/retry", "--run-id", "a-retry", "--quiet"])
         .run();
     s.then(&["run", "graphs/spin", "--run-id", "b-spin", "--quiet"])
+        .status(3)
         .run();
     s.then(&["runs"])
         .stdout(

@@ -20,22 +20,27 @@ fn secret_project() -> Test {
         .file("e.yaml", "b: \"${NOPE:?key is ${API_KEY}}\"\n")
 }
 
-/// What `args` prints with `--secret API_KEY`: the reference every other way of declaring
-/// the secret must match.
-fn with_flag(args: &[&str]) -> Ran {
+/// What `args` prints with `--secret API_KEY`, ending with `status`: the reference every
+/// other way of declaring the secret must match.
+fn with_flag(args: &[&str], status: i32) -> Ran {
     let mut all = args.to_vec();
     all.extend(["--secret", "API_KEY"]);
-    secret_project().args(&all).env("API_KEY", SECRET).run()
+    secret_project()
+        .args(&all)
+        .env("API_KEY", SECRET)
+        .status(status)
+        .run()
 }
 
 #[test]
 fn secrets_declared_in_settings_are_redacted_like_secret_flags() {
-    for args in [
-        &["render", "k.yaml", "--explain"][..],
-        &["render", "e.yaml"],
-        &["render", "e.yaml", "--explain"],
+    // `e.yaml` fails to render (`:?`): status 1.
+    for (args, status) in [
+        (&["render", "k.yaml", "--explain"][..], 0),
+        (&["render", "e.yaml"], 1),
+        (&["render", "e.yaml", "--explain"], 1),
     ] {
-        let reference = with_flag(args);
+        let reference = with_flag(args, status);
         assert!(
             !reference.all().contains(SECRET),
             "{args:?}: {}",
@@ -50,16 +55,17 @@ fn secrets_declared_in_settings_are_redacted_like_secret_flags() {
             .file("strata.yaml", "secrets: [API_KEY]\n")
             .args(args)
             .env("API_KEY", SECRET)
+            .status(status)
             .run();
         let by_env = secret_project()
             .args(args)
             .env("API_KEY", SECRET)
             .env("STRATA_SECRETS", "API_KEY")
+            .status(status)
             .run();
         for ran in [by_file, by_env] {
             assert_eq!(ran.stdout, reference.stdout, "{args:?}");
             assert_eq!(ran.stderr, reference.stderr, "{args:?}");
-            assert_eq!(ran.code, reference.code, "{args:?}");
         }
     }
     // The exact error, the value nowhere.
@@ -140,16 +146,20 @@ fn tool_stderr_reaches_the_terminal_escaped_from_every_printer() {
     let p = evil_project();
     for color in ["always", "never"] {
         let (plan_run, graph_run) = (format!("p-{color}"), format!("g-{color}"));
-        for args in [
-            &["plan", "run", "plans/p.json", "--run-id", &plan_run][..],
-            &["plan", "step", "plans/p.json", "--step", "A"],
-            &["run", "directives/d.md"],
-            &["run", "graphs/g", "--run-id", &graph_run],
-            &["runs", "show", &plan_run],
+        // The tool fails: each run fails (1); showing the run succeeds.
+        for (args, status) in [
+            (
+                &["plan", "run", "plans/p.json", "--run-id", &plan_run][..],
+                1,
+            ),
+            (&["plan", "step", "plans/p.json", "--step", "A"], 1),
+            (&["run", "directives/d.md"], 1),
+            (&["run", "graphs/g", "--run-id", &graph_run], 1),
+            (&["runs", "show", &plan_run], 0),
         ] {
             let mut all = vec!["--color", color];
             all.extend_from_slice(args);
-            let ran = p.then(&all).run();
+            let ran = p.then(&all).status(status).run();
             let printed = ran.all();
             assert!(no_raw_controls(&printed), "{all:?}: {printed:?}");
             assert!(printed.lines().any(|l| l == ESCAPED), "{all:?}: {printed}");
@@ -216,7 +226,7 @@ fn run_records_are_never_written_through_a_link_leading_outside() {
             &["run", "graphs/g", "--run-id", "g1"],
             &["plan", "run", "plans/ok.json", "--resume", "r1"],
         ] {
-            let ran = p.then(args).run();
+            let ran = p.then(args).status(2).run();
             assert_eq!(
                 ran.error_line(),
                 format!(
@@ -243,9 +253,9 @@ fn settings_outside_the_project_are_refused_like_dotenv() {
     let p = Test::new()
         .file("k.yaml", "a: \"${UNSET_THING}\"\n")
         .link("strata.yaml", outside.path().join("s.yaml"));
-    for args in [&["render", "k.yaml"][..], &["config"]] {
-        let ran = p.then(args).run();
-        assert_ne!(ran.code, Some(0), "{args:?}");
+    // `render` fails with 1 whatever stops it; `config` cannot be carried out: 2.
+    for (args, status) in [(&["render", "k.yaml"][..], 1), (&["config"], 2)] {
+        let ran = p.then(args).status(status).run();
         assert_eq!(
             ran.error_line(),
             format!(

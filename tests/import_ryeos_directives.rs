@@ -286,6 +286,7 @@ fn every_graph_of_the_corpus_loads_and_walks_to_completion() {
     // A generated stub fails with its reason and status 127.
     let r = ran
         .then(&["run", "ryeos-unmapped/rye/agent/threads/thread_directive"])
+        .status(127)
         .run();
     assert_ne!(r.code, Some(0));
     assert!(
@@ -426,7 +427,10 @@ fn surviving_hooks_load_and_fire() {
         .args(&["check"])
         .run();
     assert_eq!(ran.code, Some(0), "{}{}", ran.stdout, ran.stderr);
-    let r = ran.then(&["run", "directives/x.md", "--json"]).run();
+    let r = ran
+        .then(&["run", "directives/x.md", "--json"])
+        .status(3)
+        .run();
     let report = r.json();
     let hooks: Vec<(String, String)> = report["hooks"]
         .as_array()

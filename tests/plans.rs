@@ -386,6 +386,7 @@ missing values: `missing`
     assert!(!p.path().join(".strata/runs").exists());
     let v = p
         .then(&["plan", "run", "plans/dry.yaml", "--dry-run", "--json"])
+        .status(3)
         .run()
         .json();
     assert_eq!(v["missing_values"], json!(["who", "ms", "missing"]));
@@ -582,7 +583,10 @@ fn a_ten_thousand_step_chain_resolves() {
 /// Runs `plans/<name>` holding `text`.
 fn plan_error(p: &Test, name: &str, text: &str) -> Ran {
     let path = format!("plans/{name}");
-    p.then(&["plan", "run", &path]).file(&path, text).run()
+    p.then(&["plan", "run", &path])
+        .file(&path, text)
+        .status(2)
+        .run()
 }
 
 #[test]
@@ -757,6 +761,7 @@ run st: failed (2 completed, 1 failed)
    = help: start a new run with the whole plan; finished steps are in its checkpoint
 ",
         )
+        .status(2)
         .run();
 }
 
@@ -933,5 +938,6 @@ run k: completed (4 completed)
    = help: resume without naming the plan to use the plan the run started with
 ",
         )
+        .status(2)
         .run();
 }

@@ -167,7 +167,7 @@ fn several_variants_need_all_variants_or_pins() {
     bad.extend(["--pin", "system_preamble=short"]);
     render(&s, &bad)
         .stderr("error[prompt]: component `system_preamble` has no version `short`\n   = help: its versions are concise, detailed\n")
-        .run();
+        .status(2).run();
 }
 
 #[test]
@@ -294,7 +294,7 @@ fn bad_keys_missing_templates_and_escapes_are_clear_errors() {
             "error[prompt]: no template for key `x`: tried other/x.v, other/x, other/default.v, other/default, default.v, default\n   \
              = help: add one of them, or a `default` template at the top of prompts/\n",
         )
-        .run();
+        .status(2).run();
     let outside = tempfile::tempdir().unwrap();
     std::fs::write(outside.path().join("secret.j2"), "top secret").unwrap();
     std::os::unix::fs::symlink(
@@ -307,6 +307,7 @@ fn bad_keys_missing_templates_and_escapes_are_clear_errors() {
             "error[prompt]: `prompts/main/leak.j2` is a symbolic link to a path outside prompts/\n\
              \x20  = help: templates are read only from inside prompts/\n",
         )
+        .status(2)
         .run();
     render(&bare(), &["x"])
         .status(2)
@@ -546,6 +547,7 @@ fn check_of_a_prompt_node_without_prompts_and_of_the_shipped_tree() {
             "kind: graph\nstate: {}\nnodes:\n  think:\n    kind: prompt\n    key: x\n",
         )
         .args(&["check"])
+        .status(1)
         .run();
     assert!(
         o.stdout.starts_with(

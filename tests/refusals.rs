@@ -201,7 +201,8 @@ fn every_front_end_refuses_every_error_the_check_finds() {
             if let Some(input) = &stdin {
                 run = run.stdin(input.clone());
             }
-            let ran = run.run();
+            // Every front-end's outcome is collected, to report all that fail at once.
+            let ran = run.any_status().run();
             let what = format!("{} · strata {}", case.display(), args.join(" "));
             let status = if batch { Some(0) } else { Some(2) };
             if ran.code != status {

@@ -246,7 +246,7 @@ fn bad_files_get_clear_errors() {
         .args(&["render", "-"])
         .stdin("a: [1, 2\nb: 3\n")
         .stderr("error[request]: YAML syntax error: illegal placement of ':' indicator\n  --> <stdin>:2:2\n")
-        .run();
+        .status(1).run();
 
     let mut bomb = String::from("a: &a [x, x, x, x, x, x, x, x, x]\n");
     for (prev, cur) in ('a'..='h').zip('b'..='i') {
@@ -264,6 +264,7 @@ fn bad_files_get_clear_errors() {
         .stderr(
             "error[request]: cannot read `missing.yaml`: No such file or directory (os error 2)\n",
         )
+        .status(1)
         .run();
 }
 

@@ -325,12 +325,12 @@ fn a_generator_that_fails_times_out_or_prints_text_is_a_clear_error() {
         .run();
     run("gen/slow")
         .stderr(&format!("error[response]: the generator of `generative.greeting_phrase` failed: tool `gen/slow` timed out\n{snippet}{protocol}"))
-        .run();
+        .status(2).run();
     run("gen/text")
         .stderr(&format!("error[response]: the generator of `generative.greeting_phrase` failed: tool `gen/text` printed something that is not JSON\n{snippet}   \
                  = help: a generator prints the field's value as JSON: a text is printed with its quotes (\"Have a nice day.\")\n"))
         .stdout("")
-        .run();
+        .status(2).run();
 }
 
 #[test]
@@ -354,7 +354,7 @@ fn bad_templates_and_tool_results_are_located_errors() {
             "error[response]: `account.for`: `for` is a Jinja keyword, not a field name\n  --> keyword.j2:1:11\n  |\n1 | Total: {{ account.for }}\n  |           ^^^^^^^^^^^\n   \
              = field: $ (bytes 10..21)\n   = help: rename the field: keywords such as `if`, `for`, `in`, `not` and `loop` cannot name a value\n",
         )
-        .run();
+        .status(2).run();
     p.then(&["respond", "bank.j2", "--tool-result", "results/list.json"])
         .file(
             "results/list.json",
@@ -371,7 +371,7 @@ fn bad_templates_and_tool_results_are_located_errors() {
         .stderr(
             "error[response]: unknown standard field `custmer`\n   = field: custmer\n   = help: did you mean `customer`?\n",
         )
-        .run();
+        .status(2).run();
 }
 
 #[test]
@@ -424,6 +424,7 @@ fn a_field_holding_a_secret_is_refused_and_traces_show_stars() {
     let o = p
         .then(&[&args[..], &["--json"]].concat())
         .env("API_KEY", "key-5ecr3t")
+        .status(2)
         .run();
     assert_eq!(
         o.json()["fields"][1],

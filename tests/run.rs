@@ -379,11 +379,11 @@ fn a_failing_tool_gives_a_result_and_its_exit_code() {
         "fail",
         "executor: runtimes/subprocess\nconfig:\n  command: sh\n  args: [\"-c\", \"echo out; echo err >&2; exit 3\"]\n",
     );
-    let o = s.then(&["run", "fail"]).run();
+    let o = s.then(&["run", "fail"]).status(3).run();
     assert_eq!(o.stdout, "out\n");
     assert_eq!(o.stderr, "err\nstrata: `fail` exited with code 3\n");
     assert_eq!(o.code, Some(3));
-    let o = s.then(&["run", "fail", "--json"]).run();
+    let o = s.then(&["run", "fail", "--json"]).status(3).run();
     assert_eq!(
         result_of(&o),
         json!({"success": false, "exit_code": 3, "stdout": "out\n", "stderr": "err\n",
@@ -401,7 +401,7 @@ fn a_missing_binary_is_a_located_error() {
         "t",
         "executor: runtimes/subprocess\nconfig:\n  command: no-such-program-xyz\n",
     );
-    let o = s.then(&["run", "t"]).run();
+    let o = s.then(&["run", "t"]).status(2).run();
     assert_eq!(
         o.stderr,
         "error[request]: command `no-such-program-xyz` not found on PATH\n  --> tools/t.yaml:3:12\n  |\n\
@@ -418,7 +418,7 @@ fn a_non_executable_file_is_a_located_error() {
         "t",
         "executor: runtimes/subprocess\nconfig:\n  command: ./script.sh\n",
     );
-    let o = s.then(&["run", "t"]).run();
+    let o = s.then(&["run", "t"]).status(2).run();
     assert_eq!(
         o.stderr,
         "error[request]: command `./script.sh` is not executable\n  --> tools/t.yaml:3:12\n  |\n\
@@ -435,7 +435,7 @@ fn a_hanging_tool_is_killed_with_its_whole_group_at_the_timeout() {
         "executor: runtimes/subprocess\nconfig:\n  command: sh\n  args: [\"-c\", \"echo $$ > sh.pid; sleep 30 & echo $! > gc.pid; wait\"]\n  timeout: 1\n",
     );
     let start = Instant::now();
-    let o = s.then(&["run", "hang", "--json"]).run();
+    let o = s.then(&["run", "hang", "--json"]).status(124).run();
     assert!(
         start.elapsed() < Duration::from_secs(5),
         "{:?}",
@@ -449,7 +449,7 @@ fn a_hanging_tool_is_killed_with_its_whole_group_at_the_timeout() {
     assert_eq!(o.code, Some(124));
     assert!(!pid_alive(&o.read("sh.pid")), "the tool survived");
     assert!(!pid_alive(&o.read("gc.pid")), "its grandchild survived");
-    let o = s.then(&["run", "hang"]).run();
+    let o = s.then(&["run", "hang"]).status(124).run();
     assert_eq!(
         o.stderr,
         "strata: `hang` timed out after 1s; its process group was killed\n"
@@ -475,7 +475,7 @@ fn a_tool_writing_a_gigabyte_is_capped_and_flagged() {
         (&json!(true), &json!(true))
     );
     assert_eq!(o.code, Some(0));
-    let o = s.then(&["run", "endless"]).run();
+    let o = s.then(&["run", "endless"]).status(124).run();
     assert_eq!(o.stdout, "y\ny\n");
     assert_eq!(
         o.stderr,
@@ -559,6 +559,7 @@ fn the_child_cannot_reach_the_callers_terminal() {
 fn invalid_parameters_list_the_valid_names() {
     let o = Test::in_repo()
         .args(&["run", "examples/report", "-p", "titel=x", "-p", "count=500"])
+        .status(2)
         .run();
     assert_eq!(
         o.stderr,
@@ -569,6 +570,7 @@ fn invalid_parameters_list_the_valid_names() {
     assert_eq!(o.code, Some(2));
     let o = Test::in_repo()
         .args(&["run", "examples/report", "-p", "count=many"])
+        .status(2)
         .run();
     assert_eq!(
         o.stderr,
@@ -582,6 +584,7 @@ fn invalid_parameters_list_the_valid_names() {
     );
     let o = s
         .then(&["run", "req", "--params-json", r#"{"m": "x"}"#])
+        .status(2)
         .run();
     assert_eq!(
         o.stderr,
@@ -592,7 +595,10 @@ fn invalid_parameters_list_the_valid_names() {
 
 #[test]
 fn an_unknown_tool_id_suggests_the_closest() {
-    let o = Test::in_repo().args(&["run", "examples/ech"]).run();
+    let o = Test::in_repo()
+        .args(&["run", "examples/ech"])
+        .status(2)
+        .run();
     assert_eq!(
         o.stderr,
         "error[request]: unknown tool `examples/ech`\n   = help: did you mean `examples/echo`?\n"
@@ -608,7 +614,7 @@ fn malformed_yaml_is_a_located_error() {
             "executor: runtimes/subprocess\nconfig:\n  command: [printf\n",
         )
         .tool("typo", "executor: runtimes/subprocess\nconfg: {}\n");
-    let o = s.then(&["run", "bad"]).run();
+    let o = s.then(&["run", "bad"]).status(2).run();
     assert_eq!(
         o.stderr,
         "error[S002]: YAML syntax error: while parsing a flow sequence, expected ',' or ']'\n  --> tools/bad.yaml:4:1\n"
@@ -616,7 +622,7 @@ fn malformed_yaml_is_a_located_error() {
             + &refusal("bad", 1)
     );
     assert_eq!(o.code, Some(2));
-    let o = s.then(&["run", "tools/typo.yaml"]).run();
+    let o = s.then(&["run", "tools/typo.yaml"]).status(2).run();
     assert_eq!(
         o.stderr,
         "error[S002]: invalid tool file: unknown field `confg`, expected one of `kind`, `description`, \
@@ -625,7 +631,7 @@ fn malformed_yaml_is_a_located_error() {
             .to_string()
             + &refusal("typo", 1)
     );
-    let o = s.then(&["tools"]).run();
+    let o = s.then(&["tools"]).status(1).run();
     assert_eq!(o.code, Some(1));
     assert!(o.stdout.starts_with(
         "bad                  (invalid: YAML syntax error: while parsing a flow sequence, expected ',' or ']')\n"
@@ -638,7 +644,7 @@ fn executor_cycles_and_unknown_executors_name_the_chain() {
         .tool("a", "executor: b\n")
         .tool("b", "executor: a\n")
         .tool("c", "executor: runtimes/pyton\n");
-    let o = s.then(&["run", "a"]).run();
+    let o = s.then(&["run", "a"]).status(2).run();
     assert_eq!(
         o.stderr,
         "error[S003]: executor cycle: a -> b -> a\n  --> tools/b.yaml:1:11\n  |\n1 | executor: a\n  |           ^\n\
@@ -646,7 +652,7 @@ fn executor_cycles_and_unknown_executors_name_the_chain() {
             .to_string()
             + &refusal("a", 1)
     );
-    let o = s.then(&["run", "c"]).run();
+    let o = s.then(&["run", "c"]).status(2).run();
     assert_eq!(
         o.stderr,
         "error[S003]: unknown executor `runtimes/pyton` in chain c -> runtimes/pyton\n  --> tools/c.yaml:1:11\n  |\n\
@@ -668,7 +674,7 @@ fn missing_variables_warn_and_strict_mode_refuses_them() {
         o.stderr,
         "warning[env]: environment variable `UNSET_VAR` is not set\n  --> tools/t.yaml:4:12\n   = field: config.args[0] (bytes 1..13)\n"
     );
-    let o = s.then(&["run", "t", "--strict"]).run();
+    let o = s.then(&["run", "t", "--strict"]).status(2).run();
     assert_eq!(o.code, Some(2));
     assert!(o
         .stderr
@@ -683,13 +689,13 @@ fn secrets_never_show_in_the_spec_or_in_errors() {
          config:\n  command: \"${TOOL_BIN}\"\n  cwd: \"${TOOL_BIN}-nowhere\"\n",
     );
     let env = [("TOOL_BIN", "/s3cr3t/bin")];
-    let o = s.then(&["run", "t"]).envs(&env).run();
+    let o = s.then(&["run", "t"]).envs(&env).status(2).run();
     assert_eq!(
         o.stderr,
         "error[request]: expected NAME=value\n  --> .env:2:1\n   = help: write NAME=value, one per line\n"
     );
     let s = s.file(".env", "GOOD=1\n");
-    let o = s.then(&["run", "t"]).envs(&env).run();
+    let o = s.then(&["run", "t"]).envs(&env).status(2).run();
     assert_eq!(
         o.stderr,
         "error[request]: working directory `***-nowhere` does not exist\n  --> tools/t.yaml:8:8\n  |\n\

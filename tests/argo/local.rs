@@ -365,7 +365,8 @@ fn run_pod(
         "the working directory of {pod} is resolved: {dir_in_image:?}"
     );
     let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
-    let out = ran.then(&argv).run();
+    // A pod's exit status is its task's phase: the harness reads it.
+    let out = ran.then(&argv).any_status().run();
     let parameters = list(template, "/outputs/parameters")
         .iter()
         .map(|p| {

@@ -76,6 +76,10 @@ struct Project {
 /// ran.then(&["run", "t/x", "--json"]).status(0).run(); // again, in the same project
 /// ```
 ///
+/// The exit status is always checked, as `just`'s test builder checks it: 0 unless the case
+/// says which ([`Test::status`]) or which signal the run dies of ([`Test::killed_by`]), so a
+/// case that expects a failure says so.
+///
 /// The binary runs in the project's root with an empty environment but `PATH` and `HOME`
 /// (and what [`Test::env`] adds), and no stdin unless [`Test::stdin`] gives one. Unset
 /// expectations are not checked. Standard output and error must be UTF-8.
@@ -87,6 +91,7 @@ pub struct Test {
     stdout: Option<String>,
     stderr: Option<String>,
     status: Option<i32>,
+    any_status: bool,
     signal: Option<i32>,
     kill_after: Option<Duration>,
     limits: Vec<Limit>,
@@ -204,6 +209,7 @@ impl Test {
             stdout: None,
             stderr: None,
             status: None,
+            any_status: false,
             signal: None,
             kill_after: None,
             limits: Vec::new(),
@@ -312,9 +318,16 @@ impl Test {
         self
     }
 
-    /// Expects this exit code.
+    /// Expects this exit code (0 when the case sets none).
     pub fn status(mut self, code: i32) -> Test {
         self.status = Some(code);
+        self
+    }
+
+    /// Takes any exit status: the case reads [`Ran::code`] as data (a stand-in for an
+    /// orchestrator, which decides what a task's status means). Stated, never a default.
+    pub fn any_status(mut self) -> Test {
+        self.any_status = true;
         self
     }
 
@@ -365,6 +378,7 @@ impl Test {
     }
 
     /// Runs the binary to the end and checks every expectation set.
+    #[track_caller]
     pub fn run(self) -> Ran {
         self.launch(false).finish()
     }
@@ -507,8 +521,10 @@ impl Test {
         }
     }
 
+    #[track_caller]
     fn check(&self, ran: &Ran) {
-        let context = || format!("strata {}", self.args.join(" "));
+        let at = std::panic::Location::caller();
+        let context = || format!("strata {} (run at {at})", self.args.join(" "));
         if let Some(want) = self.signal {
             assert_eq!(
                 ran.signal,
@@ -526,7 +542,9 @@ impl Test {
         if let Some(want) = &self.stderr {
             assert_eq!(&ran.stderr, want, "stderr of {}", context());
         }
-        if let Some(want) = self.status {
+        // The status is always checked: 0 unless the case says which, or the signal.
+        if self.signal.is_none() && !self.any_status {
+            let want = self.status.unwrap_or(0);
             assert_eq!(
                 ran.code,
                 Some(want),
@@ -567,6 +585,7 @@ impl Running {
     }
 
     /// Closes standard input, waits for the end and checks every expectation set.
+    #[track_caller]
     pub fn finish(mut self) -> Ran {
         drop(self.stdin.take());
         let status = self.test.wait(&mut self.child, self.start);
