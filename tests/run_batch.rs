@@ -101,6 +101,40 @@ fn a_request_that_runs_nothing_gets_an_error_and_the_next_is_served() {
 }
 
 #[test]
+fn a_line_that_cannot_be_read_still_gets_its_id_back() {
+    const HINT: &str = r#""hint":"a request is one JSON object: {\"tool\": …, \"params\": {…}, \"id\", \"strict\", \"timeout\"}""#;
+    let ran = project()
+        .args(&["run", "--batch"])
+        .stdin(concat!(
+            "{\"id\": 1, \"tool\": \"t/ok\", \"tool\": \"t/echo\"}\n",
+            "{\"id\": \"two\", \"tool\": \"t/ok\", \"timeout\": 1e400}\n",
+            "{\"id\": 3, \"tool\": \"t/echo\", \"params\": {\"word\": 1e999, \"word\": 1}}\n",
+            "{\"id\": 4, \"id\": 5, \"tool\": \"t/ok\"}\n",
+            "{\"id\": 6, \"tool\": \"t/ok\"}\n",
+        ))
+        .status(0)
+        .run();
+    let expected = [
+        format!(
+            r#"{{"id":1,"ok":false,"error":{{"kind":"request","message":"malformed request: duplicate key `tool` at line 1 column 32",{HINT}}}}}"#
+        ),
+        format!(
+            r#"{{"id":"two","ok":false,"error":{{"kind":"request","message":"malformed request: number out of range at line 1 column 46",{HINT}}}}}"#
+        ),
+        format!(
+            r#"{{"id":3,"ok":false,"error":{{"kind":"request","message":"malformed request: number out of range at line 1 column 52",{HINT}}}}}"#
+        ),
+        format!(
+            r#"{{"ok":false,"error":{{"kind":"request","message":"malformed request: duplicate key `id` at line 1 column 14",{HINT}}}}}"#
+        ),
+        format!(
+            r#"{{"id":6,"ok":true,"record":{{"id":"t/ok","status":"completed","result":null,"error":null,{RUN_OK}}}}}"#
+        ),
+    ];
+    assert_eq!(timeless(&ran.stdout), expected.join("\n") + "\n");
+}
+
+#[test]
 fn the_gate_refuses_what_check_rejects_and_nothing_runs() {
     let ran = project()
         .args(&["run", "--batch"])

@@ -12,6 +12,7 @@ mod indent;
 mod json_read;
 mod lines;
 mod locate;
+mod request_id;
 mod typed;
 mod yaml_read;
 mod yaml_write;
@@ -24,5 +25,6 @@ pub use files::{confine, confine_in, read_bounded, read_file, read_line, read_te
 pub use json_read::{read_json, Bounded};
 pub use lines::{serve_lines, serve_lines_parallel, serving_threads, Line, MAX_SERVING_THREADS};
 pub use locate::{locate, Lines, Positions};
+pub use request_id::request_id;
 pub use typed::TypedError;
 pub use yaml_write::{to_yaml, to_yaml_entry};

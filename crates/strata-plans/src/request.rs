@@ -401,7 +401,8 @@ impl Resolver {
                     ErrorKind::Syntax,
                     format!("the line is not JSON: {e}"),
                 );
-                return error_reply(None, &err);
+                let id = strata_doc::request_id(line.as_bytes(), &self.limits);
+                return error_reply(id.as_ref(), &err);
             }
         };
         let id = value.get("id").cloned();
@@ -516,7 +517,7 @@ impl Resolver {
                 Ok(text) if self.answer_into(text, replies) => return,
                 Ok(text) => self.answer(text),
                 Err(_) => error_reply(
-                    None,
+                    strata_doc::request_id(bytes, &self.limits).as_ref(),
                     &Error::new(
                         Layer::REQUEST,
                         ErrorKind::Syntax,

@@ -242,3 +242,38 @@ fn mangled_lines_are_answered_as_alone() {
     let lines: Vec<String> = lines.into_iter().filter(|l| !l.contains('\n')).collect();
     served_as_alone(&lines, &Limits::default());
 }
+
+/// A line that is not a request still gets the id it carries back: a number out of range,
+/// bytes that are not UTF-8; not when the id is written twice.
+#[test]
+fn a_line_that_cannot_be_read_still_gets_its_id_back() {
+    use strata_plans::Resolver;
+    let input: &[u8] = concat!(
+        "{\"id\": 1, \"plan\": [{\"tool\": \"t\", \"arguments\": {\"x\": 1e400}}]}\n",
+        "{\"id\": \"two\", \"plan\": [], \"results\": {\"a\": 2, \"a\": 1e999}}\n",
+        "{\"id\": 3, \"id\": 4, \"plan\": 1e400}\n",
+        "{\"id\": 5, \"plan\": [",
+        "\n"
+    )
+    .as_bytes();
+    let input = [input, b"{\"id\": 6, \"plan\": \"\xff\"}\n"].concat();
+    let mut out = Vec::new();
+    Resolver::serve(&Limits::default(), &input[..], &mut out).unwrap();
+    let error =
+        |message: &str| json!({"kind": "syntax", "message": message, "path": "$", "span": null});
+    let replies: Vec<serde_json::Value> = String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        replies,
+        [
+            json!({"id": 1, "ok": false, "error": error("the line is not JSON: number out of range at line 1 column 57")}),
+            json!({"id": "two", "ok": false, "error": error("the line is not JSON: number out of range at line 1 column 56")}),
+            json!({"ok": false, "error": error("the line is not JSON: number out of range at line 1 column 32")}),
+            json!({"ok": false, "error": error("the line is not JSON: EOF while parsing a list at line 1 column 19")}),
+            json!({"id": 6, "ok": false, "error": error("the line is not valid UTF-8")}),
+        ]
+    );
+}
