@@ -22,7 +22,7 @@ pub use build::{replay, Build, Values};
 pub use document::{malformed_request, Document, Format};
 pub use dotenv::parse_dotenv;
 pub use files::{confine, confine_in, read_bounded, read_file, read_line, read_text, walk};
-pub use json_read::{read_json, Bounded};
+pub use json_read::{json_value, read_json, Bounded};
 pub use lines::{serve_lines, serve_lines_parallel, serving_threads, Line, MAX_SERVING_THREADS};
 pub use locate::{locate, Lines, Positions};
 pub use request_id::request_id;
