@@ -262,6 +262,57 @@ fn limits_over_their_cap_are_refused_naming_the_setting_and_the_cap() {
         .run();
 }
 
+/// One request of 1 MB asked for a 1 GB reply once `strata.yaml` raised the output limit to
+/// its cap: a project file raises a size only to four times its default, and going higher
+/// takes the caller's own variable.
+#[test]
+fn a_project_file_raises_a_size_within_its_bound_and_a_variable_goes_higher() {
+    let request =
+        json!({"id": 1, "template": vec!["{p}"; 10_000], "params": {"p": "x".repeat(100 << 10)}});
+    Test::new()
+        .file("strata.yaml", "limits:\n  output_bytes_per_config: 1073741824\n")
+        .args(&["render", "--batch"])
+        .stdin(format!("{request}\n"))
+        .stdout("")
+        .stderr("error[settings]: `limits.output_bytes_per_config` must be an integer from 1 to 268435456, not 1073741824\n  --> strata.yaml:2:28\n  |\n2 |   output_bytes_per_config: 1073741824\n  |                            ^\n   = field: limits.output_bytes_per_config\n   = help: strata.yaml may raise a size or a count to 4 times its default; to go higher, set STRATA_LIMITS_OUTPUT_BYTES_PER_CONFIG (at most 1073741824)\n")
+        .status(1)
+        .run();
+    let bounded = Test::new().file(
+        "strata.yaml",
+        "limits:\n  output_bytes_per_config: 268435456\n",
+    );
+    let ran = bounded
+        .then(&["render", "--batch"])
+        .stdin(format!("{request}\n"))
+        .stderr("")
+        .status(0)
+        .run();
+    let reply = &json_lines(&ran)[0];
+    assert_eq!(
+        (
+            &reply["id"],
+            &reply["error"]["kind"],
+            &reply["error"]["message"]
+        ),
+        (
+            &json!(1),
+            &json!("limit"),
+            &json!("rendered document exceeds 268435456 bytes")
+        )
+    );
+    // The variable of whoever runs strata raises it past the file's bound, to its cap.
+    let ran = bounded
+        .then(&["config", "--json"])
+        .env("STRATA_LIMITS_OUTPUT_BYTES_PER_CONFIG", "1073741824")
+        .status(0)
+        .run();
+    let config: Value = serde_json::from_str(&ran.stdout).unwrap();
+    assert_eq!(
+        config["limits.output_bytes_per_config"],
+        json!({"value": 1073741824, "source": "env STRATA_LIMITS_OUTPUT_BYTES_PER_CONFIG"})
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Misspelt variables
 // ---------------------------------------------------------------------------------------------

@@ -547,7 +547,7 @@ fn batch_answers_every_line_even_after_bad_ones() {
     assert_eq!(replies[3]["steps"][0]["arguments"], json!({"x": [1, 2]}));
     assert_eq!(
         replies[4],
-        json!({"ok": false, "error": {"kind": "syntax", "message": "the line is not JSON: recursion limit exceeded at line 1 column 145", "path": "$", "span": null}})
+        json!({"id": 4, "ok": false, "error": {"kind": "syntax", "message": "the line is not JSON: recursion limit exceeded at line 1 column 145", "path": "$", "span": null}})
     );
     assert_eq!(
         replies[5]["steps"][1]["error"],

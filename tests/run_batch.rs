@@ -85,6 +85,11 @@ fn a_request_that_runs_nothing_gets_an_error_and_the_next_is_served() {
             "  \n",
             "{\"id\": 6, \"tool\": \"t/ok\", \"timeout\": -1}\n",
             "{\"id\": 7, \"tool\": \"t/ok\"}\n",
+            // Lines that are no valid request still get their id back, when it can be read.
+            "{\"id\": 8, \"tool\": \"t/ok\", \"tool\": \"t/echo\"}\n",
+            "{\"id\": \"nine\", \"tool\": \"t/ok\", \"timeout\": 1e400}\n",
+            "{\"id\": 10, \"tool\": \"t/echo\", \"params\": {\"word\": 1e999, \"word\": 1}}\n",
+            "{\"id\": 11, \"id\": 12, \"tool\": \"t/ok\"}\n",
         ))
         .status(0)
         .run();
@@ -96,6 +101,10 @@ fn a_request_that_runs_nothing_gets_an_error_and_the_next_is_served() {
         format!(r#"{{"ok":false,"error":{{"kind":"request","message":"empty request",{HINT}}}}}"#),
         format!(r#"{{"id":6,"ok":false,"error":{{"kind":"request","message":"timeout must be a positive number of seconds, not -1",{HINT}}}}}"#),
         format!(r#"{{"id":7,"ok":true,"record":{{"id":"t/ok","status":"completed","result":null,"error":null,{RUN_OK}}}}}"#),
+        format!(r#"{{"id":8,"ok":false,"error":{{"kind":"request","message":"malformed request: duplicate key `tool` at line 1 column 32",{HINT}}}}}"#),
+        format!(r#"{{"id":"nine","ok":false,"error":{{"kind":"request","message":"malformed request: number out of range at line 1 column 47",{HINT}}}}}"#),
+        format!(r#"{{"id":10,"ok":false,"error":{{"kind":"request","message":"malformed request: number out of range at line 1 column 53",{HINT}}}}}"#),
+        format!(r#"{{"ok":false,"error":{{"kind":"request","message":"malformed request: duplicate key `id` at line 1 column 15",{HINT}}}}}"#),
     ];
     assert_eq!(timeless(&ran.stdout), expected.join("\n") + "\n");
 }

@@ -89,7 +89,10 @@ pub fn serve(app: &App, input: impl Read, mut output: impl Write, strict: bool) 
 pub fn answer(app: &App, line: &[u8], strict: bool) -> Value {
     let value = match request_value(app, line) {
         Ok(value) => value,
-        Err(failure) => return with_id(None, failure.to_json()),
+        Err(failure) => {
+            let id = strata_doc::request_id(line, &app.limits);
+            return with_id(id, failure.to_json());
+        }
     };
     let id = value.get("id").cloned();
     let outcome = serde_json::from_value::<Request>(value)

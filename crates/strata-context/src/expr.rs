@@ -651,8 +651,9 @@ mod tests {
         assert_eq!(path("state.cart.name").as_deref(), Some("state.cart.name"));
         assert_eq!(path("_x.Y_2").as_deref(), Some("_x.Y_2"));
         assert_eq!(path("a.0[-1]['b c']").as_deref(), Some("a[0][-1][\"b c\"]"));
+        assert_eq!(path("a.1.5.-1.0").as_deref(), Some("a[1][5][-1][0]"));
         for other in [
-            "", "State.x", "true", "null.x", "a..b", "a.", " a", "a + b", "a.01", "a.1.5",
+            "", "State.x", "true", "null.x", "a..b", "a.", " a", "a + b", "a.01", "a.1e3",
         ] {
             assert_eq!(path(other), None, "{other:?}");
         }
@@ -666,6 +667,7 @@ mod tests {
                 "[a-zA-Z_0-9.]{1,16}",
                 "[a-z_][a-z0-9_.\\[\\]'\"-]{0,16}",
                 "[a-z_][a-zA-Z0-9_]{0,5}(\\.[a-zA-Z_][a-zA-Z0-9_]{0,5}){0,4}",
+                "[a-z_]{1,3}(\\.-?[0-9]{1,2}|\\[-?[0-9]\\]|\\.[a-z]){1,5}",
             ]
         ) {
             if let Some(path) = simple_path(&src) {

@@ -55,7 +55,12 @@ pub fn lex(src: &str, base: usize) -> Result<Vec<Token>, Error> {
             }
             Tok::Ident(src[start..i].to_string())
         } else if b.is_ascii_digit() {
-            i = number_end(bytes, i);
+            // After `.` (or `.-`) digits are a path's index: an integer, and a `.` after it
+            // starts the next step (`a.0.1` is `a[0][1]`), as the path reader has it.
+            i = match after_dot(&out) {
+                true => digits_end(bytes, i),
+                false => number_end(bytes, i),
+            };
             let v: Value = serde_json::from_str(&src[start..i]).map_err(|_| {
                 error(
                     base + start,
@@ -108,16 +113,35 @@ pub fn lex(src: &str, base: usize) -> Result<Vec<Token>, Error> {
     Ok(out)
 }
 
-fn number_end(bytes: &[u8], mut i: usize) -> usize {
-    let digits = |i: &mut usize| {
-        while *i < bytes.len() && bytes[*i].is_ascii_digit() {
-            *i += 1;
-        }
+/// True when the tokens so far end with `.` or `.-`: a number there is a path's index.
+fn after_dot(toks: &[Token]) -> bool {
+    let dot = |t: Option<&Token>| {
+        matches!(
+            t,
+            Some(Token {
+                kind: Tok::Punct("."),
+                ..
+            })
+        )
     };
-    digits(&mut i);
+    match toks {
+        [.., before, Token {
+            kind: Tok::Punct("-"),
+            ..
+        }] => dot(Some(before)),
+        _ => dot(toks.last()),
+    }
+}
+
+/// The end of the digits from `i`.
+fn digits_end(bytes: &[u8], i: usize) -> usize {
+    i + bytes[i..].iter().take_while(|b| b.is_ascii_digit()).count()
+}
+
+fn number_end(bytes: &[u8], i: usize) -> usize {
+    let mut i = digits_end(bytes, i);
     if i + 1 < bytes.len() && bytes[i] == b'.' && bytes[i + 1].is_ascii_digit() {
-        i += 1;
-        digits(&mut i);
+        i = digits_end(bytes, i + 1);
     }
     if i < bytes.len() && matches!(bytes[i], b'e' | b'E') {
         let mut j = i + 1;
@@ -125,8 +149,7 @@ fn number_end(bytes: &[u8], mut i: usize) -> usize {
             j += 1;
         }
         if j < bytes.len() && bytes[j].is_ascii_digit() {
-            i = j;
-            digits(&mut i);
+            i = digits_end(bytes, j);
         }
     }
     i

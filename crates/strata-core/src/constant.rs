@@ -2,24 +2,22 @@
 
 use std::borrow::Cow;
 
-use serde_json::{Number, Value};
+use serde_json::Value;
 
 use crate::{Origin, Rendered};
 
 /// A value of a compiled document with no placeholder inside.
 ///
 /// A JSON value takes 72 bytes whatever it holds (a map's room); a compiled document is
-/// mostly constants, so each keeps only what its kind needs (24 bytes): a scalar inline, a
-/// string as its text, a list or map of constants boxed. It renders without copying
-/// anything but a scalar ([`Const::rendered`]).
+/// mostly constants, so each keeps only what its kind needs (24 bytes): `null` or a boolean
+/// inline, a string as its text, a number (which holds its text), a list or a map boxed. It
+/// renders without copying anything but `null` or a boolean ([`Const::rendered`]).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Const {
     /// `null`.
     Null,
     /// `true` or `false`.
     Bool(bool),
-    /// A number.
-    Number(Number),
     /// A string.
     Str(String),
     /// A string standing as it is in the text the document was read from, `len` bytes from
@@ -31,7 +29,8 @@ pub enum Const {
         /// Its length in bytes.
         len: u32,
     },
-    /// A list or a map of constants.
+    /// A number, a list or a map of constants: borrowed when rendered (a number holds its
+    /// text, so it is not copied at each render either).
     Tree(Box<Value>),
 }
 
@@ -41,7 +40,6 @@ impl Const {
         match value {
             Value::Null => Const::Null,
             Value::Bool(b) => Const::Bool(b),
-            Value::Number(n) => Const::Number(n),
             Value::String(s) => Const::Str(s),
             tree => Const::Tree(Box::new(tree)),
         }
@@ -61,7 +59,6 @@ impl Const {
         match self {
             Const::Null => Value::Null,
             Const::Bool(b) => Value::Bool(b),
-            Const::Number(n) => Value::Number(n),
             Const::Str(s) => Value::String(s),
             Const::Source { .. } => Value::String(self.text(source).to_string()),
             Const::Tree(tree) => *tree,
@@ -75,7 +72,6 @@ impl Const {
         match self {
             Const::Null => scalar(Value::Null),
             Const::Bool(b) => scalar(Value::Bool(*b)),
-            Const::Number(n) => scalar(Value::Number(n.clone())),
             Const::Str(s) => Rendered::Str(s),
             Const::Source { .. } => Rendered::Str(self.text(source)),
             Const::Tree(tree) => Rendered::Value(Cow::Borrowed(tree), Origin::Authored),
@@ -108,6 +104,7 @@ mod tests {
             json!(-3),
             json!(2.5),
             json!(u64::MAX),
+            serde_json::from_str("18446744073709551617").unwrap(),
             json!("text"),
             json!([1, "a", {"b": null}]),
             json!({"k": [true]}),

@@ -23,6 +23,7 @@ mod layer;
 mod leaves;
 mod limits;
 mod node;
+mod numbers;
 mod origin;
 mod pass;
 mod render;
@@ -64,6 +65,9 @@ pub use limits::{
     MAX_DEFAULT_DEPTH, MAX_PARAM_LINKS, SMALL_STACK_BYTES, STACK_BYTES,
 };
 pub use node::{Node, Rendered};
+pub use numbers::{
+    is_big_integer, is_integer, number_from_text, number_text_len, push_number, NUMBER_TOKEN,
+};
 pub use origin::Origin;
 pub(crate) use render::RenderCx;
 pub use scope::{

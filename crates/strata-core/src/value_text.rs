@@ -10,6 +10,11 @@ pub enum TextForm<'a> {
     Bool(bool),
     /// A number: decimal for integers, the shortest round-trip form for floats.
     Number(&'a Number),
+    /// A number known to be in that form already (as the readers of documents give every
+    /// number, [`crate::number_from_text`]): written as it is, with no float parsed again.
+    NumberText(&'a str),
+    /// An integer a reader holds as a machine integer (building no JSON number): its digits.
+    Integer(i128),
     /// An array or object: compact JSON.
     Json,
 }
@@ -34,14 +39,16 @@ impl AsText for Value {
 }
 
 /// Appends the text form of a value: strings as they are, integers in decimal (never through a
-/// float), floats in their shortest round-trip form, booleans as `true`/`false`, null as
-/// nothing, arrays and objects as compact JSON.
+/// float, whatever their size), floats in their shortest round-trip form, booleans as
+/// `true`/`false`, null as nothing, arrays and objects as compact JSON.
 pub fn push_value_text<T: AsText + ?Sized>(value: &T, out: &mut String) {
     match value.text_form() {
         TextForm::Str(s) => out.push_str(s),
         TextForm::Null => {}
         TextForm::Bool(b) => out.push_str(if b { "true" } else { "false" }),
-        TextForm::Number(n) => {
+        TextForm::Number(n) => crate::push_number(n, out),
+        TextForm::NumberText(text) => out.push_str(text),
+        TextForm::Integer(n) => {
             use std::fmt::Write;
             let _ = write!(out, "{n}");
         }
@@ -66,9 +73,24 @@ pub fn value_text_len<T: AsText + ?Sized>(value: &T, budget: usize) -> Option<us
         TextForm::Str(s) => s.len(),
         TextForm::Null => 0,
         TextForm::Bool(b) => 4 + usize::from(!b),
-        TextForm::Number(_) | TextForm::Json => json_len(value, budget)?,
+        TextForm::Number(n) => crate::number_text_len(n),
+        TextForm::NumberText(text) => text.len(),
+        TextForm::Integer(n) => digits(n),
+        TextForm::Json => json_len(value, budget)?,
     };
     (len <= budget).then_some(len)
+}
+
+/// The length of `n` written in decimal.
+fn digits(n: i128) -> usize {
+    let sign = usize::from(n < 0);
+    let mut magnitude = n.unsigned_abs();
+    let mut len = 1;
+    while magnitude >= 10 {
+        magnitude /= 10;
+        len += 1;
+    }
+    sign + len
 }
 
 /// The length in bytes of `value` written as compact JSON, counted without writing it;
@@ -106,6 +128,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_integers_length_is_that_of_its_digits() {
+        for n in [
+            0,
+            7,
+            -7,
+            10,
+            -10,
+            99,
+            1 << 63,
+            i128::from(i64::MIN),
+            i128::from(u64::MAX),
+        ] {
+            assert_eq!(digits(n), n.to_string().len(), "{n}");
+        }
+    }
+
+    #[test]
     fn lengths_are_those_of_the_text_form_and_stop_at_the_budget() {
         for v in [
             json!(null),
@@ -113,6 +152,8 @@ mod tests {
             json!(false),
             json!(10000000),
             json!(0.38),
+            serde_json::from_str("18446744073709551617").unwrap(),
+            serde_json::from_str("1.50").unwrap(),
             json!("héllo"),
             json!([1, "a", {"k": null}]),
             json!({"a": [true]}),

@@ -166,7 +166,8 @@ fn parse_steps_into(text: &str, mut i: usize, segs: &mut Vec<Seg>) -> Result<(),
 }
 
 /// An integer index at `i` (optionally negative): its value and length. Digits as JSON
-/// writes an integer: no leading zero, and not the start of a fraction or exponent.
+/// writes an integer: no leading zero, and not the start of an exponent. A `.` after the
+/// digits starts the next step, so `.0.1` is two indexes (`[0][1]`), not a fraction.
 fn index_at(text: &str, i: usize) -> Option<(i64, usize)> {
     let bytes = &text.as_bytes()[i..];
     let neg = usize::from(bytes.first() == Some(&b'-'));
@@ -174,10 +175,8 @@ fn index_at(text: &str, i: usize) -> Option<(i64, usize)> {
         .iter()
         .take_while(|b| b.is_ascii_digit())
         .count();
-    let after = &bytes[neg + digits..];
-    let fraction =
-        matches!(after, [b'.', d, ..] if d.is_ascii_digit()) || matches!(after, [b'e' | b'E', ..]);
-    if digits == 0 || (digits > 1 && bytes[neg] == b'0') || fraction {
+    let exponent = matches!(bytes[neg + digits..], [b'e' | b'E', ..]);
+    if digits == 0 || (digits > 1 && bytes[neg] == b'0') || exponent {
         return None;
     }
     let n: i64 = text[i..i + neg + digits].parse().ok()?;
@@ -344,8 +343,36 @@ mod tests {
         assert_eq!(e("a b").at, 1);
         assert_eq!(e("a[\"x").message, "expected an index or a quoted key");
         assert_eq!(e("a.01").at, 2);
-        assert_eq!(e("a.1.5").at, 2);
+        assert_eq!(e("a.1e3").at, 2);
         assert_eq!(e("a[1e3]").at, 2);
+        assert_eq!(e("a[1.5]").at, 3);
+        assert_eq!(e("a[1.5]").message, "expected `]`");
+        assert_eq!(e("a.1.05").at, 4);
+    }
+
+    #[test]
+    fn dotted_indexes_follow_one_another() {
+        let p = |t| Path::parse(t).unwrap().segs;
+        assert_eq!(p("m.0.0"), vec![k("m"), Seg::Index(0), Seg::Index(0)]);
+        assert_eq!(
+            p("m.1.5.2"),
+            [k("m"), Seg::Index(1), Seg::Index(5), Seg::Index(2)]
+        );
+        assert_eq!(p("m.-1.0"), vec![k("m"), Seg::Index(-1), Seg::Index(0)]);
+        assert_eq!(p("m.0.-1"), vec![k("m"), Seg::Index(0), Seg::Index(-1)]);
+        assert_eq!(
+            p("m.0[1].2"),
+            [k("m"), Seg::Index(0), Seg::Index(1), Seg::Index(2)]
+        );
+        assert_eq!(
+            Path::parse_steps(".0.0.x").unwrap(),
+            [Seg::Index(0), Seg::Index(0), k("x")]
+        );
+        let root = json!({"m": [[1, 2], [3, 4]]});
+        let at = |t| resolve(&Path::parse(t).unwrap(), &root).cloned();
+        assert_eq!(at("m.1.0"), Ok(json!(3)));
+        assert_eq!(at("m.-1.-1"), Ok(json!(4)));
+        assert_eq!(at("m.0.0"), at("m.0[0]"));
     }
 
     #[test]

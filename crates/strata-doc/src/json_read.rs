@@ -54,6 +54,14 @@ pub fn read_json(text: &str, budget: &Budget) -> Result<Value, serde_json::Error
     read_json_into(text, budget, &mut Values)?.map_err(serde::de::Error::custom)
 }
 
+/// Reads a JSON value with no limit but serde_json's nesting, as every document is read:
+/// a repeated key refused, numbers in the readers' one form
+/// ([`strata_core::number_from_text`]: integers exact, floats shortest, a float that is not
+/// finite refused as "number out of range").
+pub fn json_value(text: &str) -> Result<Value, serde_json::Error> {
+    read_json(text, &Budget::new(usize::MAX, usize::MAX))
+}
+
 /// Reads one value (and everything under it) against the budget: a seed for any serde
 /// deserializer (the fields of a request, read one by one under one budget).
 pub struct Bounded<'b>(pub &'b Budget);
@@ -121,6 +129,20 @@ impl<B: Build> Reader<'_, B> {
             .map_err(|error| self.refused.keep(error))
     }
 
+    /// A number the deserializer hands over as its text (a float, or an integer past 64
+    /// bits), in the one form of the readers ([`strata_core::number_from_text`]); an integer
+    /// past 64 bits counts its digits against the budget's bytes, as a string would. Refused,
+    /// as serde_json refuses it, when it is not finite.
+    fn number<E: serde::de::Error>(self, text: &str) -> Result<B::Node, E> {
+        let Some(n) = strata_core::number_from_text(text) else {
+            return Err(E::custom("number out of range"));
+        };
+        if strata_core::is_big_integer(&n) {
+            self.budget.text(text.len())?;
+        }
+        self.scalar(Value::Number(n))
+    }
+
     /// A string the deserializer lends: pointed at in the text when it is a slice of it.
     fn string<E: serde::de::Error>(self, v: &str) -> Result<B::Node, E> {
         self.budget.text(v.len())?;
@@ -168,13 +190,13 @@ impl<'de, B: Build> Visitor<'de> for Reader<'_, B> {
         self.scalar(Value::from(v))
     }
 
-    // Integers beyond 64 bits become floats, as JSON numbers of that size do.
+    // Integers past 64 bits stay exact: a number holds its digits.
     fn visit_i128<E: serde::de::Error>(self, v: i128) -> Result<B::Node, E> {
-        self.visit_f64(v as f64)
+        self.number(&v.to_string())
     }
 
     fn visit_u128<E: serde::de::Error>(self, v: u128) -> Result<B::Node, E> {
-        self.visit_f64(v as f64)
+        self.number(&v.to_string())
     }
 
     fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<B::Node, E> {
@@ -225,7 +247,13 @@ impl<'de, B: Build> Visitor<'de> for Reader<'_, B> {
 
     fn visit_map<A: MapAccess<'de>>(mut self, mut access: A) -> Result<B::Node, A::Error> {
         let mut map = B::Map::default();
-        while let Some(key) = access.next_key_seed(Key(self.budget, &*self.build, &map))? {
+        let mut first = true;
+        while let Some(key) = access.next_key_seed(Key(self.budget, &*self.build, &map, first))? {
+            let Some(key) = key else {
+                let text: String = access.next_value()?;
+                return self.number(&text);
+            };
+            first = false;
             let node = match access.next_value_seed(self.next()) {
                 Ok(node) => node,
                 Err(e) => {
@@ -241,29 +269,33 @@ impl<'de, B: Build> Visitor<'de> for Reader<'_, B> {
 }
 
 /// Reads a map key (any scalar, as text) against the budget and the keys already read, so
-/// that a repeated key is reported where it stands.
-struct Key<'a, B: Build>(&'a Budget, &'a B, &'a B::Map);
+/// that a repeated key is reported where it stands; `None` when the map is a number handed
+/// over as its text ([`strata_core::NUMBER_TOKEN`] as its first key).
+struct Key<'a, B: Build>(&'a Budget, &'a B, &'a B::Map, bool);
 
 impl<'de, B: Build> DeserializeSeed<'de> for Key<'_, B> {
-    type Value = String;
+    type Value = Option<String>;
 
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<String, D::Error> {
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Option<String>, D::Error> {
         d.deserialize_str(self)
     }
 }
 
 impl<'de, B: Build> Visitor<'de> for Key<'_, B> {
-    type Value = String;
+    type Value = Option<String>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a map key")
     }
 
-    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<String, E> {
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Option<String>, E> {
+        if self.3 && v == strata_core::NUMBER_TOKEN {
+            return Ok(None);
+        }
         self.0.text(v.len())?;
         if self.1.contains(self.2, v) {
             return Err(self.0.fail(Stop::DuplicateKey(v.to_string())));
         }
-        Ok(v.to_string())
+        Ok(Some(v.to_string()))
     }
 }

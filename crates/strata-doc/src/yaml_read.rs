@@ -480,8 +480,14 @@ fn scalar(
         None if style == TScalarStyle::Plain => plain(text)?,
         None => Value::String(text),
     };
-    if let Value::String(s) = &value {
-        budget.count_text(s.len()).map_err(ScalarFail::Stop)?;
+    // An integer past 64 bits holds its digits: they count as a string's bytes.
+    let bytes = match &value {
+        Value::String(s) => s.len(),
+        Value::Number(n) if strata_core::is_big_integer(n) => n.as_str().len(),
+        _ => 0,
+    };
+    if bytes > 0 {
+        budget.count_text(bytes).map_err(ScalarFail::Stop)?;
     }
     Ok(value)
 }
@@ -550,8 +556,9 @@ fn digits_but_not_number(text: &str) -> bool {
     digits.len() > 1 && digits.starts_with('0') && digits[1..].bytes().all(|b| b.is_ascii_digit())
 }
 
-/// An integer: decimal (an optional sign), or `0x`/`0o`/`0b` (an optional `-`); beyond 64
-/// bits a float, as a JSON number of that size is.
+/// An integer: decimal (an optional sign), or `0x`/`0o`/`0b` (an optional `-`), exact past
+/// 64 bits (a number holds its digits): decimal of any length, the other bases up to 128
+/// bits (longer, the text is no integer).
 fn int(text: &str) -> Option<Value> {
     let (negative, unsigned) = match text.as_bytes().first() {
         Some(b'-') => (true, &text[1..]),
@@ -573,13 +580,22 @@ fn int(text: &str) -> Option<Value> {
     if digits.starts_with(['+', '-']) {
         return None;
     }
-    let magnitude = u128::from_str_radix(digits, radix).ok()?;
-    Some(match (negative, u64::try_from(magnitude)) {
-        (false, Ok(n)) => Value::from(n),
-        (true, _) if magnitude <= 1 << 63 => Value::from((magnitude as i128).wrapping_neg() as i64),
-        (false, Err(_)) => Value::from(magnitude as f64),
-        (true, _) => Value::from(-(magnitude as f64)),
-    })
+    let sign = if negative { "-" } else { "" };
+    let decimal = match u128::from_str_radix(digits, radix) {
+        Ok(magnitude) => match (negative, u64::try_from(magnitude)) {
+            (false, Ok(n)) => return Some(Value::from(n)),
+            (true, _) if magnitude <= 1 << 63 => {
+                return Some(Value::from((magnitude as i128).wrapping_neg() as i64))
+            }
+            _ => format!("{sign}{magnitude}"),
+        },
+        // Past 128 bits: decimal digits are kept as they are (no leading zero: that is text).
+        Err(_) if radix == 10 && digits.bytes().all(|b| b.is_ascii_digit()) => {
+            format!("{sign}{digits}")
+        }
+        Err(_) => return None,
+    };
+    strata_core::number_from_text(&decimal).map(Value::Number)
 }
 
 /// A float as YAML writes one (`.inf`, `-.inf`, `.nan` in three spellings each) or as Rust

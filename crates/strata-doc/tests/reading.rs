@@ -97,11 +97,14 @@ fn numbers_json_cannot_hold_are_errors_not_null() {
     }
     assert_eq!(parse("t: '.nan'\n").unwrap().value, json!({"t": ".nan"}));
     assert_eq!(parse("t: 1e300\n").unwrap().value, json!({"t": 1e300}));
-    // Integers past 64 bits are floats, as in JSON.
-    assert_eq!(
-        parse("t: 99999999999999999999\n").unwrap().value,
-        json!({"t": 1e20})
-    );
+    // Integers past 64 bits are exact, in YAML as in JSON.
+    for (text, format) in [
+        ("t: 99999999999999999999\n", Format::Yaml),
+        ("{\"t\": 99999999999999999999}", Format::Json),
+    ] {
+        let value = parse_with(text, format, &Limits::default()).unwrap().value;
+        assert_eq!(value.to_string(), r#"{"t":99999999999999999999}"#);
+    }
     // Out of a float's range: text to YAML, an error to JSON.
     assert_eq!(parse("t: 1e400\n").unwrap().value, json!({"t": "1e400"}));
     let e = parse_with("{\"t\": 1e400}", Format::Json, &Limits::default()).unwrap_err();

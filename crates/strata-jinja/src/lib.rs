@@ -10,7 +10,7 @@
 //!   loop iteration costs fuel whatever its body, and so does every item a filter gathers
 //!   (`list`, `join`, `sort`, `tojson`, …): a filter given more items than the fuel refuses
 //!   them before building anything.
-//! * Output is bounded while it is written ([`render`]): the text a render produces, and
+//! * Output is bounded while it is written ([`render_value`]): the text a render produces, and
 //!   every value it prints (captured by `{% set %}…{% endset %}` or not), stop at
 //!   [`JinjaLimits::output_bytes`] with a limit error naming `limits.output_bytes_per_string`;
 //!   a value is printed piece by piece, so a huge (even lazy) list costs no more than the
@@ -30,8 +30,11 @@ use std::sync::OnceLock;
 
 use minijinja::value::{Rest, Value as JinjaValue, ValueKind, ValueOrKwargs};
 use minijinja::{AutoEscape, Environment, Output, State, Template, UndefinedBehavior};
-use serde::Serialize;
 use strata_core::{Error, ErrorKind, Layer, Location, Undefined};
+
+mod json;
+
+pub use json::value_of;
 
 /// The setting that bounds the output of a render.
 pub const OUTPUT_SETTING: &str = "output_bytes_per_string";
@@ -343,7 +346,7 @@ fn output_limit_of(err: &minijinja::Error) -> Option<usize> {
 }
 
 thread_local! {
-    /// Bytes of values the current [`render`] on this thread has printed (captured or not);
+    /// Bytes of values the current [`render_value`] on this thread has printed (captured or not);
     /// `None` outside one.
     static PRINTED: Cell<Option<usize>> = const { Cell::new(None) };
 }
@@ -386,20 +389,9 @@ impl std::io::Write for Bounded {
 /// Renders `template` with `ctx`, its output bounded by `limits.output_bytes` while it is
 /// written: the text it produces, and the values it prints (captured or not). Renders nest
 /// (a prompt component renders inside the template that reads it); each is bounded alone.
-pub fn render<S: Serialize>(
-    template: &Template<'_, '_>,
-    ctx: S,
-    limits: JinjaLimits,
-) -> Result<String, minijinja::Error> {
-    render_value(
-        template,
-        JinjaValue::from(minijinja::value::Serde(ctx)),
-        limits,
-    )
-}
-
-/// [`render`] with a context that is a minijinja value already (a map, or an object that
-/// looks names up when the template reads them): nothing is converted.
+/// The context is a minijinja value already (a map, or an object that looks names up when
+/// the template reads them); JSON becomes one through [`value_of`], which keeps its numbers
+/// exact (serialised, a number held as text would not come through as a number).
 pub fn render_value(
     template: &Template<'_, '_>,
     ctx: JinjaValue,
@@ -458,7 +450,7 @@ fn format_value(
         text: Vec::new(),
         limit,
     };
-    if let Err(e) = serde_json::to_writer(&mut text, value) {
+    if let Err(e) = serde_json::to_writer(&mut text, &json::Printed(value)) {
         if e.is_io() {
             return Err(output_limit(limit));
         }
@@ -597,7 +589,7 @@ mod tests {
 
     fn render(src: &str, ctx: serde_json::Value) -> Result<String, minijinja::Error> {
         let env = environment(Undefined::Warn, JinjaLimits::default());
-        env.render_str(src, minijinja::value::Serde(ctx))
+        env.render_str(src, value_of(&ctx))
     }
 
     #[test]
@@ -677,7 +669,7 @@ mod tests {
         assert_eq!(e.kind, ErrorKind::Limit);
     }
 
-    /// Renders `src` through [`render`] with an output limit of `output` bytes.
+    /// Renders `src` through [`render_value`] with an output limit of `output` bytes.
     fn bounded(src: &str, output: usize) -> Result<String, Error> {
         let mut env = environment(
             Undefined::Warn,
@@ -688,7 +680,7 @@ mod tests {
         );
         env.add_template("t", src).unwrap();
         let t = env.get_template("t").unwrap();
-        super::render(&t, json!({"l": [1, 2, 3]}), env_limits(output))
+        render_value(&t, value_of(&json!({"l": [1, 2, 3]})), env_limits(output))
             .map_err(|e| to_error(&e, Layer::new("prompt"), Some("prompts/t.j2"), 0))
     }
 

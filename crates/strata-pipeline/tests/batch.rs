@@ -253,6 +253,41 @@ fn duplicate_keys_in_a_request_are_refused() {
 }
 
 #[test]
+fn a_line_that_cannot_be_read_still_gets_its_id_back() {
+    const HINT: &str = "a request is one JSON object: {\"template\": …, \"layers\", \"env\", \"secrets\", \"params\", \"context\", \"inputs\", \"strict\"}";
+    let lines = [
+        r#"{"id": 1, "template": 1, "template": 2}"#,
+        r#"{"id": "two", "template": 1e400}"#,
+        r#"{"id": 3, "params": {"a": 1, "a": 2}, "template": "x"}"#,
+        r#"{"id": 4, "id": 5, "template": 1}"#,
+        r#"{"template": 1, "template": 2}"#,
+    ];
+    let error = |message: &str| json!({"kind": "request", "layer": "request", "message": message, "path": "$", "span": null, "hint": HINT});
+    let expected = [
+        json!({"id": 1, "ok": false, "error": error("malformed request: duplicate key `template` at line 1 column 35")}),
+        json!({"id": "two", "ok": false, "error": error("malformed request: number out of range at line 1 column 31")}),
+        json!({"id": 3, "ok": false, "error": error("malformed request: duplicate key `a` at line 1 column 32")}),
+        json!({"ok": false, "error": error("malformed request: duplicate key `id` at line 1 column 14")}),
+        json!({"ok": false, "error": error("malformed request: duplicate key `template` at line 1 column 26")}),
+    ];
+    let input = lines.join("\n");
+    assert_eq!(serve_bytes(input.as_bytes(), &Limits::default()), expected);
+    for (line, reply) in lines.iter().zip(&expected) {
+        assert_eq!(&handle_line(line, &Limits::default()), reply, "{line}");
+    }
+    // A line that is not UTF-8 and repeats a key: the id is read all the same.
+    let replies = serve_bytes(
+        b"{\"id\": 6, \"template\": 1, \"template\": \"\xff\"}\n",
+        &Limits::default(),
+    );
+    assert_eq!(replies[0]["id"], json!(6));
+    assert_eq!(
+        replies[0]["error"]["message"],
+        json!("malformed request: not valid UTF-8 (byte 38)")
+    );
+}
+
+#[test]
 fn serving_answers_every_line_as_handle_line_does_repeated_templates_included() {
     // Served lines are read in one pass, their templates compiled once per text and layers;
     // each reply must be the one the general reading gives the line on its own.

@@ -38,6 +38,24 @@ fn dotted_paths_and_indexes() {
 }
 
 #[test]
+fn dotted_indexes_follow_one_another() {
+    let c = case().ctx("state", json!({"m": [[1, 2], [3, 4]]}));
+    assert_eq!(c.one(&[C], "${state.m.0.0}"), json!(1));
+    assert_eq!(c.one(&[C], "${state.m.1.0}"), json!(3));
+    assert_eq!(c.one(&[C], "${state.m.-1.0} ${state.m.0.-1}"), json!("3 2"));
+    assert_eq!(c.one(&[C], "${state.m.-1.-1}"), json!(4));
+    assert_eq!(
+        c.one(&[C], "${state.m.1.0}"),
+        c.one(&[C], "${state.m.1[0]}")
+    );
+    // The full parser (spaces, operators) reads the same paths.
+    assert_eq!(c.one(&[C], "${ state.m.1.0 }"), json!(3));
+    assert_eq!(c.one(&[C], "${state.m.1.1 + state.m.-1.0}"), json!(7));
+    assert_eq!(c.one(&[C], "${state.m.5.0 ?? 'none'}"), json!("none"));
+    assert_eq!(c.one(&[C], "${ state.m.-2.1 }"), json!(2));
+}
+
+#[test]
 fn quoted_keys_and_whitespace() {
     let c = state();
     assert_eq!(c.one(&[C], r#"${state["a b"]}"#), json!("spaced"));

@@ -35,6 +35,11 @@ const MAX_DEPTH: usize = 100;
 pub(crate) enum Raw<'a> {
     Null,
     Bool(bool),
+    /// An integer that fits an `i64`, held as one (no number is built for it).
+    Int(i64),
+    /// An integer past `i64::MAX` that fits a `u64`, held as one.
+    UInt(u64),
+    /// Any other number, in the readers' one form.
     Num(Number),
     Str(Cow<'a, str>),
     Arr(Vec<Raw<'a>>),
@@ -80,10 +85,10 @@ impl<'de> Visitor<'de> for Seed {
         Ok(Raw::Bool(b))
     }
     fn visit_i64<E>(self, n: i64) -> Result<Raw<'de>, E> {
-        Ok(Raw::Num(n.into()))
+        Ok(Raw::Int(n))
     }
     fn visit_u64<E>(self, n: u64) -> Result<Raw<'de>, E> {
-        Ok(Raw::Num(n.into()))
+        Ok(i64::try_from(n).map_or(Raw::UInt(n), Raw::Int))
     }
     fn visit_f64<E>(self, f: f64) -> Result<Raw<'de>, E> {
         Ok(Number::from_f64(f).map_or(Raw::Null, Raw::Num))
@@ -115,6 +120,14 @@ impl<'de> Visitor<'de> for Seed {
         let inner = self.deeper::<A::Error>()?;
         let mut entries = Vec::new();
         while let Some(k) = map.next_key_seed(Key)? {
+            // A number handed over as its text (a float, an integer past 64 bits), in the
+            // form the line read whole gives it (strata_doc::json_value).
+            if entries.is_empty() && k == strata_core::NUMBER_TOKEN {
+                let text: Cow<'de, str> = map.next_value_seed(Key)?;
+                return strata_core::number_from_text(&text)
+                    .map(Raw::Num)
+                    .ok_or_else(|| de::Error::custom("number out of range"));
+            }
             let v = map.next_value_seed(inner)?;
             entries.push((k, v));
         }
@@ -281,7 +294,11 @@ impl strata_core::AsText for Raw<'_> {
             Raw::Str(s) => TextForm::Str(s),
             Raw::Null => TextForm::Null,
             Raw::Bool(b) => TextForm::Bool(*b),
-            Raw::Num(n) => TextForm::Number(n),
+            // Read in the readers' one form (`number_from_text`, or an integer or a
+            // finite float serde_json parsed).
+            Raw::Num(n) => TextForm::NumberText(n.as_str()),
+            Raw::Int(n) => TextForm::Integer((*n).into()),
+            Raw::UInt(n) => TextForm::Integer((*n).into()),
             Raw::Arr(_) | Raw::Obj(_) => TextForm::Json,
         }
     }
@@ -294,6 +311,8 @@ impl serde::Serialize for Raw<'_> {
             Raw::Null => ser.serialize_unit(),
             Raw::Bool(b) => ser.serialize_bool(*b),
             Raw::Num(n) => n.serialize(ser),
+            Raw::Int(n) => ser.serialize_i64(*n),
+            Raw::UInt(n) => ser.serialize_u64(*n),
             Raw::Str(s) => ser.serialize_str(s),
             Raw::Arr(items) => {
                 let mut seq = ser.serialize_seq(Some(items.len()))?;

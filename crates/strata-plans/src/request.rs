@@ -393,7 +393,7 @@ impl Resolver {
         if let Some(reply) = self.answer_read_borrowed(line) {
             return reply;
         }
-        let value: Value = match serde_json::from_str(line) {
+        let value: Value = match strata_doc::json_value(line) {
             Ok(v) => v,
             Err(e) => {
                 let err = Error::new(
@@ -401,7 +401,8 @@ impl Resolver {
                     ErrorKind::Syntax,
                     format!("the line is not JSON: {e}"),
                 );
-                return error_reply(None, &err);
+                let id = strata_doc::request_id(line.as_bytes(), &self.limits);
+                return error_reply(id.as_ref(), &err);
             }
         };
         let id = value.get("id").cloned();
@@ -430,7 +431,7 @@ impl Resolver {
             match fields.get(k) {
                 // Read twice to hold it to the depth the line read whole is held to.
                 Some(raw) => Raw::parse(raw.get())
-                    .and_then(|_| serde_json::from_str(raw.get()).ok())
+                    .and_then(|_| strata_doc::json_value(raw.get()).ok())
                     .map(Some),
                 None => Some(None),
             }
@@ -458,7 +459,7 @@ impl Resolver {
         if Raw::parse(written).is_none() {
             return false;
         }
-        let Ok(value) = serde_json::from_str::<Value>(written) else {
+        let Ok(value) = strata_doc::json_value(written) else {
             return false;
         };
         let Ok(mut plan) = compile_plan(&value) else {
@@ -516,7 +517,7 @@ impl Resolver {
                 Ok(text) if self.answer_into(text, replies) => return,
                 Ok(text) => self.answer(text),
                 Err(_) => error_reply(
-                    None,
+                    strata_doc::request_id(bytes, &self.limits).as_ref(),
                     &Error::new(
                         Layer::REQUEST,
                         ErrorKind::Syntax,

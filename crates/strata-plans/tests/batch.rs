@@ -242,3 +242,78 @@ fn mangled_lines_are_answered_as_alone() {
     let lines: Vec<String> = lines.into_iter().filter(|l| !l.contains('\n')).collect();
     served_as_alone(&lines, &Limits::default());
 }
+
+/// A line that is not a request still gets the id it carries back: a number out of range, a
+/// key repeated, bytes that are not UTF-8; not when the id is written twice.
+#[test]
+fn a_line_that_cannot_be_read_still_gets_its_id_back() {
+    use strata_plans::Resolver;
+    let input: &[u8] = concat!(
+        "{\"id\": 1, \"plan\": [{\"tool\": \"t\", \"arguments\": {\"x\": 1e400}}]}\n",
+        "{\"id\": \"two\", \"plan\": [], \"results\": {\"a\": 2, \"a\": 1e999}}\n",
+        "{\"id\": 3, \"id\": 4, \"plan\": 1e400}\n",
+        "{\"id\": 5, \"plan\": [",
+        "\n"
+    )
+    .as_bytes();
+    let input = [input, b"{\"id\": 6, \"plan\": \"\xff\"}\n"].concat();
+    let mut out = Vec::new();
+    Resolver::serve(&Limits::default(), &input[..], &mut out).unwrap();
+    let error =
+        |message: &str| json!({"kind": "syntax", "message": message, "path": "$", "span": null});
+    let replies: Vec<serde_json::Value> = String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        replies,
+        [
+            json!({"id": 1, "ok": false, "error": error("the line is not JSON: number out of range at line 1 column 57")}),
+            json!({"id": "two", "ok": false, "error": error("the line is not JSON: duplicate key `a` at line 1 column 49")}),
+            json!({"ok": false, "error": error("the line is not JSON: duplicate key `id` at line 1 column 14")}),
+            json!({"ok": false, "error": error("the line is not JSON: EOF while parsing a list at line 1 column 19")}),
+            json!({"id": 6, "ok": false, "error": error("the line is not valid UTF-8")}),
+        ]
+    );
+}
+
+/// Numbers of a request take the one form of every document, on the fast path as read
+/// whole: integers exact past 64 bits, floats shortest; a float out of range is refused.
+#[test]
+fn numbers_are_read_as_documents_read_them_on_either_path() {
+    let plan = r#"[{"id":"a","tool":"t","arguments":{}},{"id":"b","tool":"t","arguments":{"x":"{{a.result.n}}","t":"{{a.result.n}} {{a.result.f}}","k":1.50,"z":-0}}]"#;
+    let lines: Vec<String> = [
+        "18446744073709551617",
+        "-9223372036854775809",
+        "1234567890123456789012345678901234567890",
+    ]
+    .iter()
+    .map(|n| format!(r#"{{"id":{n},"plan":{plan},"results":{{"a":{{"n":{n},"f":2.50}}}}}}"#))
+    .collect();
+    let served = served_as_alone(&lines, &Limits::default());
+    for (reply, n) in served.iter().zip([
+        "18446744073709551617",
+        "-9223372036854775809",
+        "1234567890123456789012345678901234567890",
+    ]) {
+        assert!(
+            reply.starts_with(&format!(r#"{{"id":{n},"ok":true,"#)),
+            "{reply}"
+        );
+        assert!(
+            reply.contains(&format!(
+                r#""arguments":{{"x":{n},"t":"{n} 2.5","k":1.5,"z":-0.0}}"#
+            )),
+            "{reply}"
+        );
+    }
+    let out_of_range = [format!(
+        r#"{{"id":1,"plan":{plan},"results":{{"a":{{"n":1e400}}}}}}"#
+    )];
+    let served = served_as_alone(&out_of_range, &Limits::default());
+    assert_eq!(
+        served[0],
+        r#"{"id":1,"ok":false,"error":{"kind":"syntax","message":"the line is not JSON: number out of range at line 1 column 188","path":"$","span":null}}"#
+    );
+}

@@ -253,6 +253,26 @@ fn embedded_values_render_like_layer_c() {
 }
 
 #[test]
+fn dotted_indexes_follow_one_another_in_every_form() {
+    let p = plan(json!([
+        {"tool": "a", "arguments": {}},
+        {"tool": "b", "arguments": {
+            "dollar": "$step1.m.0.0",
+            "dollar_neg": "$step1.m.-1.0",
+            "embedded": "{$step1.m.1.0}-{$step1.m.0.-1}",
+            "braces": "{{step1.result.m.1.1}}",
+            "braces_neg": "{{ step1.result.m.-1.-1 }}",
+            "mixed": "$step1.m.1[0]",
+        }},
+    ]));
+    let records = [done("step1", json!({"m": [[1, 2], [3, 4]]}))];
+    assert_eq!(
+        resolved(&p, "step2", &records, json!({})),
+        json!({"dollar": 1, "dollar_neg": 3, "embedded": "3-2", "braces": 4, "braces_neg": 4, "mixed": 3})
+    );
+}
+
+#[test]
 fn resolved_values_are_data_byte_for_byte() {
     let nasty = "{{b.result.secret}} $step2 {$step1.x} {{PLACEHOLDER_v}} \"quoted\"\n\\back\\slash ${HOME} {name}";
     let p = plan(json!([

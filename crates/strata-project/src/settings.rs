@@ -74,6 +74,24 @@ pub fn limit(limits: &Limits, key: &str) -> Option<usize> {
     limit_mut(&mut limits.clone(), key).map(|v| *v)
 }
 
+/// How many times its default `strata.yaml` may raise a limit of size or count: a project
+/// file comes with the project (a repository cloned, a directory shared), and what it allows
+/// one small request to make must stay within what a small machine holds (docs/settings.md).
+/// Going higher takes the `STRATA_LIMITS_*` variable of whoever runs strata.
+pub const FILE_RAISES: usize = 4;
+
+/// The most `strata.yaml` may set limit `key` (one of [`LIMIT_KEYS`]) to: [`FILE_RAISES`]
+/// times its default for a size or a count; the cap for the two bounds of a recursion
+/// (`default_depth`, `param_links`), which are held to the stack whoever sets them.
+pub fn file_bound(key: &str) -> usize {
+    let cap = strata_core::limit_cap(key).unwrap_or(usize::MAX);
+    match key {
+        "default_depth" | "param_links" => cap,
+        _ => limit(&Limits::default(), key)
+            .map_or(cap, |default| default.saturating_mul(FILE_RAISES).min(cap)),
+    }
+}
+
 /// Where a setting's value came from.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum Source {
@@ -451,11 +469,10 @@ impl Settings {
             let Some(index) = names.iter().position(|k| k == name) else {
                 return Err(unknown_key(doc, &here, name, &names));
             };
-            let max = strata_core::limit_cap(name).unwrap_or(usize::MAX);
-            let n = int_in_range(v, max).map_err(|shown| {
-                doc.locate_error(
-                    out_of_range(&format!("limits.{name}"), max, &shown).at_path(&here),
-                )
+            let bound = file_bound(name);
+            let n = int_in_range(v, bound).map_err(|shown| {
+                let err = out_of_range(&format!("limits.{name}"), bound, &shown);
+                doc.locate_error(over_file_bound(err, name, v).at_path(&here))
             })?;
             if let Some(slot) = limit_mut(&mut self.limits, name) {
                 *slot = n;
@@ -543,6 +560,23 @@ impl Settings {
     }
 }
 
+/// `err` (a limit of `strata.yaml` out of its range) with, when `value` is over the file's
+/// bound but a variable may go higher, how to: "… set STRATA_LIMITS_<KEY> (at most <cap>)".
+fn over_file_bound(err: Error, key: &str, value: &Value) -> Error {
+    let cap = strata_core::limit_cap(key).unwrap_or(usize::MAX);
+    let bound = file_bound(key);
+    let over = value
+        .as_u64()
+        .is_some_and(|n| usize::try_from(n).map_or(true, |n| n > bound));
+    if !over || bound >= cap {
+        return err;
+    }
+    err.with_hint(format!(
+        "{FILE} may raise a size or a count to {FILE_RAISES} times its default; to go higher, set STRATA_LIMITS_{} (at most {cap})",
+        key.to_ascii_uppercase()
+    ))
+}
+
 /// `a string`, `a list`, … for messages.
 fn kind_of(value: &Value) -> &'static str {
     match value {
@@ -590,6 +624,100 @@ mod tests {
         assert_eq!(s.secrets.source, Source::Default);
         assert_eq!(s.checkpoint_every.value, CheckpointEvery::Steps(1));
         assert_eq!(s.checkpoint_every.source, Source::Default);
+    }
+
+    #[test]
+    fn a_project_file_raises_a_size_or_a_count_to_four_times_its_default_at_most() {
+        let defaults = Limits::default();
+        for (key, _) in LIMIT_KEYS {
+            let bound = file_bound(key);
+            let cap = strata_core::limit_cap(key).unwrap();
+            match key {
+                "default_depth" | "param_links" => assert_eq!(bound, cap, "{key}"),
+                _ => assert_eq!(bound, 4 * limit(&defaults, key).unwrap(), "{key}"),
+            }
+            let s = load(&format!("limits:\n  {key}: {bound}\n"), &[]).unwrap();
+            assert_eq!(limit(&s.limits, key), Some(bound), "{key}");
+        }
+        let e = load("limits:\n  output_bytes_per_config: 1073741824\n", &[]).unwrap_err();
+        assert_eq!(
+            e.message,
+            "`limits.output_bytes_per_config` must be an integer from 1 to 268435456, not 1073741824"
+        );
+        assert_eq!(
+            e.hint.as_deref(),
+            Some("strata.yaml may raise a size or a count to 4 times its default; to go higher, set STRATA_LIMITS_OUTPUT_BYTES_PER_CONFIG (at most 1073741824)")
+        );
+        let loc = e.location.clone().unwrap();
+        assert_eq!((loc.file.as_str(), loc.line, loc.column), (FILE, 2, 28));
+        let e = load("limits: {yaml_nodes: 4000001}\n", &[]).unwrap_err();
+        assert_eq!(
+            e.message,
+            "`limits.yaml_nodes` must be an integer from 1 to 4000000, not 4000001"
+        );
+        assert_eq!(
+            e.hint.as_deref(),
+            Some("strata.yaml may raise a size or a count to 4 times its default; to go higher, set STRATA_LIMITS_YAML_NODES (at most 100000000)")
+        );
+        // What is wrong whatever the bound gets no advice on going higher.
+        for (file, message) in [
+            (
+                "limits: {template_bytes: 0}\n",
+                "`limits.template_bytes` must be an integer from 1 to 16777216, not 0",
+            ),
+            (
+                "limits: {template_bytes: big}\n",
+                "`limits.template_bytes` must be an integer from 1 to 16777216, not a string",
+            ),
+            (
+                "limits: {default_depth: 101}\n",
+                "`limits.default_depth` must be an integer from 1 to 100, not 101",
+            ),
+        ] {
+            let e = load(file, &[]).unwrap_err();
+            assert_eq!(
+                (e.message.as_str(), e.hint.as_deref()),
+                (message, None),
+                "{file}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_variable_raises_a_limit_past_the_project_files_bound_up_to_its_cap() {
+        let var = "STRATA_LIMITS_OUTPUT_BYTES_PER_CONFIG";
+        let s = load(
+            "limits: {output_bytes_per_config: 268435456}\n",
+            &[(var, "1073741824")],
+        )
+        .unwrap();
+        assert_eq!(s.limits.output_bytes_per_config, 1 << 30);
+        let at = LIMIT_KEYS
+            .iter()
+            .position(|(k, _)| *k == "output_bytes_per_config");
+        assert_eq!(s.limit_sources[at.unwrap()], Source::Env(var.into()));
+        let e = load("", &[(var, "1073741825")]).unwrap_err();
+        assert_eq!(
+            e.message,
+            "`limits.output_bytes_per_config` must be an integer from 1 to 1073741824, not 1073741825"
+        );
+        assert_eq!(
+            e.hint.as_deref(),
+            Some("set by STRATA_LIMITS_OUTPUT_BYTES_PER_CONFIG")
+        );
+        // The file's bound holds even where a variable sets the same limit.
+        let e = load(
+            "limits: {output_bytes_per_config: 268435457}\n",
+            &[(var, "1073741824")],
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.message,
+            "`limits.output_bytes_per_config` must be an integer from 1 to 268435456, not 268435457"
+        );
+        let s =
+            Settings::from_env(&|name| (name == var).then(|| "1073741824".to_string())).unwrap();
+        assert_eq!(s.limits.output_bytes_per_config, 1 << 30);
     }
 
     #[test]

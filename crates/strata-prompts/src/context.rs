@@ -36,7 +36,11 @@ const SCAN_BELOW: usize = 16;
 impl Vars {
     /// The variables of `map`.
     pub fn of(map: &Map<String, Value>) -> Vars {
-        Vars::from_list(map.iter().map(|(k, v)| (k.clone(), to_jinja(v))).collect())
+        Vars::from_list(
+            map.iter()
+                .map(|(k, v)| (k.clone(), strata_jinja::value_of(v)))
+                .collect(),
+        )
     }
 
     pub fn from_list(list: Vec<(String, JValue)>) -> Vars {
@@ -54,22 +58,6 @@ impl Vars {
             Some(index) => index.get(name).map(|&i| &self.list[i].1),
             None => self.list.iter().find(|(k, _)| k == name).map(|(_, v)| v),
         }
-    }
-}
-
-/// A JSON value as a minijinja value (strings and numbers directly, collections through
-/// serde).
-pub(crate) fn to_jinja(v: &Value) -> JValue {
-    match v {
-        Value::Null => JValue::from(()),
-        Value::Bool(b) => JValue::from(*b),
-        Value::String(s) => JValue::from(s.as_str()),
-        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
-            (Some(i), _) => JValue::from(i),
-            (None, Some(u)) => JValue::from(u),
-            _ => JValue::from(n.as_f64().unwrap_or_default()),
-        },
-        _ => JValue::from(minijinja::value::Serde(v)),
     }
 }
 
@@ -223,14 +211,14 @@ impl Ctx {
                 Value::Null | Value::Bool(_) | Value::Number(_) => false,
             };
             if !costly {
-                return Some(to_jinja(v));
+                return Some(strata_jinja::value_of(v));
             }
             let at = v as *const Value as usize;
             let mut converted = lock(&self.converted);
             if let Some((_, j)) = converted.iter().find(|(a, _)| *a == at) {
                 return Some(j.clone());
             }
-            let j = to_jinja(v);
+            let j = strata_jinja::value_of(v);
             converted.push((at, j.clone()));
             Some(j)
         })

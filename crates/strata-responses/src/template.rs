@@ -131,7 +131,7 @@ impl Response {
             .map_err(|e| self.jinja_error(&e))?;
         let values: Vec<(&str, &Value)> =
             fields.iter().map(|f| (f.name.as_str(), &f.value)).collect();
-        strata_jinja::render(&template, self.context(&values).0, self.limits)
+        strata_jinja::render_value(&template, self.context(&values).0, self.limits)
             .map_err(|e| self.jinja_error(&e))
     }
 
@@ -145,7 +145,7 @@ impl Response {
         let template = self.strict.get_template(NAME).map_err(|_| None)?;
         let (root, track) = self.context(values);
         let outer = TRIAL.with(|t| t.replace(Some(Arc::clone(&track))));
-        let done = strata_jinja::render(&template, root, self.limits);
+        let done = strata_jinja::render_value(&template, root, self.limits);
         TRIAL.with(|t| t.replace(outer));
         let Err(e) = done else {
             // Rendered: a field looked up, not found, and used without an error (compared,
@@ -329,7 +329,7 @@ impl Track {
         Track {
             values: values
                 .iter()
-                .map(|(n, v)| (n.to_string(), JinjaValue::from(minijinja::value::Serde(v))))
+                .map(|(n, v)| (n.to_string(), strata_jinja::value_of(v)))
                 .collect(),
             fields: fields.iter().cloned().collect(),
             prefixes,

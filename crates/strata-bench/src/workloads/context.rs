@@ -42,7 +42,9 @@ pub fn run(settings: &Settings, report: &mut Report) {
 
     let env = Environment::new();
     let jinja = env.template_from_str(JINJA).expect("template compiles");
-    let jinja_ctx = minijinja::Value::from(minijinja::value::Serde(&context));
+    // Converted as strata's prompts convert JSON (serialised, a number held as its text
+    // would come through as a map).
+    let jinja_ctx = strata_jinja::value_of(&context);
 
     let strata_out = template
         .render(&scope, &RenderOptions::STRICT)

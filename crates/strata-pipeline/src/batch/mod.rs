@@ -167,7 +167,7 @@ pub fn handle_bytes(line: &[u8], limits: &Limits) -> Value {
         Ok(text) => handle_line(text, limits),
         Err(e) => {
             // The id, if one can be read from what is valid, still goes back.
-            let id = id_of(&String::from_utf8_lossy(line), limits);
+            let id = strata_doc::request_id(line, limits);
             let err = Error::new(
                 Layer::REQUEST,
                 ErrorKind::Request,
@@ -186,7 +186,7 @@ pub fn handle_bytes(line: &[u8], limits: &Limits) -> Value {
 pub fn handle_line(line: &str, limits: &Limits) -> Value {
     let value = match parse_value(line, limits) {
         Ok(value) => value,
-        Err(e) => return error_reply(None, &e),
+        Err(e) => return error_reply(strata_doc::request_id(line.as_bytes(), limits), &e),
     };
     let id = value.get("id").cloned();
     // Layers, then the environment, then the template: the order errors are reported in.
@@ -234,11 +234,6 @@ fn parse_value(line: &str, limits: &Limits) -> Result<Value, Error> {
             Err(err)
         }
     }
-}
-
-/// The `id` of a request line, when the line is a JSON object that has one.
-fn id_of(line: &str, limits: &Limits) -> Option<Value> {
-    parse_value(line, limits).ok()?.get("id").cloned()
 }
 
 fn parse_request(value: Value) -> Result<Request, Error> {
