@@ -197,6 +197,37 @@ fn context_can_come_from_a_file() {
 }
 
 #[test]
+fn inline_json_is_read_as_documents_are() {
+    // One JSON reader: a float in its shortest form, a key written twice or a number out of
+    // range refused, on the command line as in a document.
+    let (project, doc) = scratch("d.yaml", b"p: \"{a}\"\nc: \"${state.x}\"\n");
+    project
+        .then(&[
+            "render",
+            &doc,
+            "--params-json",
+            r#"{"a":1.50}"#,
+            "--context",
+            r#"{"state":{"x":1e2}}"#,
+        ])
+        .stdout("{\n  \"p\": 1.5,\n  \"c\": 100.0\n}\n")
+        .stderr("")
+        .run();
+    project
+        .then(&["render", &doc, "--params-json", r#"{"a":1,"a":2}"#])
+        .stdout("")
+        .stderr("error[request]: --params-json is not valid JSON: duplicate key `a` at line 1 column 10\n")
+        .status(1)
+        .run();
+    project
+        .then(&["render", &doc, "--params-json", "{}", "--context", r#"{"state":{"x":1e400}}"#])
+        .stdout("")
+        .stderr("error[request]: --context is not valid JSON: number out of range at line 1 column 19\n   = help: give a JSON object, or @file for a JSON or YAML file\n")
+        .status(1)
+        .run();
+}
+
+#[test]
 fn warnings_go_to_stderr_with_file_line_and_column() {
     Test::in_repo()
         .args(&["render", "-"])

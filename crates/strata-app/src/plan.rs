@@ -141,7 +141,7 @@ impl App {
         Ok(())
     }
 
-    /// A plan's dry run: after [`App::admit_plan`], every step's state with nothing run, the
+    /// A plan's dry run: after `App::admit_plan`, every step's state with nothing run, the
     /// ready steps' arguments resolved (with `values`) and validated against their tools'
     /// schemas (a step whose arguments do not match is failed, with the error).
     pub fn dry_run_plan(
@@ -168,7 +168,7 @@ impl App {
     }
 
     /// Runs one step of a plan given the records of the steps it depends on (`record(id)`
-    /// reads one): the plan must pass [`App::admit_plan`] — as `strata plan run` of it would
+    /// reads one): the plan must pass `App::admit_plan` — as `strata plan run` of it would
     /// (the gate over its tools, each step's tool and constant arguments); then the step is
     /// skipped (a
     /// dependency did not complete), waits (user values missing), or runs.

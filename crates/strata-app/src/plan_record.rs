@@ -123,7 +123,7 @@ fn run_state(run_id: &str, message: String) -> Error {
 
 impl App {
     /// Starts a new recorded run of `source`: a whole plan is admitted first
-    /// ([`App::admit_plan`]: its tools exist, constant arguments can match, the gate admits
+    /// (`App::admit_plan`: its tools exist, constant arguments can match, the gate admits
     /// every tool), then the run's directory is made under its lock (`run_id`, or date, time
     /// and a random suffix) and the plan and the first checkpoint, holding `values`, are
     /// written and synced — before any step is scheduled.

@@ -72,7 +72,7 @@ pub fn respond(project: Option<&App>, request: &RespondRequest) -> Result<Reply,
     )?;
     let response = Response::compile(source, Some(&name), JinjaLimits::from_limits(&limits))?;
     let std = match &request.std_json {
-        Some(text) => serde_json::from_str(text).map_err(|e| {
+        Some(text) => strata_doc::json_value(text).map_err(|e| {
             Error::new(
                 Layer::REQUEST,
                 ErrorKind::Syntax,

@@ -4,7 +4,7 @@
 //!
 //! Each request runs as `strata run` runs the tool: through the gate (what `strata check`
 //! rejects does not run), the project's limits, stages 3–6 and a real process, with secrets
-//! kept out of the reply as every [`Runner`] keeps them. The compiled tools and the gate's
+//! kept out of the reply as every [`crate::Runner`] keeps them. The compiled tools and the gate's
 //! verdicts stay in memory between requests: a tool whose files have not changed is neither
 //! read, compiled nor checked again. Signals are those of `strata run`: SIGINT, SIGTERM,
 //! SIGHUP or SIGQUIT kills the process group of the tool running and ends strata with the

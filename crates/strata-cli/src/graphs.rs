@@ -70,7 +70,7 @@ fn styled_line(event: &LogEvent) -> String {
 pub fn typed_inputs(params_json: Option<&str>) -> Result<Map<String, Value>, Error> {
     match params_json {
         None => Ok(Map::new()),
-        Some(text) => match serde_json::from_str(text) {
+        Some(text) => match strata_doc::json_value(text) {
             Ok(Value::Object(map)) => Ok(map),
             _ => Err(Error::new(
                 Layer::REQUEST,

@@ -140,7 +140,7 @@ pub fn command() -> clap::Command {
 /// has the interrupt handler installed before the first one starts (on SIGINT, SIGTERM,
 /// SIGHUP or SIGQUIT the process group of every tool strata started is killed and reaped,
 /// then strata dies of that signal), and strata reaps its orphaned descendants. Whatever the
-/// command, a failed write of standard output is its outcome ([`output::finish`]).
+/// command, a failed write of standard output is its outcome (`output::finish`).
 pub fn main() -> ExitCode {
     complete::answer_and_exit();
     strata_app::own_process();

@@ -95,7 +95,7 @@ pub fn user_values(
     }
     for pair in jsons {
         let (k, v) = split_pair(pair, "--value-json")?;
-        let parsed = serde_json::from_str(v).map_err(|e| {
+        let parsed = strata_doc::json_value(v).map_err(|e| {
             Error::new(
                 Layer::REQUEST,
                 ErrorKind::Syntax,

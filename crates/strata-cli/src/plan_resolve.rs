@@ -91,7 +91,7 @@ pub fn run(args: ResolveArgs) -> ExitCode {
 fn parse_options(args: &ResolveArgs) -> Result<(Option<Value>, Value, Value), Error> {
     let results = match &args.results {
         None => None,
-        Some(text) => Some(serde_json::from_str(text).map_err(|e| {
+        Some(text) => Some(strata_doc::json_value(text).map_err(|e| {
             Error::new(
                 Layer::REQUEST,
                 ErrorKind::Syntax,

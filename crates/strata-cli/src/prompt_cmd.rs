@@ -171,7 +171,7 @@ fn object_arg(arg: Option<&str>, flag: &str) -> Result<Map<String, Value>, Error
                 let bytes = read_file(Path::new(path), &Limits::default())?;
                 Document::parse(path, bytes, Format::from_name(path), &Limits::default())?.value
             }
-            None => serde_json::from_str(spec).map_err(|e| {
+            None => strata_doc::json_value(spec).map_err(|e| {
                 Error::new(
                     Layer::REQUEST,
                     ErrorKind::Request,

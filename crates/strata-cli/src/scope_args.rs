@@ -79,7 +79,7 @@ fn bad_name(what: &str) -> Error {
 
 /// Parses `--params-json`: a JSON object (absent: empty).
 pub fn params_json(json: Option<&str>) -> Result<Map<String, Value>, Error> {
-    match json.map(serde_json::from_str::<Value>) {
+    match json.map(strata_doc::json_value) {
         None => Ok(Map::new()),
         Some(Ok(Value::Object(map))) => Ok(map),
         Some(Ok(_)) => Err(Error::new(
@@ -124,7 +124,7 @@ pub fn build_context(arg: Option<&str>, limits: &Limits) -> Result<Value, Error>
                 let bytes = read_file(Path::new(path), limits)?;
                 Document::parse(path, bytes, Format::from_name(path), limits)?.value
             }
-            None => serde_json::from_str(spec).map_err(|e| {
+            None => strata_doc::json_value(spec).map_err(|e| {
                 Error::new(
                     Layer::REQUEST,
                     ErrorKind::Request,

@@ -329,8 +329,8 @@ fn until(deadline: Option<Instant>) -> PollTimeout {
 /// of its process group is killed (grandchildren holding the pipes open included) and the
 /// pipes are drained; at the deadline the whole group is killed.
 ///
-/// The child dies with the calling thread (see [`in_the_child`]), which waits for it to the
-/// end: so with strata, however strata ends.
+/// The child dies with the calling thread (its parent-death signal is set as it starts),
+/// which waits for it to the end: so with strata, however strata ends.
 pub fn spawn(spec: &SpawnSpec) -> Result<RunResult, Error> {
     prepare_process()?;
     let cannot_start = |e: std::io::Error| {

@@ -79,10 +79,10 @@ pub struct FileImport {
     /// The refusal, when refused.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<Refusal>,
-    /// The warnings by code, for the bound of [`LISTED_PER_CODE`].
+    /// The warnings by code, for the bound of `LISTED_PER_CODE`.
     #[serde(skip)]
     tallies: BTreeMap<String, Tally>,
-    /// Rewrites past [`LISTED_REWRITES`], not listed.
+    /// Rewrites past `LISTED_REWRITES`, not listed.
     #[serde(skip)]
     rewrites_omitted: usize,
 }
@@ -120,7 +120,7 @@ impl FileImport {
 
     /// Adds a warning, its position given by `at` (1-based line and column, `(0, 0)` for
     /// the file as a whole), which is asked only when the warning is listed: the first
-    /// [`LISTED_PER_CODE`] of a code are, the others only counted (the position of the
+    /// `LISTED_PER_CODE` of a code are, the others only counted (the position of the
     /// first of them kept), so that a file repeating one construct a hundred thousand times
     /// costs the report, and the search for positions, what a few do.
     pub fn warn_with(
@@ -152,7 +152,7 @@ impl FileImport {
         });
     }
 
-    /// Records a lossless rewrite (the first [`LISTED_REWRITES`]; the others are counted).
+    /// Records a lossless rewrite (the first `LISTED_REWRITES`; the others are counted).
     pub fn rewrite(&mut self, what: impl Into<String>) {
         if self.rewrites.len() < LISTED_REWRITES {
             self.rewrites.push(what.into());

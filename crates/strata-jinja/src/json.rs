@@ -11,7 +11,7 @@ use serde_json::{Number, Value};
 /// A JSON value as a minijinja value: null, booleans and strings as themselves; a number as
 /// an integer when it is one of up to 128 bits (minijinja computes with those), as a float
 /// when it is one, and otherwise (an integer past 128 bits, a float too large to be finite as
-/// it was written) as its text ([`Digits`]); lists and maps item by item, in order.
+/// it was written) as its text (`Digits`); lists and maps item by item, in order.
 pub fn value_of(v: &Value) -> JinjaValue {
     match v {
         Value::Null => JinjaValue::from(()),
@@ -60,7 +60,7 @@ impl Object for Digits {
 }
 
 /// A minijinja value serialised as minijinja serialises it, but for the numbers of
-/// [`Digits`], which a JSON serializer writes as numbers (minijinja would write their text
+/// `Digits`, which a JSON serializer writes as numbers (minijinja would write their text
 /// as a string).
 pub(crate) struct Printed<'a>(pub &'a JinjaValue);
 

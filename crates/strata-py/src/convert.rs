@@ -18,6 +18,7 @@ use pyo3::types::{
     PyString, PyTuple,
 };
 use serde_json::{Map, Number, Value};
+use strata_core::{is_big_integer, number_from_text};
 use strata_core::{EnvMap, Rendered};
 
 /// The deepest nesting accepted from Python: the depth strata's JSON and YAML readers accept.
@@ -153,10 +154,11 @@ impl Walk<'_> {
         if let Ok(u) = obj.extract::<u64>() {
             return Ok(Value::from(u));
         }
-        Err(self.value_error(
-            obj.py(),
-            "integer out of range (integers must fit in 64 bits, signed or unsigned)",
-        ))
+        // Past 64 bits: exact, as its digits (strata_core::numbers).
+        let digits = obj.str()?.to_cow()?.into_owned();
+        number_from_text(&digits)
+            .map(Value::Number)
+            .ok_or_else(|| self.value_error(obj.py(), format!("`{digits}` is not an integer")))
     }
 
     fn float(&self, py: Python<'_>, f: f64) -> PyResult<Value> {
@@ -404,11 +406,16 @@ pub fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>>
     })
 }
 
+/// A number as a Python `int` (of any size: one past 64 bits from its digits) or `float`.
 fn number_to_py<'py>(py: Python<'py>, n: &Number) -> PyResult<Bound<'py, PyAny>> {
     if let Some(i) = n.as_i64() {
         Ok(i.into_pyobject(py)?.into_any())
     } else if let Some(u) = n.as_u64() {
         Ok(u.into_pyobject(py)?.into_any())
+    } else if is_big_integer(n) {
+        PyModule::import(py, "builtins")?
+            .getattr("int")?
+            .call1((n.as_str(),))
     } else {
         Ok(PyFloat::new(py, n.as_f64().unwrap_or(f64::NAN)).into_any())
     }

@@ -324,7 +324,7 @@ def test_map_keys_and_escapes_are_not_references() -> None:
 
 
 def test_integers_beyond_2_53_stay_exact() -> None:
-    big = [2**53 + 1, 2**63 - 1, 2**64 - 1, -(2**63)]
+    big = [2**53 + 1, 2**63 - 1, 2**64 - 1, -(2**63), 2**64 + 1, -(2**63) - 1, 10**39 + 7]
     plan = strata.Plan(
         [
             {"tool": "t", "arguments": {}},
@@ -591,11 +591,6 @@ def loop() -> dict[str, Any]:
             lambda: strata.Plan([{"tool": "t", "arguments": {"x": b"bytes"}}]),
             TypeError,
             "plan[0]['arguments']['x']: bytes are not a JSON value (decode them to str first)",
-        ),
-        (
-            lambda: strata.Plan([{"tool": "t", "arguments": {"n": 2**64}}]),
-            ValueError,
-            "plan[0]['arguments']['n']: integer out of range (integers must fit in 64 bits, signed or unsigned)",
         ),
         (
             lambda: strata.Plan([{"tool": "t", "arguments": loop()}]),

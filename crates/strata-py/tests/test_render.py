@@ -202,3 +202,13 @@ def test_templates_render_from_many_threads() -> None:
     for t in threads:
         t.join()
     assert results == {n: {"n": n, "s": f"n={n}"} for n in range(4)}
+
+
+def test_integers_past_64_bits_cross_the_boundary_exact() -> None:
+    big = 2**64 + 1
+    small = -(2**63) - 1
+    forty = 10**39 + 7
+    rendered = strata.render({"x": "{a}", "y": "n={b}"}, params={"a": big, "b": forty}, layers=["params"])
+    assert rendered == {"x": big, "y": f"n={forty}"}
+    assert isinstance(rendered["x"], int)
+    assert strata.render("{x}", params={"x": small}, layers=["params"]) == small

@@ -196,7 +196,7 @@ pub fn parse_as(ty: &str, raw: &str) -> Option<Value> {
             _ => None,
         },
         "null" => (raw.trim() == "null").then_some(Value::Null),
-        _ => serde_json::from_str::<Value>(raw)
+        _ => strata_doc::json_value(raw)
             .ok()
             .filter(|v| type_name(v) == ty),
     }

@@ -33,7 +33,10 @@ impl RunResult {
         if self.stdout_truncated {
             return Value::Null;
         }
-        serde_json::from_slice(&self.stdout).unwrap_or(Value::Null)
+        std::str::from_utf8(&self.stdout)
+            .ok()
+            .and_then(|text| strata_doc::json_value(text).ok())
+            .unwrap_or(Value::Null)
     }
 
     /// What the tool returned, as a step record's `result`: stdout parsed as JSON, or else the
@@ -41,7 +44,12 @@ impl RunResult {
     /// UTF-8 show as U+FFFD.
     pub fn result(&self) -> Value {
         if !self.stdout_truncated {
-            if let Ok(v) = serde_json::from_slice::<Value>(&self.stdout) {
+            // Read as every document is read (strata_doc): numbers in one form, a repeated
+            // key or a number that is not finite refused (the output is then text).
+            if let Some(v) = std::str::from_utf8(&self.stdout)
+                .ok()
+                .and_then(|text| strata_doc::json_value(text).ok())
+            {
                 return v;
             }
         }
@@ -191,6 +199,14 @@ mod tests {
                    "data": {"a": [1, 2]}, "duration_ms": 12, "truncated": false, "timed_out": false})
         );
         assert_eq!(result(b"plain").data(), Value::Null);
+    }
+
+    #[test]
+    fn output_is_read_as_documents_are() {
+        assert_eq!(result(b"{\"a\": 1.50}").result(), json!({"a": 1.5}));
+        // A repeated key or a number out of range is no JSON: the output stays text.
+        assert_eq!(result(b"{\"a\": 1, \"a\": 2}").data(), Value::Null);
+        assert_eq!(result(b"{\"a\": 1e400}").result(), json!("{\"a\": 1e400}"));
     }
 
     #[test]
