@@ -358,6 +358,33 @@ pub fn answer_line_within(line: &str, limits: &Limits) -> Value {
     Resolver::new(limits).answer(line)
 }
 
+/// How many keys the object `line` holds at its top, repeated ones counted each time
+/// (`None` when it is no object).
+fn top_keys(line: &str) -> Option<usize> {
+    /// Counts a map's entries without keeping them.
+    struct Count;
+    impl<'de> serde::de::Visitor<'de> for Count {
+        type Value = usize;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<usize, A::Error> {
+            let mut n = 0;
+            while map
+                .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                .is_some()
+            {
+                n += 1;
+            }
+            Ok(n)
+        }
+    }
+    use serde::Deserializer as _;
+    serde_json::Deserializer::from_str(line)
+        .deserialize_map(Count)
+        .ok()
+}
+
 /// Answers the lines of `strata plan resolve --batch`, keeping the last request's plan
 /// compiled: an orchestrator that sends the same plan with its growing results has it read
 /// and compiled once, not once per request.
@@ -420,7 +447,8 @@ impl Resolver {
     /// line with anything to report (then read whole, for the same error as alone).
     fn answer_read_borrowed(&mut self, line: &str) -> Option<Value> {
         let fields: HashMap<&str, &RawValue> = serde_json::from_str(line).ok()?;
-        if fields.keys().any(|k| !REQUEST_KEYS.contains(k)) {
+        // A key written twice is lost in the map: the line read whole reports it.
+        if fields.keys().any(|k| !REQUEST_KEYS.contains(k)) || fields.len() != top_keys(line)? {
             return None;
         }
         let written = fields.get("plan")?.get();

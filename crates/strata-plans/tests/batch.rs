@@ -317,3 +317,25 @@ fn numbers_are_read_as_documents_read_them_on_either_path() {
         r#"{"id":1,"ok":false,"error":{"kind":"syntax","message":"the line is not JSON: number out of range at line 1 column 188","path":"$","span":null}}"#
     );
 }
+
+/// A key written twice at the top of a request is refused as it is in any map of the line,
+/// however well-formed the rest (the reply of the line read whole).
+#[test]
+fn a_key_repeated_at_the_top_of_a_request_is_refused() {
+    let plan = r#"[{"id":"a","tool":"t","arguments":{}}]"#;
+    let lines: Vec<String> = [
+        format!(r#"{{"id":0,"plan":{plan},"id":2}}"#),
+        format!(r#"{{"plan":{plan},"plan":{plan}}}"#),
+        format!(r#"{{"id":0,"plan":{plan},"results":{{}},"results":{{"a":1}}}}"#),
+    ]
+    .into();
+    let served = served_as_alone(&lines, &Limits::default());
+    assert_eq!(
+        served,
+        [
+            r#"{"ok":false,"error":{"kind":"syntax","message":"the line is not JSON: duplicate key `id` at line 1 column 58","path":"$","span":null}}"#,
+            r#"{"ok":false,"error":{"kind":"syntax","message":"the line is not JSON: duplicate key `plan` at line 1 column 53","path":"$","span":null}}"#,
+            r#"{"id":0,"ok":false,"error":{"kind":"syntax","message":"the line is not JSON: duplicate key `results` at line 1 column 76","path":"$","span":null}}"#,
+        ]
+    );
+}
