@@ -1,5 +1,5 @@
-//! The offline check of a Workflow manifest: Argo's JSON Schema (with the `jsonschema`
-//! crate), the keys the schema does not know, and the rules the schema cannot say
+//! The offline check of a Workflow manifest: Argo's JSON Schema and the keys it does not
+//! know ([`schema`]), and the rules the schema cannot say
 //! ([`rules`]): templates that exist, dependencies on tasks that exist, no cycle, arguments
 //! that match the parameters, references to parameters, tasks and steps that are there.
 
@@ -37,7 +37,6 @@ pub struct Summary {
 /// Checks a Workflow manifest; every problem is returned, each with its field path.
 pub fn check(manifest: &Value) -> Result<Summary, Vec<Error>> {
     let mut errors = schema::schema_errors(manifest);
-    errors.extend(schema::unknown_keys(manifest));
     errors.extend(rules::rule_errors(manifest));
     if !errors.is_empty() {
         return Err(errors);
