@@ -13,7 +13,7 @@ use crate::shared_args::SharedArgs;
 
 /// Output of `strata check`.
 #[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum CheckFormat {
+pub(crate) enum CheckFormat {
     /// rustc-style diagnostics grouped by file, with a summary.
     Human,
     /// A JSON array, one object per diagnostic.
@@ -22,27 +22,27 @@ pub enum CheckFormat {
 
 /// Options of `strata check`.
 #[derive(Debug, Args)]
-pub struct CheckArgs {
+pub(crate) struct CheckArgs {
     /// The project root, as -C/--project DIR (default: the nearest ancestor of the current
     /// directory with tools/)
     #[arg(value_name = "DIR", conflicts_with = "project")]
-    pub dir: Option<PathBuf>,
+    pub(crate) dir: Option<PathBuf>,
     /// Output format (`--format json` is `--json`)
     #[arg(long, value_enum, default_value = "human")]
-    pub format: CheckFormat,
+    pub(crate) format: CheckFormat,
     /// Exit 1 on warnings too (never on notes)
     #[arg(long)]
-    pub deny_warnings: bool,
+    pub(crate) deny_warnings: bool,
     /// Leave out the warnings and notes of this code (`L008`; repeatable); errors are never
     /// left out
     #[arg(long, value_name = "CODE")]
-    pub allow: Vec<String>,
+    pub(crate) allow: Vec<String>,
     #[command(flatten)]
-    pub shared: SharedArgs,
+    pub(crate) shared: SharedArgs,
 }
 
 /// Runs `strata check`.
-pub fn run(args: CheckArgs) -> ExitCode {
+pub(crate) fn run(args: CheckArgs) -> ExitCode {
     let json = args.shared.json || matches!(args.format, CheckFormat::Json);
     let dir = args.dir.as_deref().or(args.shared.project());
     let project = match open_project_as(dir, None, json) {
@@ -83,7 +83,7 @@ fn as_json(report: &Report) -> Vec<Value> {
 
 /// rustc-style diagnostics, grouped by file (they are sorted), each file's followed by what
 /// it does not show, then a summary line (notes are counted only when there are some).
-pub fn human(report: &Report, root: &Path) -> String {
+pub(crate) fn human(report: &Report, root: &Path) -> String {
     let mut out = report_text(report, root);
     let notes = match report.count(Severity::Note) {
         0 => String::new(),

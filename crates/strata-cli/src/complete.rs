@@ -11,11 +11,11 @@ use clap_complete::engine::{ArgValueCandidates, CompletionCandidate};
 use strata_app::App;
 
 /// The environment variable that turns a run of strata into a completion request.
-pub const VAR: &str = "COMPLETE";
+pub(crate) const VAR: &str = "COMPLETE";
 
 /// Answers a completion request (`COMPLETE=<shell> strata -- …`) and exits; does nothing
 /// on an ordinary run.
-pub fn answer_and_exit() {
+pub(crate) fn answer_and_exit() {
     clap_complete::CompleteEnv::with_factory(crate::command)
         .var(VAR)
         .complete();
@@ -92,7 +92,7 @@ fn directive_candidates() -> Vec<CompletionCandidate> {
 }
 
 /// What `strata run` takes: tool and graph ids, and directive files.
-pub fn runnables() -> ArgValueCandidates {
+pub(crate) fn runnables() -> ArgValueCandidates {
     ArgValueCandidates::new(|| {
         let mut all = tool_candidates(false);
         all.extend(directive_candidates());
@@ -101,12 +101,12 @@ pub fn runnables() -> ArgValueCandidates {
 }
 
 /// Tool ids (graphs included).
-pub fn tools() -> ArgValueCandidates {
+pub(crate) fn tools() -> ArgValueCandidates {
     ArgValueCandidates::new(|| tool_candidates(false))
 }
 
 /// Graph ids.
-pub fn graphs() -> ArgValueCandidates {
+pub(crate) fn graphs() -> ArgValueCandidates {
     ArgValueCandidates::new(|| tool_candidates(true))
 }
 
@@ -120,12 +120,12 @@ fn plan_candidates() -> Vec<CompletionCandidate> {
 }
 
 /// Plan files under `plans/`.
-pub fn plans() -> ArgValueCandidates {
+pub(crate) fn plans() -> ArgValueCandidates {
     ArgValueCandidates::new(plan_candidates)
 }
 
 /// What `strata export argo` takes: plan files and graph ids.
-pub fn exportables() -> ArgValueCandidates {
+pub(crate) fn exportables() -> ArgValueCandidates {
     ArgValueCandidates::new(|| {
         let mut all = plan_candidates();
         all.extend(tool_candidates(true));
@@ -134,7 +134,7 @@ pub fn exportables() -> ArgValueCandidates {
 }
 
 /// Prompt keys: the name of each template (in any namespace).
-pub fn prompt_keys() -> ArgValueCandidates {
+pub(crate) fn prompt_keys() -> ArgValueCandidates {
     ArgValueCandidates::new(|| {
         let Some(app) = project() else {
             return Vec::new();
@@ -156,7 +156,7 @@ pub fn prompt_keys() -> ArgValueCandidates {
 }
 
 /// Run ids of `.strata/runs/`, with what each ran and its status.
-pub fn run_ids() -> ArgValueCandidates {
+pub(crate) fn run_ids() -> ArgValueCandidates {
     ArgValueCandidates::new(|| {
         let Some(app) = project() else {
             return Vec::new();

@@ -11,13 +11,13 @@ use clap_complete::Shell;
 
 /// Options of `strata completions`.
 #[derive(Debug, Args)]
-pub struct CompletionsArgs {
+pub(crate) struct CompletionsArgs {
     /// The shell: bash, zsh, fish, elvish or powershell
-    pub shell: Shell,
+    pub(crate) shell: Shell,
 }
 
 /// Runs `strata completions`: the script on standard output.
-pub fn run(args: CompletionsArgs) -> ExitCode {
+pub(crate) fn run(args: CompletionsArgs) -> ExitCode {
     let name = args.shell.to_string();
     let shells = Shells::builtins();
     let Some(shell) = shells.completer(&name) else {

@@ -14,10 +14,10 @@ use crate::style::{paint, NOTE};
 
 /// Options of `strata config`.
 #[derive(Debug, Args)]
-pub struct ConfigArgs {
+pub(crate) struct ConfigArgs {
     /// The global options; `--json` prints the settings as JSON (each `{value, source}`)
     #[command(flatten)]
-    pub shared: SharedArgs,
+    pub(crate) shared: SharedArgs,
 }
 
 /// Every setting: its key, its value as JSON, where it came from, and what it does.
@@ -105,7 +105,7 @@ fn as_json(project: &Project) -> Value {
 }
 
 /// Runs `strata config`.
-pub fn run(args: ConfigArgs) -> ExitCode {
+pub(crate) fn run(args: ConfigArgs) -> ExitCode {
     let project = match open_project_as(args.shared.project(), None, args.shared.json) {
         Ok(p) => p,
         Err(code) => return code,

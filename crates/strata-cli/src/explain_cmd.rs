@@ -23,29 +23,29 @@ use crate::shared_args::SharedArgs;
 
 /// Options of `strata explain`.
 #[derive(Debug, Args)]
-pub struct ExplainArgs {
+pub(crate) struct ExplainArgs {
     /// A tool id (`examples/echo`) or file (`tools/examples/echo.yaml`), or a directive
     /// (`directives/greet.md`)
     #[arg(add = crate::complete::runnables())]
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// Only this field and the fields inside it (`config.args[1]`, `body`)
     #[arg(long, value_name = "PATH")]
-    pub field: Option<String>,
+    pub(crate) field: Option<String>,
     /// A tool's caller parameter (repeatable)
     #[arg(long = "param", short = 'p', value_name = "K=V")]
-    pub params: Vec<String>,
+    pub(crate) params: Vec<String>,
     /// A tool's caller parameters as a JSON object
     #[arg(long, value_name = "JSON")]
-    pub params_json: Option<String>,
+    pub(crate) params_json: Option<String>,
     /// A directive input (repeatable)
     #[arg(long = "input", value_name = "K=V")]
-    pub inputs: Vec<String>,
+    pub(crate) inputs: Vec<String>,
     #[command(flatten)]
-    pub shared: SharedArgs,
+    pub(crate) shared: SharedArgs,
 }
 
 /// Runs `strata explain`.
-pub fn run(args: ExplainArgs) -> ExitCode {
+pub(crate) fn run(args: ExplainArgs) -> ExitCode {
     let is_path = args.file.extension().is_some_and(|e| e == "md")
         || looks_like_path(&args.file.to_string_lossy());
     let file = is_path.then_some(args.file.as_path());

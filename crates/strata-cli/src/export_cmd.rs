@@ -24,73 +24,73 @@ use strata_app::Failure;
 
 /// Options of `strata export`.
 #[derive(Debug, Args)]
-pub struct ExportArgs {
+pub(crate) struct ExportArgs {
     #[command(subcommand)]
-    pub target: Target,
+    pub(crate) target: Target,
 }
 
 /// The engines strata exports to.
 #[derive(Debug, Subcommand)]
-pub enum Target {
+pub(crate) enum Target {
     /// An Argo Workflows manifest: one task per plan step (or graph node), each running strata
     Argo(ArgoArgs),
 }
 
 /// Options of `strata export argo`.
 #[derive(Debug, Args)]
-pub struct ArgoArgs {
+pub(crate) struct ArgoArgs {
     /// The plan or graph to export — a file, a graph's id (`graphs/words`) or a plan's name
     /// (`plans/one`); with --check, a Workflow manifest to check
     #[arg(add = crate::complete::exportables())]
-    pub input: PathBuf,
+    pub(crate) input: PathBuf,
     /// The container image holding strata and the project (docs/scale-out.md)
     #[arg(long, value_name = "IMAGE")]
-    pub image: Option<String>,
+    pub(crate) image: Option<String>,
     /// The workflow's name (default: `generateName` from the file name)
     #[arg(long, value_name = "NAME")]
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
     /// The workflow's namespace
     #[arg(long, value_name = "NS")]
-    pub namespace: Option<String>,
+    pub(crate) namespace: Option<String>,
     /// Write the manifest to this file instead of standard output
     #[arg(long, short = 'o', value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
     /// Print the check's verdict instead of the manifest (a Workflow manifest given as the
     /// input is only checked)
     #[arg(long)]
-    pub check: bool,
+    pub(crate) check: bool,
     /// The Kubernetes Secret the tools' secret variables come from
     #[arg(long, value_name = "NAME")]
-    pub secret: Option<String>,
+    pub(crate) secret: Option<String>,
     /// A default for a plan's user value `{{PLACEHOLDER_NAME}}`, as text (repeatable; for a
     /// graph the same as --input)
     #[arg(long = "value", value_name = "NAME=TEXT")]
-    pub values: Vec<String>,
+    pub(crate) values: Vec<String>,
     /// A default for a plan's user value, as JSON (repeatable; for a graph an input, as JSON)
     #[arg(long = "value-json", value_name = "NAME=JSON")]
-    pub value_jsons: Vec<String>,
+    pub(crate) value_jsons: Vec<String>,
     /// A default for a graph's input, typed by its declaration as `strata run --input` types
     /// it (repeatable)
     #[arg(long = "input", value_name = "K=V")]
-    pub inputs: Vec<String>,
+    pub(crate) inputs: Vec<String>,
     /// Defaults for a graph's inputs as a JSON object (typed), as `strata run --params-json`
     #[arg(long, value_name = "JSON")]
-    pub params_json: Option<String>,
+    pub(crate) params_json: Option<String>,
     /// The project's directory inside the image
     #[arg(long, value_name = "DIR", default_value = strata_argo::manifest::PROJECT_DIR)]
-    pub project_dir: String,
+    pub(crate) project_dir: String,
     /// Values longer than this many bytes of JSON travel as artifacts, not parameters
     #[arg(long, value_name = "BYTES", default_value_t = PARAMETER_LIMIT)]
-    pub parameter_limit: usize,
+    pub(crate) parameter_limit: usize,
     #[command(flatten)]
-    pub shared: SharedArgs,
+    pub(crate) shared: SharedArgs,
 }
 
 /// The schema's release, as messages name it.
 const SCHEMA_RELEASE: &str = "Argo's schema v4.1.2";
 
 /// Runs `strata export`.
-pub fn run(args: ExportArgs) -> ExitCode {
+pub(crate) fn run(args: ExportArgs) -> ExitCode {
     match args.target {
         Target::Argo(a) => argo(a),
     }

@@ -13,19 +13,19 @@ use crate::shared_args::SharedArgs;
 
 /// Options of `strata graph`.
 #[derive(Debug, Args)]
-pub struct GraphArgs {
+pub(crate) struct GraphArgs {
     /// Graph id (`graphs/retry`, or `retry` for a graph under tools/graphs/) or graph file
     #[arg(add = crate::complete::graphs())]
-    pub graph: String,
+    pub(crate) graph: String,
     /// The drawing format
     #[arg(long, value_enum, default_value = "mermaid")]
-    pub format: DrawFormat,
+    pub(crate) format: DrawFormat,
     #[command(flatten)]
-    pub shared: SharedArgs,
+    pub(crate) shared: SharedArgs,
 }
 
 /// Runs `strata graph`: draws the graph on stdout.
-pub fn draw_cmd(args: GraphArgs) -> ExitCode {
+pub(crate) fn draw_cmd(args: GraphArgs) -> ExitCode {
     let json = args.shared.json;
     let project = match open_project_as(args.shared.project(), None, json) {
         Ok(p) => p,
@@ -53,7 +53,7 @@ pub fn draw_cmd(args: GraphArgs) -> ExitCode {
 
 /// Prints a drawing on stdout: as it is, or with `json` as `{"ok": true, "format": …,
 /// "drawing": …}` (docs/schemas/drawing.schema.json).
-pub fn print_drawing(drawing: String, format: DrawFormat, json: bool) {
+pub(crate) fn print_drawing(drawing: String, format: DrawFormat, json: bool) {
     let text = if json {
         let name = format
             .to_possible_value()

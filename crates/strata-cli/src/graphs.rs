@@ -12,13 +12,13 @@ use strata_graph::{LogEvent, Observer, Status};
 use crate::style::{paint, ERROR, OK};
 
 /// Exit code of a run that failed.
-pub const FAILED: u8 = 1;
+pub(crate) const FAILED: u8 = 1;
 /// Exit code of a run stopped by `max_steps`.
-pub const LIMITED: u8 = 3;
+pub(crate) const LIMITED: u8 = 3;
 
 /// How progress is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// One line per event on stderr.
     Human,
     /// One JSON object per event on stderr (JSON Lines), as directives' and plans' events
@@ -29,7 +29,7 @@ pub enum Mode {
 }
 
 /// Shows a run's events as `Mode` says.
-pub struct Printer(pub Mode);
+pub(crate) struct Printer(pub Mode);
 
 impl Observer for Printer {
     fn on(&mut self, event: LogEvent) {
@@ -67,7 +67,7 @@ fn styled_line(event: &LogEvent) -> String {
 }
 
 /// The typed inputs `--params-json` gives (none without it).
-pub fn typed_inputs(params_json: Option<&str>) -> Result<Map<String, Value>, Error> {
+pub(crate) fn typed_inputs(params_json: Option<&str>) -> Result<Map<String, Value>, Error> {
     match params_json {
         None => Ok(Map::new()),
         Some(text) => match strata_doc::json_value(text) {
@@ -83,7 +83,7 @@ pub fn typed_inputs(params_json: Option<&str>) -> Result<Map<String, Value>, Err
 
 /// A drawing format on the command line.
 #[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum DrawFormat {
+pub(crate) enum DrawFormat {
     /// A Mermaid flowchart
     Mermaid,
     /// A Graphviz digraph

@@ -13,7 +13,7 @@ use crate::outcome::report;
 
 /// Options of `strata import`.
 #[derive(Debug, Args)]
-pub struct ImportArgs {
+pub(crate) struct ImportArgs {
     #[command(subcommand)]
     from: ImportFrom,
 }
@@ -43,7 +43,7 @@ struct RyeosArgs {
 /// Runs `strata import`: exit 0 when every file was imported and the new project checks
 /// clean, 3 when some file was refused or the check found errors, 2 when the import could
 /// not run.
-pub fn run(args: ImportArgs) -> ExitCode {
+pub(crate) fn run(args: ImportArgs) -> ExitCode {
     let ImportFrom::Ryeos(args) = args.from;
     let json = args.shared.json;
     let opts = ImportOptions {

@@ -14,13 +14,13 @@ use crate::outcome::report;
 
 /// Options of `strata init`.
 #[derive(Debug, Args)]
-pub struct InitArgs {
+pub(crate) struct InitArgs {
     /// The project directory, created when it does not exist (default: the current directory)
     #[arg(default_value = ".", value_hint = clap::ValueHint::DirPath)]
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     /// The global options; `--json` prints `{"ok": true, "project", "files": […]}`
     #[command(flatten)]
-    pub shared: crate::shared_args::SharedArgs,
+    pub(crate) shared: crate::shared_args::SharedArgs,
 }
 
 /// Every file of a new project: its path under the project, and its text. The runtimes are
@@ -53,7 +53,7 @@ const FILES: [(&str, &str); 10] = [
 /// Writes the files of a new project into `dir`; nothing is written when one of them exists
 /// (a link counts, even one leading nowhere) or when a directory on the way is a link
 /// leading outside `dir`: writes are confined to the project as reads are.
-pub fn create(dir: &Path) -> Result<(), Error> {
+pub(crate) fn create(dir: &Path) -> Result<(), Error> {
     let taken: Vec<&str> = FILES
         .iter()
         .map(|(rel, _)| *rel)
@@ -154,7 +154,7 @@ fn next_steps(dir: &Path) -> String {
 }
 
 /// Runs `strata init`.
-pub fn run(args: InitArgs) -> ExitCode {
+pub(crate) fn run(args: InitArgs) -> ExitCode {
     match create(&args.dir) {
         Ok(()) => {
             let text = if args.shared.json {

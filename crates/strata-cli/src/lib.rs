@@ -1,5 +1,6 @@
 //! The `strata` command line. Each command lives in its own module; `report` renders
-//! diagnostics for people.
+//! diagnostics for people. Only the binary uses this crate: it exports [`main`] alone.
+#![deny(unreachable_pub)]
 
 mod check_cmd;
 mod complete;
@@ -130,7 +131,7 @@ fn parse_run() -> Option<Cli> {
 
 /// The whole command line as clap defines it: what completion, man pages and `--help` are
 /// made from.
-pub fn command() -> clap::Command {
+pub(crate) fn command() -> clap::Command {
     Cli::command()
 }
 

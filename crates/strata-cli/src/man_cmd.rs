@@ -13,17 +13,17 @@ use crate::outcome::report;
 
 /// Options of `strata man`.
 #[derive(Debug, Args)]
-pub struct ManArgs {
+pub(crate) struct ManArgs {
     /// The command whose page to print (`run`, `plan run`); none: strata's own page
     #[arg(value_name = "COMMAND")]
-    pub command: Vec<String>,
+    pub(crate) command: Vec<String>,
     /// Write every page (`strata.1`, `strata-run.1`, `strata-plan-run.1`, …) into DIR,
     /// creating it (`~/.local/share/man/man1` makes them `man strata-run`); a link in DIR
     /// by a page's name is replaced by the page, never written through
     #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath, conflicts_with = "command")]
-    pub install: Option<PathBuf>,
+    pub(crate) install: Option<PathBuf>,
     #[command(flatten)]
-    pub shared: crate::shared_args::SharedArgs,
+    pub(crate) shared: crate::shared_args::SharedArgs,
 }
 
 /// The command line, built (subcommands named `strata-run`, `strata-plan-run`), with every
@@ -115,7 +115,7 @@ fn man(args: &ManArgs) -> Result<String, Error> {
 }
 
 /// Runs `strata man`.
-pub fn run(args: ManArgs) -> ExitCode {
+pub(crate) fn run(args: ManArgs) -> ExitCode {
     match man(&args) {
         Ok(text) => {
             crate::output::print(&text);

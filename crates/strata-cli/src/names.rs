@@ -16,7 +16,7 @@ use crate::run_args::looks_like_path;
 
 /// The tool id `name` names in `project` (see the module's forms). An id no tool has is
 /// returned as it is: the command's lookup says it is unknown, with its did-you-mean.
-pub fn tool_id(project: &App, name: &str) -> Result<String, Error> {
+pub(crate) fn tool_id(project: &App, name: &str) -> Result<String, Error> {
     if looks_like_path(name) {
         return project.id_of_path(Path::new(name));
     }
@@ -27,7 +27,7 @@ pub fn tool_id(project: &App, name: &str) -> Result<String, Error> {
 /// directory: `name` itself when it exists (or is `-`), else the first of `name.yaml`,
 /// `name.yml`, `name.json`, `plans/name.yaml`, `plans/name.yml`, `plans/name.json` that
 /// exists, else `name` (whose reading then says it cannot be read).
-pub fn plan_file(name: &str) -> String {
+pub(crate) fn plan_file(name: &str) -> String {
     if name == "-" || Path::new(name).exists() {
         return name.to_string();
     }
@@ -48,7 +48,7 @@ pub fn plan_file(name: &str) -> String {
 
 /// The file the input of `strata export argo` names: an existing file as it is, else a graph
 /// (or tool) of the project by id or name, else a plan by its forms.
-pub fn export_input(project: &App, name: &Path) -> PathBuf {
+pub(crate) fn export_input(project: &App, name: &Path) -> PathBuf {
     if name.exists() {
         return name.to_path_buf();
     }

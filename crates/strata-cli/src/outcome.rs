@@ -15,13 +15,13 @@ use strata_doc::{Document, Lines};
 use crate::report::{arrow, format_error, format_errors, headline, line_snippet, note};
 
 /// Exit code when strata itself fails before anything runs.
-pub const STRATA_FAILED: u8 = EXIT_STRATA;
+pub(crate) const STRATA_FAILED: u8 = EXIT_STRATA;
 
 /// The project of a command: `--project DIR`, or the current directory's project (the
 /// nearest ancestor with `tools/`), or, for a `file` outside it, the nearest ancestor with
 /// `tools/` of the file's folder (see `App::open`). A failure is printed and
 /// returned as the exit code.
-pub fn open_project(dir: Option<&Path>, file: Option<&Path>) -> Result<App, ExitCode> {
+pub(crate) fn open_project(dir: Option<&Path>, file: Option<&Path>) -> Result<App, ExitCode> {
     App::open(dir, file).map(opened).map_err(|e| {
         print_error(&e, None);
         ExitCode::from(STRATA_FAILED)
@@ -31,7 +31,7 @@ pub fn open_project(dir: Option<&Path>, file: Option<&Path>) -> Result<App, Exit
 /// The settings of a command that needs no project (`render`, `plan resolve`): those of the
 /// project of `-C DIR` when given, else of the current directory's project (the defaults and
 /// `STRATA_*` variables without one).
-pub fn settings_of(dir: Option<&Path>) -> Result<strata_app::Settings, Error> {
+pub(crate) fn settings_of(dir: Option<&Path>) -> Result<strata_app::Settings, Error> {
     match dir {
         Some(dir) => App::open(Some(dir), None).map(|app| opened(app).settings().clone()),
         None => strata_app::ambient_settings(),
@@ -42,13 +42,13 @@ pub fn settings_of(dir: Option<&Path>) -> Result<strata_app::Settings, Error> {
 static VERBOSE: AtomicBool = AtomicBool::new(false);
 
 /// Remembers `-v/--verbose` for [`opened`].
-pub fn set_verbose(on: bool) {
+pub(crate) fn set_verbose(on: bool) {
     VERBOSE.store(on, Ordering::Relaxed);
 }
 
 /// The project a command opened; with `-v`, a line on stderr saying which it is and where
 /// its settings come from (`strata: project /path (strata.yaml)`, or `(no strata.yaml)`).
-pub fn opened(app: App) -> App {
+pub(crate) fn opened(app: App) -> App {
     if VERBOSE.load(Ordering::Relaxed) {
         let file = strata_app::settings::FILE;
         let from = match app.root.join(file).is_file() {
@@ -61,7 +61,7 @@ pub fn opened(app: App) -> App {
 }
 
 /// [`open_project`] for a command that takes `--json`: the failure is printed as JSON.
-pub fn open_project_as(
+pub(crate) fn open_project_as(
     dir: Option<&Path>,
     file: Option<&Path>,
     json: bool,
@@ -72,7 +72,7 @@ pub fn open_project_as(
 }
 
 /// Prints an error, with a snippet of the file it points into when there is one.
-pub fn print_error(err: &Error, project: Option<&Project>) {
+pub(crate) fn print_error(err: &Error, project: Option<&Project>) {
     // A snippet of `.env` would show a secret value: those errors get no snippet. Nor do
     // files outside the project (a link to one is refused before it is read, and its
     // contents are never shown).
@@ -95,14 +95,14 @@ pub fn print_error(err: &Error, project: Option<&Project>) {
 }
 
 /// Prints errors rustc-style, with a snippet of `doc` when they point into it.
-pub fn print_errors(errors: &[Error], doc: Option<&Document>) {
+pub(crate) fn print_errors(errors: &[Error], doc: Option<&Document>) {
     let text = format_errors(errors, doc);
     let _ = anstream::stderr().lock().write_all(text.as_bytes());
 }
 
 /// Prints a failure — as `{"ok": false, "error": …}` on stdout with `json`, for people on
 /// stderr otherwise — and returns its exit code.
-pub fn report(failure: Failure, project: Option<&Project>, json: bool) -> ExitCode {
+pub(crate) fn report(failure: Failure, project: Option<&Project>, json: bool) -> ExitCode {
     let code = ExitCode::from(failure.exit_code());
     if json {
         let text = serde_json::to_string_pretty(&failure.to_json()).unwrap_or_default() + "\n";
@@ -130,7 +130,7 @@ pub fn report(failure: Failure, project: Option<&Project>, json: bool) -> ExitCo
 /// The diagnostics of `report` rustc-style, by file, each file's followed by what it does
 /// not show (`error[strata]: N more diagnostics of this file are not shown (…)`, at the first
 /// of them); files are read from `root`.
-pub fn report_text(report: &Report, root: &Path) -> String {
+pub(crate) fn report_text(report: &Report, root: &Path) -> String {
     let mut out = String::new();
     for file in report.by_file() {
         out.push_str(&diagnostics_text(file.diagnostics.iter(), root));
@@ -146,7 +146,7 @@ pub fn report_text(report: &Report, root: &Path) -> String {
 }
 
 /// Diagnostics rustc-style, each followed by a blank line; files are read from `root`.
-pub fn diagnostics_text<'d>(
+pub(crate) fn diagnostics_text<'d>(
     diagnostics: impl Iterator<Item = &'d Diagnostic>,
     root: &Path,
 ) -> String {
@@ -192,7 +192,7 @@ pub fn diagnostics_text<'d>(
 }
 
 /// `n word` or `n words`.
-pub fn plural(n: usize, word: &str) -> String {
+pub(crate) fn plural(n: usize, word: &str) -> String {
     let mut out = String::new();
     let _ = write!(out, "{n} {word}{}", if n == 1 { "" } else { "s" });
     out

@@ -17,11 +17,11 @@ use strata_core::{Error, ErrorKind, Layer};
 static FAILED: OnceLock<(io::ErrorKind, String)> = OnceLock::new();
 
 /// Standard output, locked, as a writer that remembers its first failure.
-pub struct Stdout(io::StdoutLock<'static>);
+pub(crate) struct Stdout(io::StdoutLock<'static>);
 
 /// Standard output, locked for the caller's writes.
 #[allow(clippy::disallowed_methods)]
-pub fn stdout() -> Stdout {
+pub(crate) fn stdout() -> Stdout {
     Stdout(io::stdout().lock())
 }
 
@@ -68,34 +68,34 @@ impl Write for Stdout {
 
 /// Writes `bytes` to standard output and flushes it (a failure is remembered for
 /// [`finish`]).
-pub fn print(bytes: impl AsRef<[u8]>) {
+pub(crate) fn print(bytes: impl AsRef<[u8]>) {
     let mut out = stdout();
     let _ = out.write_all(bytes.as_ref()).and_then(|()| out.flush());
 }
 
 /// Writes `value` to standard output as pretty JSON and a line break.
-pub fn print_json(value: &impl serde::Serialize) {
+pub(crate) fn print_json(value: &impl serde::Serialize) {
     print(serde_json::to_string_pretty(value).unwrap_or_default() + "\n");
 }
 
 /// Writes `text` to standard output in one write, styled when standard output takes colour
 /// and stripped otherwise (see [`crate::style::styled`]).
 #[allow(clippy::disallowed_methods)]
-pub fn print_styled(text: &str) {
+pub(crate) fn print_styled(text: &str) {
     let choice = anstream::AutoStream::choice(&io::stdout());
     print(crate::style::styled(text, choice));
 }
 
 /// Whether a write of standard output has failed: a command whose stream stopped on that
 /// failure leaves it to [`finish`] to say so.
-pub fn failed() -> bool {
+pub(crate) fn failed() -> bool {
     FAILED.get().is_some()
 }
 
 /// The outcome of a command that returned `code`, once what it wrote is flushed: `code`, or
 /// when standard output could not be written, the error said on standard error and
 /// [`EXIT_STRATA`]; a closed pipe is not said, and leaves `code`.
-pub fn finish(code: ExitCode) -> ExitCode {
+pub(crate) fn finish(code: ExitCode) -> ExitCode {
     let _ = stdout().flush();
     match FAILED.get() {
         None => code,

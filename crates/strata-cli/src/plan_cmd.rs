@@ -16,14 +16,14 @@ use strata_app::Failure;
 
 /// Options of `strata plan`.
 #[derive(Debug, Args)]
-pub struct PlanArgs {
+pub(crate) struct PlanArgs {
     #[command(subcommand)]
-    pub command: PlanCommand,
+    pub(crate) command: PlanCommand,
 }
 
 /// The `strata plan` subcommands.
 #[derive(Debug, Subcommand)]
-pub enum PlanCommand {
+pub(crate) enum PlanCommand {
     /// Run a plan's steps with the project's tools, independent steps in parallel
     Run(crate::plan_run::PlanRunArgs),
     /// Resolve a plan against the results known so far (JSON reply; --batch: JSON Lines)
@@ -37,7 +37,7 @@ pub enum PlanCommand {
 }
 
 /// Runs `strata plan`.
-pub fn run(args: PlanArgs) -> ExitCode {
+pub(crate) fn run(args: PlanArgs) -> ExitCode {
     match args.command {
         PlanCommand::Run(a) => crate::plan_run::run(a),
         PlanCommand::Resolve(a) => crate::plan_resolve::run(a),
@@ -68,18 +68,18 @@ fn load_plan(path: &str, json: bool) -> Result<(Document, Plan), ExitCode> {
 
 /// Options of `strata plan show`.
 #[derive(Debug, Args)]
-pub struct ShowArgs {
+pub(crate) struct ShowArgs {
     /// The plan: a JSON or YAML file, or `-` for standard input
     #[arg(add = crate::complete::plans())]
-    pub plan: String,
+    pub(crate) plan: String,
     /// `--json` prints the steps, levels and user values as JSON
     #[command(flatten)]
-    pub shared: SharedArgs,
+    pub(crate) shared: SharedArgs,
 }
 
 /// The plan for people: per level, each step with its tool, what it waits for, its intent;
 /// then the user values it needs.
-pub fn outline(name: &str, plan: &Plan) -> String {
+pub(crate) fn outline(name: &str, plan: &Plan) -> String {
     let levels = plan.levels();
     let mut out = format!(
         "{name}: {} steps in {} levels\n",
@@ -127,15 +127,15 @@ fn show(args: ShowArgs) -> ExitCode {
 
 /// Options of `strata plan graph`.
 #[derive(Debug, Args)]
-pub struct PlanGraphArgs {
+pub(crate) struct PlanGraphArgs {
     /// The plan: a JSON or YAML file, or `-` for standard input
     #[arg(add = crate::complete::plans())]
-    pub plan: String,
+    pub(crate) plan: String,
     /// The drawing format
     #[arg(long, value_enum, default_value = "mermaid")]
-    pub format: DrawFormat,
+    pub(crate) format: DrawFormat,
     #[command(flatten)]
-    pub shared: SharedArgs,
+    pub(crate) shared: SharedArgs,
 }
 
 fn graph(args: PlanGraphArgs) -> ExitCode {

@@ -13,7 +13,7 @@ use strata_plans::parse_document;
 use crate::scope_args::split_pair;
 
 /// The name standard input has in messages.
-pub const STDIN: &str = "<stdin>";
+pub(crate) const STDIN: &str = "<stdin>";
 
 /// The error for line `number` of standard input being longer than a whole document may be.
 fn too_long(number: usize, limits: &Limits) -> Error {
@@ -30,7 +30,7 @@ fn too_long(number: usize, limits: &Limits) -> Error {
 
 /// Reads a plan document from a file, or from standard input for `-`; `shown` is the name
 /// errors use (the path relative to the project when there is one).
-pub fn read_document(path: &str, shown: &str, limits: &Limits) -> Result<Document, Error> {
+pub(crate) fn read_document(path: &str, shown: &str, limits: &Limits) -> Result<Document, Error> {
     let bytes = if path == "-" {
         strata_doc::read_bounded(std::io::stdin().lock(), STDIN, limits)?
     } else {
@@ -41,7 +41,7 @@ pub fn read_document(path: &str, shown: &str, limits: &Limits) -> Result<Documen
 }
 
 /// A plan on standard input: a whole document, or steps as JSON Lines.
-pub enum StdinPlan {
+pub(crate) enum StdinPlan {
     /// A whole plan.
     Document(Document),
     /// Steps, one a line: the first non-blank line (with its number), and the rest.
@@ -50,7 +50,7 @@ pub enum StdinPlan {
 
 /// Reads standard input far enough to tell a stream of steps (the first non-blank line is
 /// a JSON object with a `tool`) from a whole plan (read to the end).
-pub fn read_stdin(limits: &Limits) -> Result<StdinPlan, Error> {
+pub(crate) fn read_stdin(limits: &Limits) -> Result<StdinPlan, Error> {
     let mut reader = BufReader::new(std::io::stdin());
     let mut bytes = Vec::new();
     let mut number = 0;
@@ -84,7 +84,7 @@ pub fn read_stdin(limits: &Limits) -> Result<StdinPlan, Error> {
 
 /// User values from `--value NAME=TEXT` (strings) and `--value-json NAME=JSON`, added to
 /// `values` (later ones win).
-pub fn user_values(
+pub(crate) fn user_values(
     texts: &[String],
     jsons: &[String],
     values: &mut Map<String, Value>,
@@ -108,7 +108,7 @@ pub fn user_values(
 }
 
 /// `` `a`, `b` `` for messages.
-pub fn ticked(names: &[String]) -> String {
+pub(crate) fn ticked(names: &[String]) -> String {
     names
         .iter()
         .map(|n| format!("`{n}`"))
@@ -117,7 +117,7 @@ pub fn ticked(names: &[String]) -> String {
 }
 
 /// The name of a plan file as the project shows it (`plans/x.yaml`; `<stdin>` for `-`).
-pub fn shown_name(project: &strata_app::Project, path: &str) -> String {
+pub(crate) fn shown_name(project: &strata_app::Project, path: &str) -> String {
     if path == "-" {
         return STDIN.to_string();
     }

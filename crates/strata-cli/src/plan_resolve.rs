@@ -15,33 +15,33 @@ use crate::plan_input::{read_document, user_values, STDIN};
 
 /// Options of `strata plan resolve`.
 #[derive(Debug, Args)]
-pub struct ResolveArgs {
+pub(crate) struct ResolveArgs {
     /// The plan: a JSON or YAML file, or `-` for standard input (not with --batch)
     #[arg(add = crate::complete::plans())]
-    pub plan: Option<String>,
+    pub(crate) plan: Option<String>,
     /// The results known so far, as a JSON object of step id to result
     #[arg(long, value_name = "JSON")]
-    pub results: Option<String>,
+    pub(crate) results: Option<String>,
     /// A step that failed (repeatable)
     #[arg(long = "failed", value_name = "STEP")]
-    pub failed: Vec<String>,
+    pub(crate) failed: Vec<String>,
     /// A user value for `{{PLACEHOLDER_NAME}}`, as text (repeatable)
     #[arg(long = "value", value_name = "NAME=TEXT")]
-    pub values: Vec<String>,
+    pub(crate) values: Vec<String>,
     /// A user value as JSON (repeatable)
     #[arg(long = "value-json", value_name = "NAME=JSON")]
-    pub value_jsons: Vec<String>,
+    pub(crate) value_jsons: Vec<String>,
     /// Read JSON Lines requests on standard input, answer one JSON line each
     #[arg(long)]
-    pub batch: bool,
+    pub(crate) batch: bool,
     /// The global options (the reply is always JSON; `-C` names the project whose limits
     /// apply)
     #[command(flatten)]
-    pub shared: crate::shared_args::SharedArgs,
+    pub(crate) shared: crate::shared_args::SharedArgs,
 }
 
 /// Runs `strata plan resolve`.
-pub fn run(args: ResolveArgs) -> ExitCode {
+pub(crate) fn run(args: ResolveArgs) -> ExitCode {
     let limits = match crate::outcome::settings_of(args.shared.project()) {
         Ok(settings) => settings.limits,
         Err(e) => {

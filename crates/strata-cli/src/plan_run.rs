@@ -33,47 +33,47 @@ const WAITING: u8 = strata_app::EXIT_WAITING;
 
 /// Options of `strata plan run`.
 #[derive(Debug, Args)]
-pub struct PlanRunArgs {
+pub(crate) struct PlanRunArgs {
     /// The plan: a JSON or YAML file, or `-` for standard input (a whole plan, or steps as
     /// JSON Lines that start as they arrive); optional with --resume
     #[arg(add = crate::complete::plans())]
-    pub plan: Option<String>,
+    pub(crate) plan: Option<String>,
     /// The most steps running at once, from 1 to 256 (default: `jobs` in strata.yaml,
     /// STRATA_JOBS, or 4)
     #[arg(long, short = 'j', value_name = "N")]
-    pub jobs: Option<u64>,
+    pub(crate) jobs: Option<u64>,
     /// A user value for `{{PLACEHOLDER_NAME}}`, as text (repeatable)
     #[arg(long = "value", value_name = "NAME=TEXT")]
-    pub values: Vec<String>,
+    pub(crate) values: Vec<String>,
     /// A user value as JSON (repeatable)
     #[arg(long = "value-json", value_name = "NAME=JSON")]
-    pub value_jsons: Vec<String>,
+    pub(crate) value_jsons: Vec<String>,
     /// `--json` (a global option, copied from `shared`): print the final report (every step
     /// record, levels, missing values) as JSON
     #[arg(skip)]
-    pub json: bool,
+    pub(crate) json: bool,
     /// Resolve and validate everything that can be without running anything
     #[arg(long)]
-    pub dry_run: bool,
+    pub(crate) dry_run: bool,
     /// `-q/--quiet` (a global option, copied from `shared`): no progress lines
     #[arg(skip)]
-    pub quiet: bool,
+    pub(crate) quiet: bool,
     /// `--strict/--no-strict` (global options, copied from `shared`): whether missing
     /// environment variables in tool configs are errors, over the settings
     #[arg(skip)]
-    pub strict: Option<bool>,
+    pub(crate) strict: Option<bool>,
     /// The id of the new run (default: date, time and a random suffix)
     #[arg(long, value_name = "RUN_ID")]
-    pub run_id: Option<String>,
+    pub(crate) run_id: Option<String>,
     /// Continue the run with this id: its finished steps are not run again
     #[arg(long, value_name = "RUN_ID", add = crate::complete::run_ids())]
-    pub resume: Option<String>,
+    pub(crate) resume: Option<String>,
     #[command(flatten)]
-    pub shared: SharedArgs,
+    pub(crate) shared: SharedArgs,
 }
 
 /// Runs `strata plan run`.
-pub fn run(mut args: PlanRunArgs) -> ExitCode {
+pub(crate) fn run(mut args: PlanRunArgs) -> ExitCode {
     args.json = args.shared.json;
     args.quiet = args.shared.quiet;
     args.strict = args.shared.strict();

@@ -21,45 +21,45 @@ use crate::shared_args::SharedArgs;
 
 /// Options of `strata plan step`.
 #[derive(Debug, Args)]
-pub struct StepArgs {
+pub(crate) struct StepArgs {
     /// The plan file: its text, or its text as a JSON string (as an exported workflow
     /// carries it)
-    pub plan: PathBuf,
+    pub(crate) plan: PathBuf,
     /// The id of the step to run
     #[arg(long, value_name = "ID")]
-    pub step: String,
+    pub(crate) step: String,
     /// The name of the plan in messages (default: the path given)
     #[arg(long = "as", value_name = "NAME")]
-    pub shown: Option<String>,
+    pub(crate) shown: Option<String>,
     /// The directory holding the record of every step it depends on, `<id>.json` each
     #[arg(long, value_name = "DIR")]
-    pub records: Option<PathBuf>,
+    pub(crate) records: Option<PathBuf>,
     /// A user value for `{{PLACEHOLDER_NAME}}`, as text (repeatable)
     #[arg(long = "value", value_name = "NAME=TEXT")]
-    pub values: Vec<String>,
+    pub(crate) values: Vec<String>,
     /// A user value as JSON (repeatable)
     #[arg(long = "value-json", value_name = "NAME=JSON")]
-    pub value_jsons: Vec<String>,
+    pub(crate) value_jsons: Vec<String>,
     /// Also write the record into this directory, as `record.json` (or, above --limit,
     /// `record.artifact.json` with `record.json` pointing at it)
     #[arg(long, value_name = "DIR")]
-    pub output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
     /// Records longer than this many bytes of JSON go to the artifact file
     #[arg(long, value_name = "BYTES", default_value_t = PARAMETER_LIMIT)]
-    pub limit: usize,
+    pub(crate) limit: usize,
     /// The uid of the workflow run the step belongs to (an exported workflow gives
     /// `{{workflow.uid}}`): its steps mint and restore secret markers under a key made from
     /// it. Without it, under a key this user's strata keeps for the plan
     #[arg(long, value_name = "UID")]
-    pub run_uid: Option<String>,
+    pub(crate) run_uid: Option<String>,
     /// `--strict` treats missing environment variables in tool configs as errors; `--json`
     /// prints a failure to run the step as `{"ok": false, "error": …}` on stdout
     #[command(flatten)]
-    pub shared: SharedArgs,
+    pub(crate) shared: SharedArgs,
 }
 
 /// Runs `strata plan step`.
-pub fn run(args: StepArgs) -> ExitCode {
+pub(crate) fn run(args: StepArgs) -> ExitCode {
     let project = match open_project(args.shared.project(), Some(&args.plan)) {
         Ok(p) => p,
         Err(code) => return code,

@@ -9,13 +9,13 @@ use strata_tools::{StepRecord, StepStatus};
 use crate::style::{paint, status_style};
 
 /// The line of a step whose tool starts.
-pub fn start_line(id: &str, tool: &str) -> String {
+pub(crate) fn start_line(id: &str, tool: &str) -> String {
     format!("start {id} ({tool})")
 }
 
 /// The line of a step that ended with `record` after `elapsed`: `end` with the time when its
 /// tool ran, `skip` with the reason when it was skipped.
-pub fn end_line(id: &str, tool: &str, record: &StepRecord, elapsed: Duration) -> String {
+pub(crate) fn end_line(id: &str, tool: &str, record: &StepRecord, elapsed: Duration) -> String {
     let head = format!("{id} ({tool})");
     let status = paint(status_style(record.status), record.status.name());
     // The message may quote tool text: escaped, as every printer of tool text does.
@@ -35,7 +35,7 @@ pub fn end_line(id: &str, tool: &str, record: &StepRecord, elapsed: Duration) ->
 
 /// How a directive run shows its progress (`strata run <file>.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// A line per action start and end and per hook, on standard error.
     Human,
     /// One JSON object per event (`action_started`, `action_finished`, `hook`) on standard
@@ -47,7 +47,7 @@ pub enum Mode {
 
 impl Mode {
     /// The mode `--json` and `--quiet` ask for (`--quiet` wins).
-    pub fn of(json: bool, quiet: bool) -> Mode {
+    pub(crate) fn of(json: bool, quiet: bool) -> Mode {
         match (json, quiet) {
             (_, true) => Mode::Quiet,
             (true, false) => Mode::Json,

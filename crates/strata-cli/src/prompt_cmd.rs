@@ -18,7 +18,7 @@ use strata_app::Failure;
 
 /// Options of `strata prompt`.
 #[derive(Debug, Args)]
-pub struct PromptArgs {
+pub(crate) struct PromptArgs {
     #[command(subcommand)]
     command: PromptCommand,
 }
@@ -88,7 +88,7 @@ struct RenderArgs {
     /// in tests such as `{% if x is defined %}`; strata.yaml's `strict` does not apply);
     /// `--json` prints the result as JSON
     #[command(flatten)]
-    pub shared: SharedArgs,
+    pub(crate) shared: SharedArgs,
 }
 
 /// Options of `strata prompt list`.
@@ -96,11 +96,11 @@ struct RenderArgs {
 struct ListArgs {
     /// The global options; `--json` prints the list as JSON
     #[command(flatten)]
-    pub shared: SharedArgs,
+    pub(crate) shared: SharedArgs,
 }
 
 /// Runs `strata prompt`.
-pub fn run(args: PromptArgs) -> ExitCode {
+pub(crate) fn run(args: PromptArgs) -> ExitCode {
     let (dir, json) = match &args.command {
         PromptCommand::Render(a) => (a.shared.project(), a.shared.json),
         PromptCommand::List(a) => (a.shared.project(), a.shared.json),

@@ -15,7 +15,7 @@ use crate::scope_args::{build_context, build_env, build_inputs, build_params, re
 
 /// Output syntax of `strata render`.
 #[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum OutFormat {
+pub(crate) enum OutFormat {
     /// Pretty-printed JSON.
     Json,
     /// YAML.
@@ -24,62 +24,62 @@ pub enum OutFormat {
 
 /// Options of `strata render`.
 #[derive(Debug, Args)]
-pub struct RenderArgs {
+pub(crate) struct RenderArgs {
     /// YAML or JSON document (`.json` is read as JSON, anything else as YAML); `-` or nothing
     /// reads standard input
-    pub file: Option<PathBuf>,
+    pub(crate) file: Option<PathBuf>,
     /// Set an environment variable (repeatable)
     #[arg(long = "env", value_name = "K=V")]
-    pub env: Vec<String>,
+    pub(crate) env: Vec<String>,
     /// Read environment variables from a .env file; its values are secret (repeatable)
     #[arg(long, value_name = "FILE")]
-    pub env_file: Vec<PathBuf>,
+    pub(crate) env_file: Vec<PathBuf>,
     /// Mark an environment variable as secret: shown as *** in traces and errors (repeatable)
     #[arg(long, value_name = "NAME")]
-    pub secret: Vec<String>,
+    pub(crate) secret: Vec<String>,
     /// Start from an empty environment instead of the process environment
     #[arg(long)]
-    pub clean_env: bool,
+    pub(crate) clean_env: bool,
     /// Set a caller parameter to a string (repeatable)
     #[arg(long = "param", short = 'p', value_name = "K=V")]
-    pub params: Vec<String>,
+    pub(crate) params: Vec<String>,
     /// Caller parameters as a JSON object (typed); --param entries are added after it
     #[arg(long, value_name = "JSON")]
-    pub params_json: Option<String>,
+    pub(crate) params_json: Option<String>,
     /// Context for layer C: a JSON object, or @file (JSON or YAML)
     #[arg(long, value_name = "JSON|@FILE")]
-    pub context: Option<String>,
+    pub(crate) context: Option<String>,
     /// Set a directive input to a string (repeatable)
     #[arg(long = "input", value_name = "K=V")]
-    pub inputs: Vec<String>,
+    pub(crate) inputs: Vec<String>,
     /// A layer to run, in order (repeatable; default: inputs, context, env, params)
     #[arg(long = "layer", value_name = "LAYER", value_parser = ["inputs", "context", "env", "params"])]
-    pub layers: Vec<String>,
+    pub(crate) layers: Vec<String>,
     /// Whether missing variables, paths and inputs are errors: `--strict`/`--no-strict`
     /// (global options) over the settings
     #[arg(skip)]
-    pub strict: bool,
+    pub(crate) strict: bool,
     /// Output syntax (`--json` is `--format json`)
     #[arg(long, value_enum, default_value = "json")]
-    pub format: OutFormat,
+    pub(crate) format: OutFormat,
     /// Print each templated field's value after every stage (secrets as ***)
     #[arg(long)]
-    pub explain: bool,
+    pub(crate) explain: bool,
     /// Serve JSON Lines requests on standard input (see docs/batch.md)
     #[arg(long, conflicts_with_all = ["file", "explain"])]
-    pub batch: bool,
+    pub(crate) batch: bool,
     /// Read the input as plain text and write text, as `envsubst` does, streamed a line at a
     /// time (only with `--layer env`; see docs/layers.md, "Plain text")
     #[arg(long, conflicts_with_all = ["batch", "explain", "format"])]
-    pub text: bool,
+    pub(crate) text: bool,
     /// The global options: `--json` is `--format json`, and prints an error as
     /// `{"ok": false, "error": …}` on standard output
     #[command(flatten)]
-    pub shared: crate::shared_args::SharedArgs,
+    pub(crate) shared: crate::shared_args::SharedArgs,
 }
 
 /// Runs `strata render`.
-pub fn run(mut args: RenderArgs) -> ExitCode {
+pub(crate) fn run(mut args: RenderArgs) -> ExitCode {
     let settings = match crate::outcome::settings_of(args.shared.project()) {
         Ok(s) => s,
         Err(e) => {

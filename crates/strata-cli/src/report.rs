@@ -48,7 +48,7 @@ const SNIPPET_CHARS: usize = 120;
 /// carets under `width` characters from `column`. On an ASCII line this costs the window
 /// shown, not the line: an error about one of thousands of placeholders on a long line
 /// stays cheap.
-pub fn line_snippet(
+pub(crate) fn line_snippet(
     out: &mut String,
     (text, ascii): (&str, bool),
     line: usize,
@@ -72,7 +72,7 @@ pub fn line_snippet(
 }
 
 /// `error[layer]: message` (or `warning…`), the label in its colour and the rest in bold.
-pub fn headline(label: &str, code: &str, message: &str) -> String {
+pub(crate) fn headline(label: &str, code: &str, message: &str) -> String {
     let style = match label {
         "error" => ERROR,
         "note" => NOTE,
@@ -86,12 +86,12 @@ pub fn headline(label: &str, code: &str, message: &str) -> String {
 }
 
 /// `  --> file:line:col`.
-pub fn arrow(file: &str, line: usize, column: usize) -> String {
+pub(crate) fn arrow(file: &str, line: usize, column: usize) -> String {
     format!("  {} {file}:{line}:{column}\n", paint(NOTE, "-->"))
 }
 
 /// `   = label: text`.
-pub fn note(label: &str, text: &str) -> String {
+pub(crate) fn note(label: &str, text: &str) -> String {
     format!("   {} {text}\n", paint(NOTE, format!("= {label}:")))
 }
 
@@ -130,13 +130,13 @@ fn window(text: &str, ascii: bool, column: usize) -> (String, usize) {
 }
 
 /// Formats an error: headline, location, source snippet, field path and hint.
-pub fn format_error(err: &Error, doc: Option<&Document>) -> String {
+pub(crate) fn format_error(err: &Error, doc: Option<&Document>) -> String {
     format_errors(std::slice::from_ref(err), doc)
 }
 
 /// Formats errors of one document (see [`format_error`]), its lines indexed once: linear in
 /// the errors and the document, however many errors one long line holds.
-pub fn format_errors(errors: &[Error], doc: Option<&Document>) -> String {
+pub(crate) fn format_errors(errors: &[Error], doc: Option<&Document>) -> String {
     let shown = &errors[..errors.len().min(MAX_ERRORS)];
     let indexed = doc.map(|doc| Indexed::of(doc, shown));
     let mut out = String::new();
@@ -155,7 +155,7 @@ pub fn format_errors(errors: &[Error], doc: Option<&Document>) -> String {
 
 /// The most errors of one file shown to people, as rustc bounds what it prints (`--json`
 /// gives them all).
-pub const MAX_ERRORS: usize = 20;
+pub(crate) const MAX_ERRORS: usize = 20;
 
 fn error_text(out: &mut String, err: &Error, doc: Option<&Indexed<'_>>) {
     out.push_str(&headline("error", &err.layer.to_string(), &err.message));
@@ -183,7 +183,7 @@ fn field_text(path: &strata_core::FieldPath, span: Option<strata_core::Span>) ->
 }
 
 /// Formats a warning: headline, location and field path.
-pub fn format_warning(w: &Warning, doc: Option<&Document>) -> String {
+pub(crate) fn format_warning(w: &Warning, doc: Option<&Document>) -> String {
     let mut out = headline("warning", &w.layer.to_string(), &w.message);
     if let Some(doc) = doc {
         if let Some((line, column)) = doc.locate(&w.path, w.span.map(|s| s.start)) {

@@ -15,30 +15,30 @@ use crate::shared_args::SharedArgs;
 
 /// Options of `strata respond`.
 #[derive(Debug, Args)]
-pub struct RespondArgs {
+pub(crate) struct RespondArgs {
     /// The template file (Jinja)
-    pub template: PathBuf,
+    pub(crate) template: PathBuf,
     /// The standard fields as a JSON object: {customer: {name}, agent: {name}, variables: {…}, missing_params: […]}
     #[arg(long, value_name = "JSON")]
-    pub std_json: Option<String>,
+    pub(crate) std_json: Option<String>,
     /// A tool result as the tool printed it (JSON, or YAML unless the name ends in .json), in the order the tools ran (repeatable)
     #[arg(long = "tool-result", value_name = "FILE")]
-    pub tool_results: Vec<PathBuf>,
+    pub(crate) tool_results: Vec<PathBuf>,
     /// The tool of the project that fills `generative.*` fields
     #[arg(long, value_name = "TOOL", add = crate::complete::tools())]
-    pub generator: Option<String>,
+    pub(crate) generator: Option<String>,
     /// An environment variable whose value is secret: a field holding it is refused (repeatable)
     #[arg(long, value_name = "NAME")]
-    pub secret: Vec<String>,
+    pub(crate) secret: Vec<String>,
     /// The global options; `--json` prints the reply and each field with its source as JSON
     /// (errors too)
     #[command(flatten)]
-    pub shared: SharedArgs,
+    pub(crate) shared: SharedArgs,
 }
 
 /// Runs `strata respond`: the reply on stdout; exit 2 when it cannot be rendered (missing
 /// fields, a secret, the generator, the template) or the input is bad.
-pub fn run(args: RespondArgs) -> ExitCode {
+pub(crate) fn run(args: RespondArgs) -> ExitCode {
     let project = match (&args.generator, &args.shared.project) {
         (None, None) => App::open(None, None).ok(),
         _ => match open_project(args.shared.project(), None) {

@@ -36,7 +36,7 @@ fn caller_params(args: &RunArgs) -> Result<CallerParams, Error> {
 }
 
 /// Runs `strata run`.
-pub fn run(args: RunArgs) -> ExitCode {
+pub(crate) fn run(args: RunArgs) -> ExitCode {
     if args.batch {
         return run_batch(&args);
     }

@@ -13,7 +13,7 @@ use crate::shared_args::SharedArgs;
 
 /// What `strata run` was pointed at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Target {
+pub(crate) enum Target {
     /// A tool (a subprocess).
     Tool,
     /// A directive (`.md`).
@@ -77,7 +77,7 @@ const RUN_ID: Applies = Applies {
 };
 
 /// Refuses every option of `args` that does not apply to `target`.
-pub fn refuse_options(args: &RunArgs, target: Target) -> Result<(), Error> {
+pub(crate) fn refuse_options(args: &RunArgs, target: Target) -> Result<(), Error> {
     let given = [
         (PARAM, !args.params.is_empty()),
         (PARAMS_JSON, args.params_json.is_some()),
@@ -103,53 +103,56 @@ pub fn refuse_options(args: &RunArgs, target: Target) -> Result<(), Error> {
 
 /// Options of `strata run`.
 #[derive(Debug, Args)]
-pub struct RunArgs {
+pub(crate) struct RunArgs {
     /// Tool id (`examples/echo`) or tool file (`tools/examples/echo.yaml`), graph id
     /// (`graphs/words`, or `words`) or directive (`directives/greet.md`)
     #[arg(add = crate::complete::runnables(), required_unless_present = "batch", default_value = "", hide_default_value = true)]
-    pub tool: String,
+    pub(crate) tool: String,
     /// Set a caller parameter; typed by the tool's parameter schema (repeatable)
     #[arg(long = "param", short = 'p', value_name = "K=V")]
-    pub params: Vec<String>,
+    pub(crate) params: Vec<String>,
     /// Caller parameters as a JSON object; -p entries win over it
     #[arg(long, value_name = "JSON")]
-    pub params_json: Option<String>,
+    pub(crate) params_json: Option<String>,
     /// Print the fully resolved spawn spec (secrets as ***) without running the tool
     #[arg(long)]
-    pub dry_run: bool,
+    pub(crate) dry_run: bool,
     /// Print every config field after each of stages 3–6 and the spawn spec; does not run
     #[arg(long)]
-    pub explain: bool,
+    pub(crate) explain: bool,
     #[command(flatten)]
-    pub shared: SharedArgs,
+    pub(crate) shared: SharedArgs,
     /// Set a directive or graph input, typed by its declaration (repeatable)
     #[arg(long = "input", value_name = "K=V")]
-    pub inputs: Vec<String>,
+    pub(crate) inputs: Vec<String>,
     /// Graphs: continue the run with this id from its last checkpoint
     #[arg(long, value_name = "RUN_ID", add = crate::complete::run_ids())]
-    pub resume: Option<String>,
+    pub(crate) resume: Option<String>,
     /// Graphs: the id of the new run (default: date, time and a random suffix)
     #[arg(long, value_name = "RUN_ID")]
-    pub run_id: Option<String>,
+    pub(crate) run_id: Option<String>,
     /// Graphs: write the synced checkpoint every N steps (a bare number: 1000) or every
     /// duration (greater than 0, at most a week: a number and a unit, ms, s, m, h, d or w —
     /// 500ms, 2s, 1.5s, 5m, 1h) instead of after every step; a killed run then resumes from the
     /// last one written
     #[arg(long, value_name = "N|DURATION", value_parser = CheckpointEvery::parse)]
-    pub checkpoint_every: Option<CheckpointEvery>,
+    pub(crate) checkpoint_every: Option<CheckpointEvery>,
     /// Run tools for JSON Lines requests on standard input (`{"tool": …, "params": {…}}`),
     /// one reply line per request with the step record of its run (see docs/batch.md)
     #[arg(long, conflicts_with_all = ["tool", "params", "params_json", "dry_run", "explain", "inputs", "resume", "run_id", "checkpoint_every"])]
-    pub batch: bool,
+    pub(crate) batch: bool,
 }
 
 /// True when `arg` names a tool file rather than a tool id.
-pub fn looks_like_path(arg: &str) -> bool {
+pub(crate) fn looks_like_path(arg: &str) -> bool {
     arg.ends_with(".yaml") || arg.ends_with(".yml") || Path::new(arg).is_file()
 }
 
 /// Caller parameters from `--params-json` and `-p K=V` pairs (the pairs win).
-pub fn caller_params_from(json: Option<&str>, pairs: &[String]) -> Result<CallerParams, Error> {
+pub(crate) fn caller_params_from(
+    json: Option<&str>,
+    pairs: &[String],
+) -> Result<CallerParams, Error> {
     let typed = params_json(json)?;
     let strings = pairs
         .iter()

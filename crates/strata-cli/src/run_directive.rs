@@ -20,23 +20,23 @@ use strata_app::Failure;
 const LIMITED: u8 = 3;
 
 /// What `strata run` was asked to do with a directive.
-pub struct DirectiveRequest<'a> {
+pub(crate) struct DirectiveRequest<'a> {
     /// The directive file.
-    pub path: &'a Path,
+    pub(crate) path: &'a Path,
     /// `--input K=V` pairs.
-    pub inputs: &'a [String],
+    pub(crate) inputs: &'a [String],
     /// `--json`.
-    pub json: bool,
+    pub(crate) json: bool,
     /// `--dry-run`.
-    pub dry_run: bool,
+    pub(crate) dry_run: bool,
     /// `--strict`.
-    pub strict: bool,
+    pub(crate) strict: bool,
     /// How progress is shown (`--json`, `--quiet`).
-    pub progress: Mode,
+    pub(crate) progress: Mode,
 }
 
 /// `strata run <file>.md`: finds the project, runs the directive, prints errors.
-pub fn run_cli(args: &RunArgs) -> ExitCode {
+pub(crate) fn run_cli(args: &RunArgs) -> ExitCode {
     let path = Path::new(&args.tool);
     let project = match open_project_as(args.shared.project(), Some(path), args.shared.json) {
         Ok(p) => p,
@@ -58,7 +58,7 @@ pub fn run_cli(args: &RunArgs) -> ExitCode {
 
 /// Runs a directive through the application layer and prints its report; errors are
 /// returned for the caller to print.
-pub fn run(project: &App, req: &DirectiveRequest<'_>) -> Result<ExitCode, Failure> {
+pub(crate) fn run(project: &App, req: &DirectiveRequest<'_>) -> Result<ExitCode, Failure> {
     let mut given = Map::new();
     for pair in req.inputs {
         let (k, v) = split_pair(pair, "--input")?;
@@ -105,7 +105,7 @@ fn output_of(outcome: &ActionOutcome) -> String {
 /// The report for people: prompt, each action's outcome with its output, hooks that fired.
 /// Tool text (outputs, stderr tails, messages) is shown with its control characters escaped
 /// ([`strata_core::escaped`]), as every printer of tool text shows it.
-pub fn human(report: &Report) -> String {
+pub(crate) fn human(report: &Report) -> String {
     use strata_core::escaped;
     let mut out = format!("directive {}: {}\n", report.directive, report.status.name());
     if let Some(why) = &report.stopped {

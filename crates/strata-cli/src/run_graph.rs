@@ -33,7 +33,7 @@ fn check_options(args: &RunArgs) -> Result<(), Error> {
 }
 
 /// Runs graph `id` of `project` as `strata run` asked.
-pub fn run(args: &RunArgs, project: &App, id: &str) -> ExitCode {
+pub(crate) fn run(args: &RunArgs, project: &App, id: &str) -> ExitCode {
     match run_in(args, project, id) {
         Ok(code) => ExitCode::from(code),
         Err(failure) => crate::outcome::report(failure, Some(project), args.shared.json),

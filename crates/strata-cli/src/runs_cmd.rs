@@ -14,19 +14,19 @@ use crate::shared_args::SharedArgs;
 /// Options of `strata runs`.
 #[derive(Debug, Args)]
 #[command(args_conflicts_with_subcommands = true)]
-pub struct RunsArgs {
+pub(crate) struct RunsArgs {
     /// Show one run, or remove finished ones (without: list every run)
     #[command(subcommand)]
-    pub action: Option<RunsAction>,
+    pub(crate) action: Option<RunsAction>,
     /// The global options; `--json` prints the runs as a JSON list (with start and update
     /// times, Unix seconds), a run (`show`) as its checkpoint, what `prune` removed
     #[command(flatten)]
-    pub shared: SharedArgs,
+    pub(crate) shared: SharedArgs,
 }
 
 /// `strata runs show` and `strata runs prune`.
 #[derive(Debug, Subcommand)]
-pub enum RunsAction {
+pub(crate) enum RunsAction {
     /// Show one run: its status, inputs, state, result and errors, or its steps (plans)
     Show(crate::runs_show::ShowArgs),
     /// Remove finished runs (completed, failed, limited), or those of --status, older than
@@ -35,7 +35,7 @@ pub enum RunsAction {
 }
 
 /// Runs `strata runs`.
-pub fn run(args: RunsArgs) -> ExitCode {
+pub(crate) fn run(args: RunsArgs) -> ExitCode {
     let json = args.shared.json;
     let project = match open_project_as(args.shared.project(), None, json) {
         Ok(p) => p,

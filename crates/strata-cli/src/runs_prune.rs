@@ -30,18 +30,18 @@ const ENDED: [&str; 3] = ["completed", "failed", "limited"];
 
 /// Options of `strata runs prune`.
 #[derive(Debug, Args)]
-pub struct PruneArgs {
+pub(crate) struct PruneArgs {
     /// Only runs whose last checkpoint is older than this duration: a number and a unit, ms,
     /// s, m, h, d or w (7d, 12h, 30m, 1.5h)
     #[arg(long, value_name = "AGE", value_parser = parse_duration)]
-    pub older_than: Option<Duration>,
+    pub(crate) older_than: Option<Duration>,
     /// Only runs in this status (repeatable; default: completed, failed and limited — an
     /// interrupted run can still be resumed)
     #[arg(long, value_name = "STATUS")]
-    pub status: Vec<String>,
+    pub(crate) status: Vec<String>,
     /// List what would be removed, remove nothing
     #[arg(long)]
-    pub dry_run: bool,
+    pub(crate) dry_run: bool,
 }
 
 /// The newest last-checkpoint time (in seconds since the epoch, as runs record it) of a run
@@ -83,7 +83,7 @@ fn statuses(asked: &[String]) -> Result<Vec<&str>, Error> {
 
 /// Runs `strata runs prune`; with `json` (`--json`) it prints `{"ok": …, "dry_run": …,
 /// "removed": [{"id", "target", "status"}…]}` (docs/schemas/runs-prune.schema.json).
-pub fn run(store: &RunStore, args: &PruneArgs, json: bool) -> ExitCode {
+pub(crate) fn run(store: &RunStore, args: &PruneArgs, json: bool) -> ExitCode {
     let wanted = match statuses(&args.status) {
         Ok(w) => w,
         Err(e) => return report(Failure::Error(e), None, json),

@@ -15,15 +15,15 @@ use crate::style::{paint, status_style};
 
 /// Options of `strata runs show`.
 #[derive(Debug, Args)]
-pub struct ShowArgs {
+pub(crate) struct ShowArgs {
     /// The run id (`strata runs` lists them)
     #[arg(add = crate::complete::run_ids())]
-    pub run_id: String,
+    pub(crate) run_id: String,
 }
 
 /// Runs `strata runs show`.
 /// With `json` (`--json`), the checkpoint is printed as it is stored.
-pub fn run(project: &Project, store: &RunStore, args: &ShowArgs, json: bool) -> ExitCode {
+pub(crate) fn run(project: &Project, store: &RunStore, args: &ShowArgs, json: bool) -> ExitCode {
     match show(store, args, json) {
         Ok(text) => {
             crate::output::print_styled(&text);

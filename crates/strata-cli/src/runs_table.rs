@@ -8,28 +8,28 @@ use strata_graph::{GraphRuns, RunDir, RunStore, RunSummary};
 use strata_plans::checkpoint::{Checkpoint, RunStatus, KIND};
 
 /// One run of the listing: its columns, its JSON form, when it started and was last updated.
-pub struct Row {
+pub(crate) struct Row {
     cells: [String; 5],
     /// The run as `strata runs --json` lists it.
-    pub json: Value,
+    pub(crate) json: Value,
     started: u64,
     /// Unix seconds of its last checkpoint.
-    pub updated: u64,
+    pub(crate) updated: u64,
 }
 
 impl Row {
     /// The run id.
-    pub fn id(&self) -> &str {
+    pub(crate) fn id(&self) -> &str {
         &self.cells[0]
     }
 
     /// What it runs: a graph id, or `plan:<file>`.
-    pub fn target(&self) -> &str {
+    pub(crate) fn target(&self) -> &str {
         &self.cells[1]
     }
 
     /// Its status as listed (`running`, `interrupted`, `completed`, …).
-    pub fn status(&self) -> &str {
+    pub(crate) fn status(&self) -> &str {
         &self.cells[2]
     }
 }
@@ -94,11 +94,11 @@ fn plan_row(run_id: String, cp: &Result<Checkpoint, String>, live: bool) -> Row 
 
 /// The status of a run whose directory holds no checkpoint and no process runs: it was
 /// stopped before its first checkpoint, which a run writes before its first step.
-pub const STARTED: &str = "started";
+pub(crate) const STARTED: &str = "started";
 
 /// The status of a run whose directory holds no checkpoint: `running` while a process holds
 /// it, else [`STARTED`].
-pub fn bare_status(dir: &RunDir) -> &'static str {
+pub(crate) fn bare_status(dir: &RunDir) -> &'static str {
     if dir.is_locked() {
         "running"
     } else {
@@ -131,7 +131,7 @@ fn bare_row(run_id: String, dir: &RunDir) -> Row {
 
 /// The table for people: run, graph (or `plan:<file>`), status (`running`, `interrupted`,
 /// `completed`, `failed`, `limited`, `waiting`), steps, next node; columns aligned.
-pub fn table(rows: &[Row]) -> String {
+pub(crate) fn table(rows: &[Row]) -> String {
     let mut all = vec![["RUN", "GRAPH", "STATUS", "STEPS", "NEXT"].map(str::to_string)];
     all.extend(rows.iter().map(|r| r.cells.clone()));
     let mut widths = [0usize; 5];
@@ -154,7 +154,7 @@ pub fn table(rows: &[Row]) -> String {
 }
 
 /// Every run of `store`, oldest first (ties by id).
-pub fn rows(store: &RunStore) -> Vec<Row> {
+pub(crate) fn rows(store: &RunStore) -> Vec<Row> {
     let runs = store.runs();
     let bare: HashSet<&str> = runs
         .iter()

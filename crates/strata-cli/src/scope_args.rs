@@ -7,7 +7,7 @@ use strata_core::{is_env_name, EnvMap, Error, ErrorKind, Layer, Limits};
 use strata_doc::{parse_dotenv, Document, Format};
 
 /// Splits `K=V`; `what` names the option for the error.
-pub fn split_pair<'a>(pair: &'a str, what: &str) -> Result<(&'a str, &'a str), Error> {
+pub(crate) fn split_pair<'a>(pair: &'a str, what: &str) -> Result<(&'a str, &'a str), Error> {
     pair.split_once('=').ok_or_else(|| {
         Error::new(
             Layer::REQUEST,
@@ -21,14 +21,14 @@ pub fn split_pair<'a>(pair: &'a str, what: &str) -> Result<(&'a str, &'a str), E
 }
 
 /// Reads a file named on the command line, within the document limit.
-pub fn read_file(path: &Path, limits: &Limits) -> Result<Vec<u8>, Error> {
+pub(crate) fn read_file(path: &Path, limits: &Limits) -> Result<Vec<u8>, Error> {
     strata_doc::read_file(path, &path.display().to_string(), limits)
 }
 
 /// Builds the environment: the process environment (unless `clean`), then each `.env` file
 /// (values secret, each within the document limit), then `--env K=V`; names in `secrets` are
 /// marked secret.
-pub fn build_env(
+pub(crate) fn build_env(
     clean: bool,
     env_files: &[PathBuf],
     pairs: &[String],
@@ -78,7 +78,7 @@ fn bad_name(what: &str) -> Error {
 }
 
 /// Parses `--params-json`: a JSON object (absent: empty).
-pub fn params_json(json: Option<&str>) -> Result<Map<String, Value>, Error> {
+pub(crate) fn params_json(json: Option<&str>) -> Result<Map<String, Value>, Error> {
     match json.map(strata_doc::json_value) {
         None => Ok(Map::new()),
         Some(Ok(Value::Object(map))) => Ok(map),
@@ -96,7 +96,10 @@ pub fn params_json(json: Option<&str>) -> Result<Map<String, Value>, Error> {
 }
 
 /// Builds caller parameters: `--params-json` first, then each `--param K=V` (a string).
-pub fn build_params(json: Option<&str>, pairs: &[String]) -> Result<Map<String, Value>, Error> {
+pub(crate) fn build_params(
+    json: Option<&str>,
+    pairs: &[String],
+) -> Result<Map<String, Value>, Error> {
     let mut params = params_json(json)?;
     for pair in pairs {
         let (k, v) = split_pair(pair, "--param")?;
@@ -106,7 +109,7 @@ pub fn build_params(json: Option<&str>, pairs: &[String]) -> Result<Map<String, 
 }
 
 /// Builds inputs from `--input K=V` (strings).
-pub fn build_inputs(pairs: &[String]) -> Result<Map<String, Value>, Error> {
+pub(crate) fn build_inputs(pairs: &[String]) -> Result<Map<String, Value>, Error> {
     let mut inputs = Map::new();
     for pair in pairs {
         let (k, v) = split_pair(pair, "--input")?;
@@ -116,7 +119,7 @@ pub fn build_inputs(pairs: &[String]) -> Result<Map<String, Value>, Error> {
 }
 
 /// Reads `--context`: inline JSON, or `@file` (JSON or YAML by extension). Must be an object.
-pub fn build_context(arg: Option<&str>, limits: &Limits) -> Result<Value, Error> {
+pub(crate) fn build_context(arg: Option<&str>, limits: &Limits) -> Result<Value, Error> {
     let value = match arg {
         None => return Ok(Value::Object(Map::new())),
         Some(spec) => match spec.strip_prefix('@') {

@@ -11,29 +11,29 @@ use crate::style::ColorWhen;
 
 /// The options every command takes (docs/settings.md, "Global options").
 #[derive(Debug, Clone, Default, Args)]
-pub struct SharedArgs {
+pub(crate) struct SharedArgs {
     /// The project root (default: the current directory's project, the nearest ancestor
     /// with tools/; a file given by path outside it: the nearest ancestor with tools/ of
     /// the file's folder)
     #[arg(short = 'C', long, global = true, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
-    pub project: Option<PathBuf>,
+    pub(crate) project: Option<PathBuf>,
     /// Print the result as JSON on standard output, errors as {"ok": false, "error": …}
     /// (shapes in docs/schemas/)
     #[arg(long, global = true)]
-    pub json: bool,
+    pub(crate) json: bool,
     /// No progress lines and no warnings on standard error (errors are still printed)
     #[arg(short, long, global = true, conflicts_with = "verbose")]
-    pub quiet: bool,
+    pub(crate) quiet: bool,
     /// Say more on standard error: the project and where its settings come from
     #[arg(short, long, global = true, action = ArgAction::Count)]
-    pub verbose: u8,
+    pub(crate) verbose: u8,
     /// Missing values are errors: environment variables, context paths and inputs (also
     /// `strict: true` in strata.yaml, or STRATA_STRICT=1)
     #[arg(long, global = true, overrides_with = "no_strict")]
-    pub strict: bool,
+    pub(crate) strict: bool,
     /// Not strict, whatever strata.yaml or STRATA_STRICT say
     #[arg(long, global = true, overrides_with = "strict")]
-    pub no_strict: bool,
+    pub(crate) no_strict: bool,
     /// When to colour diagnostics and progress (auto: when the output is a terminal and
     /// NO_COLOR is not set)
     #[arg(
@@ -43,18 +43,18 @@ pub struct SharedArgs {
         value_name = "WHEN",
         default_value = "auto"
     )]
-    pub color: ColorWhen,
+    pub(crate) color: ColorWhen,
 }
 
 impl SharedArgs {
     /// `--project`, when given.
-    pub fn project(&self) -> Option<&Path> {
+    pub(crate) fn project(&self) -> Option<&Path> {
         self.project.as_deref()
     }
 
     /// `--strict` (`Some(true)`), `--no-strict` (`Some(false)`, the last of the two wins),
     /// or neither (`None`: the settings decide).
-    pub fn strict(&self) -> Option<bool> {
+    pub(crate) fn strict(&self) -> Option<bool> {
         match (self.strict, self.no_strict) {
             (true, _) => Some(true),
             (_, true) => Some(false),
@@ -63,7 +63,7 @@ impl SharedArgs {
     }
 
     /// Whether `-v` was given.
-    pub fn verbose(&self) -> bool {
+    pub(crate) fn verbose(&self) -> bool {
         self.verbose > 0
     }
 }

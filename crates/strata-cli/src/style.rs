@@ -12,7 +12,7 @@ use strata_tools::StepStatus;
 
 /// `--color`: when strata colours its output.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
-pub enum ColorWhen {
+pub(crate) enum ColorWhen {
     /// When the stream is a terminal and `NO_COLOR` is not set
     #[default]
     Auto,
@@ -24,7 +24,7 @@ pub enum ColorWhen {
 
 impl ColorWhen {
     /// Makes this choice the one every `anstream` stream follows.
-    pub fn apply(self) {
+    pub(crate) fn apply(self) {
         anstream::ColorChoice::write_global(match self {
             ColorWhen::Auto => anstream::ColorChoice::Auto,
             ColorWhen::Always => anstream::ColorChoice::Always,
@@ -34,20 +34,20 @@ impl ColorWhen {
 }
 
 /// `error` and what failed.
-pub const ERROR: Style = AnsiColor::Red.on_default().bold();
+pub(crate) const ERROR: Style = AnsiColor::Red.on_default().bold();
 /// `warning` and what is suspicious.
-pub const WARNING: Style = AnsiColor::Yellow.on_default().bold();
+pub(crate) const WARNING: Style = AnsiColor::Yellow.on_default().bold();
 /// The headline of a diagnostic.
-pub const HEADLINE: Style = Style::new().bold();
+pub(crate) const HEADLINE: Style = Style::new().bold();
 /// Arrows, gutters and the labels of a diagnostic's notes.
-pub const NOTE: Style = AnsiColor::Blue.on_default().bold();
+pub(crate) const NOTE: Style = AnsiColor::Blue.on_default().bold();
 /// What completed.
-pub const OK: Style = AnsiColor::Green.on_default();
+pub(crate) const OK: Style = AnsiColor::Green.on_default();
 /// What was skipped.
-pub const SKIPPED: Style = AnsiColor::Yellow.on_default();
+pub(crate) const SKIPPED: Style = AnsiColor::Yellow.on_default();
 
 /// The style of a step's status in progress lines.
-pub fn status_style(status: StepStatus) -> Style {
+pub(crate) fn status_style(status: StepStatus) -> Style {
     match status {
         StepStatus::Completed => OK,
         StepStatus::Failed => ERROR,
@@ -58,20 +58,20 @@ pub fn status_style(status: StepStatus) -> Style {
 /// Writes `text` to standard error in one write, styled when standard error takes colour and
 /// stripped otherwise. `anstream` strips straight into the stream it wraps, one write per
 /// styled piece: thousands of diagnostics would cost tens of thousands of system calls.
-pub fn eprint_all(text: &str) {
+pub(crate) fn eprint_all(text: &str) {
     let stderr = std::io::stderr();
     let bytes = styled(text, anstream::AutoStream::choice(&stderr));
     let _ = stderr.lock().write_all(&bytes);
 }
 
 /// `text` as a stream with colour `choice` takes it: as it is, or without its styles.
-pub fn styled(text: &str, choice: anstream::ColorChoice) -> Vec<u8> {
+pub(crate) fn styled(text: &str, choice: anstream::ColorChoice) -> Vec<u8> {
     let mut out = anstream::AutoStream::new(Vec::with_capacity(text.len()), choice);
     let _ = out.write_all(text.as_bytes());
     out.into_inner()
 }
 
 /// `text` in `style` (the escape codes are stripped on the way out when colour is off).
-pub fn paint(style: Style, text: impl std::fmt::Display) -> String {
+pub(crate) fn paint(style: Style, text: impl std::fmt::Display) -> String {
     format!("{style}{text}{style:#}")
 }

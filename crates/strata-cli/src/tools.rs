@@ -11,14 +11,14 @@ use crate::shared_args::SharedArgs;
 
 /// Options of `strata tools`.
 #[derive(Debug, Args)]
-pub struct ToolsArgs {
+pub(crate) struct ToolsArgs {
     #[command(flatten)]
-    pub shared: SharedArgs,
+    pub(crate) shared: SharedArgs,
 }
 
 /// Runs `strata tools`: one line per tool, `id  description` (with `--json`, `{"ok", "tools":
 /// [{"id", "graph", "description"} or {"id", "error"}…]}`); exits 1 when a file is invalid.
-pub fn run(args: ToolsArgs) -> ExitCode {
+pub(crate) fn run(args: ToolsArgs) -> ExitCode {
     let json = args.shared.json;
     let project = match open_project_as(args.shared.project(), None, json) {
         Ok(p) => p,

@@ -23,7 +23,7 @@ use crate::shared_args::SharedArgs;
 
 /// The parts of a foreach.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Part {
+pub(crate) enum Part {
     /// Render the foreach's list: `items` and `indexes`
     Items,
     /// Run the body for one element (`--index`): `element`
@@ -34,54 +34,54 @@ pub enum Part {
 
 /// Options of `strata walk`.
 #[derive(Debug, Args)]
-pub struct WalkArgs {
+pub(crate) struct WalkArgs {
     /// The graph's id (`graphs/words`)
     #[arg(add = crate::complete::graphs())]
-    pub graph: String,
+    pub(crate) graph: String,
     /// The node to run
     #[arg(long, value_name = "ID")]
-    pub node: String,
+    pub(crate) node: String,
     /// Start a new run at the start node (with --params-json as its inputs)
     #[arg(long)]
-    pub start: bool,
+    pub(crate) start: bool,
     /// The inputs of a new run, a JSON object
     #[arg(long, value_name = "JSON")]
-    pub params_json: Option<String>,
+    pub(crate) params_json: Option<String>,
     /// The id of a new run
     #[arg(long, value_name = "RUN_ID")]
-    pub run_id: Option<String>,
+    pub(crate) run_id: Option<String>,
     /// The directory holding the checkpoints the nodes before it left, `<name>.json` each
     #[arg(long, value_name = "DIR")]
-    pub walks: Option<PathBuf>,
+    pub(crate) walks: Option<PathBuf>,
     /// Which part of a foreach node to run
     #[arg(long, value_enum)]
-    pub part: Option<Part>,
+    pub(crate) part: Option<Part>,
     /// The element a `--part element` runs
     #[arg(long, value_name = "N")]
-    pub index: Option<usize>,
+    pub(crate) index: Option<usize>,
     /// Write the outputs (`walk.json` and `next`, or the foreach part's) into this directory
     #[arg(long, value_name = "DIR")]
-    pub output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
     /// Checkpoints longer than this many bytes of JSON go to an artifact file
     #[arg(long, value_name = "BYTES", default_value_t = PARAMETER_LIMIT)]
-    pub limit: usize,
+    pub(crate) limit: usize,
     /// The fingerprint the graph file must have (the one the workflow was exported from)
     #[arg(long, value_name = "HASH")]
-    pub fingerprint: Option<String>,
+    pub(crate) fingerprint: Option<String>,
     /// The uid of the workflow run the part belongs to (an exported workflow gives
     /// `{{workflow.uid}}`): its parts mint and restore secret markers under a key made from
     /// it. Without it, under a key this user's strata keeps for the run
     #[arg(long, value_name = "UID")]
-    pub run_uid: Option<String>,
+    pub(crate) run_uid: Option<String>,
     /// The global options: `--strict` makes a missing context path fail the step (and tools
     /// run strict; strata.yaml's `strict` does not apply: the workflow says); `--json` prints
     /// the events as JSON Lines on standard error and a failure as `{"ok": false, …}`
     #[command(flatten)]
-    pub shared: SharedArgs,
+    pub(crate) shared: SharedArgs,
 }
 
 /// Runs `strata walk`.
-pub fn run(args: WalkArgs) -> ExitCode {
+pub(crate) fn run(args: WalkArgs) -> ExitCode {
     let json = args.shared.json;
     let project = match open_project_as(args.shared.project(), None, json) {
         Ok(p) => p,
