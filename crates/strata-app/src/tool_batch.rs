@@ -59,7 +59,7 @@ pub fn serve(app: &App, input: impl Read, mut output: impl Write, strict: bool) 
     let mut line = Vec::new();
     let mut reply = Vec::new();
     let cap = app.limits.document_bytes;
-    while let Some(fits) = strata_doc::read_line(&mut input, cap, &mut line)? {
+    while let Some(fits) = strata_lines::read_line(&mut input, cap, &mut line)? {
         if fits && line.is_empty() {
             continue;
         }

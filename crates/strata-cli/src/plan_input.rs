@@ -55,7 +55,7 @@ pub(crate) fn read_stdin(limits: &Limits) -> Result<StdinPlan, Error> {
     let mut bytes = Vec::new();
     let mut number = 0;
     let mut line = Vec::new();
-    while let Some(fits) = strata_doc::read_line(&mut reader, limits.document_bytes, &mut line)
+    while let Some(fits) = strata_lines::read_line(&mut reader, limits.document_bytes, &mut line)
         .map_err(|e| Error::io("read", Path::new(STDIN), &e))?
     {
         number += 1;

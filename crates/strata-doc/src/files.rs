@@ -3,7 +3,7 @@
 //! than `Limits::document_bytes` is refused without being read whole (a file's size is
 //! checked first; a pipe or a device is read up to one byte past the limit).
 
-use std::io::{self, BufRead, Read};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use strata_core::{Error, ErrorData, ErrorKind, Layer, Limits, Location};
@@ -211,60 +211,4 @@ pub fn walk(dir: &Path, exts: &[&str]) -> Vec<PathBuf> {
     }
     files.sort();
     files
-}
-
-/// Reads the next line of `input` into `line` (without its `\n` or `\r\n`), never holding
-/// more than `cap` bytes of it. `None` at the end of the
-/// input; `Some(false)` when the line was longer than `cap` bytes (read and dropped, `line`
-/// left empty).
-pub fn read_line(
-    input: &mut impl BufRead,
-    cap: usize,
-    line: &mut Vec<u8>,
-) -> io::Result<Option<bool>> {
-    line.clear();
-    read_line_onto(input, cap, line)
-}
-
-/// [`read_line`], appending the line to what `buf` holds (a line longer than `cap` bytes
-/// leaves `buf` as it was): lines read one after another into one buffer.
-pub(crate) fn read_line_onto(
-    input: &mut impl BufRead,
-    cap: usize,
-    buf: &mut Vec<u8>,
-) -> io::Result<Option<bool>> {
-    let start = buf.len();
-    let mut fits = true;
-    let mut read_any = false;
-    loop {
-        let chunk = match input.fill_buf() {
-            Ok(chunk) => chunk,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if chunk.is_empty() {
-            if !read_any {
-                return Ok(None);
-            }
-            break;
-        }
-        read_any = true;
-        let newline = memchr::memchr(b'\n', chunk);
-        let part = &chunk[..newline.unwrap_or(chunk.len())];
-        if fits && buf.len() - start + part.len() <= cap {
-            buf.extend_from_slice(part);
-        } else {
-            fits = false;
-            buf.truncate(start);
-        }
-        let used = newline.map_or(chunk.len(), |i| i + 1);
-        input.consume(used);
-        if newline.is_some() {
-            break;
-        }
-    }
-    if buf.len() > start && buf.last() == Some(&b'\r') {
-        buf.pop();
-    }
-    Ok(Some(fits))
 }

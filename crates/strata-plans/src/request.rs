@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 use strata_core::{did_you_mean, Error, ErrorKind, FieldPath, Layer, Limits, PathSeg};
-use strata_doc::Line;
+use strata_lines::Line;
 use strata_tools::{StepRecord, StepStatus};
 
 use crate::fast::{self, FastPlan, Fields, Raw, Scratch};
@@ -525,12 +525,12 @@ impl Resolver {
     }
 
     /// Serves request lines from `input` until it ends, one reply line each (see
-    /// [`strata_doc::serve_lines_parallel`]: the lines waiting are shared among threads, each
+    /// [`strata_lines::serve_lines_parallel`]: the lines waiting are shared among threads, each
     /// with a resolver of its own under `limits`, the replies in the order of the lines); a
     /// line longer than `limits.document_bytes` or not UTF-8 is answered with an error.
     pub fn serve(limits: &Limits, input: impl Read, output: impl Write) -> io::Result<()> {
-        let workers = strata_doc::serving_threads();
-        strata_doc::serve_lines_parallel(input, output, limits.document_bytes, workers, || {
+        let workers = strata_lines::serving_threads();
+        strata_lines::serve_lines_parallel(input, output, limits.document_bytes, workers, || {
             let mut resolver = Resolver::new(limits);
             move |line: Line<'_>, replies: &mut Vec<u8>| resolver.reply_to_line(line, replies)
         })

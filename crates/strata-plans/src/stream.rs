@@ -74,7 +74,7 @@ impl<R: BufRead> StepLines<R> {
         }
         let mut buf = Vec::new();
         loop {
-            match strata_doc::read_line(&mut self.reader, self.limits.document_bytes, &mut buf) {
+            match strata_lines::read_line(&mut self.reader, self.limits.document_bytes, &mut buf) {
                 Ok(None) => return None,
                 Ok(Some(fits)) => {
                     self.number += 1;

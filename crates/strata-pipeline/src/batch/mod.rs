@@ -18,7 +18,8 @@ use std::io::{self, Read, Write};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use strata_core::{EnvMap, Error, ErrorKind, Layer, Limits, RenderOptions, Scope, Warning};
-use strata_doc::{Document, Format, Line};
+use strata_doc::{Document, Format};
+use strata_lines::Line;
 
 use self::cache::Cache;
 use crate::{Chain, Template};
@@ -85,11 +86,11 @@ impl Request {
 /// costs one write per read, not one per reply.
 ///
 /// Requests already waiting in the input are answered on as many threads as the process may
-/// use at once ([`strata_doc::serving_threads`]), each with its own cache of compiled
+/// use at once ([`strata_lines::serving_threads`]), each with its own cache of compiled
 /// templates; replies keep the order of the requests.
 pub fn serve(input: impl Read, output: impl Write, limits: &Limits) -> io::Result<()> {
-    let workers = strata_doc::serving_threads();
-    strata_doc::serve_lines_parallel(input, output, limits.document_bytes, workers, || {
+    let workers = strata_lines::serving_threads();
+    strata_lines::serve_lines_parallel(input, output, limits.document_bytes, workers, || {
         let mut cache = Cache::one_of(workers);
         move |line: Line<'_>, replies: &mut Vec<u8>| match line {
             Line::Bytes(line) => reply_to(line, limits, &mut cache, replies),

@@ -1,4 +1,5 @@
-//! Serving a JSON Lines protocol: one reply per request line, replies written out each time
+//! The JSON Lines server under strata's batch front-ends (`render --batch`, `plan resolve
+//! --batch`). Serving a JSON Lines protocol: one reply per request line, replies written out each time
 //! the requests read so far are all answered — a client that sends one line and waits gets
 //! its reply at once, and a stream of requests costs one write per run of lines read
 //! together, not one per reply. [`serve_lines_parallel`] shares each run among threads.
@@ -119,7 +120,7 @@ impl Block {
     /// kept); `false` at the end of the input.
     fn read_line(&mut self, input: &mut impl BufRead, max_line: usize) -> io::Result<bool> {
         let start = self.bytes.len();
-        match crate::files::read_line_onto(input, max_line, &mut self.bytes)? {
+        match read_line_onto(input, max_line, &mut self.bytes)? {
             None => return Ok(false),
             Some(false) => self.lines.push(None),
             Some(true) if self.bytes.len() > start => {
@@ -274,6 +275,62 @@ fn serve_blocks(
     }
 }
 
+/// Reads the next line of `input` into `line` (without its `\n` or `\r\n`), never holding
+/// more than `cap` bytes of it. `None` at the end of the
+/// input; `Some(false)` when the line was longer than `cap` bytes (read and dropped, `line`
+/// left empty).
+pub fn read_line(
+    input: &mut impl BufRead,
+    cap: usize,
+    line: &mut Vec<u8>,
+) -> io::Result<Option<bool>> {
+    line.clear();
+    read_line_onto(input, cap, line)
+}
+
+/// [`read_line`], appending the line to what `buf` holds (a line longer than `cap` bytes
+/// leaves `buf` as it was): lines read one after another into one buffer.
+pub(crate) fn read_line_onto(
+    input: &mut impl BufRead,
+    cap: usize,
+    buf: &mut Vec<u8>,
+) -> io::Result<Option<bool>> {
+    let start = buf.len();
+    let mut fits = true;
+    let mut read_any = false;
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            if !read_any {
+                return Ok(None);
+            }
+            break;
+        }
+        read_any = true;
+        let newline = memchr::memchr(b'\n', chunk);
+        let part = &chunk[..newline.unwrap_or(chunk.len())];
+        if fits && buf.len() - start + part.len() <= cap {
+            buf.extend_from_slice(part);
+        } else {
+            fits = false;
+            buf.truncate(start);
+        }
+        let used = newline.map_or(chunk.len(), |i| i + 1);
+        input.consume(used);
+        if newline.is_some() {
+            break;
+        }
+    }
+    if buf.len() > start && buf.last() == Some(&b'\r') {
+        buf.pop();
+    }
+    Ok(Some(fits))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -387,7 +444,7 @@ mod tests {
     fn lines_are_read_one_after_another_into_one_buffer() {
         let mut input = BufReader::with_capacity(4, "ab\r\ntoo long\n\ncd".as_bytes());
         let mut buf = b"x".to_vec();
-        let read = |input: &mut _, buf: &mut _| crate::files::read_line_onto(input, 4, buf);
+        let read = |input: &mut _, buf: &mut _| read_line_onto(input, 4, buf);
         assert_eq!(read(&mut input, &mut buf).unwrap(), Some(true));
         assert_eq!(buf, b"xab");
         assert_eq!(read(&mut input, &mut buf).unwrap(), Some(false));
