@@ -1,4 +1,4 @@
-use strata_core::syntax::{Hole, RenderCx, Seq};
+use strata_core::syntax::{Hole, RenderCx};
 use strata_core::{Error, ErrorKind, Layer, Origin, Reference, Rendered, Span, Text};
 
 use crate::eval::{eval, Fail};
@@ -46,24 +46,12 @@ impl ContextHole {
 }
 
 impl Hole for ContextHole {
-    fn clone_box(&self) -> Box<dyn Hole> {
-        Box::new(self.clone())
-    }
-
     fn layer(&self) -> Layer {
         Layer::CONTEXT
     }
 
     fn span(&self) -> Span {
         self.span
-    }
-
-    fn words_mut(&mut self) -> &mut [Seq] {
-        &mut []
-    }
-
-    fn words(&self) -> &[Seq] {
-        &[]
     }
 
     fn references(&self) -> Vec<Reference> {

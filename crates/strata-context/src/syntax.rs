@@ -1,4 +1,4 @@
-use strata_core::syntax::{env_owns, CompileCx, Found, Part, Pos, Syntax};
+use strata_core::syntax::{env_owns, lit_at, CompileCx, Found, Part, Pos, Syntax};
 use strata_core::{Error, ErrorKind, Layer, Span};
 
 use crate::expr::parse_expr;
@@ -66,20 +66,12 @@ impl Syntax for ContextSyntax {
         at: Pos,
         _cx: &CompileCx<'_>,
     ) -> Result<Option<Found>, Error> {
-        let Part::Lit(lit) = &parts[at.part] else {
+        let Some((lit, bytes)) = lit_at(parts, at) else {
             return Ok(None);
         };
-        let bytes = &lit.text.as_bytes()[at.off..];
         let start = lit.start + at.off;
-        if bytes.starts_with(b"$${") {
-            let end = Pos {
-                part: at.part,
-                off: at.off + 3,
-            };
-            return Ok(Some(Found {
-                part: Part::Data("${".into()),
-                end,
-            }));
+        if let Some(escape) = Found::dollar_escape(bytes, at) {
+            return Ok(Some(escape));
         }
         if !bytes.starts_with(b"${") || !owns(&bytes[2..]) {
             return Ok(None);
@@ -99,13 +91,6 @@ impl Syntax for ContextSyntax {
         let expr = parse_expr(inner, start + 2)?;
         let span = Span::new(start, start + close + 3);
         let hole = ContextHole::new(expr, inner.trim().into(), span);
-        let end = Pos {
-            part: at.part,
-            off: at.off + close + 3,
-        };
-        Ok(Some(Found {
-            part: Part::Hole(Box::new(hole)),
-            end,
-        }))
+        Ok(Some(Found::hole(hole, at.ahead(close + 3))))
     }
 }

@@ -46,9 +46,9 @@ pub mod syntax {
     //! documents need none of it.
 
     pub use crate::env_names::{env_name_len, env_operator_len, env_owns};
-    pub use crate::pass::{take_word, CompileCx, Found, Pos, Syntax, Word};
+    pub use crate::pass::{lit_at, take_word, CompileCx, Found, Pos, Syntax, Word};
     pub use crate::render::{Param, ParamLookup, RenderCx};
-    pub use crate::seq::{Hole, Lit, Part, Seq};
+    pub use crate::seq::{CloneHole, Hole, Lit, Part, Seq};
 }
 
 pub use chunked::Chunked;

@@ -49,6 +49,16 @@ pub struct Pos {
     pub off: usize,
 }
 
+impl Pos {
+    /// The position `n` bytes further in the same part.
+    pub fn ahead(self, n: usize) -> Pos {
+        Pos {
+            part: self.part,
+            off: self.off + n,
+        }
+    }
+}
+
 /// A placeholder (or escape) a layer recognised, and the position just after it.
 #[derive(Debug)]
 pub struct Found {
@@ -56,6 +66,40 @@ pub struct Found {
     pub part: Part,
     /// The position just after the recognised text.
     pub end: Pos,
+}
+
+impl Found {
+    /// A placeholder that ends at `end`.
+    pub fn hole(hole: impl Hole + 'static, end: Pos) -> Found {
+        Found {
+            part: Part::Hole(Box::new(hole)),
+            end,
+        }
+    }
+
+    /// Literal text (an escape's meaning) that ends at `end`.
+    pub fn data(text: impl Into<Box<str>>, end: Pos) -> Found {
+        Found {
+            part: Part::Data(text.into()),
+            end,
+        }
+    }
+
+    /// `$${`, the escape of the `${` layers (E and C), when `at` holds it: the literal `${`.
+    pub fn dollar_escape(bytes: &[u8], at: Pos) -> Option<Found> {
+        bytes
+            .starts_with(b"$${")
+            .then(|| Found::data("${", at.ahead(3)))
+    }
+}
+
+/// The authored run at `at` and its bytes from there, or `None` when the part there is not
+/// one (a layer's syntax starts only in authored text).
+pub fn lit_at(parts: &[Part], at: Pos) -> Option<(&Lit, &[u8])> {
+    match &parts[at.part] {
+        Part::Lit(lit) => Some((lit, &lit.text.as_bytes()[at.off..])),
+        _ => None,
+    }
 }
 
 /// One layer's syntax, as a compile pass needs it.

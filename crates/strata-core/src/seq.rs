@@ -43,22 +43,36 @@ pub struct Lit {
     pub start: usize,
 }
 
+/// A copy of a placeholder behind a box: every [`Hole`] that is `Clone` has it.
+pub trait CloneHole {
+    /// A copy of the placeholder (a YAML alias repeats a compiled node).
+    fn clone_box(&self) -> Box<dyn Hole>;
+}
+
+impl<H: Hole + Clone + 'static> CloneHole for H {
+    fn clone_box(&self) -> Box<dyn Hole> {
+        Box::new(self.clone())
+    }
+}
+
 /// A placeholder installed by a layer's compile pass, rendered against a scope.
-pub trait Hole: fmt::Debug + Send + Sync {
+pub trait Hole: CloneHole + fmt::Debug + Send + Sync {
     /// The layer that installed the placeholder.
     fn layer(&self) -> crate::Layer;
 
     /// Where the placeholder stands in the original string.
     fn span(&self) -> Span;
 
-    /// A copy of the placeholder (a YAML alias repeats a compiled node).
-    fn clone_box(&self) -> Box<dyn Hole>;
+    /// The authored sub-templates (operator words, defaults) that later layers also scan;
+    /// none by default.
+    fn words_mut(&mut self) -> &mut [Seq] {
+        &mut []
+    }
 
-    /// The authored sub-templates (operator words, defaults) that later layers also scan.
-    fn words_mut(&mut self) -> &mut [Seq];
-
-    /// The authored sub-templates, read-only.
-    fn words(&self) -> &[Seq];
+    /// The authored sub-templates, read-only; none by default.
+    fn words(&self) -> &[Seq] {
+        &[]
+    }
 
     /// What the placeholder refers to (variables, parameters, paths, inputs).
     fn references(&self) -> Vec<Reference>;

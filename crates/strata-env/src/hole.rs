@@ -69,10 +69,6 @@ impl EnvHole {
 }
 
 impl Hole for EnvHole {
-    fn clone_box(&self) -> Box<dyn Hole> {
-        Box::new(self.clone())
-    }
-
     fn layer(&self) -> Layer {
         Layer::ENV
     }

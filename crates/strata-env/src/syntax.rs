@@ -1,5 +1,5 @@
 use strata_core::syntax::{
-    env_name_len, env_operator_len, take_word, CompileCx, Found, Part, Pos, Syntax,
+    env_name_len, env_operator_len, lit_at, take_word, CompileCx, Found, Part, Pos, Syntax,
 };
 use strata_core::{Error, ErrorKind, Layer, Span};
 
@@ -28,20 +28,12 @@ impl Syntax for EnvSyntax {
         at: Pos,
         cx: &CompileCx<'_>,
     ) -> Result<Option<Found>, Error> {
-        let Part::Lit(lit) = &parts[at.part] else {
+        let Some((lit, bytes)) = lit_at(parts, at) else {
             return Ok(None);
         };
-        let bytes = &lit.text.as_bytes()[at.off..];
         let start = lit.start + at.off;
-        if bytes.starts_with(b"$${") {
-            let end = Pos {
-                part: at.part,
-                off: at.off + 3,
-            };
-            return Ok(Some(Found {
-                part: Part::Data("${".into()),
-                end,
-            }));
+        if let Some(escape) = Found::dollar_escape(bytes, at) {
+            return Ok(Some(escape));
         }
         if !bytes.starts_with(b"${") {
             return Ok(None);
@@ -56,33 +48,20 @@ impl Syntax for EnvSyntax {
             return Err(unclosed(&name, start, lit.start + lit.text.len()));
         }
         if after[0] == b'}' {
-            let end = Pos {
-                part: at.part,
-                off: at.off + 3 + n,
-            };
             let hole = EnvHole::new(name, Op::Plain, None, Span::new(start, start + 3 + n));
-            return Ok(Some(Found {
-                part: Part::Hole(Box::new(hole)),
-                end,
-            }));
+            return Ok(Some(Found::hole(hole, at.ahead(3 + n))));
         }
         let Some(op_len) = env_operator_len(after) else {
             return Ok(None);
         };
         let op = Op::from_bytes(&after[..op_len]);
-        let word_start = Pos {
-            part: at.part,
-            off: at.off + 2 + n + op_len,
-        };
+        let word_start = at.ahead(2 + n + op_len);
         let text_end = lit.start + lit.text.len();
         let Some(word) = take_word(parts, word_start, start, self, cx)? else {
             return Err(unclosed(&name, start, last_end(parts).max(text_end)));
         };
         let hole = EnvHole::new(name, op, Some(word.seq), word.span);
-        Ok(Some(Found {
-            part: Part::Hole(Box::new(hole)),
-            end: word.end,
-        }))
+        Ok(Some(Found::hole(hole, word.end)))
     }
 }
 

@@ -49,10 +49,6 @@ impl InputHole {
 }
 
 impl Hole for InputHole {
-    fn clone_box(&self) -> Box<dyn Hole> {
-        Box::new(self.clone())
-    }
-
     fn layer(&self) -> Layer {
         Layer::INPUTS
     }

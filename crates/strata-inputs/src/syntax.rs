@@ -1,4 +1,4 @@
-use strata_core::syntax::{take_word, CompileCx, Found, Part, Pos, Syntax};
+use strata_core::syntax::{lit_at, take_word, CompileCx, Found, Part, Pos, Syntax};
 use strata_core::{Error, ErrorKind, Layer, Span};
 
 use crate::hole::{InputHole, Mode};
@@ -41,11 +41,10 @@ impl Syntax for InputSyntax {
         at: Pos,
         cx: &CompileCx<'_>,
     ) -> Result<Option<Found>, Error> {
-        let Part::Lit(lit) = &parts[at.part] else {
+        let Some((lit, bytes)) = lit_at(parts, at) else {
             return Ok(None);
         };
         let text = &lit.text[at.off..];
-        let bytes = text.as_bytes();
         let start = lit.start + at.off;
         let text_end = lit.start + lit.text.len();
         if bytes.get(1) == Some(&b'{') && bytes[1..].starts_with(PREFIX) {
@@ -53,15 +52,8 @@ impl Syntax for InputSyntax {
             let after = 1 + PREFIX.len() + n;
             let q = usize::from(bytes.get(after) == Some(&b'?'));
             if n > 0 && bytes[after + q..].starts_with(b"}}") {
-                let end = Pos {
-                    part: at.part,
-                    off: at.off + after + q + 2,
-                };
-                let literal: Box<str> = text[1..after + q + 1].into();
-                return Ok(Some(Found {
-                    part: Part::Data(literal),
-                    end,
-                }));
+                let literal = &text[1..after + q + 1];
+                return Ok(Some(Found::data(literal, at.ahead(after + q + 2))));
             }
             return Ok(None);
         }
@@ -88,32 +80,19 @@ impl Syntax for InputSyntax {
         }
         let simple = |mode: Mode, len: usize| {
             let span = Span::new(start, start + len);
-            let end = Pos {
-                part: at.part,
-                off: at.off + len,
-            };
             let hole = InputHole::new(key.clone(), mode, span);
-            Ok(Some(Found {
-                part: Part::Hole(Box::new(hole)),
-                end,
-            }))
+            Ok(Some(Found::hole(hole, at.ahead(len))))
         };
         match next {
             b'}' => simple(Mode::Required, key_end + 1),
             b'?' if bytes.get(key_end + 1) == Some(&b'}') => simple(Mode::Optional, key_end + 2),
             b':' | b'|' => {
-                let word_start = Pos {
-                    part: at.part,
-                    off: at.off + key_end + 1,
-                };
+                let word_start = at.ahead(key_end + 1);
                 let Some(word) = take_word(parts, word_start, start, self, cx)? else {
                     return Err(unclosed());
                 };
                 let hole = InputHole::new(key, Mode::Default(word.seq), word.span);
-                Ok(Some(Found {
-                    part: Part::Hole(Box::new(hole)),
-                    end: word.end,
-                }))
+                Ok(Some(Found::hole(hole, word.end)))
             }
             _ if !text[key_end..].contains('}') => Err(unclosed()),
             _ => Err(malformed(

@@ -1,6 +1,6 @@
 use std::borrow::Cow;
 
-use strata_core::syntax::{Hole, Param, RenderCx, Seq};
+use strata_core::syntax::{Hole, Param, RenderCx};
 use strata_core::{Error, Layer, Origin, Reference, Rendered, Span, Text};
 
 /// A compiled `{name}` placeholder.
@@ -22,24 +22,12 @@ impl ParamHole {
 }
 
 impl Hole for ParamHole {
-    fn clone_box(&self) -> Box<dyn Hole> {
-        Box::new(self.clone())
-    }
-
     fn layer(&self) -> Layer {
         Layer::PARAMS
     }
 
     fn span(&self) -> Span {
         self.span
-    }
-
-    fn words_mut(&mut self) -> &mut [Seq] {
-        &mut []
-    }
-
-    fn words(&self) -> &[Seq] {
-        &[]
     }
 
     fn references(&self) -> Vec<Reference> {

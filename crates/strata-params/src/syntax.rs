@@ -1,4 +1,4 @@
-use strata_core::syntax::{CompileCx, Found, Part, Pos, Syntax};
+use strata_core::syntax::{lit_at, CompileCx, Found, Part, Pos, Syntax};
 use strata_core::{Error, Layer, Span};
 
 use crate::hole::ParamHole;
@@ -27,26 +27,18 @@ impl Syntax for ParamSyntax {
         at: Pos,
         _cx: &CompileCx<'_>,
     ) -> Result<Option<Found>, Error> {
-        let Part::Lit(lit) = &parts[at.part] else {
+        let Some((lit, bytes)) = lit_at(parts, at) else {
             return Ok(None);
         };
         let text = &lit.text[at.off..];
-        let bytes = text.as_bytes();
         if at.off > 0 && lit.text.as_bytes()[at.off - 1] == b'$' {
             return Ok(None);
         }
         if bytes.get(1) == Some(&b'{') {
             let n = name_len(&bytes[2..]);
             if n > 0 && bytes[2 + n..].starts_with(b"}}") {
-                let end = Pos {
-                    part: at.part,
-                    off: at.off + n + 4,
-                };
                 let literal = format!("{{{}}}", &text[2..2 + n]);
-                return Ok(Some(Found {
-                    part: Part::Data(literal.into()),
-                    end,
-                }));
+                return Ok(Some(Found::data(literal, at.ahead(n + 4))));
             }
             return Ok(None);
         }
@@ -56,13 +48,6 @@ impl Syntax for ParamSyntax {
         }
         let start = lit.start + at.off;
         let hole = ParamHole::new(text[1..1 + n].into(), Span::new(start, start + n + 2));
-        let end = Pos {
-            part: at.part,
-            off: at.off + n + 2,
-        };
-        Ok(Some(Found {
-            part: Part::Hole(Box::new(hole)),
-            end,
-        }))
+        Ok(Some(Found::hole(hole, at.ahead(n + 2))))
     }
 }
