@@ -91,7 +91,8 @@ pub fn params_json(json: Option<&str>) -> Result<Map<String, Value>, Error> {
             Layer::REQUEST,
             ErrorKind::Request,
             format!("--params-json is not valid JSON: {e}"),
-        )),
+        )
+        .with_source(e)),
     }
 }
 
@@ -130,6 +131,7 @@ pub fn build_context(arg: Option<&str>, limits: &Limits) -> Result<Value, Error>
                     ErrorKind::Request,
                     format!("--context is not valid JSON: {e}"),
                 )
+                .with_source(e)
                 .with_hint("give a JSON object, or @file for a JSON or YAML file")
             })?,
         },

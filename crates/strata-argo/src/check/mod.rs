@@ -112,7 +112,7 @@ mod tests {
         check(&manifest)
             .unwrap_err()
             .iter()
-            .map(|e| format!("{}: {e}", e.kind.name()))
+            .map(|e| format!("{}: {e}", e.kind().name()))
             .collect()
     }
 

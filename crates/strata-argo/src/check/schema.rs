@@ -82,7 +82,7 @@ pub fn schema_errors(manifest: &Value) -> Vec<Error> {
                 .at_path(&field_path(manifest, &pointer))
         })
         .collect();
-    errors.dedup_by(|a, b| a.message == b.message && a.path == b.path);
+    errors.dedup_by(|a, b| a.message() == b.message() && a.path() == b.path());
     errors
 }
 
