@@ -45,8 +45,8 @@ fuzz_target!(|data: &[u8]| {
                     drop(expr.clone());
                 }
                 Err(e) if m > 64 => assert!(
-                    e.message == "expression nested too deeply"
-                        || e.kind != strata_core::ErrorKind::Limit,
+                    e.message() == "expression nested too deeply"
+                        || e.kind() != strata_core::ErrorKind::Limit,
                     "{e:?}"
                 ),
                 Err(_) => {}

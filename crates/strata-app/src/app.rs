@@ -78,7 +78,7 @@ impl std::ops::Deref for App {
 pub fn ambient_settings() -> Result<Settings, Error> {
     match Project::discover(Path::new(".")) {
         Ok(p) => Ok((*p.settings).clone()),
-        Err(e) if e.layer == SETTINGS => Err(e),
+        Err(e) if e.layer() == SETTINGS => Err(e),
         Err(_) => Settings::from_env(&|name| std::env::var(name).ok()),
     }
 }

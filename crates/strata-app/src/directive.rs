@@ -62,9 +62,9 @@ impl App {
 
 /// An error about a field of the directive, with its file, line and column.
 fn located(directive: &Directive, mut e: Error) -> Error {
-    if e.location.is_none() && !e.path.is_root() {
-        let (line, column) = directive.locate(&e.path, e.span.map(|s| s.start));
-        e.location = Some(Location {
+    if e.location().is_none() && !e.path().is_root() {
+        let (line, column) = directive.locate(e.path(), e.span().map(|s| s.start));
+        e = e.at_location(Location {
             file: directive.file.clone(),
             line,
             column,

@@ -111,17 +111,22 @@ impl App {
         };
         notes.extend(used.note(options.secret.is_none()));
         let summary = check_exported(&manifest).map_err(|errors| {
-            let mut first = errors.into_iter().next().unwrap_or_else(|| {
-                Error::new(
-                    Layer::REQUEST,
-                    ErrorKind::Invalid,
-                    "the manifest is invalid",
-                )
-            });
-            first.message = format!(
-                "the manifest exported from `{}` does not pass the check: {}",
-                doc.name, first.message
-            );
+            let first = errors
+                .into_iter()
+                .next()
+                .unwrap_or_else(|| {
+                    Error::new(
+                        Layer::REQUEST,
+                        ErrorKind::Invalid,
+                        "the manifest is invalid",
+                    )
+                })
+                .map_message(|m| {
+                    format!(
+                        "the manifest exported from `{}` does not pass the check: {m}",
+                        doc.name
+                    )
+                });
             first.with_hint("this is a bug in strata's export; please report it with the input")
         })?;
         Ok(Exported {

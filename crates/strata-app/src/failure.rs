@@ -125,23 +125,23 @@ impl Failure {
 /// `span`, `hint`, `file`, `line`, `column` and its typed `data` when known.
 pub fn error_json(e: &Error) -> Value {
     let mut obj = Map::new();
-    obj.insert("kind".into(), json!(e.kind.name()));
-    obj.insert("message".into(), json!(e.message));
-    if !e.path.is_root() {
-        obj.insert("path".into(), json!(e.path.to_string()));
+    obj.insert("kind".into(), json!(e.kind().name()));
+    obj.insert("message".into(), json!(e.message()));
+    if !e.path().is_root() {
+        obj.insert("path".into(), json!(e.path().to_string()));
     }
-    if let Some(span) = e.span {
+    if let Some(span) = e.span() {
         obj.insert("span".into(), json!([span.start, span.end]));
     }
-    if let Some(hint) = &e.hint {
+    if let Some(hint) = e.hint() {
         obj.insert("hint".into(), json!(hint));
     }
-    if let Some(loc) = &e.location {
+    if let Some(loc) = e.location() {
         obj.insert("file".into(), json!(loc.file));
         obj.insert("line".into(), json!(loc.line));
         obj.insert("column".into(), json!(loc.column));
     }
-    if let Some(data) = &e.data {
+    if let Some(data) = e.data() {
         obj.insert("data".into(), data.to_json());
     }
     Value::Object(obj)

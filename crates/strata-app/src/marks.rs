@@ -190,7 +190,7 @@ mod tests {
         let key = fresh();
         assert_eq!(carried(&key.to_hex()).unwrap(), key);
         assert_eq!(
-            carried("nope").unwrap_err().message,
+            carried("nope").unwrap_err().message(),
             "`marks` is not the marker key of a run (64 hex digits)"
         );
     }

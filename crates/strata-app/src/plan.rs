@@ -230,8 +230,8 @@ impl App {
                 Ok(run) => StepRecord::from_run(&step.id, &step.tool, &run),
                 Err(e) => StepRecord::failed(&step.id, &e),
             },
-            Err(mut e) => {
-                e.path = e.path.under(&step.at);
+            Err(e) => {
+                let e = e.map_path(|p| p.under(&step.at));
                 StepRecord::failed(&step.id, &given.locate(e))
             }
         };

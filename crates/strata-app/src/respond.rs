@@ -78,6 +78,7 @@ pub fn respond(project: Option<&App>, request: &RespondRequest) -> Result<Reply,
                 ErrorKind::Syntax,
                 format!("the standard fields are not JSON: {e}"),
             )
+            .with_source(e)
             .with_hint("the standard fields are one JSON object: {\"customer\": {\"name\": …}, \"agent\": {\"name\": …}, \"variables\": {…}, \"missing_params\": […]}")
         })?,
         None => json!({}),
@@ -205,18 +206,18 @@ mod tests {
             ),
         )
         .expect_err("refused");
-        assert_eq!(failure.error.kind, ErrorKind::MissingFields);
+        assert_eq!(failure.error.kind(), ErrorKind::MissingFields);
         assert_eq!(
-            failure.error.message,
+            failure.error.message(),
             "no source provides `order.id` (tried: tool fields (no tool result has any))"
         );
         assert_eq!(failure.fields.len(), 1);
         let bad = respond(None, &request(dir.path(), "x", "{"))
             .expect_err("refused")
             .error;
-        assert_eq!(bad.kind, ErrorKind::Syntax);
+        assert_eq!(bad.kind(), ErrorKind::Syntax);
         assert_eq!(
-            bad.message,
+            bad.message(),
             "the standard fields are not JSON: EOF while parsing an object at line 1 column 1"
         );
     }
@@ -227,9 +228,9 @@ mod tests {
         let mut req = request(dir.path(), "{{ generative.x }}", "{}");
         req.generator = Some("gen/text".into());
         let failure = respond(None, &req).expect_err("refused");
-        assert_eq!(failure.error.kind, ErrorKind::Request);
+        assert_eq!(failure.error.kind(), ErrorKind::Request);
         assert_eq!(
-            failure.error.message,
+            failure.error.message(),
             "the generator `gen/text` is a tool of a project, and there is none"
         );
     }

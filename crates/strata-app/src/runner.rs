@@ -182,15 +182,14 @@ fn redacted(mut error: Error, restored: &[Secret], marks: &MarkKey) -> Error {
     if restored.is_empty() {
         return error;
     }
-    if let Some(message) = secret_marks::mark_text(&error.message, restored, marks) {
-        error.message = message;
+    if let Some(message) = secret_marks::mark_text(error.message(), restored, marks) {
+        error = error.with_message(message);
     }
     if let Some(hint) = error
-        .hint
-        .as_deref()
+        .hint()
         .and_then(|h| secret_marks::mark_text(h, restored, marks))
     {
-        error.hint = Some(hint);
+        error = error.with_hint(hint);
     }
     error
 }

@@ -46,8 +46,8 @@ struct Request {
 const HINT: &str =
     "a request is one JSON object: {\"tool\": …, \"params\": {…}, \"id\", \"strict\", \"timeout\"}";
 
-fn bad(message: String) -> Failure {
-    Failure::Error(Error::new(Layer::REQUEST, ErrorKind::Request, message).with_hint(HINT))
+fn bad(message: String) -> Error {
+    Error::new(Layer::REQUEST, ErrorKind::Request, message).with_hint(HINT)
 }
 
 /// Serves requests from `input` until it ends, one reply line per request line (an empty
@@ -96,7 +96,7 @@ pub fn answer(app: &App, line: &[u8], strict: bool) -> Value {
     };
     let id = value.get("id").cloned();
     let outcome = serde_json::from_value::<Request>(value)
-        .map_err(|e| bad(format!("malformed request: {e}")))
+        .map_err(|e| Failure::Error(bad(format!("malformed request: {e}")).with_source(e)))
         .and_then(|request| run(app, &request, strict));
     match outcome {
         Ok(record) => {
@@ -119,19 +119,20 @@ fn request_value(app: &App, line: &[u8]) -> Result<Value, Failure> {
         ))
     })?;
     if text.trim().is_empty() {
-        return Err(bad("empty request".to_string()));
+        return Err(bad("empty request".to_string()).into());
     }
     let doc =
         Document::parse("<request>", line.to_vec(), Format::Json, &app.limits).map_err(|e| {
             let (message, limit) = strata_doc::malformed_request(&e);
-            let mut failure = bad(message);
-            if let (true, Failure::Error(err)) = (limit, &mut failure) {
-                err.kind = ErrorKind::Limit;
+            let err = bad(message);
+            if limit {
+                err.with_kind(ErrorKind::Limit)
+            } else {
+                err
             }
-            failure
         })?;
     if !doc.value.is_object() {
-        return Err(bad("a request must be a JSON object".to_string()));
+        return Err(bad("a request must be a JSON object".to_string()).into());
     }
     Ok(doc.value)
 }
@@ -148,7 +149,8 @@ fn run(app: &App, request: &Request, strict: bool) -> Result<StepRecord, Failure
         Some(s) => {
             return Err(bad(format!(
                 "timeout must be a positive number of seconds, not {s}"
-            )))
+            ))
+            .into())
         }
     };
     let id = request.tool.as_str();

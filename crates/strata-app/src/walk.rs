@@ -154,6 +154,7 @@ fn save(dir: &RunDir, cp: &mut Checkpoint) -> Result<(), Error> {
             ErrorKind::Io,
             format!("cannot encode checkpoint: {e}"),
         )
+        .with_source(e)
     })?;
     dir.write_checkpoint(&bytes)
 }
@@ -420,9 +421,9 @@ mod tests {
             .err()
             .unwrap()
             .into_error();
-        assert_eq!(e.kind, ErrorKind::HashMismatch);
+        assert_eq!(e.kind(), ErrorKind::HashMismatch);
         assert_eq!(
-            e.message,
+            e.message(),
             "graph `graphs/each` is not the one the workflow was exported from"
         );
     }

@@ -39,7 +39,7 @@ fn refused(failure: Failure, shown: &str) {
         panic!("not a refusal: {failure:?}");
     };
     assert_eq!(
-        refusal.error.message,
+        refusal.error.message(),
         format!("`{shown}` was not run: 2 errors found")
     );
     let codes: Vec<&str> = refusal.diagnostics.iter().map(|d| d.code.id()).collect();

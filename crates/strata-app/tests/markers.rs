@@ -135,7 +135,7 @@ fn a_runner_restores_only_the_markers_of_its_own_key_and_only_declared_secrets()
         )
         .unwrap_err();
     assert_eq!(
-        e.message,
+        e.message(),
         "a parameter of tool `t/echo` needs the secret `HOME`, which is set neither in the environment nor in .env"
     );
 }

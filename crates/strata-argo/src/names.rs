@@ -239,7 +239,7 @@ mod tests {
         );
         let long = "a".repeat(129);
         assert_eq!(
-            task_name("step", &long).unwrap_err().message,
+            task_name("step", &long).unwrap_err().message(),
             format!("step `{long}` is 129 characters long; an Argo task name has at most 128")
         );
     }
@@ -247,14 +247,14 @@ mod tests {
     #[test]
     fn two_ids_with_one_task_name_are_refused() {
         let (i, e) = task_names("step", ["find_john", "find-john"], &[]).unwrap_err();
-        assert_eq!((i, e.kind), (1, ErrorKind::DuplicateId));
+        assert_eq!((i, e.kind()), (1, ErrorKind::DuplicateId));
         assert_eq!(
-            e.message,
+            e.message(),
             "steps `find_john` and `find-john` both become the Argo task `find-john`"
         );
         let (_, e) = task_names("step", ["plan"], &["plan"]).unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "step `plan` becomes the Argo task `plan`, a name the export uses for itself"
         );
     }
@@ -279,11 +279,11 @@ mod tests {
             assert!(check_image(ok).is_ok(), "{ok}");
         }
         assert_eq!(
-            check_image("my image").unwrap_err().message,
+            check_image("my image").unwrap_err().message(),
             "the image `my image` holds ' '; an image reference has no spaces"
         );
         assert_eq!(
-            check_image("a\"b").unwrap_err().message,
+            check_image("a\"b").unwrap_err().message(),
             "the image `a\"b` holds '\"', which an image reference cannot"
         );
         assert!(check_image("").is_err());

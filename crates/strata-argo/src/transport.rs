@@ -52,15 +52,15 @@ pub fn files(dir: &Path, name: &str) -> (PathBuf, PathBuf) {
 /// Writes output `name` into `dir` (created if needed): into the parameter file when its
 /// JSON is at most `limit` bytes, else into the artifact file.
 pub fn write_output(dir: &Path, name: &str, value: &Value, limit: usize) -> Result<Placed, Error> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, &e))?;
+    std::fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
     let text = to_json(value);
     let (parameter, artifact) = files(dir, name);
     let placed = if text.len() <= limit {
-        std::fs::write(&parameter, &text).map_err(|e| Error::io("write", &parameter, &e))?;
+        std::fs::write(&parameter, &text).map_err(|e| Error::io("write", &parameter, e))?;
         Placed::Parameter
     } else {
-        std::fs::write(&artifact, &text).map_err(|e| Error::io("write", &artifact, &e))?;
-        std::fs::write(&parameter, IN_ARTIFACT).map_err(|e| Error::io("write", &parameter, &e))?;
+        std::fs::write(&artifact, &text).map_err(|e| Error::io("write", &artifact, e))?;
+        std::fs::write(&parameter, IN_ARTIFACT).map_err(|e| Error::io("write", &parameter, e))?;
         Placed::Artifact
     };
     Ok(placed)
@@ -74,14 +74,14 @@ pub fn read_input(dir: &Path, name: &str) -> Result<Option<Value>, Error> {
     let text = match std::fs::read_to_string(&parameter) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(Error::io("read", &parameter, &e)),
+        Err(e) => return Err(Error::io("read", &parameter, e)),
     };
     if text.trim().is_empty() {
         return Ok(None);
     }
     let (text, from) = if text.trim() == IN_ARTIFACT {
         let big = std::fs::read_to_string(&artifact).map_err(|e| {
-            Error::io("read", &artifact, &e).with_hint(
+            Error::io("read", &artifact, e).with_hint(
                 "the value was larger than the parameter limit and went to an artifact: the cluster needs an artifact repository",
             )
         })?;
@@ -95,6 +95,7 @@ pub fn read_input(dir: &Path, name: &str) -> Result<Option<Value>, Error> {
             ErrorKind::Syntax,
             format!("`{}` is not JSON: {e}", from.display()),
         )
+        .with_source(e)
     })
 }
 
@@ -212,18 +213,14 @@ mod tests {
         assert_eq!(read_input(dir.path(), "c").unwrap(), None);
         std::fs::remove_file(dir.path().join("b.artifact.json")).unwrap();
         let e = read_input(dir.path(), "b").unwrap_err();
-        assert_eq!(e.kind, ErrorKind::Io);
+        assert_eq!(e.kind(), ErrorKind::Io);
         assert_eq!(
-            e.message,
+            e.message(),
             format!(
                 "cannot read `{}`: No such file or directory (os error 2)",
                 dir.path().join("b.artifact.json").display()
             )
         );
-        assert!(e
-            .hint
-            .as_deref()
-            .unwrap_or("")
-            .contains("artifact repository"));
+        assert!(e.hint().unwrap_or("").contains("artifact repository"));
     }
 }

@@ -75,8 +75,8 @@ fn problem(
             .then(|| k.clone())
     });
     Some(Problem {
-        message: e.message.clone(),
-        help: e.hint.clone(),
+        message: e.message().to_string(),
+        help: e.hint().map(str::to_string),
         param,
     })
 }

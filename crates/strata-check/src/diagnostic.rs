@@ -299,7 +299,7 @@ impl Diagnostic {
     /// A located load or compile error as a diagnostic; the code follows what failed.
     pub fn from_error(e: &Error, fallback_file: &str) -> Diagnostic {
         let code = classify(e);
-        let (file, line, column) = match &e.location {
+        let (file, line, column) = match e.location() {
             Some(l) => (l.file.as_str(), l.line, l.column),
             None => (fallback_file, 1, 1),
         };
@@ -307,11 +307,11 @@ impl Diagnostic {
             code,
             file,
             (line, column),
-            e.path.clone(),
-            e.message.clone(),
+            e.path().clone(),
+            e.message().to_string(),
         )
-        .span(e.span)
-        .help(e.hint.clone())
+        .span(e.span())
+        .help(e.hint().map(str::to_string))
     }
 
     /// Replaces the code (and its severity).
@@ -347,7 +347,7 @@ impl Diagnostic {
 }
 
 fn classify(e: &Error) -> Code {
-    let m = e.message.as_str();
+    let m = e.message();
     let chain = ["unknown executor", "executor cycle", "executor chain"];
     if m.starts_with("action `") {
         Code::StepOrder
@@ -357,7 +357,7 @@ fn classify(e: &Error) -> Code {
         Code::UnknownTool
     } else if m.starts_with("unknown event") || m.starts_with("bad condition") {
         Code::BadHook
-    } else if e.span.is_some() && e.layer != Layer::REQUEST {
+    } else if e.span().is_some() && e.layer() != Layer::REQUEST {
         Code::Syntax
     } else {
         Code::Load

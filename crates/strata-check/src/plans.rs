@@ -19,11 +19,11 @@ const EXTENSIONS: [&str; 3] = ["yaml", "yml", "json"];
 
 /// The code of a plan error.
 fn code_of(e: &Error) -> Code {
-    match e.kind {
+    match e.kind() {
         ErrorKind::UnknownStep | ErrorKind::UnknownField => Code::PlanReference,
         ErrorKind::Cycle => Code::PlanCycle,
         ErrorKind::UnknownTool => Code::UnknownTool,
-        _ if e.layer == Layer::PARAMS => Code::PlanArguments,
+        _ if e.layer() == Layer::PARAMS => Code::PlanArguments,
         _ => Code::PlanLoad,
     }
 }

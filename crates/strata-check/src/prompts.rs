@@ -65,7 +65,7 @@ pub fn check(project: &Project, report: &mut Report) {
     };
     report.files += loaded.files;
     for e in &loaded.errors {
-        let code = if e.kind == ErrorKind::Syntax && e.message.starts_with("template `") {
+        let code = if e.kind() == ErrorKind::Syntax && e.message().starts_with("template `") {
             Code::PromptSyntax
         } else {
             Code::PromptLoad
@@ -215,8 +215,8 @@ fn check_site(m: &PromptManager, site: &Site<'_>, report: &mut Report) {
                 site,
                 Code::PromptKey,
                 &node.path,
-                e.message.clone(),
-                e.hint.clone(),
+                e.message().to_string(),
+                e.hint().map(str::to_string),
             ));
             return;
         }
@@ -264,8 +264,8 @@ fn check_site(m: &PromptManager, site: &Site<'_>, report: &mut Report) {
                     site,
                     Code::PromptKey,
                     &key_path(node),
-                    format!("prompt node `{}`: {}", node.id, e.message),
-                    e.hint.clone(),
+                    format!("prompt node `{}`: {}", node.id, e.message()),
+                    e.hint().map(str::to_string),
                 ));
                 return;
             }

@@ -295,9 +295,8 @@ fn check_chain(
     check_env_templates(chain, limits, report);
     let mut config = Value::Object(chain.merged_config());
     if let Err(e) = take_literals(&mut config) {
-        let mut e = e;
-        e.path = e.path.under(&FieldPath(vec![key("config")]));
-        let link = owner(chain, &e.path);
+        let e = e.map_path(|p| p.under(&FieldPath(vec![key("config")])));
+        let link = owner(chain, e.path());
         report.push(
             Diagnostic::from_error(&link.doc.locate_error(e), &link.doc.name).with_code(Code::Load),
         );
@@ -319,9 +318,9 @@ fn check_chain(
     let stages = Chain::of(&[Layer::ENV, Layer::PARAMS]);
     let template = match Template::compile(&config, &stages, limits) {
         Ok(t) => t,
-        Err(mut e) => {
-            e.path = e.path.under(&config_path);
-            let link = owner(chain, &e.path);
+        Err(e) => {
+            let e = e.map_path(|p| p.under(&config_path));
+            let link = owner(chain, e.path());
             report.push(Diagnostic::from_error(
                 &link.doc.locate_error(e),
                 &link.doc.name,
@@ -674,8 +673,7 @@ fn check_env_templates(chain: &ToolChain, limits: &Limits, report: &mut Report) 
         for (name, value) in env {
             let path = FieldPath(vec![key("env_config"), key("env"), key(name)]);
             if let Err(e) = Template::compile(value, &Chain::of(&[Layer::ENV]), limits) {
-                let mut e = e;
-                e.path = path.clone();
+                let e = e.with_path(path.clone());
                 report.push(Diagnostic::from_error(
                     &link.doc.locate_error(e),
                     &link.doc.name,

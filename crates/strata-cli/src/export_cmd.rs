@@ -216,6 +216,7 @@ fn write(args: &ArgoArgs, from: &str, exported: &Exported) -> Result<u8, Failure
                     ErrorKind::Io,
                     format!("cannot write `{}`: {e}", path.display()),
                 )
+                .with_source(e)
             })?;
             if !args.check && !json {
                 eprintln!("wrote {}: {}", path.display(), describe(summary));

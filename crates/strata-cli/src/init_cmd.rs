@@ -83,7 +83,7 @@ pub(crate) fn create(dir: &Path) -> Result<(), Error> {
     for (rel, text) in FILES {
         let path = dir.join(rel);
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, &e))?;
+            std::fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, e))?;
         }
         confined(dir, rel)?;
         // Never through a link: a file that appeared meanwhile is not overwritten.
@@ -92,7 +92,7 @@ pub(crate) fn create(dir: &Path) -> Result<(), Error> {
             .create_new(true)
             .open(&path)
             .and_then(|mut f| f.write_all(text.as_bytes()))
-            .map_err(|e| Error::io("write", &path, &e))?;
+            .map_err(|e| Error::io("write", &path, e))?;
     }
     Ok(())
 }

@@ -47,15 +47,15 @@ fn page_of(cmd: clap::Command) -> Man {
     Man::new(cmd).source(format!("strata {}", env!("STRATA_VERSION")))
 }
 
-fn io_error(what: &str, e: &std::io::Error) -> Error {
-    Error::new(Layer::REQUEST, ErrorKind::Io, format!("{what}: {e}"))
+fn io_error(what: &str, e: std::io::Error) -> Error {
+    Error::new(Layer::REQUEST, ErrorKind::Io, format!("{what}: {e}")).with_source(e)
 }
 
 /// The text of `page`.
 fn rendered(page: &Man) -> Result<Vec<u8>, Error> {
     let mut out = Vec::new();
     page.render(&mut out)
-        .map_err(|e| io_error("cannot render the page", &e))?;
+        .map_err(|e| io_error("cannot render the page", e))?;
     Ok(out)
 }
 
@@ -93,7 +93,7 @@ fn man(args: &ManArgs) -> Result<String, Error> {
         return Ok(String::from_utf8_lossy(&text).into_owned());
     };
     std::fs::create_dir_all(dir)
-        .map_err(|e| io_error(&format!("cannot create `{}`", dir.display()), &e))?;
+        .map_err(|e| io_error(&format!("cannot create `{}`", dir.display()), e))?;
     let mut written = Vec::new();
     for page in pages {
         let page = page_of(page);

@@ -77,8 +77,7 @@ pub(crate) fn print_error(err: &Error, project: Option<&Project>) {
     // files outside the project (a link to one is refused before it is read, and its
     // contents are never shown).
     let doc = err
-        .location
-        .as_ref()
+        .location()
         .filter(|loc| !loc.file.ends_with(".env"))
         .and_then(|loc| {
             let text = match project {
@@ -117,8 +116,8 @@ pub(crate) fn report(failure: Failure, project: Option<&Project>, json: bool) ->
             let mut shown = Report::from(r.diagnostics);
             shown.bound();
             let mut out = report_text(&shown, root);
-            out.push_str(&headline("error", "check", &r.error.message));
-            if let Some(hint) = &r.error.hint {
+            out.push_str(&headline("error", "check", r.error.message()));
+            if let Some(hint) = r.error.hint() {
                 out.push_str(&note("help", hint));
             }
             let _ = anstream::stderr().lock().write_all(out.as_bytes());

@@ -56,7 +56,7 @@ pub(crate) fn read_stdin(limits: &Limits) -> Result<StdinPlan, Error> {
     let mut number = 0;
     let mut line = Vec::new();
     while let Some(fits) = strata_lines::read_line(&mut reader, limits.document_bytes, &mut line)
-        .map_err(|e| Error::io("read", Path::new(STDIN), &e))?
+        .map_err(|e| Error::io("read", Path::new(STDIN), e))?
     {
         number += 1;
         if !fits {
@@ -101,6 +101,7 @@ pub(crate) fn user_values(
                 ErrorKind::Syntax,
                 format!("--value-json `{}` is not JSON: {e}", strata_core::shown(k)),
             )
+            .with_source(e)
         })?;
         values.insert(k.to_string(), parsed);
     }

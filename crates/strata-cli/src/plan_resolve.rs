@@ -97,6 +97,7 @@ fn parse_options(args: &ResolveArgs) -> Result<(Option<Value>, Value, Value), Er
                 ErrorKind::Syntax,
                 format!("--results is not JSON: {e}"),
             )
+            .with_source(e)
         })?),
     };
     let failed = Value::Array(args.failed.iter().cloned().map(Value::String).collect());
@@ -145,7 +146,8 @@ fn batch(args: &ResolveArgs, limits: &Limits) -> ExitCode {
                     Layer::REQUEST,
                     ErrorKind::Io,
                     format!("batch i/o failed: {e}"),
-                )],
+                )
+                .with_source(e)],
                 None,
             );
             return ExitCode::from(STRATA_FAILED);

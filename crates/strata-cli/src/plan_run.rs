@@ -463,7 +463,7 @@ fn dry_run(args: &PlanRunArgs, plan: &Plan, assessment: Assessment) -> u8 {
                 State::Waiting => out.push_str(&format!(" for {}", ticked(&a.waiting_for))),
                 _ => {
                     if let Some(e) = &a.error {
-                        out.push_str(&format!(": {}", e.message));
+                        out.push_str(&format!(": {}", e.message()));
                     }
                 }
             }

@@ -177,6 +177,7 @@ fn object_arg(arg: Option<&str>, flag: &str) -> Result<Map<String, Value>, Error
                     ErrorKind::Request,
                     format!("{flag} is not valid JSON: {e}"),
                 )
+                .with_source(e)
                 .with_hint("give a JSON object, or @file for a JSON or YAML file")
             })?,
         },

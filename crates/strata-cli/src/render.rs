@@ -177,7 +177,7 @@ fn render_text(args: &RenderArgs, limits: &Limits) -> ExitCode {
     let input: Box<dyn io::Read> = match file {
         Some(path) => match std::fs::File::open(path) {
             Ok(f) => Box::new(f),
-            Err(e) => return failed(args, Error::io("read", path, &e), None),
+            Err(e) => return failed(args, Error::io("read", path, e), None),
         },
         None => Box::new(io::stdin().lock()),
     };
@@ -287,10 +287,11 @@ fn every_missing(template: &Template, scope: &Scope<'_>, first: &Error) -> Vec<E
     out.warnings
         .iter()
         .map(|w| {
-            let mut e = Error::new(w.layer, first.kind, w.message.clone()).at_path(&w.path);
-            e.span = w.span;
-            match &first.hint {
-                Some(hint) => e.with_hint(hint.clone()),
+            let e = Error::new(w.layer, first.kind(), w.message.clone())
+                .at_path(&w.path)
+                .with_span(w.span);
+            match first.hint() {
+                Some(hint) => e.with_hint(hint),
                 None => e,
             }
         })
@@ -359,7 +360,7 @@ fn render(
         OutFormat::Json => write_json(&template, &scope, &options, &mut stdout),
         OutFormat::Yaml => write_yaml(&template, &scope, &options, &mut stdout),
     }
-    .and_then(|()| stdout.flush().map_err(|e| output_error(&e)));
+    .and_then(|()| stdout.flush().map_err(output_error));
     match written {
         // Standard output closed or full: said when the command ends (`output::finish`).
         Err(_) if crate::output::failed() => Ok(()),
@@ -382,7 +383,7 @@ fn write_yaml(
                 Some(key) => strata_doc::to_yaml_entry(key, &value),
                 None => strata_doc::to_yaml(&value),
             };
-            out.write_all(text.as_bytes()).map_err(|e| output_error(&e))
+            out.write_all(text.as_bytes()).map_err(output_error)
         })
         .map(drop)
 }
@@ -396,7 +397,7 @@ fn write_json(
     out: &mut impl Write,
 ) -> Result<(), Error> {
     use serde::ser::{SerializeMap, Serializer as _};
-    let json = |e: serde_json::Error| output_error(&io::Error::from(e));
+    let json = |e: serde_json::Error| output_error(io::Error::from(e));
     let mut ser = serde_json::Serializer::pretty(&mut *out);
     if template.is_map() {
         let mut map = ser.serialize_map(None).map_err(json)?;
@@ -410,16 +411,17 @@ fn write_json(
             serde::Serialize::serialize(value, &mut ser).map_err(json)
         })?;
     }
-    out.write_all(b"\n").map_err(|e| output_error(&e))
+    out.write_all(b"\n").map_err(output_error)
 }
 
 /// A failure to write the output.
-fn output_error(e: &io::Error) -> Error {
+fn output_error(e: io::Error) -> Error {
     Error::new(
         strata_core::Layer::REQUEST,
         ErrorKind::Io,
         format!("writing the output failed: {e}"),
     )
+    .with_source(e)
 }
 
 fn explain_text(

@@ -19,7 +19,7 @@ impl<'d> Indexed<'d> {
     fn of(doc: &'d Document, errors: &[Error]) -> Indexed<'d> {
         let last = errors
             .iter()
-            .filter_map(|e| e.location.as_ref())
+            .filter_map(|e| e.location())
             .filter(|l| l.file == doc.name)
             .map(|l| l.line)
             .max()
@@ -158,18 +158,18 @@ pub(crate) fn format_errors(errors: &[Error], doc: Option<&Document>) -> String 
 pub(crate) const MAX_ERRORS: usize = 20;
 
 fn error_text(out: &mut String, err: &Error, doc: Option<&Indexed<'_>>) {
-    out.push_str(&headline("error", &err.layer.to_string(), &err.message));
-    let width = err.span.map_or(1, |s| s.end.saturating_sub(s.start));
-    if let Some(loc) = &err.location {
+    out.push_str(&headline("error", &err.layer().to_string(), err.message()));
+    let width = err.span().map_or(1, |s| s.end.saturating_sub(s.start));
+    if let Some(loc) = err.location() {
         out.push_str(&arrow(&loc.file, loc.line, loc.column));
         if let Some(doc) = doc.filter(|d| d.doc.name == loc.file) {
             doc.snippet(out, loc.line, loc.column, width);
         }
     }
-    if !err.path.is_root() || err.span.is_some() {
-        out.push_str(&note("field", &field_text(&err.path, err.span)));
+    if !err.path().is_root() || err.span().is_some() {
+        out.push_str(&note("field", &field_text(err.path(), err.span())));
     }
-    if let Some(hint) = &err.hint {
+    if let Some(hint) = err.hint() {
         out.push_str(&note("help", hint));
     }
 }

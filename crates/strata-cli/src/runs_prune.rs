@@ -107,7 +107,8 @@ pub(crate) fn run(store: &RunStore, args: &PruneArgs, json: bool) -> ExitCode {
                     Layer::REQUEST,
                     ErrorKind::Io,
                     format!("cannot remove run `{}`: {e}", row.id()),
-                );
+                )
+                .with_source(e);
                 if !json {
                     print_error(&e, None);
                 }

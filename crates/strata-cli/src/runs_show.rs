@@ -75,6 +75,7 @@ fn show(store: &RunStore, args: &ShowArgs, json: bool) -> Result<String, Error> 
                 args.run_id
             ),
         )
+        .with_source(e)
     })?;
     if json {
         return Ok(serde_json::to_string_pretty(&cp).unwrap_or_default() + "\n");

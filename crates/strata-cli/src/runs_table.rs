@@ -171,7 +171,7 @@ pub(crate) fn rows(store: &RunStore) -> Vec<Row> {
         if bare.contains(id.as_str()) {
             rows.push(bare_row(id.clone(), dir));
         } else if dir.kind().as_deref() == Some(KIND) {
-            let cp = Checkpoint::load(dir).map_err(|e| e.message.clone());
+            let cp = Checkpoint::load(dir).map_err(|e| e.message().to_string());
             rows.push(plan_row(id.clone(), &cp, dir.is_locked()));
         }
     }

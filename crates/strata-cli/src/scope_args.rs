@@ -91,7 +91,8 @@ pub(crate) fn params_json(json: Option<&str>) -> Result<Map<String, Value>, Erro
             Layer::REQUEST,
             ErrorKind::Request,
             format!("--params-json is not valid JSON: {e}"),
-        )),
+        )
+        .with_source(e)),
     }
 }
 
@@ -133,6 +134,7 @@ pub(crate) fn build_context(arg: Option<&str>, limits: &Limits) -> Result<Value,
                     ErrorKind::Request,
                     format!("--context is not valid JSON: {e}"),
                 )
+                .with_source(e)
                 .with_hint("give a JSON object, or @file for a JSON or YAML file")
             })?,
         },

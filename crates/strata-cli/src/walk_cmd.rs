@@ -276,8 +276,9 @@ fn elements(args: &WalkArgs, n: usize) -> Result<Vec<Option<Result<Value, Failur
     let list = read_input(walks_dir(args)?, "elements")?.unwrap_or(Value::Array(Vec::new()));
     for entry in list.as_array().map_or(&[][..], Vec::as_slice) {
         let envelope: Value = match entry {
-            Value::String(text) => serde_json::from_str(text)
-                .map_err(|e| request(format!("an element's output is not JSON: {e}")))?,
+            Value::String(text) => serde_json::from_str(text).map_err(|e| {
+                request(format!("an element's output is not JSON: {e}")).with_source(e)
+            })?,
             other => other.clone(),
         };
         let Some(i) = envelope.get("index").and_then(Value::as_u64) else {
@@ -325,7 +326,7 @@ fn arrival(args: &WalkArgs, graph: &Graph) -> Result<Arrival, Error> {
     }
     let dir = walks_dir(args)?;
     let entries = std::fs::read_dir(dir)
-        .map_err(|e| request(format!("cannot read `{}`: {e}", dir.display())))?;
+        .map_err(|e| request(format!("cannot read `{}`: {e}", dir.display())).with_source(e))?;
     let mut names: Vec<String> = entries
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
         .filter_map(|n| {
@@ -387,6 +388,7 @@ impl Output<'_> {
                     ErrorKind::Io,
                     format!("cannot write `{}`: {e}", dir.join(name).display()),
                 )
+                .with_source(e)
             })
     }
 

@@ -131,7 +131,7 @@ impl Condition {
         let path = match parse_expr(source, 0) {
             Ok(Expr::Path(p)) => p,
             Ok(_) => return Err(format!("`{source}` is not a path")),
-            Err(e) => return Err(format!("bad path `{source}`: {}", e.message)),
+            Err(e) => return Err(format!("bad path `{source}`: {}", e.message())),
         };
         let op_name = match map.get("op") {
             Some(Value::String(op)) => op.as_str(),

@@ -144,7 +144,7 @@ fn binary(op: BinOp, a: Ty, b: Ty, span: Span) -> Result<Ty, Error> {
                 let mut e = mismatch();
                 if op == BinOp::Or {
                     // `a || b` is the fallback in RyeOS and JavaScript; layer C spells it `??`.
-                    e.message.push_str("; did you mean `??`?");
+                    e = e.map_message(|m| m + "; did you mean `??`?");
                 }
                 return Err(e);
             }

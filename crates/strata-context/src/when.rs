@@ -46,7 +46,7 @@ impl When {
                 })
             }
             Value::Object(_) => {
-                let cond = Condition::parse(value).map_err(|e| WhenError::Structured(e.message.clone()))?;
+                let cond = Condition::parse(value).map_err(|e| WhenError::Structured(e.message().to_string()))?;
                 Ok(When::Structured {
                     source: serde_json::to_string(value).unwrap_or_default(),
                     cond,

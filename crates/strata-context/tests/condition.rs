@@ -17,7 +17,7 @@ fn ctx() -> Value {
 fn check(cond: Value) -> Result<bool, String> {
     Condition::parse(&cond)
         .and_then(|c| c.eval(&ctx()))
-        .map_err(|e| e.message.clone())
+        .map_err(|e| e.message().to_string())
 }
 
 #[test]
@@ -158,7 +158,7 @@ fn malformed_conditions_fail_when_parsed() {
         assert_eq!(
             Condition::parse(&cond)
                 .err()
-                .map(|e| e.message.clone())
+                .map(|e| e.message().to_string())
                 .as_deref(),
             Some(message),
             "{cond}"
@@ -171,7 +171,7 @@ fn a_regex_is_bounded_as_matches_is() {
     let e =
         Condition::parse(&json!({"path": "a", "op": "regex", "value": "\\w{1000}"})).unwrap_err();
     assert_eq!(
-        e.message,
+        e.message(),
         "bad regex `\\w{1000}`: Compiled regex exceeds size limit of 1048576 bytes."
     );
     assert_eq!(

@@ -56,11 +56,11 @@ fn short_circuits_stop_a_chain_and_types_are_checked_throughout() {
     assert_eq!(eval_bool(&expr, &ctx), Ok(false));
     let src = format!("{} && 1", chain("true", " && ", 10));
     let e = parse_expr(&src, 0).unwrap_err();
-    assert_eq!(e.kind, ErrorKind::Type);
-    assert_eq!(e.message, "`&&` cannot combine a boolean and a number");
+    assert_eq!(e.kind(), ErrorKind::Type);
+    assert_eq!(e.message(), "`&&` cannot combine a boolean and a number");
     let src = format!("{} + 'x'", chain("1", " + ", 10));
     let e = parse_expr(&src, 0).unwrap_err();
-    assert_eq!(e.message, "`+` cannot combine a number and a string");
+    assert_eq!(e.message(), "`+` cannot combine a number and a string");
     let expr = parse_expr("1 + 2 * 3 - 4 / 2 % 3", 0).unwrap();
     assert_eq!(eval_value(&expr, &ctx), Ok(json!(5)));
     let expr = parse_expr("true || false && false", 0).unwrap();
@@ -82,9 +82,9 @@ fn nesting_stops_at_its_limit_with_a_clear_error_on_a_small_stack() {
             let _ = eval_value(&ok.unwrap(), &ctx);
             for n in [65, 100_000] {
                 let e = parse_expr(&deep(n), 0).unwrap_err();
-                assert_eq!(e.kind, ErrorKind::Syntax, "{open}");
-                assert_eq!(e.message, "expression nested too deeply");
-                assert_eq!(e.hint.as_deref(), Some("nest at most 64 levels"));
+                assert_eq!(e.kind(), ErrorKind::Syntax, "{open}");
+                assert_eq!(e.message(), "expression nested too deeply");
+                assert_eq!(e.hint(), Some("nest at most 64 levels"));
             }
         }
         // Nesting inside a long chain, and a long chain inside nesting.
@@ -118,8 +118,8 @@ fn conditional_chains_cost_no_stack_depth_and_their_middle_branch_nests() {
             Ok(json!(1))
         );
         let e = parse_expr(&deep(65), 0).unwrap_err();
-        assert_eq!(e.kind, ErrorKind::Syntax);
-        assert_eq!(e.message, "expression nested too deeply");
+        assert_eq!(e.kind(), ErrorKind::Syntax);
+        assert_eq!(e.message(), "expression nested too deeply");
         // Unary `+` nests as `-` and `!` do.
         assert_eq!(
             eval_value(
@@ -129,6 +129,6 @@ fn conditional_chains_cost_no_stack_depth_and_their_middle_branch_nests() {
             Ok(json!(1))
         );
         let e = parse_expr(&format!("{}1", "+".repeat(100_000)), 0).unwrap_err();
-        assert_eq!(e.message, "expression nested too deeply");
+        assert_eq!(e.message(), "expression nested too deeply");
     });
 }

@@ -216,7 +216,7 @@ fn matches_searches_with_a_bounded_regular_expression() {
     );
     let e = parse_expr("matches('x', '(')", 2).unwrap_err();
     assert_eq!(
-        e.hint.as_deref(),
+        e.hint(),
         Some("`matches` takes a regular expression of the Rust `regex` crate (no look-around, no backreferences)")
     );
     // The longest pattern allowed, from data, runs.
@@ -411,7 +411,8 @@ fn a_string_key_never_indexes_an_array() {
     ]);
     let root = json!({"inputs": {"list": [1, 2]}, "obj": {"0": "zero"}});
     let ev_in = |s: &str| {
-        strata_context::eval_value(&parse_expr(s, 0).unwrap(), &root).map_err(|e| e.message.clone())
+        strata_context::eval_value(&parse_expr(s, 0).unwrap(), &root)
+            .map_err(|e| e.message().to_string())
     };
     assert_eq!(ev_in("obj['0']"), Ok(json!("zero")));
     assert_eq!(ev_in("obj[0]"), Ok(json!("zero")));
@@ -473,7 +474,7 @@ fn object_literals_refuse_duplicate_keys() {
     ]);
     ok(&[("{a: 1, b: {a: 2}}", json!({"a": 1, "b": {"a": 2}}))]);
     let e = parse_expr("{a: 1, a: 2}", 0).unwrap_err();
-    assert_eq!(e.hint.as_deref(), Some("each key may appear once in `{…}`"));
+    assert_eq!(e.hint(), Some("each key may appear once in `{…}`"));
 }
 
 #[test]
@@ -556,7 +557,7 @@ fn other_spellings_get_a_did_you_mean() {
     ]);
     let e = parse_expr("len(x)", 0).unwrap_err();
     assert_eq!(
-        e.hint.as_deref(),
+        e.hint(),
         Some("the functions are length, exists, contains, keys, lower, upper, json, from_json, number, string, type, matches, sum, min, max, join")
     );
     // At run time, `||` on a value that is not a boolean.

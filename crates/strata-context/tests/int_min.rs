@@ -5,8 +5,8 @@ use serde_json::json;
 use strata_context::{eval_value, parse_expr};
 
 fn eval(src: &str) -> Result<serde_json::Value, String> {
-    let expr = parse_expr(src, 0).map_err(|e| e.message.clone())?;
-    eval_value(&expr, &json!({})).map_err(|e| e.message.clone())
+    let expr = parse_expr(src, 0).map_err(|e| e.message().to_string())?;
+    eval_value(&expr, &json!({})).map_err(|e| e.message().to_string())
 }
 
 #[test]

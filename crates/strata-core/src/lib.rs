@@ -53,7 +53,7 @@ pub mod syntax {
 
 pub use chunked::Chunked;
 pub use constant::Const;
-pub use diagnostic::{Error, ErrorData, ErrorInfo, Location, Warning};
+pub use diagnostic::{Error, ErrorData, Location, Warning};
 pub use duration::{duration_text, parse_duration, DURATION_FORMS};
 pub use env_names::is_env_name;
 pub use field_path::{FieldPath, PathSeg};

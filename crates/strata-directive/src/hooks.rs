@@ -94,9 +94,8 @@ impl Event {
 
 /// Prefixes an error's field path with `prefix` (compile errors carry paths relative to the
 /// value compiled).
-pub fn under(mut e: Error, prefix: &FieldPath) -> Error {
-    e.path = e.path.under(prefix);
-    e
+pub fn under(e: Error, prefix: &FieldPath) -> Error {
+    e.map_path(|p| p.under(prefix))
 }
 
 /// The names of the directive events, in the order of a run.

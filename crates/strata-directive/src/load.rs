@@ -93,26 +93,25 @@ impl Directive {
             limits,
         )?;
         let mut front: FrontMatter = doc.typed().map_err(|e| {
-            let mut err = Error::new(
+            let (line, column) = e.at;
+            Error::new(
                 Layer::REQUEST,
                 ErrorKind::Syntax,
                 format!("bad front matter: {}", e.message),
-            );
-            let (line, column) = e.at;
-            err.location = Some(Location {
+            )
+            .at_location(Location {
                 file: file.to_string(),
                 line,
                 column,
-            });
-            err
+            })
         })?;
         check_inputs(&front, &doc)?;
         let timeout = timeout_of(&front, &doc)?;
         let body = Template::compile(&Value::String(source.body.clone()), &stages(), limits)
-            .map_err(|mut e| {
-                e.location = Some(source.body_location(e.span.map_or(0, |s| s.start)));
-                e.path = FieldPath(vec![key("body")]);
-                e
+            .map_err(|e| {
+                let location = source.body_location(e.span().map_or(0, |s| s.start));
+                e.at_location(location)
+                    .with_path(FieldPath(vec![key("body")]))
             })?;
         let description = match &front.description {
             Some(d) => Some(
@@ -270,8 +269,8 @@ impl Directive {
                     return Err(self.doc.locate_error(e.at_path(&at)));
                 }
             };
-            tools.callable(&id).map_err(|mut e| {
-                e.message = format!("{} (from `{}`)", e.message, a.spec.tool);
+            tools.callable(&id).map_err(|e| {
+                let e = e.map_message(|m| format!("{m} (from `{}`)", a.spec.tool));
                 self.doc.locate_error(e.at_path(&at))
             })?;
             out.push(id);
@@ -338,7 +337,7 @@ fn check_inputs(front: &FrontMatter, doc: &Document) -> Result<(), Error> {
         }
         if let Some(default) = &spec.default {
             coerce(spec, default)
-                .map_err(|e| fail("default", format!("default of {}", e.message)))?;
+                .map_err(|e| fail("default", format!("default of {}", e.message())))?;
         }
     }
     Ok(())

@@ -225,12 +225,13 @@ impl Directive {
 
     /// Gives an error from the template at `path` its field path and file position, unless
     /// it already points into a source.
-    fn located(&self, mut e: Error, path: &FieldPath) -> Error {
-        if e.location.is_none() {
-            e.path = e.path.under(path);
-            e.location = Some(self.location(&e.path, e.span.map(|s| s.start)));
+    fn located(&self, e: Error, path: &FieldPath) -> Error {
+        if e.location().is_some() {
+            return e;
         }
-        e
+        let e = e.map_path(|p| p.under(path));
+        let location = self.location(e.path(), e.span().map(|s| s.start));
+        e.at_location(location)
     }
 }
 
@@ -309,8 +310,8 @@ pub(crate) fn reply(d: &Directive, r: &Responses, turn: Turn<'_>) -> Result<Chos
             let holds = when.eval(turn.context).map_err(|m| {
                 let e = Error::new(
                     RESPONSE,
-                    m.kind,
-                    format!("condition of candidate `{}`: {}", c.name(), m.message),
+                    m.kind(),
+                    format!("condition of candidate `{}`: {}", c.name(), m.message()),
                 );
                 d.located(e, &candidate_path(c.index).child(key("condition")))
             })?;

@@ -16,13 +16,13 @@ pub struct Source {
 }
 
 fn at(name: &str, line: usize, column: usize, message: &str, hint: &str) -> Error {
-    let mut e = Error::new(Layer::REQUEST, ErrorKind::Syntax, message).with_hint(hint);
-    e.location = Some(Location {
-        file: name.to_string(),
-        line,
-        column,
-    });
-    e
+    Error::new(Layer::REQUEST, ErrorKind::Syntax, message)
+        .with_hint(hint)
+        .at_location(Location {
+            file: name.to_string(),
+            line,
+            column,
+        })
 }
 
 impl Source {
@@ -96,10 +96,13 @@ mod tests {
     fn rejects_missing_or_unclosed_front_matter() {
         let e = Source::split("d.md", "# title\n").unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "a directive starts with YAML front matter between `---` lines"
         );
         let e = Source::split("d.md", "---\nname: x\n").unwrap_err();
-        assert_eq!(e.message, "the front matter is not closed by a `---` line");
+        assert_eq!(
+            e.message(),
+            "the front matter is not closed by a `---` line"
+        );
     }
 }

@@ -33,11 +33,10 @@ fn given(pairs: &[(&str, &str)]) -> Map<String, Value> {
 
 fn located(e: &Error) -> String {
     let loc = e
-        .location
-        .as_ref()
+        .location()
         .map(|l| format!("{}:{}:{}", l.file, l.line, l.column))
         .unwrap_or_default();
-    format!("{loc} {}", e.message)
+    format!("{loc} {}", e.message())
 }
 
 const CHAIN: &str = "---
@@ -135,7 +134,7 @@ fn every_input_type_is_parsed_from_text() {
     ] {
         let e = d.bind_inputs(&given(&[(name, raw)])).unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             format!("input `{name}` must be {want}, got `{raw}`")
         );
     }
@@ -378,6 +377,6 @@ fn hook_errors_are_those_of_graph_hooks() {
     for (text, want, hint) in cases {
         let e = load(text).unwrap_err();
         assert_eq!(located(&e), want, "{text}");
-        assert_eq!(e.hint.as_deref(), hint, "{text}");
+        assert_eq!(e.hint(), hint, "{text}");
     }
 }

@@ -119,8 +119,8 @@ fn run(d: &Directive, inputs: &[(&str, &str)], tools: &Tools) -> Report {
 }
 
 fn located(e: &Error) -> String {
-    let loc = e.location.clone().unwrap();
-    format!("{}:{}:{} {}", loc.file, loc.line, loc.column, e.message)
+    let loc = e.location().unwrap();
+    format!("{}:{}:{} {}", loc.file, loc.line, loc.column, e.message())
 }
 
 const BANK: &str = "---
@@ -213,7 +213,7 @@ responses:
     let d = load(text).unwrap();
     let report = run(&d, &[], &tools());
     let e = report.response.unwrap().unwrap_err();
-    assert_eq!(e.kind, ErrorKind::MissingFields);
+    assert_eq!(e.kind(), ErrorKind::MissingFields);
     assert_eq!(
         located(&e),
         "d.md:7:5 no response candidate can be rendered: `never`: condition `false` is false; \
@@ -221,7 +221,7 @@ responses:
          `account.type` (tried: tool fields of step `history` (bank/history)); \
          `candidates[2]`: missing `generative.x` (tried: tool fields of step `history` (bank/history); generator (none configured))"
     );
-    assert_eq!(e.path.to_string(), "responses.candidates");
+    assert_eq!(e.path().to_string(), "responses.candidates");
 }
 
 #[test]
@@ -299,7 +299,7 @@ fn a_tool_whose_fields_are_not_an_object_is_an_error_at_its_action() {
     let text = "---\nname: b\nactions:\n  - {id: a, tool: bad/fields}\nresponses:\n  candidates:\n    - template: '{{x}}'\n---\n";
     let report = run(&load(text).unwrap(), &[], &tools());
     let e = report.response.unwrap().unwrap_err();
-    assert_eq!(e.kind, ErrorKind::Invalid);
+    assert_eq!(e.kind(), ErrorKind::Invalid);
     assert_eq!(
         located(&e),
         "d.md:4:5 `canned_response_fields` of step `a` (bad/fields) is a string, not an object"
@@ -322,7 +322,7 @@ fn a_secret_in_a_tool_field_is_refused_and_never_shown() {
         )
         .unwrap();
     let e = report.response.clone().unwrap().unwrap_err();
-    assert_eq!(e.kind, ErrorKind::Forbidden);
+    assert_eq!(e.kind(), ErrorKind::Forbidden);
     assert_eq!(
         located(&e),
         "d.md:4:5 field `account.last_four` from tool fields of step `balance` (bank/check_balance) holds a secret value; a reply never shows secrets"
@@ -335,9 +335,9 @@ fn render_errors_point_into_the_template_block() {
     let text = "---\nname: r\nactions:\n  - {id: history, tool: bank/history}\nresponses:\n  candidates:\n    - template: |\n        Recent:\n        {% for t in transactions %}{{ t.dat }}{% endfor %}\n---\n";
     let report = run(&load(text).unwrap(), &[], &tools());
     let e = report.response.unwrap().unwrap_err();
-    assert_eq!(e.kind, ErrorKind::Undefined);
+    assert_eq!(e.kind(), ErrorKind::Undefined);
     assert_eq!(located(&e), "d.md:9:39 response template: undefined value");
-    assert_eq!(e.path.to_string(), "responses.candidates[0].template");
+    assert_eq!(e.path().to_string(), "responses.candidates[0].template");
 }
 
 #[test]

@@ -46,18 +46,17 @@ pub(crate) fn utf8_error(name: &str, bytes: &[u8], e: std::str::Utf8Error) -> Er
     let column = 1 + String::from_utf8_lossy(&valid[line_start..])
         .chars()
         .count();
-    let mut err = Error::new(
+    Error::new(
         Layer::REQUEST,
         ErrorKind::Syntax,
         format!("not valid UTF-8 (byte {})", e.valid_up_to()),
     )
-    .with_hint("save the file as UTF-8");
-    err.location = Some(Location {
+    .with_hint("save the file as UTF-8")
+    .at_location(Location {
         file: name.to_string(),
         line,
         column,
-    });
-    err
+    })
 }
 
 impl Document {
@@ -134,12 +133,12 @@ impl Document {
     /// Attaches this document's name and the line and column of the error's field (errors
     /// about no field, such as bad options, are returned as they are).
     pub fn locate_error(&self, mut err: Error) -> Error {
-        let about_a_field = !err.path.is_root() || err.span.is_some();
-        if err.location.is_none() && about_a_field {
+        let about_a_field = !err.path().is_root() || err.span().is_some();
+        if err.location().is_none() && about_a_field {
             let (line, column) = self
-                .locate(&err.path, err.span.map(|s| s.start))
+                .locate(err.path(), err.span().map(|s| s.start))
                 .unwrap_or((1, 1));
-            err.location = Some(Location {
+            err = err.at_location(Location {
                 file: self.name.clone(),
                 line,
                 column,
@@ -207,7 +206,7 @@ fn read_node<B: Build>(
                 let at = Some((e.line(), e.column()));
                 Err(Refused::Read(match budget.stop() {
                     Some(stop) => over_budget(name, text, stop, at, limits),
-                    None => syntax_error(name, "JSON", &e.to_string(), at),
+                    None => syntax_error(name, "JSON", &e.to_string(), at).with_source(e),
                 }))
             }
         };
@@ -220,19 +219,27 @@ fn read_node<B: Build>(
     }
     read_yaml(text, &budget, MAX_DEPTH, build).map_err(|fail| match fail {
         YamlFail::Build(e, start) => {
-            let at = crate::locate::at_start(text, start, e.span.map(|s| s.start));
+            let at = crate::locate::at_start(text, start, e.span().map(|s| s.start));
             Refused::Built(located(name, at.unwrap_or((1, 1)), *e))
         }
         YamlFail::Stop(stop, at) => Refused::Read(over_budget(name, text, stop, Some(at), limits)),
-        YamlFail::Syntax(message, at) => {
-            Refused::Read(match crate::indent::dedented_before(text, &message, at.0) {
-                Some((line, column, hint)) => {
-                    syntax_error(name, "YAML", &message, Some((line, column))).with_hint(hint)
-                }
-                None => syntax_error(name, "YAML", &message, Some(at)),
-            })
+        YamlFail::Syntax(message, at) => Refused::Read(yaml_syntax_error(name, text, &message, at)),
+        YamlFail::Scan(e) => {
+            let at = crate::yaml_read::at(e.marker());
+            Refused::Read(yaml_syntax_error(name, text, e.info(), at).with_source(e))
         }
     })
+}
+
+/// The error for `text` (named `name`) that is not YAML, `message` at `at`: placed at the
+/// line a dedented key breaks, when that is the cause.
+fn yaml_syntax_error(name: &str, text: &str, message: &str, at: (usize, usize)) -> Error {
+    match crate::indent::dedented_before(text, message, at.0) {
+        Some((line, column, hint)) => {
+            syntax_error(name, "YAML", message, Some((line, column))).with_hint(hint)
+        }
+        None => syntax_error(name, "YAML", message, Some(at)),
+    }
 }
 
 use crate::bounded::{Budget, Stop};
@@ -247,43 +254,40 @@ const MAX_DEPTH: usize = 128;
 
 /// The error for collections nested past [`MAX_DEPTH`], at the opener past the limit.
 fn too_deep(name: &str, (line, column): (usize, usize)) -> Error {
-    let mut err = Error::new(
+    Error::new(
         Layer::REQUEST,
         ErrorKind::Limit,
         format!("YAML nests collections more than {MAX_DEPTH} levels deep"),
     )
-    .with_hint("flatten the document");
-    err.location = Some(Location {
+    .with_hint("flatten the document")
+    .at_location(Location {
         file: name.to_string(),
         line,
         column,
-    });
-    err
+    })
 }
 
 fn syntax_error(name: &str, kind: &str, message: &str, at: Option<(usize, usize)>) -> Error {
     let message = message.split(" at line ").next().unwrap_or(message);
-    let mut err = Error::new(
+    Error::new(
         Layer::REQUEST,
         ErrorKind::Syntax,
         format!("{kind} syntax error: {message}"),
-    );
-    err.location = Some(Location {
+    )
+    .at_location(Location {
         file: name.to_string(),
         line: at.map_or(1, |a| a.0),
         column: at.map_or(1, |a| a.1),
-    });
-    err
+    })
 }
 
 /// `err` at `line:column` of `name`.
-fn located(name: &str, (line, column): (usize, usize), mut err: Error) -> Error {
-    err.location = Some(Location {
+fn located(name: &str, (line, column): (usize, usize), err: Error) -> Error {
+    err.at_location(Location {
         file: name.to_string(),
         line,
         column,
-    });
-    err
+    })
 }
 
 /// The error for a read that its budget stopped, at the node where it stopped.
@@ -373,16 +377,15 @@ fn token_at(text: &str, line: usize, column: usize) -> &str {
 /// limit (the reply then keeps kind `limit`).
 pub fn malformed_request(error: &Error) -> (String, bool) {
     let message = error
-        .message
+        .message()
         .strip_prefix("JSON syntax error: ")
-        .unwrap_or(&error.message);
+        .unwrap_or(error.message());
     let at = error
-        .location
-        .as_ref()
+        .location()
         .map(|l| format!(" at line {} column {}", l.line, l.column))
         .unwrap_or_default();
     (
         format!("malformed request: {message}{at}"),
-        error.kind == ErrorKind::Limit,
+        error.kind() == ErrorKind::Limit,
     )
 }

@@ -12,14 +12,13 @@ pub fn parse_dotenv(name: &str, text: &str) -> Result<Vec<(String, String)>, Err
         }
         let line = line.strip_prefix("export ").unwrap_or(line).trim_start();
         let fail = |message: &str| {
-            let mut e = Error::new(Layer::REQUEST, ErrorKind::Syntax, message.to_string())
-                .with_hint("write NAME=value, one per line");
-            e.location = Some(Location {
-                file: name.to_string(),
-                line: i + 1,
-                column: 1,
-            });
-            e
+            Error::new(Layer::REQUEST, ErrorKind::Syntax, message.to_string())
+                .with_hint("write NAME=value, one per line")
+                .at_location(Location {
+                    file: name.to_string(),
+                    line: i + 1,
+                    column: 1,
+                })
         };
         let Some((key, value)) = line.split_once('=') else {
             return Err(fail("expected NAME=value"));
@@ -87,7 +86,7 @@ mod tests {
     #[test]
     fn rejects_bad_lines_with_their_line_number() {
         let e = parse_dotenv(".env", "A=1\nlower=2\n").unwrap_err();
-        assert_eq!(e.message, "`lower` is not a valid variable name");
-        assert_eq!(e.location.as_ref().map(|l| l.line), Some(2));
+        assert_eq!(e.message(), "`lower` is not a valid variable name");
+        assert_eq!(e.location().map(|l| l.line), Some(2));
     }
 }

@@ -10,7 +10,7 @@ use strata_core::{Error, ErrorData, ErrorKind, Layer, Limits, Location};
 
 /// The error for a document of `len` bytes (or more) named `name`.
 pub(crate) fn too_large(name: &str, len: usize, limits: &Limits) -> Error {
-    let mut err = Error::new(
+    Error::new(
         Layer::REQUEST,
         ErrorKind::Limit,
         format!(
@@ -22,13 +22,12 @@ pub(crate) fn too_large(name: &str, len: usize, limits: &Limits) -> Error {
     .with_data(ErrorData::Limit {
         setting: "limits.document_bytes".into(),
         limit: limits.document_bytes,
-    });
-    err.location = Some(Location {
+    })
+    .at_location(Location {
         file: name.to_string(),
         line: 1,
         column: 1,
-    });
-    err
+    })
 }
 
 /// Reads all of `reader` (named `name` in errors), refusing more than
@@ -49,7 +48,7 @@ fn read_bounded_into(
     reader
         .take(cap)
         .read_to_end(&mut bytes)
-        .map_err(|e| Error::io("read", Path::new(name), &e))?;
+        .map_err(|e| Error::io("read", Path::new(name), e))?;
     if bytes.len() > limits.document_bytes {
         return Err(too_large(name, bytes.len(), limits));
     }
@@ -59,10 +58,10 @@ fn read_bounded_into(
 /// Reads the file at `path` (named `name` in errors), refusing one larger than
 /// `limits.document_bytes` before reading it.
 pub fn read_file(path: &Path, name: &str, limits: &Limits) -> Result<Vec<u8>, Error> {
-    let file = std::fs::File::open(path).map_err(|e| Error::io("read", Path::new(name), &e))?;
+    let file = std::fs::File::open(path).map_err(|e| Error::io("read", Path::new(name), e))?;
     let len = file
         .metadata()
-        .map_err(|e| Error::io("read", Path::new(name), &e))?
+        .map_err(|e| Error::io("read", Path::new(name), e))?
         .len();
     if len > limits.document_bytes as u64 {
         return Err(too_large(

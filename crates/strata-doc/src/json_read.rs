@@ -89,7 +89,7 @@ struct Refused(RefCell<Option<(Error, Vec<PathSeg>)>>);
 impl Refused {
     /// Keeps the builder's `error` and stops the read.
     fn keep<E: serde::de::Error>(&self, error: Error) -> E {
-        let message = error.message.clone();
+        let message = error.message().to_string();
         *self.0.borrow_mut() = Some((error, Vec::new()));
         E::custom(message)
     }

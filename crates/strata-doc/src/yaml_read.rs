@@ -13,7 +13,7 @@
 use serde_json::{Number, Value};
 use strata_core::{Error, FieldPath, PathSeg};
 use yaml_rust2::parser::{Event, Parser, Tag};
-use yaml_rust2::scanner::{Marker, TScalarStyle};
+use yaml_rust2::scanner::{Marker, ScanError, TScalarStyle};
 
 use crate::bounded::{Budget, Stop};
 use crate::build::Build;
@@ -26,6 +26,8 @@ use crate::locate::Start;
 pub(crate) enum YamlFail {
     /// Not YAML, or YAML a JSON value cannot stand for.
     Syntax(String, (usize, usize)),
+    /// Not YAML: the scanner's error (its message and position are those of a `Syntax`).
+    Scan(ScanError),
     /// Stopped by the budget or a value rule.
     Stop(Stop, (usize, usize)),
     /// Refused by the builder.
@@ -169,7 +171,8 @@ impl<'t> Offsets<'t> {
     }
 }
 
-fn at(mark: &Marker) -> (usize, usize) {
+/// The line and the 1-based column of `mark`.
+pub(crate) fn at(mark: &Marker) -> (usize, usize) {
     (mark.line(), mark.col() + 1)
 }
 
@@ -177,9 +180,7 @@ impl<B: Build> Reader<'_, '_, B> {
     fn read(mut self, text: &str) -> Result<B::Node, YamlFail> {
         let mut parser = Parser::new_from_str(text);
         loop {
-            let (event, mark) = parser
-                .next_token()
-                .map_err(|e| YamlFail::Syntax(e.info().to_string(), at(e.marker())))?;
+            let (event, mark) = parser.next_token().map_err(YamlFail::Scan)?;
             self.events += 1;
             match event {
                 Event::StreamEnd => break,

@@ -19,9 +19,9 @@ fn aliases_that_expand_past_the_node_limit_are_refused() {
     // 1 root + a (1 + 9) + b (1 + 4 × 10) = 52 nodes.
     assert!(parse(text, 52).is_ok());
     let e = parse(text, 51).unwrap_err();
-    assert_eq!(e.message, "document expands to more than 51 nodes");
+    assert_eq!(e.message(), "document expands to more than 51 nodes");
     assert_eq!(
-        e.hint.as_deref(),
+        e.hint(),
         Some("YAML aliases may repeat large parts of a document; reduce them")
     );
 }
@@ -34,12 +34,12 @@ fn aliases_of_aliases_stop_at_the_repetition_limit_before_the_node_limit() {
         text.push_str(&format!("{cur}: &{cur} [{refs}]\n"));
     }
     let e = parse(&text, 1_000_000).unwrap_err();
-    assert_eq!(e.kind, strata_core::ErrorKind::Limit);
+    assert_eq!(e.kind(), strata_core::ErrorKind::Limit);
     assert_eq!(
-        e.message,
+        e.message(),
         "YAML aliases repeat the document more than 100 times over"
     );
-    let at = e.location.clone().expect("located");
+    let at = e.location().expect("located");
     assert_eq!(
         (at.line, at.column),
         (5, 32),

@@ -46,10 +46,10 @@ fn a_link_leading_out_is_forbidden_and_one_inside_is_resolved() {
     let real = confine(&dir.join("in.yaml"), &dir, "tools/in.yaml", "`tools/`").unwrap();
     assert_eq!(real, dir.join("real.yaml").canonicalize().unwrap());
     let e = confine(&dir.join("out.yaml"), &dir, "tools/out.yaml", "`tools/`").unwrap_err();
-    assert_eq!(e.kind, ErrorKind::Forbidden);
+    assert_eq!(e.kind(), ErrorKind::Forbidden);
     let target = d.path().join("secret.yaml").canonicalize().unwrap();
     assert_eq!(
-        e.message,
+        e.message(),
         format!(
             "`tools/out.yaml` leads outside `tools/` (to `{}`)",
             target.display()
@@ -78,10 +78,10 @@ fn confining_under_a_resolved_directory_follows_links_below_it_and_only_those() 
     assert_eq!(inside.unwrap(), real_dir.join("sub/plain.yaml"));
     let out = strata_doc::confine_in(&dir.join("sub/out.yaml"), &dir, &real_dir, "o", "`tools/`");
     let e = out.unwrap_err();
-    assert_eq!(e.kind, ErrorKind::Forbidden);
+    assert_eq!(e.kind(), ErrorKind::Forbidden);
     let target = d.path().join("secret.yaml").canonicalize().unwrap();
     assert_eq!(
-        e.message,
+        e.message(),
         format!("`o` leads outside `tools/` (to `{}`)", target.display())
     );
     let up = strata_doc::confine_in(
@@ -91,5 +91,5 @@ fn confining_under_a_resolved_directory_follows_links_below_it_and_only_those() 
         "u",
         "d",
     );
-    assert_eq!(up.unwrap_err().kind, ErrorKind::Forbidden);
+    assert_eq!(up.unwrap_err().kind(), ErrorKind::Forbidden);
 }

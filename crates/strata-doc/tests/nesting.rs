@@ -52,7 +52,7 @@ fn the_error_points_at_the_bracket_past_the_limit() {
         &Limits::default(),
     )
     .unwrap_err();
-    let loc = e.location.clone().unwrap();
+    let loc = e.location().unwrap();
     assert_eq!(
         (loc.file.as_str(), loc.line, loc.column),
         ("d.yaml", 2, 132)

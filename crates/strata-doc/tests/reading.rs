@@ -32,13 +32,13 @@ fn aliases_of_large_scalars_stop_at_the_byte_limit() {
     // 100 KiB, then 10 aliases of it: 1.1 MiB once expanded, from a 100 KiB file.
     let text = format!("base: &b \"{scalar}\"\nargs: [{}]\n", ["*b"; 10].join(", "));
     let e = parse_with(&text, Format::Yaml, &limits).unwrap_err();
-    assert_eq!(e.kind, ErrorKind::Limit);
-    assert_eq!(e.message, "document expands to more than 1048576 bytes");
+    assert_eq!(e.kind(), ErrorKind::Limit);
+    assert_eq!(e.message(), "document expands to more than 1048576 bytes");
     assert_eq!(
-        e.hint.as_deref(),
+        e.hint(),
         Some("YAML aliases may repeat large parts of a document; reduce them")
     );
-    assert_eq!(e.location.as_ref().map(|l| l.file.as_str()), Some("d.yaml"));
+    assert_eq!(e.location().map(|l| l.file.as_str()), Some("d.yaml"));
     // Keys count too, and nine aliases fit.
     let text = format!("base: &b \"{scalar}\"\nargs: [{}]\n", ["*b"; 9].join(", "));
     let doc = parse_with(&text, Format::Yaml, &limits).unwrap();
@@ -53,7 +53,7 @@ fn two_thousand_aliases_of_a_megabyte_are_refused_in_bounded_memory() {
         vec!["*b"; 2000].join(", ")
     );
     let e = parse(&text).unwrap_err();
-    assert_eq!(e.message, "document expands to more than 67108864 bytes");
+    assert_eq!(e.message(), "document expands to more than 67108864 bytes");
 }
 
 #[test]
@@ -65,12 +65,12 @@ fn files_larger_than_the_document_limit_are_refused_before_parsing() {
     let text = format!("a: \"{}\"\n", "x".repeat(1000));
     for format in [Format::Yaml, Format::Json] {
         let e = parse_with(&text, format, &limits).unwrap_err();
-        assert_eq!(e.kind, ErrorKind::Limit);
+        assert_eq!(e.kind(), ErrorKind::Limit);
         assert_eq!(
-            e.message,
+            e.message(),
             "document of 1006 bytes exceeds the limit of 1000 bytes"
         );
-        assert_eq!(e.location, at(1, 1));
+        assert_eq!(e.location().cloned(), at(1, 1));
     }
 }
 
@@ -83,17 +83,21 @@ fn numbers_json_cannot_hold_are_errors_not_null() {
         ("t: [1, .NaN]\n", ".NaN", 8),
     ] {
         let e = parse(text).unwrap_err();
-        assert_eq!(e.kind, ErrorKind::Invalid, "{text}");
+        assert_eq!(e.kind(), ErrorKind::Invalid, "{text}");
         assert_eq!(
-            e.message,
+            e.message(),
             format!("`{shown}` is not a finite number"),
             "{text}"
         );
         assert_eq!(
-            e.hint.as_deref(),
+            e.hint(),
             Some("numbers must be finite (JSON has no NaN or infinity); quote it to mean text")
         );
-        assert_eq!(e.location, at(text.lines().count(), column), "{text}");
+        assert_eq!(
+            e.location().cloned(),
+            at(text.lines().count(), column),
+            "{text}"
+        );
     }
     assert_eq!(parse("t: '.nan'\n").unwrap().value, json!({"t": ".nan"}));
     assert_eq!(parse("t: 1e300\n").unwrap().value, json!({"t": 1e300}));
@@ -108,22 +112,22 @@ fn numbers_json_cannot_hold_are_errors_not_null() {
     // Out of a float's range: text to YAML, an error to JSON.
     assert_eq!(parse("t: 1e400\n").unwrap().value, json!({"t": "1e400"}));
     let e = parse_with("{\"t\": 1e400}", Format::Json, &Limits::default()).unwrap_err();
-    assert_eq!(e.message, "JSON syntax error: number out of range");
+    assert_eq!(e.message(), "JSON syntax error: number out of range");
 }
 
 #[test]
 fn duplicate_keys_are_errors_not_last_wins() {
     let e = parse("a: 1\nb: 2\na: 3\n").unwrap_err();
-    assert_eq!(e.kind, ErrorKind::Invalid);
-    assert_eq!(e.message, "duplicate key `a`");
-    assert_eq!(e.hint.as_deref(), Some("each key may appear once in a map"));
-    assert_eq!(e.location, at(3, 1));
+    assert_eq!(e.kind(), ErrorKind::Invalid);
+    assert_eq!(e.message(), "duplicate key `a`");
+    assert_eq!(e.hint(), Some("each key may appear once in a map"));
+    assert_eq!(e.location().cloned(), at(3, 1));
     let e = parse("x:\n  y: {k: 1, k: 2}\n").unwrap_err();
-    assert_eq!(e.message, "duplicate key `k`");
-    assert_eq!(e.location, at(2, 13));
+    assert_eq!(e.message(), "duplicate key `k`");
+    assert_eq!(e.location().cloned(), at(2, 13));
     let e = parse_with("{\"a\": 1, \"a\": 2}", Format::Json, &Limits::default()).unwrap_err();
-    assert_eq!(e.message, "duplicate key `a`");
-    assert_eq!(e.location, at(1, 12));
+    assert_eq!(e.message(), "duplicate key `a`");
+    assert_eq!(e.location().cloned(), at(1, 12));
     // The same key in different maps is fine.
     assert!(parse("a: {k: 1}\nb: {k: 2}\n").is_ok());
 }
@@ -132,13 +136,16 @@ fn duplicate_keys_are_errors_not_last_wins() {
 fn a_byte_order_mark_is_a_clear_error() {
     for format in [Format::Yaml, Format::Json] {
         let e = parse_with("\u{feff}{\"a\": 1}\n", format, &Limits::default()).unwrap_err();
-        assert_eq!(e.kind, ErrorKind::Syntax);
-        assert_eq!(e.message, "the file starts with a byte-order mark (U+FEFF)");
+        assert_eq!(e.kind(), ErrorKind::Syntax);
         assert_eq!(
-            e.hint.as_deref(),
+            e.message(),
+            "the file starts with a byte-order mark (U+FEFF)"
+        );
+        assert_eq!(
+            e.hint(),
             Some("save the file as UTF-8 without a byte-order mark")
         );
-        assert_eq!(e.location, at(1, 1));
+        assert_eq!(e.location().cloned(), at(1, 1));
     }
 }
 

@@ -133,9 +133,9 @@ pub fn child_env(
     if let Some(prefix) = params_prefix {
         let mut from_params: BTreeMap<String, &str> = BTreeMap::new();
         let fail = |message: String, hint: &str| {
-            let mut err = Error::new(Layer::REQUEST, ErrorKind::Invalid, message).with_hint(hint);
-            err.path = prefix_path.clone();
-            err
+            Error::new(Layer::REQUEST, ErrorKind::Invalid, message)
+                .with_hint(hint)
+                .with_path(prefix_path.clone())
         };
         for name in params.keys() {
             let var = param_env_name(prefix, name);

@@ -287,7 +287,7 @@ fn pidfd(pid: i32) -> Option<OwnedFd> {
 
 /// A spawn that failed in the operating system (no path is involved: pipes, signals, waits).
 fn spawn_error(what: &str, e: std::io::Error) -> Error {
-    Error::new(Layer::REQUEST, ErrorKind::Spawn, format!("{what}: {e}"))
+    Error::new(Layer::REQUEST, ErrorKind::Spawn, format!("{what}: {e}")).with_source(e)
 }
 
 /// Kills what is left of the group and reaps the members that became strata's children.
@@ -343,6 +343,7 @@ pub fn spawn(spec: &SpawnSpec) -> Result<RunResult, Error> {
             ErrorKind::Spawn,
             format!("cannot start `{program}`: {e}"),
         )
+        .with_source(e)
         .with_hint("check that the program exists, is executable and has a valid interpreter line")
     };
     let exec = Exec::new(
@@ -616,9 +617,9 @@ mod tests {
         s.program = script;
         s.argv = vec![authored("plain")];
         let e = spawn(&s).unwrap_err();
-        assert_eq!(e.kind, ErrorKind::Spawn);
+        assert_eq!(e.kind(), ErrorKind::Spawn);
         assert_eq!(
-            e.message,
+            e.message(),
             "cannot start `plain`: Exec format error (os error 8)"
         );
     }

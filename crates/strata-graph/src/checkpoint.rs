@@ -96,17 +96,19 @@ impl Checkpoint {
     /// and column; one of another format version a `run_state` error about its `version`.
     pub fn from_json(bytes: &[u8], name: &str) -> Result<Checkpoint, Error> {
         let cp: Checkpoint = serde_json::from_slice(bytes).map_err(|e| {
+            let (line, column) = (e.line(), e.column());
             let error = Error::new(
                 Layer::REQUEST,
                 ErrorKind::Syntax,
                 format!("`{name}` is not a valid checkpoint: {e}"),
-            );
-            match e.line() {
+            )
+            .with_source(e);
+            match line {
                 0 => error,
                 line => error.at_location(Location {
                     file: name.to_string(),
                     line,
-                    column: e.column().max(1),
+                    column: column.max(1),
                 }),
             }
         })?;
@@ -162,6 +164,7 @@ impl Checkpoints for RunDir {
                 ErrorKind::Io,
                 format!("cannot encode checkpoint: {e}"),
             )
+            .with_source(e)
         })?;
         self.write_checkpoint(&bytes)
     }

@@ -15,9 +15,9 @@ pub const GRAPH: Layer = Layer::new("graph");
 /// (`… (prompts/main/t.j2:3:7)`). The layer and field path are left out (the line names
 /// the step and the node); both stay in the error and its JSON form.
 pub fn error_line(error: &Error) -> String {
-    match &error.location {
-        Some(l) => format!("{} ({}:{}:{})", error.message, l.file, l.line, l.column),
-        None => error.message.clone(),
+    match error.location() {
+        Some(l) => format!("{} ({}:{}:{})", error.message(), l.file, l.line, l.column),
+        None => error.message().to_string(),
     }
 }
 
@@ -56,17 +56,17 @@ pub(crate) fn error_from_json(value: &Value) -> Option<Error> {
         .and_then(Value::as_str)
         .and_then(field_path)
     {
-        error.path = path;
+        error = error.with_path(path);
     }
     if let Some([Some(start), Some(end)]) = value
         .get("span")
         .and_then(Value::as_array)
         .map(|s| [s.first(), s.get(1)].map(|n| n.and_then(Value::as_u64)))
     {
-        error.span = Some(Span::new(start as usize, end as usize));
+        error = error.with_span(Span::new(start as usize, end as usize));
     }
     if let Some(hint) = value.get("hint").and_then(Value::as_str) {
-        error.hint = Some(hint.to_string());
+        error = error.with_hint(hint.to_string());
     }
     let at = |k: &str| value.get(k).and_then(Value::as_u64).map(|n| n as usize);
     if let (Some(file), Some(line), Some(column)) = (
@@ -74,7 +74,7 @@ pub(crate) fn error_from_json(value: &Value) -> Option<Error> {
         at("line"),
         at("column"),
     ) {
-        error.location = Some(Location {
+        error = error.at_location(Location {
             file: file.to_string(),
             line,
             column,

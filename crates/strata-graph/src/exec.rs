@@ -131,11 +131,12 @@ impl Exec<'_> {
             context: root,
             ..Scope::default()
         };
-        let out = template.render(&scope, &self.options).map_err(|mut e| {
-            let path = e.path.under(at);
-            e.message = format!("{} (at {path})", e.message);
-            e.path = path;
-            Failure::from(e)
+        let out = template.render(&scope, &self.options).map_err(|e| {
+            let path = e.path().under(at);
+            Failure::from(
+                e.map_message(|m| format!("{m} (at {path})"))
+                    .with_path(path),
+            )
         })?;
         warnings.extend(out.warnings.into_iter().map(|mut w| {
             w.path = w.path.under(at);
@@ -163,8 +164,8 @@ impl Exec<'_> {
                 let run = self
                     .tools
                     .run(&a.tool, &params, &CallOptions::default())
-                    .map_err(|mut e| {
-                        e.message = format!("tool `{}`: {}", a.tool, e.message);
+                    .map_err(|e| {
+                        let e = e.map_message(|m| format!("tool `{}`: {m}", a.tool));
                         Failure::from(e).at(&tool_at)
                     })?;
                 let record = StepRecord::from_run(&node.id, &a.tool, &run);
@@ -286,13 +287,14 @@ pub(crate) fn choose(
                 Ok(true) => Why::When(w.source()),
                 Ok(false) => continue,
                 Err(_) if lenient => continue,
-                Err(mut e) => {
-                    e.message = format!(
-                        "condition `{}` of the edge to `{}` failed: {}",
-                        w.source(),
-                        edge.target,
-                        e.message
-                    );
+                Err(e) => {
+                    let e = e.map_message(|m| {
+                        format!(
+                            "condition `{}` of the edge to `{}` failed: {m}",
+                            w.source(),
+                            edge.target,
+                        )
+                    });
                     let at = key(&index(&key(&node.path, "next"), i), "when");
                     return Err(Failure::from(e).at(&at));
                 }

@@ -49,29 +49,27 @@ impl Reader<'_> {
     }
 
     /// Attaches file, line and column to an error whose path is set.
-    pub fn locate(&self, mut err: Error) -> Error {
-        if err.location.is_some() {
+    pub fn locate(&self, err: Error) -> Error {
+        if err.location().is_some() {
             return err;
         }
-        if err.path.is_root() && err.span.is_none() {
-            err.location = Some(strata_core::Location {
+        if err.path().is_root() && err.span().is_none() {
+            return err.at_location(strata_core::Location {
                 file: self.doc.name.clone(),
                 line: 1,
                 column: 1,
             });
-            return err;
         }
         // A field that is not in the text (a default) is located at its parent.
-        let mut probe = err.path.clone();
+        let mut probe = err.path().clone();
         while !probe.is_root() && probe.lookup(&self.doc.value).is_none() {
             probe.0.pop();
         }
-        if probe != err.path {
-            let mut located = self
+        if &probe != err.path() {
+            let located = self
                 .doc
-                .locate_error(Error::new(err.layer, ErrorKind::Request, "").at_path(&probe));
-            err.location = located.location.take();
-            return err;
+                .locate_error(Error::new(err.layer(), ErrorKind::Request, "").at_path(&probe));
+            return err.at_location(located.location().cloned());
         }
         self.doc.locate_error(err)
     }
@@ -83,7 +81,7 @@ impl Reader<'_> {
             .with_hint(hint)
             .at_path(path);
         if let Some((line, column)) = self.key_position(path) {
-            err.location = Some(strata_core::Location {
+            err = err.at_location(strata_core::Location {
                 file: self.doc.name.clone(),
                 line,
                 column,
@@ -196,9 +194,7 @@ impl Reader<'_> {
 
     /// Compiles `value` (found at `path`) as a layer-C template.
     pub fn template(&self, value: &Value, path: &FieldPath) -> Result<Template, Error> {
-        Template::compile(value, &Chain::of(&[Layer::CONTEXT]), self.limits).map_err(|mut e| {
-            e.path = e.path.under(path);
-            self.locate(e)
-        })
+        Template::compile(value, &Chain::of(&[Layer::CONTEXT]), self.limits)
+            .map_err(|e| self.locate(e.map_path(|p| p.under(path))))
     }
 }

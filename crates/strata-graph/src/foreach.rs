@@ -77,7 +77,7 @@ pub fn collect(outcomes: Vec<Option<Result<Value, Failure>>>) -> Result<Value, F
             None => {}
             Some(Ok(v)) => outputs.push(v),
             Some(Err(mut e)) => {
-                e.error.message = format!("element {i}: {}", e.error.message);
+                e.error = e.error.map_message(|m| format!("element {i}: {m}"));
                 return Err(e);
             }
         }

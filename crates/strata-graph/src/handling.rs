@@ -134,9 +134,8 @@ fn limit_error(max_steps: u64, node: &str) -> Error {
 
 /// The failure of the run that node `node` ended with `error`: the same error, its message
 /// naming the node (`node `fetch`: tool `t` exited with code 3`).
-fn node_failure(node: &str, mut error: Error) -> Error {
-    error.message = format!("node `{node}`: {}", error.message);
-    error
+fn node_failure(node: &str, error: Error) -> Error {
+    error.map_message(|m| format!("node `{node}`: {m}"))
 }
 
 /// What `${error…}` reads (and the `error` and `limit` hooks see): the error's JSON form

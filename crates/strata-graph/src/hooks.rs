@@ -75,10 +75,14 @@ impl HookSource for Reader<'_> {
     }
 
     fn locate_key(&self, err: Error) -> Error {
-        let mut located = self.err_at_key(&err.path, err.message.clone(), "");
-        located.kind = err.kind;
-        located.hint = err.hint.clone();
-        located
+        let located = self
+            .err_at_key(err.path(), err.message(), "")
+            .with_kind(err.kind())
+            .without_hint();
+        match err.hint() {
+            Some(hint) => located.with_hint(hint),
+            None => located,
+        }
     }
 }
 

@@ -97,8 +97,8 @@ impl Graph {
         if errors.is_empty() {
             errors.push(r.err(&FieldPath::root(), "the graph does not load"));
         }
-        errors.sort_by_key(|e| e.location.as_ref().map(|l| (l.line, l.column)));
-        errors.dedup_by(|a, b| a.message == b.message && a.location == b.location);
+        errors.sort_by_key(|e| e.location().map(|l| (l.line, l.column)));
+        errors.dedup_by(|a, b| a.message() == b.message() && a.location() == b.location());
         Err(errors)
     }
 
@@ -141,9 +141,9 @@ impl Graph {
         let parameters = top.get("parameters").cloned();
         if let Some(schema) = &parameters {
             if let Err(e) = strata_tools::check_schema(schema) {
-                let mut err = Error::new(Layer::REQUEST, ErrorKind::Invalid, e.message)
-                    .with_hint("parameters use the JSON Schema subset of tools (docs/tools.md)");
-                err.path = e.path.under(&key(&root, "parameters"));
+                let err = Error::new(Layer::REQUEST, ErrorKind::Invalid, e.message)
+                    .with_hint("parameters use the JSON Schema subset of tools (docs/tools.md)")
+                    .with_path(e.path.under(&key(&root, "parameters")));
                 errors.push(r.locate(err));
             }
         }

@@ -74,7 +74,7 @@ pub fn summary(run_id: String, dir: &RunDir) -> RunSummary {
         },
         Err(e) => RunSummary {
             run_id,
-            graph: Err(e.message.clone()),
+            graph: Err(e.message().to_string()),
             status: None,
             steps: 0,
             node: None,

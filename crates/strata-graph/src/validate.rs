@@ -270,10 +270,10 @@ fn check_ref(
     what: &str,
 ) -> Result<(), Error> {
     let fail = |message: String, hint: String| {
-        let mut e = Error::new(Layer::CONTEXT, ErrorKind::UnknownName, message)
+        let e = Error::new(Layer::CONTEXT, ErrorKind::UnknownName, message)
             .with_hint(hint)
-            .at_path(&reference.field);
-        e.span = reference.span;
+            .at_path(&reference.field)
+            .with_span(reference.span);
         r.locate(e)
     };
     let Some(Seg::Key(ns)) = reference.path.segs.first() else {

@@ -176,16 +176,16 @@ fn finished_runs_and_changed_graphs_do_not_resume() {
     let e = walker
         .resume(dir.load().unwrap(), &mut Recorder::default())
         .unwrap_err();
-    assert_eq!(e.message, "run `r` has already ended (completed)");
+    assert_eq!(e.message(), "run `r` has already ended (completed)");
     let changed = load(&GRAPH.replace("broken", "gone"), &tools).unwrap();
     let e = Walker::new(&changed, &tools, None, RenderOptions::default())
         .resume(dir.load().unwrap(), &mut Recorder::default())
         .unwrap_err();
-    assert_eq!(e.message, "`t.yaml` changed since run `r` started");
+    assert_eq!(e.message(), "`t.yaml` changed since run `r` started");
     let e = store.create("r").unwrap_err();
-    assert_eq!(e.message, "run `r` already exists");
+    assert_eq!(e.message(), "run `r` already exists");
     let e = store.open("../../etc/passwd").unwrap_err();
-    assert_eq!(e.message, "invalid run id `../../etc/passwd`");
+    assert_eq!(e.message(), "invalid run id `../../etc/passwd`");
 }
 
 #[test]

@@ -31,7 +31,7 @@ fn a_prompt_node_that_finds_no_template_fails_as_the_prompts_crate_does() {
     let prompts = prompts();
     // What `strata prompt render nothing` reports.
     let miss = prompts.render(&Call::key("nothing")).unwrap_err();
-    assert_eq!(miss.kind, ErrorKind::TemplateNotFound);
+    assert_eq!(miss.kind(), ErrorKind::TemplateNotFound);
     let mut rec = Recorder::default();
     let outcome = Walker::new(&graph, &tools, None, RenderOptions::default())
         .with_prompts(&prompts)
@@ -41,23 +41,26 @@ fn a_prompt_node_that_finds_no_template_fails_as_the_prompts_crate_does() {
     let LogEvent::Error { error, .. } = &rec.0[1] else {
         panic!("{:?}", rec.0[1]);
     };
-    assert_eq!(error.kind, ErrorKind::TemplateNotFound);
-    assert_eq!(error.layer, Layer::new("prompt"));
-    assert_eq!(error.message, miss.message);
+    assert_eq!(error.kind(), ErrorKind::TemplateNotFound);
+    assert_eq!(error.layer(), Layer::new("prompt"));
+    assert_eq!(error.message(), miss.message());
     assert_eq!(
-        error.message,
+        error.message(),
         "no template for key `nothing`: tried main/nothing, main/default, default"
     );
-    assert_eq!(error.hint, miss.hint);
-    assert_eq!(error.path.to_string(), "nodes.ask.key");
+    assert_eq!(error.hint(), miss.hint());
+    assert_eq!(error.path().to_string(), "nodes.ask.key");
     let failure = outcome.failure.unwrap();
-    assert_eq!(failure.kind, ErrorKind::TemplateNotFound);
-    assert_eq!(failure.message, format!("node `ask`: {}", miss.message));
+    assert_eq!(failure.kind(), ErrorKind::TemplateNotFound);
+    assert_eq!(failure.message(), format!("node `ask`: {}", miss.message()));
     assert_eq!(
         lines(&rec.0)[1..],
         [
-            format!("step 1 ask failed: {} (on_error: fail)", miss.message),
-            format!("run r1: failed after 1 step: node `ask`: {}", miss.message),
+            format!("step 1 ask failed: {} (on_error: fail)", miss.message()),
+            format!(
+                "run r1: failed after 1 step: node `ask`: {}",
+                miss.message()
+            ),
         ]
     );
 }
@@ -70,12 +73,12 @@ fn a_prompt_node_without_prompts_is_a_template_not_found_failure() {
         .start("r1", Map::new(), &mut Recorder::default())
         .unwrap();
     let failure = outcome.failure.unwrap();
-    assert_eq!(failure.kind, ErrorKind::TemplateNotFound);
+    assert_eq!(failure.kind(), ErrorKind::TemplateNotFound);
     assert_eq!(
-        failure.message,
+        failure.message(),
         "node `ask`: no prompt templates are loaded: the project needs a prompts/ directory"
     );
-    assert_eq!(failure.path.to_string(), "nodes.ask");
+    assert_eq!(failure.path().to_string(), "nodes.ask");
 }
 
 #[test]
@@ -106,9 +109,9 @@ nodes:
     let LogEvent::Error { error, .. } = &rec.0[3] else {
         panic!("{:?}", rec.0[3]);
     };
-    assert_eq!(error.kind, ErrorKind::Type);
-    assert_eq!(error.layer, Layer::CONTEXT);
-    assert!(error.path.to_string().starts_with("nodes.sum.assign"));
+    assert_eq!(error.kind(), ErrorKind::Type);
+    assert_eq!(error.layer(), Layer::CONTEXT);
+    assert!(error.path().to_string().starts_with("nodes.sum.assign"));
     assert_eq!(outcome.status, Status::Completed);
     // A run that fails ends with its failure as JSON in the `finished` event.
     let text = text.replace("on_error: continue", "on_error: fail");
@@ -169,7 +172,7 @@ fn failures_travel_as_json_and_come_back_whole() {
                "span": null, "result": null, "run": null})
     );
     assert_eq!(Failure::from_json(&f.to_json()), Some(f.clone()));
-    assert_eq!(f.error.layer, GRAPH);
+    assert_eq!(f.error.layer(), GRAPH);
     assert_eq!(error_line(&f.error), "too big");
     assert_eq!(Failure::from_json(&json!({"message": "no kind"})), None);
 }
@@ -177,14 +180,14 @@ fn failures_travel_as_json_and_come_back_whole() {
 #[test]
 fn checkpoint_errors_say_where() {
     let e = Checkpoint::from_json(b"{\n  \"version\": 1,\n  oops\n}", "walk.json").unwrap_err();
-    assert_eq!(e.kind, ErrorKind::Syntax);
-    let loc = e.location.as_ref().unwrap();
+    assert_eq!(e.kind(), ErrorKind::Syntax);
+    let loc = e.location().unwrap();
     assert_eq!(
         (loc.file.as_str(), loc.line, loc.column),
         ("walk.json", 3, 3)
     );
     assert!(e
-        .message
+        .message()
         .starts_with("`walk.json` is not a valid checkpoint: "));
     let mut cp = Walker::new(
         &load(PROMPT_GRAPH, &Fake::default()).unwrap(),
@@ -196,10 +199,10 @@ fn checkpoint_errors_say_where() {
     .to_json();
     cp["version"] = json!(9);
     let e = Checkpoint::from_json(cp.to_string().as_bytes(), "walk.json").unwrap_err();
-    assert_eq!(e.kind, ErrorKind::RunState);
+    assert_eq!(e.kind(), ErrorKind::RunState);
     assert_eq!(
-        e.message,
+        e.message(),
         "checkpoint version 9 is not supported (expected 1)"
     );
-    assert_eq!(e.path.to_string(), "version");
+    assert_eq!(e.path().to_string(), "version");
 }

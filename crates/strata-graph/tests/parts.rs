@@ -206,11 +206,14 @@ fn only_a_foreach_runs_in_parts() {
     let walker = Walker::new(&graph, &tools, None, RenderOptions::default());
     let cp = walker.begin("x", Map::new(), 0, &mut Recorder::default());
     let e = walker.foreach_items(&cp, &mut Vec::new()).unwrap_err();
-    assert_eq!(e.message, "the checkpoint's next node `a` is not a foreach");
+    assert_eq!(
+        e.message(),
+        "the checkpoint's next node `a` is not a foreach"
+    );
     assert_eq!(
         Checkpoint::from_json(b"{\"version\": 9}", "walk.json")
             .unwrap_err()
-            .message
+            .message()
             .split(':')
             .next(),
         Some("`walk.json` is not a valid checkpoint")
@@ -261,7 +264,7 @@ fn a_graph_walked_whole_and_one_step_per_call_goes_through_the_same_states() {
     assert_eq!(parts.progress.result, None);
     assert_eq!(outcome.result, Value::Null);
     let failure = outcome.failure.unwrap();
-    assert_eq!(failure.kind, ErrorKind::Limit);
+    assert_eq!(failure.kind(), ErrorKind::Limit);
     assert_eq!(
         parts.progress.failure,
         Some(strata_graph::error_line(&failure))
@@ -403,7 +406,7 @@ fn walk_in_parts_starts_no_element_after_a_failure_of_a_sequential_foreach() {
     assert_eq!(comparable(&cp), comparable(&all));
     assert_eq!(cp.progress.status, Status::Failed);
     assert_eq!(
-        failure.map(|e| e.message.clone()),
+        failure.map(|e| e.message().to_string()),
         Some("node `c`: element 0: tool `fail` exited with code 3".to_string())
     );
     assert_eq!(kept, vec![1, 2, 3]);
@@ -429,6 +432,6 @@ fn walk_in_parts_refuses_a_resumed_run_that_has_ended() {
     let e = local
         .walk_in_parts(cp, false, &local, &mut |_| Ok(()))
         .unwrap_err();
-    assert_eq!(e.kind, ErrorKind::RunState);
-    assert_eq!(e.message, "run `whole` has already ended (completed)");
+    assert_eq!(e.kind(), ErrorKind::RunState);
+    assert_eq!(e.message(), "run `whole` has already ended (completed)");
 }

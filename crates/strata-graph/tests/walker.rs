@@ -187,13 +187,13 @@ nodes:
     );
     assert_eq!(outcome.status, Status::Failed);
     let failure = outcome.failure.unwrap();
-    assert_eq!(failure.kind, ErrorKind::ToolFailed);
-    assert_eq!(failure.layer, GRAPH);
+    assert_eq!(failure.kind(), ErrorKind::ToolFailed);
+    assert_eq!(failure.layer(), GRAPH);
     assert_eq!(
-        failure.message,
+        failure.message(),
         "node `bad`: tool `fail` exited with code 3"
     );
-    assert_eq!(failure.path.to_string(), "nodes.bad.tool");
+    assert_eq!(failure.path().to_string(), "nodes.bad.tool");
     assert_eq!(
         failure.to_json(),
         json!({"kind": "tool_failed", "layer": "graph",
@@ -321,11 +321,14 @@ nodes:
     );
     assert_eq!(outcome.status, Status::Limited);
     let failure = outcome.failure.unwrap();
-    assert_eq!(failure.kind, ErrorKind::Limit);
-    assert_eq!(failure.message, "max_steps (3) reached before node `spin`");
-    assert_eq!(failure.path.to_string(), "max_steps");
+    assert_eq!(failure.kind(), ErrorKind::Limit);
     assert_eq!(
-        failure.hint.as_deref(),
+        failure.message(),
+        "max_steps (3) reached before node `spin`"
+    );
+    assert_eq!(failure.path().to_string(), "max_steps");
+    assert_eq!(
+        failure.hint(),
         Some("raise the graph's `max_steps`, or handle the limit with `on_error: <node>`")
     );
 

@@ -159,6 +159,7 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
                 format!("cannot read `{}`: {e}", root.display()),
                 "check the permissions of the RyeOS tree",
             )
+            .with_source(e)
         })?;
         files.sort_by(|a, b| a.rel.cmp(&b.rel));
         per_space.push(files);
@@ -290,6 +291,7 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
                     format!("cannot create `{}`: {e}", dir.display()),
                     "check the permissions of the target",
                 )
+                .with_source(e)
             })?;
         }
         std::fs::write(&path, bytes).map_err(|e| {
@@ -297,6 +299,7 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
                 format!("cannot write `{}`: {e}", path.display()),
                 "check the permissions of the target",
             )
+            .with_source(e)
         })
     };
     // `.ai/`: every project file, and the space items used, byte for byte.
@@ -433,6 +436,7 @@ fn space_root(dir: &Path, what: &str) -> Result<PathBuf, Error> {
             format!("cannot read `{}`: {e}", ai.display()),
             "check the path",
         )
+        .with_source(e)
     })
 }
 

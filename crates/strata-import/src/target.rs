@@ -35,12 +35,14 @@ pub(crate) fn take(target: &Path) -> Result<File, Error> {
             format!("cannot create `{}`: {e}", target.display()),
             "choose a directory you can write to",
         )
+        .with_source(e)
     })?;
     let dir = File::open(target).map_err(|e| {
         fail(
             format!("cannot open `{}`: {e}", target.display()),
             "choose a directory you can write to",
         )
+        .with_source(e)
     })?;
     // SAFETY: flock on the descriptor `dir` owns, for the call.
     if unsafe { libc::flock(dir.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
@@ -58,6 +60,7 @@ pub(crate) fn take(target: &Path) -> Result<File, Error> {
                 format!("cannot lock `{}`: {e}", target.display()),
                 "choose a directory you can write to",
             )
+            .with_source(e)
         });
     }
     check_empty(target)?;
@@ -74,6 +77,7 @@ fn check_empty(target: &Path) -> Result<(), Error> {
                     format!("cannot read `{}`: {e}", target.display()),
                     "check the path",
                 )
+                .with_source(e)
             })?;
             match entries.next() {
                 None => Ok(()),
@@ -123,7 +127,7 @@ mod tests {
         let held = take(&target).unwrap();
         let e = take(&target).unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             format!(
                 "another `strata import` is writing into {}",
                 target.display()
@@ -132,6 +136,6 @@ mod tests {
         drop(held);
         std::fs::write(target.join("x"), "").unwrap();
         let e = take(&target).unwrap_err();
-        assert_eq!(e.message, format!("{} is not empty", target.display()));
+        assert_eq!(e.message(), format!("{} is not empty", target.display()));
     }
 }

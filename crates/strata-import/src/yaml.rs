@@ -43,12 +43,12 @@ pub(crate) fn refuse_unreadable(out: FileImport, why: &str) -> FileImport {
 /// The reason of a refused read: the reader's message, its position in the file and its
 /// hint.
 fn reason(error: &Error, first_line: usize) -> String {
-    let mut reason = error.message.clone();
-    if let Some(at) = &error.location {
+    let mut reason = error.message().to_string();
+    if let Some(at) = error.location() {
         let line = at.line + first_line.saturating_sub(1);
         let _ = write!(reason, " at line {line} column {}", at.column);
     }
-    if let Some(hint) = &error.hint {
+    if let Some(hint) = error.hint() {
         let _ = write!(reason, " ({hint})");
     }
     reason

@@ -489,7 +489,7 @@ pub fn to_error(
         )
         .with_limit(OUTPUT_SETTING, limit, "if this is intended,");
         if let (Some(file), Some(line)) = (file, err.line()) {
-            out.location = Some(Location {
+            out = out.at_location(Location {
                 file: file.to_string(),
                 line: line + line_offset,
                 column: 1,
@@ -529,7 +529,7 @@ pub fn to_error(
         .unwrap_or_else(|| err.kind().to_string());
     let mut out = Error::new(layer, kind, message).with_hint(hint);
     if let (Some(file), Some(line)) = (file, err.line()) {
-        out.location = Some(Location {
+        out = out.at_location(Location {
             file: file.to_string(),
             line: line + line_offset,
             column: 1,
@@ -645,7 +645,7 @@ mod tests {
             .render_str("{{ x }}", minijinja::value::Serde(json!({})))
             .unwrap_err();
         assert_eq!(
-            to_error(&err, Layer::new("prompt"), None, 0).kind,
+            to_error(&err, Layer::new("prompt"), None, 0).kind(),
             ErrorKind::Undefined
         );
     }
@@ -666,7 +666,7 @@ mod tests {
             )
             .unwrap_err();
         let e = to_error(&err, Layer::new("prompt"), Some("prompts/t.j2"), 0);
-        assert_eq!(e.kind, ErrorKind::Limit);
+        assert_eq!(e.kind(), ErrorKind::Limit);
     }
 
     /// Renders `src` through [`render_value`] with an output limit of `output` bytes.
@@ -705,10 +705,10 @@ mod tests {
             "{% set x %}{% for i in range(10) %}{{ 'x' }}{% endfor %}{% endset %}",
         ] {
             let e = bounded(src, 9).unwrap_err();
-            assert_eq!(e.kind, ErrorKind::Limit, "{src}: {}", e.message);
-            assert_eq!(e.message, "rendered text exceeds 9 bytes", "{src}");
+            assert_eq!(e.kind(), ErrorKind::Limit, "{src}: {}", e.message());
+            assert_eq!(e.message(), "rendered text exceeds 9 bytes", "{src}");
             assert_eq!(
-                e.hint.as_deref(),
+                e.hint(),
                 Some("if this is intended, raise `limits.output_bytes_per_string` in strata.yaml (or STRATA_LIMITS_OUTPUT_BYTES_PER_STRING)"),
                 "{src}"
             );
@@ -722,9 +722,9 @@ mod tests {
     #[test]
     fn gathering_filters_refuse_more_items_than_the_fuel() {
         let e = bounded("{{ ((range(10000)|list) * 1000)|join }}", usize::MAX).unwrap_err();
-        assert_eq!(e.kind, ErrorKind::Limit);
+        assert_eq!(e.kind(), ErrorKind::Limit);
         assert_eq!(
-            e.message,
+            e.message(),
             "engine ran out of fuel: `join` of more than 500000 items"
         );
         assert_eq!(
@@ -742,10 +742,10 @@ mod tests {
         let mut env = environment(Undefined::Warn, JinjaLimits::default());
         let err = env.add_template("t", "line one\n{% if %}").unwrap_err();
         let e = to_error(&err, Layer::new("prompt"), Some("prompts/main/t.j2"), 0);
-        assert_eq!(e.kind, ErrorKind::Syntax);
+        assert_eq!(e.kind(), ErrorKind::Syntax);
         assert_eq!(
-            e.location,
-            Some(Location {
+            e.location(),
+            Some(&Location {
                 file: "prompts/main/t.j2".into(),
                 line: 2,
                 column: 1

@@ -84,7 +84,7 @@ pub fn render_text(
         stats.lines += 1;
         let at = stats.lines;
         let located = |e: Error| {
-            let column = e.span.map_or(1, |s| column_of(&line, s.start));
+            let column = e.span().map_or(1, |s| column_of(&line, s.start));
             TextError::Render(locate(e, name, at, column))
         };
         if !fits {
@@ -147,14 +147,12 @@ pub fn render_text(
 
 /// `error` located at `line` and `column` of `name` (which take the place of its span: the
 /// string it was about is the line).
-fn locate(mut error: Error, name: &str, line: usize, column: usize) -> Error {
-    error.span = None;
-    error.location = Some(Location {
+fn locate(error: Error, name: &str, line: usize, column: usize) -> Error {
+    error.with_span(None).at_location(Location {
         file: name.to_string(),
         line,
         column,
-    });
-    error
+    })
 }
 
 /// The 1-based column, in characters, of byte `at` of `line`.
@@ -323,8 +321,8 @@ mod tests {
         )
         .map_err(|e| match e {
             TextError::Render(e) => {
-                let l = e.location.clone().unwrap();
-                format!("{}:{}:{}: {}", l.file, l.line, l.column, e.message)
+                let l = e.location().unwrap();
+                format!("{}:{}:{}: {}", l.file, l.line, l.column, e.message())
             }
             TextError::Io(e) => e.to_string(),
         });
@@ -439,8 +437,8 @@ mod tests {
         let TextError::Render(e) = e else {
             panic!("{e:?}")
         };
-        assert_eq!(e.kind, ErrorKind::Limit);
-        assert_eq!(e.location.as_ref().unwrap().line, 2);
+        assert_eq!(e.kind(), ErrorKind::Limit);
+        assert_eq!(e.location().unwrap().line, 2);
     }
 
     #[test]

@@ -135,7 +135,8 @@ fn missing_paths_in_expressions_warn_and_render_empty() {
 fn when_conditions_use_the_same_language() {
     let root = json!({"state": {"count": 2, "status": "ok"}, "result": {"exit_code": 0}});
     let t = |s: &str| {
-        eval_bool(&parse_expr(s, 0).unwrap(), &root).map_err(|e| (e.kind.name(), e.message.clone()))
+        eval_bool(&parse_expr(s, 0).unwrap(), &root)
+            .map_err(|e| (e.kind().name(), e.message().to_string()))
     };
     assert_eq!(t("state.count > 0"), Ok(true));
     assert_eq!(t("state.status == 'ok' && result.exit_code == 0"), Ok(true));
@@ -160,7 +161,7 @@ fn when_conditions_use_the_same_language() {
         Ok(json!(20))
     );
     assert_eq!(
-        parse_expr("'1' + 2", 0).unwrap_err().message,
+        parse_expr("'1' + 2", 0).unwrap_err().message(),
         "`+` cannot combine a string and a number"
     );
 }

@@ -79,7 +79,7 @@ fn json_renders_and_fails_as_reading_then_compiling_does() {
         let read = read_as(text, Format::Json, &Limits::default()).expect_err("refused");
         let whole = compiled_as(text, Format::Json).expect_err("refused");
         assert_eq!(read.to_string(), whole.to_string(), "{text}");
-        assert!(read.location.is_some(), "{read}");
+        assert!(read.location().is_some(), "{read}");
     }
 }
 

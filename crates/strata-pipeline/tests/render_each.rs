@@ -130,7 +130,7 @@ fn an_error_of_the_receiver_stops_the_render() {
             Ok(())
         })
         .unwrap_err();
-    assert_eq!((err.kind, err.message.as_str()), (ErrorKind::Io, "full"));
+    assert_eq!((err.kind(), err.message()), (ErrorKind::Io, "full"));
     assert_eq!(seen, ["a", "b"]);
 }
 
@@ -146,7 +146,7 @@ fn a_render_error_stops_before_the_entry_that_fails() {
         })
         .unwrap_err();
     assert_eq!(
-        err.message,
+        err.message(),
         "required variable `GONE` is unset or empty: must be set"
     );
     assert_eq!(seen, ["a"]);

@@ -112,7 +112,8 @@ impl Checkpoint {
     /// Reads a plan checkpoint back.
     pub fn load(dir: &RunDir) -> Result<Checkpoint, Error> {
         let bytes = dir.read_checkpoint()?;
-        let v: Value = serde_json::from_slice(&bytes).map_err(|e| bad(dir, &e.to_string()))?;
+        let v: Value =
+            serde_json::from_slice(&bytes).map_err(|e| bad(dir, &e.to_string()).with_source(e))?;
         if v.get("kind").and_then(Value::as_str) != Some(KIND) {
             return Err(Error::new(
                 Layer::REQUEST,
@@ -221,11 +222,14 @@ impl Writer {
             Err(e) => Writer {
                 tx: None,
                 handle: None,
-                unstarted: Some(Error::new(
-                    Layer::REQUEST,
-                    ErrorKind::Io,
-                    format!("cannot start the checkpoint writer: {e}"),
-                )),
+                unstarted: Some(
+                    Error::new(
+                        Layer::REQUEST,
+                        ErrorKind::Io,
+                        format!("cannot start the checkpoint writer: {e}"),
+                    )
+                    .with_source(e),
+                ),
             },
         }
     }
@@ -284,6 +288,7 @@ pub fn load_plan(dir: &RunDir) -> Result<Value, Error> {
             ErrorKind::Io,
             format!("cannot read `{}`: {e}", path.display()),
         )
+        .with_source(e)
     })?;
     serde_json::from_slice(&bytes).map_err(|e| {
         Error::new(
@@ -291,6 +296,7 @@ pub fn load_plan(dir: &RunDir) -> Result<Value, Error> {
             ErrorKind::Syntax,
             format!("`{}` is not valid JSON: {e}", path.display()),
         )
+        .with_source(e)
     })
 }
 
@@ -335,7 +341,7 @@ mod tests {
         );
         dir.write_checkpoint(b"{\"version\": 1}").unwrap();
         assert_eq!(
-            Checkpoint::load(&dir).unwrap_err().message,
+            Checkpoint::load(&dir).unwrap_err().message(),
             "run `p1` is not a plan run"
         );
     }

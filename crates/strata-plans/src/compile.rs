@@ -280,7 +280,7 @@ mod tests {
         let mut errors = Vec::new();
         let args = Args::compile(&json!({"x": ["ok", "$step1 and more"]}), &mut errors);
         assert_eq!(errors.len(), 1);
-        assert_eq!(errors[0].path.to_string(), "x[1]");
+        assert_eq!(errors[0].path().to_string(), "x[1]");
         assert!(args.is_const());
     }
 }

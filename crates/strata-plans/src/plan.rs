@@ -95,11 +95,11 @@ impl Step {
             match STEP_KEYS.iter().position(|s| s == k) {
                 Some(slot) => given[slot] = Some(v),
                 None => {
-                    let mut e = invalid(
+                    let e = invalid(
                         format!("unknown key `{k}` in step {position}"),
                         at.child(key(k)),
-                    );
-                    e.kind = ErrorKind::UnknownName;
+                    )
+                    .with_kind(ErrorKind::UnknownName);
                     let hint = match did_you_mean(k, STEP_KEYS) {
                         Some(best) => format!("did you mean `{best}`?"),
                         None => format!("a step has {}", STEP_KEYS.join(", ")),
@@ -176,10 +176,11 @@ impl Step {
         }
         if !arg_errors.is_empty() {
             let args_at = at.child(key(args_key));
-            errors.extend(arg_errors.into_iter().map(|mut e| {
-                e.path = e.path.under(&args_at);
-                e
-            }));
+            errors.extend(
+                arg_errors
+                    .into_iter()
+                    .map(|e| e.map_path(|p| p.under(&args_at))),
+            );
         }
         let depends_on = depends_on(depends, &id, at, &mut errors);
         let intent = match intent_value {
@@ -427,13 +428,13 @@ impl Plan {
     /// The error for a reference from step `from` to `id`, which the plan does not have.
     pub fn unknown_step(&self, from: &Step, id: &str) -> Error {
         let (path, span) = from.site_of(id);
-        let mut e = Error::new(
+        let e = Error::new(
             PLAN,
             ErrorKind::UnknownStep,
             format!("step `{}` refers to unknown step `{id}`", from.id),
         )
-        .at_path(&path);
-        e.span = span;
+        .at_path(&path)
+        .with_span(span);
         let others = || self.ids().filter(|s| *s != from.id);
         match did_you_mean(id, others()) {
             Some(best) => e.with_hint(format!("did you mean `{best}`?")),
@@ -472,14 +473,13 @@ impl Plan {
                     }
                     None => from.site_of(id),
                 };
-                let mut e = Error::new(
+                Error::new(
                     PLAN,
                     ErrorKind::UnknownStep,
                     format!("step `{}` refers to unknown step `{id}`", from.id),
                 )
-                .at_path(&path);
-                e.span = span;
-                e
+                .at_path(&path)
+                .with_span(span)
             })
             .collect()
     }
@@ -519,15 +519,14 @@ impl Plan {
         let first = &self.steps[cycle[0]];
         let before = cycle.len().checked_sub(2).map_or(cycle[0], |k| cycle[k]);
         let (path, span) = first.site_of(&self.steps[before].id);
-        let mut e = Error::new(
+        Error::new(
             PLAN,
             ErrorKind::Cycle,
             format!("circular dependency: {}", names.join(" -> ")),
         )
         .at_path(&path)
-        .with_hint("a step cannot depend on itself, directly or through others");
-        e.span = span;
-        e
+        .with_hint("a step cannot depend on itself, directly or through others")
+        .with_span(span)
     }
 
     /// The levels of the plan (see [`crate::graph::levels`]), as step indexes. Call after a

@@ -250,7 +250,7 @@ pub fn resolution(plan: &Plan, assessment: Assessment) -> Map<String, Value> {
             if let Some(e) = a.error {
                 s.insert(
                     "error".into(),
-                    json!({"kind": e.kind.name(), "message": e.message}),
+                    json!({"kind": e.kind().name(), "message": e.message()}),
                 );
             }
             Value::Object(s)
@@ -275,20 +275,20 @@ pub fn resolution(plan: &Plan, assessment: Assessment) -> Map<String, Value> {
 /// The error reply: `{"id"?, "ok": false, "error": {kind, message, path, span}}`, the hint
 /// (if any) appended to the message, a kind outside [`REPLY_KINDS`] reported as `request`.
 pub fn error_reply(id: Option<&Value>, err: &Error) -> Value {
-    let kind = if REPLY_KINDS.contains(&err.kind) {
-        err.kind
+    let kind = if REPLY_KINDS.contains(&err.kind()) {
+        err.kind()
     } else {
         ErrorKind::Request
     };
-    let message = match &err.hint {
-        Some(h) => format!("{}; {h}", err.message),
-        None => err.message.clone(),
+    let message = match err.hint() {
+        Some(h) => format!("{}; {h}", err.message()),
+        None => err.message().to_string(),
     };
     let error = ReplyError {
         kind: kind.name(),
         message,
-        path: err.path.to_string(),
-        span: err.span.map(|s| [s.start, s.end]),
+        path: err.path().to_string(),
+        span: err.span().map(|s| [s.start, s.end]),
     };
     let mut out = Map::new();
     out.insert("ok".into(), json!(false));
@@ -427,7 +427,8 @@ impl Resolver {
                     Layer::REQUEST,
                     ErrorKind::Syntax,
                     format!("the line is not JSON: {e}"),
-                );
+                )
+                .with_source(e);
                 let id = strata_doc::request_id(line.as_bytes(), &self.limits);
                 return error_reply(id.as_ref(), &err);
             }

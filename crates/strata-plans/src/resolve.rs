@@ -299,10 +299,12 @@ impl<'a, 's> Cx<'a, 's> {
 
     fn error(&self, site: &Site, kind: ErrorKind, message: String, hint: Option<String>) -> Error {
         let base = FieldPath(vec![PathSeg::Key(self.step.args_key.into())]);
-        let mut e = Error::new(PLAN, kind, message)
+        let e = Error::new(PLAN, kind, message)
             .at_path(&site.field.under(&base))
             .with_span(site.r.span);
-        e.hint = hint;
-        e
+        match hint {
+            Some(hint) => e.with_hint(hint),
+            None => e,
+        }
     }
 }

@@ -275,8 +275,7 @@ impl<'s> Board<'s, '_> {
     /// the step's line.
     fn locate(&self, i: usize, err: Error) -> Error {
         let step = &self.plan.steps[i];
-        let mut err = err;
-        err.path = err.path.under(&step.at);
+        let err = err.map_path(|p| p.under(&step.at));
         match (&self.lines[i], self.scheduler.doc) {
             (Some(line), _) => line.locate(err),
             (None, Some(doc)) => doc.locate_error(err),
@@ -716,7 +715,8 @@ impl Scheduler<'_> {
                         crate::PLAN,
                         strata_core::ErrorKind::Io,
                         format!("cannot start a thread to read the steps: {e}"),
-                    )]);
+                    )
+                    .with_source(e)]);
                 }
             }
             drop(to_board);
@@ -734,7 +734,8 @@ impl Scheduler<'_> {
                                             crate::PLAN,
                                             strata_core::ErrorKind::Io,
                                             format!("cannot start a thread to run the step: {e}"),
-                                        );
+                                        )
+                                        .with_source(e);
                                         let record = StepRecord::failed(&step.id, &error);
                                         board.finish(job.index, record, Duration::ZERO);
                                         continue;

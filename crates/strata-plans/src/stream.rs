@@ -21,14 +21,13 @@ impl Line {
     /// Locates an error about this line's step: the stream's name, this line, the column
     /// of the field.
     pub fn locate(&self, err: Error) -> Error {
-        let mut err = self.doc.locate_error(err);
-        let column = err.location.as_ref().map_or(1, |l| l.column);
-        err.location = Some(Location {
+        let err = self.doc.locate_error(err);
+        let column = err.location().map_or(1, |l| l.column);
+        err.at_location(Location {
             file: self.doc.name.clone(),
             line: self.number,
             column,
-        });
-        err
+        })
     }
 }
 
@@ -107,7 +106,8 @@ impl<R: BufRead> StepLines<R> {
                         Layer::REQUEST,
                         ErrorKind::Io,
                         format!("cannot read `{}`: {e}", self.name),
-                    )))
+                    )
+                    .with_source(e)))
                 }
             }
         }
@@ -133,10 +133,17 @@ impl<R: BufRead> Iterator for StepLines<R> {
         self.position += 1;
         let doc = match Document::parse(&self.name, text.into_bytes(), Format::Json, &self.limits) {
             Ok(doc) => doc,
-            Err(mut e) => {
-                if let Some(loc) = &mut e.location {
-                    loc.line = number;
-                }
+            Err(e) => {
+                let e = match e.location() {
+                    Some(loc) => {
+                        let loc = Location {
+                            line: number,
+                            ..loc.clone()
+                        };
+                        e.at_location(loc)
+                    }
+                    None => e,
+                };
                 return Some(Err(vec![e]));
             }
         };

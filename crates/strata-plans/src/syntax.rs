@@ -404,16 +404,16 @@ mod tests {
             "$step1{$step2}",
         ] {
             let e = parse(bad).unwrap_err();
-            assert_eq!(e.kind, ErrorKind::Syntax, "{bad}");
+            assert_eq!(e.kind(), ErrorKind::Syntax, "{bad}");
             assert_eq!(
-                e.message,
+                e.message(),
                 "a string starting with `$step` must be exactly one reference (`$stepN` or `$stepN.path`)"
             );
             assert_eq!(
-                e.hint.as_deref(),
+                e.hint(),
                 Some("embed with `{$stepN.path}`; write `$$step` for the literal text `$step`")
             );
-            assert_eq!(e.span, Some(Span::new(0, bad.len())));
+            assert_eq!(e.span(), Some(Span::new(0, bad.len())));
         }
     }
 
@@ -445,13 +445,13 @@ mod tests {
     fn broken_embedded_references_are_errors_with_spans() {
         let e = parse("x {$step1.} y").unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "malformed reference `{$step1.}`: expected a key or an index after `.`"
         );
-        assert_eq!(e.span, Some(Span::new(2, 11)));
+        assert_eq!(e.span(), Some(Span::new(2, 11)));
         let e = parse("x {$step1.count").unwrap_err();
-        assert_eq!(e.message, "unclosed reference `{$step1`");
-        assert_eq!(e.span, Some(Span::new(2, 15)));
+        assert_eq!(e.message(), "unclosed reference `{$step1`");
+        assert_eq!(e.span(), Some(Span::new(2, 15)));
         // `{$steps}` and `{$x}` are not references.
         assert_eq!(
             parse("{$steps} {$x}").unwrap(),
@@ -496,25 +496,19 @@ mod tests {
     #[test]
     fn record_fields_are_checked_with_a_hint() {
         let e = parse("{{a.email}}").unwrap_err();
-        assert_eq!(e.kind, ErrorKind::UnknownField);
+        assert_eq!(e.kind(), ErrorKind::UnknownField);
         assert_eq!(
-            e.message,
+            e.message(),
             "`email` is not a field of step `a`'s record (id, status, result, error, run)"
         );
-        assert_eq!(
-            e.hint.as_deref(),
-            Some("did you mean `{{a.result.email}}`?")
-        );
+        assert_eq!(e.hint(), Some("did you mean `{{a.result.email}}`?"));
         let e = parse("to {{a.reslt.data[0]}}").unwrap_err();
-        assert_eq!(
-            e.hint.as_deref(),
-            Some("did you mean `{{a.result.data[0]}}`?")
-        );
-        assert_eq!(e.span, Some(Span::new(3, 22)));
+        assert_eq!(e.hint(), Some("did you mean `{{a.result.data[0]}}`?"));
+        assert_eq!(e.span(), Some(Span::new(3, 22)));
         let e = parse("{{a.result.}}").unwrap_err();
-        assert_eq!(e.kind, ErrorKind::Syntax);
+        assert_eq!(e.kind(), ErrorKind::Syntax);
         assert_eq!(
-            e.message,
+            e.message(),
             "malformed reference `{{a.result.}}`: expected a key or an index after `.`"
         );
     }

@@ -28,9 +28,13 @@ pub fn check_tools(plan: &Plan, runner: &dyn ToolRunner) -> Vec<Error> {
                 .then(|| runner.parameters(&step.tool))
         });
         let Some(schema) = schema else {
-            let mut e = runner.unknown_tool(&step.tool);
-            e.message = format!("step `{}` calls unknown tool `{}`", step.id, step.tool);
-            e.path = step.at.child(key("tool"));
+            let e = runner
+                .unknown_tool(&step.tool)
+                .with_message(format!(
+                    "step `{}` calls unknown tool `{}`",
+                    step.id, step.tool
+                ))
+                .with_path(step.at.child(key("tool")));
             errors.push(e);
             continue;
         };
@@ -75,10 +79,10 @@ pub fn check_arguments(step: &Step, schema: Option<&Value>) -> Result<(), Error>
         }
         (other, None) => return not_a_map(other),
     };
-    check_known(&step.tool, schema, &known, &pending).map_err(|mut e| {
-        e.message = format!("step `{}`: {}", step.id, e.message);
-        e.path = FieldPath::root();
-        e.at_path(&at)
+    check_known(&step.tool, schema, &known, &pending).map_err(|e| {
+        e.map_message(|m| format!("step `{}`: {m}", step.id))
+            .with_path(FieldPath::root())
+            .at_path(&at)
     })
 }
 

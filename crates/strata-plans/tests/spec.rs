@@ -413,11 +413,11 @@ fn when_b_fails_c_and_d_are_skipped_and_a_completed() {
     let rec: HashMap<String, StepRecord> = records.iter().cloned().collect();
     let a = assess(&p, &rec, &Map::new());
     assert_eq!(
-        a.steps[2].error.as_ref().unwrap().message,
+        a.steps[2].error.as_ref().unwrap().message(),
         "step `B` failed"
     );
     assert_eq!(
-        a.steps[3].error.as_ref().unwrap().message,
+        a.steps[3].error.as_ref().unwrap().message(),
         "step `C` was skipped"
     );
 }
@@ -458,7 +458,7 @@ fn a_missing_path_fails_the_step_naming_the_path_and_the_keys_there() {
     let a = assess(&p, &records, &Map::new());
     assert_eq!(a.steps[2].state, State::Failed);
     let e = a.steps[2].error.as_ref().unwrap();
-    assert_eq!(e.kind, ErrorKind::PathNotFound);
+    assert_eq!(e.kind(), ErrorKind::PathNotFound);
     assert_eq!(
         e.to_string(),
         "plan error at arguments.input.text 0..25: `{{B.result.data[0].body}}`: step `B` has no `result.data`; `result` has `items`, `count`"
@@ -469,14 +469,14 @@ fn a_missing_path_fails_the_step_naming_the_path_and_the_keys_there() {
         .collect::<HashMap<_, _>>();
     let a = assess(&p, &text, &Map::new());
     assert_eq!(
-        a.steps[1].error.as_ref().unwrap().message,
+        a.steps[1].error.as_ref().unwrap().message(),
         "`{{A.result.data[0].email}}`: step `A` has no `result.data`; `result` is a string"
     );
     let empty = [done("A", json!({"data": []}))]
         .into_iter()
         .collect::<HashMap<_, _>>();
     assert_eq!(
-        assess(&p, &empty, &Map::new()).steps[1].error.as_ref().unwrap().message,
+        assess(&p, &empty, &Map::new()).steps[1].error.as_ref().unwrap().message(),
         "`{{A.result.data[0].email}}`: step `A` has no `result.data[0]`; `result.data` is a list of 0 items"
     );
     let near = [done("A", json!({"data": [{"emial": 1}]}))]
@@ -486,10 +486,7 @@ fn a_missing_path_fails_the_step_naming_the_path_and_the_keys_there() {
         .error
         .clone()
         .unwrap();
-    assert_eq!(
-        e.hint.as_deref(),
-        Some("did you mean `result.data[0].emial`?")
-    );
+    assert_eq!(e.hint(), Some("did you mean `result.data[0].emial`?"));
 }
 
 // §5.7 Partial resolution ---------------------------------------------------------------

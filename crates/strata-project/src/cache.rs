@@ -103,15 +103,15 @@ fn parameters_schema(chain: &ToolChain) -> Result<(), Error> {
         return Ok(());
     };
     crate::check_schema(schema).map_err(|e| {
-        let mut err = Error::new(
+        let err = Error::new(
             strata_core::Layer::REQUEST,
             strata_core::ErrorKind::Invalid,
             e.message,
         )
-        .with_hint("see docs/tools.md for the supported schema subset");
-        err.path = e.path.under(&FieldPath(vec![strata_core::PathSeg::Key(
+        .with_hint("see docs/tools.md for the supported schema subset")
+        .with_path(e.path.under(&FieldPath(vec![strata_core::PathSeg::Key(
             "parameters".into(),
-        )]));
+        )])));
         link.doc.locate_error(err)
     })
 }

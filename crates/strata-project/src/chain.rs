@@ -75,16 +75,16 @@ impl ToolChain {
             };
             let ids: Vec<String> = links.iter().map(|l| l.id.clone()).collect();
             let at_executor = |err: Error| {
-                let mut err = err;
-                err.path = path_of(&["executor"]);
+                let err = err.with_path(path_of(&["executor"]));
                 last.doc.locate_error(err)
             };
             let next = resolve_executor(project, &executor).map_err(at_executor)?;
             let Some((next_id, next_path)) = next else {
                 let mut chain = ids.clone();
                 chain.push(executor.clone());
-                let mut err = project.unknown_tool(&executor, "executor");
-                err.message = format!("{} in chain {}", err.message, names(&chain));
+                let err = project
+                    .unknown_tool(&executor, "executor")
+                    .map_message(|m| format!("{m} in chain {}", names(&chain)));
                 return Err(at_executor(err));
             };
             if let Some(pos) = ids.iter().position(|i| *i == next_id) {
@@ -171,10 +171,10 @@ impl ToolChain {
 
     /// Attaches the file, line and column of the field an error is about.
     pub fn locate(&self, err: Error) -> Error {
-        if err.location.is_some() {
+        if err.location().is_some() {
             return err;
         }
-        let doc = self.doc_for(&err.path);
+        let doc = self.doc_for(err.path());
         doc.locate_error(err)
     }
 }
@@ -266,17 +266,17 @@ mod tests {
             ("d.yaml", "description: no executor\n"),
         ]);
         let e = ToolChain::load(&p, "a").unwrap_err();
-        assert_eq!(e.message, "executor cycle: a -> b -> a");
-        assert_eq!(e.location.as_ref().unwrap().file, "tools/b.yaml");
+        assert_eq!(e.message(), "executor cycle: a -> b -> a");
+        assert_eq!(e.location().unwrap().file, "tools/b.yaml");
         let e = ToolChain::load(&p, "c").unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "unknown executor `runtimes/pythn` in chain c -> runtimes/pythn"
         );
-        assert_eq!(e.hint.as_deref(), Some("did you mean `runtimes/python`?"));
+        assert_eq!(e.hint(), Some("did you mean `runtimes/python`?"));
         let e = ToolChain::load(&p, "d").unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "`d` names no executor; only the subprocess primitive (runtimes/subprocess) has none"
         );
     }
@@ -295,7 +295,7 @@ mod tests {
         let (_d, p) = project(&refs);
         let e = ToolChain::load(&p, "l0").unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "executor chain is longer than 10 links: l0 -> l1 -> l2 -> l3 -> l4 -> l5 -> l6 -> l7 -> l8 -> l9 -> l10"
         );
         assert!(ToolChain::load(&p, "l3").is_ok());

@@ -105,16 +105,16 @@ fn path_text(p: &std::path::Path) -> Value {
 }
 
 /// An error about the config (its path relative to `config`) as a path in a tool file.
-pub(crate) fn config_error(mut err: Error) -> Error {
-    if !err
-        .path
+pub(crate) fn config_error(err: Error) -> Error {
+    if err
+        .path()
         .0
         .first()
         .is_some_and(|s| *s == strata_core::PathSeg::Key("config".into()))
     {
-        err.path = chain::config_path(&err.path);
+        return err;
     }
-    err
+    err.map_path(|p| chain::config_path(&p))
 }
 
 impl Invocation {

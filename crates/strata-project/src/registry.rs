@@ -88,6 +88,7 @@ impl Project {
                 ErrorKind::Io,
                 format!("cannot resolve `{}`: {e}", root.display()),
             )
+            .with_source(e)
         })?;
         if !root.join("tools").is_dir() {
             return Err(Error::new(
@@ -397,19 +398,19 @@ impl Project {
     fn describe(&self, id: &str) -> Result<String, String> {
         let path = self
             .find_tool(id)
-            .map_err(|e| e.message.clone())?
+            .map_err(|e| e.message().to_string())?
             .ok_or("file vanished")?;
-        let bytes = self.read(&path).map_err(|e| e.message.clone())?;
+        let bytes = self.read(&path).map_err(|e| e.message().to_string())?;
         let name = self.display_name(&path);
         let doc = Document::parse(&name, bytes.clone(), Format::Yaml, &self.limits)
-            .map_err(|e| e.message.clone())?;
+            .map_err(|e| e.message().to_string())?;
         let is_tool = match doc.value.get("kind") {
             None => true,
             Some(kind) => kind == "tool",
         };
         if is_tool {
             crate::tool_file::read_tool_file(&name, bytes, &self.limits)
-                .map_err(|e| e.message.clone())?;
+                .map_err(|e| e.message().to_string())?;
         }
         Ok(match doc.value.get("description") {
             Some(Value::String(s)) => s.clone(),
@@ -479,13 +480,10 @@ mod tests {
     fn unknown_ids_suggest_the_closest() {
         let (_d, p) = project(&["examples/hello.yaml", "runtimes/python.yaml"]);
         let e = p.require_tool("examples/helo").unwrap_err();
-        assert_eq!(e.message, "unknown tool `examples/helo`");
-        assert_eq!(e.hint.as_deref(), Some("did you mean `examples/hello`?"));
+        assert_eq!(e.message(), "unknown tool `examples/helo`");
+        assert_eq!(e.hint(), Some("did you mean `examples/hello`?"));
         let e = p.require_tool("zzz").unwrap_err();
-        assert_eq!(
-            e.hint.as_deref(),
-            Some("run `strata tools` to list the tools")
-        );
+        assert_eq!(e.hint(), Some("run `strata tools` to list the tools"));
     }
 
     #[test]
@@ -494,7 +492,7 @@ mod tests {
         let path = d.path().join("tools/examples/hello.yaml");
         assert_eq!(p.id_of_path(&path).unwrap(), "examples/hello");
         let e = p.id_of_path(&d.path().join("x.yaml")).unwrap_err();
-        assert!(e.message.contains("is not under"), "{}", e.message);
+        assert!(e.message().contains("is not under"), "{}", e.message());
     }
 
     #[test]
@@ -530,12 +528,12 @@ mod tests {
         write("t.yaml", "kind: graph\nstart: a\nnodes: {}\n");
         let e = p.callable("t").unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "`t` is a graph, not a tool that runs on an executor"
         );
         assert_eq!(p.tool_kind("t").as_deref(), Some("graph"));
         std::fs::remove_file(d.path().join("tools/t.yaml")).unwrap();
-        assert_eq!(p.callable("t").unwrap_err().message, "unknown tool `t`");
+        assert_eq!(p.callable("t").unwrap_err().message(), "unknown tool `t`");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::fmt;
 use std::path::Path;
 
 use serde_json::Value;
-use strata_core::{did_you_mean, Error, ErrorKind, FieldPath, Layer, Limits, PathSeg};
+use strata_core::{did_you_mean, Error, ErrorKind, FieldPath, Layer, Limits, Location, PathSeg};
 use strata_doc::{Document, Format};
 use strata_runs::{CheckpointEvery, CHECKPOINT_EVERY_FORMS};
 
@@ -189,7 +189,7 @@ fn unknown_key(doc: &Document, path: &FieldPath, name: &str, known: &[&str]) -> 
         Some(s) => format!("did you mean `{s}`?"),
         None => format!("the keys are {}", known.join(", ")),
     };
-    let mut err = file_error(
+    let err = file_error(
         doc,
         path,
         ErrorKind::UnknownField,
@@ -197,18 +197,25 @@ fn unknown_key(doc: &Document, path: &FieldPath, name: &str, known: &[&str]) -> 
     )
     .with_hint(hint);
     // The error is about the key: the caret goes under it, not under its value.
-    if let Some(loc) = err.location.as_mut() {
-        let line = doc
-            .text
-            .lines()
-            .nth(loc.line.saturating_sub(1))
-            .unwrap_or("");
-        let before: String = line.chars().take(loc.column.saturating_sub(1)).collect();
-        if let Some(at) = before.rfind(name) {
-            loc.column = before[..at].chars().count() + 1;
+    let Some(loc) = err.location() else {
+        return err;
+    };
+    let line = doc
+        .text
+        .lines()
+        .nth(loc.line.saturating_sub(1))
+        .unwrap_or("");
+    let before: String = line.chars().take(loc.column.saturating_sub(1)).collect();
+    match before.rfind(name) {
+        Some(at) => {
+            let loc = Location {
+                column: before[..at].chars().count() + 1,
+                ..loc.clone()
+            };
+            err.at_location(loc)
         }
+        None => err,
     }
-    err
 }
 
 /// The error of a setting out of its range, the same whichever source gave it:
@@ -332,17 +339,12 @@ impl Settings {
         let path = root.join(FILE);
         if path.is_file() {
             // Confined like every other read of the project (`.env` included).
-            let path = strata_doc::confine(&path, root, FILE, "the project").map_err(|mut e| {
-                e.layer = SETTINGS;
-                e
-            })?;
+            let path = strata_doc::confine(&path, root, FILE, "the project")
+                .map_err(|e| e.with_layer(SETTINGS))?;
             let limits = Limits::default();
             let doc = strata_doc::read_file(&path, FILE, &limits)
                 .and_then(|bytes| Document::parse(FILE, bytes, Format::Yaml, &limits))
-                .map_err(|mut e| {
-                    e.layer = SETTINGS;
-                    e
-                })?;
+                .map_err(|e| e.with_layer(SETTINGS))?;
             settings.read_file(&doc)?;
         }
         settings.read_env(env)?;
@@ -369,7 +371,7 @@ impl Settings {
                     format!("`{FILE}` must be a map of settings, not {}", kind_of(other)),
                 )
                 .with_hint(format!("the keys are {}", KEYS.join(", ")))
-                .at_location(strata_core::Location {
+                .at_location(Location {
                     file: FILE.into(),
                     line: 1,
                     column: 1,
@@ -641,22 +643,22 @@ mod tests {
         }
         let e = load("limits:\n  output_bytes_per_config: 1073741824\n", &[]).unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "`limits.output_bytes_per_config` must be an integer from 1 to 268435456, not 1073741824"
         );
         assert_eq!(
-            e.hint.as_deref(),
+            e.hint(),
             Some("strata.yaml may raise a size or a count to 4 times its default; to go higher, set STRATA_LIMITS_OUTPUT_BYTES_PER_CONFIG (at most 1073741824)")
         );
-        let loc = e.location.clone().unwrap();
+        let loc = e.location().unwrap();
         assert_eq!((loc.file.as_str(), loc.line, loc.column), (FILE, 2, 28));
         let e = load("limits: {yaml_nodes: 4000001}\n", &[]).unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "`limits.yaml_nodes` must be an integer from 1 to 4000000, not 4000001"
         );
         assert_eq!(
-            e.hint.as_deref(),
+            e.hint(),
             Some("strata.yaml may raise a size or a count to 4 times its default; to go higher, set STRATA_LIMITS_YAML_NODES (at most 100000000)")
         );
         // What is wrong whatever the bound gets no advice on going higher.
@@ -675,11 +677,7 @@ mod tests {
             ),
         ] {
             let e = load(file, &[]).unwrap_err();
-            assert_eq!(
-                (e.message.as_str(), e.hint.as_deref()),
-                (message, None),
-                "{file}"
-            );
+            assert_eq!((e.message(), e.hint()), (message, None), "{file}");
         }
     }
 
@@ -698,11 +696,11 @@ mod tests {
         assert_eq!(s.limit_sources[at.unwrap()], Source::Env(var.into()));
         let e = load("", &[(var, "1073741825")]).unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "`limits.output_bytes_per_config` must be an integer from 1 to 1073741824, not 1073741825"
         );
         assert_eq!(
-            e.hint.as_deref(),
+            e.hint(),
             Some("set by STRATA_LIMITS_OUTPUT_BYTES_PER_CONFIG")
         );
         // The file's bound holds even where a variable sets the same limit.
@@ -712,7 +710,7 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "`limits.output_bytes_per_config` must be an integer from 1 to 268435456, not 268435457"
         );
         let s =
@@ -729,7 +727,7 @@ mod tests {
         assert_eq!(s.checkpoint_every.value.to_string(), "2s");
         let e = load("checkpoint_every: 1m\n", &[("STRATA_CHECKPOINT_EVERY", "")]).unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "STRATA_CHECKPOINT_EVERY: `` is not a duration: write a number and a unit, ms, s, m, h, d or w (500ms, 30s, 1.5s, 5m, 2h, 7d, 1w)"
         );
         for (text, shown) in [
@@ -763,30 +761,36 @@ mod tests {
     #[test]
     fn mistakes_are_located_with_a_hint() {
         let e = load("strict: true\nlimts: {}\n", &[]).unwrap_err();
-        assert_eq!(e.message, "unknown setting `limts`");
-        assert_eq!(e.hint.as_deref(), Some("did you mean `limits`?"));
-        let loc = e.location.clone().unwrap();
+        assert_eq!(e.message(), "unknown setting `limts`");
+        assert_eq!(e.hint(), Some("did you mean `limits`?"));
+        let loc = e.location().unwrap();
         assert_eq!(
             (loc.file.as_str(), loc.line, loc.column),
             ("strata.yaml", 2, 1)
         );
         let e = load("limits: {param_link: 4}\n", &[]).unwrap_err();
-        assert_eq!(e.message, "unknown setting `limits.param_link`");
-        assert_eq!(e.location.clone().unwrap().column, 10);
-        assert_eq!(e.hint.as_deref(), Some("did you mean `param_links`?"));
+        assert_eq!(e.message(), "unknown setting `limits.param_link`");
+        assert_eq!(e.location().unwrap().column, 10);
+        assert_eq!(e.hint(), Some("did you mean `param_links`?"));
         let e = load("jobs: many\n", &[]).unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "`jobs` must be an integer from 1 to 256, not a string"
         );
         let e = load("jobs: 0\n", &[]).unwrap_err();
-        assert_eq!(e.message, "`jobs` must be an integer from 1 to 256, not 0");
+        assert_eq!(
+            e.message(),
+            "`jobs` must be an integer from 1 to 256, not 0"
+        );
         let e = load("", &[("STRATA_JOBS", "0")]).unwrap_err();
-        assert_eq!(e.message, "`jobs` must be an integer from 1 to 256, not 0");
-        assert_eq!(e.hint.as_deref(), Some("set by STRATA_JOBS"));
+        assert_eq!(
+            e.message(),
+            "`jobs` must be an integer from 1 to 256, not 0"
+        );
+        assert_eq!(e.hint(), Some("set by STRATA_JOBS"));
         let e = load("limits: {default_depth: 501}\n", &[]).unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "`limits.default_depth` must be an integer from 1 to 100, not 501"
         );
         assert_eq!(
@@ -795,47 +799,47 @@ mod tests {
         );
         let e = load("", &[("STRATA_STRICT", "maybe")]).unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "STRATA_STRICT must be true or false (1 or 0), not `maybe`"
         );
         let forms = "write a number of steps greater than 0 (100), or a duration greater than 0 and at most a week: a number and a unit, ms, s, m, h, d or w (500ms, 30s, 1.5s, 5m, 2h, 7d, 1w)";
         let e = load("checkpoint_every: 0\n", &[]).unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "`checkpoint_every`: `0` is not a number of steps: it must be greater than 0"
         );
-        assert_eq!(e.hint.as_deref(), Some(forms));
+        assert_eq!(e.hint(), Some(forms));
         let e = load("checkpoint_every: -1\n", &[]).unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "`checkpoint_every`: `-1` is not a duration: write a number and a unit, ms, s, m, h, d or w (500ms, 30s, 1.5s, 5m, 2h, 7d, 1w)"
         );
         let e = load("checkpoint_every: 8d\n", &[]).unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "`checkpoint_every`: `8d` is not a checkpoint interval: it must be at most a week (1w)"
         );
-        let loc = e.location.clone().unwrap();
+        let loc = e.location().unwrap();
         assert_eq!((loc.line, loc.column), (1, 19));
         let e = load("checkpoint_every: [1]\n", &[]).unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "`checkpoint_every` must be a number of steps or a duration, not a list"
         );
         let e = load("", &[("STRATA_CHECKPOINT_EVERY", "soon")]).unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "STRATA_CHECKPOINT_EVERY: `soon` is not a duration: write a number and a unit, ms, s, m, h, d or w (500ms, 30s, 1.5s, 5m, 2h, 7d, 1w)"
         );
-        assert_eq!(e.hint.as_deref(), Some(forms));
+        assert_eq!(e.hint(), Some(forms));
         let e = load("", &[("STRATA_CHECKPOINT_EVERY", "0ms")]).unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "STRATA_CHECKPOINT_EVERY: `0ms` is not a checkpoint interval: it must be greater than 0"
         );
         let e = load("secrets: [api_token]\n", &[]).unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "`secrets[0]` is not an environment variable name"
         );
     }

@@ -24,9 +24,9 @@ fn at(key: &str) -> FieldPath {
 }
 
 fn fail(path: FieldPath, message: impl Into<String>, hint: &str) -> Error {
-    let mut err = Error::new(Layer::REQUEST, ErrorKind::Invalid, message).with_hint(hint);
-    err.path = path;
-    err
+    Error::new(Layer::REQUEST, ErrorKind::Invalid, message)
+        .with_hint(hint)
+        .with_path(path)
 }
 
 fn field<'t>(r: &Rendered<'t>, key: &str) -> Option<Rendered<'t>> {
@@ -366,18 +366,21 @@ mod tests {
     #[test]
     fn bad_commands_are_clear() {
         let e = build(json!({"command": "no-such-program-xyz"})).unwrap_err();
-        assert_eq!(e.message, "command `no-such-program-xyz` not found on PATH");
-        assert_eq!(e.path.to_string(), "config.command");
+        assert_eq!(
+            e.message(),
+            "command `no-such-program-xyz` not found on PATH"
+        );
+        assert_eq!(e.path().to_string(), "config.command");
         let e = build(json!({"args": []})).unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "no command: `config.command` is not set anywhere in the chain"
         );
         let e = build(json!({"command": "sh", "timeout": 0})).unwrap_err();
-        assert_eq!(e.path.to_string(), "config.timeout");
+        assert_eq!(e.path().to_string(), "config.timeout");
         let e = build(json!({"command": "/"})).unwrap_err();
-        assert_eq!(e.message, "command `/` is a directory");
+        assert_eq!(e.message(), "command `/` is a directory");
         let e = build(json!({"command": "sh", "args": "x"})).unwrap_err();
-        assert_eq!(e.message, "`config.args` must be a list");
+        assert_eq!(e.message(), "`config.args` must be a list");
     }
 }

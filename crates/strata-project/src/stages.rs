@@ -195,8 +195,8 @@ mod tests {
     fn a_literal_must_be_a_string() {
         let mut config = json!({"args": [{"literal": 3}]});
         let e = take_literals(&mut config).unwrap_err();
-        assert_eq!(e.message, "`literal` takes a string");
-        assert_eq!(e.path.to_string(), "args[0].literal");
+        assert_eq!(e.message(), "`literal` takes a string");
+        assert_eq!(e.path().to_string(), "args[0].literal");
     }
 
     #[test]

@@ -147,7 +147,7 @@ fn resolve_interpreter(
     match found {
         Some(p) => Ok((p.to_string_lossy().into_owned(), false)),
         None => {
-            let mut err = Error::new(
+            let err = Error::new(
                 Layer::REQUEST,
                 ErrorKind::Spawn,
                 format!(
@@ -160,8 +160,8 @@ fn resolve_interpreter(
             .with_hint(format!(
                 "install it, set `{}` to its path, or give a `fallback`",
                 interp.var
-            ));
-            err.path = path_of(&["env_config", "interpreter"]);
+            ))
+            .with_path(path_of(&["env_config", "interpreter"]));
             Err(err)
         }
     }
@@ -327,7 +327,7 @@ mod tests {
         let e = resolve_interpreter(&interp("venv_python", "fallback: nope"), &p, &none, &vars)
             .unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "no interpreter found for `X` (venv_python); tried .venv/bin/python3, .venv/bin/python, fallback `nope` on PATH"
         );
         let mut set = vars.clone();

@@ -110,13 +110,11 @@ pub struct Interpreter {
 
 /// A located request-layer error in `doc_name` at `line:column`.
 pub(crate) fn file_error(doc_name: &str, line: usize, column: usize, message: String) -> Error {
-    let mut err = Error::new(Layer::REQUEST, ErrorKind::Invalid, message);
-    err.location = Some(Location {
+    Error::new(Layer::REQUEST, ErrorKind::Invalid, message).at_location(Location {
         file: doc_name.to_string(),
         line,
         column,
-    });
-    err
+    })
 }
 
 /// A field path from keys.
@@ -168,7 +166,7 @@ fn check_kind(doc: &Document) -> Result<(), Error> {
         Some(Value::String(kind)) if kind == "tool" => Ok(()),
         Some(kind) => {
             let kind = strata_core::value_to_text(kind);
-            let mut err = Error::new(
+            let err = Error::new(
                 Layer::REQUEST,
                 ErrorKind::Invalid,
                 format!(
@@ -176,8 +174,8 @@ fn check_kind(doc: &Document) -> Result<(), Error> {
                     doc.name
                 ),
             )
-            .with_hint("only tools of kind `tool` (the default) run on an executor");
-            err.path = path_of(&["kind"]);
+            .with_hint("only tools of kind `tool` (the default) run on an executor")
+            .with_path(path_of(&["kind"]));
             Err(doc.locate_error(err))
         }
     }
@@ -199,35 +197,36 @@ fn unknown_field_hint(message: &str) -> Option<String> {
 /// Checks what serde cannot: names, interpreter fields that fit the type.
 fn validate(doc: &Document, file: &ToolFile) -> Result<(), Error> {
     let fail = |keys: &[&str], message: String, hint: &str| {
-        let mut err = Error::new(Layer::REQUEST, ErrorKind::Invalid, message).with_hint(hint);
-        err.path = path_of(keys);
+        let err = Error::new(Layer::REQUEST, ErrorKind::Invalid, message)
+            .with_hint(hint)
+            .with_path(path_of(keys));
         doc.locate_error(err)
     };
     for (i, name) in file.secrets.iter().enumerate() {
         if !is_env_name(name) {
-            let mut err = Error::new(
+            let err = Error::new(
                 Layer::REQUEST,
                 ErrorKind::Invalid,
                 format!("`{name}` is not a valid environment variable name"),
             )
-            .with_hint("secrets lists variable names such as API_TOKEN");
-            err.path = path_of(&["secrets"]).child(PathSeg::Index(i));
+            .with_hint("secrets lists variable names such as API_TOKEN")
+            .with_path(path_of(&["secrets"]).child(PathSeg::Index(i)));
             return Err(doc.locate_error(err));
         }
     }
     if let Some(schema) = &file.outputs {
         strata_tools::check_schema_of(schema, "outputs").map_err(|e| {
-            let mut err = Error::new(Layer::REQUEST, ErrorKind::Invalid, e.message)
-                .with_hint("see docs/tools.md for the supported schema subset");
-            err.path = e.path.under(&path_of(&["outputs"]));
+            let err = Error::new(Layer::REQUEST, ErrorKind::Invalid, e.message)
+                .with_hint("see docs/tools.md for the supported schema subset")
+                .with_path(e.path.under(&path_of(&["outputs"])));
             doc.locate_error(err)
         })?;
     }
     for (i, name) in file.response_fields.iter().enumerate() {
         if let Some(problem) = strata_tools::response_fields::name_problem(name) {
-            let mut err = Error::new(Layer::REQUEST, ErrorKind::Invalid, problem)
-                .with_hint("response fields are dotted names such as `account.balance`");
-            err.path = path_of(&["response_fields"]).child(PathSeg::Index(i));
+            let err = Error::new(Layer::REQUEST, ErrorKind::Invalid, problem)
+                .with_hint("response fields are dotted names such as `account.balance`")
+                .with_path(path_of(&["response_fields"]).child(PathSeg::Index(i)));
             return Err(doc.locate_error(err));
         }
     }
@@ -331,7 +330,7 @@ mod tests {
         );
         let e = read("response_fields: [\"a b\"]\n").unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "`a b` is not a field name: each dotted part is letters, digits and `_`, not starting with a digit"
         );
     }
@@ -340,26 +339,29 @@ mod tests {
     fn unknown_fields_are_located() {
         let e = read("description: d\nconfg: {}\n").unwrap_err();
         assert!(
-            e.message
+            e.message()
                 .starts_with("invalid tool file: unknown field `confg`"),
             "{}",
-            e.message
+            e.message()
         );
-        let loc = e.location.as_ref().unwrap();
+        let loc = e.location().unwrap();
         assert_eq!((loc.line, loc.column), (2, 1));
-        assert_eq!(e.hint.as_deref(), Some("did you mean `config`?"));
+        assert_eq!(e.hint(), Some("did you mean `config`?"));
     }
 
     #[test]
     fn interpreter_fields_must_fit_the_type() {
         let e = read("env_config:\n  interpreter: {type: system_binary, var: PY}\n").unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "interpreter type `system_binary` needs `candidates`"
         );
-        assert_eq!(e.path.to_string(), "env_config.interpreter.type");
+        assert_eq!(e.path().to_string(), "env_config.interpreter.type");
         let e = read("env_config:\n  env: {\"A B\": x}\n").unwrap_err();
-        assert_eq!(e.message, "`A B` is not a valid environment variable name");
+        assert_eq!(
+            e.message(),
+            "`A B` is not a valid environment variable name"
+        );
     }
 
     #[test]
@@ -418,7 +420,7 @@ mod tests {
     fn other_kinds_are_refused() {
         let e = read("kind: graph\nnodes: {}\n").unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "`t.yaml` is a tool of kind `graph`, which the executor chain cannot run"
         );
     }

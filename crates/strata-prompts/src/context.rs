@@ -275,7 +275,10 @@ impl Ctx {
             .map(str::to_string);
         let name = named.or_else(|| lock(&self.misses).last().cloned());
         if let Some(n) = &name {
-            error.message = format!("undefined variable `{n}` in template `{}`", tmpl.id);
+            error = error.with_message(format!(
+                "undefined variable `{n}` in template `{}`",
+                tmpl.id
+            ));
         }
         Fault {
             error,

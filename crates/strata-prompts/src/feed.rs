@@ -193,7 +193,7 @@ mod tests {
         let twice = json!({"{{ a }}": 1, "a": 2});
         let e = unbraced(twice.as_object().unwrap(), "feed").unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "feed gives variable `a` twice (as `a` and as `{{ a }}`)"
         );
     }

@@ -170,12 +170,15 @@ impl Walk<'_> {
                 None
             }
             Err(e) => {
-                self.fail(err(
-                    ErrorKind::Io,
-                    shown,
-                    format!("cannot follow the link `{shown}`: {e}"),
-                    "remove the broken link",
-                ));
+                self.fail(
+                    err(
+                        ErrorKind::Io,
+                        shown,
+                        format!("cannot follow the link `{shown}`: {e}"),
+                        "remove the broken link",
+                    )
+                    .with_source(e),
+                );
                 None
             }
         }
@@ -185,12 +188,15 @@ impl Walk<'_> {
         let read = match std::fs::read_dir(dir) {
             Ok(r) => r,
             Err(e) => {
-                self.fail(err(
-                    ErrorKind::Io,
-                    shown,
-                    format!("cannot read `{shown}`: {e}"),
-                    "check the directory's permissions",
-                ));
+                self.fail(
+                    err(
+                        ErrorKind::Io,
+                        shown,
+                        format!("cannot read `{shown}`: {e}"),
+                        "check the directory's permissions",
+                    )
+                    .with_source(e),
+                );
                 return Vec::new();
             }
         };
@@ -319,12 +325,15 @@ impl Walk<'_> {
         let read = std::fs::File::open(path)
             .and_then(|f| f.take(limit as u64 + 1).read_to_end(&mut bytes));
         if let Err(e) = read {
-            self.fail(err(
-                ErrorKind::Io,
-                shown,
-                format!("cannot read `{shown}`: {e}"),
-                "check the file's permissions",
-            ));
+            self.fail(
+                err(
+                    ErrorKind::Io,
+                    shown,
+                    format!("cannot read `{shown}`: {e}"),
+                    "check the file's permissions",
+                )
+                .with_source(e),
+            );
             return None;
         }
         if bytes.len() > limit {
@@ -449,8 +458,7 @@ impl Walk<'_> {
             return None;
         }
         if source.len() > self.limits.template_bytes {
-            let mut e = too_big(&doc.name, self.limits.template_bytes);
-            e.location = Some(Location {
+            let e = too_big(&doc.name, self.limits.template_bytes).at_location(Location {
                 file: doc.name.clone(),
                 line,
                 column,
@@ -596,7 +604,7 @@ fn expands_too_big(shown: &str, limit: usize) -> Error {
 
 /// True when `e` is a document that expands past `limits.document_bytes`.
 fn is_bytes_limit(e: &Error) -> bool {
-    matches!(&e.data, Some(strata_core::ErrorData::Limit { setting, .. }) if setting == "limits.document_bytes")
+    matches!(e.data(), Some(strata_core::ErrorData::Limit { setting, .. }) if setting == "limits.document_bytes")
 }
 
 pub(crate) fn tree_too_big(limit: usize) -> Error {
@@ -610,8 +618,8 @@ pub(crate) fn tree_too_big(limit: usize) -> Error {
 
 /// A document error re-labelled as a prompt error.
 fn relayer(mut e: Error) -> Error {
-    if e.layer == Layer::REQUEST {
-        e.layer = LAYER;
+    if e.layer() == Layer::REQUEST {
+        e = e.with_layer(LAYER);
     }
     e
 }
@@ -702,7 +710,7 @@ mod tests {
         let messages: Vec<(ErrorKind, String)> = found
             .errors
             .iter()
-            .map(|e| (e.kind, e.message.clone()))
+            .map(|e| (e.kind(), e.message().to_string()))
             .collect();
         assert_eq!(
             messages,
@@ -744,8 +752,8 @@ mod tests {
             .errors
             .iter()
             .map(|e| {
-                let l = e.location.as_ref().unwrap();
-                format!("{}:{}:{} {}", l.file, l.line, l.column, e.message)
+                let l = e.location().unwrap();
+                format!("{}:{}:{} {}", l.file, l.line, l.column, e.message())
             })
             .collect();
         assert_eq!(

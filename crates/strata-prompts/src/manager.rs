@@ -97,7 +97,11 @@ impl Builder {
         self.found.files += found.files;
         self.found.bytes = self.found.bytes.saturating_add(found.bytes);
         if self.found.bytes > self.limits.tree_bytes
-            && !self.found.errors.iter().any(|e| e.kind == ErrorKind::Limit)
+            && !self
+                .found
+                .errors
+                .iter()
+                .any(|e| e.kind() == ErrorKind::Limit)
         {
             self.found
                 .errors
@@ -125,11 +129,7 @@ impl Builder {
             self.limits,
             &mut errors,
         );
-        errors.sort_by_key(|e| {
-            e.location
-                .as_ref()
-                .map(|l| (l.file.clone(), l.line, l.column))
-        });
+        errors.sort_by_key(|e| e.location().map(|l| (l.file.clone(), l.line, l.column)));
         let store = Arc::new(store);
         Ok(Loaded {
             manager: PromptManager::with(store, self.settings),

@@ -173,14 +173,14 @@ mod tests {
             "x\0",
         ] {
             let e = parse_key(key).unwrap_err();
-            assert_eq!(e.kind, ErrorKind::Forbidden, "{key}");
+            assert_eq!(e.kind(), ErrorKind::Forbidden, "{key}");
             assert_eq!(
-                e.message,
+                e.message(),
                 format!("key `{key}` would lead outside the prompts tree")
             );
         }
         for key in ["a/b/c", "", "a b", "x.", "main/", "/"] {
-            let kind = parse_key(key).unwrap_err().kind;
+            let kind = parse_key(key).unwrap_err().kind();
             let want = if key.starts_with('/') {
                 ErrorKind::Forbidden
             } else {
@@ -194,15 +194,18 @@ mod tests {
     fn settings_are_checked_like_keys() {
         assert!(check_root_space("org/team").is_ok());
         assert_eq!(
-            check_root_space("org/../..").unwrap_err().kind,
+            check_root_space("org/../..").unwrap_err().kind(),
             ErrorKind::Forbidden
         );
         assert_eq!(
-            check_name("type", "a/b").unwrap_err().kind,
+            check_name("type", "a/b").unwrap_err().kind(),
             ErrorKind::Invalid
         );
-        assert_eq!(check_version("1.2").map_err(|e| e.kind), Ok(()));
-        assert_eq!(check_version("..").unwrap_err().kind, ErrorKind::Forbidden);
+        assert_eq!(check_version("1.2").map_err(|e| e.kind()), Ok(()));
+        assert_eq!(
+            check_version("..").unwrap_err().kind(),
+            ErrorKind::Forbidden
+        );
         assert_eq!(
             split_stem("BrowseLink.enterprise"),
             ("BrowseLink", Some("enterprise"))

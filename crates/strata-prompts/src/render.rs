@@ -209,13 +209,12 @@ pub(crate) fn redact(text: &str, secrets: &[String]) -> String {
 }
 
 /// An error with every secret value redacted.
-pub(crate) fn redact_error(mut e: Error, secrets: &[String]) -> Error {
+pub(crate) fn redact_error(e: Error, secrets: &[String]) -> Error {
     if secrets.is_empty() {
         return e;
     }
-    e.message = redact(&e.message, secrets);
-    e.hint = e.hint.take().map(|h| redact(&h, secrets));
-    e
+    e.map_message(|m| redact(&m, secrets))
+        .map_hint(|h| redact(&h, secrets))
 }
 
 /// What a render needs besides the call.
@@ -426,13 +425,12 @@ impl Job<'_> {
         }
         for (_, e) in found {
             let at = e
-                .location
-                .as_ref()
+                .location()
                 .map(|l| format!(" ({}:{}:{})", l.file, l.line, l.column))
                 .unwrap_or_default();
             let w = Warning {
                 layer: LAYER,
-                message: format!("{}{at}", e.message),
+                message: format!("{}{at}", e.message()),
                 path: FieldPath::root(),
                 span: None,
             };

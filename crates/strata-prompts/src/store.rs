@@ -176,13 +176,13 @@ pub(crate) const DEFAULT_TEMPLATE: &str = "<default template>";
 
 /// A minijinja error met while compiling or rendering `t`, located in its file.
 pub(crate) fn jinja_error(err: &minijinja::Error, t: &Tmpl) -> Error {
-    let mut e = to_error(err, LAYER, None, 0);
     let location = match error_position(err, &t.source) {
         Some((line, column)) => t.place.at(line, column),
         None => t.place.at(err.line().unwrap_or(1), 1),
     };
-    e.message = format!("template `{}`: {}", t.id, e.message);
-    e.at_location(location)
+    to_error(err, LAYER, None, 0)
+        .map_message(|m| format!("template `{}`: {m}", t.id))
+        .at_location(location)
 }
 
 struct Builder {
@@ -554,7 +554,7 @@ mod tests {
         let found = read_value(&value, "t.yaml", &strata_core::Limits::default());
         let mut errors = found.errors;
         let s = Store::build(found.defs, None, PromptLimits::default(), &mut errors);
-        (s, errors.iter().map(|e| e.message.clone()).collect())
+        (s, errors.iter().map(|e| e.message().to_string()).collect())
     }
 
     #[test]
@@ -628,9 +628,9 @@ mod tests {
         ]
         .concat();
         Store::build(defs, None, PromptLimits::default(), &mut errors);
-        assert_eq!(errors[0].kind, ErrorKind::DuplicateId);
+        assert_eq!(errors[0].kind(), ErrorKind::DuplicateId);
         assert_eq!(
-            errors[0].message,
+            errors[0].message(),
             "template `main/x` is defined twice: in a.yaml and in b.yaml"
         );
     }

@@ -78,9 +78,9 @@ fn the_same_template_twice_names_both_places() {
     write(dir.path(), "prompts/main/BrowseLink.j2", "a");
     write(dir.path(), "prompts/t.yaml", "main:\n  BrowseLink: b\n");
     let e = PromptManager::load(dir.path(), &strata_core::Limits::default()).unwrap_err();
-    assert_eq!(e.kind, ErrorKind::DuplicateId);
+    assert_eq!(e.kind(), ErrorKind::DuplicateId);
     assert_eq!(
-        e.message,
+        e.message(),
         "template `main/BrowseLink` is defined twice: in prompts/main/BrowseLink.j2 and in prompts/t.yaml:2:15"
     );
 }
@@ -107,15 +107,15 @@ fn nothing_found_lists_every_candidate() {
         })
         .unwrap();
     let e = m.render(&Call::key("K")).unwrap_err();
-    assert_eq!(e.kind, ErrorKind::TemplateNotFound);
+    assert_eq!(e.kind(), ErrorKind::TemplateNotFound);
     assert_eq!(
-        e.message,
+        e.message(),
         "no template for key `K`: tried a/b/main/K.v, a/b/main/K, a/b/main/default.v, a/b/main/default, \
          a/main/K.v, a/main/K, a/main/default.v, a/main/default, main/K.v, main/K, main/default.v, \
          main/default, default.v, default"
     );
-    let Some(strata_core::ErrorData::Candidates(tried)) = &e.data else {
-        panic!("no candidates: {:?}", e.data);
+    let Some(strata_core::ErrorData::Candidates(tried)) = e.data() else {
+        panic!("no candidates: {:?}", e.data());
     };
     assert_eq!(tried.len(), 14);
     assert_eq!(tried[0], "a/b/main/K.v");
@@ -159,7 +159,7 @@ fn switch_returns_a_new_manager_and_leaves_the_old_one_alone() {
             ..Overrides::default()
         })
         .unwrap_err();
-    assert_eq!(e.kind, ErrorKind::Forbidden);
+    assert_eq!(e.kind(), ErrorKind::Forbidden);
 }
 
 #[test]
@@ -396,14 +396,14 @@ fn versioned_components_yield_every_combination_labelled_in_declaration_order() 
     );
     assert_eq!(out.text(), None);
     let e = out.only_text("pin them").unwrap_err();
-    assert_eq!(e.kind, ErrorKind::Request);
+    assert_eq!(e.kind(), ErrorKind::Request);
     assert_eq!(
-        e.message,
+        e.message(),
         "template `main/default` has 4 variants (system_preamble=concise, response_instructions=structured; \
          system_preamble=concise, response_instructions=freeform; system_preamble=detailed, response_instructions=structured; \
          system_preamble=detailed, response_instructions=freeform)"
     );
-    assert_eq!(e.hint.as_deref(), Some("pin them"));
+    assert_eq!(e.hint(), Some("pin them"));
 }
 
 #[test]
@@ -457,12 +457,12 @@ fn a_pinned_component_version_narrows_the_product() {
         ..Call::default()
     };
     let e = m.render(&bad).unwrap_err();
-    assert_eq!(e.kind, ErrorKind::UnknownName);
+    assert_eq!(e.kind(), ErrorKind::UnknownName);
     assert_eq!(
-        e.message,
+        e.message(),
         "component `system_preamble` has no version `detailled`"
     );
-    assert_eq!(e.hint.as_deref(), Some("did you mean `detailed`?"));
+    assert_eq!(e.hint(), Some("did you mean `detailed`?"));
 }
 
 #[test]
@@ -478,9 +478,9 @@ fn a_million_variants_is_a_limit_error_before_any_render() {
     }
     let m = manager(json!({"main": {"default": body, "components": components}}));
     let e = m.render(&Call::default()).unwrap_err();
-    assert_eq!(e.kind, ErrorKind::Limit);
+    assert_eq!(e.kind(), ErrorKind::Limit);
     assert_eq!(
-        e.message,
+        e.message(),
         "template `main/default` has 1000000 variants (c0 (10) × c1 (10) × c2 (10) × c3 (10) × c4 (10) × c5 (10)), more than the limit of 1000"
     );
 }
@@ -493,9 +493,9 @@ fn recursive_components_are_a_cycle_error() {
         .dict(&value, "t.yaml")
         .build()
         .unwrap_err();
-    assert_eq!(e.kind, ErrorKind::Cycle);
+    assert_eq!(e.kind(), ErrorKind::Cycle);
     assert_eq!(
-        e.message,
+        e.message(),
         "components refer to each other in a cycle: a -> b -> a"
     );
     let loaded = PromptManager::builder()
@@ -503,8 +503,8 @@ fn recursive_components_are_a_cycle_error() {
         .build_all()
         .unwrap();
     let e = loaded.manager.render(&Call::default()).unwrap_err();
-    assert_eq!(e.kind, ErrorKind::Cycle);
-    assert_eq!(e.message, "component `a` uses itself");
+    assert_eq!(e.kind(), ErrorKind::Cycle);
+    assert_eq!(e.message(), "component `a` uses itself");
 }
 
 #[test]
@@ -527,15 +527,15 @@ fn a_pinned_content_hash_must_match() {
         ..Call::default()
     };
     let e = m.render(&pinned).unwrap_err();
-    assert_eq!(e.kind, ErrorKind::HashMismatch);
+    assert_eq!(e.kind(), ErrorKind::HashMismatch);
     assert_eq!(
-        e.message,
+        e.message(),
         format!(
             "template `main/default` (prompts/main/default.j2) does not match the pinned hash `00000000`: its content hash is `{}`",
             out.hash
         )
     );
-    assert_eq!(e.location.as_ref().unwrap().file, "prompts/main/default.j2");
+    assert_eq!(e.location().unwrap().file, "prompts/main/default.j2");
 }
 
 #[test]
@@ -562,14 +562,14 @@ fn undefined_variables_warn_naming_variable_and_template() {
         ..Call::default()
     };
     let e = m.render(&strict).unwrap_err();
-    assert_eq!(e.kind, ErrorKind::Undefined);
+    assert_eq!(e.kind(), ErrorKind::Undefined);
     assert_eq!(
-        e.message,
+        e.message(),
         "undefined variable `name` in template `main/default`"
     );
     assert_eq!(
-        e.location,
-        Some(Location {
+        e.location(),
+        Some(&Location {
             file: "prompts/main/default.j2".into(),
             line: 1,
             column: 7
@@ -601,10 +601,14 @@ fn syntax_errors_name_file_line_and_column() {
         .errors
         .iter()
         .map(|e| {
-            let l = e.location.as_ref().unwrap();
+            let l = e.location().unwrap();
             format!(
                 "{}:{}:{} {:?} {}",
-                l.file, l.line, l.column, e.kind, e.message
+                l.file,
+                l.line,
+                l.column,
+                e.kind(),
+                e.message()
             )
         })
         .collect();
@@ -675,7 +679,7 @@ fn secrets_are_redacted_in_errors_and_warnings() {
         ..call
     };
     assert_eq!(
-        empty.render(&keyed).unwrap_err().message,
+        empty.render(&keyed).unwrap_err().message(),
         "no template for key `***`: tried main/***, main/default, default"
     );
 }
@@ -692,7 +696,7 @@ fn includes_name_loaded_templates_only() {
     assert_eq!(text(&m, &Call::default().feed(&feed)), "part 1!");
     for key in ["evil", "up"] {
         let e = m.render(&Call::key(key)).unwrap_err();
-        assert_eq!(e.kind, ErrorKind::TemplateNotFound, "{key}");
+        assert_eq!(e.kind(), ErrorKind::TemplateNotFound, "{key}");
     }
 }
 
@@ -702,15 +706,15 @@ fn runaway_loops_and_huge_templates_are_limit_errors() {
         json!({"main": {"default": "{% for i in range(10000) %}{% for j in range(10000) %}{{ j }}{% endfor %}{% endfor %}"}}),
     );
     assert_eq!(
-        m.render(&Call::default()).unwrap_err().kind,
+        m.render(&Call::default()).unwrap_err().kind(),
         ErrorKind::Limit
     );
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "prompts/main/default.j2", &"x".repeat(10 << 20));
     let e = PromptManager::load(dir.path(), &strata_core::Limits::default()).unwrap_err();
-    assert_eq!(e.kind, ErrorKind::Limit);
+    assert_eq!(e.kind(), ErrorKind::Limit);
     assert_eq!(
-        e.message,
+        e.message(),
         "`prompts/main/default.j2` is larger than the template limit of 4194304 bytes"
     );
     let small = PromptLimits {
@@ -728,7 +732,7 @@ fn runaway_loops_and_huge_templates_are_limit_errors() {
         .build()
         .unwrap();
     assert_eq!(
-        m.render(&Call::default()).unwrap_err().kind,
+        m.render(&Call::default()).unwrap_err().kind(),
         ErrorKind::Limit
     );
 }
@@ -738,7 +742,7 @@ fn escaping_keys_are_forbidden() {
     let m = manager(seed());
     for key in ["../../etc/passwd", "/etc/passwd", "main/../../x"] {
         let e = m.render(&Call::key(key)).unwrap_err();
-        assert_eq!(e.kind, ErrorKind::Forbidden, "{key}");
+        assert_eq!(e.kind(), ErrorKind::Forbidden, "{key}");
     }
 }
 
@@ -767,14 +771,14 @@ fn components_nest_at_most_the_component_depth() {
     };
     assert_eq!(text(&build(2), &Call::default()), "end");
     let e = build(3).render(&Call::default()).unwrap_err();
-    assert_eq!(e.kind, ErrorKind::Limit);
+    assert_eq!(e.kind(), ErrorKind::Limit);
     assert_eq!(
-        e.message,
+        e.message(),
         "components nest more than 3 deep: `main/default` reads `c0`, which reads `c1`, which reads `c2`, which reads `c3`"
     );
     // However long the chain, the error names the first components and the one too deep.
     let long = build(10).render(&Call::default()).unwrap_err();
-    assert_eq!(long.message, e.message);
+    assert_eq!(long.message(), e.message());
     // The default depth holds on a 2 MiB thread, and a long chain loads.
     let m = PromptManager::builder()
         .dict(&chain(5000), "t.yaml")
@@ -786,7 +790,7 @@ fn components_nest_at_most_the_component_depth() {
         .unwrap()
         .join()
         .unwrap();
-    assert_eq!(e.kind, ErrorKind::Limit);
+    assert_eq!(e.kind(), ErrorKind::Limit);
 }
 
 #[test]
@@ -804,9 +808,9 @@ fn a_render_stops_at_its_output_limit() {
         .build()
         .unwrap();
     let e = m.render(&Call::default()).unwrap_err();
-    assert_eq!(e.kind, ErrorKind::Limit);
+    assert_eq!(e.kind(), ErrorKind::Limit);
     assert_eq!(
-        e.message,
+        e.message(),
         "template `main/default`: rendered text exceeds 100 bytes"
     );
     limits.output_bytes_per_string = 101;
@@ -834,9 +838,9 @@ fn a_dict_file_holds_at_most_the_template_limit_aliases_counted() {
         ..strata_core::Limits::default()
     };
     let e = PromptManager::load(dir.path(), &limits).unwrap_err();
-    assert_eq!(e.kind, ErrorKind::Limit);
+    assert_eq!(e.kind(), ErrorKind::Limit);
     assert_eq!(
-        e.message,
+        e.message(),
         "`prompts/t.yaml` holds more than the template limit of 10000 bytes (aliases counted)"
     );
     let limits = strata_core::Limits {
@@ -862,10 +866,10 @@ fn a_broken_first_version_of_a_component_is_reported_not_a_panic() {
         .dict(&tree, "t.yaml")
         .build()
         .unwrap_err();
-    assert_eq!(e.kind, ErrorKind::Syntax);
+    assert_eq!(e.kind(), ErrorKind::Syntax);
     assert!(
-        e.message.contains("main/components/tone.a"),
+        e.message().contains("main/components/tone.a"),
         "{}",
-        e.message
+        e.message()
     );
 }

@@ -159,7 +159,7 @@ impl PyPlan {
         let path = path_arg(path, "path")?;
         let name = path.display().to_string();
         let bytes = std::fs::read(&path)
-            .map_err(|e| Error::io("read", &path, &e))
+            .map_err(|e| Error::io("read", &path, e))
             .or_raise(py)?;
         PyPlan::parse(py, &name, bytes)
     }

@@ -253,6 +253,7 @@ impl PyProject {
                             ErrorKind::Invalid,
                             format!("cannot hand the plan to the step executor: {e}"),
                         )
+                        .with_source(e)
                     })?,
                 ),
                 _ => None,
@@ -594,7 +595,7 @@ fn jobs_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<usize>> {
     let shown = obj.str()?.to_string();
     strata_app::settings::jobs_shown(n, &shown)
         .map(Some)
-        .map_err(|e| PyValueError::new_err(e.message.clone()))
+        .map_err(|e| PyValueError::new_err(e.message().to_string()))
 }
 
 /// The text of a plan given to `run_plan` (its file's, or its JSON for a plan given as data),

@@ -61,7 +61,8 @@ impl RemoteTools for RemoteCalls {
                     Layer::REQUEST,
                     ErrorKind::Spawn,
                     format!("the executor could not run tool `{id}`: {e}"),
-                ))
+                )
+                .with_source(e))
             })
         })
     }
@@ -199,7 +200,8 @@ impl StepRunner for RemoteSteps {
                     Layer::REQUEST,
                     ErrorKind::Spawn,
                     format!("the executor could not run step `{}`: {e}", step.id),
-                ),
+                )
+                .with_source(e),
             ),
         }
     }
@@ -224,7 +226,8 @@ pub fn remote_parts(executor: Py<PyAny>) -> impl Fn(&Value) -> Result<Value, Err
                     Layer::REQUEST,
                     ErrorKind::Spawn,
                     format!("the executor could not run a part of the walk: {e}"),
-                ))
+                )
+                .with_source(e))
             })
         })
     }

@@ -204,7 +204,7 @@ impl PyCannedResponse {
         let path = path_arg(path, "path")?;
         let name = path.display().to_string();
         let source = std::fs::read_to_string(&path)
-            .map_err(|e| Error::io("read", &path, &e))
+            .map_err(|e| Error::io("read", &path, e))
             .or_raise(py)?;
         let response =
             Response::compile(source, Some(&name), JinjaLimits::default()).or_raise(py)?;

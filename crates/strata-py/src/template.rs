@@ -57,11 +57,8 @@ impl PyTemplate {
             Some(l) => {
                 let names = names_arg(Some(l), "layers")?;
                 Chain::from_names(&names).map_err(|e| {
-                    let hint = e
-                        .hint
-                        .as_deref()
-                        .map_or(String::new(), |h| format!(" ({h})"));
-                    PyValueError::new_err(format!("layers: {}{hint}", e.message))
+                    let hint = e.hint().map_or(String::new(), |h| format!(" ({h})"));
+                    PyValueError::new_err(format!("layers: {}{hint}", e.message()))
                 })?
             }
         };

@@ -127,12 +127,9 @@ impl Field {
             "return a reference or a masked form (`****1234`) in the response fields instead",
         );
         match &self.located {
-            Some(at) => {
-                let mut located = err;
-                located.path = at.path.clone();
-                located.location = at.location.clone();
-                located
-            }
+            Some(at) => err
+                .with_path(at.path().clone())
+                .at_location(at.location().cloned()),
             None => err,
         }
     }

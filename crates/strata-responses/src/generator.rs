@@ -69,7 +69,7 @@ impl Generate for Generator<'_> {
         let run = self
             .runner
             .run(self.tool, &params, &self.call)
-            .map_err(|e| fail(e.message.clone(), e.hint.as_deref().unwrap_or(PROTOCOL)))?;
+            .map_err(|e| fail(e.message().to_string(), e.hint().unwrap_or(PROTOCOL)))?;
         if !run.success {
             return Err(fail(run.failure_message(self.tool), PROTOCOL));
         }
@@ -139,9 +139,9 @@ mod tests {
         let e = generator(&tools)
             .generate("T", "generative.g", &json!({}))
             .unwrap_err();
-        assert_eq!(e.kind, ErrorKind::Generator);
+        assert_eq!(e.kind(), ErrorKind::Generator);
         assert_eq!(
-            e.message,
+            e.message(),
             "the generator of `generative.g` failed: tool `gen` exited with code 3"
         );
         let slow = Generator {
@@ -151,7 +151,7 @@ mod tests {
         assert_eq!(
             slow.generate("T", "generative.g", &json!({}))
                 .unwrap_err()
-                .message,
+                .message(),
             "the generator of `generative.g` failed: tool `slow` timed out"
         );
         let text = Generator {
@@ -159,7 +159,7 @@ mod tests {
             ..generator(&tools)
         };
         assert_eq!(
-            text.generate("T", "generative.g", &json!({})).unwrap_err().message,
+            text.generate("T", "generative.g", &json!({})).unwrap_err().message(),
             "the generator of `generative.g` failed: tool `text` printed something that is not JSON"
         );
         let missing = Generator {
@@ -170,7 +170,7 @@ mod tests {
             missing
                 .generate("T", "generative.g", &json!({}))
                 .unwrap_err()
-                .message,
+                .message(),
             "the generator of `generative.g` failed: unknown tool `nope`"
         );
     }

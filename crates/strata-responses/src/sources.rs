@@ -262,7 +262,7 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "`canned_response_fields` of step `a` is an array, not an object"
         );
     }
@@ -289,16 +289,16 @@ mod tests {
     #[test]
     fn standard_fields_are_checked() {
         let e = check_std(&json!({"custmer": {}}), Place::Nowhere).unwrap_err();
-        assert_eq!(e.message, "unknown standard field `custmer`");
-        assert_eq!(e.hint.as_deref(), Some("did you mean `customer`?"));
+        assert_eq!(e.message(), "unknown standard field `custmer`");
+        assert_eq!(e.hint(), Some("did you mean `customer`?"));
         let e = check_std(&json!({"missing_params": "x"}), Place::Nowhere).unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "standard field `missing_params` must be a list of parameter names"
         );
         let e = check_std(&json!([]), Place::Nowhere).unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "the standard fields must be an object, not an array"
         );
         assert!(check_std(&json!({"agent": {"name": "Ada"}}), Place::Nowhere).is_ok());

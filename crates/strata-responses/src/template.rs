@@ -241,18 +241,17 @@ impl Response {
     /// The refusal of a field holding a secret, at its position in its source when that is
     /// known, else at its use in the template.
     pub(crate) fn refuse(&self, field: &Field) -> Error {
-        let mut err = field.refusal();
-        if err.location.is_some() {
+        let err = field.refusal();
+        if err.location().is_some() {
             return err;
         }
-        err.path = strata_core::FieldPath::root();
-        self.at_field(err, &field.name)
+        self.at_field(err.with_path(strata_core::FieldPath::root()), &field.name)
     }
 
     fn at_span(&self, mut err: Error, span: Span) -> Error {
         if let Some(file) = &self.file {
             let (line, column) = line_col(&self.source, span.start);
-            err.location = Some(Location {
+            err = err.at_location(Location {
                 file: file.clone(),
                 line,
                 column,
@@ -263,8 +262,8 @@ impl Response {
 
     /// A minijinja error as a strata error pointing into the template.
     fn jinja_error(&self, e: &minijinja::Error) -> Error {
-        let mut err = strata_jinja::to_error(e, RESPONSE, self.file.as_deref(), 0);
-        err.message = format!("response template: {}", err.message);
+        let err = strata_jinja::to_error(e, RESPONSE, self.file.as_deref(), 0)
+            .map_message(|m| format!("response template: {m}"));
         match e.range() {
             Some(r) if r.start <= self.source.len() => {
                 self.at_span(err, Span::new(r.start, r.end.min(self.source.len())))
@@ -485,28 +484,28 @@ mod tests {
     #[test]
     fn syntax_errors_name_the_file_line_and_column() {
         let e = compile("Hello\n  {{ account. }}").unwrap_err();
-        assert_eq!(e.kind, ErrorKind::Syntax);
+        assert_eq!(e.kind(), ErrorKind::Syntax);
         assert_eq!(
-            e.message,
+            e.message(),
             "response template: unexpected end of variable block, expected identifier or integer"
         );
-        let loc = e.location.clone().unwrap();
+        let loc = e.location().unwrap();
         assert_eq!((loc.file.as_str(), loc.line, loc.column), ("r.j2", 2, 15));
     }
 
     #[test]
     fn a_field_named_with_a_keyword_is_refused_where_it_is_used() {
         let e = compile("a\n{{ account.if }}").unwrap_err();
-        assert_eq!(e.kind, ErrorKind::Syntax);
+        assert_eq!(e.kind(), ErrorKind::Syntax);
         assert_eq!(
-            e.message,
+            e.message(),
             "`account.if`: `if` is a Jinja keyword, not a field name"
         );
-        assert_eq!(e.span, Some(Span::new(5, 15)));
-        assert_eq!(e.location.clone().unwrap().line, 2);
+        assert_eq!(e.span(), Some(Span::new(5, 15)));
+        assert_eq!(e.location().unwrap().line, 2);
         let e = Response::compile("{{ in }}", None, JinjaLimits::default()).unwrap_err();
-        assert_eq!(e.message, "`in` is a Jinja keyword, not a field name");
-        assert_eq!(e.location, None);
+        assert_eq!(e.message(), "`in` is a Jinja keyword, not a field name");
+        assert_eq!(e.location(), None);
     }
 
     #[test]

@@ -108,15 +108,15 @@ fn the_seeds_overdraft_warning_renders_for_a_normal_account_without_the_amount()
         json!({"account.balance": "-$20.50", "account.overdraft": true}),
     )
     .unwrap_err();
-    assert_eq!(e.kind, ErrorKind::MissingFields);
+    assert_eq!(e.kind(), ErrorKind::MissingFields);
     assert_eq!(
-        e.message,
+        e.message(),
         "no source provides `account.overdraft_amount` (tried: tool fields of result 1)"
     );
     // The condition reads `account.overdraft`: it is needed.
     let e = render(&r, json!({"account.balance": "$1"})).unwrap_err();
     assert_eq!(
-        e.message,
+        e.message(),
         "no source provides `account.overdraft` (tried: tool fields of result 1)"
     );
 }
@@ -144,9 +144,9 @@ fn every_needed_missing_field_is_named_at_once_and_the_untaken_branch_is_not() {
         "{{ a }} {% if flag %}{{ b }}{% else %}{{ c }}{% endif %} {% for t in rows %}{{ t }}{% endfor %} {{ d is defined }}",
     );
     let e = render(&r, json!({"flag": false})).unwrap_err();
-    assert_eq!(e.kind, ErrorKind::MissingFields);
+    assert_eq!(e.kind(), ErrorKind::MissingFields);
     assert_eq!(
-        e.message,
+        e.message(),
         "no source provides `a` (tried: tool fields of result 1), `c` (tried: tool fields of result 1), \
          `rows` (tried: tool fields of result 1)"
     );
@@ -190,7 +190,7 @@ fn no_generation_is_spent_when_a_needed_field_is_missing() {
     let gen = table(json!({}));
     let e = generate(&r, json!({}), &gen).unwrap_err();
     assert_eq!(
-        e.message,
+        e.message(),
         "no source provides `x` (tried: tool fields of result 1)"
     );
     assert!(gen.asked.borrow().is_empty());
@@ -201,9 +201,9 @@ fn a_field_the_generated_values_make_needed_is_still_the_error() {
     let r = compile("{% if generative.upsell %}{{ offer }}{% endif %}.");
     let gen = table(json!({"generative.upsell": true}));
     let e = generate(&r, json!({}), &gen).unwrap_err();
-    assert_eq!(e.kind, ErrorKind::MissingFields);
+    assert_eq!(e.kind(), ErrorKind::MissingFields);
     assert_eq!(
-        e.message,
+        e.message(),
         "no source provides `offer` (tried: tool fields of result 1)"
     );
     let gen = table(json!({"generative.upsell": false}));
@@ -222,9 +222,9 @@ fn a_generated_field_read_twice_is_asked_once() {
 fn a_field_a_condition_compares_is_needed_unless_it_is_tested_first() {
     let r = compile("{% if account.status == 'closed' %}Closed{% else %}Open{% endif %}: {{ n }}");
     let e = render(&r, json!({"n": 1})).unwrap_err();
-    assert_eq!(e.kind, ErrorKind::MissingFields);
+    assert_eq!(e.kind(), ErrorKind::MissingFields);
     assert_eq!(
-        e.message,
+        e.message(),
         "no source provides `account.status` (tried: tool fields of result 1)"
     );
     assert_eq!(
@@ -254,7 +254,7 @@ fn a_default_taken_from_another_field_needs_only_that_field() {
     );
     let e = render(&r, json!({})).unwrap_err();
     assert_eq!(
-        e.message,
+        e.message(),
         "no source provides `account.type` (tried: tool fields of result 1)"
     );
     // Defaults and tests on values inside data do not hide a field the render reads.
@@ -263,7 +263,7 @@ fn a_default_taken_from_another_field_needs_only_that_field() {
     );
     let e = render(&r, json!({"rows": [{}, {"note": "a"}]})).unwrap_err();
     assert_eq!(
-        e.message,
+        e.message(),
         "no source provides `n` (tried: tool fields of result 1)"
     );
     assert_eq!(

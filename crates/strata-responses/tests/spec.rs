@@ -95,7 +95,7 @@ fn std_alone_is_every_standard_field_and_missing_std_is_named() {
         .respond(&sources(&json!({}), &[]))
         .unwrap_err();
     assert_eq!(
-        err.message,
+        err.message(),
         "no source provides `std.agent.name` (tried: std (no `agent.name`); tool fields (no tool result has any))"
     );
 }
@@ -144,21 +144,21 @@ fn every_missing_field_is_named_at_once_with_the_sources_tried_and_nothing_is_re
     let values = [json!({"canned_response_fields": {"account.balance": "$1"}})];
     let tools = results(&values);
     let err = r.respond(&sources(&json!({}), &tools)).unwrap_err();
-    assert_eq!(err.kind, ErrorKind::MissingFields);
+    assert_eq!(err.kind(), ErrorKind::MissingFields);
     assert_eq!(
-        err.message,
+        err.message(),
         "no source provides `std.customer.name` (tried: std (no `customer.name`); tool fields of result 1), \
          `account.type` (tried: tool fields of result 1), \
          `generative.closing` (tried: tool fields of result 1; generator (none configured))"
     );
-    assert_eq!(err.span, Some(Span::new(5, 22)));
-    let loc = err.location.clone().unwrap();
+    assert_eq!(err.span(), Some(Span::new(5, 22)));
+    let loc = err.location().unwrap();
     assert_eq!((loc.file.as_str(), loc.line, loc.column), ("r.j2", 1, 6));
     let err = compile("{{a}}")
         .respond(&sources(&json!({}), &[]))
         .unwrap_err();
     assert_eq!(
-        err.message,
+        err.message(),
         "no source provides `a` (tried: tool fields (no tool result has any))"
     );
 }
@@ -239,9 +239,9 @@ fn no_generation_is_spent_on_a_response_that_cannot_render() {
             ..sources(&json!({}), &[])
         })
         .unwrap_err();
-    assert_eq!(err.kind, ErrorKind::MissingFields);
+    assert_eq!(err.kind(), ErrorKind::MissingFields);
     assert_eq!(
-        err.message,
+        err.message(),
         "no source provides `account.balance` (tried: tool fields (no tool result has any))"
     );
     assert!(fake.calls().is_empty());
@@ -285,7 +285,7 @@ fn a_failing_generator_is_an_error_at_the_field() {
             ..sources(&json!({}), &[])
         })
         .unwrap_err();
-    assert_eq!(err.kind, ErrorKind::Generator);
+    assert_eq!(err.kind(), ErrorKind::Generator);
     assert_eq!(
         err.to_string(),
         "r.j2:2:3: response error at $ 4..30: the generator of `generative.greeting_phrase` failed: tool `gen` printed something that is not JSON (hint: a generator prints the field's value as JSON: a text is printed with its quotes (\"Have a nice day.\"))"
@@ -408,8 +408,8 @@ fn a_missing_attribute_of_a_field_value_is_an_error_not_a_blank() {
     let values = [json!({"canned_response_fields": {"transactions": [{"date": "x"}]}})];
     let tools = results(&values);
     let err = r.respond(&sources(&json!({}), &tools)).unwrap_err();
-    assert_eq!(err.kind, ErrorKind::Undefined);
-    assert_eq!(err.span, Some(Span::new(29, 34)));
+    assert_eq!(err.kind(), ErrorKind::Undefined);
+    assert_eq!(err.span(), Some(Span::new(29, 34)));
 }
 
 #[test]
@@ -457,13 +457,13 @@ fn a_field_holding_a_secret_is_refused_and_shown_as_stars() {
         json!({"field": "account.token", "source": "tool", "from": "result 1", "value": "***"})
     );
     let err = r.respond(&s).unwrap_err();
-    assert_eq!(err.kind, ErrorKind::Forbidden);
+    assert_eq!(err.kind(), ErrorKind::Forbidden);
     assert_eq!(
-        err.message,
+        err.message(),
         "field `account.token` from tool fields of result 1 holds a secret value; a reply never shows secrets"
     );
     assert!(!err.to_string().contains("sk-live-123"));
-    assert_eq!(err.span, Some(Span::new(9, 22)));
+    assert_eq!(err.span(), Some(Span::new(9, 22)));
 }
 
 #[test]
@@ -472,9 +472,9 @@ fn a_loop_over_a_million_items_stops_at_the_fuel_limit() {
     let values = [json!({"canned_response_fields": {"items": vec![0; 1_000_000]}})];
     let tools = results(&values);
     let err = r.respond(&sources(&json!({}), &tools)).unwrap_err();
-    assert_eq!(err.kind, ErrorKind::Limit);
-    assert_eq!(err.message, "response template: engine ran out of fuel");
-    assert_eq!(err.location.clone().unwrap().line, 1);
+    assert_eq!(err.kind(), ErrorKind::Limit);
+    assert_eq!(err.message(), "response template: engine ran out of fuel");
+    assert_eq!(err.location().unwrap().line, 1);
 }
 
 #[test]

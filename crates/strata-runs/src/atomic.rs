@@ -39,15 +39,15 @@ pub fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), Error> {
         }
         made => made,
     }
-    .map_err(|e| Error::io("create", &tmp, &e))?;
+    .map_err(|e| Error::io("create", &tmp, e))?;
     file.write_all(bytes)
         .and_then(|()| file.sync_all())
-        .map_err(|e| Error::io("write", &tmp, &e))?;
+        .map_err(|e| Error::io("write", &tmp, e))?;
     drop(file);
-    fs::rename(&tmp, &target).map_err(|e| Error::io("replace", &target, &e))?;
+    fs::rename(&tmp, &target).map_err(|e| Error::io("replace", &target, e))?;
     File::open(dir)
         .and_then(|d| d.sync_all())
-        .map_err(|e| Error::io("sync", dir, &e))
+        .map_err(|e| Error::io("sync", dir, e))
 }
 
 #[cfg(test)]
@@ -70,9 +70,9 @@ mod tests {
         assert!(!tmp.path().join("a.json.tmp").exists());
         let missing = tmp.path().join("missing");
         let e = write_atomic(&missing, "a.json", b"1").unwrap_err();
-        assert_eq!(e.kind, ErrorKind::Io);
+        assert_eq!(e.kind(), ErrorKind::Io);
         assert_eq!(
-            e.message,
+            e.message(),
             format!(
                 "cannot create `{}`: No such file or directory (os error 2)",
                 missing.join("a.json.tmp").display()

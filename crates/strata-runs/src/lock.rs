@@ -80,6 +80,7 @@ impl RunDir {
                 ErrorKind::Io,
                 format!("cannot lock `{}`: {e}", path.display()),
             )
+            .with_source(e)
         };
         loop {
             let file = OpenOptions::new()
@@ -136,7 +137,7 @@ mod tests {
         let held = dir.lock().unwrap();
         let e = dir.lock().unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             format!("run `r1` is in progress (process {})", std::process::id())
         );
         drop(held);

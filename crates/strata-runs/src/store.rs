@@ -111,7 +111,7 @@ impl RunStore {
     pub fn create(&self, id: &str) -> Result<RunDir, Error> {
         check_run_id(id)?;
         self.confined(&[])?;
-        fs::create_dir_all(&self.dir).map_err(|e| Error::io("create", &self.dir, &e))?;
+        fs::create_dir_all(&self.dir).map_err(|e| Error::io("create", &self.dir, e))?;
         let path = self.dir.join(id);
         fs::create_dir(&path).map_err(|e| {
             if e.kind() == std::io::ErrorKind::AlreadyExists {
@@ -127,6 +127,7 @@ impl RunStore {
                     ErrorKind::Io,
                     format!("cannot create run `{id}`: {e}"),
                 )
+                .with_source(e)
             }
         })?;
         Ok(RunDir { path })
@@ -143,7 +144,7 @@ impl RunStore {
                 let lock = dir.lock()?;
                 return Ok((dir, lock));
             }
-            Err(e) if e.kind == ErrorKind::RunState => e,
+            Err(e) if e.kind() == ErrorKind::RunState => e,
             Err(e) => return Err(e),
         };
         if !self.unstarted(id) {
@@ -157,11 +158,11 @@ impl RunStore {
         if dir.file().exists() {
             return Err(taken);
         }
-        let entries = fs::read_dir(&dir.path).map_err(|e| Error::io("read", &dir.path, &e))?;
+        let entries = fs::read_dir(&dir.path).map_err(|e| Error::io("read", &dir.path, e))?;
         for entry in entries.flatten() {
             if entry.file_name() != LOCK_FILE {
                 let path = entry.path();
-                fs::remove_file(&path).map_err(|e| Error::io("remove", &path, &e))?;
+                fs::remove_file(&path).map_err(|e| Error::io("remove", &path, e))?;
             }
         }
         Ok((dir, lock))
@@ -282,7 +283,7 @@ impl RunDir {
     /// Reads the checkpoint's bytes.
     pub fn read_checkpoint(&self) -> Result<Vec<u8>, Error> {
         let file = self.file();
-        fs::read(&file).map_err(|e| Error::io("read", &file, &e))
+        fs::read(&file).map_err(|e| Error::io("read", &file, e))
     }
 
     /// The kind of run the checkpoint records: its `kind` field, `graph` when it has none,
@@ -337,7 +338,7 @@ mod tests {
         let store = RunStore::new(tmp.path());
         let (dir, lock) = store.create_locked("r1").unwrap();
         assert_eq!(
-            store.create_locked("r1").unwrap_err().message,
+            store.create_locked("r1").unwrap_err().message(),
             format!("run `r1` is in progress (process {})", std::process::id())
         );
         fs::write(dir.path.join("plan.json.tmp"), "[").unwrap();
@@ -349,7 +350,7 @@ mod tests {
         drop(lock);
         assert!(!store.unstarted("r1"));
         assert_eq!(
-            store.create_locked("r1").unwrap_err().message,
+            store.create_locked("r1").unwrap_err().message(),
             "run `r1` already exists"
         );
     }
@@ -367,10 +368,10 @@ mod tests {
         let store = RunStore::new(tmp.path());
         let dir = store.create("r1").unwrap();
         assert_eq!(
-            store.create("r1").unwrap_err().message,
+            store.create("r1").unwrap_err().message(),
             "run `r1` already exists"
         );
-        assert_eq!(store.open("r1").unwrap_err().message, "no run `r1`");
+        assert_eq!(store.open("r1").unwrap_err().message(), "no run `r1`");
         assert_eq!(dir.kind(), None);
         dir.write_checkpoint(b"{\"version\": 1}").unwrap();
         assert_eq!(store.open("r1").unwrap().id(), "r1");

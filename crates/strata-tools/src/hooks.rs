@@ -190,7 +190,7 @@ pub fn fire<'h>(
                 Ok(true) => {}
                 Ok(false) => continue,
                 Err(e) => {
-                    firing.error = Some(format!("condition `{}`: {}", when.source(), e.message));
+                    firing.error = Some(format!("condition `{}`: {}", when.source(), e.message()));
                     out.push(firing);
                     continue;
                 }
@@ -211,8 +211,7 @@ pub fn fire<'h>(
                 value
             }
             Err(e) => {
-                let mut e = e;
-                e.path = e.path.under(&hook.params_path());
+                let e = e.map_path(|p| p.under(&hook.params_path()));
                 firing.error = Some(e.to_string());
                 out.push(firing);
                 continue;
@@ -278,8 +277,8 @@ impl HookSource for Document {
 
     fn locate(&self, err: Error) -> Error {
         let mut err = self.locate_error(err);
-        if err.location.is_none() {
-            err.location = Some(Location {
+        if err.location().is_none() {
+            err = err.at_location(Location {
                 file: self.name.clone(),
                 line: 1,
                 column: 1,
@@ -382,10 +381,7 @@ fn text<'v>(
 /// Parses the condition of a hook (its `when:` or `condition:` value, found at `path`).
 fn condition(value: &Value, path: &FieldPath, src: &dyn HookSource) -> Result<When, Error> {
     When::parse(value).map_err(|e| match e {
-        WhenError::Expr(mut e) => {
-            e.path = e.path.under(path);
-            src.locate(e)
-        }
+        WhenError::Expr(e) => src.locate(e.map_path(|p| p.under(path))),
         WhenError::Structured(m) => src.locate(invalid(path, format!("bad condition: {m}"))),
     })
 }
@@ -458,11 +454,8 @@ pub fn parse_hook(
         .cloned()
         .unwrap_or_else(|| Value::Object(Map::new()));
     object(&params, &params_at, "a hook's `params`", src)?;
-    let params =
-        Template::compile_owned(params, format.chain, format.limits).map_err(|mut e| {
-            e.path = e.path.under(&params_at);
-            src.locate(e)
-        })?;
+    let params = Template::compile_owned(params, format.chain, format.limits)
+        .map_err(|e| src.locate(e.map_path(|p| p.under(&params_at))))?;
     Ok(Hook {
         id: id.to_string(),
         event,
@@ -538,13 +531,13 @@ mod tests {
 
     fn error(yaml: &str) -> String {
         let e = parse(yaml).unwrap_err();
-        let loc = e.location.as_ref().unwrap();
-        let hint = e.hint.as_ref().map(|h| format!(" (hint: {h})"));
+        let loc = e.location().unwrap();
+        let hint = e.hint().as_ref().map(|h| format!(" (hint: {h})"));
         format!(
             "{}:{} {}{}",
             loc.line,
             loc.column,
-            e.message,
+            e.message(),
             hint.unwrap_or_default()
         )
     }

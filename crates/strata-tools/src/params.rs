@@ -485,12 +485,8 @@ pub fn check_known(
         s
     });
     let relaxed = relaxed.as_ref().or(schema);
-    check(tool, relaxed, &probe).map_err(|mut e| {
-        if let Some(hint) = &mut e.hint {
-            *hint = hint.replace(&summary(relaxed), &summary(schema));
-        }
-        e
-    })
+    check(tool, relaxed, &probe)
+        .map_err(|e| e.map_hint(|hint| hint.replace(&summary(relaxed), &summary(schema))))
 }
 
 /// Types a `-p name=value` string by the declared type of `name`: strings stay strings;
@@ -604,12 +600,12 @@ mod tests {
         let s = schema();
         let e = validate("t", Some(&s), &obj(json!({"nme": "x", "count": "3"}))).unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "invalid parameters for `t`: unknown parameter `nme`; \
              parameter `count` must be an integer, not a string; missing required parameter `name`"
         );
         assert_eq!(
-            e.hint.as_deref(),
+            e.hint(),
             Some(
                 "did you mean `name`? the parameters are: name (string, required), \
                  count (integer, default 1), mode (default \"fast\"), opts (object)"
@@ -622,7 +618,7 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "invalid parameters for `t`: parameter `count` must be at least 1; \
              parameter `mode` must be one of \"fast\", \"slow\"; parameter `opts.deep` must be a boolean, not an integer"
         );
@@ -632,10 +628,10 @@ mod tests {
     fn no_schema_takes_no_parameters() {
         let e = validate("t", None, &obj(json!({"x": 1}))).unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "invalid parameters for `t`: unknown parameter `x`"
         );
-        assert_eq!(e.hint.as_deref(), Some("`t` takes no parameters"));
+        assert_eq!(e.hint(), Some("`t` takes no parameters"));
         assert!(validate("t", None, &Map::new()).unwrap().is_empty());
     }
 
@@ -668,7 +664,7 @@ mod tests {
         assert_eq!(coerce(Some(&s), "nope", "1").unwrap(), json!("1"));
         let e = coerce(Some(&s), "count", "three").unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "parameter `count` must be an integer, got `three`"
         );
     }

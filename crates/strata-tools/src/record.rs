@@ -123,7 +123,7 @@ impl StepRecord {
             status: StepStatus::Failed,
             result: Value::Null,
             error: Some(StepError {
-                kind: error.kind,
+                kind: error.kind(),
                 message: error.to_string(),
             }),
             run: None,

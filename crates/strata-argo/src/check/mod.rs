@@ -111,7 +111,7 @@ mod tests {
         check(&manifest)
             .unwrap_err()
             .iter()
-            .map(|e| format!("{}: {e}", e.kind.name()))
+            .map(|e| format!("{}: {e}", e.kind().name()))
             .collect()
     }
 

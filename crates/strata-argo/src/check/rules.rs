@@ -338,13 +338,13 @@ impl<'v> Cx<'v> {
                     None => {
                         let others = names.iter().copied().filter(|n| *n != me);
                         let hint = suggest(&name, others, "other tasks");
-                        let mut e = err(
+                        let e = err(
                             ErrorKind::UnknownName,
                             format!("task `{me}` depends on `{name}`, which is not a task of template `{dag}`"),
                             &path,
                         )
-                        .with_hint(hint);
-                        e.span = span;
+                        .with_hint(hint)
+                        .with_span(span);
                         self.errors.push(e);
                     }
                 }

@@ -320,8 +320,8 @@ mod tests {
     fn ours(manifest: &Value) -> Vec<(String, String)> {
         let mut out: Vec<(String, String)> = schema_errors(manifest)
             .into_iter()
-            .filter(|e| e.kind != ErrorKind::UnknownField)
-            .map(|e| (pointer_of(&e.path), e.message.clone()))
+            .filter(|e| e.kind() != ErrorKind::UnknownField)
+            .map(|e| (pointer_of(e.path()), e.message().to_string()))
             .collect();
         out.sort();
         out
@@ -368,7 +368,7 @@ mod tests {
         let m = json!({"apiVersion": "v1", "kind": "Workflow", "metadata": {}, "spec": {"parallelism": "two", "templates": [{"name": 3}]}});
         let text: Vec<String> = schema_errors(&m)
             .iter()
-            .map(|e| format!("{}: {e}", e.kind.name()))
+            .map(|e| format!("{}: {e}", e.kind().name()))
             .collect();
         assert_eq!(
             text,

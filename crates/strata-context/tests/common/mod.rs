@@ -22,8 +22,8 @@ pub fn ctx() -> Value {
 
 /// Parses and evaluates `src` against [`ctx`]: the value, or `kind: message`.
 pub fn ev(src: &str) -> Result<Value, String> {
-    let expr = parse_expr(src, 0).map_err(|e| format!("{}: {}", e.kind.name(), e.message))?;
-    eval_value(&expr, &ctx()).map_err(|e| format!("{}: {}", e.kind.name(), e.message))
+    let expr = parse_expr(src, 0).map_err(|e| format!("{}: {}", e.kind().name(), e.message()))?;
+    eval_value(&expr, &ctx()).map_err(|e| format!("{}: {}", e.kind().name(), e.message()))
 }
 
 /// The error parsing `src`: `kind at start: message`.
@@ -32,9 +32,9 @@ pub fn compile_err(src: &str) -> String {
         Ok(e) => panic!("{src:?} parsed: {e:?}"),
         Err(e) => format!(
             "{} at {}: {}",
-            e.kind.name(),
-            e.span.map_or(0, |s| s.start),
-            e.message
+            e.kind().name(),
+            e.span().map_or(0, |s| s.start),
+            e.message()
         ),
     }
 }

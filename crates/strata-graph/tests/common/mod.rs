@@ -95,16 +95,15 @@ pub fn load(text: &str, tools: &Fake) -> Result<Graph, Error> {
 /// The error as `file:line:col layer: message (hint)`.
 pub fn located(e: &Error) -> String {
     let loc = e
-        .location
-        .as_ref()
+        .location()
         .map(|l| format!("{}:{}:{}", l.file, l.line, l.column))
         .unwrap_or_default();
     let hint = e
-        .hint
+        .hint()
         .as_ref()
         .map(|h| format!(" (hint: {h})"))
         .unwrap_or_default();
-    format!("{loc} {}: {}{hint}", e.layer, e.message)
+    format!("{loc} {}: {}{hint}", e.layer(), e.message())
 }
 
 /// Runs a loaded graph without checkpoints; returns the log lines and the outcome.

@@ -230,7 +230,7 @@ fn parse_value(line: &str, limits: &Limits) -> Result<Value, Error> {
             let (message, limit) = strata_doc::malformed_request(&e);
             let mut err = bad(message);
             if limit {
-                err.kind = ErrorKind::Limit;
+                err = err.with_kind(ErrorKind::Limit);
             }
             Err(err)
         }
@@ -241,7 +241,7 @@ fn parse_request(value: Value) -> Result<Request, Error> {
     if !value.is_object() {
         return Err(bad("a request must be a JSON object".to_string()));
     }
-    serde_json::from_value(value).map_err(|e| bad(format!("malformed request: {e}")))
+    serde_json::from_value(value).map_err(|e| bad(format!("malformed request: {e}")).with_source(e))
 }
 
 /// The environment of a request: its `env` (every value a string) with its `secrets` marked.
