@@ -1,9 +1,9 @@
-use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 /// The type of a declared input.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum InputType {
     /// Text, taken as given.
@@ -35,7 +35,8 @@ impl InputType {
 }
 
 /// A declared input.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct InputSpec {
     /// The input's name (`[A-Za-z0-9_]+`).
@@ -55,7 +56,8 @@ pub struct InputSpec {
 }
 
 /// An action: a tool call with parameters.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ActionSpec {
     /// The step id, used as `${steps.<id>.result}` by later actions.
@@ -71,7 +73,8 @@ pub struct ActionSpec {
 }
 
 /// A hook's action.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct HookAction {
     /// The tool id.
@@ -83,7 +86,8 @@ pub struct HookAction {
 
 /// A hook: a tool call fired on an event. Directives, graphs and project hook files declare
 /// hooks with these same keys.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct HookSpec {
     /// The hook's id (a directive hook replaces a project hook with the same id).
@@ -116,7 +120,8 @@ fn checked_later<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<HookSpec>
 }
 
 /// Directive limits.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct DirectiveLimits {
     /// Most actions that may run.
@@ -128,7 +133,8 @@ pub struct DirectiveLimits {
 }
 
 /// The front matter of a directive.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct FrontMatter {
     /// The directive's name.
@@ -153,7 +159,7 @@ pub struct FrontMatter {
     pub actions: Vec<ActionSpec>,
     /// Hooks.
     #[serde(default, deserialize_with = "checked_later")]
-    #[schemars(with = "Vec<HookSpec>")]
+    #[cfg_attr(feature = "schemas", schemars(with = "Vec<HookSpec>"))]
     pub hooks: Vec<HookSpec>,
     /// Canned responses: after the actions, the first candidate that can be rendered is
     /// the directive's reply.
@@ -162,7 +168,8 @@ pub struct FrontMatter {
 }
 
 /// The `responses:` section: canned-response candidates and the sources of their fields.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ResponsesSpec {
     /// The standard fields (`std.*`), templates of stages 1 and 2 rendered after the actions.
@@ -178,7 +185,8 @@ pub struct ResponsesSpec {
 
 /// The standard fields a directive declares (`std.missing_params` is computed from the
 /// actions).
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct StdSpec {
     /// `std.customer.name`.
@@ -193,7 +201,8 @@ pub struct StdSpec {
 }
 
 /// A customer or an agent.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct PersonSpec {
     /// Their name (a template of stages 1 and 2).
@@ -201,7 +210,8 @@ pub struct PersonSpec {
 }
 
 /// A canned-response candidate.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct CandidateSpec {
     /// A name for reports (`candidates[<n>]` when absent).

@@ -17,6 +17,7 @@ mod load;
 mod progress;
 mod responses;
 mod run;
+#[cfg(feature = "schemas")]
 mod schemas;
 mod source;
 
@@ -30,4 +31,5 @@ pub use load::{tool_from_inputs, Directive, Site};
 pub use progress::{Observer, Progress, Watch};
 pub use responses::{Candidate, Chosen};
 pub use run::{ActionOutcome, Report, RunOptions, Status};
+#[cfg(feature = "schemas")]
 pub use schemas::{front_matter_schema, hook_file_schema};
