@@ -226,6 +226,16 @@ fn a_run_of_a_plan_refuses_the_broken_tool_of_any_step_even_one_it_never_reaches
 }
 
 /// The key the gate stores an admission of tool `id` under, from this process.
+/// Runs tool `id` with no parameters and the default options.
+fn run_plain(app: &App, id: &str) -> Result<strata_app::ToolRun, Failure> {
+    app.run_tool(
+        id,
+        &Default::default(),
+        &ExecOptions::default(),
+        &Default::default(),
+    )
+}
+
 fn admission_key(app: &App, id: &str) -> String {
     let tool = app.compiled(id).unwrap();
     gate_cache::key(app.project(), id, &tool).unwrap()
@@ -240,41 +250,20 @@ fn no_file_written_into_the_gate_directory_admits_a_rejected_tool() {
     // Empty (the form admissions once had), garbage, a tag of another key, a link.
     let good = project(&[("tools/t/echo.yaml", ECHO)]);
     let good_app = app(good.path());
-    good_app
-        .run_tool(
-            "t/echo",
-            &Default::default(),
-            &ExecOptions::default(),
-            &Default::default(),
-        )
-        .unwrap();
+    run_plain(&good_app, "t/echo").unwrap();
     let good_key = admission_key(&good_app, "t/echo");
     let good_entry = good.path().join(gate_cache::GATE_DIR).join(&good_key);
     let stolen = fs::read_to_string(&good_entry).unwrap_or_default();
     for forged in ["", "admitted", "0".repeat(64).as_str(), stolen.as_str()] {
         fs::write(&entry, forged).unwrap();
         let fresh = app(dir.path());
-        let failure = fresh
-            .run_tool(
-                "t/two",
-                &Default::default(),
-                &ExecOptions::default(),
-                &Default::default(),
-            )
-            .unwrap_err();
+        let failure = run_plain(&fresh, "t/two").unwrap_err();
         refused(failure, "t/two");
         assert!(!ran(dir.path()));
     }
     fs::remove_file(&entry).unwrap();
     std::os::unix::fs::symlink(&good_entry, &entry).unwrap();
-    let failure = app(dir.path())
-        .run_tool(
-            "t/two",
-            &Default::default(),
-            &ExecOptions::default(),
-            &Default::default(),
-        )
-        .unwrap_err();
+    let failure = run_plain(&app(dir.path()), "t/two").unwrap_err();
     refused(failure, "t/two");
     assert!(!ran(dir.path()));
 }
@@ -286,14 +275,7 @@ fn an_admission_is_the_tag_of_what_it_judged_and_a_changed_tag_is_checked_again(
     }
     let dir = project(&[("tools/t/echo.yaml", ECHO)]);
     let first = app(dir.path());
-    first
-        .run_tool(
-            "t/echo",
-            &Default::default(),
-            &ExecOptions::default(),
-            &Default::default(),
-        )
-        .unwrap();
+    run_plain(&first, "t/echo").unwrap();
     let key = admission_key(&first, "t/echo");
     let entry = dir.path().join(gate_cache::GATE_DIR).join(&key);
     let tag = fs::read_to_string(&entry).unwrap();
@@ -306,14 +288,7 @@ fn an_admission_is_the_tag_of_what_it_judged_and_a_changed_tag_is_checked_again(
     .unwrap();
     assert!(!gate_cache::admitted(app(dir.path()).project(), &key));
     // The next run checks the tool again and stores the admission anew.
-    app(dir.path())
-        .run_tool(
-            "t/echo",
-            &Default::default(),
-            &ExecOptions::default(),
-            &Default::default(),
-        )
-        .unwrap();
+    run_plain(&app(dir.path()), "t/echo").unwrap();
     assert_eq!(fs::read_to_string(&entry).unwrap(), tag);
 }
 
