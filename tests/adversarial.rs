@@ -134,6 +134,7 @@ fn data_from_every_tool_stage_reaches_the_child_byte_for_byte() {
         .then(&["run", "inject", "--params-json", &params, "--json"])
         .envs(&injection_env())
         .measured(KILL_AFTER)
+        .status(0)
         .run();
     assert_eq!(o.code, Some(0), "{}", o.stderr);
     let child = &o.json()["data"];
@@ -186,6 +187,7 @@ fn secrets_never_show_in_dry_runs_explanations_or_errors() {
             .then(&args)
             .envs(&injection_env())
             .measured(KILL_AFTER)
+            .status(0)
             .run();
         assert_eq!(o.code, Some(0), "{args:?}: {}", o.stderr);
         assert_no_secret(&o.all());
@@ -195,6 +197,7 @@ fn secrets_never_show_in_dry_runs_explanations_or_errors() {
         .then(&["run", "inject", "-p", &msg, "--dry-run", "--json"])
         .envs(&injection_env())
         .measured(KILL_AFTER)
+        .status(0)
         .run();
     let spec = dry.json();
     assert_eq!(spec["env"]["TOKEN"], json!("***"));
@@ -341,7 +344,7 @@ fn render_never_rescans_data_through_any_pair_of_layers() {
         for second in layers.iter().filter(|l| **l != first) {
             let mut args = render.to_vec();
             args.extend(["--layer", first, "--layer", second]);
-            let o = s.then(&args).measured(KILL_AFTER).run();
+            let o = s.then(&args).measured(KILL_AFTER).status(0).run();
             assert_eq!(o.code, Some(0), "{first} {second}: {}", o.brief());
             let v = o.json();
             for layer in [first, second] {
@@ -360,7 +363,7 @@ fn render_never_rescans_data_through_any_pair_of_layers() {
     }
     let mut args = render.to_vec();
     args.push("--explain");
-    let o = s.then(&args).measured(KILL_AFTER).run();
+    let o = s.then(&args).measured(KILL_AFTER).status(0).run();
     assert_eq!(o.code, Some(0), "{}", o.brief());
     assert_no_secret(&o.all());
     assert!(o.stdout.contains("<***>"), "{}", o.brief());
@@ -415,6 +418,7 @@ fn directive_inputs_steps_and_hook_context_stay_data() {
         .then(&["run", "directives/inject.md", "--input", &input, "--json"])
         .envs(&[("TOKEN", TOKEN)])
         .measured(KILL_AFTER)
+        .status(0)
         .run();
     assert_eq!(o.code, Some(0), "{}", o.brief());
     let report = o.json();
@@ -446,6 +450,7 @@ fn directive_inputs_steps_and_hook_context_stay_data() {
         ])
         .envs(&[("TOKEN", TOKEN)])
         .measured(KILL_AFTER)
+        .status(0)
         .run();
     assert_eq!(o.code, Some(0), "{}", o.brief());
     assert_no_secret(&o.all());
@@ -478,6 +483,7 @@ fn graph_state_and_hook_context_stay_data() {
         ])
         .envs(&[("TOKEN", TOKEN)])
         .measured(KILL_AFTER)
+        .status(0)
         .run();
     assert_eq!(o.code, Some(0), "{}", o.brief());
     assert_eq!(
@@ -498,6 +504,7 @@ fn graph_state_and_hook_context_stay_data() {
             .then(&args)
             .envs(&[("TOKEN", TOKEN)])
             .measured(KILL_AFTER)
+            .status(0)
             .run();
         assert_eq!(o.code, Some(0), "{}", o.brief());
         assert_no_secret(&o.all());
@@ -549,6 +556,7 @@ fn run_metas(s: &Test, tool: &str) -> Ran {
     let o = s
         .then(&["run", tool, "--params-json", &params, "--json"])
         .measured(KILL_AFTER)
+        .status(0)
         .run();
     assert_eq!(o.code, Some(0), "{tool}: {}", o.brief());
     assert_not_pwned(s.path());
@@ -852,7 +860,7 @@ fn a_tool_writing_endlessly_is_capped_in_bounded_memory() {
         (&v["truncated"], &v["timed_out"]),
         (&json!(true), &json!(true))
     );
-    let o = s.then(&["run", "gig"]).measured(KILL_AFTER).run();
+    let o = s.then(&["run", "gig"]).measured(KILL_AFTER).status(0).run();
     eprintln!("1 GiB: {:?}, peak RSS {} KiB", o.elapsed, o.peak_rss_kib);
     bounded(&o);
     assert_eq!(o.code, Some(0), "{}", o.stderr);
@@ -1068,6 +1076,7 @@ fn a_child_sees_only_the_allowlist_and_declared_names() {
             .then(&["run", tool, "--json"])
             .envs(&CALLER_ENV)
             .measured(KILL_AFTER)
+            .status(0)
             .run();
         assert_eq!(o.code, Some(0), "{tool}: {}", o.brief());
         o.json()

@@ -93,7 +93,10 @@ fn every_broken_file_gets_its_exact_diagnostic() {
 
 #[test]
 fn the_shipped_project_is_clean() {
-    let o = Test::in_repo().args(&["check", "--deny-warnings"]).run();
+    let o = Test::in_repo()
+        .args(&["check", "--deny-warnings"])
+        .status(0)
+        .run();
     assert!(
         o.stdout.ends_with(": 0 errors, 0 warnings\n"),
         "{}",

@@ -34,7 +34,7 @@ fn greet_uses_all_four_input_forms_with_defaults() {
             "times=2",
         ])
         .stdout("directive greet: completed\n\n--- prompt ---\nSay hello to Ann, 2 time(s); the tool printed 17 characters.\n\n--- actions ---\n[completed] say (examples/echo)\n    | Hi, Dr. Ann? (x2)\n")
-        .run();
+        .status(0).run();
 }
 
 #[test]
@@ -61,6 +61,7 @@ fn release_check_hooks_log_every_event_through_a_tool() {
             "version=1.2.3 $(id)",
         ])
         .stdout("directive release_check: completed\n\n--- prompt ---\nRelease check for 1.2.3 $(id) (fast): 2 part(s).\n\n--- actions ---\n[completed] announce (examples/echo)\n    | checking 1.2.3 $(id)\n[completed] parts (examples/words)\n    | {\"words\":2,\"characters\":11}\n\n--- hooks ---\n[completed] log_start on directive_started (examples/log)\n[completed] log_action on after_action (examples/log)\n[completed] log_action on after_action (examples/log)\n[completed] log_end on directive_completed (examples/log)\n")
+        .status(0)
         .run();
     let log = std::fs::read_to_string(o.path().join(".strata/logs/hooks.log")).unwrap();
     assert_eq!(
@@ -73,6 +74,7 @@ fn release_check_hooks_log_every_event_through_a_tool() {
 fn json_prints_one_document() {
     let o = project()
         .args(&["run", "directives/greet.md", "--input", "name=Bo", "--json"])
+        .status(0)
         .run();
     let mut v: Value = serde_json::from_str(&o.stdout).unwrap();
     v["actions"][0]["run"]["duration_ms"] = Value::Null;
@@ -103,6 +105,7 @@ fn dry_run_renders_everything_and_runs_nothing() {
         ])
         .stdout("directive release_check: dry run\n\n--- prompt ---\nRelease check for 2.0 (fast):  part(s).\n\n--- actions ---\n[dry run] announce (examples/echo)\n    params: {\"message\":\"checking 2.0\"}\n[dry run] parts (examples/words)\n    params: {\"text\":\"2.0\"}\n\n--- hooks ---\n[dry run] log_start on directive_started (examples/log)\n")
         .stderr("hook log_start on directive_started (examples/log): dry run\nwarning[context]: context path `steps.parts.result.words` not found (body)\n")
+        .status(0)
         .run();
     assert!(!o.path().join(".strata").exists());
 }

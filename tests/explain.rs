@@ -35,7 +35,7 @@ fn a_tool_field_through_stages_three_to_six_with_provenance() {
     ])
     .stderr("")
     .stdout("tool t/login: stages 1-2 (inputs, context) run before dispatch, on directives and graphs; the config enters at stage 3\n\nconfig.args[1]\n  source     authored:\"t=${TOKEN} u={who} h=${HOME_DIR:-none}\"\n  3 env      authored:\"t=\" secret:\"***\" authored:\" u={who} h=none\"\n  4 params   authored:\"t=\" secret:\"***\" authored:\" u=\" data:\"${TOKEN}\" authored:\" h=none\"\n  5 env      authored:\"t=\" secret:\"***\" authored:\" u=\" data:\"${TOKEN}\" authored:\" h=none\"\n  6 params   authored:\"t=\" secret:\"***\" authored:\" u=\" data:\"${TOKEN}\" authored:\" h=none\"\n")
-    .run();
+    .status(0).run();
     assert!(!ran.stdout.contains("hunter2"));
 }
 
@@ -44,5 +44,5 @@ fn a_directive_through_stages_one_and_two() {
     explain(&["directives/hi.md", "--input", "who=${TOKEN}"])
         .stderr("")
         .stdout("directive hi: stages 3-6 run inside each action's tool (strata explain tools/<tool>.yaml); `${steps…}` are empty before a run\n\nbody\n  source     authored:\"Hello {input:who}\\n\"\n  1 inputs   authored:\"Hello \" data:\"${TOKEN}\" authored:\"\\n\"\n  2 context  authored:\"Hello \" data:\"${TOKEN}\" authored:\"\\n\"\nactions[0].params.message\n  source     authored:\"hi {input:who} from ${directive}\"\n  1 inputs   authored:\"hi \" data:\"${TOKEN}\" authored:\" from ${directive}\"\n  2 context  authored:\"hi \" data:\"${TOKEN}\" authored:\" from \" data:\"hi\"\n")
-        .run();
+        .status(0).run();
 }

@@ -342,6 +342,7 @@ fn graphs_are_drawn_and_runs_are_listed() {
 }
 "#,
         )
+        .status(0)
         .run();
     s.then(&["graph", "tools/graphs/recover.yaml"])
         .stdout(
@@ -357,15 +358,17 @@ fn graphs_are_drawn_and_runs_are_listed() {
     on_error{{on_error}} -.-> n1
 "#,
         )
+        .status(0)
         .run();
     s.then(&["graph", "examples/echo"])
         .stderr("error[request]: `examples/echo` is not a graph\n   = help: graphs are tool files with `kind: graph`\n")
         .status(2).run();
-    s.then(&["runs"]).stdout("no runs yet\n").run();
+    s.then(&["runs"]).stdout("no runs yet\n").status(0).run();
     let s = s.file("tools/graphs/spin.yaml", SPIN);
     // Oldest first, ties by id: started in this order, the listing is the same whether or not
     // the two runs start within the same second.
     s.then(&["run", "graphs/retry", "--run-id", "a-retry", "--quiet"])
+        .status(0)
         .run();
     s.then(&["run", "graphs/spin", "--run-id", "b-spin", "--quiet"])
         .status(3)
@@ -377,6 +380,7 @@ a-retry  graphs/retry  completed  4      -
 b-spin   graphs/spin   limited    3      -
 ",
         )
+        .status(0)
         .run();
 }
 
@@ -388,6 +392,7 @@ fn the_shipped_graphs_run() {
     let o = project()
         .args(&["run", "tools/graphs/retry.yaml", "--quiet"])
         .stdout("{\n  \"status\": \"succeeded\",\n  \"attempts\": 3,\n  \"last_exit\": 0\n}\n")
+        .status(0)
         .run()
         .then(&[
             "run",
@@ -399,9 +404,11 @@ fn the_shipped_graphs_run() {
             "--quiet",
         ])
         .stdout("{\n  \"status\": \"gave up\",\n  \"attempts\": 2,\n  \"last_exit\": 1\n}\n")
+        .status(0)
         .run()
         .then(&["run", "graphs/words", "--input", "text=a bb ccc", "--quiet"])
         .stdout("{\n  \"words\": 3,\n  \"lengths\": [\n    1,\n    2,\n    3\n  ],\n  \"longest\": 3,\n  \"mean\": 2.0\n}\n")
+        .status(0)
         .run()
         .then(&["run", "graphs/recover", "--run-id", "rec"])
         .stderr(
@@ -414,6 +421,7 @@ step 4 report (return) -> return: no state change
 run rec: completed after 4 steps
 ",
         )
+        .status(0)
         .run();
     assert_eq!(
         o.read(".strata/logs/graph-errors.log"),
@@ -477,6 +485,7 @@ fn a_run_killed_during_any_step_resumes_to_the_same_result() {
         .file("tools/graphs/five.yaml", five_steps())
         .args(&["run", "graphs/five", "--input", "log=whole.log", "--quiet"])
         .stdout(result)
+        .status(0)
         .run();
     assert_eq!(s.read("whole.log"), "s1\ns2\ns3\ns4\ns5\n");
     for k in 1..=5 {
@@ -500,7 +509,7 @@ fn a_run_killed_during_any_step_resumes_to_the_same_result() {
         Command::new("kill").args(["-9", &pid]).status().unwrap();
         std::fs::remove_file(s.path().join("paused.pid")).unwrap();
         std::fs::remove_file(s.path().join(format!("pause-s{k}"))).unwrap();
-        let runs = s.then(&["runs"]).run().stdout;
+        let runs = s.then(&["runs"]).status(0).run().stdout;
         let line = runs.lines().find(|l| l.starts_with(&run_id)).unwrap();
         assert_eq!(
             line.split_whitespace().collect::<Vec<_>>(),
@@ -512,7 +521,10 @@ fn a_run_killed_during_any_step_resumes_to_the_same_result() {
                 &format!("s{k}")
             ]
         );
-        let resumed = s.then(&["run", "graphs/five", "--resume", &run_id]).run();
+        let resumed = s
+            .then(&["run", "graphs/five", "--resume", &run_id])
+            .status(0)
+            .run();
         assert_eq!(resumed.stdout, result, "killed during step {k}");
         let first = resumed
             .stderr
@@ -549,6 +561,7 @@ fn a_run_checkpointed_every_two_steps_resumes_from_the_last_checkpoint() {
         .file("tools/graphs/five.yaml", five_steps())
         .args(&["config", "--json"])
         .env("STRATA_CHECKPOINT_EVERY", "2s")
+        .status(0)
         .run();
     assert_eq!(
         s.json()["checkpoint_every"],
@@ -582,7 +595,7 @@ fn a_run_checkpointed_every_two_steps_resumes_from_the_last_checkpoint() {
         let _ = std::fs::remove_file(s.path().join("strata.yaml"));
         // The last checkpoint written: before the first step, after the second, the fourth.
         let durable = (k - 1) / 2 * 2;
-        let runs = s.then(&["runs"]).run().stdout;
+        let runs = s.then(&["runs"]).status(0).run().stdout;
         let line = runs.lines().find(|l| l.starts_with(&run_id)).unwrap();
         assert_eq!(
             line.split_whitespace().collect::<Vec<_>>(),
@@ -595,7 +608,10 @@ fn a_run_checkpointed_every_two_steps_resumes_from_the_last_checkpoint() {
             ],
             "killed during step {k}"
         );
-        let resumed = s.then(&["run", "graphs/five", "--resume", &run_id]).run();
+        let resumed = s
+            .then(&["run", "graphs/five", "--resume", &run_id])
+            .status(0)
+            .run();
         assert_eq!(resumed.stdout, result, "killed during step {k}");
         assert_eq!(
             resumed.stderr.lines().next().unwrap_or_default(),
@@ -656,6 +672,7 @@ fn a_run_checkpointed_every_two_steps_resumes_from_the_last_checkpoint() {
     let config = s
         .then(&["config", "--json"])
         .env("STRATA_CHECKPOINT_EVERY", "1.5h")
+        .status(0)
         .run();
     assert_eq!(
         config.json()["checkpoint_every"],

@@ -696,8 +696,9 @@ fn directory_links_are_never_followed_twice_nor_outside() {
             "{:<19}  echoes\nruntimes/subprocess\n",
             "examples/echo"
         ))
+        .status(0)
         .run();
-    let ran = bounded(&["check"]).run();
+    let ran = bounded(&["check"]).status(0).run();
     assert!(
         ran.stdout
             .ends_with("checked 3 files: 0 errors, 0 warnings\n"),
@@ -965,6 +966,7 @@ fn a_tool_never_inherits_descriptors_of_the_caller() {
         )
         .args(&["run", "fds"])
         .open_fd(9)
+        .status(0)
         .run();
     let fds: Vec<&str> = ran.stdout.lines().collect();
     assert!(fds.contains(&"0"), "{fds:?}");
@@ -1117,6 +1119,7 @@ fn check_locates_tens_of_thousands_of_placeholders_in_linear_time() {
         .measured(KILL_AFTER)
         .limit(MEMORY)
         .stdout("checked 2 files: 0 errors, 0 warnings\n")
+        .status(0)
         .run();
 }
 
@@ -1135,6 +1138,7 @@ fn a_foreach_over_the_state_shares_it_with_every_element() {
         .measured(KILL_AFTER)
         .limit(MEMORY)
         .stdout(&format!("{}\n", 2 * n - 1))
+        .status(0)
         .run();
     // An element that assigns gets its own copy: nothing leaks into the others or out.
     let graph = "kind: graph\nstate: {items: [1, 2, 3], seen: 0}\nstart: each\nnodes:\n  each:\n    kind: foreach\n    over: \"${state.items}\"\n    do: {kind: gate, assign: {seen: \"${state.seen + item}\"}}\n    output: \"${state.seen}\"\n    collect: out\n    next: done\n  done: {kind: return, output: {out: \"${state.out}\", seen: \"${state.seen}\"}}\n";
@@ -1143,6 +1147,7 @@ fn a_foreach_over_the_state_shares_it_with_every_element() {
         .measured(KILL_AFTER)
         .limit(MEMORY)
         .stdout("{\n  \"out\": [\n    1,\n    2,\n    3\n  ],\n  \"seen\": 0\n}\n")
+        .status(0)
         .run();
 }
 

@@ -229,7 +229,7 @@ fn every_directive_of_the_corpus_imports_checks_and_dry_runs() {
         }
     }
 
-    let ran = project(&imported, false).args(&["check"]).run();
+    let ran = project(&imported, false).args(&["check"]).status(0).run();
     assert_eq!(ran.code, Some(0), "strata check:\n{}", ran.stderr);
     assert!(ran.stdout.contains(" 0 errors"), "{}", ran.stdout);
 
@@ -253,7 +253,7 @@ fn every_directive_of_the_corpus_imports_checks_and_dry_runs() {
             }
         }
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let r = ran.then(&args).run();
+        let r = ran.then(&args).status(0).run();
         assert_eq!(r.code, Some(0), "{source}: {}\n{}", r.stdout, r.stderr);
         assert!(r.stdout.contains("dry run"), "{source}: {}", r.stdout);
         ok += 1;
@@ -271,7 +271,7 @@ fn every_graph_of_the_corpus_loads_and_walks_to_completion() {
     }
 
     // The import as it is (failing stubs included) loads: `strata check` and `strata graph`.
-    let ran = project(&imported, false).args(&["check"]).run();
+    let ran = project(&imported, false).args(&["check"]).status(0).run();
     assert_eq!(
         ran.code,
         Some(0),
@@ -280,7 +280,7 @@ fn every_graph_of_the_corpus_loads_and_walks_to_completion() {
         ran.stderr
     );
     for (id, _) in &imported.graphs {
-        let r = ran.then(&["graph", id]).run();
+        let r = ran.then(&["graph", id]).status(0).run();
         assert_eq!(r.code, Some(0), "strata graph {id}: {}", r.stderr);
     }
     // A generated stub fails with its reason and status 127.
@@ -298,7 +298,7 @@ fn every_graph_of_the_corpus_loads_and_walks_to_completion() {
     assert!(r.stderr.contains("127"), "{}", r.stderr);
 
     // With every tool faked (the nested wrapper stays real), every graph completes.
-    let walked = project(&imported, true).args(&["check"]).run();
+    let walked = project(&imported, true).args(&["check"]).status(0).run();
     assert_eq!(walked.code, Some(0), "{}", walked.stderr);
     let mut completed = 0;
     for (id, f) in &imported.graphs {
@@ -321,6 +321,7 @@ fn every_graph_of_the_corpus_loads_and_walks_to_completion() {
         let r = walked
             .then(&args)
             .env("STRATA_BIN", env!("CARGO_BIN_EXE_strata"))
+            .status(0)
             .run();
         assert_eq!(r.code, Some(0), "{id}: {}\n{}", r.stdout, r.stderr);
         assert!(r.stderr.contains("completed after"), "{id}: {}", r.stderr);
@@ -331,6 +332,7 @@ fn every_graph_of_the_corpus_loads_and_walks_to_completion() {
     // Values read through `${result.x}` and `${state.inputs.x}` arrive.
     let show = walked
         .then(&["runs", "show", "graphs-full-review-pipeline", "--json"])
+        .status(0)
         .run();
     let state = &show.json()["state"];
     assert_eq!(state["analysis_thread_1"], "thread-1", "{}", show.stdout);
@@ -340,6 +342,7 @@ fn every_graph_of_the_corpus_loads_and_walks_to_completion() {
     assert_eq!(state["nested_result"], true, "{}", show.stdout);
     let show = walked
         .then(&["runs", "show", "rye-email-handle_inbound", "--json"])
+        .status(0)
         .run();
     let state = &show.json()["state"];
     assert_eq!(state["draft_subject"], "Re: hello", "{}", show.stdout);
@@ -425,6 +428,7 @@ fn surviving_hooks_load_and_fire() {
             "---\nname: x\nlimits: {turns: 1}\nactions:\n  - {id: a, tool: ops/log}\n  - {id: b, tool: ops/log}\n---\nHi\n",
         )
         .args(&["check"])
+        .status(0)
         .run();
     assert_eq!(ran.code, Some(0), "{}{}", ran.stdout, ran.stderr);
     let r = ran

@@ -230,6 +230,7 @@ fn results_reach_the_next_tool_byte_for_byte() {
              - {tool: t/json, arguments: {text: '$step1.text', x: '<{$step1.text}>', data: '$step1'}}\n",
         )
         .args(&["plan", "run", "plans/data.yaml", "--quiet"])
+        .status(0)
         .run();
     let text = "{{b.result.secret}} $step2 {$step1.x} \"q\" \\ ${HOME} {tool_path}\nline two";
     assert_eq!(
@@ -417,9 +418,11 @@ level 3
     intent: Send John the summary
 ",
         )
+        .status(0)
         .run();
     assert_eq!(
         p.then(&["plan", "show", "plans/meeting.yaml", "--json"])
+            .status(0)
             .run()
             .json(),
         json!({
@@ -444,6 +447,7 @@ level 3
     s2 --> s3
 ",
         )
+        .status(0)
         .run();
     p.then(&["plan", "graph", "plans/duplicates.json", "--format", "dot"])
         .stdout(
@@ -457,6 +461,7 @@ level 3
 }
 ",
         )
+        .status(0)
         .run();
 }
 
@@ -491,6 +496,7 @@ fn resolve_answers_once_for_a_plan_file() {
     );
     let v = p
         .then(&["plan", "resolve", "plans/exercise.yaml", "--failed", "A"])
+        .status(0)
         .run()
         .json();
     assert_eq!(v["steps"][1]["state"], json!("skipped"));
@@ -573,6 +579,7 @@ fn a_ten_thousand_step_chain_resolves() {
     let v = project()
         .file("plans/long.json", Value::Array(steps).to_string())
         .args(&["plan", "resolve", "plans/long.json"])
+        .status(0)
         .run()
         .json();
     assert_eq!(v["levels"].as_array().unwrap().len(), 10_000);
@@ -773,6 +780,7 @@ fn a_whole_plan_on_standard_input_runs_too() {
             "- {tool: t/json, arguments: {n: 2}}\n- {tool: t/json, arguments: {n: '$step1.n'}}\n",
         )
         .stdout("{\n  \"step2\": {\n    \"n\": 2\n  }\n}\n")
+        .status(0)
         .run();
     // Streamed steps can be dry-run too: read to the end, then checked as one plan.
     p.then(&["plan", "run", "-", "--dry-run"])
@@ -782,10 +790,12 @@ fn a_whole_plan_on_standard_input_runs_too() {
         .stdout(
             "dry run: 2 steps in 2 levels, nothing runs\nstep1 (t/json), level 0: ready {\"n\":2}\nstep2 (t/json), level 1: blocked until step1 completed\n",
         )
+        .status(0)
         .run();
     p.then(&["plan", "show", "-"])
         .stdin("{\"steps\": [{\"tool\": \"t\", \"arguments\": {}}]}")
         .stdout("<stdin>: 1 steps in 1 levels\nlevel 0\n  step1 (t)\n")
+        .status(0)
         .run();
 }
 
@@ -794,6 +804,7 @@ fn the_shipped_plans_run() {
     let p = project();
     assert_eq!(
         p.then(&["plan", "run", "plans/duplicates.json", "--quiet"])
+            .status(0)
             .run()
             .json(),
         json!({"step2": {
@@ -806,12 +817,14 @@ fn the_shipped_plans_run() {
     );
     assert_eq!(
         p.then(&["plan", "run", "plans/exercise.yaml", "--quiet"])
+            .status(0)
             .run()
             .json(),
         json!({"D": {"sent": true, "to": "john.smith@example.com", "body": "Summary: The Q1 report is ready."}})
     );
     let o = p
         .then(&["plan", "run", "plans/diamond.yaml", "--run-id", "dia"])
+        .status(0)
         .run();
     let lines: Vec<String> = timeless(&o.stderr).lines().map(String::from).collect();
     // B and C both start before either ends: they run at the same time.
@@ -872,10 +885,12 @@ fn a_run_killed_during_a_step_resumes_without_rerunning_finished_steps() {
         .stdout(
             "RUN  GRAPH                  STATUS       STEPS  NEXT\nk    plan:plans/three.yaml  interrupted  1      -\n",
         )
+        .status(0)
         .run();
     let o = p
         .then(&["plan", "run", "--resume", "k"])
         .stdout("{\n  \"s3\": {\n    \"name\": \"s3\",\n    \"n\": 9\n  }\n}\n")
+        .status(0)
         .run();
     assert_eq!(
         timeless(&o.stderr),
@@ -891,12 +906,12 @@ run k: completed (4 completed)
     );
     // s1 ran once; s2 twice (killed, then again); the others once.
     assert_eq!(o.read("steps.log"), "s1\ns2\ns2\ns9\ns3\n");
-    let runs = p.then(&["runs"]).run().stdout;
+    let runs = p.then(&["runs"]).status(0).run().stdout;
     assert!(
         runs.contains("k    plan:plans/three.yaml  completed  4"),
         "{runs}"
     );
-    let listed = p.then(&["runs", "--json"]).run().json();
+    let listed = p.then(&["runs", "--json"]).status(0).run().json();
     let row = &listed[0];
     assert_eq!(
         (

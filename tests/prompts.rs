@@ -51,6 +51,7 @@ fn a_key_renders_its_template_and_a_missing_key_falls_back_to_main_default() {
     ] {
         render(&s, args)
             .stdout("You are a helpful assistant.\n\nUser: Hi\n")
+            .status(0)
             .run();
     }
 }
@@ -70,7 +71,7 @@ fn type_root_space_version_and_default_name_are_flags() {
         (&["Nothing", "--default-name", "fallback"], "the fallback\n"),
     ];
     for (args, want) in cases {
-        render(&s, args).stdout(want).run();
+        render(&s, args).stdout(want).status(0).run();
     }
 }
 
@@ -94,7 +95,7 @@ fn feed_json_knowledge_and_merge_strategies() {
         args.extend(["--merge", merge]);
         render(&s, &args)
             .stdout(&format!("You just performed a search. Results:\n{result}\n\nAnalyze these results for the user.\nUser: {user}\n"))
-            .run();
+            .status(0).run();
     }
     let o = render(
         &s,
@@ -106,6 +107,7 @@ fn feed_json_knowledge_and_merge_strategies() {
             r#"{"user_input": "b"}"#,
         ],
     )
+    .status(0)
     .run();
     assert!(
         o.stdout.ends_with("User: a\n"),
@@ -124,6 +126,7 @@ fn feed_values_holding_template_syntax_print_as_text() {
         ],
     )
     .stdout("You are a helpful assistant.\n\nUser: {{ secret }} {% include '/etc/passwd' %}\n")
+    .status(0)
     .run();
 }
 
@@ -155,10 +158,10 @@ fn several_variants_need_all_variants_or_pins() {
              --- system_preamble=detailed ---\nYou are a helpful AI assistant with expertise in CFD.\n\
              Page: c\nRespond in a structured format with reasoning.\nUser: u\n",
         )
-        .run();
+        .status(0).run();
     let mut json = all.clone();
     json.push("--json");
-    let v = render(&s, &json).run().json();
+    let v = render(&s, &json).status(0).run().json();
     assert_eq!(
         v["variants"][1]["versions"],
         serde_json::json!({"system_preamble": "detailed"})
@@ -184,6 +187,7 @@ fn json_output_names_template_file_and_hash() {
             "--json",
         ],
     )
+    .status(0)
     .run();
     let hash = {
         let text = o.read("prompts/main/Search.j2");
@@ -258,6 +262,7 @@ Based on the page content, respond to the user.
 User: u
 ",
     )
+    .status(0)
     .run();
 }
 
@@ -267,7 +272,7 @@ fn undefined_variables_warn_and_strict_makes_them_errors() {
     render(&s, &[])
         .stdout("You are a helpful assistant.\n\nUser: \n")
         .stderr("warning[prompt]: undefined variable `user_input` in template `main/default` (prompts/main/default.j2:3:10)\n")
-        .run();
+        .status(0).run();
     render(&s, &["--strict"])
         .stdout("")
         .status(2)
@@ -331,6 +336,7 @@ fn a_ten_megabyte_template_is_refused_unread() {
     // The hint is true: the setting it names lets the template in.
     let ran = render(&s, &["huge"])
         .env("STRATA_LIMITS_TEMPLATE_BYTES", "16777216")
+        .status(0)
         .run();
     assert_eq!(ran.stderr, "");
     assert_eq!(ran.stdout.len(), (10 << 20) + 1);
@@ -354,8 +360,9 @@ reflection
   default
 ",
         )
+        .status(0)
         .run();
-    let v = s.then(&["prompt", "list", "--json"]).run().json();
+    let v = s.then(&["prompt", "list", "--json"]).status(0).run().json();
     assert_eq!(
         v[0],
         serde_json::json!({"namespace": "main",
@@ -409,6 +416,7 @@ nodes:
 "#,
         )
         .args(&["run", "graphs/p", "--quiet"])
+        .status(0)
         .run();
     let v = o.json();
     assert_eq!(
@@ -557,7 +565,10 @@ fn check_of_a_prompt_node_without_prompts_and_of_the_shipped_tree() {
         "{}",
         o.stdout
     );
-    let o = project().args(&["check", "--deny-warnings"]).run();
+    let o = project()
+        .args(&["check", "--deny-warnings"])
+        .status(0)
+        .run();
     assert!(
         o.stdout.ends_with(": 0 errors, 0 warnings\n"),
         "{}",

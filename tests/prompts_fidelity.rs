@@ -61,6 +61,7 @@ fn a_key_no_template_is_named_after_is_warned_about_with_a_did_you_mean() {
     // A key that exists only in another type, or the default name, is no typo.
     render(&s, &["default", "--feed", "user_input=x"])
         .stderr("")
+        .status(0)
         .run();
     render(&s, &["Serch", "--feed", "user_input=x", "--quiet", "--explain"])
         .stdout(
@@ -79,7 +80,9 @@ fn a_key_no_template_is_named_after_is_warned_about_with_a_did_you_mean() {
         .stderr("")
         .status(0)
         .run();
-    let o = render(&s, &["Serch", "--quiet", "--explain", "--json"]).run();
+    let o = render(&s, &["Serch", "--quiet", "--explain", "--json"])
+        .status(0)
+        .run();
     assert_eq!(
         o.json()["explain"]["unknown_key"],
         serde_json::json!({"name": "Serch", "did_you_mean": "Search"})
@@ -148,7 +151,7 @@ fn a_template_files_trailing_newline_is_dropped_as_jinja_does() {
         .file("prompts/main/default.j2", "{{ sig }}\nEnd.\n");
     let o = render(&s, &["--json"]).status(0).run();
     assert_eq!(o.json()["text"], "Bye.\nEnd.");
-    render(&s, &[]).stdout("Bye.\nEnd.\n").run();
+    render(&s, &[]).stdout("Bye.\nEnd.\n").status(0).run();
 }
 
 #[test]
@@ -211,6 +214,7 @@ fn main_components_are_not_visible_to_ops_main_templates() {
     render(&s, &["Ask", "--feed", "user_input=q"])
         .stdout("Be brief.\nAsk: q\nThanks.\n")
         .stderr("")
+        .status(0)
         .run();
     // `ops/main` sees its own, `ops/`'s and the top's components, not `main/`'s.
     render(&s, &["Ask", "--root-space", "ops", "--feed", "user_input=q"])
@@ -218,5 +222,5 @@ fn main_components_are_not_visible_to_ops_main_templates() {
         .stderr(
             "warning[prompt]: undefined variable `tone` in template `ops/main/Ask` (prompts/ops/main/Ask.j2:1:4)\n",
         )
-        .run();
+        .status(0).run();
 }

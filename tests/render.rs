@@ -130,6 +130,7 @@ fn a_json_document_is_compiled_as_it_is_read() {
 "#,
         )
         .stderr("")
+        .status(0)
         .run();
 }
 
@@ -167,6 +168,7 @@ fn layer_flags_choose_the_stages() {
         ])
         .stdin("v: \"${HOME} {x}\"\n")
         .stdout("{\n  \"v\": \"${HOME} 1\"\n}\n")
+        .status(0)
         .run();
 }
 
@@ -177,11 +179,13 @@ fn env_files_are_read_and_their_values_are_secret() {
         .then(&["render", "-", "--env-file", &env_file, "--explain"])
         .stdin("dsn: \"db://u:${DB_PASSWORD}@h\"\n")
         .stdout("dsn\n  source     \"db://u:${DB_PASSWORD}@h\"\n  1 inputs   \"db://u:${DB_PASSWORD}@h\"\n  2 context  \"db://u:${DB_PASSWORD}@h\"\n  3 env      \"db://u:***@h\"\n  4 params   \"db://u:***@h\"\n")
+        .status(0)
         .run();
     project
         .then(&["render", "-", "--env-file", &env_file])
         .stdin("dsn: \"db://u:${DB_PASSWORD}@h\"\n")
         .stdout("{\n  \"dsn\": \"db://u:pa$$w{0}rd@h\"\n}\n")
+        .status(0)
         .run();
 }
 
@@ -193,6 +197,7 @@ fn context_can_come_from_a_file() {
         .then(&["render", "-", "--context", &arg])
         .stdin("last: \"${state.items[-1]}\"\n")
         .stdout("{\n  \"last\": \"b\"\n}\n")
+        .status(0)
         .run();
 }
 
@@ -212,6 +217,7 @@ fn inline_json_is_read_as_documents_are() {
         ])
         .stdout("{\n  \"p\": 1.5,\n  \"c\": 100.0\n}\n")
         .stderr("")
+        .status(0)
         .run();
     project
         .then(&["render", &doc, "--params-json", r#"{"a":1,"a":2}"#])

@@ -50,6 +50,7 @@ fn seed_004s_bank_balance_directive_replies_with_the_filled_template() {
             "last_four=5678",
             "--json",
         ])
+        .status(0)
         .run()
         .json();
     assert_eq!(
@@ -69,7 +70,10 @@ fn seed_004s_bank_balance_directive_replies_with_the_filled_template() {
 #[test]
 fn the_overdraft_conditional_warns_only_when_overdrawn() {
     let p = project();
-    let o = p.then(&["run", "directives/bank_overdraft.md"]).run();
+    let o = p
+        .then(&["run", "directives/bank_overdraft.md"])
+        .status(0)
+        .run();
     assert_eq!(
         reply(&o),
         "--- reply (balance) ---\nYour account balance is -$20.50.\nWARNING: Your account is overdrawn by $20.50.\n"
@@ -81,6 +85,7 @@ fn the_overdraft_conditional_warns_only_when_overdrawn() {
             "--input",
             "last_four=1234",
         ])
+        .status(0)
         .run();
     assert_eq!(
         reply(&o),
@@ -91,7 +96,10 @@ fn the_overdraft_conditional_warns_only_when_overdrawn() {
 #[test]
 fn the_transactions_loop_and_its_fallback_candidate() {
     let p = project();
-    let o = p.then(&["run", "directives/bank_transactions.md"]).run();
+    let o = p
+        .then(&["run", "directives/bank_transactions.md"])
+        .status(0)
+        .run();
     assert_eq!(
         reply(&o),
         "--- reply (list) ---\nRecent transactions:\n- 2024-01-15: Coffee Shop -$4.50\n- 2024-01-14: Salary Deposit +$3,000.00\n"
@@ -103,6 +111,7 @@ fn the_transactions_loop_and_its_fallback_candidate() {
             "--input",
             "last_four=5678",
         ])
+        .status(0)
         .run();
     assert_eq!(
         reply(&o),
@@ -237,6 +246,7 @@ fn respond_renders_a_template_from_files_and_the_latest_result_wins() {
 }
 "#,
         )
+        .status(0)
         .run();
 }
 
@@ -391,6 +401,7 @@ fn field_values_are_data_even_when_they_hold_template_syntax() {
             "results/note.json",
         ])
         .stdout("Note: {{ std.customer.name }} {% include 'bank.j2' %} ${HOME} {input:x}\n")
+        .status(0)
         .run();
 }
 
@@ -506,6 +517,7 @@ fn explain_shows_each_fields_source() {
             "--input",
             "customer=Mei",
         ])
+        .status(0)
         .run();
     let std = o
         .stdout
@@ -533,6 +545,7 @@ fn explain_shows_each_fields_source() {
     );
     let o = p
         .then(&["explain", "directives/bank_transactions.md"])
+        .status(0)
         .run();
     assert!(o.stdout.ends_with(
         "\nresponses (generator: none)\n  list when steps.history.result.data.count > 0\n    transactions  tool fields of step `history` (bank/transactions)\n  none\n"

@@ -52,12 +52,14 @@ fn pid_alive(pid: &str) -> bool {
 fn example_echo_runs_on_the_subprocess_primitive() {
     let o = Test::in_repo()
         .args(&["run", "tools/examples/echo.yaml"])
+        .status(0)
         .run();
     assert_eq!(o.stdout, "hello from strata\n");
     assert_eq!(o.stderr, "");
     assert_eq!(o.code, Some(0));
     let o = Test::in_repo()
         .args(&["run", "examples/echo", "-p", "message=hi there"])
+        .status(0)
         .run();
     assert_eq!(o.stdout, "hi there\n");
 }
@@ -66,11 +68,13 @@ fn example_echo_runs_on_the_subprocess_primitive() {
 fn example_greet_uses_env_defaults_config_keys_and_caller_parameters() {
     let o = Test::in_repo()
         .args(&["run", "tools/examples/greet.yaml"])
+        .status(0)
         .run();
     assert_eq!(o.stdout, "Hello, world! (style: warm)\n");
     let o = Test::in_repo()
         .args(&["run", "examples/greet", "-p", "punctuation=?"])
         .envs(&[("GREET_WHO", "Ann"), ("GREETING_STYLE", "dry")])
+        .status(0)
         .run();
     assert_eq!(o.stdout, "Hello, Ann? (style: dry)\n");
 }
@@ -85,6 +89,7 @@ fn example_stats_runs_python_with_params_json_on_stdin() {
             r#"{"numbers": [1, 2, 3, 4]}"#,
             "--json",
         ])
+        .status(0)
         .run();
     let out = r#"{"label": "numbers", "count": 4, "sum": 10, "mean": 2.5, "min": 1, "max": 4}"#;
     assert_eq!(
@@ -110,7 +115,7 @@ fn every_example_of_the_tool_issue_runs_without_parameters() {
         ("token", "{\"token_length\": 10}\n"),
     ] {
         let path = format!("tools/examples/{tool}.yaml");
-        let o = Test::in_repo().args(&["run", &path]).run();
+        let o = Test::in_repo().args(&["run", &path]).status(0).run();
         assert_eq!((o.stdout.as_str(), o.stderr.as_str()), (out, ""), "{tool}");
         assert_eq!(o.code, Some(0), "{tool}");
     }
@@ -120,6 +125,7 @@ fn every_example_of_the_tool_issue_runs_without_parameters() {
 fn example_braces_passes_a_literal_program_byte_for_byte() {
     let o = Test::in_repo()
         .args(&["run", "tools/examples/braces.yaml", "-p", "name=Ann"])
+        .status(0)
         .run();
     assert_eq!(
         o.stdout,
@@ -137,6 +143,7 @@ fn example_words_runs_node() {
             "text=one two  three ✓",
             "--json",
         ])
+        .status(0)
         .run();
     let v = result_of(&o);
     assert_eq!(v["data"], json!({"words": 4, "characters": 16}));
@@ -154,6 +161,7 @@ fn example_report_runs_bash_with_parameters_in_the_environment() {
             "-p",
             "count=2",
         ])
+        .status(0)
         .run();
     assert_eq!(o.stdout, format!("{EVIL}\n1. item 1\n2. item 2\n"));
     assert_eq!(o.code, Some(0));
@@ -165,11 +173,13 @@ fn example_token_keeps_its_secret_out_of_the_dry_run() {
     let o = Test::in_repo()
         .args(&["run", "tools/examples/token.yaml"])
         .envs(&env)
+        .status(0)
         .run();
     assert_eq!(o.stdout, "{\"token_length\": 12}\n");
     let o = Test::in_repo()
         .args(&["run", "examples/token", "--dry-run"])
         .envs(&env)
+        .status(0)
         .run();
     assert!(o.stdout.contains("  API_TOKEN=***\n"), "{}", o.stdout);
     assert!(!o.stdout.contains("s3cr3t"));
@@ -184,7 +194,7 @@ fn strata_tools_lists_the_tools_with_their_descriptions() {
         )
         .tool("alpha", "executor: runtimes/subprocess\n")
         .file("tools/alpha/scripts/helper.py", "print(1)\n");
-    let o = s.then(&["tools"]).run();
+    let o = s.then(&["tools"]).status(0).run();
     assert_eq!(
         o.stdout,
         "\
@@ -197,7 +207,7 @@ zeta/last            the last one
 "
     );
     assert_eq!(o.code, Some(0));
-    let o = Test::in_repo().args(&["tools"]).run();
+    let o = Test::in_repo().args(&["tools"]).status(0).run();
     assert_eq!(o.code, Some(0), "{}", o.stdout);
     for line in [
         "examples/echo        Prints a message exactly as given\n",
@@ -235,13 +245,13 @@ fn caller_data_reaches_the_child_byte_for_byte() {
              config:\n  args: [\"-c\", {literal: 'printf \"%s\" \"$PARAM_MSG\"'}]\n",
         );
     let p = format!("msg={EVIL}");
-    let o = s.then(&["run", "argv", "-p", &p]).run();
+    let o = s.then(&["run", "argv", "-p", &p]).status(0).run();
     assert_eq!(o.stdout, format!("{EVIL}|<{EVIL}>"));
-    let o = s.then(&["run", "stdin", "-p", &p]).run();
+    let o = s.then(&["run", "stdin", "-p", &p]).status(0).run();
     assert_eq!(o.stdout, json!({ "msg": EVIL }).to_string());
-    let o = s.then(&["run", "envvar", "-p", &p]).run();
+    let o = s.then(&["run", "envvar", "-p", &p]).status(0).run();
     assert_eq!(o.stdout, format!("{EVIL}\n"));
-    let o = s.then(&["run", "bashenv", "-p", &p]).run();
+    let o = s.then(&["run", "bashenv", "-p", &p]).status(0).run();
     assert_eq!(o.stdout, EVIL);
     assert!(Path::new("/").join("bin").exists(), "nothing was removed");
 }
@@ -255,6 +265,7 @@ fn caller_parameters_never_override_config_keys_or_runtime_parameters() {
     );
     let o = s
         .then(&["run", "t", "-p", "name=caller", "-p", "tool_dir=caller"])
+        .status(0)
         .run();
     let dir = s.path().join("tools").to_string_lossy().into_owned();
     assert_eq!(o.stdout, format!("authored {dir}"));
@@ -279,6 +290,7 @@ fn env_layers_apply_in_order_and_the_child_gets_only_the_allowlist_and_declared_
     let o = s
         .then(&["run", "t"])
         .envs(&[("LAYER", "process"), ("NOT_PASSED", "np"), ("LANG", "C")])
+        .status(0)
         .run();
     let mut lines: Vec<String> = o.stdout.lines().map(str::to_string).collect();
     lines.sort();
@@ -307,6 +319,7 @@ fn dry_run_prints_the_resolved_spawn_spec_with_secrets_redacted() {
     let o = s
         .then(&["run", "t", "--dry-run"])
         .envs(&[("TOKEN", "s3cr3t")])
+        .status(0)
         .run();
     let root = s.path().to_string_lossy().into_owned();
     let printf = which("printf");
@@ -329,6 +342,7 @@ fn dry_run_prints_the_resolved_spawn_spec_with_secrets_redacted() {
     let o = s
         .then(&["run", "t", "--dry-run", "--json"])
         .envs(&[("TOKEN", "s3cr3t")])
+        .status(0)
         .run();
     assert_eq!(
         o.json(),
@@ -352,7 +366,7 @@ fn explain_shows_every_config_field_after_each_stage() {
         "executor: runtimes/subprocess\nparameters:\n  properties: {p: {type: string, default: P}}\n\
          config:\n  timeout: 5\n  who: \"${WHO:-{p}}\"\n  command: printf\n  args: [\"{who}\", {literal: \"{p}\"}]\n",
     );
-    let o = s.then(&["run", "t", "--explain"]).run();
+    let o = s.then(&["run", "t", "--explain"]).status(0).run();
     let root = s.path().to_string_lossy().into_owned();
     let root_json = Value::String(root.clone()).to_string();
     let printf = which("printf");
@@ -467,7 +481,7 @@ fn a_tool_writing_a_gigabyte_is_capped_and_flagged() {
             "endless",
             "executor: runtimes/subprocess\nconfig:\n  command: yes\n  max_output_bytes: 4\n  timeout: 1\n",
         );
-    let o = s.then(&["run", "gig", "--json"]).run();
+    let o = s.then(&["run", "gig", "--json"]).status(0).run();
     let v = result_of(&o);
     assert_eq!(v["stdout"], json!("\0".repeat(1000)));
     assert_eq!(
@@ -492,7 +506,7 @@ fn grandchildren_left_behind_are_killed_and_reaped() {
         "executor: runtimes/subprocess\nconfig:\n  command: sh\n  args: [\"-c\", \"sleep 30 & echo $! > gc.pid; echo started\"]\n",
     );
     let start = Instant::now();
-    let o = s.then(&["run", "spawner"]).run();
+    let o = s.then(&["run", "spawner"]).status(0).run();
     assert!(
         start.elapsed() < Duration::from_secs(5),
         "{:?}",
@@ -548,7 +562,7 @@ fn the_child_cannot_reach_the_callers_terminal() {
         "probe",
         "executor: runtimes/python\nconfig:\n  input_data: null\n  args:\n    - \"-c\"\n    - literal: |\n        import json, os\n        print(json.dumps({\"own_group\": os.getpgid(0) == os.getpid(), \"stdin_tty\": os.isatty(0), \"stdout_tty\": os.isatty(1)}))\n",
     );
-    let o = s.then(&["run", "probe", "--json"]).run();
+    let o = s.then(&["run", "probe", "--json"]).status(0).run();
     assert_eq!(
         result_of(&o)["data"],
         json!({"own_group": true, "stdin_tty": false, "stdout_tty": false})
@@ -668,7 +682,7 @@ fn missing_variables_warn_and_strict_mode_refuses_them() {
         "t",
         "executor: runtimes/subprocess\nconfig:\n  command: printf\n  args: [\"<${UNSET_VAR}>\"]\n",
     );
-    let o = s.then(&["run", "t"]).run();
+    let o = s.then(&["run", "t"]).status(0).run();
     assert_eq!(o.stdout, "<>");
     assert_eq!(
         o.stderr,
@@ -711,6 +725,7 @@ fn secrets_never_show_in_the_spec_or_in_errors() {
     let o = s
         .then(&["run", "t", "--dry-run", "--json"])
         .envs(&[("TOOL_BIN", &printf)])
+        .status(0)
         .run();
     let v = o.json();
     assert_eq!(
@@ -721,6 +736,7 @@ fn secrets_never_show_in_the_spec_or_in_errors() {
     let o = s
         .then(&["run", "t", "--dry-run"])
         .envs(&[("TOOL_BIN", &printf)])
+        .status(0)
         .run();
     assert!(
         o.stdout.contains("command: ***\nargv:    [\"***\"]\n"),

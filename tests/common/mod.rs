@@ -76,9 +76,10 @@ struct Project {
 /// ran.then(&["run", "t/x", "--json"]).status(0).run(); // again, in the same project
 /// ```
 ///
-/// The exit status is always checked, as `just`'s test builder checks it: 0 unless the case
-/// says which ([`Test::status`]) or which signal the run dies of ([`Test::killed_by`]), so a
-/// case that expects a failure says so.
+/// The exit status is always stated and checked, as `just`'s test builder checks it: the code
+/// ([`Test::status`]), the signal the run dies of ([`Test::killed_by`]), or that the case
+/// reads it as data ([`Test::any_status`]). A run that states none fails, so every case says
+/// whether it expects success or which failure.
 ///
 /// The binary runs in the project's root with an empty environment but `PATH` and `HOME`
 /// (and what [`Test::env`] adds), and no stdin unless [`Test::stdin`] gives one. Unset
@@ -318,7 +319,7 @@ impl Test {
         self
     }
 
-    /// Expects this exit code (0 when the case sets none).
+    /// Expects this exit code.
     pub fn status(mut self, code: i32) -> Test {
         self.status = Some(code);
         self
@@ -542,9 +543,15 @@ impl Test {
         if let Some(want) = &self.stderr {
             assert_eq!(&ran.stderr, want, "stderr of {}", context());
         }
-        // The status is always checked: 0 unless the case says which, or the signal.
+        // The status is always checked, and always stated: the code, the signal, or that
+        // the case reads it as data.
         if self.signal.is_none() && !self.any_status {
-            let want = self.status.unwrap_or(0);
+            let Some(want) = self.status else {
+                panic!(
+                    "{} states no exit status: give .status(code), .killed_by(signal) or .any_status()",
+                    context()
+                );
+            };
             assert_eq!(
                 ran.code,
                 Some(want),
