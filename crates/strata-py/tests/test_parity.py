@@ -1299,3 +1299,59 @@ def test_cli_and_python_agree(
         for side in (cli, py):
             assert side.error is not None and side.error.pop("hint")
     assert py.comparable() == cli.comparable()
+
+
+# A rendered document as a Python object (`rendered_to_py`, built without a JSON value)
+# against the same document rendered by the binary (written through the JSON value): every
+# shape a rendered node takes, whole values of every type, text, escapes, nesting.
+RENDER_DOC: dict[str, Any] = {
+    "constant": {"n": 1, "f": 1.5, "b": True, "z": None, "list": [1, "two", [3]]},
+    "whole": ["{n}", "{f}", "{b}", "{z}", "{obj}", "{arr}", "${state.deep}", "{big}"],
+    "text": "n={n} f={f} b={b} z={z} obj={obj} arr={arr} env=${WHO:-nobody} ${state.deep.k}",
+    "escapes": ["$${NOT}", "{{kept}}", "$$"],
+    "nested": {"a": {"b": ["{n}", {"c": "${state.deep}"}, "x ${WHO}"]}, "empty": {}, "none": []},
+    "env": "${WHO}",
+}
+RENDER_PARAMS: dict[str, Any] = {
+    "n": 7,
+    "f": 2.5,
+    "b": False,
+    "z": None,
+    "obj": {"k": [1, 2], "s": "v"},
+    "arr": ["a", {"b": 1}],
+    "big": 18446744073709551617,
+}
+RENDER_CONTEXT: dict[str, Any] = {"state": {"deep": {"k": "v", "list": [1, 2.0, None]}}}
+
+
+def test_a_rendered_document_is_the_same_object_in_python_and_in_the_binary(
+    strata_bin: Path, tmp_path: Path
+) -> None:
+    doc = tmp_path / "doc.json"
+    doc.write_text(json.dumps(RENDER_DOC))
+    out = subprocess.run(
+        [
+            str(strata_bin),
+            "render",
+            str(doc),
+            "--clean-env",
+            "--env",
+            "WHO=ann",
+            "--params-json",
+            json.dumps(RENDER_PARAMS),
+            "--context",
+            json.dumps(RENDER_CONTEXT),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+    )
+    from_binary = json.loads(out.stdout)
+    from_python = strata.render(
+        RENDER_DOC, env={"WHO": "ann"}, params=RENDER_PARAMS, context=RENDER_CONTEXT
+    )
+    assert from_python == from_binary
+    # Types survive as the binary's JSON says, not only values that compare equal.
+    assert json.dumps(from_python, sort_keys=True) == json.dumps(from_binary, sort_keys=True)
+    assert from_python["whole"][7] == 18446744073709551617
