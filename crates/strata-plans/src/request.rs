@@ -358,31 +358,35 @@ pub fn answer_line_within(line: &str, limits: &Limits) -> Value {
     Resolver::new(limits).answer(line)
 }
 
-/// How many keys the object `line` holds at its top, repeated ones counted each time
-/// (`None` when it is no object).
-fn top_keys(line: &str) -> Option<usize> {
-    /// Counts a map's entries without keeping them.
-    struct Count;
-    impl<'de> serde::de::Visitor<'de> for Count {
-        type Value = usize;
+/// The fields of the request `line`, each as its JSON text, read in one pass; `None` when
+/// it is no object, a key is not a request key, or a key is written twice (the line read
+/// whole then reports it).
+fn request_fields(line: &str) -> Option<HashMap<&str, &RawValue>> {
+    /// Collects a map's entries, refusing a key that is not a request's or repeats.
+    struct Fields;
+    impl<'de> serde::de::Visitor<'de> for Fields {
+        type Value = HashMap<&'de str, &'de RawValue>;
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("an object")
+            f.write_str("a request object")
         }
-        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<usize, A::Error> {
-            let mut n = 0;
-            while map
-                .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
-                .is_some()
-            {
-                n += 1;
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut fields = HashMap::new();
+            while let Some((k, v)) = map.next_entry::<&str, &RawValue>()? {
+                if !REQUEST_KEYS.contains(&k) || fields.insert(k, v).is_some() {
+                    return Err(serde::de::Error::custom("not read here"));
+                }
             }
-            Ok(n)
+            Ok(fields)
         }
     }
     use serde::Deserializer as _;
-    serde_json::Deserializer::from_str(line)
-        .deserialize_map(Count)
-        .ok()
+    let mut de = serde_json::Deserializer::from_str(line);
+    let fields = (&mut de).deserialize_map(Fields).ok()?;
+    de.end().ok()?;
+    Some(fields)
 }
 
 /// Answers the lines of `strata plan resolve --batch`, keeping the last request's plan
@@ -447,11 +451,7 @@ impl Resolver {
     /// when written as the last one was, is neither read nor compiled again. `None` for a
     /// line with anything to report (then read whole, for the same error as alone).
     fn answer_read_borrowed(&mut self, line: &str) -> Option<Value> {
-        let fields: HashMap<&str, &RawValue> = serde_json::from_str(line).ok()?;
-        // A key written twice is lost in the map: the line read whole reports it.
-        if fields.keys().any(|k| !REQUEST_KEYS.contains(k)) || fields.len() != top_keys(line)? {
-            return None;
-        }
+        let fields = request_fields(line)?;
         let written = fields.get("plan")?.get();
         if !self.keep_plan(written) {
             return None;
