@@ -13,6 +13,8 @@ mod graphs;
 mod import_cmd;
 mod init_cmd;
 mod man_cmd;
+#[cfg(feature = "mcp")]
+mod mcp_cmd;
 mod names;
 mod outcome;
 mod output;
@@ -99,6 +101,9 @@ enum Command {
     Completions(completions_cmd::CompletionsArgs),
     /// Print the manual page of strata or of a command, or install every page (--install DIR)
     Man(man_cmd::ManArgs),
+    /// Serve the project to LLM agents over the Model Context Protocol (stdio, or HTTP with --http)
+    #[cfg(feature = "mcp")]
+    Mcp(mcp_cmd::McpCmd),
 }
 
 /// `strata run …` parsed with only the `run` command built (with the global options, as
@@ -202,5 +207,7 @@ fn dispatch(cli: Cli) -> ExitCode {
         Command::Export(args) => export_cmd::run(args),
         Command::Walk(args) => walk_cmd::run(args),
         Command::Import(args) => import_cmd::run(args),
+        #[cfg(feature = "mcp")]
+        Command::Mcp(args) => mcp_cmd::run(args),
     }
 }

@@ -289,6 +289,7 @@ fn execute(args: &PlanRunArgs, project: &App, run: RecordedPlanRun) -> Result<u8
         options: ExecOptions {
             render: RenderOptions::strict_if(project.settings.strict_over(args.strict)),
             base_env: None,
+            cancel: None,
         },
         remote: None,
         steps: None,

@@ -124,6 +124,7 @@ fn step(args: &StepArgs, project: &App) -> Result<u8, Failure> {
         options: strata_app::ExecOptions {
             render: RenderOptions::strict_if(project.settings.strict_over(args.shared.strict())),
             base_env: None,
+            cancel: None,
         },
         call: Default::default(),
         marks: match &args.run_uid {

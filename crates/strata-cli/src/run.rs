@@ -97,6 +97,7 @@ fn run_in(args: &RunArgs, project: &App, id: &str) -> Result<u8, Failure> {
     let opts = ExecOptions {
         render: RenderOptions::strict_if(project.settings.strict_over(args.shared.strict())),
         base_env: None,
+        cancel: None,
     };
     if args.explain {
         // Shows what a call would do; runs nothing, so the gate does not apply.

@@ -71,6 +71,7 @@ pub(crate) fn run(project: &App, req: &DirectiveRequest<'_>) -> Result<ExitCode,
         options: strata_app::ExecOptions {
             render: RenderOptions::strict_if(req.strict),
             base_env: None,
+            cancel: None,
         },
         watch: Watch(Some(&req.progress)),
     })?;

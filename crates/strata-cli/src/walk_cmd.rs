@@ -133,6 +133,7 @@ fn walk(args: &WalkArgs, project: &App) -> Result<u8, strata_app::Failure> {
         .runner(ExecOptions {
             render: RenderOptions::strict_if(args.shared.strict() == Some(true)),
             base_env: None,
+            cancel: None,
         })
         .with_marks(marks);
     Ok(walk_on(args, &walk, &tools, arrival)?)

@@ -237,6 +237,25 @@ impl PromptManager {
             .map(|t| self.store.templates[t].id.as_str()))
     }
 
+    /// The fallback chain of `key`: every template id its lookup tries, in order, through
+    /// the one that wins (the last, when one does). A candidate no file defines is kept, so
+    /// the chain says where a template would take precedence.
+    pub fn fallback_chain(&self, key: Option<&str>) -> Result<Vec<String>, Error> {
+        let winner = self.resolve(key)?.map(str::to_string);
+        let mut chain = Vec::new();
+        for id in candidates(&self.settings, key)? {
+            let won = winner.as_deref() == Some(id.as_str());
+            chain.push(id);
+            if won {
+                return Ok(chain);
+            }
+        }
+        if self.store.default_template.is_some() {
+            chain.push(DEFAULT_TEMPLATE.to_string());
+        }
+        Ok(chain)
+    }
+
     /// Renders the template `call.key` resolves to. Feed and knowledge keys may be written
     /// in braces as seed 002 writes them (`{{ user_input }}`): they name the variable inside.
     pub fn render(&self, call: &Call<'_>) -> Result<Rendered, Error> {
