@@ -119,6 +119,13 @@ fn typed<T: DeserializeOwned>(value: Value) -> Result<T, McpError> {
     serde_json::from_value(value).map_err(|e| McpError::internal_error(e.to_string(), None))
 }
 
+/// A result of an rmcp type from its JSON form, marked complete (`resultType`, which the
+/// 2026-07-28 revision requires and rmcp drops for older ones).
+fn result<T: DeserializeOwned>(mut value: Value) -> Result<T, McpError> {
+    value["resultType"] = json!("complete");
+    typed(value)
+}
+
 /// A protocol error carrying strata's error in its `--json` shape.
 fn invalid(e: &Error) -> McpError {
     McpError::invalid_params(e.message().to_string(), Some(strata_app::error_json(e)))
@@ -168,7 +175,7 @@ impl ServerHandler for Strata {
     ) -> Result<ListToolsResult, McpError> {
         let catalog = self.0.catalog();
         let tools: Vec<Value> = catalog.items().iter().map(|i| i.to_tool()).collect();
-        typed(json!({ "tools": tools }))
+        result(json!({ "tools": tools }))
     }
 
     async fn call_tool(
@@ -234,7 +241,7 @@ impl ServerHandler for Strata {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
         let prompts = crate::prompts::list(&self.0.app).map_err(|e| invalid(&e))?;
-        typed(json!({ "prompts": prompts }))
+        result(json!({ "prompts": prompts }))
     }
 
     async fn get_prompt(
@@ -251,9 +258,9 @@ impl ServerHandler for Strata {
         )
         .map_err(|e| invalid(&e))?;
         match rendered {
-            Some(result) => Ok(GetPromptResponse::from(typed::<
+            Some(prompt) => Ok(GetPromptResponse::from(result::<
                 rmcp::model::GetPromptResult,
-            >(result)?)),
+            >(prompt)?)),
             None => Err(McpError::invalid_params(
                 format!("unknown prompt `{}`", strata_core::shown(&request.name)),
                 None,
@@ -267,7 +274,7 @@ impl ServerHandler for Strata {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         let resources = crate::resources::list(&self.0.app, &self.0.catalog());
-        typed(json!({ "resources": resources }))
+        result(json!({ "resources": resources }))
     }
 
     async fn list_resource_templates(
@@ -275,7 +282,7 @@ impl ServerHandler for Strata {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        typed(json!({ "resourceTemplates": crate::resources::templates() }))
+        result(json!({ "resourceTemplates": crate::resources::templates() }))
     }
 
     async fn read_resource(
@@ -284,7 +291,7 @@ impl ServerHandler for Strata {
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
         match crate::resources::read(&self.0.app, &self.0.catalog(), &request.uri) {
-            Ok(contents) => Ok(ReadResourceResponse::from(typed::<
+            Ok(contents) => Ok(ReadResourceResponse::from(result::<
                 rmcp::model::ReadResourceResult,
             >(contents)?)),
             Err(e) => Err(McpError::resource_not_found(
@@ -301,7 +308,7 @@ impl ServerHandler for Strata {
     ) -> Result<CompleteResult, McpError> {
         let values =
             crate::complete::values(&self.0, &request.argument.name, &request.argument.value);
-        typed(crate::complete::result(values))
+        result(crate::complete::result(values))
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
