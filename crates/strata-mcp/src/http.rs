@@ -56,8 +56,12 @@ pub(crate) async fn serve(
     };
     let addr: SocketAddr = addr.parse().map_err(|e| bad(format!("{e}")))?;
     if !addr.ip().is_loopback() && token.is_none() {
-        return Err(bad(
-            "an address that is not loopback needs --token-file: anyone who reaches it could run the project's tools".into(),
+        return Err(crate::request_error(
+            ErrorKind::Forbidden,
+            format!(
+                "--http `{addr}` is not loopback: anyone who reaches it could run the project's tools"
+            ),
+            "give --token-file FILE (clients then send `Authorization: Bearer <token>`), or serve 127.0.0.1",
         ));
     }
     let listener = tokio::net::TcpListener::bind(addr)

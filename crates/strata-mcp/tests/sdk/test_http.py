@@ -61,5 +61,5 @@ async def test_a_token_is_required_when_given(project: Project, tmp_path: object
 def test_an_address_that_is_not_loopback_needs_a_token(project: Project) -> None:
     r = subprocess.run([STRATA, "-C", str(project.root), "mcp", "--http", "0.0.0.0:0"], capture_output=True, text=True)
     assert r.returncode == 2
-    assert "--http `0.0.0.0:0`: an address that is not loopback needs --token-file" in r.stderr
+    assert "--http `0.0.0.0:0` is not loopback: anyone who reaches it could run the project's tools" in r.stderr
     project.log.write_bytes(r.stdout.encode() + b" ")
