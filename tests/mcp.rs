@@ -71,7 +71,10 @@ fn an_agent_negotiates_lists_calls_and_is_refused_over_stdio() {
         "{\"jsonrpc\":\"2.0\",\"id\":5,\"error\":{\"code\":-32602,\"message\":\"unknown tool `t/echo`\"}}\n"
     );
     let ran = s.finish();
-    assert!(!ran.path().join("ran-{nope}").exists(), "a refused tool never runs");
+    assert!(
+        !ran.path().join("ran-{nope}").exists(),
+        "a refused tool never runs"
+    );
 }
 
 #[test]

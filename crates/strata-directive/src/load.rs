@@ -85,6 +85,22 @@ impl Directive {
         Ok(front)
     }
 
+    /// The tools a run of the directive can call — its actions', its hooks' (the project's
+    /// included) and its response generator — each once.
+    pub fn called_tools(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let all = self.front.actions.iter().map(|a| a.tool.as_str());
+        let all = all
+            .chain(self.hooks.iter().map(|h| h.tool.as_str()))
+            .chain(self.generator());
+        for id in all {
+            if !out.iter().any(|o| o == id) {
+                out.push(id.to_string());
+            }
+        }
+        out
+    }
+
     /// Loads the directive in `text` (named `file`), checking it against the tools `tools`
     /// knows; `project_hooks` are the project's hooks (a directive hook with the same id
     /// replaces one of them).

@@ -249,15 +249,21 @@ fn directive_item(
     reads_only: &dyn Fn(&[String]) -> bool,
 ) -> Result<Item, String> {
     let text = app.read_text(path).map_err(|e| e.message().to_string())?;
-    let front: FrontMatter =
-        Directive::front_matter(id, &text, &app.limits).map_err(|e| e.message().to_string())?;
-    let mut tools: Vec<String> = front.actions.iter().map(|a| a.tool.clone()).collect();
-    tools.extend(front.hooks.iter().map(|h| h.action.tool.clone()));
-    tools.extend(front.responses.iter().filter_map(|r| r.generator.clone()));
+    // What it calls comes from the whole directive, hooks included; one that does not load
+    // is listed from its front matter (a call then says what is wrong) and is not read-only.
     let runner = app.runner(ExecOptions::default());
-    let hooks = strata_directive::load_project_hooks(&app.root, &runner, &app.limits)
-        .map_err(|e| e.message().to_string())?;
-    tools.extend(hooks.iter().map(|h| h.tool.clone()));
+    let loaded = strata_directive::load_project_hooks(&app.root, &runner, &app.limits)
+        .and_then(|hooks| Directive::load(id, &text, &runner, &hooks, &app.limits));
+    let (front, read_only): (FrontMatter, bool) = match loaded {
+        Ok(directive) => {
+            let read_only = reads_only(&directive.called_tools());
+            (directive.front, read_only)
+        }
+        Err(_) => (
+            Directive::front_matter(id, &text, &app.limits).map_err(|e| e.message().to_string())?,
+            false,
+        ),
+    };
     Ok(Item {
         name: String::new(),
         id: id.to_string(),
@@ -267,7 +273,7 @@ fn directive_item(
             .unwrap_or_else(|| format!("Runs directive {}", front.name)),
         input: schema::of_inputs(&front.inputs),
         output: None,
-        read_only: reads_only(&tools),
+        read_only,
         source: Some(path.to_path_buf()),
     })
 }

@@ -50,7 +50,9 @@ impl Line {
     fn send(&mut self, message: &Value) {
         let mut line = message.to_string();
         line.push('\n');
-        self.stdin.write_all(line.as_bytes()).expect("write a request");
+        self.stdin
+            .write_all(line.as_bytes())
+            .expect("write a request");
         self.stdin.flush().expect("flush");
     }
 
@@ -58,7 +60,10 @@ impl Line {
     fn reply(&mut self) -> Value {
         loop {
             let mut line = String::new();
-            assert!(self.stdout.read_line(&mut line).expect("read") > 0, "the server closed");
+            assert!(
+                self.stdout.read_line(&mut line).expect("read") > 0,
+                "the server closed"
+            );
             let value: Value = serde_json::from_str(&line).expect("a JSON line");
             if value.get("id").is_some() || value.get("ok").is_some() {
                 return value;
@@ -68,9 +73,11 @@ impl Line {
 
     /// The MCP handshake (2025-11-25).
     fn initialize(&mut self) {
-        self.send(&json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
+        self.send(
+            &json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "strata-bench", "version": "1"}}}));
+            "clientInfo": {"name": "strata-bench", "version": "1"}}}),
+        );
         assert!(self.reply()["result"].is_object(), "initialize");
         self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     }

@@ -28,6 +28,7 @@ NAMES = [
     "leak_fail",
     "slow",
     "directives.hello.md",
+    "directives.logged.md",
     "plans.two.yaml",
     "plans.wait.yaml",
 ]
@@ -63,8 +64,10 @@ async def test_initialize_and_list_every_item(project: Project, mode: str) -> No
             "properties": {"name": {"type": "string", "description": "Who to greet"}},
             "required": ["name"],
         }
-        # A plan or directive that calls only read-only tools is read-only.
+        # A plan or directive that calls only read-only tools is read-only; hooks count.
         assert tools["plans.two.yaml"].annotations.read_only_hint is True  # type: ignore[union-attr]
+        assert tools["directives.hello.md"].annotations.read_only_hint is True  # type: ignore[union-attr]
+        assert tools["directives.logged.md"].annotations.read_only_hint is False  # type: ignore[union-attr]
         assert tools["run_plan"].annotations.read_only_hint is False  # type: ignore[union-attr]
 
 
