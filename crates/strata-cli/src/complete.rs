@@ -142,14 +142,9 @@ pub(crate) fn prompt_keys() -> ArgValueCandidates {
         let Ok(manager) = strata_prompts::PromptManager::load(&app.root, &app.limits) else {
             return Vec::new();
         };
-        let mut keys: Vec<String> = manager
-            .namespaces()
+        manager
+            .keys()
             .into_iter()
-            .flat_map(|n| n.names.into_iter().map(|(name, _)| name))
-            .collect();
-        keys.sort();
-        keys.dedup();
-        keys.into_iter()
             .map(|k| candidate(k, Some("prompt")))
             .collect()
     })

@@ -21,18 +21,7 @@ pub(crate) fn keys(app: &App) -> Result<Vec<String>, Error> {
     let Some(manager) = manager(app)? else {
         return Ok(Vec::new());
     };
-    Ok(names(&manager))
-}
-
-fn names(manager: &PromptManager) -> Vec<String> {
-    let mut keys: Vec<String> = manager
-        .namespaces()
-        .into_iter()
-        .flat_map(|n| n.names.into_iter().map(|(name, _)| name))
-        .collect();
-    keys.sort();
-    keys.dedup();
-    keys
+    Ok(manager.keys())
 }
 
 /// The MCP prompts of the project.
@@ -41,7 +30,7 @@ pub(crate) fn list(app: &App) -> Result<Vec<Value>, Error> {
         return Ok(Vec::new());
     };
     let mut prompts = Vec::new();
-    for key in names(&manager) {
+    for key in manager.keys() {
         let chain = manager.fallback_chain(Some(&key))?;
         let Some(template) = manager.resolve(Some(&key))?.map(str::to_string) else {
             continue;
@@ -76,7 +65,7 @@ pub(crate) fn get(
     let Some(manager) = manager(app)? else {
         return Ok(None);
     };
-    if !names(&manager).iter().any(|k| k == name) {
+    if !manager.keys().iter().any(|k| k == name) {
         return Ok(None);
     }
     let call = Call {

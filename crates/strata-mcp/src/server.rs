@@ -7,8 +7,8 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
     ContentBlock, GetPromptRequestParams, GetPromptResponse, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
-    SubscriptionFilter,
+    ProgressNotificationParam, ProgressToken, ReadResourceRequestParams, ReadResourceResponse,
+    ServerConfig, SubscriptionFilter,
 };
 use rmcp::service::{NotificationContext, Peer, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
@@ -19,7 +19,7 @@ use strata_core::Error;
 
 use crate::call::{self, Answer, Call};
 use crate::catalog::Catalog;
-use crate::progress::Notes;
+use crate::progress::{Note, Notes};
 use crate::select::Select;
 use crate::Serving;
 
@@ -131,6 +131,15 @@ fn invalid(e: &Error) -> McpError {
     McpError::invalid_params(e.message().to_string(), Some(strata_app::error_json(e)))
 }
 
+/// Sends `note` as the progress after `done`; the progress it reached.
+async fn notify(peer: &Peer<RoleServer>, token: &ProgressToken, done: f64, note: &Note) -> f64 {
+    let param =
+        ProgressNotificationParam::new(token.clone(), done + 1.0).with_message(note.message());
+    // A client gone is the run's business, not the note's: the call still ends.
+    let _ = peer.notify_progress(param).await;
+    done + 1.0
+}
+
 fn result_of(answer: Answer) -> CallToolResult {
     let content = vec![ContentBlock::text(answer.text)];
     let mut result = if answer.is_error {
@@ -216,10 +225,7 @@ impl ServerHandler for Strata {
                 () = context.ct.cancelled(), if !cancel.is_cancelled() => cancel.cancel(),
                 note = rx.recv(), if open => match (note, &token) {
                     (Some(note), Some(token)) => {
-                        progress += 1.0;
-                        let param = ProgressNotificationParam::new(token.clone(), progress)
-                            .with_message(note.message());
-                        let _ = context.peer.notify_progress(param).await;
+                        progress = notify(&context.peer, token, progress, &note).await;
                     }
                     _ => open = false,
                 },
@@ -227,10 +233,7 @@ impl ServerHandler for Strata {
         };
         // Notes sent as the run ended go out before its result.
         while let (Ok(note), Some(token)) = (rx.try_recv(), &token) {
-            progress += 1.0;
-            let param = ProgressNotificationParam::new(token.clone(), progress)
-                .with_message(note.message());
-            let _ = context.peer.notify_progress(param).await;
+            progress = notify(&context.peer, token, progress, &note).await;
         }
         Ok(CallToolResponse::Complete(result_of(answer)))
     }

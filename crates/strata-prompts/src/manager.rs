@@ -557,6 +557,19 @@ impl PromptManager {
             .collect()
     }
 
+    /// Every template name of every namespace (the keys a lookup is meant for: `BrowseLink`,
+    /// `default`), sorted, each once.
+    pub fn keys(&self) -> Vec<String> {
+        let mut keys: Vec<String> = self
+            .namespaces()
+            .into_iter()
+            .flat_map(|n| n.names.into_iter().map(|(name, _)| name))
+            .collect();
+        keys.sort();
+        keys.dedup();
+        keys
+    }
+
     /// The namespaces that hold templates or components, sorted by path (the root first).
     pub fn namespaces(&self) -> Vec<Namespace> {
         let store = &self.store;
