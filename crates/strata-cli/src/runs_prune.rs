@@ -17,11 +17,11 @@ use crate::runs_table::{rows, STARTED};
 /// The statuses a run can be pruned in (`running` is not one: a live run is never removed).
 const PRUNABLE: [&str; 8] = [
     "completed",
-    "cancelled",
     "failed",
     "limited",
     "interrupted",
     "waiting",
+    "cancelled",
     STARTED,
     "unknown",
 ];
