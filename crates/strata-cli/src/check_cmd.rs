@@ -44,7 +44,7 @@ pub(crate) struct CheckArgs {
 /// Runs `strata check`.
 pub(crate) fn run(args: CheckArgs) -> ExitCode {
     let json = args.shared.json || matches!(args.format, CheckFormat::Json);
-    let dir = args.dir.as_deref().or(args.shared.project());
+    let dir = args.dir.as_deref();
     let project = match open_project_as(dir, None, json) {
         Ok(p) => p,
         Err(code) => return code,

@@ -14,11 +14,38 @@ use strata_app::App;
 pub(crate) const VAR: &str = "COMPLETE";
 
 /// Answers a completion request (`COMPLETE=<shell> strata -- …`) and exits; does nothing
-/// on an ordinary run.
+/// on an ordinary run. A `-C DIR` on the line being completed is honoured as the command
+/// would honour it: the candidates are those of DIR.
 pub(crate) fn answer_and_exit() {
+    if std::env::var_os(VAR).is_some_and(|v| !v.is_empty()) {
+        let words: Vec<std::ffi::OsString> = std::env::args_os().collect();
+        if let Some(dir) = project_dir(&words) {
+            // A directory that cannot be entered offers what the current one has.
+            let _ = std::env::set_current_dir(dir);
+        }
+    }
     clap_complete::CompleteEnv::with_factory(crate::command)
         .var(VAR)
         .complete();
+}
+
+/// The directory of the last `-C DIR` (`-CDIR`, `--project DIR`, `--project=DIR`) among the
+/// words of a completion request before the one being completed.
+fn project_dir(words: &[std::ffi::OsString]) -> Option<PathBuf> {
+    let line = words.iter().position(|w| w == "--")?;
+    let typed = words.get(line + 1..words.len().saturating_sub(1))?;
+    let mut dir = None;
+    let mut it = typed.iter().filter_map(|w| w.to_str());
+    while let Some(word) = it.next() {
+        if word == "-C" || word == "--project" {
+            dir = it.next().map(PathBuf::from);
+        } else if let Some(d) = word.strip_prefix("--project=") {
+            dir = Some(PathBuf::from(d));
+        } else if let Some(d) = word.strip_prefix("-C").filter(|d| !d.is_empty()) {
+            dir = Some(PathBuf::from(d));
+        }
+    }
+    dir
 }
 
 /// The project of the current directory, quietly (no project: no candidates).

@@ -184,6 +184,9 @@ fn not_run(mut e: clap::Error) -> ExitCode {
 fn dispatch(cli: Cli) -> ExitCode {
     cli.shared.color.apply();
     outcome::set_verbose(cli.shared.verbose());
+    if let Err(e) = cli.shared.enter() {
+        return outcome::report(strata_app::Failure::Error(e), None, cli.shared.json);
+    }
     match cli.command {
         Command::Init(args) => init_cmd::run(args),
         Command::Completions(args) => completions_cmd::run(args),

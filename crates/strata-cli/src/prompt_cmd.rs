@@ -83,8 +83,8 @@ struct RenderArgs {
     /// prompt
     #[arg(long)]
     explain: bool,
-    /// The global options: `-q` prints no warnings on standard error (a key no template is
-    /// named after, undefined variables); `--strict` makes undefined variables errors (except
+    /// The global options: warnings (a key no template is named after, undefined
+    /// variables) go to standard error, with `-q` too; `--strict` makes them errors (except
     /// in tests such as `{% if x is defined %}`; strata.yaml's `strict` does not apply);
     /// `--json` prints the result as JSON
     #[command(flatten)]
@@ -101,11 +101,11 @@ struct ListArgs {
 
 /// Runs `strata prompt`.
 pub(crate) fn run(args: PromptArgs) -> ExitCode {
-    let (dir, json) = match &args.command {
-        PromptCommand::Render(a) => (a.shared.project(), a.shared.json),
-        PromptCommand::List(a) => (a.shared.project(), a.shared.json),
+    let json = match &args.command {
+        PromptCommand::Render(a) => a.shared.json,
+        PromptCommand::List(a) => a.shared.json,
     };
-    let project = match open_project_as(dir, None, json) {
+    let project = match open_project_as(None, None, json) {
         Ok(p) => p,
         Err(code) => return code,
     };
@@ -230,10 +230,8 @@ fn render(
     if !args.all_variants {
         out.only_text("pass --all-variants to print them all, or --pin COMPONENT=VERSION for one")?;
     }
-    if !args.shared.quiet {
-        for w in out.notices.iter().chain(&out.warnings) {
-            eprintln!("warning[{}]: {}", w.layer, w.message);
-        }
+    for w in out.notices.iter().chain(&out.warnings) {
+        eprintln!("warning[{}]: {}", w.layer, w.message);
     }
     Ok(if args.shared.json {
         serde_json::to_string_pretty(&out.to_json()).unwrap_or_default() + "\n"

@@ -80,11 +80,11 @@ pub(crate) struct RenderArgs {
 
 /// Runs `strata render`.
 pub(crate) fn run(mut args: RenderArgs) -> ExitCode {
-    let settings = match crate::outcome::settings_of(args.shared.project()) {
+    let settings = match strata_app::ambient_settings() {
         Ok(s) => s,
         Err(e) => {
             crate::outcome::print_error(&e, None);
-            return ExitCode::FAILURE;
+            return ExitCode::from(crate::outcome::STRATA_FAILED);
         }
     };
     args.strict = settings.strict_over(args.shared.strict());
@@ -100,7 +100,7 @@ pub(crate) fn run(mut args: RenderArgs) -> ExitCode {
             Err(_) if crate::output::failed() => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("error: batch i/o failed: {e}");
-                ExitCode::FAILURE
+                ExitCode::from(crate::outcome::STRATA_FAILED)
             }
         };
     }
@@ -150,7 +150,7 @@ const TEXT_WARNINGS_SHOWN: usize = 20;
 
 /// `strata render --layer env --text`: the input streamed through layer E as plain text (see
 /// [`strata_pipeline::env_text`]). On an error, what was written stays written, the error
-/// names its line, and the exit code is 1.
+/// names its line, and the exit code is 2.
 fn render_text(args: &RenderArgs, limits: &Limits) -> ExitCode {
     use strata_pipeline::env_text::{self, TextError};
     if args.layers != ["env"] {
@@ -209,7 +209,7 @@ fn render_text(args: &RenderArgs, limits: &Limits) -> ExitCode {
         Err(TextError::Io(_)) if crate::output::failed() => ExitCode::SUCCESS,
         Err(TextError::Io(e)) => {
             eprintln!("error: {name}: {e}");
-            ExitCode::FAILURE
+            ExitCode::from(crate::outcome::STRATA_FAILED)
         }
     }
 }
@@ -228,14 +228,14 @@ fn at_line(
 }
 
 /// Prints why the render failed — for people on stderr, or with `--json` as
-/// `{"ok": false, "error": …}` on stdout — and returns exit code 1.
+/// `{"ok": false, "error": …}` on stdout — and returns exit code 2.
 fn failed(args: &RenderArgs, e: Error, doc: Option<&Document>) -> ExitCode {
     if args.shared.json {
         crate::output::print_json(&strata_app::Failure::Error(e).to_json());
     } else {
         anstream::eprint!("{}", format_error(&e, doc));
     }
-    ExitCode::FAILURE
+    ExitCode::from(crate::outcome::STRATA_FAILED)
 }
 
 /// The document's name, bytes and format: the file's, or standard input's (JSON when it
@@ -262,7 +262,7 @@ fn load(file: Option<&PathBuf>, limits: &Limits) -> Result<(String, Vec<u8>, For
 }
 
 /// Prints every error of a `--strict` render (as [`failed`] prints one; at most
-/// [`crate::report::MAX_ERRORS`] for people) and returns exit code 1.
+/// [`crate::report::MAX_ERRORS`] for people) and returns exit code 2.
 fn failed_all(args: &RenderArgs, errors: Vec<Error>, doc: &Document) -> ExitCode {
     let errors: Vec<Error> = errors.into_iter().map(|e| doc.locate_error(e)).collect();
     if args.shared.json {
@@ -274,7 +274,7 @@ fn failed_all(args: &RenderArgs, errors: Vec<Error>, doc: &Document) -> ExitCode
     } else {
         crate::outcome::print_errors(&errors, Some(doc));
     }
-    ExitCode::FAILURE
+    ExitCode::from(crate::outcome::STRATA_FAILED)
 }
 
 /// The errors of a `--strict` render that failed with `first`: every missing value (the

@@ -20,7 +20,7 @@ pub(crate) struct ToolsArgs {
 /// [{"id", "graph", "description"} or {"id", "error"}…]}`); exits 1 when a file is invalid.
 pub(crate) fn run(args: ToolsArgs) -> ExitCode {
     let json = args.shared.json;
-    let project = match open_project_as(args.shared.project(), None, json) {
+    let project = match open_project_as(None, None, json) {
         Ok(p) => p,
         Err(code) => return code,
     };

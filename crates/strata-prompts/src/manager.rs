@@ -339,14 +339,22 @@ impl PromptManager {
         let mut warnings = Vec::new();
         let mut notices = Vec::new();
         if let Some(u) = self.unknown_key(call.key) {
+            let message = format!(
+                "key `{}` fell back to `{}`: {}",
+                call.key.unwrap_or_default(),
+                store.templates[t].id,
+                u.describe()
+            );
+            if call.undefined == strata_core::Undefined::Strict {
+                return Err(
+                    Error::new(LAYER, ErrorKind::TemplateNotFound, message).with_hint(
+                        "under --strict a fallback is an error: name a template that exists",
+                    ),
+                );
+            }
             notices.push(strata_core::Warning {
                 layer: LAYER,
-                message: format!(
-                    "key `{}` fell back to `{}`: {}",
-                    call.key.unwrap_or_default(),
-                    store.templates[t].id,
-                    u.describe()
-                ),
+                message,
                 path: strata_core::FieldPath::root(),
                 span: None,
             });

@@ -1,0 +1,254 @@
+//! End-to-end tests of the command line's conventions: `-C DIR` as git's (the command runs
+//! as if started in DIR), global options in every position, errors that name what went
+//! wrong, machine output, help, and what a first run meets.
+
+mod common;
+use common::{Test, SAY, SAY_GRAPH};
+
+/// A plan of two steps calling `t/say`.
+const PLAN: &str = "steps:\n  - id: a\n    tool: t/say\n    arguments: {}\n  - id: b\n    tool: t/say\n    arguments: {text: \"{{a.status}}\"}\n";
+
+/// What `plan show` prints for [`PLAN`] named `file`.
+fn shown_plan(file: &str) -> String {
+    format!("{file}: 2 steps in 2 levels\nlevel 0\n  a (t/say)\nlevel 1\n  b (t/say) after a\n")
+}
+
+/// A directive calling `t/say` once.
+const DIRECTIVE: &str = "---\nname: d\nactions:\n  - {id: a, tool: t/say}\n---\n";
+
+/// The project of `sub/`: `t/say`, `graphs/g`, a plan and a directive, inside a folder that
+/// is no project.
+fn nested() -> Test {
+    let runtime = std::fs::read_to_string(common::repo().join("tools/runtimes/subprocess.yaml"));
+    Test::new()
+        .file("sub/tools/runtimes/subprocess.yaml", runtime.unwrap())
+        .file("sub/tools/t/say.yaml", SAY)
+        .file("sub/tools/graphs/g.yaml", SAY_GRAPH)
+        .file("sub/plans/p.yaml", PLAN)
+        .file("sub/directives/d.md", DIRECTIVE)
+        .file("other/.keep", "")
+}
+
+/// Runs `t` and checks that the directive [`DIRECTIVE`] ran.
+fn directive_runs(t: Test) {
+    let ran = t.status(0).run();
+    assert!(
+        ran.stdout.starts_with("directive d: completed\n"),
+        "{}",
+        ran.all()
+    );
+}
+
+#[test]
+fn dash_c_runs_the_command_as_if_started_in_its_directory() {
+    let p = nested();
+    for name in ["p", "plans/p", "plans/p.yaml"] {
+        p.then(&["-C", "sub", "plan", "show", name])
+            .stdout(&shown_plan(name))
+            .status(0)
+            .run();
+    }
+    directive_runs(p.then(&["-C", "sub", "run", "directives/d.md"]));
+    let exported = p
+        .then(&["-C", "sub", "export", "argo", "plans/p", "--image", "i"])
+        .status(0)
+        .run();
+    assert!(
+        exported
+            .stdout
+            .starts_with("# Exported by `strata export argo` from plans/p.yaml:"),
+        "{}",
+        exported.all()
+    );
+    // A relative path given to an option is read from there too.
+    p.then(&[
+        "-C",
+        "sub",
+        "run",
+        "t/say",
+        "--params-json",
+        "{\"text\": \"x\"}",
+    ])
+    .stdout("x\n")
+    .status(0)
+    .run();
+}
+
+#[test]
+fn dash_c_applies_to_init_and_names_a_missing_directory() {
+    let p = nested();
+    p.then(&["init", "fresh", "-C", "other", "-q"])
+        .status(0)
+        .run();
+    assert!(p.path().join("other/fresh/tools").is_dir());
+    assert!(!p.path().join("fresh").exists());
+    p.then(&["-C", "nope", "tools"])
+        .stderr("error[request]: cannot change to `nope`: the directory does not exist\n   = help: -C DIR runs strata as if started in DIR, as git -C does\n")
+        .status(2)
+        .run();
+    p.then(&["-C", "nope", "tools", "--json"])
+        .stdout("{\n  \"ok\": false,\n  \"error\": {\n    \"kind\": \"request\",\n    \"message\": \"cannot change to `nope`: the directory does not exist\",\n    \"hint\": \"-C DIR runs strata as if started in DIR, as git -C does\"\n  }\n}\n")
+        .status(2)
+        .run();
+}
+
+#[test]
+fn paths_and_names_resolve_alike_from_every_folder_of_the_project() {
+    let p = nested();
+    for cwd in ["sub/tools", "sub/plans", "sub/tools/t"] {
+        let up = if cwd == "sub/tools/t" { "../.." } else { ".." };
+        directive_runs(p.then(&["run", &format!("{up}/directives/d.md")]).cwd(cwd));
+        p.then(&["plan", "show", "p"])
+            .cwd(cwd)
+            .stdout(&shown_plan("p"))
+            .status(0)
+            .run();
+        p.then(&["run", "graphs/g", "-q"])
+            .cwd(cwd)
+            .stdout("{\n  \"said\": true\n}\n")
+            .status(0)
+            .run();
+    }
+}
+
+/// The values `COMPLETE=fish` offers for the command line `words` (the last one being
+/// completed), with the request started in the project's folder `cwd`.
+fn complete(p: &Test, cwd: &str, words: &[&str]) -> Vec<String> {
+    let mut args = vec!["--", "strata"];
+    args.extend(words);
+    let ran = p
+        .then(&args)
+        .cwd(cwd)
+        .env("COMPLETE", "fish")
+        .status(0)
+        .run();
+    ran.stdout
+        .lines()
+        .map(|l| l.split('\t').next().unwrap_or("").to_string())
+        .filter(|v| !v.starts_with('-'))
+        .collect()
+}
+
+#[test]
+fn completion_honours_dash_c_on_the_line() {
+    let p = nested();
+    let runnable = ["graphs/g", "t/say", "directives/d.md"];
+    assert_eq!(complete(&p, ".", &["-C", "sub", "run", ""]), runnable);
+    assert_eq!(complete(&p, ".", &["run", "--project=sub", ""]), runnable);
+    assert_eq!(
+        complete(&p, ".", &["-Csub", "plan", "show", ""]),
+        ["plans/p.yaml"]
+    );
+    assert!(complete(&p, ".", &["run", ""]).is_empty());
+}
+
+#[test]
+fn global_options_stand_between_a_command_and_its_subcommand() {
+    let p = Test::say();
+    p.then(&["run", "graphs/g", "--run-id", "r1", "-q"])
+        .stdout("{\n  \"said\": true\n}\n")
+        .status(0)
+        .run();
+    for args in [
+        &["runs", "-q", "show", "r1"][..],
+        &["runs", "-C", ".", "show", "r1"],
+        &["runs", "-v", "show", "r1"],
+    ] {
+        let shown = p.then(args).status(0).run();
+        assert!(shown.stdout.starts_with("run r1\n"), "{}", shown.all());
+    }
+    let json = p.then(&["runs", "--json", "show", "r1"]).status(0).run();
+    assert_eq!(json.json()["run_id"], "r1", "{}", json.all());
+    p.then(&["runs", "-v", "prune", "--dry-run"])
+        .stdout("would remove r1 (graphs/g, completed)\n")
+        .status(0)
+        .run();
+}
+
+#[test]
+fn a_missing_variable_under_strict_exits_2_from_render_and_run_alike() {
+    let p = Test::say()
+        .file("x.yaml", "a: \"${STRATA_TEST_NOPE}\"\n")
+        .tool(
+            "t/m",
+            "executor: runtimes/subprocess\nconfig:\n  command: echo\n  args: [\"${STRATA_TEST_NOPE}\"]\n",
+        );
+    let why = "error[env]: environment variable `STRATA_TEST_NOPE` is not set\n";
+    let render = p.then(&["render", "x.yaml", "--strict"]).status(2).run();
+    assert!(render.stderr.starts_with(why), "{}", render.all());
+    let run = p.then(&["run", "t/m", "--strict"]).status(2).run();
+    assert!(run.stderr.starts_with(why), "{}", run.all());
+}
+
+#[test]
+fn a_target_that_does_not_resolve_gets_a_did_you_mean_whatever_its_options() {
+    let p = Test::say().file("directives/d.md", DIRECTIVE);
+    for args in [
+        &["run", "graphs/h"][..],
+        &["run", "graphs/h", "--input", "n=1"],
+    ] {
+        p.then(args)
+            .stderr(
+                "error[request]: unknown tool `graphs/h`\n   = help: did you mean `graphs/g`?\n",
+            )
+            .status(2)
+            .run();
+    }
+    for args in [
+        &["run", "directives/d"][..],
+        &["run", "directives/d", "--input", "n=1"],
+    ] {
+        p.then(args)
+            .stderr("error[request]: unknown tool `directives/d`\n   = help: did you mean `directives/d.md`? A directive is named by its file\n")
+            .status(2)
+            .run();
+    }
+    // A tool that exists still refuses the options of another kind of target.
+    p.then(&["run", "t/say", "--input", "n=1"])
+        .stderr("error[request]: --input does not apply to tools\n   = help: --input sets the inputs of a directive or a graph; a tool takes -p K=V\n")
+        .status(2)
+        .run();
+}
+
+#[test]
+fn the_prompt_fallback_fails_under_strict_as_every_warning_does() {
+    let p = Test::new()
+        .file("prompts/default.md", "Default {{ name }}\n")
+        .file("prompts/greet.md", "Hello {{ name }}\n");
+    let why = "key `gret` fell back to `default`: no template anywhere in prompts/ is named `gret` (did you mean `greet`?)";
+    p.then(&["prompt", "render", "gret", "--feed", "name=A"])
+        .stdout("Default A\n")
+        .stderr(&format!("warning[prompt]: {why}\n"))
+        .status(0)
+        .run();
+    p.then(&["prompt", "render", "gret", "--feed", "name=A", "--strict"])
+        .stdout("")
+        .stderr(&format!("error[prompt]: {why}\n   = help: under --strict a fallback is an error: name a template that exists\n"))
+        .status(2)
+        .run();
+}
+
+#[test]
+fn quiet_keeps_warnings_as_cargo_does_and_vv_is_refused() {
+    let p = Test::new()
+        .file("prompts/default.md", "Default {{ name }}\n")
+        .file("x.yaml", "a: \"${STRATA_TEST_NOPE}\"\n");
+    p.then(&["prompt", "render", "gret", "--feed", "name=A", "-q"])
+        .stdout("Default A\n")
+        .stderr("warning[prompt]: key `gret` fell back to `default`: no template anywhere in prompts/ is named `gret`\n")
+        .status(0)
+        .run();
+    let render = p.then(&["render", "x.yaml", "-q"]).status(0).run();
+    assert!(
+        render
+            .stderr
+            .starts_with("warning[env]: environment variable `STRATA_TEST_NOPE` is not set"),
+        "{}",
+        render.all()
+    );
+    p.then(&["-vv", "tools"])
+        .stdout("")
+        .stderr("error: the argument '--verbose' cannot be used multiple times\n\nUsage: strata [OPTIONS] <COMMAND>\n\nFor more information, try '--help'.\n")
+        .status(2)
+        .run();
+}
