@@ -252,3 +252,38 @@ fn quiet_keeps_warnings_as_cargo_does_and_vv_is_refused() {
         .status(2)
         .run();
 }
+
+#[test]
+fn usage_errors_are_json_under_json_and_coloured_as_color_says() {
+    let p = Test::new();
+    p.then(&["--json", "runs", "show"])
+        .stdout("{\n  \"ok\": false,\n  \"error\": {\n    \"kind\": \"request\",\n    \"message\": \"the following required arguments were not provided: <RUN_ID>\",\n    \"hint\": \"Usage: strata runs show <RUN_ID>; For more information, try '--help'.\"\n  }\n}\n")
+        .stderr("")
+        .status(2)
+        .run();
+    p.then(&["tols", "--json"])
+        .stdout("{\n  \"ok\": false,\n  \"error\": {\n    \"kind\": \"request\",\n    \"message\": \"unrecognized subcommand 'tols'\",\n    \"hint\": \"tip: a similar subcommand exists: 'tools'; Usage: strata [OPTIONS] <COMMAND>; For more information, try '--help'.\"\n  }\n}\n")
+        .stderr("")
+        .status(2)
+        .run();
+    // Colour forced on for `auto` (as a terminal would have it): `--color never` wins,
+    // for the help and for a usage error.
+    let forced = |args: &[&str]| p.then(args).env("CLICOLOR_FORCE", "1");
+    let help = forced(&["--color", "never", "--help"]).status(0).run();
+    assert!(!help.stdout.contains('\u{1b}'), "{}", help.stdout);
+    assert!(forced(&["--help"])
+        .status(0)
+        .run()
+        .stdout
+        .contains('\u{1b}'));
+    forced(&["--color=never", "tols"])
+        .stderr("error: unrecognized subcommand 'tols'\n\n  tip: a similar subcommand exists: 'tools'\n\nUsage: strata [OPTIONS] <COMMAND>\n\nFor more information, try '--help'.\n")
+        .status(2)
+        .run();
+    let always = p.then(&["tols", "--color", "always"]).status(2).run();
+    assert!(
+        always.stderr.starts_with("\u{1b}[1m\u{1b}[31merror:"),
+        "{:?}",
+        always.stderr
+    );
+}

@@ -38,6 +38,7 @@ mod scope_args;
 mod shared_args;
 mod style;
 mod tools;
+mod usage;
 mod walk_cmd;
 
 use std::process::ExitCode;
@@ -152,10 +153,13 @@ pub fn main() -> ExitCode {
     output::finish(code)
 }
 
-/// A command line that runs no command: the help or the version, printed on standard output
-/// (colour as there), or a usage error on standard error, the caller's words in it as every
-/// message quotes them (`strata_core::shown`); its exit code.
+/// A command line that runs no command: the help or the version, printed on standard output,
+/// or a usage error on standard error (as JSON on standard output with `--json`), the
+/// caller's words in it as every message quotes them (`strata_core::shown`), coloured as
+/// the line's `--color` says; its exit code.
 fn not_run(mut e: clap::Error) -> ExitCode {
+    let asked = usage::Asked::of(&std::env::args_os().collect::<Vec<_>>());
+    asked.color.apply();
     if e.use_stderr() {
         let quoted: Vec<_> = e
             .context()
@@ -173,7 +177,11 @@ fn not_run(mut e: clap::Error) -> ExitCode {
         for (kind, value) in quoted {
             e.insert(kind, value);
         }
-        let _ = e.print();
+        if asked.json {
+            output::print_json(&strata_app::Failure::Error(usage::as_error(&e)).to_json());
+        } else {
+            style::eprint_all(&e.render().ansi().to_string());
+        }
     } else {
         output::print_styled(&e.render().ansi().to_string());
     }
