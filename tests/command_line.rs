@@ -287,3 +287,88 @@ fn usage_errors_are_json_under_json_and_coloured_as_color_says() {
         always.stderr
     );
 }
+
+/// Every command path strata has (`run`, `plan run`), from its installed man pages.
+fn command_paths(p: &Test) -> Vec<String> {
+    p.then(&["man", "--install", "man1", "-q"]).status(0).run();
+    let mut paths: Vec<String> = std::fs::read_dir(p.path().join("man1"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter_map(|n| n.strip_suffix(".1").map(str::to_string))
+        .filter_map(|n| n.strip_prefix("strata-").map(|c| c.replace('-', " ")))
+        .collect();
+    paths.sort();
+    paths
+}
+
+#[test]
+fn every_command_has_examples_in_its_help_and_its_man_page() {
+    let p = Test::new();
+    let paths = command_paths(&p);
+    assert!(paths.len() >= 29, "{paths:?}");
+    for path in &paths {
+        let mut args: Vec<&str> = path.split(' ').collect();
+        args.push("--help");
+        let help = p.then(&args).status(0).run().stdout;
+        assert!(help.contains("\nExamples:\n  # "), "{path}: {help}");
+        assert!(
+            help.contains("\nGlobal options:\n  -C, --project <DIR>"),
+            "{path}: {help}"
+        );
+        let widest = help.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+        assert!(widest <= 100, "{path}: a line of {widest} characters");
+        let page = p.read(&format!("man1/strata-{}.1", path.replace(' ', "-")));
+        for section in [
+            ".SH EXAMPLES\n",
+            ".SH \"EXIT STATUS\"\n",
+            ".SH ENVIRONMENT\n",
+        ] {
+            assert!(page.contains(section), "{path}: no {section}");
+        }
+        assert!(!page.contains(".SH EXTRA"), "{path}");
+    }
+    let run = p.then(&["run", "--help"]).status(0).run().stdout;
+    assert!(
+        run.ends_with("Examples:\n  # Run a tool\n  $ strata run hello -p name=Ann\n  # What it would run, without running it\n  $ strata run hello -p name=Ann --dry-run\n  # Run a directive\n  $ strata run directives/hello.md --input name=Ann\n  # Run a graph; the result alone on stdout\n  $ strata run graphs/hello --input name=Ann --json\n"),
+        "{run}"
+    );
+}
+
+#[test]
+fn help_topics_say_the_exit_codes_the_environment_and_the_settings() {
+    let p = Test::new();
+    let codes = p.then(&["help", "exit-codes"]).stderr("").status(0).run();
+    assert!(
+        codes
+            .stdout
+            .starts_with("0      done\n1      the work ran and failed"),
+        "{}",
+        codes.stdout
+    );
+    assert!(
+        codes
+            .stdout
+            .contains("\n3      a plan waits for user values;"),
+        "{}",
+        codes.stdout
+    );
+    let env = p.then(&["help", "environment"]).status(0).run().stdout;
+    assert!(env.contains("\nNO_COLOR "), "{env}");
+    let settings = p.then(&["help", "settings"]).status(0).run().stdout;
+    assert!(
+        settings.starts_with("strata.yaml, at the project root"),
+        "{settings}"
+    );
+    // The top-level help lists them; `help COMMAND` is `COMMAND --help`.
+    let top = p.then(&["--help"]).status(0).run().stdout;
+    assert!(top.ends_with("Topics (strata help TOPIC):\n  exit-codes   what each exit code means, for every command\n  environment  the environment variables strata reads\n  settings     the project's strata.yaml, its STRATA_* variables and flags\n"), "{top}");
+    let plan_run = p.then(&["plan", "run", "--help"]).status(0).run().stdout;
+    p.then(&["help", "plan", "run"])
+        .stdout(&plan_run)
+        .status(0)
+        .run();
+    p.then(&["help", "exit-code"])
+        .stderr("error[request]: there is no command or topic `exit-code`\n   = help: did you mean `exit-codes`?\n")
+        .status(2)
+        .run();
+}

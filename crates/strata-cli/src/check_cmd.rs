@@ -23,7 +23,7 @@ pub(crate) enum CheckFormat {
 /// Options of `strata check`.
 #[derive(Debug, Args)]
 pub(crate) struct CheckArgs {
-    /// The project root, as -C/--project DIR (default: the nearest ancestor of the current
+    /// The project root (default: the nearest ancestor of the current
     /// directory with tools/)
     #[arg(value_name = "DIR", conflicts_with = "project")]
     pub(crate) dir: Option<PathBuf>,

@@ -6,10 +6,12 @@ mod check_cmd;
 mod complete;
 mod completions_cmd;
 mod config_cmd;
+mod examples;
 mod explain_cmd;
 mod export_cmd;
 mod graph_cmd;
 mod graphs;
+mod help_cmd;
 mod import_cmd;
 mod init_cmd;
 mod man_cmd;
@@ -38,6 +40,7 @@ mod scope_args;
 mod shared_args;
 mod style;
 mod tools;
+mod topics;
 mod usage;
 mod walk_cmd;
 
@@ -52,7 +55,9 @@ use clap::{CommandFactory, Parser, Subcommand};
     name = "strata",
     version = env!("STRATA_VERSION"),
     about = "Layered interpolation of tool-execution configs, and the tools, directives, graphs and plans they describe",
-    long_about = None
+    long_about = None,
+    disable_help_subcommand = true,
+    max_term_width = 100
 )]
 struct Cli {
     /// The global options (docs/settings.md, "Global options"), also flattened into each
@@ -100,6 +105,8 @@ enum Command {
     Completions(completions_cmd::CompletionsArgs),
     /// Print the manual page of strata or of a command, or install every page (--install DIR)
     Man(man_cmd::ManArgs),
+    /// Print the help of strata or of a command, or a topic: exit-codes, environment, settings
+    Help(help_cmd::HelpArgs),
 }
 
 /// `strata run …` parsed with only the `run` command built (with the global options, as
@@ -130,10 +137,21 @@ fn parse_run() -> Option<Cli> {
     Cli::from_arg_matches(&matches).ok()
 }
 
-/// The whole command line as clap defines it: what completion, man pages and `--help` are
-/// made from.
+/// The whole command line as clap defines it, with the examples of every command and the
+/// list of topics: what parsing, completion, man pages and `--help` are made from.
 pub(crate) fn command() -> clap::Command {
-    Cli::command()
+    let cmd = examples::add(Cli::command(), "");
+    let after = cmd
+        .get_after_help()
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    cmd.after_help(format!("{after}\n\n{}", topics::list()))
+}
+
+/// The whole command line parsed (see [`command`]).
+fn parse() -> Result<Cli, clap::Error> {
+    use clap::FromArgMatches;
+    Cli::from_arg_matches(&command().try_get_matches()?)
 }
 
 /// Runs the command line and returns the process exit code.
@@ -146,7 +164,7 @@ pub(crate) fn command() -> clap::Command {
 pub fn main() -> ExitCode {
     complete::answer_and_exit();
     strata_app::own_process();
-    let code = match parse_run().map_or_else(Cli::try_parse, Ok) {
+    let code = match parse_run().map_or_else(parse, Ok) {
         Ok(cli) => dispatch(cli),
         Err(e) => not_run(e),
     };
@@ -199,6 +217,7 @@ fn dispatch(cli: Cli) -> ExitCode {
         Command::Init(args) => init_cmd::run(args),
         Command::Completions(args) => completions_cmd::run(args),
         Command::Man(args) => man_cmd::run(args),
+        Command::Help(args) => help_cmd::run(args),
         Command::Config(args) => config_cmd::run(args),
         Command::Render(args) => render::run(args),
         Command::Check(args) => check_cmd::run(args),

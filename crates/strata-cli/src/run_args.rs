@@ -120,8 +120,6 @@ pub(crate) struct RunArgs {
     /// Print every config field after each of stages 3–6 and the spawn spec; does not run
     #[arg(long)]
     pub(crate) explain: bool,
-    #[command(flatten)]
-    pub(crate) shared: SharedArgs,
     /// Set a directive or graph input, typed by its declaration (repeatable)
     #[arg(long = "input", value_name = "K=V")]
     pub(crate) inputs: Vec<String>,
@@ -141,6 +139,8 @@ pub(crate) struct RunArgs {
     /// one reply line per request with the step record of its run (see docs/batch.md)
     #[arg(long, conflicts_with_all = ["tool", "params", "params_json", "dry_run", "explain", "inputs", "resume", "run_id", "checkpoint_every"])]
     pub(crate) batch: bool,
+    #[command(flatten)]
+    pub(crate) shared: SharedArgs,
 }
 
 /// True when `arg` names a tool file rather than a tool id.

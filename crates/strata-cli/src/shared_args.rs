@@ -11,8 +11,10 @@ use clap::Args;
 
 use crate::style::ColorWhen;
 
-/// The options every command takes (docs/settings.md, "Global options").
+/// The options every command takes (docs/settings.md, "Global options"), under their own
+/// heading in every `--help`.
 #[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Global options")]
 pub(crate) struct SharedArgs {
     /// Run as if strata was started in DIR (as git -C does): every path, and the project
     /// (the nearest ancestor with tools/), are found from there
