@@ -372,3 +372,21 @@ fn help_topics_say_the_exit_codes_the_environment_and_the_settings() {
         .status(2)
         .run();
 }
+
+#[test]
+fn render_reads_the_projects_dotenv_as_run_does() {
+    let p = Test::new()
+        .file(".env", "STRATA_TEST_GREETING=from-dotenv\n")
+        .file("sub/x.yaml", "a: \"${STRATA_TEST_GREETING}\"\n");
+    p.then(&["render", "sub/x.yaml"])
+        .stdout("{\n  \"a\": \"from-dotenv\"\n}\n")
+        .stderr("")
+        .status(0)
+        .run();
+    // From a folder of the project too; --env wins over it.
+    p.then(&["render", "x.yaml", "--env", "STRATA_TEST_GREETING=line"])
+        .cwd("sub")
+        .stdout("{\n  \"a\": \"line\"\n}\n")
+        .status(0)
+        .run();
+}

@@ -31,7 +31,8 @@ pub(crate) struct RenderArgs {
     /// Set an environment variable (repeatable)
     #[arg(long = "env", value_name = "K=V")]
     pub(crate) env: Vec<String>,
-    /// Read environment variables from a .env file; its values are secret (repeatable)
+    /// Read environment variables from a .env file, over the project's own .env (read as
+    /// `strata run` reads it); their values are secret (repeatable)
     #[arg(long, value_name = "FILE")]
     pub(crate) env_file: Vec<PathBuf>,
     /// Mark an environment variable as secret: shown as *** in traces and errors (repeatable)
@@ -162,13 +163,7 @@ fn render_text(args: &RenderArgs, limits: &Limits) -> ExitCode {
         .with_hint("pass `--layer env --text`");
         return failed(args, e, None);
     }
-    let env = match build_env(
-        args.clean_env,
-        &args.env_file,
-        &args.env,
-        &args.secret,
-        limits,
-    ) {
+    let env = match env_of(args, limits) {
         Ok(env) => env,
         Err(e) => return failed(args, e, None),
     };
@@ -298,6 +293,23 @@ fn every_missing(template: &Template, scope: &Scope<'_>, first: &Error) -> Vec<E
         .collect()
 }
 
+/// The environment of a render: the process's (unless `--clean-env`), the `.env` of the
+/// current directory's project as `strata run` reads it, `--env-file`, `--env`.
+fn env_of(args: &RenderArgs, limits: &Limits) -> Result<strata_core::EnvMap, Error> {
+    let dotenv = match strata_app::Project::find_root(std::path::Path::new(".")) {
+        Some(root) => strata_app::Project::bare(&root)?.dotenv_text()?,
+        None => None,
+    };
+    build_env(
+        args.clean_env,
+        dotenv.as_deref(),
+        &args.env_file,
+        &args.env,
+        &args.secret,
+        limits,
+    )
+}
+
 /// Renders the document as `args` ask — its template, compiled as it was read, or with
 /// `--explain` (no template) its value stage by stage; when a `--strict` render fails on a
 /// missing value, `more` gets every missing value as an error.
@@ -309,13 +321,7 @@ fn render(
     limits: &Limits,
     more: &mut Vec<Error>,
 ) -> Result<(), Error> {
-    let env = build_env(
-        args.clean_env,
-        &args.env_file,
-        &args.env,
-        &args.secret,
-        limits,
-    )?;
+    let env = env_of(args, limits)?;
     let params = build_params(args.params_json.as_deref(), &args.params)?;
     let inputs = build_inputs(&args.inputs)?;
     let context = build_context(args.context.as_deref(), limits)?;
