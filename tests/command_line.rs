@@ -390,3 +390,32 @@ fn render_reads_the_projects_dotenv_as_run_does() {
         .status(0)
         .run();
 }
+
+#[test]
+fn tools_all_lists_the_directives_and_the_plans_too() {
+    let p = nested().file("sub/plans/bad.yaml", "steps: 3\n");
+    p.then(&["-C", "sub", "tools", "--all"])
+        .stdout("graphs/g             says hi\nruntimes/subprocess  The subprocess primitive - argv only, explicit env, timeout, capped output\nt/say                prints its text\ndirectives/d.md      d\nplans/bad.yaml       (invalid: a plan object needs `steps`: a list of steps)\nplans/p.yaml         a plan of 2 steps\n")
+        .status(1)
+        .run();
+    let json = p
+        .then(&["-C", "sub", "tools", "--all", "--json"])
+        .status(1)
+        .run()
+        .json();
+    common::conforms(&json, "tools");
+    assert_eq!(
+        json["directives"],
+        serde_json::json!([{"path": "directives/d.md", "description": "d"}])
+    );
+    assert_eq!(
+        json["plans"][1],
+        serde_json::json!({"path": "plans/p.yaml", "description": "a plan of 2 steps"})
+    );
+    // Without --all, the tools alone, as before.
+    let tools = p.then(&["-C", "sub", "tools"]).status(0).run().stdout;
+    assert!(
+        tools.ends_with("t/say                prints its text\n"),
+        "{tools}"
+    );
+}

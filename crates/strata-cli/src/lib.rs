@@ -2,6 +2,7 @@
 //! diagnostics for people. Only the binary uses this crate: it exports [`main`] alone.
 #![deny(unreachable_pub)]
 
+mod catalog;
 mod check_cmd;
 mod complete;
 mod completions_cmd;
