@@ -419,3 +419,34 @@ fn tools_all_lists_the_directives_and_the_plans_too() {
         "{tools}"
     );
 }
+
+#[test]
+fn completion_offers_the_parameter_and_input_names_of_the_target() {
+    let directive = "---\nname: d\ninputs:\n  - {name: who, type: string}\n  - {name: mood, type: string}\nactions:\n  - {id: a, tool: t/say}\n---\n";
+    let graph = "kind: graph\nparameters:\n  type: object\n  properties:\n    n: {type: integer}\nstart: done\nnodes:\n  done:\n    kind: return\n    output: {}\n";
+    let p = nested()
+        .file("sub/directives/d.md", directive)
+        .file("sub/tools/graphs/g.yaml", graph);
+    assert_eq!(complete(&p, "sub", &["run", "t/say", "-p", ""]), ["text="]);
+    assert_eq!(
+        complete(&p, "sub", &["run", "-q", "t/say", "--param", "t"]),
+        ["text="]
+    );
+    assert_eq!(
+        complete(&p, "sub", &["run", "graphs/g", "--input", ""]),
+        ["n="]
+    );
+    assert_eq!(
+        complete(&p, "sub", &["run", "directives/d.md", "--input", ""]),
+        ["who=", "mood="]
+    );
+    assert_eq!(
+        complete(
+            &p,
+            "sub/tools",
+            &["run", "../directives/d.md", "--input", "m"]
+        ),
+        ["mood="]
+    );
+    assert!(complete(&p, "sub", &["run", "nope", "-p", ""]).is_empty());
+}

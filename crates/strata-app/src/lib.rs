@@ -58,7 +58,7 @@ pub use strata_check::{Code, Diagnostic, Report, Severity, Target};
 pub use strata_directive::{Event as DirectiveEvent, BASE_CONTEXT as DIRECTIVE_CONTEXT};
 pub use strata_exec::{install_interrupt_handler, on_interrupt, own_process, SpawnSpec};
 pub use strata_project::{
-    as_literal, dry_run_json, settings, CacheStats, CallerParams, ExecOptions, Invocation,
+    as_literal, dry_run_json, normal, settings, CacheStats, CallerParams, ExecOptions, Invocation,
     Prepared, Project, Settings, ToolChain, ToolEntry,
 };
 pub use strata_tools::params::KEYWORDS as PARAMETER_KEYWORDS;

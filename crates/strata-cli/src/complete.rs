@@ -182,6 +182,101 @@ pub(crate) fn prompt_keys() -> ArgValueCandidates {
     })
 }
 
+/// The options of `strata run` that take a value, as a line spells them.
+const RUN_VALUED: [&str; 10] = [
+    "-p",
+    "--param",
+    "--params-json",
+    "--input",
+    "--resume",
+    "--run-id",
+    "--checkpoint-every",
+    "-C",
+    "--project",
+    "--color",
+];
+
+/// The target of `strata run` on the line being completed: the first word after `run`
+/// that is neither an option nor an option's value (the word being completed aside).
+fn run_target() -> Option<String> {
+    let words: Vec<String> = std::env::args().collect();
+    let line = words.iter().position(|w| w == "--")?;
+    let typed = words.get(line + 2..words.len().saturating_sub(1))?;
+    let mut it = typed.iter().skip_while(|w| *w != "run").skip(1);
+    while let Some(word) = it.next() {
+        if RUN_VALUED.contains(&word.as_str()) {
+            it.next();
+        } else if !word.starts_with('-') {
+            return Some(word.clone());
+        }
+    }
+    None
+}
+
+/// `NAME=` for each name, with its help.
+fn assignments(names: Vec<(String, Option<String>)>) -> Vec<CompletionCandidate> {
+    names
+        .into_iter()
+        .map(|(name, help)| candidate(format!("{name}="), help.as_deref()))
+        .collect()
+}
+
+/// The properties of a parameter schema, with their descriptions.
+fn properties(schema: Option<&serde_json::Value>) -> Vec<(String, Option<String>)> {
+    let Some(props) = schema.and_then(|s| s["properties"].as_object()) else {
+        return Vec::new();
+    };
+    props
+        .iter()
+        .map(|(k, v)| (k.clone(), v["description"].as_str().map(str::to_string)))
+        .collect()
+}
+
+/// The parameters of the tool or graph `target` names.
+fn parameters_of(app: &App, target: &str) -> Vec<(String, Option<String>)> {
+    let Ok(id) = crate::names::tool_id(app, target) else {
+        return Vec::new();
+    };
+    let doc = app.tool_path(&id).and_then(|path| {
+        let bytes = app.read(&path).ok()?;
+        let format = strata_doc::Format::Yaml;
+        strata_doc::Document::parse(&id, bytes, format, &app.limits).ok()
+    });
+    properties(doc.as_ref().map(|d| &d.value["parameters"]))
+}
+
+/// `NAME=` for each parameter of the tool `strata run` names (`-p`).
+pub(crate) fn param_names() -> ArgValueCandidates {
+    ArgValueCandidates::new(|| {
+        let (Some(app), Some(target)) = (project(), run_target()) else {
+            return Vec::new();
+        };
+        assignments(parameters_of(&app, &target))
+    })
+}
+
+/// `NAME=` for each input of the directive or graph `strata run` names (`--input`).
+pub(crate) fn input_names() -> ArgValueCandidates {
+    ArgValueCandidates::new(|| {
+        let (Some(app), Some(target)) = (project(), run_target()) else {
+            return Vec::new();
+        };
+        if !target.ends_with(".md") {
+            return assignments(parameters_of(&app, &target));
+        }
+        let path = strata_app::normal(Path::new(&target));
+        let Ok(front) = crate::catalog::front_matter(&app, &path) else {
+            return Vec::new();
+        };
+        let inputs = front["inputs"].as_array().into_iter().flatten();
+        let names = inputs.filter_map(|i| {
+            let name = i["name"].as_str()?.to_string();
+            Some((name, i["description"].as_str().map(str::to_string)))
+        });
+        assignments(names.collect())
+    })
+}
+
 /// Run ids of `.strata/runs/`, with what each ran and its status.
 pub(crate) fn run_ids() -> ArgValueCandidates {
     ArgValueCandidates::new(|| {
