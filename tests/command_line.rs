@@ -450,3 +450,33 @@ fn completion_offers_the_parameter_and_input_names_of_the_target() {
     );
     assert!(complete(&p, "sub", &["run", "nope", "-p", ""]).is_empty());
 }
+
+#[test]
+fn a_default_template_file_with_an_error_is_named_in_it() {
+    let p = Test::new().file("def.j2", "line one\nHello {{ name \n");
+    p.then(&["prompt", "render", "k", "--default-template", "@def.j2", "--feed", "name=x"])
+        .stderr("error[prompt]: template `<default template>`: unexpected end of input, expected end of variable block\n  --> def.j2:2:10\n  |\n2 | Hello {{ name \n  |          ^\n   = help: see the Jinja syntax: {{ value }}, {% if %}…{% endif %}, {% for x in xs %}…{% endfor %}\n")
+        .status(2)
+        .run();
+}
+
+#[test]
+fn prompt_errors_point_into_folded_blocks_and_past_surrogate_pairs() {
+    let help = "   = help: see the Jinja syntax: {{ value }}, {% if %}…{% endif %}, {% for x in xs %}…{% endfor %}\n";
+    let p = Test::new().file(
+        "prompts/t.json",
+        "{\"main\": {\n  \"a\": \"hi \\ud83d\\ude00\",\n  \"b\": \"ok\\nthen {{ name\"\n}}\n",
+    );
+    p.then(&["prompt", "render", "b", "--feed", "name=x"])
+        .stderr(&format!("error[prompt]: template `main/b`: unexpected end of input, expected end of variable block\n  --> prompts/t.json:3:21\n  |\n3 |   \"b\": \"ok\\nthen {{{{ name\"\n  |                     ^\n{help}"))
+        .status(2)
+        .run();
+    let p = Test::new().file(
+        "prompts/t.yaml",
+        "main:\n  a: >\n    folded line one\n    and {{ name\n",
+    );
+    p.then(&["prompt", "render", "a", "--feed", "name=x"])
+        .stderr(&format!("error[prompt]: template `main/a`: unexpected end of input, expected end of variable block\n  --> prompts/t.yaml:4:12\n  |\n4 |     and {{{{ name\n  |            ^\n{help}"))
+        .status(2)
+        .run();
+}

@@ -136,26 +136,31 @@ fn load(
     let Some(spec) = default_template else {
         return PromptManager::load(root, limits);
     };
-    let text = match spec.strip_prefix('@') {
+    let (text, file) = match spec.strip_prefix('@') {
         Some(path) => {
             let bytes = read_file(Path::new(path), limits)?;
-            String::from_utf8(bytes).map_err(|_| {
-                Error::new(
-                    Layer::REQUEST,
-                    ErrorKind::Invalid,
-                    format!(
-                        "--default-template file `{}` is not UTF-8 text",
-                        strata_core::shown(path)
-                    ),
-                )
-            })?
+            String::from_utf8(bytes)
+                .map_err(|_| {
+                    Error::new(
+                        Layer::REQUEST,
+                        ErrorKind::Invalid,
+                        format!(
+                            "--default-template file `{}` is not UTF-8 text",
+                            strata_core::shown(path)
+                        ),
+                    )
+                })
+                .map(|text| (text, Some(path)))?
         }
-        None => spec.to_string(),
+        None => (spec.to_string(), None),
     };
     let dir = root.join(strata_prompts::PROMPTS_DIR);
-    let mut builder = PromptManager::builder()
-        .limits(strata_prompts::PromptLimits::from_limits(limits))
-        .default_template(&text);
+    let mut builder =
+        PromptManager::builder().limits(strata_prompts::PromptLimits::from_limits(limits));
+    builder = match file {
+        Some(file) => builder.default_template_from(&text, file),
+        None => builder.default_template(&text),
+    };
     if dir.is_dir() {
         builder = builder.dir(&dir, strata_prompts::PROMPTS_DIR);
     }
