@@ -298,16 +298,9 @@ fn a_graph_input_of_the_wrong_type_names_input_not_p() {
 }
 
 /// The candidates `COMPLETE=fish` gives for the command line `words` (the last one being
-/// completed), values only.
+/// completed), values only, asked at the project's root.
 fn complete(p: &Test, words: &[&str]) -> Vec<String> {
-    let mut args = vec!["--", "strata"];
-    args.extend(words);
-    let ran = p.then(&args).env("COMPLETE", "fish").status(0).run();
-    ran.stdout
-        .lines()
-        .map(|l| l.split('\t').next().unwrap_or("").to_string())
-        .filter(|v| !v.starts_with('-'))
-        .collect()
+    common::complete(p, ".", words)
 }
 
 #[test]

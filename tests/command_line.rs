@@ -3,7 +3,7 @@
 //! wrong, machine output, help, and what a first run meets.
 
 mod common;
-use common::{Test, SAY, SAY_GRAPH};
+use common::{complete, Test, SAY, SAY_GRAPH};
 
 /// A plan of two steps calling `t/say`.
 const PLAN: &str = "steps:\n  - id: a\n    tool: t/say\n    arguments: {}\n  - id: b\n    tool: t/say\n    arguments: {text: \"{{a.status}}\"}\n";
@@ -109,24 +109,6 @@ fn paths_and_names_resolve_alike_from_every_folder_of_the_project() {
             .status(0)
             .run();
     }
-}
-
-/// The values `COMPLETE=fish` offers for the command line `words` (the last one being
-/// completed), with the request started in the project's folder `cwd`.
-fn complete(p: &Test, cwd: &str, words: &[&str]) -> Vec<String> {
-    let mut args = vec!["--", "strata"];
-    args.extend(words);
-    let ran = p
-        .then(&args)
-        .cwd(cwd)
-        .env("COMPLETE", "fish")
-        .status(0)
-        .run();
-    ran.stdout
-        .lines()
-        .map(|l| l.split('\t').next().unwrap_or("").to_string())
-        .filter(|v| !v.starts_with('-'))
-        .collect()
 }
 
 #[test]

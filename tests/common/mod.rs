@@ -666,6 +666,24 @@ impl Ran {
     }
 }
 
+/// The values `COMPLETE=fish` offers for the command line `words` after `strata` (the last
+/// one being completed), asked in the project's folder `cwd`; options left out.
+pub fn complete(p: &Test, cwd: &str, words: &[&str]) -> Vec<String> {
+    let mut args = vec!["--", "strata"];
+    args.extend(words);
+    let ran = p
+        .then(&args)
+        .cwd(cwd)
+        .env("COMPLETE", "fish")
+        .status(0)
+        .run();
+    ran.stdout
+        .lines()
+        .map(|l| l.split('\t').next().unwrap_or("").to_string())
+        .filter(|v| !v.starts_with('-'))
+        .collect()
+}
+
 /// The trimmed text of the file at `path` once it exists (a process writes it when it
 /// reaches a known point); panics after 20 s.
 pub fn wait_for(path: &Path) -> String {
