@@ -98,11 +98,13 @@ fn paths_and_names_resolve_alike_from_every_folder_of_the_project() {
     for cwd in ["sub/tools", "sub/plans", "sub/tools/t"] {
         let up = if cwd == "sub/tools/t" { "../.." } else { ".." };
         directive_runs(p.then(&["run", &format!("{up}/directives/d.md")]).cwd(cwd));
-        p.then(&["plan", "show", "p"])
-            .cwd(cwd)
-            .stdout(&shown_plan("p"))
-            .status(0)
-            .run();
+        for name in ["p", "plans/p"] {
+            p.then(&["plan", "show", name])
+                .cwd(cwd)
+                .stdout(&shown_plan(name))
+                .status(0)
+                .run();
+        }
         p.then(&["run", "graphs/g", "-q"])
             .cwd(cwd)
             .stdout("{\n  \"said\": true\n}\n")
