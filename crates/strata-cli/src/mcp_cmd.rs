@@ -21,7 +21,7 @@ pub(crate) struct McpCmd {
 /// Runs `strata mcp` until the client goes away.
 pub(crate) fn run(args: McpCmd) -> ExitCode {
     let json = args.shared.json;
-    let project = match open_project_as(args.shared.project(), None, json) {
+    let project = match open_project_as(None, None, json) {
         Ok(p) => p,
         Err(code) => return code,
     };

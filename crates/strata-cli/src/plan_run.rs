@@ -82,7 +82,7 @@ pub(crate) fn run(mut args: PlanRunArgs) -> ExitCode {
         .as_deref()
         .filter(|p| *p != "-")
         .map(std::path::Path::new);
-    let project = match open_project(args.shared.project(), file) {
+    let project = match open_project(file) {
         Ok(p) => p,
         Err(code) => return code,
     };

@@ -60,7 +60,7 @@ pub(crate) struct StepArgs {
 
 /// Runs `strata plan step`.
 pub(crate) fn run(args: StepArgs) -> ExitCode {
-    let project = match open_project(args.shared.project(), Some(&args.plan)) {
+    let project = match open_project(Some(&args.plan)) {
         Ok(p) => p,
         Err(code) => return code,
     };

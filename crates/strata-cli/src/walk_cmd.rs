@@ -83,7 +83,7 @@ pub(crate) struct WalkArgs {
 /// Runs `strata walk`.
 pub(crate) fn run(args: WalkArgs) -> ExitCode {
     let json = args.shared.json;
-    let project = match open_project_as(args.shared.project(), None, json) {
+    let project = match open_project_as(None, None, json) {
         Ok(p) => p,
         Err(code) => return code,
     };

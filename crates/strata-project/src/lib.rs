@@ -26,7 +26,7 @@ mod tool_env;
 mod tool_file;
 
 pub use chain::{merge_into, Link, ToolChain, MAX_LINKS, PRIMITIVE};
-pub use registry::{Project, ToolEntry};
+pub use registry::{normal, Project, ToolEntry};
 pub use settings::Settings;
 pub use spec::{build_spec, dry_run_json, DEFAULT_TIMEOUT_SECS};
 pub use stages::{
