@@ -22,6 +22,7 @@
 
 mod app;
 mod directive;
+mod event_log;
 mod export;
 mod failure;
 mod gate;

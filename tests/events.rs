@@ -1,0 +1,201 @@
+//! End-to-end tests of the per-run event log (`events.jsonl`): what plan and graph runs made
+//! by the binary write to it, redacted, and the timeline `strata runs show` prints from it.
+
+mod common;
+use common::Test;
+
+use serde_json::{json, Value};
+
+/// Prints its caller parameters as JSON.
+const JSON_TOOL: &str = r#"description: prints its parameters as JSON
+executor: runtimes/subprocess
+parameters:
+  type: object
+  properties:
+    text: {type: string}
+    n: {}
+config:
+  command: printf
+  args: ["%s\n", "{params_json}"]
+"#;
+
+/// Fails, printing its secret token on standard error.
+const FAIL_TOOL: &str = r#"description: fails loudly
+executor: runtimes/bash
+secrets: [API_TOKEN]
+env_config:
+  env:
+    API_TOKEN: "${API_TOKEN:-none}"
+parameters:
+  type: object
+  properties:
+    text: {type: string}
+config:
+  script: fail.sh
+"#;
+
+const FAIL_SCRIPT: &str = "printf 'token was %s\\n' \"$API_TOKEN\" >&2\nexit 3\n";
+
+const CANARY: &str = "c4n4ry-t0k3n";
+
+const PLAN: &str = "- {id: a, tool: t/json, arguments: {text: 'key {{PLACEHOLDER_key}}'}}\n\
+                    - {id: b, tool: t/fail, arguments: {text: '{{a.result.text}}'}}\n\
+                    - {id: c, tool: t/json, arguments: {n: '{{b.result}}'}}\n";
+
+const GRAPH: &str = "kind: graph
+start: ask
+nodes:
+  ask:
+    kind: action
+    tool: t/json
+    params: {n: 2}
+    assign: {n: \"${result.n}\"}
+    next:
+      - to: done
+        when: state.n > 1
+      - to: ask
+  done:
+    kind: return
+    output: {n: \"${state.n}\"}
+state: {n: 0}
+";
+
+fn project() -> Test {
+    Test::new()
+        .copy("tools/runtimes")
+        .tool("t/json", JSON_TOOL)
+        .tool("t/fail", FAIL_TOOL)
+        .file("tools/t/fail.sh", FAIL_SCRIPT)
+        .file("plans/p.yaml", PLAN)
+        .tool("graphs/g", GRAPH)
+}
+
+/// The events of run `id` of `p`, each line's `ts` checked and taken out.
+fn events(p: &common::Ran, id: &str) -> Vec<Value> {
+    let text = p.read(&format!(".strata/runs/{id}/events.jsonl"));
+    assert!(!text.contains(CANARY), "the canary is in the event log");
+    let mut last = 0;
+    text.lines()
+        .map(|line| {
+            assert!(line.starts_with("{\"ts\":"), "{line}");
+            let mut v: Value = serde_json::from_str(line).unwrap();
+            let ts = v["ts"].as_u64().unwrap();
+            assert!(ts >= last, "times go forward");
+            last = ts;
+            let fields = v.as_object_mut().unwrap();
+            fields.remove("ts");
+            for gone in ["ms", "record"] {
+                fields.remove(gone);
+            }
+            v
+        })
+        .collect()
+}
+
+/// The timeline's times (`+12 ms`) as `+N ms`, padded alike.
+fn timeless(text: &str) -> String {
+    text.lines()
+        .map(|line| match line.find(" ms  ") {
+            Some(k) if line.trim_start().starts_with('+') => format!("  +N ms{}", &line[k + 3..]),
+            _ => line.to_string(),
+        })
+        .map(|l| {
+            let mut l = l;
+            if let Some(k) = l.find(" in ") {
+                if l.ends_with(" ms") {
+                    l.truncate(k);
+                    l.push_str(" in N ms");
+                }
+            }
+            l + "\n"
+        })
+        .collect()
+}
+
+#[test]
+fn a_plan_run_logs_every_step_redacted_and_runs_show_prints_its_timeline() {
+    let p = project()
+        .env("API_TOKEN", CANARY)
+        .args(&[
+            "plan",
+            "run",
+            "plans/p.yaml",
+            "--run-id",
+            "ev",
+            "--value",
+            &format!("key={CANARY}"),
+            "--quiet",
+        ])
+        .status(1)
+        .run();
+    assert_eq!(
+        events(&p, "ev"),
+        vec![
+            json!({"event": "run_started", "kind": "plan", "run_id": "ev", "plan": "plans/p.yaml", "resumed": false, "finished": 0}),
+            json!({"event": "step_started", "id": "a", "tool": "t/json", "arguments": {"text": "key ***"}}),
+            json!({"event": "step_finished", "id": "a", "tool": "t/json", "status": "completed"}),
+            json!({"event": "step_started", "id": "b", "tool": "t/fail", "arguments": {"text": "key ***"}}),
+            json!({"event": "step_finished", "id": "b", "tool": "t/fail", "status": "failed"}),
+            json!({"event": "step_finished", "id": "c", "tool": "t/json", "status": "skipped"}),
+            json!({"event": "run_finished", "run_id": "ev", "status": "failed"}),
+        ]
+    );
+    let line = p.read(".strata/runs/ev/events.jsonl");
+    let failed: Value = serde_json::from_str(line.lines().nth(4).unwrap()).unwrap();
+    assert_eq!(failed["record"]["run"]["stderr"], json!("token was ***\n"));
+    assert_eq!(failed["record"]["run"]["exit_code"], json!(3));
+    let shown = p.then(&["runs", "show", "ev"]).status(0).run();
+    let timeline = &shown.stdout[shown.stdout.find("timeline:").unwrap()..];
+    assert_eq!(
+        timeless(timeline),
+        "timeline:
+  +N ms  run_started plans/p.yaml
+  +N ms  step_started a (t/json)
+  +N ms  step_finished a (t/json): completed in N ms
+  +N ms  step_started b (t/fail)
+  +N ms  step_finished b (t/fail): failed in N ms
+  +N ms  step_finished c (t/json): skipped in N ms
+  +N ms  run_finished failed
+"
+    );
+}
+
+#[test]
+fn a_graph_run_keeps_its_step_history_with_edges_and_conditions() {
+    let p = project()
+        .args(&["run", "graphs/g", "--run-id", "gr", "--quiet"])
+        .stdout("{\n  \"n\": 2\n}\n")
+        .status(0)
+        .run();
+    let log = events(&p, "gr");
+    assert_eq!(
+        log,
+        vec![
+            json!({"event": "started", "run_id": "gr", "graph": "graphs/g", "node": "ask", "step": 0, "resumed": false}),
+            json!({"event": "step", "step": 1, "node": "ask", "kind": "action",
+                   "edge": {"to": "done", "why": "when", "when": "state.n > 1"},
+                   "changes": [{"key": "n", "from": 0, "to": 2}]}),
+            json!({"event": "step", "step": 2, "node": "done", "kind": "return",
+                   "edge": {"to": null, "why": "return", "when": null}, "changes": []}),
+            json!({"event": "finished", "run_id": "gr", "status": "completed", "steps": 2,
+                   "result": {"n": 2}, "failure": null}),
+        ]
+    );
+    let shown = p.then(&["runs", "show", "gr"]).status(0).run();
+    let timeline = &shown.stdout[shown.stdout.find("timeline:").unwrap()..];
+    assert_eq!(
+        timeless(timeline),
+        "timeline:
+  +N ms  started graphs/g at `ask`
+  +N ms  step 1 ask (action) -> done (when state.n > 1)
+  +N ms  step 2 done (return) -> end
+  +N ms  finished completed after 2 steps
+"
+    );
+    // The log goes with its run.
+    p.then(&["runs", "prune"])
+        .stdout("removed gr (graphs/g, completed)\n")
+        .status(0)
+        .run();
+    assert!(!p.path().join(".strata/runs/gr").exists());
+}
