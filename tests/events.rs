@@ -199,3 +199,127 @@ fn a_graph_run_keeps_its_step_history_with_edges_and_conditions() {
         .run();
     assert!(!p.path().join(".strata/runs/gr").exists());
 }
+
+/// `GET path` from the viewer at `addr` with `host` as its `Host`: the whole response (a
+/// stream of events until the viewer ends it).
+#[cfg(feature = "view")]
+fn get(addr: &str, host: &str, path: &str) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(20)))
+        .unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+#[cfg(feature = "view")]
+#[test]
+fn strata_view_serves_summaries_layouts_and_events_and_never_a_secret() {
+    let ran = project()
+        .env("API_TOKEN", CANARY)
+        .args(&[
+            "plan",
+            "run",
+            "plans/p.yaml",
+            "--run-id",
+            "ev",
+            "--value",
+            &format!("key={CANARY}"),
+            "--quiet",
+        ])
+        .status(1)
+        .run();
+    // The checkpoint keeps the value given; the viewer never serves it.
+    assert!(ran.read(".strata/runs/ev/checkpoint.json").contains(CANARY));
+    let ran = ran
+        .then(&["run", "graphs/g", "--run-id", "gr", "--quiet"])
+        .status(0)
+        .run();
+    let mut view = ran
+        .then(&["view", "--port", "0"])
+        .env("API_TOKEN", CANARY)
+        .killed_by(libc::SIGTERM)
+        .start();
+    let line = view.read_line();
+    let url = line
+        .strip_prefix("strata view: http://")
+        .and_then(|u| u.strip_suffix("/\n"))
+        .unwrap_or_else(|| panic!("{line}"));
+    let addr = url.to_string();
+    let mut all = String::new();
+    let mut ask = |host: &str, path: &str| {
+        let reply = get(&addr, host, path);
+        all.push_str(&reply);
+        reply
+    };
+    let body = |reply: &str| reply[reply.find("\r\n\r\n").unwrap() + 4..].to_string();
+    let rebound = ask("evil.example", "/api/runs");
+    assert!(rebound.starts_with("HTTP/1.1 403 "), "{rebound}");
+    assert_eq!(body(&rebound), "forbidden host\n");
+    let page = ask(url, "/");
+    assert!(page.starts_with("HTTP/1.1 200 "));
+    assert!(page.contains("Content-Security-Policy: default-src 'none'"));
+    assert!(ask(url, "/app.js").contains("new EventSource("));
+    let list: Value = serde_json::from_str(&body(&ask(url, "/api/runs?status=failed"))).unwrap();
+    let runs = list["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(
+        (
+            &runs[0]["id"],
+            &runs[0]["target"],
+            &runs[0]["total"],
+            &runs[0]["steps"]
+        ),
+        (
+            &json!("ev"),
+            &json!("plans/p.yaml"),
+            &json!(3),
+            &json!({"completed": 1, "failed": 1, "skipped": 1, "waiting": 0, "pending": 0})
+        )
+    );
+    let list: Value =
+        serde_json::from_str(&body(&ask(url, "/api/runs?target=graphs%2Fg"))).unwrap();
+    assert_eq!(list["runs"][0]["id"], json!("gr"));
+    assert_eq!(list["runs"].as_array().unwrap().len(), 1);
+    let run: Value = serde_json::from_str(&body(&ask(url, "/api/runs/gr"))).unwrap();
+    assert_eq!(
+        run["layout"],
+        json!({"width": 420, "height": 80,
+            "nodes": [
+                {"id": "ask", "label": "action: t/json", "kind": "action", "x": 20, "y": 20},
+                {"id": "done", "label": "return", "kind": "return", "x": 240, "y": 20}],
+            "edges": [
+                {"from": "ask", "to": "done", "when": "state.n > 1"},
+                {"from": "ask", "to": "ask", "when": "otherwise"}]})
+    );
+    let stream = ask(url, "/api/runs/ev/events");
+    assert!(stream.contains("Content-Type: text/event-stream"));
+    let ids: Vec<&str> = stream
+        .lines()
+        .filter_map(|l| l.strip_prefix("id: "))
+        .collect();
+    assert_eq!(ids.len(), 7);
+    assert!(stream.ends_with("event: end\ndata: {}\n\n"));
+    // Resumed after the fourth event: the three after it.
+    let rest = ask(url, &format!("/api/runs/ev/events?from={}", ids[3]));
+    let resumed: Vec<&str> = rest
+        .lines()
+        .filter_map(|l| l.strip_prefix("id: "))
+        .collect();
+    assert_eq!(resumed, ids[4..]);
+    let missing = ask(url, "/api/runs/nope");
+    assert!(missing.starts_with("HTTP/1.1 404 "));
+    assert_eq!(
+        body(&missing),
+        "{\"error\":\"no run `nope`\",\"hint\":\"`strata runs` lists the runs of this project\"}"
+    );
+    assert!(!all.contains(CANARY), "the canary was served");
+    view.signal(libc::SIGTERM);
+    view.finish();
+}

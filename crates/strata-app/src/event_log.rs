@@ -50,7 +50,7 @@ impl RunEvents {
 }
 
 /// Replaces every occurrence of each secret in the strings and keys of `value` with `***`.
-pub(crate) fn redact(value: &mut Value, secrets: &[String]) {
+pub fn redact(value: &mut Value, secrets: &[String]) {
     match value {
         Value::String(s) => redact_text(s, secrets),
         Value::Array(items) => items.iter_mut().for_each(|v| redact(v, secrets)),

@@ -99,6 +99,9 @@ enum Command {
     Completions(completions_cmd::CompletionsArgs),
     /// Print the manual page of strata or of a command, or install every page (--install DIR)
     Man(man_cmd::ManArgs),
+    /// Watch the project's plan and graph runs, live, in the browser (a page on 127.0.0.1)
+    #[cfg(feature = "view")]
+    View(strata_view::ViewArgs),
 }
 
 /// `strata run …` parsed with only the `run` command built (with the global options, as
@@ -202,5 +205,7 @@ fn dispatch(cli: Cli) -> ExitCode {
         Command::Export(args) => export_cmd::run(args),
         Command::Walk(args) => walk_cmd::run(args),
         Command::Import(args) => import_cmd::run(args),
+        #[cfg(feature = "view")]
+        Command::View(args) => strata_view::run(args),
     }
 }
