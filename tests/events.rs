@@ -298,21 +298,44 @@ fn strata_view_serves_summaries_layouts_and_events_and_never_a_secret() {
                 {"from": "ask", "to": "done", "when": "state.n > 1"},
                 {"from": "ask", "to": "ask", "when": "otherwise"}]})
     );
+    let log = ran.read(".strata/runs/ev/events.jsonl");
+    let ends: Vec<usize> = log.match_indices('\n').map(|(i, _)| i + 1).collect();
     let stream = ask(url, "/api/runs/ev/events");
     assert!(stream.contains("Content-Type: text/event-stream"));
-    let ids: Vec<&str> = stream
-        .lines()
-        .filter_map(|l| l.strip_prefix("id: "))
-        .collect();
-    assert_eq!(ids.len(), 7);
+    let messages = |stream: &str| -> Vec<(String, Value)> {
+        let lines: Vec<&str> = stream.lines().collect();
+        lines
+            .windows(2)
+            .filter_map(|w| {
+                let id = w[0].strip_prefix("id: ")?;
+                let data = w[1].strip_prefix("data: ")?;
+                Some((id.to_string(), serde_json::from_str(data).unwrap()))
+            })
+            .collect()
+    };
+    let all_events = messages(&stream);
+    assert_eq!(all_events.len(), 1, "one message for what was read at once");
+    assert_eq!(all_events[0].0, ends[6].to_string());
+    let events = all_events[0].1.as_array().unwrap();
+    assert_eq!(events.len(), 7);
+    // Streamed without its detail, which is read by its offset.
+    assert_eq!(
+        events[4],
+        json!({"ts": events[4]["ts"], "event": "step_finished", "id": "b", "tool": "t/fail",
+               "status": "failed", "ms": events[4]["ms"], "exit_code": 3,
+               "error": {"message": "tool `t/fail` exited with code 3"}, "at": ends[3]})
+    );
+    let whole: Value = serde_json::from_str(&body(&ask(
+        url,
+        &format!("/api/runs/ev/event?at={}", ends[3]),
+    )))
+    .unwrap();
+    assert_eq!(whole["record"]["run"]["stderr"], json!("token was ***\n"));
     assert!(stream.ends_with("event: end\ndata: {}\n\n"));
     // Resumed after the fourth event: the three after it.
-    let rest = ask(url, &format!("/api/runs/ev/events?from={}", ids[3]));
-    let resumed: Vec<&str> = rest
-        .lines()
-        .filter_map(|l| l.strip_prefix("id: "))
-        .collect();
-    assert_eq!(resumed, ids[4..]);
+    let rest = messages(&ask(url, &format!("/api/runs/ev/events?from={}", ends[3])));
+    assert_eq!(rest.len(), 1);
+    assert_eq!(rest[0].1.as_array().unwrap()[..], events[4..]);
     let missing = ask(url, "/api/runs/nope");
     assert!(missing.starts_with("HTTP/1.1 404 "));
     assert_eq!(

@@ -127,6 +127,25 @@ impl RunDir {
         }
     }
 
+    /// The one event whose line starts at byte `offset` of the log; `None` when no whole
+    /// line starting there holds a JSON object.
+    pub fn read_event_at(&self, offset: u64) -> Result<Option<Value>, Error> {
+        let path = self.events_file();
+        let mut file = File::open(&path).map_err(|e| Error::io("open", &path, e))?;
+        file.seek(SeekFrom::Start(offset))
+            .map_err(|e| Error::io("read", &path, e))?;
+        let mut line = Vec::new();
+        BufReader::new(file)
+            .read_until(b'\n', &mut line)
+            .map_err(|e| Error::io("read", &path, e))?;
+        if line.last() != Some(&b'\n') {
+            return Ok(None);
+        }
+        Ok(serde_json::from_slice::<Value>(&line)
+            .ok()
+            .filter(Value::is_object))
+    }
+
     /// Syncs the event log to disk when the run has one (before a checkpoint is replaced).
     pub(crate) fn sync_events(&self) -> Result<(), Error> {
         let path = self.events_file();
@@ -167,6 +186,11 @@ mod tests {
         assert_eq!(all.events.len(), 2);
         assert_eq!(all.events[0].0, 41);
         assert_eq!(all.events[1].1, json!({"ts": 1005, "value": [1]}));
+        assert_eq!(
+            dir.read_event_at(41).unwrap(),
+            Some(all.events[1].1.clone())
+        );
+        assert_eq!(dir.read_event_at(40).unwrap(), None);
         let rest = dir.read_events(41).unwrap();
         assert_eq!(
             rest.events,

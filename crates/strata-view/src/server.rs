@@ -5,7 +5,9 @@
 //! * `/`, `/app.js`, `/app.css`: the page, built into the binary;
 //! * `/api/runs?status=…&target=…`: the runs' summaries;
 //! * `/api/runs/<id>`: a run's summary and its definition laid out;
-//! * `/api/runs/<id>/events`: its events, as server-sent events (on a thread of its own).
+//! * `/api/runs/<id>/events`: its events, as server-sent events (on a thread of its own),
+//!   their heavy fields left out;
+//! * `/api/runs/<id>/event?at=<offset>`: one whole event, for a step shown in detail.
 //!
 //! Every JSON body is redacted of the project's secret values before it is sent.
 
@@ -95,6 +97,7 @@ impl Viewer {
                 SCRIPT.into(),
             ),
             ["app.css"] => reply(request, 200, "text/css; charset=utf-8", STYLE.into()),
+            ["favicon.ico"] => reply(request, 204, "text/plain", String::new()),
             ["api", "runs"] => {
                 let status = param(query, "status");
                 let target = param(query, "target");
@@ -106,6 +109,13 @@ impl Viewer {
                 Err(e) => self.error(request, &e),
             },
             ["api", "runs", id, "events"] => self.events(request, id, query),
+            ["api", "runs", id, "event"] => {
+                let at = param(query, "at").and_then(|a| a.parse::<u64>().ok());
+                match self.event_at(id, at) {
+                    Ok(event) => self.json(request, 200, event),
+                    Err(e) => self.error(request, &e),
+                }
+            }
             _ => reply(request, 404, "text/plain", "not found\n".into()),
         }
     }
@@ -140,6 +150,23 @@ impl Viewer {
             status,
             json!({"error": e.message(), "hint": e.hint()}),
         );
+    }
+
+    /// The whole event of run `id` whose line starts at byte `at` of its log.
+    fn event_at(&self, id: &str, at: Option<u64>) -> Result<Value, Error> {
+        let dir = self.store.open(id)?;
+        let event = match at {
+            Some(at) => dir.read_event_at(at)?,
+            None => None,
+        };
+        event.ok_or_else(|| {
+            Error::new(
+                strata_core::Layer::REQUEST,
+                ErrorKind::Invalid,
+                format!("run `{id}` has no event at that offset"),
+            )
+            .with_hint("the offsets are the `at` of the streamed events")
+        })
     }
 
     /// Streams run `id`'s events on a thread of its own, from `Last-Event-ID` or `from`.

@@ -44,7 +44,12 @@ function json(v) {
 
 let listTimer = null;
 
+function onList() {
+  return !location.hash.startsWith("#/run/");
+}
+
 async function showList() {
+  if (!onList()) return;
   $("run").hidden = true;
   $("list").hidden = false;
   $("where").textContent = "runs";
@@ -53,6 +58,7 @@ async function showList() {
   if ($("f-status").value) q.set("status", $("f-status").value);
   const reply = await fetch("/api/runs?" + q.toString());
   const data = await reply.json();
+  if (!onList()) return;
   const body = $("runs").tBodies[0];
   body.replaceChildren();
   for (const r of data.runs) {
@@ -79,7 +85,7 @@ function freshRun(id, page) {
   return {
     id, page, kind: page.run.kind, status: page.run.status, source: null,
     nodes: new Map(), groupOf: new Map(), elems: new Map(), edges: [], bars: [],
-    taken: new Set(), t0: null, tEnd: null, lastTs: null, selected: null,
+    taken: new Set(), whole: new Map(), loading: new Set(), t0: null, tEnd: null, lastTs: null, selected: null,
     frame: 0, ganttAt: 0, window: null,
   };
 }
@@ -97,6 +103,8 @@ async function showRun(id) {
   $("list").hidden = true;
   $("run").hidden = false;
   $("where").textContent = `run ${id}`;
+  for (const box of ["summary", "dag", "gantt"]) $(box).replaceChildren();
+  $("detail").replaceChildren(el("p", "select a node", "muted"));
   const reply = await fetch("/api/runs/" + encodeURIComponent(id));
   const page = await reply.json();
   if (!reply.ok) {
@@ -111,7 +119,7 @@ async function showRun(id) {
   summary();
   const source = new EventSource(`/api/runs/${encodeURIComponent(id)}/events`);
   run.source = source;
-  source.onmessage = (e) => { apply(JSON.parse(e.data)); schedule(); };
+  source.onmessage = (e) => { for (const ev of JSON.parse(e.data)) apply(ev); schedule(); };
   source.addEventListener("end", () => { source.close(); settle(); schedule(); });
 }
 
@@ -158,7 +166,7 @@ function drawDag(layout) {
   for (const n of layout.nodes) {
     const gn = svg("g", { class: "node pending", transform: `translate(${n.x},${n.y})` });
     gn.dataset.id = n.id;
-    gn.append(svg("rect", { width: NODE_W, height: NODE_H }));
+    gn.append(svg("rect", { width: NODE_W, height: NODE_H, "data-for": n.id }));
     gn.append(svg("text", { x: 8, y: 16 }, n.kind === "group" ? `${n.members.length} steps` : n.id));
     const sub = svg("text", { x: 8, y: 32, class: "sub" }, n.label);
     gn.append(sub);
@@ -180,12 +188,12 @@ function apply(ev) {
       break;
     case "step_started": {
       const n = node(ev.id);
-      Object.assign(n, { state: "running", start: ts, tool: ev.tool, args: ev.arguments });
+      Object.assign(n, { state: "running", start: ts, tool: ev.tool, startAt: ev.at });
       break;
     }
     case "step_finished": {
       const n = node(ev.id);
-      Object.assign(n, { state: ev.status, end: ts, ms: ev.ms, tool: ev.tool, record: ev.record });
+      Object.assign(n, { state: ev.status, end: ts, ms: ev.ms, tool: ev.tool, endAt: ev.at, exit: ev.exit_code, error: ev.error });
       if (n.start === undefined) n.start = ts - (ev.ms || 0);
       run.bars.push(n);
       break;
@@ -196,7 +204,7 @@ function apply(ev) {
     case "step": {
       const n = node(ev.node);
       const start = run.lastTs === null ? ts : run.lastTs;
-      Object.assign(n, { state: "completed", start, end: ts, ms: ts - start, edge: ev.edge, changes: ev.changes, step: ev.step, kind: ev.kind });
+      Object.assign(n, { state: "completed", start, end: ts, ms: ts - start, edge: ev.edge, endAt: ev.at, step: ev.step, kind: ev.kind, error: undefined });
       n.visits += 1;
       run.bars.push({ id: `${ev.node} #${ev.step}`, node: ev.node, state: "completed", start, end: ts });
       if (ev.edge && ev.edge.to) {
@@ -208,7 +216,7 @@ function apply(ev) {
     case "error": {
       const n = node(ev.node);
       const start = run.lastTs === null ? ts : run.lastTs;
-      Object.assign(n, { state: "failed", start, end: ts, ms: ts - start, error: ev.error, stderr: ev.stderr, handling: ev.handling, step: ev.step });
+      Object.assign(n, { state: "failed", start, end: ts, ms: ts - start, error: ev.error, endAt: ev.at, handling: ev.handling, step: ev.step });
       n.visits += 1;
       run.bars.push({ id: `${ev.node} #${ev.step}`, node: ev.node, state: "failed", start, end: ts });
       break;
@@ -351,6 +359,27 @@ function field(dl, name, value, pre) {
   dl.append(dd);
 }
 
+// The whole events of a node shown in detail (its start's and its end's), loaded once
+// each from /api/runs/<id>/event?at=…; the detail is drawn again when they arrive.
+function whole(id, n) {
+  const out = {};
+  for (const [key, at] of [["start", n.startAt], ["end", n.endAt]]) {
+    if (at === undefined) continue;
+    const cached = run.whole.get(at);
+    if (cached) { out[key] = cached; continue; }
+    if (run.loading.has(at)) continue;
+    run.loading.add(at);
+    const forRun = run;
+    fetch(`/api/runs/${encodeURIComponent(run.id)}/event?at=${at}`)
+      .then((r) => r.json())
+      .then((event) => {
+        forRun.whole.set(at, event);
+        if (run === forRun && run.selected === id) detail(id);
+      });
+  }
+  return out;
+}
+
 function detail(id) {
   const box = $("detail");
   const e = run.elems.get(id);
@@ -371,18 +400,18 @@ function detail(id) {
     return;
   }
   const n = run.nodes.get(id) || { state: "pending" };
+  const full = whole(id, n);
   field(dl, "state", n.state);
   field(dl, "runs", (e && e.placed.label) || n.tool);
   if (run.kind === "plan") {
-    const r = n.record || {};
-    const proc = r.run || {};
-    field(dl, "arguments", n.args, true);
+    const r = (full.end && full.end.record) || {};
+    field(dl, "arguments", full.start && full.start.arguments, true);
     field(dl, "waiting for", n.needs && n.needs.join(", "));
     field(dl, "duration", n.ms === undefined ? undefined : `${n.ms} ms`);
-    field(dl, "exit code", proc.exit_code);
+    field(dl, "exit code", n.exit);
     field(dl, "result", r.result, true);
-    field(dl, "error", r.error && r.error.message);
-    field(dl, "stderr", proc.stderr, true);
+    field(dl, "error", n.error && n.error.message);
+    field(dl, "stderr", r.run && r.run.stderr, true);
   } else {
     field(dl, "visits", n.visits);
     field(dl, "step", n.step);
@@ -391,10 +420,11 @@ function detail(id) {
       const to = n.edge.to === null ? n.edge.why : `→ ${n.edge.to}`;
       field(dl, "edge taken", n.edge.when ? `${to} (when ${n.edge.when})` : `${to} (${n.edge.why})`);
     }
-    field(dl, "state changes", n.changes && n.changes.length ? n.changes : undefined, true);
+    const changes = full.end && full.end.changes;
+    field(dl, "state changes", changes && changes.length ? changes : undefined, true);
     field(dl, "error", n.error && n.error.message);
     field(dl, "on_error", n.handling);
-    field(dl, "stderr", n.stderr, true);
+    field(dl, "stderr", full.end && full.end.stderr, true);
   }
   if (run.groupOf.has(id)) {
     const back = el("button", `back to ${run.groupOf.get(id)}`);
@@ -409,6 +439,7 @@ function detail(id) {
 // ---- routing ----
 
 function route() {
+  clearTimeout(listTimer);
   if (run && run.source) run.source.close();
   run = null;
   const m = location.hash.match(/^#\/run\/(.+)$/);
