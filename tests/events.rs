@@ -241,6 +241,11 @@ fn strata_view_serves_summaries_layouts_and_events_and_never_a_secret() {
         .then(&["run", "graphs/g", "--run-id", "gr", "--quiet"])
         .status(0)
         .run();
+    let ran = ran
+        .then(&["plan", "run", "-", "--run-id", "st", "--quiet"])
+        .stdin("{\"id\": \"s\", \"tool\": \"t/json\", \"arguments\": {\"n\": 1}}\n")
+        .status(0)
+        .run();
     let mut view = ran
         .then(&["view", "--port", "0"])
         .env("API_TOKEN", CANARY)
@@ -300,6 +305,15 @@ fn strata_view_serves_summaries_layouts_and_events_and_never_a_secret() {
     );
     let log = ran.read(".strata/runs/ev/events.jsonl");
     let ends: Vec<usize> = log.match_indices('\n').map(|(i, _)| i + 1).collect();
+    // Steps streamed in: no plan to draw.
+    let streamed: Value = serde_json::from_str(&body(&ask(url, "/api/runs/st"))).unwrap();
+    assert_eq!(
+        (&streamed["run"]["target"], &streamed["layout"]),
+        (
+            &json!("<stdin>"),
+            &json!({"width": 40, "height": 40, "nodes": [], "edges": []})
+        )
+    );
     let stream = ask(url, "/api/runs/ev/events");
     assert!(stream.contains("Content-Type: text/event-stream"));
     let messages = |stream: &str| -> Vec<(String, Value)> {

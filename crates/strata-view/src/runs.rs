@@ -9,7 +9,8 @@ use strata_plans::Plan;
 use strata_runs::{RunDir, RunStore};
 
 use crate::dag::{graph_dag, plan_dag};
-use crate::layout::layout;
+use crate::layout::{layout, Dag};
+use strata_plans::checkpoint::PLAN_FILE;
 
 /// The states a step's count is given in, in the order the page shows them.
 const STATES: [&str; 5] = ["completed", "failed", "skipped", "waiting", "pending"];
@@ -80,8 +81,8 @@ pub fn list(store: &RunStore, status: Option<&str>, target: Option<&str>) -> Vec
 }
 
 /// Run `id`'s page: its summary and its definition laid out (`layout`). A plan's is the
-/// plan it started with (kept in its directory); a graph's is the graph's file as it is
-/// now.
+/// plan it started with (kept in its directory; none for steps streamed in); a graph's is
+/// the graph's file as it is now.
 pub fn page(app: &App, store: &RunStore, id: &str) -> Result<Value, Error> {
     let dir = store.open(id)?;
     let summary = summary(id, &dir).ok_or_else(|| {
@@ -91,7 +92,11 @@ pub fn page(app: &App, store: &RunStore, id: &str) -> Result<Value, Error> {
             format!("the checkpoint of run `{id}` cannot be read"),
         )
     })?;
-    let dag = if summary["kind"] == "plan" {
+    let streamed = summary["kind"] == "plan" && !dir.path.join(PLAN_FILE).exists();
+    let dag = if streamed {
+        // Steps streamed on standard input: no plan was kept to draw.
+        Dag::default()
+    } else if summary["kind"] == "plan" {
         let value = strata_plans::checkpoint::load_plan(&dir)?;
         let plan = Plan::from_value(&value, &FieldPath::root()).map_err(|errors| {
             errors

@@ -327,7 +327,9 @@ function gantt() {
   const to = $("t-to").value === "" ? whole : Math.max(from + 1, Number($("t-to").value));
   $("t-range").textContent = `${from}–${to} ms of ${whole} ms`;
   const shown = visibleNodes();
-  const bars = run.bars.filter((b) => shown.has(run.groupOf.get(b.node || b.id) || b.node || b.id))
+  // A bar of a step the drawing does not have (steps streamed in) is always shown.
+  const placed = (b) => run.groupOf.get(b.node || b.id) || b.node || b.id;
+  const bars = run.bars.filter((b) => !run.elems.has(placed(b)) || shown.has(placed(b)))
     .filter((b) => b.end - run.t0 >= from && b.start - run.t0 <= to);
   const width = Math.max(200, box.clientWidth - 170);
   const rows = bars.slice(0, MAX_BARS).map((b) => {
