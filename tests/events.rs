@@ -6,36 +6,6 @@ use common::Test;
 
 use serde_json::{json, Value};
 
-/// Prints its caller parameters as JSON.
-const JSON_TOOL: &str = r#"description: prints its parameters as JSON
-executor: runtimes/subprocess
-parameters:
-  type: object
-  properties:
-    text: {type: string}
-    n: {}
-config:
-  command: printf
-  args: ["%s\n", "{params_json}"]
-"#;
-
-/// Fails, printing its secret token on standard error.
-const FAIL_TOOL: &str = r#"description: fails loudly
-executor: runtimes/bash
-secrets: [API_TOKEN]
-env_config:
-  env:
-    API_TOKEN: "${API_TOKEN:-none}"
-parameters:
-  type: object
-  properties:
-    text: {type: string}
-config:
-  script: fail.sh
-"#;
-
-const FAIL_SCRIPT: &str = "printf 'token was %s\\n' \"$API_TOKEN\" >&2\nexit 3\n";
-
 const CANARY: &str = "c4n4ry-t0k3n";
 
 const PLAN: &str = "- {id: a, tool: t/json, arguments: {text: 'key {{PLACEHOLDER_key}}'}}\n\
@@ -63,11 +33,30 @@ state: {n: 0}
 fn project() -> Test {
     Test::new()
         .copy("tools/runtimes")
-        .tool("t/json", JSON_TOOL)
-        .tool("t/fail", FAIL_TOOL)
-        .file("tools/t/fail.sh", FAIL_SCRIPT)
+        .tool("t/json", include_str!("fixtures/events/json.yaml"))
+        .tool("t/fail", include_str!("fixtures/events/fail.yaml"))
+        .file("tools/t/fail.sh", include_str!("fixtures/events/fail.sh"))
         .file("plans/p.yaml", PLAN)
         .tool("graphs/g", GRAPH)
+}
+
+/// Run `ev` of `plans/p.yaml`, the canary its secret and a value of its first step: `b`
+/// fails, `c` is skipped.
+fn failed_plan_run() -> common::Ran {
+    project()
+        .env("API_TOKEN", CANARY)
+        .args(&[
+            "plan",
+            "run",
+            "plans/p.yaml",
+            "--run-id",
+            "ev",
+            "--value",
+            &format!("key={CANARY}"),
+            "--quiet",
+        ])
+        .status(1)
+        .run()
 }
 
 /// The events of run `id` of `p`, each line's `ts` checked and taken out.
@@ -114,20 +103,7 @@ fn timeless(text: &str) -> String {
 
 #[test]
 fn a_plan_run_logs_every_step_redacted_and_runs_show_prints_its_timeline() {
-    let p = project()
-        .env("API_TOKEN", CANARY)
-        .args(&[
-            "plan",
-            "run",
-            "plans/p.yaml",
-            "--run-id",
-            "ev",
-            "--value",
-            &format!("key={CANARY}"),
-            "--quiet",
-        ])
-        .status(1)
-        .run();
+    let p = failed_plan_run();
     assert_eq!(
         events(&p, "ev"),
         vec![
@@ -221,20 +197,7 @@ fn get(addr: &str, host: &str, path: &str) -> String {
 #[cfg(feature = "view")]
 #[test]
 fn strata_view_serves_summaries_layouts_and_events_and_never_a_secret() {
-    let ran = project()
-        .env("API_TOKEN", CANARY)
-        .args(&[
-            "plan",
-            "run",
-            "plans/p.yaml",
-            "--run-id",
-            "ev",
-            "--value",
-            &format!("key={CANARY}"),
-            "--quiet",
-        ])
-        .status(1)
-        .run();
+    let ran = failed_plan_run();
     // The checkpoint keeps the value given; the viewer never serves it.
     assert!(ran.read(".strata/runs/ev/checkpoint.json").contains(CANARY));
     let ran = ran

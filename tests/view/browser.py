@@ -36,32 +36,6 @@ FLAGS = [
 ]
 CANARY = "c4n4ry-v13w-t0k3n"
 
-JSON_TOOL = """description: prints its parameters as JSON
-executor: runtimes/subprocess
-parameters:
-  type: object
-  properties:
-    text: {type: string}
-    n: {}
-config:
-  command: printf
-  args: ["%s\\n", "{params_json}"]
-"""
-
-FAIL_TOOL = """description: fails, printing its token on stderr
-executor: runtimes/bash
-secrets: [API_TOKEN]
-env_config:
-  env:
-    API_TOKEN: "${API_TOKEN:-none}"
-parameters:
-  type: object
-  properties:
-    text: {type: string}
-config:
-  script: fail.sh
-"""
-
 SLEEP_TOOL = """description: sleeps, after the step it names
 executor: runtimes/subprocess
 parameters:
@@ -73,8 +47,6 @@ config:
   command: sleep
   args: ["{seconds}"]
 """
-
-FAIL_SCRIPT = "printf 'token was %s\\n' \"$API_TOKEN\" >&2\nexit 3\n"
 
 OK_PLAN = """- {id: a, tool: t/json, arguments: {n: 1}}
 - {id: b, tool: t/json, arguments: {n: '{{a.result.n}}'}}
@@ -130,10 +102,11 @@ class Project:
     def __init__(self, root):
         self.root = pathlib.Path(root)
         shutil.copytree(REPO / "tools" / "runtimes", self.root / "tools" / "runtimes")
-        self.write("tools/t/json.yaml", JSON_TOOL)
-        self.write("tools/t/fail.yaml", FAIL_TOOL)
+        fixtures = REPO / "tests" / "fixtures" / "events"
+        self.write("tools/t/json.yaml", (fixtures / "json.yaml").read_text())
+        self.write("tools/t/fail.yaml", (fixtures / "fail.yaml").read_text())
+        self.write("tools/t/fail.sh", (fixtures / "fail.sh").read_text())
         self.write("tools/t/sleep.yaml", SLEEP_TOOL)
-        self.write("tools/t/fail.sh", FAIL_SCRIPT)
         self.write("plans/ok.yaml", OK_PLAN)
         self.write("plans/fail.yaml", FAIL_PLAN)
         self.write("plans/wait.yaml", WAIT_PLAN)
