@@ -43,6 +43,20 @@ impl RunEvents {
         }
     }
 
+    /// Appends `event` (which serializes as a JSON object), redacted, stamped with the time
+    /// now: written straight from its serialization when there is no secret to redact.
+    pub(crate) fn write_object<T: serde::Serialize>(&mut self, event: &T) {
+        if !self.secrets.is_empty() {
+            return self.write(serde_json::to_value(event).unwrap_or(Value::Null));
+        }
+        if self.failed.is_some() {
+            return;
+        }
+        if let Err(e) = self.log.append_object(now_ms(), event) {
+            self.failed = Some(Error::io("write", &self.path, e));
+        }
+    }
+
     /// The first write that failed, if any.
     pub(crate) fn finish(self) -> Result<(), Error> {
         self.failed.map_or(Ok(()), Err)

@@ -235,7 +235,7 @@ struct Logged<'o> {
 
 impl Observer for Logged<'_> {
     fn on(&mut self, event: LogEvent) {
-        self.events.write(event.to_json());
+        self.events.write_object(&event);
         self.inner.on(event);
     }
 }

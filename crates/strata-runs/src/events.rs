@@ -70,6 +70,34 @@ impl EventLog {
         self.line.extend_from_slice(b"}\n");
         self.file.write_all(&self.line)
     }
+
+    /// [`EventLog::append`] of a value that serializes as a JSON object, written straight
+    /// from its serialization (no [`Value`] is built): `ts` first, then its fields.
+    pub fn append_object<T: serde::Serialize + ?Sized>(
+        &mut self,
+        ts: u64,
+        event: &T,
+    ) -> std::io::Result<()> {
+        self.line.clear();
+        write!(self.line, "{{\"ts\":{ts}")?;
+        let mark = self.line.len();
+        serde_json::to_writer(&mut self.line, event)?;
+        match self.line.get(mark..) {
+            Some(b"{}") => self.line.truncate(mark),
+            Some([b'{', ..]) => {
+                self.line[mark] = b',';
+                self.line.truncate(self.line.len() - 1);
+            }
+            _ => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "an event is a JSON object",
+                ))
+            }
+        }
+        self.line.extend_from_slice(b"}\n");
+        self.file.write_all(&self.line)
+    }
 }
 
 /// Whole lines of an event log read from a byte offset on: each line's events and the
@@ -195,6 +223,22 @@ mod tests {
         assert_eq!(
             rest.events,
             vec![(all.end, json!({"ts": 1005, "value": [1]}))]
+        );
+    }
+
+    #[test]
+    fn an_object_is_written_straight_from_its_serialization() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = RunStore::new(tmp.path()).create("r1").unwrap();
+        let mut log = EventLog::open(&dir).unwrap();
+        log.append_object(7, &json!({"event": "step", "n": [1]}))
+            .unwrap();
+        log.append_object(8, &json!({})).unwrap();
+        let e = log.append_object(9, &json!([1])).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
+        assert_eq!(
+            std::fs::read_to_string(dir.events_file()).unwrap(),
+            "{\"ts\":7,\"event\":\"step\",\"n\":[1]}\n{\"ts\":8}\n"
         );
     }
 

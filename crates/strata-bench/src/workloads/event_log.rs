@@ -1,9 +1,9 @@
 //! The per-run event log (`events.jsonl`, `strata-runs`).
 //!
 //! * `event_log_graph_step`: one step of the 10,000-step gate loop of `graph_step` (no
-//!   checkpoints) with every event written to a run's event log (its JSON form built and
-//!   appended, one `write` each), against the same walk with events dropped plus the 10 µs
-//!   budget per step.
+//!   checkpoints) with every event written to a run's event log (serialized straight into
+//!   its line, as a run without secrets to redact writes it; one `write` each), against
+//!   the same walk with events dropped plus the 10 µs budget per step.
 //! * `event_log_plan_fanout`: what the log adds to the critical path of a run of the 8 ×
 //!   200 ms fan-out: its 18 events (the run's start and end, each step's start and end)
 //!   appended on the scheduler's thread, and the log synced once, before the final
@@ -40,7 +40,7 @@ struct Logged(EventLog);
 impl Observer for Logged {
     fn on(&mut self, event: LogEvent) {
         self.0
-            .append(now_ms(), &event.to_json())
+            .append_object(now_ms(), &event)
             .expect("the event is written");
     }
 }
