@@ -174,6 +174,32 @@ impl RunDir {
             .filter(Value::is_object))
     }
 
+    /// The times (`ts`) of the first and the last event of the log, read from its first
+    /// line and its last whole line; `None` without a log or an event.
+    pub fn event_span(&self) -> Option<(u64, u64)> {
+        const TAIL: u64 = 64 * 1024;
+        let mut file = File::open(self.events_file()).ok()?;
+        let ts = |line: &[u8]| -> Option<u64> {
+            serde_json::from_slice::<Value>(line).ok()?["ts"].as_u64()
+        };
+        let mut first = Vec::new();
+        BufReader::new(&mut file)
+            .read_until(b'\n', &mut first)
+            .ok()?;
+        let first = ts(&first)?;
+        let len = file.metadata().ok()?.len();
+        file.seek(SeekFrom::Start(len.saturating_sub(TAIL))).ok()?;
+        let mut tail = Vec::new();
+        std::io::Read::read_to_end(&mut file, &mut tail).ok()?;
+        let whole = &tail[..tail.iter().rposition(|&b| b == b'\n')?];
+        let last = whole
+            .rsplit(|&b| b == b'\n')
+            .next()
+            .and_then(ts)
+            .unwrap_or(first);
+        Some((first, last))
+    }
+
     /// Syncs the event log to disk when the run has one (before a checkpoint is replaced).
     pub(crate) fn sync_events(&self) -> Result<(), Error> {
         let path = self.events_file();
@@ -200,6 +226,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let dir = RunStore::new(tmp.path()).create("r1").unwrap();
         assert_eq!(dir.read_events(0).unwrap().events, Vec::new());
+        assert_eq!(dir.event_span(), None);
         let mut log = EventLog::open(&dir).unwrap();
         log.append(1_000, &json!({"event": "started", "node": "a"}))
             .unwrap();
@@ -219,6 +246,7 @@ mod tests {
             Some(all.events[1].1.clone())
         );
         assert_eq!(dir.read_event_at(40).unwrap(), None);
+        assert_eq!(dir.event_span(), Some((1_000, 1_005)));
         let rest = dir.read_events(41).unwrap();
         assert_eq!(
             rest.events,

@@ -50,13 +50,18 @@ pub fn summary(id: &str, dir: &RunDir) -> Option<Value> {
             u64::from(cp["error"].is_object() && status == "failed").into(),
         );
     }
+    // Milliseconds from the event log when the run has one, else the checkpoint's seconds.
+    let (started, duration) = match dir.event_span() {
+        Some((first, last)) => (first, last.saturating_sub(first)),
+        None => (started * 1000, updated.saturating_sub(started) * 1000),
+    };
     Some(json!({
         "id": id,
         "kind": if plan { "plan" } else { "graph" },
         "target": if plan { &cp["plan"] } else { &cp["graph"] },
         "status": status,
-        "started": started * 1000,
-        "duration_ms": updated.saturating_sub(started) * 1000,
+        "started": started,
+        "duration_ms": duration,
         "total": total,
         "steps": counts,
     }))
