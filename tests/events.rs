@@ -230,6 +230,10 @@ fn strata_view_serves_summaries_layouts_and_events_and_never_a_secret() {
     let rebound = ask("evil.example", "/api/runs");
     assert!(rebound.starts_with("HTTP/1.1 403 "), "{rebound}");
     assert_eq!(body(&rebound), "forbidden host\n");
+    let port = url.rsplit(':').next().unwrap();
+    assert!(ask(&format!("localhost:{port}"), "/").starts_with("HTTP/1.1 200 "));
+    let other_port = ask("127.0.0.1:1", "/");
+    assert!(other_port.starts_with("HTTP/1.1 403 "), "{other_port}");
     let page = ask(url, "/");
     assert!(page.starts_with("HTTP/1.1 200 "));
     assert!(page.contains("Content-Security-Policy: default-src 'none'"));
