@@ -8,12 +8,13 @@ use strata_core::secret_marks::MarkKey;
 use strata_core::Error;
 use strata_doc::{Document, Format};
 use strata_graph::{
-    is_graph_document, Checkpoint, CheckpointEvery, Checkpoints, Graph, Observer, Outcome, RunDir,
-    RunLock, RunStore, Walker,
+    is_graph_document, Body, Checkpoint, CheckpointEvery, Checkpoints, Graph, LogEvent, Node,
+    Observer, Outcome, RunDir, RunLock, RunStore, Walker,
 };
 use strata_project::ExecOptions;
 use strata_prompts::PromptManager;
 
+use crate::event_log::RunEvents;
 use crate::{App, Failure, RemoteTools};
 
 /// How a graph run starts.
@@ -140,16 +141,23 @@ impl App {
             Some(remote) => tools.remote(remote),
             None => tools,
         };
+        let called = graph_tools(&graph.nodes);
+        let events = RunEvents::open(self, &opened.dir, &called)?;
         let walker = Walker::new(&graph, &tools, Some(opened.dir), run.options.render)
             .checkpoint_every(run.every);
         let walker = match &prompts {
             Some(p) => walker.with_prompts(p),
             None => walker,
         };
-        let outcome = match opened.at {
-            Opening::Resume(checkpoint) => walker.resume(*checkpoint, observer)?,
-            Opening::New { run_id, inputs } => walker.start(&run_id, inputs, observer)?,
+        let mut logged = Logged {
+            events,
+            inner: observer,
         };
+        let outcome = match opened.at {
+            Opening::Resume(checkpoint) => walker.resume(*checkpoint, &mut logged)?,
+            Opening::New { run_id, inputs } => walker.start(&run_id, inputs, &mut logged)?,
+        };
+        logged.events.finish()?;
         Ok(outcome)
     }
 
@@ -197,6 +205,38 @@ impl App {
                 })
             }
         }
+    }
+}
+
+/// The tools the action nodes of `nodes` call (foreach bodies included), each once.
+fn graph_tools(nodes: &[Node]) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for node in nodes {
+        let called = match &node.body {
+            Body::Action(action) => vec![action.tool.as_str()],
+            Body::Foreach(foreach) => graph_tools(&foreach.body),
+            _ => Vec::new(),
+        };
+        for tool in called {
+            if !out.contains(&tool) {
+                out.push(tool);
+            }
+        }
+    }
+    out
+}
+
+/// Writes every event of a graph run to its event log, then passes it to the caller's
+/// observer.
+struct Logged<'o> {
+    events: RunEvents,
+    inner: &'o mut dyn Observer,
+}
+
+impl Observer for Logged<'_> {
+    fn on(&mut self, event: LogEvent) {
+        self.events.write_object(&event);
+        self.inner.on(event);
     }
 }
 

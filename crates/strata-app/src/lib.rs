@@ -22,6 +22,7 @@
 
 mod app;
 mod directive;
+mod event_log;
 mod export;
 mod failure;
 mod gate;
@@ -41,6 +42,7 @@ mod walk;
 
 pub use app::{ambient_settings, App};
 pub use directive::DirectiveCall;
+pub use event_log::redact as redact_secrets;
 pub use export::{ArgoExport, Exported};
 pub use failure::{error_json, Failure, Refusal, EXIT_FAILED, EXIT_STRATA, EXIT_WAITING};
 pub use graph::{GraphRun, GraphStart};

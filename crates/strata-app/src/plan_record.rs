@@ -23,6 +23,7 @@ use strata_project::ExecOptions;
 use strata_runs::{fingerprint, new_run_id, now, RunDir, RunLock, RunStore};
 use strata_tools::{CallOptions, StepRecord, StepStatus};
 
+use crate::event_log::RunEvents;
 use crate::{App, Failure, RemoteTools, StepPlan};
 
 /// The name a run of steps streamed on standard input records as its plan.
@@ -353,8 +354,17 @@ impl RecordedPlanRun {
             source,
             done,
             marks,
-            ..
+            resumed,
         } = self;
+        let mut events = open_events(app, &dir, &source)?;
+        events.write(json!({
+            "event": "run_started",
+            "kind": "plan",
+            "run_id": checkpoint.run_id,
+            "plan": checkpoint.plan,
+            "resumed": resumed,
+            "finished": done.len(),
+        }));
         let runner = app.runner(exec.options.clone()).with_marks(marks);
         let runner = match exec.remote {
             Some(remote) => runner.remote(remote),
@@ -365,6 +375,7 @@ impl RecordedPlanRun {
             checkpoint,
             dirty: true,
             writer: Some(Writer::start(dir)),
+            events,
             inner: observer,
         };
         let scheduler = |doc| Scheduler {
@@ -398,10 +409,16 @@ impl RecordedPlanRun {
         recorder.checkpoint.status = status;
         recorder.checkpoint.steps = outcome.plan.steps.len();
         recorder.checkpoint.updated = now();
+        recorder.events.write(json!({
+            "event": "run_finished",
+            "run_id": recorder.checkpoint.run_id,
+            "status": status.name(),
+        }));
         if let Some(writer) = recorder.writer.take() {
             writer.write(None, &recorder.checkpoint);
             writer.finish()?;
         }
+        recorder.events.finish()?;
         Ok(PlanRunReport {
             run_id: recorder.checkpoint.run_id,
             plan: recorder.checkpoint.plan,
@@ -424,6 +441,17 @@ fn stopped_by_cancel(record: &StepRecord) -> bool {
     }
 }
 
+/// The event log of a plan run in `dir`, redacting the secrets of the tools the plan calls
+/// (of every tool of the project, for steps streamed in).
+fn open_events(app: &App, dir: &RunDir, source: &PlanSource) -> Result<RunEvents, Failure> {
+    let tools = match source {
+        PlanSource::Whole(whole) => crate::called_tools(&whole.plan),
+        PlanSource::Stream(_) => app.project().tool_ids(),
+    };
+    let tools: Vec<&str> = tools.iter().map(String::as_str).collect();
+    Ok(RunEvents::open(app, dir, &tools)?)
+}
+
 /// Keeps the checkpoint while the run goes on, passing every event to the caller's observer.
 struct Recorder<'o> {
     checkpoint: Checkpoint,
@@ -431,6 +459,8 @@ struct Recorder<'o> {
     dirty: bool,
     /// Writes checkpoints while the run goes on (until it ends).
     writer: Option<Writer>,
+    /// The run's event log.
+    events: RunEvents,
     inner: &'o mut dyn Observer,
 }
 
@@ -439,6 +469,13 @@ impl Observer for Recorder<'_> {
         if let Event::Finished { record, .. } = &event {
             self.checkpoint.records.push((*record).clone());
             self.dirty = true;
+        }
+        if let Some(mut logged) = event.to_json() {
+            if let (Event::Started { arguments, .. }, Value::Object(fields)) = (&event, &mut logged)
+            {
+                fields.insert("arguments".into(), Value::Object((*arguments).clone()));
+            }
+            self.events.write(logged);
         }
         self.inner.on(event);
     }

@@ -286,6 +286,13 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "view",
+        &[
+            ("Every run of the project, in the browser", "strata view"),
+            ("One run's page", "strata view 20240101-120000-ab12"),
+        ],
+    ),
+    (
         "help",
         &[
             ("The help of a command", "strata help plan run"),

@@ -113,6 +113,9 @@ enum Command {
     Mcp(mcp_cmd::McpCmd),
     /// Print the help of strata or of a command, or a topic: exit-codes, environment, settings
     Help(help_cmd::HelpArgs),
+    /// Watch the project's plan and graph runs, live, in the browser (a page on 127.0.0.1)
+    #[cfg(feature = "view")]
+    View(strata_view::ViewArgs),
 }
 
 /// `strata run …` parsed with only the `run` command built (with the global options, as
@@ -240,5 +243,7 @@ fn dispatch(cli: Cli) -> ExitCode {
         Command::Import(args) => import_cmd::run(args),
         #[cfg(feature = "mcp")]
         Command::Mcp(args) => mcp_cmd::run(args),
+        #[cfg(feature = "view")]
+        Command::View(args) => strata_view::run(args),
     }
 }

@@ -354,26 +354,8 @@ impl Progress {
         if self.quiet {
             return true;
         }
-        let line = match event {
-            Event::Started { step, .. } => {
-                serde_json::json!({"event": "step_started", "id": step.id, "tool": step.tool})
-            }
-            Event::Finished {
-                step,
-                record,
-                elapsed,
-            } => serde_json::json!({
-                "event": "step_finished",
-                "id": step.id,
-                "tool": step.tool,
-                "status": record.status.name(),
-                "ms": elapsed.as_millis() as u64,
-                "record": record.to_json(),
-            }),
-            Event::Waiting { step, names } => {
-                serde_json::json!({"event": "step_waiting", "id": step.id, "tool": step.tool, "needs": names})
-            }
-            Event::Rejected { .. } => return false,
+        let Some(line) = event.to_json() else {
+            return false;
         };
         eprintln!("{line}");
         true

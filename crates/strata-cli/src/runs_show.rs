@@ -154,7 +154,70 @@ fn show(store: &RunStore, args: &ShowArgs, json: bool) -> Result<String, Error> 
             stderr_lines(&mut out, r.stderr_tail().as_deref());
         }
     }
+    timeline(&mut out, &dir)?;
     Ok(out)
+}
+
+/// The run's timeline from its event log (none without one): one line per event, its time
+/// in milliseconds since the first.
+fn timeline(out: &mut String, dir: &RunDir) -> Result<(), Error> {
+    let events = dir.read_events(0)?.events;
+    let Some(first) = events.first().and_then(|(_, e)| e["ts"].as_u64()) else {
+        return Ok(());
+    };
+    out.push_str("timeline:\n");
+    for (_, e) in &events {
+        let at = e["ts"].as_u64().unwrap_or(first).saturating_sub(first);
+        out.push_str(&format!(
+            "  {:>9}  {}\n",
+            format!("+{at} ms"),
+            event_text(e)
+        ));
+    }
+    Ok(())
+}
+
+/// One event of the log as a line: its name, then what it is about.
+fn event_text(e: &Value) -> String {
+    let text = |k: &str| value_to_text(&e[k]);
+    let name = text("event");
+    let about = match name.as_str() {
+        "run_started" if e["resumed"] == true => format!("resumed {}", text("plan")),
+        "run_started" => text("plan"),
+        "step_started" => format!("{} ({})", text("id"), text("tool")),
+        "step_finished" => format!(
+            "{} ({}): {} in {} ms",
+            text("id"),
+            text("tool"),
+            text("status"),
+            text("ms")
+        ),
+        "step_waiting" => format!("{} ({}): needs {}", text("id"), text("tool"), text("needs")),
+        "run_finished" => text("status"),
+        "started" => format!("{} at `{}`", text("graph"), text("node")),
+        "step" => {
+            let to = e["edge"]["to"].as_str().map_or("end", |t| t);
+            let when = e["edge"]["when"]
+                .as_str()
+                .map_or_else(String::new, |w| format!(" (when {w})"));
+            format!(
+                "{} {} ({}) -> {to}{when}",
+                text("step"),
+                text("node"),
+                text("kind")
+            )
+        }
+        "error" => format!(
+            "{} {}: {}",
+            text("step"),
+            text("node"),
+            value_to_text(&e["error"]["message"])
+        ),
+        "finished" => format!("{} after {} steps", text("status"), text("steps")),
+        _ => String::new(),
+    };
+    let line = format!("{name} {about}");
+    strata_core::escaped(line.trim_end()).into_owned()
 }
 
 /// The lines of a failed tool's stderr tail, as `    ! line`.

@@ -62,6 +62,35 @@ pub enum Event<'e> {
     },
 }
 
+impl Event<'_> {
+    /// The event as `--json` streams it: `step_started` (`id`, `tool`), `step_finished`
+    /// (`id`, `tool`, `status`, `ms`, `record`) or `step_waiting` (`id`, `tool`, `needs`);
+    /// `None` for rejected input, which is reported as errors.
+    pub fn to_json(&self) -> Option<Value> {
+        Some(match self {
+            Event::Started { step, .. } => {
+                serde_json::json!({"event": "step_started", "id": step.id, "tool": step.tool})
+            }
+            Event::Finished {
+                step,
+                record,
+                elapsed,
+            } => serde_json::json!({
+                "event": "step_finished",
+                "id": step.id,
+                "tool": step.tool,
+                "status": record.status.name(),
+                "ms": elapsed.as_millis() as u64,
+                "record": record.to_json(),
+            }),
+            Event::Waiting { step, names } => {
+                serde_json::json!({"event": "step_waiting", "id": step.id, "tool": step.tool, "needs": names})
+            }
+            Event::Rejected { .. } => return None,
+        })
+    }
+}
+
 /// Receives the scheduler's events, on the thread that called [`Scheduler::run`].
 pub trait Observer {
     /// Called for each event, in order.

@@ -265,8 +265,10 @@ impl RunDir {
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
     }
 
-    /// Replaces the checkpoint atomically.
+    /// Replaces the checkpoint atomically, after syncing the run's event log (when it has
+    /// one): every event of the steps a checkpoint records is on disk before it is.
     pub fn write_checkpoint(&self, bytes: &[u8]) -> Result<(), Error> {
+        self.sync_events()?;
         write_atomic(&self.path, CHECKPOINT_FILE, bytes)
     }
 

@@ -63,7 +63,8 @@ nodes:
     )
 }
 
-fn load(dir: &Path, steps: u64) -> Graph {
+/// The loop graph of `steps` steps, written to `dir` and loaded.
+pub(super) fn load(dir: &Path, steps: u64) -> Graph {
     let file = dir.join("loop.yaml");
     std::fs::write(&file, loop_graph(steps)).expect("write the graph");
     Graph::load_file(
@@ -186,7 +187,7 @@ fn report_us(report: &Report, workload: &str) -> f64 {
 }
 
 /// Turns a per-run measurement into a per-step one.
-fn per_step(m: &mut crate::harness::Measurement, steps: u64) {
+pub(super) fn per_step(m: &mut crate::harness::Measurement, steps: u64) {
     let n = steps as f64;
     m.median_ns /= n;
     m.min_ns /= n;

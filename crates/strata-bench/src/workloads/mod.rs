@@ -5,6 +5,7 @@ pub mod check;
 pub mod config;
 pub mod context;
 pub mod env_text;
+pub mod event_log;
 pub mod exec;
 pub mod gate;
 pub mod graph;
@@ -51,4 +52,5 @@ pub const GROUPS: &[Group] = &[
     ("locate", locate::run),
     ("memory", memory::run),
     ("env_text", env_text::run),
+    ("event_log", event_log::run),
 ];
