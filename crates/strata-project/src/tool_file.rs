@@ -388,6 +388,7 @@ mod tests {
                 "kind",
                 "outputs",
                 "parameters",
+                "read_only",
                 "response_fields",
                 "secrets",
                 "version"

@@ -55,8 +55,10 @@ pub fn check_run_id(id: &str) -> Result<(), Error> {
     ))
 }
 
-/// A new run id: the UTC date and time, and four hex digits that differ between processes
-/// (`20250301-142233-7f3a`).
+/// A new run id: the UTC date and time, and four random hex digits (`20250301-142233-7f3a`).
+/// The digits come from the system's random source: the clock's nanoseconds, which they
+/// once came from, tick coarsely on some machines, and runs started in one second then
+/// shared an id.
 pub fn new_run_id() -> String {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -64,7 +66,11 @@ pub fn new_run_id() -> String {
     let secs = now.as_secs();
     let (y, m, d) = civil_from_days((secs / 86_400) as i64);
     let t = secs % 86_400;
-    let noise = (now.subsec_nanos() ^ std::process::id().rotate_left(16)) & 0xffff;
+    let mut bytes = [0u8; 2];
+    let noise = match getrandom::fill(&mut bytes) {
+        Ok(()) => u32::from(u16::from_le_bytes(bytes)),
+        Err(_) => (now.subsec_nanos() ^ std::process::id().rotate_left(16)) & 0xffff,
+    };
     format!(
         "{y:04}{m:02}{d:02}-{:02}{:02}{:02}-{noise:04x}",
         t / 3600,
@@ -306,6 +312,16 @@ impl RunDir {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn run_ids_made_in_one_tight_loop_differ() {
+        // 300 ids in well under a second: random digits repeat a handful of times at most;
+        // digits from a coarse clock repeat by the hundred.
+        let suffixes: std::collections::HashSet<String> = (0..300)
+            .map(|_| new_run_id().rsplit('-').next().unwrap_or("").to_string())
+            .collect();
+        assert!(suffixes.len() > 280, "{} distinct of 300", suffixes.len());
+    }
 
     #[test]
     fn times_are_shown_in_utc() {
