@@ -99,6 +99,9 @@ enum Command {
     Completions(completions_cmd::CompletionsArgs),
     /// Print the manual page of strata or of a command, or install every page (--install DIR)
     Man(man_cmd::ManArgs),
+    /// Serve the Language Server Protocol over standard input and output (docs/lsp.md)
+    #[cfg(feature = "lsp")]
+    Lsp,
 }
 
 /// `strata run …` parsed with only the `run` command built (with the global options, as
@@ -202,5 +205,7 @@ fn dispatch(cli: Cli) -> ExitCode {
         Command::Export(args) => export_cmd::run(args),
         Command::Walk(args) => walk_cmd::run(args),
         Command::Import(args) => import_cmd::run(args),
+        #[cfg(feature = "lsp")]
+        Command::Lsp => strata_lsp::main(),
     }
 }
