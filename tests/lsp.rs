@@ -164,3 +164,124 @@ fn a_mistake_typed_is_pushed_and_its_fix_clears_it() {
     assert_eq!(cleared.unwrap()["params"]["diagnostics"], json!([]));
     assert_eq!(client.shut_down(), Some(0));
 }
+
+/// A tool on the Python runtime (which sets `PYTHON` and two more), with a secret, a
+/// declared parameter and config keys; `{hole}` is its `input_data`.
+fn python_tool(hole: &str) -> String {
+    format!("executor: runtimes/python\nsecrets: [API_TOKEN]\nparameters:\n  type: object\n  properties:\n    name: {{type: string}}\nconfig:\n  script: run.py\n  input_data: \"{hole}\"\n")
+}
+
+/// Whether the check accepts `text` as the file `relative`: no diagnostic of `code` there.
+fn accepted(client: &mut Client, relative: &str, text: &str, code: &str) -> bool {
+    client.set(relative, text);
+    !client
+        .document_diagnostics(relative)
+        .iter()
+        .any(|d| d["code"] == code)
+}
+
+/// Asserts that the names offered are exactly those of `universe` (the offered ones and
+/// `decoys`) the check accepts.
+fn offered_is_accepted(
+    client: &mut Client,
+    relative: &str,
+    offered: &[String],
+    decoys: &[&str],
+    text: impl Fn(&str) -> String,
+    code: &str,
+) {
+    let universe = offered
+        .iter()
+        .map(String::as_str)
+        .chain(decoys.iter().copied());
+    for name in universe {
+        assert_eq!(
+            accepted(client, relative, &text(name), code),
+            offered.iter().any(|o| o == name),
+            "{relative}: {name}"
+        );
+    }
+}
+
+#[test]
+fn completion_offers_exactly_the_names_the_check_accepts() {
+    let dir = corpus_project();
+    copy("tools/runtimes/python.yaml", dir.path());
+    fs::write(dir.path().join(".env"), "FROM_DOTENV=1\n").unwrap();
+    let mut client = Client::start(dir.path());
+    let tool = "tools/t/c.yaml";
+    client.open(tool, &python_tool("{"));
+    let params = client.completion(tool, 8, 16);
+    assert_eq!(
+        params,
+        [
+            "tool_path",
+            "tool_dir",
+            "tool_parent",
+            "project_path",
+            "params_json",
+            "runtime_dir",
+            "args",
+            "cwd",
+            "timeout",
+            "max_output_bytes",
+            "command",
+            "input_data",
+            "script",
+            "name"
+        ]
+    );
+    offered_is_accepted(
+        &mut client,
+        tool,
+        &params,
+        &["nme", "PYTHON", "other"],
+        |n| python_tool(&format!("{{{n}}}")),
+        "R001",
+    );
+    client.set(tool, &python_tool("${"));
+    let env = client.completion(tool, 8, 17);
+    assert_eq!(
+        env,
+        [
+            "API_TOKEN",
+            "PATH",
+            "HOME",
+            "USER",
+            "LOGNAME",
+            "SHELL",
+            "LANG",
+            "LANGUAGE",
+            "TZ",
+            "TMPDIR",
+            "TERM",
+            "FROM_DOTENV",
+            "PYTHONUNBUFFERED",
+            "PYTHONDONTWRITEBYTECODE",
+            "PYTHON"
+        ]
+    );
+    offered_is_accepted(
+        &mut client,
+        tool,
+        &env,
+        &["NOPE", "OTHER_VAR", "API_TOKN"],
+        |n| python_tool(&format!("${{{n}}}")),
+        "R002",
+    );
+    let directive = |hole: &str| {
+        format!("---\nname: c\ninputs:\n  - {{name: who, type: string}}\n  - {{name: times, type: integer, default: 1}}\n---\nSay {hole}\n")
+    };
+    let d = "directives/c.md";
+    client.open(d, &directive("{input:"));
+    let inputs = client.completion(d, 6, 11);
+    assert_eq!(inputs, ["who", "times"]);
+    offered_is_accepted(
+        &mut client,
+        d,
+        &inputs,
+        &["wo", "name"],
+        |n| directive(&format!("{{input:{n}}}")),
+        "R003",
+    );
+}

@@ -130,6 +130,29 @@ impl Client {
         );
     }
 
+    /// Replaces the whole text of `relative` with `text`.
+    pub fn set(&mut self, relative: &str, text: &str) {
+        let uri = self.uri(relative);
+        self.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": 3}, "contentChanges": [{"text": text}]}),
+        );
+    }
+
+    /// The labels of the completion offered at (`line`, `character`) of `relative`.
+    pub fn completion(&mut self, relative: &str, line: u32, character: u32) -> Vec<String> {
+        let uri = self.uri(relative);
+        let answer = self.request(
+            "textDocument/completion",
+            json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}),
+        );
+        let items = answer["result"].as_array().expect("a list of items");
+        items
+            .iter()
+            .map(|i| i["label"].as_str().unwrap().to_string())
+            .collect()
+    }
+
     /// Closes `relative`.
     pub fn close(&mut self, relative: &str) {
         let uri = self.uri(relative);

@@ -13,6 +13,7 @@ mod catalog;
 mod diagnostic;
 mod directives;
 mod lints;
+mod names;
 mod plans;
 mod prompts;
 mod records;
@@ -22,6 +23,7 @@ mod tools;
 use std::path::Path;
 
 pub use diagnostic::{Code, Diagnostic, Severity};
+pub use names::{directive_inputs, tool_names, EnvName, ToolNames};
 pub use report::{sort_diagnostics, FileReport, Omitted, OmittedCode, Report, SHOWN_PER_FILE};
 use strata_core::{Error, Limits};
 use strata_project::Project;

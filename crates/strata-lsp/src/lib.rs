@@ -7,6 +7,7 @@
 //! and help, the check's JSON form as each diagnostic's data.
 
 pub mod checker;
+pub mod completion;
 pub mod diagnostics;
 pub mod mirror;
 mod requests;
@@ -19,8 +20,8 @@ use std::process::ExitCode;
 
 use lsp_server::Connection;
 use lsp_types::{
-    DiagnosticOptions, DiagnosticServerCapabilities, InitializeParams, ServerCapabilities,
-    TextDocumentSyncCapability, TextDocumentSyncKind,
+    CompletionOptions, DiagnosticOptions, DiagnosticServerCapabilities, InitializeParams,
+    ServerCapabilities, TextDocumentSyncCapability, TextDocumentSyncKind,
 };
 
 /// What the server offers the editor.
@@ -29,6 +30,10 @@ pub fn capabilities() -> ServerCapabilities {
         text_document_sync: Some(TextDocumentSyncCapability::Kind(
             TextDocumentSyncKind::INCREMENTAL,
         )),
+        completion_provider: Some(CompletionOptions {
+            trigger_characters: Some(vec!["{".into(), "$".into(), ":".into()]),
+            ..CompletionOptions::default()
+        }),
         diagnostic_provider: Some(DiagnosticServerCapabilities::Options(DiagnosticOptions {
             identifier: Some(diagnostics::SOURCE.to_string()),
             inter_file_dependencies: true,

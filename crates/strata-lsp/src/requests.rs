@@ -1,8 +1,13 @@
 //! The requests the server answers, each by the module that knows it.
 
 use lsp_server::{ErrorCode, Request, RequestId, Response};
-use lsp_types::request::{DocumentDiagnosticRequest, Request as _, WorkspaceDiagnosticRequest};
-use lsp_types::DocumentDiagnosticParams;
+use lsp_types::request::{
+    Completion, DocumentDiagnosticRequest, Request as _, WorkspaceDiagnosticRequest,
+};
+use lsp_types::{
+    CompletionItem, CompletionParams, CompletionResponse, DocumentDiagnosticParams,
+    TextDocumentPositionParams,
+};
 
 use crate::server::{Server, Workspace};
 
@@ -19,6 +24,16 @@ pub fn answer(server: &mut Server, req: Request) -> Option<Response> {
                 return refused(id, ErrorCode::RequestFailed, no_project());
             };
             pull(ws, id, &method, params)
+        }
+        Completion::METHOD => {
+            let Some(ws) = server.workspace.as_ref() else {
+                return refused(id, ErrorCode::RequestFailed, no_project());
+            };
+            let items = serde_json::from_value::<CompletionParams>(params)
+                .ok()
+                .and_then(|p| complete(server, ws, &p.text_document_position))
+                .unwrap_or_default();
+            Some(Response::new_ok(id, CompletionResponse::Array(items)))
         }
         _ => refused(
             id,
@@ -59,4 +74,23 @@ fn pull(
             "the document is not a file of the project".to_string(),
         )),
     }
+}
+
+/// The names to offer at a position of an open document.
+fn complete(
+    server: &Server,
+    ws: &Workspace,
+    at: &TextDocumentPositionParams,
+) -> Option<Vec<CompletionItem>> {
+    let relative = ws.relative(&at.text_document.uri)?;
+    let text = server.text(&at.text_document.uri)?;
+    let offset = crate::text::offset(&text, at.position);
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let project = ws.project().ok()?;
+    Some(crate::completion::complete(
+        &project,
+        &relative,
+        &text,
+        &text[line_start..offset],
+    ))
 }

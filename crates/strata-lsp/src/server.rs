@@ -45,6 +45,11 @@ impl Workspace {
         &self.checker
     }
 
+    /// The project as the editor has it (the copy, open documents written in).
+    pub fn project(&self) -> Result<strata_app::Project, strata_core::Error> {
+        strata_app::Project::at(self.mirror.root())
+    }
+
     /// The path of `uri` relative to the project, when it lies inside it.
     pub fn relative(&self, uri: &Uri) -> Option<PathBuf> {
         let path = to_path(uri)?;
