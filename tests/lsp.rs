@@ -285,3 +285,154 @@ fn completion_offers_exactly_the_names_the_check_accepts() {
         "R003",
     );
 }
+
+const HOVERED: &str = "executor: runtimes/python\nsecrets: [API_TOKEN]\nparameters:\n  type: object\n  properties:\n    name: {type: string, default: world}\nconfig:\n  script: run.py\n  greeting: hello\n  input_data: \"{greeting} {name} ${API_TOKEN} ${PYTHON} ${CANARY}\"\n";
+
+/// A secret of the project's `.env` that no message of the server may carry.
+const CANARY: &str = "canary-7f3a9e";
+
+/// A project with the Python runtime, a `.env` holding [`CANARY`], and [`HOVERED`] open.
+fn hovered() -> (tempfile::TempDir, Client) {
+    let dir = corpus_project();
+    copy("tools/runtimes/python.yaml", dir.path());
+    fs::write(dir.path().join(".env"), format!("CANARY={CANARY}\n")).unwrap();
+    fs::create_dir_all(dir.path().join("tools/t")).unwrap();
+    fs::write(dir.path().join("tools/t/h.yaml"), HOVERED).unwrap();
+    let mut client = Client::start(dir.path());
+    client.open("tools/t/h.yaml", HOVERED);
+    (dir, client)
+}
+
+fn at(client: &Client, line: u32, character: u32) -> Value {
+    json!({"textDocument": {"uri": client.uri("tools/t/h.yaml")}, "position": {"line": line, "character": character}})
+}
+
+/// Asserts that no message the server sent carries [`CANARY`].
+fn no_canary(client: &Client) {
+    let raw = client.raw.lock().unwrap();
+    assert!(raw.len() > 2);
+    assert!(!raw.iter().any(|m| m.contains(CANARY)));
+}
+
+#[test]
+fn hover_and_inlay_hints_show_what_is_known_and_secrets_as_stars() {
+    let (_dir, mut client) = hovered();
+    let hover = |client: &mut Client, character: u32| {
+        let params = at(client, 9, character);
+        let answer = client.request("textDocument/hover", params);
+        let range = &answer["result"]["range"];
+        (
+            answer["result"]["contents"]["value"]
+                .as_str()
+                .unwrap()
+                .to_string(),
+            range["start"]["character"].as_u64().unwrap(),
+            range["end"]["character"].as_u64().unwrap(),
+        )
+    };
+    assert_eq!(hover(&mut client, 17), ("**`greeting`**: config key · layer params (P)\n\nvalue: `hello`\n\nfrom: tools/t/h.yaml:9".to_string(), 15, 25));
+    assert_eq!(hover(&mut client, 28), ("**`name`**: declared parameter · layer params (P)\n\nvalue: `not known yet: given by the caller when the tool runs`\n\ndefault: `\"world\"`\n\nfrom: tools/t/h.yaml:6".to_string(), 26, 32));
+    assert_eq!(
+        hover(&mut client, 36),
+        (
+            "**`API_TOKEN`**: secret · layer env (E)\n\nvalue: `***`\n\nfrom: tools/t/h.yaml:2"
+                .to_string(),
+            33,
+            45
+        )
+    );
+    assert_eq!(hover(&mut client, 48), ("**`PYTHON`**: interpreter · layer env (E)\n\nvalue: `not known yet: the interpreter found when the tool runs`\n\nfrom: tools/runtimes/python.yaml:9".to_string(), 46, 55));
+    assert_eq!(
+        hover(&mut client, 58),
+        (
+            "**`CANARY`**: set in .env · layer env (E)\n\nvalue: `***`\n\nfrom: .env:1".to_string(),
+            56,
+            65
+        )
+    );
+    let params = at(&client, 7, 4);
+    assert_eq!(
+        client.request("textDocument/hover", params)["result"],
+        Value::Null
+    );
+    let uri = client.uri("tools/t/h.yaml");
+    let hints = client.request(
+        "textDocument/inlayHint",
+        json!({"textDocument": {"uri": uri}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 10, "character": 0}}}),
+    );
+    let hint = |character: u32, label: &str| json!({"position": {"line": 9, "character": character}, "label": label, "paddingLeft": true});
+    assert_eq!(
+        hints["result"],
+        json!([
+            hint(25, "= hello"),
+            hint(32, "= \"world\" (default)"),
+            hint(45, "= ***"),
+            hint(65, "= ***")
+        ])
+    );
+    no_canary(&client);
+}
+
+#[test]
+fn definition_references_and_rename_of_a_parameter_and_refusals_with_the_reason() {
+    let (_dir, mut client) = hovered();
+    let file = client.uri("tools/t/h.yaml");
+    let range = |line: u32, from: u32, to: u32| json!({"start": {"line": line, "character": from}, "end": {"line": line, "character": to}});
+    let params = at(&client, 9, 28);
+    assert_eq!(
+        client.request("textDocument/definition", params)["result"],
+        json!({"uri": file, "range": range(5, 10, 11)})
+    );
+    let params = at(&client, 9, 58);
+    assert_eq!(
+        client.request("textDocument/definition", params)["result"],
+        json!({"uri": client.uri(".env"), "range": range(0, 0, 1)})
+    );
+    let params = at(&client, 9, 48);
+    assert_eq!(
+        client.request("textDocument/definition", params)["result"],
+        json!({"uri": client.uri("tools/runtimes/python.yaml"), "range": range(8, 9, 10)})
+    );
+    let mut params = at(&client, 9, 28);
+    params["context"] = json!({"includeDeclaration": true});
+    assert_eq!(
+        client.request("textDocument/references", params)["result"],
+        json!([{"uri": file, "range": range(9, 27, 31)}, {"uri": file, "range": range(5, 10, 11)}])
+    );
+    let mut params = at(&client, 9, 28);
+    params["newName"] = json!("who");
+    assert_eq!(
+        client.request("textDocument/rename", params)["result"],
+        json!({"changes": {file.clone(): [{"range": range(9, 27, 31), "newText": "who"}, {"range": range(5, 4, 8), "newText": "who"}]}})
+    );
+    let refused = |client: &mut Client, character: u32, new: &str| {
+        let mut params = at(client, 9, character);
+        params["newName"] = json!(new);
+        client.request("textDocument/rename", params)["error"]["message"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(refused(&mut client, 36, "KEY"), "`API_TOKEN` is read from the process's environment when the tool runs; rename it where it is set and in every program that reads it");
+    assert_eq!(
+        refused(&mut client, 28, "a b"),
+        "`a b` is not a name a placeholder can read"
+    );
+    client.set(
+        "tools/t/h.yaml",
+        &HOVERED.replace("{greeting} {name}", "{tool_dir} {script}"),
+    );
+    assert_eq!(
+        refused(&mut client, 17, "dir"),
+        "`tool_dir` is a runtime parameter: strata names it"
+    );
+    let passes_all = HOVERED.replace("  input_data: \"", "  stdin: \"");
+    client.set("tools/t/h.yaml", &passes_all);
+    let mut params = at(&client, 9, 23);
+    params["newName"] = json!("who");
+    assert_eq!(
+        client.request("textDocument/rename", params)["error"]["message"],
+        "the tool's program reads its parameters by name from `{params_json}` when it runs: renaming `name` here would not rename what it reads"
+    );
+    no_canary(&client);
+}

@@ -23,7 +23,7 @@ mod tools;
 use std::path::Path;
 
 pub use diagnostic::{Code, Diagnostic, Severity};
-pub use names::{directive_inputs, tool_names, EnvName, ToolNames};
+pub use names::{directive_inputs, tool_names, Known, Shown, ToolNames};
 pub use report::{sort_diagnostics, FileReport, Omitted, OmittedCode, Report, SHOWN_PER_FILE};
 use strata_core::{Error, Limits};
 use strata_project::Project;

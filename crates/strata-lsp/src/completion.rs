@@ -78,7 +78,7 @@ pub fn complete(
             .map(|n| {
                 n.params
                     .into_iter()
-                    .map(|p| item(p, CompletionItemKind::VARIABLE, "parameter".into()))
+                    .map(|p| item(p.name, CompletionItemKind::VARIABLE, p.what))
                     .collect()
             })
             .unwrap_or_default(),
@@ -86,11 +86,7 @@ pub fn complete(
             .map(|n| {
                 n.env
                     .into_iter()
-                    .map(|e| {
-                        let what = if e.secret { "secret" } else { "variable" };
-                        let detail = format!("{what}, set by {}", e.origin);
-                        item(e.name, CompletionItemKind::CONSTANT, detail)
-                    })
+                    .map(|e| item(e.name, CompletionItemKind::CONSTANT, e.what))
                     .collect()
             })
             .unwrap_or_default(),
@@ -99,7 +95,7 @@ pub fn complete(
                 .map(|inputs| {
                     inputs
                         .into_iter()
-                        .map(|i| item(i, CompletionItemKind::FIELD, "input".into()))
+                        .map(|i| item(i.name, CompletionItemKind::FIELD, i.what))
                         .collect()
                 })
                 .unwrap_or_default()

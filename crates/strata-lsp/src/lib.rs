@@ -9,7 +9,10 @@
 pub mod checker;
 pub mod completion;
 pub mod diagnostics;
+pub mod knowledge;
 pub mod mirror;
+pub mod navigate;
+pub mod placeholders;
 mod requests;
 pub mod server;
 pub mod text;
@@ -20,8 +23,8 @@ use std::process::ExitCode;
 
 use lsp_server::Connection;
 use lsp_types::{
-    CompletionOptions, DiagnosticOptions, DiagnosticServerCapabilities, InitializeParams,
-    ServerCapabilities, TextDocumentSyncCapability, TextDocumentSyncKind,
+    CompletionOptions, DiagnosticOptions, DiagnosticServerCapabilities, HoverProviderCapability,
+    InitializeParams, OneOf, ServerCapabilities, TextDocumentSyncCapability, TextDocumentSyncKind,
 };
 
 /// What the server offers the editor.
@@ -34,6 +37,11 @@ pub fn capabilities() -> ServerCapabilities {
             trigger_characters: Some(vec!["{".into(), "$".into(), ":".into()]),
             ..CompletionOptions::default()
         }),
+        hover_provider: Some(HoverProviderCapability::Simple(true)),
+        inlay_hint_provider: Some(OneOf::Left(true)),
+        definition_provider: Some(OneOf::Left(true)),
+        references_provider: Some(OneOf::Left(true)),
+        rename_provider: Some(OneOf::Left(true)),
         diagnostic_provider: Some(DiagnosticServerCapabilities::Options(DiagnosticOptions {
             identifier: Some(diagnostics::SOURCE.to_string()),
             inter_file_dependencies: true,

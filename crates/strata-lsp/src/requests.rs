@@ -2,12 +2,14 @@
 
 use lsp_server::{ErrorCode, Request, RequestId, Response};
 use lsp_types::request::{
-    Completion, DocumentDiagnosticRequest, Request as _, WorkspaceDiagnosticRequest,
+    Completion, DocumentDiagnosticRequest, GotoDefinition, HoverRequest, InlayHintRequest,
+    References, Rename, Request as _, WorkspaceDiagnosticRequest,
 };
 use lsp_types::{
     CompletionItem, CompletionParams, CompletionResponse, DocumentDiagnosticParams,
-    TextDocumentPositionParams,
+    InlayHintParams, ReferenceParams, RenameParams, TextDocumentPositionParams,
 };
+use serde_json::Value;
 
 use crate::server::{Server, Workspace};
 
@@ -35,6 +37,19 @@ pub fn answer(server: &mut Server, req: Request) -> Option<Response> {
                 .unwrap_or_default();
             Some(Response::new_ok(id, CompletionResponse::Array(items)))
         }
+        HoverRequest::METHOD
+        | InlayHintRequest::METHOD
+        | GotoDefinition::METHOD
+        | References::METHOD
+        | Rename::METHOD => {
+            let Some(ws) = server.workspace.as_ref() else {
+                return refused(id, ErrorCode::RequestFailed, no_project());
+            };
+            Some(match navigate(server, ws, &method, params) {
+                Ok(value) => Response::new_ok(id, value),
+                Err(reason) => Response::new_err(id, ErrorCode::RequestFailed as i32, reason),
+            })
+        }
         _ => refused(
             id,
             ErrorCode::MethodNotFound,
@@ -49,12 +64,7 @@ fn no_project() -> String {
 }
 
 /// Hands a pull of diagnostics to the checking thread.
-fn pull(
-    ws: &Workspace,
-    id: RequestId,
-    method: &str,
-    params: serde_json::Value,
-) -> Option<Response> {
+fn pull(ws: &Workspace, id: RequestId, method: &str, params: Value) -> Option<Response> {
     if method == WorkspaceDiagnosticRequest::METHOD {
         ws.checker().pull_workspace(id);
         return None;
@@ -93,4 +103,61 @@ fn complete(
         &text,
         &text[line_start..offset],
     ))
+}
+
+/// Answers a request about the placeholder at a position (or, for inlay hints, in a range).
+fn navigate(server: &Server, ws: &Workspace, method: &str, params: Value) -> Result<Value, String> {
+    let project = ws.project().map_err(|e| e.message().to_string())?;
+    let source = ws.mirror.source();
+    let invalid = |e: serde_json::Error| e.to_string();
+    let outside = || "the document is not a file of the project".to_string();
+    let spot_at = |at: &TextDocumentPositionParams| {
+        let relative = ws.relative(&at.text_document.uri)?;
+        let text = server.text(&at.text_document.uri)?;
+        crate::navigate::spot(relative, text, at.position)
+    };
+    let json = |v: Result<Value, serde_json::Error>| v.map_err(|e| e.to_string());
+    match method {
+        InlayHintRequest::METHOD => {
+            let p: InlayHintParams = serde_json::from_value(params).map_err(invalid)?;
+            let relative = ws.relative(&p.text_document.uri).ok_or_else(outside)?;
+            let text = server.text(&p.text_document.uri).ok_or_else(outside)?;
+            json(serde_json::to_value(crate::navigate::inlay_hints(
+                &project, &relative, &text, p.range,
+            )))
+        }
+        HoverRequest::METHOD => {
+            let p: TextDocumentPositionParams = serde_json::from_value(params).map_err(invalid)?;
+            let found = spot_at(&p).and_then(|s| crate::navigate::hover(&project, &s));
+            json(serde_json::to_value(found))
+        }
+        GotoDefinition::METHOD => {
+            let p: TextDocumentPositionParams = serde_json::from_value(params).map_err(invalid)?;
+            let found = spot_at(&p).and_then(|s| crate::navigate::definition(&project, source, &s));
+            json(serde_json::to_value(found))
+        }
+        References::METHOD => {
+            let p: ReferenceParams = serde_json::from_value(params).map_err(invalid)?;
+            let text_of = |file: &std::path::Path| {
+                let uri = crate::uri::from_path(&source.join(file))?;
+                server.text(&uri)
+            };
+            let found = spot_at(&p.text_document_position).map(|s| {
+                let mut all = crate::navigate::references(&project, source, &s, &text_of);
+                if p.context.include_declaration {
+                    all.extend(crate::navigate::definition(&project, source, &s));
+                }
+                all
+            });
+            json(serde_json::to_value(found))
+        }
+        _ => {
+            let p: RenameParams = serde_json::from_value(params).map_err(invalid)?;
+            let at = &p.text_document_position;
+            let s =
+                spot_at(at).ok_or_else(|| "there is no placeholder here to rename".to_string())?;
+            let edit = crate::navigate::rename(&project, &at.text_document.uri, &s, &p.new_name)?;
+            json(serde_json::to_value(edit))
+        }
+    }
 }
