@@ -436,3 +436,49 @@ fn definition_references_and_rename_of_a_parameter_and_refusals_with_the_reason(
     );
     no_canary(&client);
 }
+
+/// The code actions offered for every diagnostic of `relative`, pulled.
+fn fixes(client: &mut Client, relative: &str) -> Value {
+    let diagnostics = client.document_diagnostics(relative);
+    let uri = client.uri(relative);
+    let whole = json!({"start": {"line": 0, "character": 0}, "end": {"line": 99, "character": 0}});
+    client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri}, "range": whole, "context": {"diagnostics": diagnostics}}),
+    )["result"]
+        .clone()
+}
+
+#[test]
+fn did_you_means_are_code_actions_whose_edit_the_check_then_accepts() {
+    let dir = corpus_project();
+    let mut client = Client::start(dir.path());
+    client.open("tools/t/greet.yaml", TOOL);
+    let actions = fixes(&mut client, "tools/t/greet.yaml");
+    let actions = actions.as_array().unwrap();
+    assert_eq!(actions.len(), 1);
+    assert_eq!(actions[0]["title"], "Replace `{nme}` with `{name}`");
+    let uri = client.uri("tools/t/greet.yaml");
+    assert_eq!(
+        actions[0]["edit"]["changes"][&uri],
+        json!([{"range": {"start": {"line": 7, "character": 10}, "end": {"line": 7, "character": 15}}, "newText": "{name}"}])
+    );
+    client.set("tools/t/greet.yaml", &TOOL.replace("{nme}", "{name}"));
+    assert_eq!(fixes(&mut client, "tools/t/greet.yaml"), json!([]));
+    assert_eq!(
+        client.document_diagnostics("tools/t/greet.yaml"),
+        Vec::<Value>::new()
+    );
+    let d = "---\nname: c\ninputs:\n  - {name: who, type: string}\n---\nSay {input:whoo}\n";
+    client.open("directives/c.md", d);
+    let actions = fixes(&mut client, "directives/c.md");
+    assert_eq!(
+        actions[0]["title"],
+        "Replace `{input:whoo}` with `{input:who}`"
+    );
+    let tokens = client.request(
+        "textDocument/semanticTokens/full",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    assert_eq!(tokens["result"]["data"], json!([7, 10, 6, 1, 0]));
+}

@@ -6,6 +6,7 @@
 //! ([`checker`]), so the diagnostics are `strata check`'s: the same codes, messages, spans
 //! and help, the check's JSON form as each diagnostic's data.
 
+pub mod actions;
 pub mod checker;
 pub mod completion;
 pub mod diagnostics;
@@ -23,8 +24,10 @@ use std::process::ExitCode;
 
 use lsp_server::Connection;
 use lsp_types::{
-    CompletionOptions, DiagnosticOptions, DiagnosticServerCapabilities, HoverProviderCapability,
-    InitializeParams, OneOf, ServerCapabilities, TextDocumentSyncCapability, TextDocumentSyncKind,
+    CodeActionProviderCapability, CompletionOptions, DiagnosticOptions,
+    DiagnosticServerCapabilities, HoverProviderCapability, InitializeParams, OneOf,
+    SemanticTokensFullOptions, SemanticTokensOptions, SemanticTokensServerCapabilities,
+    ServerCapabilities, TextDocumentSyncCapability, TextDocumentSyncKind,
 };
 
 /// What the server offers the editor.
@@ -42,6 +45,14 @@ pub fn capabilities() -> ServerCapabilities {
         definition_provider: Some(OneOf::Left(true)),
         references_provider: Some(OneOf::Left(true)),
         rename_provider: Some(OneOf::Left(true)),
+        code_action_provider: Some(CodeActionProviderCapability::Simple(true)),
+        semantic_tokens_provider: Some(SemanticTokensServerCapabilities::SemanticTokensOptions(
+            SemanticTokensOptions {
+                legend: actions::legend(),
+                full: Some(SemanticTokensFullOptions::Bool(true)),
+                ..SemanticTokensOptions::default()
+            },
+        )),
         diagnostic_provider: Some(DiagnosticServerCapabilities::Options(DiagnosticOptions {
             identifier: Some(diagnostics::SOURCE.to_string()),
             inter_file_dependencies: true,

@@ -34,6 +34,18 @@ fn name_end(line: &str, from: usize) -> usize {
         .map_or(line.len(), |i| from + i)
 }
 
+/// Whether `rest`, what follows a name, goes on as a placeholder does: its closing brace,
+/// or a default, optional or filter mark (`:` followed by a space is a YAML flow mapping's
+/// key, `{type: string}`).
+fn closes(rest: &str) -> bool {
+    let mut chars = rest.chars();
+    match chars.next() {
+        Some('}' | '?' | '|') => true,
+        Some(':') => chars.next().is_some_and(|c| !c.is_whitespace()),
+        _ => false,
+    }
+}
+
 /// The placeholders of `line`.
 pub fn scan(line: &str) -> Vec<Placeholder> {
     let bytes = line.as_bytes();
@@ -58,7 +70,7 @@ pub fn scan(line: &str) -> Vec<Placeholder> {
             (Layer::Param, open + 1)
         };
         let end = name_end(line, start);
-        if end == start {
+        if end == start || !closes(&line[end..]) {
             continue;
         }
         let close = line[end..].find('}').map_or(end, |c| end + c + 1);
@@ -86,7 +98,7 @@ mod tests {
 
     #[test]
     fn each_layer_is_told_apart() {
-        let line = r#"  args: ["{name}", "${HOME}", "{input:who|x}", "{{s.result}}", "$${NOT}", "{tool_dir}/{"]"#;
+        let line = r#"  args: ["{name}", "${HOME}", "{input:who|x}", "{{s.result}}", "$${NOT}", "{tool_dir}/{", {type: string}]"#;
         let found: Vec<(Layer, String, &str)> = scan(line)
             .into_iter()
             .map(|p| (p.layer, p.name.clone(), &line[p.whole.clone()]))

@@ -2,12 +2,14 @@
 
 use lsp_server::{ErrorCode, Request, RequestId, Response};
 use lsp_types::request::{
-    Completion, DocumentDiagnosticRequest, GotoDefinition, HoverRequest, InlayHintRequest,
-    References, Rename, Request as _, WorkspaceDiagnosticRequest,
+    CodeActionRequest, Completion, DocumentDiagnosticRequest, GotoDefinition, HoverRequest,
+    InlayHintRequest, References, Rename, Request as _, SemanticTokensFullRequest,
+    WorkspaceDiagnosticRequest,
 };
 use lsp_types::{
-    CompletionItem, CompletionParams, CompletionResponse, DocumentDiagnosticParams,
-    InlayHintParams, ReferenceParams, RenameParams, TextDocumentPositionParams,
+    CodeActionParams, CompletionItem, CompletionParams, CompletionResponse,
+    DocumentDiagnosticParams, InlayHintParams, ReferenceParams, RenameParams, SemanticTokens,
+    SemanticTokensParams, TextDocumentPositionParams,
 };
 use serde_json::Value;
 
@@ -48,6 +50,12 @@ pub fn answer(server: &mut Server, req: Request) -> Option<Response> {
             Some(match navigate(server, ws, &method, params) {
                 Ok(value) => Response::new_ok(id, value),
                 Err(reason) => Response::new_err(id, ErrorCode::RequestFailed as i32, reason),
+            })
+        }
+        CodeActionRequest::METHOD | SemanticTokensFullRequest::METHOD => {
+            Some(match edit_help(server, &method, params) {
+                Ok(value) => Response::new_ok(id, value),
+                Err(reason) => Response::new_err(id, ErrorCode::InvalidParams as i32, reason),
             })
         }
         _ => refused(
@@ -160,4 +168,29 @@ fn navigate(server: &Server, ws: &Workspace, method: &str, params: Value) -> Res
             json(serde_json::to_value(edit))
         }
     }
+}
+
+/// Answers a request for the fixes of a range or the semantic tokens of a document.
+fn edit_help(server: &Server, method: &str, params: Value) -> Result<Value, String> {
+    let invalid = |e: serde_json::Error| e.to_string();
+    let unknown = || "the document is not open".to_string();
+    let json = |v: Result<Value, serde_json::Error>| v.map_err(|e| e.to_string());
+    if method == CodeActionRequest::METHOD {
+        let p: CodeActionParams = serde_json::from_value(params).map_err(invalid)?;
+        let text = server.text(&p.text_document.uri).ok_or_else(unknown)?;
+        let fixes = crate::actions::fixes(&p.text_document.uri, &text, &p.context.diagnostics);
+        return json(serde_json::to_value(fixes));
+    }
+    let p: SemanticTokensParams = serde_json::from_value(params).map_err(invalid)?;
+    let text = server.text(&p.text_document.uri).ok_or_else(unknown)?;
+    let relative = server
+        .workspace
+        .as_ref()
+        .and_then(|ws| ws.relative(&p.text_document.uri))
+        .unwrap_or_default();
+    let data = crate::actions::tokens(&relative, &text);
+    json(serde_json::to_value(SemanticTokens {
+        result_id: None,
+        data,
+    }))
 }
