@@ -10,6 +10,7 @@ pub mod gate;
 pub mod graph;
 pub mod linear;
 pub mod locate;
+pub mod lsp;
 pub mod memory;
 pub mod plans;
 pub mod prompts;
@@ -49,4 +50,5 @@ pub const GROUPS: &[Group] = &[
     ("locate", locate::run),
     ("memory", memory::run),
     ("env_text", env_text::run),
+    ("lsp", lsp::run),
 ];
