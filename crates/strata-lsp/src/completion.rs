@@ -1,4 +1,4 @@
-//! Completion of placeholder names, as the check accepts them (`strata_check`'s lists):
+//! Completion of placeholder names, as the check accepts them ([`crate::knowledge`]):
 //! `{` in a tool's file offers its parameters, `${` the variables its executor chain sets
 //! (secrets by name only, never a value), `{input:` in a directive its declared inputs.
 
@@ -7,32 +7,23 @@ use std::path::Path;
 use lsp_types::{CompletionItem, CompletionItemKind};
 use strata_app::Project;
 
-/// What the text before the cursor is inside of.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Opened {
-    /// `{name` of layer P.
-    Param,
-    /// `${NAME` of layer E.
-    Env,
-    /// `{input:name` of layer I.
-    Input,
-}
+use crate::placeholders::Layer;
 
 /// The placeholder `before` (a line's text up to the cursor) ends inside of, and the part
 /// of its name typed so far.
-pub fn opened(before: &str) -> Option<(Opened, &str)> {
+pub fn opened(before: &str) -> Option<(Layer, &str)> {
     let word_start = before
         .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .map_or(0, |i| i + 1);
     let (head, word) = before.split_at(word_start);
     if head.ends_with("${") {
-        return Some((Opened::Env, word));
+        return Some((Layer::Env, word));
     }
     if head.ends_with("{input:") {
-        return Some((Opened::Input, word));
+        return Some((Layer::Input, word));
     }
     let inner = head.strip_suffix('{')?;
-    (!inner.ends_with('{') && !inner.ends_with('$')).then_some((Opened::Param, word))
+    (!inner.ends_with('{') && !inner.ends_with('$')).then_some((Layer::Param, word))
 }
 
 /// What a file of the project is, by where it lies.
@@ -70,38 +61,18 @@ pub fn complete(
     text: &str,
     before: &str,
 ) -> Vec<CompletionItem> {
-    let Some((what, _typed)) = opened(before) else {
+    let Some((layer, _typed)) = opened(before) else {
         return Vec::new();
     };
-    match (what, kind_of(relative)) {
-        (Opened::Param, FileKind::Tool(id)) => strata_app::tool_names(project, &id)
-            .map(|n| {
-                n.params
-                    .into_iter()
-                    .map(|p| item(p.name, CompletionItemKind::VARIABLE, p.what))
-                    .collect()
-            })
-            .unwrap_or_default(),
-        (Opened::Env, FileKind::Tool(id)) => strata_app::tool_names(project, &id)
-            .map(|n| {
-                n.env
-                    .into_iter()
-                    .map(|e| item(e.name, CompletionItemKind::CONSTANT, e.what))
-                    .collect()
-            })
-            .unwrap_or_default(),
-        (Opened::Input, FileKind::Directive) => {
-            strata_app::directive_inputs(project, &project.root.join(relative), text)
-                .map(|inputs| {
-                    inputs
-                        .into_iter()
-                        .map(|i| item(i.name, CompletionItemKind::FIELD, i.what))
-                        .collect()
-                })
-                .unwrap_or_default()
-        }
-        _ => Vec::new(),
-    }
+    let kind = match layer {
+        Layer::Param => CompletionItemKind::VARIABLE,
+        Layer::Env => CompletionItemKind::CONSTANT,
+        Layer::Input => CompletionItemKind::FIELD,
+    };
+    crate::knowledge::names(project, relative, text, layer)
+        .into_iter()
+        .map(|k| item(k.name, kind, k.what))
+        .collect()
 }
 
 fn item(label: String, kind: CompletionItemKind, detail: String) -> CompletionItem {
@@ -119,9 +90,9 @@ mod tests {
 
     #[test]
     fn the_placeholder_before_the_cursor_is_found() {
-        assert_eq!(opened("  args: [\"{na"), Some((Opened::Param, "na")));
-        assert_eq!(opened("x: ${HO"), Some((Opened::Env, "HO")));
-        assert_eq!(opened("say {input:"), Some((Opened::Input, "")));
+        assert_eq!(opened("  args: [\"{na"), Some((Layer::Param, "na")));
+        assert_eq!(opened("x: ${HO"), Some((Layer::Env, "HO")));
+        assert_eq!(opened("say {input:"), Some((Layer::Input, "")));
         assert_eq!(opened("{{step"), None);
         assert_eq!(opened("{a} b"), None);
         assert_eq!(
