@@ -482,3 +482,36 @@ fn did_you_means_are_code_actions_whose_edit_the_check_then_accepts() {
     );
     assert_eq!(tokens["result"]["data"], json!([7, 10, 6, 1, 0]));
 }
+
+#[test]
+fn an_edit_of_a_runtime_is_seen_by_every_tool_on_it_and_undone_when_closed() {
+    let dir = corpus_project();
+    copy("tools/runtimes/python.yaml", dir.path());
+    fs::create_dir_all(dir.path().join("tools/t")).unwrap();
+    fs::write(dir.path().join("tools/t/h.yaml"), HOVERED).unwrap();
+    let mut client = Client::start(dir.path());
+    let clean = client.workspace_diagnostics();
+    assert_eq!(clean, check_json(dir.path()));
+    let runtime = "tools/runtimes/python.yaml";
+    let edited = fs::read_to_string(dir.path().join(runtime))
+        .unwrap()
+        .replace("{tool_dir}/{script}", "{tool_dir}/{scrpt}");
+    client.open(runtime, &edited);
+    let on_disk = tempfile::tempdir().unwrap();
+    for file in [
+        "tools/runtimes/subprocess.yaml",
+        "tools/examples/echo.yaml",
+        "tools/t/h.yaml",
+    ] {
+        fs::create_dir_all(on_disk.path().join(file).parent().unwrap()).unwrap();
+        fs::copy(dir.path().join(file), on_disk.path().join(file)).unwrap();
+    }
+    fs::write(on_disk.path().join(runtime), &edited).unwrap();
+    let expected = check_json(on_disk.path());
+    assert!(expected
+        .iter()
+        .any(|d| d["code"] == "R001" && d["file"] == runtime));
+    assert_eq!(client.workspace_diagnostics(), expected);
+    client.close(runtime);
+    assert_eq!(client.workspace_diagnostics(), clean);
+}

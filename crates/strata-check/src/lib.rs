@@ -92,11 +92,18 @@ fn graph_tools(nodes: &[strata_graph::Node], out: &mut Vec<String>) {
 pub fn check_project(root: &Path, limits: &Limits) -> Result<Report, Error> {
     let mut project = Project::at(root)?;
     project.limits = limits.clone();
+    Ok(check_in(&project))
+}
+
+/// [`check_project`] of a project already opened: a tool it has compiled, whose files have
+/// not changed since, is checked on the chain it holds compiled (its files are not read
+/// again), so a project kept open is checked again at the cost of what changed in it.
+pub fn check_in(project: &Project) -> Report {
     let mut report = Report::bounded();
-    tools::check(&project, &mut report);
-    directives::check(&project, &mut report);
-    prompts::check(&project, &mut report);
-    plans::check(&project, &mut report);
+    tools::check(project, &mut report);
+    directives::check(project, &mut report);
+    prompts::check(project, &mut report);
+    plans::check(project, &mut report);
     report.finish();
-    Ok(report)
+    report
 }

@@ -75,6 +75,7 @@ impl Checker {
 /// The thread's loop: takes every job waiting, checks when one asks for it, then answers.
 fn work(mirror: &Path, source: &Path, queue: &mpsc::Receiver<Job>, out: &Sender<Message>) {
     let mut shown: Option<ByFile> = None;
+    let mut open = Opened::default();
     while let Ok(first) = queue.recv() {
         let mut jobs = vec![first];
         jobs.extend(queue.try_iter());
@@ -82,7 +83,7 @@ fn work(mirror: &Path, source: &Path, queue: &mpsc::Receiver<Job>, out: &Sender<
         let current = match shown.take() {
             Some(before) if !asked => before,
             before => {
-                let now = check(mirror);
+                let now = open.check(mirror);
                 if publish(source, &before.unwrap_or_default(), &now, out).is_err() {
                     return;
                 }
@@ -103,10 +104,37 @@ fn work(mirror: &Path, source: &Path, queue: &mpsc::Receiver<Job>, out: &Sender<
     }
 }
 
-/// The diagnostics of every file of the project at `root`, as `strata check` finds them.
-pub fn check(root: &Path) -> ByFile {
+/// The project kept open between checks, with the settings it was opened with.
+#[derive(Debug, Default)]
+pub struct Opened {
+    app: Option<(App, Option<String>)>,
+}
+
+impl Opened {
+    /// The diagnostics of every file of the project at `root`, as `strata check` finds them.
+    /// The project stays open, so that the tools whose files have not changed are not read
+    /// again; it is opened again when its settings (`strata.yaml`) change.
+    pub fn check(&mut self, root: &Path) -> ByFile {
+        let settings = std::fs::read_to_string(root.join("strata.yaml")).ok();
+        if !matches!(&self.app, Some((_, s)) if *s == settings) {
+            self.app = None;
+        }
+        let app = match &self.app {
+            Some((app, _)) => Ok(app.clone()),
+            None => App::at(root),
+        };
+        let found = app.map(|app| {
+            let report = app.check_again();
+            self.app = Some((app, settings));
+            report
+        });
+        by_file(root, found)
+    }
+}
+
+/// The diagnostics of the check's outcome `found` on the project at `root`, by file.
+fn by_file(root: &Path, found: Result<strata_app::Report, strata_core::Error>) -> ByFile {
     let text = |file: &str| std::fs::read_to_string(root.join(file)).ok();
-    let found = App::at(root).and_then(|app| app.check());
     match found {
         Ok(mut report) => {
             report.bound();
