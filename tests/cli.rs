@@ -73,7 +73,7 @@ fn no_strict_undoes_strict_from_strata_yaml_and_the_environment() {
     let p = Test::new()
         .file("strata.yaml", "strict: true\n")
         .file("x.yaml", "a: \"${STRATA_TEST_NOPE}\"\n");
-    let strict = p.then(&["render", "x.yaml"]).status(1).run();
+    let strict = p.then(&["render", "x.yaml"]).status(2).run();
     assert!(
         strict.stderr.contains("STRATA_TEST_NOPE"),
         "{}",
@@ -92,7 +92,7 @@ fn no_strict_undoes_strict_from_strata_yaml_and_the_environment() {
     }
     // The last of --strict and --no-strict wins.
     p.then(&["render", "x.yaml", "--no-strict", "--strict"])
-        .status(1)
+        .status(2)
         .run();
 }
 
@@ -298,16 +298,9 @@ fn a_graph_input_of_the_wrong_type_names_input_not_p() {
 }
 
 /// The candidates `COMPLETE=fish` gives for the command line `words` (the last one being
-/// completed), values only.
+/// completed), values only, asked at the project's root.
 fn complete(p: &Test, words: &[&str]) -> Vec<String> {
-    let mut args = vec!["--", "strata"];
-    args.extend(words);
-    let ran = p.then(&args).env("COMPLETE", "fish").status(0).run();
-    ran.stdout
-        .lines()
-        .map(|l| l.split('\t').next().unwrap_or("").to_string())
-        .filter(|v| !v.starts_with('-'))
-        .collect()
+    common::complete(p, ".", words)
 }
 
 #[test]
@@ -539,11 +532,11 @@ fn render_strict_reports_every_missing_value_and_the_errors_shown_are_bounded() 
         .stderr("error[env]: environment variable `STRATA_TEST_NOPE1` is not set\n  --> r.yaml:1:5\n  |\n1 | a: \"${STRATA_TEST_NOPE1}\"\n  |     ^^^^^^^^^^^^^^^^^^^^\n   = field: a (bytes 0..20)\n   = help: strict mode turns missing values into errors\n\
 error[context]: context path `state.x` not found\n  --> r.yaml:2:5\n  |\n2 | b: \"${state.x}\"\n  |     ^^^^^^^^^^\n   = field: b (bytes 0..10)\n   = help: strict mode turns missing values into errors\n\
 error[env]: environment variable `STRATA_TEST_NOPE2` is not set\n  --> r.yaml:3:5\n  |\n3 | c: \"${STRATA_TEST_NOPE2}\"\n  |     ^^^^^^^^^^^^^^^^^^^^\n   = field: c (bytes 0..20)\n   = help: strict mode turns missing values into errors\n")
-        .status(1)
+        .status(2)
         .run();
     let json = p
         .then(&["render", "r.yaml", "--strict", "--json"])
-        .status(1)
+        .status(2)
         .run()
         .json();
     assert_eq!(json["error"]["errors"].as_array().unwrap().len(), 3);
@@ -552,7 +545,7 @@ error[env]: environment variable `STRATA_TEST_NOPE2` is not set\n  --> r.yaml:3:
         .map(|i| format!("k{i}: \"${{state.m{i}}}\"\n"))
         .collect();
     let p = p.file("many.yaml", many);
-    let ran = p.then(&["render", "many.yaml", "--strict"]).status(1).run();
+    let ran = p.then(&["render", "many.yaml", "--strict"]).status(2).run();
     assert_eq!(ran.stderr.matches("error[context]").count(), 20);
     assert!(
         ran.stderr.ends_with(
@@ -563,7 +556,7 @@ error[env]: environment variable `STRATA_TEST_NOPE2` is not set\n  --> r.yaml:3:
     );
     let json = p
         .then(&["render", "many.yaml", "--strict", "--json"])
-        .status(1)
+        .status(2)
         .run()
         .json();
     assert_eq!(json["error"]["errors"].as_array().unwrap().len(), 25);
@@ -689,7 +682,10 @@ fn commands_that_need_no_project_read_the_settings_of_the_one_named() {
         .stdout("{\n  \"a\": \"\"\n}\n")
         .status(0)
         .run();
-    let strict = p.then(&["render", "x.yaml", "-C", "sub"]).status(1).run();
+    let strict = p
+        .then(&["render", "../x.yaml", "-C", "sub"])
+        .status(2)
+        .run();
     assert!(strict.stderr.starts_with("error[env]"), "{}", strict.stderr);
 }
 

@@ -250,7 +250,7 @@ fn limits_over_their_cap_are_refused_naming_the_setting_and_the_cap() {
             .stderr(&format!(
                 "error[settings]: {message}\n   = help: set by {var}\n"
             ))
-            .status(1)
+            .status(2)
             .run();
     }
     Test::new()
@@ -275,7 +275,7 @@ fn a_project_file_raises_a_size_within_its_bound_and_a_variable_goes_higher() {
         .stdin(format!("{request}\n"))
         .stdout("")
         .stderr("error[settings]: `limits.output_bytes_per_config` must be an integer from 1 to 268435456, not 1073741824\n  --> strata.yaml:2:28\n  |\n2 |   output_bytes_per_config: 1073741824\n  |                            ^\n   = field: limits.output_bytes_per_config\n   = help: strata.yaml may raise a size or a count to 4 times its default; to go higher, set STRATA_LIMITS_OUTPUT_BYTES_PER_CONFIG (at most 1073741824)\n")
-        .status(1)
+        .status(2)
         .run();
     let bounded = Test::new().file(
         "strata.yaml",

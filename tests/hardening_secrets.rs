@@ -34,11 +34,11 @@ fn with_flag(args: &[&str], status: i32) -> Ran {
 
 #[test]
 fn secrets_declared_in_settings_are_redacted_like_secret_flags() {
-    // `e.yaml` fails to render (`:?`): status 1.
+    // `e.yaml` fails to render (`:?`): status 2.
     for (args, status) in [
         (&["render", "k.yaml", "--explain"][..], 0),
-        (&["render", "e.yaml"], 1),
-        (&["render", "e.yaml", "--explain"], 1),
+        (&["render", "e.yaml"], 2),
+        (&["render", "e.yaml", "--explain"], 2),
     ] {
         let reference = with_flag(args, status);
         assert!(
@@ -75,7 +75,7 @@ fn secrets_declared_in_settings_are_redacted_like_secret_flags() {
         .env("API_KEY", SECRET)
         .stdout("")
         .stderr("error[env]: required variable `NOPE` is unset or empty: key is ***\n  --> e.yaml:1:5\n  |\n1 | b: \"${NOPE:?key is ${API_KEY}}\"\n  |     ^^^^^^^^^^^^^^^^^^^^^^^^^^\n   = field: b (bytes 0..26)\n   = help: set `NOPE` in the environment\n")
-        .status(1)
+        .status(2)
         .run();
     // The rendered document itself is the caller's output: the value is there.
     secret_project()
@@ -253,8 +253,8 @@ fn settings_outside_the_project_are_refused_like_dotenv() {
     let p = Test::new()
         .file("k.yaml", "a: \"${UNSET_THING}\"\n")
         .link("strata.yaml", outside.path().join("s.yaml"));
-    // `render` fails with 1 whatever stops it; `config` cannot be carried out: 2.
-    for (args, status) in [(&["render", "k.yaml"][..], 1), (&["config"], 2)] {
+    // Neither `render` nor `config` can be carried out: 2.
+    for (args, status) in [(&["render", "k.yaml"][..], 2), (&["config"], 2)] {
         let ran = p.then(args).status(status).run();
         assert_eq!(
             ran.error_line(),
@@ -273,7 +273,7 @@ fn settings_outside_the_project_are_refused_like_dotenv() {
         .file("k.yaml", "a: \"${UNSET_THING}\"\n")
         .link("strata.yaml", "conf/s.yaml")
         .args(&["render", "k.yaml"])
-        .status(1)
+        .status(2)
         .run();
 }
 

@@ -125,7 +125,7 @@ fn a_callers_word_is_quoted_in_a_message_at_most_64_characters_and_escaped() {
         ),
         (
             &["runs", "prune", "--status", &word],
-            format!("error[request]: runs in status `{cut}` cannot be pruned\n   = help: the statuses are completed, failed, limited, interrupted, waiting, started, unknown\n"),
+            format!("error[request]: runs in status `{cut}` cannot be pruned\n   = help: the statuses are completed, failed, limited, interrupted, waiting, cancelled, started, unknown\n"),
         ),
         (
             &["runs", "show", &word],

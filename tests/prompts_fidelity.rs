@@ -42,20 +42,20 @@ fn an_undefined_variable_in_a_double_quoted_yaml_string_is_placed_through_its_es
 
 #[test]
 fn a_key_no_template_is_named_after_is_warned_about_with_a_did_you_mean() {
+    let warned = "warning[prompt]: key `Serch` fell back to `main/default`: no template anywhere \
+                  in prompts/ is named `Serch` (did you mean `Search`?)\n";
     let s = bare()
         .file("prompts/main/default.j2", "Hi {{ user_input }}")
         .file("prompts/main/Search.j2", "Results {{ user_input }}");
     render(&s, &["Serch", "--feed", "user_input=x"])
         .stdout("Hi x\n")
-        .stderr(
-            "warning[prompt]: key `Serch` fell back to `main/default`: no template anywhere in \
-             prompts/ is named `Serch` (did you mean `Search`?)\n",
-        )
+        .stderr(warned)
         .status(0)
         .run();
+    // `--quiet` keeps warnings, as cargo's does.
     render(&s, &["Serch", "--feed", "user_input=x", "--quiet"])
         .stdout("Hi x\n")
-        .stderr("")
+        .stderr(warned)
         .status(0)
         .run();
     // A key that exists only in another type, or the default name, is no typo.
@@ -77,7 +77,7 @@ fn a_key_no_template_is_named_after_is_warned_about_with_a_did_you_mean() {
              --- main/default (prompts/main/default.j2) ---\n\
              Hi x\n",
         )
-        .stderr("")
+        .stderr(warned)
         .status(0)
         .run();
     let o = render(&s, &["Serch", "--quiet", "--explain", "--json"])

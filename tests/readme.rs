@@ -41,8 +41,8 @@ fn sh_blocks(readme: &str) -> Vec<(usize, String)> {
     blocks
 }
 
-/// The block as the shell runs it: skipped lines replaced by `:`, `cargo run -q --` by
-/// `strata`.
+/// The block as the shell runs it: skipped lines replaced by `:`, `cargo run -q --` and
+/// `cargo run --` by `strata`.
 fn script(block: &str) -> String {
     block
         .lines()
@@ -56,6 +56,7 @@ fn script(block: &str) -> String {
                 ":".to_string()
             } else {
                 line.replace("cargo run -q -- ", "strata ")
+                    .replace("cargo run -- ", "strata ")
             }
         })
         .collect::<Vec<_>>()
@@ -167,4 +168,58 @@ fn the_main_job_needs_only_a_posix_shell_and_python() {
             .status(0)
             .run();
     }
+}
+
+/// The README's first command builds strata, which takes minutes the first time: it runs
+/// without `-q`, so cargo shows the build's progress.
+#[test]
+fn the_main_job_shows_the_first_builds_progress() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let first = sh_blocks(&readme)
+        .into_iter()
+        .flat_map(|(_, b)| b.lines().map(str::to_string).collect::<Vec<_>>())
+        .find(|l| l.starts_with("cargo run"))
+        .unwrap();
+    assert!(
+        first.starts_with("cargo run -- run directives/word_report.md"),
+        "{first}"
+    );
+}
+
+/// The man pages installed where the README's install steps put them are found by `man`
+/// with no MANPATH: next to the `bin/` on PATH that `cargo install` fills.
+#[test]
+fn man_finds_the_pages_the_readme_installs() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let line = readme
+        .lines()
+        .find(|l| l.starts_with("strata man --install "))
+        .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let dir = line.split_whitespace().nth(3).unwrap();
+    let dir = dir.replacen('~', &home.path().display().to_string(), 1);
+    let cargo_bin = home.path().join(".cargo/bin");
+    std::fs::create_dir_all(&cargo_bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_strata"), cargo_bin.join("strata")).unwrap();
+    let path = format!("{}:{}", cargo_bin.display(), path_var());
+    let man = on_path("man");
+    let run = |program: &std::path::Path, args: &[&str]| {
+        std::process::Command::new(program)
+            .args(args)
+            .env_clear()
+            .env("PATH", &path)
+            .env("HOME", home.path())
+            .output()
+            .unwrap()
+    };
+    assert!(run(&cargo_bin.join("strata"), &["man", "--install", &dir])
+        .status
+        .success());
+    let found = run(&man, &["-w", "strata-run"]);
+    assert_eq!(
+        String::from_utf8_lossy(&found.stdout),
+        format!("{dir}/strata-run.1\n"),
+        "{}",
+        String::from_utf8_lossy(&found.stderr)
+    );
 }

@@ -147,7 +147,7 @@ fn a_json_document_s_errors_are_located_at_their_field() {
              = field: b[1] (bytes 2..12)\n   \
              = help: close it as `${UNCLOSED}`, or write `$${` for a literal `${`\n",
         )
-        .status(1)
+        .status(2)
         .run();
     Test::new()
         .file("dup.json", r#"{"a": {"k": "${HOME}"}, "a": 2}"#)
@@ -156,7 +156,7 @@ fn a_json_document_s_errors_are_located_at_their_field() {
             "error[request]: duplicate key `a`\n  --> dup.json:1:27\n   \
              = help: each key may appear once in a map\n",
         )
-        .status(1)
+        .status(2)
         .run();
 }
 
@@ -223,13 +223,13 @@ fn inline_json_is_read_as_documents_are() {
         .then(&["render", &doc, "--params-json", r#"{"a":1,"a":2}"#])
         .stdout("")
         .stderr("error[request]: --params-json is not valid JSON: duplicate key `a` at line 1 column 10\n")
-        .status(1)
+        .status(2)
         .run();
     project
         .then(&["render", &doc, "--params-json", "{}", "--context", r#"{"state":{"x":1e400}}"#])
         .stdout("")
         .stderr("error[request]: --context is not valid JSON: number out of range at line 1 column 19\n   = help: give a JSON object, or @file for a JSON or YAML file\n")
-        .status(1)
+        .status(2)
         .run();
 }
 
@@ -251,7 +251,7 @@ fn strict_mode_fails_on_missing_values() {
         .stdin("a: 1\nb: \"x ${GONE} y\"\n")
         .stdout("")
         .stderr("error[env]: environment variable `GONE` is not set\n  --> <stdin>:2:7\n  |\n2 | b: \"x ${GONE} y\"\n  |       ^^^^^^^\n   = field: b (bytes 2..9)\n   = help: strict mode turns missing values into errors\n")
-        .status(1)
+        .status(2)
         .run();
 }
 
@@ -261,14 +261,14 @@ fn unterminated_placeholders_point_at_the_source() {
         .args(&["render", "-"])
         .stdin("config:\n  args:\n    - ok\n    - \"--x=${state.a\"\n")
         .stderr("error[context]: unclosed `${`: no matching `}`\n  --> <stdin>:4:12\n  |\n4 |     - \"--x=${state.a\"\n  |            ^^^^^^^^^\n   = field: config.args[1] (bytes 4..13)\n   = help: close the placeholder with `}`, or write `$${` for a literal `${`\n")
-        .status(1)
+        .status(2)
         .run();
 }
 
 #[test]
 fn bad_files_get_clear_errors() {
     let (project, bad_utf8) = scratch("bad.yaml", b"a: 1\nb: \"\xff\xfe\"\n");
-    let out = project.then(&["render", &bad_utf8]).status(1).run();
+    let out = project.then(&["render", &bad_utf8]).status(2).run();
     let stderr = &out.stderr;
     assert!(
         stderr.starts_with("error[request]: not valid UTF-8 (byte 9)\n  --> "),
@@ -283,7 +283,7 @@ fn bad_files_get_clear_errors() {
         .args(&["render", "-"])
         .stdin("a: [1, 2\nb: 3\n")
         .stderr("error[request]: YAML syntax error: illegal placement of ':' indicator\n  --> <stdin>:2:2\n")
-        .status(1).run();
+        .status(2).run();
 
     let mut bomb = String::from("a: &a [x, x, x, x, x, x, x, x, x]\n");
     for (prev, cur) in ('a'..='h').zip('b'..='i') {
@@ -293,7 +293,7 @@ fn bad_files_get_clear_errors() {
         .args(&["render", "-"])
         .stdin(bomb)
         .stderr("error[request]: YAML aliases repeat the document more than 100 times over\n  --> <stdin>:5:32\n   = help: YAML aliases may repeat large parts of a document; reduce them\n")
-        .status(1)
+        .status(2)
         .run();
 
     Test::in_repo()
@@ -301,7 +301,7 @@ fn bad_files_get_clear_errors() {
         .stderr(
             "error[request]: cannot read `missing.yaml`: No such file or directory (os error 2)\n",
         )
-        .status(1)
+        .status(2)
         .run();
 }
 
@@ -370,7 +370,7 @@ fn usage_errors_exit_2() {
         .args(&["render", "-", "--param", "novalue"])
         .stdin("a: 1")
         .stderr("error[request]: --param `novalue` is not of the form KEY=VALUE\n")
-        .status(1)
+        .status(2)
         .run();
 }
 
@@ -383,7 +383,7 @@ fn limits_come_from_strata_variables_outside_a_project() {
     let ran = s
         .then(&["render", &path, "--layer", "env"])
         .env("HOME", "/h")
-        .status(1)
+        .status(2)
         .run();
     assert!(
         ran.stderr
@@ -422,7 +422,7 @@ fn the_placeholder_limit_stops_the_read_at_the_string_past_it() {
     let ran = s
         .then(&["render", &path])
         .env("STRATA_LIMITS_PLACEHOLDERS_PER_DOCUMENT", "2")
-        .status(1)
+        .status(2)
         .run();
     assert_eq!(
         ran.stderr,

@@ -43,7 +43,7 @@ fn a_required_variable_stops_the_render_at_its_line_and_keeps_what_was_written()
             "  --> in.txt:2:5\n",
             "   = help: set `NEEDED` in the environment\n",
         ))
-        .status(1)
+        .status(2)
         .run();
 }
 
@@ -63,7 +63,7 @@ fn a_missing_variable_is_a_warning_naming_its_line_or_in_strict_mode_an_error() 
         .file("in.txt", "ok\nx=${MISSING}.\n")
         .args(&["--strict", "render", "--layer", "env", "--text", "in.txt"])
         .stdout("ok\n")
-        .status(1)
+        .status(2)
         .run();
 }
 
@@ -77,6 +77,6 @@ fn text_takes_the_env_layer_alone() {
             "error[request]: --text renders with the env layer alone\n",
             "   = help: pass `--layer env --text`\n",
         ))
-        .status(1)
+        .status(2)
         .run();
 }

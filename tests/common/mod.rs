@@ -98,6 +98,8 @@ pub struct Test {
     limits: Vec<Limit>,
     open_fd: Option<i32>,
     sink: Option<Sink>,
+    /// The folder of the project the run starts in (`None`: its root).
+    cwd: Option<String>,
 }
 
 /// Where a run's standard output goes instead of the pipe the test reads
@@ -216,6 +218,7 @@ impl Test {
             limits: Vec::new(),
             open_fd: None,
             sink: None,
+            cwd: None,
         }
     }
 
@@ -286,6 +289,12 @@ impl Test {
     /// The command line after `strata`.
     pub fn args(mut self, args: &[&str]) -> Test {
         self.args = args.iter().map(|a| a.to_string()).collect();
+        self
+    }
+
+    /// Starts the run in the project's folder `rel` instead of its root.
+    pub fn cwd(mut self, rel: &str) -> Test {
+        self.cwd = Some(rel.to_string());
         self
     }
 
@@ -449,7 +458,7 @@ impl Test {
         }
         self.pre_exec(&mut cmd);
         cmd.args(&self.args)
-            .current_dir(self.path())
+            .current_dir(self.path().join(self.cwd.as_deref().unwrap_or(".")))
             .env_clear()
             .env("PATH", path_var())
             .env("HOME", home_var())
@@ -655,6 +664,24 @@ impl Ran {
     pub fn error_line(&self) -> &str {
         self.stderr.lines().next().unwrap_or_default()
     }
+}
+
+/// The values `COMPLETE=fish` offers for the command line `words` after `strata` (the last
+/// one being completed), asked in the project's folder `cwd`; options left out.
+pub fn complete(p: &Test, cwd: &str, words: &[&str]) -> Vec<String> {
+    let mut args = vec!["--", "strata"];
+    args.extend(words);
+    let ran = p
+        .then(&args)
+        .cwd(cwd)
+        .env("COMPLETE", "fish")
+        .status(0)
+        .run();
+    ran.stdout
+        .lines()
+        .map(|l| l.split('\t').next().unwrap_or("").to_string())
+        .filter(|v| !v.starts_with('-'))
+        .collect()
 }
 
 /// The trimmed text of the file at `path` once it exists (a process writes it when it

@@ -32,7 +32,7 @@ impl App {
     /// it calls: a refusal lists every error), loads the hooks and the directive, binds the
     /// inputs and runs it; an error about one of its fields is located in its file.
     pub fn run_directive(&self, call: DirectiveCall<'_>) -> Result<Report, Failure> {
-        let absolute = std::path::absolute(call.path).unwrap_or_else(|_| call.path.to_path_buf());
+        let absolute = strata_project::normal(call.path);
         let shown = self.display_name(&absolute);
         let text = self.read_text(&absolute)?;
         self.admit(Target::Directive(&absolute), &shown)?;

@@ -247,7 +247,13 @@ impl App {
         crate::marks::require_restorable(self, &recorded, run_id, &marks, durable)?;
         crate::marks::refuse_carried_markers(&Value::Object(values.clone()), &marks, "the values")?;
         checkpoint.values.extend(values);
-        let done = checkpoint.records.clone();
+        let done = if checkpoint.status == RunStatus::Cancelled {
+            // What the cancel stopped, and the steps skipped after it, run again.
+            checkpoint.records.retain(|r| !stopped_by_cancel(r));
+            checkpoint.records.clone()
+        } else {
+            checkpoint.records.clone()
+        };
         checkpoint.status = RunStatus::Running;
         let whole = WholePlan {
             plan,
@@ -379,7 +385,16 @@ impl RecordedPlanRun {
             }
             PlanSource::Stream(input) => scheduler(None).run_stream(input, &mut recorder),
         };
-        let status = outcome.status();
+        let cancelled = exec
+            .options
+            .cancel
+            .as_ref()
+            .is_some_and(strata_exec::Cancel::is_cancelled);
+        let status = match outcome.status() {
+            RunStatus::Completed => RunStatus::Completed,
+            _ if cancelled => RunStatus::Cancelled,
+            status => status,
+        };
         recorder.checkpoint.status = status;
         recorder.checkpoint.steps = outcome.plan.steps.len();
         recorder.checkpoint.updated = now();
@@ -393,6 +408,19 @@ impl RecordedPlanRun {
             status,
             outcome,
         })
+    }
+}
+
+/// True for the record of a step a cancel stopped, or skipped because an earlier step did
+/// not complete: a resumed cancelled run runs it again.
+fn stopped_by_cancel(record: &StepRecord) -> bool {
+    match record.status {
+        StepStatus::Completed => false,
+        StepStatus::Skipped => true,
+        _ => record
+            .error
+            .as_ref()
+            .is_some_and(|e| e.kind == ErrorKind::Cancelled),
     }
 }
 
@@ -492,7 +520,7 @@ impl PlanRunReport {
         match self.status {
             RunStatus::Completed => 0,
             RunStatus::Waiting => crate::EXIT_WAITING,
-            RunStatus::Failed | RunStatus::Running => crate::EXIT_FAILED,
+            RunStatus::Failed | RunStatus::Running | RunStatus::Cancelled => crate::EXIT_FAILED,
         }
     }
 }

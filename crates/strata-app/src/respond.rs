@@ -94,6 +94,7 @@ pub fn respond(project: Option<&App>, request: &RespondRequest) -> Result<Reply,
         project.runner(ExecOptions {
             render: RenderOptions::default(),
             base_env: None,
+            cancel: None,
         })
     });
     let generator = match (&request.generator, &runner) {

@@ -1,9 +1,10 @@
 //! Running one tool: the gate, the invocation (chain, parameters, environment), stages 3–6,
 //! the spawn, and secrets redacted from what the tool wrote to stderr.
 
+use serde_json::{Map, Value};
 use strata_check::Target;
 use strata_project::{CallerParams, ExecOptions, Invocation, Prepared};
-use strata_tools::{CallOptions, RunResult};
+use strata_tools::{CallOptions, RunResult, StepRecord, ToolRunner};
 
 use crate::{App, Failure};
 
@@ -68,6 +69,27 @@ impl App {
         Ok((call, prepared))
     }
 
+    /// Calls tool `id` for a caller outside the project (a request of `run --batch`, an
+    /// agent's call): what it may not call (a graph, an unknown id) or what the gate refuses
+    /// (with the check's diagnostics) fails, anything else runs through a [`crate::Runner`] of
+    /// its own — a marker in `params` is the caller's text, never a secret, and every secret
+    /// the tool prints comes back as a marker. `Ok` whenever the tool ran.
+    pub fn call_tool(
+        &self,
+        id: &str,
+        params: &Map<String, Value>,
+        options: ExecOptions,
+        call: &CallOptions,
+    ) -> Result<StepRecord, Failure> {
+        self.callable(id).map_err(Failure::Error)?;
+        self.admit(Target::Tool(id), id)?;
+        let run = self
+            .runner(options)
+            .run(id, params, call)
+            .map_err(Failure::Error)?;
+        Ok(StepRecord::from_run(id, id, &run))
+    }
+
     /// Runs tool `id`: the gate, stages 3–6 and a real process (its timeout capped by
     /// `call.timeout`). `Ok` whenever the tool ran, whether it succeeded or not.
     pub fn run_tool(
@@ -81,6 +103,7 @@ impl App {
         if let Some(limit) = call.timeout {
             prepared.spec.timeout = prepared.spec.timeout.min(limit);
         }
+        prepared.spec.cancel = options.cancel.clone();
         let mut result = strata_exec::spawn(&prepared.spec)?;
         result.redact_stderr(
             invocation

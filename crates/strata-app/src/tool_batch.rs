@@ -18,9 +18,9 @@ use serde_json::{Map, Value};
 use strata_core::{Error, ErrorKind, Layer, RenderOptions};
 use strata_doc::{Document, Format};
 use strata_project::ExecOptions;
-use strata_tools::{CallOptions, StepRecord, ToolRunner};
+use strata_tools::{CallOptions, StepRecord};
 
-use crate::{App, Failure, Target};
+use crate::{App, Failure};
 
 /// One request: the tool to run and how.
 #[derive(Debug, Deserialize)]
@@ -153,18 +153,17 @@ fn run(app: &App, request: &Request, strict: bool) -> Result<StepRecord, Failure
             .into())
         }
     };
-    let id = request.tool.as_str();
-    app.callable(id).map_err(Failure::Error)?;
-    app.admit(Target::Tool(id), id)?;
-    // A runner of its own: a marker in a request is the caller's text, never a secret.
-    let runner = app.runner(ExecOptions {
+    let options = ExecOptions {
         render: RenderOptions::strict_if(request.strict.unwrap_or(strict)),
         base_env: None,
-    });
-    let run = runner
-        .run(id, &request.params, &CallOptions { timeout })
-        .map_err(Failure::Error)?;
-    Ok(StepRecord::from_run(id, id, &run))
+        cancel: None,
+    };
+    app.call_tool(
+        &request.tool,
+        &request.params,
+        options,
+        &CallOptions { timeout },
+    )
 }
 
 /// `reply` with `"id": id` as its first field, when there is an id.

@@ -51,7 +51,7 @@ pub fn check_file(project: &Project, target: Target<'_>) -> Report {
         Target::Tool(id) => {
             done.push(id.to_string());
             for graph in tools::check_ids(project, &done, &mut report) {
-                graph_tools(&graph.nodes, &mut called);
+                called.extend(graph.called_tools());
                 called.extend(graph.hooks.iter().map(|h| h.tool.clone()));
             }
         }
@@ -73,17 +73,6 @@ pub fn check_file(project: &Project, target: Target<'_>) -> Report {
     tools::check_ids(project, &ids, &mut report);
     report.finish();
     report
-}
-
-/// The tools the action nodes of a graph call (foreach bodies included).
-fn graph_tools(nodes: &[strata_graph::Node], out: &mut Vec<String>) {
-    for node in nodes {
-        match &node.body {
-            strata_graph::Body::Action(a) => out.push(a.tool.clone()),
-            strata_graph::Body::Foreach(f) => graph_tools(&f.body, out),
-            _ => {}
-        }
-    }
 }
 
 /// Checks every tool, runtime, directive, project hook and plan under `root`: a

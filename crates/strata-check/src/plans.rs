@@ -7,7 +7,7 @@ use serde_json::Value;
 use strata_core::{Error, ErrorKind, FieldPath, Layer, Limits, PathSeg};
 use strata_doc::{Document, Format};
 use strata_pipeline::{Chain, Template};
-use strata_plans::syntax::literal_braces;
+use strata_plans::syntax::{dollar_ids, literal_braces};
 use strata_plans::{check_tools, Plan};
 use strata_project::Project;
 
@@ -63,6 +63,7 @@ pub fn check(project: &Project, report: &mut Report) {
 
 /// Warnings about the strings of every step's arguments.
 fn lint(plan: &Plan, doc: &Document, limits: &Limits, report: &mut Report) {
+    let ids: Vec<&str> = plan.steps.iter().map(|s| s.id.as_str()).collect();
     for step in &plan.steps {
         let at = step.at.child(PathSeg::Key(step.args_key.into()));
         let Some(args) = at.lookup(&doc.value) else {
@@ -88,9 +89,46 @@ fn lint(plan: &Plan, doc: &Document, limits: &Limits, report: &mut Report) {
                     )),
                 );
             }
+            for (span, n) in dollar_ids(text, &ids) {
+                dollar_by_id(
+                    &text[span.start..span.end],
+                    ids[n],
+                    n,
+                    (&path, span),
+                    doc,
+                    report,
+                );
+            }
             other_layers(text, &path, doc, limits, report);
         }
     }
+}
+
+/// `$id.path` naming step `id` (the `n`th) by an id `$` does not read: it stays literal text;
+/// the warning gives the two forms that name it.
+fn dollar_by_id(
+    written: &str,
+    id: &str,
+    n: usize,
+    (path, span): (&FieldPath, strata_core::Span),
+    doc: &Document,
+    report: &mut Report,
+) {
+    let rest = &written[1 + id.len()..];
+    let d = Diagnostic::new(
+        Code::PlanLiteral,
+        &doc.name,
+        (1, 1),
+        path.clone(),
+        format!("`{written}` is literal text, not a reference: `$` names a step only as `$stepN`"),
+    )
+    .span(Some(span))
+    .help(Some(format!(
+        "name step `{id}` by its id as `{{{{{id}.result{rest}}}}}`, or give it the id `step{}` and write `$step{}{rest}`",
+        n + 1,
+        n + 1
+    )));
+    push(report, doc, path, d);
 }
 
 /// `${…}` and `{input:…}` in a plan: plan arguments are data for the tool, and no layer reads

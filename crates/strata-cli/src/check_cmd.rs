@@ -23,7 +23,7 @@ pub(crate) enum CheckFormat {
 /// Options of `strata check`.
 #[derive(Debug, Args)]
 pub(crate) struct CheckArgs {
-    /// The project root, as -C/--project DIR (default: the nearest ancestor of the current
+    /// The project root (default: the nearest ancestor of the current
     /// directory with tools/)
     #[arg(value_name = "DIR", conflicts_with = "project")]
     pub(crate) dir: Option<PathBuf>,
@@ -44,7 +44,7 @@ pub(crate) struct CheckArgs {
 /// Runs `strata check`.
 pub(crate) fn run(args: CheckArgs) -> ExitCode {
     let json = args.shared.json || matches!(args.format, CheckFormat::Json);
-    let dir = args.dir.as_deref().or(args.shared.project());
+    let dir = args.dir.as_deref();
     let project = match open_project_as(dir, None, json) {
         Ok(p) => p,
         Err(code) => return code,

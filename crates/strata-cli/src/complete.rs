@@ -14,11 +14,38 @@ use strata_app::App;
 pub(crate) const VAR: &str = "COMPLETE";
 
 /// Answers a completion request (`COMPLETE=<shell> strata -- …`) and exits; does nothing
-/// on an ordinary run.
+/// on an ordinary run. A `-C DIR` on the line being completed is honoured as the command
+/// would honour it: the candidates are those of DIR.
 pub(crate) fn answer_and_exit() {
+    if std::env::var_os(VAR).is_some_and(|v| !v.is_empty()) {
+        let words: Vec<std::ffi::OsString> = std::env::args_os().collect();
+        if let Some(dir) = project_dir(&words) {
+            // A directory that cannot be entered offers what the current one has.
+            let _ = std::env::set_current_dir(dir);
+        }
+    }
     clap_complete::CompleteEnv::with_factory(crate::command)
         .var(VAR)
         .complete();
+}
+
+/// The directory of the last `-C DIR` (`-CDIR`, `--project DIR`, `--project=DIR`) among the
+/// words of a completion request before the one being completed.
+fn project_dir(words: &[std::ffi::OsString]) -> Option<PathBuf> {
+    let line = words.iter().position(|w| w == "--")?;
+    let typed = words.get(line + 1..words.len().saturating_sub(1))?;
+    let mut dir = None;
+    let mut it = typed.iter().filter_map(|w| w.to_str());
+    while let Some(word) = it.next() {
+        if word == "-C" || word == "--project" {
+            dir = it.next().map(PathBuf::from);
+        } else if let Some(d) = word.strip_prefix("--project=") {
+            dir = Some(PathBuf::from(d));
+        } else if let Some(d) = word.strip_prefix("-C").filter(|d| !d.is_empty()) {
+            dir = Some(PathBuf::from(d));
+        }
+    }
+    dir
 }
 
 /// The project of the current directory, quietly (no project: no candidates).
@@ -142,16 +169,106 @@ pub(crate) fn prompt_keys() -> ArgValueCandidates {
         let Ok(manager) = strata_prompts::PromptManager::load(&app.root, &app.limits) else {
             return Vec::new();
         };
-        let mut keys: Vec<String> = manager
-            .namespaces()
+        manager
+            .keys()
             .into_iter()
-            .flat_map(|n| n.names.into_iter().map(|(name, _)| name))
-            .collect();
-        keys.sort();
-        keys.dedup();
-        keys.into_iter()
             .map(|k| candidate(k, Some("prompt")))
             .collect()
+    })
+}
+
+/// The options of `strata run` that take a value, as a line spells them.
+const RUN_VALUED: [&str; 10] = [
+    "-p",
+    "--param",
+    "--params-json",
+    "--input",
+    "--resume",
+    "--run-id",
+    "--checkpoint-every",
+    "-C",
+    "--project",
+    "--color",
+];
+
+/// The target of `strata run` on the line being completed: the first word after `run`
+/// that is neither an option nor an option's value (the word being completed aside).
+fn run_target() -> Option<String> {
+    let words: Vec<String> = std::env::args().collect();
+    let line = words.iter().position(|w| w == "--")?;
+    let typed = words.get(line + 2..words.len().saturating_sub(1))?;
+    let mut it = typed.iter().skip_while(|w| *w != "run").skip(1);
+    while let Some(word) = it.next() {
+        if RUN_VALUED.contains(&word.as_str()) {
+            it.next();
+        } else if !word.starts_with('-') {
+            return Some(word.clone());
+        }
+    }
+    None
+}
+
+/// `NAME=` for each name, with its help.
+fn assignments(names: Vec<(String, Option<String>)>) -> Vec<CompletionCandidate> {
+    names
+        .into_iter()
+        .map(|(name, help)| candidate(format!("{name}="), help.as_deref()))
+        .collect()
+}
+
+/// The properties of a parameter schema, with their descriptions.
+fn properties(schema: Option<&serde_json::Value>) -> Vec<(String, Option<String>)> {
+    let Some(props) = schema.and_then(|s| s["properties"].as_object()) else {
+        return Vec::new();
+    };
+    props
+        .iter()
+        .map(|(k, v)| (k.clone(), v["description"].as_str().map(str::to_string)))
+        .collect()
+}
+
+/// The parameters of the tool or graph `target` names.
+fn parameters_of(app: &App, target: &str) -> Vec<(String, Option<String>)> {
+    let Ok(id) = crate::names::tool_id(app, target) else {
+        return Vec::new();
+    };
+    let doc = app.tool_path(&id).and_then(|path| {
+        let bytes = app.read(&path).ok()?;
+        let format = strata_doc::Format::Yaml;
+        strata_doc::Document::parse(&id, bytes, format, &app.limits).ok()
+    });
+    properties(doc.as_ref().map(|d| &d.value["parameters"]))
+}
+
+/// `NAME=` for each parameter of the tool `strata run` names (`-p`).
+pub(crate) fn param_names() -> ArgValueCandidates {
+    ArgValueCandidates::new(|| {
+        let (Some(app), Some(target)) = (project(), run_target()) else {
+            return Vec::new();
+        };
+        assignments(parameters_of(&app, &target))
+    })
+}
+
+/// `NAME=` for each input of the directive or graph `strata run` names (`--input`).
+pub(crate) fn input_names() -> ArgValueCandidates {
+    ArgValueCandidates::new(|| {
+        let (Some(app), Some(target)) = (project(), run_target()) else {
+            return Vec::new();
+        };
+        if !target.ends_with(".md") {
+            return assignments(parameters_of(&app, &target));
+        }
+        let path = strata_app::normal(Path::new(&target));
+        let Ok(front) = crate::catalog::front_matter(&app, &path) else {
+            return Vec::new();
+        };
+        let inputs = front["inputs"].as_array().into_iter().flatten();
+        let names = inputs.filter_map(|i| {
+            let name = i["name"].as_str()?.to_string();
+            Some((name, i["description"].as_str().map(str::to_string)))
+        });
+        assignments(names.collect())
     })
 }
 

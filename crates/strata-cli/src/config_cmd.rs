@@ -106,7 +106,7 @@ fn as_json(project: &Project) -> Value {
 
 /// Runs `strata config`.
 pub(crate) fn run(args: ConfigArgs) -> ExitCode {
-    let project = match open_project_as(args.shared.project(), None, args.shared.json) {
+    let project = match open_project_as(None, None, args.shared.json) {
         Ok(p) => p,
         Err(code) => return code,
     };

@@ -50,7 +50,7 @@ pub(crate) fn run(args: ExplainArgs) -> ExitCode {
         || looks_like_path(&args.file.to_string_lossy());
     let file = is_path.then_some(args.file.as_path());
     let json = args.shared.json;
-    let project = match open_project_as(args.shared.project(), file, json) {
+    let project = match open_project_as(None, file, json) {
         Ok(p) => p,
         Err(code) => return code,
     };

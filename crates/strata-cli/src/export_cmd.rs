@@ -98,7 +98,7 @@ pub(crate) fn run(args: ExportArgs) -> ExitCode {
 
 fn argo(mut args: ArgoArgs) -> ExitCode {
     let json = args.shared.json;
-    let project = match open_project_as(args.shared.project(), Some(&args.input), json) {
+    let project = match open_project_as(None, Some(&args.input), json) {
         Ok(p) => p,
         Err(code) => return code,
     };

@@ -27,7 +27,7 @@ pub(crate) struct GraphArgs {
 /// Runs `strata graph`: draws the graph on stdout.
 pub(crate) fn draw_cmd(args: GraphArgs) -> ExitCode {
     let json = args.shared.json;
-    let project = match open_project_as(args.shared.project(), None, json) {
+    let project = match open_project_as(None, None, json) {
         Ok(p) => p,
         Err(code) => return code,
     };

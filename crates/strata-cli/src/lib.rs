@@ -2,17 +2,22 @@
 //! diagnostics for people. Only the binary uses this crate: it exports [`main`] alone.
 #![deny(unreachable_pub)]
 
+mod catalog;
 mod check_cmd;
 mod complete;
 mod completions_cmd;
 mod config_cmd;
+mod examples;
 mod explain_cmd;
 mod export_cmd;
 mod graph_cmd;
 mod graphs;
+mod help_cmd;
 mod import_cmd;
 mod init_cmd;
 mod man_cmd;
+#[cfg(feature = "mcp")]
+mod mcp_cmd;
 mod names;
 mod outcome;
 mod output;
@@ -38,6 +43,8 @@ mod scope_args;
 mod shared_args;
 mod style;
 mod tools;
+mod topics;
+mod usage;
 mod walk_cmd;
 
 use std::process::ExitCode;
@@ -51,7 +58,9 @@ use clap::{CommandFactory, Parser, Subcommand};
     name = "strata",
     version = env!("STRATA_VERSION"),
     about = "Layered interpolation of tool-execution configs, and the tools, directives, graphs and plans they describe",
-    long_about = None
+    long_about = None,
+    disable_help_subcommand = true,
+    max_term_width = 100
 )]
 struct Cli {
     /// The global options (docs/settings.md, "Global options"), also flattened into each
@@ -99,6 +108,11 @@ enum Command {
     Completions(completions_cmd::CompletionsArgs),
     /// Print the manual page of strata or of a command, or install every page (--install DIR)
     Man(man_cmd::ManArgs),
+    /// Serve the project to LLM agents over the Model Context Protocol (stdio, or HTTP with --http)
+    #[cfg(feature = "mcp")]
+    Mcp(mcp_cmd::McpCmd),
+    /// Print the help of strata or of a command, or a topic: exit-codes, environment, settings
+    Help(help_cmd::HelpArgs),
     /// Serve the Language Server Protocol over standard input and output (docs/lsp.md)
     #[cfg(feature = "lsp")]
     Lsp,
@@ -132,10 +146,21 @@ fn parse_run() -> Option<Cli> {
     Cli::from_arg_matches(&matches).ok()
 }
 
-/// The whole command line as clap defines it: what completion, man pages and `--help` are
-/// made from.
+/// The whole command line as clap defines it, with the examples of every command and the
+/// list of topics: what parsing, completion, man pages and `--help` are made from.
 pub(crate) fn command() -> clap::Command {
-    Cli::command()
+    let cmd = examples::add(Cli::command(), "");
+    let after = cmd
+        .get_after_help()
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    cmd.after_help(format!("{after}\n\n{}", topics::list()))
+}
+
+/// The whole command line parsed (see [`command`]).
+fn parse() -> Result<Cli, clap::Error> {
+    use clap::FromArgMatches;
+    Cli::from_arg_matches(&command().try_get_matches()?)
 }
 
 /// Runs the command line and returns the process exit code.
@@ -148,17 +173,20 @@ pub(crate) fn command() -> clap::Command {
 pub fn main() -> ExitCode {
     complete::answer_and_exit();
     strata_app::own_process();
-    let code = match parse_run().map_or_else(Cli::try_parse, Ok) {
+    let code = match parse_run().map_or_else(parse, Ok) {
         Ok(cli) => dispatch(cli),
         Err(e) => not_run(e),
     };
     output::finish(code)
 }
 
-/// A command line that runs no command: the help or the version, printed on standard output
-/// (colour as there), or a usage error on standard error, the caller's words in it as every
-/// message quotes them (`strata_core::shown`); its exit code.
+/// A command line that runs no command: the help or the version, printed on standard output,
+/// or a usage error on standard error (as JSON on standard output with `--json`), the
+/// caller's words in it as every message quotes them (`strata_core::shown`), coloured as
+/// the line's `--color` says; its exit code.
 fn not_run(mut e: clap::Error) -> ExitCode {
+    let asked = usage::Asked::of(&std::env::args_os().collect::<Vec<_>>());
+    asked.color.apply();
     if e.use_stderr() {
         let quoted: Vec<_> = e
             .context()
@@ -176,7 +204,11 @@ fn not_run(mut e: clap::Error) -> ExitCode {
         for (kind, value) in quoted {
             e.insert(kind, value);
         }
-        let _ = e.print();
+        if asked.json {
+            output::print_json(&strata_app::Failure::Error(usage::as_error(&e)).to_json());
+        } else {
+            style::eprint_all(&e.render().ansi().to_string());
+        }
     } else {
         output::print_styled(&e.render().ansi().to_string());
     }
@@ -187,10 +219,14 @@ fn not_run(mut e: clap::Error) -> ExitCode {
 fn dispatch(cli: Cli) -> ExitCode {
     cli.shared.color.apply();
     outcome::set_verbose(cli.shared.verbose());
+    if let Err(e) = cli.shared.enter() {
+        return outcome::report(strata_app::Failure::Error(e), None, cli.shared.json);
+    }
     match cli.command {
         Command::Init(args) => init_cmd::run(args),
         Command::Completions(args) => completions_cmd::run(args),
         Command::Man(args) => man_cmd::run(args),
+        Command::Help(args) => help_cmd::run(args),
         Command::Config(args) => config_cmd::run(args),
         Command::Render(args) => render::run(args),
         Command::Check(args) => check_cmd::run(args),
@@ -205,6 +241,8 @@ fn dispatch(cli: Cli) -> ExitCode {
         Command::Export(args) => export_cmd::run(args),
         Command::Walk(args) => walk_cmd::run(args),
         Command::Import(args) => import_cmd::run(args),
+        #[cfg(feature = "mcp")]
+        Command::Mcp(args) => mcp_cmd::run(args),
         #[cfg(feature = "lsp")]
         Command::Lsp => strata_lsp::main(),
     }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
+use clap_mangen::roff::{bold, roman, Roff};
 use clap_mangen::Man;
 use strata_core::{did_you_mean, Error, ErrorKind, Layer};
 
@@ -47,15 +48,67 @@ fn page_of(cmd: clap::Command) -> Man {
     Man::new(cmd).source(format!("strata {}", env!("STRATA_VERSION")))
 }
 
+/// The EXAMPLES, EXIT STATUS and ENVIRONMENT sections of the page named `name`
+/// (`strata-plan-run`): its examples, and the topics that hold for every command.
+fn sections(name: &str) -> Roff {
+    let path = name
+        .trim_start_matches("strata")
+        .trim_start_matches('-')
+        .replace('-', " ");
+    let mut roff = Roff::new();
+    let examples = crate::examples::of(&path);
+    if !examples.is_empty() {
+        roff.control("SH", ["EXAMPLES"]);
+        for (what, line) in examples {
+            roff.control("PP", []).text([roman(*what)]);
+            roff.control("RS", ["4"]).control("nf", []);
+            roff.text([bold(format!("$ {line}"))]);
+            roff.control("fi", []).control("RE", []);
+        }
+    }
+    for (title, topic) in [
+        ("EXIT STATUS", "exit-codes"),
+        ("ENVIRONMENT", "environment"),
+    ] {
+        let Some(topic) = crate::topics::find(topic) else {
+            continue;
+        };
+        roff.control("SH", [title]).control("nf", []);
+        for line in topic.text.lines() {
+            roff.text([roman(line)]);
+        }
+        roff.control("fi", []);
+    }
+    roff
+}
+
 fn io_error(what: &str, e: std::io::Error) -> Error {
     Error::new(Layer::REQUEST, ErrorKind::Io, format!("{what}: {e}")).with_source(e)
 }
 
-/// The text of `page`.
-fn rendered(page: &Man) -> Result<Vec<u8>, Error> {
+/// The text of the page of `cmd`: clap_mangen's sections (the examples at the end of
+/// `--help` become EXAMPLES, not clap_mangen's EXTRA), then [`sections`].
+fn rendered(cmd: &clap::Command) -> Result<Vec<u8>, Error> {
+    let has_subcommands = cmd.get_subcommands().any(|s| !s.is_hide_set());
+    let has_version = cmd.get_version().is_some();
+    let page = page_of(cmd.clone());
     let mut out = Vec::new();
-    page.render(&mut out)
-        .map_err(|e| io_error("cannot render the page", e))?;
+    let mut write = || -> std::io::Result<()> {
+        page.render_title(&mut out)?;
+        page.render_name_section(&mut out)?;
+        page.render_synopsis_section(&mut out)?;
+        page.render_description_section(&mut out)?;
+        page.render_options_section(&mut out)?;
+        if has_subcommands {
+            page.render_subcommands_section(&mut out)?;
+        }
+        sections(&page.get_filename().replace(".1", "")).to_writer(&mut out)?;
+        match has_version {
+            true => page.render_version_section(&mut out),
+            false => Ok(()),
+        }
+    };
+    write().map_err(|e| io_error("cannot render the page", e))?;
     Ok(out)
 }
 
@@ -89,16 +142,15 @@ fn man(args: &ManArgs) -> Result<String, Error> {
                 None => e.with_hint("`strata --help` lists the commands"),
             });
         };
-        let text = rendered(&page_of(page.clone()))?;
+        let text = rendered(page)?;
         return Ok(String::from_utf8_lossy(&text).into_owned());
     };
     std::fs::create_dir_all(dir)
         .map_err(|e| io_error(&format!("cannot create `{}`", dir.display()), e))?;
     let mut written = Vec::new();
     for page in pages {
-        let page = page_of(page);
         // Replaces a link of that name itself: nothing is written outside `dir`.
-        let name = page.get_filename();
+        let name = page_of(page.clone()).get_filename();
         strata_runs::write_atomic(dir, &name, &rendered(&page)?)?;
         written.push(dir.join(name).display().to_string());
     }

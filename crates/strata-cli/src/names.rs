@@ -26,12 +26,16 @@ pub(crate) fn tool_id(project: &App, name: &str) -> Result<String, Error> {
 /// The file of the plan `name` names (see the module's forms), looked up from the current
 /// directory: `name` itself when it exists (or is `-`), else the first of `name.yaml`,
 /// `name.yml`, `name.json`, `plans/name.yaml`, `plans/name.yml`, `plans/name.json` that
-/// exists, else `name` (whose reading then says it cannot be read).
+/// exists, else the same from the project's root and under its `plans/` (from any folder of
+/// the project), else `name` (whose reading then says it cannot be read).
 pub(crate) fn plan_file(name: &str) -> String {
     if name == "-" || Path::new(name).exists() {
         return name.to_string();
     }
-    let stems = [PathBuf::from(name), Path::new("plans").join(name)];
+    let mut stems = vec![PathBuf::from(name), Path::new("plans").join(name)];
+    if let Some(root) = strata_app::Project::find_root(Path::new(".")) {
+        stems.extend([root.join(name), root.join("plans").join(name)]);
+    }
     stems
         .iter()
         .flat_map(|stem| {

@@ -17,25 +17,15 @@ use crate::report::{arrow, format_error, format_errors, headline, line_snippet, 
 /// Exit code when strata itself fails before anything runs.
 pub(crate) const STRATA_FAILED: u8 = EXIT_STRATA;
 
-/// The project of a command: `--project DIR`, or the current directory's project (the
-/// nearest ancestor with `tools/`), or, for a `file` outside it, the nearest ancestor with
-/// `tools/` of the file's folder (see `App::open`). A failure is printed and
-/// returned as the exit code.
-pub(crate) fn open_project(dir: Option<&Path>, file: Option<&Path>) -> Result<App, ExitCode> {
-    App::open(dir, file).map(opened).map_err(|e| {
+/// The project of a command: the current directory's project (the nearest ancestor with
+/// `tools/`; `-C DIR` has changed into DIR before the command runs), or, for a `file`
+/// outside it, the nearest ancestor with `tools/` of the file's folder (see `App::open`). A
+/// failure is printed and returned as the exit code.
+pub(crate) fn open_project(file: Option<&Path>) -> Result<App, ExitCode> {
+    App::open(None, file).map(opened).map_err(|e| {
         print_error(&e, None);
         ExitCode::from(STRATA_FAILED)
     })
-}
-
-/// The settings of a command that needs no project (`render`, `plan resolve`): those of the
-/// project of `-C DIR` when given, else of the current directory's project (the defaults and
-/// `STRATA_*` variables without one).
-pub(crate) fn settings_of(dir: Option<&Path>) -> Result<strata_app::Settings, Error> {
-    match dir {
-        Some(dir) => App::open(Some(dir), None).map(|app| opened(app).settings().clone()),
-        None => strata_app::ambient_settings(),
-    }
 }
 
 /// Whether `-v/--verbose` was given (set once, before the command runs).
@@ -60,7 +50,8 @@ pub(crate) fn opened(app: App) -> App {
     app
 }
 
-/// [`open_project`] for a command that takes `--json`: the failure is printed as JSON.
+/// [`open_project`] for a command that takes `--json` (the failure is printed as JSON), or
+/// the project of `dir` when a command names one (`strata check DIR`).
 pub(crate) fn open_project_as(
     dir: Option<&Path>,
     file: Option<&Path>,

@@ -42,7 +42,7 @@ pub(crate) struct ResolveArgs {
 
 /// Runs `strata plan resolve`.
 pub(crate) fn run(args: ResolveArgs) -> ExitCode {
-    let limits = match crate::outcome::settings_of(args.shared.project()) {
+    let limits = match strata_app::ambient_settings() {
         Ok(settings) => settings.limits,
         Err(e) => {
             print_errors(&[e], None);

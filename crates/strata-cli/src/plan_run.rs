@@ -82,7 +82,7 @@ pub(crate) fn run(mut args: PlanRunArgs) -> ExitCode {
         .as_deref()
         .filter(|p| *p != "-")
         .map(std::path::Path::new);
-    let project = match open_project(args.shared.project(), file) {
+    let project = match open_project(file) {
         Ok(p) => p,
         Err(code) => return code,
     };
@@ -289,6 +289,7 @@ fn execute(args: &PlanRunArgs, project: &App, run: RecordedPlanRun) -> Result<u8
         options: ExecOptions {
             render: RenderOptions::strict_if(project.settings.strict_over(args.strict)),
             base_env: None,
+            cancel: None,
         },
         remote: None,
         steps: None,

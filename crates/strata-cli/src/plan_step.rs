@@ -60,7 +60,7 @@ pub(crate) struct StepArgs {
 
 /// Runs `strata plan step`.
 pub(crate) fn run(args: StepArgs) -> ExitCode {
-    let project = match open_project(args.shared.project(), Some(&args.plan)) {
+    let project = match open_project(Some(&args.plan)) {
         Ok(p) => p,
         Err(code) => return code,
     };
@@ -124,6 +124,7 @@ fn step(args: &StepArgs, project: &App) -> Result<u8, Failure> {
         options: strata_app::ExecOptions {
             render: RenderOptions::strict_if(project.settings.strict_over(args.shared.strict())),
             base_env: None,
+            cancel: None,
         },
         call: Default::default(),
         marks: match &args.run_uid {

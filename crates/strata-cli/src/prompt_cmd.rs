@@ -83,8 +83,8 @@ struct RenderArgs {
     /// prompt
     #[arg(long)]
     explain: bool,
-    /// The global options: `-q` prints no warnings on standard error (a key no template is
-    /// named after, undefined variables); `--strict` makes undefined variables errors (except
+    /// The global options: warnings (a key no template is named after, undefined
+    /// variables) go to standard error, with `-q` too; `--strict` makes them errors (except
     /// in tests such as `{% if x is defined %}`; strata.yaml's `strict` does not apply);
     /// `--json` prints the result as JSON
     #[command(flatten)]
@@ -101,11 +101,11 @@ struct ListArgs {
 
 /// Runs `strata prompt`.
 pub(crate) fn run(args: PromptArgs) -> ExitCode {
-    let (dir, json) = match &args.command {
-        PromptCommand::Render(a) => (a.shared.project(), a.shared.json),
-        PromptCommand::List(a) => (a.shared.project(), a.shared.json),
+    let json = match &args.command {
+        PromptCommand::Render(a) => a.shared.json,
+        PromptCommand::List(a) => a.shared.json,
     };
-    let project = match open_project_as(dir, None, json) {
+    let project = match open_project_as(None, None, json) {
         Ok(p) => p,
         Err(code) => return code,
     };
@@ -136,26 +136,31 @@ fn load(
     let Some(spec) = default_template else {
         return PromptManager::load(root, limits);
     };
-    let text = match spec.strip_prefix('@') {
+    let (text, file) = match spec.strip_prefix('@') {
         Some(path) => {
             let bytes = read_file(Path::new(path), limits)?;
-            String::from_utf8(bytes).map_err(|_| {
-                Error::new(
-                    Layer::REQUEST,
-                    ErrorKind::Invalid,
-                    format!(
-                        "--default-template file `{}` is not UTF-8 text",
-                        strata_core::shown(path)
-                    ),
-                )
-            })?
+            String::from_utf8(bytes)
+                .map_err(|_| {
+                    Error::new(
+                        Layer::REQUEST,
+                        ErrorKind::Invalid,
+                        format!(
+                            "--default-template file `{}` is not UTF-8 text",
+                            strata_core::shown(path)
+                        ),
+                    )
+                })
+                .map(|text| (text, Some(path)))?
         }
-        None => spec.to_string(),
+        None => (spec.to_string(), None),
     };
     let dir = root.join(strata_prompts::PROMPTS_DIR);
-    let mut builder = PromptManager::builder()
-        .limits(strata_prompts::PromptLimits::from_limits(limits))
-        .default_template(&text);
+    let mut builder =
+        PromptManager::builder().limits(strata_prompts::PromptLimits::from_limits(limits));
+    builder = match file {
+        Some(file) => builder.default_template_from(&text, file),
+        None => builder.default_template(&text),
+    };
     if dir.is_dir() {
         builder = builder.dir(&dir, strata_prompts::PROMPTS_DIR);
     }
@@ -230,10 +235,8 @@ fn render(
     if !args.all_variants {
         out.only_text("pass --all-variants to print them all, or --pin COMPONENT=VERSION for one")?;
     }
-    if !args.shared.quiet {
-        for w in out.notices.iter().chain(&out.warnings) {
-            eprintln!("warning[{}]: {}", w.layer, w.message);
-        }
+    for w in out.notices.iter().chain(&out.warnings) {
+        eprintln!("warning[{}]: {}", w.layer, w.message);
     }
     Ok(if args.shared.json {
         serde_json::to_string_pretty(&out.to_json()).unwrap_or_default() + "\n"

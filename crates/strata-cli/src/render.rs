@@ -31,7 +31,8 @@ pub(crate) struct RenderArgs {
     /// Set an environment variable (repeatable)
     #[arg(long = "env", value_name = "K=V")]
     pub(crate) env: Vec<String>,
-    /// Read environment variables from a .env file; its values are secret (repeatable)
+    /// Read environment variables from a .env file, over the project's own .env (read as
+    /// `strata run` reads it); their values are secret (repeatable)
     #[arg(long, value_name = "FILE")]
     pub(crate) env_file: Vec<PathBuf>,
     /// Mark an environment variable as secret: shown as *** in traces and errors (repeatable)
@@ -80,11 +81,11 @@ pub(crate) struct RenderArgs {
 
 /// Runs `strata render`.
 pub(crate) fn run(mut args: RenderArgs) -> ExitCode {
-    let settings = match crate::outcome::settings_of(args.shared.project()) {
+    let settings = match strata_app::ambient_settings() {
         Ok(s) => s,
         Err(e) => {
             crate::outcome::print_error(&e, None);
-            return ExitCode::FAILURE;
+            return ExitCode::from(crate::outcome::STRATA_FAILED);
         }
     };
     args.strict = settings.strict_over(args.shared.strict());
@@ -100,7 +101,7 @@ pub(crate) fn run(mut args: RenderArgs) -> ExitCode {
             Err(_) if crate::output::failed() => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("error: batch i/o failed: {e}");
-                ExitCode::FAILURE
+                ExitCode::from(crate::outcome::STRATA_FAILED)
             }
         };
     }
@@ -150,7 +151,7 @@ const TEXT_WARNINGS_SHOWN: usize = 20;
 
 /// `strata render --layer env --text`: the input streamed through layer E as plain text (see
 /// [`strata_pipeline::env_text`]). On an error, what was written stays written, the error
-/// names its line, and the exit code is 1.
+/// names its line, and the exit code is 2.
 fn render_text(args: &RenderArgs, limits: &Limits) -> ExitCode {
     use strata_pipeline::env_text::{self, TextError};
     if args.layers != ["env"] {
@@ -162,13 +163,7 @@ fn render_text(args: &RenderArgs, limits: &Limits) -> ExitCode {
         .with_hint("pass `--layer env --text`");
         return failed(args, e, None);
     }
-    let env = match build_env(
-        args.clean_env,
-        &args.env_file,
-        &args.env,
-        &args.secret,
-        limits,
-    ) {
+    let env = match env_of(args, limits) {
         Ok(env) => env,
         Err(e) => return failed(args, e, None),
     };
@@ -209,7 +204,7 @@ fn render_text(args: &RenderArgs, limits: &Limits) -> ExitCode {
         Err(TextError::Io(_)) if crate::output::failed() => ExitCode::SUCCESS,
         Err(TextError::Io(e)) => {
             eprintln!("error: {name}: {e}");
-            ExitCode::FAILURE
+            ExitCode::from(crate::outcome::STRATA_FAILED)
         }
     }
 }
@@ -228,14 +223,14 @@ fn at_line(
 }
 
 /// Prints why the render failed — for people on stderr, or with `--json` as
-/// `{"ok": false, "error": …}` on stdout — and returns exit code 1.
+/// `{"ok": false, "error": …}` on stdout — and returns exit code 2.
 fn failed(args: &RenderArgs, e: Error, doc: Option<&Document>) -> ExitCode {
     if args.shared.json {
         crate::output::print_json(&strata_app::Failure::Error(e).to_json());
     } else {
         anstream::eprint!("{}", format_error(&e, doc));
     }
-    ExitCode::FAILURE
+    ExitCode::from(crate::outcome::STRATA_FAILED)
 }
 
 /// The document's name, bytes and format: the file's, or standard input's (JSON when it
@@ -262,7 +257,7 @@ fn load(file: Option<&PathBuf>, limits: &Limits) -> Result<(String, Vec<u8>, For
 }
 
 /// Prints every error of a `--strict` render (as [`failed`] prints one; at most
-/// [`crate::report::MAX_ERRORS`] for people) and returns exit code 1.
+/// [`crate::report::MAX_ERRORS`] for people) and returns exit code 2.
 fn failed_all(args: &RenderArgs, errors: Vec<Error>, doc: &Document) -> ExitCode {
     let errors: Vec<Error> = errors.into_iter().map(|e| doc.locate_error(e)).collect();
     if args.shared.json {
@@ -274,7 +269,7 @@ fn failed_all(args: &RenderArgs, errors: Vec<Error>, doc: &Document) -> ExitCode
     } else {
         crate::outcome::print_errors(&errors, Some(doc));
     }
-    ExitCode::FAILURE
+    ExitCode::from(crate::outcome::STRATA_FAILED)
 }
 
 /// The errors of a `--strict` render that failed with `first`: every missing value (the
@@ -298,6 +293,23 @@ fn every_missing(template: &Template, scope: &Scope<'_>, first: &Error) -> Vec<E
         .collect()
 }
 
+/// The environment of a render: the process's (unless `--clean-env`), the `.env` of the
+/// current directory's project as `strata run` reads it, `--env-file`, `--env`.
+fn env_of(args: &RenderArgs, limits: &Limits) -> Result<strata_core::EnvMap, Error> {
+    let dotenv = match strata_app::Project::find_root(std::path::Path::new(".")) {
+        Some(root) => strata_app::Project::bare(&root)?.dotenv_text()?,
+        None => None,
+    };
+    build_env(
+        args.clean_env,
+        dotenv.as_deref(),
+        &args.env_file,
+        &args.env,
+        &args.secret,
+        limits,
+    )
+}
+
 /// Renders the document as `args` ask — its template, compiled as it was read, or with
 /// `--explain` (no template) its value stage by stage; when a `--strict` render fails on a
 /// missing value, `more` gets every missing value as an error.
@@ -309,13 +321,7 @@ fn render(
     limits: &Limits,
     more: &mut Vec<Error>,
 ) -> Result<(), Error> {
-    let env = build_env(
-        args.clean_env,
-        &args.env_file,
-        &args.env,
-        &args.secret,
-        limits,
-    )?;
+    let env = env_of(args, limits)?;
     let params = build_params(args.params_json.as_deref(), &args.params)?;
     let inputs = build_inputs(&args.inputs)?;
     let context = build_context(args.context.as_deref(), limits)?;

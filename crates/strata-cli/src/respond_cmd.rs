@@ -39,9 +39,9 @@ pub(crate) struct RespondArgs {
 /// Runs `strata respond`: the reply on stdout; exit 2 when it cannot be rendered (missing
 /// fields, a secret, the generator, the template) or the input is bad.
 pub(crate) fn run(args: RespondArgs) -> ExitCode {
-    let project = match (&args.generator, &args.shared.project) {
-        (None, None) => App::open(None, None).ok(),
-        _ => match open_project(args.shared.project(), None) {
+    let project = match &args.generator {
+        None => App::open(None, None).ok(),
+        Some(_) => match open_project(None) {
             Ok(p) => Some(p),
             Err(code) => return code,
         },

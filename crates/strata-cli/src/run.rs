@@ -23,12 +23,24 @@ type NotFound = (Error, Option<Box<Project>>);
 fn locate(args: &RunArgs) -> Result<(App, String), NotFound> {
     let is_path = looks_like_path(&args.tool);
     let near = is_path.then(|| Path::new(&args.tool));
-    let project = App::open(args.shared.project(), near)
+    let project = App::open(None, near)
         .map(crate::outcome::opened)
         .map_err(|e| (e, None))?;
     let id = crate::names::tool_id(&project, &args.tool)
         .map_err(|e| (e, Some(Box::new(project.project().clone()))))?;
     Ok((project, id))
+}
+
+/// Why `name` (the tool id `id`) names nothing: the tool nearest to it, or the directive
+/// file `name.md` when there is one.
+fn unknown(project: &App, name: &str, id: &str) -> Error {
+    let directive = format!("{name}.md");
+    if Path::new(&directive).is_file() {
+        return project.unknown_tool(id, "tool").with_hint(format!(
+            "did you mean `{directive}`? A directive is named by its file"
+        ));
+    }
+    project.unknown_tool(id, "tool")
 }
 
 fn caller_params(args: &RunArgs) -> Result<CallerParams, Error> {
@@ -52,6 +64,10 @@ pub(crate) fn run(args: RunArgs) -> ExitCode {
     if project.is_graph(&id) {
         return crate::run_graph::run(&args, &project, &id);
     }
+    if matches!(project.find_tool(&id), Ok(None)) {
+        let e = unknown(&project, &args.tool, &id);
+        return report(Failure::Error(e), Some(&project), args.shared.json);
+    }
     if let Err(e) = refuse_options(&args, Target::Tool) {
         return report(Failure::Error(e), Some(&project), args.shared.json);
     }
@@ -64,7 +80,7 @@ pub(crate) fn run(args: RunArgs) -> ExitCode {
 /// `strata run --batch`: the project's tools run for JSON Lines requests on standard input
 /// (see docs/batch.md and [`strata_app::tool_batch`]).
 fn run_batch(args: &RunArgs) -> ExitCode {
-    let app = match App::open(args.shared.project(), None).map(crate::outcome::opened) {
+    let app = match App::open(None, None).map(crate::outcome::opened) {
         Ok(app) => app,
         Err(e) => return report(Failure::Error(e), None, args.shared.json),
     };
@@ -97,6 +113,7 @@ fn run_in(args: &RunArgs, project: &App, id: &str) -> Result<u8, Failure> {
     let opts = ExecOptions {
         render: RenderOptions::strict_if(project.settings.strict_over(args.shared.strict())),
         base_env: None,
+        cancel: None,
     };
     if args.explain {
         // Shows what a call would do; runs nothing, so the gate does not apply.

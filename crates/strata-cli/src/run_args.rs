@@ -109,7 +109,7 @@ pub(crate) struct RunArgs {
     #[arg(add = crate::complete::runnables(), required_unless_present = "batch", default_value = "", hide_default_value = true)]
     pub(crate) tool: String,
     /// Set a caller parameter; typed by the tool's parameter schema (repeatable)
-    #[arg(long = "param", short = 'p', value_name = "K=V")]
+    #[arg(long = "param", short = 'p', value_name = "K=V", add = crate::complete::param_names())]
     pub(crate) params: Vec<String>,
     /// Caller parameters as a JSON object; -p entries win over it
     #[arg(long, value_name = "JSON")]
@@ -120,10 +120,8 @@ pub(crate) struct RunArgs {
     /// Print every config field after each of stages 3–6 and the spawn spec; does not run
     #[arg(long)]
     pub(crate) explain: bool,
-    #[command(flatten)]
-    pub(crate) shared: SharedArgs,
     /// Set a directive or graph input, typed by its declaration (repeatable)
-    #[arg(long = "input", value_name = "K=V")]
+    #[arg(long = "input", value_name = "K=V", add = crate::complete::input_names())]
     pub(crate) inputs: Vec<String>,
     /// Graphs: continue the run with this id from its last checkpoint
     #[arg(long, value_name = "RUN_ID", add = crate::complete::run_ids())]
@@ -141,6 +139,8 @@ pub(crate) struct RunArgs {
     /// one reply line per request with the step record of its run (see docs/batch.md)
     #[arg(long, conflicts_with_all = ["tool", "params", "params_json", "dry_run", "explain", "inputs", "resume", "run_id", "checkpoint_every"])]
     pub(crate) batch: bool,
+    #[command(flatten)]
+    pub(crate) shared: SharedArgs,
 }
 
 /// True when `arg` names a tool file rather than a tool id.

@@ -38,7 +38,7 @@ pub(crate) struct DirectiveRequest<'a> {
 /// `strata run <file>.md`: finds the project, runs the directive, prints errors.
 pub(crate) fn run_cli(args: &RunArgs) -> ExitCode {
     let path = Path::new(&args.tool);
-    let project = match open_project_as(args.shared.project(), Some(path), args.shared.json) {
+    let project = match open_project_as(None, Some(path), args.shared.json) {
         Ok(p) => p,
         Err(code) => return code,
     };
@@ -71,6 +71,7 @@ pub(crate) fn run(project: &App, req: &DirectiveRequest<'_>) -> Result<ExitCode,
         options: strata_app::ExecOptions {
             render: RenderOptions::strict_if(req.strict),
             base_env: None,
+            cancel: None,
         },
         watch: Watch(Some(&req.progress)),
     })?;

@@ -70,6 +70,7 @@ fn run_in(args: &RunArgs, project: &App, id: &str) -> Result<u8, Failure> {
         options: ExecOptions {
             render: RenderOptions::strict_if(project.settings.strict_over(args.shared.strict())),
             base_env: None,
+            cancel: None,
         },
         every: project
             .settings

@@ -13,7 +13,6 @@ use crate::shared_args::SharedArgs;
 
 /// Options of `strata runs`.
 #[derive(Debug, Args)]
-#[command(args_conflicts_with_subcommands = true)]
 pub(crate) struct RunsArgs {
     /// Show one run, or remove finished ones (without: list every run)
     #[command(subcommand)]
@@ -37,7 +36,7 @@ pub(crate) enum RunsAction {
 /// Runs `strata runs`.
 pub(crate) fn run(args: RunsArgs) -> ExitCode {
     let json = args.shared.json;
-    let project = match open_project_as(args.shared.project(), None, json) {
+    let project = match open_project_as(None, None, json) {
         Ok(p) => p,
         Err(code) => return code,
     };

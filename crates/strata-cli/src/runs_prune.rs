@@ -15,12 +15,13 @@ use crate::outcome::{print_error, report};
 use crate::runs_table::{rows, STARTED};
 
 /// The statuses a run can be pruned in (`running` is not one: a live run is never removed).
-const PRUNABLE: [&str; 7] = [
+const PRUNABLE: [&str; 8] = [
     "completed",
     "failed",
     "limited",
     "interrupted",
     "waiting",
+    "cancelled",
     STARTED,
     "unknown",
 ];

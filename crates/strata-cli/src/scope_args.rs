@@ -25,11 +25,12 @@ pub(crate) fn read_file(path: &Path, limits: &Limits) -> Result<Vec<u8>, Error> 
     strata_doc::read_file(path, &path.display().to_string(), limits)
 }
 
-/// Builds the environment: the process environment (unless `clean`), then each `.env` file
-/// (values secret, each within the document limit), then `--env K=V`; names in `secrets` are
-/// marked secret.
+/// Builds the environment: the process environment (unless `clean`), then the project's
+/// `.env` (`dotenv`, its text), then each `--env-file` (values of both secret, each within
+/// the document limit), then `--env K=V`; names in `secrets` are marked secret.
 pub(crate) fn build_env(
     clean: bool,
+    dotenv: Option<&str>,
     env_files: &[PathBuf],
     pairs: &[String],
     secrets: &[String],
@@ -40,6 +41,14 @@ pub(crate) fn build_env(
     } else {
         EnvMap::from_process()
     };
+    for (k, v) in dotenv
+        .map(|text| parse_dotenv(".env", text))
+        .transpose()?
+        .into_iter()
+        .flatten()
+    {
+        env.set(k, v, true);
+    }
     for file in env_files {
         let name = file.display().to_string();
         let text = strata_doc::read_text(file, &name, limits)?;

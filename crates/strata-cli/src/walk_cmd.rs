@@ -83,7 +83,7 @@ pub(crate) struct WalkArgs {
 /// Runs `strata walk`.
 pub(crate) fn run(args: WalkArgs) -> ExitCode {
     let json = args.shared.json;
-    let project = match open_project_as(args.shared.project(), None, json) {
+    let project = match open_project_as(None, None, json) {
         Ok(p) => p,
         Err(code) => return code,
     };
@@ -133,6 +133,7 @@ fn walk(args: &WalkArgs, project: &App) -> Result<u8, strata_app::Failure> {
         .runner(ExecOptions {
             render: RenderOptions::strict_if(args.shared.strict() == Some(true)),
             base_env: None,
+            cancel: None,
         })
         .with_marks(marks);
     Ok(walk_on(args, &walk, &tools, arrival)?)

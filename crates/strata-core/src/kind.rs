@@ -43,6 +43,8 @@ pub enum ErrorKind {
     Timeout,
     /// A run cannot be started or resumed in its current state (locked, ended, changed).
     RunState,
+    /// The caller cancelled the run while it went on (its tool processes were killed).
+    Cancelled,
     /// What was to run fails the project check (`strata check` reports the same errors), so
     /// it was not run.
     Check,
@@ -88,6 +90,7 @@ impl ErrorKind {
             ErrorKind::ToolFailed => "tool_failed",
             ErrorKind::Timeout => "timeout",
             ErrorKind::RunState => "run_state",
+            ErrorKind::Cancelled => "cancelled",
             ErrorKind::Check => "check",
             ErrorKind::UnknownStep => "unknown_step",
             ErrorKind::UnknownField => "unknown_field",
@@ -101,7 +104,7 @@ impl ErrorKind {
     }
 
     /// Every kind, in the order above (for documentation and tests).
-    pub const ALL: [ErrorKind; 24] = [
+    pub const ALL: [ErrorKind; 25] = [
         ErrorKind::Syntax,
         ErrorKind::Undefined,
         ErrorKind::Type,
@@ -117,6 +120,7 @@ impl ErrorKind {
         ErrorKind::ToolFailed,
         ErrorKind::Timeout,
         ErrorKind::RunState,
+        ErrorKind::Cancelled,
         ErrorKind::Check,
         ErrorKind::UnknownStep,
         ErrorKind::UnknownField,

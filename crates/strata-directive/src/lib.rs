@@ -33,3 +33,4 @@ pub use responses::{Candidate, Chosen};
 pub use run::{ActionOutcome, Report, RunOptions, Status};
 #[cfg(feature = "schemas")]
 pub use schemas::{front_matter_schema, hook_file_schema};
+pub use source::Source;

@@ -75,6 +75,32 @@ pub(crate) fn stages() -> Chain {
 }
 
 impl Directive {
+    /// The front matter of directive `file` alone (its name, description and inputs), read
+    /// without its tools or body: what a listing of directives needs.
+    pub fn front_matter(file: &str, text: &str, limits: &Limits) -> Result<FrontMatter, Error> {
+        let source = Source::split(file, text)?;
+        let doc = Document::parse(file, source.front.into_bytes(), Format::Yaml, limits)?;
+        let front: FrontMatter = doc.typed().map_err(|e| front_matter_error(file, e))?;
+        check_inputs(&front, &doc)?;
+        Ok(front)
+    }
+
+    /// The tools a run of the directive can call — its actions', its hooks' (the project's
+    /// included) and its response generator — each once.
+    pub fn called_tools(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let all = self.front.actions.iter().map(|a| a.tool.as_str());
+        let all = all
+            .chain(self.hooks.iter().map(|h| h.tool.as_str()))
+            .chain(self.generator());
+        for id in all {
+            if !out.iter().any(|o| o == id) {
+                out.push(id.to_string());
+            }
+        }
+        out
+    }
+
     /// Loads the directive in `text` (named `file`), checking it against the tools `tools`
     /// knows; `project_hooks` are the project's hooks (a directive hook with the same id
     /// replaces one of them).
@@ -92,19 +118,7 @@ impl Directive {
             Format::Yaml,
             limits,
         )?;
-        let mut front: FrontMatter = doc.typed().map_err(|e| {
-            let (line, column) = e.at;
-            Error::new(
-                Layer::REQUEST,
-                ErrorKind::Syntax,
-                format!("bad front matter: {}", e.message),
-            )
-            .at_location(Location {
-                file: file.to_string(),
-                line,
-                column,
-            })
-        })?;
+        let mut front: FrontMatter = doc.typed().map_err(|e| front_matter_error(file, e))?;
         check_inputs(&front, &doc)?;
         let timeout = timeout_of(&front, &doc)?;
         let body = Template::compile(&Value::String(source.body.clone()), &stages(), limits)
@@ -291,6 +305,21 @@ impl Directive {
 }
 
 /// `limits.timeout` as a duration: a number of seconds greater than 0, at most a week.
+/// A front matter that does not read as one, located in `file`.
+fn front_matter_error(file: &str, e: strata_doc::TypedError) -> Error {
+    let (line, column) = e.at;
+    Error::new(
+        Layer::REQUEST,
+        ErrorKind::Syntax,
+        format!("bad front matter: {}", e.message),
+    )
+    .at_location(Location {
+        file: file.to_string(),
+        line,
+        column,
+    })
+}
+
 fn timeout_of(front: &FrontMatter, doc: &Document) -> Result<Option<Duration>, Error> {
     let Some(secs) = front.limits.timeout else {
         return Ok(None);

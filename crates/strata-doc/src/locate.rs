@@ -219,11 +219,40 @@ impl MarkedEventReceiver for Builder {
     }
 }
 
+/// `text` as the YAML parser can read it to the end: JSON writes a character beyond the
+/// basic plane as a pair of `\uD8xx\uDCxx` escapes, which YAML refuses (a surrogate is no
+/// character), so each such escape is replaced by `\uFFFD`, of the same length — every
+/// node then starts where it does in the text.
+fn scannable(text: &str) -> std::borrow::Cow<'_, str> {
+    let b = text.as_bytes();
+    let surrogate = |i: usize| {
+        b[i] == b'\\'
+            && b.get(i + 1) == Some(&b'u')
+            && b.get(i + 2).is_some_and(|c| c.eq_ignore_ascii_case(&b'd'))
+            && b.get(i + 3)
+                .is_some_and(|c| matches!(c.to_ascii_lowercase(), b'8'..=b'9' | b'a'..=b'f'))
+            && b.get(i + 4..i + 6)
+                .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit))
+    };
+    let at: Vec<usize> = memchr::memchr_iter(b'\\', b)
+        .filter(|&i| surrogate(i))
+        .collect();
+    if at.is_empty() {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = text.as_bytes().to_vec();
+    for i in at {
+        out[i + 2..i + 6].copy_from_slice(b"FFFD");
+    }
+    std::borrow::Cow::Owned(String::from_utf8(out).unwrap_or_else(|_| text.to_string()))
+}
+
 impl Positions {
     /// Reads `text` once (what does not parse keeps the nodes read before the error).
     pub fn of(text: &str) -> Positions {
         let mut builder = Builder::default();
-        let mut parser = Parser::new_from_str(text);
+        let scanned = scannable(text);
+        let mut parser = Parser::new_from_str(&scanned);
         let _ = parser.load(&mut builder, false);
         Positions {
             root: builder.root,
@@ -323,7 +352,8 @@ fn find_start(text: &str, path: &FieldPath) -> Option<Start> {
         None => {}
     };
     let mut frames: Vec<Frame> = Vec::new();
-    let mut parser = Parser::new_from_str(text);
+    let scanned = scannable(text);
+    let mut parser = Parser::new_from_str(&scanned);
     loop {
         let (event, mark) = parser.next_token().ok()?;
         let is_key = matches!(frames.last(), Some(Frame::Map(None)));

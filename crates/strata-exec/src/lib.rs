@@ -4,10 +4,12 @@
 //! files or projects: `strata-project` renders a tool into a spawn spec, the application
 //! layer (`strata-app`) decides whether it may run.
 
+mod cancel;
 mod child;
 mod env;
 mod spawn;
 
+pub use cancel::Cancel;
 pub use env::{
     allowlisted, child_env, is_executable, param_env_name, process_env, protected, which,
     ResolvedEnv, BASE_ALLOWLIST, PROTECTED, PROTECTED_PREFIXES,

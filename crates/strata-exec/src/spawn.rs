@@ -51,6 +51,9 @@ pub struct SpawnSpec {
     pub timeout: Duration,
     /// Most bytes kept of stdout, and of stderr; the rest is read and dropped.
     pub max_output_bytes: usize,
+    /// When set, stops the child (its process group killed) and the spawn fails with
+    /// [`ErrorKind::Cancelled`]; set before the spawn, nothing starts.
+    pub cancel: Option<crate::Cancel>,
 }
 
 /// Authored text (for argv built by strata itself).
@@ -333,11 +336,20 @@ fn until(deadline: Option<Instant>) -> PollTimeout {
 /// which waits for it to the end: so with strata, however strata ends.
 pub fn spawn(spec: &SpawnSpec) -> Result<RunResult, Error> {
     prepare_process()?;
-    let cannot_start = |e: std::io::Error| {
-        let program = spec
-            .argv
+    let shown = || {
+        spec.argv
             .first()
-            .map_or_else(|| spec.program.display().to_string(), Text::redacted);
+            .map_or_else(|| spec.program.display().to_string(), Text::redacted)
+    };
+    if spec
+        .cancel
+        .as_ref()
+        .is_some_and(crate::Cancel::is_cancelled)
+    {
+        return Err(crate::Cancel::error(&shown()));
+    }
+    let cannot_start = |e: std::io::Error| {
+        let program = shown();
         Error::new(
             Layer::REQUEST,
             ErrorKind::Spawn,
@@ -419,6 +431,7 @@ pub fn spawn(spec: &SpawnSpec) -> Result<RunResult, Error> {
     let mut timed_out = false;
     let mut duration = None;
     let mut grace: Option<Instant> = None;
+    let mut cancelled = false;
     loop {
         if !exited {
             let done = match &exit_fd {
@@ -447,8 +460,8 @@ pub fn spawn(spec: &SpawnSpec) -> Result<RunResult, Error> {
             }
             _ => deadline,
         };
-        let mut fds: Vec<PollFd<'_>> = Vec::with_capacity(4);
-        let mut slots = [None; 4];
+        let mut fds: Vec<PollFd<'_>> = Vec::with_capacity(5);
+        let mut slots = [None; 5];
         if let Some(p) = &out.pipe {
             slots[0] = Some(fds.len());
             fds.push(PollFd::new(p.as_fd(), PollFlags::POLLIN));
@@ -465,6 +478,10 @@ pub fn spawn(spec: &SpawnSpec) -> Result<RunResult, Error> {
             slots[3] = Some(fds.len());
             fds.push(PollFd::new(fd.as_fd(), PollFlags::POLLIN));
         }
+        if let (Some(cancel), false) = (&spec.cancel, exited) {
+            slots[4] = Some(fds.len());
+            fds.push(PollFd::new(cancel.fd(), PollFlags::POLLIN));
+        }
         let ready = match poll(&mut fds, until(wake)) {
             Ok(n) => n,
             Err(Errno::EINTR) => continue,
@@ -480,13 +497,21 @@ pub fn spawn(spec: &SpawnSpec) -> Result<RunResult, Error> {
             slot.and_then(|i| fds[i].revents())
                 .is_some_and(|r| !r.is_empty())
         };
-        let (read_out, read_err, write_in, child_gone) = (
+        let (read_out, read_err, write_in, child_gone, stop) = (
             fired(slots[0]),
             fired(slots[1]),
             fired(slots[2]),
             fired(slots[3]),
+            fired(slots[4]),
         );
         drop(fds);
+        if stop && !exited {
+            cancelled = true;
+            duration = Some(started.elapsed());
+            let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+            child.kill();
+            exited = true;
+        }
         if read_out {
             out.read_once(&mut buf, cap);
         }
@@ -519,6 +544,9 @@ pub fn spawn(spec: &SpawnSpec) -> Result<RunResult, Error> {
     clean_group(pid);
     reaped(pid);
     let status = status.map_err(|e| spawn_error("cannot wait for the child", e))?;
+    if cancelled {
+        return Err(crate::Cancel::error(&shown()));
+    }
     use std::os::unix::process::ExitStatusExt;
     Ok(RunResult {
         success: status.success() && !timed_out,
@@ -556,7 +584,29 @@ mod tests {
             stdin: stdin.map(authored),
             timeout: Duration::from_millis(timeout_ms),
             max_output_bytes: cap,
+            cancel: None,
         }
+    }
+
+    #[test]
+    fn a_cancel_kills_the_child_and_the_spawn_reports_it() {
+        let cancel = crate::Cancel::new().unwrap();
+        let mut s = spec(&["sleep", "30"], None, 60_000, 1024);
+        s.cancel = Some(cancel.clone());
+        let stopper = {
+            let cancel = cancel.clone();
+            thread::spawn(move || {
+                thread::sleep(Duration::from_millis(100));
+                cancel.cancel();
+            })
+        };
+        let e = spawn(&s).unwrap_err();
+        stopper.join().unwrap();
+        assert_eq!(e.kind(), ErrorKind::Cancelled);
+        assert_eq!(e.message(), "`sleep` was cancelled");
+        // Once set, nothing starts.
+        let e = spawn(&s).unwrap_err();
+        assert_eq!(e.message(), "`sleep` was cancelled");
     }
 
     #[test]

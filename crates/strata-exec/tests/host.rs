@@ -39,6 +39,7 @@ fn run(argv: &[&str], stdin: Option<&str>) -> RunResult {
         stdin: stdin.map(authored),
         timeout: Duration::from_secs(10),
         max_output_bytes: 1 << 16,
+        cancel: None,
     })
     .expect("the tool starts")
 }

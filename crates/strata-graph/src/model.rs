@@ -45,6 +45,25 @@ impl Graph {
     pub fn index_of(&self, id: &str) -> Option<usize> {
         self.nodes.iter().position(|n| n.id == id)
     }
+
+    /// The tools the graph's action nodes call (foreach bodies included), in node order,
+    /// each once.
+    pub fn called_tools(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        called_by(&self.nodes, &mut out);
+        out
+    }
+}
+
+/// Adds the tools the action nodes of `nodes` call to `out`.
+fn called_by(nodes: &[Node], out: &mut Vec<String>) {
+    for node in nodes {
+        match &node.body {
+            Body::Action(a) if !out.contains(&a.tool) => out.push(a.tool.clone()),
+            Body::Foreach(f) => called_by(&f.body, out),
+            _ => {}
+        }
+    }
 }
 
 /// What the walker does when a node fails (the tool failed, a template or condition could

@@ -442,6 +442,13 @@ impl Parser<'_> {
         if let Ok(n) = word.parse::<i64>() {
             return Ok(Value::Number(n.into()));
         }
+        // A whole number past 64 bits keeps its digits (numbers keep their text).
+        let digits = word.strip_prefix('-').unwrap_or(&word);
+        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+            if let Ok(n) = word.parse::<Number>() {
+                return Ok(Value::Number(n));
+            }
+        }
         match word.parse::<f64>().ok().and_then(Number::from_f64) {
             Some(n) => Ok(Value::Number(n)),
             None => Err(format!("`{}` is not a number literal", shown(&word))),
@@ -622,6 +629,15 @@ mod tests {
         );
         let deep = format!("S = {}{}\n", "[".repeat(100_000), "]".repeat(100_000));
         assert!(py(&deep, "S").is_err());
+        // An integer past 64 bits keeps its digits (not `1e+20`).
+        let big = py("N = 100000000000000000000\n", "N").unwrap();
+        assert_eq!(big.to_string(), "100000000000000000000");
+        assert_eq!(
+            py("N = -1_000_000_000_000_000_000_000\n", "N")
+                .unwrap()
+                .to_string(),
+            "-1000000000000000000000"
+        );
     }
 
     #[test]

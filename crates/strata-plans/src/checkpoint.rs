@@ -32,6 +32,8 @@ pub enum RunStatus {
     Failed,
     /// Steps wait for user values (resume it with them).
     Waiting,
+    /// Its caller cancelled it: the steps it stopped run again when it is resumed.
+    Cancelled,
 }
 
 impl RunStatus {
@@ -42,6 +44,7 @@ impl RunStatus {
             RunStatus::Completed => "completed",
             RunStatus::Failed => "failed",
             RunStatus::Waiting => "waiting",
+            RunStatus::Cancelled => "cancelled",
         }
     }
 
@@ -51,6 +54,7 @@ impl RunStatus {
             RunStatus::Completed,
             RunStatus::Failed,
             RunStatus::Waiting,
+            RunStatus::Cancelled,
         ]
         .into_iter()
         .find(|s| s.name() == name)

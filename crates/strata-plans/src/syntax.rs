@@ -277,6 +277,41 @@ pub fn literal_braces(text: &str) -> Vec<Span> {
     out
 }
 
+/// The `$id.path` runs of `text` (`$first.greeting`) whose `id` is one of `ids` but not of
+/// the `$stepN` form: `$` names a step only as `$stepN`, so they stay literal text (for
+/// `strata check`'s warning). Each is its span and the index of its id in `ids`; `$$`
+/// escapes are skipped.
+pub fn dollar_ids(text: &str, ids: &[&str]) -> Vec<(Span, usize)> {
+    let b = text.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'-';
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(k) = memchr::memchr(b'$', &b[i..]) {
+        let at = i + k;
+        if b.get(at + 1) == Some(&b'$') {
+            i = at + 2;
+            continue;
+        }
+        let id_end = at + 1 + b[at + 1..].iter().take_while(|&&c| word(c)).count();
+        let id = &text[at + 1..id_end];
+        let numbered = id
+            .strip_prefix("step")
+            .is_some_and(|n| digits(n.as_bytes()) == n.len() && !n.is_empty());
+        match ids.iter().position(|s| *s == id) {
+            Some(n) if !numbered => {
+                let mut end = id_end;
+                while b.get(end) == Some(&b'.') && b.get(end + 1).is_some_and(|&c| word(c)) {
+                    end += 1 + b[end + 1..].iter().take_while(|&&c| word(c)).count();
+                }
+                out.push((Span::new(at, end), n));
+                i = end;
+            }
+            _ => i = id_end.max(at + 1),
+        }
+    }
+    out
+}
+
 /// Parses one authored string of a step's arguments.
 pub fn parse(text: &str) -> Result<Parsed, Error> {
     let b = text.as_bytes();

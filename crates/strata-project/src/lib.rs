@@ -26,7 +26,7 @@ mod tool_env;
 mod tool_file;
 
 pub use chain::{merge_into, Link, ToolChain, MAX_LINKS, PRIMITIVE};
-pub use registry::{Project, ToolEntry};
+pub use registry::{normal, Project, ToolEntry};
 pub use settings::Settings;
 pub use spec::{build_spec, dry_run_json, DEFAULT_TIMEOUT_SECS};
 pub use stages::{
@@ -64,6 +64,8 @@ pub struct ExecOptions {
     pub render: RenderOptions,
     /// The environment to start from; `None` is the process environment.
     pub base_env: Option<EnvMap>,
+    /// Stops the run's tools when set (a caller that cancels a run it asked for).
+    pub cancel: Option<strata_exec::Cancel>,
 }
 
 /// The caller's parameters: typed values (`--params-json`) and `name=value` strings (`-p`),
@@ -290,6 +292,13 @@ impl Invocation {
 pub fn tool_outputs(project: &Project, id: &str) -> Option<Value> {
     let tool = project.compiled(id).ok()?;
     tool.chain.tool().file.outputs.clone()
+}
+
+/// Whether tool `id` declares itself `read_only` (false when it does not load).
+pub fn tool_read_only(project: &Project, id: &str) -> bool {
+    project
+        .compiled(id)
+        .is_ok_and(|tool| tool.chain.tool().file.read_only)
 }
 
 /// The parameter schema of tool `id` (its file's `parameters`), when it loads and declares one.

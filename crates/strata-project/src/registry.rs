@@ -30,7 +30,7 @@ pub struct Project {
 
 /// `path` made absolute, with `.` and `..` resolved by its written components (no symbolic
 /// link is followed), so its ancestors are the folders it names.
-fn normal(path: &Path) -> PathBuf {
+pub fn normal(path: &Path) -> PathBuf {
     let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     let mut out = PathBuf::new();
     for c in absolute.components() {

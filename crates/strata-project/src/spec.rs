@@ -254,6 +254,7 @@ pub fn build_spec(
         stdin,
         timeout,
         max_output_bytes,
+        cancel: None,
     })
 }
 

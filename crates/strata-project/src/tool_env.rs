@@ -213,6 +213,7 @@ fn first_line_of(argv: &[String], vars: &EnvMap, project: &Project) -> Option<St
         stdin: None,
         timeout: Duration::from_secs(10),
         max_output_bytes: 64 << 10,
+        cancel: None,
     };
     let result = strata_exec::spawn(&spec).ok()?;
     if !result.success {

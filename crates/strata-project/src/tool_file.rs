@@ -41,6 +41,11 @@ pub struct ToolFile {
     /// names such as `account.balance`), for `strata check` and `strata explain`.
     #[serde(default)]
     pub response_fields: Vec<String>,
+    /// The tool only reads: running it changes nothing (no file written, no request that
+    /// changes a remote state). `strata mcp` tells agents so, and `--read-only` exposes only
+    /// such tools, and the directives, graphs and plans that call nothing else.
+    #[serde(default)]
+    pub read_only: bool,
 }
 
 /// The `env_config` section of a tool file.

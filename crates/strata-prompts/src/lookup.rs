@@ -265,7 +265,7 @@ mod tests {
         let mut errors = found.errors;
         let s = Store::build(
             found.defs,
-            default_template,
+            default_template.map(|s| (s, crate::store::DEFAULT_TEMPLATE)),
             PromptLimits::default(),
             &mut errors,
         );

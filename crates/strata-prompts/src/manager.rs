@@ -45,7 +45,8 @@ impl std::fmt::Debug for PromptManager {
 #[derive(Debug, Default)]
 pub struct Builder {
     found: Found,
-    default_template: Option<String>,
+    /// The default template's source, and where it was read (shown in messages).
+    default_template: Option<(String, String)>,
     settings: Settings,
     limits: PromptLimits,
 }
@@ -66,8 +67,14 @@ impl Builder {
     }
 
     /// Sets the template used when nothing else matches.
-    pub fn default_template(mut self, source: &str) -> Builder {
-        self.default_template = Some(source.to_string());
+    pub fn default_template(self, source: &str) -> Builder {
+        self.default_template_from(source, DEFAULT_TEMPLATE)
+    }
+
+    /// Sets the template used when nothing else matches, read from the file `file` (named
+    /// in the messages about it, its positions the file's).
+    pub fn default_template_from(mut self, source: &str, file: &str) -> Builder {
+        self.default_template = Some((source.to_string(), file.to_string()));
         self
     }
 
@@ -125,7 +132,9 @@ impl Builder {
         let mut errors = self.found.errors;
         let store = Store::build(
             self.found.defs,
-            self.default_template.as_deref(),
+            self.default_template
+                .as_ref()
+                .map(|(s, f)| (s.as_str(), f.as_str())),
             self.limits,
             &mut errors,
         );
@@ -237,6 +246,25 @@ impl PromptManager {
             .map(|t| self.store.templates[t].id.as_str()))
     }
 
+    /// The fallback chain of `key`: every template id its lookup tries, in order, through
+    /// the one that wins (the last, when one does). A candidate no file defines is kept, so
+    /// the chain says where a template would take precedence.
+    pub fn fallback_chain(&self, key: Option<&str>) -> Result<Vec<String>, Error> {
+        let winner = self.resolve(key)?.map(str::to_string);
+        let mut chain = Vec::new();
+        for id in candidates(&self.settings, key)? {
+            let won = winner.as_deref() == Some(id.as_str());
+            chain.push(id);
+            if won {
+                return Ok(chain);
+            }
+        }
+        if self.store.default_template.is_some() {
+            chain.push(DEFAULT_TEMPLATE.to_string());
+        }
+        Ok(chain)
+    }
+
     /// Renders the template `call.key` resolves to. Feed and knowledge keys may be written
     /// in braces as seed 002 writes them (`{{ user_input }}`): they name the variable inside.
     pub fn render(&self, call: &Call<'_>) -> Result<Rendered, Error> {
@@ -339,14 +367,22 @@ impl PromptManager {
         let mut warnings = Vec::new();
         let mut notices = Vec::new();
         if let Some(u) = self.unknown_key(call.key) {
+            let message = format!(
+                "key `{}` fell back to `{}`: {}",
+                call.key.unwrap_or_default(),
+                store.templates[t].id,
+                u.describe()
+            );
+            if call.undefined == strata_core::Undefined::Strict {
+                return Err(
+                    Error::new(LAYER, ErrorKind::TemplateNotFound, message).with_hint(
+                        "under --strict a fallback is an error: name a template that exists",
+                    ),
+                );
+            }
             notices.push(strata_core::Warning {
                 layer: LAYER,
-                message: format!(
-                    "key `{}` fell back to `{}`: {}",
-                    call.key.unwrap_or_default(),
-                    store.templates[t].id,
-                    u.describe()
-                ),
+                message,
                 path: strata_core::FieldPath::root(),
                 span: None,
             });
@@ -536,6 +572,19 @@ impl PromptManager {
                 }
             })
             .collect()
+    }
+
+    /// Every template name of every namespace (the keys a lookup is meant for: `BrowseLink`,
+    /// `default`), sorted, each once.
+    pub fn keys(&self) -> Vec<String> {
+        let mut keys: Vec<String> = self
+            .namespaces()
+            .into_iter()
+            .flat_map(|n| n.names.into_iter().map(|(name, _)| name))
+            .collect();
+        keys.sort();
+        keys.dedup();
+        keys
     }
 
     /// The namespaces that hold templates or components, sorted by path (the root first).

@@ -82,22 +82,25 @@ impl Place {
             .nth(line.saturating_sub(1))
             .and_then(|l| l.get(l.char_indices().nth(column - 1).map_or(l.len(), |c| c.0)..))
             .unwrap_or("");
+        let starts_block = block_starts_at(text, line, column);
         let layout = match rest.chars().next() {
-            Some('|' | '>') => {
+            Some(c @ ('|' | '>')) => {
                 let body = text
                     .lines()
                     .enumerate()
                     .skip(line)
                     .find(|(_, l)| !l.trim().is_empty());
                 if let Some((i, l)) = body {
+                    let indent = l.len() - l.trim_start().len();
+                    let map = (c == '>')
+                        .then(|| folded_map(text, i + 1, indent, source?))
+                        .flatten();
                     return Place {
                         file: file.to_string(),
                         line: i + 1,
-                        column: 1 + l.len() - l.trim_start().len(),
-                        layout: Layout::Block {
-                            indent: l.len() - l.trim_start().len(),
-                        },
-                        map: None,
+                        column: 1 + indent,
+                        layout: Layout::Block { indent },
+                        map: map.map(Arc::new),
                     };
                 }
                 Layout::Block { indent: 0 }
@@ -116,7 +119,18 @@ impl Place {
                     map: map.map(Arc::new),
                 };
             }
-            _ if block_starts_at(text, line, column) => Layout::Block { indent: column - 1 },
+            _ if starts_block.is_some() => {
+                let map = (starts_block == Some('>'))
+                    .then(|| folded_map(text, line, column - 1, source?))
+                    .flatten();
+                return Place {
+                    file: file.to_string(),
+                    line,
+                    column,
+                    layout: Layout::Block { indent: column - 1 },
+                    map: map.map(Arc::new),
+                };
+            }
             _ => Layout::Inline { quote: 0 },
         };
         Place {
@@ -358,6 +372,71 @@ fn quoted_map(
     (out == source).then_some(rows)
 }
 
+/// The position map of the folded block scalar (`>`) of `text` whose first line is `line`,
+/// its lines indented by `indent` columns: the file position of each character of its
+/// decoded text, line by line. Lines fold into one another with a space; an empty line is a
+/// line break, and a more indented line keeps its breaks. `None` when the decoding does not
+/// give `source` (then positions are counted the plain way).
+fn folded_map(text: &str, line: usize, indent: usize, source: &str) -> Option<PositionMap> {
+    let mut out = String::new();
+    let mut rows: Vec<Vec<(usize, usize)>> = vec![Vec::new()];
+    let mut emit = |ch: char, at: (usize, usize), out: &mut String| {
+        out.push(ch);
+        if let Some(row) = rows.last_mut() {
+            row.push(at);
+        }
+        if ch == '\n' {
+            rows.push(Vec::new());
+        }
+    };
+    // The end of the last line with text, whether it was more indented, and the empty
+    // lines met since.
+    let mut last: Option<((usize, usize), bool)> = None;
+    let mut empty = 0;
+    for (k, l) in text.lines().enumerate().skip(line - 1) {
+        let at_line = k + 1;
+        if l.trim().is_empty() {
+            empty += 1;
+            continue;
+        }
+        let lead = l.len() - l.trim_start().len();
+        if lead < indent {
+            break;
+        }
+        let content = &l[indent..];
+        let more = content.starts_with([' ', '\t']);
+        if let Some((end, was_more)) = last {
+            let breaks = match (empty, was_more || more) {
+                (0, false) => {
+                    emit(' ', end, &mut out);
+                    0
+                }
+                (n, false) => n,
+                (n, true) => n + 1,
+            };
+            for _ in 0..breaks {
+                emit('\n', end, &mut out);
+            }
+        }
+        let mut column = indent + 1;
+        for ch in content.chars() {
+            emit(ch, (at_line, column), &mut out);
+            column += 1;
+        }
+        last = Some(((at_line, column), more));
+        empty = 0;
+    }
+    let (end, _) = last?;
+    let body = source.trim_end_matches('\n');
+    if out != body {
+        return None;
+    }
+    for _ in body.len()..source.len() {
+        emit('\n', end, &mut out);
+    }
+    Some(rows)
+}
+
 /// The characters of a text, decoded only as far as they are read: a quoted scalar is read up
 /// to its closing quote, never to the end of the file it starts in.
 struct Chars<'a> {
@@ -382,19 +461,19 @@ impl<'a> Chars<'a> {
     }
 }
 
-/// True when `line`:`column` starts the text of a block scalar: the previous line ends with
-/// `|` or `>` (and chomping or indentation indicators), and only spaces come before it.
-fn block_starts_at(text: &str, line: usize, column: usize) -> bool {
+/// The indicator (`|` or `>`) of the block scalar whose text `line`:`column` starts: the
+/// previous line ends with it (and chomping or indentation indicators), and only spaces come
+/// before the text; `None` when no block scalar starts there.
+fn block_starts_at(text: &str, line: usize, column: usize) -> Option<char> {
     let mut lines = text.lines().skip(line.saturating_sub(2));
-    let (Some(prev), Some(this)) = (lines.next(), lines.next()) else {
-        return false;
-    };
+    let (prev, this) = (lines.next()?, lines.next()?);
     let indicator = prev
         .trim_end()
-        .trim_end_matches(|c: char| c == '-' || c == '+' || c.is_ascii_digit());
-    line > 1
-        && (indicator.ends_with('|') || indicator.ends_with('>'))
-        && this.chars().take(column - 1).all(|c| c == ' ')
+        .trim_end_matches(|c: char| c == '-' || c == '+' || c.is_ascii_digit())
+        .chars()
+        .last()
+        .filter(|c| matches!(c, '|' | '>'))?;
+    (line > 1 && this.chars().take(column - 1).all(|c| c == ' ')).then_some(indicator)
 }
 
 /// `prompts/main/x.j2` for a file of its own, `prompts/t.yaml:3:12` inside a dict file.
@@ -448,5 +527,19 @@ mod tests {
         // A decoding that does not give the string falls back to counting.
         let c = Place::in_dict_of("p.yaml", text, 2, 6, Some("other"));
         assert_eq!(c.at(1, 3), loc(2, 9));
+    }
+
+    #[test]
+    fn positions_map_through_folded_blocks() {
+        let text = "main:\n  a: >\n    one\n    two\n\n    three\n      more\n    end {{ x\n";
+        let source = "one two\nthree\n  more\nend {{ x\n";
+        for (line, column) in [(2, 6), (3, 5)] {
+            let a = Place::in_dict_of("p.yaml", text, line, column, Some(source));
+            assert_eq!(a.at(1, 1), loc(3, 5));
+            assert_eq!(a.at(1, 5), loc(4, 5));
+            assert_eq!(a.at(2, 1), loc(6, 5));
+            assert_eq!(a.at(3, 3), loc(7, 7));
+            assert_eq!(a.at(4, 5), loc(8, 9));
+        }
     }
 }

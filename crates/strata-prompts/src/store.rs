@@ -467,7 +467,7 @@ impl Store {
     /// problems are appended to `errors` and the rest is kept.
     pub(crate) fn build(
         defs: Vec<Def>,
-        default_template: Option<&str>,
+        default_template: Option<(&str, &str)>,
         limits: PromptLimits,
         errors: &mut Vec<Error>,
     ) -> Store {
@@ -483,12 +483,12 @@ impl Store {
         for def in defs {
             b.add(def);
         }
-        let default_template = default_template.and_then(|source| {
+        let default_template = default_template.and_then(|(source, file)| {
             let def = Def {
                 space: Vec::new(),
                 what: What::Template(DEFAULT_TEMPLATE.into()),
                 source: source.to_string(),
-                place: Place::given(DEFAULT_TEMPLATE),
+                place: Place::given(file),
             };
             b.compile(DEFAULT_TEMPLATE.into(), def, 0, Role::Default)
         });

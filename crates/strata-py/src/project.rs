@@ -48,6 +48,7 @@ impl PyProject {
         Ok(ExecOptions {
             render: RenderOptions::strict_if(self.project.settings.strict_with(strict)),
             base_env,
+            cancel: None,
         })
     }
 }

@@ -11,6 +11,7 @@ pub mod graph;
 pub mod linear;
 pub mod locate;
 pub mod lsp;
+pub mod mcp;
 pub mod memory;
 pub mod plans;
 pub mod prompts;
@@ -37,6 +38,7 @@ pub const GROUPS: &[Group] = &[
     ("exec_tree", exec::run_tree),
     ("cli_run", exec::run_cli),
     ("batch", batch::run),
+    ("mcp", mcp::run),
     ("check", check::run),
     ("graph", graph::run),
     ("gate", gate::run),

@@ -294,11 +294,13 @@ fn limits_element(
     llm_limits_dropped(out, dropped, here);
 }
 
-/// A number written `text`: a whole number when it is one, else a float; `None` when it is
-/// no number or not a finite one.
+/// A number written `text`: a whole number when it is one (past 64 bits, its digits kept),
+/// else a float; `None` when it is no number or not a finite one.
 fn number_value(text: &str) -> Option<Value> {
+    let whole = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
     match text.parse::<u64>() {
         Ok(n) => Some(Value::from(n)),
+        Err(_) if whole => text.parse::<Number>().ok().map(Value::Number),
         Err(_) => text
             .parse::<f64>()
             .ok()

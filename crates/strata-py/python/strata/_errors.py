@@ -202,6 +202,7 @@ _FAMILIES: Dict[str, Type[StrataError]] = {
     "spawn": ToolError,
     "tool_failed": ToolError,
     "timeout": ToolError,
+    "cancelled": ToolError,
     "template_not_found": PromptError,
     "hash_mismatch": PromptError,
     "unknown_step": PlanError,
