@@ -56,7 +56,10 @@ pub use runner::{RemoteTools, Runner};
 pub use tool::ToolRun;
 pub use walk::GraphWalk;
 
-pub use strata_check::{Code, Diagnostic, Report, Severity, Target};
+pub use strata_check::{
+    directive_inputs, tool_names, Code, Diagnostic, Known, Report, Severity, Shown, Target,
+    ToolNames,
+};
 pub use strata_directive::{Event as DirectiveEvent, BASE_CONTEXT as DIRECTIVE_CONTEXT};
 pub use strata_exec::Cancel;
 pub use strata_exec::{install_interrupt_handler, on_interrupt, own_process, SpawnSpec};

@@ -36,7 +36,7 @@ const USAGE: &str = "usage: strata-bench [--quick | --smoke] [--only GROUP]... [
   --only GROUP  run only this group (repeatable): config_compile, config_render,
                 context, throughput, scaling, exec_run, exec_step, exec_tree, cli_run, batch, mcp,
                 check, graph, gate, linear, locate, memory, prompts, responses, plan_resolve,
-                plan_load, plan_fan_in, plan_fanout, env_text, event_log
+                plan_load, plan_fan_in, plan_fanout, env_text, event_log, lsp
   --iters N     no warm-up, one sample of exactly N calls per closure (for profilers)";
 
 /// What the command line asked for.

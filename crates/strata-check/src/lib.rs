@@ -13,6 +13,7 @@ mod catalog;
 mod diagnostic;
 mod directives;
 mod lints;
+mod names;
 mod plans;
 mod prompts;
 mod records;
@@ -22,6 +23,7 @@ mod tools;
 use std::path::Path;
 
 pub use diagnostic::{Code, Diagnostic, Severity};
+pub use names::{directive_inputs, tool_names, Known, Shown, ToolNames};
 pub use report::{sort_diagnostics, FileReport, Omitted, OmittedCode, Report, SHOWN_PER_FILE};
 use strata_core::{Error, Limits};
 use strata_project::Project;
@@ -79,11 +81,18 @@ pub fn check_file(project: &Project, target: Target<'_>) -> Report {
 pub fn check_project(root: &Path, limits: &Limits) -> Result<Report, Error> {
     let mut project = Project::at(root)?;
     project.limits = limits.clone();
+    Ok(check_in(&project))
+}
+
+/// [`check_project`] of a project already opened: a tool it has compiled, whose files have
+/// not changed since, is checked on the chain it holds compiled (its files are not read
+/// again), so a project kept open is checked again at the cost of what changed in it.
+pub fn check_in(project: &Project) -> Report {
     let mut report = Report::bounded();
-    tools::check(&project, &mut report);
-    directives::check(&project, &mut report);
-    prompts::check(&project, &mut report);
-    plans::check(&project, &mut report);
+    tools::check(project, &mut report);
+    directives::check(project, &mut report);
+    prompts::check(project, &mut report);
+    plans::check(project, &mut report);
     report.finish();
-    Ok(report)
+    report
 }

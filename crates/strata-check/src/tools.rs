@@ -16,19 +16,10 @@ use strata_project::{as_literal, check_schema, take_literals, Link, Project, Too
 use crate::catalog::Catalog;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::lints::{bare_dollars, foreign_steps, spaced, Lint};
+use crate::names::{chain_env, known_params, RUNTIME_PARAMS};
 use crate::records::result_read;
 use crate::Report;
 use strata_core::did_you_mean;
-
-/// The runtime parameters every tool gets.
-const RUNTIME_PARAMS: [&str; 6] = [
-    "tool_path",
-    "tool_dir",
-    "tool_parent",
-    "project_path",
-    "params_json",
-    "runtime_dir",
-];
 
 fn key(k: &str) -> PathSeg {
     PathSeg::Key(k.to_string())
@@ -233,7 +224,7 @@ fn lint_graph_results(
     }
 }
 
-fn project_dotenv(project: &Project) -> Vec<String> {
+pub(crate) fn project_dotenv(project: &Project) -> Vec<String> {
     let Ok(Some(text)) = project.dotenv_text() else {
         return Vec::new();
     };
@@ -251,7 +242,7 @@ fn owner<'c>(chain: &'c ToolChain, path: &FieldPath) -> &'c Link {
         .unwrap_or(&chain.links[0])
 }
 
-fn declared_params(link: &Link) -> Vec<String> {
+pub(crate) fn declared_params(link: &Link) -> Vec<String> {
     link.file
         .parameters
         .as_ref()
@@ -262,15 +253,7 @@ fn declared_params(link: &Link) -> Vec<String> {
 }
 
 fn env_set_by_chain(chain: &ToolChain, dotenv: &[String], name: &str) -> bool {
-    allowlisted(name)
-        || dotenv.iter().any(|n| n == name)
-        || chain.links.iter().any(|l| {
-            l.file.secrets.iter().any(|s| s == name)
-                || l.file.env_config.as_ref().is_some_and(|e| {
-                    e.env.contains_key(name)
-                        || e.interpreter.as_ref().is_some_and(|i| i.var == name)
-                })
-        })
+    allowlisted(name) || chain_env(chain, dotenv).iter().any(|e| e.name == name)
 }
 
 fn check_chain(
@@ -303,18 +286,7 @@ fn check_chain(
         return;
     }
     let config_path = FieldPath(vec![key("config")]);
-    let mut known: Vec<String> = RUNTIME_PARAMS.iter().map(|s| s.to_string()).collect();
-    known.extend(
-        config
-            .as_object()
-            .map(|m| m.keys().cloned().collect::<Vec<_>>())
-            .unwrap_or_default(),
-    );
-    for name in declared_params(tool) {
-        if !known.contains(&name) {
-            known.push(name);
-        }
-    }
+    let known = known_params(chain, &config);
     let stages = Chain::of(&[Layer::ENV, Layer::PARAMS]);
     let template = match Template::compile(&config, &stages, limits) {
         Ok(t) => t,

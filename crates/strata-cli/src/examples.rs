@@ -293,6 +293,13 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "lsp",
+        &[(
+            "Serve the project to an editor (which starts it) on stdio",
+            "strata lsp",
+        )],
+    ),
+    (
         "help",
         &[
             ("The help of a command", "strata help plan run"),

@@ -116,6 +116,9 @@ enum Command {
     /// Watch the project's plan and graph runs, live, in the browser (a page on 127.0.0.1)
     #[cfg(feature = "view")]
     View(strata_view::ViewArgs),
+    /// Serve the Language Server Protocol over standard input and output (docs/lsp.md)
+    #[cfg(feature = "lsp")]
+    Lsp,
 }
 
 /// `strata run …` parsed with only the `run` command built (with the global options, as
@@ -245,5 +248,7 @@ fn dispatch(cli: Cli) -> ExitCode {
         Command::Mcp(args) => mcp_cmd::run(args),
         #[cfg(feature = "view")]
         Command::View(args) => strata_view::run(args),
+        #[cfg(feature = "lsp")]
+        Command::Lsp => strata_lsp::main(),
     }
 }

@@ -11,6 +11,7 @@ pub mod gate;
 pub mod graph;
 pub mod linear;
 pub mod locate;
+pub mod lsp;
 pub mod mcp;
 pub mod memory;
 pub mod plans;
@@ -53,4 +54,5 @@ pub const GROUPS: &[Group] = &[
     ("memory", memory::run),
     ("env_text", env_text::run),
     ("event_log", event_log::run),
+    ("lsp", lsp::run),
 ];

@@ -1,0 +1,517 @@
+//! `strata lsp` end to end: the real binary driven over its standard input and output by a
+//! client (`lsp_client`), against `strata check` on the same files.
+
+mod common;
+mod lsp_client;
+
+use std::fs;
+use std::path::Path;
+
+use common::repo;
+use lsp_client::{check_json, Client};
+use serde_json::{json, Value};
+
+/// Copies `relative` (a file or a directory) of the repository into `dir`.
+fn copy(relative: &str, dir: &Path) {
+    let from = repo().join(relative);
+    let to = dir.join(relative);
+    if from.is_dir() {
+        fs::create_dir_all(&to).unwrap();
+        for entry in fs::read_dir(&from).unwrap() {
+            let name = entry.unwrap().file_name();
+            copy(&format!("{relative}/{}", name.to_str().unwrap()), dir);
+        }
+    } else {
+        fs::create_dir_all(to.parent().unwrap()).unwrap();
+        fs::copy(from, to).unwrap();
+    }
+}
+
+/// The project every case of the check's corpus is checked in: the shipped runtimes and
+/// `examples/echo`.
+fn corpus_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy("tools/runtimes", dir.path());
+    copy("tools/examples/echo.yaml", dir.path());
+    dir
+}
+
+/// Where the check's corpus puts a case (`tests/check.rs`).
+fn corpus_target(name: &str) -> String {
+    match &name[..2] {
+        "t_" => format!("tools/case/{name}"),
+        "d_" => format!("directives/{name}"),
+        "g_" => format!("tools/graphs/{name}"),
+        "p_" => format!("plans/{name}"),
+        _ => format!("hooks/{name}"),
+    }
+}
+
+#[test]
+fn every_case_of_the_check_corpus_typed_into_the_editor_is_diagnosed_as_the_check_does() {
+    let mut cases: Vec<_> = fs::read_dir(repo().join("tests/check"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e != "expected"))
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 40);
+    let editor = corpus_project();
+    let mut client = Client::start(editor.path());
+    assert_eq!(client.workspace_diagnostics(), check_json(editor.path()));
+    for case in cases {
+        let name = case.file_name().unwrap().to_str().unwrap();
+        let target = corpus_target(name);
+        let text = fs::read_to_string(&case).unwrap();
+        let on_disk = corpus_project();
+        fs::create_dir_all(on_disk.path().join(&target).parent().unwrap()).unwrap();
+        fs::write(on_disk.path().join(&target), &text).unwrap();
+        let expected = check_json(on_disk.path());
+        assert!(!expected.is_empty(), "{name}");
+        client.open(&target, &text);
+        assert_eq!(client.workspace_diagnostics(), expected, "{name}");
+        client.close(&target);
+    }
+    assert_eq!(client.workspace_diagnostics(), Vec::<Value>::new());
+    assert_eq!(client.shut_down(), Some(0));
+}
+
+#[test]
+fn the_shipped_project_and_a_new_one_are_diagnosed_as_the_check_does() {
+    let mut client = Client::start(&repo());
+    assert_eq!(client.workspace_diagnostics(), check_json(&repo()));
+    drop(client);
+    let dir = tempfile::tempdir().unwrap();
+    let made = std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
+        .args(["init", "new"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(made.status.success());
+    let root = dir.path().join("new");
+    let mut client = Client::start(&root);
+    assert_eq!(client.workspace_diagnostics(), check_json(&root));
+}
+
+const TOOL: &str = "executor: runtimes/subprocess\nparameters:\n  type: object\n  properties:\n    name: {type: string}\nconfig:\n  command: echo\n  args: [\"{nme}\"]\n";
+
+#[test]
+fn a_mistake_typed_is_pushed_and_its_fix_clears_it() {
+    let dir = corpus_project();
+    let mut client = Client::start(dir.path());
+    assert_eq!(client.workspace_diagnostics(), Vec::<Value>::new());
+    client.open("tools/t/greet.yaml", TOOL);
+    let found = client.document_diagnostics("tools/t/greet.yaml");
+    let unused = json!({
+        "range": {"start": {"line": 4, "character": 10}, "end": {"line": 4, "character": 11}},
+        "severity": 2,
+        "code": "U002",
+        "source": "strata",
+        "message": "parameter `name` never reaches the tool\nhelp: use `{name}` in the config, or `{params_json}` to pass every parameter",
+        "data": {
+            "kind": "invalid",
+            "message": "parameter `name` never reaches the tool",
+            "path": "parameters.properties.name",
+            "hint": "use `{name}` in the config, or `{params_json}` to pass every parameter",
+            "file": "tools/t/greet.yaml",
+            "line": 5,
+            "column": 11,
+            "severity": "warning",
+            "code": "U002"
+        }
+    });
+    let unknown = json!({
+        "range": {"start": {"line": 7, "character": 10}, "end": {"line": 7, "character": 15}},
+        "severity": 1,
+        "code": "R001",
+        "source": "strata",
+        "message": "unknown parameter `{nme}`: it is left as written\nhelp: did you mean `{name}`?",
+        "data": {
+            "kind": "unknown_name",
+            "message": "unknown parameter `{nme}`: it is left as written",
+            "path": "config.args[0]",
+            "span": [0, 5],
+            "hint": "did you mean `{name}`?",
+            "file": "tools/t/greet.yaml",
+            "line": 8,
+            "column": 11,
+            "severity": "error",
+            "code": "R001"
+        }
+    });
+    assert_eq!(found, vec![unused, unknown]);
+    let pushed = client
+        .notes
+        .iter()
+        .find(|n| n["method"] == "textDocument/publishDiagnostics")
+        .cloned()
+        .unwrap_or_else(|| client.next());
+    assert_eq!(
+        pushed["params"]["uri"],
+        json!(client.uri("tools/t/greet.yaml"))
+    );
+    assert_eq!(pushed["params"]["diagnostics"], json!(found));
+    client.change("tools/t/greet.yaml", 7, 12, 12, "a");
+    assert_eq!(
+        client.document_diagnostics("tools/t/greet.yaml"),
+        Vec::<Value>::new()
+    );
+    let cleared = client
+        .notes
+        .iter()
+        .rev()
+        .find(|n| n["method"] == "textDocument/publishDiagnostics");
+    assert_eq!(cleared.unwrap()["params"]["diagnostics"], json!([]));
+    assert_eq!(client.shut_down(), Some(0));
+}
+
+/// A tool on the Python runtime (which sets `PYTHON` and two more), with a secret, a
+/// declared parameter and config keys; `{hole}` is its `input_data`.
+fn python_tool(hole: &str) -> String {
+    format!("executor: runtimes/python\nsecrets: [API_TOKEN]\nparameters:\n  type: object\n  properties:\n    name: {{type: string}}\nconfig:\n  script: run.py\n  input_data: \"{hole}\"\n")
+}
+
+/// Whether the check accepts `text` as the file `relative`: no diagnostic of `code` there.
+fn accepted(client: &mut Client, relative: &str, text: &str, code: &str) -> bool {
+    client.set(relative, text);
+    !client
+        .document_diagnostics(relative)
+        .iter()
+        .any(|d| d["code"] == code)
+}
+
+/// Asserts that the names offered are exactly those of `universe` (the offered ones and
+/// `decoys`) the check accepts.
+fn offered_is_accepted(
+    client: &mut Client,
+    relative: &str,
+    offered: &[String],
+    decoys: &[&str],
+    text: impl Fn(&str) -> String,
+    code: &str,
+) {
+    let universe = offered
+        .iter()
+        .map(String::as_str)
+        .chain(decoys.iter().copied());
+    for name in universe {
+        assert_eq!(
+            accepted(client, relative, &text(name), code),
+            offered.iter().any(|o| o == name),
+            "{relative}: {name}"
+        );
+    }
+}
+
+#[test]
+fn completion_offers_exactly_the_names_the_check_accepts() {
+    let dir = corpus_project();
+    copy("tools/runtimes/python.yaml", dir.path());
+    fs::write(dir.path().join(".env"), "FROM_DOTENV=1\n").unwrap();
+    let mut client = Client::start(dir.path());
+    let tool = "tools/t/c.yaml";
+    client.open(tool, &python_tool("{"));
+    let params = client.completion(tool, 8, 16);
+    assert_eq!(
+        params,
+        [
+            "tool_path",
+            "tool_dir",
+            "tool_parent",
+            "project_path",
+            "params_json",
+            "runtime_dir",
+            "args",
+            "cwd",
+            "timeout",
+            "max_output_bytes",
+            "command",
+            "input_data",
+            "script",
+            "name"
+        ]
+    );
+    offered_is_accepted(
+        &mut client,
+        tool,
+        &params,
+        &["nme", "PYTHON", "other"],
+        |n| python_tool(&format!("{{{n}}}")),
+        "R001",
+    );
+    client.set(tool, &python_tool("${"));
+    let env = client.completion(tool, 8, 17);
+    assert_eq!(
+        env,
+        [
+            "API_TOKEN",
+            "PATH",
+            "HOME",
+            "USER",
+            "LOGNAME",
+            "SHELL",
+            "LANG",
+            "LANGUAGE",
+            "TZ",
+            "TMPDIR",
+            "TERM",
+            "FROM_DOTENV",
+            "PYTHONUNBUFFERED",
+            "PYTHONDONTWRITEBYTECODE",
+            "PYTHON"
+        ]
+    );
+    offered_is_accepted(
+        &mut client,
+        tool,
+        &env,
+        &["NOPE", "OTHER_VAR", "API_TOKN"],
+        |n| python_tool(&format!("${{{n}}}")),
+        "R002",
+    );
+    let directive = |hole: &str| {
+        format!("---\nname: c\ninputs:\n  - {{name: who, type: string}}\n  - {{name: times, type: integer, default: 1}}\n---\nSay {hole}\n")
+    };
+    let d = "directives/c.md";
+    client.open(d, &directive("{input:"));
+    let inputs = client.completion(d, 6, 11);
+    assert_eq!(inputs, ["who", "times"]);
+    offered_is_accepted(
+        &mut client,
+        d,
+        &inputs,
+        &["wo", "name"],
+        |n| directive(&format!("{{input:{n}}}")),
+        "R003",
+    );
+}
+
+const HOVERED: &str = "executor: runtimes/python\nsecrets: [API_TOKEN]\nparameters:\n  type: object\n  properties:\n    name: {type: string, default: world}\nconfig:\n  script: run.py\n  greeting: hello\n  input_data: \"{greeting} {name} ${API_TOKEN} ${PYTHON} ${CANARY}\"\n";
+
+/// A secret of the project's `.env` that no message of the server may carry.
+const CANARY: &str = "canary-7f3a9e";
+
+/// A project with the Python runtime, a `.env` holding [`CANARY`], and [`HOVERED`] open.
+fn hovered() -> (tempfile::TempDir, Client) {
+    let dir = corpus_project();
+    copy("tools/runtimes/python.yaml", dir.path());
+    fs::write(dir.path().join(".env"), format!("CANARY={CANARY}\n")).unwrap();
+    fs::create_dir_all(dir.path().join("tools/t")).unwrap();
+    fs::write(dir.path().join("tools/t/h.yaml"), HOVERED).unwrap();
+    let mut client = Client::start(dir.path());
+    client.open("tools/t/h.yaml", HOVERED);
+    (dir, client)
+}
+
+fn at(client: &Client, line: u32, character: u32) -> Value {
+    json!({"textDocument": {"uri": client.uri("tools/t/h.yaml")}, "position": {"line": line, "character": character}})
+}
+
+/// Asserts that no message the server sent carries [`CANARY`].
+fn no_canary(client: &Client) {
+    let raw = client.raw.lock().unwrap();
+    assert!(raw.len() > 2);
+    assert!(!raw.iter().any(|m| m.contains(CANARY)));
+}
+
+#[test]
+fn hover_and_inlay_hints_show_what_is_known_and_secrets_as_stars() {
+    let (_dir, mut client) = hovered();
+    let hover = |client: &mut Client, character: u32| {
+        let params = at(client, 9, character);
+        let answer = client.request("textDocument/hover", params);
+        let range = &answer["result"]["range"];
+        (
+            answer["result"]["contents"]["value"]
+                .as_str()
+                .unwrap()
+                .to_string(),
+            range["start"]["character"].as_u64().unwrap(),
+            range["end"]["character"].as_u64().unwrap(),
+        )
+    };
+    assert_eq!(hover(&mut client, 17), ("**`greeting`**: config key · layer params (P)\n\nvalue: `hello`\n\nfrom: tools/t/h.yaml:9".to_string(), 15, 25));
+    assert_eq!(hover(&mut client, 28), ("**`name`**: declared parameter · layer params (P)\n\nvalue: `not known yet: given by the caller when the tool runs`\n\ndefault: `\"world\"`\n\nfrom: tools/t/h.yaml:6".to_string(), 26, 32));
+    assert_eq!(
+        hover(&mut client, 36),
+        (
+            "**`API_TOKEN`**: secret · layer env (E)\n\nvalue: `***`\n\nfrom: tools/t/h.yaml:2"
+                .to_string(),
+            33,
+            45
+        )
+    );
+    assert_eq!(hover(&mut client, 48), ("**`PYTHON`**: interpreter · layer env (E)\n\nvalue: `not known yet: the interpreter found when the tool runs`\n\nfrom: tools/runtimes/python.yaml:9".to_string(), 46, 55));
+    assert_eq!(
+        hover(&mut client, 58),
+        (
+            "**`CANARY`**: set in .env · layer env (E)\n\nvalue: `***`\n\nfrom: .env:1".to_string(),
+            56,
+            65
+        )
+    );
+    let params = at(&client, 7, 4);
+    assert_eq!(
+        client.request("textDocument/hover", params)["result"],
+        Value::Null
+    );
+    let uri = client.uri("tools/t/h.yaml");
+    let hints = client.request(
+        "textDocument/inlayHint",
+        json!({"textDocument": {"uri": uri}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 10, "character": 0}}}),
+    );
+    let hint = |character: u32, label: &str| json!({"position": {"line": 9, "character": character}, "label": label, "paddingLeft": true});
+    assert_eq!(
+        hints["result"],
+        json!([
+            hint(25, "= hello"),
+            hint(32, "= \"world\" (default)"),
+            hint(45, "= ***"),
+            hint(65, "= ***")
+        ])
+    );
+    no_canary(&client);
+}
+
+#[test]
+fn definition_references_and_rename_of_a_parameter_and_refusals_with_the_reason() {
+    let (_dir, mut client) = hovered();
+    let file = client.uri("tools/t/h.yaml");
+    let range = |line: u32, from: u32, to: u32| json!({"start": {"line": line, "character": from}, "end": {"line": line, "character": to}});
+    let params = at(&client, 9, 28);
+    assert_eq!(
+        client.request("textDocument/definition", params)["result"],
+        json!({"uri": file, "range": range(5, 10, 11)})
+    );
+    let params = at(&client, 9, 58);
+    assert_eq!(
+        client.request("textDocument/definition", params)["result"],
+        json!({"uri": client.uri(".env"), "range": range(0, 0, 1)})
+    );
+    let params = at(&client, 9, 48);
+    assert_eq!(
+        client.request("textDocument/definition", params)["result"],
+        json!({"uri": client.uri("tools/runtimes/python.yaml"), "range": range(8, 9, 10)})
+    );
+    let mut params = at(&client, 9, 28);
+    params["context"] = json!({"includeDeclaration": true});
+    assert_eq!(
+        client.request("textDocument/references", params)["result"],
+        json!([{"uri": file, "range": range(9, 27, 31)}, {"uri": file, "range": range(5, 10, 11)}])
+    );
+    let mut params = at(&client, 9, 28);
+    params["newName"] = json!("who");
+    assert_eq!(
+        client.request("textDocument/rename", params)["result"],
+        json!({"changes": {file.clone(): [{"range": range(9, 27, 31), "newText": "who"}, {"range": range(5, 4, 8), "newText": "who"}]}})
+    );
+    let refused = |client: &mut Client, character: u32, new: &str| {
+        let mut params = at(client, 9, character);
+        params["newName"] = json!(new);
+        client.request("textDocument/rename", params)["error"]["message"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(refused(&mut client, 36, "KEY"), "`API_TOKEN` is read from the process's environment when the tool runs; rename it where it is set and in every program that reads it");
+    assert_eq!(
+        refused(&mut client, 28, "a b"),
+        "`a b` is not a name a placeholder can read"
+    );
+    client.set(
+        "tools/t/h.yaml",
+        &HOVERED.replace("{greeting} {name}", "{tool_dir} {script}"),
+    );
+    assert_eq!(
+        refused(&mut client, 17, "dir"),
+        "`tool_dir` is a runtime parameter: strata names it"
+    );
+    let passes_all = HOVERED.replace("  input_data: \"", "  stdin: \"");
+    client.set("tools/t/h.yaml", &passes_all);
+    let mut params = at(&client, 9, 23);
+    params["newName"] = json!("who");
+    assert_eq!(
+        client.request("textDocument/rename", params)["error"]["message"],
+        "the tool's program reads its parameters by name from `{params_json}` when it runs: renaming `name` here would not rename what it reads"
+    );
+    no_canary(&client);
+}
+
+/// The code actions offered for every diagnostic of `relative`, pulled.
+fn fixes(client: &mut Client, relative: &str) -> Value {
+    let diagnostics = client.document_diagnostics(relative);
+    let uri = client.uri(relative);
+    let whole = json!({"start": {"line": 0, "character": 0}, "end": {"line": 99, "character": 0}});
+    client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri}, "range": whole, "context": {"diagnostics": diagnostics}}),
+    )["result"]
+        .clone()
+}
+
+#[test]
+fn did_you_means_are_code_actions_whose_edit_the_check_then_accepts() {
+    let dir = corpus_project();
+    let mut client = Client::start(dir.path());
+    client.open("tools/t/greet.yaml", TOOL);
+    let actions = fixes(&mut client, "tools/t/greet.yaml");
+    let actions = actions.as_array().unwrap();
+    assert_eq!(actions.len(), 1);
+    assert_eq!(actions[0]["title"], "Replace `{nme}` with `{name}`");
+    let uri = client.uri("tools/t/greet.yaml");
+    assert_eq!(
+        actions[0]["edit"]["changes"][&uri],
+        json!([{"range": {"start": {"line": 7, "character": 10}, "end": {"line": 7, "character": 15}}, "newText": "{name}"}])
+    );
+    client.set("tools/t/greet.yaml", &TOOL.replace("{nme}", "{name}"));
+    assert_eq!(fixes(&mut client, "tools/t/greet.yaml"), json!([]));
+    assert_eq!(
+        client.document_diagnostics("tools/t/greet.yaml"),
+        Vec::<Value>::new()
+    );
+    let d = "---\nname: c\ninputs:\n  - {name: who, type: string}\n---\nSay {input:whoo}\n";
+    client.open("directives/c.md", d);
+    let actions = fixes(&mut client, "directives/c.md");
+    assert_eq!(
+        actions[0]["title"],
+        "Replace `{input:whoo}` with `{input:who}`"
+    );
+    let tokens = client.request(
+        "textDocument/semanticTokens/full",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    assert_eq!(tokens["result"]["data"], json!([7, 10, 6, 1, 0]));
+}
+
+#[test]
+fn an_edit_of_a_runtime_is_seen_by_every_tool_on_it_and_undone_when_closed() {
+    let dir = corpus_project();
+    copy("tools/runtimes/python.yaml", dir.path());
+    fs::create_dir_all(dir.path().join("tools/t")).unwrap();
+    fs::write(dir.path().join("tools/t/h.yaml"), HOVERED).unwrap();
+    let mut client = Client::start(dir.path());
+    let clean = client.workspace_diagnostics();
+    assert_eq!(clean, check_json(dir.path()));
+    let runtime = "tools/runtimes/python.yaml";
+    let edited = fs::read_to_string(dir.path().join(runtime))
+        .unwrap()
+        .replace("{tool_dir}/{script}", "{tool_dir}/{scrpt}");
+    client.open(runtime, &edited);
+    let on_disk = tempfile::tempdir().unwrap();
+    for file in [
+        "tools/runtimes/subprocess.yaml",
+        "tools/examples/echo.yaml",
+        "tools/t/h.yaml",
+    ] {
+        fs::create_dir_all(on_disk.path().join(file).parent().unwrap()).unwrap();
+        fs::copy(dir.path().join(file), on_disk.path().join(file)).unwrap();
+    }
+    fs::write(on_disk.path().join(runtime), &edited).unwrap();
+    let expected = check_json(on_disk.path());
+    assert!(expected
+        .iter()
+        .any(|d| d["code"] == "R001" && d["file"] == runtime));
+    assert_eq!(client.workspace_diagnostics(), expected);
+    client.close(runtime);
+    assert_eq!(client.workspace_diagnostics(), clean);
+}
