@@ -2,20 +2,20 @@
 //! application layer like every other front-end.
 //!
 //! * Every runnable item — each tool, graph, directive and plan file, and `run_plan`, which
-//!   runs a plan the agent writes — is an MCP tool ([`catalog`]), named as `strata tools`
-//!   names it with `/` written `.` ([`names`]), its `inputSchema` from the item's declared
+//!   runs a plan the agent writes — is an MCP tool (`catalog.rs`), named as `strata tools`
+//!   names it with `/` written `.` (`names.rs`), its `inputSchema` from the item's declared
 //!   parameters or inputs, its `outputSchema` from a tool's declared `outputs`.
-//! * Each call runs on a thread of its own ([`call`]) through strata-app: the gate, the
+//! * Each call runs on a thread of its own (`call.rs`) through strata-app: the gate, the
 //!   limits, the records under `.strata/runs/` and the secret handling of every front-end. A
 //!   refused or failed call is a result with `isError` whose structured content is the
 //!   `--json` error shape; progress goes out per step; `notifications/cancelled` stops the
 //!   run and its processes ([`strata_app::Cancel`]).
-//! * Prompt templates are MCP prompts ([`prompts`]), run records and item sources are
-//!   resources ([`resources`]), and `completion/complete` offers item names, run ids and
+//! * Prompt templates are MCP prompts (`prompts.rs`), run records and item sources are
+//!   resources (`resources.rs`), and `completion/complete` offers item names, run ids and
 //!   prompt keys.
 //! * Transports: stdio (the default), and Streamable HTTP on loopback with `Host` and `Origin`
-//!   checked and an optional bearer token ([`http`]). The project's files are watched
-//!   ([`watch`]): a change sends `notifications/tools/list_changed`.
+//!   checked and an optional bearer token (`http.rs`). The project's files are watched
+//!   (`watch.rs`): a change sends `notifications/tools/list_changed`.
 
 mod call;
 mod catalog;
