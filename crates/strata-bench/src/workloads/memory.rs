@@ -201,7 +201,7 @@ pub fn run(settings: &Settings, report: &mut Report) {
             );
             assert_eq!(
                 code,
-                Some(1),
+                Some(2),
                 "a document over the placeholder limit is refused"
             );
             (spent, peak)
