@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 use strata_app::{App, ExecOptions};
@@ -96,7 +97,7 @@ impl Item {
 /// The exposed items, by MCP name, and what was left out and why.
 #[derive(Debug, Default)]
 pub(crate) struct Catalog {
-    items: Vec<Item>,
+    items: Vec<Arc<Item>>,
     by_name: HashMap<String, usize>,
     /// One line per item left out for a reason other than the user's selection.
     pub(crate) notes: Vec<String>,
@@ -165,14 +166,14 @@ impl Catalog {
             }
         }
         for path in files(app, "directives", &["md"]) {
-            let id = relative(app, &path);
+            let id = app.display_name(&path);
             match directive_item(app, &path, &id, &reads_only) {
                 Ok(item) => catalog.add_named(select, item, &id),
                 Err(why) => catalog.notes.push(format!("`{id}` is not exposed: {why}")),
             }
         }
         for path in files(app, "plans", &["yaml", "yml", "json"]) {
-            let id = relative(app, &path);
+            let id = app.display_name(&path);
             match plan_item(app, &path, &id, &reads_only) {
                 Ok(item) => catalog.add_named(select, item, &id),
                 Err(why) => catalog.notes.push(format!("`{id}` is not exposed: {why}")),
@@ -182,12 +183,12 @@ impl Catalog {
     }
 
     /// The item called `name`.
-    pub(crate) fn get(&self, name: &str) -> Option<&Item> {
+    pub(crate) fn get(&self, name: &str) -> Option<&Arc<Item>> {
         self.by_name.get(name).map(|&i| &self.items[i])
     }
 
     /// Every item, in listing order.
-    pub(crate) fn items(&self) -> &[Item] {
+    pub(crate) fn items(&self) -> &[Arc<Item>] {
         &self.items
     }
 
@@ -217,7 +218,7 @@ impl Catalog {
             return;
         }
         self.by_name.insert(item.name.clone(), self.items.len());
-        self.items.push(item);
+        self.items.push(Arc::new(item));
     }
 }
 
@@ -330,9 +331,4 @@ fn files(app: &App, dir: &str, exts: &[&str]) -> Vec<PathBuf> {
     let mut found = strata_doc::walk(&app.root.join(dir), exts);
     found.sort();
     found
-}
-
-/// `path` relative to the project, `/`-separated.
-fn relative(app: &App, path: &Path) -> String {
-    app.display_name(path)
 }

@@ -18,6 +18,7 @@ use hyper_util::rt::TokioIo;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use strata_core::{Error, ErrorKind};
+use subtle::ConstantTimeEq;
 
 use crate::server::{Shared, Strata};
 
@@ -145,12 +146,7 @@ fn authorized<B>(request: &Request<B>, token: Option<&str>) -> bool {
         .get(hyper::header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "));
-    given.is_some_and(|g| same(g.as_bytes(), token.as_bytes()))
-}
-
-/// Equality in time that does not depend on where the two differ.
-fn same(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    given.is_some_and(|g| bool::from(g.as_bytes().ct_eq(token.as_bytes())))
 }
 
 fn plain(status: StatusCode, text: &'static str) -> Response<BoxBody<Bytes, Infallible>> {

@@ -2,7 +2,6 @@
 //! sent from the thread that runs the call to the task that answers it, which turns each into
 //! `notifications/progress` when the caller asked for progress.
 
-use std::sync::Mutex;
 use std::time::Instant;
 
 use strata_graph::LogEvent;
@@ -82,7 +81,7 @@ impl strata_directive::Observer for Notes {
 #[derive(Debug)]
 pub(crate) struct GraphNotes {
     notes: Notes,
-    since: Mutex<Instant>,
+    since: Instant,
 }
 
 impl GraphNotes {
@@ -90,14 +89,13 @@ impl GraphNotes {
     pub(crate) fn new(notes: Notes) -> GraphNotes {
         GraphNotes {
             notes,
-            since: Mutex::new(Instant::now()),
+            since: Instant::now(),
         }
     }
 
-    fn elapsed(&self) -> u128 {
-        let mut since = self.since.lock().unwrap_or_else(|e| e.into_inner());
-        let ms = since.elapsed().as_millis();
-        *since = Instant::now();
+    fn elapsed(&mut self) -> u128 {
+        let ms = self.since.elapsed().as_millis();
+        self.since = Instant::now();
         ms
     }
 }

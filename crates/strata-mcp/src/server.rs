@@ -208,7 +208,7 @@ impl ServerHandler for Strata {
         let stop = cancel.clone();
         let mut job = tokio::task::spawn_blocking(move || {
             let call = Call {
-                item: &item,
+                item: item.as_ref(),
                 args,
                 cancel: stop,
                 notes,
