@@ -873,3 +873,21 @@ fn a_broken_first_version_of_a_component_is_reported_not_a_panic() {
         e.message()
     );
 }
+
+#[test]
+fn the_fallback_chain_lists_the_candidates_tried_through_the_one_that_wins() {
+    let m = manager(seed());
+    assert_eq!(
+        m.fallback_chain(Some("BrowseLink")).unwrap(),
+        ["main/BrowseLink"]
+    );
+    assert_eq!(
+        m.fallback_chain(Some("Nothing")).unwrap(),
+        ["main/Nothing", "main/default"]
+    );
+    assert_eq!(
+        m.fallback_chain(Some("reflection/Search")).unwrap(),
+        ["reflection/Search", "reflection/default"]
+    );
+    assert_eq!(m.keys(), ["BrowseLink", "Search", "default"]);
+}
