@@ -175,7 +175,7 @@ fn the_corpus_has_a_file_for_every_error_code_check_emits_in_a_file_that_runs() 
         codes,
         [
             "G001", "L007", "P001", "P002", "P003", "P004", "R001", "R003", "R004", "R005", "R006",
-            "R007", "R008", "R009", "R011", "R012", "S001", "S002", "S003"
+            "R007", "R008", "R009", "R011", "R012", "S001", "S002", "S003", "S004"
         ]
     );
 }

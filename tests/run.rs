@@ -640,7 +640,7 @@ fn malformed_yaml_is_a_located_error() {
     assert_eq!(
         o.stderr,
         "error[S002]: invalid tool file: unknown field `confg`, expected one of `kind`, `description`, \
-         `version`, `executor`, `parameters`, `outputs`, `env_config`, `config`, `secrets`, `response_fields`, `read_only`\n  --> tools/typo.yaml:2:1\n  |\n\
+         `version`, `executor`, `parameters`, `outputs`, `env_config`, `config`, `secrets`, `response_fields`, `read_only`, `resources`, `retries`\n  --> tools/typo.yaml:2:1\n  |\n\
          2 | confg: {}\n  | ^\n   = help: did you mean `config`?\n"
             .to_string()
             + &refusal("typo", 1)

@@ -104,6 +104,10 @@ impl ToolRunner for Runner<'_> {
         strata_project::tool_parameters(self.app.project(), id)
     }
 
+    fn scale(&self, id: &str) -> strata_tools::Scale {
+        strata_project::tool_scale(self.app.project(), id)
+    }
+
     fn run(
         &self,
         id: &str,

@@ -1,5 +1,5 @@
 use serde_json::{json, Value};
-use strata_core::{Error, ErrorKind, FieldPath, Layer, Span};
+use strata_core::{Error, ErrorKind, FieldPath, Layer, PathSeg, Span};
 
 /// How bad a diagnostic is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -32,6 +32,8 @@ pub enum Code {
     Load,
     /// S003: the executor chain does not end at the primitive (unknown, cycle, too long).
     Chain,
+    /// S004: a `resources:` or `retries:` declaration of a tool or a plan step is invalid.
+    Scale,
     /// R001: `{name}` in a tool config names no parameter.
     UnknownParam,
     /// R002: `${NAME}` without a default that nothing in the chain sets.
@@ -123,6 +125,7 @@ impl Code {
             Code::Syntax => "S001",
             Code::Load => "S002",
             Code::Chain => "S003",
+            Code::Scale => "S004",
             Code::UnknownParam => "R001",
             Code::UnsetEnv => "R002",
             Code::UnknownInput => "R003",
@@ -185,6 +188,7 @@ impl Code {
             Code::PlanLoad => ErrorKind::Syntax,
             Code::Load
             | Code::Chain
+            | Code::Scale
             | Code::BadHook
             | Code::ActionParams
             | Code::InputInTool
@@ -359,7 +363,20 @@ fn classify(e: &Error) -> Code {
         Code::BadHook
     } else if e.span().is_some() && e.layer() != Layer::REQUEST {
         Code::Syntax
+    } else if in_scale_declaration(e.path()) {
+        Code::Scale
     } else {
         Code::Load
     }
+}
+
+/// Whether `path` lies in a `resources:` or `retries:` declaration: of a tool file (at its
+/// top) or of a plan step (right under the step's index).
+pub(crate) fn in_scale_declaration(path: &FieldPath) -> bool {
+    let segs = match path.0.as_slice() {
+        [PathSeg::Index(_), rest @ ..] => rest,
+        [PathSeg::Key(steps), PathSeg::Index(_), rest @ ..] if steps == "steps" => rest,
+        all => all,
+    };
+    matches!(segs.first(), Some(PathSeg::Key(k)) if k == "resources" || k == "retries")
 }

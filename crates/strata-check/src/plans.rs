@@ -24,6 +24,7 @@ fn code_of(e: &Error) -> Code {
         ErrorKind::Cycle => Code::PlanCycle,
         ErrorKind::UnknownTool => Code::UnknownTool,
         _ if e.layer() == Layer::PARAMS => Code::PlanArguments,
+        _ if crate::diagnostic::in_scale_declaration(e.path()) => Code::Scale,
         _ => Code::PlanLoad,
     }
 }

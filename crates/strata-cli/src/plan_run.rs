@@ -17,7 +17,7 @@ use strata_plans::request::ok_reply;
 use strata_plans::stream::StepLines;
 use strata_plans::{Assessment, Event, Observer, Plan, State};
 use strata_runs::fingerprint;
-use strata_tools::StepStatus;
+use strata_tools::{StepRecord, StepStatus};
 
 use crate::outcome::{open_project, print_errors};
 use crate::plan_input::{
@@ -332,7 +332,7 @@ fn execute(args: &PlanRunArgs, project: &App, run: RecordedPlanRun) -> Result<u8
 
 /// Progress lines on standard error (the application layer keeps the checkpoint).
 /// A plan run's progress on stderr: lines for people, or with `--json` one JSON object per
-/// event (`step_started`, `step_finished`, `step_waiting`), as directives' and graphs'
+/// event (`step_started`, `step_retrying`, `step_finished`, `step_waiting`), as directives' and graphs'
 /// events go (docs/cli.md, "One stream for events").
 struct Progress {
     quiet: bool,
@@ -360,6 +360,16 @@ impl Progress {
         eprintln!("{line}");
         true
     }
+
+    /// The last lines a failed tool printed on stderr, under its progress line.
+    fn stderr_tail(&self, record: &StepRecord) {
+        if self.quiet {
+            return;
+        }
+        for l in record.stderr_tail().iter().flat_map(|t| t.lines()) {
+            eprintln!("    ! {}", strata_core::escaped(l));
+        }
+    }
 }
 
 impl Observer for Progress {
@@ -378,11 +388,22 @@ impl Observer for Progress {
             } => {
                 let line = crate::progress::end_line(&step.id, &step.tool, record, elapsed);
                 self.say(&line);
-                if record.status == StepStatus::Failed && !self.quiet {
-                    for l in record.stderr_tail().iter().flat_map(|t| t.lines()) {
-                        eprintln!("    ! {}", strata_core::escaped(l));
-                    }
+                if record.status == StepStatus::Failed {
+                    self.stderr_tail(record);
                 }
+            }
+            Event::Retrying {
+                step,
+                record,
+                attempt,
+                attempts,
+                delay,
+            } => {
+                let line = crate::progress::retry_line(
+                    &step.id, &step.tool, record, attempt, attempts, delay,
+                );
+                self.say(&line);
+                self.stderr_tail(record);
             }
             Event::Waiting { step, names } => {
                 self.say(&format!(

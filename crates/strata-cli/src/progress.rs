@@ -33,6 +33,26 @@ pub(crate) fn end_line(id: &str, tool: &str, record: &StepRecord, elapsed: Durat
     }
 }
 
+/// The line of a step whose attempt `attempt` of `attempts` failed with `record` and runs
+/// again after `delay`: `retry <id> (<tool>): attempt 1 of 3 failed: <why>; again in 2s`.
+pub(crate) fn retry_line(
+    id: &str,
+    tool: &str,
+    record: &StepRecord,
+    attempt: u32,
+    attempts: u32,
+    delay: Duration,
+) -> String {
+    let why = record
+        .message()
+        .map(strata_core::escaped)
+        .unwrap_or_default();
+    format!(
+        "retry {id} ({tool}): attempt {attempt} of {attempts} failed: {why}; again in {}",
+        strata_core::duration_text(delay)
+    )
+}
+
 /// How a directive run shows its progress (`strata run <file>.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Mode {

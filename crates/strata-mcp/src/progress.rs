@@ -55,6 +55,7 @@ impl strata_plans::Observer for Notes {
                 record,
                 elapsed,
             } => self.send(&step.id, record.status.name(), elapsed.as_millis()),
+            Event::Retrying { step, .. } => self.send(&step.id, "retrying", 0),
             Event::Waiting { step, .. } => self.send(&step.id, "waiting", 0),
             Event::Rejected { .. } => {}
         }

@@ -1,24 +1,27 @@
 //! The plan document: a list of steps, or `{steps: [...]}`; each step
-//! `{id?, tool, arguments | parameters, depends_on?, intent?}`.
+//! `{id?, tool, arguments | parameters, depends_on?, intent?, resources?, retries?}`.
 
 use std::collections::HashMap;
 
 use serde_json::Value;
 use strata_core::{did_you_mean, Error, ErrorKind, FieldPath, Limits, PathSeg};
 use strata_doc::{Document, Format};
+use strata_tools::Scale;
 
 use crate::compile::Args;
 use crate::syntax::{is_step_id, Target};
 use crate::PLAN;
 
 /// The keys a step may have.
-pub const STEP_KEYS: [&str; 6] = [
+pub const STEP_KEYS: [&str; 8] = [
     "id",
     "tool",
     "arguments",
     "parameters",
     "depends_on",
     "intent",
+    "resources",
+    "retries",
 ];
 
 /// One step of a plan.
@@ -38,6 +41,8 @@ pub struct Step {
     pub depends_on: Vec<String>,
     /// Free text shown in reports.
     pub intent: Option<String>,
+    /// The step's own `resources` and `retries`, which override its tool's key by key.
+    pub scale: Scale,
     /// Where the step stands in its document (`[2]`, `steps[2]`).
     pub at: FieldPath,
     /// True when the step has an `id` key (errors about its id point there).
@@ -90,7 +95,7 @@ impl Step {
         };
         let mut errors = Vec::new();
         // One pass over the keys (no lookup by name).
-        let mut given: [Option<&Value>; 6] = [None; 6];
+        let mut given: [Option<&Value>; 8] = [None; 8];
         for (k, v) in map {
             match STEP_KEYS.iter().position(|s| s == k) {
                 Some(slot) => given[slot] = Some(v),
@@ -108,7 +113,8 @@ impl Step {
                 }
             }
         }
-        let [id_value, tool_value, arguments, parameters, depends, intent_value] = given;
+        let [id_value, tool_value, arguments, parameters, depends, intent_value, resources, retries] =
+            given;
         let id = match id_value {
             None => format!("step{position}"),
             Some(v) => id_of(v).unwrap_or_else(|| {
@@ -194,6 +200,10 @@ impl Step {
                 None
             }
         };
+        let scale = Scale::read(resources, retries, PLAN).unwrap_or_else(|e| {
+            errors.push(e.map_path(|p| p.under(at)));
+            Scale::default()
+        });
         if !errors.is_empty() {
             return Err(errors);
         }
@@ -205,6 +215,7 @@ impl Step {
             args_key,
             depends_on,
             intent,
+            scale,
             at: at.clone(),
             id_written: id_value.is_some(),
         })

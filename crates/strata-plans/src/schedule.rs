@@ -20,7 +20,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use strata_core::{Error, Limits};
 use strata_doc::Document;
-use strata_tools::{CallOptions, RunResult, StepRecord, StepStatus, ToolRunner};
+use strata_tools::{CallOptions, Retries, RunResult, StepRecord, StepStatus, ToolRunner};
 
 use crate::checkpoint::RunStatus;
 use crate::plan::{Plan, Step};
@@ -48,6 +48,20 @@ pub enum Event<'e> {
         /// How long its tool ran (zero when it did not run).
         elapsed: Duration,
     },
+    /// A step's tool failed and runs again (its `retries` allow it): `record` is the failed
+    /// attempt's, `attempt` its number (1 for the first run), `delay` the wait before the next.
+    Retrying {
+        /// The step.
+        step: &'e Step,
+        /// The record of the attempt that failed.
+        record: &'e StepRecord,
+        /// The failed attempt's number (1-based).
+        attempt: u32,
+        /// The most attempts (the first and `limit` retries).
+        attempts: u32,
+        /// The wait before the next attempt.
+        delay: Duration,
+    },
     /// A step waits for user values (its own, or those of a step it depends on).
     Waiting {
         /// The step.
@@ -64,7 +78,8 @@ pub enum Event<'e> {
 
 impl Event<'_> {
     /// The event as `--json` streams it: `step_started` (`id`, `tool`), `step_finished`
-    /// (`id`, `tool`, `status`, `ms`, `record`) or `step_waiting` (`id`, `tool`, `needs`);
+    /// (`id`, `tool`, `status`, `ms`, `record`), `step_retrying` (`id`, `tool`, `attempt`,
+    /// `attempts`, `delay_ms`, `record`) or `step_waiting` (`id`, `tool`, `needs`);
     /// `None` for rejected input, which is reported as errors.
     pub fn to_json(&self) -> Option<Value> {
         Some(match self {
@@ -81,6 +96,21 @@ impl Event<'_> {
                 "tool": step.tool,
                 "status": record.status.name(),
                 "ms": elapsed.as_millis() as u64,
+                "record": record.to_json(),
+            }),
+            Event::Retrying {
+                step,
+                record,
+                attempt,
+                attempts,
+                delay,
+            } => serde_json::json!({
+                "event": "step_retrying",
+                "id": step.id,
+                "tool": step.tool,
+                "attempt": attempt,
+                "attempts": attempts,
+                "delay_ms": delay.as_millis() as u64,
                 "record": record.to_json(),
             }),
             Event::Waiting { step, names } => {
@@ -232,6 +262,7 @@ enum Slot {
 /// A finished step, sent back by a worker.
 enum Msg {
     Ran(usize, Box<StepRecord>, Duration),
+    Retrying(usize, Box<StepRecord>, u32, Retries),
     Arrived(Box<Arrival>),
     Rejected(Vec<Error>),
     End,
@@ -250,6 +281,7 @@ enum Work<'a> {
         id: String,
         tool: String,
         args: Map<String, Value>,
+        retries: Option<Retries>,
     },
     Whole {
         steps: &'a dyn StepRunner,
@@ -259,10 +291,46 @@ enum Work<'a> {
 }
 
 impl Work<'_> {
-    /// Runs the step (a call through `runner`): its record.
-    fn run(self, runner: &dyn ToolRunner, call: &CallOptions) -> StepRecord {
+    /// Runs the step (a call through `runner`, again while its tool fails and its `retries`
+    /// allow, telling `retrying` of each failed attempt before the wait): its record.
+    fn run(
+        self,
+        runner: &dyn ToolRunner,
+        call: &CallOptions,
+        retrying: &dyn Fn(StepRecord, u32, Retries),
+    ) -> StepRecord {
         match self {
-            Work::Call { id, tool, args } => record_of(&id, &tool, runner.run(&tool, &args, call)),
+            Work::Call {
+                id,
+                tool,
+                args,
+                retries: None,
+            } => record_of(&id, &tool, runner.run(&tool, &args, call)),
+            Work::Call {
+                id,
+                tool,
+                args,
+                retries: Some(policy),
+            } => {
+                let mut attempt = 1;
+                loop {
+                    let result = runner.run(&tool, &args, call);
+                    let failed = matches!(&result, Ok(run) if !run.success);
+                    let mut record = record_of(&id, &tool, result);
+                    if let Some(Value::Object(run)) = &mut record.run {
+                        run.insert("attempts".into(), Value::from(attempt));
+                        run.insert("retries".into(), policy.to_request());
+                    }
+                    if !failed || attempt > policy.limit {
+                        return record;
+                    }
+                    retrying(record, attempt, policy);
+                    if let Some(delay) = policy.delay {
+                        std::thread::sleep(delay);
+                    }
+                    attempt += 1;
+                }
+            }
             Work::Whole {
                 steps,
                 step,
@@ -534,12 +602,14 @@ impl<'s> Board<'s, '_> {
                     arguments: &args,
                 });
                 let step = &self.plan.steps[i];
+                let tool = self.scheduler.runner.scale(&step.tool);
                 Some(Some(Job {
                     index: i,
                     work: Work::Call {
                         id: step.id.clone(),
                         tool: step.tool.clone(),
                         args,
+                        retries: step.scale.over(&tool).retries,
                     },
                 }))
             }
@@ -550,6 +620,17 @@ impl<'s> Board<'s, '_> {
                 Some(None)
             }
         }
+    }
+
+    /// Tells the observer that step `i`'s attempt `attempt` failed and runs again.
+    fn retrying(&mut self, i: usize, record: &StepRecord, attempt: u32, policy: Retries) {
+        self.observer.on(Event::Retrying {
+            step: &self.plan.steps[i],
+            record,
+            attempt,
+            attempts: policy.limit + 1,
+            delay: policy.delay.unwrap_or_default(),
+        });
     }
 
     fn reject(&mut self, errors: Vec<Error>) {
@@ -711,7 +792,11 @@ impl Scheduler<'_> {
                     };
                     let Ok(job) = job else { return };
                     let start = Instant::now();
-                    let record = job.work.run(runner, &call);
+                    let index = job.index;
+                    let retrying = |record: StepRecord, attempt: u32, policy: Retries| {
+                        let _ = back.send(Msg::Retrying(index, Box::new(record), attempt, policy));
+                    };
+                    let record = job.work.run(runner, &call, &retrying);
                     if back
                         .send(Msg::Ran(job.index, Box::new(record), start.elapsed()))
                         .is_err()
@@ -799,6 +884,9 @@ impl Scheduler<'_> {
                     Msg::Ran(i, record, elapsed) => {
                         running -= 1;
                         board.finish(i, *record, elapsed);
+                    }
+                    Msg::Retrying(i, record, attempt, policy) => {
+                        board.retrying(i, &record, attempt, policy)
                     }
                     Msg::Arrived(arrival) => board.add(arrival.step, Some(arrival.line)),
                     Msg::Rejected(errors) => board.reject(errors),

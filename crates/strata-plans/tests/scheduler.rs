@@ -27,6 +27,18 @@ impl Observer for Log {
             Event::Finished { step, record, .. } => {
                 format!("end {} {}", step.id, record.status.name())
             }
+            Event::Retrying {
+                step,
+                record,
+                attempt,
+                attempts,
+                delay,
+            } => format!(
+                "retry {} {attempt}/{attempts} {} in {}ms",
+                step.id,
+                record.status.name(),
+                delay.as_millis()
+            ),
             Event::Waiting { step, names } => format!("wait {} {}", step.id, names.join(",")),
             Event::Rejected { errors } => format!(
                 "rejected {}",
@@ -544,4 +556,117 @@ fn steps_run_elsewhere_are_skipped_and_wait_here() {
     );
     assert_eq!(o.missing_values, ["title"]);
     assert_eq!(elsewhere.given.into_inner().unwrap(), ["A <- "]);
+}
+
+/// A tool that fails its first `failures` calls (exit 1), then succeeds; it declares
+/// `retries` of its own when `declared` is given.
+struct Flaky {
+    calls: AtomicUsize,
+    failures: usize,
+    declared: Option<Value>,
+}
+
+impl ToolRunner for Flaky {
+    fn has_tool(&self, id: &str) -> bool {
+        id == "flaky"
+    }
+
+    fn unknown_tool(&self, id: &str) -> strata_core::Error {
+        FakeTools::new().unknown_tool(id)
+    }
+
+    fn scale(&self, _: &str) -> strata_tools::Scale {
+        strata_tools::Scale::read(None, self.declared.as_ref(), strata_core::Layer::REQUEST)
+            .unwrap()
+    }
+
+    fn run(
+        &self,
+        _: &str,
+        _: &Map<String, Value>,
+        _: &strata_tools::CallOptions,
+    ) -> Result<RunResult, strata_core::Error> {
+        let n = self.calls.fetch_add(1, Ordering::SeqCst);
+        Ok(if n < self.failures {
+            RunResult::exited(1, "", "not yet\n")
+        } else {
+            RunResult::ok("done")
+        })
+    }
+}
+
+fn flaky(failures: usize, declared: Option<Value>) -> Flaky {
+    Flaky {
+        calls: AtomicUsize::new(0),
+        failures,
+        declared,
+    }
+}
+
+#[test]
+fn a_failing_tool_runs_again_as_its_step_retries_allow_each_attempt_seen_and_recorded() {
+    let tools = flaky(2, None);
+    let values = Map::new();
+    let mut log = Log::default();
+    let p = plan(json!([
+        {"id": "a", "tool": "flaky", "arguments": {}, "retries": {"limit": 3, "delay": "1ms"}},
+    ]));
+    let o = scheduler(&tools, 2, &values).run(&p, Vec::new(), &mut log);
+    assert_eq!(
+        log.0,
+        [
+            "start a",
+            "retry a 1/4 failed in 1ms",
+            "retry a 2/4 failed in 1ms",
+            "end a completed"
+        ]
+    );
+    let run = o.records["a"].run.as_ref().unwrap();
+    assert_eq!(run["attempts"], json!(3));
+    assert_eq!(run["retries"], json!({"limit": 3, "delay_ms": 1}));
+    assert_eq!(o.records["a"].result, json!("done"));
+}
+
+#[test]
+fn retries_end_at_the_limit_with_the_last_failure_and_a_step_overrides_its_tool_key_by_key() {
+    let tools = flaky(5, Some(json!({"limit": 4, "delay": "2ms"})));
+    let values = Map::new();
+    let mut log = Log::default();
+    let p = plan(json!([
+        {"id": "a", "tool": "flaky", "arguments": {}, "retries": {"limit": 1}},
+    ]));
+    let o = scheduler(&tools, 1, &values).run(&p, Vec::new(), &mut log);
+    assert_eq!(
+        log.0,
+        ["start a", "retry a 1/2 failed in 2ms", "end a failed"]
+    );
+    let record = &o.records["a"];
+    assert_eq!(record.run.as_ref().unwrap()["attempts"], json!(2));
+    assert_eq!(
+        record.run.as_ref().unwrap()["retries"],
+        json!({"limit": 1, "delay_ms": 2})
+    );
+    assert_eq!(tools.calls.load(Ordering::SeqCst), 2);
+    // The tool's own declaration applies to a step that declares none.
+    let tools = flaky(1, Some(json!({"limit": 2})));
+    let mut log = Log::default();
+    let p = plan(json!([{"id": "b", "tool": "flaky", "arguments": {}}]));
+    let o = scheduler(&tools, 1, &values).run(&p, Vec::new(), &mut log);
+    assert_eq!(
+        log.0,
+        ["start b", "retry b 1/3 failed in 0ms", "end b completed"]
+    );
+    assert_eq!(o.records["b"].run.as_ref().unwrap()["attempts"], json!(2));
+}
+
+#[test]
+fn a_step_without_retries_runs_once_and_its_record_has_no_attempts() {
+    let tools = flaky(1, None);
+    let values = Map::new();
+    let p = plan(json!([{"id": "a", "tool": "flaky", "arguments": {}}]));
+    let o = scheduler(&tools, 1, &values).run(&p, Vec::new(), &mut Silent);
+    let run = o.records["a"].run.as_ref().unwrap();
+    assert_eq!(run.get("attempts"), None);
+    assert_eq!(o.records["a"].status.name(), "failed");
+    assert_eq!(tools.calls.load(Ordering::SeqCst), 1);
 }

@@ -105,6 +105,29 @@ fn numeric_and_missing_ids_become_step_n() {
 }
 
 #[test]
+fn a_step_declares_resources_and_retries_checked_where_they_stand() {
+    let p = plan(json!([
+        {"tool": "t", "arguments": {}, "resources": {"gpus": 1, "memory": "2Gi"}, "retries": {"limit": 2, "delay": "500ms"}},
+    ]));
+    let scale = &p.steps[0].scale;
+    assert_eq!(scale.resources.gpus, Some(1.0));
+    assert_eq!(scale.resources.memory, Some(2 << 30));
+    assert_eq!(scale.retries.map(|r| r.limit), Some(2));
+    assert_eq!(
+        load_file(
+            "p.yaml",
+            "steps:\n  - tool: t\n    arguments: {}\n    resources: {cpus: -0.5, gpu: 1}\n"
+        )
+        .unwrap_err(),
+        ["p.yaml:4:34: plan error at steps[0].resources.gpu: unknown key `gpu` in `resources` (hint: did you mean `gpus`?)"]
+    );
+    assert_eq!(
+        errors(json!([{"tool": "t", "arguments": {}, "resources": {"cpus": -0.5}}])),
+        ["plan error at [0].resources.cpus: `cpus` must be at least 0, not -0.5"]
+    );
+}
+
+#[test]
 fn bad_steps_are_errors_naming_the_step() {
     assert_eq!(
         errors(json!([

@@ -301,6 +301,23 @@ pub fn tool_read_only(project: &Project, id: &str) -> bool {
         .is_ok_and(|tool| tool.chain.tool().file.read_only)
 }
 
+/// The `resources` and `retries` of tool `id`, merged over its executor chain key by key
+/// (primitive first, tool last); nothing when it does not load.
+pub fn tool_scale(project: &Project, id: &str) -> strata_tools::Scale {
+    project.compiled(id).map_or_else(
+        |_| strata_tools::Scale::default(),
+        |tool| {
+            tool.chain
+                .links
+                .iter()
+                .rev()
+                .fold(strata_tools::Scale::default(), |base, link| {
+                    link.file.scale.over(&base)
+                })
+        },
+    )
+}
+
 /// The parameter schema of tool `id` (its file's `parameters`), when it loads and declares one.
 pub fn tool_parameters(project: &Project, id: &str) -> Option<Value> {
     let tool = project.compiled(id).ok()?;

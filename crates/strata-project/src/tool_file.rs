@@ -46,6 +46,17 @@ pub struct ToolFile {
     /// such tools, and the directives, graphs and plans that call nothing else.
     #[serde(default)]
     pub read_only: bool,
+    /// What a step running the tool needs (`cpus`, `gpus`, `memory`, `custom`), as written;
+    /// read into [`ToolFile::scale`].
+    #[serde(default)]
+    pub resources: Option<Value>,
+    /// How a step whose tool fails is run again (`limit`, `delay`), as written; read into
+    /// [`ToolFile::scale`].
+    #[serde(default)]
+    pub retries: Option<Value>,
+    /// `resources` and `retries`, read and checked when the file loads.
+    #[serde(skip)]
+    pub scale: strata_tools::Scale,
 }
 
 /// The `env_config` section of a tool file.
@@ -143,8 +154,14 @@ pub fn read_tool_file(
         ));
     }
     check_kind(&doc)?;
-    let file = parse_fields(&doc)?;
+    let mut file = parse_fields(&doc)?;
     validate(&doc, &file)?;
+    file.scale = strata_tools::Scale::read(
+        file.resources.as_ref(),
+        file.retries.as_ref(),
+        Layer::REQUEST,
+    )
+    .map_err(|e| doc.locate_error(e))?;
     Ok((doc, file))
 }
 
@@ -355,6 +372,30 @@ mod tests {
     }
 
     #[test]
+    fn resources_and_retries_are_read_and_located() {
+        let f =
+            read("resources: {cpus: 2, memory: 512Mi}\nretries: {limit: 3, delay: 2s}\n").unwrap();
+        assert_eq!(f.scale.resources.cpus, Some(2.0));
+        assert_eq!(f.scale.resources.memory, Some(512 << 20));
+        assert_eq!(f.scale.retries.map(|r| r.limit), Some(3));
+        let e = read("description: d\nresources:\n  cpus: -1\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "t.yaml:3:9: request error at resources.cpus: `cpus` must be at least 0, not -1"
+        );
+        let e = read("resources:\n  memory: 2GB\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "t.yaml:2:11: request error at resources.memory: unknown size unit `GB` in `2GB` (hint: a size is a number of bytes, or a number and a unit: k, M, G, T (powers of 1000) or Ki, Mi, Gi, Ti (powers of 1024), e.g. 512Mi, 2Gi)"
+        );
+        let e = read("retries:\n  limt: 2\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "t.yaml:2:9: request error at retries.limt: unknown key `limt` in `retries` (hint: did you mean `limit`?)"
+        );
+    }
+
+    #[test]
     fn interpreter_fields_must_fit_the_type() {
         let e = read("env_config:\n  interpreter: {type: system_binary, var: PY}\n").unwrap_err();
         assert_eq!(
@@ -389,7 +430,9 @@ mod tests {
                 "outputs",
                 "parameters",
                 "read_only",
+                "resources",
                 "response_fields",
+                "retries",
                 "secrets",
                 "version"
             ]

@@ -14,6 +14,7 @@ mod record;
 pub mod response_fields;
 mod result;
 mod runner;
+pub mod scale;
 pub mod ser;
 
 pub use fake::FakeTools;
@@ -28,6 +29,7 @@ pub use params::{
 pub use record::{stderr_tail, StepError, StepRecord, StepStatus, RECORD_FIELDS};
 pub use result::RunResult;
 pub use runner::{CallOptions, ToolRunner};
+pub use scale::{Resources, Retries, Scale};
 /// The type vocabulary of messages lives in `strata_core` (JSON Schema's names); re-exported
 /// for the front-ends that reach it through the tool model.
 pub use strata_core::{a_or_an, type_name};

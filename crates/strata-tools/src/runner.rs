@@ -43,6 +43,13 @@ pub trait ToolRunner: Sync {
         None
     }
 
+    /// The tool's `resources` and `retries` declarations (merged over its executor chain);
+    /// nothing declared by default.
+    fn scale(&self, id: &str) -> crate::Scale {
+        let _ = id;
+        crate::Scale::default()
+    }
+
     /// Runs the tool with the caller's parameters (data). `Ok` whenever the tool ran, whether
     /// it succeeded or not; `Err` when it could not run at all (unknown tool, parameters that
     /// fail the schema, a program that cannot start).
