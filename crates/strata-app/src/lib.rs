@@ -65,7 +65,7 @@ pub use strata_exec::Cancel;
 pub use strata_exec::{install_interrupt_handler, on_interrupt, own_process, SpawnSpec};
 pub use strata_project::{
     as_literal, dry_run_json, normal, settings, tool_outputs, tool_parameters, tool_read_only,
-    CacheStats, CallerParams, ExecOptions, Invocation, Prepared, Project, Settings, ToolChain,
-    ToolEntry,
+    tool_scale, CacheStats, CallerParams, ExecOptions, Invocation, Prepared, Project, Settings,
+    ToolChain, ToolEntry,
 };
 pub use strata_tools::params::KEYWORDS as PARAMETER_KEYWORDS;

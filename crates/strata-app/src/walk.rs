@@ -22,7 +22,9 @@ use serde_json::{json, Map, Value};
 use strata_check::Target;
 use strata_core::{Error, ErrorKind, Layer, RenderOptions};
 use strata_graph::parts::{Advanced, Parts};
-use strata_graph::{Checkpoint, Failure as NodeFailure, Graph, Outcome, RunDir, Status, Walker};
+use strata_graph::{
+    Body, Checkpoint, Failure as NodeFailure, Graph, Outcome, RunDir, Status, Walker,
+};
 use strata_project::ExecOptions;
 use strata_prompts::PromptManager;
 use strata_runs::{now, Cadence};
@@ -108,6 +110,8 @@ impl App {
         let parts = PartsOver {
             transport,
             marks: opened.marks.to_hex(),
+            graph: &graph,
+            app: self,
         };
         let parts = &parts;
         let dir = &opened.dir;
@@ -162,12 +166,16 @@ fn save(dir: &RunDir, cp: &mut Checkpoint) -> Result<(), Error> {
 /// [`Parts`] whose every call is a JSON request (see the module's table), carrying the run's
 /// marker key, that the transport hands to another engine and answers; a transport error
 /// aborts the walk, but for an element, where it is the element's failure.
-struct PartsOver<T> {
+struct PartsOver<'a, T> {
     transport: T,
     marks: String,
+    /// The graph and the application, for the `resources` and `retries` of the tool a part
+    /// runs.
+    graph: &'a Graph,
+    app: &'a App,
 }
 
-impl<T> PartsOver<T>
+impl<T> PartsOver<'_, T>
 where
     T: Fn(&Value) -> Result<Value, Error> + Sync,
 {
@@ -181,7 +189,36 @@ where
     }
 }
 
-impl<T> Parts for PartsOver<T>
+impl<T> PartsOver<'_, T> {
+    /// `request` with the `resources` and `retries` (each when declared) of the tool the part
+    /// at `cp` runs: the action node it stands at (`advance`), or the one tool the actions of
+    /// the foreach's body call (`element`).
+    fn with_scale(&self, mut request: Value, cp: &Checkpoint, element: bool) -> Value {
+        let node = cp
+            .progress
+            .node
+            .as_deref()
+            .and_then(|id| self.graph.index_of(id));
+        let tool = node.and_then(|i| match (&self.graph.nodes[i].body, element) {
+            (Body::Action(a), false) => Some(a.tool.as_str()),
+            (Body::Foreach(f), true) => {
+                let mut tools = f.body.iter().filter_map(|n| match &n.body {
+                    Body::Action(a) => Some(a.tool.as_str()),
+                    _ => None,
+                });
+                let first = tools.next()?;
+                tools.all(|t| t == first).then_some(first)
+            }
+            _ => None,
+        });
+        if let (Some(tool), Some(map)) = (tool, request.as_object_mut()) {
+            strata_project::tool_scale(self.app.project(), tool).add_to_request(map);
+        }
+        request
+    }
+}
+
+impl<T> Parts for PartsOver<'_, T>
 where
     T: Fn(&Value) -> Result<Value, Error> + Sync,
 {
@@ -202,7 +239,8 @@ where
         work: Option<Result<Value, NodeFailure>>,
     ) -> Result<Advanced, Error> {
         let work = work.map_or(Value::Null, |w| Value::Object(outcome_json(w, "output")));
-        let answer = self.ask(json!({"part": "advance", "walk": cp, "work": work}))?;
+        let request = json!({"part": "advance", "walk": cp, "work": work});
+        let answer = self.ask(self.with_scale(request, cp, false))?;
         let failure = match answer.get("failure") {
             None | Some(Value::Null) => None,
             Some(e) => Some(error_of(e)?),
@@ -224,7 +262,7 @@ where
 
     fn element(&self, cp: &Checkpoint, index: usize, item: Value) -> Result<Value, NodeFailure> {
         let request = json!({"part": "element", "walk": cp, "index": index, "item": item});
-        self.ask(request)
+        self.ask(self.with_scale(request, cp, true))
             .and_then(|answer| outcome_of(answer, "output"))
             .unwrap_or_else(|error| Err(NodeFailure { error, work: None }))
     }
@@ -410,6 +448,58 @@ mod tests {
             asked.into_inner().unwrap(),
             ["begin", "items", "element", "element", "advance", "advance"]
         );
+    }
+
+    #[test]
+    fn a_part_running_a_tool_carries_its_resources_and_retries_and_no_other_part_does() {
+        let dir = project();
+        let declared = format!(
+            "{SAY}resources: {{cpus: 0.5, memory: 1Ki, custom: {{example.com/ssd: 1}}}}\nretries: {{limit: 2, delay: 3s}}\n"
+        );
+        fs::write(dir.path().join("tools/say.yaml"), declared).unwrap();
+        let app = App::at(dir.path()).unwrap();
+        let asked = std::sync::Mutex::new(Vec::new());
+        let parts = |request: &Value| {
+            asked.lock().unwrap().push(json!({
+                "part": request["part"],
+                "resources": request.get("resources"),
+                "retries": request.get("retries"),
+            }));
+            app.walk_part("graphs/each", request, ExecOptions::default())
+                .map_err(Failure::into_error)
+        };
+        app.run_graph_in_parts(&run("far"), parts).unwrap();
+        let scaled = json!({
+            "part": "element",
+            "resources": {"num_cpus": 0.5, "memory": 1024, "custom": {"example.com/ssd": 1.0}},
+            "retries": {"limit": 2, "delay_ms": 3000},
+        });
+        let plain = |part: &str| json!({"part": part, "resources": null, "retries": null});
+        assert_eq!(
+            asked.into_inner().unwrap(),
+            [
+                plain("begin"),
+                plain("items"),
+                scaled.clone(),
+                scaled,
+                plain("advance"),
+                plain("advance")
+            ]
+        );
+        // An action node's own step carries them too.
+        let one = "kind: graph\nnodes:\n  say: {kind: action, tool: say, params: {word: x}, next: done}\n  done: {kind: return, output: ok}\n";
+        fs::write(dir.path().join("tools/graphs/one.yaml"), one).unwrap();
+        let asked = std::sync::Mutex::new(Vec::new());
+        let parts = |request: &Value| {
+            asked.lock().unwrap().push(request.get("retries").cloned());
+            app.walk_part("graphs/one", request, ExecOptions::default())
+                .map_err(Failure::into_error)
+        };
+        let mut one = run("one");
+        one.id = "graphs/one".into();
+        app.run_graph_in_parts(&one, parts).unwrap();
+        let retries = json!({"limit": 2, "delay_ms": 3000});
+        assert_eq!(asked.into_inner().unwrap(), [None, Some(retries), None]);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! `strata.Project`: run a project's tools, and whole plans, from Python.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use pyo3::prelude::*;
@@ -13,7 +14,7 @@ use strata_core::{Error, RenderOptions};
 use strata_core::{ErrorKind, Layer};
 use strata_doc::Document;
 use strata_plans::Silent;
-use strata_tools::{CallOptions, StepRecord, ToolRunner};
+use strata_tools::{CallOptions, Scale, StepRecord, ToolRunner};
 
 use crate::convert::{
     count_arg, env_arg, flag_arg, json_arg, list_arg, map_arg, opt_str_arg, path_arg, seconds_arg,
@@ -144,7 +145,10 @@ impl PyProject {
     /// scheduling, the records and the checkpoints stay here. ``step_executor``, instead,
     /// runs every whole step (as ``strata.ray`` does on a Ray cluster): it is called as
     /// ``step_executor(request)``, ``request`` holding the arguments of ``plan_step``
-    /// (``plan``, ``name``, ``step``, ``records``, ``values``, ``timeout``), and returns
+    /// (``plan``, ``name``, ``step``, ``records``, ``values``, ``timeout``) and, each only
+    /// when the step or its tool declares it, ``resources`` (``{"num_cpus", "num_gpus",
+    /// "memory"`` in bytes, ``"custom"}``, each key when declared) and ``retries``
+    /// (``{"limit", "delay_ms"}``, ``delay_ms`` when declared), and returns
     /// ``{"record": ...}`` (``plan_step``'s) or ``{"error": ...}`` (strata's error form)
     /// when the step could not run there; the scheduling — which step is ready, skipped or
     /// waiting — the records and the checkpoints stay here.
@@ -243,10 +247,32 @@ impl PyProject {
                 (None, None) => unreachable!("checked above"),
             };
             let remote = executor.map(|executor| RemoteCalls { executor });
+            // The declarations of the tools the steps call, for the step requests.
+            let tools: HashMap<String, Scale> = match (&step_executor, run.plan()) {
+                (Some(_), Some(plan)) => plan
+                    .steps
+                    .iter()
+                    .map(|s| {
+                        (
+                            s.tool.clone(),
+                            strata_app::tool_scale(app.project(), &s.tool),
+                        )
+                    })
+                    .collect(),
+                _ => HashMap::new(),
+            };
             let steps = match (step_executor, run.step_plan()) {
                 (Some(executor), Some(plan)) => Some(
                     Python::attach(|py| {
-                        RemoteSteps::new(py, executor, plan, run.values(), &call, run.marks())
+                        RemoteSteps::new(
+                            py,
+                            executor,
+                            tools,
+                            plan,
+                            run.values(),
+                            &call,
+                            run.marks(),
+                        )
                     })
                     .map_err(|e| {
                         Error::new(
@@ -336,7 +362,9 @@ impl PyProject {
     /// ``part_executor``, instead of ``executor``, runs the walk in parts (as ``strata.ray``
     /// does on a Ray cluster): the run's start, each step and a foreach's list and each of its
     /// elements are requests ``part_executor(request)`` answers with ``{"answer": ...}``
-    /// (what ``walk_part`` returns for it) or ``{"error": ...}`` (strata's error form) when the
+    /// (what ``walk_part`` returns for it) — a step at an action node, and an element of a
+    /// foreach whose body's actions call one tool, carry that tool's ``resources`` and
+    /// ``retries`` as ``run_plan``'s step requests do — or ``{"error": ...}`` (strata's error form) when the
     /// part could not run there; the run's directory, its lock and its checkpoint after each
     /// step stay here, and a foreach's elements are requested in parallel (up to its
     /// ``max_concurrency``) when it is ``parallel``. A part that could not run ends the call

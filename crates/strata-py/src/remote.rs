@@ -20,6 +20,7 @@
 //! records and checkpoints, stay here. Both answer `{"error": {...}}` when the unit could
 //! not run at all.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use pyo3::prelude::*;
@@ -29,7 +30,7 @@ use strata_app::{RemoteTools, StepPlan};
 use strata_core::secret_marks::MarkKey;
 use strata_core::{Error, ErrorKind, Layer};
 use strata_plans::{Step, StepRunner};
-use strata_tools::{CallOptions, RunResult, StepRecord};
+use strata_tools::{CallOptions, RunResult, Scale, StepRecord};
 
 use crate::convert::{json_arg, to_py};
 
@@ -122,11 +123,15 @@ fn from_envelope(envelope: &Bound<'_, PyAny>) -> PyResult<Result<RunResult, Erro
 
 /// A step runner whose steps go whole to the step executor, called as `executor(request)`
 /// with `request` the arguments of `Project.plan_step` — `{"plan", "name", "step",
-/// "records", "values", "timeout", "marks"}` — and answering `{"record": {...}}`, or
-/// `{"error": {...}}` when the step could not run there.
+/// "records", "values", "timeout", "marks"}` — and, each only when declared (the step's over
+/// its tool's), `"resources": {"num_cpus"?, "num_gpus"?, "memory"? (bytes), "custom"?}` and
+/// `"retries": {"limit", "delay_ms"?}`; answering `{"record": {...}}`, or `{"error": {...}}`
+/// when the step could not run there.
 pub struct RemoteSteps {
     /// The step executor.
     executor: Py<PyAny>,
+    /// The `resources` and `retries` of the tools the plan's steps call, by tool id.
+    tools: HashMap<String, Scale>,
     /// What every request holds: the plan (its text, or its data), its name, the user
     /// values, the timeout cap and the run's marker key.
     common: Py<PyDict>,
@@ -134,10 +139,13 @@ pub struct RemoteSteps {
 
 impl RemoteSteps {
     /// Steps of `plan` with the user `values`, the call options `call` and the run's marker
-    /// key `marks`, run by `executor`.
+    /// key `marks`, run by `executor`; `tools` holds the declarations of the tools its steps
+    /// call.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         py: Python<'_>,
         executor: Py<PyAny>,
+        tools: HashMap<String, Scale>,
         plan: StepPlan<'_>,
         values: &Map<String, Value>,
         call: &CallOptions,
@@ -160,6 +168,7 @@ impl RemoteSteps {
         common.set_item("marks", marks.to_hex())?;
         Ok(RemoteSteps {
             executor,
+            tools,
             common: common.unbind(),
         })
     }
@@ -175,6 +184,9 @@ impl RemoteSteps {
         request.set_item("step", step.id.as_str())?;
         let records: Vec<Value> = records.iter().map(StepRecord::to_json).collect();
         request.set_item("records", to_py(py, &Value::Array(records))?)?;
+        for (key, value) in &declared(step, &self.tools) {
+            request.set_item(key, to_py(py, value)?)?;
+        }
         let answer = self.executor.call1(py, (request,))?;
         let answer = answer.bind(py);
         if let Some(error) = answer.get_item("error").ok().filter(|e| !e.is_none()) {
@@ -186,6 +198,18 @@ impl RemoteSteps {
             .map(Ok)
             .ok_or_else(|| malformed(&format!("`record` is not the record of step `{}`", step.id)))
     }
+}
+
+/// The `resources` and `retries` keys of `step`'s request, each only when declared: the
+/// step's declarations over those of its tool (in `tools`, by id), key by key.
+fn declared(step: &Step, tools: &HashMap<String, Scale>) -> Map<String, Value> {
+    let scale = match tools.get(&step.tool) {
+        Some(tool) => step.scale.over(tool),
+        None => step.scale.clone(),
+    };
+    let mut out = Map::new();
+    scale.add_to_request(&mut out);
+    out
 }
 
 impl StepRunner for RemoteSteps {
@@ -244,4 +268,52 @@ fn strata_error(error: &Bound<'_, PyAny>) -> PyResult<Error> {
 /// The error for an executor's answer that is not one.
 fn malformed(why: &str) -> PyErr {
     pyo3::exceptions::PyValueError::new_err(format!("malformed executor answer: {why}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use strata_core::FieldPath;
+    use strata_plans::Plan;
+
+    use super::*;
+
+    #[test]
+    fn a_step_request_holds_resources_and_retries_only_when_declared() {
+        let plan = Plan::from_value(
+            &json!([
+                {"id": "a", "tool": "gpu", "arguments": {}, "resources": {"gpus": 2}, "retries": {"limit": 4}},
+                {"id": "b", "tool": "gpu", "arguments": {}},
+                {"id": "c", "tool": "plain", "arguments": {}},
+            ]),
+            &FieldPath::root(),
+        )
+        .unwrap();
+        let tool = Scale::read(
+            Some(&json!({"cpus": 1, "gpus": 1, "memory": "2Gi", "custom": {"accel": 0.5}})),
+            Some(&json!({"limit": 1, "delay": "250ms"})),
+            Layer::REQUEST,
+        )
+        .unwrap();
+        let tools = HashMap::from([
+            ("gpu".to_string(), tool),
+            ("plain".into(), Scale::default()),
+        ]);
+        let keys = |i: usize| Value::Object(declared(&plan.steps[i], &tools));
+        assert_eq!(
+            keys(0),
+            json!({
+                "resources": {"num_cpus": 1.0, "num_gpus": 2.0, "memory": 2147483648u64, "custom": {"accel": 0.5}},
+                "retries": {"limit": 4, "delay_ms": 250}
+            })
+        );
+        assert_eq!(
+            keys(1),
+            json!({
+                "resources": {"num_cpus": 1.0, "num_gpus": 1.0, "memory": 2147483648u64, "custom": {"accel": 0.5}},
+                "retries": {"limit": 1, "delay_ms": 250}
+            })
+        );
+        assert_eq!(keys(2), json!({}));
+    }
 }
