@@ -245,6 +245,19 @@ fn argos_nine_examples_pass_the_check() {
     }
 }
 
+#[test]
+fn a_manifest_is_checked_outside_any_project() {
+    let text = std::fs::read_to_string(common::repo().join("tests/fixtures/argo/dag-diamond.yaml"))
+        .unwrap();
+    let t = Test::new().file("wf.yaml", text);
+    std::fs::remove_dir(t.path().join("tools")).unwrap();
+    t.args(&["export", "argo", "--check", "wf.yaml"])
+        .stdout("wf.yaml: valid: a Workflow with 2 templates and 4 tasks (Argo's schema v4.1.2 and strata's checks)\n")
+        .stderr("")
+        .status(0)
+        .run();
+}
+
 /// `dag-diamond.yaml` with `from` replaced by `to`, checked: refused with `stderr`.
 fn refused(from: &str, to: &str, stderr: &str) {
     let text = std::fs::read_to_string(common::repo().join("tests/fixtures/argo/dag-diamond.yaml"))
@@ -438,6 +451,117 @@ spec:
 "#)
         .stderr("")
         .status(0)
+        .run();
+}
+
+/// Needs two CPUs, 512 MiB and a GPU; retried twice, 30 s apart.
+const TRAIN_TOOL: &str = "description: trains\nexecutor: runtimes/subprocess\nresources: {cpus: 2, memory: 512Mi, gpus: 1}\nretries: {limit: 2, delay: 30s}\nconfig: {command: \"true\"}\n";
+
+#[test]
+fn resources_retries_and_parallelism_export_as_this_manifest() {
+    project()
+        .tool("t/train", TRAIN_TOOL)
+        .file("plans/one.yaml", "- {id: a, tool: t/train, arguments: {}, resources: {cpus: 0.5, custom: {example.com/ssd: 1}}, retries: {limit: 5}}\n")
+        .args(&["export", "argo", "plans/one.yaml", "--image", "strata:1", "--name", "one", "--jobs", "2"])
+        .stdout(r#"# Exported by `strata export argo` from plans/one.yaml: one task per step, each running `strata plan step` in `strata:1`.
+# Checked offline against Argo's schema v4.1.2 and strata's checks; submit with `argo submit`.
+# See docs/scale-out.md.
+apiVersion: argoproj.io/v1alpha1
+kind: Workflow
+metadata:
+  name: one
+spec:
+  entrypoint: strata-plan
+  arguments:
+    parameters:
+    - name: strata-document
+      value: '"- \u007bid: a, tool: t/train, arguments: \u007b}, resources: \u007bcpus: 0.5, custom: \u007bexample.com/ssd: 1}}, retries: \u007blimit: 5}}\n"'
+  parallelism: 2
+  templates:
+  - name: strata-plan
+    dag:
+      failFast: false
+      tasks:
+      - name: a
+        template: a
+  - name: a
+    inputs:
+      artifacts:
+      - name: document
+        path: /tmp/strata/document
+        raw:
+          data: '{{workflow.parameters.strata-document}}'
+    container:
+      image: strata:1
+      command:
+      - strata
+      args:
+      - plan
+      - step
+      - /tmp/strata/document
+      - --as
+      - plans/one.yaml
+      - --step
+      - a
+      - --project
+      - /project
+      - --records
+      - /tmp/strata/in
+      - --output
+      - /tmp/strata/out
+      - --limit
+      - '262144'
+      - --run-uid
+      - '{{workflow.uid}}'
+      workingDir: /project
+      resources:
+        requests:
+          cpu: 500m
+          memory: 512Mi
+          nvidia.com/gpu: '1'
+          example.com/ssd: '1'
+        limits:
+          memory: 512Mi
+          nvidia.com/gpu: '1'
+          example.com/ssd: '1'
+    outputs:
+      parameters:
+      - name: record
+        valueFrom:
+          path: /tmp/strata/out/record.json
+      artifacts:
+      - name: record
+        path: /tmp/strata/out/record.artifact.json
+        optional: true
+        archive:
+          none: {}
+    retryStrategy:
+      limit: '5'
+      retryPolicy: OnFailure
+      backoff:
+        duration: 30s
+"#)
+        .stderr("")
+        .status(0)
+        .run();
+}
+
+#[test]
+fn resources_kubernetes_cannot_take_are_refused_where_the_step_declares_them() {
+    project()
+        .tool("t/train", TRAIN_TOOL)
+        .file("plans/half.yaml", "- {id: a, tool: t/train, arguments: {}}\n- {id: b, tool: t/train, arguments: {}, resources: {gpus: 0.5}}\n")
+        .args(&["export", "argo", "plans/half.yaml", "--image", "strata:1"])
+        .stdout("")
+        .stderr("error[argo]: step `b`: `gpus` is 0.5, but Kubernetes counts `nvidia.com/gpu` in whole units
+  --> plans/half.yaml:2:3
+  |
+2 | - {id: b, tool: t/train, arguments: {}, resources: {gpus: 0.5}}
+  |   ^
+   = field: [1]
+   = help: declare a whole number (Ray alone shares a GPU in fractions)
+")
+        .status(2)
         .run();
 }
 
@@ -1052,6 +1176,49 @@ spec:
     assert_eq!(
         (cp["status"].as_str(), cp["step"].as_u64()),
         (Some("completed"), Some(3))
+    );
+}
+
+#[test]
+fn an_exported_graph_gives_its_action_and_element_templates_their_tools_resources_and_retries() {
+    let check = format!("{CHECK_TOOL}resources: {{cpus: 1, memory: 1Gi}}\nretries: {{limit: 3}}\n");
+    let json_tool = format!("{JSON_TOOL}resources: {{custom: {{example.com/fpga: 1}}}}\n");
+    let ran = graph_project()
+        .tool("t/check", &check)
+        .tool("t/json", &json_tool)
+        .args(&[
+            "export",
+            "argo",
+            "tools/graphs/fan.yaml",
+            "--image",
+            "strata:1",
+            "--jobs",
+            "4",
+        ])
+        .stderr("")
+        .status(0)
+        .run();
+    let manifest: Value = strata_doc::Document::yaml_value(&ran.stdout).unwrap();
+    assert_eq!(manifest["spec"]["parallelism"], json!(4));
+    let scaled: Vec<Value> = list(&manifest, "/spec/templates")
+        .iter()
+        .filter(|t| t.get("retryStrategy").is_some() || t["container"].get("resources").is_some())
+        .map(|t| json!([t["name"], t["container"]["resources"], t["retryStrategy"]]))
+        .collect();
+    assert_eq!(
+        scaled,
+        [
+            json!([
+                "measure-each",
+                {"requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"memory": "1Gi"}},
+                {"limit": "3", "retryPolicy": "OnFailure"}
+            ]),
+            json!([
+                "sum",
+                {"requests": {"example.com/fpga": "1"}, "limits": {"example.com/fpga": "1"}},
+                null
+            ]),
+        ]
     );
 }
 

@@ -3,7 +3,7 @@
 //! names given to the tasks and its secret values kept out of the manifest, then checked
 //! offline ([`strata_argo::check`]) before anything is handed back.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use serde_json::{Map, Value};
@@ -15,6 +15,7 @@ use strata_doc::Document;
 use strata_graph::is_graph_document;
 use strata_plans::Plan;
 use strata_project::ToolChain;
+use strata_tools::Scale;
 
 use crate::{App, Failure};
 
@@ -62,6 +63,7 @@ impl App {
             let (typed, strings) = &request.inputs;
             options.values = graph.bind_inputs(typed, strings)?;
             let used: Vec<String> = tools_of(&graph).into_iter().map(String::from).collect();
+            options.tools = self.tool_scales(&used);
             let known = ProjectSecrets::read(self, &used)?;
             let names = |tool: &str| known.names(tool);
             let secrets = Secrets {
@@ -95,6 +97,7 @@ impl App {
                 })?;
             self.admit_plan(&plan, &doc.name, Some(doc))?;
             let used = crate::called_tools(&plan);
+            options.tools = self.tool_scales(&used);
             let known = ProjectSecrets::read(self, &used)?;
             let names = |tool: &str| known.names(tool);
             let secrets = Secrets {
@@ -143,6 +146,14 @@ fn located(doc: &Document, e: Error) -> Failure {
     Failure::Document {
         errors: vec![doc.locate_error(e)],
         doc: Box::new(doc.clone()),
+    }
+}
+
+impl App {
+    /// The `resources` and `retries` of `tools`, by id.
+    fn tool_scales(&self, tools: &[String]) -> BTreeMap<String, Scale> {
+        let scale = |id: &String| (id.clone(), strata_project::tool_scale(self.project(), id));
+        tools.iter().map(scale).collect()
     }
 }
 

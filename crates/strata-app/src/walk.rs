@@ -22,9 +22,7 @@ use serde_json::{json, Map, Value};
 use strata_check::Target;
 use strata_core::{Error, ErrorKind, Layer, RenderOptions};
 use strata_graph::parts::{Advanced, Parts};
-use strata_graph::{
-    Body, Checkpoint, Failure as NodeFailure, Graph, Outcome, RunDir, Status, Walker,
-};
+use strata_graph::{Checkpoint, Failure as NodeFailure, Graph, Outcome, RunDir, Status, Walker};
 use strata_project::ExecOptions;
 use strata_prompts::PromptManager;
 use strata_runs::{now, Cadence};
@@ -194,23 +192,9 @@ impl<T> PartsOver<'_, T> {
     /// at `cp` runs: the action node it stands at (`advance`), or the one tool the actions of
     /// the foreach's body call (`element`).
     fn with_scale(&self, mut request: Value, cp: &Checkpoint, element: bool) -> Value {
-        let node = cp
-            .progress
-            .node
-            .as_deref()
-            .and_then(|id| self.graph.index_of(id));
-        let tool = node.and_then(|i| match (&self.graph.nodes[i].body, element) {
-            (Body::Action(a), false) => Some(a.tool.as_str()),
-            (Body::Foreach(f), true) => {
-                let mut tools = f.body.iter().filter_map(|n| match &n.body {
-                    Body::Action(a) => Some(a.tool.as_str()),
-                    _ => None,
-                });
-                let first = tools.next()?;
-                tools.all(|t| t == first).then_some(first)
-            }
-            _ => None,
-        });
+        let node = cp.progress.node.as_deref();
+        let node = node.and_then(|id| self.graph.index_of(id));
+        let tool = node.and_then(|i| self.graph.nodes[i].part_tool(element));
         if let (Some(tool), Some(map)) = (tool, request.as_object_mut()) {
             strata_project::tool_scale(self.app.project(), tool).add_to_request(map);
         }

@@ -268,7 +268,9 @@ fn dag(
             walk_outputs()
         };
         let c = container(options, args, env.to_vec());
-        templates.push(template(&entry[i], &walks, Vec::new(), c, outs));
+        let mut t = template(&entry[i], &walks, Vec::new(), c, outs);
+        scale_node(&mut t, options, node, false)?;
+        templates.push(t);
         let mut t = task(&entry[i], &walks, Vec::new());
         if !preds[i].is_empty() {
             let depends: Vec<String> = preds[i]
@@ -298,11 +300,21 @@ fn dag(
                 env,
                 &mut tasks,
                 &mut templates,
-            );
+            )?;
         }
     }
     templates[0] = json!({"name": ENTRY, "dag": {"failFast": false, "tasks": tasks}});
     Ok(templates)
+}
+
+/// Adds the `resources` and `retries` of the tool that template `t` of `node` runs (see
+/// [`Node::part_tool`]).
+fn scale_node(t: &mut Value, options: &Options, node: &Node, element: bool) -> Result<(), Error> {
+    match node.part_tool(element) {
+        Some(tool) => crate::scale::apply(t, &options.scale(tool), &format!("node `{}`", node.id))
+            .map_err(|e| e.at_path(&node.path)),
+        None => Ok(()),
+    }
 }
 
 /// The element and collection tasks of foreach node `node`, whose list task is `list`.
@@ -314,7 +326,7 @@ fn foreach_tasks(
     env: &[Value],
     tasks: &mut Vec<Value>,
     templates: &mut Vec<Value>,
-) {
+) -> Result<(), Error> {
     let from_list = |file: &str| Input {
         file: file.into(),
         from: list.into(),
@@ -328,13 +340,15 @@ fn foreach_tasks(
     args.extend(["--index".to_string(), "{{inputs.parameters.index}}".into()]);
     let outs = json!({"parameters": [plain_output("element", "null")]});
     let index = json!({"name": "index"});
-    templates.push(template(
+    let mut element = template(
         &each,
         &ins,
         vec![index],
         container(options, args, env.to_vec()),
         outs,
-    ));
+    );
+    scale_node(&mut element, options, node, true)?;
+    templates.push(element);
     let mut t = task(
         &each,
         &ins,
@@ -363,4 +377,5 @@ fn foreach_tasks(
     let mut t = task(&collect, &ins, Vec::new());
     t["depends"] = json!(format!("{each}.Succeeded || {each}.Skipped"));
     tasks.push(t);
+    Ok(())
 }

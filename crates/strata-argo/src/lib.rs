@@ -12,6 +12,7 @@ mod graph;
 pub mod manifest;
 pub mod names;
 mod plan;
+pub mod scale;
 pub mod transport;
 
 pub use graph::{export_graph, tools_of, Shape, ENTRY as GRAPH_ENTRY, INPUTS};

@@ -3,8 +3,11 @@
 //! task's output (parameter, and artifact above the limit), and secrets from a Kubernetes
 //! Secret.
 
+use std::collections::BTreeMap;
+
 use serde_json::{json, Map, Value};
 use strata_core::{Error, ErrorKind};
+use strata_tools::Scale;
 
 use crate::names::{
     check_image, check_namespace, check_secret_name, check_workflow_name, generate_name,
@@ -42,6 +45,10 @@ pub struct Options {
     pub parameter_limit: usize,
     /// Defaults of the user values (`{{PLACEHOLDER_name}}`), by name.
     pub values: Map<String, Value>,
+    /// The `resources` and `retries` of the tools the workflow calls, by id.
+    pub tools: BTreeMap<String, Scale>,
+    /// `spec.parallelism`: the most pods running at once; `None`: Argo's default (no bound).
+    pub parallelism: Option<usize>,
 }
 
 impl Options {
@@ -55,7 +62,14 @@ impl Options {
             project_dir: PROJECT_DIR.to_string(),
             parameter_limit: PARAMETER_LIMIT,
             values: Map::new(),
+            tools: BTreeMap::new(),
+            parallelism: None,
         }
+    }
+
+    /// The `resources` and `retries` of tool `id` (nothing when it declares none).
+    pub fn scale(&self, id: &str) -> Scale {
+        self.tools.get(id).cloned().unwrap_or_default()
     }
 
     /// Checks the names and the image.
@@ -87,6 +101,13 @@ impl Options {
             ))
             .with_hint(
                 "Argo replaces every `{{…}}` in a manifest and has no escape: choose a directory without `{{`",
+            ));
+        }
+        if self.parallelism == Some(0) {
+            return Err(Error::new(
+                ARGO,
+                ErrorKind::Invalid,
+                "the parallelism must be at least 1",
             ));
         }
         if self.parameter_limit == 0 {
@@ -152,15 +173,19 @@ pub fn workflow(
         }));
     }
     params.extend(parameters);
+    let mut spec = json!({
+        "entrypoint": entry,
+        "arguments": {"parameters": params},
+    });
+    if let Some(n) = options.parallelism {
+        spec["parallelism"] = json!(n);
+    }
+    spec["templates"] = Value::Array(templates);
     json!({
         "apiVersion": "argoproj.io/v1alpha1",
         "kind": "Workflow",
         "metadata": metadata,
-        "spec": {
-            "entrypoint": entry,
-            "arguments": {"parameters": params},
-            "templates": templates,
-        },
+        "spec": spec,
     })
 }
 

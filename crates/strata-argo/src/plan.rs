@@ -99,12 +99,16 @@ pub fn export_plan(
         );
         let mut artifacts = vec![document_input()];
         artifacts.extend(deps.iter().flat_map(Input::template_artifacts));
-        templates.push(json!({
+        let mut template = json!({
             "name": tasks[i],
             "inputs": inputs(deps.iter().map(Input::template_parameter).collect(), artifacts),
             "container": container(options, args, secret_env(options, &(secrets.names)(&step.tool))),
             "outputs": outputs(&[(RECORD, None)]),
-        }));
+        });
+        let scale = step.scale.over(&options.scale(&step.tool));
+        crate::scale::apply(&mut template, &scale, &format!("step `{}`", step.id))
+            .map_err(|e| e.at_path(&step.at))?;
+        templates.push(template);
         let mut task = json!({"name": tasks[i], "template": tasks[i]});
         if !deps.is_empty() {
             let depends: Vec<String> = deps

@@ -227,6 +227,10 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
                 "strata export argo graphs/hello --image registry/strata:1 -o hello.yaml",
             ),
             (
+                "At most 4 pods at once",
+                "strata export argo plans/diamond --image registry/strata:1 --jobs 4",
+            ),
+            (
                 "Check a manifest offline",
                 "strata export argo hello.yaml --check",
             ),

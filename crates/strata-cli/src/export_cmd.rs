@@ -15,7 +15,6 @@ use strata_core::{Error, ErrorKind, Layer};
 use strata_doc::Document;
 use strata_graph::is_graph_document;
 
-use crate::outcome::open_project_as;
 use crate::outcome::print_errors;
 use crate::plan_input::{read_document, shown_name, user_values};
 use crate::scope_args::split_pair;
@@ -79,6 +78,10 @@ pub(crate) struct ArgoArgs {
     /// The project's directory inside the image
     #[arg(long, value_name = "DIR", default_value = strata_argo::manifest::PROJECT_DIR)]
     pub(crate) project_dir: String,
+    /// At most N pods of the workflow at once (`spec.parallelism`), as `plan run --jobs`
+    /// bounds the steps running at once; default: no bound
+    #[arg(long, value_name = "N")]
+    pub(crate) jobs: Option<usize>,
     /// Values longer than this many bytes of JSON travel as artifacts, not parameters
     #[arg(long, value_name = "BYTES", default_value_t = PARAMETER_LIMIT)]
     pub(crate) parameter_limit: usize,
@@ -98,15 +101,35 @@ pub(crate) fn run(args: ExportArgs) -> ExitCode {
 
 fn argo(mut args: ArgoArgs) -> ExitCode {
     let json = args.shared.json;
-    let project = match open_project_as(None, Some(&args.input), json) {
-        Ok(p) => p,
-        Err(code) => return code,
+    let project = match App::open(None, Some(&args.input)) {
+        Ok(app) => crate::outcome::opened(app),
+        // Checking a manifest needs no project.
+        Err(e) => {
+            return match args.check.then(|| manifest_alone(&args)).flatten() {
+                Some(code) => code,
+                None => crate::outcome::report(Failure::Error(e), None, json),
+            }
+        }
     };
     args.input = crate::names::export_input(&project, &args.input);
     match export(&args, &project) {
         Ok(code) => ExitCode::from(code),
         Err(failure) => crate::outcome::report(failure, Some(&project), json),
     }
+}
+
+/// `--check` of a Workflow manifest outside any project: its verdict, or `None` when the
+/// input cannot be read or is not a Workflow (the missing project is then the error).
+fn manifest_alone(args: &ArgoArgs) -> Option<ExitCode> {
+    let input = args.input.to_string_lossy();
+    let doc = read_document(&input, &input, &strata_core::Limits::default()).ok()?;
+    if doc.value.get("kind").and_then(Value::as_str) != Some("Workflow") {
+        return None;
+    }
+    Some(match check_manifest(args, &doc) {
+        Ok(code) => ExitCode::from(code),
+        Err(failure) => crate::outcome::report(failure, None, args.shared.json),
+    })
 }
 
 /// `a Workflow with 5 templates and 4 tasks`.
@@ -176,6 +199,8 @@ fn export(args: &ArgoArgs, project: &App) -> Result<u8, Failure> {
         project_dir: args.project_dir.clone(),
         parameter_limit: args.parameter_limit,
         values,
+        tools: Default::default(),
+        parallelism: args.jobs,
     };
     let exported = project.export_argo(ArgoExport {
         doc: &doc,

@@ -55,6 +55,23 @@ impl Graph {
     }
 }
 
+impl Node {
+    /// The one tool a part of a walk at this node runs: an action's own tool (`element`
+    /// false), or the tool every action of a foreach's body calls, when they call one
+    /// (`element` true, for one element of the foreach).
+    pub fn part_tool(&self, element: bool) -> Option<&str> {
+        match (&self.body, element) {
+            (Body::Action(a), false) => Some(&a.tool),
+            (Body::Foreach(f), true) => {
+                let mut tools = f.body.iter().filter_map(|n| n.part_tool(false));
+                let first = tools.next()?;
+                tools.all(|t| t == first).then_some(first)
+            }
+            _ => None,
+        }
+    }
+}
+
 /// Adds the tools the action nodes of `nodes` call to `out`.
 fn called_by(nodes: &[Node], out: &mut Vec<String>) {
     for node in nodes {

@@ -141,7 +141,6 @@ impl RemoteSteps {
     /// Steps of `plan` with the user `values`, the call options `call` and the run's marker
     /// key `marks`, run by `executor`; `tools` holds the declarations of the tools its steps
     /// call.
-    #[allow(clippy::too_many_arguments)]
     pub fn new(
         py: Python<'_>,
         executor: Py<PyAny>,
