@@ -187,3 +187,41 @@ def test_walk_part_refuses_a_malformed_request(project: strata.Project, project_
     with pytest.raises(strata.StrataError) as info:
         project.walk_part("graphs/each", {"part": "advance", "marks": "nope"})
     assert info.value.message == "`marks` is not the marker key of a run (64 hex digits)"
+
+
+def test_step_and_part_requests_carry_the_declared_resources_and_retries(
+    project: strata.Project, project_dir: Path
+) -> None:
+    tools = project_dir / "tools"
+    (tools / "heavy.yaml").write_text(
+        (tools / "say.yaml").read_text() + "resources: {cpus: 2, memory: 1Gi}\nretries: {limit: 1, delay: 2s}\n"
+    )
+    (tools / "graphs").mkdir()
+    (tools / "graphs" / "each.yaml").write_text(GRAPH.replace("tool: say", "tool: heavy"))
+    plan = [
+        {"id": "a", "tool": "heavy", "arguments": {}, "resources": {"gpus": 1, "custom": {"ssd": 1}}, "retries": {"limit": 3}},
+        {"id": "b", "tool": "say", "arguments": {}},
+    ]
+    steps: dict[str, dict[str, Any]] = {}
+    lock = threading.Lock()
+
+    def step_executor(request: dict[str, Any]) -> dict[str, Any]:
+        with lock:
+            steps[request["step"]] = request
+        return {"record": project.plan_step(request["plan"], request["step"], records=request["records"])["record"]}
+
+    assert project.run_plan(plan, step_executor=step_executor)["status"] == "completed"
+    assert steps["a"]["resources"] == {"num_cpus": 2.0, "num_gpus": 1.0, "memory": 1 << 30, "custom": {"ssd": 1.0}}
+    assert steps["a"]["retries"] == {"limit": 3, "delay_ms": 2000}
+    assert "resources" not in steps["b"] and "retries" not in steps["b"]
+    parts: list[tuple[str, Any, Any]] = []
+
+    def part_executor(request: dict[str, Any]) -> dict[str, Any]:
+        with lock:
+            parts.append((request["part"], request.get("resources"), request.get("retries")))
+        return {"answer": project.walk_part("graphs/each", request)}
+
+    assert project.run_graph("graphs/each", part_executor=part_executor)["status"] == "completed"
+    element: tuple[str, Any, Any] = ("element", {"num_cpus": 2.0, "memory": 1 << 30}, {"limit": 1, "delay_ms": 2000})
+    plain: list[tuple[str, Any, Any]] = [(part, None, None) for part in ("begin", "items", "advance", "advance")]
+    assert sorted(parts, key=str) == sorted(plain + [element] * 3, key=str)
