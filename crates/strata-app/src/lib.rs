@@ -32,6 +32,7 @@ pub mod keys;
 pub mod marks;
 mod plan;
 mod plan_record;
+mod read_only;
 mod respond;
 mod runner;
 pub use strata_core::secret_marks;
@@ -64,8 +65,7 @@ pub use strata_directive::{Event as DirectiveEvent, BASE_CONTEXT as DIRECTIVE_CO
 pub use strata_exec::Cancel;
 pub use strata_exec::{install_interrupt_handler, on_interrupt, own_process, SpawnSpec};
 pub use strata_project::{
-    as_literal, dry_run_json, normal, settings, tool_outputs, tool_parameters, tool_read_only,
-    CacheStats, CallerParams, ExecOptions, Invocation, Prepared, Project, Settings, ToolChain,
-    ToolEntry,
+    as_literal, dry_run_json, normal, settings, tool_outputs, tool_parameters, CacheStats,
+    CallerParams, ExecOptions, Invocation, Prepared, Project, Settings, ToolChain, ToolEntry,
 };
 pub use strata_tools::params::KEYWORDS as PARAMETER_KEYWORDS;
