@@ -10,6 +10,9 @@ use common::{Ran, Test};
 #[path = "import_ryeos/hardening.rs"]
 mod hardening;
 
+#[path = "import_ryeos/eras.rs"]
+mod eras;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -218,6 +218,25 @@ pub fn import_tool(
         parameters.as_ref(),
     );
 
+    let mut sealed = Value::Object(std::mem::take(&mut config));
+    match crate::sealed::unseal_config(&mut sealed) {
+        Ok(true) => {
+            let here = || crate::util::find(text, crate::sealed::MARKER);
+            out.warn_with(
+                "IMP-sealed",
+                "the program read the tool's code through the RyeOS daemon's sealed hand-off (`RYEOS_VERIFIED_CODE_MAP`, digest-checked); it now reads the code file it is given (`{code_path}`) directly: strata verifies no digests",
+                here,
+            );
+        }
+        Ok(false) => {}
+        Err(()) => return out.refuse(
+            "IMP-sealed",
+            "the program reads the tool's code through the RyeOS daemon's sealed hand-off (`RYEOS_VERIFIED_CODE_MAP`) in a shape the importer does not know: it would stop with \"missing sealed tool identity\" under strata",
+        ),
+    }
+    if let Value::Object(m) = sealed {
+        config = m;
+    }
     if !secrets.is_empty() {
         tool.insert("secrets".into(), Value::Array(secrets));
     }

@@ -1,0 +1,173 @@
+//! `strata import ryeos` on the RyeOS eras and layouts beyond the corpus: the Rust-era
+//! daemon's test projects (`# ryeos-tool:` headers on the sealed Python runtimes), older and
+//! intermediate formats, id conflicts, nested graphs and the files RyeOS's daemon reads that
+//! strata does not. Each tree is a small fixture under tests/fixtures/ryeos/eras/ written in
+//! the style RyeOS shipped, or inline.
+
+use serde_json::json;
+
+use super::common::Test;
+use super::{
+    assert_refused, collect, corpus_text, entry, import, rewrites, ryeos, warnings, yaml, yaml_of,
+};
+
+/// The files of an era fixture (a tree laid out as RyeOS's `.ai/`), as `(path under .ai/,
+/// text)`.
+fn era(name: &str) -> Vec<(String, String)> {
+    let root = common_root().join(name);
+    let mut files = Vec::new();
+    for top in std::fs::read_dir(&root).expect("a fixture").flatten() {
+        let to = top.file_name().to_string_lossy().into_owned();
+        collect(&top.path(), &top.path(), &to, &mut files);
+    }
+    files.sort();
+    files
+        .into_iter()
+        .map(|(rel, p)| (rel, std::fs::read_to_string(p).expect("utf-8")))
+        .collect()
+}
+
+fn common_root() -> std::path::PathBuf {
+    super::common::repo().join("tests/fixtures/ryeos/eras")
+}
+
+/// `files` with the Rust-era Python runtimes RyeOS's core bundle ships.
+fn with_sealed_runtimes(mut files: Vec<(String, String)>) -> Vec<(String, String)> {
+    for rt in ["script", "function"] {
+        let rel = format!("tools/ryeos/core/runtimes/python/{rt}.yaml");
+        let text = corpus_text(&rel);
+        files.push((rel, text));
+    }
+    files
+}
+
+fn tree(files: &[(String, String)]) -> Test {
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    ryeos(&refs)
+}
+
+// The daemon's own test projects: Python tools declared by a `# ryeos-tool:` header on the
+// sealed `script` and `function` runtimes are imported and run as RyeOS ran them (the
+// namespace root and its `lib/` on `sys.path`, `execute(params, project_path)` called).
+#[test]
+fn rt_header_code_tools_run_on_the_unsealed_python_runtimes() {
+    let (ran, report) = import(tree(&with_sealed_runtimes(era("rust-daemon"))), 0);
+    let e = entry(&report, ".ai/tools/hello/hello.py");
+    assert_eq!(e["kind"], "code");
+    assert_eq!(e["outcome"], "imported");
+    assert_eq!(e["warnings"], json!([]));
+    assert_eq!(
+        rewrites(e),
+        [
+            "# ryeos-tool: category dropped (the id is the path `hello/hello`)",
+            "# ryeos-tool: executor_id → executor: ryeos/core/runtimes/python/script",
+            "no config_schema → parameters: {type: object, additionalProperties: true} (RyeOS validated nothing)",
+            "code stays at .ai/tools/hello/hello.py; the wrapper sets code_path and code_dir",
+        ]
+    );
+    assert_eq!(
+        yaml(&ran, "tools/hello/hello.yaml"),
+        yaml_of(
+            "version: 1.0.0\ndescription: Hello world demo\nexecutor: ryeos/core/runtimes/python/script\nparameters: {type: object, additionalProperties: true}\nconfig: {code_path: '{project_path}/.ai/tools/hello/hello.py', code_dir: '{project_path}/.ai/tools/hello'}\n"
+        )
+    );
+    let sealed: Vec<(String, String)> = warnings(entry(
+        &report,
+        ".ai/tools/ryeos/core/runtimes/python/function.yaml",
+    ))
+    .into_iter()
+    .filter(|w| w.0 == "IMP-sealed")
+    .map(|w| (w.0, w.1))
+    .collect();
+    assert_eq!(
+        sealed,
+        [(
+            "IMP-sealed".to_owned(),
+            "the program read the tool's code through the RyeOS daemon's sealed hand-off (`RYEOS_VERIFIED_CODE_MAP`, digest-checked); it now reads the code file it is given (`{code_path}`) directly: strata verifies no digests".to_owned()
+        )]
+    );
+    assert_eq!(report["summary"]["imported"], 5);
+    assert_eq!(report["summary"]["accepted_by_check"], 5);
+    assert_eq!(report["check"]["errors"], 0);
+
+    ran.then(&["run", "hello/hello", "--project", "new"])
+        .stdout("hello world\n")
+        .status(0)
+        .run();
+    ran.then(&["run", "example/system/health", "--project", "new"])
+        .stdout("{\"message\": \"ok\", \"suffix\": \"campaign\"}\n")
+        .status(0)
+        .run();
+    let out = ran
+        .then(&[
+            "run",
+            "example/function/health",
+            "--project",
+            "new",
+            "--json",
+        ])
+        .status(0)
+        .run();
+    assert_eq!(
+        out.json()["data"],
+        json!({"message": "ok", "project_path_seen": true})
+    );
+}
+
+// A header that cannot be read, or names no executor, refuses its file; so does a header or
+// an `__executor_id__` naming a RyeOS primitive (a primitive runs a `config.command` a code
+// file does not have).
+#[test]
+fn rt_header_without_executor_and_primitive_executors_are_refused() {
+    let files = with_sealed_runtimes(vec![
+        (
+            "tools/a/none.py".into(),
+            "# ryeos-tool:\n#   version: \"1.0.0\"\n#   tool_type: python\nprint(1)\n".into(),
+        ),
+        (
+            "tools/a/bad.py".into(),
+            "# ryeos-tool:\n#   version: [\nprint(1)\n".into(),
+        ),
+        (
+            "tools/a/at.py".into(),
+            "# ryeos-tool:\n#   executor_id: \"@subprocess\"\nprint(1)\n".into(),
+        ),
+        (
+            "tools/rye/core/primitives/subprocess.yaml".into(),
+            corpus_text("tools/rye/core/primitives/subprocess.yaml"),
+        ),
+        (
+            "tools/a/prim.py".into(),
+            "__executor_id__ = \"rye/core/primitives/subprocess\"\nCONFIG_SCHEMA = {\"type\": \"object\", \"properties\": {\"command\": {\"type\": \"string\"}}}\n".into(),
+        ),
+    ]);
+    let (_, report) = import(tree(&files), 3);
+    assert_refused(
+        &report,
+        ".ai/tools/a/none.py",
+        "IMP-code-executor",
+        "the `# ryeos-tool:` header (line 1) names no `executor_id` (RyeOS requires one): nothing can run this file",
+    );
+    let bad = entry(&report, ".ai/tools/a/bad.py");
+    assert_eq!(bad["reason"]["code"], "IMP-code-header");
+    assert!(bad["reason"]["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("the `# ryeos-tool:` header (line 1) cannot be read: "));
+    assert_refused(
+        &report,
+        ".ai/tools/a/at.py",
+        "IMP-code-executor",
+        "`executor_id: \"@subprocess\"` of the `# ryeos-tool:` header names a RyeOS primitive, which runs a `config.command` a code file does not have (RyeOS runs code files through a runtime): nothing can run this file",
+    );
+    assert_refused(
+        &report,
+        ".ai/tools/a/prim.py",
+        "IMP-code-executor",
+        "`__executor_id__ = \"rye/core/primitives/subprocess\"` names a RyeOS primitive, which runs a `config.command` a code file does not have (RyeOS runs code files through a runtime): nothing can run this file",
+    );
+    assert_eq!(report["check"]["errors"], 0);
+}
