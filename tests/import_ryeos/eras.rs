@@ -8,7 +8,8 @@ use serde_json::json;
 
 use super::common::Test;
 use super::{
-    assert_refused, collect, corpus_text, entry, import, rewrites, ryeos, warnings, yaml, yaml_of,
+    assert_refused, codes, collect, corpus_text, entry, import, rewrites, ryeos, warnings, yaml,
+    yaml_of,
 };
 
 /// The files of an era fixture (a tree laid out as RyeOS's `.ai/`), as `(path under .ai/,
@@ -170,4 +171,102 @@ fn rt_header_without_executor_and_primitive_executors_are_refused() {
         "`__executor_id__ = \"rye/core/primitives/subprocess\"` names a RyeOS primitive, which runs a `config.command` a code file does not have (RyeOS runs code files through a runtime): nothing can run this file",
     );
     assert_eq!(report["check"]["errors"], 0);
+}
+
+// RyeOS's core bundle keeps `verbs/list.yaml` beside the `verbs/list.py` it runs (`python3
+// ${tool_path}`): the YAML defines the item and runs that code file; the `.py` is reported
+// for what it is (shadowed, kept under `.ai/`), never `imported` with nothing written.
+#[test]
+fn ic_a_yaml_beside_its_code_file_defines_the_item_and_runs_it() {
+    let (ran, report) = import(tree(&era("rust-core")), 3);
+    assert_refused(
+        &report,
+        ".ai/tools/ryeos/core/verbs/list.py",
+        "IMP-shadowed",
+        "`.ai/tools/ryeos/core/verbs/list.yaml` defines the item `ryeos/core/verbs/list`: a YAML definition beside a code file is the item RyeOS ran (its `{tool_path}` is this file), so this file is kept under `.ai/` as its code",
+    );
+    let e = entry(&report, ".ai/tools/ryeos/core/verbs/list.yaml");
+    assert_eq!(e["outcome"], "imported");
+    assert!(rewrites(e).contains(
+        &"{tool_path} is the code file beside: .ai/tools/ryeos/core/verbs/list.py".to_owned()
+    ));
+    assert_eq!(
+        report["summary"],
+        json!({"files": 2, "imported": 1, "refused": 1, "accepted_by_check": 1, "warnings": 0, "kept": 0, "spaces": 0})
+    );
+    let out = ran
+        .then(&["run", "ryeos/core/verbs/list", "--project", "new", "--json"])
+        .status(0)
+        .run();
+    assert_eq!(
+        out.json()["data"],
+        json!({"verbs": [], "total_verbs": 0, "total_aliases": 0})
+    );
+}
+
+// Two code files of one id: the first in RyeOS's order defines it. A file every write of
+// which an earlier file took is refused (`IMP-conflict`), not counted `imported`.
+#[test]
+fn ic_two_files_of_one_id_and_a_file_with_nothing_written_are_not_imported() {
+    let files = vec![
+        (
+            "tools/t/d.py".to_owned(),
+            "# ryeos-tool:\n#   executor_id: \"tool:ryeos/core/runtimes/python/script\"\nprint('py')\n".to_owned(),
+        ),
+        (
+            "tools/t/d.ts".to_owned(),
+            "export const __executor_id__ = \"ryeos/core/runtimes/python/script\";\n".to_owned(),
+        ),
+        (
+            "tools/graphs/g.yaml".to_owned(),
+            "tool_type: graph\nconfig:\n  start: a\n  nodes:\n    a:\n      action: {primary: execute, item_id: \"directive:x\"}\n      next: b\n    b: {type: return}\n".to_owned(),
+        ),
+        (
+            "tools/ryeos-unmapped/directive/x.yaml".to_owned(),
+            "executor_id: \"@subprocess\"\nconfig: {command: echo}\n".to_owned(),
+        ),
+    ];
+    let (ran, report) = import(tree(&with_sealed_runtimes(files)), 3);
+    assert_refused(
+        &report,
+        ".ai/tools/t/d.ts",
+        "IMP-shadowed",
+        "`.ai/tools/t/d.py` defines the item `t/d`: RyeOS resolves one file per id, the first it finds: this file is kept under `.ai/` only",
+    );
+    assert_refused(
+        &report,
+        ".ai/tools/ryeos-unmapped/directive/x.yaml",
+        "IMP-conflict",
+        "nothing of this file is written: `tools/ryeos-unmapped/directive/x.yaml` is also written, differently, by an earlier file: this file's version is not written",
+    );
+    assert_eq!(report["summary"]["imported"], 4);
+    assert_eq!(report["summary"]["accepted_by_check"], 4);
+    ran.then(&["run", "t/d", "--project", "new"])
+        .stdout("py\n")
+        .status(0)
+        .run();
+}
+
+// A graph run by another graph is known by what it is, not by where it lives.
+#[test]
+fn ng_a_nested_graph_outside_graphs_runs_through_its_wrapper() {
+    let inner = "tool_type: graph\nversion: \"1.0.0\"\nexecutor_id: rye/core/runtimes/state-graph/runtime\nconfig:\n  start: a\n  nodes:\n    a: {type: return}\n";
+    let outer = "tool_type: graph\nversion: \"1.0.0\"\nexecutor_id: rye/core/runtimes/state-graph/runtime\nconfig:\n  start: a\n  nodes:\n    a:\n      action: {primary: execute, item_id: \"tool:g/inner\"}\n      next: b\n    b: {type: return}\n";
+    let (ran, report) = import(
+        ryeos(&[
+            ("tools/g/inner.yaml", inner),
+            ("tools/flows/outer.yaml", outer),
+        ]),
+        0,
+    );
+    let e = entry(&report, ".ai/tools/flows/outer.yaml");
+    assert_eq!(
+        e["written"],
+        json!(["tools/flows/outer.yaml", "tools/ryeos-nested/g/inner.yaml"])
+    );
+    assert_eq!(codes(e), ["IMP-G-nested"]);
+    assert_eq!(report["check"]["errors"], 0);
+    ran.then(&["graph", "flows/outer", "--project", "new"])
+        .status(0)
+        .run();
 }

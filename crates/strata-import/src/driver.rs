@@ -209,11 +209,45 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
         ) {
             continue;
         }
-        by_id.entry((is_tool, item.id.clone())).or_insert(i);
+        let key = (is_tool, item.id.clone());
+        match by_id.get(&key).map(|&w| &items[w]) {
+            None => {
+                by_id.insert(key, i);
+            }
+            // In one space, a YAML definition wins over a code file of the same id.
+            Some(w)
+                if w.found.space == item.found.space
+                    && w.kind == ItemKind::Code
+                    && item.kind != ItemKind::Code =>
+            {
+                by_id.insert(key, i);
+            }
+            Some(_) => {}
+        }
+        if item.kind == ItemKind::Graph {
+            catalog.graphs.insert(item.id.clone());
+        }
         if is_tool {
             catalog.tools.insert(item.id.clone());
         } else {
             catalog.directives.insert(item.id.clone());
+        }
+    }
+    for (&(is_tool, ref id), &w) in &by_id {
+        let beside = items.iter().find(|it| {
+            is_tool
+                && it.kind == ItemKind::Code
+                && it.id == *id
+                && it.found.space == items[w].found.space
+                && items[w].kind != ItemKind::Code
+        });
+        if let Some(code) = beside {
+            let rel = code
+                .found
+                .rel
+                .strip_prefix("tools/")
+                .unwrap_or(&code.found.rel);
+            catalog.code_beside.insert(id.clone(), rel.to_owned());
         }
     }
     let ctx = ToolContext { execution };
@@ -230,7 +264,10 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
     let mut entries: Vec<(usize, FileImport)> = Vec::new();
     while let Some(i) = queue.pop_front() {
         let item = &items[i];
-        let imported = convert(item, &catalog, &ctx);
+        let imported = match shadowed_by(item, i, &items, &by_id) {
+            Some(winner) => shadowed(item, winner),
+            None => convert(item, &catalog, &ctx),
+        };
         for id in references(&imported) {
             if let Some(&j) = by_id.get(&(true, id)) {
                 if queued.insert(j) {
@@ -268,9 +305,18 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
                 },
             }
         }
+        let nothing_left = keep.is_empty() && !clashes.is_empty();
         imp.written = keep;
-        for message in clashes {
-            imp.warn("IMP-conflict", message, 0, 0);
+        if nothing_left {
+            let why = clashes.join("; ");
+            *imp = std::mem::replace(imp, FileImport::imported(String::new())).refuse(
+                "IMP-conflict",
+                format!("nothing of this file is written: {why}"),
+            );
+        } else {
+            for message in clashes {
+                imp.warn("IMP-conflict", message, 0, 0);
+            }
         }
         imp.finish();
     }
@@ -632,6 +678,36 @@ fn era_of(item: &Item) -> Era {
             }
         }
     }
+}
+
+/// The item that defines `item`'s id in `item`'s own space, when another file does (two
+/// files of one id: a YAML definition wins over a code file, else the first in walk order).
+fn shadowed_by<'a>(
+    item: &Item,
+    i: usize,
+    items: &'a [Item],
+    by_id: &BTreeMap<(bool, String), usize>,
+) -> Option<&'a Item> {
+    let is_tool = matches!(item.kind, ItemKind::Tool | ItemKind::Graph | ItemKind::Code);
+    let &w = by_id.get(&(is_tool, item.id.clone()))?;
+    (w != i && items[w].found.space == item.found.space).then(|| &items[w])
+}
+
+/// The report of a file another file of the same id shadows: refused (`IMP-shadowed`).
+fn shadowed(item: &Item, winner: &Item) -> FileImport {
+    let why = if item.kind == ItemKind::Code && winner.kind != ItemKind::Code {
+        "a YAML definition beside a code file is the item RyeOS ran (its `{tool_path}` is this file), so this file is kept under `.ai/` as its code"
+    } else {
+        "RyeOS resolves one file per id, the first it finds: this file is kept under `.ai/` only"
+    };
+    FileImport::imported(format!(".ai/{}", item.found.rel)).refuse(
+        "IMP-shadowed",
+        format!(
+            "`.ai/{}` defines the item `{}`: {why}",
+            winner.found.rel,
+            strata_core::shown(&item.id)
+        ),
+    )
 }
 
 /// Converts one item with its converter.

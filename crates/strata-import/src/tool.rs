@@ -207,9 +207,19 @@ pub fn import_tool(
         }
     }
 
+    // A YAML beside a code file of its id runs that file (its `{tool_path}`).
+    let code_source = match catalog.code_beside.get(id) {
+        Some(rel) if text.contains("tool_path") => {
+            out.rewrite(format!(
+                "{{tool_path}} is the code file beside: .ai/tools/{rel}"
+            ));
+            format!(".ai/tools/{rel}")
+        }
+        _ => source.to_owned(),
+    };
     convert_config(
         text,
-        source,
+        &code_source,
         runtime,
         &doc,
         &mut config,
