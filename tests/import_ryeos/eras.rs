@@ -270,3 +270,95 @@ fn ng_a_nested_graph_outside_graphs_runs_through_its_wrapper() {
         .status(0)
         .run();
 }
+
+// The intermediate era (v0.4 bundles): `{interpreter}` in brace form and
+// `env_config.env_paths` on the Python runtimes, code tools on
+// `ryeos/core/runtimes/python/function` importing a sibling module.
+#[test]
+fn old_intermediate_runtimes_keep_their_interpreter_and_paths_and_run() {
+    let (ran, report) = import(tree(&era("intermediate")), 0);
+    let e = entry(
+        &report,
+        ".ai/tools/ryeos/core/runtimes/python/function.yaml",
+    );
+    let r = rewrites(e);
+    for expected in [
+        "{interpreter} → ${RYE_PYTHON}",
+        "env_config.env_paths → config.env.PYTHONPATH (prepended)",
+    ] {
+        assert!(r.contains(&expected.to_owned()), "{r:#?}");
+    }
+    let t = yaml(&ran, "tools/ryeos/core/runtimes/python/function.yaml");
+    assert_eq!(t["config"]["command"], "${RYE_PYTHON}");
+    assert_eq!(
+        t["env_config"]["env"]["PROJECT_VENV_PYTHON"],
+        "${RYE_PYTHON}"
+    );
+    assert_eq!(
+        t["config"]["env"]["PYTHONPATH"],
+        "{code_dir}:{runtime_dir}/lib:${PYTHONPATH:-}"
+    );
+    assert_eq!(report["check"]["errors"], 0);
+    assert_eq!(report["summary"]["accepted_by_check"], 5);
+    let out = ran
+        .then(&[
+            "run",
+            "test/anchor_demo/anchor_demo",
+            "--project",
+            "new",
+            "-p",
+            "name=Ann",
+            "--json",
+        ])
+        .status(0)
+        .run();
+    assert_eq!(out.json()["data"]["greeting"], "Hey Ann, nice to see you!");
+}
+
+// The early era's `interpreter.type: node_modules` was RyeOS's search for `node` in the
+// search paths (default `node_modules/.bin`) under the project: strata's `local_binary`.
+// An interpreter type strata has no equivalent for refuses its file; so does a
+// `kind: streaming_tool` (a bundle binary speaking RyeOS's framed protocol).
+#[test]
+fn old_interpreter_types_and_streaming_tools_are_converted_or_refused() {
+    let mut files = era("early");
+    files.push((
+        "tools/rye/core/runtimes/nvm.yaml".into(),
+        "tool_type: runtime\nexecutor_id: rye/core/primitives/subprocess\nenv_config:\n  interpreter:\n    type: version_manager\n    var: RYE_NODE\nconfig: {command: \"${RYE_NODE}\"}\n".into(),
+    ));
+    files.push((
+        "tools/st/frames.yaml".into(),
+        "kind: streaming_tool\nexecutor_id: ryeos-frames\ndescription: frames\n".into(),
+    ));
+    let (ran, report) = import(tree(&files), 3);
+    let e = entry(&report, ".ai/tools/rye/core/runtimes/node_runtime.yaml");
+    assert_eq!(e["outcome"], "imported");
+    assert_eq!(e["warnings"], json!([]));
+    assert!(rewrites(e).contains(&"env_config.interpreter.type: node_modules → local_binary with candidates: [node] (what RyeOS searched its search_paths for)".to_owned()));
+    assert_eq!(
+        yaml(&ran, "tools/rye/core/runtimes/node_runtime.yaml")["env_config"]["interpreter"],
+        yaml_of("{type: local_binary, var: RYE_NODE, fallback: node, candidates: [node], search_paths: [node_modules/.bin]}")
+    );
+    assert_refused(
+        &report,
+        ".ai/tools/rye/core/runtimes/nvm.yaml",
+        "IMP-interpreter",
+        "interpreter `type: version_manager` has no strata equivalent (strata resolves venv_python, local_binary, system_binary, command)",
+    );
+    assert_refused(
+        &report,
+        ".ai/tools/st/frames.yaml",
+        "IMP-streaming",
+        "`kind: streaming_tool`: a RyeOS bundle binary speaking the daemon's framed streaming protocol (length-prefixed JSON frames on stdout); strata has no such protocol",
+    );
+    assert_eq!(report["check"]["errors"], 0);
+    ran.then(&[
+        "run",
+        "rye/core/runtimes/node_runtime",
+        "--project",
+        "new",
+        "--dry-run",
+    ])
+    .status(0)
+    .run();
+}

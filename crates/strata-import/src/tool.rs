@@ -27,6 +27,9 @@ const RESERVED: [&str; 8] = [
     "params_env_prefix",
 ];
 
+/// The interpreter types strata resolves (docs/tools.md "Interpreters").
+const INTERPRETER_TYPES: [&str; 4] = ["venv_python", "local_binary", "system_binary", "command"];
+
 /// What a tool converter may know besides the catalog: the snapshot of RyeOS's
 /// `.ai/config/execution/execution.yaml` (for `config_resolve`), when one exists.
 #[derive(Clone, Debug, Default)]
@@ -136,6 +139,12 @@ pub fn import_tool(
             "env_config" => {
                 if let Value::Object(ec) = v {
                     env_config = convert_env_config(text, ec, &mut out, &mut interp_var);
+                    if let Some(Value::Object(paths)) = ec.get("env_paths") {
+                        let sub = |p: &str| p.replace("{runtime_lib}", "{runtime_dir}/lib");
+                        for key in env_prepends(paths, &mut config, sub) {
+                            out.rewrite(format!("env_config.env_paths → {key} (prepended)"));
+                        }
+                    }
                 }
             }
             "anchor" => {
@@ -284,6 +293,26 @@ fn refusal(id: &str, doc: &Map<String, Value>) -> Option<(&'static str, String)>
         }
         _ => {}
     }
+    if doc.get("kind").and_then(Value::as_str) == Some("streaming_tool") {
+        return Some(("IMP-streaming", "`kind: streaming_tool`: a RyeOS bundle binary speaking the daemon's framed streaming protocol (length-prefixed JSON frames on stdout); strata has no such protocol".into()));
+    }
+    if let Some(t) = doc
+        .get("env_config")
+        .and_then(|e| e.get("interpreter"))
+        .and_then(|i| i.get("type"))
+        .and_then(Value::as_str)
+    {
+        if !INTERPRETER_TYPES.contains(&t) && t != "node_modules" {
+            return Some((
+                "IMP-interpreter",
+                format!(
+                    "interpreter `type: {}` has no strata equivalent (strata resolves {})",
+                    shown(t),
+                    INTERPRETER_TYPES.join(", ")
+                ),
+            ));
+        }
+    }
     if let Some(Value::Object(t)) = doc.get("terminal_executor") {
         let kind = t.get("kind").and_then(scalar_text).unwrap_or_default();
         return Some(("IMP-terminal", format!("terminal executor `{}` (executor_id: null) is RyeOS's own dispatch and has no strata equivalent", shown(&kind))));
@@ -375,9 +404,20 @@ fn convert_env_config(
                 here,
             );
         }
+        if i.get("type").and_then(Value::as_str) == Some("node_modules") {
+            // RyeOS's older resolver: `node` in each search path (default
+            // `node_modules/.bin`), relative to the project.
+            ni.insert("type".into(), string("local_binary"));
+            if search_paths.is_empty() {
+                search_paths.push(string("node_modules/.bin"));
+            }
+            candidates.push(string("node"));
+            out.rewrite("env_config.interpreter.type: node_modules → local_binary with candidates: [node] (what RyeOS searched its search_paths for)");
+        }
         for (k, v) in i {
             let name = k.as_str();
             match name {
+                "type" if ni.contains_key("type") => {}
                 "type" | "var" | "venv" | "fallback" | "command" => {
                     ni.insert(k.clone(), v.clone());
                 }
@@ -436,19 +476,18 @@ fn convert_env_config(
         let mut env = Value::Object(env.clone());
         if let Some(var) = interp_var.as_deref() {
             let mut hits = Vec::new();
-            replace_in(
-                &mut env,
-                &[("${interpreter}", format!("${{{var}}}"))],
-                &mut hits,
-            );
-            if !hits.is_empty() {
-                out.rewrite(format!("${{interpreter}} → ${{{}}}", shown(var)));
+            let pairs = interpreter_pairs(var);
+            replace_in(&mut env, &pairs, &mut hits);
+            for (from, to) in &pairs {
+                if hits.iter().any(|h| h == from) {
+                    out.rewrite(format!("{from} → {}", shown(to)));
+                }
             }
         }
         result.insert("env".into(), env);
     }
     for name in ec.keys() {
-        if name != "interpreter" && name != "env" {
+        if !["interpreter", "env", "env_paths"].contains(&name.as_str()) {
             let here = || yaml_key_position(text, 0, &["env_config", name]);
             out.warn_with(
                 "IMP-dropped",
@@ -477,22 +516,7 @@ fn convert_anchor(
     };
     let mut done = Vec::new();
     if let Some(Value::Object(paths)) = a.get("env_paths") {
-        for (var, spec) in paths {
-            let prepend: Vec<String> = match spec.get("prepend") {
-                Some(Value::Array(s)) => {
-                    s.iter().filter_map(scalar_text).map(|p| sub(&p)).collect()
-                }
-                _ => continue,
-            };
-            let value = format!("{}:${{{var}:-}}", prepend.join(":"));
-            let env = config
-                .entry("env")
-                .or_insert_with(|| Value::Object(Map::new()));
-            if let Value::Object(env) = env {
-                env.insert(var.clone(), Value::String(value));
-            }
-            done.push(format!("config.env.{}", shown(var)));
-        }
+        done = env_prepends(paths, config, sub);
     }
     if let Some(cwd) = a.get("cwd").and_then(scalar_text) {
         if !config.contains_key("cwd") {
@@ -509,6 +533,31 @@ fn convert_anchor(
         ),
         at,
     );
+}
+
+/// `env_paths: {VAR: {prepend: [a, b]}}` → `config.env.VAR: "a:b:${VAR:-}"` (each path
+/// through `sub`); the keys written.
+fn env_prepends(
+    paths: &Map<String, Value>,
+    config: &mut Map<String, Value>,
+    sub: impl Fn(&str) -> String,
+) -> Vec<String> {
+    let mut done = Vec::new();
+    for (var, spec) in paths {
+        let prepend: Vec<String> = match spec.get("prepend") {
+            Some(Value::Array(s)) => s.iter().filter_map(scalar_text).map(|p| sub(&p)).collect(),
+            _ => continue,
+        };
+        let value = format!("{}:${{{var}:-}}", prepend.join(":"));
+        let env = config
+            .entry("env")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(env) = env {
+            env.insert(var.clone(), Value::String(value));
+        }
+        done.push(format!("config.env.{}", shown(var)));
+    }
+    done
 }
 
 /// Deep-merges `over` into `base` (maps key by key, everything else replaced).
@@ -553,7 +602,7 @@ fn convert_config(
         ("${runtime_dir}", "{runtime_dir}".into()),
     ];
     if let Some(var) = interp_var {
-        pairs.push(("${interpreter}", format!("${{{var}}}")));
+        pairs.extend(interpreter_pairs(var));
     }
     pairs.extend([
         ("{tool_path}", "{code_path}".into()),
@@ -678,6 +727,16 @@ fn convert_config(
         );
     }
     *config = cfg;
+}
+
+/// The interpreter's references, both forms (HEAD `${interpreter}`, the intermediate
+/// era's `{interpreter}`; in this order, the second being inside the first), to the
+/// variable strata sets.
+fn interpreter_pairs(var: &str) -> [(&'static str, String); 2] {
+    [
+        ("${interpreter}", format!("${{{var}}}")),
+        ("{interpreter}", format!("${{{var}}}")),
+    ]
 }
 
 /// A RyeOS file's path under `.ai/tools/` (its source without that prefix).
