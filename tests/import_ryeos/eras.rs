@@ -362,3 +362,41 @@ fn old_interpreter_types_and_streaming_tools_are_converted_or_refused() {
     .status(0)
     .run();
 }
+
+// The Rust era's daemon items (`kind: service`, `handler`, `node`…) are copied under `.ai/`
+// and said so in the report's notices.
+#[test]
+fn kept_daemon_items_are_noticed() {
+    let (ran, report) = import(
+        ryeos(&[
+            ("services/a.yaml", "kind: service\nendpoint: a\n"),
+            ("services/b.yaml", "kind: service\nendpoint: b\n"),
+            ("handlers/h.yaml", "kind: handler\n"),
+            (
+                "tools/t.yaml",
+                "executor_id: \"@subprocess\"\nconfig: {command: echo}\n",
+            ),
+            ("knowledge/k.md", "# k\n"),
+        ]),
+        0,
+    );
+    let notice = "3 RyeOS daemon files (`kind: handler` ×1, `kind: service` ×2) are copied under .ai/ only, not imported: strata has no equivalent (see `kept` in the report)";
+    assert_eq!(
+        report["notices"],
+        json!([{"code": "IMP-kept", "message": notice}])
+    );
+    assert!(
+        ran.stderr.contains(&format!("note[IMP-kept]: {notice}\n")),
+        "{}",
+        ran.stderr
+    );
+    assert_eq!(
+        report["kept"],
+        json!([
+            ".ai/handlers/h.yaml",
+            ".ai/knowledge/k.md",
+            ".ai/services/a.yaml",
+            ".ai/services/b.yaml"
+        ])
+    );
+}

@@ -412,6 +412,9 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
             message: format!("{signatures} signature comments (`# rye:signed:…`, `<!-- ryeos:signed:… -->`) dropped: strata does not verify RyeOS signatures"),
         });
     }
+    if let Some(notice) = kept_kinds(&kept) {
+        notices.push(notice);
+    }
     let directives = all.iter().filter(|e| e.kind == ItemKind::Directive).count();
     if directives > 0 {
         notices.push(Notice {
@@ -447,6 +450,31 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
     )?;
     write("IMPORT-REPORT.md", report.to_markdown().as_bytes())?;
     Ok(report)
+}
+
+/// The notice of the kept files that are RyeOS daemon items (a YAML map with a top-level
+/// `kind:`, such as `kind: service`, `handler`, `node`): copied under `.ai/`, not imported.
+fn kept_kinds(kept: &[Found]) -> Option<Notice> {
+    let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
+    for f in kept {
+        if !(f.rel.ends_with(".yaml") || f.rel.ends_with(".yml")) {
+            continue;
+        }
+        let Some(Ok(v)) = std::fs::read_to_string(&f.real).ok().map(|t| read_yaml(&t)) else {
+            continue;
+        };
+        if let Some(kind) = v.get("kind").and_then(Value::as_str) {
+            *kinds.entry(strata_core::shown(kind)).or_default() += 1;
+        }
+    }
+    let files: usize = kinds.values().sum();
+    (files > 0).then(|| Notice {
+        code: "IMP-kept".into(),
+        message: format!(
+            "{files} RyeOS daemon files ({}) are copied under .ai/ only, not imported: strata has no equivalent (see `kept` in the report)",
+            crate::util::named_list(kinds.iter().map(|(k, n)| format!("`kind: {k}` ×{n}")))
+        ),
+    })
 }
 
 /// A path already written that `path` would have to be a directory of (`tools/x.yaml` for

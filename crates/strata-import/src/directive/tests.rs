@@ -98,7 +98,8 @@ fn d_limits_keep_turns_and_duration_and_drop_the_llm_ones() {
         .contains(&"limits duration_seconds=1 → limits.timeout: 1".to_owned()));
 }
 
-// D-permissions (an empty one drops silently), also directly under <directive>.
+// D-permissions (an empty one, which granted nothing, warns too), also directly under
+// <directive>.
 #[test]
 fn d_permissions_are_dropped_with_a_warning() {
     let f = convert(&py(
@@ -112,7 +113,11 @@ fn d_permissions_are_dropped_with_a_warning() {
         "<permissions> (execute: tool rye.file-system.*; fetch: *) dropped: strata enforces no capabilities"
     );
     let f = convert(&py("    <permissions />\n", "", ""));
-    assert!(f.warnings.is_empty());
+    assert_eq!(codes(&f), [("IMP-permissions", 13, 5)]);
+    assert_eq!(
+        message(&f, "IMP-permissions"),
+        "empty <permissions /> dropped: RyeOS granted this directive no capability, strata enforces none (its actions may do what RyeOS denied)"
+    );
     let f = convert(&py(
         "",
         "  <permissions><execute><tool>*</tool></execute></permissions>\n",
