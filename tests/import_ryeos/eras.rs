@@ -400,3 +400,35 @@ fn kept_daemon_items_are_noticed() {
         ])
     );
 }
+
+// HEAD prose about templates (`${inputs.*}`) and RyeOS's own escape (`$${input:y}`) render
+// as the literal text RyeOS showed, and the check finds nothing to reject.
+#[test]
+fn hd_escapes_render_as_ryeos_showed_them() {
+    let body = "---\nname: esc\nversion: \"1.0.0\"\ndescription: d\ninputs:\n  - name: x\n    type: string\n---\n\nUse ${inputs.*} here. Escaped: $${input:y}, $${inputs.x} and ${input:z}; x is ${inputs.x}.\n";
+    let (ran, report) = import(ryeos(&[("directives/esc.md", body)]), 0);
+    assert_eq!(report["check"]["errors"], 0);
+    assert_eq!(
+        codes(entry(&report, ".ai/directives/esc.md")),
+        ["IMP-D-expr", "IMP-D-expr"]
+    );
+    let out = ran
+        .then(&[
+            "run",
+            "directives/esc.md",
+            "--project",
+            "new",
+            "--dry-run",
+            "--input",
+            "x=V",
+        ])
+        .status(0)
+        .run();
+    assert!(
+        out.stdout.contains(
+            "Use ${inputs.*} here. Escaped: ${input:y}, ${inputs.x} and ${input:z}; x is V.\n"
+        ),
+        "{}",
+        out.stdout
+    );
+}

@@ -302,6 +302,26 @@ fn xml_entities_and_comments_are_read() {
     assert!(written(&convert(&text)).contains("description: A <b> & é\n"));
 }
 
+// HD-escapes: RyeOS's `$${…}` is literal text, `{input:…}` inside it included (stage 1
+// never sees it), and an expression strata cannot read (`${inputs.*}` in prose) is kept as
+// literal text with a warning rather than left live.
+#[test]
+fn hd_escapes_and_unreadable_expressions_stay_literal() {
+    let f = convert(&head(
+        "inputs:\n  - name: x\n    type: string\n",
+        "Use ${inputs.*} here. Escaped: $${input:y}, $${inputs.x} and ${input:z}.\n",
+    ));
+    assert_eq!(
+        written(&f).split("---\n").nth(2).unwrap(),
+        "Use $${inputs.*} here. Escaped: ${'${'}input:y}, $${inputs.x} and ${'${'}input:z}.\n"
+    );
+    assert_eq!(codes(&f), [("IMP-D-expr", 7, 5), ("IMP-D-expr", 7, 62)]);
+    assert_eq!(
+        message(&f, "IMP-D-expr"),
+        "`${inputs.*}` is no expression strata reads (expected a key or an index after `.`): kept as literal text"
+    );
+}
+
 /// A HEAD directive: front matter `front`, body `body`.
 fn head(front: &str, body: &str) -> String {
     format!("<!-- ryeos:signed:2026-07-15T07:49:16Z:abc:def== -->\n---\n{front}---\n{body}")
