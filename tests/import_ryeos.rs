@@ -1465,6 +1465,7 @@ fn k_no_schema_is_permissive_and_k_schema_nonliteral_warns() {
         with_runtimes(&[
             ("tools/a/none.py", "__version__ = \"0.1\"\n__executor_id__ = \"rye/core/runtimes/python/function\"\n\ndef execute(p, project_path):\n    return p\n"),
             ("tools/rye/core/gc/gc.py", &corpus_text("tools/rye/core/gc/gc.py")),
+            ("tools/a/made.py", "__executor_id__ = \"rye/core/runtimes/python/function\"\nCONFIG_SCHEMA = make_schema()\n"),
         ]),
         0,
     );
@@ -1473,16 +1474,27 @@ fn k_no_schema_is_permissive_and_k_schema_nonliteral_warns() {
     assert!(rewrites(entry(&report, ".ai/tools/a/none.py")).contains(
         &"no CONFIG_SCHEMA → parameters: {type: object, additionalProperties: true} (RyeOS validated nothing)".to_owned()
     ));
+    assert_eq!(yaml(&ran, "tools/a/made.yaml")["parameters"], permissive);
+    assert_eq!(
+        warnings(entry(&report, ".ai/tools/a/made.py")),
+        [(
+            "IMP-code-schema".into(),
+            "`CONFIG_SCHEMA` is computed by code (`make_schema` is computed (a name, not a literal)); the importer never runs user code, so the parameters are permissive (`type: object, additionalProperties: true`)".into(),
+            2,
+            1
+        )]
+    );
+    // One computed keyword inside a parameter loosens that parameter only.
     assert_eq!(
         yaml(&ran, "tools/rye/core/gc/gc.yaml")["parameters"],
-        permissive
+        yaml_of("type: object\nproperties:\n  action: {type: string, description: GC operation to perform}\n  aggressive: {type: boolean, description: Emergency mode — shorter grace window, default: false}\nrequired: [action]\n")
     );
     let w = warnings(entry(&report, ".ai/tools/rye/core/gc/gc.py"));
     assert_eq!(
         w[0],
         (
             "IMP-code-schema".into(),
-            "`CONFIG_SCHEMA` is computed by code (`ACTIONS` is computed (a name, not a literal)); the importer never runs user code, so the parameters are permissive (`type: object, additionalProperties: true`)".into(),
+            "`CONFIG_SCHEMA` `properties.action.enum` is computed by code (`ACTIONS` is computed (a name, not a literal)): left out, so parameter `action` is checked by the rest of its schema only (the rest of the schema is kept)".into(),
             38,
             1
         )
@@ -1738,5 +1750,29 @@ fn every_import_code_is_indexed_in_the_docs() {
     assert!(
         missing.is_empty(),
         "codes not in docs/import.md: {missing:?}"
+    );
+}
+
+// RyeOS's `rye/code/lsp/lsp.ts` builds one `enum` with a spread (`[...OPERATIONS]`): only
+// that keyword is left out; the other parameters keep their schema.
+#[test]
+fn k_schema_ts_spread_loosens_only_its_parameter() {
+    let rel = "tools/rye/code/lsp/lsp.ts";
+    let (ran, report) = import(with_runtimes(&[(rel, &corpus_text(rel))]), 0);
+    let p = yaml(&ran, "tools/rye/code/lsp/lsp.yaml")["parameters"].clone();
+    assert_eq!(
+        p["properties"]["operation"],
+        json!({"type": "string", "description": "LSP operation to perform"})
+    );
+    assert_eq!(p["properties"]["line"]["type"], "integer");
+    assert_eq!(p["properties"]["timeout"]["default"], 15);
+    assert!(p.get("additionalProperties").is_none(), "{p:#}");
+    assert_eq!(
+        warnings(entry(&report, ".ai/tools/rye/code/lsp/lsp.ts"))
+            .into_iter()
+            .filter(|w| w.0 == "IMP-code-schema")
+            .map(|w| w.1)
+            .collect::<Vec<_>>(),
+        ["`CONFIG_SCHEMA` `properties.operation.enum` is computed by code (a spread (`...`) is computed): left out, so parameter `operation` is checked by the rest of its schema only (the rest of the schema is kept)"]
     );
 }

@@ -9,7 +9,7 @@ use strata_core::shown;
 use crate::header::{tool_header, Header};
 use crate::model::{Catalog, FileImport};
 use crate::position::position;
-use crate::pylit::{assignment, literal_at, python_layout, Lang};
+use crate::pylit::{assignment, literal_at, literal_at_partly, python_layout, Lang};
 use crate::schema;
 use crate::tool::{is_primitive, tools_rel};
 use crate::util::{parent, yaml_file};
@@ -123,7 +123,17 @@ pub fn import_code(source: &str, id: &str, text: &str, catalog: &Catalog) -> Fil
         out.rewrite(format!("__executor_id__ → executor: {}", shown(&executor)));
     }
 
-    let parameters = match (tool.remove("parameters"), read("CONFIG_SCHEMA")) {
+    let config_schema = assignment(text, "CONFIG_SCHEMA", lang).map(|at| {
+        let line_start = text[..at].rfind('\n').map_or(0, |p| p + 1);
+        let read = literal_at_partly(text, at, lang).and_then(|(v, computed)| {
+            match computed.iter().find(|(path, _)| !in_a_property(path)) {
+                Some((_, why)) => Err(why.clone()),
+                None => Ok((v, computed)),
+            }
+        });
+        (read, position(text, line_start))
+    });
+    let parameters = match (tool.remove("parameters"), config_schema) {
         (Some(from_header), _) => from_header,
         (None, None) if header.is_some() => {
             out.rewrite("no config_schema → parameters: {type: object, additionalProperties: true} (RyeOS validated nothing)");
@@ -142,8 +152,16 @@ pub fn import_code(source: &str, id: &str, text: &str, catalog: &Catalog) -> Fil
             );
             schema::permissive()
         }
-        (None, Some((Ok(json), (line, col)))) => {
+        (None, Some((Ok((json, computed)), (line, col)))) => {
             out.rewrite("CONFIG_SCHEMA → parameters");
+            for (path, why) in &computed {
+                out.warn(
+                    "IMP-code-schema",
+                    format!("`CONFIG_SCHEMA` `{}` is computed by code ({why}): left out, so parameter `{}` is checked by the rest of its schema only (the rest of the schema is kept)", shown(&path.join(".")), shown(&path[1])),
+                    line,
+                    col,
+                );
+            }
             parameters_of(&json, &mut out, (line, col))
         }
     };
@@ -192,6 +210,12 @@ pub fn import_code(source: &str, id: &str, text: &str, catalog: &Catalog) -> Fil
         yaml_file(source, &Value::Object(tool)),
     );
     out
+}
+
+/// Whether a computed entry of a schema lies inside one parameter's schema
+/// (`properties.<name>.…`), so that leaving it out loosens that parameter only.
+fn in_a_property(path: &[String]) -> bool {
+    path.len() >= 3 && path[0] == "properties"
 }
 
 /// A literal schema as strata's parameters, keywords outside strata's subset dropped with a
