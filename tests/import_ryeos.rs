@@ -1589,6 +1589,7 @@ fn the_whole_corpus_imports_checks_clean_and_dry_runs() {
     assert!(imported >= 253, "{:#}", report["summary"]);
     assert_eq!(report["check"]["errors"], 0, "{:#}", report["check"]);
     assert_eq!(report["summary"]["accepted_by_check"], imported);
+    eras::assert_honest(&report);
 
     // Outcome by kind and era: (kind, era) → (imported clean, imported with warnings, refused).
     let mut tally: BTreeMap<(String, String), [u64; 3]> = BTreeMap::new();

@@ -6,7 +6,7 @@
 
 use serde_json::json;
 
-use super::common::Test;
+use super::common::{Ran, Test};
 use super::{
     assert_refused, codes, collect, corpus_text, entry, import, rewrites, ryeos, warnings, yaml,
     yaml_of,
@@ -56,6 +56,7 @@ fn tree(files: &[(String, String)]) -> Test {
 #[test]
 fn rt_header_code_tools_run_on_the_unsealed_python_runtimes() {
     let (ran, report) = import(tree(&with_sealed_runtimes(era("rust-daemon"))), 0);
+    assert_invariants(&ran, &report);
     let e = entry(&report, ".ai/tools/hello/hello.py");
     assert_eq!(e["kind"], "code");
     assert_eq!(e["outcome"], "imported");
@@ -145,7 +146,8 @@ fn rt_header_without_executor_and_primitive_executors_are_refused() {
             "__executor_id__ = \"rye/core/primitives/subprocess\"\nCONFIG_SCHEMA = {\"type\": \"object\", \"properties\": {\"command\": {\"type\": \"string\"}}}\n".into(),
         ),
     ]);
-    let (_, report) = import(tree(&files), 3);
+    let (ran, report) = import(tree(&files), 3);
+    assert_invariants(&ran, &report);
     assert_refused(
         &report,
         ".ai/tools/a/none.py",
@@ -179,6 +181,7 @@ fn rt_header_without_executor_and_primitive_executors_are_refused() {
 #[test]
 fn ic_a_yaml_beside_its_code_file_defines_the_item_and_runs_it() {
     let (ran, report) = import(tree(&era("rust-core")), 3);
+    assert_invariants(&ran, &report);
     assert_refused(
         &report,
         ".ai/tools/ryeos/core/verbs/list.py",
@@ -227,6 +230,7 @@ fn ic_two_files_of_one_id_and_a_file_with_nothing_written_are_not_imported() {
         ),
     ];
     let (ran, report) = import(tree(&with_sealed_runtimes(files)), 3);
+    assert_invariants(&ran, &report);
     assert_refused(
         &report,
         ".ai/tools/t/d.ts",
@@ -259,6 +263,7 @@ fn ng_a_nested_graph_outside_graphs_runs_through_its_wrapper() {
         ]),
         0,
     );
+    assert_invariants(&ran, &report);
     let e = entry(&report, ".ai/tools/flows/outer.yaml");
     assert_eq!(
         e["written"],
@@ -277,6 +282,7 @@ fn ng_a_nested_graph_outside_graphs_runs_through_its_wrapper() {
 #[test]
 fn old_intermediate_runtimes_keep_their_interpreter_and_paths_and_run() {
     let (ran, report) = import(tree(&era("intermediate")), 0);
+    assert_invariants(&ran, &report);
     let e = entry(
         &report,
         ".ai/tools/ryeos/core/runtimes/python/function.yaml",
@@ -331,6 +337,7 @@ fn old_interpreter_types_and_streaming_tools_are_converted_or_refused() {
         "kind: streaming_tool\nexecutor_id: ryeos-frames\ndescription: frames\n".into(),
     ));
     let (ran, report) = import(tree(&files), 3);
+    assert_invariants(&ran, &report);
     let e = entry(&report, ".ai/tools/rye/core/runtimes/node_runtime.yaml");
     assert_eq!(e["outcome"], "imported");
     assert_eq!(e["warnings"], json!([]));
@@ -380,6 +387,7 @@ fn kept_daemon_items_are_noticed() {
         ]),
         0,
     );
+    assert_invariants(&ran, &report);
     let notice = "3 RyeOS daemon files (`kind: handler` ×1, `kind: service` ×2) are copied under .ai/ only, not imported: strata has no equivalent (see `kept` in the report)";
     assert_eq!(
         report["notices"],
@@ -407,6 +415,7 @@ fn kept_daemon_items_are_noticed() {
 fn hd_escapes_render_as_ryeos_showed_them() {
     let body = "---\nname: esc\nversion: \"1.0.0\"\ndescription: d\ninputs:\n  - name: x\n    type: string\n---\n\nUse ${inputs.*} here. Escaped: $${input:y}, $${inputs.x} and ${input:z}; x is ${inputs.x}.\n";
     let (ran, report) = import(ryeos(&[("directives/esc.md", body)]), 0);
+    assert_invariants(&ran, &report);
     assert_eq!(report["check"]["errors"], 0);
     assert_eq!(
         codes(entry(&report, ".ai/directives/esc.md")),
@@ -431,4 +440,129 @@ fn hd_escapes_render_as_ryeos_showed_them() {
         "{}",
         out.stdout
     );
+}
+
+/// What every import promises, checked on one: the counts are honest (an item is `imported`
+/// only when something was written for it, `accepted_by_check` only when the check found no
+/// error in it), a check error lies only in a file the import warned about, and every item
+/// imported runs: tools and code wrappers dry-run (a RyeOS bundle binary that is not installed
+/// excepted, which `IMP-bin` announced), directives dry-run with their required inputs, graphs
+/// load (`strata graph`).
+pub(super) fn assert_invariants(ran: &Ran, report: &serde_json::Value) {
+    assert_honest(report);
+    assert_runs(ran, report);
+}
+
+/// The report's half of [`assert_invariants`]: honest counts, no check error unannounced.
+pub(super) fn assert_honest(report: &serde_json::Value) {
+    let files = report["files"].as_array().expect("files");
+    let of = |outcome: &str| files.iter().filter(|f| f["outcome"] == outcome).count();
+    assert_eq!(report["summary"]["imported"], of("imported"));
+    assert_eq!(report["summary"]["refused"], of("refused"));
+    let mut accepted = 0;
+    for f in files.iter().filter(|f| f["outcome"] == "imported") {
+        let source = f["source"].as_str().unwrap();
+        assert!(
+            !f["written"].as_array().unwrap().is_empty(),
+            "{source} is imported with nothing written"
+        );
+        match f.get("check_errors").and_then(serde_json::Value::as_u64) {
+            None | Some(0) => accepted += 1,
+            Some(n) => assert!(
+                !f["warnings"].as_array().unwrap().is_empty(),
+                "{source}: {n} check errors no import code announced"
+            ),
+        }
+    }
+    assert_eq!(report["summary"]["accepted_by_check"], accepted);
+    // Every check error is in a file some imported item wrote.
+    for d in report["check"]["diagnostics"].as_array().unwrap() {
+        if d["severity"] == "error" {
+            let file = d["file"].as_str().unwrap_or("");
+            assert!(
+                files.iter().any(
+                    |f| f["written"].as_array().unwrap().iter().any(|w| w == file)
+                        && !f["warnings"].as_array().unwrap().is_empty()
+                ),
+                "an error no import code announced: {d:#}"
+            );
+        }
+    }
+}
+
+/// The running half of [`assert_invariants`].
+fn assert_runs(ran: &Ran, report: &serde_json::Value) {
+    let files = report["files"].as_array().expect("files");
+    for f in files.iter().filter(|f| f["outcome"] == "imported") {
+        let path = f["written"][0].as_str().unwrap();
+        let kind = f["kind"].as_str().unwrap();
+        let out = match kind {
+            "tool" | "code" if !path.contains("/runtimes/") => {
+                let id = &path["tools/".len()..path.len() - ".yaml".len()];
+                let params = super::required_params(&yaml(ran, path)["parameters"]);
+                ran.then(&[
+                    "run",
+                    id,
+                    "--project",
+                    "new",
+                    "--dry-run",
+                    "--params-json",
+                    &params.to_string(),
+                ])
+                .any_status()
+                .run()
+            }
+            "directive" => {
+                let text = ran.read(&format!("new/{path}"));
+                let front = text.split("---\n").nth(1).unwrap_or("");
+                let mut args: Vec<String> = ["run", path, "--project", "new", "--dry-run"]
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect();
+                for input in yaml_of(front)["inputs"].as_array().into_iter().flatten() {
+                    if input["required"] == true {
+                        args.push("--input".into());
+                        args.push(format!("{}=x", input["name"].as_str().unwrap()));
+                    }
+                }
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                ran.then(&args).any_status().run()
+            }
+            "graph" => {
+                let id = &path["tools/".len()..path.len() - ".yaml".len()];
+                ran.then(&["graph", id, "--project", "new"])
+                    .any_status()
+                    .run()
+            }
+            _ => continue,
+        };
+        let bin = f["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w["code"] == "IMP-bin");
+        match out.code {
+            Some(0) => {}
+            Some(2) if bin && out.stderr.contains("not found on PATH") => {}
+            _ => panic!("{path} ({kind}) does not run: {}", out.stderr),
+        }
+    }
+}
+
+// Every era fixture keeps the import's promises.
+#[test]
+fn every_era_fixture_keeps_the_import_invariants() {
+    for name in ["early", "intermediate", "rust-core", "rust-daemon"] {
+        let mut files = era(name);
+        if name == "rust-daemon" {
+            files = with_sealed_runtimes(files);
+        }
+        let ran = tree(&files)
+            .args(&["import", "ryeos", "ryeos", "new", "--json"])
+            .any_status()
+            .run();
+        let report: serde_json::Value = serde_json::from_str(&ran.stdout)
+            .unwrap_or_else(|e| panic!("{name}: {e}: {}", ran.stderr));
+        assert_invariants(&ran, &report);
+    }
 }
