@@ -1010,7 +1010,7 @@ fn t_config_mcp_keys_stay_authored_parameters_and_runtime_params_become_code_key
         entry(&report, ".ai/tools/mcp/rye-os/execute.yaml")["warnings"],
         json!([])
     );
-    // TPL-P-space and T-host-var, on the runtime.
+    // TPL-P-space, T-host-var and the key the tool sets, on the runtime.
     let rt = entry(&report, ".ai/tools/rye/core/runtimes/mcp/stdio.yaml");
     assert_eq!(
         warnings(rt)
@@ -1028,6 +1028,12 @@ fn t_config_mcp_keys_stay_authored_parameters_and_runtime_params_become_code_key
                 "IMP-space".into(),
                 "`{system_space}` has no strata equivalent (no RyeOS spaces): it now reads the config key `system_space: \"${RYEOS_SYSTEM_SPACE}\"`; set RYEOS_SYSTEM_SPACE".into(),
                 20,
+                8
+            ),
+            (
+                "IMP-caller-key".into(),
+                "`{server_config_path}` is no parameter, config key or runtime parameter of this file: RyeOS's executor supplied it; strata takes it from the `config` of the tool that runs on this one (`strata check` reports R001 while none sets it)".into(),
+                22,
                 8
             ),
         ]

@@ -566,3 +566,20 @@ fn every_era_fixture_keeps_the_import_invariants() {
         assert_invariants(&ran, &report);
     }
 }
+
+// A runtime reading a key RyeOS's executor computed (`{server_config_path}` of the MCP
+// runtimes), imported without the tools that set it, says so: the check's R001 is announced.
+#[test]
+fn ck_a_key_the_ryeos_executor_supplied_is_announced() {
+    let rel = "tools/rye/core/runtimes/mcp/http.yaml";
+    let (ran, report) = import(ryeos(&[(rel, &corpus_text(rel))]), 3);
+    assert_invariants(&ran, &report);
+    let e = entry(&report, ".ai/tools/rye/core/runtimes/mcp/http.yaml");
+    assert_eq!(e["check_errors"], 1);
+    assert!(warnings(e).contains(&(
+        "IMP-caller-key".to_owned(),
+        "`{server_config_path}` is no parameter, config key or runtime parameter of this file: RyeOS's executor supplied it; strata takes it from the `config` of the tool that runs on this one (`strata check` reports R001 while none sets it)".to_owned(),
+        22,
+        8
+    )));
+}

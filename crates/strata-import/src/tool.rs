@@ -236,6 +236,14 @@ pub fn import_tool(
         interp_var.as_deref(),
         parameters.as_ref(),
     );
+    for name in caller_keys(&config, parameters.as_ref()) {
+        let here = || crate::util::find(text, &format!("{{{name}}}"));
+        out.warn_with(
+            "IMP-caller-key",
+            format!("`{{{}}}` is no parameter, config key or runtime parameter of this file: RyeOS's executor supplied it; strata takes it from the `config` of the tool that runs on this one (`strata check` reports R001 while none sets it)", shown(&name)),
+            here,
+        );
+    }
 
     let mut sealed = Value::Object(std::mem::take(&mut config));
     match crate::sealed::unseal_config(&mut sealed) {
@@ -737,6 +745,68 @@ fn interpreter_pairs(var: &str) -> [(&'static str, String); 2] {
         ("${interpreter}", format!("${{{var}}}")),
         ("{interpreter}", format!("${{{var}}}")),
     ]
+}
+
+/// strata's runtime parameters (docs/tools.md "Runtime parameters").
+const RUNTIME_PARAMS: [&str; 6] = [
+    "tool_path",
+    "tool_dir",
+    "tool_parent",
+    "project_path",
+    "runtime_dir",
+    "params_json",
+];
+
+/// The `{name}` references of a config (outside `{literal: …}`) that name no runtime
+/// parameter, config key or declared parameter: keys RyeOS's executor computed for a runtime
+/// (`{server_config_path}`), which strata expects from the caller's `config`.
+fn caller_keys(config: &Map<String, Value>, parameters: Option<&Value>) -> Vec<String> {
+    let props = parameters
+        .and_then(|p| p.get("properties"))
+        .and_then(Value::as_object);
+    let known = |name: &str| {
+        RUNTIME_PARAMS.contains(&name)
+            || config.contains_key(name)
+            || props.is_some_and(|p| p.contains_key(name))
+    };
+    let mut found = Vec::new();
+    let mut strings = Vec::new();
+    config
+        .values()
+        .for_each(|v| collect_templates(v, &mut strings));
+    for s in strings {
+        let bytes = s.as_bytes();
+        for (at, _) in s.match_indices('{') {
+            if at > 0 && matches!(bytes[at - 1], b'$' | b'{') {
+                continue;
+            }
+            let rest = &s[at + 1..];
+            let n = rest
+                .bytes()
+                .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+                .count();
+            let name = &rest[..n];
+            if n > 0
+                && rest[n..].starts_with('}')
+                && !known(name)
+                && !found.iter().any(|f| f == name)
+            {
+                found.push(name.to_owned());
+            }
+        }
+    }
+    found
+}
+
+/// The strings of a config that templates are read in (not `{literal: …}`).
+fn collect_templates<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
+    match v {
+        Value::String(s) => out.push(s),
+        Value::Array(items) => items.iter().for_each(|i| collect_templates(i, out)),
+        Value::Object(m) if m.len() == 1 && m.contains_key("literal") => {}
+        Value::Object(m) => m.values().for_each(|i| collect_templates(i, out)),
+        _ => {}
+    }
 }
 
 /// A RyeOS file's path under `.ai/tools/` (its source without that prefix).
