@@ -221,6 +221,10 @@ fn ic_two_files_of_one_id_and_a_file_with_nothing_written_are_not_imported() {
             "export const __executor_id__ = \"ryeos/core/runtimes/python/script\";\n".to_owned(),
         ),
         (
+            "tools/t/rust.ts".to_owned(),
+            "const __executor_id__ = \"tool:ryeos/core/runtimes/python/script\";\n".to_owned(),
+        ),
+        (
             "tools/graphs/g.yaml".to_owned(),
             "tool_type: graph\nconfig:\n  start: a\n  nodes:\n    a:\n      action: {primary: execute, item_id: \"directive:x\"}\n      next: b\n    b: {type: return}\n".to_owned(),
         ),
@@ -243,8 +247,13 @@ fn ic_two_files_of_one_id_and_a_file_with_nothing_written_are_not_imported() {
         "IMP-conflict",
         "nothing of this file is written: `tools/ryeos-unmapped/directive/x.yaml` is also written, differently, by an earlier file: this file's version is not written",
     );
-    assert_eq!(report["summary"]["imported"], 4);
-    assert_eq!(report["summary"]["accepted_by_check"], 4);
+    // The Rust era's dunder form names its runtime with the kind prefix.
+    assert_eq!(
+        yaml(&ran, "tools/t/rust.yaml")["executor"],
+        "ryeos/core/runtimes/python/script"
+    );
+    assert_eq!(report["summary"]["imported"], 5);
+    assert_eq!(report["summary"]["accepted_by_check"], 5);
     ran.then(&["run", "t/d", "--project", "new"])
         .stdout("py\n")
         .status(0)

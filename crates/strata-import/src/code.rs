@@ -81,7 +81,11 @@ pub fn import_code(source: &str, id: &str, text: &str, catalog: &Catalog) -> Fil
             Err((code, why)) => return out.refuse(code, why),
         },
         None => match read("__executor_id__") {
-            Some((Ok(Value::String(s)), _)) => s,
+            // The Rust era's dunder parser (`.js`, `.ts`) reads the kind prefix too.
+            Some((Ok(Value::String(s)), _)) => match s.strip_prefix("tool:") {
+                Some(bare) => bare.to_owned(),
+                None => s,
+            },
             _ => {
                 return out.refuse(
                     "IMP-code-executor",
