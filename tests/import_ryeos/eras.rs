@@ -59,6 +59,7 @@ fn rt_header_code_tools_run_on_the_unsealed_python_runtimes() {
     assert_invariants(&ran, &report);
     let e = entry(&report, ".ai/tools/hello/hello.py");
     assert_eq!(e["kind"], "code");
+    assert_eq!(e["era"], "head");
     assert_eq!(e["outcome"], "imported");
     assert_eq!(e["warnings"], json!([]));
     assert_eq!(
@@ -280,9 +281,17 @@ fn ng_a_nested_graph_outside_graphs_runs_through_its_wrapper() {
     );
     assert_eq!(codes(e), ["IMP-G-nested"]);
     assert_eq!(report["check"]["errors"], 0);
-    ran.then(&["graph", "flows/outer", "--project", "new"])
+    // It walks: the wrapper runs the inner graph with this very binary.
+    let walked = ran
+        .then(&["run", "flows/outer", "--project", "new"])
+        .env("STRATA_BIN", env!("CARGO_BIN_EXE_strata"))
         .status(0)
         .run();
+    assert!(
+        walked.stderr.contains("completed after"),
+        "{}",
+        walked.stderr
+    );
 }
 
 // The intermediate era (v0.4 bundles): `{interpreter}` in brace form and

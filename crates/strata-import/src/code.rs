@@ -51,6 +51,18 @@ pub fn executor_of(path: &str, text: &str) -> Option<String> {
     }
 }
 
+/// Whether a code tool is of the Rust era: a `# ryeos-tool:` header, or an executor named
+/// with its kind prefix (`tool:…`).
+pub(crate) fn is_rust_era(path: &str, text: &str) -> bool {
+    let header = lang_of(path) == Some(Lang::Python) && tool_header(text).is_some();
+    header
+        || lang_of(path).is_some_and(|lang| {
+            assignment(text, "__executor_id__", lang).is_some_and(|at| {
+                matches!(literal_at(text, at, lang), Ok(Value::String(s)) if s.starts_with("tool:"))
+            })
+        })
+}
+
 /// Converts one RyeOS code tool: `source` is its path from the RyeOS root
 /// (`.ai/tools/rye/bash/bash.py`), `id` its path under `.ai/tools/` without extension.
 pub fn import_code(source: &str, id: &str, text: &str, catalog: &Catalog) -> FileImport {

@@ -674,6 +674,7 @@ fn is_data(doc: Option<&Value>, text: &str) -> bool {
 fn era_of(item: &Item) -> Era {
     match item.kind {
         ItemKind::Runtime => Era::Head,
+        ItemKind::Code if code::is_rust_era(&item.found.rel, &item.text) => Era::Head,
         ItemKind::Code | ItemKind::Hooks | ItemKind::Graph => Era::Python,
         ItemKind::Directive => {
             let body = item.text.trim_start();
