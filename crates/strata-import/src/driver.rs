@@ -233,15 +233,16 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
             catalog.directives.insert(item.id.clone());
         }
     }
+    // A YAML definition's code file: the code item of its id in its space.
+    let mut code_items: BTreeMap<(usize, &str), &Item> = BTreeMap::new();
+    for it in items.iter().filter(|it| it.kind == ItemKind::Code) {
+        code_items.entry((it.found.space, &it.id)).or_insert(it);
+    }
     for (&(is_tool, ref id), &w) in &by_id {
-        let beside = items.iter().find(|it| {
-            is_tool
-                && it.kind == ItemKind::Code
-                && it.id == *id
-                && it.found.space == items[w].found.space
-                && items[w].kind != ItemKind::Code
-        });
-        if let Some(code) = beside {
+        if !is_tool || items[w].kind == ItemKind::Code {
+            continue;
+        }
+        if let Some(code) = code_items.get(&(items[w].found.space, id.as_str())) {
             let rel = code
                 .found
                 .rel
