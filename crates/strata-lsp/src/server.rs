@@ -36,7 +36,7 @@ impl Workspace {
             root.to_path_buf(),
             connection.sender.clone(),
         )?;
-        checker.request();
+        checker.request(Vec::new());
         Ok(Workspace { mirror, checker })
     }
 
@@ -126,7 +126,7 @@ impl Server {
         };
         if let Some(rel) = ws.relative(uri) {
             if ws.mirror.write(&rel, text).is_ok() {
-                ws.checker.request();
+                ws.checker.request(vec![rel.display().to_string()]);
             }
         }
     }
@@ -136,10 +136,12 @@ impl Server {
         let Some(ws) = &self.workspace else {
             return;
         };
+        let mut changed = Vec::new();
         for rel in uris.iter().filter_map(|u| ws.relative(u)) {
             let _ = ws.mirror.restore(&rel);
+            changed.push(rel.display().to_string());
         }
-        ws.checker.request();
+        ws.checker.request(changed);
     }
 
     /// Answers one request (`None`: the checking thread answers it).
