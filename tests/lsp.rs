@@ -293,12 +293,17 @@ const CANARY: &str = "canary-7f3a9e";
 
 /// A project with the Python runtime, a `.env` holding [`CANARY`], and [`HOVERED`] open.
 fn hovered() -> (tempfile::TempDir, Client) {
+    hovered_with(Value::Null)
+}
+
+/// [`hovered`], the server started with the `initializationOptions` `options`.
+fn hovered_with(options: Value) -> (tempfile::TempDir, Client) {
     let dir = corpus_project();
     copy("tools/runtimes/python.yaml", dir.path());
     fs::write(dir.path().join(".env"), format!("CANARY={CANARY}\n")).unwrap();
     fs::create_dir_all(dir.path().join("tools/t")).unwrap();
     fs::write(dir.path().join("tools/t/h.yaml"), HOVERED).unwrap();
-    let mut client = Client::start(dir.path());
+    let mut client = Client::start_with(dir.path(), options);
     client.open("tools/t/h.yaml", HOVERED);
     (dir, client)
 }
@@ -312,6 +317,44 @@ fn no_canary(client: &Client) {
     let raw = client.raw.lock().unwrap();
     assert!(raw.len() > 2);
     assert!(!raw.iter().any(|m| m.contains(CANARY)));
+}
+
+/// The inlay hints of the first lines of [`HOVERED`].
+fn hints(client: &mut Client) -> Value {
+    let uri = client.uri("tools/t/h.yaml");
+    let range = json!({"start": {"line": 0, "character": 0}, "end": {"line": 10, "character": 0}});
+    client.request(
+        "textDocument/inlayHint",
+        json!({"textDocument": {"uri": uri}, "range": range}),
+    )["result"]
+        .clone()
+}
+
+/// The inlay hints of [`HOVERED`] when they are on.
+fn shown_hints() -> Value {
+    let hint = |character: u32, label: &str| json!({"position": {"line": 9, "character": character}, "label": label, "paddingLeft": true});
+    json!([
+        hint(25, "= hello"),
+        hint(32, "= \"world\" (default)"),
+        hint(45, "= ***"),
+        hint(65, "= ***")
+    ])
+}
+
+/// Inlay hints switched off when the server starts (`initializationOptions`) are none, and
+/// the editor's settings (`workspace/didChangeConfiguration`, under `strata` or at the top)
+/// switch them on and off again.
+#[test]
+fn inlay_hints_are_switched_off_at_start_and_on_and_off_by_the_settings() {
+    let (_dir, mut client) = hovered_with(json!({"inlayHints": false}));
+    assert_eq!(hints(&mut client), json!([]));
+    let on = json!({"settings": {"strata": {"inlayHints": true}}});
+    client.notify("workspace/didChangeConfiguration", on);
+    assert_eq!(hints(&mut client), shown_hints());
+    let off = json!({"settings": {"inlayHints": false}});
+    client.notify("workspace/didChangeConfiguration", off);
+    assert_eq!(hints(&mut client), json!([]));
+    no_canary(&client);
 }
 
 #[test]
@@ -355,21 +398,7 @@ fn hover_and_inlay_hints_show_what_is_known_and_secrets_as_stars() {
         client.request("textDocument/hover", params)["result"],
         Value::Null
     );
-    let uri = client.uri("tools/t/h.yaml");
-    let hints = client.request(
-        "textDocument/inlayHint",
-        json!({"textDocument": {"uri": uri}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 10, "character": 0}}}),
-    );
-    let hint = |character: u32, label: &str| json!({"position": {"line": 9, "character": character}, "label": label, "paddingLeft": true});
-    assert_eq!(
-        hints["result"],
-        json!([
-            hint(25, "= hello"),
-            hint(32, "= \"world\" (default)"),
-            hint(45, "= ***"),
-            hint(65, "= ***")
-        ])
-    );
+    assert_eq!(hints(&mut client), shown_hints());
     no_canary(&client);
 }
 

@@ -38,6 +38,11 @@ pub fn uri(path: &Path) -> String {
 impl Client {
     /// Starts `strata lsp` in `root` and initializes it with `root` as the workspace.
     pub fn start(root: &Path) -> Client {
+        Client::start_with(root, Value::Null)
+    }
+
+    /// [`Client::start`] with the `initializationOptions` `options`.
+    pub fn start_with(root: &Path, options: Value) -> Client {
         let mut child = Command::new(env!("CARGO_BIN_EXE_strata"))
             .arg("lsp")
             .current_dir(root)
@@ -71,7 +76,7 @@ impl Client {
         };
         let init = client.request(
             "initialize",
-            json!({"processId": null, "rootUri": uri(root), "capabilities": {}}),
+            json!({"processId": null, "rootUri": uri(root), "capabilities": {}, "initializationOptions": options}),
         );
         assert!(init["result"]["capabilities"].is_object(), "{init}");
         client.notify("initialized", json!({}));
