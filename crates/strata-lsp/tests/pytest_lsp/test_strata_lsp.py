@@ -88,6 +88,17 @@ def whole(text: str) -> types.DidChangeTextDocumentParams:
     )
 
 
+def opened(client: LanguageClient) -> None:
+    """Opens TOOL as it is on disk."""
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri(), language_id="yaml", version=1, text=TEXT
+            )
+        )
+    )
+
+
 async def pulled(client: LanguageClient) -> list:
     report = await client.text_document_diagnostic_async(
         types.DocumentDiagnosticParams(
@@ -99,13 +110,7 @@ async def pulled(client: LanguageClient) -> list:
 
 @pytest.mark.asyncio
 async def test_a_mistake_typed_is_diagnosed_and_its_fix_clears_it(client: LanguageClient):
-    client.text_document_did_open(
-        types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(
-                uri=uri(), language_id="yaml", version=1, text=TEXT
-            )
-        )
-    )
+    opened(client)
     assert await pulled(client) == []
     client.text_document_did_change(whole(TEXT.replace("{name}", "{nme}")))
     found = [
@@ -133,13 +138,7 @@ async def test_a_mistake_typed_is_diagnosed_and_its_fix_clears_it(client: Langua
 
 @pytest.mark.asyncio
 async def test_completion_hover_and_rename_of_a_parameter(client: LanguageClient):
-    client.text_document_did_open(
-        types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(
-                uri=uri(), language_id="yaml", version=1, text=TEXT
-            )
-        )
-    )
+    opened(client)
     offered = await client.text_document_completion_async(
         types.CompletionParams(**vars_of(at(9, 16)))
     )
@@ -162,13 +161,7 @@ async def test_completion_hover_and_rename_of_a_parameter(client: LanguageClient
 
 @pytest.mark.asyncio
 async def test_inlay_hints_are_switched_off_by_the_settings(client: LanguageClient):
-    client.text_document_did_open(
-        types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(
-                uri=uri(), language_id="yaml", version=1, text=TEXT
-            )
-        )
-    )
+    opened(client)
     whole_file = types.Range(
         start=types.Position(line=0, character=0),
         end=types.Position(line=10, character=0),
