@@ -8,7 +8,7 @@ use std::fs;
 use std::path::Path;
 
 use common::repo;
-use lsp_client::{check_json, Client};
+use lsp_client::{check_json, start, start_with, Client};
 use serde_json::{json, Value};
 
 /// Copies `relative` (a file or a directory) of the repository into `dir`.
@@ -57,7 +57,7 @@ fn every_case_of_the_check_corpus_typed_into_the_editor_is_diagnosed_as_the_chec
     cases.sort();
     assert!(cases.len() >= 40);
     let editor = corpus_project();
-    let mut client = Client::start(editor.path());
+    let mut client = start(editor.path());
     assert_eq!(client.workspace_diagnostics(), check_json(editor.path()));
     for case in cases {
         let name = case.file_name().unwrap().to_str().unwrap();
@@ -78,7 +78,7 @@ fn every_case_of_the_check_corpus_typed_into_the_editor_is_diagnosed_as_the_chec
 
 #[test]
 fn the_shipped_project_and_a_new_one_are_diagnosed_as_the_check_does() {
-    let mut client = Client::start(&repo());
+    let mut client = start(&repo());
     assert_eq!(client.workspace_diagnostics(), check_json(&repo()));
     drop(client);
     let dir = tempfile::tempdir().unwrap();
@@ -89,7 +89,7 @@ fn the_shipped_project_and_a_new_one_are_diagnosed_as_the_check_does() {
         .unwrap();
     assert!(made.status.success());
     let root = dir.path().join("new");
-    let mut client = Client::start(&root);
+    let mut client = start(&root);
     assert_eq!(client.workspace_diagnostics(), check_json(&root));
 }
 
@@ -98,7 +98,7 @@ const TOOL: &str = "executor: runtimes/subprocess\nparameters:\n  type: object\n
 #[test]
 fn a_mistake_typed_is_pushed_and_its_fix_clears_it() {
     let dir = corpus_project();
-    let mut client = Client::start(dir.path());
+    let mut client = start(dir.path());
     assert_eq!(client.workspace_diagnostics(), Vec::<Value>::new());
     client.open("tools/t/greet.yaml", TOOL);
     let found = client.document_diagnostics("tools/t/greet.yaml");
@@ -145,7 +145,7 @@ fn a_mistake_typed_is_pushed_and_its_fix_clears_it() {
         .iter()
         .find(|n| n["method"] == "textDocument/publishDiagnostics")
         .cloned()
-        .unwrap_or_else(|| client.next());
+        .unwrap_or_else(|| client.next_message());
     assert_eq!(
         pushed["params"]["uri"],
         json!(client.uri("tools/t/greet.yaml"))
@@ -208,7 +208,7 @@ fn completion_offers_exactly_the_names_the_check_accepts() {
     let dir = corpus_project();
     copy("tools/runtimes/python.yaml", dir.path());
     fs::write(dir.path().join(".env"), "FROM_DOTENV=1\n").unwrap();
-    let mut client = Client::start(dir.path());
+    let mut client = start(dir.path());
     let tool = "tools/t/c.yaml";
     client.open(tool, &python_tool("{"));
     let params = client.completion(tool, 8, 16);
@@ -303,7 +303,7 @@ fn hovered_with(options: Value) -> (tempfile::TempDir, Client) {
     fs::write(dir.path().join(".env"), format!("CANARY={CANARY}\n")).unwrap();
     fs::create_dir_all(dir.path().join("tools/t")).unwrap();
     fs::write(dir.path().join("tools/t/h.yaml"), HOVERED).unwrap();
-    let mut client = Client::start_with(dir.path(), options);
+    let mut client = start_with(dir.path(), options);
     client.open("tools/t/h.yaml", HOVERED);
     (dir, client)
 }
@@ -481,7 +481,7 @@ fn fixes(client: &mut Client, relative: &str) -> Value {
 #[test]
 fn did_you_means_are_code_actions_whose_edit_the_check_then_accepts() {
     let dir = corpus_project();
-    let mut client = Client::start(dir.path());
+    let mut client = start(dir.path());
     client.open("tools/t/greet.yaml", TOOL);
     let actions = fixes(&mut client, "tools/t/greet.yaml");
     let actions = actions.as_array().unwrap();
@@ -518,7 +518,7 @@ fn an_edit_of_a_runtime_is_seen_by_every_tool_on_it_and_undone_when_closed() {
     copy("tools/runtimes/python.yaml", dir.path());
     fs::create_dir_all(dir.path().join("tools/t")).unwrap();
     fs::write(dir.path().join("tools/t/h.yaml"), HOVERED).unwrap();
-    let mut client = Client::start(dir.path());
+    let mut client = start(dir.path());
     let clean = client.workspace_diagnostics();
     assert_eq!(clean, check_json(dir.path()));
     let runtime = "tools/runtimes/python.yaml";
