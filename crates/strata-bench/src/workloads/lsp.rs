@@ -4,7 +4,7 @@
 //!
 //! * `lsp_edit_diagnostics_p95`: a one-file edit (`didChange`) until that file's diagnostics
 //!   are answered (a pull, which waits for the check of the edit) — goal 50 ms;
-//! * `lsp_hover_during_check_p95`: a hover sent right after an edit starts a whole-project
+//! * `lsp_hover_during_check_p95`: a hover sent right after an edit starts its
 //!   check, until it is answered — goal 20 ms;
 //! * `lsp_completion_p95`: completion of a tool's parameters — goal 30 ms;
 //! * `lsp_first_diagnostics_50k_lines`: the 50,000-line file opened until its diagnostics are
