@@ -41,7 +41,7 @@ def test_the_native_functions_show_their_signatures() -> None:
     assert str(inspect.signature(strata.Plan.resolve)) == "(self, /, results=None, *, failed=(), values=None)"
     assert str(inspect.signature(strata.Project.run_plan)) == (
         "(self, /, plan=None, *, values=None, jobs=None, env=None, strict=False, timeout=None, run_id=None,"
-        " resume=None, executor=None, step_executor=None)"
+        " resume=None, executor=None, step_executor=None, cancel=None, on_event=None)"
     )
 
 
