@@ -71,8 +71,10 @@ def _wait(handle: sray.RunHandle, resume_with: str) -> Any:
             run_id = report.get("run_id", run_id)
         except BaseException:  # noqa: BLE001 - the run's own end is not the news here
             pass
-        where = f"run {run_id}" if run_id else "the run"
-        print(f"strata: {where} interrupted: resume it with `{resume_with} --resume {run_id}`", file=sys.stderr)
+        if run_id:
+            print(f"strata: run {run_id} interrupted: resume it with `{resume_with} --resume {run_id}`", file=sys.stderr)
+        else:
+            print("strata: run interrupted: `strata runs` lists it", file=sys.stderr)
         raise SystemExit(128 + int(signum))
 
 
