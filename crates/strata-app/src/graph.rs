@@ -209,7 +209,7 @@ impl App {
 }
 
 /// The tools the action nodes of `nodes` call (foreach bodies included), each once.
-fn graph_tools(nodes: &[Node]) -> Vec<&str> {
+pub(crate) fn graph_tools(nodes: &[Node]) -> Vec<&str> {
     let mut out: Vec<&str> = Vec::new();
     for node in nodes {
         let called = match &node.body {
