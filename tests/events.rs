@@ -151,7 +151,7 @@ fn a_graph_run_keeps_its_step_history_with_edges_and_conditions() {
             json!({"event": "started", "run_id": "gr", "graph": "graphs/g", "node": "ask", "step": 0, "resumed": false}),
             json!({"event": "step", "step": 1, "node": "ask", "kind": "action",
                    "edge": {"to": "done", "why": "when", "when": "state.n > 1"},
-                   "changes": [{"key": "n", "from": 0, "to": 2}]}),
+                   "changes": [{"key": "n", "from": 0, "to": 2}], "inputs": {"n": 2}}),
             json!({"event": "step", "step": 2, "node": "done", "kind": "return",
                    "edge": {"to": null, "why": "return", "when": null}, "changes": []}),
             json!({"event": "finished", "run_id": "gr", "status": "completed", "steps": 2,
@@ -277,6 +277,19 @@ fn strata_view_serves_summaries_layouts_and_events_and_never_a_secret() {
                 {"from": "ask", "to": "done", "when": "state.n > 1"},
                 {"from": "ask", "to": "ask", "when": "otherwise"}]})
     );
+    // A graph step's rendered inputs: in its whole event, left out of the stream.
+    let graph_log = ran.read(".strata/runs/gr/events.jsonl");
+    let step_at = graph_log.find('\n').unwrap() + 1;
+    let step: Value = serde_json::from_str(&body(&ask(
+        url,
+        &format!("/api/runs/gr/event?at={step_at}"),
+    )))
+    .unwrap();
+    assert_eq!(
+        (&step["event"], &step["inputs"]),
+        (&json!("step"), &json!({"n": 2}))
+    );
+    assert!(!ask(url, "/api/runs/gr/events").contains("\"inputs\""));
     let list: Value =
         serde_json::from_str(&body(&ask(url, "/api/runs?target=directives"))).unwrap();
     let directive = &list["runs"][0];
@@ -487,4 +500,44 @@ fn a_directive_dry_run_is_not_recorded() {
         .stdout("no runs yet\n")
         .status(0)
         .run();
+}
+
+const SECRET_GRAPH: &str = "kind: graph
+parameters:
+  type: object
+  properties:
+    key: {type: string}
+start: a
+nodes:
+  a:
+    kind: action
+    tool: t/fail
+    params: {text: \"key ${inputs.key}\"}
+    next: done
+  done:
+    kind: return
+    output: 1
+";
+
+#[test]
+fn a_graph_steps_rendered_inputs_are_logged_redacted() {
+    let p = project()
+        .tool("graphs/s", SECRET_GRAPH)
+        .env("API_TOKEN", CANARY)
+        .args(&[
+            "run",
+            "graphs/s",
+            "--run-id",
+            "sg",
+            "--input",
+            &format!("key={CANARY}"),
+            "--quiet",
+        ])
+        .status(1)
+        .run();
+    let log = events(&p, "sg");
+    assert_eq!(
+        (&log[1]["event"], &log[1]["inputs"]),
+        (&json!("error"), &json!({"text": "key ***"}))
+    );
 }

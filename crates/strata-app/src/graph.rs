@@ -235,9 +235,22 @@ struct Logged<'o> {
 
 impl Observer for Logged<'_> {
     fn on(&mut self, event: LogEvent) {
-        self.events.write_object(&event);
+        match event.inputs() {
+            Some(_) => self.events.write(logged_json(&event)),
+            None => self.events.write_object(&event),
+        }
         self.inner.on(event);
     }
+}
+
+/// A graph event as its event log holds it: its JSON form with an action's rendered tool
+/// parameters (`inputs`) added, which the `--json` stream leaves out.
+pub(crate) fn logged_json(event: &LogEvent) -> Value {
+    let mut json = serde_json::to_value(event).unwrap_or(Value::Null);
+    if let (Some(inputs), Value::Object(fields)) = (event.inputs(), &mut json) {
+        fields.insert("inputs".into(), inputs.clone());
+    }
+    json
 }
 
 /// A graph run opened to walk: its directory, its lock (held until the run ends), the key its

@@ -323,8 +323,7 @@ struct Collected(Vec<Value>);
 
 impl Observer for Collected {
     fn on(&mut self, event: LogEvent) {
-        self.0
-            .push(serde_json::to_value(&event).unwrap_or(Value::Null));
+        self.0.push(crate::graph::logged_json(&event));
     }
 }
 

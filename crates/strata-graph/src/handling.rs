@@ -30,6 +30,7 @@ impl Walker<'_> {
             error: f.error.clone(),
             stderr: f.stderr_tail(),
             handling: handling.clone(),
+            inputs: f.work.as_ref().and_then(|w| w.inputs.clone()),
         });
         let error = context_error(f.to_json(), &node.id, step);
         let shown = handling.clone();
@@ -62,6 +63,7 @@ impl Walker<'_> {
             kind: node.body.kind(),
             taken,
             changes: Vec::new(),
+            inputs: None,
         });
         self.go(run, to);
         if to.is_none() {

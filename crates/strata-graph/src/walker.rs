@@ -86,7 +86,7 @@ enum Done {
         to: Option<usize>,
         taken: Taken,
         changes: Vec<Change>,
-        result: Option<Work>,
+        result: Option<Box<Work>>,
     },
     /// Returned the graph's result.
     Return(Value),
@@ -429,12 +429,14 @@ impl<'a> Walker<'a> {
                 ("changes", Value::Object(changed)),
             ]
         });
+        let inputs = result.as_ref().and_then(|w| w.inputs.clone());
         obs.on(LogEvent::Step {
             step,
             node: node.id.clone(),
             kind: node.body.kind(),
             taken,
             changes,
+            inputs,
         });
         if let Some(context) = after {
             self.fire(Event::AfterNode, run, || context, obs);
@@ -478,6 +480,7 @@ impl<'a> Walker<'a> {
             Some(result) => Some(Work {
                 result: result?,
                 run: None,
+                inputs: None,
             }),
             None => exec.work(node, root, warnings)?,
         };
@@ -498,7 +501,7 @@ impl<'a> Walker<'a> {
                 to,
                 taken,
                 changes,
-                result: work,
+                result: work.map(Box::new),
             }),
             Err(mut f) => {
                 f.work = f.work.or(work.map(Box::new));

@@ -431,6 +431,7 @@ function detail(id) {
     field(dl, "error", n.error && n.error.message);
     field(dl, "stderr", r.run && r.run.stderr, true);
   } else {
+    field(dl, "inputs", full.end && full.end.inputs, true);
     field(dl, "visits", n.visits);
     field(dl, "step", n.step);
     field(dl, "duration", n.ms === undefined ? undefined : `${n.ms} ms`);
