@@ -187,7 +187,7 @@ impl<'a> Walker<'a> {
                 "a run resumes only on the graph file it started with; start a new run",
             );
         }
-        if p.status != Status::Running {
+        if !matches!(p.status, Status::Running | Status::Cancelled) {
             return refuse(
                 format!("run `{}` has already ended ({})", p.run_id, p.status.name()),
                 "`strata runs` shows every run and its status",
@@ -210,8 +210,14 @@ impl<'a> Walker<'a> {
         if let Some(e) = cp.error {
             root.insert("error".into(), e);
         }
+        // A cancelled run goes on from the step it stopped.
+        let mut progress = cp.progress;
+        if progress.status == Status::Cancelled {
+            progress.status = Status::Running;
+            progress.failure = None;
+        }
         Ok(Run {
-            progress: cp.progress,
+            progress,
             root: Value::Object(root),
             cur,
             failure: None,
