@@ -158,6 +158,7 @@ fn a_graph_run_keeps_its_step_history_with_edges_and_conditions() {
                    "result": {"n": 2}, "failure": null}),
         ]
     );
+    assert_eq!(p.read(".strata/runs/gr/graph.yaml"), GRAPH);
     let shown = p.then(&["runs", "show", "gr"]).status(0).run();
     let timeline = &shown.stdout[shown.stdout.find("timeline:").unwrap()..];
     assert_eq!(
@@ -215,8 +216,10 @@ fn strata_view_serves_summaries_layouts_and_events_and_never_a_secret() {
         .env("API_TOKEN", CANARY)
         .status(1)
         .run();
+    // The graph changes after its run: the run's page draws the graph it ran.
     let mut view = ran
         .then(&["view", "--port", "0"])
+        .file("tools/graphs/g.yaml", GRAPH.replace("done", "fin"))
         .env("API_TOKEN", CANARY)
         .killed_by(libc::SIGTERM)
         .start();

@@ -47,7 +47,7 @@ pub use directive_record::{DIRECTIVE_FILE, DIRECTIVE_KIND};
 pub use event_log::redact as redact_secrets;
 pub use export::{ArgoExport, Exported};
 pub use failure::{error_json, Failure, Refusal, EXIT_FAILED, EXIT_STRATA, EXIT_WAITING};
-pub use graph::{GraphRun, GraphStart};
+pub use graph::{GraphRun, GraphStart, GRAPH_FILE};
 pub use plan::{called_tools, StepOutcome, StepPlan, StepRequest};
 pub use plan_record::{
     plan_fingerprint, PlanExecution, PlanRunReport, PlanSource, RecordedPlanRun, StepInput,

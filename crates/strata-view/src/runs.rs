@@ -93,8 +93,8 @@ pub fn list(store: &RunStore, status: Option<&str>, target: Option<&str>) -> Vec
 
 /// Run `id`'s page: its summary and its definition laid out (`layout`). A plan's is the
 /// plan it started with (kept in its directory; none for steps streamed in); a directive's
-/// its actions as its checkpoint lists them from the start; a graph's is
-/// the graph's file as it is now.
+/// its actions as its checkpoint lists them from the start; a graph's the copy of its file
+/// the run keeps (its file as it is now for a run that keeps none).
 pub fn page(app: &App, store: &RunStore, id: &str) -> Result<Value, Error> {
     let dir = store.open(id)?;
     let summary = summary(id, &dir).ok_or_else(|| {
@@ -121,7 +121,7 @@ pub fn page(app: &App, store: &RunStore, id: &str) -> Result<Value, Error> {
         plan_dag(&plan)
     } else {
         let graph = summary["target"].as_str().unwrap_or_default();
-        graph_dag(&app.load_graph(graph)?)
+        graph_dag(&app.run_graph_definition(&dir, graph)?)
     };
     Ok(json!({"run": summary, "layout": layout(&dag)}))
 }
