@@ -428,6 +428,9 @@ fn a_directive_run_is_recorded_with_its_event_log_and_listed_and_shown() {
             json!({"event": "action_finished", "index": 1, "id": "b", "tool": "t/fail",
                    "status": "failed", "error": "tool `t/fail` exited with code 3",
                    "stderr": "token was ***"}),
+            json!({"event": "action_finished", "index": 2, "id": "c", "tool": "t/json",
+                   "status": "skipped", "error": "the directive stopped before this action",
+                   "stderr": null}),
             json!({"event": "run_finished", "status": "failed",
                    "stopped": "action `b` failed: tool `t/fail` exited with code 3"}),
         ]
@@ -482,6 +485,7 @@ fn a_directive_run_is_recorded_with_its_event_log_and_listed_and_shown() {
   +N ms  action_finished a (t/json): completed in N ms
   +N ms  action_started b (t/fail)
   +N ms  action_finished b (t/fail): failed in N ms
+  +N ms  action_finished c (t/json): skipped in N ms
   +N ms  run_finished failed
 "
     );

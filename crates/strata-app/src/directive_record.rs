@@ -125,19 +125,20 @@ impl<'w> DirectiveRecord<'w> {
                     end["status"] = report.status.name().into();
                     end["stopped"] = json!(report.stopped);
                     // The actions that never ran (skipped once the run stopped) are
-                    // recorded as the report tells them.
-                    let records = report
-                        .actions
-                        .iter()
-                        .skip(checkpoint["records"].as_array().map_or(0, Vec::len))
-                        .filter_map(|a| a.record.as_ref())
-                        .map(|r| {
-                            let mut json = r.to_json();
-                            events.redact(&mut json);
-                            json
-                        });
-                    if let Some(kept) = checkpoint["records"].as_array_mut() {
-                        kept.extend(records);
+                    // recorded and logged as the report tells them.
+                    let done = checkpoint["records"].as_array().map_or(0, Vec::len);
+                    for (index, action) in report.actions.iter().enumerate().skip(done) {
+                        let Some(record) = &action.record else {
+                            continue;
+                        };
+                        events.write(json!({"event": "action_finished", "index": index,
+                            "id": action.id, "tool": action.tool, "status": record.status.name(),
+                            "elapsed_ms": 0, "error": record.message(), "stderr": null}));
+                        let mut json = record.to_json();
+                        events.redact(&mut json);
+                        if let Some(kept) = checkpoint["records"].as_array_mut() {
+                            kept.push(json);
+                        }
                     }
                 }
                 Err(e) => {
