@@ -488,6 +488,36 @@ mod tests {
     }
 
     #[test]
+    fn a_run_in_parts_whose_element_is_cancelled_is_cancelled_and_resumes() {
+        let dir = project();
+        let app = App::at(dir.path()).unwrap();
+        let parts = |request: &Value| {
+            app.walk_part("graphs/each", request, ExecOptions::default())
+                .map_err(Failure::into_error)
+        };
+        let cancelling = |request: &Value| match (request["part"].as_str(), &request["index"]) {
+            (Some("element"), index) if *index == json!(1) => Err(Error::new(
+                Layer::REQUEST,
+                ErrorKind::Cancelled,
+                "the call was cancelled",
+            )),
+            _ => parts(request),
+        };
+        let stopped = app.run_graph_in_parts(&run("c"), cancelling).unwrap();
+        assert_eq!((stopped.status, stopped.steps), (Status::Cancelled, 0));
+        assert_eq!(checkpoint(dir.path(), "c")["status"], json!("cancelled"));
+        let again = GraphRun {
+            start: GraphStart::Resume("c".into()),
+            ..run("c")
+        };
+        let done = app.run_graph_in_parts(&again, parts).unwrap();
+        assert_eq!(
+            (done.status, done.steps, done.result),
+            (Status::Completed, 2, json!(["a", "bb"]))
+        );
+    }
+
+    #[test]
     fn a_resumed_run_in_parts_logs_that_it_resumed() {
         let dir = project();
         let app = App::at(dir.path()).unwrap();
