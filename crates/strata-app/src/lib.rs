@@ -22,6 +22,7 @@
 
 mod app;
 mod directive;
+mod directive_record;
 mod event_log;
 mod export;
 mod failure;
@@ -43,10 +44,11 @@ mod walk;
 
 pub use app::{ambient_settings, App};
 pub use directive::DirectiveCall;
+pub use directive_record::{DIRECTIVE_FILE, DIRECTIVE_KIND};
 pub use event_log::redact as redact_secrets;
 pub use export::{ArgoExport, Exported};
 pub use failure::{error_json, Failure, Refusal, EXIT_FAILED, EXIT_STRATA, EXIT_WAITING};
-pub use graph::{GraphRun, GraphStart};
+pub use graph::{GraphRun, GraphStart, GRAPH_FILE};
 pub use plan::{called_tools, StepOutcome, StepPlan, StepRequest};
 pub use plan_record::{
     plan_fingerprint, PlanExecution, PlanRunReport, PlanSource, RecordedPlanRun, StepInput,
