@@ -38,6 +38,7 @@ fn project() -> Test {
         .file("tools/t/fail.sh", include_str!("fixtures/events/fail.sh"))
         .file("plans/p.yaml", PLAN)
         .tool("graphs/g", GRAPH)
+        .file("directives/d.md", DIRECTIVE)
 }
 
 /// Run `ev` of `plans/p.yaml`, the canary its secret and a value of its first step: `b`
@@ -150,13 +151,14 @@ fn a_graph_run_keeps_its_step_history_with_edges_and_conditions() {
             json!({"event": "started", "run_id": "gr", "graph": "graphs/g", "node": "ask", "step": 0, "resumed": false}),
             json!({"event": "step", "step": 1, "node": "ask", "kind": "action",
                    "edge": {"to": "done", "why": "when", "when": "state.n > 1"},
-                   "changes": [{"key": "n", "from": 0, "to": 2}]}),
+                   "changes": [{"key": "n", "from": 0, "to": 2}], "inputs": {"n": 2}}),
             json!({"event": "step", "step": 2, "node": "done", "kind": "return",
                    "edge": {"to": null, "why": "return", "when": null}, "changes": []}),
             json!({"event": "finished", "run_id": "gr", "status": "completed", "steps": 2,
                    "result": {"n": 2}, "failure": null}),
         ]
     );
+    assert_eq!(p.read(".strata/runs/gr/graph.yaml"), GRAPH);
     let shown = p.then(&["runs", "show", "gr"]).status(0).run();
     let timeline = &shown.stdout[shown.stdout.find("timeline:").unwrap()..];
     assert_eq!(
@@ -209,8 +211,15 @@ fn strata_view_serves_summaries_layouts_and_events_and_never_a_secret() {
         .stdin("{\"id\": \"s\", \"tool\": \"t/json\", \"arguments\": {\"n\": 1}}\n")
         .status(0)
         .run();
+    let ran = ran
+        .then(&["run", "directives/d.md", "--quiet"])
+        .env("API_TOKEN", CANARY)
+        .status(1)
+        .run();
+    // The graph changes after its run: the run's page draws the graph it ran.
     let mut view = ran
         .then(&["view", "--port", "0"])
+        .file("tools/graphs/g.yaml", GRAPH.replace("done", "fin"))
         .env("API_TOKEN", CANARY)
         .killed_by(libc::SIGTERM)
         .start();
@@ -238,7 +247,8 @@ fn strata_view_serves_summaries_layouts_and_events_and_never_a_secret() {
     assert!(page.starts_with("HTTP/1.1 200 "));
     assert!(page.contains("Content-Security-Policy: default-src 'none'"));
     assert!(ask(url, "/app.js").contains("new EventSource("));
-    let list: Value = serde_json::from_str(&body(&ask(url, "/api/runs?status=failed"))).unwrap();
+    let list: Value =
+        serde_json::from_str(&body(&ask(url, "/api/runs?status=failed&target=plans"))).unwrap();
     let runs = list["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 1);
     assert_eq!(
@@ -270,6 +280,55 @@ fn strata_view_serves_summaries_layouts_and_events_and_never_a_secret() {
                 {"from": "ask", "to": "done", "when": "state.n > 1"},
                 {"from": "ask", "to": "ask", "when": "otherwise"}]})
     );
+    // A graph step's rendered inputs: in its whole event, left out of the stream.
+    let graph_log = ran.read(".strata/runs/gr/events.jsonl");
+    let step_at = graph_log.find('\n').unwrap() + 1;
+    let step: Value = serde_json::from_str(&body(&ask(
+        url,
+        &format!("/api/runs/gr/event?at={step_at}"),
+    )))
+    .unwrap();
+    assert_eq!(
+        (&step["event"], &step["inputs"]),
+        (&json!("step"), &json!({"n": 2}))
+    );
+    assert!(!ask(url, "/api/runs/gr/events").contains("\"inputs\""));
+    let list: Value =
+        serde_json::from_str(&body(&ask(url, "/api/runs?target=directives"))).unwrap();
+    let directive = &list["runs"][0];
+    assert_eq!(
+        (
+            &directive["kind"],
+            &directive["target"],
+            &directive["status"],
+            &directive["total"],
+            &directive["steps"]
+        ),
+        (
+            &json!("directive"),
+            &json!("directives/d.md"),
+            &json!("failed"),
+            &json!(3),
+            &json!({"completed": 1, "failed": 1, "skipped": 1, "waiting": 0, "pending": 0})
+        )
+    );
+    let directive_id = directive["id"].as_str().unwrap();
+    let run: Value =
+        serde_json::from_str(&body(&ask(url, &format!("/api/runs/{directive_id}")))).unwrap();
+    assert_eq!(
+        run["layout"],
+        json!({"width": 640, "height": 80,
+            "nodes": [
+                {"id": "a", "label": "t/json", "kind": "step", "x": 20, "y": 20},
+                {"id": "b", "label": "t/fail", "kind": "step", "x": 240, "y": 20},
+                {"id": "c", "label": "t/json", "kind": "step", "x": 460, "y": 20}],
+            "edges": [
+                {"from": "a", "to": "b", "when": null},
+                {"from": "b", "to": "c", "when": null}]})
+    );
+    let directive_stream = ask(url, &format!("/api/runs/{directive_id}/events"));
+    assert!(directive_stream.contains("\"event\":\"action_finished\""));
+    assert!(directive_stream.ends_with("event: end\ndata: {}\n\n"));
     let log = ran.read(".strata/runs/ev/events.jsonl");
     let ends: Vec<usize> = log.match_indices('\n').map(|(i, _)| i + 1).collect();
     // Steps streamed in: no plan to draw.
@@ -326,4 +385,166 @@ fn strata_view_serves_summaries_layouts_and_events_and_never_a_secret() {
     assert!(!all.contains(CANARY), "the canary was served");
     view.signal(libc::SIGTERM);
     view.finish();
+}
+
+const DIRECTIVE: &str = "---\nname: d\nactions:\n  - {id: a, tool: t/json, params: {n: 1}}\n  - {id: b, tool: t/fail}\n  - {id: c, tool: t/json}\n---\nDone.\n";
+
+/// The id of the one run of `p`.
+fn only_run(p: &common::Ran) -> String {
+    let listed = p.then(&["runs", "--json"]).status(0).run();
+    let runs: Value = serde_json::from_str(&listed.stdout).unwrap();
+    assert_eq!(runs.as_array().unwrap().len(), 1, "{runs}");
+    runs[0]["run_id"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn a_directive_run_is_recorded_with_its_event_log_and_listed_and_shown() {
+    let p = project()
+        .env("API_TOKEN", CANARY)
+        .args(&["run", "directives/d.md", "--quiet"])
+        .status(1)
+        .run();
+    // What the run prints is what it printed before it was recorded.
+    assert_eq!(
+        p.stdout,
+        "directive d: failed\nstopped: action `b` failed: tool `t/fail` exited with code 3\n\n--- prompt ---\nDone.\n\n--- actions ---\n[completed] a (t/json)\n    | {\"n\":1}\n[failed] b (t/fail): tool `t/fail` exited with code 3\n    ! token was ***\n[skipped] c (t/json): the directive stopped before this action\n"
+    );
+    let id = only_run(&p);
+    let log: Vec<Value> = events(&p, &id)
+        .into_iter()
+        .map(|mut e| {
+            e.as_object_mut().unwrap().remove("elapsed_ms");
+            e
+        })
+        .collect();
+    assert_eq!(
+        log,
+        vec![
+            json!({"event": "run_started", "run_id": id, "directive": "directives/d.md"}),
+            json!({"event": "action_started", "index": 0, "id": "a", "tool": "t/json"}),
+            json!({"event": "action_finished", "index": 0, "id": "a", "tool": "t/json",
+                   "status": "completed", "error": null, "stderr": null}),
+            json!({"event": "action_started", "index": 1, "id": "b", "tool": "t/fail"}),
+            json!({"event": "action_finished", "index": 1, "id": "b", "tool": "t/fail",
+                   "status": "failed", "error": "tool `t/fail` exited with code 3",
+                   "stderr": "token was ***"}),
+            json!({"event": "action_finished", "index": 2, "id": "c", "tool": "t/json",
+                   "status": "skipped", "error": "the directive stopped before this action",
+                   "stderr": null}),
+            json!({"event": "run_finished", "status": "failed",
+                   "stopped": "action `b` failed: tool `t/fail` exited with code 3"}),
+        ]
+    );
+    let checkpoint: Value =
+        serde_json::from_str(&p.read(&format!(".strata/runs/{id}/checkpoint.json"))).unwrap();
+    assert_eq!(
+        (
+            &checkpoint["kind"],
+            &checkpoint["status"],
+            &checkpoint["steps"],
+            &checkpoint["actions"]
+        ),
+        (
+            &json!("directive"),
+            &json!("failed"),
+            &json!(3),
+            &json!([{"id": "a", "tool": "t/json"}, {"id": "b", "tool": "t/fail"},
+                    {"id": "c", "tool": "t/json"}])
+        )
+    );
+    assert!(!p
+        .read(&format!(".strata/runs/{id}/checkpoint.json"))
+        .contains(CANARY));
+    // The directive as it was when the run started.
+    assert_eq!(
+        p.read(&format!(".strata/runs/{id}/directive.md")),
+        DIRECTIVE
+    );
+    let listed = p.then(&["runs"]).status(0).run();
+    assert_eq!(
+        listed.stdout,
+        format!(
+            "RUN{}  GRAPH                      STATUS  STEPS  NEXT\n{id}  directive:directives/d.md  failed  3      -\n",
+            " ".repeat(id.len() - 3)
+        )
+    );
+    let shown = p.then(&["runs", "show", &id]).status(0).run();
+    let head = &shown.stdout[..shown.stdout.find("  started:").unwrap()];
+    assert_eq!(
+        head,
+        format!(
+            "run {id}\n  directive: directives/d.md\n  status:   failed, 3 of 3 actions finished\n"
+        )
+    );
+    let timeline = &shown.stdout[shown.stdout.find("timeline:").unwrap()..];
+    assert_eq!(
+        timeless(timeline),
+        "timeline:
+  +N ms  run_started directives/d.md
+  +N ms  action_started a (t/json)
+  +N ms  action_finished a (t/json): completed in N ms
+  +N ms  action_started b (t/fail)
+  +N ms  action_finished b (t/fail): failed in N ms
+  +N ms  action_finished c (t/json): skipped in N ms
+  +N ms  run_finished failed
+"
+    );
+    p.then(&["runs", "prune"])
+        .stdout(&format!(
+            "removed {id} (directive:directives/d.md, failed)\n"
+        ))
+        .status(0)
+        .run();
+}
+
+#[test]
+fn a_directive_dry_run_is_not_recorded() {
+    project()
+        .args(&["run", "directives/d.md", "--dry-run", "--quiet"])
+        .status(0)
+        .run()
+        .then(&["runs"])
+        .stdout("no runs yet\n")
+        .status(0)
+        .run();
+}
+
+const SECRET_GRAPH: &str = "kind: graph
+parameters:
+  type: object
+  properties:
+    key: {type: string}
+start: a
+nodes:
+  a:
+    kind: action
+    tool: t/fail
+    params: {text: \"key ${inputs.key}\"}
+    next: done
+  done:
+    kind: return
+    output: 1
+";
+
+#[test]
+fn a_graph_steps_rendered_inputs_are_logged_redacted() {
+    let p = project()
+        .tool("graphs/s", SECRET_GRAPH)
+        .env("API_TOKEN", CANARY)
+        .args(&[
+            "run",
+            "graphs/s",
+            "--run-id",
+            "sg",
+            "--input",
+            &format!("key={CANARY}"),
+            "--quiet",
+        ])
+        .status(1)
+        .run();
+    let log = events(&p, "sg");
+    assert_eq!(
+        (&log[1]["event"], &log[1]["inputs"]),
+        (&json!("error"), &json!({"text": "key ***"}))
+    );
 }

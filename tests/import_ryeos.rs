@@ -10,6 +10,9 @@ use common::{Ran, Test};
 #[path = "import_ryeos/hardening.rs"]
 mod hardening;
 
+#[path = "import_ryeos/eras.rs"]
+mod eras;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -1007,7 +1010,7 @@ fn t_config_mcp_keys_stay_authored_parameters_and_runtime_params_become_code_key
         entry(&report, ".ai/tools/mcp/rye-os/execute.yaml")["warnings"],
         json!([])
     );
-    // TPL-P-space and T-host-var, on the runtime.
+    // TPL-P-space, T-host-var and the key the tool sets, on the runtime.
     let rt = entry(&report, ".ai/tools/rye/core/runtimes/mcp/stdio.yaml");
     assert_eq!(
         warnings(rt)
@@ -1025,6 +1028,12 @@ fn t_config_mcp_keys_stay_authored_parameters_and_runtime_params_become_code_key
                 "IMP-space".into(),
                 "`{system_space}` has no strata equivalent (no RyeOS spaces): it now reads the config key `system_space: \"${RYEOS_SYSTEM_SPACE}\"`; set RYEOS_SYSTEM_SPACE".into(),
                 20,
+                8
+            ),
+            (
+                "IMP-caller-key".into(),
+                "`{server_config_path}` is no parameter, config key or runtime parameter of this file: RyeOS's executor supplied it; strata takes it from the `config` of the tool that runs on this one (`strata check` reports R001 while none sets it)".into(),
+                22,
                 8
             ),
         ]
@@ -1462,6 +1471,7 @@ fn k_no_schema_is_permissive_and_k_schema_nonliteral_warns() {
         with_runtimes(&[
             ("tools/a/none.py", "__version__ = \"0.1\"\n__executor_id__ = \"rye/core/runtimes/python/function\"\n\ndef execute(p, project_path):\n    return p\n"),
             ("tools/rye/core/gc/gc.py", &corpus_text("tools/rye/core/gc/gc.py")),
+            ("tools/a/made.py", "__executor_id__ = \"rye/core/runtimes/python/function\"\nCONFIG_SCHEMA = make_schema()\n"),
         ]),
         0,
     );
@@ -1470,16 +1480,27 @@ fn k_no_schema_is_permissive_and_k_schema_nonliteral_warns() {
     assert!(rewrites(entry(&report, ".ai/tools/a/none.py")).contains(
         &"no CONFIG_SCHEMA → parameters: {type: object, additionalProperties: true} (RyeOS validated nothing)".to_owned()
     ));
+    assert_eq!(yaml(&ran, "tools/a/made.yaml")["parameters"], permissive);
+    assert_eq!(
+        warnings(entry(&report, ".ai/tools/a/made.py")),
+        [(
+            "IMP-code-schema".into(),
+            "`CONFIG_SCHEMA` is computed by code (`make_schema` is computed (a name, not a literal)); the importer never runs user code, so the parameters are permissive (`type: object, additionalProperties: true`)".into(),
+            2,
+            1
+        )]
+    );
+    // One computed keyword inside a parameter loosens that parameter only.
     assert_eq!(
         yaml(&ran, "tools/rye/core/gc/gc.yaml")["parameters"],
-        permissive
+        yaml_of("type: object\nproperties:\n  action: {type: string, description: GC operation to perform}\n  aggressive: {type: boolean, description: Emergency mode — shorter grace window, default: false}\nrequired: [action]\n")
     );
     let w = warnings(entry(&report, ".ai/tools/rye/core/gc/gc.py"));
     assert_eq!(
         w[0],
         (
             "IMP-code-schema".into(),
-            "`CONFIG_SCHEMA` is computed by code (`ACTIONS` is computed (a name, not a literal)); the importer never runs user code, so the parameters are permissive (`type: object, additionalProperties: true`)".into(),
+            "`CONFIG_SCHEMA` `properties.action.enum` is computed by code (`ACTIONS` is computed (a name, not a literal)): left out, so parameter `action` is checked by the rest of its schema only (the rest of the schema is kept)".into(),
             38,
             1
         )
@@ -1574,6 +1595,7 @@ fn the_whole_corpus_imports_checks_clean_and_dry_runs() {
     assert!(imported >= 253, "{:#}", report["summary"]);
     assert_eq!(report["check"]["errors"], 0, "{:#}", report["check"]);
     assert_eq!(report["summary"]["accepted_by_check"], imported);
+    eras::assert_honest(&report);
 
     // Outcome by kind and era: (kind, era) → (imported clean, imported with warnings, refused).
     let mut tally: BTreeMap<(String, String), [u64; 3]> = BTreeMap::new();
@@ -1735,5 +1757,29 @@ fn every_import_code_is_indexed_in_the_docs() {
     assert!(
         missing.is_empty(),
         "codes not in docs/import.md: {missing:?}"
+    );
+}
+
+// RyeOS's `rye/code/lsp/lsp.ts` builds one `enum` with a spread (`[...OPERATIONS]`): only
+// that keyword is left out; the other parameters keep their schema.
+#[test]
+fn k_schema_ts_spread_loosens_only_its_parameter() {
+    let rel = "tools/rye/code/lsp/lsp.ts";
+    let (ran, report) = import(with_runtimes(&[(rel, &corpus_text(rel))]), 0);
+    let p = yaml(&ran, "tools/rye/code/lsp/lsp.yaml")["parameters"].clone();
+    assert_eq!(
+        p["properties"]["operation"],
+        json!({"type": "string", "description": "LSP operation to perform"})
+    );
+    assert_eq!(p["properties"]["line"]["type"], "integer");
+    assert_eq!(p["properties"]["timeout"]["default"], 15);
+    assert!(p.get("additionalProperties").is_none(), "{p:#}");
+    assert_eq!(
+        warnings(entry(&report, ".ai/tools/rye/code/lsp/lsp.ts"))
+            .into_iter()
+            .filter(|w| w.0 == "IMP-code-schema")
+            .map(|w| w.1)
+            .collect::<Vec<_>>(),
+        ["`CONFIG_SCHEMA` `properties.operation.enum` is computed by code (a spread (`...`) is computed): left out, so parameter `operation` is checked by the rest of its schema only (the rest of the schema is kept)"]
     );
 }

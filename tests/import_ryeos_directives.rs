@@ -56,6 +56,13 @@ fn catalog() -> Catalog {
             c.tools.insert(strip_ext(&rel).to_owned());
         }
     }
+    // The graphs: the files that say `tool_type: graph`.
+    for rel in files(&corpus().join("py").join("tools"), &["yaml"]) {
+        let text = std::fs::read_to_string(corpus().join("py/tools").join(&rel)).unwrap();
+        if text.lines().any(|l| l.trim_end() == "tool_type: graph") {
+            c.graphs.insert(strip_ext(&rel).to_owned());
+        }
+    }
     for era in ["py", "head"] {
         for rel in files(&corpus().join(era).join("directives"), &["md"]) {
             c.directives.insert(strip_ext(&rel).to_owned());

@@ -8,7 +8,7 @@ use std::fs;
 use std::path::Path;
 
 use common::repo;
-use lsp_client::{check_json, Client};
+use lsp_client::{check_json, start, start_with, Client};
 use serde_json::{json, Value};
 
 /// Copies `relative` (a file or a directory) of the repository into `dir`.
@@ -57,7 +57,7 @@ fn every_case_of_the_check_corpus_typed_into_the_editor_is_diagnosed_as_the_chec
     cases.sort();
     assert!(cases.len() >= 40);
     let editor = corpus_project();
-    let mut client = Client::start(editor.path());
+    let mut client = start(editor.path());
     assert_eq!(client.workspace_diagnostics(), check_json(editor.path()));
     for case in cases {
         let name = case.file_name().unwrap().to_str().unwrap();
@@ -78,7 +78,7 @@ fn every_case_of_the_check_corpus_typed_into_the_editor_is_diagnosed_as_the_chec
 
 #[test]
 fn the_shipped_project_and_a_new_one_are_diagnosed_as_the_check_does() {
-    let mut client = Client::start(&repo());
+    let mut client = start(&repo());
     assert_eq!(client.workspace_diagnostics(), check_json(&repo()));
     drop(client);
     let dir = tempfile::tempdir().unwrap();
@@ -89,7 +89,7 @@ fn the_shipped_project_and_a_new_one_are_diagnosed_as_the_check_does() {
         .unwrap();
     assert!(made.status.success());
     let root = dir.path().join("new");
-    let mut client = Client::start(&root);
+    let mut client = start(&root);
     assert_eq!(client.workspace_diagnostics(), check_json(&root));
 }
 
@@ -98,7 +98,7 @@ const TOOL: &str = "executor: runtimes/subprocess\nparameters:\n  type: object\n
 #[test]
 fn a_mistake_typed_is_pushed_and_its_fix_clears_it() {
     let dir = corpus_project();
-    let mut client = Client::start(dir.path());
+    let mut client = start(dir.path());
     assert_eq!(client.workspace_diagnostics(), Vec::<Value>::new());
     client.open("tools/t/greet.yaml", TOOL);
     let found = client.document_diagnostics("tools/t/greet.yaml");
@@ -145,7 +145,7 @@ fn a_mistake_typed_is_pushed_and_its_fix_clears_it() {
         .iter()
         .find(|n| n["method"] == "textDocument/publishDiagnostics")
         .cloned()
-        .unwrap_or_else(|| client.next());
+        .unwrap_or_else(|| client.next_message());
     assert_eq!(
         pushed["params"]["uri"],
         json!(client.uri("tools/t/greet.yaml"))
@@ -208,7 +208,7 @@ fn completion_offers_exactly_the_names_the_check_accepts() {
     let dir = corpus_project();
     copy("tools/runtimes/python.yaml", dir.path());
     fs::write(dir.path().join(".env"), "FROM_DOTENV=1\n").unwrap();
-    let mut client = Client::start(dir.path());
+    let mut client = start(dir.path());
     let tool = "tools/t/c.yaml";
     client.open(tool, &python_tool("{"));
     let params = client.completion(tool, 8, 16);
@@ -293,12 +293,17 @@ const CANARY: &str = "canary-7f3a9e";
 
 /// A project with the Python runtime, a `.env` holding [`CANARY`], and [`HOVERED`] open.
 fn hovered() -> (tempfile::TempDir, Client) {
+    hovered_with(Value::Null)
+}
+
+/// [`hovered`], the server started with the `initializationOptions` `options`.
+fn hovered_with(options: Value) -> (tempfile::TempDir, Client) {
     let dir = corpus_project();
     copy("tools/runtimes/python.yaml", dir.path());
     fs::write(dir.path().join(".env"), format!("CANARY={CANARY}\n")).unwrap();
     fs::create_dir_all(dir.path().join("tools/t")).unwrap();
     fs::write(dir.path().join("tools/t/h.yaml"), HOVERED).unwrap();
-    let mut client = Client::start(dir.path());
+    let mut client = start_with(dir.path(), options);
     client.open("tools/t/h.yaml", HOVERED);
     (dir, client)
 }
@@ -312,6 +317,44 @@ fn no_canary(client: &Client) {
     let raw = client.raw.lock().unwrap();
     assert!(raw.len() > 2);
     assert!(!raw.iter().any(|m| m.contains(CANARY)));
+}
+
+/// The inlay hints of the first lines of [`HOVERED`].
+fn hints(client: &mut Client) -> Value {
+    let uri = client.uri("tools/t/h.yaml");
+    let range = json!({"start": {"line": 0, "character": 0}, "end": {"line": 10, "character": 0}});
+    client.request(
+        "textDocument/inlayHint",
+        json!({"textDocument": {"uri": uri}, "range": range}),
+    )["result"]
+        .clone()
+}
+
+/// The inlay hints of [`HOVERED`] when they are on.
+fn shown_hints() -> Value {
+    let hint = |character: u32, label: &str| json!({"position": {"line": 9, "character": character}, "label": label, "paddingLeft": true});
+    json!([
+        hint(25, "= hello"),
+        hint(32, "= \"world\" (default)"),
+        hint(45, "= ***"),
+        hint(65, "= ***")
+    ])
+}
+
+/// Inlay hints switched off when the server starts (`initializationOptions`) are none, and
+/// the editor's settings (`workspace/didChangeConfiguration`, under `strata` or at the top)
+/// switch them on and off again.
+#[test]
+fn inlay_hints_are_switched_off_at_start_and_on_and_off_by_the_settings() {
+    let (_dir, mut client) = hovered_with(json!({"inlayHints": false}));
+    assert_eq!(hints(&mut client), json!([]));
+    let on = json!({"settings": {"strata": {"inlayHints": true}}});
+    client.notify("workspace/didChangeConfiguration", on);
+    assert_eq!(hints(&mut client), shown_hints());
+    let off = json!({"settings": {"inlayHints": false}});
+    client.notify("workspace/didChangeConfiguration", off);
+    assert_eq!(hints(&mut client), json!([]));
+    no_canary(&client);
 }
 
 #[test]
@@ -355,21 +398,7 @@ fn hover_and_inlay_hints_show_what_is_known_and_secrets_as_stars() {
         client.request("textDocument/hover", params)["result"],
         Value::Null
     );
-    let uri = client.uri("tools/t/h.yaml");
-    let hints = client.request(
-        "textDocument/inlayHint",
-        json!({"textDocument": {"uri": uri}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 10, "character": 0}}}),
-    );
-    let hint = |character: u32, label: &str| json!({"position": {"line": 9, "character": character}, "label": label, "paddingLeft": true});
-    assert_eq!(
-        hints["result"],
-        json!([
-            hint(25, "= hello"),
-            hint(32, "= \"world\" (default)"),
-            hint(45, "= ***"),
-            hint(65, "= ***")
-        ])
-    );
+    assert_eq!(hints(&mut client), shown_hints());
     no_canary(&client);
 }
 
@@ -452,7 +481,7 @@ fn fixes(client: &mut Client, relative: &str) -> Value {
 #[test]
 fn did_you_means_are_code_actions_whose_edit_the_check_then_accepts() {
     let dir = corpus_project();
-    let mut client = Client::start(dir.path());
+    let mut client = start(dir.path());
     client.open("tools/t/greet.yaml", TOOL);
     let actions = fixes(&mut client, "tools/t/greet.yaml");
     let actions = actions.as_array().unwrap();
@@ -489,7 +518,7 @@ fn an_edit_of_a_runtime_is_seen_by_every_tool_on_it_and_undone_when_closed() {
     copy("tools/runtimes/python.yaml", dir.path());
     fs::create_dir_all(dir.path().join("tools/t")).unwrap();
     fs::write(dir.path().join("tools/t/h.yaml"), HOVERED).unwrap();
-    let mut client = Client::start(dir.path());
+    let mut client = start(dir.path());
     let clean = client.workspace_diagnostics();
     assert_eq!(clean, check_json(dir.path()));
     let runtime = "tools/runtimes/python.yaml";

@@ -58,17 +58,6 @@ impl App {
         strata_check::check_project(&self.project.root, &self.project.limits)
     }
 
-    /// [`App::check`] of this project as it is open: the tools it holds compiled, whose files
-    /// have not changed since, are not read again (each tool is compiled once for the next
-    /// check). What a front-end that checks one project again and again calls.
-    pub fn check_again(&self) -> strata_check::Report {
-        let report = strata_check::check_in(&self.project);
-        for id in self.project.tool_ids() {
-            let _ = self.project.compiled(&id);
-        }
-        report
-    }
-
     pub(crate) fn gate(&self) -> &Gate {
         &self.gate
     }

@@ -8,6 +8,8 @@ use serde_json::{Map, Value};
 use strata_check::Target;
 use strata_core::{Error, Location};
 use strata_directive::{load_project_hooks, Directive, Report, RunOptions, Watch};
+
+use crate::directive_record::{DirectiveRecord, DirectiveStart};
 use strata_project::ExecOptions;
 
 use crate::{App, Failure};
@@ -48,15 +50,35 @@ impl App {
             .chain(directive.generator())
             .collect();
         let secrets = crate::secrets::secret_values(Some(self.project()), &tools, &[]);
-        let options = RunOptions {
+        let options = |watch| RunOptions {
             dry_run: call.dry_run,
             render: call.options.render,
             secrets: &secrets,
-            watch: call.watch,
+            watch,
         };
-        directive
-            .run(&inputs, &runner, options)
-            .map_err(|e| Failure::Error(located(&directive, e)))
+        if call.dry_run {
+            return directive
+                .run(&inputs, &runner, options(call.watch))
+                .map_err(|e| Failure::Error(located(&directive, e)));
+        }
+        // A run that runs something is recorded; a dry run runs nothing and is not.
+        let start = DirectiveStart {
+            name: &shown,
+            text: &text,
+            actions: directive
+                .front
+                .actions
+                .iter()
+                .map(|a| (a.id.as_str(), a.tool.as_str()))
+                .collect(),
+            tools: &tools,
+        };
+        let record = DirectiveRecord::open(self, &start, call.watch)?;
+        let outcome = directive
+            .run(&inputs, &runner, options(Watch(Some(&record))))
+            .map_err(|e| located(&directive, e));
+        record.finish(outcome.as_ref())?;
+        outcome.map_err(Failure::Error)
     }
 }
 

@@ -57,6 +57,13 @@ impl RunEvents {
         }
     }
 
+    /// Redacts `value` as events are before they are written.
+    pub(crate) fn redact(&self, value: &mut Value) {
+        if !self.secrets.is_empty() {
+            redact(value, &self.secrets);
+        }
+    }
+
     /// The first write that failed, if any.
     pub(crate) fn finish(self) -> Result<(), Error> {
         self.failed.map_or(Ok(()), Err)

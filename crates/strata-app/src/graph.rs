@@ -13,9 +13,14 @@ use strata_graph::{
 };
 use strata_project::ExecOptions;
 use strata_prompts::PromptManager;
+use strata_runs::write_atomic;
 
 use crate::event_log::RunEvents;
 use crate::{App, Failure, RemoteTools};
+
+/// The copy of its graph's file a graph run keeps in its directory, as it was when the run
+/// started.
+pub const GRAPH_FILE: &str = "graph.yaml";
 
 /// How a graph run starts.
 #[derive(Debug, Clone)]
@@ -100,6 +105,21 @@ impl App {
             errors,
             doc: Box::new(doc),
         })
+    }
+
+    /// The graph run `dir` (of graph `id`) started with: the copy of the graph's file the run
+    /// keeps, loaded and checked against the project's tools; for a run that keeps none, the
+    /// graph's file as it is now.
+    pub fn run_graph_definition(&self, dir: &RunDir, id: &str) -> Result<Graph, Error> {
+        let kept = dir.path.join(GRAPH_FILE);
+        if !kept.exists() {
+            return self.load_graph(id);
+        }
+        let name = self
+            .tool_path(id)
+            .map_or_else(|| id.to_string(), |path| self.display_name(&path));
+        let tools = self.runner(ExecOptions::default());
+        Graph::load_file(&kept, &name, id, &tools, &self.limits)
     }
 
     /// The project's prompt templates, when `graph` has a prompt node.
@@ -193,6 +213,9 @@ impl App {
                 let inputs = graph.bind_inputs(typed, strings)?;
                 let dir = store.create(run_id)?;
                 let lock = dir.lock()?;
+                // The graph as it was when the run started, for what shows the run later.
+                let file = self.read(&self.require_tool(&graph.id)?)?;
+                write_atomic(&dir.path, GRAPH_FILE, &file)?;
                 let (marks, _) = crate::marks::of_run(&dir);
                 Ok(OpenedRun {
                     dir,
@@ -209,7 +232,7 @@ impl App {
 }
 
 /// The tools the action nodes of `nodes` call (foreach bodies included), each once.
-fn graph_tools(nodes: &[Node]) -> Vec<&str> {
+pub(crate) fn graph_tools(nodes: &[Node]) -> Vec<&str> {
     let mut out: Vec<&str> = Vec::new();
     for node in nodes {
         let called = match &node.body {
@@ -235,9 +258,22 @@ struct Logged<'o> {
 
 impl Observer for Logged<'_> {
     fn on(&mut self, event: LogEvent) {
-        self.events.write_object(&event);
+        match event.inputs() {
+            Some(_) => self.events.write(logged_json(&event)),
+            None => self.events.write_object(&event),
+        }
         self.inner.on(event);
     }
+}
+
+/// A graph event as its event log holds it: its JSON form with an action's rendered tool
+/// parameters (`inputs`) added, which the `--json` stream leaves out.
+pub(crate) fn logged_json(event: &LogEvent) -> Value {
+    let mut json = serde_json::to_value(event).unwrap_or(Value::Null);
+    if let (Some(inputs), Value::Object(fields)) = (event.inputs(), &mut json) {
+        fields.insert("inputs".into(), inputs.clone());
+    }
+    json
 }
 
 /// A graph run opened to walk: its directory, its lock (held until the run ends), the key its

@@ -22,6 +22,7 @@
 
 mod app;
 mod directive;
+mod directive_record;
 mod event_log;
 mod export;
 mod failure;
@@ -32,6 +33,7 @@ pub mod keys;
 pub mod marks;
 mod plan;
 mod plan_record;
+mod read_only;
 mod respond;
 mod runner;
 pub use strata_core::secret_marks;
@@ -42,10 +44,11 @@ mod walk;
 
 pub use app::{ambient_settings, App};
 pub use directive::DirectiveCall;
+pub use directive_record::{DIRECTIVE_FILE, DIRECTIVE_KIND};
 pub use event_log::redact as redact_secrets;
 pub use export::{ArgoExport, Exported};
 pub use failure::{error_json, Failure, Refusal, EXIT_FAILED, EXIT_STRATA, EXIT_WAITING};
-pub use graph::{GraphRun, GraphStart};
+pub use graph::{GraphRun, GraphStart, GRAPH_FILE};
 pub use plan::{called_tools, StepOutcome, StepPlan, StepRequest};
 pub use plan_record::{
     plan_fingerprint, PlanExecution, PlanRunReport, PlanSource, RecordedPlanRun, StepInput,
@@ -57,15 +60,15 @@ pub use tool::ToolRun;
 pub use walk::GraphWalk;
 
 pub use strata_check::{
-    directive_inputs, tool_names, Code, Diagnostic, Known, Report, Severity, Shown, Target,
-    ToolNames,
+    directive_inputs, tool_names, Code, Diagnostic, Known, ProjectIndex, Report, Severity, Shown,
+    Target, ToolNames,
 };
 pub use strata_directive::{Event as DirectiveEvent, BASE_CONTEXT as DIRECTIVE_CONTEXT};
 pub use strata_exec::Cancel;
 pub use strata_exec::{install_interrupt_handler, on_interrupt, own_process, SpawnSpec};
 pub use strata_project::{
-    as_literal, dry_run_json, normal, settings, tool_outputs, tool_parameters, tool_read_only,
-    tool_scale, CacheStats, CallerParams, ExecOptions, Invocation, Prepared, Project, Settings,
-    ToolChain, ToolEntry,
+    as_literal, dry_run_json, normal, settings, tool_outputs, tool_parameters, tool_scale,
+    CacheStats, CallerParams, ExecOptions, Invocation, Prepared, Project, Settings, ToolChain,
+    ToolEntry,
 };
 pub use strata_tools::params::KEYWORDS as PARAMETER_KEYWORDS;

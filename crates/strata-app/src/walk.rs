@@ -10,24 +10,31 @@
 //!
 //! | `part` | request | answer |
 //! |---|---|---|
-//! | `begin` | `run_id`, `inputs` (bound), `started` (Unix seconds) | `walk` |
-//! | `advance` | `walk`, `work` (`null`, `{"output"}` or `{"error"}`) | `walk`, `failure` (an error or `null`) |
+//! | `begin` | `run_id`, `inputs` (bound), `started` (Unix seconds) | `walk`, `events` |
+//! | `advance` | `walk`, `work` (`null`, `{"output"}` or `{"error"}`) | `walk`, `failure` (an error or `null`), `events` |
 //! | `items` | `walk` | `{"items"}` or `{"error"}` |
 //! | `element` | `walk`, `index`, `item` | `{"output"}` or `{"error"}` |
 //!
 //! `walk` is a checkpoint as `checkpoint.json` holds it; `{"error"}` a node's failure as
-//! `strata_graph::Failure::to_json` writes it.
+//! `strata_graph::Failure::to_json` writes it; `events` the events the part reported, as a
+//! whole walk reports them (`started`, `step`, `error`, `hook`, `finished`…), which the run
+//! driven from here writes to its event log as they come back.
 
 use serde_json::{json, Map, Value};
 use strata_check::Target;
 use strata_core::{Error, ErrorKind, Layer, RenderOptions};
 use strata_graph::parts::{Advanced, Parts};
-use strata_graph::{Checkpoint, Failure as NodeFailure, Graph, Outcome, RunDir, Status, Walker};
+use strata_graph::{
+    Checkpoint, Failure as NodeFailure, Graph, LogEvent, Observer, Outcome, RunDir, Status, Walker,
+};
 use strata_project::ExecOptions;
 use strata_prompts::PromptManager;
 use strata_runs::{now, Cadence};
 use strata_tools::ToolRunner;
 
+use std::sync::Mutex;
+
+use crate::event_log::RunEvents;
 use crate::graph::Opening;
 use crate::{App, Failure, GraphRun};
 
@@ -105,16 +112,29 @@ impl App {
         self.admit(Target::Tool(&run.id), &run.id)?;
         let graph = self.load_graph_all(&run.id)?;
         let opened = self.open_graph_run(&graph, &run.start)?;
-        let parts = PartsOver {
+        let called = crate::graph::graph_tools(&graph.nodes);
+        let over = PartsOver {
             transport,
             marks: opened.marks.to_hex(),
             graph: &graph,
             app: self,
+            events: Mutex::new(RunEvents::open(self, &opened.dir, &called)?),
         };
-        let parts = &parts;
+        let parts = &over;
         let dir = &opened.dir;
         let (checkpoint, fresh) = match opened.at {
-            Opening::Resume(checkpoint) => (*checkpoint, false),
+            Opening::Resume(checkpoint) => {
+                let p = &checkpoint.progress;
+                let resumed = LogEvent::Started {
+                    run_id: p.run_id.clone(),
+                    graph: p.graph.clone(),
+                    node: p.node.clone().unwrap_or_default(),
+                    step: p.step,
+                    resumed: true,
+                };
+                parts.log([serde_json::to_value(&resumed).unwrap_or(Value::Null)]);
+                (*checkpoint, false)
+            }
             Opening::New { run_id, inputs } => {
                 let mut first = parts.begin(&run_id, &inputs, now())?;
                 save(dir, &mut first)?;
@@ -134,7 +154,14 @@ impl App {
             }
             Ok(())
         };
-        let last = walker.walk_in_parts(checkpoint, fresh, parts, &mut keep)?;
+        let last = walker.walk_in_parts(checkpoint, fresh, parts, &mut keep);
+        let logged = over
+            .events
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner())
+            .finish();
+        let last = last?;
+        logged?;
         let p = last.checkpoint.progress;
         Ok(Outcome {
             run_id: p.run_id,
@@ -171,6 +198,8 @@ struct PartsOver<'a, T> {
     /// runs.
     graph: &'a Graph,
     app: &'a App,
+    /// The run's event log, which the events each answer carries are written to.
+    events: Mutex<RunEvents>,
 }
 
 impl<T> PartsOver<'_, T>
@@ -181,8 +210,21 @@ where
     fn ask(&self, mut request: Value) -> Result<Map<String, Value>, Error> {
         request["marks"] = Value::String(self.marks.clone());
         match (self.transport)(&request)? {
-            Value::Object(answer) => Ok(answer),
+            Value::Object(mut answer) => {
+                if let Some(Value::Array(events)) = answer.remove("events") {
+                    self.log(events);
+                }
+                Ok(answer)
+            }
             _ => Err(malformed("an answer is not a JSON object")),
+        }
+    }
+
+    /// Writes `events` to the run's event log.
+    fn log(&self, events: impl IntoIterator<Item = Value>) {
+        let mut log = self.events.lock().unwrap_or_else(|e| e.into_inner());
+        for event in events {
+            log.write(event);
         }
     }
 }
@@ -264,8 +306,9 @@ fn answer_part(walker: &Walker<'_>, request: &Value) -> Result<Value, Error> {
         let run_id = field("run_id")?.as_str().unwrap_or_default();
         let inputs = field("inputs")?.as_object().cloned().unwrap_or_default();
         let started = field("started")?.as_u64().unwrap_or_default();
-        let cp = Parts::begin(walker, run_id, &inputs, started)?;
-        return Ok(json!({"walk": cp}));
+        let mut events = Collected::default();
+        let cp = walker.begin(run_id, inputs, started, &mut events);
+        return Ok(json!({"walk": cp, "events": events.0}));
     }
     let cp = checkpoint_of(field("walk")?)?;
     Ok(match part {
@@ -275,8 +318,10 @@ fn answer_part(walker: &Walker<'_>, request: &Value) -> Result<Value, Error> {
                 Value::Object(w) => Some(outcome_of(w.clone(), "output")?),
                 _ => return Err(malformed("`work` is not an object")),
             };
-            let advanced = Parts::advance(walker, &cp, work)?;
-            json!({"walk": advanced.checkpoint, "failure": advanced.failure.as_ref().map(Error::to_json)})
+            let mut events = Collected::default();
+            let advanced = walker.advance_to(cp, work, &mut events)?;
+            json!({"walk": advanced.checkpoint, "failure": advanced.failure.as_ref().map(Error::to_json),
+                   "events": events.0})
         }
         "items" => Value::Object(outcome_json(
             Parts::items(walker, &cp)?.map(Value::from),
@@ -292,6 +337,16 @@ fn answer_part(walker: &Walker<'_>, request: &Value) -> Result<Value, Error> {
         }
         other => return Err(malformed(&format!("no part `{other}`"))),
     })
+}
+
+/// The events a part reports, as JSON objects.
+#[derive(Default)]
+struct Collected(Vec<Value>);
+
+impl Observer for Collected {
+    fn on(&mut self, event: LogEvent) {
+        self.0.push(crate::graph::logged_json(&event));
+    }
 }
 
 /// `{key: value}` or `{"error": failure}`.
@@ -411,7 +466,7 @@ mod tests {
     fn a_run_in_parts_through_json_ends_as_the_whole_run() {
         let dir = project();
         let app = App::at(dir.path()).unwrap();
-        let asked = std::sync::Mutex::new(Vec::new());
+        let asked = Mutex::new(Vec::new());
         let parts = |request: &Value| {
             asked.lock().unwrap().push(request["part"].clone());
             app.walk_part("graphs/each", request, ExecOptions::default())
@@ -432,6 +487,96 @@ mod tests {
             asked.into_inner().unwrap(),
             ["begin", "items", "element", "element", "advance", "advance"]
         );
+        // The run in parts logs the events the whole walk logs.
+        let near = logged(dir.path(), "near");
+        assert_eq!(near.len(), 4);
+        assert_eq!(logged(dir.path(), "far"), near);
+    }
+
+    /// The events of run `run_id`'s log, each without its time, `far` and `near` as `ID`.
+    fn logged(root: &Path, run_id: &str) -> Vec<Value> {
+        let text = fs::read_to_string(root.join(".strata/runs").join(run_id).join("events.jsonl"))
+            .unwrap();
+        text.lines()
+            .map(|line| {
+                let mut event: Value = serde_json::from_str(line).unwrap();
+                event.as_object_mut().unwrap().remove("ts");
+                if event.get("run_id").is_some() {
+                    event["run_id"] = json!("ID");
+                }
+                event
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_run_in_parts_whose_element_is_cancelled_is_cancelled_and_resumes() {
+        let dir = project();
+        let app = App::at(dir.path()).unwrap();
+        let parts = |request: &Value| {
+            app.walk_part("graphs/each", request, ExecOptions::default())
+                .map_err(Failure::into_error)
+        };
+        let cancelling = |request: &Value| match (request["part"].as_str(), &request["index"]) {
+            (Some("element"), index) if *index == json!(1) => Err(Error::new(
+                Layer::REQUEST,
+                ErrorKind::Cancelled,
+                "the call was cancelled",
+            )),
+            _ => parts(request),
+        };
+        let stopped = app.run_graph_in_parts(&run("c"), cancelling).unwrap();
+        assert_eq!((stopped.status, stopped.steps), (Status::Cancelled, 0));
+        assert_eq!(checkpoint(dir.path(), "c")["status"], json!("cancelled"));
+        let again = GraphRun {
+            start: GraphStart::Resume("c".into()),
+            ..run("c")
+        };
+        let done = app.run_graph_in_parts(&again, parts).unwrap();
+        assert_eq!(
+            (done.status, done.steps, done.result),
+            (Status::Completed, 2, json!(["a", "bb"]))
+        );
+    }
+
+    #[test]
+    fn a_resumed_run_in_parts_logs_that_it_resumed() {
+        let dir = project();
+        let app = App::at(dir.path()).unwrap();
+        let parts = |request: &Value| {
+            app.walk_part("graphs/each", request, ExecOptions::default())
+                .map_err(Failure::into_error)
+        };
+        // The transport fails at the first step: the run stops after its start.
+        let broken = |request: &Value| match request["part"].as_str() {
+            Some("advance") => Err(malformed("the transport broke")),
+            _ => parts(request),
+        };
+        let e = app.run_graph_in_parts(&run("r"), broken).unwrap_err();
+        assert_eq!(
+            e.into_error().message(),
+            "malformed walk part: the transport broke"
+        );
+        let again = GraphRun {
+            start: GraphStart::Resume("r".into()),
+            ..run("r")
+        };
+        let done = app.run_graph_in_parts(&again, parts).unwrap();
+        assert_eq!(done.result, json!(["a", "bb"]));
+        let log: Vec<Value> = logged(dir.path(), "r")
+            .into_iter()
+            .map(|e| json!([e["event"], e["node"], e["resumed"]]))
+            .collect();
+        assert_eq!(
+            log,
+            [
+                json!(["started", "each", false]),
+                json!(["started", "each", true]),
+                json!(["step", "each", null]),
+                json!(["step", "done", null]),
+                json!(["finished", null, null]),
+            ]
+        );
     }
 
     #[test]
@@ -442,7 +587,7 @@ mod tests {
         );
         fs::write(dir.path().join("tools/say.yaml"), declared).unwrap();
         let app = App::at(dir.path()).unwrap();
-        let asked = std::sync::Mutex::new(Vec::new());
+        let asked = Mutex::new(Vec::new());
         let parts = |request: &Value| {
             asked.lock().unwrap().push(json!({
                 "part": request["part"],
@@ -473,7 +618,7 @@ mod tests {
         // An action node's own step carries them too.
         let one = "kind: graph\nnodes:\n  say: {kind: action, tool: say, params: {word: x}, next: done}\n  done: {kind: return, output: ok}\n";
         fs::write(dir.path().join("tools/graphs/one.yaml"), one).unwrap();
-        let asked = std::sync::Mutex::new(Vec::new());
+        let asked = Mutex::new(Vec::new());
         let parts = |request: &Value| {
             asked.lock().unwrap().push(request.get("retries").cloned());
             app.walk_part("graphs/one", request, ExecOptions::default())

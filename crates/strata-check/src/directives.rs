@@ -30,17 +30,10 @@ fn is_event_field(name: &str) -> bool {
 
 /// Checks every directive under `directives/`.
 pub fn check(project: &Project, report: &mut Report) {
-    let catalog = Catalog(project);
-    let paths = strata_doc::walk(&project.root.join("directives"), &["md"]);
+    let paths = paths(project);
     // Loaded once for every directive; broken project hooks are reported once, and the
     // directives are then checked without them.
-    let hooks = match load_project_hooks(&project.root, &catalog, &project.limits) {
-        Ok(hooks) => hooks,
-        Err(e) => {
-            report.push(Diagnostic::from_error(&e, "hooks"));
-            Vec::new()
-        }
-    };
+    let hooks = project_hooks(project, report);
     if paths.is_empty() {
         check_lone_hooks(project, &hooks, report);
     }
@@ -50,17 +43,37 @@ pub fn check(project: &Project, report: &mut Report) {
     }
 }
 
-/// Checks the directive at `path` with the project hooks it fires; returns it when it
-/// loaded.
-pub fn check_one(project: &Project, path: &Path, report: &mut Report) -> Option<Directive> {
-    let hooks = match load_project_hooks(&project.root, &Catalog(project), &project.limits) {
+/// The directive files under `directives/`, in the order they are checked.
+pub(crate) fn paths(project: &Project) -> Vec<std::path::PathBuf> {
+    strata_doc::walk(&project.root.join("directives"), &["md"])
+}
+
+/// The project's hooks; when they do not load, the error is reported and there are none.
+pub(crate) fn project_hooks(project: &Project, report: &mut Report) -> Vec<Arc<Hook>> {
+    match load_project_hooks(&project.root, &Catalog(project), &project.limits) {
         Ok(hooks) => hooks,
         Err(e) => {
             report.push(Diagnostic::from_error(&e, "hooks"));
             Vec::new()
         }
-    };
-    check_path(&mut Sources::new(project), path, &hooks, report)
+    }
+}
+
+/// Checks the directive at `path` with the project hooks it fires; returns it when it
+/// loaded.
+pub fn check_one(project: &Project, path: &Path, report: &mut Report) -> Option<Directive> {
+    let hooks = project_hooks(project, report);
+    check_at(project, path, &hooks, report)
+}
+
+/// Checks the directive at `path` with the project hooks `hooks`; returns it when it loaded.
+pub(crate) fn check_at(
+    project: &Project,
+    path: &Path,
+    hooks: &[Arc<Hook>],
+    report: &mut Report,
+) -> Option<Directive> {
+    check_path(&mut Sources::new(project), path, hooks, report)
 }
 
 fn check_path(
@@ -137,7 +150,7 @@ impl<'p> Sources<'p> {
 
 /// Project hooks when no directive fires them: what can be known without a directive (the
 /// event's fields, namespaces, spellings); inputs and steps depend on the directive.
-fn check_lone_hooks(project: &Project, hooks: &[Arc<Hook>], report: &mut Report) {
+pub(crate) fn check_lone_hooks(project: &Project, hooks: &[Arc<Hook>], report: &mut Report) {
     let mut sources = Sources::new(project);
     for hook in hooks {
         let site = Site {

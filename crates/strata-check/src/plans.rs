@@ -31,35 +31,50 @@ fn code_of(e: &Error) -> Code {
 
 /// Checks every plan under `plans/`.
 pub fn check(project: &Project, report: &mut Report) {
-    let paths = strata_doc::walk(&project.root.join("plans"), &EXTENSIONS);
-    let catalog = Catalog(project);
-    for path in paths {
-        report.files += 1;
-        let name = project.display_name(&path);
-        let doc = project.read(&path).and_then(|bytes| {
-            Document::parse(&name, bytes, Format::from_name(&name), &project.limits)
-        });
-        let doc = match doc {
-            Ok(doc) => doc,
-            Err(e) => {
-                report.push(Diagnostic::from_error(&e, &name).with_code(Code::PlanLoad));
-                continue;
-            }
-        };
-        let errors = match Plan::load(&doc) {
-            Ok(plan) => {
-                lint(&plan, &doc, &project.limits, report);
-                check_tools(&plan, &catalog)
-                    .into_iter()
-                    .map(|e| doc.locate_error(e))
-                    .collect()
-            }
-            Err(errors) => errors,
-        };
-        for e in errors {
-            report.push(Diagnostic::from_error(&e, &name).with_code(code_of(&e)));
-        }
+    for path in paths(project) {
+        check_one(project, &path, report);
     }
+}
+
+/// The plan files under `plans/`, in the order they are checked.
+pub(crate) fn paths(project: &Project) -> Vec<std::path::PathBuf> {
+    strata_doc::walk(&project.root.join("plans"), &EXTENSIONS)
+}
+
+/// Checks the plan at `path`; returns the tools its steps call (none when it did not load:
+/// the tools are looked at only once it has).
+pub(crate) fn check_one(
+    project: &Project,
+    path: &std::path::Path,
+    report: &mut Report,
+) -> Vec<String> {
+    report.files += 1;
+    let name = project.display_name(path);
+    let doc = project
+        .read(path)
+        .and_then(|bytes| Document::parse(&name, bytes, Format::from_name(&name), &project.limits));
+    let doc = match doc {
+        Ok(doc) => doc,
+        Err(e) => {
+            report.push(Diagnostic::from_error(&e, &name).with_code(Code::PlanLoad));
+            return Vec::new();
+        }
+    };
+    let (errors, called) = match Plan::load(&doc) {
+        Ok(plan) => {
+            lint(&plan, &doc, &project.limits, report);
+            let errors = check_tools(&plan, &Catalog(project))
+                .into_iter()
+                .map(|e| doc.locate_error(e))
+                .collect();
+            (errors, plan.steps.iter().map(|s| s.tool.clone()).collect())
+        }
+        Err(errors) => (errors, Vec::new()),
+    };
+    for e in errors {
+        report.push(Diagnostic::from_error(&e, &name).with_code(code_of(&e)));
+    }
+    called
 }
 
 /// Warnings about the strings of every step's arguments.

@@ -30,11 +30,21 @@ fn is_graph(project: &Project, id: &str) -> bool {
 }
 
 /// What every chain check needs to know of the project.
-struct ProjectFacts {
+pub(crate) struct ProjectFacts {
     dotenv: Vec<String>,
     /// Ids of runtimes: files under `runtimes/` or named as an executor. Their parameters
     /// (`{script}`) come from the tools that use them.
     runtimes: HashSet<String>,
+}
+
+impl ProjectFacts {
+    /// The facts of `project` with the runtimes `runtimes`.
+    pub(crate) fn new(project: &Project, runtimes: HashSet<String>) -> ProjectFacts {
+        ProjectFacts {
+            dotenv: project_dotenv(project),
+            runtimes,
+        }
+    }
 }
 
 /// Checks every tool of the project.
@@ -56,40 +66,19 @@ pub fn check_ids(
         return graphs;
     }
     for id in ids {
-        let id = id.clone();
-        report.files += 1;
         if id.starts_with("runtimes/") {
             runtimes.insert(id.clone());
         }
-        // A tool the project has compiled, and whose files have not changed since, is
-        // checked on the chain it was compiled from: its files are not read again (the
-        // gate checks the tool it has just compiled).
-        if let Some(tool) = project.compiled_if_current(&id) {
-            runtimes.extend(tool.chain.links.iter().skip(1).map(|l| l.id.clone()));
-            chains.push(Loaded::Compiled(tool));
-            continue;
-        }
-        // The chain is loaded first: a tool's file is then read and parsed once (a graph,
-        // which has no executor, is told by its `kind` either way).
-        match ToolChain::load(project, &id) {
-            Ok(chain)
-                if chain.links[0].doc.value.get("kind").and_then(Value::as_str)
-                    == Some("graph") =>
-            {
-                graphs.extend(check_graph(project, &id, report));
+        match load(project, id, report) {
+            Unit::Chain(chain) => {
+                runtimes.extend(executors(&chain));
+                chains.push(chain);
             }
-            Ok(chain) => {
-                runtimes.extend(chain.links.iter().skip(1).map(|l| l.id.clone()));
-                chains.push(Loaded::Own(chain));
-            }
-            Err(_) if is_graph(project, &id) => graphs.extend(check_graph(project, &id, report)),
-            Err(e) => report.push(Diagnostic::from_error(&e, &format!("tools/{id}.yaml"))),
+            Unit::Graph(graph) => graphs.extend(graph.map(|g| *g)),
+            Unit::Failed => {}
         }
     }
-    let facts = ProjectFacts {
-        dotenv: project_dotenv(project),
-        runtimes,
-    };
+    let facts = ProjectFacts::new(project, runtimes);
     let mut linted = HashSet::new();
     for chain in &chains {
         check_chain(chain, &project.limits, &facts, report, &mut linted);
@@ -97,8 +86,52 @@ pub fn check_ids(
     graphs
 }
 
+/// One tool as the first pass of a check leaves it.
+pub(crate) enum Unit {
+    /// An executor chain, checked by [`check_chain`] in the second pass.
+    Chain(Loaded),
+    /// A graph, checked by its loader (`None`: it did not load).
+    Graph(Option<Box<strata_graph::Graph>>),
+    /// A tool whose chain did not load (reported).
+    Failed,
+}
+
+/// The ids of the executors of `chain` (its links after the tool).
+pub(crate) fn executors(chain: &ToolChain) -> impl Iterator<Item = String> + '_ {
+    chain.links.iter().skip(1).map(|l| l.id.clone())
+}
+
+/// The first pass over tool `id`: its chain loaded (a graph checked by its loader, a chain
+/// that does not load reported).
+pub(crate) fn load(project: &Project, id: &str, report: &mut Report) -> Unit {
+    report.files += 1;
+    // A tool the project has compiled, and whose files have not changed since, is
+    // checked on the chain it was compiled from: its files are not read again (the
+    // gate checks the tool it has just compiled).
+    if let Some(tool) = project.compiled_if_current(id) {
+        return Unit::Chain(Loaded::Compiled(tool));
+    }
+    // The chain is loaded first: a tool's file is then read and parsed once (a graph,
+    // which has no executor, is told by its `kind` either way).
+    match ToolChain::load(project, id) {
+        Ok(chain)
+            if chain.links[0].doc.value.get("kind").and_then(Value::as_str) == Some("graph") =>
+        {
+            Unit::Graph(check_graph(project, id, report).map(Box::new))
+        }
+        Ok(chain) => Unit::Chain(Loaded::Own(chain)),
+        Err(_) if is_graph(project, id) => {
+            Unit::Graph(check_graph(project, id, report).map(Box::new))
+        }
+        Err(e) => {
+            report.push(Diagnostic::from_error(&e, &format!("tools/{id}.yaml")));
+            Unit::Failed
+        }
+    }
+}
+
 /// An executor chain to check: loaded for the check, or the one a compiled tool holds.
-enum Loaded {
+pub(crate) enum Loaded {
     Own(ToolChain),
     Compiled(std::sync::Arc<strata_project::CompiledTool>),
 }
@@ -256,7 +289,7 @@ fn env_set_by_chain(chain: &ToolChain, dotenv: &[String], name: &str) -> bool {
     allowlisted(name) || chain_env(chain, dotenv).iter().any(|e| e.name == name)
 }
 
-fn check_chain(
+pub(crate) fn check_chain(
     chain: &ToolChain,
     limits: &Limits,
     facts: &ProjectFacts,

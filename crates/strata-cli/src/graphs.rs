@@ -56,6 +56,7 @@ fn styled_line(event: &LogEvent) -> String {
             Status::Completed => (": completed after", OK),
             Status::Failed => (": failed after", ERROR),
             Status::Limited => (": limited after", ERROR),
+            Status::Cancelled => (": cancelled after", ERROR),
             Status::Running => return line,
         },
         _ => return line,

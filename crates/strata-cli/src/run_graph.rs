@@ -111,6 +111,6 @@ fn run_in(args: &RunArgs, project: &App, id: &str) -> Result<u8, Failure> {
     Ok(match outcome.status {
         Status::Completed => 0,
         Status::Limited => LIMITED,
-        Status::Failed | Status::Running => FAILED,
+        Status::Failed | Status::Cancelled | Status::Running => FAILED,
     })
 }

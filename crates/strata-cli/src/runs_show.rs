@@ -1,5 +1,5 @@
 //! `strata runs show <id>`: one run from its checkpoint — what it runs, its status and times,
-//! its inputs, state, result and errors (graphs), or each step's record (plans).
+//! its inputs, state, result and errors (graphs), or each step's record (plans, directives).
 
 use std::process::ExitCode;
 
@@ -112,6 +112,14 @@ fn show(store: &RunStore, args: &ShowArgs, json: bool) -> Result<String, Error> 
             "status",
             format!("{status}, {done} of {total} steps finished"),
         );
+    } else if let Some(directive) = cp.get("directive") {
+        field("directive", value_to_text(directive));
+        let total = cp["steps"].as_u64().unwrap_or(0);
+        let done = records.len();
+        field(
+            "status",
+            format!("{status}, {done} of {total} actions finished"),
+        );
     } else {
         field("graph", value_to_text(&cp["graph"]));
         let done = cp["step"].as_u64().unwrap_or(0);
@@ -183,7 +191,17 @@ fn event_text(e: &Value) -> String {
     let name = text("event");
     let about = match name.as_str() {
         "run_started" if e["resumed"] == true => format!("resumed {}", text("plan")),
+        "run_started" if e.get("directive").is_some() => text("directive"),
         "run_started" => text("plan"),
+        "action_started" => format!("{} ({})", text("id"), text("tool")),
+        "action_finished" => format!(
+            "{} ({}): {} in {} ms",
+            text("id"),
+            text("tool"),
+            text("status"),
+            text("elapsed_ms")
+        ),
+        "hook" => format!("{} on {}", text("id"), text("on")),
         "step_started" => format!("{} ({})", text("id"), text("tool")),
         "step_finished" => format!(
             "{} ({}): {} in {} ms",

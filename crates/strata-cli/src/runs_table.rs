@@ -1,9 +1,10 @@
-//! The runs of a project as rows: one per graph or plan run, with its status, steps and
+//! The runs of a project as rows: one per graph, plan or directive run, with its status, steps and
 //! times, for `strata runs`, `runs show` and `runs prune`.
 
 use std::collections::HashSet;
 
 use serde_json::{json, Value};
+use strata_app::DIRECTIVE_KIND;
 use strata_graph::{GraphRuns, RunDir, RunStore, RunSummary};
 use strata_plans::checkpoint::{Checkpoint, RunStatus, KIND};
 
@@ -80,6 +81,41 @@ fn plan_row(run_id: String, cp: &Result<Checkpoint, String>, live: bool) -> Row 
             "run_id": run_id,
             "plan": cp.as_ref().ok().map(|c| &c.plan),
             "error": cp.as_ref().err(),
+            "status": status,
+            "steps": steps,
+            "next": null,
+            "started": started,
+            "updated": updated,
+        }),
+        cells: [run_id, name, status.into(), steps.to_string(), "-".into()],
+        started,
+        updated,
+    }
+}
+
+/// A directive run's line: `directive:<file>` in the GRAPH column, the actions finished, no
+/// next node.
+fn directive_row(run_id: String, dir: &RunDir) -> Row {
+    let cp: Value = dir
+        .read_checkpoint()
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or_default();
+    let mut status = cp["status"].as_str().unwrap_or("unknown");
+    if status == "running" && !dir.is_locked() {
+        status = "interrupted";
+    }
+    let steps = cp["records"].as_array().map_or(0, Vec::len);
+    let (started, updated) = (
+        cp["started"].as_u64().unwrap_or(0),
+        cp["updated"].as_u64().unwrap_or(0),
+    );
+    let name = format!("directive:{}", cp["directive"].as_str().unwrap_or_default());
+    Row {
+        json: json!({
+            "run_id": run_id,
+            "directive": cp["directive"],
+            "error": null,
             "status": status,
             "steps": steps,
             "next": null,
@@ -173,6 +209,8 @@ pub(crate) fn rows(store: &RunStore) -> Vec<Row> {
         } else if dir.kind().as_deref() == Some(KIND) {
             let cp = Checkpoint::load(dir).map_err(|e| e.message().to_string());
             rows.push(plan_row(id.clone(), &cp, dir.is_locked()));
+        } else if dir.kind().as_deref() == Some(DIRECTIVE_KIND) {
+            rows.push(directive_row(id.clone(), dir));
         }
     }
     rows.sort_by(|a, b| (a.started, a.id()).cmp(&(b.started, b.id())));

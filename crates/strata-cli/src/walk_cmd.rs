@@ -410,7 +410,7 @@ impl Output<'_> {
                 0
             }
             Status::Limited => LIMITED,
-            Status::Failed => FAILED,
+            Status::Failed | Status::Cancelled => FAILED,
         })
     }
 }

@@ -26,6 +26,9 @@ pub enum Status {
     Failed,
     /// Ended by `max_steps`.
     Limited,
+    /// Its caller cancelled it (a tool call was cancelled): the step it stopped is not
+    /// counted, and runs again when the run is resumed.
+    Cancelled,
 }
 
 impl Status {
@@ -36,6 +39,7 @@ impl Status {
             Status::Completed => "completed",
             Status::Failed => "failed",
             Status::Limited => "limited",
+            Status::Cancelled => "cancelled",
         }
     }
 }

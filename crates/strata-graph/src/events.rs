@@ -80,6 +80,10 @@ pub enum LogEvent {
         taken: Taken,
         /// The state keys it changed.
         changes: Vec<Change>,
+        /// An action's tool parameters, rendered: not in the `--json` stream (the step's
+        /// changes show what it did); a run's event log adds them, redacted.
+        #[serde(skip)]
+        inputs: Option<Value>,
     },
     /// A missing context path met while rendering.
     Warning {
@@ -106,6 +110,10 @@ pub enum LogEvent {
         stderr: Option<String>,
         /// What `on_error` does about it: `fail`, `continue` or `goto <node>`.
         handling: String,
+        /// The failed action's tool parameters, rendered, when its tool ran: not in the
+        /// `--json` stream; a run's event log adds them, redacted.
+        #[serde(skip)]
+        inputs: Option<Value>,
     },
     /// `max_steps` was reached.
     Limit {
@@ -130,6 +138,17 @@ pub enum LogEvent {
         #[serde(serialize_with = "strata_tools::ser::option_error")]
         failure: Option<Error>,
     },
+}
+
+impl LogEvent {
+    /// The rendered tool parameters of a step or an error event (an action's), which its
+    /// JSON form leaves out.
+    pub fn inputs(&self) -> Option<&Value> {
+        match self {
+            LogEvent::Step { inputs, .. } | LogEvent::Error { inputs, .. } => inputs.as_ref(),
+            _ => None,
+        }
+    }
 }
 
 /// Receives events as a run goes.
@@ -246,6 +265,7 @@ impl LogEvent {
                 kind,
                 taken,
                 changes,
+                ..
             } => {
                 let to = match taken {
                     Taken::Edge { to, why: Why::Next } => format!("-> {to}"),
@@ -273,6 +293,7 @@ impl LogEvent {
                 error,
                 stderr,
                 handling,
+                ..
             } => {
                 let mut line = format!(
                     "step {step} {node} failed: {} (on_error: {handling})",

@@ -65,7 +65,13 @@ impl Failure {
         let error = error_from_json(value)?;
         let run = value.get("run").filter(|r| !r.is_null()).cloned();
         let result = value.get("result").cloned().unwrap_or(Value::Null);
-        let work = (run.is_some() || !result.is_null()).then(|| Box::new(Work { result, run }));
+        let work = (run.is_some() || !result.is_null()).then(|| {
+            Box::new(Work {
+                result,
+                run,
+                inputs: None,
+            })
+        });
         Some(Failure { error, work })
     }
 
@@ -96,14 +102,18 @@ pub struct Work {
     pub result: Value,
     /// The node's `run`, when a tool ran.
     pub run: Option<Value>,
+    /// The parameters the tool was called with, rendered, when a tool ran (for the run's
+    /// event log; not part of the context or of a failure's JSON form).
+    pub inputs: Option<Value>,
 }
 
 impl Work {
-    /// The work of a tool call.
-    fn of(record: StepRecord) -> Work {
+    /// The work of a tool call with `inputs`.
+    fn of(record: StepRecord, inputs: Value) -> Work {
         Work {
             result: record.result,
             run: record.run,
+            inputs: Some(inputs),
         }
     }
 }
@@ -177,15 +187,16 @@ impl Exec<'_> {
                     let message = record.message().unwrap_or_default().to_string();
                     return Err(Failure {
                         error: Error::new(GRAPH, kind, message).at_path(&tool_at),
-                        work: Some(Box::new(Work::of(record))),
+                        work: Some(Box::new(Work::of(record, Value::Object(params)))),
                     });
                 }
-                Ok(Some(Work::of(record)))
+                Ok(Some(Work::of(record, Value::Object(params))))
             }
             Body::Foreach(f) => crate::foreach::run(self, node, f, root, warnings).map(|list| {
                 Some(Work {
                     result: list,
                     run: None,
+                    inputs: None,
                 })
             }),
             Body::Prompt(p) => crate::prompt::run(self, node, p, root, warnings).map(Some),

@@ -16,6 +16,9 @@ impl Walker<'_> {
     /// Handles the failure `f` of the step that ran node `cur`.
     pub(crate) fn failed(&self, run: &mut Run, cur: usize, f: Failure, obs: &mut dyn Observer) {
         let node = &self.graph.nodes[cur];
+        if f.error.kind() == ErrorKind::Cancelled {
+            return cancelled(run, node_failure(&node.id, f.at(&node.path).error));
+        }
         let step = run.progress.step;
         let handling = match self.graph.on_error {
             OnError::Fail => "fail".to_string(),
@@ -30,6 +33,7 @@ impl Walker<'_> {
             error: f.error.clone(),
             stderr: f.stderr_tail(),
             handling: handling.clone(),
+            inputs: f.work.as_ref().and_then(|w| w.inputs.clone()),
         });
         let error = context_error(f.to_json(), &node.id, step);
         let shown = handling.clone();
@@ -62,6 +66,7 @@ impl Walker<'_> {
             kind: node.body.kind(),
             taken,
             changes: Vec::new(),
+            inputs: None,
         });
         self.go(run, to);
         if to.is_none() {
@@ -145,4 +150,14 @@ fn context_error(mut error: Value, node: &str, step: u64) -> Value {
     error["node"] = Value::from(node);
     error["step"] = Value::from(step);
     error
+}
+
+/// Ends the run as `cancelled` by `error`, the cancellation of the step that ran: the step is
+/// not counted and the run stays at its node (`on_error` does not apply), so a resume runs it
+/// again.
+fn cancelled(run: &mut Run, error: Error) {
+    run.progress.step -= 1;
+    run.progress.status = Status::Cancelled;
+    run.progress.failure = Some(crate::errors::error_line(&error));
+    run.failure = Some(error);
 }

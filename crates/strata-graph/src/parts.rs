@@ -179,7 +179,8 @@ impl Walker<'_> {
         keep: &mut dyn FnMut(&mut Checkpoint) -> Result<(), Error>,
     ) -> Result<Advanced, Error> {
         if !fresh {
-            self.run_of(cp.clone())?;
+            // Checked as a resume checks it; a cancelled run goes on from where it stopped.
+            cp = checkpoint_of(self.run_of(cp)?);
         }
         let mut failure = None;
         while cp.progress.status == Status::Running {

@@ -209,7 +209,11 @@ pub(crate) fn run(
     if let Value::Object(m) = &mut result {
         m.retain(|k, _| matches!(k.as_str(), "template" | "text" | "variants"));
     }
-    Ok(Work { result, run: None })
+    Ok(Work {
+        result,
+        run: None,
+        inputs: None,
+    })
 }
 
 /// A rendered key or version: a string, or null.

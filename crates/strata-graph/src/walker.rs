@@ -86,7 +86,7 @@ enum Done {
         to: Option<usize>,
         taken: Taken,
         changes: Vec<Change>,
-        result: Option<Work>,
+        result: Option<Box<Work>>,
     },
     /// Returned the graph's result.
     Return(Value),
@@ -187,7 +187,7 @@ impl<'a> Walker<'a> {
                 "a run resumes only on the graph file it started with; start a new run",
             );
         }
-        if p.status != Status::Running {
+        if !matches!(p.status, Status::Running | Status::Cancelled) {
             return refuse(
                 format!("run `{}` has already ended ({})", p.run_id, p.status.name()),
                 "`strata runs` shows every run and its status",
@@ -210,8 +210,14 @@ impl<'a> Walker<'a> {
         if let Some(e) = cp.error {
             root.insert("error".into(), e);
         }
+        // A cancelled run goes on from the step it stopped.
+        let mut progress = cp.progress;
+        if progress.status == Status::Cancelled {
+            progress.status = Status::Running;
+            progress.failure = None;
+        }
         Ok(Run {
-            progress: cp.progress,
+            progress,
             root: Value::Object(root),
             cur,
             failure: None,
@@ -429,12 +435,14 @@ impl<'a> Walker<'a> {
                 ("changes", Value::Object(changed)),
             ]
         });
+        let inputs = result.as_ref().and_then(|w| w.inputs.clone());
         obs.on(LogEvent::Step {
             step,
             node: node.id.clone(),
             kind: node.body.kind(),
             taken,
             changes,
+            inputs,
         });
         if let Some(context) = after {
             self.fire(Event::AfterNode, run, || context, obs);
@@ -478,6 +486,7 @@ impl<'a> Walker<'a> {
             Some(result) => Some(Work {
                 result: result?,
                 run: None,
+                inputs: None,
             }),
             None => exec.work(node, root, warnings)?,
         };
@@ -498,7 +507,7 @@ impl<'a> Walker<'a> {
                 to,
                 taken,
                 changes,
-                result: work,
+                result: work.map(Box::new),
             }),
             Err(mut f) => {
                 f.work = f.work.or(work.map(Box::new));

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{lines, load, Fake};
-use serde_json::{json, Map};
+use serde_json::{json, Map, Value};
 use strata_core::RenderOptions;
 use strata_graph::draw::{draw, Format};
 use strata_graph::{
@@ -226,5 +226,63 @@ fn graphs_draw_as_mermaid_and_dot() {
     "__on_error" -> "fix" [style=dashed];
 }
 "#
+    );
+}
+
+/// True until the first call of `stoppable`, which is cancelled.
+static CANCELS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+#[test]
+fn a_cancelled_run_is_recorded_cancelled_and_resumes_at_the_step_it_stopped() {
+    use strata_core::{Error, ErrorKind, Layer};
+    use strata_tools::{FakeTools, RunResult};
+    const STOPPED: &str = "
+kind: graph
+state: {n: 0}
+on_error: fix
+nodes:
+  a: {kind: gate, assign: {n: '${state.n + 1}'}, next: b}
+  b: {kind: action, tool: stoppable, params: {n: '${state.n}'}, assign: {n: '${result.n + 10}'}, next: c}
+  c: {kind: return, output: '${state.n}'}
+  fix: {kind: return, output: broken}
+";
+    let tools = Fake(FakeTools::new().tool("stoppable", |p| {
+        if CANCELS.swap(false, std::sync::atomic::Ordering::SeqCst) {
+            return Err(Error::new(
+                Layer::REQUEST,
+                ErrorKind::Cancelled,
+                "the call was cancelled",
+            ));
+        }
+        Ok(RunResult::ok(Value::Object(p.clone()).to_string()))
+    }));
+    let graph = load(STOPPED, &tools).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let store = RunStore::new(tmp.path());
+    let dir = store.create("c").unwrap();
+    let mut rec = Recorder::default();
+    let walker = Walker::new(&graph, &tools, Some(dir.clone()), RenderOptions::default());
+    let stopped = walker.start("c", Map::new(), &mut rec).unwrap();
+    assert_eq!((stopped.status, stopped.steps), (Status::Cancelled, 1));
+    assert_eq!(stopped.failure.unwrap().kind(), ErrorKind::Cancelled);
+    assert_eq!(
+        lines(&rec.0),
+        [
+            "run c: starting graphs/t at `a`",
+            "step 1 a (gate) -> b: n = 1 (was 0)",
+            "run c: cancelled after 1 step: node `b`: tool `stoppable`: the call was cancelled"
+        ]
+    );
+    // Recorded cancelled, at the step it stopped (on_error does not apply).
+    let cp = dir.load().unwrap();
+    assert_eq!(cp.progress.status, Status::Cancelled);
+    assert_eq!(
+        (cp.progress.step, cp.progress.node.as_deref()),
+        (1, Some("b"))
+    );
+    let resumed = walker.resume(cp, &mut Recorder::default()).unwrap();
+    assert_eq!(
+        (resumed.status, resumed.steps, resumed.result),
+        (Status::Completed, 3, json!(11))
     );
 }

@@ -6,11 +6,12 @@
 use serde_json::{Map, Value};
 use strata_core::shown;
 
+use crate::header::{tool_header, Header};
 use crate::model::{Catalog, FileImport};
 use crate::position::position;
-use crate::pylit::{assignment, literal_at, python_layout, Lang};
+use crate::pylit::{assignment, literal_at, literal_at_partly, python_layout, Lang};
 use crate::schema;
-use crate::tool::tools_rel;
+use crate::tool::{is_primitive, tools_rel};
 use crate::util::{parent, yaml_file};
 
 /// Module-level names RyeOS read that strata has no use for (`IMP-exec-misc`).
@@ -33,15 +34,33 @@ pub(crate) fn lang_of(path: &str) -> Option<Lang> {
     }
 }
 
-/// The literal `__executor_id__` of a code file, when it declares one at module level (the
-/// mark of a RyeOS code tool).
+/// The executor a code file names, when it is a RyeOS code tool: a Rust-era `# ryeos-tool:`
+/// header's `executor_id` (its `tool:` prefix removed; empty when the header names none), or
+/// a literal module-level `__executor_id__` (empty when it is not a literal).
 pub fn executor_of(path: &str, text: &str) -> Option<String> {
     let lang = lang_of(path)?;
+    if lang == Lang::Python {
+        if let Some(h) = tool_header(text) {
+            return Some(h.executor().unwrap_or_default());
+        }
+    }
     let at = assignment(text, "__executor_id__", lang)?;
     match literal_at(text, at, lang) {
         Ok(Value::String(s)) => Some(s),
         _ => Some(String::new()),
     }
+}
+
+/// Whether a code tool is of the Rust era: a `# ryeos-tool:` header, or an executor named
+/// with its kind prefix (`tool:…`).
+pub(crate) fn is_rust_era(path: &str, text: &str) -> bool {
+    let header = lang_of(path) == Some(Lang::Python) && tool_header(text).is_some();
+    header
+        || lang_of(path).is_some_and(|lang| {
+            assignment(text, "__executor_id__", lang).is_some_and(|at| {
+                matches!(literal_at(text, at, lang), Ok(Value::String(s)) if s.starts_with("tool:"))
+            })
+        })
 }
 
 /// Converts one RyeOS code tool: `source` is its path from the RyeOS root
@@ -66,48 +85,81 @@ pub fn import_code(source: &str, id: &str, text: &str, catalog: &Catalog) -> Fil
         let line_start = text[..at].rfind('\n').map_or(0, |p| p + 1);
         Some((literal_at(text, at, lang), position(text, line_start)))
     };
-    let executor = match read("__executor_id__") {
-        Some((Ok(Value::String(s)), _)) => s,
-        _ => {
-            return out.refuse(
-                "IMP-code-executor",
-                "`__executor_id__` is not a literal string: the runtime cannot be known without running the code",
-            )
-        }
+    let header = (lang == Lang::Python).then(|| tool_header(text)).flatten();
+    let mut tool = Map::new();
+    let executor = match &header {
+        Some(h) => match header_metadata(h, &mut tool, &mut out, id) {
+            Ok(e) => e,
+            Err((code, why)) => return out.refuse(code, why),
+        },
+        None => match read("__executor_id__") {
+            // The Rust era's dunder parser (`.js`, `.ts`) reads the kind prefix too.
+            Some((Ok(Value::String(s)), _)) => match s.strip_prefix("tool:") {
+                Some(bare) => bare.to_owned(),
+                None => s,
+            },
+            _ => {
+                return out.refuse(
+                    "IMP-code-executor",
+                    "`__executor_id__` is not a literal string: the runtime cannot be known without running the code",
+                )
+            }
+        },
     };
+    let named = if header.is_some() {
+        format!(
+            "`executor_id: \"{}\"` of the `# ryeos-tool:` header",
+            shown(&executor)
+        )
+    } else {
+        format!("`__executor_id__ = \"{}\"`", shown(&executor))
+    };
+    if is_primitive(&executor) || executor.starts_with('@') {
+        return out.refuse(
+            "IMP-code-executor",
+            format!("{named} names a RyeOS primitive, which runs a `config.command` a code file does not have (RyeOS runs code files through a runtime): nothing can run this file"),
+        );
+    }
     if !executor.contains('/') || !catalog.has_tool(&executor) {
         return out.refuse(
             "IMP-code-executor",
-            format!("`__executor_id__ = \"{}\"` names no runtime in any space (broken in RyeOS too): nothing can run this file", shown(&executor)),
+            format!("{named} names no runtime in any space (broken in RyeOS too): nothing can run this file"),
         );
     }
-    let mut tool = Map::new();
-    if let Some((Ok(v), _)) = read("__tool_description__") {
-        if let Some(s) = scalar(&v) {
-            tool.insert("description".into(), Value::String(s));
-            out.rewrite("__tool_description__ → description");
-        }
-    }
-    if let Some((Ok(v), _)) = read("__version__") {
-        if let Some(s) = scalar(&v) {
-            tool.insert("version".into(), Value::String(s));
-            out.rewrite("__version__ → version");
-        }
-    }
-    for dropped in ["__tool_type__", "__category__"] {
-        if read(dropped).is_some() {
-            out.rewrite(format!("{dropped} dropped (the id is the path `{id}`)"));
-        }
+    if header.is_none() {
+        python_era_metadata(&read, &mut tool, &mut out, id);
     }
     tool.insert("executor".into(), Value::String(executor.clone()));
-    out.rewrite(format!("__executor_id__ → executor: {}", shown(&executor)));
+    if header.is_some() {
+        out.rewrite(format!(
+            "# ryeos-tool: executor_id → executor: {}",
+            shown(&executor)
+        ));
+    } else {
+        out.rewrite(format!("__executor_id__ → executor: {}", shown(&executor)));
+    }
 
-    let parameters = match read("CONFIG_SCHEMA") {
-        None => {
+    let config_schema = assignment(text, "CONFIG_SCHEMA", lang).map(|at| {
+        let line_start = text[..at].rfind('\n').map_or(0, |p| p + 1);
+        let read = literal_at_partly(text, at, lang).and_then(|(v, computed)| {
+            match computed.iter().find(|(path, _)| !in_a_property(path)) {
+                Some((_, why)) => Err(why.clone()),
+                None => Ok((v, computed)),
+            }
+        });
+        (read, position(text, line_start))
+    });
+    let parameters = match (tool.remove("parameters"), config_schema) {
+        (Some(from_header), _) => from_header,
+        (None, None) if header.is_some() => {
+            out.rewrite("no config_schema → parameters: {type: object, additionalProperties: true} (RyeOS validated nothing)");
+            schema::permissive()
+        }
+        (None, None) => {
             out.rewrite("no CONFIG_SCHEMA → parameters: {type: object, additionalProperties: true} (RyeOS validated nothing)");
             schema::permissive()
         }
-        Some((Err(why), (line, col))) => {
+        (None, Some((Err(why), (line, col)))) => {
             out.warn(
                 "IMP-code-schema",
                 format!("`CONFIG_SCHEMA` is computed by code ({why}); the importer never runs user code, so the parameters are permissive (`type: object, additionalProperties: true`)"),
@@ -116,25 +168,17 @@ pub fn import_code(source: &str, id: &str, text: &str, catalog: &Catalog) -> Fil
             );
             schema::permissive()
         }
-        Some((Ok(json), (line, col))) => {
-            let c = schema::convert(&json);
+        (None, Some((Ok((json, computed)), (line, col)))) => {
             out.rewrite("CONFIG_SCHEMA → parameters");
-            if c.dollar_schema {
-                out.rewrite("$schema dropped from the parameters");
-            }
-            for d in &c.dropped {
+            for (path, why) in &computed {
                 out.warn(
-                    "IMP-schema-keyword",
-                    format!(
-                        "schema keyword `{}` at {} dropped: strata's parameters have no such keyword, the constraint is lost",
-                        shown(&d.keyword),
-                        shown(&d.at)
-                    ),
+                    "IMP-code-schema",
+                    format!("`CONFIG_SCHEMA` `{}` is computed by code ({why}): left out, so parameter `{}` is checked by the rest of its schema only (the rest of the schema is kept)", shown(&path.join(".")), shown(&path[1])),
                     line,
                     col,
                 );
             }
-            c.schema
+            parameters_of(&json, &mut out, (line, col))
         }
     };
     tool.insert("parameters".into(), parameters);
@@ -182,6 +226,125 @@ pub fn import_code(source: &str, id: &str, text: &str, catalog: &Catalog) -> Fil
         yaml_file(source, &Value::Object(tool)),
     );
     out
+}
+
+/// Whether a computed entry of a schema lies inside one parameter's schema
+/// (`properties.<name>.…`), so that leaving it out loosens that parameter only.
+fn in_a_property(path: &[String]) -> bool {
+    path.len() >= 3 && path[0] == "properties"
+}
+
+/// A literal schema as strata's parameters, keywords outside strata's subset dropped with a
+/// warning at `at`.
+fn parameters_of(json: &Value, out: &mut FileImport, at: (usize, usize)) -> Value {
+    let c = schema::convert(json);
+    if c.dollar_schema {
+        out.rewrite("$schema dropped from the parameters");
+    }
+    for d in &c.dropped {
+        out.warn(
+            "IMP-schema-keyword",
+            format!(
+                "schema keyword `{}` at {} dropped: strata's parameters have no such keyword, the constraint is lost",
+                shown(&d.keyword),
+                shown(&d.at)
+            ),
+            at.0,
+            at.1,
+        );
+    }
+    c.schema
+}
+
+/// A Python-era code tool's metadata (`__tool_description__`, `__version__`; `__tool_type__`
+/// and `__category__` dropped), read by `read`.
+fn python_era_metadata(
+    read: &impl Fn(&str) -> Option<(Result<Value, String>, (usize, usize))>,
+    tool: &mut Map<String, Value>,
+    out: &mut FileImport,
+    id: &str,
+) {
+    for (name, key) in [
+        ("__tool_description__", "description"),
+        ("__version__", "version"),
+    ] {
+        if let Some((Ok(v), _)) = read(name) {
+            if let Some(s) = scalar(&v) {
+                tool.insert(key.into(), Value::String(s));
+                out.rewrite(format!("{name} → {key}"));
+            }
+        }
+    }
+    for dropped in ["__tool_type__", "__category__"] {
+        if read(dropped).is_some() {
+            out.rewrite(format!("{dropped} dropped (the id is the path `{id}`)"));
+        }
+    }
+}
+
+/// A Rust-era `# ryeos-tool:` header's metadata into `tool` (`version`, `description`,
+/// `required_secrets` → `secrets`, `config_schema` → `parameters`; the rest dropped, with a
+/// warning where it meant something): its executor, or the refusal when it has none.
+fn header_metadata(
+    h: &Header,
+    tool: &mut Map<String, Value>,
+    out: &mut FileImport,
+    id: &str,
+) -> Result<String, (&'static str, String)> {
+    let fields = h.fields.as_ref().map_err(|why| {
+        (
+            "IMP-code-header",
+            format!(
+                "the `# ryeos-tool:` header (line {}) cannot be read: {why}",
+                h.line
+            ),
+        )
+    })?;
+    let Some(executor) = h.executor() else {
+        return Err((
+            "IMP-code-executor",
+            format!("the `# ryeos-tool:` header (line {}) names no `executor_id` (RyeOS requires one): nothing can run this file", h.line),
+        ));
+    };
+    let at = (h.line, 1);
+    for (k, v) in fields {
+        match k.as_str() {
+            "version" | "description" => {
+                if let Some(s) = scalar(v) {
+                    tool.insert(k.clone(), Value::String(s));
+                }
+            }
+            "executor_id" => {}
+            "category" | "tool_type" | "name" => out.rewrite(format!(
+                "# ryeos-tool: {k} dropped (the id is the path `{id}`)"
+            )),
+            "config_schema" | "input_schema" | "parameters" if !tool.contains_key("parameters") => {
+                out.rewrite(format!("# ryeos-tool: {k} → parameters"));
+                let p = parameters_of(v, out, at);
+                tool.insert("parameters".into(), p);
+            }
+            "required_secrets" => {
+                tool.insert("secrets".into(), v.clone());
+                out.rewrite("# ryeos-tool: required_secrets → secrets");
+            }
+            "required_caps" | "requires" | "permissions" => out.warn(
+                "IMP-permissions",
+                format!("`{k}` dropped: strata enforces no capabilities"),
+                at.0,
+                at.1,
+            ),
+            other => out.warn(
+                "IMP-dropped",
+                format!(
+                    "`{}` of the `# ryeos-tool:` header has no strata equivalent: dropped",
+                    shown(other)
+                ),
+                at.0,
+                at.1,
+            ),
+        }
+    }
+    Ok(executor)
 }
 
 /// A literal scalar as text (`"1.0.0"`, `2` → "2").

@@ -209,11 +209,46 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
         ) {
             continue;
         }
-        by_id.entry((is_tool, item.id.clone())).or_insert(i);
+        let key = (is_tool, item.id.clone());
+        match by_id.get(&key).map(|&w| &items[w]) {
+            None => {
+                by_id.insert(key, i);
+            }
+            // In one space, a YAML definition wins over a code file of the same id.
+            Some(w)
+                if w.found.space == item.found.space
+                    && w.kind == ItemKind::Code
+                    && item.kind != ItemKind::Code =>
+            {
+                by_id.insert(key, i);
+            }
+            Some(_) => {}
+        }
+        if item.kind == ItemKind::Graph {
+            catalog.graphs.insert(item.id.clone());
+        }
         if is_tool {
             catalog.tools.insert(item.id.clone());
         } else {
             catalog.directives.insert(item.id.clone());
+        }
+    }
+    // A YAML definition's code file: the code item of its id in its space.
+    let mut code_items: BTreeMap<(usize, &str), &Item> = BTreeMap::new();
+    for it in items.iter().filter(|it| it.kind == ItemKind::Code) {
+        code_items.entry((it.found.space, &it.id)).or_insert(it);
+    }
+    for (&(is_tool, ref id), &w) in &by_id {
+        if !is_tool || items[w].kind == ItemKind::Code {
+            continue;
+        }
+        if let Some(code) = code_items.get(&(items[w].found.space, id.as_str())) {
+            let rel = code
+                .found
+                .rel
+                .strip_prefix("tools/")
+                .unwrap_or(&code.found.rel);
+            catalog.code_beside.insert(id.clone(), rel.to_owned());
         }
     }
     let ctx = ToolContext { execution };
@@ -230,7 +265,10 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
     let mut entries: Vec<(usize, FileImport)> = Vec::new();
     while let Some(i) = queue.pop_front() {
         let item = &items[i];
-        let imported = convert(item, &catalog, &ctx);
+        let imported = match shadowed_by(item, i, &items, &by_id) {
+            Some(winner) => shadowed(item, winner),
+            None => convert(item, &catalog, &ctx),
+        };
         for id in references(&imported) {
             if let Some(&j) = by_id.get(&(true, id)) {
                 if queued.insert(j) {
@@ -268,9 +306,18 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
                 },
             }
         }
+        let nothing_left = keep.is_empty() && !clashes.is_empty();
         imp.written = keep;
-        for message in clashes {
-            imp.warn("IMP-conflict", message, 0, 0);
+        if nothing_left {
+            let why = clashes.join("; ");
+            *imp = std::mem::replace(imp, FileImport::imported(String::new())).refuse(
+                "IMP-conflict",
+                format!("nothing of this file is written: {why}"),
+            );
+        } else {
+            for message in clashes {
+                imp.warn("IMP-conflict", message, 0, 0);
+            }
         }
         imp.finish();
     }
@@ -366,6 +413,9 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
             message: format!("{signatures} signature comments (`# rye:signed:…`, `<!-- ryeos:signed:… -->`) dropped: strata does not verify RyeOS signatures"),
         });
     }
+    if let Some(notice) = kept_kinds(&kept) {
+        notices.push(notice);
+    }
     let directives = all.iter().filter(|e| e.kind == ItemKind::Directive).count();
     if directives > 0 {
         notices.push(Notice {
@@ -401,6 +451,31 @@ pub fn import_ryeos(opts: &ImportOptions) -> Result<ImportReport, Error> {
     )?;
     write("IMPORT-REPORT.md", report.to_markdown().as_bytes())?;
     Ok(report)
+}
+
+/// The notice of the kept files that are RyeOS daemon items (a YAML map with a top-level
+/// `kind:`, such as `kind: service`, `handler`, `node`): copied under `.ai/`, not imported.
+fn kept_kinds(kept: &[Found]) -> Option<Notice> {
+    let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
+    for f in kept {
+        if !(f.rel.ends_with(".yaml") || f.rel.ends_with(".yml")) {
+            continue;
+        }
+        let Some(Ok(v)) = std::fs::read_to_string(&f.real).ok().map(|t| read_yaml(&t)) else {
+            continue;
+        };
+        if let Some(kind) = v.get("kind").and_then(Value::as_str) {
+            *kinds.entry(strata_core::shown(kind)).or_default() += 1;
+        }
+    }
+    let files: usize = kinds.values().sum();
+    (files > 0).then(|| Notice {
+        code: "IMP-kept".into(),
+        message: format!(
+            "{files} RyeOS daemon files ({}) are copied under .ai/ only, not imported: strata has no equivalent (see `kept` in the report)",
+            crate::util::named_list(kinds.iter().map(|(k, n)| format!("`kind: {k}` ×{n}")))
+        ),
+    })
 }
 
 /// A path already written that `path` would have to be a directory of (`tools/x.yaml` for
@@ -600,6 +675,7 @@ fn is_data(doc: Option<&Value>, text: &str) -> bool {
 fn era_of(item: &Item) -> Era {
     match item.kind {
         ItemKind::Runtime => Era::Head,
+        ItemKind::Code if code::is_rust_era(&item.found.rel, &item.text) => Era::Head,
         ItemKind::Code | ItemKind::Hooks | ItemKind::Graph => Era::Python,
         ItemKind::Directive => {
             let body = item.text.trim_start();
@@ -632,6 +708,36 @@ fn era_of(item: &Item) -> Era {
             }
         }
     }
+}
+
+/// The item that defines `item`'s id in `item`'s own space, when another file does (two
+/// files of one id: a YAML definition wins over a code file, else the first in walk order).
+fn shadowed_by<'a>(
+    item: &Item,
+    i: usize,
+    items: &'a [Item],
+    by_id: &BTreeMap<(bool, String), usize>,
+) -> Option<&'a Item> {
+    let is_tool = matches!(item.kind, ItemKind::Tool | ItemKind::Graph | ItemKind::Code);
+    let &w = by_id.get(&(is_tool, item.id.clone()))?;
+    (w != i && items[w].found.space == item.found.space).then(|| &items[w])
+}
+
+/// The report of a file another file of the same id shadows: refused (`IMP-shadowed`).
+fn shadowed(item: &Item, winner: &Item) -> FileImport {
+    let why = if item.kind == ItemKind::Code && winner.kind != ItemKind::Code {
+        "a YAML definition beside a code file is the item RyeOS ran (its `{tool_path}` is this file), so this file is kept under `.ai/` as its code"
+    } else {
+        "RyeOS resolves one file per id, the first it finds: this file is kept under `.ai/` only"
+    };
+    FileImport::imported(format!(".ai/{}", item.found.rel)).refuse(
+        "IMP-shadowed",
+        format!(
+            "`.ai/{}` defines the item `{}`: {why}",
+            winner.found.rel,
+            strata_core::shown(&item.id)
+        ),
+    )
 }
 
 /// Converts one item with its converter.

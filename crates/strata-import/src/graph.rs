@@ -456,7 +456,7 @@ impl Graph<'_> {
                 stub: format!("ryeos-unmapped/{item}"),
                 item: format!("tool:{item}"),
             }
-        } else if is_graph_id(&item) && self.catalog.has_tool(&item) {
+        } else if self.catalog.graphs.contains(&item) {
             Target::Nested {
                 wrapper: format!("ryeos-nested/{item}"),
                 graph: item.clone(),
@@ -600,11 +600,6 @@ impl Graph<'_> {
         out.push_str(rest);
         out
     }
-}
-
-/// Whether a RyeOS tool id names a graph (the corpus keeps graphs under `graphs/`).
-fn is_graph_id(id: &str) -> bool {
-    id.starts_with("graphs/")
 }
 
 /// The first edge of a node with a node-level `on_error`: taken when the tool failed, by its
@@ -862,6 +857,7 @@ config:
     fn catalog() -> Catalog {
         let mut c = Catalog::default();
         c.tools.insert("graphs/child".into());
+        c.graphs.insert("graphs/child".into());
         c.tools.insert("rye/file-system/write".into());
         c
     }

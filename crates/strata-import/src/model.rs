@@ -204,6 +204,12 @@ pub struct Catalog {
     pub tools: BTreeSet<String>,
     /// Directive ids (path under `.ai/directives/` without `.md`).
     pub directives: BTreeSet<String>,
+    /// The tool ids that are graphs (`tool_type: graph` files), wherever they live.
+    pub graphs: BTreeSet<String>,
+    /// For a tool defined by a YAML file beside a code file of the same id (RyeOS's
+    /// `verbs/list.yaml` running `verbs/list.py`): the id → the code file's path under
+    /// `.ai/tools/`, which the YAML's `{tool_path}` names.
+    pub code_beside: BTreeMap<String, String>,
 }
 
 impl Catalog {

@@ -62,19 +62,44 @@ pub(crate) fn assignment(text: &str, name: &str, lang: Lang) -> Option<usize> {
 /// The literal value starting at `at`, which must end its statement (a newline, `;` or a
 /// comment follows); `Err` says why it is not a literal.
 pub(crate) fn literal_at(text: &str, at: usize, lang: Lang) -> Result<Value, String> {
+    parse_at(text, at, lang, false).map(|(v, _)| v)
+}
+
+/// A map's entry whose value is computed: its key path (`properties.operation.enum`) and why.
+pub(crate) type Computed = (Vec<String>, String);
+
+/// [`literal_at`], where an entry of a map whose value is computed (a name, a call, a spread)
+/// is left out of the map and listed instead of making the whole value computed.
+pub(crate) fn literal_at_partly(
+    text: &str,
+    at: usize,
+    lang: Lang,
+) -> Result<(Value, Vec<Computed>), String> {
+    parse_at(text, at, lang, true)
+}
+
+fn parse_at(
+    text: &str,
+    at: usize,
+    lang: Lang,
+    partly: bool,
+) -> Result<(Value, Vec<Computed>), String> {
     let mut p = Parser {
         s: text.as_bytes(),
         text,
         i: at,
         lang,
         depth: 1,
+        partly,
+        keys: Vec::new(),
+        computed: Vec::new(),
     };
     p.ws();
     p.depth = 0;
     let v = p.value()?;
     p.skip_inline();
     match p.peek() {
-        None | Some(b'\n') | Some(b';') | Some(b'\r') => Ok(v),
+        None | Some(b'\n') | Some(b';') | Some(b'\r') => Ok((v, p.computed)),
         Some(c) => Err(format!(
             "`{}` follows the value",
             (c as char).escape_debug()
@@ -89,6 +114,12 @@ struct Parser<'a> {
     lang: Lang,
     /// Bracket depth: newlines are whitespace inside brackets only.
     depth: usize,
+    /// Whether a map entry with a computed value is skipped and listed (else it fails all).
+    partly: bool,
+    /// The keys leading to the value being read.
+    keys: Vec<String>,
+    /// The entries skipped.
+    computed: Vec<Computed>,
 }
 
 impl Parser<'_> {
@@ -160,6 +191,9 @@ impl Parser<'_> {
             Some(b'[') => self.list(b'[', b']'),
             Some(b'(') if self.lang == Lang::Python => self.paren(),
             Some(b'"') | Some(b'\'') | Some(b'`') => self.strings(),
+            Some(b'.') if self.text[self.i..].starts_with("...") => {
+                Err("a spread (`...`) is computed".into())
+            }
             Some(c) if c == b'-' || c == b'+' || c == b'.' || c.is_ascii_digit() => self.number(),
             Some(c) if c.is_ascii_alphabetic() || c == b'_' => {
                 let start = self.i;
@@ -234,8 +268,24 @@ impl Parser<'_> {
                 _ => return Err("a key is not a string literal".into()),
             };
             self.expect(b':')?;
-            let v = self.value()?;
-            map.insert(k, v);
+            self.ws();
+            let start = self.i;
+            self.keys.push(k.clone());
+            let read = self.value();
+            self.keys.pop();
+            match read {
+                Ok(v) => {
+                    map.insert(k, v);
+                }
+                Err(why) if self.partly => {
+                    self.i = start;
+                    self.skip_value()?;
+                    let mut path = self.keys.clone();
+                    path.push(k);
+                    self.computed.push((path, why));
+                }
+                Err(why) => return Err(why),
+            }
             self.ws();
             match self.peek() {
                 Some(b',') => self.i += 1,
@@ -248,6 +298,33 @@ impl Parser<'_> {
         }
         self.depth -= 1;
         Ok(Value::Object(map))
+    }
+
+    /// Skips a value that is not a literal, up to the `,` or closing bracket that ends it
+    /// (brackets and quoted strings balanced).
+    fn skip_value(&mut self) -> Result<(), String> {
+        let mut nesting = 0usize;
+        while let Some(c) = self.peek() {
+            match c {
+                b'(' | b'[' | b'{' => nesting += 1,
+                b')' | b']' | b'}' if nesting == 0 => return Ok(()),
+                b')' | b']' | b'}' => nesting -= 1,
+                b',' if nesting == 0 => return Ok(()),
+                b'"' | b'\'' | b'`' => {
+                    self.i += 1;
+                    while let Some(q) = self.peek() {
+                        self.i += if q == b'\\' { 2 } else { 1 };
+                        if q == c {
+                            break;
+                        }
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            self.i += 1;
+        }
+        Err("the value is not closed".into())
     }
 
     fn list(&mut self, open: u8, close: u8) -> Result<Value, String> {
@@ -638,6 +715,20 @@ mod tests {
                 .to_string(),
             "-1000000000000000000000"
         );
+    }
+
+    #[test]
+    fn a_computed_entry_is_left_out_and_listed() {
+        let text = "export const S = {\n  type: \"object\",\n  properties: {\n    op: { type: \"string\", enum: [...OPS], description: \"x, y\" },\n    n: { type: \"integer\", default: f(1, [2]) },\n  },\n};\n";
+        let at = assignment(text, "S", Lang::Script).unwrap();
+        assert!(literal_at(text, at, Lang::Script).is_err());
+        let (v, computed) = literal_at_partly(text, at, Lang::Script).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"type": "object", "properties": {"op": {"type": "string", "description": "x, y"}, "n": {"type": "integer"}}})
+        );
+        let paths: Vec<String> = computed.iter().map(|(p, _)| p.join(".")).collect();
+        assert_eq!(paths, ["properties.op.enum", "properties.n.default"]);
     }
 
     #[test]

@@ -27,6 +27,9 @@ const RESERVED: [&str; 8] = [
     "params_env_prefix",
 ];
 
+/// The interpreter types strata resolves (docs/tools.md "Interpreters").
+const INTERPRETER_TYPES: [&str; 4] = ["venv_python", "local_binary", "system_binary", "command"];
+
 /// What a tool converter may know besides the catalog: the snapshot of RyeOS's
 /// `.ai/config/execution/execution.yaml` (for `config_resolve`), when one exists.
 #[derive(Clone, Debug, Default)]
@@ -136,6 +139,12 @@ pub fn import_tool(
             "env_config" => {
                 if let Value::Object(ec) = v {
                     env_config = convert_env_config(text, ec, &mut out, &mut interp_var);
+                    if let Some(Value::Object(paths)) = ec.get("env_paths") {
+                        let sub = |p: &str| p.replace("{runtime_lib}", "{runtime_dir}/lib");
+                        for key in env_prepends(paths, &mut config, sub) {
+                            out.rewrite(format!("env_config.env_paths → {key} (prepended)"));
+                        }
+                    }
                 }
             }
             "anchor" => {
@@ -207,9 +216,19 @@ pub fn import_tool(
         }
     }
 
+    // A YAML beside a code file of its id runs that file (its `{tool_path}`).
+    let code_source = match catalog.code_beside.get(id) {
+        Some(rel) if text.contains("tool_path") => {
+            out.rewrite(format!(
+                "{{tool_path}} is the code file beside: .ai/tools/{rel}"
+            ));
+            format!(".ai/tools/{rel}")
+        }
+        _ => source.to_owned(),
+    };
     convert_config(
         text,
-        source,
+        &code_source,
         runtime,
         &doc,
         &mut config,
@@ -217,7 +236,34 @@ pub fn import_tool(
         interp_var.as_deref(),
         parameters.as_ref(),
     );
+    for name in caller_keys(&config, parameters.as_ref()) {
+        let here = || crate::util::find(text, &format!("{{{name}}}"));
+        out.warn_with(
+            "IMP-caller-key",
+            format!("`{{{}}}` is no parameter, config key or runtime parameter of this file: RyeOS's executor supplied it; strata takes it from the `config` of the tool that runs on this one (`strata check` reports R001 while none sets it)", shown(&name)),
+            here,
+        );
+    }
 
+    let mut sealed = Value::Object(std::mem::take(&mut config));
+    match crate::sealed::unseal_config(&mut sealed) {
+        Ok(true) => {
+            let here = || crate::util::find(text, crate::sealed::MARKER);
+            out.warn_with(
+                "IMP-sealed",
+                "the program read the tool's code through the RyeOS daemon's sealed hand-off (`RYEOS_VERIFIED_CODE_MAP`, digest-checked); it now reads the code file it is given (`{code_path}`) directly: strata verifies no digests",
+                here,
+            );
+        }
+        Ok(false) => {}
+        Err(()) => return out.refuse(
+            "IMP-sealed",
+            "the program reads the tool's code through the RyeOS daemon's sealed hand-off (`RYEOS_VERIFIED_CODE_MAP`) in a shape the importer does not know: it would stop with \"missing sealed tool identity\" under strata",
+        ),
+    }
+    if let Value::Object(m) = sealed {
+        config = m;
+    }
     if !secrets.is_empty() {
         tool.insert("secrets".into(), Value::Array(secrets));
     }
@@ -254,6 +300,26 @@ fn refusal(id: &str, doc: &Map<String, Value>) -> Option<(&'static str, String)>
             return Some(("IMP-nonrunnable", format!("`tool_type: {tool_type}` configures RyeOS itself and is not a runnable tool (the file stays under .ai/)")))
         }
         _ => {}
+    }
+    if doc.get("kind").and_then(Value::as_str) == Some("streaming_tool") {
+        return Some(("IMP-streaming", "`kind: streaming_tool`: a RyeOS bundle binary speaking the daemon's framed streaming protocol (length-prefixed JSON frames on stdout); strata has no such protocol".into()));
+    }
+    if let Some(t) = doc
+        .get("env_config")
+        .and_then(|e| e.get("interpreter"))
+        .and_then(|i| i.get("type"))
+        .and_then(Value::as_str)
+    {
+        if !INTERPRETER_TYPES.contains(&t) && t != "node_modules" {
+            return Some((
+                "IMP-interpreter",
+                format!(
+                    "interpreter `type: {}` has no strata equivalent (strata resolves {})",
+                    shown(t),
+                    INTERPRETER_TYPES.join(", ")
+                ),
+            ));
+        }
     }
     if let Some(Value::Object(t)) = doc.get("terminal_executor") {
         let kind = t.get("kind").and_then(scalar_text).unwrap_or_default();
@@ -346,9 +412,20 @@ fn convert_env_config(
                 here,
             );
         }
+        if i.get("type").and_then(Value::as_str) == Some("node_modules") {
+            // RyeOS's older resolver: `node` in each search path (default
+            // `node_modules/.bin`), relative to the project.
+            ni.insert("type".into(), string("local_binary"));
+            if search_paths.is_empty() {
+                search_paths.push(string("node_modules/.bin"));
+            }
+            candidates.push(string("node"));
+            out.rewrite("env_config.interpreter.type: node_modules → local_binary with candidates: [node] (what RyeOS searched its search_paths for)");
+        }
         for (k, v) in i {
             let name = k.as_str();
             match name {
+                "type" if ni.contains_key("type") => {}
                 "type" | "var" | "venv" | "fallback" | "command" => {
                     ni.insert(k.clone(), v.clone());
                 }
@@ -407,19 +484,18 @@ fn convert_env_config(
         let mut env = Value::Object(env.clone());
         if let Some(var) = interp_var.as_deref() {
             let mut hits = Vec::new();
-            replace_in(
-                &mut env,
-                &[("${interpreter}", format!("${{{var}}}"))],
-                &mut hits,
-            );
-            if !hits.is_empty() {
-                out.rewrite(format!("${{interpreter}} → ${{{}}}", shown(var)));
+            let pairs = interpreter_pairs(var);
+            replace_in(&mut env, &pairs, &mut hits);
+            for (from, to) in &pairs {
+                if hits.iter().any(|h| h == from) {
+                    out.rewrite(format!("{from} → {}", shown(to)));
+                }
             }
         }
         result.insert("env".into(), env);
     }
     for name in ec.keys() {
-        if name != "interpreter" && name != "env" {
+        if !["interpreter", "env", "env_paths"].contains(&name.as_str()) {
             let here = || yaml_key_position(text, 0, &["env_config", name]);
             out.warn_with(
                 "IMP-dropped",
@@ -448,22 +524,7 @@ fn convert_anchor(
     };
     let mut done = Vec::new();
     if let Some(Value::Object(paths)) = a.get("env_paths") {
-        for (var, spec) in paths {
-            let prepend: Vec<String> = match spec.get("prepend") {
-                Some(Value::Array(s)) => {
-                    s.iter().filter_map(scalar_text).map(|p| sub(&p)).collect()
-                }
-                _ => continue,
-            };
-            let value = format!("{}:${{{var}:-}}", prepend.join(":"));
-            let env = config
-                .entry("env")
-                .or_insert_with(|| Value::Object(Map::new()));
-            if let Value::Object(env) = env {
-                env.insert(var.clone(), Value::String(value));
-            }
-            done.push(format!("config.env.{}", shown(var)));
-        }
+        done = env_prepends(paths, config, sub);
     }
     if let Some(cwd) = a.get("cwd").and_then(scalar_text) {
         if !config.contains_key("cwd") {
@@ -480,6 +541,31 @@ fn convert_anchor(
         ),
         at,
     );
+}
+
+/// `env_paths: {VAR: {prepend: [a, b]}}` → `config.env.VAR: "a:b:${VAR:-}"` (each path
+/// through `sub`); the keys written.
+fn env_prepends(
+    paths: &Map<String, Value>,
+    config: &mut Map<String, Value>,
+    sub: impl Fn(&str) -> String,
+) -> Vec<String> {
+    let mut done = Vec::new();
+    for (var, spec) in paths {
+        let prepend: Vec<String> = match spec.get("prepend") {
+            Some(Value::Array(s)) => s.iter().filter_map(scalar_text).map(|p| sub(&p)).collect(),
+            _ => continue,
+        };
+        let value = format!("{}:${{{var}:-}}", prepend.join(":"));
+        let env = config
+            .entry("env")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(env) = env {
+            env.insert(var.clone(), Value::String(value));
+        }
+        done.push(format!("config.env.{}", shown(var)));
+    }
+    done
 }
 
 /// Deep-merges `over` into `base` (maps key by key, everything else replaced).
@@ -524,7 +610,7 @@ fn convert_config(
         ("${runtime_dir}", "{runtime_dir}".into()),
     ];
     if let Some(var) = interp_var {
-        pairs.push(("${interpreter}", format!("${{{var}}}")));
+        pairs.extend(interpreter_pairs(var));
     }
     pairs.extend([
         ("{tool_path}", "{code_path}".into()),
@@ -649,6 +735,78 @@ fn convert_config(
         );
     }
     *config = cfg;
+}
+
+/// The interpreter's references, both forms (HEAD `${interpreter}`, the intermediate
+/// era's `{interpreter}`; in this order, the second being inside the first), to the
+/// variable strata sets.
+fn interpreter_pairs(var: &str) -> [(&'static str, String); 2] {
+    [
+        ("${interpreter}", format!("${{{var}}}")),
+        ("{interpreter}", format!("${{{var}}}")),
+    ]
+}
+
+/// strata's runtime parameters (docs/tools.md "Runtime parameters").
+const RUNTIME_PARAMS: [&str; 6] = [
+    "tool_path",
+    "tool_dir",
+    "tool_parent",
+    "project_path",
+    "runtime_dir",
+    "params_json",
+];
+
+/// The `{name}` references of a config (outside `{literal: …}`) that name no runtime
+/// parameter, config key or declared parameter: keys RyeOS's executor computed for a runtime
+/// (`{server_config_path}`), which strata expects from the caller's `config`.
+fn caller_keys(config: &Map<String, Value>, parameters: Option<&Value>) -> Vec<String> {
+    let props = parameters
+        .and_then(|p| p.get("properties"))
+        .and_then(Value::as_object);
+    let known = |name: &str| {
+        RUNTIME_PARAMS.contains(&name)
+            || config.contains_key(name)
+            || props.is_some_and(|p| p.contains_key(name))
+    };
+    let mut found = Vec::new();
+    let mut strings = Vec::new();
+    config
+        .values()
+        .for_each(|v| collect_templates(v, &mut strings));
+    for s in strings {
+        let bytes = s.as_bytes();
+        for (at, _) in s.match_indices('{') {
+            if at > 0 && matches!(bytes[at - 1], b'$' | b'{') {
+                continue;
+            }
+            let rest = &s[at + 1..];
+            let n = rest
+                .bytes()
+                .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+                .count();
+            let name = &rest[..n];
+            if n > 0
+                && rest[n..].starts_with('}')
+                && !known(name)
+                && !found.iter().any(|f| f == name)
+            {
+                found.push(name.to_owned());
+            }
+        }
+    }
+    found
+}
+
+/// The strings of a config that templates are read in (not `{literal: …}`).
+fn collect_templates<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
+    match v {
+        Value::String(s) => out.push(s),
+        Value::Array(items) => items.iter().for_each(|i| collect_templates(i, out)),
+        Value::Object(m) if m.len() == 1 && m.contains_key("literal") => {}
+        Value::Object(m) => m.values().for_each(|i| collect_templates(i, out)),
+        _ => {}
+    }
 }
 
 /// A RyeOS file's path under `.ai/tools/` (its source without that prefix).

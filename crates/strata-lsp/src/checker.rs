@@ -17,7 +17,7 @@ use lsp_types::{
     PublishDiagnosticsParams, RelatedFullDocumentDiagnosticReport, WorkspaceDiagnosticReport,
     WorkspaceDocumentDiagnosticReport, WorkspaceFullDocumentDiagnosticReport,
 };
-use strata_app::{App, Diagnostic};
+use strata_app::{App, Diagnostic, ProjectIndex};
 
 use crate::diagnostics;
 use crate::uri::from_path;
@@ -28,8 +28,9 @@ pub type ByFile = BTreeMap<String, Vec<LspDiagnostic>>;
 /// What the checking thread is asked.
 #[derive(Debug)]
 enum Job {
-    /// Check the project as it now is.
-    Check,
+    /// Check the project as it now is, after the files given (relative to the project)
+    /// changed.
+    Check(Vec<String>),
     /// Answer a pull of every file's diagnostics.
     Workspace(RequestId),
     /// Answer a pull of one file's diagnostics (relative to the project).
@@ -56,9 +57,10 @@ impl Checker {
         Ok(Checker { jobs })
     }
 
-    /// Asks for a check of the project as it now is.
-    pub fn request(&self) {
-        let _ = self.jobs.send(Job::Check);
+    /// Asks for a check of the project as it now is, after the files `changed` (relative
+    /// to the project) changed.
+    pub fn request(&self, changed: Vec<String>) {
+        let _ = self.jobs.send(Job::Check(changed));
     }
 
     /// Asks for every file's diagnostics, answered to request `id`.
@@ -79,11 +81,21 @@ fn work(mirror: &Path, source: &Path, queue: &mpsc::Receiver<Job>, out: &Sender<
     while let Ok(first) = queue.recv() {
         let mut jobs = vec![first];
         jobs.extend(queue.try_iter());
-        let asked = jobs.iter().any(|j| matches!(j, Job::Check));
+        let asked = jobs.iter().any(|j| matches!(j, Job::Check(_)));
+        let mut changed: Vec<String> = Vec::new();
+        for job in &jobs {
+            if let Job::Check(files) = job {
+                for file in files {
+                    if !changed.contains(file) {
+                        changed.push(file.clone());
+                    }
+                }
+            }
+        }
         let current = match shown.take() {
             Some(before) if !asked => before,
             before => {
-                let now = open.check(mirror);
+                let now = open.check(mirror, &changed);
                 if publish(source, &before.unwrap_or_default(), &now, out).is_err() {
                     return;
                 }
@@ -92,7 +104,7 @@ fn work(mirror: &Path, source: &Path, queue: &mpsc::Receiver<Job>, out: &Sender<
         };
         for job in jobs {
             let sent = match job {
-                Job::Check => Ok(()),
+                Job::Check(_) => Ok(()),
                 Job::Workspace(id) => out.send(workspace_answer(id, source, &current)),
                 Job::Document(id, file) => out.send(document_answer(id, &file, &current)),
             };
@@ -104,30 +116,35 @@ fn work(mirror: &Path, source: &Path, queue: &mpsc::Receiver<Job>, out: &Sender<
     }
 }
 
-/// The project kept open between checks, with the settings it was opened with.
+/// The project kept open between checks, with the settings it was opened with and its
+/// check kept up to date file by file ([`ProjectIndex`]).
 #[derive(Debug, Default)]
 pub struct Opened {
-    app: Option<(App, Option<String>)>,
+    app: Option<(App, Option<String>, ProjectIndex)>,
 }
 
 impl Opened {
-    /// The diagnostics of every file of the project at `root`, as `strata check` finds them.
-    /// The project stays open, so that the tools whose files have not changed are not read
-    /// again; it is opened again when its settings (`strata.yaml`) change.
-    pub fn check(&mut self, root: &Path) -> ByFile {
+    /// The diagnostics of every file of the project at `root`, as `strata check` finds them,
+    /// after the files `changed` (relative to `root`) changed: only what the change can
+    /// concern is checked again. The project is opened again, and checked whole, when its
+    /// settings (`strata.yaml`) change.
+    pub fn check(&mut self, root: &Path, changed: &[String]) -> ByFile {
         let settings = std::fs::read_to_string(root.join("strata.yaml")).ok();
-        if !matches!(&self.app, Some((_, s)) if *s == settings) {
+        if !matches!(&self.app, Some((_, s, _)) if *s == settings) {
             self.app = None;
         }
-        let app = match &self.app {
-            Some((app, _)) => Ok(app.clone()),
-            None => App::at(root),
+        let found = match &mut self.app {
+            Some((app, _, index)) => {
+                index.update(app, changed);
+                Ok(index.report())
+            }
+            None => App::at(root).map(|app| {
+                let index = ProjectIndex::build(&app);
+                let report = index.report();
+                self.app = Some((app, settings, index));
+                report
+            }),
         };
-        let found = app.map(|app| {
-            let report = app.check_again();
-            self.app = Some((app, settings));
-            report
-        });
         by_file(root, found)
     }
 }

@@ -16,6 +16,7 @@ pub mod navigate;
 pub mod placeholders;
 mod requests;
 pub mod server;
+pub mod settings;
 pub mod text;
 pub mod uri;
 
@@ -83,7 +84,8 @@ pub fn serve(connection: &Connection) -> Result<(), String> {
     let caps = serde_json::to_value(capabilities()).map_err(|e| e.to_string())?;
     let params = connection.initialize(caps).map_err(|e| e.to_string())?;
     let params: InitializeParams = serde_json::from_value(params).map_err(|e| e.to_string())?;
-    server::serve(connection, project_root(&params))
+    let settings = settings::Settings::default().with(params.initialization_options.as_ref());
+    server::serve(connection, project_root(&params), settings)
 }
 
 /// Runs the server on standard input and output; its exit code.

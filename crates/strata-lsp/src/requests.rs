@@ -126,6 +126,7 @@ fn navigate(server: &Server, ws: &Workspace, method: &str, params: Value) -> Res
     };
     let json = |v: Result<Value, serde_json::Error>| v.map_err(|e| e.to_string());
     match method {
+        InlayHintRequest::METHOD if !server.settings.inlay_hints => Ok(Value::Array(Vec::new())),
         InlayHintRequest::METHOD => {
             let p: InlayHintParams = serde_json::from_value(params).map_err(invalid)?;
             let relative = ws.relative(&p.text_document.uri).ok_or_else(outside)?;

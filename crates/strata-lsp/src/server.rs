@@ -6,16 +6,17 @@ use std::path::{Path, PathBuf};
 
 use lsp_server::{Connection, Message, Notification, Request, Response};
 use lsp_types::notification::{
-    DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument, DidOpenTextDocument,
-    Notification as _,
+    DidChangeConfiguration, DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument,
+    DidOpenTextDocument, Notification as _,
 };
 use lsp_types::{
-    DidChangeTextDocumentParams, DidChangeWatchedFilesParams, DidCloseTextDocumentParams,
-    DidOpenTextDocumentParams, Uri,
+    DidChangeConfigurationParams, DidChangeTextDocumentParams, DidChangeWatchedFilesParams,
+    DidCloseTextDocumentParams, DidOpenTextDocumentParams, Uri,
 };
 
 use crate::checker::Checker;
 use crate::mirror::Mirror;
+use crate::settings::Settings;
 use crate::text;
 use crate::uri::to_path;
 
@@ -36,7 +37,7 @@ impl Workspace {
             root.to_path_buf(),
             connection.sender.clone(),
         )?;
-        checker.request();
+        checker.request(Vec::new());
         Ok(Workspace { mirror, checker })
     }
 
@@ -66,6 +67,8 @@ pub struct Server {
     pub documents: HashMap<String, String>,
     /// The project, when the editor opened one.
     pub workspace: Option<Workspace>,
+    /// What the editor has switched on or off.
+    pub settings: Settings,
 }
 
 impl Server {
@@ -115,6 +118,13 @@ impl Server {
                     self.restored(&closed);
                 }
             }
+            DidChangeConfiguration::METHOD => {
+                if let Ok(p) =
+                    note.extract::<DidChangeConfigurationParams>(DidChangeConfiguration::METHOD)
+                {
+                    self.settings = self.settings.with(Some(&p.settings));
+                }
+            }
             _ => {}
         }
     }
@@ -126,7 +136,7 @@ impl Server {
         };
         if let Some(rel) = ws.relative(uri) {
             if ws.mirror.write(&rel, text).is_ok() {
-                ws.checker.request();
+                ws.checker.request(vec![rel.display().to_string()]);
             }
         }
     }
@@ -136,10 +146,12 @@ impl Server {
         let Some(ws) = &self.workspace else {
             return;
         };
+        let mut changed = Vec::new();
         for rel in uris.iter().filter_map(|u| ws.relative(u)) {
             let _ = ws.mirror.restore(&rel);
+            changed.push(rel.display().to_string());
         }
-        ws.checker.request();
+        ws.checker.request(changed);
     }
 
     /// Answers one request (`None`: the checking thread answers it).
@@ -157,7 +169,11 @@ impl Server {
 }
 
 /// Runs the loop until the editor shuts the server down.
-pub fn serve(connection: &Connection, root: Option<PathBuf>) -> Result<(), String> {
+pub fn serve(
+    connection: &Connection,
+    root: Option<PathBuf>,
+    settings: Settings,
+) -> Result<(), String> {
     let workspace = match root {
         Some(root) => Some(Workspace::open(&root, connection).map_err(|e| e.to_string())?),
         None => None,
@@ -165,6 +181,7 @@ pub fn serve(connection: &Connection, root: Option<PathBuf>) -> Result<(), Strin
     let mut server = Server {
         documents: HashMap::new(),
         workspace,
+        settings,
     };
     for message in &connection.receiver {
         match message {

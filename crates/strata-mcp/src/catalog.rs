@@ -107,12 +107,6 @@ impl Catalog {
     /// Reads the project's items and keeps those `select` exposes.
     pub(crate) fn build(app: &App, select: &Select) -> Catalog {
         let mut catalog = Catalog::default();
-        let reads_only = |tools: &[String]| {
-            !tools.is_empty()
-                && tools
-                    .iter()
-                    .all(|id| strata_app::tool_read_only(app.project(), id))
-        };
         catalog.add(
             select,
             Item {
@@ -140,7 +134,7 @@ impl Catalog {
                 }
             };
             let item = if app.is_graph(&entry.id) {
-                graph_item(app, &entry.id, description, &reads_only)
+                graph_item(app, &entry.id, description)
             } else {
                 Some(Item {
                     name: String::new(),
@@ -153,7 +147,7 @@ impl Catalog {
                     output: schema::of_outputs(
                         strata_app::tool_outputs(app.project(), &entry.id).as_ref(),
                     ),
-                    read_only: strata_app::tool_read_only(app.project(), &entry.id),
+                    read_only: app.tool_read_only(&entry.id),
                     source: app.tool_path(&entry.id),
                 })
             };
@@ -167,14 +161,14 @@ impl Catalog {
         }
         for path in files(app, "directives", &["md"]) {
             let id = app.display_name(&path);
-            match directive_item(app, &path, &id, &reads_only) {
+            match directive_item(app, &path, &id) {
                 Ok(item) => catalog.add_named(select, item, &id),
                 Err(why) => catalog.notes.push(format!("`{id}` is not exposed: {why}")),
             }
         }
         for path in files(app, "plans", &["yaml", "yml", "json"]) {
             let id = app.display_name(&path);
-            match plan_item(app, &path, &id, &reads_only) {
+            match plan_item(app, &path, &id) {
                 Ok(item) => catalog.add_named(select, item, &id),
                 Err(why) => catalog.notes.push(format!("`{id}` is not exposed: {why}")),
             }
@@ -222,15 +216,8 @@ impl Catalog {
     }
 }
 
-fn graph_item(
-    app: &App,
-    id: &str,
-    description: String,
-    reads_only: &dyn Fn(&[String]) -> bool,
-) -> Option<Item> {
+fn graph_item(app: &App, id: &str, description: String) -> Option<Item> {
     let graph = app.load_graph(id).ok()?;
-    let mut tools = graph.called_tools();
-    tools.extend(graph.hooks.iter().map(|h| h.tool.clone()));
     Some(Item {
         name: String::new(),
         id: id.to_string(),
@@ -238,17 +225,12 @@ fn graph_item(
         description,
         input: schema::of_parameters(graph.parameters.as_ref()),
         output: None,
-        read_only: reads_only(&tools),
+        read_only: app.graph_read_only(&graph),
         source: app.tool_path(id),
     })
 }
 
-fn directive_item(
-    app: &App,
-    path: &Path,
-    id: &str,
-    reads_only: &dyn Fn(&[String]) -> bool,
-) -> Result<Item, String> {
+fn directive_item(app: &App, path: &Path, id: &str) -> Result<Item, String> {
     let text = app.read_text(path).map_err(|e| e.message().to_string())?;
     // What it calls comes from the whole directive, hooks included; one that does not load
     // is listed from its front matter (a call then says what is wrong) and is not read-only.
@@ -257,7 +239,7 @@ fn directive_item(
         .and_then(|hooks| Directive::load(id, &text, &runner, &hooks, &app.limits));
     let (front, read_only): (FrontMatter, bool) = match loaded {
         Ok(directive) => {
-            let read_only = reads_only(&directive.called_tools());
+            let read_only = app.directive_read_only(&directive);
             (directive.front, read_only)
         }
         Err(_) => (
@@ -279,12 +261,7 @@ fn directive_item(
     })
 }
 
-fn plan_item(
-    app: &App,
-    path: &Path,
-    id: &str,
-    reads_only: &dyn Fn(&[String]) -> bool,
-) -> Result<Item, String> {
+fn plan_item(app: &App, path: &Path, id: &str) -> Result<Item, String> {
     let doc = plan_document(app, path, id).map_err(|e| e.message().to_string())?;
     let plan = app
         .load_plan(&doc)
@@ -306,7 +283,7 @@ fn plan_item(
         ),
         input: schema::of_plan_file(),
         output: None,
-        read_only: reads_only(&strata_app::called_tools(&plan)),
+        read_only: app.plan_read_only(&plan),
         source: Some(path.to_path_buf()),
     })
 }

@@ -19,8 +19,10 @@
 //! the engine calls back (`responses::Callable`, a `strata_responses::Generate`) keeps what it
 //! raised and becomes the `__cause__` of the strata error.
 
+mod cancel;
 mod convert;
 mod errors;
+mod events;
 mod import;
 mod plans;
 mod project;
@@ -44,6 +46,8 @@ mod strata_module {
     #[pymodule_export]
     #[allow(non_upper_case_globals)]
     const __version__: &str = env!("CARGO_PKG_VERSION");
+    #[pymodule_export]
+    use crate::cancel::PyCancel;
     #[pymodule_export]
     use crate::import::import_ryeos;
     #[pymodule_export]

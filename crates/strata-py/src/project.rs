@@ -21,6 +21,7 @@ use crate::convert::{
     str_arg, to_py,
 };
 use crate::errors::OrRaise;
+use crate::events::PyEvents;
 use crate::plans::PyPlan;
 use crate::remote::{envelope, remote_parts, RemoteCalls, RemoteSteps};
 use crate::stack::{on_strata_stack, CAPPED_LIMITS_STACK};
@@ -73,6 +74,19 @@ impl PyProject {
     /// Every tool id under ``tools/``, sorted.
     fn tool_ids(&self) -> Vec<String> {
         self.project.tool_ids()
+    }
+
+    /// The variables of the project's ``.env`` as strata reads them (comments, quotes,
+    /// ``export``): ``{name: value}``, empty when there is no ``.env``. Raises
+    /// ``StrataError`` when it cannot be read or parsed. Every value is a secret:
+    /// ``strata.ray`` keeps them off the wire with it.
+    fn dotenv_values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let entries = strata_app::secrets::dotenv_entries(self.project.project()).or_raise(py)?;
+        let out = pyo3::types::PyDict::new(py);
+        for (name, value) in entries {
+            out.set_item(name, value)?;
+        }
+        Ok(out.into_any())
     }
 
     /// Runs tool ``tool`` (an id such as ``"examples/echo"``) with the caller's ``params``
@@ -153,6 +167,13 @@ impl PyProject {
     /// when the step could not run there; the scheduling — which step is ready, skipped or
     /// waiting — the records and the checkpoints stay here.
     ///
+    /// ``cancel``, a ``strata.Cancel``, stops the run once set (from another thread): the
+    /// tools running here are killed and no step starts; a step executor answers its steps
+    /// with errors of kind ``cancelled``; the run is ``"cancelled"``, and resumed it runs
+    /// the steps the cancel stopped again. ``on_event``, when given, is called with each
+    /// event of the run as ``strata plan run --json`` streams it (``step_started``,
+    /// ``step_finished``, ``step_waiting``), on the scheduler's thread.
+    ///
     /// ``status`` is ``"completed"`` (every step completed), ``"failed"`` (a step failed or
     /// was skipped) or ``"waiting"`` (steps wait for values: resume the run with them);
     /// ``steps`` holds every step's record in plan order (``run_tool``'s record; a skipped
@@ -166,8 +187,8 @@ impl PyProject {
     /// ``CheckError`` for a tool the project check rejects, kind ``run_state`` for a run id
     /// that is taken or a run that cannot be resumed.
     #[pyo3(
-        signature = (plan=None, *, values=None, jobs=None, env=None, strict=None, timeout=None, run_id=None, resume=None, executor=None, step_executor=None),
-        text_signature = "($self, plan=None, *, values=None, jobs=None, env=None, strict=False, timeout=None, run_id=None, resume=None, executor=None, step_executor=None)"
+        signature = (plan=None, *, values=None, jobs=None, env=None, strict=None, timeout=None, run_id=None, resume=None, executor=None, step_executor=None, cancel=None, on_event=None),
+        text_signature = "($self, plan=None, *, values=None, jobs=None, env=None, strict=False, timeout=None, run_id=None, resume=None, executor=None, step_executor=None, cancel=None, on_event=None)"
     )]
     #[allow(clippy::too_many_arguments)] // one per Python argument
     fn run_plan<'py>(
@@ -183,6 +204,8 @@ impl PyProject {
         resume: Option<&Bound<'py, PyAny>>,
         executor: Option<&Bound<'py, PyAny>>,
         step_executor: Option<&Bound<'py, PyAny>>,
+        cancel: Option<&Bound<'py, PyAny>>,
+        on_event: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         use pyo3::exceptions::{PyTypeError, PyValueError};
         let read;
@@ -220,7 +243,9 @@ impl PyProject {
                 "executor= runs tool calls, step_executor= whole steps: give one",
             ));
         }
-        let options = self.options(env, strict)?;
+        let mut options = self.options(env, strict)?;
+        options.cancel = cancel_arg(cancel)?;
+        let mut events = callable_arg(on_event, "on_event")?.map(|callback| PyEvents { callback });
         let call = CallOptions {
             timeout: seconds_arg(timeout, "timeout")?,
         };
@@ -292,7 +317,10 @@ impl PyProject {
                 jobs,
                 call,
             };
-            run.execute(app, &exec, &mut Silent)
+            match events.as_mut() {
+                Some(events) => run.execute(app, &exec, events),
+                None => run.execute(app, &exec, &mut Silent),
+            }
         })?
         .or_raise(py)?;
         to_py(py, &report.to_json())
@@ -583,6 +611,19 @@ fn marks_arg(marks: Option<&Bound<'_, PyAny>>) -> Result<MarkKey, Error> {
 const PLAN_NAME: &str = "<plan>";
 
 /// An executor argument: `None`, or a callable.
+/// The ``cancel`` argument: a ``strata.Cancel``, or nothing.
+fn cancel_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<strata_app::Cancel>> {
+    match obj.filter(|o| !o.is_none()) {
+        None => Ok(None),
+        Some(o) => match o.cast::<crate::cancel::PyCancel>() {
+            Ok(c) => Ok(Some(c.get().cancel.clone())),
+            Err(_) => Err(pyo3::exceptions::PyTypeError::new_err(
+                "cancel= takes a strata.Cancel",
+            )),
+        },
+    }
+}
+
 fn callable_arg(obj: Option<&Bound<'_, PyAny>>, arg: &str) -> PyResult<Option<Py<PyAny>>> {
     match obj.filter(|e| !e.is_none()) {
         None => Ok(None),

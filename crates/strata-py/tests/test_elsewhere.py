@@ -225,3 +225,41 @@ def test_step_and_part_requests_carry_the_declared_resources_and_retries(
     element: tuple[str, Any, Any] = ("element", {"num_cpus": 2.0, "memory": 1 << 30}, {"limit": 1, "delay_ms": 2000})
     plain: list[tuple[str, Any, Any]] = [(part, None, None) for part in ("begin", "items", "advance", "advance")]
     assert sorted(parts, key=str) == sorted(plain + [element] * 3, key=str)
+
+
+def test_a_cancel_stops_a_plan_run_recorded_as_cancelled_and_resumable(project: strata.Project) -> None:
+    plan = [
+        {"id": "a", "tool": "say", "arguments": {"message": "one"}},
+        {"id": "b", "tool": "say", "arguments": {"message": "{{a.result}} two"}},
+    ]
+    cancel = strata.Cancel()
+    assert not cancel.cancelled
+    stopped = {"kind": "cancelled", "layer": "request", "message": "stopped", "path": "", "span": None}
+
+    def step_executor(request: dict[str, Any]) -> dict[str, Any]:
+        cancel.cancel()  # as a Ctrl-C while the step runs
+        return {"error": stopped}
+
+    run = project.run_plan(plan, step_executor=step_executor, cancel=cancel, run_id="stopped")
+    assert cancel.cancelled and run["status"] == "cancelled"
+    assert [(s["id"], s["status"]) for s in run["steps"]] == [("a", "failed"), ("b", "skipped")]
+    assert checkpoint(Path(project.root), "stopped")["status"] == "cancelled"
+    resumed = project.run_plan(resume="stopped")
+    assert resumed["status"] == "completed"
+    assert [s["result"] for s in resumed["steps"]] == ["one", "one two"]
+    with pytest.raises(TypeError, match="cancel= takes a strata.Cancel"):
+        project.run_plan(plan, cancel=True)
+
+
+def test_on_event_gets_the_events_strata_plan_run_json_streams(project: strata.Project) -> None:
+    plan = [{"id": "a", "tool": "say", "arguments": {"message": "hi"}}]
+    events: list[Any] = []
+    project.run_plan(plan, on_event=events.append)
+    assert [(e["event"], e["id"], e["tool"]) for e in events] == [("step_started", "a", "say"),
+                                                                ("step_finished", "a", "say")]
+    assert events[1]["status"] == "completed" and events[1]["record"]["result"] == "hi"
+
+
+def test_dotenv_values_reads_env_as_strata_does(project: strata.Project) -> None:
+    (Path(project.root) / ".env").write_text('export A=one # a comment\nB="two words"\n# C=no\n')
+    assert project.dotenv_values() == {"A": "one", "B": "two words"}

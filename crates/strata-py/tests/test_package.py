@@ -41,7 +41,7 @@ def test_the_native_functions_show_their_signatures() -> None:
     assert str(inspect.signature(strata.Plan.resolve)) == "(self, /, results=None, *, failed=(), values=None)"
     assert str(inspect.signature(strata.Project.run_plan)) == (
         "(self, /, plan=None, *, values=None, jobs=None, env=None, strict=False, timeout=None, run_id=None,"
-        " resume=None, executor=None, step_executor=None)"
+        " resume=None, executor=None, step_executor=None, cancel=None, on_event=None)"
     )
 
 
@@ -58,7 +58,7 @@ def test_the_python_sources_parse_as_python_3_9() -> None:
         ast.parse(path.read_text(), str(path), feature_version=(3, 9))
     # strata.ray (the `ray` extra) too; importing it does not import Ray.
     extra = sorted((PACKAGE / "ray").glob("*.py"))
-    assert [p.name for p in extra] == ["__init__.py", "__main__.py"]
+    assert [p.name for p in extra] == ["__init__.py", "__main__.py", "_driver.py", "_upload.py", "_worker.py"]
     for path in extra:
         ast.parse(path.read_text(), str(path), feature_version=(3, 9))
 

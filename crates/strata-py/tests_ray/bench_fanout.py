@@ -1,21 +1,24 @@
 """Benchmark of ``strata.ray`` on a two-node loopback cluster (4 task slots per node, 8 in
-all), next to the same plans run locally:
+all), side by side with plain Ray doing the same work in the same run — a Ray task that runs
+``sleep`` as a subprocess, in the project's uploaded working directory — and with the same
+plans run locally:
 
 * **fan-out**: 8 independent steps of 200 ms (``plans/sleep``) — wall time against the
-  critical path (200 ms; the goal is at most 1.3 times it);
-* **per-task overhead**: a chain of 8 steps that do nothing (``sleep 0``) — wall time per step,
-  against ``strata plan run`` (the binary, process start included) and ``Project.run_plan``.
+  critical path (200 ms); the goal: strata.ray's ratio within 1.1 times plain Ray's;
+* **per-step overhead**: N steps that do nothing (``sleep 0``), in a chain and independent —
+  wall time per step; the goal: within 1.2 times plain Ray's.
 
 Run it as the tests run (a network namespace with loopback only):
 
     unshare --net sh -c 'ip link set lo up && exec python crates/strata-py/tests_ray/bench_fanout.py'
 
-``--quick`` takes 3 samples of each instead of 10. Prints a Markdown table and the JSON of the
-numbers.
+``--quick`` takes 3 samples of each (chains of 16) instead of 10 (chains of 64). Prints a
+Markdown table and the JSON of the numbers.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import shutil
@@ -35,10 +38,17 @@ from cluster import Cluster  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[3]
 FAN = [{"id": f"s{i}", "tool": "plans/sleep", "arguments": {"seconds": 0.2}} for i in range(8)]
-CHAIN = [{"id": "c0", "tool": "plans/sleep", "arguments": {"seconds": 0}}] + [
-    {"id": f"c{i}", "tool": "plans/sleep", "arguments": {"seconds": 0}, "depends_on": [f"c{i - 1}"]}
-    for i in range(1, 8)
-]
+
+
+def chain(n: int) -> list[dict[str, Any]]:
+    return [{"id": "c0", "tool": "plans/sleep", "arguments": {"seconds": 0}}] + [
+        {"id": f"c{i}", "tool": "plans/sleep", "arguments": {"seconds": 0}, "depends_on": [f"c{i - 1}"]}
+        for i in range(1, n)
+    ]
+
+
+def independent(n: int) -> list[dict[str, Any]]:
+    return [{"id": f"i{i}", "tool": "plans/sleep", "arguments": {"seconds": 0}} for i in range(n)]
 
 
 def timed(n: int, run: Callable[[], Any]) -> list[float]:
@@ -50,15 +60,46 @@ def timed(n: int, run: Callable[[], Any]) -> list[float]:
     return out
 
 
+def _sleep(seconds: float, after: Any = None) -> int:
+    """Plain Ray's step: the same `sleep` subprocess strata's tool runs."""
+    subprocess.run(["sleep", str(seconds)], check=True)
+    return os.getpid()
+
+
+class PlainRay:
+    """The same work as plain Ray tasks, with the project's working directory."""
+
+    def __init__(self, env: dict[str, Any]) -> None:
+        ray: Any = importlib.import_module("ray")
+        self.ray = ray
+        remote = ray.remote(_sleep)
+        self.task = remote.options(num_cpus=1, runtime_env=env)
+        self.spread = remote.options(num_cpus=1, runtime_env=env, scheduling_strategy="SPREAD")
+
+    def fan(self) -> None:
+        self.ray.get([self.spread.remote(0.2) for _ in range(8)])
+
+    def chain(self, n: int) -> None:
+        ref = None
+        for _ in range(n):
+            ref = self.task.remote(0, ref)
+        self.ray.get(ref)
+
+    def independent(self, n: int) -> None:
+        self.ray.get([self.task.remote(0) for _ in range(n)])
+
+
 def main() -> None:
-    samples = 3 if "--quick" in sys.argv else 10
+    quick = "--quick" in sys.argv
+    samples = 3 if quick else 10
+    n = 16 if quick else 64
     strata_bin = Path(os.environ.get("STRATA_BIN", REPO / "target" / "debug" / "strata"))
     work = Path(tempfile.mkdtemp(prefix="strata-ray-bench-"))
     project = work / "project"
     shutil.copytree(REPO / "tools", project / "tools")
     (project / "plans").mkdir()
     (project / "plans" / "fan.json").write_text(json.dumps(FAN))
-    (project / "plans" / "chain.json").write_text(json.dumps(CHAIN))
+    (project / "plans" / "chain.json").write_text(json.dumps(chain(n)))
     proj = strata.Project(project)
     cluster = Cluster(num_cpus=4)
     results: dict[str, Any] = {}
@@ -66,14 +107,20 @@ def main() -> None:
         started = time.perf_counter()
         cluster.start()
         results["cluster_start_s"] = round(time.perf_counter() - started, 2)
+        plain = PlainRay(sray._prepared(sray._ray(), proj, (), lambda root: set(), ()))
         # Warm-up: the project's package uploaded, workers started on both nodes.
         for _ in range(4):
             sray.run_plan(proj, FAN, strategy="SPREAD")
+            plain.fan()
         fan = timed(samples, lambda: sray.run_plan(proj, FAN, strategy="SPREAD"))
+        plain_fan = timed(samples, plain.fan)
         nodes = {p["node"] for p in sray.run_plan(proj, FAN, strategy="SPREAD")["placements"]}
-        chain = timed(samples, lambda: sray.run_plan(proj, CHAIN))
+        ray_chain = timed(samples, lambda: sray.run_plan(proj, chain(n)))
+        plain_chain = timed(samples, lambda: plain.chain(n))
+        ray_indep = timed(samples, lambda: sray.run_plan(proj, independent(n)))
+        plain_indep = timed(samples, lambda: plain.independent(n))
         local_fan = timed(samples, lambda: proj.run_plan(FAN, jobs=8))
-        local_chain = timed(samples, lambda: proj.run_plan(CHAIN))
+        local_chain = timed(samples, lambda: proj.run_plan(chain(n)))
         cli = [str(strata_bin), "plan", "run", "--quiet", "-j", "8"]
         cli_fan = timed(samples, lambda: subprocess.run([*cli, "plans/fan.json"], cwd=project, check=True, capture_output=True))
         cli_chain = timed(samples, lambda: subprocess.run([*cli, "plans/chain.json"], cwd=project, check=True, capture_output=True))
@@ -82,29 +129,50 @@ def main() -> None:
         shutil.rmtree(work, ignore_errors=True)
 
     med = statistics.median
+
+    def per_step(xs: list[float]) -> float:
+        return round(med(xs) / n * 1000, 2)
+
     results.update(
         {
             "samples": samples,
+            "steps": n,
             "nodes_used_by_fan_out": len(nodes),
             "fan_out_ray_s": round(med(fan), 3),
             "fan_out_ray_vs_critical_path": round(med(fan) / 0.2, 2),
+            "fan_out_plain_ray_s": round(med(plain_fan), 3),
+            "fan_out_plain_ray_vs_critical_path": round(med(plain_fan) / 0.2, 2),
             "fan_out_python_local_s": round(med(local_fan), 3),
             "fan_out_cli_local_s": round(med(cli_fan), 3),
-            "per_task_ray_ms": round(med(chain) / 8 * 1000, 1),
-            "per_task_python_local_ms": round(med(local_chain) / 8 * 1000, 1),
-            "per_task_cli_local_ms": round(med(cli_chain) / 8 * 1000, 1),
+            "chain_ray_ms_per_step": per_step(ray_chain),
+            "chain_plain_ray_ms_per_step": per_step(plain_chain),
+            "independent_ray_ms_per_step": per_step(ray_indep),
+            "independent_plain_ray_ms_per_step": per_step(plain_indep),
+            "chain_python_local_ms_per_step": per_step(local_chain),
+            "chain_cli_local_ms_per_step": per_step(cli_chain),
         }
     )
-    print("| measure | strata.ray (2 nodes) | Project.run_plan (local) | strata plan run (local) |")
+    r = results
+    results["fan_out_ratio_vs_plain_ray"] = round(r["fan_out_ray_vs_critical_path"] / r["fan_out_plain_ray_vs_critical_path"], 2)
+    results["chain_vs_plain_ray"] = round(r["chain_ray_ms_per_step"] / r["chain_plain_ray_ms_per_step"], 2)
+    results["independent_vs_plain_ray"] = round(r["independent_ray_ms_per_step"] / r["independent_plain_ray_ms_per_step"], 2)
+    print(f"| measure (median of {samples}) | strata.ray (2 nodes) | plain Ray (2 nodes) | strata.ray / plain Ray |")
     print("|---|---|---|---|")
     print(
-        f"| 8 × 200 ms fan-out, wall (median of {samples}) | {results['fan_out_ray_s'] * 1000:.0f} ms "
-        f"({results['fan_out_ray_vs_critical_path']}× the critical path) | "
-        f"{results['fan_out_python_local_s'] * 1000:.0f} ms | {results['fan_out_cli_local_s'] * 1000:.0f} ms |"
+        f"| 8 × 200 ms fan-out, wall / critical path | {r['fan_out_ray_vs_critical_path']}× | "
+        f"{r['fan_out_plain_ray_vs_critical_path']}× | {r['fan_out_ratio_vs_plain_ray']} |"
     )
     print(
-        f"| per step of an 8-step chain of `sleep 0` | {results['per_task_ray_ms']} ms | "
-        f"{results['per_task_python_local_ms']} ms | {results['per_task_cli_local_ms']} ms |"
+        f"| per step, chain of {n} `sleep 0` | {r['chain_ray_ms_per_step']} ms | {r['chain_plain_ray_ms_per_step']} ms | "
+        f"{r['chain_vs_plain_ray']} |"
+    )
+    print(
+        f"| per step, {n} independent `sleep 0` | {r['independent_ray_ms_per_step']} ms | "
+        f"{r['independent_plain_ray_ms_per_step']} ms | {r['independent_vs_plain_ray']} |"
+    )
+    print(
+        f"| local, for scale: chain per step (Project.run_plan / strata plan run) | "
+        f"{r['chain_python_local_ms_per_step']} ms | {r['chain_cli_local_ms_per_step']} ms | |"
     )
     print(json.dumps(results))
 

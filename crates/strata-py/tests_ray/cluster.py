@@ -2,8 +2,8 @@
 
 Both nodes are started with ``ray start --block`` (a head and one worker node, each in a
 process group of its own) bound to 127.0.0.1, with a temporary ``HOME`` (Ray writes
-``~/.ray/``) and a ``--temp-dir`` per node, and token authentication with a token made for this cluster
-and shared by every node and the driver. ``stop`` ends every process the cluster started —
+``~/.ray/``) and a ``--temp-dir`` per node, and token authentication with a token made for the process
+(set when this module is imported, before Ray is) and shared by every node and the driver. ``stop`` ends every process the cluster started —
 the two process groups, then anything else still running from its temporary directory —
 whatever happened.
 
@@ -28,6 +28,12 @@ from pathlib import Path
 from typing import Any, Optional
 
 RAY = str(Path(sys.executable).with_name("ray"))
+
+# Ray reads the token once, the first time it is imported, in any process: the driver (this
+# process) has it before anything imports Ray. One token for the clusters of the process.
+os.environ.setdefault("RAY_AUTH_MODE", "token")
+os.environ.setdefault("RAY_AUTH_TOKEN", secrets.token_hex(32))
+os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 
 
 def _ray() -> Any:
@@ -62,20 +68,16 @@ class Cluster:
         self.home.mkdir()
         self.port = free_port()
         self.address = f"127.0.0.1:{self.port}"
+        self.client_port = free_port()
+        #: The Ray Client address of the head node.
+        self.client_address = f"ray://127.0.0.1:{self.client_port}"
         self.env = dict(os.environ)
         self.env.update(env or {})
-        self.env.update(
-            {
-                "HOME": str(self.home),
-                "RAY_AUTH_MODE": "token",
-                "RAY_AUTH_TOKEN": secrets.token_hex(32),
-                "RAY_USAGE_STATS_ENABLED": "0",
-            }
-        )
+        self.env["HOME"] = str(self.home)
         self.procs: list[subprocess.Popen[bytes]] = []
 
 
-    def _start(self, args: list[str], log: str) -> None:
+    def _start(self, args: list[str], log: str) -> subprocess.Popen[bytes]:
         out = open(self.base / log, "wb")
         self.procs.append(
             subprocess.Popen(
@@ -87,18 +89,18 @@ class Cluster:
                 start_new_session=True,
             )
         )
+        return self.procs[-1]
 
     def start(self, timeout: float = 90.0) -> "Cluster":
         require_loopback_only()
         self._start(["--head", "--port", str(self.port), "--include-dashboard=false",
-                     "--temp-dir", str(self.temp)], "head.log")
+                     "--ray-client-server-port", str(self.client_port), "--temp-dir", str(self.temp)], "head.log")
         self._wait_port(timeout)
         # A temporary directory of its own, as on another machine: two nodes unpacking the
         # same package into one directory would replace it under each other's tasks.
-        self._start(["--address", self.address, "--temp-dir", str(self.base / "t2")], "worker.log")
-        # The driver (this process) authenticates with the same token.
-        for key in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_USAGE_STATS_ENABLED"):
-            os.environ[key] = self.env[key]
+        # Its custom resource `strata_worker` lets a step ask for this node.
+        self._start(["--address", self.address, "--temp-dir", str(self.base / "t2"),
+                     "--resources", '{"strata_worker": 4}'], "worker.log")
         ray = _ray()
         ray.init(address=self.address, log_to_driver=False)
         deadline = time.monotonic() + timeout
@@ -107,6 +109,20 @@ class Cluster:
                 raise RuntimeError("the worker node never joined:\n" + self.log_tail())
             time.sleep(0.2)
         return self
+
+    def add_node(self, name: str, timeout: float = 90.0) -> tuple[subprocess.Popen[bytes], str]:
+        """Starts one more worker node (temp dir ``name``) and returns its process and its
+        node id once it is alive."""
+        before = set(self.node_ids())
+        proc = self._start(["--address", self.address, "--temp-dir", str(self.base / name)], f"{name}.log")
+        deadline = time.monotonic() + timeout
+        while True:
+            added = set(self.node_ids()) - before
+            if added:
+                return proc, added.pop()
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"node {name} never joined:\n" + self.log_tail())
+            time.sleep(0.2)
 
     def _wait_port(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout

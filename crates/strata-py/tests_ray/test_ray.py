@@ -9,6 +9,7 @@ the command line."""
 from __future__ import annotations
 
 import hashlib
+import shutil
 import importlib
 import json
 import os
@@ -18,7 +19,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
@@ -394,16 +395,18 @@ def test_a_seeded_secret_is_never_on_the_wire_nor_in_rays_files(
         },
     )
     wire: list[bytes] = []
-    real = sray._Executor.submit
+    real = sray._driver.Executor.submit
 
-    def traced(self: Any, fn: Any, what: str, placement: dict[str, Any], *args: Any) -> dict[str, Any]:
+    def traced(self: Any, fn: Any, name: str, what: str, placement: dict[str, Any], options: dict[str, Any],
+               *args: Any) -> dict[str, Any]:
         ray: Any = importlib.import_module("ray")
-        wire.append(ray.cloudpickle.dumps((strata.__version__, *args, self.strict)))
-        answer = real(self, fn, what, placement, *args)
+        given = [ray.get(a) if isinstance(a, ray.ObjectRef) else a for a in args]
+        wire.append(ray.cloudpickle.dumps((strata.__version__, self.run, *given, self.strict)))
+        answer = real(self, fn, name, what, placement, options, *args)
         wire.append(ray.cloudpickle.dumps(answer))
         return answer
 
-    monkeypatch.setattr(sray._Executor, "submit", traced)
+    monkeypatch.setattr(sray._driver.Executor, "submit", traced)
     plan = [
         {"id": "a", "tool": "s/leak", "arguments": {}},
         {"id": "b", "tool": "s/length", "arguments": {"tok": "{{a.result}}"}},
@@ -423,9 +426,27 @@ def test_a_seeded_secret_is_never_on_the_wire_nor_in_rays_files(
 
 def test_a_file_holding_a_secret_is_never_uploaded(project: Path) -> None:
     write(project, {".env": "API_KEY=abcd-1234-efgh\n", "notes.txt": "key abcd-1234-efgh\n"})
-    with pytest.raises(ValueError, match="notes.txt"):
+    with pytest.raises(strata.StrataError) as refused:
         sray.runtime_env(project)
+    assert (refused.value.kind, refused.value.message) == (
+        "forbidden",
+        "`notes.txt` holds the value of a variable of .env: it would be uploaded to the Ray workers",
+    )
     assert sray.runtime_env(project, excludes=["notes.txt"])["working_dir"] == str(project.resolve())
+
+
+def test_dotenv_is_read_as_strata_reads_it_and_big_files_are_scanned_whole(project: Path) -> None:
+    # A comment after the value is no part of it: `abcd-1234` is the secret.
+    write(project, {".env": "export API_KEY=abcd-1234 # the staging key\n", "notes.txt": "abcd-1234\n"})
+    assert strata.Project(project).dotenv_values() == {"API_KEY": "abcd-1234"}
+    with pytest.raises(strata.StrataError, match="`notes.txt` holds the value"):
+        sray.runtime_env(project)
+    (project / "notes.txt").unlink()
+    # A file of 9 MiB with the secret at its very end, across a chunk boundary.
+    big = project / "data.bin"
+    big.write_bytes(b"x" * ((9 << 20) - 4) + b"abcd-1234")
+    with pytest.raises(strata.StrataError, match="`data.bin` holds the value"):
+        sray.runtime_env(project)
 
 
 def test_a_refused_plan_is_refused_before_any_task_is_submitted(cluster: Cluster, project: Path) -> None:
@@ -594,3 +615,318 @@ def test_a_killed_driver_resumes_without_running_finished_steps_again(
     assert resumed["status"] == "completed", resumed
     assert [s["result"] for s in resumed["steps"]] == ["first", "ok-first", "last-ok-first"]
     assert (marks / "count-first").read_text() == "x\n"  # finished steps do not run again
+
+
+# --- round 2: Ray Client, cancellation, isolation, secrets, the upload, progress, retries --
+
+SAY_PLAN = [
+    {"id": "a", "tool": "f/say", "arguments": {"text": "hi"}},
+    {"id": "b", "tool": "f/say", "arguments": {"text": "{{a.result}} there"}},
+]
+
+CLIENT_DRIVER = """\
+import json, sys
+import strata.ray as sray
+address, project, plan = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+run = sray.run_plan(project, plan, address=address, run_id="client")
+graph = sray.run_graph(project, "graphs/words", {"text": "a bb ccc"}, address=address, run_id="client-graph")
+print(json.dumps({"plan": [s["result"] for s in run["steps"]], "graph": graph["result"]["lengths"],
+                  "nodes": sorted({p["node"] for p in run["placements"] + graph["placements"]})}))
+"""
+
+
+def test_plans_and_graphs_run_through_ray_client(cluster: Cluster, project: Path) -> None:
+    write(project, {"tools/f/say.yaml": SAY_TOOL})
+    ran = subprocess.run(
+        [sys.executable, "-c", CLIENT_DRIVER, cluster.client_address, str(project), json.dumps(SAY_PLAN)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    out = json.loads(ran.stdout.strip().splitlines()[-1])
+    assert out["plan"] == ["hi", "hi there"]
+    assert out["graph"] == [1, 2, 3]
+    assert set(out["nodes"]) <= set(cluster.node_ids())
+    # The driver recorded both runs in the project, as a local driver does.
+    assert sorted(p.name for p in (project / ".strata" / "runs").iterdir()) == ["client", "client-graph"]
+
+
+def test_another_address_than_the_connected_one_is_an_error(cluster: Cluster, project: Path) -> None:
+    write(project, {"tools/f/say.yaml": SAY_TOOL})
+    before = sray.tasks_submitted()
+    with pytest.raises(ValueError) as refused:
+        sray.run_plan(project, SAY_PLAN, address="127.0.0.1:1")
+    assert str(refused.value) == (
+        f"Ray is already connected to {cluster.address}, not to 127.0.0.1:1: leave address= out to use "
+        "that connection, or call ray.shutdown() first"
+    )
+    assert sray.tasks_submitted() == before
+    # The connected address itself is fine.
+    assert sray.run_plan(project, SAY_PLAN, address=cluster.address)["status"] == "completed"
+
+
+def wait_for(path: Path, within: float = 60.0) -> None:
+    deadline = time.monotonic() + within
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path.name} never appeared"
+        time.sleep(0.05)
+
+
+def test_a_cancelled_handle_stops_its_steps_and_the_run_resumes(
+    cluster: Cluster, project: Path, tmp_path: Path
+) -> None:
+    write(project, {"tools/f/stall.yaml": STALL_TOOL, "tools/f/say.yaml": SAY_TOOL})
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    handle = sray.submit_plan(project, stall_plan(marks), run_id="cancelled")
+    wait_for(marks / "a.pids")
+    tool = int((marks / "a.pids").read_text().split()[0])
+    handle.cancel()
+    run = handle.result(120)
+    assert handle.cancelled and run["status"] == "cancelled"
+    a, b, c = run["steps"]
+    assert (a["status"], a["error"]["kind"]) == ("failed", "cancelled")
+    assert a["error"]["message"] == "request error at $: step `a` was stopped: the run was cancelled"
+    assert b["status"] == "skipped"
+    assert gone(tool), "the cancelled step's tool outlived its task"
+    checkpoint = json.loads((project / ".strata" / "runs" / "cancelled" / "checkpoint.json").read_text())
+    assert checkpoint["status"] == "cancelled"
+    (marks / "go-a").touch()
+    resumed = sray.run_plan(project, resume="cancelled")
+    assert resumed["status"] == "completed", resumed
+    assert [s["result"] for s in resumed["steps"]] == ["ok-a", "after ok-a", "independent"]
+
+
+def test_a_keyboard_interrupt_in_run_plan_cancels_the_run(cluster: Cluster, project: Path, tmp_path: Path) -> None:
+    import _thread
+
+    write(project, {"tools/f/stall.yaml": STALL_TOOL, "tools/f/say.yaml": SAY_TOOL})
+    marks = tmp_path / "marks"
+    marks.mkdir()
+
+    def interrupt() -> None:
+        wait_for(marks / "a.pids")
+        _thread.interrupt_main()
+
+    threading.Thread(target=interrupt, daemon=True).start()
+    with pytest.raises(KeyboardInterrupt):
+        sray.run_plan(project, stall_plan(marks), run_id="interrupted")
+    tool = int((marks / "a.pids").read_text().split()[0])
+    assert gone(tool)
+    checkpoint = json.loads((project / ".strata" / "runs" / "interrupted" / "checkpoint.json").read_text())
+    assert checkpoint["status"] == "cancelled"
+
+
+def test_sigterm_on_the_command_line_cancels_the_run_and_exits_as_strata(
+    cluster: Cluster, project: Path, tmp_path: Path
+) -> None:
+    write(project, {"tools/f/stall.yaml": STALL_TOOL, "tools/f/say.yaml": SAY_TOOL})
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    (project / "plans" / "stall.json").write_text(json.dumps(stall_plan(marks)))
+    driver = subprocess.Popen(
+        [sys.executable, "-m", "strata.ray", "plan", "run", "plans/stall.json", "--run-id", "termed",
+         "--address", cluster.address, "-C", str(project), "--quiet"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        wait_for(marks / "a.pids")
+        driver.send_signal(signal.SIGTERM)
+        _, err = driver.communicate(timeout=120)
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+            driver.wait()
+    assert driver.returncode == 128 + signal.SIGTERM, err
+    assert err.strip().splitlines()[-1] == (
+        "strata: run termed interrupted: resume it with `python -m strata.ray plan run --resume termed`"
+    )
+    assert "Stack trace" not in err and "SIGABRT" not in err, err
+    tool = int((marks / "a.pids").read_text().split()[0])
+    assert gone(tool)
+    checkpoint = json.loads((project / ".strata" / "runs" / "termed" / "checkpoint.json").read_text())
+    assert checkpoint["status"] == "cancelled"
+
+
+SEEN_TOOL = """\
+description: Says whether a file `seen` is in its working directory, then writes it
+executor: runtimes/subprocess
+config:
+  command: sh
+  args: ["-c", "if [ -e seen ]; then echo seen; else echo fresh; fi; echo x > seen"]
+"""
+
+
+def test_runs_never_see_each_others_files(cluster: Cluster, project: Path, tmp_path: Path) -> None:
+    write(project, {"tools/f/seen.yaml": SEEN_TOOL})
+    twin = tmp_path / "twin"
+    shutil.copytree(project, twin)
+    plan = [{"id": "s", "tool": "f/seen", "arguments": {}}]
+    seen = [sray.run_plan(root, plan)["steps"][0]["result"] for root in (project, project, twin)]
+    assert seen == ["fresh", "fresh", "fresh"]
+    # Within a run, its steps share its directory.
+    chained = [{"id": "s", "tool": "f/seen", "arguments": {}},
+               {"id": "t", "tool": "f/seen", "arguments": {}, "depends_on": ["s"]}]
+    run = sray.run_plan(project, chained, strategy=sray_affinity(cluster.node_ids()[0]))
+    assert [s["result"] for s in run["steps"]] == ["fresh", "seen"]
+
+
+def sray_affinity(node: str) -> Any:
+    strategies: Any = importlib.import_module("ray.util.scheduling_strategies")
+    return strategies.NodeAffinitySchedulingStrategy(node_id=node, soft=False)
+
+
+def test_secret_values_never_travel_as_task_arguments(cluster: Cluster, project: Path, tmp_path: Path) -> None:
+    write(project, {".env": f"SEEDED_TOKEN={SEEDED}\n", "tools/f/say.yaml": SAY_TOOL})
+    literal = [{"id": "a", "tool": "f/say", "arguments": {"text": f"x{SEEDED}"}}]
+    # Outside the project: inside, the upload's scan would refuse the file itself.
+    (tmp_path / "literal.json").write_text(json.dumps(literal))
+    placeholder = [{"id": "a", "tool": "f/say", "arguments": {"text": "{{PLACEHOLDER_word}}"}}]
+    before = sray.tasks_submitted()
+    cases: list[tuple[Callable[[], Any], str]] = [
+        (lambda: sray.run_plan(project, placeholder, {"word": SEEDED}), "the user values"),
+        (lambda: sray.run_plan(project, tmp_path / "literal.json"), "the plan"),
+        (lambda: sray.run_plan(project, literal), "the plan"),
+        (lambda: sray.run_graph(project, "graphs/words", {"text": SEEDED}), "the graph's inputs"),
+        (lambda: sray.run_graph(project, "graphs/words", inputs_text={"text": SEEDED}), "the graph's inputs"),
+    ]
+    for call, what in cases:
+        with pytest.raises(strata.StrataError) as refused:
+            call()
+        assert (refused.value.kind, refused.value.message) == (
+            "forbidden",
+            f"the Ray tasks' arguments would hold the value of secret `SEEDED_TOKEN` (found in {what})",
+        )
+        assert SEEDED not in str(refused.value)
+    assert sray.tasks_submitted() == before
+    # A strata.Plan holding it is stopped at its first step, before any task.
+    run = sray.run_plan(project, strata.Plan(literal))
+    assert run["steps"][0]["error"] == {
+        "kind": "forbidden",
+        "message": "request error at $: the Ray tasks' arguments would hold the value of secret `SEEDED_TOKEN` "
+        "(found in the plan) (hint: keep the value in .env and let the tool read its variable)",
+    }
+    assert sray.tasks_submitted() == before
+
+
+def test_a_tool_left_out_of_the_upload_is_refused_on_the_driver(cluster: Cluster, project: Path) -> None:
+    write(project, {"tools/f/say.yaml": SAY_TOOL, "tools/f/other.yaml": SAY_TOOL})
+    before = sray.tasks_submitted()
+    message = (
+        "the run needs tool `f/say`, left out of the upload to the Ray workers (by excludes= or .gitignore)"
+    )
+    with pytest.raises(strata.StrataError) as refused:
+        sray.run_plan(project, SAY_PLAN, excludes=["tools/f/say.yaml"])
+    assert (refused.value.kind, refused.value.message) == ("invalid", message)
+    write(project, {".gitignore": "say.yaml\n"})
+    with pytest.raises(strata.StrataError) as refused:
+        sray.run_plan(project, SAY_PLAN)
+    assert refused.value.message == message
+    # Its executor chain counts too.
+    (project / ".gitignore").write_text("tools/runtimes/subprocess.yaml\n")
+    with pytest.raises(strata.StrataError) as refused:
+        sray.run_plan(project, SAY_PLAN)
+    assert "`runtimes/subprocess`" in refused.value.message
+    assert sray.tasks_submitted() == before
+    # A tool excluded that the run does not need is no matter.
+    (project / ".gitignore").write_text("tools/f/other.yaml\n")
+    assert sray.run_plan(project, SAY_PLAN)["status"] == "completed"
+
+
+def test_progress_events_and_task_names_say_the_step(cluster: Cluster, project: Path) -> None:
+    write(project, {"tools/f/say.yaml": SAY_TOOL})
+    (project / "plans" / "say.json").write_text(json.dumps(SAY_PLAN))
+    events: list[Any] = []
+    run = sray.run_plan(project, "plans/say.json", on_event=events.append)
+    assert [(e["event"], e["id"]) for e in events] == [
+        ("step_started", "a"), ("step_finished", "a"), ("step_started", "b"), ("step_finished", "b"),
+    ]
+    assert events[3]["record"]["result"] == "hi there"
+    assert [p["task"] for p in run["placements"]] == ["strata:say/a", "strata:say/b"]
+    ran = subprocess.run(
+        [sys.executable, "-m", "strata.ray", "plan", "run", "plans/say.json", "--address", cluster.address,
+         "-C", str(project)],
+        capture_output=True, text=True,
+    )
+    assert ran.returncode == 0, ran.stderr
+    import re
+
+    lines = [re.sub(r"in \d+ ms", "in N ms", line) for line in ran.stderr.splitlines()
+             if line.startswith(("start ", "end "))]
+    assert lines[:4] == ["start a (f/say)", "end a (f/say): completed in N ms", "start b (f/say)",
+                         "end b (f/say): completed in N ms"]
+    as_json = subprocess.run(
+        [sys.executable, "-m", "strata.ray", "plan", "run", "plans/say.json", "--address", cluster.address,
+         "-C", str(project), "--json"],
+        capture_output=True, text=True,
+    )
+    assert as_json.returncode == 0, as_json.stderr
+    streamed = [json.loads(line) for line in as_json.stderr.splitlines() if line.startswith("{")]
+    assert [(e["event"], e["id"]) for e in streamed] == [(e["event"], e["id"]) for e in events]
+
+
+def test_declared_resources_and_retries_map_to_ray(cluster: Cluster) -> None:
+    request = {"step": "a", "resources": {"num_cpus": 0.5, "num_gpus": 1, "memory": 1 << 30, "custom": {"disk": 2}}}
+    assert sray.task_options(request, 1) == {
+        "num_cpus": 0.5, "num_gpus": 1.0, "memory": 1 << 30, "resources": {"disk": 2.0},
+    }
+    assert sray.task_options({"step": "a"}, 2) == {"num_cpus": 2}
+    assert sray.retry_policy({"step": "a", "retries": {"limit": 3, "delay_ms": 250}}) == (3, 0.25)
+    assert sray.retry_policy({"step": "a", "retries": {"limit": 1}}) == (1, 0.0)
+    assert sray.retry_policy({"step": "a"}) == (0, 0.0)
+
+
+FLAKY_TOOL = """\
+description: Fails until it has run N times (counted in DIR/count), then prints how many
+executor: runtimes/subprocess
+parameters:
+  type: object
+  properties:
+    dir: {type: string}
+    n: {type: integer}
+config:
+  command: sh
+  args: ["-c", "echo x >> \\"$1/count\\"; c=$(wc -l < \\"$1/count\\"); [ $c -ge $2 ] || exit 1; echo $c", "sh", "{dir}", "{n}"]
+"""
+
+
+def declaring(monkeypatch: pytest.MonkeyPatch, **declared: Any) -> None:
+    """Every step request carries ``declared`` (what a step's declarations put there)."""
+    real = sray._driver.Executor.step
+
+    def step(self: Any, request: dict[str, Any]) -> dict[str, Any]:
+        return real(self, {**request, **declared})
+
+    monkeypatch.setattr(sray._driver.Executor, "step", step)
+
+
+def test_a_failing_tool_is_retried_as_declared_and_the_attempts_are_reported(
+    cluster: Cluster, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(project, {"tools/f/flaky.yaml": FLAKY_TOOL})
+    declaring(monkeypatch, retries={"limit": 2, "delay_ms": 10}, resources={"custom": {"strata_worker": 1}})
+    counts = tmp_path / "ok"
+    counts.mkdir()
+    run = sray.run_plan(project, [{"id": "f", "tool": "f/flaky", "arguments": {"dir": str(counts), "n": 3}}])
+    assert (run["steps"][0]["status"], run["steps"][0]["result"]) == ("completed", 3)
+    assert [(p["attempts"], p["retries"]) for p in run["placements"]] == [(1, 2), (2, 2), (3, 2)]
+    # The custom resource only the worker node has placed every attempt there.
+    worker = [n["NodeID"] for n in importlib.import_module("ray").nodes() if n["Alive"]
+              and n["Resources"].get("strata_worker")]
+    assert {p["node"] for p in run["placements"]} == set(worker)
+    fails = tmp_path / "fails"
+    fails.mkdir()
+    run = sray.run_plan(project, [{"id": "f", "tool": "f/flaky", "arguments": {"dir": str(fails), "n": 9}}])
+    assert run["steps"][0]["status"] == "failed"
+    assert [p["attempts"] for p in run["placements"]] == [1, 2, 3]
+
+
+# Last: it leaves a dead node behind.
+def test_a_node_lost_at_the_start_is_retried_not_a_spawn_failure(cluster: Cluster, project: Path) -> None:
+    write(project, {"tools/f/say.yaml": SAY_TOOL})
+    proc, node = cluster.add_node("t3")
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    plan = [{"id": f"s{i}", "tool": "f/say", "arguments": {"text": str(i)}} for i in range(8)]
+    run = sray.run_plan(project, plan, strategy="SPREAD", max_retries=3)
+    assert run["status"] == "completed", [s.get("error") for s in run["steps"]]
+    assert [s["result"] for s in run["steps"]] == [i for i in range(8)]

@@ -1,6 +1,8 @@
-//! A run's definition as a [`Dag`]: a plan's steps in their levels, or a graph's nodes in
+//! A run's definition as a [`Dag`]: a plan's steps in their levels, a directive's actions in
+//! order, or a graph's nodes in
 //! layers by their distance from its start, edges labelled with their conditions.
 
+use serde_json::Value;
 use strata_graph::{Body, Graph};
 use strata_plans::Plan;
 
@@ -32,6 +34,32 @@ pub fn plan_dag(plan: &Plan) -> Dag {
             })
             .collect(),
         layers: plan.levels(),
+    }
+}
+
+/// The DAG of a directive run from its checkpoint: its actions (`actions`, each `{id,
+/// tool}`) in order, one after the other, each a layer of its own.
+pub fn directive_dag(checkpoint: &Value) -> Dag {
+    let actions = checkpoint["actions"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice);
+    Dag {
+        nodes: actions
+            .iter()
+            .map(|a| DagNode {
+                id: a["id"].as_str().unwrap_or_default().into(),
+                label: a["tool"].as_str().unwrap_or_default().into(),
+                kind: "step".into(),
+            })
+            .collect(),
+        edges: (1..actions.len())
+            .map(|to| DagEdge {
+                from: to - 1,
+                to,
+                when: None,
+            })
+            .collect(),
+        layers: (0..actions.len()).map(|i| vec![i]).collect(),
     }
 }
 

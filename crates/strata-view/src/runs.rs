@@ -3,12 +3,12 @@
 //! ([`crate::stream`]).
 
 use serde_json::{json, Value};
-use strata_app::App;
+use strata_app::{App, DIRECTIVE_KIND};
 use strata_core::{Error, ErrorKind, FieldPath, Layer};
 use strata_plans::Plan;
 use strata_runs::{RunDir, RunStore};
 
-use crate::dag::{graph_dag, plan_dag};
+use crate::dag::{directive_dag, graph_dag, plan_dag};
 use crate::layout::{layout, Dag};
 use strata_plans::checkpoint::PLAN_FILE;
 
@@ -19,7 +19,13 @@ const STATES: [&str; 5] = ["completed", "failed", "skipped", "waiting", "pending
 /// steps: {state: count}}`; `None` when it has no readable checkpoint.
 pub fn summary(id: &str, dir: &RunDir) -> Option<Value> {
     let cp: Value = serde_json::from_slice(&dir.read_checkpoint().ok()?).ok()?;
-    let plan = cp.get("kind").and_then(Value::as_str) == Some("plan");
+    let kind = cp
+        .get("kind")
+        .and_then(Value::as_str)
+        .unwrap_or("graph")
+        .to_string();
+    // A directive run's actions count as a plan's steps do.
+    let plan = kind == "plan" || kind == DIRECTIVE_KIND;
     let mut status = cp["status"].as_str().unwrap_or("unknown").to_string();
     if status == "running" && !dir.is_locked() {
         status = "interrupted".into();
@@ -57,8 +63,8 @@ pub fn summary(id: &str, dir: &RunDir) -> Option<Value> {
     };
     Some(json!({
         "id": id,
-        "kind": if plan { "plan" } else { "graph" },
-        "target": if plan { &cp["plan"] } else { &cp["graph"] },
+        "target": &cp[if kind == "plan" || kind == "graph" { kind.as_str() } else { "directive" }],
+        "kind": kind,
         "status": status,
         "started": started,
         "duration_ms": duration,
@@ -86,8 +92,9 @@ pub fn list(store: &RunStore, status: Option<&str>, target: Option<&str>) -> Vec
 }
 
 /// Run `id`'s page: its summary and its definition laid out (`layout`). A plan's is the
-/// plan it started with (kept in its directory; none for steps streamed in); a graph's is
-/// the graph's file as it is now.
+/// plan it started with (kept in its directory; none for steps streamed in); a directive's
+/// its actions as its checkpoint lists them from the start; a graph's the copy of its file
+/// the run keeps (its file as it is now for a run that keeps none).
 pub fn page(app: &App, store: &RunStore, id: &str) -> Result<Value, Error> {
     let dir = store.open(id)?;
     let summary = summary(id, &dir).ok_or_else(|| {
@@ -101,6 +108,8 @@ pub fn page(app: &App, store: &RunStore, id: &str) -> Result<Value, Error> {
     let dag = if streamed {
         // Steps streamed on standard input: no plan was kept to draw.
         Dag::default()
+    } else if summary["kind"] == DIRECTIVE_KIND {
+        directive_dag(&serde_json::from_slice(&dir.read_checkpoint()?).unwrap_or_default())
     } else if summary["kind"] == "plan" {
         let value = strata_plans::checkpoint::load_plan(&dir)?;
         let plan = Plan::from_value(&value, &FieldPath::root()).map_err(|errors| {
@@ -112,7 +121,7 @@ pub fn page(app: &App, store: &RunStore, id: &str) -> Result<Value, Error> {
         plan_dag(&plan)
     } else {
         let graph = summary["target"].as_str().unwrap_or_default();
-        graph_dag(&app.load_graph(graph)?)
+        graph_dag(&app.run_graph_definition(&dir, graph)?)
     };
     Ok(json!({"run": summary, "layout": layout(&dag)}))
 }

@@ -25,7 +25,14 @@ const HEAD: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCach
 
 /// The fields of an event the page loads only when a step is shown in detail (from
 /// `/api/runs/<id>/event?at=…`): what makes a large run's stream heavy.
-const DETAIL: [&str; 5] = ["record", "arguments", "changes", "result", "stderr"];
+const DETAIL: [&str; 6] = [
+    "record",
+    "arguments",
+    "changes",
+    "result",
+    "stderr",
+    "inputs",
+];
 
 /// An event as streamed: `at`, the byte offset of its line (where its whole form is read),
 /// its heavy fields left out (a step's exit code kept), an error (its own, or its record's)

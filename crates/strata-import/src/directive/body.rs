@@ -37,6 +37,16 @@ pub(super) fn escape_description(d: &str) -> String {
     outp
 }
 
+/// `${inner}` as literal text of a strata body: `$${inner}`, or `${'${'}inner}` when `inner`
+/// opens with `input:` (stage 1 would read the `{input:…}` of `$${input:…}`).
+fn literal_dollar(inner: &str) -> String {
+    if inner.starts_with("input:") {
+        format!("${{'${{'}}{inner}}}")
+    } else {
+        format!("$${{{inner}}}")
+    }
+}
+
 /// Whether `t` starts with a layer-I reference stage 1 accepts (`{input:key}`,
 /// `{input:key?}`, `{input:key:default}`, `{input:key|default}`); `closed` tells whether a
 /// `}` follows anywhere in the text (a default runs to it).
@@ -101,6 +111,14 @@ pub(super) fn body_text(
     let mut envs: BTreeSet<String> = BTreeSet::new();
     while i < bytes.len() {
         let b = bytes[i];
+        // HEAD's own escape, `$${…}`: literal text.
+        if era == Era::Head && text[i..].starts_with("$${") {
+            if let Some(close) = braces.closing(i + 2) {
+                outp.push_str(&literal_dollar(&text[i + 3..close]));
+                i = close + 1;
+                continue;
+            }
+        }
         if b == b'$' && bytes.get(i + 1) == Some(&b'{') {
             // `${input:k}`: a `$` before a layer-I reference, rendered by stage 1 alone.
             if era == Era::Python && text[i + 1..].starts_with("{input:") {
@@ -133,7 +151,19 @@ pub(super) fn body_text(
                     }
                 }
                 Era::Head => {
-                    let expr = head_expression(out, inner, here);
+                    let expr = head_expression(out, inner, here).filter(|(expr, _)| {
+                        match strata_context::parse_expr(expr, 0) {
+                            Ok(_) => true,
+                            Err(e) => {
+                                out.warn_with(
+                                    "IMP-D-expr",
+                                    format!("`${{{}}}` is no expression strata reads ({}): kept as literal text", shown(inner), e.message()),
+                                    here,
+                                );
+                                false
+                            }
+                        }
+                    });
                     match expr {
                         Some((expr, names)) => {
                             for n in names {
@@ -144,9 +174,7 @@ pub(super) fn body_text(
                             outp.push('}');
                         }
                         None => {
-                            outp.push_str("$${");
-                            outp.push_str(inner);
-                            outp.push('}');
+                            outp.push_str(&literal_dollar(inner));
                             escaped += 1;
                         }
                     }

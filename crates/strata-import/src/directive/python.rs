@@ -129,16 +129,15 @@ pub(super) fn python_era(
                         }
                         "limits" => limits_element(out, m, &mut limits, here),
                         "permissions" => {
-                            if !m.children.is_empty() || !m.attrs.is_empty() {
-                                out.warn_with(
-                                    "IMP-permissions",
-                                    format!(
-                                        "<permissions> ({}) dropped: strata enforces no capabilities",
-                                        m.summary()
-                                    ),
-                                    here,
-                                );
-                            }
+                            let message = if m.children.is_empty() && m.attrs.is_empty() {
+                                "empty <permissions /> dropped: RyeOS granted this directive no capability, strata enforces none (its actions may do what RyeOS denied)".to_owned()
+                            } else {
+                                format!(
+                                    "<permissions> ({}) dropped: strata enforces no capabilities",
+                                    m.summary()
+                                )
+                            };
+                            out.warn_with("IMP-permissions", message, here);
                         }
                         "context" => out.warn_with(
                             "IMP-D-context",

@@ -98,7 +98,8 @@ fn d_limits_keep_turns_and_duration_and_drop_the_llm_ones() {
         .contains(&"limits duration_seconds=1 → limits.timeout: 1".to_owned()));
 }
 
-// D-permissions (an empty one drops silently), also directly under <directive>.
+// D-permissions (an empty one, which granted nothing, warns too), also directly under
+// <directive>.
 #[test]
 fn d_permissions_are_dropped_with_a_warning() {
     let f = convert(&py(
@@ -112,7 +113,11 @@ fn d_permissions_are_dropped_with_a_warning() {
         "<permissions> (execute: tool rye.file-system.*; fetch: *) dropped: strata enforces no capabilities"
     );
     let f = convert(&py("    <permissions />\n", "", ""));
-    assert!(f.warnings.is_empty());
+    assert_eq!(codes(&f), [("IMP-permissions", 13, 5)]);
+    assert_eq!(
+        message(&f, "IMP-permissions"),
+        "empty <permissions /> dropped: RyeOS granted this directive no capability, strata enforces none (its actions may do what RyeOS denied)"
+    );
     let f = convert(&py(
         "",
         "  <permissions><execute><tool>*</tool></execute></permissions>\n",
@@ -295,6 +300,26 @@ fn xml_entities_and_comments_are_read() {
         "<!-- note --><description>A &lt;b&gt; &amp; &#233;</description>",
     );
     assert!(written(&convert(&text)).contains("description: A <b> & é\n"));
+}
+
+// HD-escapes: RyeOS's `$${…}` is literal text, `{input:…}` inside it included (stage 1
+// never sees it), and an expression strata cannot read (`${inputs.*}` in prose) is kept as
+// literal text with a warning rather than left live.
+#[test]
+fn hd_escapes_and_unreadable_expressions_stay_literal() {
+    let f = convert(&head(
+        "inputs:\n  - name: x\n    type: string\n",
+        "Use ${inputs.*} here. Escaped: $${input:y}, $${inputs.x} and ${input:z}.\n",
+    ));
+    assert_eq!(
+        written(&f).split("---\n").nth(2).unwrap(),
+        "Use $${inputs.*} here. Escaped: ${'${'}input:y}, $${inputs.x} and ${'${'}input:z}.\n"
+    );
+    assert_eq!(codes(&f), [("IMP-D-expr", 7, 5), ("IMP-D-expr", 7, 62)]);
+    assert_eq!(
+        message(&f, "IMP-D-expr"),
+        "`${inputs.*}` is no expression strata reads (expected a key or an index after `.`): kept as literal text"
+    );
 }
 
 /// A HEAD directive: front matter `front`, body `body`.

@@ -25,6 +25,7 @@ from ._errors import (
     UndefinedError,
 )
 from ._strata import (
+    Cancel,
     CannedResponse,
     Plan,
     Project,
@@ -54,6 +55,7 @@ from ._types import (
 )
 
 __all__ = [
+    "Cancel",
     "CannedResponse",
     "CheckError",
     "CycleError",

@@ -18,7 +18,7 @@ from ._types import (
     StepRecord,
 )
 
-__all__ = ["CannedResponse", "Plan", "Project", "PromptManager", "import_ryeos", "render", "Template", "__version__"]
+__all__ = ["Cancel", "CannedResponse", "Plan", "Project", "PromptManager", "import_ryeos", "render", "Template", "__version__"]
 
 __version__: str
 
@@ -130,6 +130,17 @@ class Plan:
     def __len__(self) -> int: ...
 
 @final
+class Cancel:
+    """A flag that stops the plan runs given it (``Project.run_plan(cancel=...)``)."""
+
+    def __new__(cls) -> Cancel: ...
+    def cancel(self) -> None:
+        """Sets the flag (from any thread)."""
+    @property
+    def cancelled(self) -> bool:
+        """True once the flag is set."""
+
+@final
 class Project:
     """A strata project: the directory ``path`` holding ``tools/``."""
 
@@ -139,6 +150,9 @@ class Project:
         """The project's root directory (absolute)."""
     def tool_ids(self) -> list[str]:
         """Every tool id under ``tools/``, sorted."""
+    def dotenv_values(self) -> dict[str, str]:
+        """The variables of the project's ``.env`` as strata reads them (every value a
+        secret)."""
     def run_tool(
         self,
         tool: str,
@@ -163,13 +177,17 @@ class Project:
         resume: Optional[str] = None,
         executor: Optional[_Executor] = None,
         step_executor: Optional[_StepExecutor] = None,
+        cancel: Optional[Cancel] = None,
+        on_event: Optional[Callable[[dict[str, Any]], object]] = None,
     ) -> PlanRun:
         """Runs a whole plan with the project's tools, recorded under ``.strata/runs/``
         (or resumes run ``resume``), and returns every step's record.
 
         At most ``jobs`` steps run at once (default: the project's ``jobs`` setting, 4
         unless ``strata.yaml`` or ``STRATA_JOBS`` says otherwise). ``executor`` runs each
-        tool call elsewhere; ``step_executor`` each whole step (``strata.ray``)."""
+        tool call elsewhere; ``step_executor`` each whole step (``strata.ray``); ``cancel``,
+        once set, stops the run (recorded as ``cancelled``, resumable); ``on_event`` is
+        called with each event as ``strata plan run --json`` streams it."""
     def plan_step(
         self,
         plan: Union[str, list[Any], Mapping[str, Any]],

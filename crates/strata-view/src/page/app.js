@@ -198,6 +198,18 @@ function apply(ev) {
       run.bars.push(n);
       break;
     }
+    case "action_started": {
+      const n = node(ev.id);
+      Object.assign(n, { state: "running", start: ts, tool: ev.tool, startAt: ev.at });
+      break;
+    }
+    case "action_finished": {
+      const n = node(ev.id);
+      Object.assign(n, { state: ev.status, end: ts, ms: ev.elapsed_ms, tool: ev.tool, endAt: ev.at, error: ev.error ? { message: ev.error } : undefined });
+      if (n.start === undefined) n.start = ts - (ev.elapsed_ms || 0);
+      run.bars.push(n);
+      break;
+    }
     case "step_waiting":
       Object.assign(node(ev.id), { state: "waiting", needs: ev.needs, tool: ev.tool });
       break;
@@ -405,7 +417,11 @@ function detail(id) {
   const full = whole(id, n);
   field(dl, "state", n.state);
   field(dl, "runs", (e && e.placed.label) || n.tool);
-  if (run.kind === "plan") {
+  if (run.kind === "directive") {
+    field(dl, "duration", n.ms === undefined ? undefined : `${n.ms} ms`);
+    field(dl, "error", n.error && n.error.message);
+    field(dl, "stderr", full.end && full.end.stderr, true);
+  } else if (run.kind === "plan") {
     const r = (full.end && full.end.record) || {};
     field(dl, "arguments", full.start && full.start.arguments, true);
     field(dl, "waiting for", n.needs && n.needs.join(", "));
@@ -415,6 +431,7 @@ function detail(id) {
     field(dl, "error", n.error && n.error.message);
     field(dl, "stderr", r.run && r.run.stderr, true);
   } else {
+    field(dl, "inputs", full.end && full.end.inputs, true);
     field(dl, "visits", n.visits);
     field(dl, "step", n.step);
     field(dl, "duration", n.ms === undefined ? undefined : `${n.ms} ms`);

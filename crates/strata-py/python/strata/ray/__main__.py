@@ -9,15 +9,23 @@ cluster, with the flags of the commands they mirror and a few of Ray's own.
                                    [--run-id ID | --resume ID] [--json] [-q] [--strict]
                                    [-C DIR] [--address ADDR] [--max-retries N] ...
 
+Progress goes to standard error as ``strata plan run`` prints it (``start``/``end`` lines of
+each step), or with ``--json`` as one JSON object per event (``step_started``,
+``step_finished``, ``step_waiting``; a graph's ``part_finished``).
+
 Exit codes are strata's: 0 completed, 1 a step failed (or the graph failed), 3 waiting for
 values, 2 refused (the error on standard error, or as ``{"ok": false, "error"}`` with
-``--json``).
+``--json``), 4 the cluster's head node lost (kind ``cluster_lost``: resume the run once it is
+back), 128+N stopped by signal N (Ctrl-C, SIGTERM: the steps are cancelled and the run
+recorded as cancelled, to resume).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any, Optional, Sequence
@@ -29,6 +37,74 @@ EXIT_FAILED = 1
 EXIT_STRATA = 2
 EXIT_WAITING = 3
 EXIT_LIMITED = 3
+EXIT_CLUSTER_LOST = 4
+
+
+class _Signalled(BaseException):
+    """The driver received a signal that stops the run."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stop_on_signals() -> None:
+    """SIGTERM (and SIGHUP) stop the run as Ctrl-C does, instead of killing the driver."""
+
+    def stop(signum: int, frame: Any) -> None:
+        raise _Signalled(signum)
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, stop)
+
+
+def _wait(handle: sray.RunHandle, resume_with: str) -> Any:
+    """The run's report; on Ctrl-C or SIGTERM its steps are cancelled, the run recorded, a
+    line says how to resume it and the driver exits with 128 + the signal."""
+    try:
+        return handle.wait()
+    except (KeyboardInterrupt, _Signalled) as e:
+        signum = e.signum if isinstance(e, _Signalled) else signal.SIGINT
+        run_id = handle.run_id
+        try:
+            report = handle.result()
+            run_id = report.get("run_id", run_id)
+        except BaseException:  # noqa: BLE001 - the run's own end is not the news here
+            pass
+        if run_id:
+            print(f"strata: run {run_id} interrupted: resume it with `{resume_with} --resume {run_id}`", file=sys.stderr)
+        else:
+            print("strata: run interrupted: `strata runs` lists it", file=sys.stderr)
+        raise SystemExit(128 + int(signum))
+
+
+def _progress(args: argparse.Namespace) -> Optional[Any]:
+    """The ``on_event`` of a plan run: its progress lines, or its events with ``--json``."""
+    if args.quiet:
+        return None
+
+    def line(event: dict[str, Any]) -> None:
+        if args.json:
+            print(json.dumps(event), file=sys.stderr, flush=True)
+            return
+        head = f"{event['id']} ({event['tool']})"
+        kind = event["event"]
+        if kind == "step_started":
+            text = f"start {head}"
+        elif kind == "step_waiting":
+            text = f"wait {head}: needs " + ", ".join(f"`{n}`" for n in event["needs"])
+        else:
+            record = event["record"]
+            why = (record.get("error") or {}).get("message")
+            if record["status"] == "skipped":
+                text = f"skip {head}: {why or ''}"
+            elif record.get("run") is not None:
+                text = f"end {head}: {record['status']} in {event['ms']} ms" + (f": {why}" if why else "")
+            else:
+                text = f"end {head}: {record['status']}: {why or ''}"
+        print(text, file=sys.stderr, flush=True)
+
+    return line
 
 
 def _pair(text: str, flag: str) -> tuple[str, str]:
@@ -109,7 +185,7 @@ def _plan_run(args: argparse.Namespace) -> int:
         plan = strata.Plan.from_file(path)
     elif args.resume is None:
         raise ValueError("no plan given: name a plan file, or --resume a run")
-    report = sray.run_plan(
+    handle = sray.submit_plan(
         root,
         plan,
         values,
@@ -121,7 +197,10 @@ def _plan_run(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         strategy=args.strategy,
         num_cpus=args.num_cpus,
+        on_event=_progress(args),
     )
+    _stop_on_signals()
+    report = _wait(handle, "python -m strata.ray plan run")
     if plan is None:
         kept = root / ".strata" / "runs" / report["run_id"] / "plan.json"
         plan = strata.Plan(json.loads(kept.read_text()))
@@ -155,7 +234,13 @@ def _graph_run(args: argparse.Namespace) -> int:
         graph = str(rel.with_suffix(""))
     inputs = json.loads(args.params_json) if args.params_json else {}
     texts = dict(_pair(t, "--input") for t in args.input)
-    report = sray.run_graph(
+    on_part = None
+    if args.json and not args.quiet:
+
+        def on_part(event: dict[str, Any]) -> None:
+            print(json.dumps(event), file=sys.stderr, flush=True)
+
+    handle = sray.submit_graph(
         root,
         graph,
         inputs,
@@ -167,7 +252,10 @@ def _graph_run(args: argparse.Namespace) -> int:
         inputs_text=texts,
         strategy=args.strategy,
         num_cpus=args.num_cpus,
+        on_part=on_part,
     )
+    _stop_on_signals()
+    report = _wait(handle, f"python -m strata.ray run {graph}")
     if not args.quiet:
         print(f"run {report['run_id']}: {report['status']} after {report['steps']} steps on Ray", file=sys.stderr)
     if args.json:
@@ -186,6 +274,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if args.command == "plan":
             return _plan_run(args)
         return _graph_run(args)
+    except sray.ClusterLost as e:
+        resume = f"resume it with --resume {e.run_id} once the cluster is back" if e.run_id else "resume it once the cluster is back"
+        message = f"{e}; {resume}"
+        if args.json:
+            print(json.dumps({"ok": False, "error": {"kind": "cluster_lost", "message": message, "run_id": e.run_id}}, indent=2))
+        else:
+            print(f"error: {message}", file=sys.stderr)
+        # Ray's own shutdown at exit would wait for the lost head: leave now.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(EXIT_CLUSTER_LOST)
     except (strata.StrataError, ValueError, OSError) as e:
         return _fail(e, args.json)
 

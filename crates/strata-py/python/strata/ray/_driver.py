@@ -1,0 +1,430 @@
+"""The driver's side: the executor that sends each step of a plan, or each part of a graph's
+walk, to a Ray task and hands its answer back to strata; the mapping of a step's declared
+resources and retries to the task; the handle of a run under way (``cancel``)."""
+
+from __future__ import annotations
+
+import importlib
+import socket
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, Optional
+
+import strata
+
+from . import _worker
+from ._upload import refuse_secret_arguments
+from ._worker import error
+
+#: The tasks submitted by this process (a list, so that executors update it in place).
+SUBMITTED = [0]
+
+# The nodes this process found running its strata version: (node id, version).
+_CHECKED: set[tuple[str, str]] = set()
+_CHECKED_LOCK = threading.Lock()
+
+
+# Ray's remote function of each task function, made once per process: a new one is exported
+# to the cluster again, and every worker would load it again.
+_REMOTE: dict[Any, Any] = {}
+
+
+def _remote(ray: Any, fn: Any) -> Any:
+    remote = _REMOTE.get(fn)
+    if remote is None:
+        remote = _REMOTE[fn] = ray.remote(fn)
+    return remote
+
+
+class VersionMismatch(RuntimeError):
+    """A Ray worker runs another strata version than the driver."""
+
+
+def task_options(request: dict[str, Any], num_cpus: float) -> dict[str, Any]:
+    """The Ray task options of a step (or part) request: ``num_cpus`` unless the step
+    declares its own ``resources`` — ``num_cpus``, ``num_gpus``, ``memory`` (bytes) and
+    ``custom`` resources, each given to Ray as it is declared."""
+    out: dict[str, Any] = {"num_cpus": num_cpus}
+    declared = request.get("resources") or {}
+    if "num_cpus" in declared:
+        out["num_cpus"] = float(declared["num_cpus"])
+    if "num_gpus" in declared:
+        out["num_gpus"] = float(declared["num_gpus"])
+    if "memory" in declared:
+        out["memory"] = int(declared["memory"])
+    if declared.get("custom"):
+        out["resources"] = {name: float(n) for name, n in declared["custom"].items()}
+    return out
+
+
+def retry_policy(request: dict[str, Any]) -> tuple[int, float]:
+    """A step's declared retries of a failed tool: how many (0 when none) and the delay
+    before each, in seconds."""
+    declared = request.get("retries") or {}
+    return int(declared.get("limit", 0)), int(declared.get("delay_ms", 0)) / 1000
+
+
+def _tool_failed(answer: dict[str, Any]) -> bool:
+    """True for the answer of a step whose tool ran and failed (what declared retries
+    retry; a step that failed before its tool ran fails the same way again)."""
+    record = answer.get("record")
+    return isinstance(record, dict) and record.get("status") == "failed" and record.get("run") is not None
+
+
+#: How often the driver makes sure the cluster's head still answers, in seconds.
+_WATCH_EVERY = 1.0
+
+
+def _head_address(ray: Any) -> Optional[tuple[str, int]]:
+    """The cluster's head (its GCS) as host and port, when this process knows it (not through
+    a Ray Client)."""
+    try:
+        address = str(ray.get_runtime_context().gcs_address or "")
+    except Exception:  # noqa: BLE001 - a client connection has no GCS address here
+        return None
+    host, _, port = address.rpartition(":")
+    return (host, int(port)) if host and port.isdigit() else None
+
+
+def _head_alive(head: Optional[tuple[str, int]]) -> bool:
+    """True when the cluster's head still answers on its port (or is not known here)."""
+    if head is None:
+        return True
+    try:
+        with socket.create_connection(head, timeout=2):
+            return True
+    except OSError:
+        return False
+
+
+def _screen(secrets: dict[str, str], plan: Any, values: Any) -> Optional[dict[str, Any]]:
+    """The answer of every step of a plan whose text or user values hold a secret value
+    (none is submitted), else None."""
+    try:
+        refuse_secret_arguments("the plan", plan, secrets)
+        refuse_secret_arguments("the user values", values, secrets)
+    except strata.StrataError as e:
+        return {"error": error(e.kind, e.message, e.hint)}
+    return None
+
+
+class Executor:
+    """Sends each step of a plan, or each part of a graph's walk, to a Ray task and hands its
+    answer back to strata; stops them all on ``cancel``."""
+
+    def __init__(
+        self,
+        ray: Any,
+        env: dict[str, Any],
+        *,
+        run: str,
+        label: str,
+        secrets: dict[str, str],
+        strict: Optional[bool],
+        max_retries: int,
+        strategy: Any,
+        num_cpus: float,
+    ) -> None:
+        self.ray = ray
+        self.env = env
+        self.run = run
+        self.label = label
+        self.secrets = secrets
+        self.screened: Optional[dict[str, Any]] = None
+        self.strict = strict
+        self.max_retries = max_retries
+        self.num_cpus = num_cpus
+        self.base = dict(max_retries=max_retries, retry_exceptions=False, scheduling_strategy=strategy, runtime_env=env)
+        self.tasks = {fn: _remote(ray, fn) for fn in (_worker.step, _worker.part)}
+        self.lock = threading.Lock()
+        self.checked = False
+        self.flag = strata.Cancel()
+        self.lost: Optional[str] = None
+        self.in_flight: dict[int, Any] = {}
+        self.placements: list[dict[str, Any]] = []
+        self.plan: Any = None
+        self.plan_ref: Any = None
+        self.on_part: Optional[Callable[[dict[str, Any]], None]] = None
+        self.head = _head_address(ray)
+        self.ended = threading.Event()
+        #: Called with ``step_started`` as a step's task is submitted (the scheduler says the
+        #: rest: a step run elsewhere resolves its arguments there, so it has no start).
+        self.on_event: Optional[Callable[[dict[str, Any]], object]] = None
+        #: The tool of each step, for those events.
+        self.tools: dict[str, str] = {}
+
+    # -- cancellation --------------------------------------------------------------------
+
+    def cancel(self) -> None:
+        """Stops the run: no step starts, the tasks in flight are cancelled (their workers
+        killed, their tools with them)."""
+        self.flag.cancel()
+        with self.lock:
+            refs = list(self.in_flight.values())
+        for ref in refs:
+            try:
+                self.ray.cancel(ref, force=True)
+            except Exception:  # noqa: BLE001 - a task that already ended
+                pass
+
+    def watch(self) -> None:
+        """Until the run ends: when the cluster's head stops answering, the run stops (Ray
+        would end this process a while later, without a word)."""
+        while not self.ended.wait(_WATCH_EVERY):
+            if not _head_alive(self.head):
+                self.lost = "the Ray cluster's head node was lost"
+                self.flag.cancel()
+                return
+
+    def _stopped(self, what: str) -> dict[str, Any]:
+        why = self.lost or "the run was cancelled"
+        return {"error": error("cancelled", f"{what} was stopped: {why}")}
+
+    # -- submitting ----------------------------------------------------------------------
+
+    def preflight(self) -> None:
+        """Once per run, before its first task: every alive node runs this strata version
+        (each node asked once per process, with a task it prefers). A node lost meanwhile
+        is not asked (its tasks go elsewhere); another version raises ``VersionMismatch``."""
+        with self.lock:
+            if self.checked:
+                return
+            ray = self.ray
+            strategies: Any = importlib.import_module("ray.util.scheduling_strategies")
+            probe = _remote(ray, _worker.probe)
+            with _CHECKED_LOCK:
+                unchecked = [
+                    n["NodeID"]
+                    for n in ray.nodes()
+                    if n.get("Alive") and (n["NodeID"], strata.__version__) not in _CHECKED
+                ]
+                refs = [
+                    probe.options(
+                        num_cpus=0,
+                        name="strata:probe",
+                        scheduling_strategy=strategies.NodeAffinitySchedulingStrategy(node_id=node, soft=True),
+                        runtime_env=self.env,
+                    ).remote(strata.__version__)
+                    for node in unchecked
+                ]
+                SUBMITTED[0] += len(refs)
+                for ref in refs:
+                    try:
+                        answer = ray.get(ref)
+                    except ray.exceptions.RayError:
+                        continue
+                    if answer["version"] != strata.__version__:
+                        raise VersionMismatch(
+                            f"strata version mismatch: the driver runs strata {strata.__version__}, "
+                            f"node {answer['node']} runs strata {answer['version']}; install the same "
+                            "strata-engine on the driver and every node"
+                        )
+                    _CHECKED.add((answer["node"], strata.__version__))
+            self.checked = True
+
+    def submit(
+        self, fn: Any, name: str, what: str, placement: dict[str, Any], options: dict[str, Any], *args: Any
+    ) -> dict[str, Any]:
+        """Runs ``fn(version, run, *args, strict)`` as the Ray task ``name`` with ``options``
+        and returns its answer (the task's, or ``{"error"}`` when it raised, its worker was
+        lost past the retries, the cluster was lost or the run cancelled); ``placement`` says
+        what it ran."""
+        if self.flag.cancelled:
+            return self._stopped(what)
+        ray = self.ray
+        ref = None
+        try:
+            self.preflight()
+            task = self.tasks[fn].options(name=name, **self.base, **options)
+            ref = task.remote(strata.__version__, self.run, *args, self.strict)
+            with self.lock:
+                SUBMITTED[0] += 1
+                self.in_flight[id(ref)] = ref
+            if self.flag.cancelled:
+                ray.cancel(ref, force=True)
+            while not ray.wait([ref], timeout=_WATCH_EVERY)[0]:
+                if self.lost:
+                    return self._stopped(what)
+            answer: dict[str, Any] = ray.get(ref)
+        except VersionMismatch as e:
+            return {"error": error("invalid", str(e), "install the same strata-engine on the driver and every node")}
+        except ray.exceptions.RayTaskError as e:
+            if self.flag.cancelled:
+                return self._stopped(what)
+            cause = f"{type(e.cause).__name__}: {e.cause}"[:300]
+            return {"error": error("spawn", f"the Ray task running {what} raised {cause}")}
+        except (ray.exceptions.RayError, ConnectionError) as e:
+            if self.flag.cancelled:
+                return self._stopped(what)
+            if not _head_alive(self.head):
+                self.lost = "the Ray cluster's head node was lost"
+                self.flag.cancel()
+                return self._stopped(what)
+            retries = "retried" if self.max_retries else "not retried"
+            return {
+                "error": error(
+                    "tool_failed",
+                    f"the Ray worker running {what} was lost ({type(e).__name__}; {retries}, "
+                    f"max_retries={self.max_retries})",
+                    "raise max_retries to retry a step whose worker dies",
+                )
+            }
+        finally:
+            if ref is not None:
+                with self.lock:
+                    self.in_flight.pop(id(ref), None)
+        with self.lock:
+            self.placements.append(
+                {**placement, **{k: answer.pop(k, None) for k in ("node", "pid", "task")}}
+            )
+        return answer
+
+    def step(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The step executor of ``Project.run_plan``: one whole step, a Ray task named
+        ``strata:<plan>/<step>`` given its step (the plan goes to Ray's object store once),
+        resubmitted while its tool fails, up to the step's declared retries."""
+        step = request["step"]
+        plan = request["plan"]
+        with self.lock:
+            if plan is not self.plan:
+                self.screened = _screen(self.secrets, plan, request["values"])
+                self.plan, self.plan_ref = plan, self.ray.put(plan)
+            plan_ref = self.plan_ref
+        if self.screened is not None:
+            return self.screened
+        rest = {k: v for k, v in request.items() if k not in ("plan", "resources", "retries")}
+        options = task_options(request, self.num_cpus)
+        limit, delay = retry_policy(request)
+        if self.on_event is not None:
+            self.on_event({"event": "step_started", "id": step, "tool": self.tools.get(step, "")})
+        attempts = 0
+        while True:
+            attempts += 1
+            placement: dict[str, Any] = {"step": step}
+            if limit:
+                placement.update(attempts=attempts, retries=limit)
+            answer = self.submit(
+                _worker.step, f"strata:{self.label}/{step}", f"step `{step}`", placement, options, plan_ref, rest
+            )
+            if attempts > limit or not _tool_failed(answer) or self.flag.cancelled:
+                return answer
+            if delay:
+                time.sleep(delay)
+
+    def parts(self, graph: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+        """The part executor of ``Project.run_graph`` for graph ``graph``: one part of its
+        walk, a Ray task named ``strata:<graph>/<part>[@node[index]]``."""
+
+        def part(request: dict[str, Any]) -> dict[str, Any]:
+            kind = request["part"]
+            at = (request.get("walk") or {}).get("node")
+            index = request.get("index")
+            placement = {"part": kind, "at": at, "index": index}
+            what = f"part `{kind}` of graph `{graph}`" + (f" at node `{at}`" if at else "")
+            name = f"strata:{graph}/{kind}" + (f"@{at}" if at else "") + (f"[{index}]" if index is not None else "")
+            rest = {k: v for k, v in request.items() if k not in ("resources", "retries")}
+            options = task_options(request, self.num_cpus)
+            answer = self.submit(_worker.part, name, what, placement, options, graph, rest)
+            if self.on_part is not None:
+                self.on_part({"event": "part_finished", **placement, "ok": "error" not in answer})
+            return answer
+
+        return part
+
+    def finish(self) -> None:
+        """Removes the run's working directory on every node (best effort: a task per node,
+        not waited for)."""
+        ray = self.ray
+        if self.lost:
+            return
+        try:
+            strategies: Any = importlib.import_module("ray.util.scheduling_strategies")
+            clean = _remote(ray, _worker.cleanup)
+            # Submitted, not waited for: the tasks run whether or not anyone fetches them.
+            for node in ray.nodes():
+                if node.get("Alive"):
+                    clean.options(
+                        num_cpus=0,
+                        name="strata:cleanup",
+                        scheduling_strategy=strategies.NodeAffinitySchedulingStrategy(node_id=node["NodeID"], soft=False),
+                        runtime_env=self.env,
+                    ).remote(self.run)
+        except Exception:  # noqa: BLE001 - a node gone: its directory went with it
+            pass
+
+
+class ClusterLost(RuntimeError):
+    """The Ray cluster's head node was lost during a run: the run stopped, recorded as
+    cancelled, and resumes (``resume=run_id``) once the cluster is back."""
+
+    def __init__(self, message: str, run_id: Optional[str]) -> None:
+        super().__init__(message)
+        #: The id of the run to resume.
+        self.run_id = run_id
+
+
+class RunHandle:
+    """A run under way on the cluster (``submit_plan``, ``submit_graph``): ``cancel()`` stops
+    it (its steps cancelled, the run recorded as cancelled and resumable), ``done()`` says
+    whether it ended, ``result()`` waits for its report."""
+
+    def __init__(self, executor: Executor, target: Callable[[], Any], run_id: Optional[str]) -> None:
+        self._executor = executor
+        self._outcome: list[Any] = []
+        self._failure: list[BaseException] = []
+        #: The run's id, when it was given.
+        self.run_id = run_id
+        self._thread = threading.Thread(target=self._run, args=(target,), name="strata-ray-run", daemon=True)
+        self._thread.start()
+        threading.Thread(target=executor.watch, name="strata-ray-watch", daemon=True).start()
+
+    def _run(self, target: Callable[[], Any]) -> None:
+        try:
+            self._outcome.append(target())
+        except BaseException as e:  # noqa: BLE001 - handed to result()
+            self._failure.append(e)
+        finally:
+            # The run has ended: its report is ready while its directories are removed.
+            self._executor.ended.set()
+            self._executor.finish()
+
+    def cancel(self) -> None:
+        """Stops the run: no step starts, the tasks in flight are cancelled."""
+        self._executor.cancel()
+
+    @property
+    def cancelled(self) -> bool:
+        """True once ``cancel()`` was called (or the cluster was lost)."""
+        return self._executor.flag.cancelled
+
+    def done(self) -> bool:
+        """True once the run ended."""
+        return self._executor.ended.is_set()
+
+    def result(self, timeout: Optional[float] = None) -> Any:
+        """The run's report once it ended (``TimeoutError`` after ``timeout`` seconds);
+        raises what the run raised, or ``ClusterLost`` when the head node was lost."""
+        if not self._executor.ended.wait(timeout):
+            raise TimeoutError(f"the run did not end within {timeout} s")
+        if self._executor.lost:
+            report = self._outcome[0] if self._outcome else {}
+            run_id = report.get("run_id", self.run_id) if isinstance(report, dict) else self.run_id
+            raise ClusterLost(f"{self._executor.lost}; the run stopped", run_id)
+        if self._failure:
+            raise self._failure[0]
+        return self._outcome[0]
+
+    def wait(self) -> Any:
+        """``result()``, cancelling the run when the wait is interrupted (Ctrl-C): the steps
+        stop, the run is recorded, then the ``KeyboardInterrupt`` goes on."""
+        try:
+            while not self._executor.ended.wait(0.1):
+                pass
+        except BaseException:
+            self.cancel()
+            self._executor.ended.wait()
+            self._thread.join()
+            raise
+        self._thread.join()
+        return self.result()

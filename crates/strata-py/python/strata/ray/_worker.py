@@ -1,0 +1,139 @@
+"""What runs on a Ray worker: a plan's step (``Project.plan_step``) or a part of a graph's walk
+(``Project.walk_part``), each in the working directory of its run on that node.
+
+Ray unpacks the project once per node and content into a directory every task of that
+package shares, whatever run it belongs to. A run works on a copy of its own instead
+(``strata-run-<run>`` beside Ray's, made by the run's first task on the node, removed when
+the run ends): files one run writes are never seen by another run."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+from pathlib import Path
+from typing import Any, Optional
+
+import strata
+
+_PROJECTS: dict[str, strata.Project] = {}
+
+
+def error(kind: str, message: str, hint: Optional[str] = None) -> dict[str, Any]:
+    """An error in strata's JSON form (layer ``request``)."""
+    out: dict[str, Any] = {"kind": kind, "layer": "request", "message": message, "path": "", "span": None}
+    if hint:
+        out["hint"] = hint
+    return out
+
+
+def where() -> dict[str, Any]:
+    """The node, the process and the Ray task this runs in."""
+    import ray
+
+    context = ray.get_runtime_context()
+    return {"node": context.get_node_id(), "pid": os.getpid(), "task": context.get_task_name()}
+
+
+def probe(version: str) -> dict[str, Any]:
+    """The worker's strata version, node and process."""
+    return {"version": strata.__version__, "driver": version, **where()}
+
+
+def _mismatch(version: str, here: dict[str, Any]) -> Optional[dict[str, Any]]:
+    """The answer of a task whose worker runs another strata than the driver, else None."""
+    if version == strata.__version__:
+        return None
+    return {
+        "error": error(
+            "invalid",
+            f"strata version mismatch: the driver runs strata {version}, the Ray worker on "
+            f"node {here['node']} runs strata {strata.__version__}",
+            "install the same strata-engine on the driver and every node",
+        ),
+        **here,
+    }
+
+
+def run_dir(run: str) -> Path:
+    """The working directory of run ``run`` on this node: a copy of Ray's copy of the
+    project, made once — the run's first task on the node copies it under a lock, the
+    others wait for it — and put in place whole (renamed), so a task never sees half of it."""
+    package = Path(os.getcwd())
+    target = package.parent / f"strata-run-{run}"
+    if target.is_dir():
+        return target
+    with open(package.parent / f".strata-run-{run}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not target.is_dir():
+            part = package.parent / f".strata-run-{run}.{os.getpid()}"
+            shutil.copytree(package, part, symlinks=True)
+            os.rename(part, target)
+    return target
+
+
+def _project(run: str) -> strata.Project:
+    root = str(run_dir(run))
+    project = _PROJECTS.get(root)
+    if project is None:
+        project = _PROJECTS[root] = strata.Project(root)
+    return project
+
+
+def cleanup(run: str) -> None:
+    """Removes run ``run``'s working directory on this node."""
+    parent = Path(os.getcwd()).parent
+    target = parent / f"strata-run-{run}"
+    _PROJECTS.pop(str(target), None)
+    shutil.rmtree(target, ignore_errors=True)
+    (parent / f".strata-run-{run}.lock").unlink(missing_ok=True)
+
+
+def _opened(version: str, run: str) -> tuple[dict[str, Any], Any]:
+    """Where this task runs, and the project of run ``run`` here — or the task's answer when
+    the worker runs another strata or the run's directory cannot be made."""
+    here = where()
+    mismatch = _mismatch(version, here)
+    if mismatch is not None:
+        return here, mismatch
+    try:
+        return here, _project(run)
+    except OSError as e:
+        return here, {"error": error("io", f"cannot make the run's working directory on node {here['node']}: {e}"), **here}
+
+
+def step(version: str, run: str, plan: Any, request: dict[str, Any], strict: Optional[bool]) -> dict[str, Any]:
+    """One whole step of a plan through the step operation, refused when the worker's strata
+    is not the driver's. Answers ``{"record"}`` or ``{"error"}``, with the node and process."""
+    here, project = _opened(version, run)
+    if isinstance(project, dict):
+        return project
+    try:
+        answer = project.plan_step(
+            plan,
+            request["step"],
+            records=request["records"],
+            values=request["values"],
+            name=request["name"],
+            strict=bool(strict),
+            timeout=request["timeout"],
+            marks=request["marks"],
+        )
+    except strata.StrataError as e:
+        return {"error": error(e.kind, e.message, e.hint), **here}
+    if "record" not in answer:  # the driver gives every value a step runs with
+        return {"error": error("invalid", f"step `{request['step']}` waits for values"), **here}
+    return {"record": answer["record"], **here}
+
+
+def part(version: str, run: str, graph: str, request: dict[str, Any], strict: Optional[bool]) -> dict[str, Any]:
+    """One part of a graph's walk, refused when the worker's strata is not the driver's.
+    Answers ``{"answer"}`` or ``{"error"}``, with the node and process."""
+    here, project = _opened(version, run)
+    if isinstance(project, dict):
+        return project
+    try:
+        answer = project.walk_part(graph, request, strict=bool(strict))
+    except strata.StrataError as e:
+        return {"error": error(e.kind, e.message, e.hint), **here}
+    return {"answer": answer, **here}
