@@ -286,6 +286,68 @@ fn completion_offers_exactly_the_names_the_check_accepts() {
     );
 }
 
+/// A graph calling `examples/echo` whose state is initialised (`cfg` nested) and assigned
+/// (`last`); `{hole}` is the message it passes.
+fn state_graph(hole: &str) -> String {
+    format!("kind: graph\nstate:\n  count: 0\n  cfg: {{depth: 1, mode: {{fast: true}}}}\nstart: greet\nnodes:\n  greet:\n    kind: action\n    tool: examples/echo\n    params:\n      message: \"{hole}\"\n    assign:\n      last: \"${{result.count}}\"\n    next:\n      - to: done\n  done:\n    kind: return\n    output:\n      n: \"${{state.count}}\"\n")
+}
+
+#[test]
+fn completion_offers_the_state_keys_a_graph_sets_nested_and_half_typed() {
+    let dir = corpus_project();
+    let mut client = start(dir.path());
+    let graph = "tools/graphs/c.yaml";
+    client.open(graph, &state_graph("${state."));
+    let keys = client.completion(graph, 10, 24);
+    assert_eq!(keys, ["cfg", "count", "last"]);
+    client.set(graph, &state_graph("${state.cfg."));
+    assert_eq!(client.completion(graph, 10, 28), ["depth", "mode"]);
+    client.set(graph, &state_graph("${state.cfg.mode.f"));
+    assert_eq!(client.completion(graph, 10, 34), ["fast"]);
+    offered_is_accepted(
+        &mut client,
+        graph,
+        &keys,
+        &["cont", "greet", "nope"],
+        |n| state_graph(&format!("${{state.{n}}}")),
+        "G001",
+    );
+}
+
+/// A plan of four steps calling `examples/echo`; `{hole}` is the third one's message.
+fn step_plan(hole: &str) -> String {
+    format!("- id: first\n  tool: examples/echo\n  arguments: {{message: hi}}\n- id: step2\n  tool: examples/echo\n  arguments: {{message: hi}}\n- id: third\n  tool: examples/echo\n  arguments: {{message: \"{hole}\"}}\n- id: after\n  tool: examples/echo\n  arguments: {{message: hi}}\n")
+}
+
+#[test]
+fn completion_offers_the_steps_before_the_one_written() {
+    let dir = corpus_project();
+    let mut client = start(dir.path());
+    let plan = "plans/c.yaml";
+    client.open(plan, &step_plan("{{"));
+    let ids = client.completion(plan, 8, 26);
+    assert_eq!(ids, ["first", "step2"]);
+    offered_is_accepted(
+        &mut client,
+        plan,
+        &ids,
+        &["frst", "nope"],
+        |n| step_plan(&format!("{{{{{n}.result}}}}")),
+        "P002",
+    );
+    client.set(plan, &step_plan("$"));
+    let dollar = client.completion(plan, 8, 25);
+    assert_eq!(dollar, ["step2"]);
+    offered_is_accepted(
+        &mut client,
+        plan,
+        &dollar,
+        &["step9"],
+        |n| step_plan(&format!("${n}")),
+        "P002",
+    );
+}
+
 const HOVERED: &str = "executor: runtimes/python\nsecrets: [API_TOKEN]\nparameters:\n  type: object\n  properties:\n    name: {type: string, default: world}\nconfig:\n  script: run.py\n  greeting: hello\n  input_data: \"{greeting} {name} ${API_TOKEN} ${PYTHON} ${CANARY}\"\n";
 
 /// A secret of the project's `.env` that no message of the server may carry.

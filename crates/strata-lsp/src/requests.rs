@@ -110,6 +110,7 @@ fn complete(
         &relative,
         &text,
         &text[line_start..offset],
+        at.position.line as usize + 1,
     ))
 }
 

@@ -1,0 +1,126 @@
+//! The names a graph's `${state.…}` and a plan's step references accept, read from the
+//! file's document rather than from the loaded graph or plan: a reference half typed in an
+//! editor stops the graph or plan from loading, not its YAML or JSON from parsing.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::Value;
+use strata_core::{FieldPath, PathSeg};
+use strata_doc::{Document, Format};
+use strata_project::Project;
+
+use crate::names::{Known, Shown};
+
+fn key(at: &FieldPath, k: &str) -> FieldPath {
+    at.child(PathSeg::Key(k.to_string()))
+}
+
+fn origin(doc: &Document, at: &FieldPath) -> Option<(String, usize, usize)> {
+    doc.locate(at, None)
+        .map(|(line, column)| (doc.name.clone(), line, column))
+}
+
+/// The state keys `${state.key}` accepts in the graph `text` (named `file`, a path of the
+/// project), in name order: the keys initialised under `state:` (with their nested keys,
+/// as `key.inner`, where the initial value is a map) and those a node assigns or a foreach
+/// node collects. A key's origin is the first node that assigns it, else its `state:`
+/// entry. Empty when the text is not a graph's YAML.
+pub fn graph_state(project: &Project, file: &Path, text: &str) -> Vec<Known> {
+    let name = project.display_name(file);
+    let Ok(doc) = Document::parse(
+        &name,
+        text.as_bytes().to_vec(),
+        Format::Yaml,
+        &project.limits,
+    ) else {
+        return Vec::new();
+    };
+    let root = FieldPath(Vec::new());
+    let mut found: BTreeMap<String, Known> = BTreeMap::new();
+    let nodes = doc.value.get("nodes").and_then(Value::as_object);
+    for (id, node) in nodes.into_iter().flatten() {
+        let at = key(&key(&root, "nodes"), id);
+        let assigned = node.get("assign").and_then(Value::as_object);
+        let mut writes: Vec<(String, FieldPath, &str)> = assigned
+            .into_iter()
+            .flatten()
+            .map(|(k, _)| (k.clone(), key(&key(&at, "assign"), k), "assigned"))
+            .collect();
+        if let Some(c) = node.get("collect").and_then(Value::as_str) {
+            writes.push((c.to_string(), key(&at, "collect"), "collected"));
+        }
+        for (k, place, how) in writes {
+            found.entry(k.clone()).or_insert_with(|| Known {
+                name: k,
+                what: format!("state key, {how} by node `{id}`"),
+                value: Shown::Unknown("runtime state: set as the graph runs".into()),
+                default: None,
+                origin: origin(&doc, &place),
+            });
+        }
+    }
+    if let Some(state) = doc.value.get("state").and_then(Value::as_object) {
+        initial(&doc, state, &key(&root, "state"), "", &mut found);
+    }
+    found.into_values().collect()
+}
+
+/// Adds the keys of the initial state `map` (at `at`, its names prefixed by `prefix`),
+/// nested maps' keys too.
+fn initial(
+    doc: &Document,
+    map: &serde_json::Map<String, Value>,
+    at: &FieldPath,
+    prefix: &str,
+    found: &mut BTreeMap<String, Known>,
+) {
+    for (k, v) in map {
+        let name = format!("{prefix}{k}");
+        let place = key(at, k);
+        let entry = found.entry(name.clone()).or_insert_with(|| Known {
+            name: name.clone(),
+            what: "state key, initialised under `state:`".into(),
+            value: Shown::Unknown("runtime state: set as the graph runs".into()),
+            default: None,
+            origin: origin(doc, &place),
+        });
+        entry.default = Some(v.to_string());
+        if let Value::Object(inner) = v {
+            initial(doc, inner, &place, &format!("{name}."), found);
+        }
+    }
+}
+
+/// The steps of the plan `text` (named `file`, a path of the project), in plan order, each
+/// with the line of its entry as origin: what `{{id.result…}}` and `$stepN` name. Empty
+/// when the text is not a plan's document.
+pub fn plan_steps(project: &Project, file: &Path, text: &str) -> Vec<Known> {
+    let name = project.display_name(file);
+    let Ok(doc) = strata_plans::parse_document(&name, text.as_bytes().to_vec(), &project.limits)
+    else {
+        return Vec::new();
+    };
+    let root = FieldPath(Vec::new());
+    let (items, at) = match &doc.value {
+        Value::Array(items) => (items, root),
+        Value::Object(map) => match map.get("steps") {
+            Some(Value::Array(items)) => (items, key(&root, "steps")),
+            _ => return Vec::new(),
+        },
+        _ => return Vec::new(),
+    };
+    let steps = items.iter().enumerate().filter_map(|(i, step)| {
+        let id = step.get("id")?.as_str()?;
+        let tool = step.get("tool").and_then(Value::as_str).unwrap_or("?");
+        let place = at.child(PathSeg::Index(i));
+        Some(Known {
+            name: id.to_string(),
+            what: format!("step {} (calls `{tool}`)", i + 1),
+            value: Shown::Unknown("its record is known once the step has run".into()),
+            default: None,
+            origin: origin(&doc, &place),
+        })
+    });
+    steps.collect()
+}
