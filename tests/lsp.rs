@@ -314,14 +314,21 @@ fn completion_offers_the_state_keys_a_graph_sets_nested_and_half_typed() {
     );
 }
 
-/// A plan of four steps calling `examples/echo`; `{hole}` is the third one's message.
+/// A plan of four steps, the first calling `t/out` (which declares its `outputs`), the
+/// others `examples/echo`; `{hole}` is the third one's message.
 fn step_plan(hole: &str) -> String {
-    format!("- id: first\n  tool: examples/echo\n  arguments: {{message: hi}}\n- id: step2\n  tool: examples/echo\n  arguments: {{message: hi}}\n- id: third\n  tool: examples/echo\n  arguments: {{message: \"{hole}\"}}\n- id: after\n  tool: examples/echo\n  arguments: {{message: hi}}\n")
+    format!("- id: first\n  tool: t/out\n  arguments: {{}}\n- id: step2\n  tool: examples/echo\n  arguments: {{message: hi}}\n- id: third\n  tool: examples/echo\n  arguments: {{message: \"{hole}\"}}\n- id: after\n  tool: examples/echo\n  arguments: {{message: hi}}\n")
 }
 
 #[test]
-fn completion_offers_the_steps_before_the_one_written() {
+fn completion_offers_the_steps_before_the_one_written_and_their_declared_outputs() {
     let dir = corpus_project();
+    fs::create_dir_all(dir.path().join("tools/t")).unwrap();
+    fs::write(
+        dir.path().join("tools/t/out.yaml"),
+        "executor: runtimes/subprocess\noutputs:\n  type: object\n  properties:\n    count: {type: integer}\n    data: {type: object, properties: {email: {type: string}}}\nconfig:\n  command: printf\n  args: [\"{}\"]\n",
+    )
+    .unwrap();
     let mut client = start(dir.path());
     let plan = "plans/c.yaml";
     client.open(plan, &step_plan("{{"));
@@ -335,6 +342,12 @@ fn completion_offers_the_steps_before_the_one_written() {
         |n| step_plan(&format!("{{{{{n}.result}}}}")),
         "P002",
     );
+    client.set(plan, &step_plan("{{first.result."));
+    assert_eq!(client.completion(plan, 8, 39), ["count", "data"]);
+    client.set(plan, &step_plan("{{ first.result.data."));
+    assert_eq!(client.completion(plan, 8, 45), ["email"]);
+    client.set(plan, &step_plan("{{step2.result."));
+    assert!(client.completion(plan, 8, 39).is_empty());
     client.set(plan, &step_plan("$"));
     let dollar = client.completion(plan, 8, 25);
     assert_eq!(dollar, ["step2"]);

@@ -92,15 +92,8 @@ fn initial(
     }
 }
 
-/// The steps of the plan `text` (named `file`, a path of the project), in plan order, each
-/// with the line of its entry as origin: what `{{id.result…}}` and `$stepN` name. Empty
-/// when the text is not a plan's document.
-pub fn plan_steps(project: &Project, file: &Path, text: &str) -> Vec<Known> {
-    let name = project.display_name(file);
-    let Ok(doc) = strata_plans::parse_document(&name, text.as_bytes().to_vec(), &project.limits)
-    else {
-        return Vec::new();
-    };
+/// The step entries of plan document `doc`: each one's value and field path.
+fn step_entries(doc: &Document) -> Vec<(&Value, FieldPath)> {
     let root = FieldPath(Vec::new());
     let (items, at) = match &doc.value {
         Value::Array(items) => (items, root),
@@ -110,10 +103,28 @@ pub fn plan_steps(project: &Project, file: &Path, text: &str) -> Vec<Known> {
         },
         _ => return Vec::new(),
     };
-    let steps = items.iter().enumerate().filter_map(|(i, step)| {
+    let entries = items.iter().enumerate();
+    entries
+        .map(|(i, step)| (step, at.child(PathSeg::Index(i))))
+        .collect()
+}
+
+fn plan_doc(project: &Project, file: &Path, text: &str) -> Option<Document> {
+    let name = project.display_name(file);
+    strata_plans::parse_document(&name, text.as_bytes().to_vec(), &project.limits).ok()
+}
+
+/// The steps of the plan `text` (named `file`, a path of the project), in plan order, each
+/// with the line of its entry as origin: what `{{id.result…}}` and `$stepN` name. Empty
+/// when the text is not a plan's document.
+pub fn plan_steps(project: &Project, file: &Path, text: &str) -> Vec<Known> {
+    let Some(doc) = plan_doc(project, file, text) else {
+        return Vec::new();
+    };
+    let steps = step_entries(&doc).into_iter().enumerate();
+    let known = steps.filter_map(|(i, (step, place))| {
         let id = step.get("id")?.as_str()?;
         let tool = step.get("tool").and_then(Value::as_str).unwrap_or("?");
-        let place = at.child(PathSeg::Index(i));
         Some(Known {
             name: id.to_string(),
             what: format!("step {} (calls `{tool}`)", i + 1),
@@ -122,5 +133,41 @@ pub fn plan_steps(project: &Project, file: &Path, text: &str) -> Vec<Known> {
             origin: origin(&doc, &place),
         })
     });
-    steps.collect()
+    known.collect()
+}
+
+/// The paths `{{id.result.…}}` is known to read for step `id` of the plan `text`: the
+/// fields (nested ones as `field.inner`) of the `outputs` its tool declares. Empty when
+/// the step is not found or its tool declares no `outputs`.
+pub fn step_result_paths(project: &Project, file: &Path, text: &str, id: &str) -> Vec<Known> {
+    let Some(doc) = plan_doc(project, file, text) else {
+        return Vec::new();
+    };
+    let tool = step_entries(&doc).into_iter().find_map(|(step, _)| {
+        (step.get("id")?.as_str()? == id).then(|| step.get("tool")?.as_str().map(str::to_string))?
+    });
+    let Some(schema) = tool.and_then(|t| strata_project::tool_outputs(project, &t).map(|s| (t, s)))
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    output_fields(&schema.1, &schema.0, "", &mut out);
+    out
+}
+
+/// Adds the fields of the output schema `schema` of `tool`, prefixed by `prefix`.
+fn output_fields(schema: &Value, tool: &str, prefix: &str, out: &mut Vec<Known>) {
+    let properties = schema.get("properties").and_then(Value::as_object);
+    for (k, field) in properties.into_iter().flatten() {
+        let name = format!("{prefix}{k}");
+        let of_type = field.get("type").and_then(Value::as_str).unwrap_or("any");
+        out.push(Known {
+            name: name.clone(),
+            what: format!("output field of `{tool}` ({of_type})"),
+            value: Shown::Unknown("known once the step has run".into()),
+            default: None,
+            origin: None,
+        });
+        output_fields(field, tool, &format!("{name}."), out);
+    }
 }

@@ -1,5 +1,6 @@
 //! Completion of a graph's state keys (`${state.…}`, nested keys after a `.`) and of a
-//! plan's step references (`{{id…` and `$stepN`, the steps before the one being written),
+//! plan's step references (`{{id…` and `$stepN`, the steps before the one being written;
+//! `{{id.result.…` the fields its tool's `outputs` declare),
 //! from the check's lists (`strata_app::graph_state`, `strata_app::plan_steps`), read from
 //! the document as typed.
 
@@ -15,6 +16,8 @@ pub enum Opened<'a> {
     State(&'a str),
     /// `{{` (a step id follows).
     StepId,
+    /// `{{id.result.` and the path typed after it.
+    StepResult(&'a str, &'a str),
     /// `$` or `{$` (a `stepN` id follows).
     DollarStep,
 }
@@ -29,6 +32,15 @@ pub fn opened(before: &str) -> Option<Opened<'_>> {
         let path = &before[at + "${state.".len()..];
         if path.chars().all(|c| is_word(c) || c == '.') {
             return Some(Opened::State(path));
+        }
+    }
+    if let Some(at) = before.rfind("{{") {
+        let inner = before[at + 2..].trim_start();
+        if let Some((id, path)) = inner.split_once(".result.") {
+            let id_ok = !id.is_empty() && id.chars().all(is_word);
+            if id_ok && path.chars().all(|c| is_word(c) || c == '.') {
+                return Some(Opened::StepResult(id, path));
+            }
         }
     }
     let head = before.trim_end_matches(is_word);
@@ -51,16 +63,11 @@ pub fn complete(
 ) -> Option<Vec<CompletionItem>> {
     let file = project.root.join(relative);
     let items = match opened(before)? {
-        Opened::State(path) => {
-            let prefix = &path[..path.rfind('.').map_or(0, |i| i + 1)];
-            strata_app::graph_state(project, &file, text)
-                .into_iter()
-                .filter_map(|k| {
-                    let rest = k.name.strip_prefix(prefix)?.to_string();
-                    (!rest.contains('.')).then(|| item(rest, CompletionItemKind::FIELD, k))
-                })
-                .collect()
-        }
+        Opened::State(path) => nested(strata_app::graph_state(project, &file, text), path),
+        Opened::StepResult(id, path) => nested(
+            strata_app::step_result_paths(project, &file, text, id),
+            path,
+        ),
         Opened::StepId => earlier_steps(project, &file, text, line)
             .map(|k| item(k.name.clone(), CompletionItemKind::REFERENCE, k))
             .collect(),
@@ -74,6 +81,19 @@ pub fn complete(
             .collect(),
     };
     Some(items)
+}
+
+/// The names of `known` (dotted paths) one level below the path typed, `path`: after
+/// `cfg.`, `cfg.depth` as `depth`, not `cfg.mode.fast`.
+fn nested(known: Vec<Known>, path: &str) -> Vec<CompletionItem> {
+    let prefix = &path[..path.rfind('.').map_or(0, |i| i + 1)];
+    known
+        .into_iter()
+        .filter_map(|k| {
+            let rest = k.name.strip_prefix(prefix)?.to_string();
+            (!rest.contains('.')).then(|| item(rest, CompletionItemKind::FIELD, k))
+        })
+        .collect()
 }
 
 /// The steps of the plan `text` written before the step that holds line `line`.
@@ -110,6 +130,10 @@ mod tests {
         assert_eq!(opened("x: \"${state.cfg.de"), Some(Opened::State("cfg.de")));
         assert_eq!(opened("in: \"{{A"), Some(Opened::StepId));
         assert_eq!(opened("in: \"{{ "), Some(Opened::StepId));
+        assert_eq!(
+            opened("in: \"{{ A.result.data.e"),
+            Some(Opened::StepResult("A", "data.e"))
+        );
         assert_eq!(opened("in: \"$ste"), Some(Opened::DollarStep));
         assert_eq!(opened("in: \"{$"), Some(Opened::DollarStep));
         assert_eq!(opened("in: \"$$step"), None);
