@@ -361,6 +361,93 @@ fn completion_offers_the_steps_before_the_one_written_and_their_declared_outputs
     );
 }
 
+/// The hover of `relative` at `line`:`character`: its text and the columns of its range.
+fn hover_at(client: &mut Client, relative: &str, line: u32, character: u32) -> (String, u64, u64) {
+    let uri = client.uri(relative);
+    let params =
+        json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}});
+    let answer = client.request("textDocument/hover", params);
+    let range = &answer["result"]["range"];
+    (
+        answer["result"]["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .to_string(),
+        range["start"]["character"].as_u64().unwrap(),
+        range["end"]["character"].as_u64().unwrap(),
+    )
+}
+
+/// Where `textDocument/definition` at `line`:`character` of `relative` leads: the file's
+/// URI, and the line and columns of its range.
+fn definition_at(client: &mut Client, relative: &str, line: u32, character: u32) -> Value {
+    let uri = client.uri(relative);
+    let params =
+        json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}});
+    client.request("textDocument/definition", params)["result"].clone()
+}
+
+#[test]
+fn hover_and_definition_of_a_state_key_nested_too_and_of_a_plan_step() {
+    let dir = corpus_project();
+    let mut client = start(dir.path());
+    let graph = "tools/graphs/c.yaml";
+    client.open(graph, &state_graph("${state.last} ${state.cfg.mode}"));
+    let unknown = "value: `not known yet: runtime state: set as the graph runs`";
+    assert_eq!(
+        hover_at(&mut client, graph, 10, 20),
+        (format!("**`state.last`**: state key, assigned by node `greet` · layer context (C)\n\n{unknown}\n\nfrom: tools/graphs/c.yaml:13"), 16, 29)
+    );
+    assert_eq!(
+        hover_at(&mut client, graph, 18, 14),
+        (format!("**`state.count`**: state key, initialised under `state:` · layer context (C)\n\n{unknown}\n\ndefault: `0`\n\nfrom: tools/graphs/c.yaml:3"), 10, 24)
+    );
+    assert_eq!(
+        hover_at(&mut client, graph, 10, 35),
+        (format!("**`state.cfg.mode`**: state key, initialised under `state:` · layer context (C)\n\n{unknown}\n\ndefault: `{{\"fast\":true}}`\n\nfrom: tools/graphs/c.yaml:4"), 30, 47)
+    );
+    let at_line = |uri: &str, line: u32, character: u32| json!({"uri": uri, "range": {"start": {"line": line, "character": character}, "end": {"line": line, "character": character + 1}}});
+    let graph_uri = client.uri(graph);
+    assert_eq!(
+        definition_at(&mut client, graph, 10, 20),
+        at_line(&graph_uri, 12, 12)
+    );
+    assert_eq!(
+        definition_at(&mut client, graph, 18, 14),
+        at_line(&graph_uri, 2, 9)
+    );
+    assert_eq!(
+        definition_at(&mut client, graph, 10, 35),
+        at_line(&graph_uri, 3, 24)
+    );
+    let plan = "plans/c.yaml";
+    client.open(plan, &step_plan("{{first.result.count}} $step2"));
+    let unknown = "value: `not known yet: its record is known once the step has run`";
+    assert_eq!(
+        hover_at(&mut client, plan, 8, 30),
+        (format!("**`first`**: step 1 (calls `t/out`) · layer plan reference\n\n{unknown}\n\nfrom: plans/c.yaml:1"), 24, 46)
+    );
+    assert_eq!(
+        hover_at(&mut client, plan, 8, 48),
+        (format!("**`step2`**: step 2 (calls `examples/echo`) · layer plan reference\n\n{unknown}\n\nfrom: plans/c.yaml:4"), 47, 53)
+    );
+    let plan_uri = client.uri(plan);
+    assert_eq!(
+        definition_at(&mut client, plan, 8, 30),
+        at_line(&plan_uri, 0, 4)
+    );
+    assert_eq!(
+        definition_at(&mut client, plan, 8, 48),
+        at_line(&plan_uri, 3, 4)
+    );
+    let uri = client.uri(plan);
+    let params = json!({"textDocument": {"uri": uri}, "position": {"line": 7, "character": 4}});
+    assert_eq!(
+        client.request("textDocument/hover", params)["result"],
+        Value::Null
+    );
+}
+
 const HOVERED: &str = "executor: runtimes/python\nsecrets: [API_TOKEN]\nparameters:\n  type: object\n  properties:\n    name: {type: string, default: world}\nconfig:\n  script: run.py\n  greeting: hello\n  input_data: \"{greeting} {name} ${API_TOKEN} ${PYTHON} ${CANARY}\"\n";
 
 /// A secret of the project's `.env` that no message of the server may carry.

@@ -2,12 +2,18 @@
 //! plan's step references (`{{id…` and `$stepN`, the steps before the one being written;
 //! `{{id.result.…` the fields its tool's `outputs` declare),
 //! from the check's lists (`strata_app::graph_state`, `strata_app::plan_steps`), read from
-//! the document as typed.
+//! the document as typed; and the hover and definition of such a reference.
 
+use std::ops::Range;
 use std::path::Path;
 
-use lsp_types::{CompletionItem, CompletionItemKind};
+use lsp_types::{
+    CompletionItem, CompletionItemKind, Hover, HoverContents, Location, MarkupContent, MarkupKind,
+    Position,
+};
 use strata_app::{Known, Project};
+
+use crate::text::{offset, position};
 
 /// What a line's text up to the cursor ends inside of.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,6 +126,122 @@ fn item(label: String, kind: CompletionItemKind, k: Known) -> CompletionItem {
     }
 }
 
+/// What a reference written in a graph or a plan reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reads {
+    /// `${state.path}`.
+    State,
+    /// `{{id.…}}`, `$stepN`, `{$stepN}`.
+    Step,
+}
+
+/// The references of `line`: their bytes, the name written (a state key's path, a step's
+/// id) and what they read.
+fn references(line: &str) -> Vec<(Range<usize>, &str, Reads)> {
+    let mut out = Vec::new();
+    let word_end = |from: usize, dots: bool| {
+        line[from..]
+            .find(|c: char| !(is_word(c) || (dots && c == '.')))
+            .map_or(line.len(), |i| from + i)
+    };
+    for (i, _) in line.match_indices("${state.") {
+        let from = i + "${state.".len();
+        let end = word_end(from, true);
+        let name = line[from..end].trim_end_matches('.');
+        let close = usize::from(line[end..].starts_with('}'));
+        out.push((i..end + close, name, Reads::State));
+    }
+    for (i, _) in line.match_indices("{{") {
+        let from = i + 2 + (line[i + 2..].len() - line[i + 2..].trim_start().len());
+        let end = word_end(from, false);
+        if end > from && line[end..].starts_with('.') {
+            let close = line[end..].find("}}").map_or(end, |c| end + c + 2);
+            out.push((i..close, &line[from..end], Reads::Step));
+        }
+    }
+    for (i, _) in line.match_indices("$step") {
+        let end = word_end(i + 1, false);
+        let digits = &line[i + 5..end];
+        let escaped = line[..i].ends_with('$');
+        if !escaped && !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+            out.push((i..word_end(end, true), &line[i + 1..end], Reads::Step));
+        }
+    }
+    out
+}
+
+/// A state key or plan step a reference names.
+struct Named {
+    /// How it is shown: `state.key`, the step's id.
+    label: String,
+    /// What is known of it.
+    known: Known,
+    /// Its layer's name.
+    layer: &'static str,
+    /// The reference's bytes in the text.
+    range: Range<usize>,
+}
+
+/// The state key or plan step the reference at `pos` of `text` (the file at `relative`)
+/// names.
+fn named_at(project: &Project, relative: &Path, text: &str, pos: Position) -> Option<Named> {
+    let at = offset(text, pos);
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    let line = &text[line_start..line_end];
+    let (range, name, reads) = references(line)
+        .into_iter()
+        .find(|(r, _, _)| r.start <= at - line_start && at - line_start <= r.end)?;
+    let file = project.root.join(relative);
+    let range = line_start + range.start..line_start + range.end;
+    let known = match reads {
+        Reads::State => strata_app::graph_state(project, &file, text)
+            .into_iter()
+            .filter(|k| name == k.name || name.starts_with(&format!("{}.", k.name)))
+            .max_by_key(|k| k.name.len())
+            .map(|k| (format!("state.{}", k.name), k, "context (C)")),
+        Reads::Step => strata_app::plan_steps(project, &file, text)
+            .into_iter()
+            .find(|k| k.name == name)
+            .map(|k| (k.name.clone(), k, "plan reference")),
+    };
+    known.map(|(label, k, layer)| Named {
+        label,
+        known: k,
+        layer,
+        range,
+    })
+}
+
+/// The hover of the state key or plan step reference at `pos`.
+pub fn hover(project: &Project, relative: &Path, text: &str, pos: Position) -> Option<Hover> {
+    let n = named_at(project, relative, text, pos)?;
+    Some(Hover {
+        contents: HoverContents::Markup(MarkupContent {
+            kind: MarkupKind::Markdown,
+            value: crate::knowledge::describe(&n.label, n.layer, &n.known),
+        }),
+        range: Some(lsp_types::Range {
+            start: position(text, n.range.start),
+            end: position(text, n.range.end),
+        }),
+    })
+}
+
+/// Where the state key or plan step referred to at `pos` is set: the node that assigns
+/// the key (else its `state:` entry), the step's entry; in the editor's copy of the project
+/// at `source`.
+pub fn definition(
+    project: &Project,
+    source: &Path,
+    relative: &Path,
+    text: &str,
+    pos: Position,
+) -> Option<Location> {
+    let n = named_at(project, relative, text, pos)?;
+    crate::navigate::origin_of(project, source, n.known)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,5 +262,23 @@ mod tests {
         assert_eq!(opened("in: \"{{{{"), None);
         assert_eq!(opened("in: \"${HO"), None);
         assert_eq!(opened("in: {na"), None);
+    }
+
+    #[test]
+    fn the_references_of_a_line_are_found() {
+        let line = r#"x: "${state.cfg.mode} {{ A.result.x }} $step2.y {$step3} $$step4 {{{{""#;
+        let found: Vec<(&str, &str, Reads)> = references(line)
+            .into_iter()
+            .map(|(r, name, reads)| (&line[r], name, reads))
+            .collect();
+        assert_eq!(
+            found,
+            vec![
+                ("${state.cfg.mode}", "cfg.mode", Reads::State),
+                ("{{ A.result.x }}", "A", Reads::Step),
+                ("$step2.y", "step2", Reads::Step),
+                ("$step3", "step3", Reads::Step),
+            ]
+        );
     }
 }

@@ -125,6 +125,10 @@ fn navigate(server: &Server, ws: &Workspace, method: &str, params: Value) -> Res
         let text = server.text(&at.text_document.uri)?;
         crate::navigate::spot(relative, text, at.position)
     };
+    let flow_at = |at: &TextDocumentPositionParams| {
+        let relative = ws.relative(&at.text_document.uri)?;
+        Some((relative, server.text(&at.text_document.uri)?))
+    };
     let json = |v: Result<Value, serde_json::Error>| v.map_err(|e| e.to_string());
     match method {
         InlayHintRequest::METHOD if !server.settings.inlay_hints => Ok(Value::Array(Vec::new())),
@@ -138,12 +142,18 @@ fn navigate(server: &Server, ws: &Workspace, method: &str, params: Value) -> Res
         }
         HoverRequest::METHOD => {
             let p: TextDocumentPositionParams = serde_json::from_value(params).map_err(invalid)?;
-            let found = spot_at(&p).and_then(|s| crate::navigate::hover(&project, &s));
+            let found = flow_at(&p)
+                .and_then(|(r, t)| crate::flow::hover(&project, &r, &t, p.position))
+                .or_else(|| spot_at(&p).and_then(|s| crate::navigate::hover(&project, &s)));
             json(serde_json::to_value(found))
         }
         GotoDefinition::METHOD => {
             let p: TextDocumentPositionParams = serde_json::from_value(params).map_err(invalid)?;
-            let found = spot_at(&p).and_then(|s| crate::navigate::definition(&project, source, &s));
+            let found = flow_at(&p)
+                .and_then(|(r, t)| crate::flow::definition(&project, source, &r, &t, p.position))
+                .or_else(|| {
+                    spot_at(&p).and_then(|s| crate::navigate::definition(&project, source, &s))
+                });
             json(serde_json::to_value(found))
         }
         References::METHOD => {
