@@ -448,6 +448,54 @@ fn hover_and_definition_of_a_state_key_nested_too_and_of_a_plan_step() {
     );
 }
 
+/// A graph whose prompt node renders the template of key `{key}`; `{more}` are its other
+/// keys' lines.
+fn prompt_graph(key: &str, more: &str) -> String {
+    format!("kind: graph\nstart: think\nnodes:\n  think:\n    kind: prompt\n    key: {key}\n{more}    assign:\n      template: \"${{result.template}}\"\n    next: done\n  done:\n    kind: return\n    output:\n      t: \"${{state.template}}\"\n")
+}
+
+#[test]
+fn prompt_keys_are_completed_and_lead_to_the_template_the_fallback_picks() {
+    let dir = corpus_project();
+    copy("prompts", dir.path());
+    let mut client = start(dir.path());
+    let graph = "tools/graphs/p.yaml";
+    client.open(graph, &prompt_graph("", ""));
+    let keys = client.completion(graph, 5, 9);
+    assert_eq!(keys, ["BrowseLink", "Search", "default"]);
+    offered_is_accepted(
+        &mut client,
+        graph,
+        &keys,
+        &["Serch", "Browse"],
+        |k| prompt_graph(k, ""),
+        "T006",
+    );
+    client.set(graph, &prompt_graph("Search", ""));
+    assert_eq!(
+        hover_at(&mut client, graph, 5, 11),
+        ("**`Search`**: prompt key, picks `main/Search` (fallback: main/Search) · layer prompts\n\nvalue: `main/Search`\n\nfrom: prompts/main/Search.j2:1".to_string(), 9, 15)
+    );
+    let template = client.uri("prompts/main/Search.j2");
+    assert_eq!(
+        definition_at(&mut client, graph, 5, 11),
+        json!({"uri": template, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}})
+    );
+    client.set(
+        graph,
+        &prompt_graph("\"BrowseLink\"", "    version: enterprise\n"),
+    );
+    assert_eq!(
+        hover_at(&mut client, graph, 5, 12),
+        ("**`BrowseLink`**: prompt key, picks `main/BrowseLink.enterprise` (fallback: main/BrowseLink.enterprise) · layer prompts\n\nvalue: `main/BrowseLink.enterprise`\n\nfrom: prompts/templates.yaml:6".to_string(), 10, 20)
+    );
+    let dict = client.uri("prompts/templates.yaml");
+    assert_eq!(
+        definition_at(&mut client, graph, 5, 12),
+        json!({"uri": dict, "range": {"start": {"line": 5, "character": 4}, "end": {"line": 5, "character": 5}}})
+    );
+}
+
 const HOVERED: &str = "executor: runtimes/python\nsecrets: [API_TOKEN]\nparameters:\n  type: object\n  properties:\n    name: {type: string, default: world}\nconfig:\n  script: run.py\n  greeting: hello\n  input_data: \"{greeting} {name} ${API_TOKEN} ${PYTHON} ${CANARY}\"\n";
 
 /// A secret of the project's `.env` that no message of the server may carry.

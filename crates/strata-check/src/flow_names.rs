@@ -171,3 +171,77 @@ fn output_fields(schema: &Value, tool: &str, prefix: &str, out: &mut Vec<Known>)
         output_fields(field, tool, &format!("{name}."), out);
     }
 }
+
+/// The keys the `key:` written on line `line` (1-based) of the graph `text` (named `file`)
+/// can name, when that line is a prompt node's `key`: every template name of `prompts/`,
+/// each with the template the fallback picks for it under the node's `type`, `version` and
+/// `root_space` (`PromptManager::fallback_chain`), whose place is its origin. `None` when
+/// the line is no prompt node's key.
+pub fn prompt_keys_at(
+    project: &Project,
+    file: &Path,
+    text: &str,
+    line: usize,
+) -> Option<Vec<Known>> {
+    let name = project.display_name(file);
+    let doc = Document::parse(
+        &name,
+        text.as_bytes().to_vec(),
+        Format::Yaml,
+        &project.limits,
+    )
+    .ok()?;
+    let nodes = key(&FieldPath(Vec::new()), "nodes");
+    let written = text.lines().nth(line.checked_sub(1)?)?;
+    if !written.trim_start().starts_with("key:") {
+        return None;
+    }
+    // The node whose entry starts last before the line holds it (an empty `key:` is null,
+    // which has no place of its own).
+    let (_, node) = doc
+        .value
+        .get("nodes")?
+        .as_object()?
+        .iter()
+        .filter_map(|(id, node)| {
+            let start = doc.locate(&key(&nodes, id), None)?.0;
+            (start <= line).then_some((start, node))
+        })
+        .max_by_key(|(start, _)| *start)?;
+    if node.get("kind").and_then(Value::as_str) != Some("prompt") {
+        return None;
+    }
+    let text_of = |k: &str| node.get(k).and_then(Value::as_str).map(str::to_string);
+    let overrides = strata_prompts::Overrides {
+        root_space: text_of("root_space").map(Some),
+        type_: text_of("type"),
+        version: text_of("version").filter(|v| !v.contains("${")).map(Some),
+        ..strata_prompts::Overrides::default()
+    };
+    let loaded = strata_prompts::PromptManager::builder()
+        .limits(strata_prompts::PromptLimits::from_limits(&project.limits))
+        .dir(
+            &project.root.join(strata_prompts::PROMPTS_DIR),
+            strata_prompts::PROMPTS_DIR,
+        )
+        .build_all()
+        .ok()?;
+    let m = loaded.manager.switch(&overrides).ok()?;
+    let templates = m.templates();
+    let keys = m.keys().into_iter().filter_map(|k| {
+        let chain = m.fallback_chain(Some(&k)).ok()?;
+        let picked = m.resolve(Some(&k)).ok()??.to_string();
+        let place = templates.iter().find(|t| t.id == picked).map(|t| &t.place);
+        Some(Known {
+            what: format!(
+                "prompt key, picks `{picked}` (fallback: {})",
+                chain.join(" → ")
+            ),
+            value: Shown::Value(picked),
+            default: None,
+            origin: place.map(|p| (p.file.clone(), p.line, p.column)),
+            name: k,
+        })
+    });
+    Some(keys.collect())
+}

@@ -26,6 +26,19 @@ pub enum Opened<'a> {
     StepResult(&'a str, &'a str),
     /// `$` or `{$` (a `stepN` id follows).
     DollarStep,
+    /// `key: ` (a graph prompt node's template key follows).
+    PromptKey,
+}
+
+/// The value of a `key:` line (`  key: BrowseLink`, quoted or not) and its bytes in `line`.
+fn key_value(line: &str) -> Option<(Range<usize>, &str)> {
+    let rest = line.trim_start().strip_prefix("key:")?;
+    let from = line.len() - rest.trim_start().len();
+    let value = line[from..].trim_end();
+    let unquoted = value.trim_matches(|c| c == '"' || c == '\'');
+    let start = from + value.find(unquoted).unwrap_or(0);
+    let ok = unquoted.chars().all(|c| is_word(c) || c == '.' || c == '/');
+    ok.then_some((start..start + unquoted.len(), unquoted))
 }
 
 fn is_word(c: char) -> bool {
@@ -48,6 +61,9 @@ pub fn opened(before: &str) -> Option<Opened<'_>> {
                 return Some(Opened::StepResult(id, path));
             }
         }
+    }
+    if key_value(before).is_some() {
+        return Some(Opened::PromptKey);
     }
     let head = before.trim_end_matches(is_word);
     if head.trim_end().ends_with("{{") && !head.trim_end().ends_with("{{{") {
@@ -84,6 +100,10 @@ pub fn complete(
                     .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
             })
             .map(|k| item(k.name.clone(), CompletionItemKind::REFERENCE, k))
+            .collect(),
+        Opened::PromptKey => strata_app::prompt_keys_at(project, &file, text, line)?
+            .into_iter()
+            .map(|k| item(k.name.clone(), CompletionItemKind::FILE, k))
             .collect(),
     };
     Some(items)
@@ -189,10 +209,23 @@ fn named_at(project: &Project, relative: &Path, text: &str, pos: Position) -> Op
     let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
     let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
     let line = &text[line_start..line_end];
-    let (range, name, reads) = references(line)
-        .into_iter()
-        .find(|(r, _, _)| r.start <= at - line_start && at - line_start <= r.end)?;
     let file = project.root.join(relative);
+    let column = at - line_start;
+    let Some((range, name, reads)) = references(line)
+        .into_iter()
+        .find(|(r, _, _)| r.start <= column && column <= r.end)
+    else {
+        let (range, name) =
+            key_value(line).filter(|(r, _)| r.start <= column && column <= r.end)?;
+        let number = text[..line_start].matches('\n').count() + 1;
+        let known = strata_app::prompt_keys_at(project, &file, text, number)?;
+        return known.into_iter().find(|k| k.name == name).map(|k| Named {
+            label: k.name.clone(),
+            known: k,
+            layer: "prompts",
+            range: line_start + range.start..line_start + range.end,
+        });
+    };
     let range = line_start + range.start..line_start + range.end;
     let known = match reads {
         Reads::State => strata_app::graph_state(project, &file, text)
@@ -262,6 +295,9 @@ mod tests {
         assert_eq!(opened("in: \"{{{{"), None);
         assert_eq!(opened("in: \"${HO"), None);
         assert_eq!(opened("in: {na"), None);
+        assert_eq!(opened("    key: Brow"), Some(Opened::PromptKey));
+        assert_eq!(opened("    key: \"main/"), Some(Opened::PromptKey));
+        assert_eq!(key_value("    key: \"Search\""), Some((10..16, "Search")));
     }
 
     #[test]
