@@ -448,6 +448,94 @@ fn hover_and_definition_of_a_state_key_nested_too_and_of_a_plan_step() {
     );
 }
 
+/// The answer to `method` at `line`:`character` of `relative`, with `more` merged into
+/// its parameters.
+fn asked(
+    client: &mut Client,
+    method: &str,
+    relative: &str,
+    line: u32,
+    character: u32,
+    more: Value,
+) -> Value {
+    let uri = client.uri(relative);
+    let mut params =
+        json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}});
+    for (k, v) in more.as_object().unwrap() {
+        params[k] = v.clone();
+    }
+    client.request(method, params)
+}
+
+#[test]
+fn references_and_rename_of_a_state_key_and_a_step_id_with_refusals() {
+    let dir = corpus_project();
+    let mut client = start(dir.path());
+    let graph = "tools/graphs/c.yaml";
+    client.open(graph, &state_graph("${state.count} ${state.cfg.depth}"));
+    let all = json!({"context": {"includeDeclaration": true}});
+    let graph_uri = client.uri(graph);
+    let plan = "plans/c.yaml";
+    let plan_uri = client.uri(plan);
+    let range = |line: u32, from: u32, to: u32| json!({"start": {"line": line, "character": from}, "end": {"line": line, "character": to}});
+    let at = |uri: &str, line: u32, from: u32, to: u32| json!({"uri": uri, "range": range(line, from, to)});
+    let edit = |line: u32, from: u32, to: u32, new: &str| json!({"range": range(line, from, to), "newText": new});
+    assert_eq!(
+        asked(
+            &mut client,
+            "textDocument/references",
+            graph,
+            10,
+            20,
+            all.clone()
+        )["result"],
+        json!([
+            at(&graph_uri, 10, 24, 29),
+            at(&graph_uri, 18, 18, 23),
+            at(&graph_uri, 2, 2, 7)
+        ])
+    );
+    assert_eq!(
+        asked(
+            &mut client,
+            "textDocument/rename",
+            graph,
+            18,
+            14,
+            json!({"newName": "total"})
+        )["result"],
+        json!({"changes": {graph_uri.clone(): [edit(2, 2, 7, "total"), edit(10, 24, 29, "total"), edit(18, 18, 23, "total")]}})
+    );
+    assert_eq!(
+        asked(&mut client, "textDocument/rename", graph, 10, 35, json!({"newName": "x"}))["error"]["message"],
+        "`state.cfg.depth` is a key inside the initial value of `state.cfg`; rename it in that value"
+    );
+    client.open(plan, &step_plan("{{ step2.result }} $step2"));
+    assert_eq!(
+        asked(&mut client, "textDocument/references", plan, 8, 30, all)["result"],
+        json!([
+            at(&plan_uri, 8, 27, 32),
+            at(&plan_uri, 8, 44, 49),
+            at(&plan_uri, 3, 6, 11)
+        ])
+    );
+    assert_eq!(
+        asked(
+            &mut client,
+            "textDocument/rename",
+            plan,
+            8,
+            30,
+            json!({"newName": "step7"})
+        )["result"],
+        json!({"changes": {plan_uri: [edit(3, 6, 11, "step7"), edit(8, 27, 32, "step7"), edit(8, 44, 49, "step7")]}})
+    );
+    assert_eq!(
+        asked(&mut client, "textDocument/rename", plan, 8, 45, json!({"newName": "second"}))["error"]["message"],
+        "step `step2` is read as `$step2`, which names a step only as `stepN`; give it such an id, or write its references as `{{step2.result…}}` first"
+    );
+}
+
 /// A graph whose prompt node renders the template of key `{key}`; `{more}` are its other
 /// keys' lines.
 fn prompt_graph(key: &str, more: &str) -> String {

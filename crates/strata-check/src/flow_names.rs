@@ -245,3 +245,67 @@ pub fn prompt_keys_at(
     });
     Some(keys.collect())
 }
+
+/// Where the graph `text` (named `file`) declares state key `name`: its `state:` entry's
+/// key, each node's `assign` key of that name and each `collect:` naming it, as 1-based
+/// (line, column) of the name, in file order.
+pub fn state_key_sites(
+    project: &Project,
+    file: &Path,
+    text: &str,
+    name: &str,
+) -> Vec<(usize, usize)> {
+    let shown = project.display_name(file);
+    let Ok(doc) = Document::parse(
+        &shown,
+        text.as_bytes().to_vec(),
+        Format::Yaml,
+        &project.limits,
+    ) else {
+        return Vec::new();
+    };
+    let positions = strata_doc::Positions::of(text);
+    let root = FieldPath(Vec::new());
+    let mut out: Vec<(usize, usize)> = positions
+        .locate_key(&key(&key(&root, "state"), name))
+        .into_iter()
+        .collect();
+    let nodes = doc.value.get("nodes").and_then(Value::as_object);
+    for (id, node) in nodes.into_iter().flatten() {
+        let at = key(&key(&root, "nodes"), id);
+        out.extend(positions.locate_key(&key(&key(&at, "assign"), name)));
+        if node.get("collect").and_then(Value::as_str) == Some(name) {
+            out.extend(value_name_at(&doc, &key(&at, "collect"), name));
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+/// Where plan `text` (named `file`) declares step `id`: the 1-based (line, column) of the
+/// id in its entry's `id:`.
+pub fn step_id_site(
+    project: &Project,
+    file: &Path,
+    text: &str,
+    id: &str,
+) -> Option<(usize, usize)> {
+    let doc = plan_doc(project, file, text)?;
+    let place = step_entries(&doc)
+        .into_iter()
+        .find(|(step, _)| step.get("id").and_then(Value::as_str) == Some(id))?
+        .1;
+    value_name_at(&doc, &key(&place, "id"), id)
+}
+
+/// The position of the string value `name` at `at` (after its opening quote, if quoted).
+fn value_name_at(doc: &Document, at: &FieldPath, name: &str) -> Option<(usize, usize)> {
+    let (line, column) = doc.locate(at, None)?;
+    let written = doc.text.lines().nth(line - 1)?;
+    let from = written
+        .char_indices()
+        .nth(column - 1)
+        .map_or(written.len(), |(i, _)| i);
+    let shift = usize::from(!written[from..].starts_with(name));
+    Some((line, column + shift))
+}

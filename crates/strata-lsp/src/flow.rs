@@ -7,13 +7,15 @@
 use std::ops::Range;
 use std::path::Path;
 
+use std::collections::HashMap;
+
 use lsp_types::{
     CompletionItem, CompletionItemKind, Hover, HoverContents, Location, MarkupContent, MarkupKind,
-    Position,
+    Position, TextEdit, Uri, WorkspaceEdit,
 };
 use strata_app::{Known, Project};
 
-use crate::text::{offset, position};
+use crate::text::{offset, offset_of_column, position};
 
 /// What a line's text up to the cursor ends inside of.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -157,7 +159,7 @@ enum Reads {
 
 /// The references of `line`: their bytes, the name written (a state key's path, a step's
 /// id) and what they read.
-fn references(line: &str) -> Vec<(Range<usize>, &str, Reads)> {
+fn written_in(line: &str) -> Vec<(Range<usize>, &str, Reads)> {
     let mut out = Vec::new();
     let word_end = |from: usize, dots: bool| {
         line[from..]
@@ -192,6 +194,8 @@ fn references(line: &str) -> Vec<(Range<usize>, &str, Reads)> {
 
 /// A state key or plan step a reference names.
 struct Named {
+    /// What the reference reads (`None`: a prompt key).
+    reads: Option<Reads>,
     /// How it is shown: `state.key`, the step's id.
     label: String,
     /// What is known of it.
@@ -211,7 +215,7 @@ fn named_at(project: &Project, relative: &Path, text: &str, pos: Position) -> Op
     let line = &text[line_start..line_end];
     let file = project.root.join(relative);
     let column = at - line_start;
-    let Some((range, name, reads)) = references(line)
+    let Some((range, name, reads)) = written_in(line)
         .into_iter()
         .find(|(r, _, _)| r.start <= column && column <= r.end)
     else {
@@ -220,6 +224,7 @@ fn named_at(project: &Project, relative: &Path, text: &str, pos: Position) -> Op
         let number = text[..line_start].matches('\n').count() + 1;
         let known = strata_app::prompt_keys_at(project, &file, text, number)?;
         return known.into_iter().find(|k| k.name == name).map(|k| Named {
+            reads: None,
             label: k.name.clone(),
             known: k,
             layer: "prompts",
@@ -239,6 +244,7 @@ fn named_at(project: &Project, relative: &Path, text: &str, pos: Position) -> Op
             .map(|k| (k.name.clone(), k, "plan reference")),
     };
     known.map(|(label, k, layer)| Named {
+        reads: Some(reads),
         label,
         known: k,
         layer,
@@ -275,6 +281,144 @@ pub fn definition(
     crate::navigate::origin_of(project, source, n.known)
 }
 
+/// Whether `c` may stand next to a name without making it part of a longer one.
+fn edge(c: Option<char>) -> bool {
+    !c.is_some_and(|c| is_word(c) || c == '.')
+}
+
+/// The bytes of every use of the state key or step `n` in `text`: `state.key` in templates
+/// and conditions, `{{id.…}}`, `$stepN` and `{$stepN}`.
+fn uses(text: &str, n: &Named) -> Vec<Range<usize>> {
+    let name = &n.known.name;
+    match n.reads {
+        Some(Reads::State) => {
+            let written = format!("state.{name}");
+            let mut out = Vec::new();
+            for (at, _) in text.match_indices(&written) {
+                let after = text[at + written.len()..].chars().next();
+                let before = text[..at].chars().next_back();
+                if edge(before) && !after.is_some_and(is_word) {
+                    out.push(at + "state.".len()..at + written.len());
+                }
+            }
+            out
+        }
+        Some(Reads::Step) => {
+            let mut out = Vec::new();
+            let mut start = 0;
+            for line in text.split_inclusive('\n') {
+                for (_, written, _) in written_in(line).into_iter().filter(|r| r.2 == Reads::Step) {
+                    if written == name {
+                        let from = start + (written.as_ptr() as usize - line.as_ptr() as usize);
+                        out.push(from..from + written.len());
+                    }
+                }
+                start += line.len();
+            }
+            out
+        }
+        None => Vec::new(),
+    }
+}
+
+/// The bytes of the name where `n` is declared in `text`: the `state:` entry, the nodes'
+/// `assign` keys and `collect`s of a state key; a step's `id`.
+fn declarations(project: &Project, file: &Path, text: &str, n: &Named) -> Vec<Range<usize>> {
+    let name = &n.known.name;
+    let sites = match n.reads {
+        Some(Reads::State) => strata_app::state_key_sites(project, file, text, name),
+        Some(Reads::Step) => strata_app::step_id_site(project, file, text, name)
+            .into_iter()
+            .collect(),
+        None => Vec::new(),
+    };
+    sites
+        .into_iter()
+        .map(|(line, column)| offset_of_column(text, line, column))
+        .filter(|at| text[*at..].starts_with(name.as_str()))
+        .map(|at| at..at + name.len())
+        .collect()
+}
+
+/// The uses of the state key or step the reference at `pos` names, in its file (the
+/// declarations too with `declared`); `None` when no such reference is there.
+pub fn references(
+    project: &Project,
+    uri: &Uri,
+    relative: &Path,
+    text: &str,
+    pos: Position,
+    declared: bool,
+) -> Option<Vec<Location>> {
+    let n = named_at(project, relative, text, pos).filter(|n| n.reads.is_some())?;
+    let file = project.root.join(relative);
+    let mut ranges = uses(text, &n);
+    if declared {
+        ranges.extend(declarations(project, &file, text, &n));
+    }
+    let found = ranges.into_iter().map(|r| Location {
+        uri: uri.clone(),
+        range: lsp_types::Range {
+            start: position(text, r.start),
+            end: position(text, r.end),
+        },
+    });
+    Some(found.collect())
+}
+
+/// Renames the state key or step the reference at `pos` names to `new`: every use and
+/// declaration in its file. Refused, with the reason, for a nested state key (its
+/// top-level key is the name the graph sets), a name that is not one, and a step read as
+/// `$stepN` given a name that is not `stepN`. `None` when no such reference is there.
+pub fn rename(
+    project: &Project,
+    uri: &Uri,
+    relative: &Path,
+    text: &str,
+    pos: Position,
+    new: &str,
+) -> Option<Result<WorkspaceEdit, String>> {
+    let n = named_at(project, relative, text, pos).filter(|n| n.reads.is_some())?;
+    let name = &n.known.name;
+    let word = !new.is_empty() && new.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !word {
+        return Some(Err(format!("`{new}` is not a name a reference can read")));
+    }
+    if name.contains('.') {
+        return Some(Err(format!(
+            "`state.{name}` is a key inside the initial value of `state.{}`; rename it in that value",
+            name.split('.').next().unwrap_or_default()
+        )));
+    }
+    let file = project.root.join(relative);
+    let ranges = uses(text, &n);
+    let dollar = ranges.iter().any(|r| text[..r.start].ends_with('$'));
+    let step_n = new
+        .strip_prefix("step")
+        .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()));
+    if dollar && !step_n {
+        return Some(Err(format!(
+            "step `{name}` is read as `${name}`, which names a step only as `stepN`; give it such an id, or write its references as `{{{{{name}.result…}}}}` first"
+        )));
+    }
+    let mut edits: Vec<TextEdit> = ranges
+        .into_iter()
+        .chain(declarations(project, &file, text, &n))
+        .map(|r| TextEdit {
+            range: lsp_types::Range {
+                start: position(text, r.start),
+                end: position(text, r.end),
+            },
+            new_text: new.to_string(),
+        })
+        .collect();
+    edits.sort_by_key(|e| (e.range.start.line, e.range.start.character));
+    Some(Ok(WorkspaceEdit {
+        changes: Some(HashMap::from([(uri.clone(), edits)])),
+        ..WorkspaceEdit::default()
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -301,9 +445,30 @@ mod tests {
     }
 
     #[test]
+    fn a_state_key_is_used_in_templates_and_conditions_alone() {
+        let text =
+            "a: \"${state.n}\"\nwhen: state.n < inputs.state.n and state.nn > 1\nb: ${state.n.x}\n";
+        let n = Named {
+            reads: Some(Reads::State),
+            label: "state.n".into(),
+            known: Known {
+                name: "n".into(),
+                what: String::new(),
+                value: strata_app::Shown::Unknown(String::new()),
+                default: None,
+                origin: None,
+            },
+            layer: "context (C)",
+            range: 0..0,
+        };
+        let found: Vec<usize> = uses(text, &n).into_iter().map(|r| r.start).collect();
+        assert_eq!(found, [12, 28, 75]);
+    }
+
+    #[test]
     fn the_references_of_a_line_are_found() {
         let line = r#"x: "${state.cfg.mode} {{ A.result.x }} $step2.y {$step3} $$step4 {{{{""#;
-        let found: Vec<(&str, &str, Reads)> = references(line)
+        let found: Vec<(&str, &str, Reads)> = written_in(line)
             .into_iter()
             .map(|(r, name, reads)| (&line[r], name, reads))
             .collect();

@@ -162,6 +162,15 @@ fn navigate(server: &Server, ws: &Workspace, method: &str, params: Value) -> Res
                 let uri = crate::uri::from_path(&source.join(file))?;
                 server.text(&uri)
             };
+            let at = &p.text_document_position;
+            let declared = p.context.include_declaration;
+            let flow = flow_at(at).and_then(|(r, t)| {
+                let uri = &at.text_document.uri;
+                crate::flow::references(&project, uri, &r, &t, at.position, declared)
+            });
+            if let Some(found) = flow {
+                return json(serde_json::to_value(found));
+            }
             let found = spot_at(&p.text_document_position).map(|s| {
                 let mut all = crate::navigate::references(&project, source, &s, &text_of);
                 if p.context.include_declaration {
@@ -174,6 +183,13 @@ fn navigate(server: &Server, ws: &Workspace, method: &str, params: Value) -> Res
         _ => {
             let p: RenameParams = serde_json::from_value(params).map_err(invalid)?;
             let at = &p.text_document_position;
+            let flow = flow_at(at).and_then(|(r, t)| {
+                let uri = &at.text_document.uri;
+                crate::flow::rename(&project, uri, &r, &t, at.position, &p.new_name)
+            });
+            if let Some(edit) = flow {
+                return json(serde_json::to_value(edit?));
+            }
             let s =
                 spot_at(at).ok_or_else(|| "there is no placeholder here to rename".to_string())?;
             let edit = crate::navigate::rename(&project, &at.text_document.uri, &s, &p.new_name)?;
