@@ -1,6 +1,7 @@
-//! The names a graph's `${state.…}` and a plan's step references accept, read from the
-//! file's document rather than from the loaded graph or plan: a reference half typed in an
-//! editor stops the graph or plan from loading, not its YAML or JSON from parsing.
+//! The names a graph's `${state.…}`, a plan's step references and a graph prompt node's
+//! `key` accept, and where state keys and step ids are declared, read from the file's
+//! document rather than from the loaded graph or plan: a reference half typed in an editor
+//! stops the graph or plan from loading, not its YAML or JSON from parsing.
 
 use std::collections::BTreeMap;
 use std::path::Path;
