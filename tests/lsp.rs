@@ -286,6 +286,304 @@ fn completion_offers_exactly_the_names_the_check_accepts() {
     );
 }
 
+/// A graph calling `examples/echo` whose state is initialised (`cfg` nested) and assigned
+/// (`last`); `{hole}` is the message it passes.
+fn state_graph(hole: &str) -> String {
+    format!("kind: graph\nstate:\n  count: 0\n  cfg: {{depth: 1, mode: {{fast: true}}}}\nstart: greet\nnodes:\n  greet:\n    kind: action\n    tool: examples/echo\n    params:\n      message: \"{hole}\"\n    assign:\n      last: \"${{result.count}}\"\n    next:\n      - to: done\n  done:\n    kind: return\n    output:\n      n: \"${{state.count}}\"\n")
+}
+
+#[test]
+fn completion_offers_the_state_keys_a_graph_sets_nested_and_half_typed() {
+    let dir = corpus_project();
+    let mut client = start(dir.path());
+    let graph = "tools/graphs/c.yaml";
+    client.open(graph, &state_graph("${state."));
+    let keys = client.completion(graph, 10, 24);
+    assert_eq!(keys, ["cfg", "count", "last"]);
+    client.set(graph, &state_graph("${state.cfg."));
+    assert_eq!(client.completion(graph, 10, 28), ["depth", "mode"]);
+    client.set(graph, &state_graph("${state.cfg.mode.f"));
+    assert_eq!(client.completion(graph, 10, 34), ["fast"]);
+    offered_is_accepted(
+        &mut client,
+        graph,
+        &keys,
+        &["cont", "greet", "nope"],
+        |n| state_graph(&format!("${{state.{n}}}")),
+        "G001",
+    );
+}
+
+/// A plan of four steps, the first calling `t/out` (which declares its `outputs`), the
+/// others `examples/echo`; `{hole}` is the third one's message.
+fn step_plan(hole: &str) -> String {
+    format!("- id: first\n  tool: t/out\n  arguments: {{}}\n- id: step2\n  tool: examples/echo\n  arguments: {{message: hi}}\n- id: third\n  tool: examples/echo\n  arguments: {{message: \"{hole}\"}}\n- id: after\n  tool: examples/echo\n  arguments: {{message: hi}}\n")
+}
+
+#[test]
+fn completion_offers_the_steps_before_the_one_written_and_their_declared_outputs() {
+    let dir = corpus_project();
+    fs::create_dir_all(dir.path().join("tools/t")).unwrap();
+    fs::write(
+        dir.path().join("tools/t/out.yaml"),
+        "executor: runtimes/subprocess\noutputs:\n  type: object\n  properties:\n    count: {type: integer}\n    data: {type: object, properties: {email: {type: string}}}\nconfig:\n  command: printf\n  args: [\"{}\"]\n",
+    )
+    .unwrap();
+    let mut client = start(dir.path());
+    let plan = "plans/c.yaml";
+    client.open(plan, &step_plan("{{"));
+    let ids = client.completion(plan, 8, 26);
+    assert_eq!(ids, ["first", "step2"]);
+    offered_is_accepted(
+        &mut client,
+        plan,
+        &ids,
+        &["frst", "nope"],
+        |n| step_plan(&format!("{{{{{n}.result}}}}")),
+        "P002",
+    );
+    client.set(plan, &step_plan("{{first.result."));
+    assert_eq!(client.completion(plan, 8, 39), ["count", "data"]);
+    client.set(plan, &step_plan("{{ first.result.data."));
+    assert_eq!(client.completion(plan, 8, 45), ["email"]);
+    client.set(plan, &step_plan("{{step2.result."));
+    assert!(client.completion(plan, 8, 39).is_empty());
+    client.set(plan, &step_plan("$"));
+    let dollar = client.completion(plan, 8, 25);
+    assert_eq!(dollar, ["step2"]);
+    offered_is_accepted(
+        &mut client,
+        plan,
+        &dollar,
+        &["step9"],
+        |n| step_plan(&format!("${n}")),
+        "P002",
+    );
+}
+
+/// The hover of `relative` at `line`:`character`: its text and the columns of its range.
+fn hover_at(client: &mut Client, relative: &str, line: u32, character: u32) -> (String, u64, u64) {
+    let uri = client.uri(relative);
+    let params =
+        json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}});
+    let answer = client.request("textDocument/hover", params);
+    let range = &answer["result"]["range"];
+    (
+        answer["result"]["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .to_string(),
+        range["start"]["character"].as_u64().unwrap(),
+        range["end"]["character"].as_u64().unwrap(),
+    )
+}
+
+/// Where `textDocument/definition` at `line`:`character` of `relative` leads: the file's
+/// URI, and the line and columns of its range.
+fn definition_at(client: &mut Client, relative: &str, line: u32, character: u32) -> Value {
+    let uri = client.uri(relative);
+    let params =
+        json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}});
+    client.request("textDocument/definition", params)["result"].clone()
+}
+
+#[test]
+fn hover_and_definition_of_a_state_key_nested_too_and_of_a_plan_step() {
+    let dir = corpus_project();
+    let mut client = start(dir.path());
+    let graph = "tools/graphs/c.yaml";
+    client.open(graph, &state_graph("${state.last} ${state.cfg.mode}"));
+    let unknown = "value: `not known yet: runtime state: set as the graph runs`";
+    assert_eq!(
+        hover_at(&mut client, graph, 10, 20),
+        (format!("**`state.last`**: state key, assigned by node `greet` · layer context (C)\n\n{unknown}\n\nfrom: tools/graphs/c.yaml:13"), 16, 29)
+    );
+    assert_eq!(
+        hover_at(&mut client, graph, 18, 14),
+        (format!("**`state.count`**: state key, initialised under `state:` · layer context (C)\n\n{unknown}\n\ndefault: `0`\n\nfrom: tools/graphs/c.yaml:3"), 10, 24)
+    );
+    assert_eq!(
+        hover_at(&mut client, graph, 10, 35),
+        (format!("**`state.cfg.mode`**: state key, initialised under `state:` · layer context (C)\n\n{unknown}\n\ndefault: `{{\"fast\":true}}`\n\nfrom: tools/graphs/c.yaml:4"), 30, 47)
+    );
+    let at_line = |uri: &str, line: u32, character: u32| json!({"uri": uri, "range": {"start": {"line": line, "character": character}, "end": {"line": line, "character": character + 1}}});
+    let graph_uri = client.uri(graph);
+    assert_eq!(
+        definition_at(&mut client, graph, 10, 20),
+        at_line(&graph_uri, 12, 12)
+    );
+    assert_eq!(
+        definition_at(&mut client, graph, 18, 14),
+        at_line(&graph_uri, 2, 9)
+    );
+    assert_eq!(
+        definition_at(&mut client, graph, 10, 35),
+        at_line(&graph_uri, 3, 24)
+    );
+    let plan = "plans/c.yaml";
+    client.open(plan, &step_plan("{{first.result.count}} $step2"));
+    let unknown = "value: `not known yet: its record is known once the step has run`";
+    assert_eq!(
+        hover_at(&mut client, plan, 8, 30),
+        (format!("**`first`**: step 1 (calls `t/out`) · layer plan reference\n\n{unknown}\n\nfrom: plans/c.yaml:1"), 24, 46)
+    );
+    assert_eq!(
+        hover_at(&mut client, plan, 8, 48),
+        (format!("**`step2`**: step 2 (calls `examples/echo`) · layer plan reference\n\n{unknown}\n\nfrom: plans/c.yaml:4"), 47, 53)
+    );
+    let plan_uri = client.uri(plan);
+    assert_eq!(
+        definition_at(&mut client, plan, 8, 30),
+        at_line(&plan_uri, 0, 4)
+    );
+    assert_eq!(
+        definition_at(&mut client, plan, 8, 48),
+        at_line(&plan_uri, 3, 4)
+    );
+    let uri = client.uri(plan);
+    let params = json!({"textDocument": {"uri": uri}, "position": {"line": 7, "character": 4}});
+    assert_eq!(
+        client.request("textDocument/hover", params)["result"],
+        Value::Null
+    );
+}
+
+/// The answer to `method` at `line`:`character` of `relative`, with `more` merged into
+/// its parameters.
+fn asked(
+    client: &mut Client,
+    method: &str,
+    relative: &str,
+    line: u32,
+    character: u32,
+    more: Value,
+) -> Value {
+    let uri = client.uri(relative);
+    let mut params =
+        json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}});
+    for (k, v) in more.as_object().unwrap() {
+        params[k] = v.clone();
+    }
+    client.request(method, params)
+}
+
+#[test]
+fn references_and_rename_of_a_state_key_and_a_step_id_with_refusals() {
+    let dir = corpus_project();
+    let mut client = start(dir.path());
+    let graph = "tools/graphs/c.yaml";
+    client.open(graph, &state_graph("${state.count} ${state.cfg.depth}"));
+    let all = json!({"context": {"includeDeclaration": true}});
+    let graph_uri = client.uri(graph);
+    let plan = "plans/c.yaml";
+    let plan_uri = client.uri(plan);
+    let range = |line: u32, from: u32, to: u32| json!({"start": {"line": line, "character": from}, "end": {"line": line, "character": to}});
+    let at = |uri: &str, line: u32, from: u32, to: u32| json!({"uri": uri, "range": range(line, from, to)});
+    let edit = |line: u32, from: u32, to: u32, new: &str| json!({"range": range(line, from, to), "newText": new});
+    assert_eq!(
+        asked(
+            &mut client,
+            "textDocument/references",
+            graph,
+            10,
+            20,
+            all.clone()
+        )["result"],
+        json!([
+            at(&graph_uri, 10, 24, 29),
+            at(&graph_uri, 18, 18, 23),
+            at(&graph_uri, 2, 2, 7)
+        ])
+    );
+    assert_eq!(
+        asked(
+            &mut client,
+            "textDocument/rename",
+            graph,
+            18,
+            14,
+            json!({"newName": "total"})
+        )["result"],
+        json!({"changes": {graph_uri.clone(): [edit(2, 2, 7, "total"), edit(10, 24, 29, "total"), edit(18, 18, 23, "total")]}})
+    );
+    assert_eq!(
+        asked(&mut client, "textDocument/rename", graph, 10, 35, json!({"newName": "x"}))["error"]["message"],
+        "`state.cfg.depth` is a key inside the initial value of `state.cfg`; rename it in that value"
+    );
+    client.open(plan, &step_plan("{{ step2.result }} $step2"));
+    assert_eq!(
+        asked(&mut client, "textDocument/references", plan, 8, 30, all)["result"],
+        json!([
+            at(&plan_uri, 8, 27, 32),
+            at(&plan_uri, 8, 44, 49),
+            at(&plan_uri, 3, 6, 11)
+        ])
+    );
+    assert_eq!(
+        asked(
+            &mut client,
+            "textDocument/rename",
+            plan,
+            8,
+            30,
+            json!({"newName": "step7"})
+        )["result"],
+        json!({"changes": {plan_uri: [edit(3, 6, 11, "step7"), edit(8, 27, 32, "step7"), edit(8, 44, 49, "step7")]}})
+    );
+    assert_eq!(
+        asked(&mut client, "textDocument/rename", plan, 8, 45, json!({"newName": "second"}))["error"]["message"],
+        "step `step2` is read as `$step2`, which names a step only as `stepN`; give it such an id, or write its references as `{{step2.result…}}` first"
+    );
+}
+
+/// A graph whose prompt node renders the template of key `{key}`; `{more}` are its other
+/// keys' lines.
+fn prompt_graph(key: &str, more: &str) -> String {
+    format!("kind: graph\nstart: think\nnodes:\n  think:\n    kind: prompt\n    key: {key}\n{more}    assign:\n      template: \"${{result.template}}\"\n    next: done\n  done:\n    kind: return\n    output:\n      t: \"${{state.template}}\"\n")
+}
+
+#[test]
+fn prompt_keys_are_completed_and_lead_to_the_template_the_fallback_picks() {
+    let dir = corpus_project();
+    copy("prompts", dir.path());
+    let mut client = start(dir.path());
+    let graph = "tools/graphs/p.yaml";
+    client.open(graph, &prompt_graph("", ""));
+    let keys = client.completion(graph, 5, 9);
+    assert_eq!(keys, ["BrowseLink", "Search", "default"]);
+    offered_is_accepted(
+        &mut client,
+        graph,
+        &keys,
+        &["Serch", "Browse"],
+        |k| prompt_graph(k, ""),
+        "T006",
+    );
+    client.set(graph, &prompt_graph("Search", ""));
+    assert_eq!(
+        hover_at(&mut client, graph, 5, 11),
+        ("**`Search`**: prompt key, picks `main/Search` (fallback: main/Search) · layer prompts\n\nvalue: `main/Search`\n\nfrom: prompts/main/Search.j2:1".to_string(), 9, 15)
+    );
+    let template = client.uri("prompts/main/Search.j2");
+    assert_eq!(
+        definition_at(&mut client, graph, 5, 11),
+        json!({"uri": template, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}})
+    );
+    client.set(
+        graph,
+        &prompt_graph("\"BrowseLink\"", "    version: enterprise\n"),
+    );
+    assert_eq!(
+        hover_at(&mut client, graph, 5, 12),
+        ("**`BrowseLink`**: prompt key, picks `main/BrowseLink.enterprise` (fallback: main/BrowseLink.enterprise) · layer prompts\n\nvalue: `main/BrowseLink.enterprise`\n\nfrom: prompts/templates.yaml:6".to_string(), 10, 20)
+    );
+    let dict = client.uri("prompts/templates.yaml");
+    assert_eq!(
+        definition_at(&mut client, graph, 5, 12),
+        json!({"uri": dict, "range": {"start": {"line": 5, "character": 4}, "end": {"line": 5, "character": 5}}})
+    );
+}
+
 const HOVERED: &str = "executor: runtimes/python\nsecrets: [API_TOKEN]\nparameters:\n  type: object\n  properties:\n    name: {type: string, default: world}\nconfig:\n  script: run.py\n  greeting: hello\n  input_data: \"{greeting} {name} ${API_TOKEN} ${PYTHON} ${CANARY}\"\n";
 
 /// A secret of the project's `.env` that no message of the server may carry.

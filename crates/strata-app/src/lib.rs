@@ -60,7 +60,8 @@ pub use tool::ToolRun;
 pub use walk::GraphWalk;
 
 pub use strata_check::{
-    directive_inputs, tool_names, Code, Diagnostic, Known, ProjectIndex, Report, Severity, Shown,
+    directive_inputs, graph_state, plan_steps, prompt_keys_at, state_key_sites, step_id_site,
+    step_result_paths, tool_names, Code, Diagnostic, Known, ProjectIndex, Report, Severity, Shown,
     Target, ToolNames,
 };
 pub use strata_directive::{Event as DirectiveEvent, BASE_CONTEXT as DIRECTIVE_CONTEXT};

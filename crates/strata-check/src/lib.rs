@@ -12,6 +12,7 @@ mod actions;
 mod catalog;
 mod diagnostic;
 mod directives;
+mod flow_names;
 mod incremental;
 mod lints;
 mod names;
@@ -24,6 +25,9 @@ mod tools;
 use std::path::Path;
 
 pub use diagnostic::{Code, Diagnostic, Severity};
+pub use flow_names::{
+    graph_state, plan_steps, prompt_keys_at, state_key_sites, step_id_site, step_result_paths,
+};
 pub use incremental::ProjectIndex;
 pub use names::{directive_inputs, tool_names, Known, Shown, ToolNames};
 pub use report::{sort_diagnostics, FileReport, Omitted, OmittedCode, Report, SHOWN_PER_FILE};

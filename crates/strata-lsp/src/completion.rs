@@ -53,14 +53,21 @@ pub fn kind_of(relative: &Path) -> FileKind {
     FileKind::Other
 }
 
-/// The names to offer at the end of `before` in the file at `relative` (whose whole text
-/// is `text`) of `project`.
+/// The names to offer at the end of `before`, on line `line` (1-based), in the file at
+/// `relative` (whose whole text is `text`) of `project`: a graph's state keys and a plan's
+/// steps ([`crate::flow`]), or the names of a layer's placeholder.
 pub fn complete(
     project: &Project,
     relative: &Path,
     text: &str,
     before: &str,
+    line: usize,
 ) -> Vec<CompletionItem> {
+    if let Some(items) = crate::flow::complete(project, relative, text, before, line) {
+        if !items.is_empty() {
+            return items;
+        }
+    }
     let Some((layer, _typed)) = opened(before) else {
         return Vec::new();
     };

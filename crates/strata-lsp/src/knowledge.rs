@@ -54,12 +54,12 @@ pub fn layer_name(layer: Layer) -> &'static str {
 
 /// The hover text of placeholder `p`, known as `k`.
 pub fn hover_text(p: &Placeholder, k: &Known) -> String {
-    let mut out = format!(
-        "**`{}`**: {} · layer {}\n\n",
-        p.name,
-        k.what,
-        layer_name(p.layer)
-    );
+    describe(&p.name, layer_name(p.layer), k)
+}
+
+/// The hover text of a reference written `name`, of the layer named `layer`, known as `k`.
+pub fn describe(name: &str, layer: &str, k: &Known) -> String {
+    let mut out = format!("**`{name}`**: {} · layer {layer}\n\n", k.what);
     out.push_str(&format!("value: `{}`", shown(&k.value)));
     if let Some(d) = &k.default {
         out.push_str(&format!("\n\ndefault: `{d}`"));

@@ -10,6 +10,7 @@ pub mod actions;
 pub mod checker;
 pub mod completion;
 pub mod diagnostics;
+pub mod flow;
 pub mod knowledge;
 pub mod mirror;
 pub mod navigate;
@@ -38,7 +39,7 @@ pub fn capabilities() -> ServerCapabilities {
             TextDocumentSyncKind::INCREMENTAL,
         )),
         completion_provider: Some(CompletionOptions {
-            trigger_characters: Some(vec!["{".into(), "$".into(), ":".into()]),
+            trigger_characters: Some(vec!["{".into(), "$".into(), ":".into(), ".".into()]),
             ..CompletionOptions::default()
         }),
         hover_provider: Some(HoverProviderCapability::Simple(true)),

@@ -105,7 +105,15 @@ pub fn inlay_hints(project: &Project, relative: &Path, text: &str, range: Range)
 
 /// Where the name of the placeholder at `s` is set or declared.
 pub fn definition(project: &Project, source: &Path, s: &Spot) -> Option<Location> {
-    let k = knowledge::of(project, &s.relative, &s.text, &s.placeholder)?;
+    origin_of(
+        project,
+        source,
+        knowledge::of(project, &s.relative, &s.text, &s.placeholder)?,
+    )
+}
+
+/// Where `k` is set or declared, in the editor's copy of the project at `source`.
+pub fn origin_of(project: &Project, source: &Path, k: Known) -> Option<Location> {
     let (file, line, column) = k.origin?;
     let text = std::fs::read_to_string(project.root.join(&file)).unwrap_or_default();
     Some(Location {

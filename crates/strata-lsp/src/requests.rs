@@ -110,6 +110,7 @@ fn complete(
         &relative,
         &text,
         &text[line_start..offset],
+        at.position.line as usize + 1,
     ))
 }
 
@@ -124,6 +125,10 @@ fn navigate(server: &Server, ws: &Workspace, method: &str, params: Value) -> Res
         let text = server.text(&at.text_document.uri)?;
         crate::navigate::spot(relative, text, at.position)
     };
+    let flow_at = |at: &TextDocumentPositionParams| {
+        let relative = ws.relative(&at.text_document.uri)?;
+        Some((relative, server.text(&at.text_document.uri)?))
+    };
     let json = |v: Result<Value, serde_json::Error>| v.map_err(|e| e.to_string());
     match method {
         InlayHintRequest::METHOD if !server.settings.inlay_hints => Ok(Value::Array(Vec::new())),
@@ -137,12 +142,18 @@ fn navigate(server: &Server, ws: &Workspace, method: &str, params: Value) -> Res
         }
         HoverRequest::METHOD => {
             let p: TextDocumentPositionParams = serde_json::from_value(params).map_err(invalid)?;
-            let found = spot_at(&p).and_then(|s| crate::navigate::hover(&project, &s));
+            let found = flow_at(&p)
+                .and_then(|(r, t)| crate::flow::hover(&project, &r, &t, p.position))
+                .or_else(|| spot_at(&p).and_then(|s| crate::navigate::hover(&project, &s)));
             json(serde_json::to_value(found))
         }
         GotoDefinition::METHOD => {
             let p: TextDocumentPositionParams = serde_json::from_value(params).map_err(invalid)?;
-            let found = spot_at(&p).and_then(|s| crate::navigate::definition(&project, source, &s));
+            let found = flow_at(&p)
+                .and_then(|(r, t)| crate::flow::definition(&project, source, &r, &t, p.position))
+                .or_else(|| {
+                    spot_at(&p).and_then(|s| crate::navigate::definition(&project, source, &s))
+                });
             json(serde_json::to_value(found))
         }
         References::METHOD => {
@@ -151,6 +162,15 @@ fn navigate(server: &Server, ws: &Workspace, method: &str, params: Value) -> Res
                 let uri = crate::uri::from_path(&source.join(file))?;
                 server.text(&uri)
             };
+            let at = &p.text_document_position;
+            let declared = p.context.include_declaration;
+            let flow = flow_at(at).and_then(|(r, t)| {
+                let uri = &at.text_document.uri;
+                crate::flow::references(&project, uri, &r, &t, at.position, declared)
+            });
+            if let Some(found) = flow {
+                return json(serde_json::to_value(found));
+            }
             let found = spot_at(&p.text_document_position).map(|s| {
                 let mut all = crate::navigate::references(&project, source, &s, &text_of);
                 if p.context.include_declaration {
@@ -163,6 +183,13 @@ fn navigate(server: &Server, ws: &Workspace, method: &str, params: Value) -> Res
         _ => {
             let p: RenameParams = serde_json::from_value(params).map_err(invalid)?;
             let at = &p.text_document_position;
+            let flow = flow_at(at).and_then(|(r, t)| {
+                let uri = &at.text_document.uri;
+                crate::flow::rename(&project, uri, &r, &t, at.position, &p.new_name)
+            });
+            if let Some(edit) = flow {
+                return json(serde_json::to_value(edit?));
+            }
             let s =
                 spot_at(at).ok_or_else(|| "there is no placeholder here to rename".to_string())?;
             let edit = crate::navigate::rename(&project, &at.text_document.uri, &s, &p.new_name)?;
