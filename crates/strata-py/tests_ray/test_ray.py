@@ -1016,6 +1016,44 @@ def test_a_graphs_tool_runs_where_it_declares_and_is_retried_as_declared(
     assert (failing / "count").read_text().count("x") == 3
 
 
+STALL_GRAPH = """\
+kind: graph
+parameters:
+  type: object
+  properties:
+    dir: {type: string}
+state: {said: ""}
+nodes:
+  stall:
+    kind: action
+    tool: f/stall
+    params: {dir: "${inputs.dir}", name: g}
+    assign: {said: "${result}"}
+    next: done
+  done: {kind: return, output: "${state.said}"}
+"""
+
+
+def test_a_cancelled_graph_handle_stops_its_step_and_the_run_resumes(
+    cluster: Cluster, project: Path, tmp_path: Path
+) -> None:
+    write(project, {"tools/f/stall.yaml": STALL_TOOL, "tools/graphs/stall.yaml": STALL_GRAPH})
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    handle = sray.submit_graph(project, "graphs/stall", {"dir": str(marks)}, run_id="gcancelled")
+    wait_for(marks / "g.pids")
+    tool = int((marks / "g.pids").read_text().split()[0])
+    handle.cancel()
+    run = handle.result(120)
+    assert handle.cancelled and run["status"] == "cancelled", run
+    assert gone(tool), "the cancelled step's tool outlived its task"
+    assert graph_checkpoint(project, "gcancelled")["status"] == "cancelled"
+    (marks / "go-g").touch()
+    resumed = sray.run_graph(project, "graphs/stall", resume="gcancelled")
+    assert (resumed["status"], resumed["result"]) == ("completed", "ok-g"), resumed
+    assert graph_checkpoint(project, "gcancelled")["status"] == "completed"
+
+
 # Last: it leaves a dead node behind.
 def test_a_node_lost_at_the_start_is_retried_not_a_spawn_failure(cluster: Cluster, project: Path) -> None:
     write(project, {"tools/f/say.yaml": SAY_TOOL})

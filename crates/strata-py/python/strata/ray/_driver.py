@@ -259,6 +259,9 @@ class Executor:
                 if self.lost:
                     return self._stopped(what)
             answer: dict[str, Any] = ray.get(ref)
+            if self.flag.cancelled and (_tool_failed(answer) or "error" in answer):
+                # Its tool was killed by the cancel before its worker was.
+                return self._stopped(what)
         except VersionMismatch as e:
             return {"error": error("invalid", str(e), "install the same strata-engine on the driver and every node")}
         except ray.exceptions.RayTaskError as e:
