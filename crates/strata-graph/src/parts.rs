@@ -169,8 +169,10 @@ impl Walker<'_> {
     /// [`Parts::advance`]; a foreach's list, its elements (in parallel, up to its
     /// `max_concurrency`, when it is `parallel`, else one by one; after a failure no new
     /// element starts, as in the whole walk) and then the step that takes their collected
-    /// outputs. `keep` receives every checkpoint as the walk goes. A checkpoint of a resumed
-    /// run (`fresh` false) is checked first as [`Walker::resume`] checks it.
+    /// outputs. `keep` receives every checkpoint as the walk goes. A part that answers an
+    /// error of kind `cancelled` ends the run as `cancelled` at the node it stood at (a
+    /// resume runs that node again). A checkpoint of a resumed run (`fresh` false) is checked
+    /// first as [`Walker::resume`] checks it.
     pub fn walk_in_parts(
         &self,
         mut cp: Checkpoint,
@@ -184,11 +186,24 @@ impl Walker<'_> {
         }
         let mut failure = None;
         while cp.progress.status == Status::Running {
-            let work = match foreach_next(self.graph, &cp) {
-                Some(f) => Some(foreach_work(parts, f, &cp)?),
-                None => None,
+            let step = foreach_next(self.graph, &cp)
+                .map(|f| foreach_work(parts, f, &cp))
+                .transpose()
+                .and_then(|work| parts.advance(&cp, work));
+            let advanced = match step {
+                Err(e) if e.kind() == ErrorKind::Cancelled => {
+                    // The part was cancelled: the run stops at its node, as a cancelled
+                    // step of the whole walk stops it, and a resume runs the node again.
+                    cp.progress.status = Status::Cancelled;
+                    cp.progress.failure = Some(crate::errors::error_line(&e));
+                    keep(&mut cp)?;
+                    return Ok(Advanced {
+                        checkpoint: cp,
+                        failure: Some(e),
+                    });
+                }
+                step => step?,
             };
-            let advanced = parts.advance(&cp, work)?;
             (cp, failure) = (advanced.checkpoint, advanced.failure);
             keep(&mut cp)?;
         }

@@ -288,10 +288,12 @@ fn a_graph_walked_whole_and_one_step_per_call_goes_through_the_same_states() {
     assert_eq!(no_run_id(&parts_log), no_run_id(&all_log));
 }
 
-/// Parts run by a walker, each call noted (`begin`, `advance at NODE`, `items`, `element N`).
+/// Parts run by a walker, each call noted (`begin`, `advance at NODE`, `items`, `element N`);
+/// an `advance` at node `cancel_at` is cancelled (as a transport cancelled by its caller).
 struct Noted<'a> {
     walker: Walker<'a>,
     calls: std::sync::Mutex<Vec<String>>,
+    cancel_at: Option<&'static str>,
 }
 
 impl Noted<'_> {
@@ -316,10 +318,15 @@ impl strata_graph::parts::Parts for Noted<'_> {
         cp: &Checkpoint,
         work: Option<Result<Value, Failure>>,
     ) -> Result<strata_graph::parts::Advanced, strata_core::Error> {
-        self.note(format!(
-            "advance at {}",
-            cp.progress.node.as_deref().unwrap_or("")
-        ));
+        let at = cp.progress.node.as_deref().unwrap_or("");
+        self.note(format!("advance at {at}"));
+        if self.cancel_at == Some(at) {
+            return Err(strata_core::Error::new(
+                strata_core::Layer::REQUEST,
+                ErrorKind::Cancelled,
+                "the call was cancelled",
+            ));
+        }
         strata_graph::parts::Parts::advance(&self.walker, &carried(cp), work)
     }
 
@@ -350,6 +357,7 @@ fn driven(
     let parts = Noted {
         walker: Walker::new(graph, tools, None, RenderOptions::default()),
         calls: Default::default(),
+        cancel_at: None,
     };
     let inputs = graph
         .bind_inputs(&Map::from_iter([("xs".to_string(), xs)]), &[])
@@ -434,4 +442,48 @@ fn walk_in_parts_refuses_a_resumed_run_that_has_ended() {
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::RunState);
     assert_eq!(e.message(), "run `whole` has already ended (completed)");
+}
+
+#[test]
+fn walk_in_parts_whose_advance_is_cancelled_ends_cancelled_and_resumes() {
+    let tools = Fake::default();
+    let graph = load(GRAPH, &tools).unwrap();
+    let inputs = graph
+        .bind_inputs(&Map::from_iter([("xs".to_string(), json!([1]))]), &[])
+        .unwrap();
+    let local = Walker::new(&graph, &tools, None, RenderOptions::default());
+    let cancelling = Noted {
+        walker: Walker::new(&graph, &tools, None, RenderOptions::default()),
+        calls: Default::default(),
+        cancel_at: Some("b"),
+    };
+    let first = strata_graph::parts::Parts::begin(&local, "c", &inputs, 7).unwrap();
+    let mut kept = Vec::new();
+    let stopped = local
+        .walk_in_parts(first, true, &cancelling, &mut |cp| {
+            kept.push((cp.progress.step, cp.progress.status));
+            Ok(())
+        })
+        .unwrap();
+    let cp = stopped.checkpoint;
+    assert_eq!(
+        (
+            cp.progress.status,
+            cp.progress.step,
+            cp.progress.node.as_deref()
+        ),
+        (Status::Cancelled, 1, Some("b"))
+    );
+    assert_eq!(kept, [(1, Status::Running), (1, Status::Cancelled)]);
+    let failure = stopped.failure.unwrap();
+    assert_eq!(
+        (failure.kind(), failure.message()),
+        (ErrorKind::Cancelled, "the call was cancelled")
+    );
+    // Resumed, it goes on from node `b` and ends as the whole walk.
+    let resumed = local
+        .walk_in_parts(carried(&cp), false, &local, &mut |_| Ok(()))
+        .unwrap();
+    let (all, _) = whole(&graph, &tools, json!([1]));
+    assert_eq!(comparable(&resumed.checkpoint), comparable(&all));
 }

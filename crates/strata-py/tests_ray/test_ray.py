@@ -920,6 +920,140 @@ def test_a_failing_tool_is_retried_as_declared_and_the_attempts_are_reported(
     assert [p["attempts"] for p in run["placements"]] == [1, 2, 3]
 
 
+# --- declarations in the project's files, graph retries, graph cancellation ----------------
+
+#: What only the worker node of the test cluster has (``cluster.py``).
+ON_THE_WORKER = "resources: {custom: {strata_worker: 1}}\n"
+
+
+def worker_node() -> str:
+    """The node with the custom resource ``strata_worker``."""
+    nodes = importlib.import_module("ray").nodes()
+    (node,) = [n["NodeID"] for n in nodes if n["Alive"] and n["Resources"].get("strata_worker")]
+    return str(node)
+
+
+def test_resources_and_retries_declared_in_project_files_reach_ray(
+    cluster: Cluster, project: Path, strata_bin: Path, tmp_path: Path
+) -> None:
+    write(project, {"tools/f/pinned.yaml": SAY_TOOL + ON_THE_WORKER, "tools/f/flaky.yaml": FLAKY_TOOL})
+    counts = tmp_path / "counts"
+    counts.mkdir()
+    plan = [
+        {"id": "p", "tool": "f/pinned", "arguments": {"text": "here"}},
+        {"id": "f", "tool": "f/flaky", "arguments": {"dir": str(counts), "n": 2}, "retries": {"limit": 2}},
+    ]
+    (project / "plans" / "declared.json").write_text(json.dumps(plan))
+    run = sray.run_plan(project, "plans/declared.json")
+    assert run["status"] == "completed", run
+    p, f = run["steps"]
+    assert p["result"] == "here"
+    assert (f["status"], f["result"], f["run"]["attempts"], f["run"]["retries"]) == (
+        "completed", 2, 2, {"limit": 2},
+    )
+    placed = sorted((x["step"], x.get("attempts"), x.get("retries")) for x in run["placements"])
+    assert placed == [("f", 1, 2), ("f", 2, 2), ("p", None, None)]
+    # The tool's custom resource, which only the worker node has, placed its step there.
+    assert [x["node"] for x in run["placements"] if x["step"] == "p"] == [worker_node()]
+    # The records are those of `strata plan run`, attempts and all.
+    (counts / "count").unlink()
+    local = cli(strata_bin, project, "plan", "run", "plans/declared.json", "--json", "--quiet")
+    assert timeless(run["steps"]) == timeless(json.loads(local.stdout)["steps"])
+
+
+FLAKY_GRAPH = """\
+kind: graph
+parameters:
+  type: object
+  properties:
+    dir: {type: string}
+    each: {type: string}
+state: {count: 0, counts: []}
+nodes:
+  once:
+    kind: action
+    tool: f/flaky
+    params: {dir: "${inputs.dir}", n: 2}
+    assign: {count: "${result}"}
+    next: each
+  each:
+    kind: foreach
+    over: [1]
+    as: k
+    do: {kind: action, tool: f/flaky, params: {dir: "${inputs.each}", n: 2}}
+    collect: counts
+    next: done
+  done: {kind: return, output: "${state}"}
+"""
+
+
+def test_a_graphs_tool_runs_where_it_declares_and_is_retried_as_declared(
+    cluster: Cluster, project: Path, tmp_path: Path
+) -> None:
+    declaring = FLAKY_TOOL + ON_THE_WORKER + "retries: {limit: 2}\n"
+    write(project, {"tools/f/flaky.yaml": declaring, "tools/graphs/flaky.yaml": FLAKY_GRAPH})
+    once, each = tmp_path / "once", tmp_path / "each"
+    once.mkdir()
+    each.mkdir()
+    run = sray.run_graph(project, "graphs/flaky", {"dir": str(once), "each": str(each)}, run_id="flaky")
+    assert (run["status"], run["result"]) == ("completed", {"count": 2, "counts": [2]}), run
+    retried = [(x["part"], x["at"], x["index"], x["attempts"], x["retries"]) for x in run["placements"]
+               if "attempts" in x]
+    assert retried == [
+        ("advance", "once", None, 1, 2), ("advance", "once", None, 2, 2),
+        ("element", "each", 0, 1, 2), ("element", "each", 0, 2, 2),
+    ]
+    assert {x["node"] for x in run["placements"] if "attempts" in x} == {worker_node()}
+    assert graph_checkpoint(project, "flaky")["status"] == "completed"
+    # Past its retries, the run fails as the tool did.
+    failing = tmp_path / "failing"
+    failing.mkdir()
+    (failing / "count").write_text("")
+    write(project, {"tools/f/flaky.yaml": declaring.replace("[ $c -ge $2 ]", "false")})
+    run = sray.run_graph(project, "graphs/flaky", {"dir": str(failing), "each": str(each)})
+    assert run["status"] == "failed", run
+    assert [x["attempts"] for x in run["placements"] if "attempts" in x] == [1, 2, 3]
+    assert (failing / "count").read_text().count("x") == 3
+
+
+STALL_GRAPH = """\
+kind: graph
+parameters:
+  type: object
+  properties:
+    dir: {type: string}
+state: {said: ""}
+nodes:
+  stall:
+    kind: action
+    tool: f/stall
+    params: {dir: "${inputs.dir}", name: g}
+    assign: {said: "${result}"}
+    next: done
+  done: {kind: return, output: "${state.said}"}
+"""
+
+
+def test_a_cancelled_graph_handle_stops_its_step_and_the_run_resumes(
+    cluster: Cluster, project: Path, tmp_path: Path
+) -> None:
+    write(project, {"tools/f/stall.yaml": STALL_TOOL, "tools/graphs/stall.yaml": STALL_GRAPH})
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    handle = sray.submit_graph(project, "graphs/stall", {"dir": str(marks)}, run_id="gcancelled")
+    wait_for(marks / "g.pids")
+    tool = int((marks / "g.pids").read_text().split()[0])
+    handle.cancel()
+    run = handle.result(120)
+    assert handle.cancelled and run["status"] == "cancelled", run
+    assert gone(tool), "the cancelled step's tool outlived its task"
+    assert graph_checkpoint(project, "gcancelled")["status"] == "cancelled"
+    (marks / "go-g").touch()
+    resumed = sray.run_graph(project, "graphs/stall", resume="gcancelled")
+    assert (resumed["status"], resumed["result"]) == ("completed", "ok-g"), resumed
+    assert graph_checkpoint(project, "gcancelled")["status"] == "completed"
+
+
 # Last: it leaves a dead node behind.
 def test_a_node_lost_at_the_start_is_retried_not_a_spawn_failure(cluster: Cluster, project: Path) -> None:
     write(project, {"tools/f/say.yaml": SAY_TOOL})

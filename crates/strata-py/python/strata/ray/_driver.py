@@ -65,11 +65,23 @@ def retry_policy(request: dict[str, Any]) -> tuple[int, float]:
     return int(declared.get("limit", 0)), int(declared.get("delay_ms", 0)) / 1000
 
 
+#: The error kinds of a graph part whose tool ran and failed.
+_TOOL_KINDS = ("tool_failed", "timeout")
+
+
 def _tool_failed(answer: dict[str, Any]) -> bool:
-    """True for the answer of a step whose tool ran and failed (what declared retries
-    retry; a step that failed before its tool ran fails the same way again)."""
+    """True for the answer of a step, or of a graph part, whose tool ran and failed (what
+    declared retries retry; one that failed before its tool ran fails the same way again):
+    a step's failed record with a ``run``; a foreach element's ``error`` with a ``run``, or an
+    ``advance`` whose node's tool failure ended the run."""
     record = answer.get("record")
-    return isinstance(record, dict) and record.get("status") == "failed" and record.get("run") is not None
+    if isinstance(record, dict):
+        return record.get("status") == "failed" and record.get("run") is not None
+    part = answer.get("answer")
+    if not isinstance(part, dict):
+        return False
+    failure = part.get("failure") or part.get("error")
+    return isinstance(failure, dict) and (failure.get("run") is not None or failure.get("kind") in _TOOL_KINDS)
 
 
 #: How often the driver makes sure the cluster's head still answers, in seconds.
@@ -247,6 +259,9 @@ class Executor:
                 if self.lost:
                     return self._stopped(what)
             answer: dict[str, Any] = ray.get(ref)
+            if self.flag.cancelled and (_tool_failed(answer) or "error" in answer):
+                # Its tool was killed by the cancel before its worker was.
+                return self._stopped(what)
         except VersionMismatch as e:
             return {"error": error("invalid", str(e), "install the same strata-engine on the driver and every node")}
         except ray.exceptions.RayTaskError as e:
@@ -295,18 +310,32 @@ class Executor:
             return self.screened
         rest = {k: v for k, v in request.items() if k not in ("plan", "resources", "retries")}
         options = task_options(request, self.num_cpus)
-        limit, delay = retry_policy(request)
         if self.on_event is not None:
             self.on_event({"event": "step_started", "id": step, "tool": self.tools.get(step, "")})
+        return self.attempts(
+            request, {"step": step}, _worker.step, f"strata:{self.label}/{step}", f"step `{step}`", options,
+            plan_ref, rest,
+        )
+
+    def attempts(
+        self, request: dict[str, Any], where: dict[str, Any], fn: Any, name: str, what: str,
+        options: dict[str, Any], *args: Any,
+    ) -> dict[str, Any]:
+        """``submit``, again while the tool fails, up to the request's declared retries (each
+        attempt in ``placements``, with ``attempts`` and ``retries`` when any are declared);
+        the last attempt's answer; a step's record says, as ``strata plan run``'s does, how
+        many attempts its tool took and its ``retries``."""
+        limit, delay = retry_policy(request)
         attempts = 0
         while True:
             attempts += 1
-            placement: dict[str, Any] = {"step": step}
+            placement = dict(where)
             if limit:
                 placement.update(attempts=attempts, retries=limit)
-            answer = self.submit(
-                _worker.step, f"strata:{self.label}/{step}", f"step `{step}`", placement, options, plan_ref, rest
-            )
+            answer = self.submit(fn, name, what, placement, options, *args)
+            run = (answer.get("record") or {}).get("run")
+            if limit and isinstance(run, dict):
+                run.update(attempts=attempts, retries=request["retries"])
             if attempts > limit or not _tool_failed(answer) or self.flag.cancelled:
                 return answer
             if delay:
@@ -314,7 +343,8 @@ class Executor:
 
     def parts(self, graph: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
         """The part executor of ``Project.run_graph`` for graph ``graph``: one part of its
-        walk, a Ray task named ``strata:<graph>/<part>[@node[index]]``."""
+        walk, a Ray task named ``strata:<graph>/<part>[@node[index]]``, resubmitted while its
+        tool fails, up to its tool's declared retries."""
 
         def part(request: dict[str, Any]) -> dict[str, Any]:
             kind = request["part"]
@@ -325,7 +355,7 @@ class Executor:
             name = f"strata:{graph}/{kind}" + (f"@{at}" if at else "") + (f"[{index}]" if index is not None else "")
             rest = {k: v for k, v in request.items() if k not in ("resources", "retries")}
             options = task_options(request, self.num_cpus)
-            answer = self.submit(_worker.part, name, what, placement, options, graph, rest)
+            answer = self.attempts(request, placement, _worker.part, name, what, options, graph, rest)
             if self.on_part is not None:
                 self.on_part({"event": "part_finished", **placement, "ok": "error" not in answer})
             return answer
