@@ -621,3 +621,52 @@ fn a_foreach_logs_each_elements_start_and_end_and_stops_at_a_failed_one() {
         ]
     );
 }
+
+const PARALLEL_GRAPH: &str = "kind: graph
+start: each
+nodes:
+  each:
+    kind: foreach
+    over: [0, 1, 2, 3, 4, 5]
+    as: item
+    parallel: true
+    max_concurrency: 3
+    do:
+      kind: action
+      tool: t/json
+      params: {n: \"${item}\"}
+    next: done
+  done:
+    kind: return
+    output: 1
+";
+
+#[test]
+fn a_parallel_foreach_logs_every_elements_start_before_its_end() {
+    let p = project()
+        .tool("graphs/par", PARALLEL_GRAPH)
+        .args(&["run", "graphs/par", "--run-id", "pe", "--quiet"])
+        .status(0)
+        .run();
+    let log = events(&p, "pe");
+    assert_eq!(
+        log[1],
+        json!({"event": "foreach_started", "step": 1, "node": "each", "count": 6})
+    );
+    // Elements interleave in no set order: each one's start comes before its end.
+    let mut seen: Vec<(u64, &str)> = log[2..14]
+        .iter()
+        .map(|e| (e["index"].as_u64().unwrap(), e["event"].as_str().unwrap()))
+        .collect();
+    for i in 0..6 {
+        let at = |name: &str| seen.iter().position(|s| *s == (i, name)).unwrap();
+        assert!(at("element_started") < at("element_finished"), "{seen:?}");
+    }
+    seen.sort();
+    let expected: Vec<(u64, &str)> = (0..6)
+        .flat_map(|i| [(i, "element_finished"), (i, "element_started")])
+        .collect();
+    assert_eq!(seen, expected);
+    assert_eq!(log[14]["event"], "step");
+    assert!(log[2..14].iter().all(|e| e["status"] != "failed"));
+}
