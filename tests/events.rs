@@ -548,3 +548,125 @@ fn a_graph_steps_rendered_inputs_are_logged_redacted() {
         (&json!("error"), &json!({"text": "key ***"}))
     );
 }
+
+const FOREACH_GRAPH: &str = "kind: graph
+state: {items: [1, 2, 3]}
+start: each
+nodes:
+  each:
+    kind: foreach
+    over: \"${state.items}\"
+    as: item
+    do:
+      kind: action
+      tool: t/json
+      params: {n: \"${item}\"}
+    next: more
+  more:
+    kind: foreach
+    over: [a, b, c]
+    as: item
+    do:
+      kind: action
+      tool: t/fail
+      params: {text: \"${item}\"}
+    next: done
+  done:
+    kind: return
+    output: 1
+";
+
+#[test]
+fn a_foreach_logs_each_elements_start_and_end_and_stops_at_a_failed_one() {
+    let p = project()
+        .tool("graphs/f", FOREACH_GRAPH)
+        .env("API_TOKEN", CANARY)
+        .args(&["run", "graphs/f", "--run-id", "fe", "--quiet"])
+        .status(1)
+        .run();
+    let raw = p.read(".strata/runs/fe/events.jsonl");
+    let ms: Vec<bool> = raw
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| e["event"] == "element_finished")
+        .map(|e| e["ms"].is_u64())
+        .collect();
+    assert_eq!(ms, vec![true; 4], "every ended element has its time");
+    let log: Vec<Value> = events(&p, "fe")
+        .into_iter()
+        .filter(|e| e["event"] != "error" && e["event"] != "finished")
+        .collect();
+    let started = |step: u64, node: &str, index: u64| json!({"event": "element_started", "step": step, "node": node, "index": index});
+    let done = |step: u64, node: &str, index: u64| {
+        json!({"event": "element_finished", "step": step, "node": node, "index": index,
+               "status": "done"})
+    };
+    assert_eq!(
+        log,
+        vec![
+            json!({"event": "started", "run_id": "fe", "graph": "graphs/f", "node": "each", "step": 0, "resumed": false}),
+            json!({"event": "foreach_started", "step": 1, "node": "each", "count": 3}),
+            started(1, "each", 0),
+            done(1, "each", 0),
+            started(1, "each", 1),
+            done(1, "each", 1),
+            started(1, "each", 2),
+            done(1, "each", 2),
+            json!({"event": "step", "step": 1, "node": "each", "kind": "foreach",
+                   "edge": {"to": "more", "why": "next", "when": null}, "changes": []}),
+            json!({"event": "foreach_started", "step": 2, "node": "more", "count": 3}),
+            started(2, "more", 0),
+            json!({"event": "element_finished", "step": 2, "node": "more", "index": 0,
+                   "status": "failed", "error": "tool_failed"}),
+        ]
+    );
+}
+
+const PARALLEL_GRAPH: &str = "kind: graph
+start: each
+nodes:
+  each:
+    kind: foreach
+    over: [0, 1, 2, 3, 4, 5]
+    as: item
+    parallel: true
+    max_concurrency: 3
+    do:
+      kind: action
+      tool: t/json
+      params: {n: \"${item}\"}
+    next: done
+  done:
+    kind: return
+    output: 1
+";
+
+#[test]
+fn a_parallel_foreach_logs_every_elements_start_before_its_end() {
+    let p = project()
+        .tool("graphs/par", PARALLEL_GRAPH)
+        .args(&["run", "graphs/par", "--run-id", "pe", "--quiet"])
+        .status(0)
+        .run();
+    let log = events(&p, "pe");
+    assert_eq!(
+        log[1],
+        json!({"event": "foreach_started", "step": 1, "node": "each", "count": 6})
+    );
+    // Elements interleave in no set order: each one's start comes before its end.
+    let mut seen: Vec<(u64, &str)> = log[2..14]
+        .iter()
+        .map(|e| (e["index"].as_u64().unwrap(), e["event"].as_str().unwrap()))
+        .collect();
+    for i in 0..6 {
+        let at = |name: &str| seen.iter().position(|s| *s == (i, name)).unwrap();
+        assert!(at("element_started") < at("element_finished"), "{seen:?}");
+    }
+    seen.sort();
+    let expected: Vec<(u64, &str)> = (0..6)
+        .flat_map(|i| [(i, "element_finished"), (i, "element_started")])
+        .collect();
+    assert_eq!(seen, expected);
+    assert_eq!(log[14]["event"], "step");
+    assert!(log[2..14].iter().all(|e| e["status"] != "failed"));
+}

@@ -13,6 +13,7 @@ Prints `N passed, N failed` last; exits 1 when a case failed.
 import json
 import os
 import pathlib
+import re
 import shutil
 import signal
 import subprocess
@@ -79,6 +80,25 @@ DIRECTIVE_RUN = []
 FOREACH = 10_000
 BIG = 2_000
 
+# A foreach of five elements, one by one: the third's text is a number, which the tool's
+# parameters refuse, so it fails and the last two never start.
+FAILING_FOREACH = """kind: graph
+start: each
+nodes:
+  each:
+    kind: foreach
+    over: [a, b, 3, d, e]
+    as: item
+    do:
+      kind: action
+      tool: t/json
+      params: {text: "${item}"}
+    next: done
+  done:
+    kind: return
+    output: 1
+"""
+
 
 def foreach_graph(n):
     return f"""kind: graph
@@ -126,6 +146,7 @@ class Project:
         self.write("plans/big.json", json.dumps(
             [{"id": f"s{i}", "tool": "t/json", "arguments": {"n": i}} for i in range(BIG)]))
         self.write("tools/graphs/each.yaml", foreach_graph(FOREACH))
+        self.write("tools/graphs/eachfail.yaml", FAILING_FOREACH)
         self.write("directives/d.md", DIRECTIVE)
         self.env = dict(os.environ, API_TOKEN=CANARY)
 
@@ -148,6 +169,7 @@ class Project:
         self.strata("plan", "run", "plans/wait.yaml", "--run-id", "resumed", "--quiet", code=3)
         self.strata("plan", "run", "--resume", "resumed", "--value", "who=Ann", "--quiet")
         self.strata("run", "graphs/each", "--run-id", "each", "--quiet")
+        self.strata("run", "graphs/eachfail", "--run-id", "eachfail", "--quiet", code=1)
         self.strata("plan", "run", "plans/big.json", "--run-id", "big", "--quiet", "--jobs", "8")
         self.strata("run", "directives/d.md", "--quiet", code=1)
         runs = json.loads(self.strata("runs", "--json").stdout)
@@ -208,7 +230,7 @@ def the_list_shows_every_run_and_filters_by_status_and_target(page, viewer, shot
     page.goto(viewer.url)
     page.wait_for_selector("#runs tbody tr")
     rows = page.locator("#runs tbody tr")
-    assert rows.count() == 6, [rows.nth(i).get_attribute("data-run") for i in range(rows.count())]
+    assert rows.count() == 7, [rows.nth(i).get_attribute("data-run") for i in range(rows.count())]
     fail = page.locator('#runs tbody tr[data-run="fail"] td')
     cells = [fail.nth(i).text_content() for i in range(6)]
     assert cells[1:3] == ["failed", "plans/fail.yaml"], cells
@@ -216,14 +238,14 @@ def the_list_shows_every_run_and_filters_by_status_and_target(page, viewer, shot
     if shots:
         page.screenshot(path=f"{shots}/view-runs.png")
     page.select_option("#f-status", "failed")
-    page.wait_for_function("() => document.querySelectorAll('#runs tbody tr').length === 2")
-    shown = sorted(page.locator("#runs tbody tr").nth(i).get_attribute("data-run") for i in range(2))
-    assert shown == sorted(["fail", *DIRECTIVE_RUN]), shown
+    page.wait_for_function("() => document.querySelectorAll('#runs tbody tr').length === 3")
+    shown = sorted(page.locator("#runs tbody tr").nth(i).get_attribute("data-run") for i in range(3))
+    assert shown == sorted(["fail", "eachfail", *DIRECTIVE_RUN]), shown
     page.select_option("#f-status", "")
     page.fill("#f-target", "graphs/")
-    page.wait_for_function("() => document.querySelectorAll('#runs tbody tr').length === 1 && document.querySelector('#runs tbody tr').dataset.run !== 'fail'")
-    shown = page.locator("#runs tbody tr").get_attribute("data-run")
-    assert shown == "each", shown
+    page.wait_for_function("() => document.querySelectorAll('#runs tbody tr').length === 2 && document.querySelector('#runs tbody tr').dataset.run !== 'fail'")
+    shown = sorted(page.locator("#runs tbody tr").nth(i).get_attribute("data-run") for i in range(2))
+    assert shown == ["each", "eachfail"], shown
 
 
 @case
@@ -276,15 +298,62 @@ def a_resumed_plan_shows_both_parts(page, viewer, shots):
 @case
 def a_foreach_graph_shows_its_nodes_edges_and_steps(page, viewer, shots):
     open_run(page, viewer, "each", "completed")
-    assert node_class(page, "each") == "node completed"
-    assert node_class(page, "done") == "node completed"
-    assert page.locator(".edge.taken").count() == 1
+    # Its elements' events come first: the node completes once they are read.
+    element_counts(page, "each", f"{FOREACH} done")
+    page.wait_for_function("() => document.querySelector('g.node[data-id=\"done\"]').classList.contains('completed')",
+                           timeout=20_000)
+    assert node_class(page, "each") == "node completed", node_class(page, "each")
+    assert node_class(page, "done") == "node completed", node_class(page, "done")
+    assert page.locator(".edge.taken").count() == 1, page.locator(".edge.taken").count()
     page.click('g.node rect[data-for="each"]')
     page.wait_for_selector("#detail h2")
     text = page.text_content("#detail")
     assert "edge taken→ done (next)" in text, text
     if shots:
         page.screenshot(path=f"{shots}/view-graph.png", full_page=True)
+
+
+def element_counts(page, node_id, text):
+    page.wait_for_function(
+        "([id, t]) => document.querySelector(`g.node[data-id=\"${id}\"] .sub`).textContent === t",
+        arg=[node_id, text], timeout=20_000)
+
+
+@case
+def a_foreach_shows_its_elements_by_state_and_each_on_demand(page, viewer, shots):
+    open_run(page, viewer, "eachfail", "failed")
+    element_counts(page, "each", "1 failed, 2 done, 2 pending")
+    assert node_class(page, "each") == "node failed"
+    page.click('g.node rect[data-for="each"]')
+    detail_shows(page, "5 elements: 2 pending, 0 running, 2 done, 1 failed")
+    assert page.locator("#detail .element-list li").count() == 0
+    page.click("#detail button:has-text('show elements')")
+    page.wait_for_selector("#detail .element-list li")
+    shown = [t.split(",")[0] for t in page.locator("#detail .element-list li").all_text_contents()]
+    assert shown == ["element 0: done", "element 1: done", "element 2: failed",
+                     "element 3: pending", "element 4: pending"], shown
+    page.select_option("#detail select", "failed")
+    page.wait_for_function("() => document.querySelectorAll('#detail .element-list li').length === 1")
+    page.click('#detail .element-list li[data-index="2"]')
+    text = detail_shows(page, "element2")
+    assert re.search(r"element2statefailedstep1duration\d+ mserrorinvalid$", text), text
+    if shots:
+        page.screenshot(path=f"{shots}/view-foreach.png", full_page=True)
+
+
+@case
+def ten_thousand_elements_show_a_window_at_a_time(page, viewer, shots):
+    open_run(page, viewer, "each", "completed")
+    element_counts(page, "each", f"{FOREACH} done")
+    page.click('g.node rect[data-for="each"]')
+    page.click("#detail button:has-text('show elements')")
+    page.wait_for_selector("#detail .element-list li")
+    assert page.locator("#detail .element-list li").count() == 200
+    assert page.text_content("#detail .element-bar span") == f"1–200 of {FOREACH}"
+    page.click("#detail button:has-text('next')")
+    page.wait_for_function("() => document.querySelector('#detail .element-bar span').textContent.startsWith('201–')")
+    assert page.locator("#detail .element-list li").count() == 200
+    assert page.text_content("#detail .element-list li >> nth=0").startswith("element 200: done")
 
 
 @case
@@ -423,6 +492,8 @@ def main():
                              a_failed_plan_shows_the_failure_its_stderr_redacted_and_the_failed_path,
                              a_resumed_plan_shows_both_parts,
                              a_foreach_graph_shows_its_nodes_edges_and_steps,
+                             a_foreach_shows_its_elements_by_state_and_each_on_demand,
+                             ten_thousand_elements_show_a_window_at_a_time,
                              a_directive_run_shows_its_actions_and_the_failed_ones_stderr_redacted,
                              a_level_of_two_thousand_steps_is_one_group_that_expands,
                              large_runs_paint_fast_with_no_long_task_and_a_small_dom,

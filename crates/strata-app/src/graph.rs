@@ -2,14 +2,16 @@
 //! admitting each tool it calls), the gate over the graph itself, its prompt templates, and a
 //! whole run — new or resumed — recorded under `.strata/runs/`.
 
+use std::sync::Mutex;
+
 use serde_json::{Map, Value};
 use strata_check::Target;
 use strata_core::secret_marks::MarkKey;
 use strata_core::Error;
 use strata_doc::{Document, Format};
 use strata_graph::{
-    is_graph_document, Body, Checkpoint, CheckpointEvery, Checkpoints, Graph, LogEvent, Node,
-    Observer, Outcome, RunDir, RunLock, RunStore, Walker,
+    is_graph_document, Body, Checkpoint, CheckpointEvery, Checkpoints, ElementEvent, Elements,
+    Graph, LogEvent, Node, Observer, Outcome, RunDir, RunLock, RunStore, Walker,
 };
 use strata_project::ExecOptions;
 use strata_prompts::PromptManager;
@@ -170,14 +172,14 @@ impl App {
             None => walker,
         };
         let mut logged = Logged {
-            events,
+            events: SharedEvents(Mutex::new(events)),
             inner: observer,
         };
         let outcome = match opened.at {
             Opening::Resume(checkpoint) => walker.resume(*checkpoint, &mut logged)?,
             Opening::New { run_id, inputs } => walker.start(&run_id, inputs, &mut logged)?,
         };
-        logged.events.finish()?;
+        logged.events.into_inner().finish()?;
         Ok(outcome)
     }
 
@@ -250,19 +252,47 @@ pub(crate) fn graph_tools(nodes: &[Node]) -> Vec<&str> {
 }
 
 /// Writes every event of a graph run to its event log, then passes it to the caller's
-/// observer.
+/// observer; a foreach's element events go to the event log only.
 struct Logged<'o> {
-    events: RunEvents,
+    events: SharedEvents,
     inner: &'o mut dyn Observer,
 }
 
 impl Observer for Logged<'_> {
     fn on(&mut self, event: LogEvent) {
+        let events = self.events.get_mut();
         match event.inputs() {
-            Some(_) => self.events.write(logged_json(&event)),
-            None => self.events.write_object(&event),
+            Some(_) => events.write(logged_json(&event)),
+            None => events.write_object(&event),
         }
         self.inner.on(event);
+    }
+
+    fn elements(&mut self) -> Option<&dyn Elements> {
+        Some(&self.events)
+    }
+}
+
+/// A run's event log, written by the walk and, while a foreach runs, by its elements'
+/// threads.
+struct SharedEvents(Mutex<RunEvents>);
+
+impl SharedEvents {
+    /// The log, to the walk (no element runs then, so no lock is taken).
+    fn get_mut(&mut self) -> &mut RunEvents {
+        self.0.get_mut().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The log, once the walk is over.
+    fn into_inner(self) -> RunEvents {
+        self.0.into_inner().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Elements for SharedEvents {
+    fn element(&self, event: ElementEvent) {
+        let mut events = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        events.write_object(&event);
     }
 }
 

@@ -155,6 +155,59 @@ impl LogEvent {
 pub trait Observer {
     /// Called for every event, in order.
     fn on(&mut self, event: LogEvent);
+
+    /// Where the elements of a foreach report, if anywhere (none by default: elements run
+    /// unobserved).
+    fn elements(&mut self) -> Option<&dyn Elements> {
+        None
+    }
+}
+
+/// What the elements of a foreach report, from the threads that run them: the run's event
+/// log takes them (the `--json` stream does not), so a page can show each element.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum ElementEvent {
+    /// A foreach's list is known: `count` elements will run (fewer after a failure).
+    ForeachStarted {
+        /// The step the foreach node runs as.
+        step: u64,
+        /// The foreach node.
+        node: String,
+        /// How many elements the list holds.
+        count: usize,
+    },
+    /// An element started.
+    ElementStarted {
+        /// The step the foreach node runs as.
+        step: u64,
+        /// The foreach node.
+        node: String,
+        /// The element's index in the list, from 0.
+        index: usize,
+    },
+    /// An element ended.
+    ElementFinished {
+        /// The step the foreach node runs as.
+        step: u64,
+        /// The foreach node.
+        node: String,
+        /// The element's index in the list, from 0.
+        index: usize,
+        /// `done` or `failed`.
+        status: &'static str,
+        /// How long its body took, in milliseconds.
+        ms: u64,
+        /// The kind of its error, when it failed.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<&'static str>,
+    },
+}
+
+/// Takes element events from any thread; it must be quick, as elements wait for it.
+pub trait Elements: Sync {
+    /// Called when an element starts or ends (in no set order across elements).
+    fn element(&self, event: ElementEvent);
 }
 
 /// Drops every event.

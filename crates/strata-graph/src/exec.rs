@@ -126,6 +126,8 @@ pub(crate) struct Exec<'a> {
     pub options: RenderOptions,
     /// The project's prompt templates, for prompt nodes.
     pub prompts: Option<&'a strata_prompts::PromptManager>,
+    /// Where a foreach's elements report, and the step they run in.
+    pub elements: Option<(&'a dyn crate::events::Elements, u64)>,
 }
 
 impl Exec<'_> {

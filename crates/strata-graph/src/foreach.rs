@@ -10,10 +10,12 @@
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::time::Instant;
 
 use serde_json::{Map, Value};
 use strata_core::{ContextSource, Entry, Layers, Warning};
 
+use crate::events::ElementEvent;
 use crate::exec::{assign, Exec, Failure};
 use crate::fields::key;
 use crate::model::{Foreach, Node};
@@ -31,7 +33,16 @@ pub(crate) fn run(
     warnings: &mut Vec<Warning>,
 ) -> Result<Value, Failure> {
     let items = items(exec, node, f, root, warnings)?;
-    let outcomes = fan_out(f, &items, |i, item| element(exec, node, f, root, i, item));
+    if let Some((sink, step)) = exec.elements {
+        sink.element(ElementEvent::ForeachStarted {
+            step,
+            node: node.id.clone(),
+            count: items.len(),
+        });
+    }
+    let outcomes = fan_out(f, &items, |i, item| {
+        watched(exec, node, i, || element(exec, node, f, root, i, item))
+    });
     let results = outcomes
         .into_iter()
         .map(|o| {
@@ -42,6 +53,32 @@ pub(crate) fn run(
         })
         .collect();
     collect(results)
+}
+
+/// Runs element `i` with `run`, reporting its start and end to the walk's element sink, if
+/// it has one.
+fn watched(exec: &Exec<'_>, node: &Node, i: usize, run: impl FnOnce() -> Outcome) -> Outcome {
+    let Some((sink, step)) = exec.elements else {
+        return run();
+    };
+    sink.element(ElementEvent::ElementStarted {
+        step,
+        node: node.id.clone(),
+        index: i,
+    });
+    let began = Instant::now();
+    let outcome = run();
+    let ms = u64::try_from(began.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let error = outcome.0.as_ref().err().map(|f| f.error.kind().name());
+    sink.element(ElementEvent::ElementFinished {
+        step,
+        node: node.id.clone(),
+        index: i,
+        status: if error.is_some() { "failed" } else { "done" },
+        ms,
+        error,
+    });
+    outcome
 }
 
 /// The list a foreach runs over: `over` rendered against `root` (a string holding a JSON

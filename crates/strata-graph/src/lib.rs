@@ -31,7 +31,9 @@ mod walker;
 
 pub use checkpoint::{Checkpoint, Checkpoints, Progress, Status};
 pub use errors::{error_line, GRAPH};
-pub use events::{short, Change, LogEvent, Observer, Recorder, Silent, Taken, Why};
+pub use events::{
+    short, Change, ElementEvent, Elements, LogEvent, Observer, Recorder, Silent, Taken, Why,
+};
 pub use exec::{Failure, Work};
 pub use hooks::{Event, CONTEXT_NAMES, EVENTS, HOOK_ACTION_KEYS, HOOK_KEYS};
 pub use load::{is_graph_document, GRAPH_KEYS};

@@ -399,7 +399,12 @@ impl<'a> Walker<'a> {
             obs,
         );
         let mut warnings = Vec::new();
-        let done = self.run_node(node, &mut run.root, given, &mut warnings);
+        let elements = obs.elements().map(|sink| (sink, run.progress.step + 1));
+        let exec = Exec {
+            elements,
+            ..self.exec()
+        };
+        let done = self.run_node(&exec, node, &mut run.root, given, &mut warnings);
         run.progress.step += 1;
         let step = run.progress.step;
         for warning in warnings {
@@ -465,18 +470,19 @@ impl<'a> Walker<'a> {
             tools: self.tools,
             options: self.options,
             prompts: self.prompts,
+            elements: None,
         }
     }
 
     /// Runs one node against the context; on failure the context is as it was.
     fn run_node(
         &self,
+        exec: &Exec<'_>,
         node: &Node,
         root: &mut Value,
         given: Option<Result<Value, Failure>>,
         warnings: &mut Vec<Warning>,
     ) -> Result<Done, Failure> {
-        let exec = self.exec();
         if let Body::Return(t) = &node.body {
             return exec
                 .render(t, root, &key(&node.path, "output"), warnings)

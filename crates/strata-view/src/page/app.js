@@ -5,7 +5,8 @@
 
 const SVG = "http://www.w3.org/2000/svg";
 const NODE_W = 160, NODE_H = 40;
-const MAX_BARS = 300, MAX_MEMBERS = 500;
+const MAX_BARS = 300, MAX_MEMBERS = 500, ELEMENTS_SHOWN = 200;
+const ELEMENT_STATES = ["pending", "running", "done", "failed"];
 const $ = (id) => document.getElementById(id);
 
 function el(tag, text, cls) {
@@ -86,7 +87,7 @@ function freshRun(id, page) {
     id, page, kind: page.run.kind, status: page.run.status, source: null,
     nodes: new Map(), groupOf: new Map(), elems: new Map(), edges: [], bars: [],
     taken: new Set(), whole: new Map(), loading: new Set(), t0: null, tEnd: null, lastTs: null, selected: null,
-    frame: 0, ganttAt: 0, window: null,
+    frame: 0, ganttAt: 0, window: null, foreach: new Map(), open: null,
   };
 }
 
@@ -233,6 +234,13 @@ function apply(ev) {
       run.bars.push({ id: `${ev.node} #${ev.step}`, node: ev.node, state: "failed", start, end: ts });
       break;
     }
+    case "foreach_started":
+      run.foreach.set(ev.node, foreachOf(ev.step, ev.count));
+      break;
+    case "element_started":
+    case "element_finished":
+      element(ev);
+      break;
     case "warning":
       break;
     case "run_finished":
@@ -243,6 +251,108 @@ function apply(ev) {
       break;
   }
   run.lastTs = ts;
+}
+
+// ---- a foreach's elements: a state per element in typed arrays, and a count per state ----
+
+// The elements of a foreach node's latest step: state codes (indexes of ELEMENT_STATES),
+// times and error kinds by element index.
+function foreachOf(step, count) {
+  return {
+    step, count, state: new Uint8Array(count), ms: new Float64Array(count).fill(-1),
+    error: new Map(), counts: [count, 0, 0, 0],
+  };
+}
+
+function element(ev) {
+  const f = run.foreach.get(ev.node);
+  if (!f || f.step !== ev.step || ev.index >= f.count) return;
+  const to = ev.event === "element_started" ? 1 : ev.status === "failed" ? 3 : 2;
+  f.counts[f.state[ev.index]] -= 1;
+  f.counts[to] += 1;
+  f.state[ev.index] = to;
+  if (ev.ms !== undefined) f.ms[ev.index] = ev.ms;
+  if (ev.error) f.error.set(ev.index, ev.error);
+}
+
+function elementCounts(f) {
+  return ELEMENT_STATES.map((s, k) => `${f.counts[k]} ${s}`).join(", ");
+}
+
+// The counts a foreach node shows in the drawing: only those not zero, failed first.
+function elementBadge(f) {
+  return [3, 1, 2, 0].filter((k) => f.counts[k] > 0).map((k) => `${f.counts[k]} ${ELEMENT_STATES[k]}`).join(", ") || "no elements";
+}
+
+// The elements the open list shows: those in the chosen state, from its offset, at most
+// ELEMENTS_SHOWN of them (the DOM holds no more, however long the list).
+function elementWindow(f, open) {
+  const want = ELEMENT_STATES.indexOf(open.state);
+  const shown = [];
+  let matching = 0;
+  for (let i = 0; i < f.count; i++) {
+    if (want >= 0 && f.state[i] !== want) continue;
+    if (matching >= open.offset && shown.length < ELEMENTS_SHOWN) shown.push(i);
+    matching += 1;
+  }
+  return { shown, matching };
+}
+
+function button(text, onClick, disabled) {
+  const b = el("button", text);
+  b.type = "button";
+  b.disabled = Boolean(disabled);
+  b.addEventListener("click", onClick);
+  return b;
+}
+
+// The elements part of a foreach node's detail: the count per state, and on demand the
+// elements themselves, a window at a time, with one element's detail on click.
+function elementsPart(id, f) {
+  const box = el("section", null, "elements");
+  box.append(el("p", `${f.count} elements: ${elementCounts(f)}`, "element-counts"));
+  const open = run.open && run.open.node === id ? run.open : null;
+  if (!open) {
+    box.append(button("show elements", () => { run.open = { node: id, state: "", offset: 0, picked: null }; detail(id); }));
+    return box;
+  }
+  const pick = el("select");
+  for (const s of ["", ...ELEMENT_STATES]) {
+    const o = el("option", s || "every state");
+    o.value = s;
+    o.selected = s === open.state;
+    pick.append(o);
+  }
+  pick.addEventListener("change", () => { open.state = pick.value; open.offset = 0; detail(id); });
+  const { shown, matching } = elementWindow(f, open);
+  const last = Math.min(open.offset + shown.length, matching);
+  const bar = el("div", null, "element-bar");
+  bar.append(pick,
+    button("previous", () => { open.offset = Math.max(0, open.offset - ELEMENTS_SHOWN); detail(id); }, open.offset === 0),
+    el("span", matching ? `${open.offset + 1}–${last} of ${matching}` : "none", "muted"),
+    button("next", () => { open.offset += ELEMENTS_SHOWN; detail(id); }, last >= matching),
+    button("hide elements", () => { run.open = null; detail(id); }));
+  const list = el("ul", null, "members element-list");
+  for (const i of shown) {
+    const s = ELEMENT_STATES[f.state[i]];
+    const ms = f.ms[i] >= 0 ? `, ${span(f.ms[i])}` : "";
+    const li = el("li", `element ${i}: ${s}${ms}`, `s-${s === "done" ? "completed" : s}`);
+    li.dataset.index = i;
+    li.addEventListener("click", () => { open.picked = i; detail(id); });
+    list.append(li);
+  }
+  box.append(bar, list);
+  if (open.picked !== null && open.picked < f.count) {
+    const i = open.picked;
+    const dl = el("dl", null, "element-detail");
+    field(dl, "element", i);
+    field(dl, "state", ELEMENT_STATES[f.state[i]]);
+    field(dl, "step", f.step);
+    field(dl, "duration", f.ms[i] >= 0 ? `${f.ms[i]} ms` : undefined);
+    field(dl, "error", f.error.get(i));
+    box.append(dl);
+  }
+  return box;
 }
 
 // A run that ended leaves no node running.
@@ -279,6 +389,8 @@ function render() {
       e.sub.textContent = counts(c);
     } else {
       state = (run.nodes.get(id) || { state: "pending" }).state;
+      const f = run.foreach.get(id);
+      if (f) e.sub.textContent = elementBadge(f);
     }
     const cls = `node ${state}${run.selected === id ? " selected" : ""}${shown.has(id) ? "" : " hidden"}`;
     if (e.g.getAttribute("class") !== cls) e.g.setAttribute("class", cls);
@@ -445,13 +557,16 @@ function detail(id) {
     field(dl, "on_error", n.handling);
     field(dl, "stderr", full.end && full.end.stderr, true);
   }
+  const f = run.foreach.get(id);
+  const parts = [head, dl];
+  if (f) parts.push(elementsPart(id, f));
   if (run.groupOf.has(id)) {
     const back = el("button", `back to ${run.groupOf.get(id)}`);
     back.type = "button";
     back.addEventListener("click", () => select(run.groupOf.get(id)));
-    box.replaceChildren(head, dl, back);
+    box.replaceChildren(...parts, back);
   } else {
-    box.replaceChildren(head, dl);
+    box.replaceChildren(...parts);
   }
 }
 
