@@ -622,6 +622,39 @@ fn a_foreach_logs_each_elements_start_and_end_and_stops_at_a_failed_one() {
     );
 }
 
+#[test]
+fn runs_show_sums_a_foreachs_elements_up_and_names_the_failed_ones() {
+    let p = project()
+        .tool("graphs/f", FOREACH_GRAPH)
+        .args(&["run", "graphs/f", "--run-id", "fe", "--quiet"])
+        .status(1)
+        .run();
+    let shown = p.then(&["runs", "show", "fe"]).status(0).run();
+    let timeline = &shown.stdout[shown.stdout.find("timeline:").unwrap()..];
+    let lines: Vec<String> = timeless(timeline)
+        .lines()
+        .map(|l| {
+            l.trim_start()
+                .trim_start_matches("+N ms")
+                .trim()
+                .to_string()
+        })
+        .filter(|l| l.contains("foreach") || l.contains("element"))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "foreach_started 1 each: 3 elements",
+            "elements 1 each: 3 done",
+            "step 1 each (foreach) -> more",
+            "foreach_started 2 more: 3 elements",
+            "element_finished 2 more[0]: failed (tool_failed)",
+            "elements 2 more: 1 failed, 2 not run",
+            "error 2 more: element 0: tool `t/fail` exited with code 3",
+        ]
+    );
+}
+
 const PARALLEL_GRAPH: &str = "kind: graph
 start: each
 nodes:

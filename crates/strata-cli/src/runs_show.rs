@@ -167,22 +167,105 @@ fn show(store: &RunStore, args: &ShowArgs, json: bool) -> Result<String, Error> 
 }
 
 /// The run's timeline from its event log (none without one): one line per event, its time
-/// in milliseconds since the first.
+/// in milliseconds since the first. A foreach's elements are summed up rather than listed
+/// (a run may have thousands): its failed elements are named, the first
+/// [`FAILED_ELEMENTS_SHOWN`] of them, and one `elements` line counts them all when they end.
 fn timeline(out: &mut String, dir: &RunDir) -> Result<(), Error> {
     let events = dir.read_events(0)?.events;
     let Some(first) = events.first().and_then(|(_, e)| e["ts"].as_u64()) else {
         return Ok(());
     };
     out.push_str("timeline:\n");
+    let mut line = |ts: Option<u64>, text: String| {
+        let at = ts.unwrap_or(first).saturating_sub(first);
+        out.push_str(&format!("  {:>9}  {text}\n", format!("+{at} ms")));
+    };
+    let mut open: Option<Elements> = None;
     for (_, e) in &events {
-        let at = e["ts"].as_u64().unwrap_or(first).saturating_sub(first);
-        out.push_str(&format!(
-            "  {:>9}  {}\n",
-            format!("+{at} ms"),
-            event_text(e)
-        ));
+        let ts = e["ts"].as_u64();
+        match e["event"].as_str() {
+            Some("foreach_started") => {
+                if let Some(done) = open.take() {
+                    line(done.last, done.summary());
+                }
+                open = Some(Elements::new(e));
+                line(ts, event_text(e));
+            }
+            Some("element_started") => {}
+            Some("element_finished") => {
+                let Some(elements) = open.as_mut() else {
+                    continue;
+                };
+                elements.last = ts;
+                if e["status"] == "failed" {
+                    elements.failed += 1;
+                    if elements.failed <= FAILED_ELEMENTS_SHOWN {
+                        line(ts, event_text(e));
+                    }
+                } else {
+                    elements.done += 1;
+                }
+            }
+            _ => {
+                if let Some(done) = open.take() {
+                    line(done.last, done.summary());
+                }
+                line(ts, event_text(e));
+            }
+        }
+    }
+    if let Some(done) = open.take() {
+        line(done.last, done.summary());
     }
     Ok(())
+}
+
+/// How many failed elements of one foreach the timeline names.
+const FAILED_ELEMENTS_SHOWN: u64 = 10;
+
+/// The elements of the foreach the timeline is in: how many, how many ended and how.
+struct Elements {
+    step: String,
+    node: String,
+    count: u64,
+    done: u64,
+    failed: u64,
+    last: Option<u64>,
+}
+
+impl Elements {
+    /// The elements a `foreach_started` event announces, none ended yet.
+    fn new(e: &Value) -> Elements {
+        Elements {
+            step: value_to_text(&e["step"]),
+            node: value_to_text(&e["node"]),
+            count: e["count"].as_u64().unwrap_or(0),
+            done: 0,
+            failed: 0,
+            last: e["ts"].as_u64(),
+        }
+    }
+
+    /// `elements 2 more: 1 done, 1 failed, 1 not run`.
+    fn summary(&self) -> String {
+        let rest = self.count.saturating_sub(self.done + self.failed);
+        let parts: Vec<String> = [
+            (self.done, "done"),
+            (self.failed, "failed"),
+            (rest, "not run"),
+        ]
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| format!("{n} {what}"))
+        .collect();
+        let counts = if parts.is_empty() {
+            "none".to_string()
+        } else {
+            parts.join(", ")
+        };
+        let line = format!("elements {} {}: {counts}", self.step, self.node);
+        strata_core::escaped(&line).into_owned()
+    }
 }
 
 /// One event of the log as a line: its name, then what it is about.
@@ -232,6 +315,20 @@ fn event_text(e: &Value) -> String {
             value_to_text(&e["error"]["message"])
         ),
         "finished" => format!("{} after {} steps", text("status"), text("steps")),
+        "foreach_started" => format!(
+            "{} {}: {} elements",
+            text("step"),
+            text("node"),
+            text("count")
+        ),
+        "element_finished" => format!(
+            "{} {}[{}]: {} ({})",
+            text("step"),
+            text("node"),
+            text("index"),
+            text("status"),
+            text("error")
+        ),
         _ => String::new(),
     };
     let line = format!("{name} {about}");
