@@ -842,3 +842,80 @@ fn an_edit_of_a_runtime_is_seen_by_every_tool_on_it_and_undone_when_closed() {
     client.close(runtime);
     assert_eq!(client.workspace_diagnostics(), clean);
 }
+
+#[test]
+fn a_prompt_key_is_found_and_renamed_across_graphs_and_its_templates() {
+    let dir = corpus_project();
+    copy("prompts", dir.path());
+    fs::create_dir_all(dir.path().join("tools/graphs")).unwrap();
+    let other = "tools/graphs/q.yaml";
+    let enterprise = prompt_graph("BrowseLink", "    version: enterprise\n");
+    fs::write(dir.path().join(other), enterprise).unwrap();
+    let mut client = start(dir.path());
+    let graph = "tools/graphs/p.yaml";
+    client.open(graph, &prompt_graph("BrowseLink", ""));
+    let (graph_uri, other_uri) = (client.uri(graph), client.uri(other));
+    let dict = client.uri("prompts/templates.yaml");
+    let file = client.uri("prompts/main/BrowseLink.j2");
+    let range = |line: u32, from: u32, to: u32| json!({"start": {"line": line, "character": from}, "end": {"line": line, "character": to}});
+    let at = |uri: &str, line: u32, from: u32, to: u32| json!({"uri": uri, "range": range(line, from, to)});
+    let all = json!({"context": {"includeDeclaration": true}});
+    assert_eq!(
+        asked(&mut client, "textDocument/references", graph, 5, 12, all)["result"],
+        json!([
+            at(&graph_uri, 5, 9, 19),
+            at(&other_uri, 5, 9, 19),
+            at(&file, 0, 0, 0),
+            at(&dict, 4, 2, 12)
+        ])
+    );
+    let uses = json!({"context": {"includeDeclaration": false}});
+    assert_eq!(
+        asked(&mut client, "textDocument/references", graph, 5, 9, uses)["result"],
+        json!([at(&graph_uri, 5, 9, 19), at(&other_uri, 5, 9, 19)])
+    );
+    let edits = |uri: &str, line: u32, from: u32, to: u32| json!({"textDocument": {"uri": uri, "version": null}, "edits": [{"range": range(line, from, to), "newText": "OpenLink"}]});
+    let renamed = client.uri("prompts/main/OpenLink.j2");
+    assert_eq!(
+        asked(
+            &mut client,
+            "textDocument/rename",
+            graph,
+            5,
+            10,
+            json!({"newName": "OpenLink"})
+        )["result"],
+        json!({"documentChanges": [
+            edits(&dict, 4, 2, 12),
+            edits(&graph_uri, 5, 9, 19),
+            edits(&other_uri, 5, 9, 19),
+            {"kind": "rename", "oldUri": file, "newUri": renamed}
+        ]})
+    );
+    let refused = |client: &mut Client, relative: &str, new: &str| {
+        asked(
+            client,
+            "textDocument/rename",
+            relative,
+            5,
+            10,
+            json!({"newName": new}),
+        )["error"]["message"]
+            .clone()
+    };
+    let built = "tools/graphs/r.yaml";
+    client.open(built, &prompt_graph("\"${state.k}\"", ""));
+    let cases = [
+        (graph, "Search", "prompt key `Search` is already taken by prompts/main/Search.j2"),
+        (graph, "Open.Link", "`Open.Link` is not a prompt key's name: names are letters, digits, `_` and `-`"),
+        (graph, "OpenLink", "prompt node `think` builds its key at run time (`${state.k}`), so which key it reads is not known; write its key out before renaming `BrowseLink`"),
+        (built, "OpenLink", "the key of prompt node `think` is built at run time (`${state.k}`); rename the template it picks in `prompts/`"),
+    ];
+    for (relative, new, message) in cases {
+        assert_eq!(
+            refused(&mut client, relative, new),
+            message,
+            "{relative} → {new}"
+        );
+    }
+}

@@ -28,13 +28,7 @@ fn origin(doc: &Document, at: &FieldPath) -> Option<(String, usize, usize)> {
 /// node collects. A key's origin is the first node that assigns it, else its `state:`
 /// entry. Empty when the text is not a graph's YAML.
 pub fn graph_state(project: &Project, file: &Path, text: &str) -> Vec<Known> {
-    let name = project.display_name(file);
-    let Ok(doc) = Document::parse(
-        &name,
-        text.as_bytes().to_vec(),
-        Format::Yaml,
-        &project.limits,
-    ) else {
+    let Some(doc) = graph_doc(project, file, text) else {
         return Vec::new();
     };
     let root = FieldPath(Vec::new());
@@ -108,6 +102,18 @@ fn step_entries(doc: &Document) -> Vec<(&Value, FieldPath)> {
     entries
         .map(|(i, step)| (step, at.child(PathSeg::Index(i))))
         .collect()
+}
+
+/// The graph `text` (named `file`, a path of the project) parsed as YAML.
+fn graph_doc(project: &Project, file: &Path, text: &str) -> Option<Document> {
+    let name = project.display_name(file);
+    Document::parse(
+        &name,
+        text.as_bytes().to_vec(),
+        Format::Yaml,
+        &project.limits,
+    )
+    .ok()
 }
 
 fn plan_doc(project: &Project, file: &Path, text: &str) -> Option<Document> {
@@ -184,14 +190,7 @@ pub fn prompt_keys_at(
     text: &str,
     line: usize,
 ) -> Option<Vec<Known>> {
-    let name = project.display_name(file);
-    let doc = Document::parse(
-        &name,
-        text.as_bytes().to_vec(),
-        Format::Yaml,
-        &project.limits,
-    )
-    .ok()?;
+    let doc = graph_doc(project, file, text)?;
     let nodes = key(&FieldPath(Vec::new()), "nodes");
     let written = text.lines().nth(line.checked_sub(1)?)?;
     if !written.trim_start().starts_with("key:") {
@@ -219,15 +218,7 @@ pub fn prompt_keys_at(
         version: text_of("version").filter(|v| !v.contains("${")).map(Some),
         ..strata_prompts::Overrides::default()
     };
-    let loaded = strata_prompts::PromptManager::builder()
-        .limits(strata_prompts::PromptLimits::from_limits(&project.limits))
-        .dir(
-            &project.root.join(strata_prompts::PROMPTS_DIR),
-            strata_prompts::PROMPTS_DIR,
-        )
-        .build_all()
-        .ok()?;
-    let m = loaded.manager.switch(&overrides).ok()?;
+    let m = prompt_store(project)?.switch(&overrides).ok()?;
     let templates = m.templates();
     let keys = m.keys().into_iter().filter_map(|k| {
         let chain = m.fallback_chain(Some(&k)).ok()?;
@@ -256,13 +247,7 @@ pub fn state_key_sites(
     text: &str,
     name: &str,
 ) -> Vec<(usize, usize)> {
-    let shown = project.display_name(file);
-    let Ok(doc) = Document::parse(
-        &shown,
-        text.as_bytes().to_vec(),
-        Format::Yaml,
-        &project.limits,
-    ) else {
+    let Some(doc) = graph_doc(project, file, text) else {
         return Vec::new();
     };
     let positions = strata_doc::Positions::of(text);
@@ -309,4 +294,114 @@ fn value_name_at(doc: &Document, at: &FieldPath, name: &str) -> Option<(usize, u
         .map_or(written.len(), |(i, _)| i);
     let shift = usize::from(!written[from..].starts_with(name));
     Some((line, column + shift))
+}
+
+/// The project's prompt store (`prompts/`), `None` when it does not load.
+fn prompt_store(project: &Project) -> Option<strata_prompts::PromptManager> {
+    let loaded = strata_prompts::PromptManager::builder()
+        .limits(strata_prompts::PromptLimits::from_limits(&project.limits))
+        .dir(
+            &project.root.join(strata_prompts::PROMPTS_DIR),
+            strata_prompts::PROMPTS_DIR,
+        )
+        .build_all()
+        .ok()?;
+    Some(loaded.manager)
+}
+
+/// A prompt node's `key:` as written in a graph.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptKeyUse {
+    /// The node's id.
+    pub node: String,
+    /// The key as written (`Search`, `main/Search`, `${state.k}`).
+    pub written: String,
+    /// The 1-based line and column of the written key (after its opening quote).
+    pub at: (usize, usize),
+}
+
+/// The `key:` of every prompt node of the graph `text` (named `file`), in node order.
+/// Empty when the text is not a graph's YAML.
+pub fn prompt_key_uses(project: &Project, file: &Path, text: &str) -> Vec<PromptKeyUse> {
+    let Some(doc) = graph_doc(project, file, text) else {
+        return Vec::new();
+    };
+    let nodes_at = key(&FieldPath(Vec::new()), "nodes");
+    let nodes = doc.value.get("nodes").and_then(Value::as_object);
+    let uses = nodes.into_iter().flatten().filter_map(|(id, node)| {
+        if node.get("kind").and_then(Value::as_str) != Some("prompt") {
+            return None;
+        }
+        let written = node.get("key")?.as_str()?;
+        let at = value_name_at(&doc, &key(&key(&nodes_at, id), "key"), written)?;
+        Some(PromptKeyUse {
+            node: id.clone(),
+            written: written.to_string(),
+            at,
+        })
+    });
+    uses.collect()
+}
+
+/// A template of the prompt store that defines a key (or one of its fallback variants).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptKeySite {
+    /// Its file, relative to the project (`prompts/main/Search.j2`).
+    pub file: String,
+    /// Its stem: the key with its variant's suffix (`BrowseLink.enterprise`).
+    pub stem: String,
+    /// For an entry of a dict file, the 1-based line and column of its stem; `None` for a
+    /// template file, whose file name holds the stem.
+    pub at: Option<(usize, usize)>,
+}
+
+/// Every template of the project's prompt store named `name` (each variant of it, in
+/// every namespace; components aside), in id order.
+pub fn prompt_key_sites(project: &Project, name: &str) -> Vec<PromptKeySite> {
+    let Some(store) = prompt_store(project) else {
+        return Vec::new();
+    };
+    let mut templates = store.templates();
+    templates.retain(|t| !t.component && t.name == name);
+    templates.sort_by(|a, b| a.id.cmp(&b.id));
+    let sites = templates.into_iter().map(|t| {
+        let stem = t.id.rsplit('/').next().unwrap_or(&t.id).to_string();
+        let dict = Path::new(&t.place.file)
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| strata_prompts::DICT_EXTENSIONS.contains(&e));
+        let at = dict
+            .then(|| dict_entry(project, &t.place.file, &t.namespace, &stem))
+            .flatten();
+        PromptKeySite {
+            file: t.place.file,
+            stem,
+            at,
+        }
+    });
+    sites.collect()
+}
+
+/// Where the dict file `file` (relative to the project) writes the entry `stem` of
+/// namespace `namespace`: its nesting starts at the file's directory under `prompts/`.
+fn dict_entry(
+    project: &Project,
+    file: &str,
+    namespace: &str,
+    stem: &str,
+) -> Option<(usize, usize)> {
+    let text = std::fs::read_to_string(project.root.join(file)).ok()?;
+    let dir = Path::new(file).parent()?;
+    let within = dir.strip_prefix(strata_prompts::PROMPTS_DIR).ok()?;
+    let mut segments: Vec<&str> = namespace.split('/').filter(|s| !s.is_empty()).collect();
+    let depth = within.components().count();
+    if segments.len() < depth {
+        return None;
+    }
+    segments.drain(..depth);
+    let mut at = FieldPath(Vec::new());
+    for s in segments.into_iter().chain([stem]) {
+        at = key(&at, s);
+    }
+    strata_doc::Positions::of(&text).locate_key(&at)
 }

@@ -15,6 +15,7 @@ pub mod knowledge;
 pub mod mirror;
 pub mod navigate;
 pub mod placeholders;
+pub mod prompt_keys;
 mod requests;
 pub mod server;
 pub mod settings;

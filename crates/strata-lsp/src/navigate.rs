@@ -127,16 +127,19 @@ pub fn origin_of(project: &Project, source: &Path, k: Known) -> Option<Location>
 /// is its own file's.
 fn scope(project: &Project, relative: &Path, layer: Layer) -> Vec<PathBuf> {
     match layer {
-        Layer::Env => {
-            let mut all = Vec::new();
-            walk(&project.root.join("tools"), &mut all);
-            all.sort();
-            all.into_iter()
-                .filter_map(|p| p.strip_prefix(&project.root).ok().map(Path::to_path_buf))
-                .collect()
-        }
+        Layer::Env => tool_files(project),
         _ => vec![relative.to_path_buf()],
     }
+}
+
+/// The YAML files under `tools/` (tools and graphs), relative to the project, sorted.
+pub(crate) fn tool_files(project: &Project) -> Vec<PathBuf> {
+    let mut all = Vec::new();
+    walk(&project.root.join("tools"), &mut all);
+    all.sort();
+    all.into_iter()
+        .filter_map(|p| p.strip_prefix(&project.root).ok().map(Path::to_path_buf))
+        .collect()
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {

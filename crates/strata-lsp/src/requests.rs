@@ -129,6 +129,10 @@ fn navigate(server: &Server, ws: &Workspace, method: &str, params: Value) -> Res
         let relative = ws.relative(&at.text_document.uri)?;
         Some((relative, server.text(&at.text_document.uri)?))
     };
+    let text_of = |file: &std::path::Path| {
+        let uri = crate::uri::from_path(&source.join(file))?;
+        server.text(&uri)
+    };
     let json = |v: Result<Value, serde_json::Error>| v.map_err(|e| e.to_string());
     match method {
         InlayHintRequest::METHOD if !server.settings.inlay_hints => Ok(Value::Array(Vec::new())),
@@ -158,15 +162,20 @@ fn navigate(server: &Server, ws: &Workspace, method: &str, params: Value) -> Res
         }
         References::METHOD => {
             let p: ReferenceParams = serde_json::from_value(params).map_err(invalid)?;
-            let text_of = |file: &std::path::Path| {
-                let uri = crate::uri::from_path(&source.join(file))?;
-                server.text(&uri)
-            };
             let at = &p.text_document_position;
             let declared = p.context.include_declaration;
             let flow = flow_at(at).and_then(|(r, t)| {
                 let uri = &at.text_document.uri;
-                crate::flow::references(&project, uri, &r, &t, at.position, declared)
+                crate::prompt_keys::references(
+                    &project,
+                    source,
+                    &r,
+                    &t,
+                    at.position,
+                    declared,
+                    &text_of,
+                )
+                .or_else(|| crate::flow::references(&project, uri, &r, &t, at.position, declared))
             });
             if let Some(found) = flow {
                 return json(serde_json::to_value(found));
@@ -185,7 +194,9 @@ fn navigate(server: &Server, ws: &Workspace, method: &str, params: Value) -> Res
             let at = &p.text_document_position;
             let flow = flow_at(at).and_then(|(r, t)| {
                 let uri = &at.text_document.uri;
-                crate::flow::rename(&project, uri, &r, &t, at.position, &p.new_name)
+                let new = &p.new_name;
+                crate::prompt_keys::rename(&project, source, &r, &t, at.position, new, &text_of)
+                    .or_else(|| crate::flow::rename(&project, uri, &r, &t, at.position, new))
             });
             if let Some(edit) = flow {
                 return json(serde_json::to_value(edit?));
