@@ -333,14 +333,32 @@ fn completion_offers_the_steps_before_the_one_written_and_their_declared_outputs
     let plan = "plans/c.yaml";
     client.open(plan, &step_plan("{{"));
     let ids = client.completion(plan, 8, 26);
-    assert_eq!(ids, ["first", "step2"]);
-    offered_is_accepted(
-        &mut client,
-        plan,
-        &ids,
-        &["frst", "nope"],
-        |n| step_plan(&format!("{{{{{n}.result}}}}")),
-        "P002",
+    assert_eq!(ids, ["first", "step2", "after"]);
+    // What the check accepts (no P002, no P003) is exactly what is offered: every other step
+    // whose record does not wait for this one, later ones too; not itself, not a step that
+    // depends on it.
+    let reads = |n: &str| step_plan(&format!("{{{{{n}.result}}}}"));
+    let plan_codes = |client: &mut Client, text: &str| {
+        accepted(client, plan, text, "P002") && accepted(client, plan, text, "P003")
+    };
+    for name in ["first", "step2", "after", "frst", "nope", "third"] {
+        assert_eq!(
+            plan_codes(&mut client, &reads(name)),
+            ids.iter().any(|o| o == name),
+            "{name}"
+        );
+    }
+    let waiting = step_plan("{{").replacen(
+        "- id: after\n  tool: examples/echo\n  arguments: {message: hi}",
+        "- id: after\n  tool: examples/echo\n  arguments: {message: \"{{third.result}}\"}",
+        1,
+    );
+    client.set(plan, &waiting);
+    assert_eq!(client.completion(plan, 8, 26), ["first", "step2"]);
+    let cyclic = waiting.replacen("\"{{\"", "\"{{after.result}}\"", 1);
+    assert!(
+        !plan_codes(&mut client, &cyclic),
+        "a step waiting for this one is a cycle"
     );
     client.set(plan, &step_plan("{{first.result."));
     assert_eq!(client.completion(plan, 8, 39), ["count", "data"]);

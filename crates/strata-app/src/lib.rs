@@ -60,9 +60,9 @@ pub use tool::ToolRun;
 pub use walk::GraphWalk;
 
 pub use strata_check::{
-    directive_inputs, graph_state, plan_steps, prompt_key_sites, prompt_key_uses, prompt_keys_at,
-    state_key_sites, step_id_site, step_result_paths, tool_names, Code, Diagnostic, Known,
-    ProjectIndex, PromptKeySite, PromptKeyUse, Report, Severity, Shown, Target, ToolNames,
+    directive_inputs, graph_state, plan_step_waits, plan_steps, prompt_key_sites, prompt_key_uses,
+    prompt_keys_at, state_key_sites, step_id_site, step_result_paths, tool_names, Code, Diagnostic,
+    Known, ProjectIndex, PromptKeySite, PromptKeyUse, Report, Severity, Shown, Target, ToolNames,
 };
 pub use strata_directive::{Event as DirectiveEvent, BASE_CONTEXT as DIRECTIVE_CONTEXT};
 pub use strata_exec::Cancel;

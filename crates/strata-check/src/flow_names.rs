@@ -143,6 +143,31 @@ pub fn plan_steps(project: &Project, file: &Path, text: &str) -> Vec<Known> {
     known.collect()
 }
 
+/// For each step of the plan `text`, in plan order, the indices of the steps its arguments
+/// refer to (`{{id…}}`, `$stepN`): what it waits for. A reference that does not parse (a
+/// half-typed one) refers to nothing. Empty when the text is not a plan's document.
+pub fn plan_step_waits(project: &Project, file: &Path, text: &str) -> Vec<Vec<usize>> {
+    let Some(doc) = plan_doc(project, file, text) else {
+        return Vec::new();
+    };
+    let steps = step_entries(&doc);
+    let index: BTreeMap<&str, usize> = steps
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (step, _))| Some((step.get("id")?.as_str()?, i)))
+        .collect();
+    steps
+        .iter()
+        .map(|(step, _)| {
+            let arguments = step.get("arguments").or_else(|| step.get("parameters"));
+            let args =
+                strata_plans::Args::compile(arguments.unwrap_or(&Value::Null), &mut Vec::new());
+            let ids = args.step_ids();
+            ids.iter().filter_map(|id| index.get(id).copied()).collect()
+        })
+        .collect()
+}
+
 /// The paths `{{id.result.…}}` is known to read for step `id` of the plan `text`: the
 /// fields (nested ones as `field.inner`) of the `outputs` its tool declares. Empty when
 /// the step is not found or its tool declares no `outputs`.

@@ -26,8 +26,8 @@ use std::path::Path;
 
 pub use diagnostic::{Code, Diagnostic, Severity};
 pub use flow_names::{
-    graph_state, plan_steps, prompt_key_sites, prompt_key_uses, prompt_keys_at, state_key_sites,
-    step_id_site, step_result_paths, PromptKeySite, PromptKeyUse,
+    graph_state, plan_step_waits, plan_steps, prompt_key_sites, prompt_key_uses, prompt_keys_at,
+    state_key_sites, step_id_site, step_result_paths, PromptKeySite, PromptKeyUse,
 };
 pub use incremental::ProjectIndex;
 pub use names::{directive_inputs, tool_names, Known, Shown, ToolNames};

@@ -1,5 +1,5 @@
 //! Completion of a graph's state keys (`${state.…}`, nested keys after a `.`) and of a
-//! plan's step references (`{{id…` and `$stepN`, the steps before the one being written;
+//! plan's step references (`{{id…` and `$stepN`, the steps whose records do not wait for the one being written;
 //! `{{id.result.…` the fields its tool's `outputs` declare),
 //! from the check's lists (`strata_app::graph_state`, `strata_app::plan_steps`), read from
 //! the document as typed; and the hover and definition of such a reference.
@@ -92,10 +92,10 @@ pub fn complete(
             strata_app::step_result_paths(project, &file, text, id),
             path,
         ),
-        Opened::StepId => earlier_steps(project, &file, text, line)
+        Opened::StepId => referable_steps(project, &file, text, line)
             .map(|k| item(k.name.clone(), CompletionItemKind::REFERENCE, k))
             .collect(),
-        Opened::DollarStep => earlier_steps(project, &file, text, line)
+        Opened::DollarStep => referable_steps(project, &file, text, line)
             .filter(|k| {
                 k.name
                     .strip_prefix("step")
@@ -124,8 +124,10 @@ fn nested(known: Vec<Known>, path: &str) -> Vec<CompletionItem> {
         .collect()
 }
 
-/// The steps of the plan `text` written before the step that holds line `line`.
-fn earlier_steps(
+/// The steps of the plan `text` the step that holds line `line` may refer to: every other
+/// step whose record does not wait for it, directly or through others (a reference to such
+/// a step would be a cycle), in plan order.
+fn referable_steps(
     project: &Project,
     file: &Path,
     text: &str,
@@ -136,7 +138,32 @@ fn earlier_steps(
         .iter()
         .rposition(|k| k.origin.as_ref().is_some_and(|o| o.1 <= line))
         .unwrap_or(0);
-    steps.into_iter().take(current)
+    let waiting = waiting_for(&strata_app::plan_step_waits(project, file, text), current);
+    steps
+        .into_iter()
+        .enumerate()
+        .filter(move |(i, _)| !waiting.get(*i).copied().unwrap_or(false))
+        .map(|(_, k)| k)
+}
+
+/// Which steps wait for step `current`, itself included, given what each waits for: a walk
+/// back along the dependencies, linear in their number.
+fn waiting_for(waits: &[Vec<usize>], current: usize) -> Vec<bool> {
+    let mut waited_by: Vec<Vec<usize>> = vec![Vec::new(); waits.len()];
+    for (step, deps) in waits.iter().enumerate() {
+        for &dep in deps {
+            waited_by[dep].push(step);
+        }
+    }
+    let mut waiting = vec![false; waits.len().max(current + 1)];
+    let mut todo = vec![current];
+    while let Some(step) = todo.pop() {
+        if std::mem::replace(&mut waiting[step], true) {
+            continue;
+        }
+        todo.extend(waited_by.get(step).into_iter().flatten().copied());
+    }
+    waiting
 }
 
 fn item(label: String, kind: CompletionItemKind, k: Known) -> CompletionItem {
