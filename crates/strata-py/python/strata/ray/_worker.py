@@ -9,6 +9,7 @@ the run ends): files one run writes are never seen by another run."""
 from __future__ import annotations
 
 import fcntl
+import importlib
 import os
 import shutil
 from pathlib import Path
@@ -29,8 +30,9 @@ def error(kind: str, message: str, hint: Optional[str] = None) -> dict[str, Any]
 
 def where() -> dict[str, Any]:
     """The node, the process and the Ray task this runs in."""
-    import ray
-
+    # Through importlib, as everywhere in strata.ray: Ray is an optional dependency, and
+    # the package type-checks without it.
+    ray: Any = importlib.import_module("ray")
     context = ray.get_runtime_context()
     return {"node": context.get_node_id(), "pid": os.getpid(), "task": context.get_task_name()}
 
