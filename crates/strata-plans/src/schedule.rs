@@ -318,16 +318,13 @@ impl Work<'_> {
                     let failed = matches!(&result, Ok(run) if !run.success);
                     let mut record = record_of(&id, &tool, result);
                     if let Some(Value::Object(run)) = &mut record.run {
-                        run.insert("attempts".into(), Value::from(attempt));
-                        run.insert("retries".into(), policy.to_request());
+                        policy.note(run, attempt);
                     }
-                    if !failed || attempt > policy.limit {
+                    let Some(delay) = policy.again(attempt).filter(|_| failed) else {
                         return record;
-                    }
+                    };
                     retrying(record, attempt, policy);
-                    if let Some(delay) = policy.delay {
-                        std::thread::sleep(delay);
-                    }
+                    std::thread::sleep(delay);
                     attempt += 1;
                 }
             }

@@ -126,6 +126,20 @@ impl Retries {
         }
     }
 
+    /// After attempt `attempt` (1 for the first run) failed in its tool: the wait before
+    /// the next attempt, or `None` when no attempt is left. The one retry decision of every
+    /// place a tool runs again (a plan's steps, here or elsewhere; a graph's actions).
+    pub fn again(&self, attempt: u32) -> Option<Duration> {
+        (attempt <= self.limit).then(|| self.delay.unwrap_or_default())
+    }
+
+    /// Notes in a record's `run` how many attempts its tool took (`attempts`) and the policy
+    /// (`retries`, in request form), as every record of a tool with declared retries says.
+    pub fn note(&self, run: &mut Map<String, Value>, attempts: u32) {
+        run.insert("attempts".into(), Value::from(attempts));
+        run.insert("retries".into(), self.to_request());
+    }
+
     /// The request form executors read: `{limit, delay_ms?}`.
     pub fn to_request(&self) -> Value {
         let mut out = Map::new();
