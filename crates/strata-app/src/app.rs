@@ -13,6 +13,8 @@ use crate::gate::Gate;
 pub struct App {
     project: Project,
     gate: Gate,
+    /// This application's own number (what it admitted is its own: `AdmittedPlan`).
+    id: u64,
 }
 
 impl App {
@@ -37,9 +39,11 @@ impl App {
 
     /// An application over a project already opened.
     pub fn of(project: Project) -> App {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         App {
             project,
             gate: Gate::default(),
+            id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
     }
 
@@ -60,6 +64,13 @@ impl App {
 
     pub(crate) fn gate(&self) -> &Gate {
         &self.gate
+    }
+}
+
+impl App {
+    /// This application's own number, unique in the process.
+    pub(crate) fn id(&self) -> u64 {
+        self.id
     }
 }
 

@@ -49,7 +49,7 @@ pub use event_log::redact as redact_secrets;
 pub use export::{ArgoExport, Exported};
 pub use failure::{error_json, Failure, Refusal, EXIT_FAILED, EXIT_STRATA, EXIT_WAITING};
 pub use graph::{GraphRun, GraphStart, GRAPH_FILE};
-pub use plan::{called_tools, StepOutcome, StepPlan, StepRequest};
+pub use plan::{called_tools, AdmittedPlan, StepOutcome, StepPlan, StepRequest};
 pub use plan_record::{
     plan_fingerprint, PlanExecution, PlanRunReport, PlanSource, RecordedPlanRun, StepInput,
     WholePlan, STDIN_PLAN,

@@ -31,6 +31,28 @@ pub enum StepPlan<'a> {
         /// The plan (a list of steps, or `{"steps": [...]}`).
         value: &'a Value,
     },
+    /// A plan loaded and admitted once ([`App::admit_step_plan`]): the application that
+    /// admitted it neither loads nor checks it again; another one does both.
+    Admitted(&'a AdmittedPlan),
+}
+
+/// A plan loaded and admitted once by an application, for the many steps of a run that
+/// run on their own there (a worker runs each step of a run through it): each step skips
+/// loading the plan and the checks of [`App::plan_step`], which the whole plan passed.
+#[derive(Debug)]
+pub struct AdmittedPlan {
+    plan: Plan,
+    name: String,
+    doc: Option<Document>,
+    /// The application that admitted it.
+    by: u64,
+}
+
+impl AdmittedPlan {
+    /// The plan's name in messages.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
 }
 
 impl<'a> StepPlan<'a> {
@@ -39,6 +61,7 @@ impl<'a> StepPlan<'a> {
         let loaded = match self {
             StepPlan::Document(doc) => Plan::load(doc),
             StepPlan::Data { value, .. } => Plan::from_value(value, &FieldPath::root()),
+            StepPlan::Admitted(admitted) => Ok(admitted.plan.clone()),
         };
         loaded.map_err(|errors| self.failure(errors))
     }
@@ -48,6 +71,10 @@ impl<'a> StepPlan<'a> {
         let doc = match self {
             StepPlan::Document(doc) => doc.clone(),
             StepPlan::Data { name, .. } => Document::unparsed(name, String::new()),
+            StepPlan::Admitted(admitted) => match &admitted.doc {
+                Some(doc) => doc.clone(),
+                None => Document::unparsed(&admitted.name, String::new()),
+            },
         };
         Failure::Document {
             errors,
@@ -60,6 +87,10 @@ impl<'a> StepPlan<'a> {
         match self {
             StepPlan::Document(doc) => doc.locate_error(e),
             StepPlan::Data { .. } => e,
+            StepPlan::Admitted(admitted) => match &admitted.doc {
+                Some(doc) => doc.locate_error(e),
+                None => e,
+            },
         }
     }
 
@@ -68,6 +99,7 @@ impl<'a> StepPlan<'a> {
         match self {
             StepPlan::Document(doc) => &doc.name,
             StepPlan::Data { name, .. } => name,
+            StepPlan::Admitted(admitted) => &admitted.name,
         }
     }
 }
@@ -167,6 +199,25 @@ impl App {
         Ok(assessment)
     }
 
+    /// The plan `given`, loaded and refused as `strata plan run` refuses a plan (its tools
+    /// through the gate, every step's tool and constant arguments): what
+    /// [`App::plan_step`] does first, done once for the steps of a run that all run here.
+    pub fn admit_step_plan(&self, given: StepPlan<'_>) -> Result<AdmittedPlan, Failure> {
+        let plan = given.load()?;
+        let doc = match given {
+            StepPlan::Document(doc) => Some(doc),
+            StepPlan::Admitted(admitted) => admitted.doc.as_ref(),
+            StepPlan::Data { .. } => None,
+        };
+        self.admit_plan(&plan, given.name(), doc)?;
+        Ok(AdmittedPlan {
+            name: given.name().to_string(),
+            doc: doc.cloned(),
+            by: self.id(),
+            plan,
+        })
+    }
+
     /// Runs one step of a plan given the records of the steps it depends on (`record(id)`
     /// reads one): the plan must pass `App::admit_plan` — as `strata plan run` of it would
     /// (the gate over its tools, each step's tool and constant arguments); then the step is
@@ -178,19 +229,18 @@ impl App {
         record: &dyn Fn(&str) -> Result<StepRecord, Error>,
     ) -> Result<StepOutcome, Failure> {
         let given = request.plan;
-        let plan = given.load()?;
+        let admitted;
+        let plan = match given {
+            StepPlan::Admitted(admitted) if admitted.by == self.id() => &admitted.plan,
+            _ => {
+                admitted = self.admit_step_plan(given)?;
+                &admitted.plan
+            }
+        };
         let Some(i) = plan.find(request.step) else {
-            return Err(unknown_step(&plan, given.name(), request.step).into());
+            return Err(unknown_step(plan, given.name(), request.step).into());
         };
         let step = &plan.steps[i];
-        // The whole plan is refused as `strata plan run` refuses it (its tools through the
-        // gate, every step's tool and constant arguments), before anything else is decided;
-        // the call below finds the tool's verdict remembered.
-        let doc = match given {
-            StepPlan::Document(doc) => Some(doc),
-            StepPlan::Data { .. } => None,
-        };
-        self.admit_plan(&plan, given.name(), doc)?;
         let runner = self
             .runner(request.options.clone())
             .with_marks(request.marks.clone());

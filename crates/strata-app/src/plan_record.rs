@@ -8,7 +8,7 @@
 //! the run's lock, held until the run ends); [`RecordedPlanRun::execute`] runs it through the
 //! project's [`crate::Runner`] keyed with the run's marker key ([`crate::marks::of_run`]) —
 //! each tool call here, or sent to another machine through [`RemoteTools`] — or with each
-//! whole step run elsewhere through a [`StepRunner`] (which runs it with [`App::plan_step`]
+//! whole step run elsewhere through a [`StepPool`] (which runs it with [`App::plan_step`]
 //! there, [`RecordedPlanRun::step_plan`] and [`RecordedPlanRun::marks`] telling it the plan
 //! and the key), reporting progress to the caller's [`Observer`].
 
@@ -18,7 +18,7 @@ use strata_core::{Error, ErrorKind, FieldPath, Layer};
 use strata_doc::Document;
 use strata_plans::checkpoint::{begin, load_plan, Checkpoint, RunStatus, Writer};
 use strata_plans::stream::Arrival;
-use strata_plans::{Event, Observer, Outcome, Plan, Scheduler, State, StepRunner};
+use strata_plans::{Event, Observer, Outcome, Plan, Scheduler, State, StepPool};
 use strata_project::ExecOptions;
 use strata_runs::{fingerprint, new_run_id, now, RunDir, RunLock, RunStore};
 use strata_tools::{CallOptions, StepRecord, StepStatus};
@@ -89,7 +89,7 @@ pub struct PlanExecution<'a> {
     /// When given, every step of a whole plan runs there, whole (its arguments resolved and
     /// its tool called through [`App::plan_step`] on another machine), and no tool is called
     /// here; streamed steps always run through the runner.
-    pub steps: Option<&'a dyn StepRunner>,
+    pub steps: Option<&'a dyn StepPool>,
     /// The most steps running at once (at least one).
     pub jobs: usize,
     /// Options of every tool call (a timeout cap).
@@ -331,7 +331,7 @@ impl RecordedPlanRun {
     }
 
     /// The key the run's secret markers are minted under, for a step run elsewhere (its
-    /// [`StepRunner`] hands it to [`App::plan_step`] there).
+    /// [`StepPool`] hands it to [`App::plan_step`] there).
     pub fn marks(&self) -> &MarkKey {
         &self.marks
     }

@@ -309,3 +309,39 @@ fn a_step_of_a_plan_the_check_accepts_runs() {
         .unwrap();
     assert_eq!(outcome.state.unwrap().result, json!("hi"));
 }
+
+#[test]
+fn a_plan_admitted_once_runs_its_steps_but_only_in_the_application_that_admitted_it() {
+    let plan = "- {id: s, tool: t/two, arguments: {}}\n";
+    let good = project(&[("tools/t/two.yaml", ECHO), ("plans/calls.yaml", plan)]);
+    let good_app = app(good.path());
+    let doc = plan_doc(&good_app, "plans/calls.yaml");
+    let admitted = good_app.admit_step_plan(StepPlan::Document(&doc)).unwrap();
+    let values = Map::new();
+    let request = StepRequest {
+        plan: StepPlan::Admitted(&admitted),
+        step: "s",
+        values: &values,
+        options: ExecOptions::default(),
+        call: Default::default(),
+        marks: strata_app::marks::fresh(),
+    };
+    let outcome = good_app.plan_step(&request, &no_record).unwrap();
+    assert_eq!(outcome.state.unwrap().status.name(), "completed");
+    // Another application (a project whose `t/two` the check rejects) admits it anew.
+    let bad = rejected();
+    refused(
+        app(bad.path()).plan_step(&request, &no_record).unwrap_err(),
+        "plans/calls.yaml",
+    );
+    assert!(!ran(bad.path()), "the rejected tool ran");
+    // And admitting refuses what `plan run` refuses.
+    let bad_app = app(bad.path());
+    let bad_doc = plan_doc(&bad_app, "plans/calls.yaml");
+    refused(
+        bad_app
+            .admit_step_plan(StepPlan::Document(&bad_doc))
+            .unwrap_err(),
+        "plans/calls.yaml",
+    );
+}

@@ -36,7 +36,7 @@ pub use resolve::{
     resolve, resolve_parameters, resolve_parameters_within, resolve_within, RecordMap, Records,
     Sources,
 };
-pub use schedule::{Event, Observer, Outcome, Scheduler, Silent, StepRunner};
+pub use schedule::{Event, Observer, Outcome, Scheduler, Silent, StepPool};
 pub use state::{assess, skip_reason, Assessed, Assessment, State};
 pub use tools::{check_arguments, check_tools};
 

@@ -20,7 +20,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use strata_core::{Error, Limits};
 use strata_doc::Document;
-use strata_tools::{CallOptions, Retries, RunResult, StepRecord, StepStatus, ToolRunner};
+use strata_tools::{CallOptions, Retries, StepRecord, StepStatus, ToolRunner};
 
 use crate::checkpoint::RunStatus;
 use crate::plan::{Plan, Step};
@@ -132,14 +132,21 @@ pub trait Observer {
     fn idle(&mut self) {}
 }
 
-/// Runs a whole step somewhere else — resolving its arguments from the records of the steps
-/// it depends on and calling its tool, as `strata plan step` does — and returns its record.
-/// Called on the scheduler's worker threads, only for a step whose dependencies all
-/// completed and whose user values are all given.
-pub trait StepRunner: Sync {
-    /// The record of `step`, given the records of the steps it depends on (in the order of
-    /// its dependencies).
-    fn run_step(&self, step: &Step, records: &[StepRecord]) -> StepRecord;
+/// Runs whole steps somewhere else — each resolving its arguments from the records of the
+/// steps it depends on and calling its tool, as `strata plan step` does — many at once:
+/// [`StepPool::start`] hands a step over and returns at once, [`StepPool::finished`] waits
+/// for the steps that ended. The scheduler's one thread does both; no thread waits for a
+/// step. Only a step whose dependencies all completed and whose user values are all given is
+/// started; a step whose tool failed is started again (a new attempt) as its `retries` allow.
+pub trait StepPool {
+    /// Hands over `step` as ticket `ticket`, its attempt `attempt` (1 for its first run), with
+    /// the records of the steps it depends on (in the order of its dependencies). Every start
+    /// ends in exactly one record from [`StepPool::finished`], whatever happens there.
+    fn start(&self, ticket: usize, step: &Step, records: &[StepRecord], attempt: u32);
+
+    /// Waits until started steps ended, at most `timeout` (`None`: as long as it takes):
+    /// each one's ticket and record; empty when the time ran out first.
+    fn finished(&self, timeout: Option<Duration>) -> Vec<(usize, StepRecord)>;
 }
 
 /// An observer that ignores everything.
@@ -259,90 +266,45 @@ enum Slot {
     Done,
 }
 
-/// A finished step, sent back by a worker.
+/// What reaches the scheduler's thread: an attempt's record (from a worker thread or the
+/// pool), a streamed step, rejected input, the end of the input.
 enum Msg {
-    Ran(usize, Box<StepRecord>, Duration),
-    Retrying(usize, Box<StepRecord>, u32, Retries),
+    Ran(usize, Box<StepRecord>),
     Arrived(Box<Arrival>),
     Rejected(Vec<Error>),
     End,
 }
 
-/// A step a worker runs.
-struct Job<'a> {
+/// A tool call a worker thread makes for a step: one attempt.
+struct Job {
     index: usize,
-    work: Work<'a>,
+    id: String,
+    tool: String,
+    args: Map<String, Value>,
 }
 
-/// What a worker does for a step: call its tool with the arguments resolved here, or run the
-/// whole step elsewhere.
-enum Work<'a> {
-    Call {
-        id: String,
-        tool: String,
-        args: Map<String, Value>,
-        retries: Option<Retries>,
-    },
-    Whole {
-        steps: &'a dyn StepRunner,
-        step: Box<Step>,
-        records: Vec<StepRecord>,
-    },
-}
-
-impl Work<'_> {
-    /// Runs the step (a call through `runner`, again while its tool fails and its `retries`
-    /// allow, telling `retrying` of each failed attempt before the wait): its record.
-    fn run(
-        self,
-        runner: &dyn ToolRunner,
-        call: &CallOptions,
-        retrying: &dyn Fn(StepRecord, u32, Retries),
-    ) -> StepRecord {
-        match self {
-            Work::Call {
-                id,
-                tool,
-                args,
-                retries: None,
-            } => record_of(&id, &tool, runner.run(&tool, &args, call)),
-            Work::Call {
-                id,
-                tool,
-                args,
-                retries: Some(policy),
-            } => {
-                let mut attempt = 1;
-                loop {
-                    let result = runner.run(&tool, &args, call);
-                    let failed = matches!(&result, Ok(run) if !run.success);
-                    let mut record = record_of(&id, &tool, result);
-                    if let Some(Value::Object(run)) = &mut record.run {
-                        policy.note(run, attempt);
-                    }
-                    let Some(delay) = policy.again(attempt).filter(|_| failed) else {
-                        return record;
-                    };
-                    retrying(record, attempt, policy);
-                    std::thread::sleep(delay);
-                    attempt += 1;
-                }
-            }
-            Work::Whole {
-                steps,
-                step,
-                records,
-            } => steps.run_step(&step, &records),
+impl Job {
+    /// Calls the tool through `runner`: the attempt's record.
+    fn run(self, runner: &dyn ToolRunner, call: &CallOptions) -> StepRecord {
+        match runner.run(&self.tool, &self.args, call) {
+            Ok(run) => StepRecord::from_run(&self.id, &self.tool, &run),
+            Err(e) => StepRecord::failed(&self.id, &e),
         }
     }
 }
 
-/// The record of a step whose tool ran (or could not run).
-fn record_of(id: &str, tool: &str, result: Result<RunResult, Error>) -> StepRecord {
-    match result {
-        Ok(run) => StepRecord::from_run(id, tool, &run),
-        Err(e) => StepRecord::failed(id, &e),
-    }
+/// What the scheduler's thread does with a ready step's attempt: hand a call to a worker
+/// thread, or the whole step to the pool.
+enum Next {
+    Call(Job),
+    Elsewhere(usize),
+}
+
+/// True for the record of an attempt whose tool ran and failed (exit status, signal or
+/// timeout): what declared retries run again. A step that could not run fails the same way
+/// again.
+fn tool_failed(record: &StepRecord) -> bool {
+    record.status == StepStatus::Failed && record.run.is_some()
 }
 
 /// The state of every step while a plan runs.
@@ -358,9 +320,13 @@ struct Board<'s, 'o> {
     records: RecordMap,
     ready: BTreeSet<usize>,
     rejected: Vec<Error>,
+    /// For each step, its current attempt (0 before its first) and when the first began.
+    attempts: Vec<(u32, Option<Instant>)>,
+    /// Steps whose tool failed, to run again at the time given (their `retries` allow it).
+    again: Vec<(Instant, usize)>,
     scheduler: &'s Scheduler<'s>,
     /// Where whole steps run, when not here.
-    elsewhere: Option<&'s dyn StepRunner>,
+    elsewhere: Option<&'s dyn StepPool>,
     observer: &'o mut dyn Observer,
 }
 
@@ -396,6 +362,7 @@ impl<'s> Board<'s, '_> {
         self.slots
             .push(if done { Slot::Done } else { Slot::Pending });
         self.missing.push(0);
+        self.attempts.push((0, None));
         self.dependents.push(Vec::new());
         self.waiting_for.push(Vec::new());
         self.lines.push(line);
@@ -564,70 +531,111 @@ impl<'s> Board<'s, '_> {
         }
     }
 
-    /// Takes the next ready step and resolves its arguments (or, for a step that runs
-    /// elsewhere, gathers the records of its dependencies): the job to run, or `None` when
-    /// the step failed to resolve (it is then finished) or nothing is ready.
-    fn next_job(&mut self) -> Option<Option<Job<'s>>> {
+    /// Takes the next ready step and makes its first attempt (for a step run here, its
+    /// arguments resolved): what to do, or `None` when the step failed to resolve (it is then
+    /// finished) or nothing is ready.
+    fn next_job(&mut self) -> Option<Option<Next>> {
         let i = self.ready.pop_first()?;
-        if let Some(steps) = self.elsewhere {
-            self.slots[i] = Slot::Running;
-            let records = self.plan.deps[i]
-                .iter()
-                .filter_map(|&d| self.records.get(&self.plan.steps[d].id).cloned())
-                .collect();
-            let step = Box::new(self.plan.steps[i].clone());
-            return Some(Some(Job {
-                index: i,
-                work: Work::Whole {
-                    steps,
-                    step,
-                    records,
-                },
-            }));
+        self.slots[i] = Slot::Running;
+        self.attempts[i] = (0, Some(Instant::now()));
+        Some(self.attempt(i))
+    }
+
+    /// The next attempt of running step `i`: a call with its arguments resolved here (the
+    /// first reported as started), or the whole step elsewhere; `None` when its arguments
+    /// cannot be resolved (the step is then finished, failed).
+    fn attempt(&mut self, i: usize) -> Option<Next> {
+        self.attempts[i].0 += 1;
+        if self.elsewhere.is_some() {
+            return Some(Next::Elsewhere(i));
         }
         let step = &self.plan.steps[i];
         let sources = Sources {
             records: &self.records,
             values: self.scheduler.values,
         };
-        let args = resolve_parameters_within(step, &sources, &self.plan.limits);
-        match args {
+        match resolve_parameters_within(step, &sources, &self.plan.limits) {
             Ok(args) => {
-                self.slots[i] = Slot::Running;
-                self.observer.on(Event::Started {
-                    step: &self.plan.steps[i],
-                    arguments: &args,
-                });
+                if self.attempts[i].0 == 1 {
+                    self.observer.on(Event::Started {
+                        step: &self.plan.steps[i],
+                        arguments: &args,
+                    });
+                }
                 let step = &self.plan.steps[i];
-                let tool = self.scheduler.runner.scale(&step.tool);
-                Some(Some(Job {
+                Some(Next::Call(Job {
                     index: i,
-                    work: Work::Call {
-                        id: step.id.clone(),
-                        tool: step.tool.clone(),
-                        args,
-                        retries: step.scale.over(&tool).retries,
-                    },
+                    id: step.id.clone(),
+                    tool: step.tool.clone(),
+                    args,
                 }))
             }
             Err(e) => {
                 let e = self.locate(i, e);
                 let record = StepRecord::failed(&self.plan.steps[i].id, &e);
                 self.finish(i, record, Duration::ZERO);
-                Some(None)
+                None
             }
         }
     }
 
-    /// Tells the observer that step `i`'s attempt `attempt` failed and runs again.
-    fn retrying(&mut self, i: usize, record: &StepRecord, attempt: u32, policy: Retries) {
-        self.observer.on(Event::Retrying {
-            step: &self.plan.steps[i],
-            record,
-            attempt,
-            attempts: policy.limit + 1,
-            delay: policy.delay.unwrap_or_default(),
+    /// Hands step `i`'s attempt to `pool`, with the records of the steps it depends on.
+    fn start_elsewhere(&self, pool: &dyn StepPool, i: usize) {
+        let records: Vec<StepRecord> = self.plan.deps[i]
+            .iter()
+            .filter_map(|&d| self.records.get(&self.plan.steps[d].id).cloned())
+            .collect();
+        pool.start(i, &self.plan.steps[i], &records, self.attempts[i].0);
+    }
+
+    /// The `retries` of step `i`: its own over its tool's, when either declares them.
+    fn retries(&self, i: usize) -> Option<Retries> {
+        let step = &self.plan.steps[i];
+        step.scale
+            .over(&self.scheduler.runner.scale(&step.tool))
+            .retries
+    }
+
+    /// Step `i`'s attempt ended with `record`: the step finishes, or — its tool failed and its
+    /// `retries` allow another attempt — the observer is told and the step runs again after
+    /// the declared wait. With retries declared, the record's `run` says how many attempts
+    /// the tool took and the policy.
+    fn ran(&mut self, i: usize, mut record: StepRecord) {
+        let (attempt, began) = self.attempts[i];
+        if let Some(policy) = self.retries(i) {
+            if let Some(Value::Object(run)) = &mut record.run {
+                policy.note(run, attempt);
+            }
+            if let Some(delay) = policy.again(attempt).filter(|_| tool_failed(&record)) {
+                self.observer.on(Event::Retrying {
+                    step: &self.plan.steps[i],
+                    record: &record,
+                    attempt,
+                    attempts: policy.limit + 1,
+                    delay,
+                });
+                self.again.push((Instant::now() + delay, i));
+                return;
+            }
+        }
+        let elapsed = began.map(|b| b.elapsed()).unwrap_or_default();
+        self.finish(i, record, elapsed);
+    }
+
+    /// The steps whose wait before another attempt is over, taken; and how long until the
+    /// next one's is (`None` when no step waits to run again).
+    fn due(&mut self) -> (Vec<usize>, Option<Duration>) {
+        let now = Instant::now();
+        let mut due = Vec::new();
+        self.again.retain(|&(at, i)| {
+            let over = at <= now;
+            if over {
+                due.push(i);
+            }
+            !over
         });
+        let next = self.again.iter().map(|&(at, _)| at - now).min();
+        (due, next)
     }
 
     fn reject(&mut self, errors: Vec<Error>) {
@@ -709,19 +717,19 @@ impl Scheduler<'_> {
         self.drive(plan.steps.clone(), done, no_input, None, observer)
     }
 
-    /// [`Scheduler::run`] with every step run whole by `steps` (on another machine): the
-    /// scheduling — each step as soon as its dependencies completed, skipped, waiting — and
-    /// the records stay here; the arguments resolve there, so no [`Event::Started`] is
-    /// reported.
+    /// [`Scheduler::run`] with every step run whole by `pool` (on other machines), up to
+    /// `jobs` at once: the scheduling — each step as soon as its dependencies completed,
+    /// skipped, waiting, run again as its `retries` allow — and the records stay here; the
+    /// arguments resolve there, so no [`Event::Started`] is reported.
     pub fn run_elsewhere(
         &self,
         plan: &Plan,
         done: Vec<StepRecord>,
-        steps: &dyn StepRunner,
+        pool: &dyn StepPool,
         observer: &mut dyn Observer,
     ) -> Outcome {
         let no_input: Option<std::iter::Empty<Result<Arrival, Vec<Error>>>> = None;
-        self.drive(plan.steps.clone(), done, no_input, Some(steps), observer)
+        self.drive(plan.steps.clone(), done, no_input, Some(pool), observer)
     }
 
     /// Runs steps as they arrive from `input` (each starting the moment its dependencies
@@ -739,7 +747,7 @@ impl Scheduler<'_> {
         steps: Vec<Step>,
         done: Vec<StepRecord>,
         input: Option<I>,
-        elsewhere: Option<&dyn StepRunner>,
+        elsewhere: Option<&dyn StepPool>,
         observer: &mut dyn Observer,
     ) -> Outcome
     where
@@ -758,6 +766,8 @@ impl Scheduler<'_> {
             records: RecordMap::default(),
             ready: BTreeSet::new(),
             rejected: Vec::new(),
+            attempts: Vec::new(),
+            again: Vec::new(),
             scheduler: self,
             elsewhere,
             observer,
@@ -772,9 +782,6 @@ impl Scheduler<'_> {
         let (to_board, from_workers) = mpsc::channel::<Msg>();
         let (to_workers, jobs) = mpsc::channel::<Job>();
         let jobs = Arc::new(Mutex::new(jobs));
-        // At most `jobs` workers, each started only when a step is ready and every worker
-        // started so far is busy: never more threads than steps that can run at once.
-        let mut workers = self.jobs.max(1);
         std::thread::scope(|scope| {
             let (worker_jobs, worker_tx) = (Arc::clone(&jobs), to_board.clone());
             let spawn_worker = move || -> std::io::Result<()> {
@@ -788,22 +795,14 @@ impl Scheduler<'_> {
                         Err(_) => return,
                     };
                     let Ok(job) = job else { return };
-                    let start = Instant::now();
                     let index = job.index;
-                    let retrying = |record: StepRecord, attempt: u32, policy: Retries| {
-                        let _ = back.send(Msg::Retrying(index, Box::new(record), attempt, policy));
-                    };
-                    let record = job.work.run(runner, &call, &retrying);
-                    if back
-                        .send(Msg::Ran(job.index, Box::new(record), start.elapsed()))
-                        .is_err()
-                    {
+                    let record = job.run(runner, &call);
+                    if back.send(Msg::Ran(index, Box::new(record))).is_err() {
                         return;
                     }
                 })?;
                 Ok(())
             };
-            let mut spawned = 0usize;
             let mut input_done = input.is_none();
             if let Some(input) = input {
                 let back = to_board.clone();
@@ -831,63 +830,118 @@ impl Scheduler<'_> {
                 }
             }
             drop(to_board);
-            let mut running = 0usize;
+            // Steps started and not finished (those waiting to run again too), at most
+            // `jobs`; tool calls handed to worker threads; worker threads started — each
+            // only when a call is ready and every thread started so far is busy.
+            let (mut running, mut busy, mut spawned) = (0usize, 0usize, 0usize);
+            let mut workers = self.jobs.max(1);
             loop {
+                let (due, next_due) = board.due();
+                let mut starts: Vec<Next> = Vec::new();
+                for i in due {
+                    match board.attempt(i) {
+                        Some(next) => starts.push(next),
+                        None => running -= 1,
+                    }
+                }
                 while running < workers {
                     match board.next_job() {
-                        Some(Some(job)) => {
-                            if running == spawned && spawned < workers {
+                        Some(Some(next)) => {
+                            running += 1;
+                            starts.push(next);
+                        }
+                        Some(None) => {}
+                        None => break,
+                    }
+                }
+                for next in starts {
+                    match next {
+                        Next::Elsewhere(i) => {
+                            if let Some(pool) = elsewhere {
+                                board.start_elsewhere(pool, i);
+                            }
+                        }
+                        Next::Call(job) => {
+                            if busy == spawned && spawned < workers {
                                 match spawn_worker() {
                                     Ok(()) => spawned += 1,
                                     Err(e) if spawned == 0 => {
-                                        let step = &board.plan.steps[job.index];
                                         let error = Error::new(
                                             crate::PLAN,
                                             strata_core::ErrorKind::Io,
                                             format!("cannot start a thread to run the step: {e}"),
                                         )
                                         .with_source(e);
-                                        let record = StepRecord::failed(&step.id, &error);
+                                        let record = StepRecord::failed(&job.id, &error);
                                         board.finish(job.index, record, Duration::ZERO);
+                                        running -= 1;
                                         continue;
                                     }
                                     // The steps wait for the workers there are.
                                     Err(_) => workers = spawned,
                                 }
                             }
-                            if to_workers.send(job).is_err() {
-                                break;
-                            }
-                            running += 1;
+                            busy += 1;
+                            let _ = to_workers.send(job);
                         }
-                        Some(None) => {}
-                        None => break,
                     }
                 }
                 if running == 0 && board.ready.is_empty() && input_done {
                     board.fail_stuck();
                     break;
                 }
-                let msg = match from_workers.try_recv() {
-                    Ok(msg) => msg,
-                    Err(mpsc::TryRecvError::Empty) => {
-                        board.observer.idle();
-                        let Ok(msg) = from_workers.recv() else { break };
-                        msg
+                let poll = |timeout: Option<Duration>| -> Result<Vec<Msg>, ()> {
+                    if let Some(pool) = elsewhere {
+                        let ended = pool.finished(timeout);
+                        return Ok(ended
+                            .into_iter()
+                            .map(|(i, record)| Msg::Ran(i, Box::new(record)))
+                            .collect());
                     }
-                    Err(mpsc::TryRecvError::Disconnected) => break,
+                    let got = match timeout {
+                        Some(t) if t.is_zero() => from_workers
+                            .try_recv()
+                            .map_err(|e| matches!(e, mpsc::TryRecvError::Disconnected)),
+                        Some(t) => from_workers
+                            .recv_timeout(t)
+                            .map_err(|e| matches!(e, mpsc::RecvTimeoutError::Disconnected)),
+                        None => from_workers.recv().map_err(|_| true),
+                    };
+                    match got {
+                        Ok(msg) => Ok(vec![msg]),
+                        Err(false) => Ok(Vec::new()),
+                        Err(true) => Err(()),
+                    }
                 };
-                match msg {
-                    Msg::Ran(i, record, elapsed) => {
-                        running -= 1;
-                        board.finish(i, *record, elapsed);
+                let mut msgs = match poll(Some(Duration::ZERO)) {
+                    Ok(msgs) => msgs,
+                    Err(()) => break,
+                };
+                if msgs.is_empty() {
+                    board.observer.idle();
+                    msgs = match poll(next_due) {
+                        Ok(msgs) => msgs,
+                        Err(()) => break,
+                    };
+                }
+                for msg in msgs {
+                    match msg {
+                        Msg::Ran(i, record) => {
+                            if board.slots.get(i) != Some(&Slot::Running) {
+                                continue;
+                            }
+                            if elsewhere.is_none() {
+                                busy -= 1;
+                            }
+                            board.ran(i, *record);
+                            if board.slots[i] == Slot::Done {
+                                running -= 1;
+                            }
+                        }
+                        Msg::Arrived(arrival) => board.add(arrival.step, Some(arrival.line)),
+                        Msg::Rejected(errors) => board.reject(errors),
+                        Msg::End => input_done = true,
                     }
-                    Msg::Retrying(i, record, attempt, policy) => {
-                        board.retrying(i, &record, attempt, policy)
-                    }
-                    Msg::Arrived(arrival) => board.add(arrival.step, Some(arrival.line)),
-                    Msg::Rejected(errors) => board.reject(errors),
-                    Msg::End => input_done = true,
                 }
             }
             drop(to_workers);

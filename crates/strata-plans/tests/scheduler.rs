@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 use strata_core::{ErrorKind, FieldPath, Limits};
 use strata_plans::stream::StepLines;
-use strata_plans::{Event, Observer, Outcome, Plan, Scheduler, Silent, State};
+use strata_plans::{Event, Observer, Outcome, Plan, Scheduler, Silent, State, StepPool};
 use strata_tools::{FakeTools, RunResult, StepRecord, ToolRunner};
 
 fn plan(v: Value) -> Plan {
@@ -467,21 +467,45 @@ fn a_stream_cycle_fails_its_steps_at_the_end() {
     assert_eq!(o.state(2), State::Failed);
 }
 
-/// Runs whole steps as `strata plan step` would, over `tools`, noting each step with the ids
-/// of the records it was given.
+/// Runs whole steps as `strata plan step` would, over `tools`, noting each attempt with its
+/// ticket, its attempt number and the ids of the records it was given; its steps end when
+/// [`StepPool::finished`] is next asked.
 struct Elsewhere<'a> {
     tools: &'a dyn ToolRunner,
     values: &'a Map<String, Value>,
     given: Mutex<Vec<String>>,
+    ended: Mutex<Vec<(usize, StepRecord)>>,
 }
 
-impl strata_plans::StepRunner for Elsewhere<'_> {
-    fn run_step(&self, step: &strata_plans::Step, records: &[StepRecord]) -> StepRecord {
+impl<'a> Elsewhere<'a> {
+    fn new(tools: &'a dyn ToolRunner, values: &'a Map<String, Value>) -> Elsewhere<'a> {
+        Elsewhere {
+            tools,
+            values,
+            given: Mutex::new(Vec::new()),
+            ended: Mutex::new(Vec::new()),
+        }
+    }
+}
+
+impl StepPool for Elsewhere<'_> {
+    fn start(
+        &self,
+        ticket: usize,
+        step: &strata_plans::Step,
+        records: &[StepRecord],
+        attempt: u32,
+    ) {
         let ids: Vec<&str> = records.iter().map(|r| r.id.as_str()).collect();
-        self.given
-            .lock()
-            .unwrap()
-            .push(format!("{} <- {}", step.id, ids.join(",")));
+        let note = match attempt {
+            1 => format!("{} <- {}", step.id, ids.join(",")),
+            n => format!(
+                "{} <- {} (attempt {n}, ticket {ticket})",
+                step.id,
+                ids.join(",")
+            ),
+        };
+        self.given.lock().unwrap().push(note);
         let records: strata_plans::RecordMap =
             records.iter().map(|r| (r.id.clone(), r.clone())).collect();
         let sources = strata_plans::Sources {
@@ -489,13 +513,18 @@ impl strata_plans::StepRunner for Elsewhere<'_> {
             values: self.values,
         };
         let limits = Limits::default();
-        match strata_plans::resolve_parameters_within(step, &sources, &limits) {
+        let record = match strata_plans::resolve_parameters_within(step, &sources, &limits) {
             Ok(args) => match self.tools.run(&step.tool, &args, &Default::default()) {
                 Ok(run) => StepRecord::from_run(&step.id, &step.tool, &run),
                 Err(e) => StepRecord::failed(&step.id, &e),
             },
             Err(e) => StepRecord::failed(&step.id, &e),
-        }
+        };
+        self.ended.lock().unwrap().push((ticket, record));
+    }
+
+    fn finished(&self, _: Option<Duration>) -> Vec<(usize, StepRecord)> {
+        std::mem::take(&mut *self.ended.lock().unwrap())
     }
 }
 
@@ -503,11 +532,7 @@ impl strata_plans::StepRunner for Elsewhere<'_> {
 fn steps_run_elsewhere_whole_get_the_records_they_depend_on_and_give_the_local_records() {
     let tools = echo();
     let values = Map::new();
-    let elsewhere = Elsewhere {
-        tools: &tools,
-        values: &values,
-        given: Mutex::new(Vec::new()),
-    };
+    let elsewhere = Elsewhere::new(&tools, &values);
     let mut log = Log::default();
     let plan = exercise("echo");
     let far = scheduler(&tools, 4, &values).run_elsewhere(&plan, Vec::new(), &elsewhere, &mut log);
@@ -533,11 +558,7 @@ fn steps_run_elsewhere_whole_get_the_records_they_depend_on_and_give_the_local_r
 fn steps_run_elsewhere_are_skipped_and_wait_here() {
     let tools = echo();
     let values = Map::new();
-    let elsewhere = Elsewhere {
-        tools: &tools,
-        values: &values,
-        given: Mutex::new(Vec::new()),
-    };
+    let elsewhere = Elsewhere::new(&tools, &values);
     let plan = plan(json!([
         {"id": "A", "tool": "fail", "arguments": {}},
         {"id": "B", "tool": "echo", "arguments": {"x": "{{A.result}}"}},
@@ -669,4 +690,71 @@ fn a_step_without_retries_runs_once_and_its_record_has_no_attempts() {
     assert_eq!(run.get("attempts"), None);
     assert_eq!(o.records["a"].status.name(), "failed");
     assert_eq!(tools.calls.load(Ordering::SeqCst), 1);
+}
+
+#[test]
+fn a_step_run_elsewhere_whose_tool_fails_is_started_again_as_its_retries_allow() {
+    let tools = flaky(2, Some(json!({"limit": 3, "delay": "1ms"})));
+    let values = Map::new();
+    let elsewhere = Elsewhere::new(&tools, &values);
+    let mut log = Log::default();
+    let p = plan(json!([
+        {"id": "a", "tool": "flaky", "arguments": {}},
+        {"id": "b", "tool": "flaky", "arguments": {"x": "{{a.result}}"}},
+    ]));
+    let o = scheduler(&tools, 4, &values).run_elsewhere(&p, Vec::new(), &elsewhere, &mut log);
+    assert_eq!(
+        log.0,
+        [
+            "retry a 1/4 failed in 1ms",
+            "retry a 2/4 failed in 1ms",
+            "end a completed",
+            "end b completed"
+        ]
+    );
+    assert_eq!(
+        elsewhere.given.into_inner().unwrap(),
+        [
+            "a <- ",
+            "a <-  (attempt 2, ticket 0)",
+            "a <-  (attempt 3, ticket 0)",
+            "b <- a"
+        ]
+    );
+    // Each record says its attempts and the policy, as a local run's does.
+    let run = |id: &str| o.records[id].run.clone().unwrap();
+    assert_eq!(
+        (run("a")["attempts"].clone(), run("b")["attempts"].clone()),
+        (json!(3), json!(1))
+    );
+    assert_eq!(run("a")["retries"], json!({"limit": 3, "delay_ms": 1}));
+    assert_eq!(
+        o.step_records(),
+        scheduler(
+            &flaky(2, Some(json!({"limit": 3, "delay": "1ms"}))),
+            4,
+            &values
+        )
+        .run(&p, Vec::new(), &mut Silent)
+        .step_records()
+    );
+}
+
+#[test]
+fn a_step_run_elsewhere_past_its_retries_fails_and_its_dependents_are_skipped() {
+    let tools = flaky(9, Some(json!({"limit": 1})));
+    let values = Map::new();
+    let elsewhere = Elsewhere::new(&tools, &values);
+    let mut log = Log::default();
+    let p = plan(json!([
+        {"id": "a", "tool": "flaky", "arguments": {}},
+        {"id": "b", "tool": "flaky", "arguments": {"x": "{{a.result}}"}},
+    ]));
+    let o = scheduler(&tools, 4, &values).run_elsewhere(&p, Vec::new(), &elsewhere, &mut log);
+    assert_eq!(
+        log.0,
+        ["retry a 1/2 failed in 0ms", "end a failed", "end b skipped"]
+    );
+    assert_eq!(o.records["a"].run.as_ref().unwrap()["attempts"], json!(2));
+    assert_eq!(elsewhere.given.into_inner().unwrap().len(), 2);
 }

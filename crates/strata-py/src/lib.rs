@@ -53,9 +53,11 @@ mod strata_module {
     #[pymodule_export]
     use crate::plans::PyPlan;
     #[pymodule_export]
-    use crate::project::PyProject;
+    use crate::project::{PyAdmittedPlan, PyProject};
     #[pymodule_export]
     use crate::prompts::PyPromptManager;
+    #[pymodule_export]
+    use crate::remote::StepDone;
     #[pymodule_export]
     use crate::responses::PyCannedResponse;
     #[pymodule_export]

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use pyo3::prelude::*;
-use serde_json::json;
+use serde_json::{json, Value};
 use strata_app::{
     App, CallerParams, ExecOptions, Failure, GraphRun, GraphStart, PlanExecution, PlanSource,
     StepPlan, StepRequest, WholePlan,
@@ -29,6 +29,28 @@ use crate::stack::{on_strata_stack, CAPPED_LIMITS_STACK};
 /// A strata project: the directory ``path`` holding ``tools/``.
 ///
 /// Raises ``StrataError`` when ``path`` has no ``tools/`` directory.
+/// A plan loaded and admitted once by a project (``Project.admit_plan``), for the many
+/// steps of a run ``plan_step`` runs there.
+#[pyclass(frozen, module = "strata", name = "AdmittedPlan")]
+pub struct PyAdmittedPlan {
+    plan: strata_app::AdmittedPlan,
+}
+
+#[pymethods]
+impl PyAdmittedPlan {
+    fn __repr__(&self) -> String {
+        format!("AdmittedPlan({:?})", self.plan.name())
+    }
+}
+
+/// The plan of a step run on its own: the document read from its text, else its data.
+fn step_plan<'a>(name: &'a str, doc: Option<&'a Document>, data: &'a Value) -> StepPlan<'a> {
+    match doc {
+        Some(doc) => StepPlan::Document(doc),
+        None => StepPlan::Data { name, value: data },
+    }
+}
+
 #[pyclass(frozen, module = "strata", name = "Project")]
 pub struct PyProject {
     project: App,
@@ -51,6 +73,25 @@ impl PyProject {
             render: RenderOptions::strict_if(self.project.settings.strict_with(strict)),
             base_env,
             cancel: None,
+        })
+    }
+
+    /// The plan of a step run on its own, as `plan_step` takes it: its text (JSON or YAML,
+    /// named `name`) read into a document (and no data), or its data.
+    fn step_plan_of(
+        &self,
+        py: Python<'_>,
+        plan: &Bound<'_, PyAny>,
+        name: &str,
+    ) -> PyResult<(Option<Document>, Value)> {
+        Ok(match plan.extract::<String>() {
+            Ok(text) => {
+                let doc =
+                    strata_plans::parse_document(name, text.into_bytes(), &self.project.limits)
+                        .or_raise(py)?;
+                (Some(doc), Value::Null)
+            }
+            Err(_) => (None, json_arg(plan, "plan")?),
         })
     }
 }
@@ -313,7 +354,7 @@ impl PyProject {
             let exec = PlanExecution {
                 options,
                 remote: remote.as_ref().map(|r| r as &dyn strata_app::RemoteTools),
-                steps: steps.as_ref().map(|s| s as &dyn strata_plans::StepRunner),
+                steps: steps.as_ref().map(|s| s as &dyn strata_plans::StepPool),
                 jobs,
                 call,
             };
@@ -475,6 +516,28 @@ impl PyProject {
         to_py(py, &report)
     }
 
+    /// ``plan`` (what ``plan_step`` takes, named ``name``) loaded and refused as
+    /// ``plan_step`` refuses it — the gate over its tools, each step's tool and constant
+    /// arguments — once, for the many steps of a run that run here: ``plan_step`` given the
+    /// ``AdmittedPlan`` skips both. Only this project skips them; another project given it
+    /// checks the plan again. Raises as ``plan_step`` does.
+    #[pyo3(signature = (plan, *, name=None))]
+    fn admit_plan(
+        &self,
+        py: Python<'_>,
+        plan: &Bound<'_, PyAny>,
+        name: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyAdmittedPlan> {
+        let name = opt_str_arg(name, "name")?.unwrap_or_else(|| PLAN_NAME.to_string());
+        let (doc, data) = self.step_plan_of(py, plan, &name)?;
+        let given = step_plan(&name, doc.as_ref(), &data);
+        let plan = on_strata_stack(py, CAPPED_LIMITS_STACK, || {
+            self.project.admit_step_plan(given)
+        })?
+        .or_raise(py)?;
+        Ok(PyAdmittedPlan { plan })
+    }
+
     /// Runs step ``step`` of ``plan`` on its own, given the records of the steps it depends
     /// on — as ``strata plan step`` does, and as a run of the plan runs it: its tool must
     /// exist, its constant arguments match the tool's schema and the gate admit the tool;
@@ -515,18 +578,11 @@ impl PyProject {
             timeout: seconds_arg(timeout, "timeout")?,
         };
         let (doc, data);
-        let given = match plan.extract::<String>() {
-            Ok(text) => {
-                doc = strata_plans::parse_document(&name, text.into_bytes(), &self.project.limits)
-                    .or_raise(py)?;
-                StepPlan::Document(&doc)
-            }
+        let given = match plan.cast::<PyAdmittedPlan>() {
+            Ok(admitted) => StepPlan::Admitted(&admitted.get().plan),
             Err(_) => {
-                data = json_arg(plan, "plan")?;
-                StepPlan::Data {
-                    name: &name,
-                    value: &data,
-                }
+                (doc, data) = self.step_plan_of(py, plan, &name)?;
+                step_plan(&name, doc.as_ref(), &data)
             }
         };
         let request = StepRequest {

@@ -21,6 +21,7 @@
 //! not run at all.
 
 use std::collections::HashMap;
+use std::sync::{mpsc, Mutex};
 use std::time::Duration;
 
 use pyo3::prelude::*;
@@ -29,7 +30,7 @@ use serde_json::{Map, Value};
 use strata_app::{RemoteTools, StepPlan};
 use strata_core::secret_marks::MarkKey;
 use strata_core::{Error, ErrorKind, Layer};
-use strata_plans::{Step, StepRunner};
+use strata_plans::{Step, StepPool};
 use strata_tools::{CallOptions, RunResult, Scale, StepRecord};
 
 use crate::convert::{json_arg, to_py};
@@ -121,12 +122,15 @@ fn from_envelope(envelope: &Bound<'_, PyAny>) -> PyResult<Result<RunResult, Erro
     }))
 }
 
-/// A step runner whose steps go whole to the step executor, called as `executor(request)`
+/// A pool whose steps go whole to the step executor, called as `executor(request, done)`
 /// with `request` the arguments of `Project.plan_step` — `{"plan", "name", "step",
-/// "records", "values", "timeout", "marks"}` — and, each only when declared (the step's over
-/// its tool's), `"resources": {"num_cpus"?, "num_gpus"?, "memory"? (bytes), "custom"?}` and
-/// `"retries": {"limit", "delay_ms"?}`; answering `{"record": {...}}`, or `{"error": {...}}`
-/// when the step could not run there.
+/// "records", "values", "timeout", "marks"}` — its `"attempt"` (1 for the step's first run;
+/// the scheduler starts a step whose tool failed again as its `retries` allow) and, each only
+/// when declared (the step's over its tool's), `"resources": {"num_cpus"?, "num_gpus"?,
+/// "memory"? (bytes), "custom"?}` and `"retries": {"limit", "delay_ms"?}`. The executor
+/// returns at once and calls `done(answer)` — from any thread, now or when the step ended —
+/// with `{"record": {...}}`, or `{"error": {...}}` when the step could not run there. The
+/// scheduler's thread waits for those answers, not a thread per step.
 pub struct RemoteSteps {
     /// The step executor.
     executor: Py<PyAny>,
@@ -135,6 +139,10 @@ pub struct RemoteSteps {
     /// What every request holds: the plan (its text, or its data), its name, the user
     /// values, the timeout cap and the run's marker key.
     common: Py<PyDict>,
+    /// Where `done` sends each step's ticket and record.
+    ended: mpsc::Sender<(usize, StepRecord)>,
+    /// Where the scheduler reads them.
+    answers: Mutex<mpsc::Receiver<(usize, StepRecord)>>,
 }
 
 impl RemoteSteps {
@@ -160,43 +168,144 @@ impl RemoteSteps {
                 common.set_item("plan", to_py(py, value)?)?;
                 name
             }
+            StepPlan::Admitted(_) => {
+                return Err(pyo3::exceptions::PyValueError::new_err(
+                    "an admitted plan is a worker's: it is not sent to one",
+                ))
+            }
         };
         common.set_item("name", name)?;
         common.set_item("values", to_py(py, &Value::Object(values.clone()))?)?;
         common.set_item("timeout", call.timeout.map(|t| t.as_secs_f64()))?;
         common.set_item("marks", marks.to_hex())?;
+        let (ended, answers) = mpsc::channel();
         Ok(RemoteSteps {
             executor,
             tools,
             common: common.unbind(),
+            ended,
+            answers: Mutex::new(answers),
         })
     }
 
-    /// The executor's answer for `step`: its record, or why it could not run.
-    fn ask(
+    /// The request of `step`'s attempt `attempt`, given the records it depends on.
+    fn request<'py>(
         &self,
-        py: Python<'_>,
+        py: Python<'py>,
         step: &Step,
         records: &[StepRecord],
-    ) -> PyResult<Result<StepRecord, Error>> {
+        attempt: u32,
+    ) -> PyResult<Bound<'py, PyDict>> {
         let request = self.common.bind(py).copy()?;
         request.set_item("step", step.id.as_str())?;
         let records: Vec<Value> = records.iter().map(StepRecord::to_json).collect();
         request.set_item("records", to_py(py, &Value::Array(records))?)?;
+        request.set_item("attempt", attempt)?;
         for (key, value) in &declared(step, &self.tools) {
             request.set_item(key, to_py(py, value)?)?;
         }
-        let answer = self.executor.call1(py, (request,))?;
-        let answer = answer.bind(py);
-        if let Some(error) = answer.get_item("error").ok().filter(|e| !e.is_none()) {
-            return Ok(Err(strata_error(&error)?));
-        }
-        let record = json_arg(&answer.get_item("record")?, "record")?;
-        StepRecord::from_json(&record)
-            .filter(|r| r.id == step.id)
-            .map(Ok)
-            .ok_or_else(|| malformed(&format!("`record` is not the record of step `{}`", step.id)))
+        Ok(request)
     }
+}
+
+impl StepPool for RemoteSteps {
+    fn start(&self, ticket: usize, step: &Step, records: &[StepRecord], attempt: u32) {
+        let done = StepDone {
+            ticket,
+            step: step.id.clone(),
+            to: Mutex::new(Some(self.ended.clone())),
+        };
+        Python::attach(|py| {
+            let done = match Py::new(py, done) {
+                Ok(done) => done,
+                Err(e) => {
+                    let _ = self.ended.send((ticket, could_not_run(&step.id, e)));
+                    return;
+                }
+            };
+            let called = self
+                .request(py, step, records, attempt)
+                .and_then(|request| {
+                    self.executor
+                        .call1(py, (request, done.clone_ref(py)))
+                        .map(drop)
+                });
+            if let Err(e) = called {
+                // The executor raised: the step failed, unless it answered first.
+                done.get().send(could_not_run(&step.id, e));
+            }
+        });
+    }
+
+    fn finished(&self, timeout: Option<Duration>) -> Vec<(usize, StepRecord)> {
+        let Ok(answers) = self.answers.lock() else {
+            return Vec::new();
+        };
+        let first = match timeout {
+            Some(t) => answers.recv_timeout(t).ok(),
+            None => answers.recv().ok(),
+        };
+        first.into_iter().chain(answers.try_iter()).collect()
+    }
+}
+
+/// What a step executor calls with a step's answer (`done(answer)`): `{"record": {...}}`, or
+/// `{"error": {...}}` when the step could not run. Only the first call counts; it returns
+/// whether it did.
+#[pyclass(frozen, module = "strata", name = "StepDone")]
+pub struct StepDone {
+    ticket: usize,
+    step: String,
+    to: Mutex<Option<mpsc::Sender<(usize, StepRecord)>>>,
+}
+
+impl StepDone {
+    /// Hands `record` to the scheduler, unless an answer was handed already.
+    fn send(&self, record: StepRecord) -> bool {
+        let to = self.to.lock().ok().and_then(|mut to| to.take());
+        to.is_some_and(|to| to.send((self.ticket, record)).is_ok())
+    }
+}
+
+#[pymethods]
+impl StepDone {
+    fn __call__(&self, answer: &Bound<'_, PyAny>) -> bool {
+        let record = match step_answer(answer, &self.step) {
+            Ok(Ok(record)) => record,
+            Ok(Err(e)) => StepRecord::failed(&self.step, &e),
+            Err(e) => could_not_run(&self.step, e),
+        };
+        self.send(record)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("StepDone(step={:?})", self.step)
+    }
+}
+
+/// The record in a step executor's answer, or the error it carries.
+fn step_answer(answer: &Bound<'_, PyAny>, step: &str) -> PyResult<Result<StepRecord, Error>> {
+    if let Some(error) = answer.get_item("error").ok().filter(|e| !e.is_none()) {
+        return Ok(Err(strata_error(&error)?));
+    }
+    let record = json_arg(&answer.get_item("record")?, "record")?;
+    StepRecord::from_json(&record)
+        .filter(|r| r.id == step)
+        .map(Ok)
+        .ok_or_else(|| malformed(&format!("`record` is not the record of step `{step}`")))
+}
+
+/// The record of a step the executor could not run (it raised, or answered malformed).
+fn could_not_run(step: &str, e: PyErr) -> StepRecord {
+    StepRecord::failed(
+        step,
+        &Error::new(
+            Layer::REQUEST,
+            ErrorKind::Spawn,
+            format!("the executor could not run step `{step}`: {e}"),
+        )
+        .with_source(e),
+    )
 }
 
 /// The `resources` and `retries` keys of `step`'s request, each only when declared: the
@@ -209,25 +318,6 @@ fn declared(step: &Step, tools: &HashMap<String, Scale>) -> Map<String, Value> {
     let mut out = Map::new();
     scale.add_to_request(&mut out);
     out
-}
-
-impl StepRunner for RemoteSteps {
-    fn run_step(&self, step: &Step, records: &[StepRecord]) -> StepRecord {
-        let answer = Python::attach(|py| self.ask(py, step, records));
-        match answer {
-            Ok(Ok(record)) => record,
-            Ok(Err(e)) => StepRecord::failed(&step.id, &e),
-            Err(e) => StepRecord::failed(
-                &step.id,
-                &Error::new(
-                    Layer::REQUEST,
-                    ErrorKind::Spawn,
-                    format!("the executor could not run step `{}`: {e}", step.id),
-                )
-                .with_source(e),
-            ),
-        }
-    }
 }
 
 /// The transport of a walk's parts to the part executor, called as `executor(request)` with a

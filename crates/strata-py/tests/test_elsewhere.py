@@ -99,9 +99,7 @@ def test_a_step_executor_runs_every_whole_step_and_gives_the_records_of_a_local_
     asked: list[dict[str, Any]] = []
     lock = threading.Lock()
 
-    def step_executor(request: dict[str, Any]) -> dict[str, Any]:
-        with lock:
-            asked.append(request)
+    def run(request: dict[str, Any], done: Any) -> None:
         answer = project.plan_step(
             request["plan"],
             request["step"],
@@ -110,7 +108,14 @@ def test_a_step_executor_runs_every_whole_step_and_gives_the_records_of_a_local_
             name=request["name"],
             timeout=request["timeout"],
         )
-        return {"record": answer["record"]}
+        assert done({"record": answer["record"]}) is True
+        assert done({"record": answer["record"]}) is False  # only the first answer counts
+
+    def step_executor(request: dict[str, Any], done: Any) -> None:
+        with lock:
+            asked.append(request)
+        # Answered later, from another thread, as a Ray task's future answers.
+        threading.Thread(target=run, args=(request, done)).start()
 
     far = project.run_plan(plan, values={"who": "Ann"}, step_executor=step_executor, timeout=9)
     near = project.run_plan(plan, values={"who": "Ann"})
@@ -120,7 +125,8 @@ def test_a_step_executor_runs_every_whole_step_and_gives_the_records_of_a_local_
     # resolve too); the skipped one never left.
     assert sorted(r["step"] for r in asked) == ["bad", "lost", "make", "use"]
     use = next(r for r in asked if r["step"] == "use")
-    assert sorted(use) == ["marks", "name", "plan", "records", "step", "timeout", "values"]
+    assert sorted(use) == ["attempt", "marks", "name", "plan", "records", "step", "timeout", "values"]
+    assert use["attempt"] == 1
     assert (use["plan"], use["values"], use["timeout"]) == (PLAN, {"who": "Ann"}, 9.0)
     assert [r["id"] for r in use["records"]] == ["make"]
 
@@ -131,14 +137,82 @@ def test_a_step_the_executor_could_not_run_fails_and_its_dependents_are_skipped(
         {"id": "b", "tool": "say", "arguments": {"message": "{{a.result}}"}},
     ]
     lost = {"kind": "tool_failed", "layer": "request", "message": "the worker was lost", "path": "", "span": None}
-    run = project.run_plan(plan, step_executor=lambda request: {"error": lost})
+    run = project.run_plan(plan, step_executor=lambda request, done: done({"error": lost}))
     assert run["status"] == "failed"
     assert run["steps"] == [
         {"id": "a", "status": "failed", "result": None, "error": {"kind": "tool_failed", "message": "request error at $: the worker was lost"}, "run": None},
         {"id": "b", "status": "skipped", "result": None, "error": {"kind": "run_state", "message": "step `a` failed"}, "run": None},
     ]
     with pytest.raises(ValueError, match="give one"):
-        project.run_plan(plan, executor=lambda *a: {}, step_executor=lambda r: {})
+        project.run_plan(plan, executor=lambda *a: {}, step_executor=lambda r, d: None)
+
+
+def test_a_step_executor_that_raises_or_answers_malformed_fails_the_step(project: strata.Project) -> None:
+    plan = [{"id": "a", "tool": "say", "arguments": {}}]
+
+    def boom(request: dict[str, Any], done: Any) -> None:
+        raise RuntimeError("no cluster")
+
+    run = project.run_plan(plan, step_executor=boom)
+    assert run["steps"][0]["error"] == {
+        "kind": "spawn",
+        "message": "request error at $: the executor could not run step `a`: RuntimeError: no cluster",
+    }
+    run = project.run_plan(plan, step_executor=lambda request, done: done({"record": {"id": "zz"}}))
+    assert run["steps"][0]["error"]["message"] == (
+        "request error at $: the executor could not run step `a`: ValueError: malformed executor answer: "
+        "`record` is not the record of step `a`"
+    )
+
+
+def test_a_step_whose_tool_fails_is_started_again_elsewhere_as_its_retries_allow(
+    project: strata.Project, project_dir: Path
+) -> None:
+    tools = project_dir / "tools"
+    (tools / "flaky.yaml").write_text(
+        "executor: runtimes/subprocess\nparameters: {type: object, properties: {dir: {type: string}}}\n"
+        "config:\n  command: sh\n  args: ['-c', 'n=$(ls \"$1\" | wc -l); touch \"$1/$n\"; [ $n -ge 2 ]', sh, '{dir}']\n"
+        "retries: {limit: 3, delay: 1ms}\n"
+    )
+    counts = project_dir / "counts"
+    counts.mkdir()
+    plan = [{"id": "f", "tool": "flaky", "arguments": {"dir": str(counts)}}]
+    attempts: list[int] = []
+    events: list[Any] = []
+
+    def step_executor(request: dict[str, Any], done: Any) -> None:
+        attempts.append(request["attempt"])
+        done({"record": project.plan_step(request["plan"], request["step"], records=request["records"])["record"]})
+
+    run = project.run_plan(plan, step_executor=step_executor, on_event=events.append)
+    assert attempts == [1, 2, 3]
+    record = run["steps"][0]
+    assert (record["status"], record["run"]["attempts"], record["run"]["retries"]) == (
+        "completed", 3, {"limit": 3, "delay_ms": 1}
+    )
+    assert [(e["event"], e.get("attempt")) for e in events] == [
+        ("step_retrying", 1), ("step_retrying", 2), ("step_finished", None)
+    ]
+
+
+def test_a_plan_admitted_once_runs_its_steps_as_plan_step_does(
+    project: strata.Project, project_dir: Path
+) -> None:
+    admitted = project.admit_plan(PLAN, name="plans/p.json")
+    assert repr(admitted) == 'AdmittedPlan("plans/p.json")'
+    make = project.plan_step(admitted, "make")["record"]
+    assert make == project.plan_step(PLAN, "make", name="plans/p.json")["record"] | {"run": make["run"]}
+    lost = project.plan_step(admitted, "lost", records=[make])["record"]
+    assert lost["error"]["message"].startswith("plans/p.json:21:17: plan error at steps[2]")
+    with pytest.raises(strata.StrataError) as info:
+        project.plan_step(admitted, "nope")
+    assert info.value.kind == "unknown_step"
+    # Another project checks it again: there, the tool is unknown.
+    other = project_dir / "other"
+    (other / "tools").mkdir(parents=True)
+    with pytest.raises(strata.StrataError) as info:
+        strata.Project(other).plan_step(admitted, "make")
+    assert info.value.kind in ("unknown_tool", "check")
 
 
 def checkpoint(root: Path, run_id: str) -> Any:
@@ -205,10 +279,10 @@ def test_step_and_part_requests_carry_the_declared_resources_and_retries(
     steps: dict[str, dict[str, Any]] = {}
     lock = threading.Lock()
 
-    def step_executor(request: dict[str, Any]) -> dict[str, Any]:
+    def step_executor(request: dict[str, Any], done: Any) -> None:
         with lock:
             steps[request["step"]] = request
-        return {"record": project.plan_step(request["plan"], request["step"], records=request["records"])["record"]}
+        done({"record": project.plan_step(request["plan"], request["step"], records=request["records"])["record"]})
 
     assert project.run_plan(plan, step_executor=step_executor)["status"] == "completed"
     assert steps["a"]["resources"] == {"num_cpus": 2.0, "num_gpus": 1.0, "memory": 1 << 30, "custom": {"ssd": 1.0}}
@@ -236,9 +310,9 @@ def test_a_cancel_stops_a_plan_run_recorded_as_cancelled_and_resumable(project: 
     assert not cancel.cancelled
     stopped = {"kind": "cancelled", "layer": "request", "message": "stopped", "path": "", "span": None}
 
-    def step_executor(request: dict[str, Any]) -> dict[str, Any]:
+    def step_executor(request: dict[str, Any], done: Any) -> None:
         cancel.cancel()  # as a Ctrl-C while the step runs
-        return {"error": stopped}
+        done({"error": stopped})
 
     run = project.run_plan(plan, step_executor=step_executor, cancel=cancel, run_id="stopped")
     assert cancel.cancelled and run["status"] == "cancelled"

@@ -395,18 +395,21 @@ def test_a_seeded_secret_is_never_on_the_wire_nor_in_rays_files(
         },
     )
     wire: list[bytes] = []
-    real = sray._driver.Executor.submit
+    real = sray._driver.Executor.start
 
     def traced(self: Any, fn: Any, name: str, what: str, placement: dict[str, Any], options: dict[str, Any],
-               *args: Any) -> dict[str, Any]:
+               done: Any, *args: Any) -> None:
         ray: Any = importlib.import_module("ray")
         given = [ray.get(a) if isinstance(a, ray.ObjectRef) else a for a in args]
         wire.append(ray.cloudpickle.dumps((strata.__version__, self.run, *given, self.strict)))
-        answer = real(self, fn, name, what, placement, options, *args)
-        wire.append(ray.cloudpickle.dumps(answer))
-        return answer
 
-    monkeypatch.setattr(sray._driver.Executor, "submit", traced)
+        def answered(answer: dict[str, Any]) -> object:
+            wire.append(ray.cloudpickle.dumps(answer))
+            return done(answer)
+
+        real(self, fn, name, what, placement, options, answered, *args)
+
+    monkeypatch.setattr(sray._driver.Executor, "start", traced)
     plan = [
         {"id": "a", "tool": "s/leak", "arguments": {}},
         {"id": "b", "tool": "s/length", "arguments": {"tok": "{{a.result}}"}},
@@ -870,9 +873,6 @@ def test_declared_resources_and_retries_map_to_ray(cluster: Cluster) -> None:
         "num_cpus": 0.5, "num_gpus": 1.0, "memory": 1 << 30, "resources": {"disk": 2.0},
     }
     assert sray.task_options({"step": "a"}, 2) == {"num_cpus": 2}
-    assert sray.retry_policy({"step": "a", "retries": {"limit": 3, "delay_ms": 250}}) == (3, 0.25)
-    assert sray.retry_policy({"step": "a", "retries": {"limit": 1}}) == (1, 0.0)
-    assert sray.retry_policy({"step": "a"}) == (0, 0.0)
 
 
 FLAKY_TOOL = """\
@@ -889,33 +889,31 @@ config:
 """
 
 
-def declaring(monkeypatch: pytest.MonkeyPatch, **declared: Any) -> None:
-    """Every step request carries ``declared`` (what a step's declarations put there)."""
-    real = sray._driver.Executor.step
-
-    def step(self: Any, request: dict[str, Any]) -> dict[str, Any]:
-        return real(self, {**request, **declared})
-
-    monkeypatch.setattr(sray._driver.Executor, "step", step)
-
-
 def test_a_failing_tool_is_retried_as_declared_and_the_attempts_are_reported(
-    cluster: Cluster, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    cluster: Cluster, project: Path, tmp_path: Path
 ) -> None:
     write(project, {"tools/f/flaky.yaml": FLAKY_TOOL})
-    declaring(monkeypatch, retries={"limit": 2, "delay_ms": 10}, resources={"custom": {"strata_worker": 1}})
+    declared = {"retries": {"limit": 2, "delay": "10ms"}, "resources": {"custom": {"strata_worker": 1}}}
     counts = tmp_path / "ok"
     counts.mkdir()
-    run = sray.run_plan(project, [{"id": "f", "tool": "f/flaky", "arguments": {"dir": str(counts), "n": 3}}])
+    events: list[dict[str, Any]] = []
+    run = sray.run_plan(
+        project, [{"id": "f", "tool": "f/flaky", "arguments": {"dir": str(counts), "n": 3}, **declared}],
+        on_event=events.append,
+    )
     assert (run["steps"][0]["status"], run["steps"][0]["result"]) == ("completed", 3)
+    # Each attempt a task of its own, started again by the plan's scheduler.
     assert [(p["attempts"], p["retries"]) for p in run["placements"]] == [(1, 2), (2, 2), (3, 2)]
+    assert [(e["event"], e.get("attempt")) for e in events] == [
+        ("step_started", None), ("step_retrying", 1), ("step_retrying", 2), ("step_finished", None)
+    ]
     # The custom resource only the worker node has placed every attempt there.
     worker = [n["NodeID"] for n in importlib.import_module("ray").nodes() if n["Alive"]
               and n["Resources"].get("strata_worker")]
     assert {p["node"] for p in run["placements"]} == set(worker)
     fails = tmp_path / "fails"
     fails.mkdir()
-    run = sray.run_plan(project, [{"id": "f", "tool": "f/flaky", "arguments": {"dir": str(fails), "n": 9}}])
+    run = sray.run_plan(project, [{"id": "f", "tool": "f/flaky", "arguments": {"dir": str(fails), "n": 9}, **declared}])
     assert run["steps"][0]["status"] == "failed"
     assert [p["attempts"] for p in run["placements"]] == [1, 2, 3]
 

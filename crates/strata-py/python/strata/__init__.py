@@ -25,6 +25,7 @@ from ._errors import (
     UndefinedError,
 )
 from ._strata import (
+    AdmittedPlan,
     Cancel,
     CannedResponse,
     Plan,
@@ -55,6 +56,7 @@ from ._types import (
 )
 
 __all__ = [
+    "AdmittedPlan",
     "Cancel",
     "CannedResponse",
     "CheckError",

@@ -28,9 +28,11 @@ _CallEnvelope = dict[str, Any]
 # ``executor(tool, params, timeout, marks)``: runs one tool call elsewhere, with
 # ``call_tool(tool, params, timeout=timeout, marks=marks)`` there.
 _Executor = Callable[[str, dict[str, Any], Optional[float], str], Mapping[str, Any]]
-# ``step_executor(request)``: runs one whole step elsewhere (``strata.ray``); ``request``
-# holds the arguments of ``plan_step``, the answer is ``{"record": ...}`` or ``{"error": ...}``.
-_StepExecutor = Callable[[dict[str, Any]], Mapping[str, Any]]
+# ``step_executor(request, done)``: starts one attempt of a whole step elsewhere
+# (``strata.ray``) and returns at once; ``request`` holds the arguments of ``plan_step`` and
+# its ``attempt``; ``done(answer)`` is called once, from any thread, with ``{"record": ...}``
+# or ``{"error": ...}``.
+_StepExecutor = Callable[[dict[str, Any], StepDone], object]
 # ``part_executor(request)``: runs one part of a graph's walk elsewhere (``strata.ray``);
 # ``request`` is ``walk_part``'s, the answer ``{"answer": ...}`` or ``{"error": ...}``.
 _PartExecutor = Callable[[dict[str, Any]], Mapping[str, Any]]
@@ -130,6 +132,17 @@ class Plan:
     def __len__(self) -> int: ...
 
 @final
+class StepDone:
+    """What a step executor calls, once, with a step's answer."""
+
+    def __call__(self, answer: Mapping[str, Any]) -> bool:
+        """Hands the answer back (``{"record"}`` or ``{"error"}``): True the first time."""
+
+@final
+class AdmittedPlan:
+    """A plan loaded and admitted once by a project (``Project.admit_plan``)."""
+
+@final
 class Cancel:
     """A flag that stops the plan runs given it (``Project.run_plan(cancel=...)``)."""
 
@@ -188,9 +201,17 @@ class Project:
         tool call elsewhere; ``step_executor`` each whole step (``strata.ray``); ``cancel``,
         once set, stops the run (recorded as ``cancelled``, resumable); ``on_event`` is
         called with each event as ``strata plan run --json`` streams it."""
-    def plan_step(
+    def admit_plan(
         self,
         plan: Union[str, list[Any], Mapping[str, Any]],
+        *,
+        name: Optional[str] = None,
+    ) -> AdmittedPlan:
+        """``plan`` loaded and refused as ``plan_step`` refuses it, once: ``plan_step`` given
+        it skips both in this project."""
+    def plan_step(
+        self,
+        plan: Union[AdmittedPlan, str, list[Any], Mapping[str, Any]],
         step: str,
         *,
         records: Optional[list[Any]] = None,

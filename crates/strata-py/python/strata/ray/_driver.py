@@ -5,6 +5,8 @@ resources and retries to the task; the handle of a run under way (``cancel``).""
 from __future__ import annotations
 
 import importlib
+import pickle
+import queue
 import socket
 import threading
 import time
@@ -153,7 +155,8 @@ class Executor:
         self.checked = False
         self.flag = strata.Cancel()
         self.lost: Optional[str] = None
-        self.in_flight: dict[int, Any] = {}
+        #: The tasks in flight by key: their reference, ``done``, what they run, placement.
+        self.in_flight: dict[int, tuple[Any, Callable[[dict[str, Any]], object], str, dict[str, Any]]] = {}
         self.placements: list[dict[str, Any]] = []
         self.plan: Any = None
         self.plan_ref: Any = None
@@ -173,7 +176,7 @@ class Executor:
         killed, their tools with them)."""
         self.flag.cancel()
         with self.lock:
-            refs = list(self.in_flight.values())
+            refs = [entry[0] for entry in self.in_flight.values()]
         for ref in refs:
             try:
                 self.ray.cancel(ref, force=True)
@@ -185,8 +188,7 @@ class Executor:
         would end this process a while later, without a word)."""
         while not self.ended.wait(_WATCH_EVERY):
             if not _head_alive(self.head):
-                self.lost = "the Ray cluster's head node was lost"
-                self.flag.cancel()
+                self._lose()
                 return
 
     def _stopped(self, what: str) -> dict[str, Any]:
@@ -235,85 +237,131 @@ class Executor:
                     _CHECKED.add((answer["node"], strata.__version__))
             self.checked = True
 
-    def submit(
-        self, fn: Any, name: str, what: str, placement: dict[str, Any], options: dict[str, Any], *args: Any
-    ) -> dict[str, Any]:
-        """Runs ``fn(version, run, *args, strict)`` as the Ray task ``name`` with ``options``
-        and returns its answer (the task's, or ``{"error"}`` when it raised, its worker was
-        lost past the retries, the cluster was lost or the run cancelled); ``placement`` says
-        what it ran."""
+    def start(
+        self,
+        fn: Any,
+        name: str,
+        what: str,
+        placement: dict[str, Any],
+        options: dict[str, Any],
+        done: Callable[[dict[str, Any]], object],
+        *args: Any,
+    ) -> None:
+        """Submits ``fn(version, run, *args, strict)`` as the Ray task ``name`` with
+        ``options`` and returns at once; ``done`` is called once with its answer (the task's,
+        or ``{"error"}`` when it raised, its worker was lost past the retries, the cluster
+        was lost or the run cancelled) as soon as Ray has it — from Ray's thread, no thread
+        waits for a task. ``placement`` says what it ran."""
         if self.flag.cancelled:
-            return self._stopped(what)
+            done(self._stopped(what))
+            return
         ray = self.ray
-        ref = None
         try:
             self.preflight()
             task = self.tasks[fn].options(name=name, **self.base, **options)
             ref = task.remote(strata.__version__, self.run, *args, self.strict)
-            with self.lock:
-                SUBMITTED[0] += 1
-                self.in_flight[id(ref)] = ref
-            if self.flag.cancelled:
-                ray.cancel(ref, force=True)
-            while not ray.wait([ref], timeout=_WATCH_EVERY)[0]:
-                if self.lost:
-                    return self._stopped(what)
-            answer: dict[str, Any] = ray.get(ref)
+        except VersionMismatch as e:
+            done({"error": error("invalid", str(e), "install the same strata-engine on the driver and every node")})
+            return
+        except (ray.exceptions.RayError, ConnectionError) as e:
+            done(self._failed(e, what))
+            return
+        with self.lock:
+            SUBMITTED[0] += 1
+            self.in_flight[id(ref)] = (ref, done, what, placement)
+        if self.flag.cancelled:
+            ray.cancel(ref, force=True)
+        ref.future().add_done_callback(lambda future: self._ended(id(ref), future))
+
+    def _ended(self, key: int, future: Any) -> None:
+        """Hands the answer of the task ``key`` (its ``future`` done) to its ``done``."""
+        with self.lock:
+            entry = self.in_flight.pop(key, None)
+        if entry is None:  # answered already: the cluster was lost
+            return
+        _, done, what, placement = entry
+        ray = self.ray
+        answer: dict[str, Any]
+        try:
+            answer = future.result()
             if self.flag.cancelled and (_tool_failed(answer) or "error" in answer):
                 # Its tool was killed by the cancel before its worker was.
-                return self._stopped(what)
-        except VersionMismatch as e:
-            return {"error": error("invalid", str(e), "install the same strata-engine on the driver and every node")}
+                answer = self._stopped(what)
         except ray.exceptions.RayTaskError as e:
             if self.flag.cancelled:
-                return self._stopped(what)
-            cause = f"{type(e.cause).__name__}: {e.cause}"[:300]
-            return {"error": error("spawn", f"the Ray task running {what} raised {cause}")}
-        except (ray.exceptions.RayError, ConnectionError) as e:
-            if self.flag.cancelled:
-                return self._stopped(what)
-            if not _head_alive(self.head):
-                self.lost = "the Ray cluster's head node was lost"
-                self.flag.cancel()
-                return self._stopped(what)
-            retries = "retried" if self.max_retries else "not retried"
-            return {
-                "error": error(
-                    "tool_failed",
-                    f"the Ray worker running {what} was lost ({type(e).__name__}; {retries}, "
-                    f"max_retries={self.max_retries})",
-                    "raise max_retries to retry a step whose worker dies",
-                )
-            }
-        finally:
-            if ref is not None:
-                with self.lock:
-                    self.in_flight.pop(id(ref), None)
+                answer = self._stopped(what)
+            else:
+                cause = f"{type(e.cause).__name__}: {e.cause}"[:300]
+                answer = {"error": error("spawn", f"the Ray task running {what} raised {cause}")}
+        except BaseException as e:  # noqa: BLE001 - a lost worker, a cancelled task: an answer
+            answer = self._failed(e, what)
         with self.lock:
-            self.placements.append(
-                {**placement, **{k: answer.pop(k, None) for k in ("node", "pid", "task")}}
-            )
-        return answer
+            self.placements.append({**placement, **{k: answer.pop(k, None) for k in ("node", "pid", "task")}})
+        done(answer)
 
-    def step(self, request: dict[str, Any]) -> dict[str, Any]:
-        """The step executor of ``Project.run_plan``: one whole step, a Ray task named
-        ``strata:<plan>/<step>`` given its step (the plan goes to Ray's object store once),
-        resubmitted while its tool fails, up to the step's declared retries."""
+    def _failed(self, e: BaseException, what: str) -> dict[str, Any]:
+        """The answer of a task that Ray could not run or lost (``e``): stopped when the run
+        was cancelled or the cluster lost, else its worker lost."""
+        if self.flag.cancelled:
+            return self._stopped(what)
+        if not _head_alive(self.head):
+            self._lose()
+            return self._stopped(what)
+        retries = "retried" if self.max_retries else "not retried"
+        return {
+            "error": error(
+                "tool_failed",
+                f"the Ray worker running {what} was lost ({type(e).__name__}; {retries}, "
+                f"max_retries={self.max_retries})",
+                "raise max_retries to retry a step whose worker dies",
+            )
+        }
+
+    def _lose(self) -> None:
+        """The cluster's head was lost: the run stops, and every task in flight is answered
+        as stopped (Ray would never answer them)."""
+        self.lost = "the Ray cluster's head node was lost"
+        self.flag.cancel()
+        with self.lock:
+            entries = list(self.in_flight.values())
+            self.in_flight.clear()
+        for _, done, what, _ in entries:
+            done(self._stopped(what))
+
+    def submit(
+        self, fn: Any, name: str, what: str, placement: dict[str, Any], options: dict[str, Any], *args: Any
+    ) -> dict[str, Any]:
+        """``start``, waiting for the answer."""
+        answers: queue.SimpleQueue[dict[str, Any]] = queue.SimpleQueue()
+        self.start(fn, name, what, placement, options, answers.put, *args)
+        return answers.get()
+
+    def step(self, request: dict[str, Any], done: Callable[[dict[str, Any]], object]) -> None:
+        """The step executor of ``Project.run_plan``: one attempt of a whole step, a Ray task
+        named ``strata:<plan>/<step>`` given its step and a reference to the plan (the plan
+        goes to Ray's object store once per run, pickled: a worker process reads it once
+        and keeps it admitted), its answer handed to ``done`` when Ray has it. The scheduler starts a
+        step whose tool failed again, as its declared retries allow."""
         step = request["step"]
         plan = request["plan"]
         with self.lock:
             if plan is not self.plan:
                 self.screened = _screen(self.secrets, plan, request["values"])
-                self.plan, self.plan_ref = plan, self.ray.put(plan)
+                self.plan, self.plan_ref = plan, self.ray.put(pickle.dumps(plan))
             plan_ref = self.plan_ref
         if self.screened is not None:
-            return self.screened
-        rest = {k: v for k, v in request.items() if k not in ("plan", "resources", "retries")}
+            done(self.screened)
+            return
+        attempt = int(request.get("attempt", 1))
+        placement: dict[str, Any] = {"step": step}
+        if "retries" in request:
+            placement.update(attempts=attempt, retries=int(request["retries"]["limit"]))
+        rest = {k: v for k, v in request.items() if k not in ("plan", "resources", "retries", "attempt")}
         options = task_options(request, self.num_cpus)
-        if self.on_event is not None:
+        if self.on_event is not None and attempt == 1:
             self.on_event({"event": "step_started", "id": step, "tool": self.tools.get(step, "")})
-        return self.attempts(
-            request, {"step": step}, _worker.step, f"strata:{self.label}/{step}", f"step `{step}`", options,
+        self.start(
+            _worker.step, f"strata:{self.label}/{step}", f"step `{step}`", placement, options, done,
             plan_ref, rest,
         )
 

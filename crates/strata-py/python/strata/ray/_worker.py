@@ -11,13 +11,27 @@ from __future__ import annotations
 import fcntl
 import importlib
 import os
+import pickle
 import shutil
 from pathlib import Path
 from typing import Any, Optional
 
 import strata
 
+#: The most runs a worker process keeps a project and a plan of (the runs it served last).
+_KEPT = 8
+
+# This process's project of each run (by its working directory), and the plan of each run,
+# admitted once: a run's later steps here neither read the plan nor check it again.
 _PROJECTS: dict[str, strata.Project] = {}
+_PLANS: dict[str, strata.AdmittedPlan] = {}
+
+
+def _keep(kept: dict[str, Any], key: str, value: Any) -> None:
+    """Keeps ``value`` under ``key``, forgetting the oldest beyond ``_KEPT``."""
+    kept[key] = value
+    while len(kept) > _KEPT:
+        kept.pop(next(iter(kept)))
 
 
 def error(kind: str, message: str, hint: Optional[str] = None) -> dict[str, Any]:
@@ -78,7 +92,8 @@ def _project(run: str) -> strata.Project:
     root = str(run_dir(run))
     project = _PROJECTS.get(root)
     if project is None:
-        project = _PROJECTS[root] = strata.Project(root)
+        project = strata.Project(root)
+        _keep(_PROJECTS, root, project)
     return project
 
 
@@ -87,6 +102,7 @@ def cleanup(run: str) -> None:
     parent = Path(os.getcwd()).parent
     target = parent / f"strata-run-{run}"
     _PROJECTS.pop(str(target), None)
+    _PLANS.pop(run, None)
     shutil.rmtree(target, ignore_errors=True)
     (parent / f".strata-run-{run}.lock").unlink(missing_ok=True)
 
@@ -104,19 +120,30 @@ def _opened(version: str, run: str) -> tuple[dict[str, Any], Any]:
         return here, {"error": error("io", f"cannot make the run's working directory on node {here['node']}: {e}"), **here}
 
 
-def step(version: str, run: str, plan: Any, request: dict[str, Any], strict: Optional[bool]) -> dict[str, Any]:
+def _admitted(project: strata.Project, run: str, plan: bytes, name: str) -> strata.AdmittedPlan:
+    """Run ``run``'s plan (``plan``: pickled), admitted by ``project``: read and admitted by
+    the run's first step in this process, kept for the others."""
+    admitted = _PLANS.get(run)
+    if admitted is None:
+        admitted = project.admit_plan(pickle.loads(plan), name=name)
+        _keep(_PLANS, run, admitted)
+    return admitted
+
+
+def step(version: str, run: str, plan: bytes, request: dict[str, Any], strict: Optional[bool]) -> dict[str, Any]:
     """One whole step of a plan through the step operation, refused when the worker's strata
-    is not the driver's. Answers ``{"record"}`` or ``{"error"}``, with the node and process."""
+    is not the driver's; ``plan`` is the plan, pickled, from Ray's object store (bytes: no
+    task but a process's first of the run reads it). Answers ``{"record"}`` or ``{"error"}``,
+    with the node and process."""
     here, project = _opened(version, run)
     if isinstance(project, dict):
         return project
     try:
         answer = project.plan_step(
-            plan,
+            _admitted(project, run, plan, request["name"]),
             request["step"],
             records=request["records"],
             values=request["values"],
-            name=request["name"],
             strict=bool(strict),
             timeout=request["timeout"],
             marks=request["marks"],
