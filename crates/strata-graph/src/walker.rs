@@ -471,6 +471,7 @@ impl<'a> Walker<'a> {
             options: self.options,
             prompts: self.prompts,
             elements: None,
+            index: None,
         }
     }
 
