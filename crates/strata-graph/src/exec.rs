@@ -1,6 +1,8 @@
 //! The work of one node: rendering its templates against the context, calling its tool or
 //! running its foreach, computing its assignments and choosing its edge.
 
+use std::collections::BTreeMap;
+
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 use strata_core::{ContextSource, Error, ErrorKind, FieldPath, RenderOptions, Scope, Warning};
@@ -10,7 +12,7 @@ use crate::errors::{error_from_json, GRAPH};
 use crate::events::{Change, ElementEvent, Taken, Why};
 use crate::fields::{index, key};
 use crate::model::{Body, Node};
-use strata_tools::{CallOptions, StepRecord, ToolRunner};
+use strata_tools::{CallOptions, Retries, StepRecord, ToolRunner};
 
 /// Why a node failed: the error (its kind, message — never holding data — and where: the
 /// field of the graph file, the template file), and the step record when a tool ran.
@@ -127,6 +129,8 @@ pub(crate) struct Exec<'a> {
     pub options: RenderOptions,
     /// The project's prompt templates, for prompt nodes.
     pub prompts: Option<&'a strata_prompts::PromptManager>,
+    /// The declared `retries` of the tools the actions call, by tool.
+    pub retries: &'a BTreeMap<String, Retries>,
     /// Where a foreach's elements and an action's retries report, and the step they run in.
     pub elements: Option<(&'a dyn crate::events::Elements, u64)>,
     /// The element the work is for, when it runs a foreach's body.
@@ -210,7 +214,7 @@ impl Exec<'_> {
         params: &Map<String, Value>,
         at: &FieldPath,
     ) -> Result<(bool, StepRecord), Failure> {
-        let retries = self.tools.scale(tool).retries;
+        let retries = self.retries.get(tool).copied();
         let mut attempt = 1;
         loop {
             let run = self
