@@ -290,3 +290,56 @@ fn a_foreach_element_retries_its_failing_tool_as_declared_each_retry_logged() {
         ]
     );
 }
+
+#[test]
+fn a_graphs_tool_that_cannot_start_is_not_retried() {
+    // Its command is on no PATH: the call fails before anything runs, once.
+    let missing = "executor: runtimes/subprocess\nretries: {limit: 2, delay: 1ms}\nconfig: {command: no-such-program-anywhere}\n";
+    let graph = "kind: graph\nnodes:\n  try: {kind: action, tool: t/missing, next: done}\n  done: {kind: return, output: ok}\n";
+    let ran = Test::new()
+        .copy("tools/runtimes")
+        .tool("t/missing", missing)
+        .tool("graphs/g", graph)
+        .args(&["run", "graphs/g", "--run-id", "m", "--quiet"])
+        .status(1)
+        .run();
+    let log: Vec<Value> = logged(&ran, "m")
+        .iter()
+        .map(|e| json!([e["event"], e["error"]["kind"]]))
+        .collect();
+    assert_eq!(
+        log,
+        [
+            json!(["started", null]),
+            json!(["error", "invalid"]),
+            json!(["finished", null]),
+        ]
+    );
+}
+
+#[test]
+fn a_graphs_tool_that_times_out_is_retried() {
+    let slow = "executor: runtimes/subprocess\nretries: {limit: 1}\nconfig:\n  command: sh\n  args: [\"-c\", \"echo x >> count; sleep 30\"]\n  timeout: 0.2\n";
+    let graph = "kind: graph\nnodes:\n  try: {kind: action, tool: t/slow, next: done}\n  done: {kind: return, output: ok}\n";
+    let ran = Test::new()
+        .copy("tools/runtimes")
+        .tool("t/slow", slow)
+        .tool("graphs/g", graph)
+        .args(&["run", "graphs/g", "--run-id", "s", "--quiet"])
+        .status(1)
+        .run();
+    assert_eq!(ran.read("count"), "x\nx\n");
+    let log: Vec<Value> = logged(&ran, "s")
+        .iter()
+        .map(|e| json!([e["event"], e["error"]["kind"], e["attempt"]]))
+        .collect();
+    assert_eq!(
+        log,
+        [
+            json!(["started", null, null]),
+            json!(["action_retrying", "timeout", 1]),
+            json!(["error", "timeout", null]),
+            json!(["finished", null, null]),
+        ]
+    );
+}
