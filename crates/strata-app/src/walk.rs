@@ -13,19 +13,22 @@
 //! | `begin` | `run_id`, `inputs` (bound), `started` (Unix seconds) | `walk`, `events` |
 //! | `advance` | `walk`, `work` (`null`, `{"output"}` or `{"error"}`) | `walk`, `failure` (an error or `null`), `events` |
 //! | `items` | `walk` | `{"items"}` or `{"error"}` |
-//! | `element` | `walk`, `index`, `item` | `{"output"}` or `{"error"}` |
+//! | `element` | `walk`, `index`, `item` | `{"output"}` or `{"error"}`, `events` |
 //!
 //! `walk` is a checkpoint as `checkpoint.json` holds it; `{"error"}` a node's failure as
 //! `strata_graph::Failure::to_json` writes it; `events` the events the part reported, as a
-//! whole walk reports them (`started`, `step`, `error`, `hook`, `finished`…), which the run
-//! driven from here writes to its event log as they come back.
+//! whole walk reports them (`started`, `step`, `error`, `hook`, `finished`…, and the
+//! `action_retrying` of each retry of a tool, which the part makes where it runs), which the
+//! run driven from here writes to its event log as they come back. A part at an action node,
+//! or at a foreach whose actions call one tool, carries that tool's `resources`.
 
 use serde_json::{json, Map, Value};
 use strata_check::Target;
 use strata_core::{Error, ErrorKind, Layer, RenderOptions};
 use strata_graph::parts::{Advanced, Parts};
 use strata_graph::{
-    Checkpoint, Failure as NodeFailure, Graph, LogEvent, Observer, Outcome, RunDir, Status, Walker,
+    Checkpoint, ElementEvent, Elements, Failure as NodeFailure, Graph, LogEvent, Observer, Outcome,
+    RunDir, Status, Walker,
 };
 use strata_project::ExecOptions;
 use strata_prompts::PromptManager;
@@ -194,8 +197,7 @@ fn save(dir: &RunDir, cp: &mut Checkpoint) -> Result<(), Error> {
 struct PartsOver<'a, T> {
     transport: T,
     marks: String,
-    /// The graph and the application, for the `resources` and `retries` of the tool a part
-    /// runs.
+    /// The graph and the application, for the `resources` of the tool a part runs.
     graph: &'a Graph,
     app: &'a App,
     /// The run's event log, which the events each answer carries are written to.
@@ -230,15 +232,18 @@ where
 }
 
 impl<T> PartsOver<'_, T> {
-    /// `request` with the `resources` and `retries` (each when declared) of the tool the part
-    /// at `cp` runs: the action node it stands at (`advance`), or the one tool the actions of
-    /// the foreach's body call (`element`).
+    /// `request` with the `resources` (when declared) of the tool the part at `cp` runs: the
+    /// action node it stands at (`advance`), or the one tool the actions of the foreach's
+    /// body call (`element`). Not its `retries`: the part retries the tool where it runs.
     fn with_scale(&self, mut request: Value, cp: &Checkpoint, element: bool) -> Value {
         let node = cp.progress.node.as_deref();
         let node = node.and_then(|id| self.graph.index_of(id));
         let tool = node.and_then(|i| self.graph.nodes[i].part_tool(element));
         if let (Some(tool), Some(map)) = (tool, request.as_object_mut()) {
-            strata_project::tool_scale(self.app.project(), tool).add_to_request(map);
+            let resources = strata_project::tool_scale(self.app.project(), tool).resources;
+            if !resources.is_empty() {
+                map.insert("resources".into(), resources.to_request());
+            }
         }
         request
     }
@@ -321,7 +326,7 @@ fn answer_part(walker: &Walker<'_>, request: &Value) -> Result<Value, Error> {
             let mut events = Collected::default();
             let advanced = walker.advance_to(cp, work, &mut events)?;
             json!({"walk": advanced.checkpoint, "failure": advanced.failure.as_ref().map(Error::to_json),
-                   "events": events.0})
+                   "events": events.into_inner()})
         }
         "items" => Value::Object(outcome_json(
             Parts::items(walker, &cp)?.map(Value::from),
@@ -330,22 +335,45 @@ fn answer_part(walker: &Walker<'_>, request: &Value) -> Result<Value, Error> {
         "element" => {
             let index = field("index")?.as_u64().unwrap_or_default() as usize;
             let item = field("item")?.clone();
-            Value::Object(outcome_json(
-                Parts::element(walker, &cp, index, item),
-                "output",
-            ))
+            let events = Collected::default();
+            let outcome = walker
+                .foreach_element(&cp, index, item, &mut Vec::new(), Some(&events))
+                .unwrap_or_else(|e| Err(e.into()));
+            let mut answer = outcome_json(outcome, "output");
+            answer.insert("events".into(), Value::Array(events.into_inner()));
+            Value::Object(answer)
         }
         other => return Err(malformed(&format!("no part `{other}`"))),
     })
 }
 
-/// The events a part reports, as JSON objects.
+/// The events a part reports, as JSON objects: the walk's, and those its work reports from
+/// the threads that run it (an action's retries).
 #[derive(Default)]
-struct Collected(Vec<Value>);
+struct Collected(Mutex<Vec<Value>>);
+
+impl Collected {
+    /// The events, in the order they were reported.
+    fn into_inner(self) -> Vec<Value> {
+        self.0.into_inner().unwrap_or_else(|e| e.into_inner())
+    }
+}
 
 impl Observer for Collected {
     fn on(&mut self, event: LogEvent) {
-        self.0.push(crate::graph::logged_json(&event));
+        let events = self.0.get_mut().unwrap_or_else(|e| e.into_inner());
+        events.push(crate::graph::logged_json(&event));
+    }
+
+    fn elements(&mut self) -> Option<&dyn Elements> {
+        Some(self)
+    }
+}
+
+impl Elements for Collected {
+    fn element(&self, event: ElementEvent) {
+        let value = serde_json::to_value(&event).unwrap_or(Value::Null);
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).push(value);
     }
 }
 
@@ -587,7 +615,7 @@ mod tests {
     }
 
     #[test]
-    fn a_part_running_a_tool_carries_its_resources_and_retries_and_no_other_part_does() {
+    fn a_part_running_a_tool_carries_its_resources_and_no_other_part_does() {
         let dir = project();
         let declared = format!(
             "{SAY}resources: {{cpus: 0.5, memory: 1Ki, custom: {{example.com/ssd: 1}}}}\nretries: {{limit: 2, delay: 3s}}\n"
@@ -605,10 +633,11 @@ mod tests {
                 .map_err(Failure::into_error)
         };
         app.run_graph_in_parts(&run("far"), parts).unwrap();
+        // Not its retries: the walk retries the tool where it runs.
         let scaled = json!({
             "part": "element",
             "resources": {"num_cpus": 0.5, "memory": 1024, "custom": {"example.com/ssd": 1.0}},
-            "retries": {"limit": 2, "delay_ms": 3000},
+            "retries": null,
         });
         let plain = |part: &str| json!({"part": part, "resources": null, "retries": null});
         assert_eq!(
@@ -627,15 +656,93 @@ mod tests {
         fs::write(dir.path().join("tools/graphs/one.yaml"), one).unwrap();
         let asked = Mutex::new(Vec::new());
         let parts = |request: &Value| {
-            asked.lock().unwrap().push(request.get("retries").cloned());
+            asked
+                .lock()
+                .unwrap()
+                .push(request.get("resources").cloned());
             app.walk_part("graphs/one", request, ExecOptions::default())
                 .map_err(Failure::into_error)
         };
         let mut one = run("one");
         one.id = "graphs/one".into();
         app.run_graph_in_parts(&one, parts).unwrap();
-        let retries = json!({"limit": 2, "delay_ms": 3000});
-        assert_eq!(asked.into_inner().unwrap(), [None, Some(retries), None]);
+        let resources =
+            json!({"num_cpus": 0.5, "memory": 1024, "custom": {"example.com/ssd": 1.0}});
+        assert_eq!(asked.into_inner().unwrap(), [None, Some(resources), None]);
+    }
+
+    /// Fails until its third run for `name` (counted in `<dir>/count-<name>`), then prints
+    /// the count; declares two retries.
+    const FLAKY: &str = "executor: runtimes/subprocess\nretries: {limit: 2}\nparameters:\n  type: object\n  properties:\n    dir: {type: string}\n    name: {type: string}\nconfig: {command: sh, args: [\"-c\", \"f=$1/count-$2; n=$(cat $f 2>/dev/null || echo 0); n=$((n+1)); echo $n > $f; [ $n -ge 3 ] || exit 1; echo $n\", \"sh\", \"{dir}\", \"{name}\"]}\n";
+
+    const FLAKY_GRAPH: &str = "kind: graph\nparameters: {type: object, properties: {dir: {type: string}}}\nnodes:\n  once: {kind: action, tool: flaky, params: {dir: \"${inputs.dir}\", name: once}, assign: {once: \"${result}\", attempts: \"${run.attempts}\"}, next: each}\n  each: {kind: foreach, over: [a, b], do: {kind: action, tool: flaky, params: {dir: \"${inputs.dir}\", name: \"${item}\"}}, collect: counts, next: done}\n  done: {kind: return, output: \"${state}\"}\n";
+
+    #[test]
+    fn a_run_in_parts_retries_a_failing_tool_as_the_whole_run_does() {
+        let dir = project();
+        fs::write(dir.path().join("tools/flaky.yaml"), FLAKY).unwrap();
+        fs::write(dir.path().join("tools/graphs/flaky.yaml"), FLAKY_GRAPH).unwrap();
+        let counts = dir.path().join("counts");
+        fs::create_dir(&counts).unwrap();
+        let app = App::at(dir.path()).unwrap();
+        let flaky = |run_id: &str| GraphRun {
+            id: "graphs/flaky".into(),
+            start: GraphStart::New {
+                run_id: run_id.into(),
+                typed: json!({"dir": counts}).as_object().unwrap().clone(),
+                strings: Vec::new(),
+            },
+            ..run(run_id)
+        };
+        let parts = |request: &Value| {
+            app.walk_part("graphs/flaky", request, ExecOptions::default())
+                .map_err(Failure::into_error)
+        };
+        let far = app.run_graph_in_parts(&flaky("far"), parts).unwrap();
+        assert_eq!(
+            far.result,
+            json!({"once": 3, "attempts": 3, "counts": [3, 3]})
+        );
+        for name in ["once", "a", "b"] {
+            fs::remove_file(counts.join(format!("count-{name}"))).unwrap();
+        }
+        let near = app.run_graph(&flaky("near"), &mut Silent).unwrap();
+        assert_eq!(
+            (far.status, far.steps, &far.result),
+            (near.status, near.steps, &near.result)
+        );
+        assert_eq!(
+            checkpoint(dir.path(), "far"),
+            checkpoint(dir.path(), "near")
+        );
+        // Both logs have every retry, the run in parts those of its elements as each
+        // element's answer brings them back.
+        let near: Vec<Value> = logged(dir.path(), "near")
+            .into_iter()
+            .filter(|e| {
+                !e["event"]
+                    .as_str()
+                    .is_some_and(|n| n.starts_with("element_") || n == "foreach_started")
+            })
+            .collect();
+        let far = logged(dir.path(), "far");
+        assert_eq!(far, near);
+        let retries: Vec<Value> = far
+            .iter()
+            .filter(|e| e["event"] == "action_retrying")
+            .map(|e| json!([e["node"], e["index"], e["attempt"], e["attempts"]]))
+            .collect();
+        assert_eq!(
+            retries,
+            [
+                json!(["once", null, 1, 3]),
+                json!(["once", null, 2, 3]),
+                json!(["each.do[0]", 0, 1, 3]),
+                json!(["each.do[0]", 0, 2, 3]),
+                json!(["each.do[0]", 1, 1, 3]),
+                json!(["each.do[0]", 1, 2, 3]),
+            ]
+        );
     }
 
     #[test]

@@ -307,12 +307,20 @@ fn dag(
     Ok(templates)
 }
 
-/// Adds the `resources` and `retries` of the tool that template `t` of `node` runs (see
-/// [`Node::part_tool`]).
+/// Adds the `resources` of the tool that template `t` of `node` runs (see
+/// [`Node::part_tool`]). Not its `retries`: `strata walk` retries the tool in the pod, before
+/// `on_error` sees its failure, as a local walk does; a `retryStrategy` would run the pod,
+/// and so the attempts, again.
 fn scale_node(t: &mut Value, options: &Options, node: &Node, element: bool) -> Result<(), Error> {
     match node.part_tool(element) {
-        Some(tool) => crate::scale::apply(t, &options.scale(tool), &format!("node `{}`", node.id))
-            .map_err(|e| e.at_path(&node.path)),
+        Some(tool) => {
+            let scale = strata_tools::Scale {
+                retries: None,
+                ..options.scale(tool)
+            };
+            crate::scale::apply(t, &scale, &format!("node `{}`", node.id))
+                .map_err(|e| e.at_path(&node.path))
+        }
         None => Ok(()),
     }
 }

@@ -169,7 +169,8 @@ fn show(store: &RunStore, args: &ShowArgs, json: bool) -> Result<String, Error> 
 /// The run's timeline from its event log (none without one): one line per event, its time
 /// in milliseconds since the first. A foreach's elements are summed up rather than listed
 /// (a run may have thousands): its failed elements are named, the first
-/// [`FAILED_ELEMENTS_SHOWN`] of them, and one `elements` line counts them all when they end.
+/// [`FAILED_ELEMENTS_SHOWN`] of them (and as many retries of their tools), and one `elements`
+/// line counts them all when they end.
 fn timeline(out: &mut String, dir: &RunDir) -> Result<(), Error> {
     let events = dir.read_events(0)?.events;
     let Some(first) = events.first().and_then(|(_, e)| e["ts"].as_u64()) else {
@@ -192,6 +193,15 @@ fn timeline(out: &mut String, dir: &RunDir) -> Result<(), Error> {
                 line(ts, event_text(e));
             }
             Some("element_started") => {}
+            Some("action_retrying") if e.get("index").is_some() => match open.as_mut() {
+                Some(elements) => {
+                    elements.retries += 1;
+                    if elements.retries <= FAILED_ELEMENTS_SHOWN {
+                        line(ts, event_text(e));
+                    }
+                }
+                None => line(ts, event_text(e)),
+            },
             Some("element_finished") => {
                 let Some(elements) = open.as_mut() else {
                     continue;
@@ -220,7 +230,8 @@ fn timeline(out: &mut String, dir: &RunDir) -> Result<(), Error> {
     Ok(())
 }
 
-/// How many failed elements of one foreach the timeline names.
+/// How many failed elements of one foreach the timeline names (and how many retries of its
+/// elements' tools).
 const FAILED_ELEMENTS_SHOWN: u64 = 10;
 
 /// The elements of the foreach the timeline is in: how many, how many ended and how.
@@ -230,6 +241,8 @@ struct Elements {
     count: u64,
     done: u64,
     failed: u64,
+    /// The retries of the elements' tools so far.
+    retries: u64,
     last: Option<u64>,
 }
 
@@ -242,6 +255,7 @@ impl Elements {
             count: e["count"].as_u64().unwrap_or(0),
             done: 0,
             failed: 0,
+            retries: 0,
             last: e["ts"].as_u64(),
         }
     }
@@ -321,6 +335,20 @@ fn event_text(e: &Value) -> String {
             text("node"),
             text("count")
         ),
+        "action_retrying" => {
+            let element = e
+                .get("index")
+                .map_or_else(String::new, |i| format!("[{}]", value_to_text(i)));
+            format!(
+                "{} {}{element}: attempt {} of {} failed: {}; again in {} ms",
+                text("step"),
+                text("node"),
+                text("attempt"),
+                text("attempts"),
+                value_to_text(&e["error"]["message"]),
+                text("delay_ms")
+            )
+        }
         "element_finished" => format!(
             "{} {}[{}]: {} ({})",
             text("step"),

@@ -198,7 +198,7 @@ fn walk_on(
                 .cloned()
                 .ok_or_else(|| request(format!("the foreach's list has no element {i}")))?;
             let mut warnings = Vec::new();
-            let outcome = walker.foreach_element(&cp, i, item, &mut warnings)?;
+            let outcome = walker.foreach_element(&cp, i, item, &mut warnings, None)?;
             shown(&cp, warnings, &mut printer);
             let mut envelope = match outcome {
                 Ok(v) => json!({"index": i, "output": v}),

@@ -163,8 +163,9 @@ pub trait Observer {
     }
 }
 
-/// What the elements of a foreach report, from the threads that run them: the run's event
-/// log takes them (the `--json` stream does not), so a page can show each element.
+/// What a step's work reports while it runs, from the threads that run it — a foreach's
+/// elements as they start and end, and each retry of an action's tool: the run's event log
+/// takes them (the `--json` stream does not), so a page can show each element and attempt.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum ElementEvent {
@@ -202,11 +203,36 @@ pub enum ElementEvent {
         #[serde(skip_serializing_if = "Option::is_none")]
         error: Option<&'static str>,
     },
+    /// An action's tool ran and failed, and runs again after `delay_ms`, as its `retries`
+    /// allow (the action of a node, or one of a foreach's body for one element).
+    ActionRetrying {
+        /// The step the node runs as.
+        step: u64,
+        /// The action node (a foreach's body node, for an element).
+        node: String,
+        /// The element's index in the list, when the action runs for an element.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        index: Option<usize>,
+        /// The tool.
+        tool: String,
+        /// The number of the attempt that failed, from 1.
+        attempt: u32,
+        /// The most attempts (the first and `limit` retries).
+        attempts: u32,
+        /// The wait before the next attempt, in milliseconds.
+        delay_ms: u64,
+        /// Why the attempt failed (as a failed step's error says it).
+        #[serde(serialize_with = "strata_tools::ser::error")]
+        error: Error,
+        /// The last lines the attempt printed on stderr, if any.
+        stderr: Option<String>,
+    },
 }
 
 /// Takes element events from any thread; it must be quick, as elements wait for it.
 pub trait Elements: Sync {
-    /// Called when an element starts or ends (in no set order across elements).
+    /// Called when an element starts or ends, or an action's tool is retried (in no set
+    /// order across elements).
     fn element(&self, event: ElementEvent);
 }
 

@@ -1,16 +1,18 @@
 //! The work of one node: rendering its templates against the context, calling its tool or
 //! running its foreach, computing its assignments and choosing its edge.
 
+use std::collections::BTreeMap;
+
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 use strata_core::{ContextSource, Error, ErrorKind, FieldPath, RenderOptions, Scope, Warning};
 use strata_pipeline::Template;
 
 use crate::errors::{error_from_json, GRAPH};
-use crate::events::{Change, Taken, Why};
+use crate::events::{Change, ElementEvent, Taken, Why};
 use crate::fields::{index, key};
 use crate::model::{Body, Node};
-use strata_tools::{CallOptions, StepRecord, ToolRunner};
+use strata_tools::{CallOptions, Retries, StepRecord, ToolRunner};
 
 /// Why a node failed: the error (its kind, message — never holding data — and where: the
 /// field of the graph file, the template file), and the step record when a tool ran.
@@ -119,6 +121,7 @@ impl Work {
 }
 
 /// What node work needs: the tools and what a missing path does.
+#[derive(Clone, Copy)]
 pub(crate) struct Exec<'a> {
     /// Runs the tools.
     pub tools: &'a dyn ToolRunner,
@@ -126,8 +129,12 @@ pub(crate) struct Exec<'a> {
     pub options: RenderOptions,
     /// The project's prompt templates, for prompt nodes.
     pub prompts: Option<&'a strata_prompts::PromptManager>,
-    /// Where a foreach's elements report, and the step they run in.
+    /// The declared `retries` of the tools the actions call, by tool.
+    pub retries: &'a BTreeMap<String, Retries>,
+    /// Where a foreach's elements and an action's retries report, and the step they run in.
     pub elements: Option<(&'a dyn crate::events::Elements, u64)>,
+    /// The element the work is for, when it runs a foreach's body.
+    pub index: Option<usize>,
 }
 
 impl Exec<'_> {
@@ -173,22 +180,10 @@ impl Exec<'_> {
                         .at(&key(&node.path, "params")));
                 };
                 let tool_at = key(&node.path, "tool");
-                let run = self
-                    .tools
-                    .run(&a.tool, &params, &CallOptions::default())
-                    .map_err(|e| {
-                        let e = e.map_message(|m| format!("tool `{}`: {m}", a.tool));
-                        Failure::from(e).at(&tool_at)
-                    })?;
-                let record = StepRecord::from_run(&node.id, &a.tool, &run);
-                if !a.allow_failure && !run.success {
-                    let kind = record
-                        .error
-                        .as_ref()
-                        .map_or(ErrorKind::ToolFailed, |e| e.kind);
-                    let message = record.message().unwrap_or_default().to_string();
+                let (success, record) = self.call(node, &a.tool, &params, &tool_at)?;
+                if !a.allow_failure && !success {
                     return Err(Failure {
-                        error: Error::new(GRAPH, kind, message).at_path(&tool_at),
+                        error: tool_error(&record, &tool_at),
                         work: Some(Box::new(Work::of(record, Value::Object(params)))),
                     });
                 }
@@ -203,6 +198,57 @@ impl Exec<'_> {
             }),
             Body::Prompt(p) => crate::prompt::run(self, node, p, root, warnings).map(Some),
             Body::Gate(_) | Body::Return(_) => Ok(None),
+        }
+    }
+
+    /// Calls the tool of action `node` (declared at `at`) with `params`, again while it runs
+    /// and fails and its `retries` allow — each retry reported and made after the declared
+    /// delay, before the node's `allow_failure` or the graph's `on_error` sees a failure, as
+    /// a plan's step is retried ([`strata_tools::Retries::again`]). Whether the last attempt
+    /// succeeded, and its record, whose `run` says `attempts` and `retries` when the tool
+    /// declares retries. A tool that could not run fails at once.
+    fn call(
+        &self,
+        node: &Node,
+        tool: &str,
+        params: &Map<String, Value>,
+        at: &FieldPath,
+    ) -> Result<(bool, StepRecord), Failure> {
+        let retries = self.retries.get(tool).copied();
+        let mut attempt = 1;
+        loop {
+            let run = self
+                .tools
+                .run(tool, params, &CallOptions::default())
+                .map_err(|e| {
+                    let e = e.map_message(|m| format!("tool `{tool}`: {m}"));
+                    Failure::from(e).at(at)
+                })?;
+            let mut record = StepRecord::from_run(&node.id, tool, &run);
+            let Some(policy) = retries else {
+                return Ok((run.success, record));
+            };
+            if let Some(Value::Object(fields)) = &mut record.run {
+                policy.note(fields, attempt);
+            }
+            let Some(delay) = policy.again(attempt).filter(|_| !run.success) else {
+                return Ok((run.success, record));
+            };
+            if let Some((sink, step)) = self.elements {
+                sink.element(ElementEvent::ActionRetrying {
+                    step,
+                    node: node.id.clone(),
+                    index: self.index,
+                    tool: tool.to_string(),
+                    attempt,
+                    attempts: policy.limit + 1,
+                    delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+                    error: tool_error(&record, at),
+                    stderr: record.run.as_ref().and_then(strata_tools::stderr_tail),
+                });
+            }
+            std::thread::sleep(delay);
+            attempt += 1;
         }
     }
 
@@ -236,6 +282,16 @@ impl Exec<'_> {
         out.extend(values);
         Ok(out)
     }
+}
+
+/// The error of a tool that ran and failed, from its record, about the field at `at`.
+fn tool_error(record: &StepRecord, at: &FieldPath) -> Error {
+    let kind = record
+        .error
+        .as_ref()
+        .map_or(ErrorKind::ToolFailed, |e| e.kind);
+    let message = record.message().unwrap_or_default().to_string();
+    Error::new(GRAPH, kind, message).at_path(at)
 }
 
 /// The state map inside the context (the walker always builds the context with one).

@@ -209,7 +209,11 @@ pub(crate) fn element(
     item: Value,
 ) -> Outcome {
     let mut warnings = Vec::new();
-    let result = body(exec, node, f, root, i, item, &mut warnings);
+    let exec = Exec {
+        index: Some(i),
+        ..*exec
+    };
+    let result = body(&exec, node, f, root, i, item, &mut warnings);
     (result, warnings)
 }
 

@@ -13,8 +13,8 @@ use serde_json::{Map, Value};
 use strata_core::{Error, ErrorKind, Layer, Warning};
 
 use crate::checkpoint::{Checkpoint, Status, VERSION};
-use crate::events::Observer;
-use crate::exec::Failure;
+use crate::events::{Elements, Observer};
+use crate::exec::{Exec, Failure};
 use crate::foreach::fan_out;
 use crate::model::{Body, Foreach, Graph, Node};
 use crate::walker::{Run, Walker};
@@ -111,13 +111,8 @@ impl Parts for Walker<'_> {
     }
 
     fn element(&self, cp: &Checkpoint, index: usize, item: Value) -> Result<Value, Failure> {
-        self.foreach_element(cp, index, item, &mut Vec::new())
-            .unwrap_or_else(|e| {
-                Err(Failure {
-                    error: e,
-                    work: None,
-                })
-            })
+        self.foreach_element(cp, index, item, &mut Vec::new(), None)
+            .unwrap_or_else(|e| Err(e.into()))
     }
 }
 
@@ -263,17 +258,23 @@ impl Walker<'_> {
     }
 
     /// Runs the body of the foreach node a checkpoint is about to run for element `index`,
-    /// `item`: the element's output, or its failure.
+    /// `item`: the element's output, or its failure. The retries of its actions' tools are
+    /// reported to `events`, when given, as the whole walk reports them.
     pub fn foreach_element(
         &self,
         cp: &Checkpoint,
         index: usize,
         item: Value,
         warnings: &mut Vec<Warning>,
+        events: Option<&dyn Elements>,
     ) -> Result<Result<Value, Failure>, Error> {
         let (node, f) = self.foreach_at(cp)?;
         let root = root_of(cp);
-        let (result, mut met) = crate::foreach::element(&self.exec(), node, f, &root, index, item);
+        let exec = Exec {
+            elements: events.map(|sink| (sink, cp.progress.step + 1)),
+            ..self.exec()
+        };
+        let (result, mut met) = crate::foreach::element(&exec, node, f, &root, index, item);
         warnings.append(&mut met);
         Ok(result)
     }

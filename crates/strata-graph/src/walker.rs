@@ -2,6 +2,8 @@
 //! handling errors and the step limit through `on_error`, and checkpointing after every step
 //! (or as often as [`Walker::checkpoint_every`] says).
 
+use std::collections::BTreeMap;
+
 use serde_json::{json, Map, Value};
 use strata_core::{Error, ErrorKind, FieldPath, Layer, Layers, RenderOptions, Warning};
 
@@ -13,7 +15,7 @@ use crate::fields::key;
 use crate::hooks::{Event, EVENTS};
 use crate::model::{Body, Graph, Node};
 use strata_runs::{now, Cadence, CheckpointEvery, RunDir};
-use strata_tools::{fire, HookCall, ToolRunner};
+use strata_tools::{fire, HookCall, Retries, ToolRunner};
 
 /// Runs graphs.
 pub struct Walker<'a> {
@@ -25,6 +27,9 @@ pub struct Walker<'a> {
     every: CheckpointEvery,
     hooked: [bool; EVENTS.len()],
     prompts: Option<&'a strata_prompts::PromptManager>,
+    /// The `retries` of each tool the graph's actions call that declares them, read once
+    /// when the walker is made (not at every call).
+    retries: BTreeMap<String, Retries>,
 }
 
 /// How a run ended.
@@ -116,6 +121,14 @@ impl<'a> Walker<'a> {
                 hooked[event_index(event)] = true;
             }
         }
+        let retries = graph
+            .called_tools()
+            .into_iter()
+            .filter_map(|tool| {
+                let declared = tools.scale(&tool).retries?;
+                Some((tool, declared))
+            })
+            .collect();
         Walker {
             graph,
             tools,
@@ -124,6 +137,7 @@ impl<'a> Walker<'a> {
             every: CheckpointEvery::default(),
             hooked,
             prompts: None,
+            retries,
         }
     }
 
@@ -470,7 +484,9 @@ impl<'a> Walker<'a> {
             tools: self.tools,
             options: self.options,
             prompts: self.prompts,
+            retries: &self.retries,
             elements: None,
+            index: None,
         }
     }
 

@@ -49,7 +49,9 @@ fn foreach_work(walker: &Walker<'_>, cp: &Checkpoint) -> Result<Value, Failure> 
         .into_iter()
         .enumerate()
         .map(|(i, item)| {
-            let outcome = walker.foreach_element(cp, i, item, &mut warnings).unwrap();
+            let outcome = walker
+                .foreach_element(cp, i, item, &mut warnings, None)
+                .unwrap();
             Some(outcome.map_err(|f| Failure::from_json(&f.to_json()).unwrap()))
         })
         .collect();

@@ -263,7 +263,7 @@ def test_walk_part_refuses_a_malformed_request(project: strata.Project, project_
     assert info.value.message == "`marks` is not the marker key of a run (64 hex digits)"
 
 
-def test_step_and_part_requests_carry_the_declared_resources_and_retries(
+def test_step_requests_carry_the_declared_resources_and_retries_and_part_requests_the_resources(
     project: strata.Project, project_dir: Path
 ) -> None:
     tools = project_dir / "tools"
@@ -296,7 +296,8 @@ def test_step_and_part_requests_carry_the_declared_resources_and_retries(
         return {"answer": project.walk_part("graphs/each", request)}
 
     assert project.run_graph("graphs/each", part_executor=part_executor)["status"] == "completed"
-    element: tuple[str, Any, Any] = ("element", {"num_cpus": 2.0, "memory": 1 << 30}, {"limit": 1, "delay_ms": 2000})
+    # A part carries its tool's resources, not its retries: the walk retries the tool where it runs.
+    element: tuple[str, Any, Any] = ("element", {"num_cpus": 2.0, "memory": 1 << 30}, None)
     plain: list[tuple[str, Any, Any]] = [(part, None, None) for part in ("begin", "items", "advance", "advance")]
     assert sorted(parts, key=str) == sorted(plain + [element] * 3, key=str)
 

@@ -985,33 +985,53 @@ nodes:
 """
 
 
+def retries_logged(project: Path, run_id: str) -> list[tuple[str, Any, int, int]]:
+    """The ``action_retrying`` events of run ``run_id``'s log: node, element, attempt, attempts."""
+    lines = (project / ".strata" / "runs" / run_id / "events.jsonl").read_text().splitlines()
+    events = [json.loads(line) for line in lines]
+    return [(e["node"], e.get("index"), e["attempt"], e["attempts"]) for e in events if e["event"] == "action_retrying"]
+
+
 def test_a_graphs_tool_runs_where_it_declares_and_is_retried_as_declared(
-    cluster: Cluster, project: Path, tmp_path: Path
+    cluster: Cluster, project: Path, strata_bin: Path, tmp_path: Path
 ) -> None:
     declaring = FLAKY_TOOL + ON_THE_WORKER + "retries: {limit: 2}\n"
-    write(project, {"tools/f/flaky.yaml": declaring, "tools/graphs/flaky.yaml": FLAKY_GRAPH})
+    graph = FLAKY_GRAPH.replace('assign: {count: "${result}"}', 'assign: {count: "${result}", attempts: "${run.attempts}"}')
+    write(project, {"tools/f/flaky.yaml": declaring, "tools/graphs/flaky.yaml": graph})
     once, each = tmp_path / "once", tmp_path / "each"
     once.mkdir()
     each.mkdir()
-    run = sray.run_graph(project, "graphs/flaky", {"dir": str(once), "each": str(each)}, run_id="flaky")
-    assert (run["status"], run["result"]) == ("completed", {"count": 2, "counts": [2]}), run
-    retried = [(x["part"], x["at"], x["index"], x["attempts"], x["retries"]) for x in run["placements"]
-               if "attempts" in x]
-    assert retried == [
-        ("advance", "once", None, 1, 2), ("advance", "once", None, 2, 2),
-        ("element", "each", 0, 1, 2), ("element", "each", 0, 2, 2),
+    inputs = {"dir": str(once), "each": str(each)}
+    run = sray.run_graph(project, "graphs/flaky", inputs, run_id="flaky")
+    assert (run["status"], run["result"]) == ("completed", {"count": 2, "attempts": 2, "counts": [2]}), run
+    # Each part is one task; the walk retried the tool inside the two that run it, on the
+    # worker node its declaration asks for, each retry in the run's log.
+    placed = sorted((x["part"], x["at"] or "", -1 if x["index"] is None else x["index"]) for x in run["placements"])
+    assert placed == [
+        ("advance", "done", -1), ("advance", "each", -1), ("advance", "once", -1),
+        ("begin", "", -1), ("element", "each", 0), ("items", "each", -1),
     ]
-    assert {x["node"] for x in run["placements"] if "attempts" in x} == {worker_node()}
+    tool_parts = [x for x in run["placements"] if (x["part"], x["at"]) in (("advance", "once"), ("element", "each"))]
+    assert {x["node"] for x in tool_parts} == {worker_node()}
+    assert retries_logged(project, "flaky") == [("once", None, 1, 3), ("each.do[0]", 0, 1, 3)]
     assert graph_checkpoint(project, "flaky")["status"] == "completed"
-    # Past its retries, the run fails as the tool did.
+    # The same records as `strata run` on one machine, retries and all.
+    for done in (once, each):
+        (done / "count").unlink()
+    local = cli(strata_bin, project, "run", "graphs/flaky", "--params-json", json.dumps(inputs), "--run-id", "local", "--quiet")
+    assert local.returncode == 0, local.stderr
+    assert graph_checkpoint(project, "flaky") == graph_checkpoint(project, "local")
+    assert retries_logged(project, "local") == retries_logged(project, "flaky")
+    # Past its retries, the run fails as the tool did: its part placed once, the tool run thrice.
     failing = tmp_path / "failing"
     failing.mkdir()
     (failing / "count").write_text("")
     write(project, {"tools/f/flaky.yaml": declaring.replace("[ $c -ge $2 ]", "false")})
     run = sray.run_graph(project, "graphs/flaky", {"dir": str(failing), "each": str(each)})
     assert run["status"] == "failed", run
-    assert [x["attempts"] for x in run["placements"] if "attempts" in x] == [1, 2, 3]
+    assert [x["part"] for x in run["placements"]] == ["begin", "advance"]
     assert (failing / "count").read_text().count("x") == 3
+    assert retries_logged(project, run["run_id"]) == [("once", None, 1, 3), ("once", None, 2, 3)]
 
 
 STALL_GRAPH = """\

@@ -234,6 +234,13 @@ function apply(ev) {
       run.bars.push({ id: `${ev.node} #${ev.step}`, node: ev.node, state: "failed", start, end: ts });
       break;
     }
+    case "action_retrying":
+      // A failed attempt of a node's tool, which runs again (an element's stays with the
+      // element): the node still runs, and its step's bar starts where the step started.
+      if (ev.index === undefined) {
+        Object.assign(node(ev.node), { state: "running", retry: `attempt ${ev.attempt} of ${ev.attempts} failed: ${ev.error.message}` });
+      }
+      return;
     case "foreach_started":
       run.foreach.set(ev.node, foreachOf(ev.step, ev.count));
       break;
@@ -553,6 +560,7 @@ function detail(id) {
     }
     const changes = full.end && full.end.changes;
     field(dl, "state changes", changes && changes.length ? changes : undefined, true);
+    field(dl, "last retry", n.retry);
     field(dl, "error", n.error && n.error.message);
     field(dl, "on_error", n.handling);
     field(dl, "stderr", full.end && full.end.stderr, true);

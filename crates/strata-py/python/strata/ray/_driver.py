@@ -391,8 +391,8 @@ class Executor:
 
     def parts(self, graph: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
         """The part executor of ``Project.run_graph`` for graph ``graph``: one part of its
-        walk, a Ray task named ``strata:<graph>/<part>[@node[index]]``, resubmitted while its
-        tool fails, up to its tool's declared retries."""
+        walk, a Ray task named ``strata:<graph>/<part>[@node[index]]``, submitted once (the
+        walk retries a failing tool inside the task, as its tool declares)."""
 
         def part(request: dict[str, Any]) -> dict[str, Any]:
             kind = request["part"]
@@ -403,7 +403,7 @@ class Executor:
             name = f"strata:{graph}/{kind}" + (f"@{at}" if at else "") + (f"[{index}]" if index is not None else "")
             rest = {k: v for k, v in request.items() if k not in ("resources", "retries")}
             options = task_options(request, self.num_cpus)
-            answer = self.attempts(request, placement, _worker.part, name, what, options, graph, rest)
+            answer = self.submit(_worker.part, name, what, placement, options, graph, rest)
             if self.on_part is not None:
                 self.on_part({"event": "part_finished", **placement, "ok": "error" not in answer})
             return answer
