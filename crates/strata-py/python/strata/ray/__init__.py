@@ -49,7 +49,7 @@ from typing import Any, Optional, Union, cast
 import strata
 
 from . import _upload
-from ._driver import SUBMITTED, ClusterLost, Executor, RunHandle, VersionMismatch, retry_policy, task_options
+from ._driver import SUBMITTED, ClusterLost, Executor, RunHandle, VersionMismatch, task_options
 from ._upload import DEFAULT_EXCLUDES
 
 __all__ = [
@@ -58,7 +58,6 @@ __all__ = [
     "RayRun",
     "RunHandle",
     "VersionMismatch",
-    "retry_policy",
     "run_graph",
     "run_plan",
     "runtime_env",

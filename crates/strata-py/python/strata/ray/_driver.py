@@ -9,7 +9,6 @@ import pickle
 import queue
 import socket
 import threading
-import time
 from collections.abc import Callable
 from typing import Any, Optional
 
@@ -60,22 +59,15 @@ def task_options(request: dict[str, Any], num_cpus: float) -> dict[str, Any]:
     return out
 
 
-def retry_policy(request: dict[str, Any]) -> tuple[int, float]:
-    """A step's declared retries of a failed tool: how many (0 when none) and the delay
-    before each, in seconds."""
-    declared = request.get("retries") or {}
-    return int(declared.get("limit", 0)), int(declared.get("delay_ms", 0)) / 1000
-
-
 #: The error kinds of a graph part whose tool ran and failed.
 _TOOL_KINDS = ("tool_failed", "timeout")
 
 
 def _tool_failed(answer: dict[str, Any]) -> bool:
-    """True for the answer of a step, or of a graph part, whose tool ran and failed (what
-    declared retries retry; one that failed before its tool ran fails the same way again):
-    a step's failed record with a ``run``; a foreach element's ``error`` with a ``run``, or an
-    ``advance`` whose node's tool failure ended the run."""
+    """True for the answer of a step, or of a graph part, whose tool ran and failed — in a
+    cancelled run, the tool the cancel killed: a step's failed record with a ``run``; a
+    foreach element's ``error`` with a ``run``, or an ``advance`` whose node's tool failure
+    ended the run."""
     record = answer.get("record")
     if isinstance(record, dict):
         return record.get("status") == "failed" and record.get("run") is not None
@@ -364,30 +356,6 @@ class Executor:
             _worker.step, f"strata:{self.label}/{step}", f"step `{step}`", placement, options, done,
             plan_ref, rest,
         )
-
-    def attempts(
-        self, request: dict[str, Any], where: dict[str, Any], fn: Any, name: str, what: str,
-        options: dict[str, Any], *args: Any,
-    ) -> dict[str, Any]:
-        """``submit``, again while the tool fails, up to the request's declared retries (each
-        attempt in ``placements``, with ``attempts`` and ``retries`` when any are declared);
-        the last attempt's answer; a step's record says, as ``strata plan run``'s does, how
-        many attempts its tool took and its ``retries``."""
-        limit, delay = retry_policy(request)
-        attempts = 0
-        while True:
-            attempts += 1
-            placement = dict(where)
-            if limit:
-                placement.update(attempts=attempts, retries=limit)
-            answer = self.submit(fn, name, what, placement, options, *args)
-            run = (answer.get("record") or {}).get("run")
-            if limit and isinstance(run, dict):
-                run.update(attempts=attempts, retries=request["retries"])
-            if attempts > limit or not _tool_failed(answer) or self.flag.cancelled:
-                return answer
-            if delay:
-                time.sleep(delay)
 
     def parts(self, graph: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
         """The part executor of ``Project.run_graph`` for graph ``graph``: one part of its
