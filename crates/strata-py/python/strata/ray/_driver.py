@@ -5,7 +5,7 @@ resources and retries to the task; the handle of a run under way (``cancel``).""
 from __future__ import annotations
 
 import importlib
-import pickle
+import json
 import queue
 import socket
 import threading
@@ -26,15 +26,18 @@ _CHECKED: set[tuple[str, str]] = set()
 _CHECKED_LOCK = threading.Lock()
 
 
-# Ray's remote function of each task function, made once per process: a new one is exported
-# to the cluster again, and every worker would load it again.
-_REMOTE: dict[Any, Any] = {}
+# Ray's remote function of each task function and runtime environment, made once per
+# process and upload: a new one is exported to the cluster again (and every worker loads it
+# again), and a runtime environment given to `.options()` is parsed again at every task.
+_REMOTE: dict[tuple[Any, str], Any] = {}
 
 
-def _remote(ray: Any, fn: Any) -> Any:
-    remote = _REMOTE.get(fn)
+def _remote(ray: Any, fn: Any, env: dict[str, Any]) -> Any:
+    """``fn`` as a Ray remote function whose tasks run in the runtime environment ``env``."""
+    key = (fn, json.dumps(env, sort_keys=True))
+    remote = _REMOTE.get(key)
     if remote is None:
-        remote = _REMOTE[fn] = ray.remote(fn)
+        remote = _REMOTE[key] = ray.remote(runtime_env=env)(fn)
     return remote
 
 
@@ -141,8 +144,8 @@ class Executor:
         self.strict = strict
         self.max_retries = max_retries
         self.num_cpus = num_cpus
-        self.base = dict(max_retries=max_retries, retry_exceptions=False, scheduling_strategy=strategy, runtime_env=env)
-        self.tasks = {fn: _remote(ray, fn) for fn in (_worker.step, _worker.part)}
+        self.base = dict(max_retries=max_retries, retry_exceptions=False, scheduling_strategy=strategy)
+        self.tasks = {fn: _remote(ray, fn, env) for fn in (_worker.step, _worker.part)}
         self.lock = threading.Lock()
         self.checked = False
         self.flag = strata.Cancel()
@@ -198,7 +201,7 @@ class Executor:
                 return
             ray = self.ray
             strategies: Any = importlib.import_module("ray.util.scheduling_strategies")
-            probe = _remote(ray, _worker.probe)
+            probe = _remote(ray, _worker.probe, self.env)
             with _CHECKED_LOCK:
                 unchecked = [
                     n["NodeID"]
@@ -210,7 +213,6 @@ class Executor:
                         num_cpus=0,
                         name="strata:probe",
                         scheduling_strategy=strategies.NodeAffinitySchedulingStrategy(node_id=node, soft=True),
-                        runtime_env=self.env,
                     ).remote(strata.__version__)
                     for node in unchecked
                 ]
@@ -331,15 +333,15 @@ class Executor:
     def step(self, request: dict[str, Any], done: Callable[[dict[str, Any]], object]) -> None:
         """The step executor of ``Project.run_plan``: one attempt of a whole step, a Ray task
         named ``strata:<plan>/<step>`` given its step and a reference to the plan (the plan
-        goes to Ray's object store once per run, pickled: a worker process reads it once
-        and keeps it admitted), its answer handed to ``done`` when Ray has it. The scheduler starts a
+        goes to Ray's object store once per run; a worker process fetches it once and keeps
+        it admitted), its answer handed to ``done`` when Ray has it. The scheduler starts a
         step whose tool failed again, as its declared retries allow."""
         step = request["step"]
         plan = request["plan"]
         with self.lock:
             if plan is not self.plan:
                 self.screened = _screen(self.secrets, plan, request["values"])
-                self.plan, self.plan_ref = plan, self.ray.put(pickle.dumps(plan))
+                self.plan, self.plan_ref = plan, self.ray.put(plan)
             plan_ref = self.plan_ref
         if self.screened is not None:
             done(self.screened)
@@ -354,7 +356,7 @@ class Executor:
             self.on_event({"event": "step_started", "id": step, "tool": self.tools.get(step, "")})
         self.start(
             _worker.step, f"strata:{self.label}/{step}", f"step `{step}`", placement, options, done,
-            plan_ref, rest,
+            [plan_ref], rest,
         )
 
     def parts(self, graph: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
@@ -386,7 +388,7 @@ class Executor:
             return
         try:
             strategies: Any = importlib.import_module("ray.util.scheduling_strategies")
-            clean = _remote(ray, _worker.cleanup)
+            clean = _remote(ray, _worker.cleanup, self.env)
             # Submitted, not waited for: the tasks run whether or not anyone fetches them.
             for node in ray.nodes():
                 if node.get("Alive"):
@@ -394,7 +396,6 @@ class Executor:
                         num_cpus=0,
                         name="strata:cleanup",
                         scheduling_strategy=strategies.NodeAffinitySchedulingStrategy(node_id=node["NodeID"], soft=False),
-                        runtime_env=self.env,
                     ).remote(self.run)
         except Exception:  # noqa: BLE001 - a node gone: its directory went with it
             pass

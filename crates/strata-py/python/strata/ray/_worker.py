@@ -11,7 +11,6 @@ from __future__ import annotations
 import fcntl
 import importlib
 import os
-import pickle
 import shutil
 from pathlib import Path
 from typing import Any, Optional
@@ -120,21 +119,24 @@ def _opened(version: str, run: str) -> tuple[dict[str, Any], Any]:
         return here, {"error": error("io", f"cannot make the run's working directory on node {here['node']}: {e}"), **here}
 
 
-def _admitted(project: strata.Project, run: str, plan: bytes, name: str) -> strata.AdmittedPlan:
-    """Run ``run``'s plan (``plan``: pickled), admitted by ``project``: read and admitted by
-    the run's first step in this process, kept for the others."""
+def _admitted(project: strata.Project, run: str, plan: list[Any], name: str) -> strata.AdmittedPlan:
+    """Run ``run``'s plan, admitted by ``project``: fetched from Ray's object store
+    (``plan`` holds its reference) and admitted by the run's first step in this process,
+    kept for the others."""
     admitted = _PLANS.get(run)
     if admitted is None:
-        admitted = project.admit_plan(pickle.loads(plan), name=name)
+        ray: Any = importlib.import_module("ray")
+        admitted = project.admit_plan(ray.get(plan[0]), name=name)
         _keep(_PLANS, run, admitted)
     return admitted
 
 
-def step(version: str, run: str, plan: bytes, request: dict[str, Any], strict: Optional[bool]) -> dict[str, Any]:
+def step(version: str, run: str, plan: list[Any], request: dict[str, Any], strict: Optional[bool]) -> dict[str, Any]:
     """One whole step of a plan through the step operation, refused when the worker's strata
-    is not the driver's; ``plan`` is the plan, pickled, from Ray's object store (bytes: no
-    task but a process's first of the run reads it). Answers ``{"record"}`` or ``{"error"}``,
-    with the node and process."""
+    is not the driver's; ``plan`` holds the reference of the plan in Ray's object store, in a
+    list: Ray does not fetch it for the task (a dependency costs every task), the process's
+    first step of the run does. Answers ``{"record"}`` or ``{"error"}``, with the node and
+    process."""
     here, project = _opened(version, run)
     if isinstance(project, dict):
         return project
