@@ -121,7 +121,7 @@ fn in_file<'a>(needles: &[(&'a str, Finder<'_>)], path: &Path) -> Option<&'a str
     let mut buf = vec![0u8; keep + CHUNK];
     let mut kept = 0;
     loop {
-        let n = match file.read(&mut buf[kept..]) {
+        let n = match file.read(&mut buf[kept..kept + CHUNK]) {
             Ok(0) => return None,
             Ok(n) => n,
             Err(e) if e.kind() == IoKind::Interrupted => continue,
