@@ -204,12 +204,13 @@ impl App {
             if need.contains(&id) || self.tool_path(&id).is_none() {
                 continue;
             }
-            if self.is_graph(&id) {
+            // A graph has no executor chain: its tools are what it calls.
+            if let Ok(chain) = ToolChain::load(self.project(), &id) {
+                todo.extend(chain.links.iter().skip(1).map(|l| l.id.clone()));
+            } else if self.is_graph(&id) {
                 if let Ok(graph) = self.load_graph(&id) {
                     todo.extend(tools_of(&graph).into_iter().map(String::from));
                 }
-            } else if let Ok(chain) = ToolChain::load(self.project(), &id) {
-                todo.extend(chain.links.iter().skip(1).map(|l| l.id.clone()));
             }
             need.push(id);
         }
