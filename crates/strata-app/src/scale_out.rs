@@ -111,29 +111,55 @@ impl RunSecrets {
     }
 }
 
-/// The first secret (its variable's name, of `needles`) whose value the file at `path`
-/// holds, read in chunks (a file of any size; a value across two chunks is found). A file
-/// that cannot be read holds none: it cannot be sent either.
-fn in_file<'a>(needles: &[(&'a str, Finder<'_>)], path: &Path) -> Option<&'a str> {
-    let longest = needles.iter().map(|(_, f)| f.needle().len()).max()?;
-    let keep = longest - 1;
-    let mut file = File::open(path).ok()?;
-    let mut buf = vec![0u8; keep + CHUNK];
-    let mut kept = 0;
-    loop {
-        let n = match file.read(&mut buf[kept..kept + CHUNK]) {
-            Ok(0) => return None,
-            Ok(n) => n,
-            Err(e) if e.kind() == IoKind::Interrupted => continue,
-            Err(_) => return None,
-        };
-        let data = &buf[..kept + n];
-        if let Some((name, _)) = needles.iter().find(|(_, f)| f.find(data).is_some()) {
-            return Some(name);
+/// The secret values a search looks for, by variable name, and the buffer it reads files
+/// into (made once for every file).
+struct Search<'a> {
+    needles: Vec<(&'a str, Finder<'a>)>,
+    /// How much of a chunk is kept before the next: the longest value less one byte.
+    keep: usize,
+    buf: Vec<u8>,
+}
+
+impl<'a> Search<'a> {
+    fn new(values: &'a [(String, String)]) -> Search<'a> {
+        let needles: Vec<(&str, Finder<'_>)> = values
+            .iter()
+            .map(|(name, value)| (name.as_str(), Finder::new(value.as_bytes())))
+            .collect();
+        let keep = values.iter().map(|(_, v)| v.len()).max().unwrap_or(1) - 1;
+        Search {
+            needles,
+            keep,
+            buf: Vec::new(),
         }
-        let len = data.len();
-        kept = keep.min(len);
-        buf.copy_within(len - kept..len, 0);
+    }
+
+    /// The first secret (its variable's name) whose value the file at `path` holds, read
+    /// in chunks (a file of any size; a value across two chunks is found). A file that
+    /// cannot be read holds none: it cannot be sent either.
+    fn in_file(&mut self, path: &Path) -> Option<&'a str> {
+        if self.needles.is_empty() {
+            return None;
+        }
+        let mut file = File::open(path).ok()?;
+        let (keep, buf) = (self.keep, &mut self.buf);
+        buf.resize(keep + CHUNK, 0);
+        let mut kept = 0;
+        loop {
+            let n = match file.read(&mut buf[kept..kept + CHUNK]) {
+                Ok(0) => return None,
+                Ok(n) => n,
+                Err(e) if e.kind() == IoKind::Interrupted => continue,
+                Err(_) => return None,
+            };
+            let data = &buf[..kept + n];
+            if let Some((name, _)) = self.needles.iter().find(|(_, f)| f.find(data).is_some()) {
+                return Some(name);
+            }
+            let len = data.len();
+            kept = keep.min(len);
+            buf.copy_within(len - kept..len, 0);
+        }
     }
 }
 
@@ -268,15 +294,10 @@ impl ScaleOut {
                 "take it out of excludes= and .gitignore, or set RAY_RUNTIME_ENV_IGNORE_GITIGNORE=1",
             ));
         }
-        let needles: Vec<(&str, Finder<'_>)> = self
-            .secrets
-            .values
-            .iter()
-            .map(|(name, value)| (name.as_str(), Finder::new(value.as_bytes())))
-            .collect();
+        let mut search = Search::new(&self.secrets.values);
         for rel in files {
             let path = self.file(rel)?;
-            if let Some(name) = in_file(&needles, &path) {
+            if let Some(name) = search.in_file(&path) {
                 return Err(Error::new(
                     Layer::REQUEST,
                     ErrorKind::Forbidden,
