@@ -1712,6 +1712,48 @@ fn argo_tags_where_no_task_can_decode_them_are_refused() {
 }
 
 #[test]
+fn a_secret_declared_by_the_project_or_a_chain_set_in_the_environment_is_refused() {
+    // Not in .env: the value comes from the environment, the declaration from `strata.yaml`
+    // or from the `secrets` of the tool's chain (the rule strata.ray checks its upload by).
+    let help = "   = help: a manifest never holds a secret: keep it in the Kubernetes Secret named with --secret, and let the tool read its variable\n";
+    project()
+        .file("strata.yaml", "secrets: [SETTINGS_TOKEN]\n")
+        .file(
+            "plans/x.yaml",
+            "- {id: a, tool: t/json, arguments: {text: \"settings-s3cr3t\"}}\n",
+        )
+        .env("SETTINGS_TOKEN", "settings-s3cr3t")
+        .args(&["export", "argo", "plans/x.yaml", "--image", "strata:1"])
+        .stdout("")
+        .stderr(&format!("error[argo]: the manifest would hold the value of secret `SETTINGS_TOKEN` (`plans/x.yaml` holds it)\n{help}"))
+        .status(2)
+        .run();
+    project()
+        .tool(
+            "t/keyed",
+            &JSON_TOOL.replace("executor:", "secrets: [CHAIN_TOKEN]\nexecutor:"),
+        )
+        .file(
+            "plans/x.yaml",
+            "- {id: a, tool: t/keyed, arguments: {text: \"{{PLACEHOLDER_t}}\"}}\n",
+        )
+        .env("CHAIN_TOKEN", "chain-s3cr3t")
+        .args(&[
+            "export",
+            "argo",
+            "plans/x.yaml",
+            "--image",
+            "strata:1",
+            "--value",
+            "t=chain-s3cr3t",
+        ])
+        .stdout("")
+        .stderr(&format!("error[argo]: the manifest would hold the value of secret `CHAIN_TOKEN` (at spec.arguments.parameters[1].value)\n{help}"))
+        .status(2)
+        .run();
+}
+
+#[test]
 fn a_secret_written_with_escapes_is_refused_as_a_plain_one() {
     for (written, place) in [
         ("\"s3cr\\x33t-value\"", "`plans/x.yaml` holds it"),

@@ -3,21 +3,20 @@
 //! names given to the tasks and its secret values kept out of the manifest, then checked
 //! offline ([`strata_argo::check`]) before anything is handed back.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::{Map, Value};
 use strata_argo::check::{check_exported, Summary};
-use strata_argo::{export_graph, export_plan, tools_of, Options, Secrets, Shape, Source};
+use strata_argo::{export_graph, export_plan, tools_of, Options, Secrets, Shape, Source, ARGO};
 use strata_check::Target;
 use strata_core::{Error, ErrorKind, Layer};
 use strata_doc::Document;
 use strata_graph::is_graph_document;
 use strata_plans::Plan;
-use strata_project::ToolChain;
 use strata_tools::Scale;
 
-use crate::{App, Failure};
+use crate::{App, Failure, RunSecrets};
 
 /// A plan or graph file to export.
 pub struct ArgoExport<'a> {
@@ -54,7 +53,6 @@ impl App {
         let source = Source {
             name: &doc.name,
             text: &doc.text,
-            value: &doc.value,
         };
         let (manifest, what, mut notes, used) = if is_graph_document(&doc.value) {
             let id = self.id_of_path(request.path)?;
@@ -64,12 +62,9 @@ impl App {
             options.values = graph.bind_inputs(typed, strings)?;
             let used: Vec<String> = tools_of(&graph).into_iter().map(String::from).collect();
             options.tools = self.tool_scales(&used);
-            let known = ProjectSecrets::read(self, &used)?;
+            let known = RunSecrets::read(self, &used)?;
             let names = |tool: &str| known.names(tool);
-            let secrets = Secrets {
-                names: &names,
-                values: &known.values,
-            };
+            let secrets = Secrets { names: &names };
             let (manifest, shape) =
                 export_graph(&graph, &source, &options, &secrets).map_err(|e| located(doc, e))?;
             let (what, notes) = match &shape {
@@ -98,12 +93,9 @@ impl App {
             self.admit_plan(&plan, &doc.name, Some(doc))?;
             let used = crate::called_tools(&plan);
             options.tools = self.tool_scales(&used);
-            let known = ProjectSecrets::read(self, &used)?;
+            let known = RunSecrets::read(self, &used)?;
             let names = |tool: &str| known.names(tool);
-            let secrets = Secrets {
-                names: &names,
-                values: &known.values,
-            };
+            let secrets = Secrets { names: &names };
             let manifest =
                 export_plan(&plan, &source, &options, &secrets).map_err(|e| located(doc, e))?;
             let what = format!(
@@ -112,7 +104,8 @@ impl App {
             );
             (manifest, what, Vec::new(), known)
         };
-        notes.extend(used.note(options.secret.is_none()));
+        refuse_secrets(doc, &manifest, &used).map_err(|e| located(doc, e))?;
+        notes.extend(secrets_note(&used, options.secret.is_none()));
         let summary = check_exported(&manifest).map_err(|errors| {
             let first = errors
                 .into_iter()
@@ -157,68 +150,38 @@ impl App {
     }
 }
 
-/// The project's secrets as the export needs them: the secret variable names of each tool
-/// (its chain's `secrets` and every `.env` name) and the values that must never reach a
-/// manifest (`.env` values, and the values of declared secrets in strata's environment).
-struct ProjectSecrets {
-    by_tool: HashMap<String, Vec<String>>,
-    values: Vec<(String, String)>,
+/// Refuses a manifest that would hold a secret value: in the document exported (its text, or
+/// its values as parsed, so that an escape hides nothing) or anywhere in the manifest (the
+/// user values, a graph's inputs). The message names the variable, never the value.
+fn refuse_secrets(doc: &Document, manifest: &Value, secrets: &RunSecrets) -> Result<(), Error> {
+    let refuse = |name: &str, place: String| {
+        Err(Error::new(
+            ARGO,
+            ErrorKind::Forbidden,
+            format!("the manifest would hold the value of secret `{name}` ({place})"),
+        )
+        .with_hint("a manifest never holds a secret: keep it in the Kubernetes Secret named with --secret, and let the tool read its variable"))
+    };
+    let text = Value::String(doc.text.to_string());
+    if let Some((name, _)) = secrets
+        .found_in(&text)
+        .or_else(|| secrets.found_in(&doc.value))
+    {
+        return refuse(name, format!("`{}` holds it", doc.name));
+    }
+    match secrets.found_in(manifest) {
+        Some((name, path)) => refuse(name, format!("at {path}")),
+        None => Ok(()),
+    }
 }
 
-impl ProjectSecrets {
-    fn read(app: &App, tools: &[String]) -> Result<ProjectSecrets, Error> {
-        let dotenv = crate::secrets::dotenv_entries(app.project())?;
-        let mut by_tool = HashMap::new();
-        let mut declared: Vec<String> = Vec::new();
-        for tool in tools {
-            if by_tool.contains_key(tool) {
-                continue;
-            }
-            let mut names = ToolChain::load(app.project(), tool)
-                .map(|c| c.secrets())
-                .unwrap_or_default();
-            for n in &names {
-                if !declared.contains(n) {
-                    declared.push(n.clone());
-                }
-            }
-            for (k, _) in &dotenv {
-                if !names.contains(k) {
-                    names.push(k.clone());
-                }
-            }
-            by_tool.insert(tool.clone(), names);
-        }
-        let mut values = dotenv;
-        for name in declared {
-            if let Ok(v) = std::env::var(&name) {
-                values.push((name, v));
-            }
-        }
-        Ok(ProjectSecrets { by_tool, values })
-    }
-
-    /// The secret variable names of `tool`.
-    fn names(&self, tool: &str) -> Vec<String> {
-        self.by_tool.get(tool).cloned().unwrap_or_default()
-    }
-
-    /// Which secret variables the tasks will lack without a Kubernetes Secret.
-    fn note(&self, no_secret: bool) -> Option<String> {
-        let mut all: Vec<&str> = Vec::new();
-        for names in self.by_tool.values() {
-            for n in names {
-                if !all.contains(&n.as_str()) {
-                    all.push(n);
-                }
-            }
-        }
-        all.sort_unstable();
-        (no_secret && !all.is_empty()).then(|| {
-            format!(
-                "the tools read secret variables ({}); without --secret NAME the tasks run without them",
-                all.join(", ")
-            )
-        })
-    }
+/// Which secret variables the tasks will lack without a Kubernetes Secret.
+fn secrets_note(secrets: &RunSecrets, no_secret: bool) -> Option<String> {
+    let all = secrets.tool_names();
+    (no_secret && !all.is_empty()).then(|| {
+        format!(
+            "the tools read secret variables ({}); without --secret NAME the tasks run without them",
+            all.join(", ")
+        )
+    })
 }

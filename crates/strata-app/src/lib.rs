@@ -14,6 +14,8 @@
 //!   recorded run, [`App::graph_walk`], [`App::walk_part`] and [`App::run_graph_in_parts`]
 //!   for a walk in parts, [`App::export_argo`], [`respond`] for a canned response with or
 //!   without a project, …) return typed results and a typed [`Failure`].
+//! * What a run sends off this machine (Ray workers, an Argo workflow) holds no secret value,
+//!   by one rule ([`RunSecrets`]); a run sent to Ray workers is checked by [`App::scale_out`].
 //! * Secrets a tool prints become markers minted under the run's key ([`marks`]), which only
 //!   strata holds, derived from the user's key ([`keys`]): caller text is never a secret.
 //!
@@ -36,6 +38,7 @@ mod plan_record;
 mod read_only;
 mod respond;
 mod runner;
+mod scale_out;
 pub use strata_core::secret_marks;
 pub mod secrets;
 mod tool;
@@ -56,6 +59,7 @@ pub use plan_record::{
 };
 pub use respond::{respond, Reply, RespondFailure, RespondRequest};
 pub use runner::{RemoteTools, Runner};
+pub use scale_out::{RunSecrets, ScaleOut, SHORTEST_SECRET};
 pub use tool::ToolRun;
 pub use walk::GraphWalk;
 

@@ -17,8 +17,8 @@ use strata_core::Error;
 use strata_graph::{Body, Graph, Node, OnError};
 
 use crate::manifest::{
-    arguments, container, no_tags, outputs, plain_output, refuse_secrets, secret_env, strata_args,
-    workflow, Input, Options, Secrets, Source, TaskFiles,
+    arguments, container, no_tags, outputs, plain_output, secret_env, strata_args, workflow, Input,
+    Options, Secrets, Source, TaskFiles,
 };
 use crate::names::task_names;
 use crate::transport::to_json;
@@ -129,7 +129,6 @@ pub fn export_graph(
         vec![inputs_parameter],
         templates,
     );
-    refuse_secrets(&manifest, source, secrets)?;
     Ok((manifest, shape))
 }
 

@@ -44,12 +44,8 @@ mod tests {
         let source = Source {
             name: "plans/x.yaml",
             text,
-            value: &value,
         };
-        let secrets = Secrets {
-            names: &no_secrets,
-            values: &[],
-        };
+        let secrets = Secrets { names: &no_secrets };
         let manifest = export_plan(&plan, &source, &Options::new("strata:1"), &secrets).unwrap();
         let summary = check::check(&manifest).unwrap_or_else(|e| {
             panic!("{:?}", e.iter().map(|e| e.to_string()).collect::<Vec<_>>())

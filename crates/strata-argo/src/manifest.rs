@@ -126,24 +126,21 @@ pub fn no_tags(message: String) -> Error {
     Error::new(ARGO, ErrorKind::Invalid, message)
 }
 
-/// The document being exported: its name in messages, its text and its parsed value.
+/// The document being exported: its name in messages and its text.
 #[derive(Debug, Clone, Copy)]
 pub struct Source<'a> {
     /// The name the project shows it by (`plans/diamond.yaml`).
     pub name: &'a str,
     /// Its text.
     pub text: &'a str,
-    /// Its value, parsed (what a secret is searched in, whatever escapes the text uses).
-    pub value: &'a Value,
 }
 
-/// What the export knows of the project's secrets.
+/// What the export knows of the project's secrets: the variables its tasks read from the
+/// Kubernetes Secret. (That no secret value reaches a manifest is the application layer's
+/// rule, checked on the manifest the export returns.)
 pub struct Secrets<'a> {
     /// The variable names a tool's chain declares secret (and the project's `.env` names).
     pub names: &'a dyn Fn(&str) -> Vec<String>,
-    /// Secret values (from `.env` and the environment), by variable name, that must never
-    /// appear in a manifest.
-    pub values: &'a [(String, String)],
 }
 
 /// A Workflow around `templates`, starting at `entry`, with `parameters` as workflow
@@ -390,61 +387,6 @@ pub fn inputs(parameters: Vec<Value>, artifacts: Vec<Value>) -> Value {
 pub fn arguments(parameters: Vec<Value>, artifacts: Vec<Value>) -> Option<Value> {
     let value = inputs(parameters, artifacts);
     (value.as_object().is_some_and(|m| !m.is_empty())).then_some(value)
-}
-
-/// True when `value` holds `secret`: in a string or a key, or as the text of a number.
-fn holds(value: &Value, secret: &str) -> bool {
-    match value {
-        Value::String(s) => s.contains(secret),
-        Value::Number(n) => n.to_string().contains(secret),
-        Value::Array(items) => items.iter().any(|v| holds(v, secret)),
-        Value::Object(map) => map
-            .iter()
-            .any(|(k, v)| k.contains(secret) || holds(v, secret)),
-        _ => false,
-    }
-}
-
-/// True when string `leaf` of a manifest holds `secret`: as written, or once parsed (a JSON
-/// value, a carried document).
-fn leaf_holds(leaf: &str, secret: &str) -> bool {
-    if leaf.contains(secret) {
-        return true;
-    }
-    if let Some(text) = crate::transport::decode(leaf) {
-        return text.contains(secret);
-    }
-    serde_json::from_str::<Value>(leaf).is_ok_and(|v| holds(&v, secret))
-}
-
-/// Refuses a manifest that would hold a secret: a secret value (of at least 4 bytes) in the
-/// document (its text or its parsed values, so that an escape hides nothing) or in any
-/// string of the manifest (as written or parsed). The message names the variable, never the
-/// value.
-pub fn refuse_secrets(
-    manifest: &Value,
-    source: &Source<'_>,
-    secrets: &Secrets<'_>,
-) -> Result<(), Error> {
-    let refuse = |name: &str, place: String| {
-        Err(Error::new(
-            ARGO,
-            ErrorKind::Forbidden,
-            format!("the manifest would hold the value of secret `{name}` ({place})"),
-        )
-        .with_hint("a manifest never holds a secret: keep it in the Kubernetes Secret named with --secret, and let the tool read its variable"))
-    };
-    for (name, value) in secrets.values.iter().filter(|(_, v)| v.len() >= 4) {
-        if source.text.contains(value.as_str()) || holds(source.value, value) {
-            return refuse(name, format!("`{}` holds it", source.name));
-        }
-        for (path, leaf) in strata_core::string_leaves(manifest, &strata_core::FieldPath::root()) {
-            if leaf_holds(leaf, value) {
-                return refuse(name, format!("at {path}"));
-            }
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -12,8 +12,8 @@ use strata_core::{did_you_mean, Error, ErrorKind, PathSeg};
 use strata_plans::Plan;
 
 use crate::manifest::{
-    arguments, container, document_input, inputs, outputs, refuse_secrets, secret_env, strata_args,
-    workflow, Input, Options, Secrets, Source, TaskFiles, DOCUMENT_FILE,
+    arguments, container, document_input, inputs, outputs, secret_env, strata_args, workflow,
+    Input, Options, Secrets, Source, TaskFiles, DOCUMENT_FILE,
 };
 use crate::names::{check_parameter_name, task_names};
 use crate::transport::{carry, to_json};
@@ -25,7 +25,8 @@ pub const ENTRY: &str = "strata-plan";
 /// The output of every step's task: its record.
 pub const RECORD: &str = "record";
 
-/// The Workflow running `plan` (read from `source`), checked for secrets.
+/// The Workflow running `plan` (read from `source`), its tasks given the secret variables
+/// their tools read.
 pub fn export_plan(
     plan: &Plan,
     source: &Source<'_>,
@@ -140,6 +141,5 @@ pub fn export_plan(
         })
         .collect();
     let manifest = workflow(source, options, ENTRY, true, parameters, templates);
-    refuse_secrets(&manifest, source, secrets)?;
     Ok(manifest)
 }

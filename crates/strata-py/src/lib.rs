@@ -29,6 +29,7 @@ mod project;
 mod prompts;
 mod remote;
 mod responses;
+mod scale_out;
 mod stack;
 mod template;
 
@@ -60,6 +61,8 @@ mod strata_module {
     use crate::remote::StepDone;
     #[pymodule_export]
     use crate::responses::PyCannedResponse;
+    #[pymodule_export]
+    use crate::scale_out::PyScaleOut;
     #[pymodule_export]
     use crate::template::{render, PyTemplate};
 }

@@ -17,13 +17,14 @@ use strata_plans::Silent;
 use strata_tools::{CallOptions, Scale, StepRecord, ToolRunner};
 
 use crate::convert::{
-    count_arg, env_arg, flag_arg, json_arg, list_arg, map_arg, opt_str_arg, path_arg, seconds_arg,
-    str_arg, to_py,
+    count_arg, env_arg, flag_arg, json_arg, list_arg, map_arg, names_arg, opt_str_arg, path_arg,
+    seconds_arg, str_arg, to_py,
 };
 use crate::errors::OrRaise;
 use crate::events::PyEvents;
 use crate::plans::PyPlan;
 use crate::remote::{envelope, remote_parts, RemoteCalls, RemoteSteps};
+use crate::scale_out::PyScaleOut;
 use crate::stack::{on_strata_stack, CAPPED_LIMITS_STACK};
 
 /// A strata project: the directory ``path`` holding ``tools/``.
@@ -117,17 +118,21 @@ impl PyProject {
         self.project.tool_ids()
     }
 
-    /// The variables of the project's ``.env`` as strata reads them (comments, quotes,
-    /// ``export``): ``{name: value}``, empty when there is no ``.env``. Raises
-    /// ``StrataError`` when it cannot be read or parsed. Every value is a secret:
-    /// ``strata.ray`` keeps them off the wire with it.
-    fn dotenv_values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let entries = strata_app::secrets::dotenv_entries(self.project.project()).or_raise(py)?;
-        let out = pyo3::types::PyDict::new(py);
-        for (name, value) in entries {
-            out.set_item(name, value)?;
-        }
-        Ok(out.into_any())
+    /// The checks of a run of ``tools`` sent to Ray workers (``strata.ray`` makes them before
+    /// it submits anything): ``tools`` are the tools a plan's steps call, or a graph's id;
+    /// ``None`` is a run of any tool of the project (each one's secrets count, none must be
+    /// uploaded). Raises ``StrataError`` when ``.env`` cannot be read or parsed.
+    #[pyo3(signature = (tools=None))]
+    fn scale_out(&self, py: Python<'_>, tools: Option<&Bound<'_, PyAny>>) -> PyResult<PyScaleOut> {
+        let tools = match tools.filter(|t| !t.is_none()) {
+            Some(t) => Some(names_arg(Some(t), "tools")?),
+            None => None,
+        };
+        let checks = on_strata_stack(py, CAPPED_LIMITS_STACK, || {
+            self.project.scale_out(tools.as_deref())
+        })?
+        .or_raise(py)?;
+        Ok(PyScaleOut { checks })
     }
 
     /// Runs tool ``tool`` (an id such as ``"examples/echo"``) with the caller's ``params``

@@ -333,8 +333,3 @@ def test_on_event_gets_the_events_strata_plan_run_json_streams(project: strata.P
     assert [(e["event"], e["id"], e["tool"]) for e in events] == [("step_started", "a", "say"),
                                                                 ("step_finished", "a", "say")]
     assert events[1]["status"] == "completed" and events[1]["record"]["result"] == "hi"
-
-
-def test_dotenv_values_reads_env_as_strata_does(project: strata.Project) -> None:
-    (Path(project.root) / ".env").write_text('export A=one # a comment\nB="two words"\n# C=no\n')
-    assert project.dotenv_values() == {"A": "one", "B": "two words"}

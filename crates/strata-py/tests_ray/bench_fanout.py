@@ -107,7 +107,7 @@ def main() -> None:
         started = time.perf_counter()
         cluster.start()
         results["cluster_start_s"] = round(time.perf_counter() - started, 2)
-        plain = PlainRay(sray._prepared(sray._ray(), proj, (), lambda root: set(), ()))
+        plain = PlainRay(sray._prepared(sray._ray(), proj, proj.scale_out([]), (), ()))
         # Warm-up: the project's package uploaded, workers started on both nodes.
         for _ in range(4):
             sray.run_plan(proj, FAN, strategy="SPREAD")

@@ -433,7 +433,7 @@ def test_a_file_holding_a_secret_is_never_uploaded(project: Path) -> None:
         sray.runtime_env(project)
     assert (refused.value.kind, refused.value.message) == (
         "forbidden",
-        "`notes.txt` holds the value of a variable of .env: it would be uploaded to the Ray workers",
+        "`notes.txt` holds the value of secret `API_KEY`: it would be uploaded to the Ray workers",
     )
     assert sray.runtime_env(project, excludes=["notes.txt"])["working_dir"] == str(project.resolve())
 
@@ -441,8 +441,7 @@ def test_a_file_holding_a_secret_is_never_uploaded(project: Path) -> None:
 def test_dotenv_is_read_as_strata_reads_it_and_big_files_are_scanned_whole(project: Path) -> None:
     # A comment after the value is no part of it: `abcd-1234` is the secret.
     write(project, {".env": "export API_KEY=abcd-1234 # the staging key\n", "notes.txt": "abcd-1234\n"})
-    assert strata.Project(project).dotenv_values() == {"API_KEY": "abcd-1234"}
-    with pytest.raises(strata.StrataError, match="`notes.txt` holds the value"):
+    with pytest.raises(strata.StrataError, match="`notes.txt` holds the value of secret `API_KEY`"):
         sray.runtime_env(project)
     (project / "notes.txt").unlink()
     # A file of 9 MiB with the secret at its very end, across a chunk boundary.
@@ -808,6 +807,32 @@ def test_secret_values_never_travel_as_task_arguments(cluster: Cluster, project:
         "message": "request error at $: the Ray tasks' arguments would hold the value of secret `SEEDED_TOKEN` "
         "(found in the plan) (hint: keep the value in .env and let the tool read its variable)",
     }
+    assert sray.tasks_submitted() == before
+
+
+def test_a_secret_a_tool_declares_set_in_the_drivers_environment_is_never_sent(
+    cluster: Cluster, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Declared by the tool's chain (`secrets:`), set in the driver's environment, not in .env:
+    # the Argo export refuses it in a manifest, and so does strata.ray in what it sends.
+    value = "declared-" + SEEDED
+    monkeypatch.setenv("DECLARED_TOKEN", value)
+    write(project, {"tools/f/say.yaml": SAY_TOOL.replace("parameters:", "secrets: [DECLARED_TOKEN]\nparameters:")})
+    before = sray.tasks_submitted()
+    with pytest.raises(strata.StrataError) as refused:
+        sray.run_plan(project, [{"id": "a", "tool": "f/say", "arguments": {"text": "{{PLACEHOLDER_w}}"}}], {"w": value})
+    assert (refused.value.kind, refused.value.message) == (
+        "forbidden",
+        "the Ray tasks' arguments would hold the value of secret `DECLARED_TOKEN` (found in the user values)",
+    )
+    write(project, {"notes.txt": f"token {value}\n"})
+    with pytest.raises(strata.StrataError) as refused:
+        sray.run_plan(project, SAY_PLAN)
+    assert (refused.value.kind, refused.value.message) == (
+        "forbidden",
+        "`notes.txt` holds the value of secret `DECLARED_TOKEN`: it would be uploaded to the Ray workers",
+    )
+    assert value not in str(refused.value)
     assert sray.tasks_submitted() == before
 
 

@@ -18,7 +18,7 @@ from ._types import (
     StepRecord,
 )
 
-__all__ = ["Cancel", "CannedResponse", "Plan", "Project", "PromptManager", "import_ryeos", "render", "Template", "__version__"]
+__all__ = ["Cancel", "CannedResponse", "Plan", "Project", "PromptManager", "ScaleOut", "import_ryeos", "render", "Template", "__version__"]
 
 __version__: str
 
@@ -154,6 +154,32 @@ class Cancel:
         """True once the flag is set."""
 
 @final
+class ScaleOut:
+    """The checks of a run sent to Ray workers (from ``Project.scale_out``): what the upload
+    must hold and what nothing sent may hold — the secret values of the run's tools (the
+    values of ``.env``, and those in this process's environment of the secrets the project
+    and the tools' executor chains declare). It never shows a value."""
+
+    @property
+    def secret_names(self) -> list[str]:
+        """The names of the secrets whose values are searched for, sorted."""
+    @property
+    def tools(self) -> list[str]:
+        """The tools the run needs (with the tools of their executor chains, and the tools a
+        graph calls), sorted."""
+    def check_upload(self, files: Iterable[str]) -> None:
+        """Checks the files that would be uploaded (``files``: paths relative to the
+        project, ``/``-separated). Raises ``StrataError`` of kind ``invalid`` when a tool the
+        run needs is not among them, of kind ``forbidden`` when one holds a secret value
+        (read whole, whatever its size), naming the file and the variable, never the
+        value."""
+    def check_arguments(self, what: str, value: Any) -> None:
+        """Checks what the run's tasks would be given, ``value`` (``what`` says which:
+        ``"the user values"``, ``"the plan"``…): raises ``StrataError`` of kind
+        ``forbidden`` when a string, key or number in it — or in JSON text in it — holds a
+        secret value."""
+
+@final
 class Project:
     """A strata project: the directory ``path`` holding ``tools/``."""
 
@@ -163,9 +189,12 @@ class Project:
         """The project's root directory (absolute)."""
     def tool_ids(self) -> list[str]:
         """Every tool id under ``tools/``, sorted."""
-    def dotenv_values(self) -> dict[str, str]:
-        """The variables of the project's ``.env`` as strata reads them (every value a
-        secret)."""
+    def scale_out(self, tools: Optional[Iterable[str]] = None) -> ScaleOut:
+        """The checks of a run of ``tools`` sent to Ray workers (``strata.ray`` makes them
+        before it submits anything): ``tools`` are the tools a plan's steps call, or a
+        graph's id; ``None`` is a run of any tool of the project (each one's secrets count,
+        none must be uploaded). Raises ``StrataError`` when ``.env`` cannot be read or
+        parsed."""
     def run_tool(
         self,
         tool: str,

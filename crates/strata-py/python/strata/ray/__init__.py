@@ -26,9 +26,10 @@ cancelled (a plan's resumes with ``resume=``) before it goes on.
 The project reaches the workers through Ray's ``runtime_env`` working directory (from afar
 too, through a Ray Client ``ray://`` address), without ``.env``, the runs directory, the
 other ``DEFAULT_EXCLUDES`` and what ``.gitignore`` leaves out; each run works on a copy of
-its own on each node. Before anything is submitted: a file of the upload holding the value
-of a ``.env`` variable, a tool the run needs left out of the upload, or a secret value in the
-user values, graph inputs or plan are refused. Secrets never travel as task arguments or
+its own on each node. Before anything is submitted, strata's own checks
+(``Project.scale_out``): a file of the upload holding a secret value, a tool the run needs
+left out of the upload, or a secret value in the user values, graph inputs or plan are
+refused. Secrets never travel as task arguments or
 results: a tool's stdout carries ``%{secret:NAME}`` markers, which the next worker restores
 from its own environment.
 
@@ -100,14 +101,21 @@ def runtime_env(project: ProjectLike, excludes: Sequence[str] = ()) -> dict[str,
     its ``.gitignore`` files leave out.
 
     Raises ``StrataError`` (kind ``forbidden``) when a file that would be uploaded, of any
-    size, holds the value of a variable of the project's ``.env`` (read as strata reads it):
-    exclude it, or keep the value in ``.env`` only."""
+    size, holds a secret value (``Project.scale_out``: a value of the project's ``.env``, or of
+    a secret the project or its tools declare, in this process's environment): exclude it,
+    or keep the value in ``.env`` or the environment only."""
     proj = _project(project)
     root = Path(proj.root).resolve()
     patterns = list(DEFAULT_EXCLUDES) + list(excludes)
-    files = _upload.upload_files(root, patterns)
-    _upload.refuse_secret_files(root, files, _upload.secret_values(proj))
+    _checked_upload(proj.scale_out(), root, patterns)
     return {"working_dir": str(root), "excludes": patterns}
+
+
+def _checked_upload(scale: strata.ScaleOut, root: Path, patterns: Sequence[str]) -> list[Path]:
+    """The files Ray would upload from ``root``, checked (``ScaleOut.check_upload``)."""
+    files = _upload.upload_files(root, patterns)
+    scale.check_upload([p.relative_to(root).as_posix() for p in files])
+    return files
 
 
 # Where this process connected Ray, when it did.
@@ -154,22 +162,19 @@ _UPLOADS: dict[tuple[Any, ...], dict[str, Any]] = {}
 def _prepared(
     ray: Any,
     proj: strata.Project,
+    scale: strata.ScaleOut,
     excludes: Sequence[str],
-    need: Callable[[Path], set[str]],
     arguments: Sequence[tuple[str, Any]],
 ) -> dict[str, Any]:
-    """The run's ``runtime_env`` with the project uploaded, after the checks on the driver:
-    no secret value in a file of the upload or in the tasks' ``arguments``, every tool the
-    run ``need``s in the upload. A directory unchanged since this process uploaded it (same
-    files, sizes and times) is not packed again."""
+    """The run's ``runtime_env`` with the project uploaded, after the checks on the driver
+    (``scale``, from ``Project.scale_out``): no secret value in the tasks' ``arguments`` or
+    in a file of the upload, every tool the run needs in the upload. A directory unchanged
+    since this process uploaded it (same files, sizes and times) is not packed again."""
     root = Path(proj.root).resolve()
     patterns = list(DEFAULT_EXCLUDES) + list(excludes)
-    files = _upload.upload_files(root, patterns)
-    secrets = _upload.secret_values(proj)
     for what, value in arguments:
-        _upload.refuse_secret_arguments(what, value, secrets)
-    _upload.refuse_missing_tools(proj, files, need(root))
-    _upload.refuse_secret_files(root, files, secrets)
+        scale.check_arguments(what, value)
+    files = _checked_upload(scale, root, patterns)
     stats = []
     for path in files:
         try:
@@ -263,15 +268,15 @@ def submit_plan(
         arguments.append(("the run's kept values", (_kept(proj, resume, "checkpoint.json") or {}).get("values")))
         arguments.append(("the run's plan", _kept(proj, resume, "plan.json")))
     tools = _plan_tools(proj, given, resume)
-    secrets = _upload.secret_values(proj)
-    env = _prepared(ray, proj, excludes, lambda root: _upload.needed_tools(root, tools.values()), arguments)
+    scale = proj.scale_out(tools.values())
+    env = _prepared(ray, proj, scale, excludes, arguments)
     label = Path(str(plan)).stem if isinstance(plan, (str, os.PathLike)) else "plan"
     executor = Executor(
         ray,
         env,
         run=uuid.uuid4().hex,
         label=label,
-        secrets=secrets,
+        secrets=scale,
         strict=strict,
         max_retries=max_retries,
         strategy=strategy,
@@ -379,13 +384,14 @@ def submit_graph(
         ("the graph's inputs", dict(inputs or {})),
         ("the graph's inputs", dict(inputs_text or {})),
     ]
-    env = _prepared(ray, proj, excludes, lambda root: _upload.needed_tools(root, [graph], graph=True), arguments)
+    scale = proj.scale_out([graph])
+    env = _prepared(ray, proj, scale, excludes, arguments)
     executor = Executor(
         ray,
         env,
         run=uuid.uuid4().hex,
         label=graph,
-        secrets={},
+        secrets=scale,
         strict=strict,
         max_retries=max_retries,
         strategy=strategy,

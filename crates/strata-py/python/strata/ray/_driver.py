@@ -15,7 +15,6 @@ from typing import Any, Optional
 import strata
 
 from . import _worker
-from ._upload import refuse_secret_arguments
 from ._worker import error
 
 #: The tasks submitted by this process (a list, so that executors update it in place).
@@ -107,12 +106,12 @@ def _head_alive(head: Optional[tuple[str, int]]) -> bool:
         return False
 
 
-def _screen(secrets: dict[str, str], plan: Any, values: Any) -> Optional[dict[str, Any]]:
+def _screen(secrets: strata.ScaleOut, plan: Any, values: Any) -> Optional[dict[str, Any]]:
     """The answer of every step of a plan whose text or user values hold a secret value
     (none is submitted), else None."""
     try:
-        refuse_secret_arguments("the plan", plan, secrets)
-        refuse_secret_arguments("the user values", values, secrets)
+        secrets.check_arguments("the plan", plan)
+        secrets.check_arguments("the user values", values)
     except strata.StrataError as e:
         return {"error": error(e.kind, e.message, e.hint)}
     return None
@@ -129,7 +128,7 @@ class Executor:
         *,
         run: str,
         label: str,
-        secrets: dict[str, str],
+        secrets: strata.ScaleOut,
         strict: Optional[bool],
         max_retries: int,
         strategy: Any,

@@ -1,21 +1,17 @@
-"""What goes to the Ray workers, checked on the driver before anything is submitted: the
-files of the upload (as Ray itself selects them: ``excludes`` and ``.gitignore``), none of
-them holding a secret value, every tool a run needs among them, and no secret value in what
-a run's tasks are given (user values, graph inputs, plan literals)."""
+"""What goes to the Ray workers: the files of the upload, as Ray itself selects them
+(``excludes`` and ``.gitignore``), and the upload. The checks of what goes (no secret value in
+a file or a task's arguments, every tool a run needs uploaded) are strata's own
+(``Project.scale_out``), given the files listed here."""
 
 from __future__ import annotations
 
 import importlib
 import inspect
-import json
 import os
-import re
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Optional
-
-import strata
+from typing import Any
 
 #: What never reaches a worker: the project's secrets (``.env`` and its variants), its runs
 #: and caches (``.strata/``), version control and build output.
@@ -29,25 +25,6 @@ DEFAULT_EXCLUDES: tuple[str, ...] = (
     "__pycache__",
     "*.pyc",
 )
-
-#: Secret values shorter than this are not searched for (as the Argo export does).
-_SHORTEST_SECRET = 4
-
-#: How much of a file is read at once when it is searched for secret values.
-_CHUNK = 1 << 20
-
-_TOOL_EXTENSIONS = (".yaml", ".yml")
-
-
-def refused(kind: str, message: str, hint: Optional[str] = None) -> strata.StrataError:
-    """A refusal on the driver, as strata raises its own (layer ``request``)."""
-    text = f"request error: {message}" + (f" (hint: {hint})" if hint else "")
-    return strata.StrataError(text, kind=kind, layer="request", message=message, hint=hint)
-
-
-def secret_values(project: strata.Project) -> dict[str, str]:
-    """The project's secret values by variable: its ``.env`` as strata parses it."""
-    return {k: v for k, v in project.dotenv_values().items() if len(v) >= _SHORTEST_SECRET}
 
 
 def _include_gitignore() -> bool:
@@ -72,115 +49,6 @@ def upload_files(root: Path, patterns: Sequence[str]) -> list[Path]:
     else:  # pragma: no cover - Ray before 2.47 always reads .gitignore
         travel(root, excludes, keep)
     return sorted(files)
-
-
-def _holds(path: Path, secrets: list[bytes]) -> bool:
-    """True when the file holds one of ``secrets``, read in chunks (a file of any size)."""
-    keep = max(len(s) for s in secrets) - 1
-    tail = b""
-    try:
-        with open(path, "rb") as f:
-            while True:
-                chunk = f.read(_CHUNK)
-                if not chunk:
-                    return False
-                data = tail + chunk
-                if any(s in data for s in secrets):
-                    return True
-                tail = data[len(data) - keep :]
-    except OSError:  # unreadable here: Ray cannot upload it either
-        return False
-
-
-def refuse_secret_files(root: Path, files: Iterable[Path], secrets: dict[str, str]) -> None:
-    """Raises (kind ``forbidden``) when a file of the upload holds a secret value."""
-    if not secrets:
-        return
-    wanted = [v.encode() for v in secrets.values()]
-    for path in files:
-        if _holds(path, wanted):
-            rel = path.relative_to(root).as_posix()
-            raise refused(
-                "forbidden",
-                f"`{rel}` holds the value of a variable of .env: it would be uploaded to the Ray workers",
-                "exclude it (excludes=[...]) or keep the value in .env",
-            )
-
-
-def _tool_id(rel: str) -> Optional[str]:
-    if not rel.startswith("tools/"):
-        return None
-    for ext in _TOOL_EXTENSIONS:
-        if rel.endswith(ext):
-            return rel[len("tools/") : -len(ext)]
-    return None
-
-
-_EXECUTOR = re.compile(r"^executor:\s*[\"']?([^\s\"'#]+)", re.MULTILINE)
-_TOOL = re.compile(r"\btool:\s*[\"']?([^\s\"'#,}]+)")
-
-
-def _tool_text(root: Path, tool: str) -> str:
-    for ext in _TOOL_EXTENSIONS:
-        try:
-            return (root / "tools" / (tool + ext)).read_text(errors="replace")
-        except OSError:
-            continue
-    return ""
-
-
-def needed_tools(root: Path, tools: Iterable[str], *, graph: bool = False) -> set[str]:
-    """``tools`` and the tools they run through (their ``executor:`` chains); a graph's
-    nodes' tools too when ``graph``."""
-    need: set[str] = set()
-    todo = list(tools)
-    while todo:
-        tool = todo.pop()
-        if tool in need:
-            continue
-        need.add(tool)
-        text = _tool_text(root, tool)
-        todo.extend(_EXECUTOR.findall(text))
-        if graph:
-            todo.extend(_TOOL.findall(text))
-    return need
-
-
-def refuse_missing_tools(project: strata.Project, files: Iterable[Path], need: set[str]) -> None:
-    """Raises (kind ``invalid``) when a tool the run needs is left out of the upload."""
-    root = Path(project.root)
-    shipped = {t for t in (_tool_id(p.relative_to(root).as_posix()) for p in files) if t}
-    missing = sorted((set(project.tool_ids()) - shipped) & need)
-    if missing:
-        names = ", ".join(f"`{t}`" for t in missing)
-        raise refused(
-            "invalid",
-            f"the run needs tool {names}, left out of the upload to the Ray workers (by excludes= or .gitignore)",
-            "take it out of excludes= and .gitignore, or set RAY_RUNTIME_ENV_IGNORE_GITIGNORE=1",
-        )
-
-
-def _leaf_holds(value: Any, secret: str) -> bool:
-    if isinstance(value, str):
-        return secret in value
-    if isinstance(value, dict):
-        return any(_leaf_holds(k, secret) or _leaf_holds(v, secret) for k, v in value.items())
-    if isinstance(value, (list, tuple)):
-        return any(_leaf_holds(v, secret) for v in value)
-    return secret in json.dumps(value)
-
-
-def refuse_secret_arguments(what: str, value: Any, secrets: dict[str, str]) -> None:
-    """Raises (kind ``forbidden``) when ``value`` — what the run's tasks would be given
-    (``what``: user values, graph inputs, the plan) — holds a secret value: a task's
-    arguments carry secret markers, never values (as a manifest of the Argo export)."""
-    for name, secret in secrets.items():
-        if _leaf_holds(value, secret):
-            raise refused(
-                "forbidden",
-                f"the Ray tasks' arguments would hold the value of secret `{name}` (found in {what})",
-                "keep the value in .env and let the tool read its variable",
-            )
 
 
 def upload(ray: Any, env: dict[str, Any]) -> dict[str, Any]:
