@@ -27,9 +27,6 @@ use crate::remote::{envelope, remote_parts, RemoteCalls, RemoteSteps};
 use crate::scale_out::PyScaleOut;
 use crate::stack::{on_strata_stack, CAPPED_LIMITS_STACK};
 
-/// A strata project: the directory ``path`` holding ``tools/``.
-///
-/// Raises ``StrataError`` when ``path`` has no ``tools/`` directory.
 /// A plan loaded and admitted once by a project (``Project.admit_plan``), for the many
 /// steps of a run ``plan_step`` runs there.
 #[pyclass(frozen, module = "strata", name = "AdmittedPlan")]
@@ -52,6 +49,9 @@ fn step_plan<'a>(name: &'a str, doc: Option<&'a Document>, data: &'a Value) -> S
     }
 }
 
+/// A strata project: the directory ``path`` holding ``tools/``.
+///
+/// Raises ``StrataError`` when ``path`` has no ``tools/`` directory.
 #[pyclass(frozen, module = "strata", name = "Project")]
 pub struct PyProject {
     project: App,

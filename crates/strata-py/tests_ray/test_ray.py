@@ -270,6 +270,29 @@ def test_every_shipped_plan_gives_the_records_of_strata_plan_run(
     assert timeless(ray_run["steps"]) == timeless(report["steps"])
 
 
+@pytest.mark.parametrize("inline", [True, False])
+def test_a_plan_travels_with_its_tasks_or_once_through_the_object_store_with_the_same_records(
+    cluster: Cluster, project: Path, strata_bin: Path, monkeypatch: pytest.MonkeyPatch, inline: bool
+) -> None:
+    local = json.loads(cli(strata_bin, project, "plan", "run", "plans/exercise.yaml", "--json", "--quiet").stdout)
+    given: list[Any] = []
+    real = sray._driver.Executor._plan_arg
+
+    def plan_arg(self: Any, plan: Any) -> Any:
+        given.append(real(self, plan))
+        return given[-1]
+
+    monkeypatch.setattr(sray._driver.Executor, "_plan_arg", plan_arg)
+    if not inline:
+        monkeypatch.setattr(sray._driver, "INLINE_PLAN", 0)
+    ray_run: Any = sray.run_plan(project, "plans/exercise.yaml")
+    # Made once per run: the plan's bytes, or a list holding its reference.
+    assert len(given) == 1 and isinstance(given[0], bytes) == inline
+    if not inline:
+        assert isinstance(given[0][0], importlib.import_module("ray").ObjectRef)
+    assert timeless(ray_run["steps"]) == timeless(local["steps"])
+
+
 def shipped_graphs() -> list[str]:
     return sorted(p.stem for p in (REPO / "tools" / "graphs").glob("*.yaml"))
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import pickle
 import queue
 import socket
 import threading
@@ -16,6 +17,10 @@ import strata
 
 from . import _worker
 from ._worker import error
+
+#: The largest plan, pickled, that travels with each of its steps' tasks (in bytes); a larger
+#: one goes to Ray's object store once per run.
+INLINE_PLAN = 16 * 1024
 
 #: The tasks submitted by this process (a list, so that executors update it in place).
 SUBMITTED = [0]
@@ -153,7 +158,8 @@ class Executor:
         self.in_flight: dict[int, tuple[Any, Callable[[dict[str, Any]], object], str, dict[str, Any]]] = {}
         self.placements: list[dict[str, Any]] = []
         self.plan: Any = None
-        self.plan_ref: Any = None
+        #: What each step's task is given of the plan (``_plan_arg``).
+        self.plan_arg: Any = None
         self.on_part: Optional[Callable[[dict[str, Any]], None]] = None
         self.head = _head_address(ray)
         self.ended = threading.Event()
@@ -329,19 +335,28 @@ class Executor:
         self.start(fn, name, what, placement, options, answers.put, *args)
         return answers.get()
 
+    def _plan_arg(self, plan: Any) -> Any:
+        """What each step's task is given of ``plan``: the plan pickled, when that is at most
+        ``INLINE_PLAN`` bytes (cheaper than any fetch); else a list holding the reference of
+        the plan put in Ray's object store once (in a list, Ray does not fetch it for each
+        task: a worker process fetches it once per run)."""
+        pickled = pickle.dumps(plan)
+        if len(pickled) <= INLINE_PLAN:
+            return pickled
+        return [self.ray.put(plan)]
+
     def step(self, request: dict[str, Any], done: Callable[[dict[str, Any]], object]) -> None:
         """The step executor of ``Project.run_plan``: one attempt of a whole step, a Ray task
-        named ``strata:<plan>/<step>`` given its step and a reference to the plan (the plan
-        goes to Ray's object store once per run; a worker process fetches it once and keeps
-        it admitted), its answer handed to ``done`` when Ray has it. The scheduler starts a
+        named ``strata:<plan>/<step>`` given its step and the plan as ``_plan_arg`` says (a
+        worker process reads it once per run and keeps it admitted), its answer handed to ``done`` when Ray has it. The scheduler starts a
         step whose tool failed again, as its declared retries allow."""
         step = request["step"]
         plan = request["plan"]
         with self.lock:
             if plan is not self.plan:
                 self.screened = _screen(self.secrets, plan, request["values"])
-                self.plan, self.plan_ref = plan, self.ray.put(plan)
-            plan_ref = self.plan_ref
+                self.plan, self.plan_arg = plan, self._plan_arg(plan)
+            plan_arg = self.plan_arg
         if self.screened is not None:
             done(self.screened)
             return
@@ -355,7 +370,7 @@ class Executor:
             self.on_event({"event": "step_started", "id": step, "tool": self.tools.get(step, "")})
         self.start(
             _worker.step, f"strata:{self.label}/{step}", f"step `{step}`", placement, options, done,
-            [plan_ref], rest,
+            plan_arg, rest,
         )
 
     def parts(self, graph: str) -> Callable[[dict[str, Any]], dict[str, Any]]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import fcntl
 import importlib
 import os
+import pickle
 import shutil
 from pathlib import Path
 from typing import Any, Optional
@@ -119,24 +120,27 @@ def _opened(version: str, run: str) -> tuple[dict[str, Any], Any]:
         return here, {"error": error("io", f"cannot make the run's working directory on node {here['node']}: {e}"), **here}
 
 
-def _admitted(project: strata.Project, run: str, plan: list[Any], name: str) -> strata.AdmittedPlan:
-    """Run ``run``'s plan, admitted by ``project``: fetched from Ray's object store
-    (``plan`` holds its reference) and admitted by the run's first step in this process,
-    kept for the others."""
+def _admitted(project: strata.Project, run: str, plan: Any, name: str) -> strata.AdmittedPlan:
+    """Run ``run``'s plan, admitted by ``project``: read — unpickled (``plan``: bytes), or
+    fetched from Ray's object store (``plan``: a list holding its reference) — and admitted
+    by the run's first step in this process, kept for the others."""
     admitted = _PLANS.get(run)
     if admitted is None:
-        ray: Any = importlib.import_module("ray")
-        admitted = project.admit_plan(ray.get(plan[0]), name=name)
+        if isinstance(plan, bytes):
+            given = pickle.loads(plan)
+        else:
+            ray: Any = importlib.import_module("ray")
+            given = ray.get(plan[0])
+        admitted = project.admit_plan(given, name=name)
         _keep(_PLANS, run, admitted)
     return admitted
 
 
-def step(version: str, run: str, plan: list[Any], request: dict[str, Any], strict: Optional[bool]) -> dict[str, Any]:
+def step(version: str, run: str, plan: Any, request: dict[str, Any], strict: Optional[bool]) -> dict[str, Any]:
     """One whole step of a plan through the step operation, refused when the worker's strata
-    is not the driver's; ``plan`` holds the reference of the plan in Ray's object store, in a
-    list: Ray does not fetch it for the task (a dependency costs every task), the process's
-    first step of the run does. Answers ``{"record"}`` or ``{"error"}``, with the node and
-    process."""
+    is not the driver's; ``plan`` is the plan pickled, or a list holding its reference in
+    Ray's object store (not fetched for each task: the process's first step of the run
+    fetches it). Answers ``{"record"}`` or ``{"error"}``, with the node and process."""
     here, project = _opened(version, run)
     if isinstance(project, dict):
         return project
