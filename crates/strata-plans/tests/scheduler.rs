@@ -692,9 +692,10 @@ fn a_step_without_retries_runs_once_and_its_record_has_no_attempts() {
     assert_eq!(tools.calls.load(Ordering::SeqCst), 1);
 }
 
-#[test]
-fn a_step_run_elsewhere_whose_tool_fails_is_started_again_as_its_retries_allow() {
-    let tools = flaky(2, Some(json!({"limit": 3, "delay": "1ms"})));
+/// Steps `a` and `b` (which depends on `a`) over a tool failing its first `failures` calls
+/// with the `retries` declared, run elsewhere: the outcome, the events and what was started.
+fn flaky_pair_elsewhere(failures: usize, declared: Value) -> (Outcome, Vec<String>, Vec<String>) {
+    let tools = flaky(failures, Some(declared));
     let values = Map::new();
     let elsewhere = Elsewhere::new(&tools, &values);
     let mut log = Log::default();
@@ -703,8 +704,15 @@ fn a_step_run_elsewhere_whose_tool_fails_is_started_again_as_its_retries_allow()
         {"id": "b", "tool": "flaky", "arguments": {"x": "{{a.result}}"}},
     ]));
     let o = scheduler(&tools, 4, &values).run_elsewhere(&p, Vec::new(), &elsewhere, &mut log);
+    (o, log.0, elsewhere.given.into_inner().unwrap())
+}
+
+#[test]
+fn a_step_run_elsewhere_whose_tool_fails_is_started_again_as_its_retries_allow() {
+    let declared = json!({"limit": 3, "delay": "1ms"});
+    let (o, log, given) = flaky_pair_elsewhere(2, declared.clone());
     assert_eq!(
-        log.0,
+        log,
         [
             "retry a 1/4 failed in 1ms",
             "retry a 2/4 failed in 1ms",
@@ -713,7 +721,7 @@ fn a_step_run_elsewhere_whose_tool_fails_is_started_again_as_its_retries_allow()
         ]
     );
     assert_eq!(
-        elsewhere.given.into_inner().unwrap(),
+        given,
         [
             "a <- ",
             "a <-  (attempt 2, ticket 0)",
@@ -728,33 +736,18 @@ fn a_step_run_elsewhere_whose_tool_fails_is_started_again_as_its_retries_allow()
         (json!(3), json!(1))
     );
     assert_eq!(run("a")["retries"], json!({"limit": 3, "delay_ms": 1}));
-    assert_eq!(
-        o.step_records(),
-        scheduler(
-            &flaky(2, Some(json!({"limit": 3, "delay": "1ms"}))),
-            4,
-            &values
-        )
-        .run(&p, Vec::new(), &mut Silent)
-        .step_records()
-    );
+    let local =
+        scheduler(&flaky(2, Some(declared)), 4, &Map::new()).run(&o.plan, Vec::new(), &mut Silent);
+    assert_eq!(o.step_records(), local.step_records());
 }
 
 #[test]
 fn a_step_run_elsewhere_past_its_retries_fails_and_its_dependents_are_skipped() {
-    let tools = flaky(9, Some(json!({"limit": 1})));
-    let values = Map::new();
-    let elsewhere = Elsewhere::new(&tools, &values);
-    let mut log = Log::default();
-    let p = plan(json!([
-        {"id": "a", "tool": "flaky", "arguments": {}},
-        {"id": "b", "tool": "flaky", "arguments": {"x": "{{a.result}}"}},
-    ]));
-    let o = scheduler(&tools, 4, &values).run_elsewhere(&p, Vec::new(), &elsewhere, &mut log);
+    let (o, log, given) = flaky_pair_elsewhere(9, json!({"limit": 1}));
     assert_eq!(
-        log.0,
+        log,
         ["retry a 1/2 failed in 0ms", "end a failed", "end b skipped"]
     );
     assert_eq!(o.records["a"].run.as_ref().unwrap()["attempts"], json!(2));
-    assert_eq!(elsewhere.given.into_inner().unwrap().len(), 2);
+    assert_eq!(given.len(), 2);
 }
