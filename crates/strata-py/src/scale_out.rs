@@ -6,6 +6,7 @@ use strata_app::ScaleOut;
 
 use crate::convert::{json_arg, names_arg, str_arg};
 use crate::errors::OrRaise;
+use crate::plans::PyPlan;
 use crate::stack::{on_strata_stack, CAPPED_LIMITS_STACK};
 
 /// The checks of a run sent to Ray workers (from ``Project.scale_out``): what the upload
@@ -47,8 +48,9 @@ impl PyScaleOut {
     }
 
     /// Checks what the run's tasks would be given, ``value`` (``what`` says which: ``"the
-    /// user values"``, ``"the plan"``…): raises ``StrataError`` of kind ``forbidden`` when a
-    /// string, key or number in it — or in JSON text in it — holds a secret value.
+    /// user values"``, ``"the plan"``…; a ``strata.Plan`` is checked as its document):
+    /// raises ``StrataError`` of kind ``forbidden`` when a string, key or number in it — or
+    /// in JSON text in it — holds a secret value.
     fn check_arguments(
         &self,
         py: Python<'_>,
@@ -56,7 +58,10 @@ impl PyScaleOut {
         value: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
         let what = str_arg(what, "what")?;
-        let value = json_arg(value, "value")?;
+        let value = match value.cast::<PyPlan>() {
+            Ok(plan) => plan.get().value().clone(),
+            Err(_) => json_arg(value, "value")?,
+        };
         self.checks.check_arguments(&what, &value).or_raise(py)
     }
 

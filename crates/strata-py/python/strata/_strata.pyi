@@ -175,7 +175,7 @@ class ScaleOut:
         value."""
     def check_arguments(self, what: str, value: Any) -> None:
         """Checks what the run's tasks would be given, ``value`` (``what`` says which:
-        ``"the user values"``, ``"the plan"``…): raises ``StrataError`` of kind
+        ``"the user values"``, ``"the plan"``…; a ``Plan`` as its document): raises ``StrataError`` of kind
         ``forbidden`` when a string, key or number in it — or in JSON text in it — holds a
         secret value."""
 

@@ -215,7 +215,7 @@ def _kept(project: strata.Project, run_id: str, name: str) -> Any:
 
 def _plan_given(project: strata.Project, plan: Any) -> Any:
     """What of a plan given travels to the tasks, for the secret check: a file's text, a
-    document's data (a ``strata.Plan`` is checked by the executor, on its first step)."""
+    document's data, a ``strata.Plan`` (checked as its document)."""
     if isinstance(plan, (str, os.PathLike)):
         path = Path(plan)
         if not path.is_absolute() and not path.exists():
@@ -224,7 +224,7 @@ def _plan_given(project: strata.Project, plan: Any) -> Any:
             return path.read_text(errors="replace")
         except OSError:
             return None
-    return None if isinstance(plan, strata.Plan) else plan
+    return plan
 
 
 def _plan_tools(project: strata.Project, given: Any, resume: Optional[str]) -> dict[str, str]:
