@@ -140,13 +140,31 @@ pub trait Observer {
 /// started; a step whose tool failed is started again (a new attempt) as its `retries` allow.
 pub trait StepPool {
     /// Hands over `step` as ticket `ticket`, its attempt `attempt` (1 for its first run), with
-    /// the records of the steps it depends on (in the order of its dependencies). Every start
-    /// ends in exactly one record from [`StepPool::finished`], whatever happens there.
-    fn start(&self, ticket: usize, step: &Step, records: &[StepRecord], attempt: u32);
+    /// the records of the steps it depends on that finished (in the order of its
+    /// dependencies) and the tickets of those still running (`after`: only when the pool
+    /// runs steps [`StepPool::ahead`]). Every start ends in exactly one answer from
+    /// [`StepPool::finished`], whatever happens there.
+    fn start(
+        &self,
+        ticket: usize,
+        step: &Step,
+        records: &[StepRecord],
+        after: &[usize],
+        attempt: u32,
+    );
 
     /// Waits until started steps ended, at most `timeout` (`None`: as long as it takes):
-    /// each one's ticket and record; empty when the time ran out first.
-    fn finished(&self, timeout: Option<Duration>) -> Vec<(usize, StepRecord)>;
+    /// each one's ticket and record — `None` for a step started ahead that did not run,
+    /// because a step it waited for did not complete; empty when the time ran out first.
+    fn finished(&self, timeout: Option<Duration>) -> Vec<(usize, Option<StepRecord>)>;
+
+    /// True when the pool can start a step before the steps it depends on ended — it waits
+    /// there for their records, and does not run when one did not complete — so that a
+    /// chain of steps does not wait for this process between its steps. Only steps without
+    /// declared `retries` are waited for that way, each step at most once.
+    fn ahead(&self) -> bool {
+        false
+    }
 }
 
 /// An observer that ignores everything.
@@ -269,7 +287,7 @@ enum Slot {
 /// What reaches the scheduler's thread: an attempt's record (from a worker thread or the
 /// pool), a streamed step, rejected input, the end of the input.
 enum Msg {
-    Ran(usize, Box<StepRecord>),
+    Ran(usize, Option<Box<StepRecord>>),
     Arrived(Box<Arrival>),
     Rejected(Vec<Error>),
     End,
@@ -322,6 +340,8 @@ struct Board<'s, 'o> {
     rejected: Vec<Error>,
     /// For each step, its current attempt (0 before its first) and when the first began.
     attempts: Vec<(u32, Option<Instant>)>,
+    /// For each step, whether it was started ahead of a step it depends on (once at most).
+    ahead: Vec<bool>,
     /// Steps whose tool failed, to run again at the time given (their `retries` allow it).
     again: Vec<(Instant, usize)>,
     scheduler: &'s Scheduler<'s>,
@@ -363,6 +383,7 @@ impl<'s> Board<'s, '_> {
             .push(if done { Slot::Done } else { Slot::Pending });
         self.missing.push(0);
         self.attempts.push((0, None));
+        self.ahead.push(false);
         self.dependents.push(Vec::new());
         self.waiting_for.push(Vec::new());
         self.lines.push(line);
@@ -444,7 +465,21 @@ impl<'s> Board<'s, '_> {
         } else if self.missing[i] == 0 && deps.iter().all(|&d| self.completed(d)) {
             self.slots[i] = Slot::Ready;
             self.ready.insert(i);
+        } else if self.missing[i] == 0
+            && !self.ahead[i]
+            && self.elsewhere.is_some_and(|pool| pool.ahead())
+            && deps.iter().all(|&d| self.completed(d) || self.waitable(d))
+        {
+            self.ahead[i] = true;
+            self.slots[i] = Slot::Ready;
+            self.ready.insert(i);
         }
+    }
+
+    /// True when a step may be started ahead of step `d`, which it depends on: `d` runs
+    /// elsewhere, its first attempt, and declares no `retries` (its record is final).
+    fn waitable(&self, d: usize) -> bool {
+        self.slots[d] == Slot::Running && self.attempts[d].0 == 1 && self.retries(d).is_none()
     }
 
     fn reason(&self, d: usize) -> String {
@@ -487,7 +522,10 @@ impl<'s> Board<'s, '_> {
     fn skip(&mut self, i: usize, reason: String) {
         let mut stack = vec![(i, reason)];
         while let Some((i, reason)) = stack.pop() {
-            if !matches!(self.slots[i], Slot::Pending | Slot::Ready | Slot::Waiting) {
+            let started_ahead = self.slots[i] == Slot::Running && self.ahead[i];
+            if !matches!(self.slots[i], Slot::Pending | Slot::Ready | Slot::Waiting)
+                && !started_ahead
+            {
                 continue;
             }
             self.ready.remove(&i);
@@ -579,13 +617,33 @@ impl<'s> Board<'s, '_> {
         }
     }
 
-    /// Hands step `i`'s attempt to `pool`, with the records of the steps it depends on.
-    fn start_elsewhere(&self, pool: &dyn StepPool, i: usize) {
-        let records: Vec<StepRecord> = self.plan.deps[i]
-            .iter()
-            .filter_map(|&d| self.records.get(&self.plan.steps[d].id).cloned())
-            .collect();
-        pool.start(i, &self.plan.steps[i], &records, self.attempts[i].0);
+    /// Hands step `i`'s attempt to `pool`, with the records of the steps it depends on that
+    /// finished and the tickets of those still running; then the steps that depend on it may
+    /// start ahead of it.
+    fn start_elsewhere(&mut self, pool: &dyn StepPool, i: usize) {
+        let mut records = Vec::new();
+        let mut after = Vec::new();
+        for &d in &self.plan.deps[i] {
+            match self.records.get(&self.plan.steps[d].id) {
+                Some(record) => records.push(record.clone()),
+                None => after.push(d),
+            }
+        }
+        pool.start(i, &self.plan.steps[i], &records, &after, self.attempts[i].0);
+        if pool.ahead() {
+            for j in self.dependents[i].clone() {
+                self.settle(j);
+            }
+        }
+    }
+
+    /// Step `i`, started ahead, did not run (a step it waited for did not complete): it
+    /// waits here for the steps it depends on, as any step does, and is not started ahead
+    /// again.
+    fn not_run(&mut self, i: usize) {
+        self.slots[i] = Slot::Pending;
+        self.attempts[i] = (0, None);
+        self.settle(i);
     }
 
     /// The `retries` of step `i`: its own over its tool's, when either declares them.
@@ -767,6 +825,7 @@ impl Scheduler<'_> {
             ready: BTreeSet::new(),
             rejected: Vec::new(),
             attempts: Vec::new(),
+            ahead: Vec::new(),
             again: Vec::new(),
             scheduler: self,
             elsewhere,
@@ -797,7 +856,7 @@ impl Scheduler<'_> {
                     let Ok(job) = job else { return };
                     let index = job.index;
                     let record = job.run(runner, &call);
-                    if back.send(Msg::Ran(index, Box::new(record))).is_err() {
+                    if back.send(Msg::Ran(index, Some(Box::new(record)))).is_err() {
                         return;
                     }
                 })?;
@@ -886,6 +945,10 @@ impl Scheduler<'_> {
                         }
                     }
                 }
+                // Steps that became ready as others started (ahead of them) start now.
+                if running < workers && !board.ready.is_empty() {
+                    continue;
+                }
                 if running == 0 && board.ready.is_empty() && input_done {
                     board.fail_stuck();
                     break;
@@ -895,7 +958,7 @@ impl Scheduler<'_> {
                         let ended = pool.finished(timeout);
                         return Ok(ended
                             .into_iter()
-                            .map(|(i, record)| Msg::Ran(i, Box::new(record)))
+                            .map(|(i, record)| Msg::Ran(i, record.map(Box::new)))
                             .collect());
                     }
                     let got = match timeout {
@@ -927,15 +990,22 @@ impl Scheduler<'_> {
                 for msg in msgs {
                     match msg {
                         Msg::Ran(i, record) => {
-                            if board.slots.get(i) != Some(&Slot::Running) {
-                                continue;
-                            }
                             if elsewhere.is_none() {
                                 busy -= 1;
                             }
-                            board.ran(i, *record);
-                            if board.slots[i] == Slot::Done {
-                                running -= 1;
+                            match record {
+                                // Skipped while it ran ahead: its answer is moot.
+                                _ if board.slots.get(i) != Some(&Slot::Running) => running -= 1,
+                                Some(record) => {
+                                    board.ran(i, *record);
+                                    if board.slots[i] == Slot::Done {
+                                        running -= 1;
+                                    }
+                                }
+                                None => {
+                                    board.not_run(i);
+                                    running -= 1;
+                                }
                             }
                         }
                         Msg::Arrived(arrival) => board.add(arrival.step, Some(arrival.line)),

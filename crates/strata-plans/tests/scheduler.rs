@@ -468,13 +468,19 @@ fn a_stream_cycle_fails_its_steps_at_the_end() {
 }
 
 /// Runs whole steps as `strata plan step` would, over `tools`, noting each attempt with its
-/// ticket, its attempt number and the ids of the records it was given; its steps end when
-/// [`StepPool::finished`] is next asked.
+/// ticket, its attempt number and the ids of the records it was given (and the tickets it
+/// waits for, started ahead); its steps end when [`StepPool::finished`] is next asked — in
+/// reverse order, when `reverse`.
 struct Elsewhere<'a> {
     tools: &'a dyn ToolRunner,
     values: &'a Map<String, Value>,
     given: Mutex<Vec<String>>,
-    ended: Mutex<Vec<(usize, StepRecord)>>,
+    ended: Mutex<Vec<(usize, Option<StepRecord>)>>,
+    /// Runs steps ahead of those they depend on.
+    ahead: bool,
+    reverse: bool,
+    /// Every record made, by ticket.
+    made: Mutex<std::collections::HashMap<usize, StepRecord>>,
 }
 
 impl<'a> Elsewhere<'a> {
@@ -484,6 +490,9 @@ impl<'a> Elsewhere<'a> {
             values,
             given: Mutex::new(Vec::new()),
             ended: Mutex::new(Vec::new()),
+            ahead: false,
+            reverse: false,
+            made: Mutex::new(Default::default()),
         }
     }
 }
@@ -494,18 +503,30 @@ impl StepPool for Elsewhere<'_> {
         ticket: usize,
         step: &strata_plans::Step,
         records: &[StepRecord],
+        after: &[usize],
         attempt: u32,
     ) {
         let ids: Vec<&str> = records.iter().map(|r| r.id.as_str()).collect();
-        let note = match attempt {
-            1 => format!("{} <- {}", step.id, ids.join(",")),
-            n => format!(
-                "{} <- {} (attempt {n}, ticket {ticket})",
-                step.id,
-                ids.join(",")
-            ),
-        };
+        let mut note = format!("{} <- {}", step.id, ids.join(","));
+        if !after.is_empty() {
+            note += &format!(" after {after:?}");
+        }
+        if attempt > 1 {
+            note += &format!(" (attempt {attempt}, ticket {ticket})");
+        }
         self.given.lock().unwrap().push(note);
+        let mut records = records.to_vec();
+        for d in after {
+            match self.made.lock().unwrap().get(d) {
+                Some(r) if r.status == strata_tools::StepStatus::Completed => {
+                    records.push(r.clone())
+                }
+                _ => {
+                    self.ended.lock().unwrap().push((ticket, None));
+                    return;
+                }
+            }
+        }
         let records: strata_plans::RecordMap =
             records.iter().map(|r| (r.id.clone(), r.clone())).collect();
         let sources = strata_plans::Sources {
@@ -520,11 +541,20 @@ impl StepPool for Elsewhere<'_> {
             },
             Err(e) => StepRecord::failed(&step.id, &e),
         };
-        self.ended.lock().unwrap().push((ticket, record));
+        self.made.lock().unwrap().insert(ticket, record.clone());
+        self.ended.lock().unwrap().push((ticket, Some(record)));
     }
 
-    fn finished(&self, _: Option<Duration>) -> Vec<(usize, StepRecord)> {
-        std::mem::take(&mut *self.ended.lock().unwrap())
+    fn finished(&self, _: Option<Duration>) -> Vec<(usize, Option<StepRecord>)> {
+        let mut ended = std::mem::take(&mut *self.ended.lock().unwrap());
+        if self.reverse {
+            ended.reverse();
+        }
+        ended
+    }
+
+    fn ahead(&self) -> bool {
+        self.ahead
     }
 }
 
@@ -750,4 +780,69 @@ fn a_step_run_elsewhere_past_its_retries_fails_and_its_dependents_are_skipped() 
     );
     assert_eq!(o.records["a"].run.as_ref().unwrap()["attempts"], json!(2));
     assert_eq!(given.len(), 2);
+}
+
+#[test]
+fn steps_started_ahead_wait_there_for_the_records_they_depend_on_and_give_the_local_records() {
+    let tools = echo();
+    let values = Map::new();
+    let mut elsewhere = Elsewhere::new(&tools, &values);
+    elsewhere.ahead = true;
+    let plan = exercise("echo");
+    let far =
+        scheduler(&tools, 4, &values).run_elsewhere(&plan, Vec::new(), &elsewhere, &mut Silent);
+    let near = scheduler(&tools, 4, &values).run(&plan, Vec::new(), &mut Silent);
+    assert_eq!(far.step_records(), near.step_records());
+    // Each step started as soon as the one before it had: the chain never waited here.
+    assert_eq!(
+        elsewhere.given.into_inner().unwrap(),
+        [
+            "A <- ",
+            "B <-  after [0]",
+            "C <-  after [1]",
+            "D <-  after [0, 2]"
+        ]
+    );
+}
+
+#[test]
+fn a_step_started_ahead_of_a_step_that_fails_is_skipped_whichever_answer_comes_first() {
+    let tools = echo();
+    let values = Map::new();
+    let p = plan(json!([
+        {"id": "A", "tool": "fail", "arguments": {}},
+        {"id": "B", "tool": "echo", "arguments": {"x": "{{A.result}}"}},
+        {"id": "C", "tool": "echo", "arguments": {"x": "{{B.result}}"}},
+    ]));
+    let near = scheduler(&tools, 4, &values).run(&p, Vec::new(), &mut Silent);
+    for reverse in [false, true] {
+        let mut elsewhere = Elsewhere::new(&tools, &values);
+        (elsewhere.ahead, elsewhere.reverse) = (true, reverse);
+        let mut log = Log::default();
+        let far = scheduler(&tools, 4, &values).run_elsewhere(&p, Vec::new(), &elsewhere, &mut log);
+        assert_eq!(
+            far.step_records(),
+            near.step_records(),
+            "reverse: {reverse}"
+        );
+        assert_eq!(log.0, ["end A failed", "end B skipped", "end C skipped"]);
+    }
+}
+
+#[test]
+fn no_step_starts_ahead_of_a_step_that_may_be_retried() {
+    let tools = flaky(1, Some(json!({"limit": 1})));
+    let values = Map::new();
+    let mut elsewhere = Elsewhere::new(&tools, &values);
+    elsewhere.ahead = true;
+    let p = plan(json!([
+        {"id": "a", "tool": "flaky", "arguments": {}},
+        {"id": "b", "tool": "flaky", "arguments": {"x": "{{a.result}}"}},
+    ]));
+    let o = scheduler(&tools, 4, &values).run_elsewhere(&p, Vec::new(), &elsewhere, &mut Silent);
+    assert_eq!(o.status().name(), "completed");
+    assert_eq!(
+        elsewhere.given.into_inner().unwrap(),
+        ["a <- ", "a <-  (attempt 2, ticket 0)", "b <- a"]
+    );
 }

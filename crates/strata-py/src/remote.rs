@@ -131,6 +131,12 @@ fn from_envelope(envelope: &Bound<'_, PyAny>) -> PyResult<Result<RunResult, Erro
 /// returns at once and calls `done(answer)` — from any thread, now or when the step ended —
 /// with `{"record": {...}}`, or `{"error": {...}}` when the step could not run there. The
 /// scheduler's thread waits for those answers, not a thread per step.
+///
+/// An executor whose `ahead` attribute is true is also given steps whose dependencies are
+/// still running elsewhere, so that a chain of steps does not wait for this process between
+/// its steps: each request then holds its own `"ticket"` and, in `"after"`, the tickets of
+/// the requests whose records it waits for (their records are not in `"records"`); it runs
+/// the step when they came, or answers `{"unrun": true}` when one did not complete.
 pub struct RemoteSteps {
     /// The step executor.
     executor: Py<PyAny>,
@@ -139,10 +145,12 @@ pub struct RemoteSteps {
     /// What every request holds: the plan (its text, or its data), its name, the user
     /// values, the timeout cap and the run's marker key.
     common: Py<PyDict>,
-    /// Where `done` sends each step's ticket and record.
-    ended: mpsc::Sender<(usize, StepRecord)>,
+    /// Where `done` sends each step's ticket and record (`None`: started ahead, not run).
+    ended: mpsc::Sender<(usize, Option<StepRecord>)>,
     /// Where the scheduler reads them.
-    answers: Mutex<mpsc::Receiver<(usize, StepRecord)>>,
+    answers: Mutex<mpsc::Receiver<(usize, Option<StepRecord>)>>,
+    /// The executor runs steps ahead of those they depend on (its `ahead` attribute).
+    ahead: bool,
 }
 
 impl RemoteSteps {
@@ -179,21 +187,29 @@ impl RemoteSteps {
         common.set_item("timeout", call.timeout.map(|t| t.as_secs_f64()))?;
         common.set_item("marks", marks.to_hex())?;
         let (ended, answers) = mpsc::channel();
+        let ahead = executor
+            .bind(py)
+            .getattr("ahead")
+            .and_then(|a| a.is_truthy())
+            .unwrap_or(false);
         Ok(RemoteSteps {
             executor,
             tools,
             common: common.unbind(),
             ended,
             answers: Mutex::new(answers),
+            ahead,
         })
     }
 
-    /// The request of `step`'s attempt `attempt`, given the records it depends on.
+    /// The request of `step`'s attempt `attempt` (ticket `ticket`), given the records it
+    /// depends on and the tickets of those it waits for (`after`).
     fn request<'py>(
         &self,
         py: Python<'py>,
-        step: &Step,
+        (ticket, step): (usize, &Step),
         records: &[StepRecord],
+        after: &[usize],
         attempt: u32,
     ) -> PyResult<Bound<'py, PyDict>> {
         let request = self.common.bind(py).copy()?;
@@ -201,6 +217,10 @@ impl RemoteSteps {
         let records: Vec<Value> = records.iter().map(StepRecord::to_json).collect();
         request.set_item("records", to_py(py, &Value::Array(records))?)?;
         request.set_item("attempt", attempt)?;
+        if self.ahead {
+            request.set_item("ticket", ticket)?;
+            request.set_item("after", after.to_vec())?;
+        }
         for (key, value) in &declared(step, &self.tools) {
             request.set_item(key, to_py(py, value)?)?;
         }
@@ -209,7 +229,14 @@ impl RemoteSteps {
 }
 
 impl StepPool for RemoteSteps {
-    fn start(&self, ticket: usize, step: &Step, records: &[StepRecord], attempt: u32) {
+    fn start(
+        &self,
+        ticket: usize,
+        step: &Step,
+        records: &[StepRecord],
+        after: &[usize],
+        attempt: u32,
+    ) {
         let done = StepDone {
             ticket,
             step: step.id.clone(),
@@ -219,12 +246,12 @@ impl StepPool for RemoteSteps {
             let done = match Py::new(py, done) {
                 Ok(done) => done,
                 Err(e) => {
-                    let _ = self.ended.send((ticket, could_not_run(&step.id, e)));
+                    let _ = self.ended.send((ticket, Some(could_not_run(&step.id, e))));
                     return;
                 }
             };
             let called = self
-                .request(py, step, records, attempt)
+                .request(py, (ticket, step), records, after, attempt)
                 .and_then(|request| {
                     self.executor
                         .call1(py, (request, done.clone_ref(py)))
@@ -232,12 +259,12 @@ impl StepPool for RemoteSteps {
                 });
             if let Err(e) = called {
                 // The executor raised: the step failed, unless it answered first.
-                done.get().send(could_not_run(&step.id, e));
+                done.get().send(Some(could_not_run(&step.id, e)));
             }
         });
     }
 
-    fn finished(&self, timeout: Option<Duration>) -> Vec<(usize, StepRecord)> {
+    fn finished(&self, timeout: Option<Duration>) -> Vec<(usize, Option<StepRecord>)> {
         let Ok(answers) = self.answers.lock() else {
             return Vec::new();
         };
@@ -247,21 +274,26 @@ impl StepPool for RemoteSteps {
         };
         first.into_iter().chain(answers.try_iter()).collect()
     }
+
+    fn ahead(&self) -> bool {
+        self.ahead
+    }
 }
 
-/// What a step executor calls with a step's answer (`done(answer)`): `{"record": {...}}`, or
-/// `{"error": {...}}` when the step could not run. Only the first call counts; it returns
-/// whether it did.
+/// What a step executor calls with a step's answer (`done(answer)`): `{"record": {...}}`,
+/// `{"error": {...}}` when the step could not run, or `{"unrun": true}` for a step started
+/// ahead whose dependency did not complete. Only the first call counts; it returns whether
+/// it did.
 #[pyclass(frozen, module = "strata", name = "StepDone")]
 pub struct StepDone {
     ticket: usize,
     step: String,
-    to: Mutex<Option<mpsc::Sender<(usize, StepRecord)>>>,
+    to: Mutex<Option<mpsc::Sender<(usize, Option<StepRecord>)>>>,
 }
 
 impl StepDone {
     /// Hands `record` to the scheduler, unless an answer was handed already.
-    fn send(&self, record: StepRecord) -> bool {
+    fn send(&self, record: Option<StepRecord>) -> bool {
         let to = self.to.lock().ok().and_then(|mut to| to.take());
         to.is_some_and(|to| to.send((self.ticket, record)).is_ok())
     }
@@ -270,10 +302,15 @@ impl StepDone {
 #[pymethods]
 impl StepDone {
     fn __call__(&self, answer: &Bound<'_, PyAny>) -> bool {
+        let unrun = answer
+            .get_item("unrun")
+            .and_then(|u| u.is_truthy())
+            .unwrap_or(false);
         let record = match step_answer(answer, &self.step) {
-            Ok(Ok(record)) => record,
-            Ok(Err(e)) => StepRecord::failed(&self.step, &e),
-            Err(e) => could_not_run(&self.step, e),
+            _ if unrun => None,
+            Ok(Ok(record)) => Some(record),
+            Ok(Err(e)) => Some(StepRecord::failed(&self.step, &e)),
+            Err(e) => Some(could_not_run(&self.step, e)),
         };
         self.send(record)
     }

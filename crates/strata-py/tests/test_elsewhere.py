@@ -333,3 +333,76 @@ def test_on_event_gets_the_events_strata_plan_run_json_streams(project: strata.P
     assert [(e["event"], e["id"], e["tool"]) for e in events] == [("step_started", "a", "say"),
                                                                 ("step_finished", "a", "say")]
     assert events[1]["status"] == "completed" and events[1]["record"]["result"] == "hi"
+
+
+class AheadExecutor:
+    """A step executor that runs steps ahead of those they depend on: each step waits, on
+    its own thread, for the answers of the tickets in ``after``."""
+
+    ahead = True
+
+    def __init__(self, project: strata.Project) -> None:
+        self.project = project
+        self.answers: dict[int, dict[str, Any]] = {}
+        self.ended: dict[int, threading.Event] = {}
+        self.requests: list[dict[str, Any]] = []
+        self.lock = threading.Lock()
+
+    def _event(self, ticket: int) -> threading.Event:
+        with self.lock:
+            return self.ended.setdefault(ticket, threading.Event())
+
+    def _run(self, request: dict[str, Any], done: Any) -> None:
+        records = list(request["records"])
+        answer: dict[str, Any] = {}
+        for ticket in request["after"]:
+            self._event(ticket).wait()
+            record = self.answers[ticket].get("record")
+            if not record or record["status"] != "completed":
+                answer = {"unrun": True}
+                break
+            records.append(record)
+        if not answer:
+            answer = {"record": self.project.plan_step(request["plan"], request["step"], records=records)["record"]}
+        self.answers[request["ticket"]] = answer
+        self._event(request["ticket"]).set()
+        done(answer)
+
+    def __call__(self, request: dict[str, Any], done: Any) -> None:
+        with self.lock:
+            self.requests.append(request)
+        threading.Thread(target=self._run, args=(request, done)).start()
+
+
+def test_an_executor_that_runs_steps_ahead_is_given_them_before_their_dependencies_ended(
+    project: strata.Project,
+) -> None:
+    plan = [
+        {"id": "a", "tool": "say", "arguments": {"message": "one"}},
+        {"id": "b", "tool": "say", "arguments": {"message": "{{a.result}} two"}},
+        {"id": "c", "tool": "say", "arguments": {"message": "{{b.result}} three"}},
+    ]
+    executor = AheadExecutor(project)
+    far = project.run_plan(plan, step_executor=executor)
+    near = project.run_plan(plan)
+    assert timeless(far["steps"]) == timeless(near["steps"])
+    assert far["steps"][2]["result"] == "one two three"
+    # b and c were handed over before a and b had ended: they waited there.
+    assert [(r["step"], r["ticket"], r["after"], [x["id"] for x in r["records"]]) for r in executor.requests] == [
+        ("a", 0, [], []), ("b", 1, [0], []), ("c", 2, [1], []),
+    ]
+
+
+def test_a_step_run_ahead_of_a_step_that_fails_is_skipped_as_in_a_local_run(project: strata.Project) -> None:
+    plan = [
+        {"id": "a", "tool": "nope-not-a-tool-run", "arguments": {}},
+        {"id": "b", "tool": "say", "arguments": {"message": "{{a.result}}"}},
+    ]
+    (Path(project.root) / "tools" / "nope-not-a-tool-run.yaml").write_text(
+        "executor: runtimes/subprocess\nconfig:\n  command: sh\n  args: ['-c', 'exit 3']\n"
+    )
+    executor = AheadExecutor(project)
+    far = project.run_plan(plan, step_executor=executor)
+    near = project.run_plan(plan)
+    assert timeless(far["steps"]) == timeless(near["steps"])
+    assert [s["status"] for s in far["steps"]] == ["failed", "skipped"]

@@ -421,7 +421,7 @@ def test_a_seeded_secret_is_never_on_the_wire_nor_in_rays_files(
     real = sray._driver.Executor.start
 
     def traced(self: Any, fn: Any, name: str, what: str, placement: dict[str, Any], options: dict[str, Any],
-               done: Any, *args: Any) -> None:
+               done: Any, *args: Any, **kw: Any) -> None:
         ray: Any = importlib.import_module("ray")
         given = [ray.get(a) if isinstance(a, ray.ObjectRef) else a for a in args]
         wire.append(ray.cloudpickle.dumps((strata.__version__, self.run, *given, self.strict)))
@@ -430,7 +430,7 @@ def test_a_seeded_secret_is_never_on_the_wire_nor_in_rays_files(
             wire.append(ray.cloudpickle.dumps(answer))
             return done(answer)
 
-        real(self, fn, name, what, placement, options, answered, *args)
+        real(self, fn, name, what, placement, options, answered, *args, **kw)
 
     monkeypatch.setattr(sray._driver.Executor, "start", traced)
     plan = [

@@ -293,7 +293,7 @@ def submit_plan(
             timeout=timeout,
             run_id=run_id,
             resume=resume,
-            step_executor=executor.step,
+            step_executor=executor,
             cancel=executor.flag,
             on_event=on_event,
         )

@@ -10,7 +10,7 @@ import pickle
 import queue
 import socket
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Optional
 
 import strata
@@ -65,6 +65,10 @@ def task_options(request: dict[str, Any], num_cpus: float) -> dict[str, Any]:
         out["resources"] = {name: float(n) for name, n in declared["custom"].items()}
     return out
 
+
+#: What of a step request does not travel to its task: the plan (given apart), what only the
+#: driver reads.
+_NOT_SENT = ("plan", "resources", "retries", "attempt", "ticket", "after")
 
 #: The error kinds of a graph part whose tool ran and failed.
 _TOOL_KINDS = ("tool_failed", "timeout")
@@ -154,8 +158,13 @@ class Executor:
         self.checked = False
         self.flag = strata.Cancel()
         self.lost: Optional[str] = None
-        #: The tasks in flight by key: their reference, ``done``, what they run, placement.
-        self.in_flight: dict[int, tuple[Any, Callable[[dict[str, Any]], object], str, dict[str, Any]]] = {}
+        #: The tasks in flight by key: their reference, ``done``, what they run, placement,
+        #: and whether they wait there for other tasks' answers (a step started ahead).
+        self.in_flight: dict[int, tuple[Any, Callable[[dict[str, Any]], object], str, dict[str, Any], bool]] = {}
+        #: The task of each step request by its ticket (what a step started ahead waits for).
+        self.tickets: dict[int, Any] = {}
+        #: The steps whose start was told (``on_event``).
+        self.announced: set[str] = set()
         self.placements: list[dict[str, Any]] = []
         self.plan: Any = None
         #: What each step's task is given of the plan (``_plan_arg``).
@@ -245,12 +254,16 @@ class Executor:
         options: dict[str, Any],
         done: Callable[[dict[str, Any]], object],
         *args: Any,
+        after: Sequence[Any] = (),
+        ticket: Optional[int] = None,
     ) -> None:
-        """Submits ``fn(version, run, *args, strict)`` as the Ray task ``name`` with
+        """Submits ``fn(version, run, *args, strict, *after)`` as the Ray task ``name`` with
         ``options`` and returns at once; ``done`` is called once with its answer (the task's,
         or ``{"error"}`` when it raised, its worker was lost past the retries, the cluster
         was lost or the run cancelled) as soon as Ray has it — from Ray's thread, no thread
-        waits for a task. ``placement`` says what it ran."""
+        waits for a task. ``after`` are the tasks whose answers it waits for there (Ray
+        gives it their answers; a step started ahead), ``ticket`` the step request's;
+        ``placement`` says what it ran."""
         if self.flag.cancelled:
             done(self._stopped(what))
             return
@@ -258,7 +271,7 @@ class Executor:
         try:
             self.preflight()
             task = self.tasks[fn].options(name=name, **self.base, **options)
-            ref = task.remote(strata.__version__, self.run, *args, self.strict)
+            ref = task.remote(strata.__version__, self.run, *args, self.strict, *after)
         except VersionMismatch as e:
             done({"error": error("invalid", str(e), "install the same strata-engine on the driver and every node")})
             return
@@ -267,7 +280,9 @@ class Executor:
             return
         with self.lock:
             SUBMITTED[0] += 1
-            self.in_flight[id(ref)] = (ref, done, what, placement)
+            self.in_flight[id(ref)] = (ref, done, what, placement, bool(after))
+            if ticket is not None:
+                self.tickets[ticket] = ref
         if self.flag.cancelled:
             ray.cancel(ref, force=True)
         ref.future().add_done_callback(lambda future: self._ended(id(ref), future))
@@ -278,7 +293,7 @@ class Executor:
             entry = self.in_flight.pop(key, None)
         if entry is None:  # answered already: the cluster was lost
             return
-        _, done, what, placement = entry
+        _, done, what, placement, ahead = entry
         ray = self.ray
         answer: dict[str, Any]
         try:
@@ -289,11 +304,19 @@ class Executor:
         except ray.exceptions.RayTaskError as e:
             if self.flag.cancelled:
                 answer = self._stopped(what)
+            elif ahead:
+                # A task it waited for failed (or it did): the scheduler runs it again once
+                # the steps it depends on completed, or skips it.
+                answer = {"unrun": True}
             else:
                 cause = f"{type(e.cause).__name__}: {e.cause}"[:300]
                 answer = {"error": error("spawn", f"the Ray task running {what} raised {cause}")}
         except BaseException as e:  # noqa: BLE001 - a lost worker, a cancelled task: an answer
-            answer = self._failed(e, what)
+            answer = {"unrun": True} if ahead and not self.flag.cancelled else self._failed(e, what)
+        if answer.get("unrun"):
+            # It ran nowhere: no placement.
+            done(answer)
+            return
         with self.lock:
             self.placements.append({**placement, **{k: answer.pop(k, None) for k in ("node", "pid", "task")}})
         done(answer)
@@ -324,7 +347,7 @@ class Executor:
         with self.lock:
             entries = list(self.in_flight.values())
             self.in_flight.clear()
-        for _, done, what, _ in entries:
+        for _, done, what, _, _ in entries:
             done(self._stopped(what))
 
     def submit(
@@ -364,14 +387,26 @@ class Executor:
         placement: dict[str, Any] = {"step": step}
         if "retries" in request:
             placement.update(attempts=attempt, retries=int(request["retries"]["limit"]))
-        rest = {k: v for k, v in request.items() if k not in ("plan", "resources", "retries", "attempt")}
+        rest = {k: v for k, v in request.items() if k not in _NOT_SENT}
         options = task_options(request, self.num_cpus)
-        if self.on_event is not None and attempt == 1:
+        with self.lock:
+            after = [self.tickets[t] for t in request.get("after") or ()]
+            told = step in self.announced
+            self.announced.add(step)
+        if self.on_event is not None and not told:
             self.on_event({"event": "step_started", "id": step, "tool": self.tools.get(step, "")})
         self.start(
             _worker.step, f"strata:{self.label}/{step}", f"step `{step}`", placement, options, done,
-            plan_arg, rest,
+            plan_arg, rest, after=after, ticket=request.get("ticket"),
         )
+
+    #: ``step`` may be given steps whose dependencies still run: it hands their tasks to the
+    #: step's task, which Ray gives their answers (``Project.run_plan``'s ``ahead``).
+    ahead = True
+
+    def __call__(self, request: dict[str, Any], done: Callable[[dict[str, Any]], object]) -> None:
+        """The step executor of ``Project.run_plan``: ``step``."""
+        self.step(request, done)
 
     def parts(self, graph: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
         """The part executor of ``Project.run_graph`` for graph ``graph``: one part of its

@@ -136,19 +136,29 @@ def _admitted(project: strata.Project, run: str, plan: Any, name: str) -> strata
     return admitted
 
 
-def step(version: str, run: str, plan: Any, request: dict[str, Any], strict: Optional[bool]) -> dict[str, Any]:
+def step(
+    version: str, run: str, plan: Any, request: dict[str, Any], strict: Optional[bool], *after: Any
+) -> dict[str, Any]:
     """One whole step of a plan through the step operation, refused when the worker's strata
     is not the driver's; ``plan`` is the plan pickled, or a list holding its reference in
     Ray's object store (not fetched for each task: the process's first step of the run
-    fetches it). Answers ``{"record"}`` or ``{"error"}``, with the node and process."""
+    fetches it). ``after`` are the answers of the steps it was started ahead of: it runs with
+    their records when each completed, else answers ``{"unrun"}``. Answers ``{"record"}`` or
+    ``{"error"}``, with the node and process."""
     here, project = _opened(version, run)
     if isinstance(project, dict):
         return project
+    records = list(request["records"])
+    for answer in after:
+        record = answer.get("record") if isinstance(answer, dict) else None
+        if not isinstance(record, dict) or record.get("status") != "completed":
+            return {"unrun": True, **here}
+        records.append(record)
     try:
         answer = project.plan_step(
             _admitted(project, run, plan, request["name"]),
             request["step"],
-            records=request["records"],
+            records=records,
             values=request["values"],
             strict=bool(strict),
             timeout=request["timeout"],
