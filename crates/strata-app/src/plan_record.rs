@@ -471,7 +471,13 @@ impl Observer for Recorder<'_> {
             self.dirty = true;
         }
         if let Some(mut logged) = event.to_json() {
-            if let (Event::Started { arguments, .. }, Value::Object(fields)) = (&event, &mut logged)
+            if let (
+                Event::Started {
+                    arguments: Some(arguments),
+                    ..
+                },
+                Value::Object(fields),
+            ) = (&event, &mut logged)
             {
                 fields.insert("arguments".into(), Value::Object((*arguments).clone()));
             }

@@ -31,12 +31,14 @@ use crate::stream::{Arrival, Line};
 /// What the scheduler reports as it goes.
 #[derive(Debug)]
 pub enum Event<'e> {
-    /// A step's tool started.
+    /// A step's tool started — for a step run elsewhere, the step was handed over with the
+    /// records of every step it depends on (or, started ahead, their last one completed).
     Started {
         /// The step.
         step: &'e Step,
-        /// Its resolved arguments: the tool's caller parameters.
-        arguments: &'e Map<String, Value>,
+        /// Its resolved arguments: the tool's caller parameters (`None` for a step run
+        /// elsewhere: they resolve there).
+        arguments: Option<&'e Map<String, Value>>,
     },
     /// A step finished: completed, failed (its tool failed, or its arguments could not be
     /// resolved) or skipped.
@@ -342,6 +344,8 @@ struct Board<'s, 'o> {
     attempts: Vec<(u32, Option<Instant>)>,
     /// For each step, whether it was started ahead of a step it depends on (once at most).
     ahead: Vec<bool>,
+    /// For each step run elsewhere, whether its start was reported.
+    announced: Vec<bool>,
     /// Steps whose tool failed, to run again at the time given (their `retries` allow it).
     again: Vec<(Instant, usize)>,
     scheduler: &'s Scheduler<'s>,
@@ -384,6 +388,7 @@ impl<'s> Board<'s, '_> {
         self.missing.push(0);
         self.attempts.push((0, None));
         self.ahead.push(false);
+        self.announced.push(false);
         self.dependents.push(Vec::new());
         self.waiting_for.push(Vec::new());
         self.lines.push(line);
@@ -559,6 +564,12 @@ impl<'s> Board<'s, '_> {
         let dependents = self.dependents[i].clone();
         if ok {
             for j in dependents {
+                if self.slots[j] == Slot::Running
+                    && self.ahead[j]
+                    && self.plan.deps[j].iter().all(|&d| self.completed(d))
+                {
+                    self.announce(j);
+                }
                 self.settle(j);
             }
         } else {
@@ -597,7 +608,7 @@ impl<'s> Board<'s, '_> {
                 if self.attempts[i].0 == 1 {
                     self.observer.on(Event::Started {
                         step: &self.plan.steps[i],
-                        arguments: &args,
+                        arguments: Some(&args),
                     });
                 }
                 let step = &self.plan.steps[i];
@@ -630,10 +641,24 @@ impl<'s> Board<'s, '_> {
             }
         }
         pool.start(i, &self.plan.steps[i], &records, &after, self.attempts[i].0);
+        if after.is_empty() {
+            self.announce(i);
+        }
         if pool.ahead() {
             for j in self.dependents[i].clone() {
                 self.settle(j);
             }
+        }
+    }
+
+    /// Reports step `i` run elsewhere as started, once: when it was handed over with every
+    /// record it needs, or — started ahead — when the last step it waited for completed.
+    fn announce(&mut self, i: usize) {
+        if !std::mem::replace(&mut self.announced[i], true) {
+            self.observer.on(Event::Started {
+                step: &self.plan.steps[i],
+                arguments: None,
+            });
         }
     }
 
@@ -826,6 +851,7 @@ impl Scheduler<'_> {
             rejected: Vec::new(),
             attempts: Vec::new(),
             ahead: Vec::new(),
+            announced: Vec::new(),
             again: Vec::new(),
             scheduler: self,
             elsewhere,

@@ -568,13 +568,17 @@ fn steps_run_elsewhere_whole_get_the_records_they_depend_on_and_give_the_local_r
     let far = scheduler(&tools, 4, &values).run_elsewhere(&plan, Vec::new(), &elsewhere, &mut log);
     let near = scheduler(&tools, 4, &values).run(&plan, Vec::new(), &mut Silent);
     assert_eq!(far.step_records(), near.step_records());
-    // Scheduled here, in dependency order; no `start` (the arguments resolve there).
+    // Scheduled here, in dependency order; each start reported as the step is handed over.
     assert_eq!(
         log.0,
         [
+            "start A",
             "end A completed",
+            "start B",
             "end B completed",
+            "start C",
             "end C completed",
+            "start D",
             "end D completed"
         ]
     );
@@ -744,9 +748,11 @@ fn a_step_run_elsewhere_whose_tool_fails_is_started_again_as_its_retries_allow()
     assert_eq!(
         log,
         [
+            "start a",
             "retry a 1/4 failed in 1ms",
             "retry a 2/4 failed in 1ms",
             "end a completed",
+            "start b",
             "end b completed"
         ]
     );
@@ -776,7 +782,12 @@ fn a_step_run_elsewhere_past_its_retries_fails_and_its_dependents_are_skipped() 
     let (o, log, given) = flaky_pair_elsewhere(9, json!({"limit": 1}));
     assert_eq!(
         log,
-        ["retry a 1/2 failed in 0ms", "end a failed", "end b skipped"]
+        [
+            "start a",
+            "retry a 1/2 failed in 0ms",
+            "end a failed",
+            "end b skipped"
+        ]
     );
     assert_eq!(o.records["a"].run.as_ref().unwrap()["attempts"], json!(2));
     assert_eq!(given.len(), 2);
@@ -789,10 +800,24 @@ fn steps_started_ahead_wait_there_for_the_records_they_depend_on_and_give_the_lo
     let mut elsewhere = Elsewhere::new(&tools, &values);
     elsewhere.ahead = true;
     let plan = exercise("echo");
-    let far =
-        scheduler(&tools, 4, &values).run_elsewhere(&plan, Vec::new(), &elsewhere, &mut Silent);
+    let mut log = Log::default();
+    let far = scheduler(&tools, 4, &values).run_elsewhere(&plan, Vec::new(), &elsewhere, &mut log);
     let near = scheduler(&tools, 4, &values).run(&plan, Vec::new(), &mut Silent);
     assert_eq!(far.step_records(), near.step_records());
+    // Each start is reported when the steps it waited for completed.
+    assert_eq!(
+        log.0,
+        [
+            "start A",
+            "end A completed",
+            "start B",
+            "end B completed",
+            "start C",
+            "end C completed",
+            "start D",
+            "end D completed"
+        ]
+    );
     // Each step started as soon as the one before it had: the chain never waited here.
     assert_eq!(
         elsewhere.given.into_inner().unwrap(),
@@ -825,7 +850,10 @@ fn a_step_started_ahead_of_a_step_that_fails_is_skipped_whichever_answer_comes_f
             near.step_records(),
             "reverse: {reverse}"
         );
-        assert_eq!(log.0, ["end A failed", "end B skipped", "end C skipped"]);
+        assert_eq!(
+            log.0,
+            ["start A", "end A failed", "end B skipped", "end C skipped"]
+        );
     }
 }
 

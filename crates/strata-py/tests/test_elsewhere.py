@@ -191,7 +191,7 @@ def test_a_step_whose_tool_fails_is_started_again_elsewhere_as_its_retries_allow
     ran = record["run"] or {}
     assert (record["status"], ran["attempts"], ran["retries"]) == ("completed", 3, {"limit": 3, "delay_ms": 1})
     assert [(e["event"], e.get("attempt")) for e in events] == [
-        ("step_retrying", 1), ("step_retrying", 2), ("step_finished", None)
+        ("step_started", None), ("step_retrying", 1), ("step_retrying", 2), ("step_finished", None)
     ]
 
 

@@ -282,7 +282,6 @@ def submit_plan(
         strategy=strategy,
         num_cpus=num_cpus,
     )
-    executor.on_event, executor.tools = on_event, tools
 
     def run() -> RayRun:
         report = proj.run_plan(

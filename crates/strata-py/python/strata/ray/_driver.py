@@ -163,8 +163,6 @@ class Executor:
         self.in_flight: dict[int, tuple[Any, Callable[[dict[str, Any]], object], str, dict[str, Any], bool]] = {}
         #: The task of each step request by its ticket (what a step started ahead waits for).
         self.tickets: dict[int, Any] = {}
-        #: The steps whose start was told (``on_event``).
-        self.announced: set[str] = set()
         self.placements: list[dict[str, Any]] = []
         self.plan: Any = None
         #: What each step's task is given of the plan (``_plan_arg``).
@@ -172,11 +170,6 @@ class Executor:
         self.on_part: Optional[Callable[[dict[str, Any]], None]] = None
         self.head = _head_address(ray)
         self.ended = threading.Event()
-        #: Called with ``step_started`` as a step's task is submitted (the scheduler says the
-        #: rest: a step run elsewhere resolves its arguments there, so it has no start).
-        self.on_event: Optional[Callable[[dict[str, Any]], object]] = None
-        #: The tool of each step, for those events.
-        self.tools: dict[str, str] = {}
 
     # -- cancellation --------------------------------------------------------------------
 
@@ -302,17 +295,18 @@ class Executor:
                 # Its tool was killed by the cancel before its worker was.
                 answer = self._stopped(what)
         except ray.exceptions.RayTaskError as e:
-            if self.flag.cancelled:
-                answer = self._stopped(what)
-            elif ahead:
-                # A task it waited for failed (or it did): the scheduler runs it again once
-                # the steps it depends on completed, or skips it.
+            if ahead:
+                # A task it waited for failed or was cancelled (or it was): the scheduler
+                # hands it over again once the steps it depends on completed (a cancelled
+                # run then stops it at once), or skips it.
                 answer = {"unrun": True}
+            elif self.flag.cancelled:
+                answer = self._stopped(what)
             else:
                 cause = f"{type(e.cause).__name__}: {e.cause}"[:300]
                 answer = {"error": error("spawn", f"the Ray task running {what} raised {cause}")}
         except BaseException as e:  # noqa: BLE001 - a lost worker, a cancelled task: an answer
-            answer = {"unrun": True} if ahead and not self.flag.cancelled else self._failed(e, what)
+            answer = {"unrun": True} if ahead else self._failed(e, what)
         if answer.get("unrun"):
             # It ran nowhere: no placement.
             done(answer)
@@ -347,8 +341,8 @@ class Executor:
         with self.lock:
             entries = list(self.in_flight.values())
             self.in_flight.clear()
-        for _, done, what, _, _ in entries:
-            done(self._stopped(what))
+        for _, done, what, _, ahead in entries:
+            done({"unrun": True} if ahead else self._stopped(what))
 
     def submit(
         self, fn: Any, name: str, what: str, placement: dict[str, Any], options: dict[str, Any], *args: Any
@@ -391,10 +385,6 @@ class Executor:
         options = task_options(request, self.num_cpus)
         with self.lock:
             after = [self.tickets[t] for t in request.get("after") or ()]
-            told = step in self.announced
-            self.announced.add(step)
-        if self.on_event is not None and not told:
-            self.on_event({"event": "step_started", "id": step, "tool": self.tools.get(step, "")})
         self.start(
             _worker.step, f"strata:{self.label}/{step}", f"step `{step}`", placement, options, done,
             plan_arg, rest, after=after, ticket=request.get("ticket"),
