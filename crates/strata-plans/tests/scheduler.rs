@@ -562,30 +562,46 @@ impl StepPool for Elsewhere<'_> {
 fn steps_run_elsewhere_whole_get_the_records_they_depend_on_and_give_the_local_records() {
     let tools = echo();
     let values = Map::new();
-    let elsewhere = Elsewhere::new(&tools, &values);
-    let mut log = Log::default();
     let plan = exercise("echo");
-    let far = scheduler(&tools, 4, &values).run_elsewhere(&plan, Vec::new(), &elsewhere, &mut log);
     let near = scheduler(&tools, 4, &values).run(&plan, Vec::new(), &mut Silent);
-    assert_eq!(far.step_records(), near.step_records());
-    // Scheduled here, in dependency order; each start reported as the step is handed over.
-    assert_eq!(
-        log.0,
-        [
-            "start A",
-            "end A completed",
-            "start B",
-            "end B completed",
-            "start C",
-            "end C completed",
-            "start D",
-            "end D completed"
-        ]
-    );
-    assert_eq!(
-        elsewhere.given.into_inner().unwrap(),
-        ["A <- ", "B <- A", "C <- B", "D <- A,C"]
-    );
+    // Started ahead, each step is handed over as soon as the one before it was, and waits
+    // there for the records it needs: the chain never waits here.
+    let handed = [
+        (false, ["A <- ", "B <- A", "C <- B", "D <- A,C"]),
+        (
+            true,
+            [
+                "A <- ",
+                "B <-  after [0]",
+                "C <-  after [1]",
+                "D <-  after [0, 2]",
+            ],
+        ),
+    ];
+    for (ahead, given) in handed {
+        let mut elsewhere = Elsewhere::new(&tools, &values);
+        elsewhere.ahead = ahead;
+        let mut log = Log::default();
+        let far =
+            scheduler(&tools, 4, &values).run_elsewhere(&plan, Vec::new(), &elsewhere, &mut log);
+        assert_eq!(far.step_records(), near.step_records());
+        // Scheduled here, in dependency order; each start reported when the step was handed
+        // over with every record it needs, or when the last step it waited for completed.
+        assert_eq!(
+            log.0,
+            [
+                "start A",
+                "end A completed",
+                "start B",
+                "end B completed",
+                "start C",
+                "end C completed",
+                "start D",
+                "end D completed"
+            ]
+        );
+        assert_eq!(elsewhere.given.into_inner().unwrap(), given);
+    }
 }
 
 #[test]
@@ -791,43 +807,6 @@ fn a_step_run_elsewhere_past_its_retries_fails_and_its_dependents_are_skipped() 
     );
     assert_eq!(o.records["a"].run.as_ref().unwrap()["attempts"], json!(2));
     assert_eq!(given.len(), 2);
-}
-
-#[test]
-fn steps_started_ahead_wait_there_for_the_records_they_depend_on_and_give_the_local_records() {
-    let tools = echo();
-    let values = Map::new();
-    let mut elsewhere = Elsewhere::new(&tools, &values);
-    elsewhere.ahead = true;
-    let plan = exercise("echo");
-    let mut log = Log::default();
-    let far = scheduler(&tools, 4, &values).run_elsewhere(&plan, Vec::new(), &elsewhere, &mut log);
-    let near = scheduler(&tools, 4, &values).run(&plan, Vec::new(), &mut Silent);
-    assert_eq!(far.step_records(), near.step_records());
-    // Each start is reported when the steps it waited for completed.
-    assert_eq!(
-        log.0,
-        [
-            "start A",
-            "end A completed",
-            "start B",
-            "end B completed",
-            "start C",
-            "end C completed",
-            "start D",
-            "end D completed"
-        ]
-    );
-    // Each step started as soon as the one before it had: the chain never waited here.
-    assert_eq!(
-        elsewhere.given.into_inner().unwrap(),
-        [
-            "A <- ",
-            "B <-  after [0]",
-            "C <-  after [1]",
-            "D <-  after [0, 2]"
-        ]
-    );
 }
 
 #[test]

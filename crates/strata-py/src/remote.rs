@@ -145,8 +145,8 @@ pub struct RemoteSteps {
     /// What every request holds: the plan (its text, or its data), its name, the user
     /// values, the timeout cap and the run's marker key.
     common: Py<PyDict>,
-    /// Where `done` sends each step's ticket and record (`None`: started ahead, not run).
-    ended: mpsc::Sender<(usize, Option<StepRecord>)>,
+    /// Where `done` sends each step's ticket and record.
+    ended: Answers,
     /// Where the scheduler reads them.
     answers: Mutex<mpsc::Receiver<(usize, Option<StepRecord>)>>,
     /// The executor runs steps ahead of those they depend on (its `ahead` attribute).
@@ -288,8 +288,11 @@ impl StepPool for RemoteSteps {
 pub struct StepDone {
     ticket: usize,
     step: String,
-    to: Mutex<Option<mpsc::Sender<(usize, Option<StepRecord>)>>>,
+    to: Mutex<Option<Answers>>,
 }
+
+/// Where a step's answer goes: its ticket and record (`None`: started ahead, not run).
+type Answers = mpsc::Sender<(usize, Option<StepRecord>)>;
 
 impl StepDone {
     /// Hands `record` to the scheduler, unless an answer was handed already.
