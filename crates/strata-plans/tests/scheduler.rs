@@ -92,25 +92,25 @@ fn exercise(b_tool: &str) -> Plan {
     ]))
 }
 
+/// The events of the exercise run in dependency order.
+const EXERCISE_IN_ORDER: [&str; 8] = [
+    "start A",
+    "end A completed",
+    "start B",
+    "end B completed",
+    "start C",
+    "end C completed",
+    "start D",
+    "end D completed",
+];
+
 #[test]
 fn the_exercise_runs_in_dependency_order() {
     let tools = echo();
     let values = Map::new();
     let mut log = Log::default();
     let o = scheduler(&tools, 4, &values).run(&exercise("echo"), Vec::new(), &mut log);
-    assert_eq!(
-        log.0,
-        [
-            "start A",
-            "end A completed",
-            "start B",
-            "end B completed",
-            "start C",
-            "end C completed",
-            "start D",
-            "end D completed"
-        ]
-    );
+    assert_eq!(log.0, EXERCISE_IN_ORDER);
     assert!(o.success());
     assert_eq!(
         o.records["D"].result,
@@ -587,19 +587,7 @@ fn steps_run_elsewhere_whole_get_the_records_they_depend_on_and_give_the_local_r
         assert_eq!(far.step_records(), near.step_records());
         // Scheduled here, in dependency order; each start reported when the step was handed
         // over with every record it needs, or when the last step it waited for completed.
-        assert_eq!(
-            log.0,
-            [
-                "start A",
-                "end A completed",
-                "start B",
-                "end B completed",
-                "start C",
-                "end C completed",
-                "start D",
-                "end D completed"
-            ]
-        );
+        assert_eq!(log.0, EXERCISE_IN_ORDER);
         assert_eq!(elsewhere.given.into_inner().unwrap(), given);
     }
 }
