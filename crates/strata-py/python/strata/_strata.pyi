@@ -18,7 +18,7 @@ from ._types import (
     StepRecord,
 )
 
-__all__ = ["Cancel", "CannedResponse", "Plan", "Project", "PromptManager", "ScaleOut", "import_ryeos", "render", "Template", "__version__"]
+__all__ = ["AdmittedPlan", "Cancel", "CannedResponse", "Plan", "Project", "PromptManager", "ScaleOut", "StepDone", "import_ryeos", "render", "Template", "__version__"]
 
 __version__: str
 
