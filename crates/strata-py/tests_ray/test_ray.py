@@ -325,6 +325,14 @@ def stall_plan(marks: Path) -> list[Any]:
     ]
 
 
+def stalling(project: Path, tmp_path: Path) -> Path:
+    """Gives ``project`` the tools of ``stall_plan`` and returns the directory of its marks."""
+    write(project, {"tools/f/stall.yaml": STALL_TOOL, "tools/f/say.yaml": SAY_TOOL})
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    return marks
+
+
 def kill_worker_mid_step(marks: Path, go: bool) -> int:
     """Waits for step `a` to start, then kills the Ray worker running it; returns the tool's
     pid."""
@@ -360,9 +368,7 @@ def gone(pid: int, within: float = 10.0) -> bool:
 def test_a_killed_worker_is_retried_and_the_run_completes_with_the_local_records(
     cluster: Cluster, project: Path, strata_bin: Path, tmp_path: Path
 ) -> None:
-    write(project, {"tools/f/stall.yaml": STALL_TOOL, "tools/f/say.yaml": SAY_TOOL})
-    marks = tmp_path / "marks"
-    marks.mkdir()
+    marks = stalling(project, tmp_path)
     runs: list[Any] = []
     driver = threading.Thread(target=lambda: runs.append(sray.run_plan(project, stall_plan(marks), max_retries=2)))
     driver.start()
@@ -381,9 +387,7 @@ def test_a_killed_worker_is_retried_and_the_run_completes_with_the_local_records
 def test_with_retries_exhausted_the_step_fails_with_a_kind_and_its_dependents_are_skipped(
     cluster: Cluster, project: Path, tmp_path: Path
 ) -> None:
-    write(project, {"tools/f/stall.yaml": STALL_TOOL, "tools/f/say.yaml": SAY_TOOL})
-    marks = tmp_path / "marks"
-    marks.mkdir()
+    marks = stalling(project, tmp_path)
     runs: list[Any] = []
     driver = threading.Thread(
         target=lambda: runs.append(sray.run_plan(project, stall_plan(marks), max_retries=0, run_id="lost"))
@@ -699,9 +703,7 @@ def wait_for(path: Path, within: float = 60.0) -> None:
 def test_a_cancelled_handle_stops_its_steps_and_the_run_resumes(
     cluster: Cluster, project: Path, tmp_path: Path
 ) -> None:
-    write(project, {"tools/f/stall.yaml": STALL_TOOL, "tools/f/say.yaml": SAY_TOOL})
-    marks = tmp_path / "marks"
-    marks.mkdir()
+    marks = stalling(project, tmp_path)
     handle = sray.submit_plan(project, stall_plan(marks), run_id="cancelled")
     wait_for(marks / "a.pids")
     tool = int((marks / "a.pids").read_text().split()[0])
@@ -724,9 +726,7 @@ def test_a_cancelled_handle_stops_its_steps_and_the_run_resumes(
 def test_a_keyboard_interrupt_in_run_plan_cancels_the_run(cluster: Cluster, project: Path, tmp_path: Path) -> None:
     import _thread
 
-    write(project, {"tools/f/stall.yaml": STALL_TOOL, "tools/f/say.yaml": SAY_TOOL})
-    marks = tmp_path / "marks"
-    marks.mkdir()
+    marks = stalling(project, tmp_path)
 
     def interrupt() -> None:
         wait_for(marks / "a.pids")
@@ -744,9 +744,7 @@ def test_a_keyboard_interrupt_in_run_plan_cancels_the_run(cluster: Cluster, proj
 def test_sigterm_on_the_command_line_cancels_the_run_and_exits_as_strata(
     cluster: Cluster, project: Path, tmp_path: Path
 ) -> None:
-    write(project, {"tools/f/stall.yaml": STALL_TOOL, "tools/f/say.yaml": SAY_TOOL})
-    marks = tmp_path / "marks"
-    marks.mkdir()
+    marks = stalling(project, tmp_path)
     (project / "plans" / "stall.json").write_text(json.dumps(stall_plan(marks)))
     driver = subprocess.Popen(
         [sys.executable, "-m", "strata.ray", "plan", "run", "plans/stall.json", "--run-id", "termed",

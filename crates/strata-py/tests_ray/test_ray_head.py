@@ -11,15 +11,13 @@ import sys
 from pathlib import Path
 
 from cluster import Cluster
-from test_ray import STALL_TOOL, SAY_TOOL, stall_plan, wait_for, write
+from test_ray import stall_plan, stalling, wait_for
 
 
 def test_the_head_node_lost_stops_the_driver_with_its_own_exit_code_and_kind(
     cluster: Cluster, project: Path, tmp_path: Path
 ) -> None:
-    write(project, {"tools/f/stall.yaml": STALL_TOOL, "tools/f/say.yaml": SAY_TOOL})
-    marks = tmp_path / "marks"
-    marks.mkdir()
+    marks = stalling(project, tmp_path)
     (project / "plans" / "stall.json").write_text(json.dumps(stall_plan(marks)))
     # Ray ends a driver whose head is unreachable after this long (60 s by default): the
     # driver must have noticed and answered before.
