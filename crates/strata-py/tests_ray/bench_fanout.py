@@ -7,6 +7,8 @@ plans run locally:
   critical path (200 ms); the goal: strata.ray's ratio within 1.1 times plain Ray's;
 * **per-step overhead**: N steps that do nothing (``sleep 0``), in a chain and independent —
   wall time per step; the goal: within 1.2 times plain Ray's.
+* **what a user runs**: the fan-out through the command line (``python -m strata.ray plan
+  run``), a process each, against a plain Ray script doing the same — whole-process wall time.
 
 Run it as the tests run (a network namespace with loopback only):
 
@@ -64,6 +66,18 @@ def _sleep(seconds: float, after: Any = None) -> int:
     """Plain Ray's step: the same `sleep` subprocess strata's tool runs."""
     subprocess.run(["sleep", str(seconds)], check=True)
     return os.getpid()
+
+
+#: Plain Ray's fan-out as a user runs it from the command line: a script that connects,
+#: uploads the same working directory and runs the same 8 tasks.
+PLAIN_SCRIPT = """
+import subprocess, sys, ray
+ray.init(address=sys.argv[1], runtime_env={"working_dir": ".", "excludes": [".strata"]}, logging_level="ERROR")
+@ray.remote(num_cpus=1, scheduling_strategy="SPREAD")
+def sleep(s):
+    subprocess.run(["sleep", str(s)], check=True)
+ray.get([sleep.remote(0.2) for _ in range(8)])
+"""
 
 
 class PlainRay:
@@ -124,6 +138,12 @@ def main() -> None:
         cli = [str(strata_bin), "plan", "run", "--quiet", "-j", "8"]
         cli_fan = timed(samples, lambda: subprocess.run([*cli, "plans/fan.json"], cwd=project, check=True, capture_output=True))
         cli_chain = timed(samples, lambda: subprocess.run([*cli, "plans/chain.json"], cwd=project, check=True, capture_output=True))
+        # What a user runs: the command line, a process each, connecting to the cluster.
+        ray_cli = [sys.executable, "-m", "strata.ray", "plan", "run", "plans/fan.json", "--address", cluster.address,
+                   "-q", "--strategy", "SPREAD"]
+        plain_cli = [sys.executable, "-c", PLAIN_SCRIPT, cluster.address]
+        fan_ray_cli = timed(samples, lambda: subprocess.run(ray_cli, cwd=project, check=True, capture_output=True))
+        fan_plain_cli = timed(samples, lambda: subprocess.run(plain_cli, cwd=project, check=True, capture_output=True))
     finally:
         cluster.stop()
         shutil.rmtree(work, ignore_errors=True)
@@ -150,6 +170,8 @@ def main() -> None:
             "independent_plain_ray_ms_per_step": per_step(plain_indep),
             "chain_python_local_ms_per_step": per_step(local_chain),
             "chain_cli_local_ms_per_step": per_step(cli_chain),
+            "fan_out_ray_command_line_s": round(med(fan_ray_cli), 3),
+            "fan_out_plain_ray_script_s": round(med(fan_plain_cli), 3),
         }
     )
     r = results
@@ -169,6 +191,11 @@ def main() -> None:
     print(
         f"| per step, {n} independent `sleep 0` | {r['independent_ray_ms_per_step']} ms | "
         f"{r['independent_plain_ray_ms_per_step']} ms | {r['independent_vs_plain_ray']} |"
+    )
+    print(
+        f"| command line, 8 × 200 ms fan-out, whole process (`python -m strata.ray plan run` / a plain Ray script) | "
+        f"{r['fan_out_ray_command_line_s']} s | {r['fan_out_plain_ray_script_s']} s | "
+        f"{round(r['fan_out_ray_command_line_s'] / r['fan_out_plain_ray_script_s'], 2)} |"
     )
     print(
         f"| local, for scale: chain per step (Project.run_plan / strata plan run) | "
