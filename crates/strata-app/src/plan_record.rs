@@ -339,8 +339,8 @@ impl RecordedPlanRun {
     /// Runs the steps that did not finish yet, each as soon as its dependencies completed, at
     /// most `exec.jobs` at once, through the project's runner keyed with the run's marker
     /// key (its calls sent to `exec.remote` when given); events go to `observer`. Every finished
-    /// step is checkpointed (steps that finish together in one write, on a thread of its
-    /// own), and the final checkpoint, with the run's status, is on disk before this returns.
+    /// step is checkpointed (on a thread of its own; steps that finish together, or within
+    /// [`PACE`](strata_plans::checkpoint::PACE) of the last write, in one write), and the final checkpoint, with the run's status, is on disk before this returns.
     pub fn execute(
         self,
         app: &App,
@@ -371,10 +371,10 @@ impl RecordedPlanRun {
             None => runner,
         };
         let values = checkpoint.values.clone();
+        let run_id = checkpoint.run_id.clone();
         let mut recorder = Recorder {
-            checkpoint,
-            dirty: true,
-            writer: Some(Writer::start(dir)),
+            writer: Writer::start(dir, checkpoint),
+            unsaved: true,
             events,
             inner: observer,
         };
@@ -406,22 +406,23 @@ impl RecordedPlanRun {
             _ if cancelled => RunStatus::Cancelled,
             status => status,
         };
-        recorder.checkpoint.status = status;
-        recorder.checkpoint.steps = outcome.plan.steps.len();
-        recorder.checkpoint.updated = now();
-        recorder.events.write(json!({
+        let Recorder {
+            writer, mut events, ..
+        } = recorder;
+        events.write(json!({
             "event": "run_finished",
-            "run_id": recorder.checkpoint.run_id,
+            "run_id": run_id,
             "status": status.name(),
         }));
-        if let Some(writer) = recorder.writer.take() {
-            writer.write(None, &recorder.checkpoint);
-            writer.finish()?;
-        }
-        recorder.events.finish()?;
+        let steps = outcome.plan.steps.len();
+        let checkpoint = writer.finish(|c| {
+            c.status = status;
+            c.steps = steps;
+        })?;
+        events.finish()?;
         Ok(PlanRunReport {
-            run_id: recorder.checkpoint.run_id,
-            plan: recorder.checkpoint.plan,
+            run_id: checkpoint.run_id,
+            plan: checkpoint.plan,
             status,
             outcome,
         })
@@ -454,11 +455,11 @@ fn open_events(app: &App, dir: &RunDir, source: &PlanSource) -> Result<RunEvents
 
 /// Keeps the checkpoint while the run goes on, passing every event to the caller's observer.
 struct Recorder<'o> {
-    checkpoint: Checkpoint,
-    /// True when the checkpoint on disk is behind.
-    dirty: bool,
-    /// Writes checkpoints while the run goes on (until it ends).
-    writer: Option<Writer>,
+    /// Holds the checkpoint and writes it on a thread of its own.
+    writer: Writer,
+    /// True when the checkpoint changed (a step finished, the run started or resumed) since
+    /// the last write was asked for.
+    unsaved: bool,
     /// The run's event log.
     events: RunEvents,
     inner: &'o mut dyn Observer,
@@ -467,8 +468,8 @@ struct Recorder<'o> {
 impl Observer for Recorder<'_> {
     fn on(&mut self, event: Event<'_>) {
         if let Event::Finished { record, .. } = &event {
-            self.checkpoint.records.push((*record).clone());
-            self.dirty = true;
+            self.writer.update(|c| c.records.push((*record).clone()));
+            self.unsaved = true;
         }
         if let Some(mut logged) = event.to_json() {
             if let (
@@ -487,10 +488,8 @@ impl Observer for Recorder<'_> {
     }
 
     fn idle(&mut self) {
-        if let (true, Some(writer)) = (self.dirty, &self.writer) {
-            self.checkpoint.updated = now();
-            writer.write(None, &self.checkpoint);
-            self.dirty = false;
+        if std::mem::take(&mut self.unsaved) {
+            self.writer.save();
         }
         self.inner.idle();
     }

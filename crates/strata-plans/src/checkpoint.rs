@@ -1,14 +1,15 @@
 //! A plan run recorded under `.strata/runs/<run-id>/` (see `strata-runs`), like graph runs:
 //! `checkpoint.json` (kind `plan`) holds the records of the steps finished so far and is
-//! replaced atomically after every step, and `plan.json` keeps the plan the run started with,
+//! replaced atomically as steps finish (at most every [`PACE`]), and `plan.json` keeps the plan the run started with,
 //! so that a killed run resumes without running its finished steps again.
 
-use std::sync::mpsc;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 use strata_core::{Error, ErrorKind, Layer};
-use strata_runs::{write_atomic, RunDir};
+use strata_runs::{now, write_atomic, RunDir};
 use strata_tools::StepRecord;
 
 /// The checkpoint's `kind`.
@@ -176,55 +177,68 @@ struct Stored<'a> {
     checkpoint: &'a Checkpoint,
 }
 
-/// What the writer thread is asked to write.
-struct Job {
-    plan: Option<Vec<u8>>,
-    checkpoint: Vec<u8>,
+/// The shortest time between two checkpoint writes while a run goes on: steps that finish
+/// within it share one write (a synced write costs the machine as much as a tiny step), and
+/// a step finishing after a quiet spell is written at once. A run killed meanwhile runs
+/// again the steps whose end was not written, as the resume contract says.
+pub const PACE: Duration = Duration::from_millis(25);
+
+/// The checkpoint the writer thread writes, and what it was asked to do.
+struct State {
+    checkpoint: Checkpoint,
+    /// True when the checkpoint changed since the last write and a write was asked for.
+    asked: bool,
+    /// True once the run ended: the thread writes what was asked, then stops.
+    closed: bool,
 }
 
-/// Writes a run's checkpoints on a thread of its own, so that the scheduler never waits for
-/// the disk; when checkpoints come faster than the disk takes them, only the latest is
-/// written. The plan, when given, is written before the first checkpoint.
+/// What the scheduler's thread and the writer thread share.
+struct Shared {
+    state: Mutex<State>,
+    wake: Condvar,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Writes a run's checkpoint on a thread of its own, so that the scheduler never waits for
+/// the disk: the thread holds the checkpoint, the scheduler changes it ([`Writer::update`])
+/// and asks for a write ([`Writer::save`]). Writes are at least [`PACE`] apart while the run
+/// goes on, each of the latest checkpoint (serialized on the writer's thread, so a long run
+/// costs the scheduler nothing per write); the last one is written when the run ends.
 pub struct Writer {
-    tx: Option<mpsc::Sender<Job>>,
+    shared: Arc<Shared>,
     handle: Option<std::thread::JoinHandle<Result<(), Error>>>,
     /// Why the writer thread could not start (what [`Writer::finish`] returns).
     unstarted: Option<Error>,
 }
 
 impl Writer {
-    /// A writer for `dir`.
-    pub fn start(dir: RunDir) -> Writer {
-        let (tx, rx) = mpsc::channel::<Job>();
+    /// A writer of `checkpoint` to `dir` (written when [`Writer::save`] asks).
+    pub fn start(dir: RunDir, checkpoint: Checkpoint) -> Writer {
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State {
+                checkpoint,
+                asked: false,
+                closed: false,
+            }),
+            wake: Condvar::new(),
+        });
         let thread = std::thread::Builder::new()
             .name("strata-checkpoints".into())
             .stack_size(strata_core::SMALL_STACK_BYTES);
-        let handle = thread.spawn(move || {
-            let mut first_error = None;
-            while let Ok(mut job) = rx.recv() {
-                while let Ok(next) = rx.try_recv() {
-                    job.plan = job.plan.or(next.plan);
-                    job.checkpoint = next.checkpoint;
-                }
-                let written = match &job.plan {
-                    Some(plan) => write_atomic(&dir.path, PLAN_FILE, plan),
-                    None => Ok(()),
-                }
-                .and_then(|()| dir.write_checkpoint(&job.checkpoint));
-                if let Err(e) = written {
-                    first_error.get_or_insert(e);
-                }
-            }
-            first_error.map_or(Ok(()), Err)
-        });
-        match handle {
+        let theirs = Arc::clone(&shared);
+        match thread.spawn(move || write_until_closed(&dir, &theirs)) {
             Ok(handle) => Writer {
-                tx: Some(tx),
+                shared,
                 handle: Some(handle),
                 unstarted: None,
             },
             Err(e) => Writer {
-                tx: None,
+                shared,
                 handle: None,
                 unstarted: Some(
                     Error::new(
@@ -238,24 +252,31 @@ impl Writer {
         }
     }
 
-    /// Queues `checkpoint` (and `plan`, the first time) for writing.
-    pub fn write(&self, plan: Option<&Value>, checkpoint: &Checkpoint) {
-        let job = Job {
-            plan: plan.map(|p| serde_json::to_vec(p).unwrap_or_default()),
-            checkpoint: serde_json::to_vec(&checkpoint.stored()).unwrap_or_default(),
-        };
-        if let Some(tx) = &self.tx {
-            let _ = tx.send(job);
-        }
+    /// Changes the checkpoint (written at the next [`Writer::save`]).
+    pub fn update(&self, change: impl FnOnce(&mut Checkpoint)) {
+        change(&mut self.shared.lock().checkpoint);
     }
 
-    /// Waits until everything queued is written; the first error, if any.
-    pub fn finish(mut self) -> Result<(), Error> {
-        self.tx = None;
+    /// Asks for the checkpoint to be written (at once, or [`PACE`] after the last write).
+    pub fn save(&self) {
+        self.shared.lock().asked = true;
+        self.shared.wake.notify_one();
+    }
+
+    /// Changes the checkpoint a last time, writes it and waits until it is on disk; the
+    /// checkpoint, or the first error of any write.
+    pub fn finish(mut self, change: impl FnOnce(&mut Checkpoint)) -> Result<Checkpoint, Error> {
+        {
+            let mut state = self.shared.lock();
+            change(&mut state.checkpoint);
+            state.asked = true;
+            state.closed = true;
+        }
+        self.shared.wake.notify_one();
         if let Some(e) = self.unstarted.take() {
             return Err(e);
         }
-        match self.handle.take().map(std::thread::JoinHandle::join) {
+        let written = match self.handle.take().map(std::thread::JoinHandle::join) {
             Some(Ok(result)) => result,
             Some(Err(_)) => Err(Error::new(
                 Layer::REQUEST,
@@ -263,8 +284,48 @@ impl Writer {
                 "the checkpoint writer stopped",
             )),
             None => Ok(()),
-        }
+        };
+        written.map(|()| self.shared.lock().checkpoint.clone())
     }
+}
+
+/// The writer thread: writes the checkpoint whenever asked, at least [`PACE`] after the last
+/// write unless the run ended, until it ended; the first error, if any.
+fn write_until_closed(dir: &RunDir, shared: &Shared) -> Result<(), Error> {
+    let mut first_error = None;
+    let mut last: Option<Instant> = None;
+    let mut state = shared.lock();
+    loop {
+        while !state.asked && !state.closed {
+            state = shared
+                .wake
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        if !state.asked {
+            break;
+        }
+        while let Some(left) = last
+            .map(|t| PACE.saturating_sub(t.elapsed()))
+            .filter(|left| !left.is_zero() && !state.closed)
+        {
+            state = shared
+                .wake
+                .wait_timeout(state, left)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        state.asked = false;
+        state.checkpoint.updated = now();
+        let bytes = serde_json::to_vec(&state.checkpoint.stored()).unwrap_or_default();
+        drop(state);
+        if let Err(e) = dir.write_checkpoint(&bytes) {
+            first_error.get_or_insert(e);
+        }
+        last = Some(Instant::now());
+        state = shared.lock();
+    }
+    first_error.map_or(Ok(()), Err)
 }
 
 /// Makes a new run durable before its first step starts: writes the plan it starts with
@@ -329,14 +390,14 @@ mod tests {
             started: 10,
             updated: 11,
         };
-        let writer = Writer::start(dir.clone());
-        writer.write(Some(&json!([{"tool": "t", "arguments": {}}])), &cp);
-        let mut later = cp.clone();
+        begin(&dir, Some(&json!([{"tool": "t", "arguments": {}}])), &cp).unwrap();
+        let writer = Writer::start(dir.clone(), cp.clone());
         for n in 0..20 {
-            later.updated = n;
-            writer.write(None, &later);
+            writer.update(|c| c.steps = n);
+            writer.save();
         }
-        writer.finish().unwrap();
+        let later = writer.finish(|c| c.status = RunStatus::Completed).unwrap();
+        assert_eq!((later.steps, later.status), (19, RunStatus::Completed));
         assert_eq!(Checkpoint::load(&dir).unwrap(), later);
         assert_eq!(dir.kind().as_deref(), Some("plan"));
         assert_eq!(
@@ -347,6 +408,49 @@ mod tests {
         assert_eq!(
             Checkpoint::load(&dir).unwrap_err().message(),
             "run `p1` is not a plan run"
+        );
+    }
+
+    #[test]
+    fn a_checkpoint_asked_for_is_written_while_the_run_goes_on() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = RunStore::new(tmp.path()).create("p2").unwrap();
+        let cp = Checkpoint {
+            run_id: "p2".into(),
+            plan: "plans/x.yaml".into(),
+            fingerprint: "f".into(),
+            streamed: false,
+            status: RunStatus::Running,
+            steps: 3,
+            values: Map::new(),
+            records: Vec::new(),
+            started: 10,
+            updated: 10,
+        };
+        begin(&dir, None, &cp).unwrap();
+        let writer = Writer::start(dir.clone(), cp);
+        writer.update(|c| {
+            c.records
+                .push(StepRecord::from_run("a", "t", &RunResult::ok("1")))
+        });
+        writer.save();
+        // Written by the writer's thread, before the run ends (the deadline only stops a
+        // broken writer from hanging the test).
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Checkpoint::load(&dir).unwrap().records.is_empty() {
+            assert!(
+                Instant::now() < deadline,
+                "the checkpoint was never written"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        writer.update(|c| c.steps = 4);
+        let last = writer.finish(|c| c.status = RunStatus::Failed).unwrap();
+        let stored = Checkpoint::load(&dir).unwrap();
+        assert_eq!(stored, last);
+        assert_eq!(
+            (stored.steps, stored.status, stored.records.len()),
+            (4, RunStatus::Failed, 1)
         );
     }
 }
