@@ -9,6 +9,7 @@ import json
 import pickle
 import queue
 import socket
+import zlib
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Optional
@@ -18,9 +19,10 @@ import strata
 from . import _worker
 from ._worker import error
 
-#: The largest plan, pickled, that travels with each of its steps' tasks (in bytes); a larger
-#: one goes to Ray's object store once per run.
-INLINE_PLAN = 16 * 1024
+#: The largest plan, pickled and compressed, that travels with each of its steps' tasks (in
+#: bytes; Ray itself sends an argument of up to 100 KiB with the task); a larger one goes to
+#: Ray's object store once per run.
+INLINE_PLAN = 64 * 1024
 
 #: The tasks submitted by this process (a list, so that executors update it in place).
 SUBMITTED = [0]
@@ -250,7 +252,7 @@ class Executor:
         after: Sequence[Any] = (),
         ticket: Optional[int] = None,
     ) -> None:
-        """Submits ``fn(version, run, *args, strict, *after)`` as the Ray task ``name`` with
+        """Submits ``fn(version, (run, *args, strict), *after)`` as the Ray task ``name`` with
         ``options`` and returns at once; ``done`` is called once with its answer (the task's,
         or ``{"error"}`` when it raised, its worker was lost past the retries, the cluster
         was lost or the run cancelled) as soon as Ray has it — from Ray's thread, no thread
@@ -264,7 +266,9 @@ class Executor:
         try:
             self.preflight()
             task = self.tasks[fn].options(name=name, **self.base, **options)
-            ref = task.remote(strata.__version__, self.run, *args, self.strict, *after)
+            # The task's arguments in one (each argument costs Ray a serialization at either
+            # end); the tasks it waits for apart, where Ray resolves them.
+            ref = task.remote(strata.__version__, (self.run, *args, self.strict), *after)
         except VersionMismatch as e:
             done({"error": error("invalid", str(e), "install the same strata-engine on the driver and every node")})
             return
@@ -353,13 +357,14 @@ class Executor:
         return answers.get()
 
     def _plan_arg(self, plan: Any) -> Any:
-        """What each step's task is given of ``plan``: the plan pickled, when that is at most
-        ``INLINE_PLAN`` bytes (cheaper than any fetch); else a list holding the reference of
-        the plan put in Ray's object store once (in a list, Ray does not fetch it for each
-        task: a worker process fetches it once per run)."""
-        pickled = pickle.dumps(plan)
-        if len(pickled) <= INLINE_PLAN:
-            return pickled
+        """What each step's task is given of ``plan``: the plan pickled and compressed, when
+        that is at most ``INLINE_PLAN`` bytes (cheaper than any fetch: a plan's steps repeat
+        their keys and tools: a chain of 200 steps takes 1.2 KiB); else a list holding the reference
+        of the plan put in Ray's object store once (in a list, Ray does not fetch it for each
+        task: a worker process fetches it once per run). ``_worker.given_plan`` reads it."""
+        packed = zlib.compress(pickle.dumps(plan), 1)
+        if len(packed) <= INLINE_PLAN:
+            return packed
         return [self.ray.put(plan)]
 
     def step(self, request: dict[str, Any], done: Callable[[dict[str, Any]], object]) -> None:

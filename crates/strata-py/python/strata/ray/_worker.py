@@ -13,6 +13,7 @@ import importlib
 import os
 import pickle
 import shutil
+import zlib
 from pathlib import Path
 from typing import Any, Optional
 
@@ -120,31 +121,43 @@ def _opened(version: str, run: str) -> tuple[dict[str, Any], Any]:
         return here, {"error": error("io", f"cannot make the run's working directory on node {here['node']}: {e}"), **here}
 
 
+def given_plan(plan: Any) -> Any:
+    """The plan a step's task was given (``_driver.Executor._plan_arg``): unpacked (``plan``:
+    its bytes, pickled and compressed), or fetched from Ray's object store (``plan``: a list
+    holding its reference)."""
+    if isinstance(plan, bytes):
+        return pickle.loads(zlib.decompress(plan))
+    ray: Any = importlib.import_module("ray")
+    return ray.get(plan[0])
+
+
 def _admitted(project: strata.Project, run: str, plan: Any, name: str) -> strata.AdmittedPlan:
-    """Run ``run``'s plan, admitted by ``project``: read — unpickled (``plan``: bytes), or
-    fetched from Ray's object store (``plan``: a list holding its reference) — and admitted
-    by the run's first step in this process, kept for the others."""
+    """Run ``run``'s plan, admitted by ``project``: read (``given_plan``) and admitted by the
+    run's first step in this process, kept for the others."""
     admitted = _PLANS.get(run)
     if admitted is None:
-        if isinstance(plan, bytes):
-            given = pickle.loads(plan)
-        else:
-            ray: Any = importlib.import_module("ray")
-            given = ray.get(plan[0])
-        admitted = project.admit_plan(given, name=name)
+        admitted = project.admit_plan(given_plan(plan), name=name)
         _keep(_PLANS, run, admitted)
     return admitted
 
 
-def step(
-    version: str, run: str, plan: Any, request: dict[str, Any], strict: Optional[bool], *after: Any
-) -> dict[str, Any]:
+#: What a step's task is given besides the driver's version: the run, the plan (as
+#: ``given_plan`` reads it), the step request and ``strict``.
+StepTask = tuple[str, Any, dict[str, Any], Optional[bool]]
+
+#: What a part's task is given besides the driver's version: the run, the graph, the part
+#: request and ``strict``.
+PartTask = tuple[str, str, dict[str, Any], Optional[bool]]
+
+
+def step(version: str, task: StepTask, *after: Any) -> dict[str, Any]:
     """One whole step of a plan through the step operation, refused when the worker's strata
-    is not the driver's; ``plan`` is the plan pickled, or a list holding its reference in
-    Ray's object store (not fetched for each task: the process's first step of the run
-    fetches it). ``after`` are the answers of the steps it was started ahead of: it runs with
-    their records when each completed, else answers ``{"unrun"}``. Answers ``{"record"}`` or
-    ``{"error"}``, with the node and process."""
+    is not the driver's (``version``). ``task`` holds the run, the plan — pickled and
+    compressed, or a list holding its reference in Ray's object store (read once per run by
+    this process) —, the step request and ``strict``. ``after`` are the answers of the steps
+    it was started ahead of: it runs with their records when each completed, else answers
+    ``{"unrun"}``. Answers ``{"record"}`` or ``{"error"}``, with the node and process."""
+    run, plan, request, strict = task
     here, project = _opened(version, run)
     if isinstance(project, dict):
         return project
@@ -171,9 +184,11 @@ def step(
     return {"record": answer["record"], **here}
 
 
-def part(version: str, run: str, graph: str, request: dict[str, Any], strict: Optional[bool]) -> dict[str, Any]:
-    """One part of a graph's walk, refused when the worker's strata is not the driver's.
+def part(version: str, task: PartTask) -> dict[str, Any]:
+    """One part of a graph's walk, refused when the worker's strata is not the driver's
+    (``version``); ``task`` holds the run, the graph, the part request and ``strict``.
     Answers ``{"answer"}`` or ``{"error"}``, with the node and process."""
+    run, graph, request, strict = task
     here, project = _opened(version, run)
     if isinstance(project, dict):
         return project
