@@ -4,7 +4,10 @@
 Ray unpacks the project once per node and content into a directory every task of that
 package shares, whatever run it belongs to. A run works on a copy of its own instead
 (``strata-run-<run>`` beside Ray's, made by the run's first task on the node, removed when
-the run ends): files one run writes are never seen by another run."""
+the run ends): files one run writes are never seen by another run. A copy the run left as
+it was made (the same entries, modes and bytes as the package) is kept as a spare for the
+package's next run on the node, which takes it instead of copying again (a copy costs more
+than the steps of a short run)."""
 
 from __future__ import annotations
 
@@ -13,6 +16,8 @@ import importlib
 import os
 import pickle
 import shutil
+import stat
+import uuid
 import zlib
 from pathlib import Path
 from typing import Any, Optional
@@ -74,19 +79,108 @@ def _mismatch(version: str, here: dict[str, Any]) -> Optional[dict[str, Any]]:
 
 def run_dir(run: str) -> Path:
     """The working directory of run ``run`` on this node: a copy of Ray's copy of the
-    project, made once — the run's first task on the node copies it under a lock, the
-    others wait for it — and put in place whole (renamed), so a task never sees half of it."""
+    project, made once — the run's first task on the node takes a spare (``cleanup``) or
+    copies the package under a lock, the others wait for it — and put in place whole
+    (renamed), so a task never sees half of it."""
     package = Path(os.getcwd())
     target = package.parent / f"strata-run-{run}"
     if target.is_dir():
         return target
     with open(package.parent / f".strata-run-{run}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not target.is_dir():
+        if not target.is_dir() and not _took_spare(package, target):
             part = package.parent / f".strata-run-{run}.{os.getpid()}"
             shutil.copytree(package, part, symlinks=True)
             os.rename(part, target)
     return target
+
+
+#: The most spares kept per package on a node (one per run that may start at once).
+_SPARES = 2
+
+#: How a spare's name starts, before its package's name.
+_SPARE = "strata-spare-"
+
+
+def _spares(package: Path) -> list[Path]:
+    """The spare copies of ``package`` on this node."""
+    return sorted(package.parent.glob(f"{_SPARE}{package.name}-*"))
+
+
+def _took_spare(package: Path, target: Path) -> bool:
+    """True when a spare copy of ``package`` became ``target`` (renamed: a spare another
+    process took first is skipped)."""
+    for spare in _spares(package):
+        try:
+            os.rename(spare, target)
+            return True
+        except OSError:
+            continue
+    return False
+
+
+def _same_tree(copy: str, package: str) -> bool:
+    """True when ``copy`` holds exactly what ``package`` holds: the same entries, each of the
+    same kind and mode; files of the same bytes, linked nowhere else; links to the same
+    targets."""
+    try:
+        theirs = {e.name: e for e in os.scandir(package)}
+        ours = {e.name: e for e in os.scandir(copy)}
+    except OSError:
+        return False
+    if theirs.keys() != ours.keys():
+        return False
+    for name, entry in theirs.items():
+        mine = ours[name]
+        a, b = entry.stat(follow_symlinks=False), mine.stat(follow_symlinks=False)
+        if a.st_mode != b.st_mode:
+            return False
+        if stat.S_ISLNK(a.st_mode):
+            if os.readlink(entry.path) != os.readlink(mine.path):
+                return False
+        elif stat.S_ISDIR(a.st_mode):
+            if not _same_tree(mine.path, entry.path):
+                return False
+        elif stat.S_ISREG(a.st_mode):
+            if b.st_nlink != 1 or a.st_size != b.st_size or not _same_bytes(entry.path, mine.path):
+                return False
+        else:
+            return False
+    return True
+
+
+def _same_bytes(a: str, b: str) -> bool:
+    with open(a, "rb") as x, open(b, "rb") as y:
+        while True:
+            chunk = x.read(1 << 16)
+            if chunk != y.read(1 << 16):
+                return False
+            if not chunk:
+                return True
+
+
+def _kept_as_spare(target: Path, package: Path) -> bool:
+    """True when run directory ``target`` became a spare of ``package``: fewer than
+    ``_SPARES`` are kept, and, its ``.strata`` (what strata kept for the run there; the
+    package never holds one) removed, it holds what the package holds."""
+    if not target.is_dir() or len(_spares(package)) >= _SPARES or (package / ".strata").exists():
+        return False
+    shutil.rmtree(target / ".strata", ignore_errors=True)
+    if not _same_tree(str(target), str(package)):
+        return False
+    try:
+        os.rename(target, package.parent / f"{_SPARE}{package.name}-{uuid.uuid4().hex}")
+    except OSError:
+        return False
+    return True
+
+
+def _forget_stale_spares(parent: Path) -> None:
+    """Removes the spares of packages Ray removed from this node."""
+    for spare in parent.glob(f"{_SPARE}*"):
+        package = spare.name[len(_SPARE):].rpartition("-")[0]
+        if not (parent / package).is_dir():
+            shutil.rmtree(spare, ignore_errors=True)
 
 
 def _project(run: str) -> strata.Project:
@@ -99,13 +193,17 @@ def _project(run: str) -> strata.Project:
 
 
 def cleanup(run: str) -> None:
-    """Removes run ``run``'s working directory on this node."""
-    parent = Path(os.getcwd()).parent
+    """Ends run ``run``'s working directory on this node: kept as a spare when the run left
+    it as it was made, else removed."""
+    package = Path(os.getcwd())
+    parent = package.parent
     target = parent / f"strata-run-{run}"
     _PROJECTS.pop(str(target), None)
     _PLANS.pop(run, None)
-    shutil.rmtree(target, ignore_errors=True)
+    if not _kept_as_spare(target, package):
+        shutil.rmtree(target, ignore_errors=True)
     (parent / f".strata-run-{run}.lock").unlink(missing_ok=True)
+    _forget_stale_spares(parent)
 
 
 def _opened(version: str, run: str) -> tuple[dict[str, Any], Any]:

@@ -1,0 +1,106 @@
+"""A run's working directory on a Ray node (``strata.ray._worker``), without Ray: a copy of the
+package Ray unpacked, kept as a spare for the package's next run when the run left it as it
+was made, removed otherwise — so a run never sees what another run wrote."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from strata.ray import _worker
+
+PACKAGE = "_ray_pkg_0123abcd"
+
+
+@pytest.fixture()
+def package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A package as Ray unpacks one (a tool, a script, a folder, a link), the current
+    directory as it is a task's."""
+    root = tmp_path / PACKAGE
+    (root / "tools" / "t").mkdir(parents=True)
+    (root / "tools" / "t" / "a.yaml").write_text("config: {command: echo}\n")
+    (root / "run.sh").write_text("#!/bin/sh\necho hi\n")
+    (root / "run.sh").chmod(0o755)
+    os.symlink("tools/t/a.yaml", root / "link.yaml")
+    monkeypatch.chdir(root)
+    return root
+
+
+def spares(package: Path) -> list[str]:
+    return sorted(p.name.rpartition("-")[0] for p in package.parent.glob("strata-spare-*"))
+
+
+def listing(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+
+
+def test_a_run_that_changed_nothing_leaves_a_spare_the_next_run_takes(package: Path) -> None:
+    first = _worker.run_dir("r1")
+    assert first == package.parent / "strata-run-r1"
+    assert listing(first) == listing(package)
+    # What strata keeps for the run there (its gate's records) is not the run's work.
+    (first / ".strata" / "gate").mkdir(parents=True)
+    (first / ".strata" / "gate" / "x").write_text("1")
+    _worker.cleanup("r1")
+    assert not first.exists() and not (package.parent / ".strata-run-r1.lock").exists()
+    assert spares(package) == [f"strata-spare-{PACKAGE}"]
+    spare = next(package.parent.glob("strata-spare-*"))
+    inode = spare.stat().st_ino
+    second = _worker.run_dir("r2")
+    # Taken whole (renamed, not copied), with none of the last run's `.strata`.
+    assert second.stat().st_ino == inode and spares(package) == []
+    assert listing(second) == listing(package)
+    assert (second / "run.sh").stat().st_mode & 0o777 == 0o755
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "a new file",
+        "a file's bytes, same size",
+        "a file removed",
+        "a mode",
+        "a link's target",
+        "a hard link out",
+        "a new folder",
+    ],
+)
+def test_a_run_that_changed_its_directory_leaves_no_spare(package: Path, tmp_path: Path, change: str) -> None:
+    run = _worker.run_dir("r1")
+    if change == "a new file":
+        (run / "tools" / "t" / "out.txt").write_text("left by r1")
+    elif change == "a file's bytes, same size":
+        (run / "tools" / "t" / "a.yaml").write_text("config: {command: ohce}\n")
+    elif change == "a file removed":
+        (run / "run.sh").unlink()
+    elif change == "a mode":
+        (run / "run.sh").chmod(0o700)
+    elif change == "a link's target":
+        (run / "link.yaml").unlink()
+        os.symlink("run.sh", run / "link.yaml")
+    elif change == "a hard link out":
+        os.link(run / "run.sh", tmp_path / "outside")
+    else:
+        (run / "cache").mkdir()
+    _worker.cleanup("r1")
+    assert not run.exists() and spares(package) == []
+    # The next run gets a fresh copy.
+    assert listing(_worker.run_dir("r2")) == listing(package)
+
+
+def test_spares_are_bounded_and_forgotten_with_their_package(package: Path) -> None:
+    for run in ("r1", "r2", "r3"):
+        _worker.run_dir(run)
+    for run in ("r1", "r2", "r3"):
+        _worker.cleanup(run)
+    assert spares(package) == [f"strata-spare-{PACKAGE}"] * 2
+    assert not list(package.parent.glob("strata-run-*"))
+    # Ray removed another package: its spare goes at the next cleanup, this package's stay.
+    gone = package.parent / "strata-spare-_ray_pkg_gone-0f0f"
+    gone.mkdir()
+    _worker.run_dir("r4")
+    _worker.cleanup("r4")
+    assert not gone.exists()
+    assert spares(package) == [f"strata-spare-{PACKAGE}"] * 2
