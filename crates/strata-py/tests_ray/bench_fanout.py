@@ -1,7 +1,7 @@
 """Benchmark of ``strata.ray`` on a two-node loopback cluster (4 task slots per node, 8 in
 all), side by side with plain Ray doing the same work in the same run — a Ray task that runs
-``sleep`` as a subprocess, in the project's uploaded working directory — and with the same
-plans run locally:
+``sleep`` as a subprocess, in the project's uploaded working directory; the samples of each
+taken in turn — and with the same plans run locally:
 
 * **fan-out**: 8 independent steps of 200 ms (``plans/sleep``) — wall time against the
   critical path (200 ms); the goal: strata.ray's ratio within 1.1 times plain Ray's;
@@ -60,6 +60,18 @@ def timed(n: int, run: Callable[[], Any]) -> list[float]:
         run()
         out.append(time.perf_counter() - start)
     return out
+
+
+def paired(n: int, ours: Callable[[], Any], theirs: Callable[[], Any]) -> tuple[list[float], list[float]]:
+    """``n`` samples of each, taken in turn (ours, theirs, ours, …): a machine that slows
+    down or speeds up meanwhile weighs on both alike, and what a run leaves running after
+    it ends (its directories removed on the nodes) is timed with the run that follows."""
+    a: list[float] = []
+    b: list[float] = []
+    for _ in range(n):
+        a += timed(1, ours)
+        b += timed(1, theirs)
+    return a, b
 
 
 def _sleep(seconds: float, after: Any = None) -> int:
@@ -126,13 +138,10 @@ def main() -> None:
         for _ in range(4):
             sray.run_plan(proj, FAN, strategy="SPREAD")
             plain.fan()
-        fan = timed(samples, lambda: sray.run_plan(proj, FAN, strategy="SPREAD"))
-        plain_fan = timed(samples, plain.fan)
+        fan, plain_fan = paired(samples, lambda: sray.run_plan(proj, FAN, strategy="SPREAD"), plain.fan)
         nodes = {p["node"] for p in sray.run_plan(proj, FAN, strategy="SPREAD")["placements"]}
-        ray_chain = timed(samples, lambda: sray.run_plan(proj, chain(n)))
-        plain_chain = timed(samples, lambda: plain.chain(n))
-        ray_indep = timed(samples, lambda: sray.run_plan(proj, independent(n)))
-        plain_indep = timed(samples, lambda: plain.independent(n))
+        ray_chain, plain_chain = paired(samples, lambda: sray.run_plan(proj, chain(n)), lambda: plain.chain(n))
+        ray_indep, plain_indep = paired(samples, lambda: sray.run_plan(proj, independent(n)), lambda: plain.independent(n))
         local_fan = timed(samples, lambda: proj.run_plan(FAN, jobs=8))
         local_chain = timed(samples, lambda: proj.run_plan(chain(n)))
         cli = [str(strata_bin), "plan", "run", "--quiet", "-j", "8"]
@@ -142,8 +151,11 @@ def main() -> None:
         ray_cli = [sys.executable, "-m", "strata.ray", "plan", "run", "plans/fan.json", "--address", cluster.address,
                    "-q", "--strategy", "SPREAD"]
         plain_cli = [sys.executable, "-c", PLAIN_SCRIPT, cluster.address]
-        fan_ray_cli = timed(samples, lambda: subprocess.run(ray_cli, cwd=project, check=True, capture_output=True))
-        fan_plain_cli = timed(samples, lambda: subprocess.run(plain_cli, cwd=project, check=True, capture_output=True))
+        fan_ray_cli, fan_plain_cli = paired(
+            samples,
+            lambda: subprocess.run(ray_cli, cwd=project, check=True, capture_output=True),
+            lambda: subprocess.run(plain_cli, cwd=project, check=True, capture_output=True),
+        )
     finally:
         cluster.stop()
         shutil.rmtree(work, ignore_errors=True)
