@@ -108,6 +108,13 @@ impl ToolRunner for Runner<'_> {
         strata_project::tool_scale(self.app.project(), id)
     }
 
+    fn cancelled(&self) -> bool {
+        self.options
+            .cancel
+            .as_ref()
+            .is_some_and(strata_exec::Cancel::is_cancelled)
+    }
+
     fn run(
         &self,
         id: &str,

@@ -28,6 +28,10 @@ use crate::resolve::{resolve_parameters_within, RecordMap, Sources};
 use crate::state::{skip_reason, State};
 use crate::stream::{Arrival, Line};
 
+/// How often the scheduler looks whether the run was cancelled while a step waits out its
+/// retry delay (the delay may be up to an hour).
+const CANCEL_POLL: Duration = Duration::from_millis(100);
+
 /// What the scheduler reports as it goes.
 #[derive(Debug)]
 pub enum Event<'e> {
@@ -705,20 +709,23 @@ impl<'s> Board<'s, '_> {
         self.finish(i, record, elapsed);
     }
 
-    /// The steps whose wait before another attempt is over, taken; and how long until the
-    /// next one's is (`None` when no step waits to run again).
+    /// The steps whose wait before another attempt is over — every one once the run was
+    /// cancelled, so that they stop at once — taken; and how long to wait before looking
+    /// again (`None` when no step waits to run again): until the next one's wait is over, at
+    /// most [`CANCEL_POLL`].
     fn due(&mut self) -> (Vec<usize>, Option<Duration>) {
         let now = Instant::now();
+        let cancelled = !self.again.is_empty() && self.scheduler.runner.cancelled();
         let mut due = Vec::new();
         self.again.retain(|&(at, i)| {
-            let over = at <= now;
+            let over = cancelled || at <= now;
             if over {
                 due.push(i);
             }
             !over
         });
         let next = self.again.iter().map(|&(at, _)| at - now).min();
-        (due, next)
+        (due, next.map(|wait| wait.min(CANCEL_POLL)))
     }
 
     fn reject(&mut self, errors: Vec<Error>) {

@@ -618,16 +618,22 @@ fn steps_run_elsewhere_are_skipped_and_wait_here() {
 }
 
 /// A tool that fails its first `failures` calls (exit 1), then succeeds; it declares
-/// `retries` of its own when `declared` is given.
+/// `retries` of its own when `declared` is given. With `cancels`, its first call cancels the
+/// run: later calls are stopped, as a cancelled runner stops them.
 struct Flaky {
     calls: AtomicUsize,
     failures: usize,
     declared: Option<Value>,
+    cancels: bool,
 }
 
 impl ToolRunner for Flaky {
     fn has_tool(&self, id: &str) -> bool {
         id == "flaky"
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancels && self.calls.load(Ordering::SeqCst) > 0
     }
 
     fn unknown_tool(&self, id: &str) -> strata_core::Error {
@@ -646,6 +652,13 @@ impl ToolRunner for Flaky {
         _: &strata_tools::CallOptions,
     ) -> Result<RunResult, strata_core::Error> {
         let n = self.calls.fetch_add(1, Ordering::SeqCst);
+        if self.cancels && n > 0 {
+            return Err(strata_core::Error::new(
+                strata_core::Layer::REQUEST,
+                ErrorKind::Cancelled,
+                "the run was cancelled",
+            ));
+        }
         Ok(if n < self.failures {
             RunResult::exited(1, "", "not yet\n")
         } else {
@@ -659,7 +672,44 @@ fn flaky(failures: usize, declared: Option<Value>) -> Flaky {
         calls: AtomicUsize::new(0),
         failures,
         declared,
+        cancels: false,
     }
+}
+
+#[test]
+fn a_step_waiting_to_run_again_stops_at_once_when_the_run_is_cancelled() {
+    let tools = Flaky {
+        cancels: true,
+        ..flaky(5, None)
+    };
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let values = Map::new();
+        let mut log = Log::default();
+        let p = plan(json!([
+            {"id": "a", "tool": "flaky", "arguments": {}, "retries": {"limit": 3, "delay": "1h"}},
+        ]));
+        let o = scheduler(&tools, 1, &values).run(&p, Vec::new(), &mut log);
+        let _ = tx.send((log.0, o.records["a"].clone(), tools.calls.into_inner()));
+    });
+    // Not an hour: the wait stops with the cancel (this deadline only stops a broken
+    // scheduler from hanging the test).
+    let (log, record, calls) = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the step waited out its retry delay after the cancel");
+    assert_eq!(
+        log,
+        ["start a", "retry a 1/4 failed in 3600000ms", "end a failed"]
+    );
+    let e = record.error.unwrap();
+    assert_eq!(
+        (e.kind, e.message.as_str()),
+        (
+            ErrorKind::Cancelled,
+            "request error at $: the run was cancelled"
+        )
+    );
+    assert_eq!(calls, 2);
 }
 
 #[test]

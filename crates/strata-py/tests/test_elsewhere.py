@@ -326,6 +326,32 @@ def test_a_cancel_stops_a_plan_run_recorded_as_cancelled_and_resumable(project: 
         project.run_plan(plan, cancel=True)
 
 
+def test_a_cancel_stops_a_step_waiting_out_its_retry_delay(project: strata.Project) -> None:
+    plan = [{"id": "a", "tool": "fail", "arguments": {}, "retries": {"limit": 3, "delay": "1h"}}]
+    cancel = strata.Cancel()
+    seen: list[str] = []
+
+    def on_event(event: dict[str, Any]) -> None:
+        seen.append(event["event"])
+        if event["event"] == "step_retrying":
+            cancel.cancel()  # as a Ctrl-C while the step waits to run again
+
+    runs: list[Any] = []
+    worker = threading.Thread(
+        target=lambda: runs.append(project.run_plan(plan, cancel=cancel, run_id="waiting", on_event=on_event))
+    )
+    worker.start()
+    # Not an hour (the join's timeout only stops a broken scheduler from hanging the suite).
+    worker.join(timeout=60)
+    assert not worker.is_alive(), "the step waited out its retry delay after the cancel"
+    run = runs[0]
+    assert run["status"] == "cancelled"
+    step = run["steps"][0]
+    assert (step["status"], step["error"]["kind"]) == ("failed", "cancelled")
+    assert seen.count("step_retrying") == 1
+    assert checkpoint(Path(project.root), "waiting")["status"] == "cancelled"
+
+
 def test_on_event_gets_the_events_strata_plan_run_json_streams(project: strata.Project) -> None:
     plan = [{"id": "a", "tool": "say", "arguments": {"message": "hi"}}]
     events: list[Any] = []

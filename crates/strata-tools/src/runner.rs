@@ -50,6 +50,13 @@ pub trait ToolRunner: Sync {
         crate::Scale::default()
     }
 
+    /// True once the run this runner serves was cancelled: what waits to start (a step's next
+    /// attempt after its retry delay) starts at once, to be stopped as cancelled, instead of
+    /// waiting. A runner that cannot be cancelled never is.
+    fn cancelled(&self) -> bool {
+        false
+    }
+
     /// Runs the tool with the caller's parameters (data). `Ok` whenever the tool ran, whether
     /// it succeeded or not; `Err` when it could not run at all (unknown tool, parameters that
     /// fail the schema, a program that cannot start).
