@@ -9,8 +9,9 @@ import json
 import pickle
 import queue
 import socket
-import zlib
 import threading
+import time
+import zlib
 from collections.abc import Callable, Sequence
 from typing import Any, Optional
 
@@ -30,6 +31,23 @@ SUBMITTED = [0]
 # The nodes this process found running its strata version: (node id, version).
 _CHECKED: set[tuple[str, str]] = set()
 _CHECKED_LOCK = threading.Lock()
+
+#: How long this process takes the cluster's list of alive nodes as current, in seconds (asking
+#: costs a run a millisecond or two; a node that joins meanwhile is checked by its first task).
+NODES_FRESH = 10.0
+
+# The alive nodes, and when the cluster was asked (time.monotonic()).
+_NODES: list[Any] = [float("-inf"), []]
+
+
+def alive_nodes(ray: Any, fresh: float = NODES_FRESH) -> list[str]:
+    """The ids of the cluster's alive nodes, as the cluster said at most ``fresh`` seconds
+    ago."""
+    with _CHECKED_LOCK:
+        if time.monotonic() - _NODES[0] > fresh:
+            _NODES[1] = [n["NodeID"] for n in ray.nodes() if n.get("Alive")]
+            _NODES[0] = time.monotonic()
+        return list(_NODES[1])
 
 
 # Ray's remote function of each task function and runtime environment, made once per
@@ -166,6 +184,11 @@ class Executor:
         #: The task of each step request by its ticket (what a step started ahead waits for).
         self.tickets: dict[int, Any] = {}
         self.placements: list[dict[str, Any]] = []
+        #: The nodes that answered a task of the run (where it has a working directory), and
+        #: whether a task ended without saying where it ran (it raised, or was lost or
+        #: cancelled).
+        self.nodes: set[str] = set()
+        self.unplaced = False
         self.plan: Any = None
         #: What each step's task is given of the plan (``_plan_arg``).
         self.plan_arg: Any = None
@@ -211,12 +234,9 @@ class Executor:
             ray = self.ray
             strategies: Any = importlib.import_module("ray.util.scheduling_strategies")
             probe = _remote(ray, _worker.probe, self.env)
+            alive = alive_nodes(ray)
             with _CHECKED_LOCK:
-                unchecked = [
-                    n["NodeID"]
-                    for n in ray.nodes()
-                    if n.get("Alive") and (n["NodeID"], strata.__version__) not in _CHECKED
-                ]
+                unchecked = [node for node in alive if (node, strata.__version__) not in _CHECKED]
                 refs = [
                     probe.options(
                         num_cpus=0,
@@ -295,10 +315,13 @@ class Executor:
         answer: dict[str, Any]
         try:
             answer = future.result()
+            with self.lock:
+                self.nodes.add(str(answer.get("node")))
             if self.flag.cancelled and (_tool_failed(answer) or "error" in answer):
                 # Its tool was killed by the cancel before its worker was.
                 answer = self._stopped(what)
         except ray.exceptions.RayTaskError as e:
+            self.unplaced = True
             if ahead:
                 # A task it waited for failed or was cancelled (or it was): the scheduler
                 # hands it over again once the steps it depends on completed (a cancelled
@@ -310,6 +333,7 @@ class Executor:
                 cause = f"{type(e.cause).__name__}: {e.cause}"[:300]
                 answer = {"error": error("spawn", f"the Ray task running {what} raised {cause}")}
         except BaseException as e:  # noqa: BLE001 - a lost worker, a cancelled task: an answer
+            self.unplaced = True
             answer = {"unrun": True} if ahead else self._failed(e, what)
         if answer.get("unrun"):
             # It ran nowhere: no placement.
@@ -425,22 +449,26 @@ class Executor:
         return part
 
     def finish(self) -> None:
-        """Removes the run's working directory on every node (best effort: a task per node,
-        not waited for)."""
+        """Ends the run's working directory on each node where a task of the run answered —
+        on every alive node when a task ended without saying where it ran (best effort: a
+        task per node, not waited for)."""
         ray = self.ray
         if self.lost:
             return
         try:
             strategies: Any = importlib.import_module("ray.util.scheduling_strategies")
             clean = _remote(ray, _worker.cleanup, self.env)
+            with self.lock:
+                nodes = sorted(self.nodes - {"None"})
+            if self.unplaced:
+                nodes = alive_nodes(ray, fresh=0)
             # Submitted, not waited for: the tasks run whether or not anyone fetches them.
-            for node in ray.nodes():
-                if node.get("Alive"):
-                    clean.options(
-                        num_cpus=0,
-                        name="strata:cleanup",
-                        scheduling_strategy=strategies.NodeAffinitySchedulingStrategy(node_id=node["NodeID"], soft=False),
-                    ).remote(self.run)
+            for node in nodes:
+                clean.options(
+                    num_cpus=0,
+                    name="strata:cleanup",
+                    scheduling_strategy=strategies.NodeAffinitySchedulingStrategy(node_id=node, soft=False),
+                ).remote(self.run)
         except Exception:  # noqa: BLE001 - a node gone: its directory went with it
             pass
 
