@@ -121,8 +121,8 @@ def _took_spare(package: Path, target: Path) -> bool:
 
 def _same_tree(copy: str, package: str) -> bool:
     """True when ``copy`` holds exactly what ``package`` holds: the same entries, each of the
-    same kind and mode; files of the same bytes, linked nowhere else; links to the same
-    targets."""
+    same kind and mode; files of the same bytes and modification time (a copy keeps the
+    package's), linked nowhere else; links to the same targets."""
     try:
         theirs = {e.name: e for e in os.scandir(package)}
         ours = {e.name: e for e in os.scandir(copy)}
@@ -142,7 +142,9 @@ def _same_tree(copy: str, package: str) -> bool:
             if not _same_tree(mine.path, entry.path):
                 return False
         elif stat.S_ISREG(a.st_mode):
-            if b.st_nlink != 1 or a.st_size != b.st_size or not _same_bytes(entry.path, mine.path):
+            if (b.st_nlink, b.st_size, b.st_mtime_ns) != (1, a.st_size, a.st_mtime_ns) or not _same_bytes(
+                entry.path, mine.path
+            ):
                 return False
         else:
             return False
