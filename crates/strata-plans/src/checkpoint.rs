@@ -289,6 +289,15 @@ impl Writer {
     }
 }
 
+impl Drop for Writer {
+    /// A writer dropped without [`Writer::finish`] (the run's code unwound): its thread writes
+    /// what was asked for and stops, rather than waiting for more.
+    fn drop(&mut self) {
+        self.shared.lock().closed = true;
+        self.shared.wake.notify_one();
+    }
+}
+
 /// The writer thread: writes the checkpoint whenever asked, at least [`PACE`] after the last
 /// write unless the run ended, until it ended; the first error, if any.
 fn write_until_closed(dir: &RunDir, shared: &Shared) -> Result<(), Error> {
@@ -452,5 +461,39 @@ mod tests {
             (stored.steps, stored.status, stored.records.len()),
             (4, RunStatus::Failed, 1)
         );
+    }
+
+    #[test]
+    fn a_writer_dropped_without_finishing_writes_what_was_asked_for() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = RunStore::new(tmp.path()).create("p3").unwrap();
+        let cp = Checkpoint {
+            run_id: "p3".into(),
+            plan: "plans/x.yaml".into(),
+            fingerprint: "f".into(),
+            streamed: false,
+            status: RunStatus::Running,
+            steps: 1,
+            values: Map::new(),
+            records: Vec::new(),
+            started: 10,
+            updated: 10,
+        };
+        begin(&dir, None, &cp).unwrap();
+        {
+            let writer = Writer::start(dir.clone(), cp);
+            writer.update(|c| c.steps = 2);
+            writer.save();
+            writer.update(|c| c.steps = 3);
+            writer.save();
+        }
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Checkpoint::load(&dir).unwrap().steps != 3 {
+            assert!(
+                Instant::now() < deadline,
+                "the last checkpoint asked for was never written"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
     }
 }
