@@ -203,7 +203,7 @@ impl Exec<'_> {
 
     /// Calls the tool of action `node` (declared at `at`) with `params`, again while it runs
     /// and fails and its `retries` allow — each retry reported and made after the declared
-    /// delay, before the node's `allow_failure` or the graph's `on_error` sees a failure, as
+    /// delay (cut short when the run is cancelled), before the node's `allow_failure` or the graph's `on_error` sees a failure, as
     /// a plan's step is retried ([`strata_tools::Retries::again`]). Whether the last attempt
     /// succeeded, and its record, whose `run` says `attempts` and `retries` when the tool
     /// declares retries. A tool that could not run fails at once.
@@ -247,7 +247,7 @@ impl Exec<'_> {
                     stderr: record.run.as_ref().and_then(strata_tools::stderr_tail),
                 });
             }
-            std::thread::sleep(delay);
+            strata_tools::wait_to_retry(self.tools, delay);
             attempt += 1;
         }
     }

@@ -20,17 +20,13 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use strata_core::{Error, Limits};
 use strata_doc::Document;
-use strata_tools::{CallOptions, Retries, StepRecord, StepStatus, ToolRunner};
+use strata_tools::{CallOptions, Retries, StepRecord, StepStatus, ToolRunner, CANCEL_POLL};
 
 use crate::checkpoint::RunStatus;
 use crate::plan::{Plan, Step};
 use crate::resolve::{resolve_parameters_within, RecordMap, Sources};
 use crate::state::{skip_reason, State};
 use crate::stream::{Arrival, Line};
-
-/// How often the scheduler looks whether the run was cancelled while a step waits out its
-/// retry delay (the delay may be up to an hour).
-const CANCEL_POLL: Duration = Duration::from_millis(100);
 
 /// What the scheduler reports as it goes.
 #[derive(Debug)]

@@ -28,7 +28,7 @@ pub use params::{
 };
 pub use record::{stderr_tail, StepError, StepRecord, StepStatus, RECORD_FIELDS};
 pub use result::RunResult;
-pub use runner::{CallOptions, ToolRunner};
+pub use runner::{wait_to_retry, CallOptions, ToolRunner, CANCEL_POLL};
 pub use scale::{Resources, Retries, Scale};
 /// The type vocabulary of messages lives in `strata_core` (JSON Schema's names); re-exported
 /// for the front-ends that reach it through the tool model.
