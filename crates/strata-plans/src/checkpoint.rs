@@ -420,22 +420,27 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_checkpoint_asked_for_is_written_while_the_run_goes_on() {
-        let tmp = tempfile::tempdir().unwrap();
-        let dir = RunStore::new(tmp.path()).create("p2").unwrap();
-        let cp = Checkpoint {
-            run_id: "p2".into(),
+    /// The first checkpoint of run `run_id`, of a plan of `steps` steps.
+    fn started(run_id: &str, steps: usize) -> Checkpoint {
+        Checkpoint {
+            run_id: run_id.into(),
             plan: "plans/x.yaml".into(),
             fingerprint: "f".into(),
             streamed: false,
             status: RunStatus::Running,
-            steps: 3,
+            steps,
             values: Map::new(),
             records: Vec::new(),
             started: 10,
             updated: 10,
-        };
+        }
+    }
+
+    #[test]
+    fn a_checkpoint_asked_for_is_written_while_the_run_goes_on() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = RunStore::new(tmp.path()).create("p2").unwrap();
+        let cp = started("p2", 3);
         begin(&dir, None, &cp).unwrap();
         let writer = Writer::start(dir.clone(), cp);
         writer.update(|c| {
@@ -467,18 +472,7 @@ mod tests {
     fn a_writer_dropped_without_finishing_writes_what_was_asked_for() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = RunStore::new(tmp.path()).create("p3").unwrap();
-        let cp = Checkpoint {
-            run_id: "p3".into(),
-            plan: "plans/x.yaml".into(),
-            fingerprint: "f".into(),
-            streamed: false,
-            status: RunStatus::Running,
-            steps: 1,
-            values: Map::new(),
-            records: Vec::new(),
-            started: 10,
-            updated: 10,
-        };
+        let cp = started("p3", 1);
         begin(&dir, None, &cp).unwrap();
         {
             let writer = Writer::start(dir.clone(), cp);

@@ -315,8 +315,9 @@ class Executor:
         answer: dict[str, Any]
         try:
             answer = future.result()
-            with self.lock:
-                self.nodes.add(str(answer.get("node")))
+            if isinstance(answer.get("node"), str):
+                with self.lock:
+                    self.nodes.add(answer["node"])
             if self.flag.cancelled and (_tool_failed(answer) or "error" in answer):
                 # Its tool was killed by the cancel before its worker was.
                 answer = self._stopped(what)
@@ -459,7 +460,7 @@ class Executor:
             strategies: Any = importlib.import_module("ray.util.scheduling_strategies")
             clean = _remote(ray, _worker.cleanup, self.env)
             with self.lock:
-                nodes = sorted(self.nodes - {"None"})
+                nodes = sorted(self.nodes)
             if self.unplaced:
                 nodes = alive_nodes(ray, fresh=0)
             # Submitted, not waited for: the tasks run whether or not anyone fetches them.
