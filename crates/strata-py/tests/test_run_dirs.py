@@ -1,6 +1,7 @@
-"""A run's working directory on a Ray node (``strata.ray._worker``), without Ray: a copy of the
-package Ray unpacked, kept as a spare for the package's next run when the run left it as it
-was made, removed otherwise — so a run never sees what another run wrote."""
+"""A run's working directory on a Ray node (``strata.ray._worker``), without Ray: a slot, a copy
+of the package Ray unpacked that one run at a time has, kept as a spare for the package's next
+run when the run left it as it was made, removed otherwise — so a run never sees what another
+run wrote."""
 
 from __future__ import annotations
 
@@ -29,7 +30,12 @@ def package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def spares(package: Path) -> list[str]:
-    return sorted(p.name.rpartition("-")[0] for p in package.parent.glob("strata-spare-*"))
+    """The spare slots on the node (of any package), by their names without the id."""
+    return sorted(
+        p.name.rpartition("-")[0]
+        for p in package.parent.glob("strata-slot-*")
+        if p.is_dir() and not (p.parent / f".{p.name}.claimed").exists()
+    )
 
 
 def listing(root: Path) -> list[str]:
@@ -38,21 +44,40 @@ def listing(root: Path) -> list[str]:
 
 def test_a_run_that_changed_nothing_leaves_a_spare_the_next_run_takes(package: Path) -> None:
     first = _worker.run_dir("r1")
-    assert first == package.parent / "strata-run-r1"
-    assert listing(first) == listing(package)
+    assert first.parent == package.parent and first.name.startswith(f"strata-slot-{PACKAGE}-")
+    assert (package.parent / "strata-run-r1").resolve() == first
+    assert listing(first) == listing(package) and spares(package) == []
     # What strata keeps for the run there (its gate's records) is not the run's work.
     (first / ".strata" / "gate").mkdir(parents=True)
     (first / ".strata" / "gate" / "x").write_text("1")
     _worker.cleanup("r1")
-    assert not first.exists() and not (package.parent / ".strata-run-r1.lock").exists()
-    assert spares(package) == [f"strata-spare-{PACKAGE}"]
-    spare = next(package.parent.glob("strata-spare-*"))
-    inode = spare.stat().st_ino
+    assert not (package.parent / "strata-run-r1").exists()
+    assert not (package.parent / ".strata-run-r1.lock").exists()
+    assert spares(package) == [f"strata-slot-{PACKAGE}"]
+    inode = first.stat().st_ino
     second = _worker.run_dir("r2")
-    # Taken whole (renamed, not copied), with none of the last run's `.strata`.
-    assert second.stat().st_ino == inode and spares(package) == []
+    # The same slot, with none of the last run's `.strata`.
+    assert second == first and second.stat().st_ino == inode and spares(package) == []
     assert listing(second) == listing(package)
     assert (second / "run.sh").stat().st_mode & 0o777 == 0o755
+
+
+def test_runs_at_once_have_slots_of_their_own_and_a_process_keeps_its_project_in_one(package: Path) -> None:
+    first, opened = _worker._project("r1")
+    second = _worker.run_dir("r2")
+    assert second != first and _worker.run_dir("r1") == first
+    _worker.cleanup("r1")
+    # The next run takes r1's slot, where this process's project is open already.
+    again, project = _worker._project("r3")
+    assert again == first and project is opened
+    _worker.cleanup("r3")
+    _worker.cleanup("r2")
+    assert spares(package) == [f"strata-slot-{PACKAGE}"] * 2
+    # A slot a run changed goes, and with it what the process kept of it.
+    changed, _ = _worker._project("r4")
+    (changed / "out.txt").write_text("left by r4")
+    _worker.cleanup("r4")
+    assert not changed.exists() and str(changed) not in _worker._PROJECTS
 
 
 @pytest.mark.parametrize(
@@ -89,6 +114,7 @@ def test_a_run_that_changed_its_directory_leaves_no_spare(package: Path, tmp_pat
         (run / "cache").mkdir()
     _worker.cleanup("r1")
     assert not run.exists() and spares(package) == []
+    assert not list(package.parent.glob(".strata-slot-*"))
     # The next run gets a fresh copy.
     assert listing(_worker.run_dir("r2")) == listing(package)
 
@@ -98,12 +124,12 @@ def test_spares_are_bounded_and_forgotten_with_their_package(package: Path) -> N
         _worker.run_dir(run)
     for run in ("r1", "r2", "r3"):
         _worker.cleanup(run)
-    assert spares(package) == [f"strata-spare-{PACKAGE}"] * 2
+    assert spares(package) == [f"strata-slot-{PACKAGE}"] * 2
     assert not list(package.parent.glob("strata-run-*"))
     # Ray removed another package: its spare goes at the next cleanup, this package's stay.
-    gone = package.parent / "strata-spare-_ray_pkg_gone-0f0f"
+    gone = package.parent / "strata-slot-_ray_pkg_gone-0f0f"
     gone.mkdir()
     _worker.run_dir("r4")
     _worker.cleanup("r4")
     assert not gone.exists()
-    assert spares(package) == [f"strata-spare-{PACKAGE}"] * 2
+    assert spares(package) == [f"strata-slot-{PACKAGE}"] * 2

@@ -2,12 +2,13 @@
 (``Project.walk_part``), each in the working directory of its run on that node.
 
 Ray unpacks the project once per node and content into a directory every task of that
-package shares, whatever run it belongs to. A run works on a copy of its own instead
-(``strata-run-<run>`` beside Ray's, made by the run's first task on the node, removed when
-the run ends): files one run writes are never seen by another run. A copy the run left as
-it was made (the same entries, modes and bytes as the package) is kept as a spare for the
-package's next run on the node, which takes it instead of copying again (a copy costs more
-than the steps of a short run)."""
+package shares, whatever run it belongs to. A run works on a copy of its own instead (a slot
+beside Ray's, claimed by the run's first task on the node, given up when the run ends): files
+one run writes are never seen by another run. A slot the run left as it was made (the same
+entries, modes and bytes as the package) stays as a spare for the package's next run on the
+node, which claims it instead of copying again (a copy costs more than the steps of a short
+run) and finds the project there open, and its plan admitted, in the processes that served
+the last one."""
 
 from __future__ import annotations
 
@@ -24,16 +25,19 @@ from typing import Any, Optional
 
 import strata
 
-#: The most runs a worker process keeps a project and a plan of (the runs it served last).
+#: The most slots a worker process keeps a project of, and plans admitted there (the last
+#: ones it served).
 _KEPT = 8
 
-# This process's project of each run (by its working directory), and the plan of each run,
-# admitted once: a run's later steps here neither read the plan nor check it again.
+# This process's project in each slot, and each plan admitted there (by the slot, the plan as
+# given and its name), once: later steps here, of the run or of the next runs in the slot,
+# neither read the plan nor check it again. A slot holds what the package holds whenever a
+# run starts in it, so what was admitted there stays true.
 _PROJECTS: dict[str, strata.Project] = {}
-_PLANS: dict[str, strata.AdmittedPlan] = {}
+_PLANS: dict[tuple[str, Any, str], strata.AdmittedPlan] = {}
 
 
-def _keep(kept: dict[str, Any], key: str, value: Any) -> None:
+def _keep(kept: dict[Any, Any], key: Any, value: Any) -> None:
     """Keeps ``value`` under ``key``, forgetting the oldest beyond ``_KEPT``."""
     kept[key] = value
     while len(kept) > _KEPT:
@@ -78,45 +82,72 @@ def _mismatch(version: str, here: dict[str, Any]) -> Optional[dict[str, Any]]:
 
 
 def run_dir(run: str) -> Path:
-    """The working directory of run ``run`` on this node: a copy of Ray's copy of the
-    project, made once — the run's first task on the node takes a spare (``cleanup``) or
-    copies the package under a lock, the others wait for it — and put in place whole
-    (renamed), so a task never sees half of it."""
+    """The working directory of run ``run`` on this node: a slot, a copy of Ray's copy of the
+    project (``strata-slot-<package>-<id>`` beside it) that the run has to itself. The run's
+    first task on the node claims a spare slot or copies the package into a new one, under a
+    lock (the others wait for it), and names it by the link ``strata-run-<run>``; a slot
+    appears whole (renamed into place), so a task never sees half of it."""
     package = Path(os.getcwd())
-    target = package.parent / f"strata-run-{run}"
-    if target.is_dir():
-        return target
+    link = package.parent / f"strata-run-{run}"
+    slot = _linked(link)
+    if slot is not None:
+        return slot
     with open(package.parent / f".strata-run-{run}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not target.is_dir() and not _took_spare(package, target):
-            part = package.parent / f".strata-run-{run}.{os.getpid()}"
-            shutil.copytree(package, part, symlinks=True)
-            os.rename(part, target)
-    return target
+        slot = _linked(link)
+        if slot is None:
+            slot = _claimed_spare(package) or _new_slot(package)
+            os.symlink(slot.name, link)
+    return slot
 
 
-#: The most spares kept per package on a node (one per run that may start at once).
+def _linked(link: Path) -> Optional[Path]:
+    """The slot ``link`` names, or None when there is no such link."""
+    try:
+        return link.parent / os.readlink(link)
+    except OSError:
+        return None
+
+
+#: The most spare slots kept per package on a node (one per run that may start at once).
 _SPARES = 2
 
-#: How a spare's name starts, before its package's name.
-_SPARE = "strata-spare-"
+#: How a slot's name starts, before its package's name.
+_SLOT = "strata-slot-"
 
 
-def _spares(package: Path) -> list[Path]:
-    """The spare copies of ``package`` on this node."""
-    return sorted(package.parent.glob(f"{_SPARE}{package.name}-*"))
+def _slots(package: Path) -> list[Path]:
+    """The slots of ``package`` on this node, claimed or spare."""
+    return sorted(p for p in package.parent.glob(f"{_SLOT}{package.name}-*") if p.is_dir())
 
 
-def _took_spare(package: Path, target: Path) -> bool:
-    """True when a spare copy of ``package`` became ``target`` (renamed: a spare another
-    process took first is skipped)."""
-    for spare in _spares(package):
+def _claim(slot: Path) -> Path:
+    """The file whose existence says ``slot`` is some run's."""
+    return slot.parent / f".{slot.name}.claimed"
+
+
+def _claimed_spare(package: Path) -> Optional[Path]:
+    """A spare slot of ``package``, now claimed (its claim made exclusively: a spare another
+    process claimed first is skipped), or None."""
+    for slot in _slots(package):
         try:
-            os.rename(spare, target)
-            return True
+            os.close(os.open(_claim(slot), os.O_WRONLY | os.O_CREAT | os.O_EXCL))
         except OSError:
             continue
-    return False
+        if slot.is_dir():
+            return slot
+        _claim(slot).unlink(missing_ok=True)  # removed meanwhile by its last run's cleanup
+    return None
+
+
+def _new_slot(package: Path) -> Path:
+    """A new slot holding a copy of ``package``, claimed before it appears."""
+    slot = package.parent / f"{_SLOT}{package.name}-{uuid.uuid4().hex}"
+    os.close(os.open(_claim(slot), os.O_WRONLY | os.O_CREAT | os.O_EXCL))
+    part = package.parent / f".{slot.name}.{os.getpid()}"
+    shutil.copytree(package, part, symlinks=True)
+    os.rename(part, slot)
+    return slot
 
 
 def _same_tree(copy: str, package: str) -> bool:
@@ -161,56 +192,58 @@ def _same_bytes(a: str, b: str) -> bool:
                 return True
 
 
-def _kept_as_spare(target: Path, package: Path) -> bool:
-    """True when run directory ``target`` became a spare of ``package``: fewer than
-    ``_SPARES`` are kept, and, its ``.strata`` (what strata kept for the run there; the
-    package never holds one) removed, it holds what the package holds."""
-    if not target.is_dir() or len(_spares(package)) >= _SPARES or (package / ".strata").exists():
+def _kept_as_spare(slot: Path, package: Path) -> bool:
+    """True when ``slot``, claimed, stays as a spare of ``package``: fewer than ``_SPARES``
+    spares are kept, and, its ``.strata`` (what strata kept for the run there; the package
+    never holds one) removed, it holds what the package holds."""
+    spares = [s for s in _slots(package) if s != slot and not _claim(s).exists()]
+    if not slot.is_dir() or len(spares) >= _SPARES or (package / ".strata").exists():
         return False
-    shutil.rmtree(target / ".strata", ignore_errors=True)
-    if not _same_tree(str(target), str(package)):
-        return False
-    try:
-        os.rename(target, package.parent / f"{_SPARE}{package.name}-{uuid.uuid4().hex}")
-    except OSError:
-        return False
-    return True
+    shutil.rmtree(slot / ".strata", ignore_errors=True)
+    return _same_tree(str(slot), str(package))
 
 
-def _forget_stale_spares(parent: Path) -> None:
-    """Removes the spares of packages Ray removed from this node."""
-    for spare in parent.glob(f"{_SPARE}*"):
-        package = spare.name[len(_SPARE):].rpartition("-")[0]
-        if not (parent / package).is_dir():
-            shutil.rmtree(spare, ignore_errors=True)
+def _forget_stale_slots(parent: Path) -> None:
+    """Removes the spare slots of packages Ray removed from this node."""
+    for slot in parent.glob(f"{_SLOT}*"):
+        package = slot.name[len(_SLOT):].rpartition("-")[0]
+        if slot.is_dir() and not (parent / package).is_dir() and not _claim(slot).exists():
+            shutil.rmtree(slot, ignore_errors=True)
 
 
-def _project(run: str) -> strata.Project:
-    root = str(run_dir(run))
-    project = _PROJECTS.get(root)
+def _project(run: str) -> tuple[Path, strata.Project]:
+    """The slot of run ``run`` and this process's project there, opened once per slot: a
+    spare slot holds what the package holds, so the next run there finds it open."""
+    slot = run_dir(run)
+    project = _PROJECTS.get(str(slot))
     if project is None:
-        project = strata.Project(root)
-        _keep(_PROJECTS, root, project)
-    return project
+        project = strata.Project(str(slot))
+        _keep(_PROJECTS, str(slot), project)
+    return slot, project
 
 
 def cleanup(run: str) -> None:
-    """Ends run ``run``'s working directory on this node: kept as a spare when the run left
-    it as it was made, else removed."""
+    """Ends run ``run``'s slot on this node: a spare again when the run left it as it was
+    made, else removed (with what this process kept of it)."""
     package = Path(os.getcwd())
     parent = package.parent
-    target = parent / f"strata-run-{run}"
-    _PROJECTS.pop(str(target), None)
-    _PLANS.pop(run, None)
-    if not _kept_as_spare(target, package):
-        shutil.rmtree(target, ignore_errors=True)
+    link = parent / f"strata-run-{run}"
+    slot = _linked(link)
+    link.unlink(missing_ok=True)
+    if slot is not None:
+        if not _kept_as_spare(slot, package):
+            _PROJECTS.pop(str(slot), None)
+            for key in [k for k in _PLANS if k[0] == str(slot)]:
+                _PLANS.pop(key)
+            shutil.rmtree(slot, ignore_errors=True)
+        _claim(slot).unlink(missing_ok=True)
     (parent / f".strata-run-{run}.lock").unlink(missing_ok=True)
-    _forget_stale_spares(parent)
+    _forget_stale_slots(parent)
 
 
 def _opened(version: str, run: str) -> tuple[dict[str, Any], Any]:
-    """Where this task runs, and the project of run ``run`` here — or the task's answer when
-    the worker runs another strata or the run's directory cannot be made."""
+    """Where this task runs, and the slot and project of run ``run`` here — or the task's
+    answer when the worker runs another strata or the run's directory cannot be made."""
     here = where()
     mismatch = _mismatch(version, here)
     if mismatch is not None:
@@ -231,13 +264,16 @@ def given_plan(plan: Any) -> Any:
     return ray.get(plan[0])
 
 
-def _admitted(project: strata.Project, run: str, plan: Any, name: str) -> strata.AdmittedPlan:
-    """Run ``run``'s plan, admitted by ``project``: read (``given_plan``) and admitted by the
-    run's first step in this process, kept for the others."""
-    admitted = _PLANS.get(run)
+def _admitted(slot: Path, project: strata.Project, run: str, plan: Any, name: str) -> strata.AdmittedPlan:
+    """Run ``run``'s plan, admitted by ``project`` in ``slot``: read (``given_plan``) and
+    admitted by the first step in this process given the same plan there — of this run, or
+    of an earlier run given its bytes; a plan from the object store, of this run —, kept for
+    the others."""
+    key = (str(slot), plan if isinstance(plan, bytes) else run, name)
+    admitted = _PLANS.get(key)
     if admitted is None:
         admitted = project.admit_plan(given_plan(plan), name=name)
-        _keep(_PLANS, run, admitted)
+        _keep(_PLANS, key, admitted)
     return admitted
 
 
@@ -258,9 +294,10 @@ def step(version: str, task: StepTask, *after: Any) -> dict[str, Any]:
     it was started ahead of: it runs with their records when each completed, else answers
     ``{"unrun"}``. Answers ``{"record"}`` or ``{"error"}``, with the node and process."""
     run, plan, request, strict = task
-    here, project = _opened(version, run)
-    if isinstance(project, dict):
-        return project
+    here, opened = _opened(version, run)
+    if isinstance(opened, dict):
+        return opened
+    slot, project = opened
     records = list(request["records"])
     for answer in after:
         record = answer.get("record") if isinstance(answer, dict) else None
@@ -269,7 +306,7 @@ def step(version: str, task: StepTask, *after: Any) -> dict[str, Any]:
         records.append(record)
     try:
         answer = project.plan_step(
-            _admitted(project, run, plan, request["name"]),
+            _admitted(slot, project, run, plan, request["name"]),
             request["step"],
             records=records,
             values=request["values"],
@@ -289,9 +326,10 @@ def part(version: str, task: PartTask) -> dict[str, Any]:
     (``version``); ``task`` holds the run, the graph, the part request and ``strict``.
     Answers ``{"answer"}`` or ``{"error"}``, with the node and process."""
     run, graph, request, strict = task
-    here, project = _opened(version, run)
-    if isinstance(project, dict):
-        return project
+    here, opened = _opened(version, run)
+    if isinstance(opened, dict):
+        return opened
+    _, project = opened
     try:
         answer = project.walk_part(graph, request, strict=bool(strict))
     except strata.StrataError as e:
