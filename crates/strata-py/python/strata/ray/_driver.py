@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import logging
 import pickle
 import queue
 import socket
@@ -275,10 +276,10 @@ class Executor:
         """Submits ``fn(version, (run, *args, strict), *after)`` as the Ray task ``name`` with
         ``options`` and returns at once; ``done`` is called once with its answer (the task's,
         or ``{"error"}`` when it raised, its worker was lost past the retries, the cluster
-        was lost or the run cancelled) as soon as Ray has it — from Ray's thread, no thread
-        waits for a task. ``after`` are the tasks whose answers it waits for there (Ray
-        gives it their answers; a step started ahead), ``ticket`` the step request's;
-        ``placement`` says what it ran."""
+        was lost or the run cancelled) as soon as Ray has it — from the process's collector
+        thread (``_collect``), no thread waits for a task. ``after`` are the tasks whose
+        answers it waits for there (Ray gives it their answers; a step started ahead),
+        ``ticket`` the step request's; ``placement`` says what it ran."""
         if self.flag.cancelled:
             done(self._stopped(what))
             return
@@ -302,7 +303,8 @@ class Executor:
                 self.tickets[ticket] = ref
         if self.flag.cancelled:
             ray.cancel(ref, force=True)
-        ref.future().add_done_callback(lambda future: self._ended(id(ref), future))
+        key = id(ref)
+        ref.future().add_done_callback(lambda future: _answered(self, key, future))
 
     def _ended(self, key: int, future: Any) -> None:
         """Hands the answer of the task ``key`` (its ``future`` done) to its ``done``."""
@@ -472,6 +474,34 @@ class Executor:
                 ).remote(self.run)
         except Exception:  # noqa: BLE001 - a node gone: its directory went with it
             pass
+
+
+# The tasks answered, for the collector (``_collect``): their executor, key and future.
+_ANSWERED: queue.SimpleQueue[tuple[Executor, int, Any]] = queue.SimpleQueue()
+_COLLECTOR: list[threading.Thread] = []
+
+
+def _answered(executor: Executor, key: int, future: Any) -> None:
+    """Ray's callback of a task answered: hands it to the collector thread (started at the
+    first answer). Ray runs the callback on the thread that also starts the tasks waiting for
+    this one; the answer's handling (the record, the scheduler) would delay them."""
+    if not _COLLECTOR:
+        with _CHECKED_LOCK:
+            if not _COLLECTOR:
+                thread = threading.Thread(target=_collect, name="strata-ray-answers", daemon=True)
+                thread.start()
+                _COLLECTOR.append(thread)
+    _ANSWERED.put((executor, key, future))
+
+
+def _collect() -> None:
+    """The collector: hands each task's answer to its executor, in the order they came."""
+    while True:
+        executor, key, future = _ANSWERED.get()
+        try:
+            executor._ended(key, future)
+        except Exception:  # noqa: BLE001 - the next answers still go through
+            logging.getLogger(__name__).exception("strata.ray: an answer could not be handed over")
 
 
 class ClusterLost(RuntimeError):
