@@ -1,5 +1,6 @@
 """strata.ray when the cluster's head node is lost mid-run: the driver's own exit code and error
-kind (a module of its own: the test ends its cluster)."""
+kind, connected to the cluster or through Ray Client (a module of its own: each test ends a
+cluster of its own)."""
 
 from __future__ import annotations
 
@@ -8,14 +9,29 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from cluster import Cluster
 from test_ray import stall_plan, stalling, wait_for
 
 
+@pytest.fixture
+def cluster() -> Iterator[Cluster]:
+    """A two-node cluster of the test's own (the test kills its head), stopped afterwards."""
+    c = Cluster(num_cpus=4)
+    try:
+        c.start()
+        yield c
+    finally:
+        c.stop()
+
+
+@pytest.mark.parametrize("through", ["gcs", "client"])
 def test_the_head_node_lost_stops_the_driver_with_its_own_exit_code_and_kind(
-    cluster: Cluster, project: Path, tmp_path: Path
+    cluster: Cluster, project: Path, tmp_path: Path, through: str
 ) -> None:
     marks = stalling(project, tmp_path)
     (project / "plans" / "stall.json").write_text(json.dumps(stall_plan(marks)))
@@ -24,7 +40,8 @@ def test_the_head_node_lost_stops_the_driver_with_its_own_exit_code_and_kind(
     env = {**os.environ, "RAY_gcs_rpc_server_reconnect_timeout_s": "20"}
     driver = subprocess.Popen(
         [sys.executable, "-m", "strata.ray", "plan", "run", "plans/stall.json", "--run-id", "headless",
-         "--address", cluster.address, "-C", str(project), "--json", "--quiet"],
+         "--address", cluster.address if through == "gcs" else cluster.client_address, "-C", str(project),
+         "--json", "--quiet"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
     )
     try:

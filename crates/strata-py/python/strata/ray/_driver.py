@@ -115,11 +115,16 @@ _WATCH_EVERY = 1.0
 
 
 def _head_address(ray: Any) -> Optional[tuple[str, int]]:
-    """The cluster's head (its GCS) as host and port, when this process knows it (not through
-    a Ray Client)."""
+    """Where the cluster's head answers, as host and port: its GCS, or through a Ray Client
+    the client server it runs; None when this process cannot tell."""
     try:
-        address = str(ray.get_runtime_context().gcs_address or "")
-    except Exception:  # noqa: BLE001 - a client connection has no GCS address here
+        client: Any = importlib.import_module("ray.util.client")
+        if client.ray.is_connected():
+            worker = getattr(client.ray.get_context(), "client_worker", None)
+            address = str(getattr(worker, "_conn_str", "") or "")
+        else:
+            address = str(ray.get_runtime_context().gcs_address or "")
+    except Exception:  # noqa: BLE001 - a connection that says nothing of its head
         return None
     host, _, port = address.rpartition(":")
     return (host, int(port)) if host and port.isdigit() else None
