@@ -147,6 +147,14 @@ class Cluster:
                 out.append(f"--- {name}\n" + path.read_text(errors="replace")[-3000:])
         return "\n".join(out)
 
+    def client_server_log(self) -> str:
+        """The end of the Ray Client servers' error logs (each client's own server), to show
+        why a client could not connect."""
+        out = []
+        for path in sorted(Path(self.temp).glob("**/ray_client_server*.err")):
+            out.append(f"\n--- {path.name}\n" + path.read_text(errors="replace")[-3000:])
+        return "".join(out)
+
     def node_ids(self) -> list[str]:
         ray = _ray()
         return [n["NodeID"] for n in ray.nodes() if n["Alive"]]

@@ -683,7 +683,7 @@ def test_plans_and_graphs_run_through_ray_client(cluster: Cluster, project: Path
         [sys.executable, "-c", CLIENT_DRIVER, cluster.client_address, str(project), json.dumps(SAY_PLAN)],
         capture_output=True, text=True, timeout=300,
     )
-    assert ran.returncode == 0, ran.stderr[-3000:]
+    assert ran.returncode == 0, ran.stderr[-3000:] + cluster.client_server_log()
     out = json.loads(ran.stdout.strip().splitlines()[-1])
     assert out["plan"] == ["hi", "hi there"]
     assert out["graph"] == [1, 2, 3]
@@ -747,7 +747,8 @@ def test_a_keyboard_interrupt_in_run_plan_cancels_the_run(cluster: Cluster, proj
 
     threading.Thread(target=interrupt, daemon=True).start()
     with pytest.raises(KeyboardInterrupt):
-        sray.run_plan(project, stall_plan(marks), run_id="interrupted")
+        run = sray.run_plan(project, stall_plan(marks), run_id="interrupted")
+        pytest.fail(f"the run ended before the interrupt: {json.dumps(run['steps'])[:2000]}")
     tool = int((marks / "a.pids").read_text().split()[0])
     assert gone(tool)
     checkpoint = json.loads((project / ".strata" / "runs" / "interrupted" / "checkpoint.json").read_text())
@@ -887,6 +888,28 @@ def test_a_tool_left_out_of_the_upload_is_refused_on_the_driver(cluster: Cluster
     # A tool excluded that the run does not need is no matter.
     (project / ".gitignore").write_text("tools/f/other.yaml\n")
     assert sray.run_plan(project, SAY_PLAN)["status"] == "completed"
+
+
+def test_a_plan_file_is_read_once_so_the_text_checked_for_secrets_is_the_text_sent(
+    cluster: Cluster, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(project, {"tools/f/say.yaml": SAY_TOOL})
+    (project / "plans" / "say.json").write_text(json.dumps(SAY_PLAN))
+    reads: list[str] = []
+    read_bytes, read_text = Path.read_bytes, Path.read_text
+
+    def counted_bytes(self: Path) -> bytes:
+        reads.append(self.name)
+        return read_bytes(self)
+
+    def counted_text(self: Path, *args: Any, **kwargs: Any) -> str:
+        reads.append(self.name)
+        return read_text(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_bytes", counted_bytes)
+    monkeypatch.setattr(Path, "read_text", counted_text)
+    assert sray.run_plan(project, "plans/say.json")["status"] == "completed"
+    assert reads.count("say.json") == 1
 
 
 def test_progress_events_and_task_names_say_the_step(cluster: Cluster, project: Path) -> None:

@@ -189,20 +189,24 @@ def _prepared(
     return dict(cached)
 
 
-def _plan_file(project: strata.Project, plan: Union[str, "os.PathLike[str]"]) -> strata.Plan:
+def _plan_file(project: strata.Project, plan: Union[str, "os.PathLike[str]"]) -> tuple[strata.Plan, Any]:
     """The plan in file ``plan`` (relative to the project unless it exists as given), named
-    as ``strata plan run`` names it in records and errors: relative to the project when the
-    file is inside it."""
+    as ``strata plan run`` names it in records and errors (relative to the project when the
+    file is inside it), and the text that travels to the tasks — read once, so that the text
+    checked for secrets is the text sent — or None when strata read the file itself."""
     path = Path(plan)
     if not path.is_absolute() and not path.exists():
         path = Path(project.root) / path
     try:
-        shown = str(path.resolve().relative_to(Path(project.root).resolve()))
         text = path.read_bytes().decode("utf-8")
     except (ValueError, OSError):
-        # Outside the project, unreadable or not UTF-8: as strata reads (and refuses) it.
-        return strata.Plan.from_file(path)
-    return strata.Plan.from_text(text, file=shown)
+        # Unreadable or not UTF-8: as strata reads (and refuses) it.
+        return strata.Plan.from_file(path), None
+    try:
+        shown = str(path.resolve().relative_to(Path(project.root).resolve()))
+    except ValueError:
+        shown = str(path)  # outside the project: named as given, as strata names it
+    return strata.Plan.from_text(text, file=shown), text
 
 
 def _kept(project: strata.Project, run_id: str, name: str) -> Any:
@@ -259,11 +263,14 @@ def submit_plan(
     ``result()`` waits for its report. What ``run_plan`` refuses is raised here, before any
     task."""
     proj = _project(project)
-    given: Any = _plan_file(proj, plan) if isinstance(plan, (str, os.PathLike)) else plan
+    given: Any = plan
+    sent: Any = None
+    if isinstance(plan, (str, os.PathLike)):
+        given, sent = _plan_file(proj, plan)
     ray = _ray()
     _connect(ray, address)
     arguments: list[tuple[str, Any]] = [("the user values", dict(values or {}))]
-    arguments.append(("the plan", _plan_given(proj, plan)))
+    arguments.append(("the plan", sent if sent is not None else _plan_given(proj, plan)))
     if resume is not None:
         arguments.append(("the run's kept values", (_kept(proj, resume, "checkpoint.json") or {}).get("values")))
         arguments.append(("the run's plan", _kept(proj, resume, "plan.json")))
