@@ -677,12 +677,20 @@ print(json.dumps({"plan": [s["result"] for s in run["steps"]], "graph": graph["r
 """
 
 
+#: What Ray Client says when the server of a new client died as Ray's proxy forked it (gRPC
+#: skips its fork handlers while other threads call into it): Ray's, retried once.
+CLIENT_SERVER_DIED = "Starting Ray client server failed"
+
+
 def test_plans_and_graphs_run_through_ray_client(cluster: Cluster, project: Path) -> None:
     write(project, {"tools/f/say.yaml": SAY_TOOL})
-    ran = subprocess.run(
-        [sys.executable, "-c", CLIENT_DRIVER, cluster.client_address, str(project), json.dumps(SAY_PLAN)],
-        capture_output=True, text=True, timeout=300,
-    )
+    for _ in range(2):
+        ran = subprocess.run(
+            [sys.executable, "-c", CLIENT_DRIVER, cluster.client_address, str(project), json.dumps(SAY_PLAN)],
+            capture_output=True, text=True, timeout=300,
+        )
+        if ran.returncode == 0 or CLIENT_SERVER_DIED not in ran.stderr:
+            break
     assert ran.returncode == 0, ran.stderr[-3000:] + cluster.client_server_log()
     out = json.loads(ran.stdout.strip().splitlines()[-1])
     assert out["plan"] == ["hi", "hi there"]
