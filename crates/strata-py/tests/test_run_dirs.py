@@ -6,6 +6,7 @@ run wrote."""
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -133,3 +134,17 @@ def test_spares_are_bounded_and_forgotten_with_their_package(package: Path) -> N
     _worker.cleanup("r4")
     assert not gone.exists()
     assert spares(package) == [f"strata-slot-{PACKAGE}"] * 2
+
+
+def test_a_copy_that_fails_leaves_neither_half_a_slot_nor_a_claim(
+    package: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def full(src: Path, dst: Path, symlinks: bool) -> None:
+        Path(dst).mkdir()
+        (Path(dst) / "half").write_text("x")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(shutil, "copytree", full)
+    with pytest.raises(OSError, match="No space left on device"):
+        _worker.run_dir("r1")
+    assert sorted(p.name for p in package.parent.iterdir()) == [".strata-run-r1.lock", PACKAGE]

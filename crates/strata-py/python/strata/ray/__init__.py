@@ -189,14 +189,20 @@ def _prepared(
     return dict(cached)
 
 
+def _plan_path(project: strata.Project, plan: Union[str, "os.PathLike[str]"]) -> Path:
+    """Plan file ``plan``: as given when it exists so, else relative to the project."""
+    path = Path(plan)
+    if not path.is_absolute() and not path.exists():
+        path = Path(project.root) / path
+    return path
+
+
 def _plan_file(project: strata.Project, plan: Union[str, "os.PathLike[str]"]) -> tuple[strata.Plan, Any]:
     """The plan in file ``plan`` (relative to the project unless it exists as given), named
     as ``strata plan run`` names it in records and errors (relative to the project when the
     file is inside it), and the text that travels to the tasks — read once, so that the text
     checked for secrets is the text sent — or None when strata read the file itself."""
-    path = Path(plan)
-    if not path.is_absolute() and not path.exists():
-        path = Path(project.root) / path
+    path = _plan_path(project, plan)
     try:
         text = path.read_bytes().decode("utf-8")
     except (ValueError, OSError):
@@ -221,11 +227,8 @@ def _plan_given(project: strata.Project, plan: Any) -> Any:
     """What of a plan given travels to the tasks, for the secret check: a file's text, a
     document's data, a ``strata.Plan`` (checked as its document)."""
     if isinstance(plan, (str, os.PathLike)):
-        path = Path(plan)
-        if not path.is_absolute() and not path.exists():
-            path = Path(project.root) / path
         try:
-            return path.read_text(errors="replace")
+            return _plan_path(project, plan).read_text(errors="replace")
         except OSError:
             return None
     return plan

@@ -484,6 +484,7 @@ class Executor:
 # The tasks answered, for the collector (``_collect``): their executor, key and future.
 _ANSWERED: queue.SimpleQueue[tuple[Executor, int, Any]] = queue.SimpleQueue()
 _COLLECTOR: list[threading.Thread] = []
+_COLLECTOR_LOCK = threading.Lock()
 
 
 def _answered(executor: Executor, key: int, future: Any) -> None:
@@ -491,7 +492,7 @@ def _answered(executor: Executor, key: int, future: Any) -> None:
     first answer). Ray runs the callback on the thread that also starts the tasks waiting for
     this one; the answer's handling (the record, the scheduler) would delay them."""
     if not _COLLECTOR:
-        with _CHECKED_LOCK:
+        with _COLLECTOR_LOCK:
             if not _COLLECTOR:
                 thread = threading.Thread(target=_collect, name="strata-ray-answers", daemon=True)
                 thread.start()

@@ -145,8 +145,14 @@ def _new_slot(package: Path) -> Path:
     slot = package.parent / f"{_SLOT}{package.name}-{uuid.uuid4().hex}"
     os.close(os.open(_claim(slot), os.O_WRONLY | os.O_CREAT | os.O_EXCL))
     part = package.parent / f".{slot.name}.{os.getpid()}"
-    shutil.copytree(package, part, symlinks=True)
-    os.rename(part, slot)
+    try:
+        shutil.copytree(package, part, symlinks=True)
+        os.rename(part, slot)
+    except OSError:
+        # The disk full, say: neither half a copy nor a claim of no slot is left behind.
+        shutil.rmtree(part, ignore_errors=True)
+        _claim(slot).unlink(missing_ok=True)
+        raise
     return slot
 
 
