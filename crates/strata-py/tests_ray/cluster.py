@@ -74,6 +74,10 @@ class Cluster:
         self.env = dict(os.environ)
         self.env.update(env or {})
         self.env["HOME"] = str(self.home)
+        # gRPC's fork handlers off in the nodes: Ray Client's proxy forks each client's server
+        # while its other threads are in gRPC, and the new server sometimes died at once
+        # ("Starting Ray client server failed"; docs/scale-out.md).
+        self.env.setdefault("GRPC_ENABLE_FORK_SUPPORT", "0")
         self.procs: list[subprocess.Popen[bytes]] = []
 
 

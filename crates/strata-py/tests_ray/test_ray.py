@@ -714,11 +714,21 @@ def test_another_address_than_the_connected_one_is_an_error(cluster: Cluster, pr
     assert sray.run_plan(project, SAY_PLAN, address=cluster.address)["status"] == "completed"
 
 
-def wait_for(path: Path, within: float = 60.0) -> None:
+def wait_for(path: Path, within: float = 60.0, driver: "subprocess.Popen[str] | None" = None) -> bool:
+    """Waits until ``path`` exists (True), or until ``driver``, when given, has ended (False);
+    fails after ``within`` seconds, with what the driver said (it is stopped)."""
     deadline = time.monotonic() + within
     while not path.exists():
-        assert time.monotonic() < deadline, f"{path.name} never appeared"
+        if driver is not None and driver.poll() is not None:
+            return False
+        if time.monotonic() > deadline:
+            said = ""
+            if driver is not None:
+                driver.kill()
+                said = "; the driver said:\n" + driver.communicate()[1][-3000:]
+            raise AssertionError(f"{path.name} never appeared{said}")
         time.sleep(0.05)
+    return True
 
 
 def test_a_cancelled_handle_stops_its_steps_and_the_run_resumes(

@@ -312,22 +312,27 @@ class Executor:
         ref.future().add_done_callback(lambda future: _answered(self, key, future))
 
     def _ended(self, key: int, future: Any) -> None:
-        """Hands the answer of the task ``key`` (its ``future`` done) to its ``done``."""
+        """Hands the answer of the task ``key`` (its ``future`` done) to its ``done`` — an
+        answer that cannot be read is the step's ``spawn`` error (its run goes on)."""
         with self.lock:
             entry = self.in_flight.pop(key, None)
         if entry is None:  # answered already: the cluster was lost
             return
         _, done, what, placement, ahead = entry
+        try:
+            answer = self._answer(future, what, placement, ahead)
+        except Exception as e:  # noqa: BLE001 - whatever came back, the step is answered
+            cause = f"{type(e).__name__}: {e}"[:300]
+            answer = {"error": error("spawn", f"the answer of the Ray task running {what} could not be read: {cause}")}
+        done(answer)
+
+    def _answer(self, future: Any, what: str, placement: dict[str, Any], ahead: bool) -> dict[str, Any]:
+        """The answer of a task (its ``future`` done) for its ``done``, its placement
+        recorded (``ahead``: it waited there for other tasks' answers)."""
         ray = self.ray
         answer: dict[str, Any]
         try:
             answer = future.result()
-            if isinstance(answer.get("node"), str):
-                with self.lock:
-                    self.nodes.add(answer["node"])
-            if self.flag.cancelled and (_tool_failed(answer) or "error" in answer):
-                # Its tool was killed by the cancel before its worker was.
-                answer = self._stopped(what)
         except ray.exceptions.RayTaskError as e:
             self.unplaced = True
             if ahead:
@@ -343,13 +348,19 @@ class Executor:
         except BaseException as e:  # noqa: BLE001 - a lost worker, a cancelled task: an answer
             self.unplaced = True
             answer = {"unrun": True} if ahead else self._failed(e, what)
+        else:
+            if isinstance(answer.get("node"), str):
+                with self.lock:
+                    self.nodes.add(answer["node"])
+            if self.flag.cancelled and (_tool_failed(answer) or "error" in answer):
+                # Its tool was killed by the cancel before its worker was.
+                answer = self._stopped(what)
         if answer.get("unrun"):
             # It ran nowhere: no placement.
-            done(answer)
-            return
+            return answer
         with self.lock:
             self.placements.append({**placement, **{k: answer.pop(k, None) for k in ("node", "pid", "task")}})
-        done(answer)
+        return answer
 
     def _failed(self, e: BaseException, what: str) -> dict[str, Any]:
         """The answer of a task that Ray could not run or lost (``e``): stopped when the run
