@@ -15,7 +15,8 @@
 //!   for a walk in parts, [`App::export_argo`], [`respond`] for a canned response with or
 //!   without a project, …) return typed results and a typed [`Failure`].
 //! * What a run sends off this machine (Ray workers, an Argo workflow) holds no secret value,
-//!   by one rule ([`RunSecrets`]); a run sent to Ray workers is checked by [`App::scale_out`].
+//!   by one rule ([`RunSecrets`]); a run sent to Ray workers is checked by [`App::scale_out`],
+//!   and has a working directory of its own on each node ([`RunSlots`]).
 //! * Secrets a tool prints become markers minted under the run's key ([`marks`]), which only
 //!   strata holds, derived from the user's key ([`keys`]): caller text is never a secret.
 //!
@@ -37,6 +38,7 @@ mod plan;
 mod plan_record;
 mod read_only;
 mod respond;
+mod run_slots;
 mod runner;
 mod scale_out;
 pub use strata_core::secret_marks;
@@ -58,6 +60,7 @@ pub use plan_record::{
     WholePlan, STDIN_PLAN,
 };
 pub use respond::{respond, Reply, RespondFailure, RespondRequest};
+pub use run_slots::{LeftSlot, RunSlots, SPARES};
 pub use runner::{RemoteTools, Runner};
 pub use scale_out::{RunSecrets, ScaleOut, SHORTEST_SECRET};
 pub use tool::ToolRun;

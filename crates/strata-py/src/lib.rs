@@ -29,6 +29,7 @@ mod project;
 mod prompts;
 mod remote;
 mod responses;
+mod run_slots;
 mod scale_out;
 mod stack;
 mod template;
@@ -61,6 +62,8 @@ mod strata_module {
     use crate::remote::StepDone;
     #[pymodule_export]
     use crate::responses::PyCannedResponse;
+    #[pymodule_export]
+    use crate::run_slots::PyRunSlots;
     #[pymodule_export]
     use crate::scale_out::PyScaleOut;
     #[pymodule_export]

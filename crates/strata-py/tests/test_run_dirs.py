@@ -6,11 +6,12 @@ run wrote."""
 from __future__ import annotations
 
 import os
-import shutil
+import socket
 from pathlib import Path
 
 import pytest
 
+import strata
 from strata.ray import _worker
 
 PACKAGE = "_ray_pkg_0123abcd"
@@ -139,12 +140,29 @@ def test_spares_are_bounded_and_forgotten_with_their_package(package: Path) -> N
 def test_a_copy_that_fails_leaves_neither_half_a_slot_nor_a_claim(
     package: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def full(src: Path, dst: Path, symlinks: bool) -> None:
-        Path(dst).mkdir()
-        (Path(dst) / "half").write_text("x")
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(shutil, "copytree", full)
-    with pytest.raises(OSError, match="No space left on device"):
-        _worker.run_dir("r1")
+    # A socket in the package: no copy of it can be made (nor is one in a package Ray made).
+    with socket.socket(socket.AF_UNIX) as listening:
+        listening.bind(str(package / "zz.sock"))
+        with pytest.raises(strata.StrataError) as failed:
+            _worker.run_dir("r1")
+    assert failed.value.kind == "io"
+    assert failed.value.message == (
+        f"cannot make run r1's working directory: `{package / 'zz.sock'}` is not a file, a folder or a link"
+    )
     assert sorted(p.name for p in package.parent.iterdir()) == [".strata-run-r1.lock", PACKAGE]
+    # A task's answer says it, on the node it ran.
+    monkeypatch.setattr(_worker, "where", lambda: {"node": "n1", "pid": 1, "task": "t"})
+    _, answer = _worker._opened(strata.__version__, "r1")
+    assert answer["error"]["kind"] == "io"
+    assert answer["error"]["message"] == (
+        f"on node n1: cannot make run r1's working directory: `{package / 'zz.sock'}` is not a file, "
+        "a folder or a link"
+    )
+
+
+def test_a_run_id_that_names_a_path_makes_no_directory(package: Path) -> None:
+    with pytest.raises(strata.StrataError) as refused:
+        _worker.run_dir("../x")
+    assert (refused.value.kind, refused.value.message) == ("invalid", "invalid run id `../x`")
+    _worker.cleanup("../x")
+    assert sorted(p.name for p in package.parent.iterdir()) == [PACKAGE]

@@ -7,8 +7,9 @@ taken in turn — and with the same plans run locally:
   critical path (200 ms); the goal: strata.ray's ratio within 1.1 times plain Ray's;
 * **per-step overhead**: N steps that do nothing (``sleep 0``), in a chain and independent —
   wall time per step; the goal: within 1.2 times plain Ray's.
-* **what a user runs**: the fan-out through the command line (``python -m strata.ray plan
-  run``), a process each, against a plain Ray script doing the same — whole-process wall time.
+* **what a user runs**: the fan-out and the chain through the command line (``python -m
+  strata.ray plan run``), a process each, against a plain Ray script doing the same —
+  whole-process wall time.
 
 Run it as the tests run (a network namespace with loopback only):
 
@@ -91,6 +92,20 @@ def sleep(s):
 ray.get([sleep.remote(0.2) for _ in range(8)])
 """
 
+#: Plain Ray's chain as a user runs it from the command line: N tasks, each given the one
+#: before it.
+PLAIN_CHAIN_SCRIPT = """
+import subprocess, sys, ray
+ray.init(address=sys.argv[1], runtime_env={"working_dir": ".", "excludes": [".strata"]}, logging_level="ERROR")
+@ray.remote(num_cpus=1)
+def sleep(s, after=None):
+    subprocess.run(["sleep", str(s)], check=True)
+ref = None
+for _ in range(int(sys.argv[2])):
+    ref = sleep.remote(0, ref)
+ray.get(ref)
+"""
+
 
 class PlainRay:
     """The same work as plain Ray tasks, with the project's working directory."""
@@ -156,6 +171,14 @@ def main() -> None:
             lambda: subprocess.run(ray_cli, cwd=project, check=True, capture_output=True),
             lambda: subprocess.run(plain_cli, cwd=project, check=True, capture_output=True),
         )
+        chain_ray_cli = [sys.executable, "-m", "strata.ray", "plan", "run", "plans/chain.json", "--address",
+                         cluster.address, "-q"]
+        chain_plain_cli = [sys.executable, "-c", PLAIN_CHAIN_SCRIPT, cluster.address, str(n)]
+        chain_cli_ray, chain_cli_plain = paired(
+            samples,
+            lambda: subprocess.run(chain_ray_cli, cwd=project, check=True, capture_output=True),
+            lambda: subprocess.run(chain_plain_cli, cwd=project, check=True, capture_output=True),
+        )
     finally:
         cluster.stop()
         shutil.rmtree(work, ignore_errors=True)
@@ -184,6 +207,8 @@ def main() -> None:
             "chain_cli_local_ms_per_step": per_step(cli_chain),
             "fan_out_ray_command_line_s": round(med(fan_ray_cli), 3),
             "fan_out_plain_ray_script_s": round(med(fan_plain_cli), 3),
+            "chain_ray_command_line_s": round(med(chain_cli_ray), 3),
+            "chain_plain_ray_script_s": round(med(chain_cli_plain), 3),
         }
     )
     r = results
@@ -208,6 +233,11 @@ def main() -> None:
         f"| command line, 8 × 200 ms fan-out, whole process (`python -m strata.ray plan run` / a plain Ray script) | "
         f"{r['fan_out_ray_command_line_s']} s | {r['fan_out_plain_ray_script_s']} s | "
         f"{round(r['fan_out_ray_command_line_s'] / r['fan_out_plain_ray_script_s'], 2)} |"
+    )
+    print(
+        f"| command line, chain of {n} `sleep 0`, whole process (`python -m strata.ray plan run` / a plain Ray "
+        f"script) | {r['chain_ray_command_line_s']} s | {r['chain_plain_ray_script_s']} s | "
+        f"{round(r['chain_ray_command_line_s'] / r['chain_plain_ray_script_s'], 2)} |"
     )
     print(
         f"| local, for scale: chain per step (Project.run_plan / strata plan run) | "

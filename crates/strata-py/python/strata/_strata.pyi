@@ -18,7 +18,7 @@ from ._types import (
     StepRecord,
 )
 
-__all__ = ["AdmittedPlan", "Cancel", "CannedResponse", "Plan", "Project", "PromptManager", "ScaleOut", "StepDone", "import_ryeos", "render", "Template", "__version__"]
+__all__ = ["AdmittedPlan", "Cancel", "CannedResponse", "Plan", "Project", "PromptManager", "RunSlots", "ScaleOut", "StepDone", "import_ryeos", "render", "Template", "__version__"]
 
 __version__: str
 
@@ -178,6 +178,21 @@ class ScaleOut:
         ``"the user values"``, ``"the plan"``…; a ``Plan`` as its document): raises ``StrataError`` of kind
         ``forbidden`` when a string, key or number in it — or in JSON text in it — holds a
         secret value."""
+
+@final
+class RunSlots:
+    """The run slots of the package (Ray's unpacked copy of a project) at ``package``: each
+    run a copy of its own beside it, kept as a spare for the package's next run only while it
+    holds exactly what the package holds."""
+
+    def __new__(cls, package: str) -> RunSlots: ...
+    def enter(self, run: str) -> str:
+        """The slot of run ``run`` (its path): the one its first task here made or claimed.
+        Raises ``StrataError`` of kind ``invalid`` for a run id that is not one, ``io`` when
+        the slot cannot be made."""
+    def leave(self, run: str) -> Optional[tuple[str, bool]]:
+        """Ends run ``run``'s slot: ``(slot, kept)`` — kept as a spare (what was opened
+        there stays valid) or removed — or None when the run has no slot here."""
 
 @final
 class Project:

@@ -8,17 +8,14 @@ one run writes are never seen by another run. A slot the run left as it was made
 entries, modes and bytes as the package) stays as a spare for the package's next run on the
 node, which claims it instead of copying again (a copy costs more than the steps of a short
 run) and finds the project there open, and its plan admitted, in the processes that served
-the last one."""
+the last one. The slots are strata's (``strata.RunSlots``), the caches of this process
+here."""
 
 from __future__ import annotations
 
-import fcntl
 import importlib
 import os
 import pickle
-import shutil
-import stat
-import uuid
 import zlib
 from pathlib import Path
 from typing import Any, Optional
@@ -83,138 +80,10 @@ def _mismatch(version: str, here: dict[str, Any]) -> Optional[dict[str, Any]]:
 
 def run_dir(run: str) -> Path:
     """The working directory of run ``run`` on this node: a slot, a copy of Ray's copy of the
-    project (``strata-slot-<package>-<id>`` beside it) that the run has to itself. The run's
-    first task on the node claims a spare slot or copies the package into a new one, under a
-    lock (the others wait for it), and names it by the link ``strata-run-<run>``; a slot
-    appears whole (renamed into place), so a task never sees half of it."""
-    package = Path(os.getcwd())
-    link = package.parent / f"strata-run-{run}"
-    slot = _linked(link)
-    if slot is not None:
-        return slot
-    with open(package.parent / f".strata-run-{run}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        slot = _linked(link)
-        if slot is None:
-            slot = _claimed_spare(package) or _new_slot(package)
-            os.symlink(slot.name, link)
-    return slot
-
-
-def _linked(link: Path) -> Optional[Path]:
-    """The slot ``link`` names, or None when there is no such link."""
-    try:
-        return link.parent / os.readlink(link)
-    except OSError:
-        return None
-
-
-#: The most spare slots kept per package on a node (one per run that may start at once).
-_SPARES = 2
-
-#: How a slot's name starts, before its package's name.
-_SLOT = "strata-slot-"
-
-
-def _slots(package: Path) -> list[Path]:
-    """The slots of ``package`` on this node, claimed or spare."""
-    return sorted(p for p in package.parent.glob(f"{_SLOT}{package.name}-*") if p.is_dir())
-
-
-def _claim(slot: Path) -> Path:
-    """The file whose existence says ``slot`` is some run's."""
-    return slot.parent / f".{slot.name}.claimed"
-
-
-def _claimed_spare(package: Path) -> Optional[Path]:
-    """A spare slot of ``package``, now claimed (its claim made exclusively: a spare another
-    process claimed first is skipped), or None."""
-    for slot in _slots(package):
-        try:
-            os.close(os.open(_claim(slot), os.O_WRONLY | os.O_CREAT | os.O_EXCL))
-        except OSError:
-            continue
-        if slot.is_dir():
-            return slot
-        _claim(slot).unlink(missing_ok=True)  # removed meanwhile by its last run's cleanup
-    return None
-
-
-def _new_slot(package: Path) -> Path:
-    """A new slot holding a copy of ``package``, claimed before it appears."""
-    slot = package.parent / f"{_SLOT}{package.name}-{uuid.uuid4().hex}"
-    os.close(os.open(_claim(slot), os.O_WRONLY | os.O_CREAT | os.O_EXCL))
-    part = package.parent / f".{slot.name}.{os.getpid()}"
-    try:
-        shutil.copytree(package, part, symlinks=True)
-        os.rename(part, slot)
-    except OSError:
-        # The disk full, say: neither half a copy nor a claim of no slot is left behind.
-        shutil.rmtree(part, ignore_errors=True)
-        _claim(slot).unlink(missing_ok=True)
-        raise
-    return slot
-
-
-def _same_tree(copy: str, package: str) -> bool:
-    """True when ``copy`` holds exactly what ``package`` holds: the same entries, each of the
-    same kind and mode; files of the same bytes and modification time (a copy keeps the
-    package's), linked nowhere else; links to the same targets."""
-    try:
-        theirs = {e.name: e for e in os.scandir(package)}
-        ours = {e.name: e for e in os.scandir(copy)}
-    except OSError:
-        return False
-    if theirs.keys() != ours.keys():
-        return False
-    for name, entry in theirs.items():
-        mine = ours[name]
-        a, b = entry.stat(follow_symlinks=False), mine.stat(follow_symlinks=False)
-        if a.st_mode != b.st_mode:
-            return False
-        if stat.S_ISLNK(a.st_mode):
-            if os.readlink(entry.path) != os.readlink(mine.path):
-                return False
-        elif stat.S_ISDIR(a.st_mode):
-            if not _same_tree(mine.path, entry.path):
-                return False
-        elif stat.S_ISREG(a.st_mode):
-            if (b.st_nlink, b.st_size, b.st_mtime_ns) != (1, a.st_size, a.st_mtime_ns) or not _same_bytes(
-                entry.path, mine.path
-            ):
-                return False
-        else:
-            return False
-    return True
-
-
-def _same_bytes(a: str, b: str) -> bool:
-    with open(a, "rb") as x, open(b, "rb") as y:
-        while True:
-            chunk = x.read(1 << 16)
-            if chunk != y.read(1 << 16):
-                return False
-            if not chunk:
-                return True
-
-
-def _kept_as_spare(slot: Path, package: Path) -> bool:
-    """True when ``slot``, claimed, stays as a spare of ``package``: fewer than ``_SPARES``
-    spares are kept, and, its ``.strata`` (what strata kept for the run there; the package
-    never holds one) removed, it holds what the package holds."""
-    spares = [s for s in _slots(package) if s != slot and not _claim(s).exists()]
-    if not slot.is_dir() or len(spares) >= _SPARES or (package / ".strata").exists():
-        return False
-    shutil.rmtree(slot / ".strata", ignore_errors=True)
-    return _same_tree(str(slot), str(package))
-
-
-def _forget_stale_slots(parent: Path) -> None:
-    """Removes the spare slots of packages Ray removed from this node."""
-    for slot in parent.glob(f"{_SLOT}*"):
-        package = slot.name[len(_SLOT):].rpartition("-")[0]
-        if slot.is_dir() and not (parent / package).is_dir() and not _claim(slot).exists():
-            shutil.rmtree(slot, ignore_errors=True)
+    project (the current directory, its package) that the run has to itself, made or claimed
+    by the run's first task here (``strata.RunSlots``: the rule of when a slot may serve
+    another run is strata's)."""
+    return Path(strata.RunSlots(os.getcwd()).enter(run))
 
 
 def _project(run: str) -> tuple[Path, strata.Project]:
@@ -231,20 +100,12 @@ def _project(run: str) -> tuple[Path, strata.Project]:
 def cleanup(run: str) -> None:
     """Ends run ``run``'s slot on this node: a spare again when the run left it as it was
     made, else removed (with what this process kept of it)."""
-    package = Path(os.getcwd())
-    parent = package.parent
-    link = parent / f"strata-run-{run}"
-    slot = _linked(link)
-    link.unlink(missing_ok=True)
-    if slot is not None:
-        if not _kept_as_spare(slot, package):
-            _PROJECTS.pop(str(slot), None)
-            for key in [k for k in _PLANS if k[0] == str(slot)]:
-                _PLANS.pop(key)
-            shutil.rmtree(slot, ignore_errors=True)
-        _claim(slot).unlink(missing_ok=True)
-    (parent / f".strata-run-{run}.lock").unlink(missing_ok=True)
-    _forget_stale_slots(parent)
+    left = strata.RunSlots(os.getcwd()).leave(run)
+    if left is not None and not left[1]:
+        slot = left[0]
+        _PROJECTS.pop(slot, None)
+        for key in [k for k in _PLANS if k[0] == slot]:
+            _PLANS.pop(key)
 
 
 def _opened(version: str, run: str) -> tuple[dict[str, Any], Any]:
@@ -256,8 +117,8 @@ def _opened(version: str, run: str) -> tuple[dict[str, Any], Any]:
         return here, mismatch
     try:
         return here, _project(run)
-    except OSError as e:
-        return here, {"error": error("io", f"cannot make the run's working directory on node {here['node']}: {e}"), **here}
+    except strata.StrataError as e:
+        return here, {"error": error(e.kind, f"on node {here['node']}: {e.message}", e.hint), **here}
 
 
 def given_plan(plan: Any) -> Any:
