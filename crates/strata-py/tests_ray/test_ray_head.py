@@ -1,6 +1,6 @@
-"""strata.ray when the cluster's head node is lost mid-run: the driver's own exit code and error
-kind, connected to the cluster or through Ray Client (a module of its own: each test ends a
-cluster of its own)."""
+"""strata.ray on a cluster of the test's own: the head node lost mid-run (the driver's own exit
+code and error kind, connected to the cluster or through Ray Client), and what a later driver
+process asks of the nodes (a cluster whose nodes are exactly the two it started)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,9 @@ from pathlib import Path
 import pytest
 
 from cluster import Cluster
-from test_ray import CLIENT_SERVER_DIED, stall_plan, stalling, wait_for
+import strata
+import strata.ray as sray
+from test_ray import CLIENT_SERVER_DIED, SAY_PLAN, SAY_TOOL, stall_plan, stalling, wait_for, write
 
 
 @pytest.fixture
@@ -78,3 +80,31 @@ def test_the_head_node_lost_stops_the_driver_with_its_own_exit_code_and_kind(
     )
     checkpoint = json.loads((project / ".strata" / "runs" / "headless" / "checkpoint.json").read_text())
     assert checkpoint["status"] == "cancelled"
+
+
+def test_a_later_driver_of_the_project_does_not_ask_the_nodes_their_version_again(
+    cluster: Cluster, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(project, {"tools/f/say.yaml": SAY_TOOL})
+    nodes = sorted(cluster.node_ids())
+    # A new driver process: nothing checked in it, no nodes listed.
+    monkeypatch.setattr(sray._driver, "_CHECKED", set())
+    monkeypatch.setattr(sray._driver, "_NODES", [float("-inf"), []])
+    before = sray.tasks_submitted()
+    assert sray.run_plan(project, SAY_PLAN)["status"] == "completed"
+    assert sray.tasks_submitted() - before == len(nodes) + len(SAY_PLAN)  # a probe per node, the steps
+    known = project / ".strata" / "ray-nodes.json"
+    assert json.loads(known.read_text()) == {node: strata.__version__ for node in nodes}
+    # The next driver process of the project asks none of them.
+    monkeypatch.setattr(sray._driver, "_CHECKED", set())
+    before = sray.tasks_submitted()
+    assert sray.run_plan(project, SAY_PLAN)["status"] == "completed"
+    assert sray.tasks_submitted() - before == len(SAY_PLAN)
+    # A node the file does not know as running this version (another start, another
+    # version) is asked again.
+    known.write_text(json.dumps({nodes[0]: strata.__version__, nodes[1]: "0.0.0-other"}))
+    monkeypatch.setattr(sray._driver, "_CHECKED", set())
+    before = sray.tasks_submitted()
+    assert sray.run_plan(project, SAY_PLAN)["status"] == "completed"
+    assert sray.tasks_submitted() - before == 1 + len(SAY_PLAN)
+    assert json.loads(known.read_text()) == {node: strata.__version__ for node in nodes}

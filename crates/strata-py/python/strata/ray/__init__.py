@@ -50,7 +50,7 @@ from typing import Any, Optional, Union, cast
 import strata
 
 from . import _upload
-from ._driver import SUBMITTED, ClusterLost, Executor, RunHandle, VersionMismatch, task_options
+from ._driver import NODES_FILE, SUBMITTED, ClusterLost, Executor, RunHandle, VersionMismatch, task_options
 from ._upload import DEFAULT_EXCLUDES
 
 __all__ = [
@@ -291,6 +291,7 @@ def submit_plan(
         max_retries=max_retries,
         strategy=strategy,
         num_cpus=num_cpus,
+        nodes_file=Path(proj.root) / NODES_FILE,
     )
 
     def run() -> RayRun:
@@ -405,6 +406,7 @@ def submit_graph(
         max_retries=max_retries,
         strategy=strategy,
         num_cpus=num_cpus,
+        nodes_file=Path(proj.root) / NODES_FILE,
     )
     executor.on_part = on_part
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 import json
 import logging
+import os
 import pickle
 import queue
 import socket
@@ -14,6 +15,7 @@ import threading
 import time
 import zlib
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, Optional
 
 import strata
@@ -64,6 +66,39 @@ def _remote(ray: Any, fn: Any, env: dict[str, Any]) -> Any:
     if remote is None:
         remote = _REMOTE[key] = ray.remote(runtime_env=env)(fn)
     return remote
+
+
+#: Where a project keeps the nodes found running a strata version (node id → version), for
+#: the driver processes that follow (``python -m strata.ray`` is one per run): a node id names
+#: one start of a node, and every task checks the version again.
+NODES_FILE = Path(".strata") / "ray-nodes.json"
+
+
+def _known_nodes(path: Optional[Path]) -> dict[str, str]:
+    """The nodes a driver of the project found running a strata version (none when the file
+    is missing or unreadable)."""
+    if path is None:
+        return {}
+    try:
+        known = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(known, dict):
+        return {}
+    return {str(node): str(version) for node, version in known.items()}
+
+
+def _remember_nodes(path: Optional[Path], nodes: dict[str, str]) -> None:
+    """Replaces the project's known nodes with ``nodes`` (atomically; best effort)."""
+    if path is None:
+        return
+    part = path.with_name(f".{path.name}.{os.getpid()}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        part.write_text(json.dumps(nodes, sort_keys=True))
+        os.replace(part, path)
+    except OSError:
+        part.unlink(missing_ok=True)
 
 
 class VersionMismatch(RuntimeError):
@@ -168,8 +203,11 @@ class Executor:
         max_retries: int,
         strategy: Any,
         num_cpus: float,
+        nodes_file: Optional[Path] = None,
     ) -> None:
         self.ray = ray
+        #: Where the project keeps the nodes found running a strata version (``NODES_FILE``).
+        self.nodes_file = nodes_file
         self.env = env
         self.run = run
         self.label = label
@@ -232,8 +270,10 @@ class Executor:
 
     def preflight(self) -> None:
         """Once per run, before its first task: every alive node runs this strata version
-        (each node asked once per process, with a task it prefers). A node lost meanwhile
-        is not asked (its tasks go elsewhere); another version raises ``VersionMismatch``."""
+        (each node asked once, with a task it prefers — once per process, and not again by
+        a later driver of the project while the node's start is the same). A node lost
+        meanwhile is not asked (its tasks go elsewhere); another version raises
+        ``VersionMismatch``."""
         with self.lock:
             if self.checked:
                 return
@@ -241,8 +281,12 @@ class Executor:
             strategies: Any = importlib.import_module("ray.util.scheduling_strategies")
             probe = _remote(ray, _worker.probe, self.env)
             alive = alive_nodes(ray)
+            version = strata.__version__
             with _CHECKED_LOCK:
-                unchecked = [node for node in alive if (node, strata.__version__) not in _CHECKED]
+                if any((node, version) not in _CHECKED for node in alive):
+                    known = _known_nodes(self.nodes_file)
+                    _CHECKED.update((node, version) for node in alive if known.get(node) == version)
+                unchecked = [node for node in alive if (node, version) not in _CHECKED]
                 refs = [
                     probe.options(
                         num_cpus=0,
@@ -264,6 +308,8 @@ class Executor:
                             "strata-engine on the driver and every node"
                         )
                     _CHECKED.add((answer["node"], strata.__version__))
+                if refs:
+                    _remember_nodes(self.nodes_file, {node: version for node in alive if (node, version) in _CHECKED})
             self.checked = True
 
     def start(
