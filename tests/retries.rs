@@ -153,7 +153,7 @@ fn a_graphs_action_retries_its_failing_tool_as_declared_each_retry_logged() {
     let ran = graph_project(RETRIED_NODE)
         .args(&["run", "graphs/g", "--run-id", "r"])
         .stdout("{\n  \"n\": 3,\n  \"attempts\": 3,\n  \"retries\": {\n    \"limit\": 2,\n    \"delay_ms\": 1\n  }\n}\n")
-        .stderr("run r: starting graphs/g at `try`\nstep 1 try (action) -> done: n = 3 (new), attempts = 3 (new), retries = {\"limit\":2,\"delay_ms\":1} (new)\nstep 2 done (return) -> return: no state change\nrun r: completed after 2 steps\n")
+        .stderr("run r: starting graphs/g at `try`\nstep 1 try (t/flaky): attempt 1 of 3 failed: tool `t/flaky` exited with code 1; again in 1ms\nstep 1 try (t/flaky): attempt 2 of 3 failed: tool `t/flaky` exited with code 1; again in 1ms\nstep 1 try (action) -> done: n = 3 (new), attempts = 3 (new), retries = {\"limit\":2,\"delay_ms\":1} (new)\nstep 2 done (return) -> return: no state change\nrun r: completed after 2 steps\n")
         .status(0)
         .run();
     assert_eq!(ran.read("count-a"), "3\n");
@@ -214,13 +214,24 @@ fn a_graphs_failing_action_is_retried_before_on_error_sees_its_last_attempt() {
             json!(["finished", null, null, null]),
         ]
     );
-    // The `--json` stream has the error once, after the last attempt.
+    // The `--json` stream has each retry as it happens, and the error once, after the last
+    // attempt.
     let streamed: Vec<Value> = ran
         .stderr
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap()["event"].clone())
         .collect();
-    assert_eq!(streamed, ["started", "error", "step", "finished"]);
+    assert_eq!(
+        streamed,
+        [
+            "started",
+            "action_retrying",
+            "action_retrying",
+            "error",
+            "step",
+            "finished"
+        ]
+    );
 }
 
 const RETRIED_ELEMENTS: &str = "kind: graph
@@ -265,6 +276,25 @@ fn a_foreach_element_retries_its_failing_tool_as_declared_each_retry_logged() {
         ]
     );
     assert_eq!(log[3], retrying(1, "each.do[0]", Some(0), 1));
+    // The progress shows each retry as it happens, naming the element.
+    let again = graph_project(RETRIED_ELEMENTS)
+        .args(&["run", "graphs/g", "--run-id", "e"])
+        .status(0)
+        .run();
+    let retries: Vec<&str> = again
+        .stderr
+        .lines()
+        .filter(|l| l.contains("attempt"))
+        .collect();
+    assert_eq!(
+        retries,
+        [
+            "step 1 each.do[0][0] (t/flaky): attempt 1 of 3 failed: tool `t/flaky` exited with code 1; again in 1ms",
+            "step 1 each.do[0][0] (t/flaky): attempt 2 of 3 failed: tool `t/flaky` exited with code 1; again in 1ms",
+            "step 1 each.do[0][1] (t/flaky): attempt 1 of 3 failed: tool `t/flaky` exited with code 1; again in 1ms",
+            "step 1 each.do[0][1] (t/flaky): attempt 2 of 3 failed: tool `t/flaky` exited with code 1; again in 1ms",
+        ]
+    );
     // The timeline names each retry and still sums the elements up.
     let shown = ran.then(&["runs", "show", "e"]).status(0).run();
     let timeline: Vec<&str> = shown

@@ -2,7 +2,7 @@
 //! admitting each tool it calls), the gate over the graph itself, its prompt templates, and a
 //! whole run — new or resumed — recorded under `.strata/runs/`.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value};
 use strata_check::Target;
@@ -171,8 +171,9 @@ impl App {
             Some(p) => walker.with_prompts(p),
             None => walker,
         };
+        let live = observer.live_elements();
         let mut logged = Logged {
-            events: SharedEvents(Mutex::new(events)),
+            events: SharedEvents(Mutex::new(events), live),
             inner: observer,
         };
         let outcome = match opened.at {
@@ -252,7 +253,8 @@ pub(crate) fn graph_tools(nodes: &[Node]) -> Vec<&str> {
 }
 
 /// Writes every event of a graph run to its event log, then passes it to the caller's
-/// observer; a foreach's element events go to the event log only.
+/// observer; a foreach's element events go to the event log, and to where the observer
+/// shows them live, if anywhere.
 struct Logged<'o> {
     events: SharedEvents,
     inner: &'o mut dyn Observer,
@@ -274,8 +276,8 @@ impl Observer for Logged<'_> {
 }
 
 /// A run's event log, written by the walk and, while a foreach runs, by its elements'
-/// threads.
-struct SharedEvents(Mutex<RunEvents>);
+/// threads; and where the observer shows element events live.
+struct SharedEvents(Mutex<RunEvents>, Option<Arc<dyn Elements + Send>>);
 
 impl SharedEvents {
     /// The log, to the walk (no element runs then, so no lock is taken).
@@ -293,6 +295,9 @@ impl Elements for SharedEvents {
     fn element(&self, event: ElementEvent) {
         let mut events = self.0.lock().unwrap_or_else(|e| e.into_inner());
         events.write_object(&event);
+        if let Some(live) = &self.1 {
+            live.element(event);
+        }
     }
 }
 

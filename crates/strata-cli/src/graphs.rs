@@ -3,11 +3,12 @@
 //! templates a graph's prompt nodes need.
 
 use std::io::Write;
+use std::sync::Arc;
 
 use clap::ValueEnum;
 use serde_json::{Map, Value};
 use strata_core::{drawing, Error, ErrorKind, Layer};
-use strata_graph::{LogEvent, Observer, Status};
+use strata_graph::{ElementEvent, Elements, LogEvent, Observer, Status};
 
 use crate::style::{paint, ERROR, OK};
 
@@ -31,6 +32,26 @@ pub(crate) enum Mode {
 /// Shows a run's events as `Mode` says.
 pub(crate) struct Printer(pub Mode);
 
+/// Shows each retry of an action's tool as it happens, from the thread that retries it: a
+/// line, or its JSON object (`action_retrying`), as `Mode` says.
+impl Elements for Printer {
+    fn element(&self, event: ElementEvent) {
+        let Some(line) = event.human() else {
+            return;
+        };
+        match self.0 {
+            Mode::Human => anstream::eprintln!("{}", strata_core::escaped(&line)),
+            Mode::Json => {
+                let json = serde_json::to_value(&event).unwrap_or(Value::Null);
+                let mut out = std::io::stderr().lock();
+                let _ = writeln!(out, "{json}");
+                let _ = out.flush();
+            }
+            Mode::Quiet => {}
+        }
+    }
+}
+
 impl Observer for Printer {
     fn on(&mut self, event: LogEvent) {
         match self.0 {
@@ -42,6 +63,10 @@ impl Observer for Printer {
             }
             Mode::Quiet => {}
         }
+    }
+
+    fn live_elements(&self) -> Option<Arc<dyn Elements + Send>> {
+        (self.0 != Mode::Quiet).then(|| Arc::new(Printer(self.0)) as Arc<dyn Elements + Send>)
     }
 }
 

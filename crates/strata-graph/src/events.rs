@@ -3,6 +3,8 @@
 //! in an event is a [`strata_core::Error`]: its JSON form is [`Error::to_json`]'s, its text
 //! [`crate::error_line`]'s.
 
+use std::sync::Arc;
+
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 use strata_core::{Error, Warning};
@@ -161,6 +163,12 @@ pub trait Observer {
     fn elements(&mut self) -> Option<&dyn Elements> {
         None
     }
+
+    /// Where element events go as they happen, besides the run's event log, when the
+    /// observer shows them live (none by default): a progress printer shows each retry.
+    fn live_elements(&self) -> Option<Arc<dyn Elements + Send>> {
+        None
+    }
 }
 
 /// What a step's work reports while it runs, from the threads that run it — a foreach's
@@ -227,6 +235,35 @@ pub enum ElementEvent {
         /// The last lines the attempt printed on stderr, if any.
         stderr: Option<String>,
     },
+}
+
+impl ElementEvent {
+    /// The event as one line for people, for the events a run's progress shows (an action's
+    /// retry: `step 1 try (t/flaky): attempt 1 of 3 failed: …; again in 1ms`); None for the
+    /// others, which only the event log keeps.
+    pub fn human(&self) -> Option<String> {
+        match self {
+            ElementEvent::ActionRetrying {
+                step,
+                node,
+                index,
+                tool,
+                attempt,
+                attempts,
+                delay_ms,
+                error,
+                ..
+            } => {
+                let element = index.map_or_else(String::new, |i| format!("[{i}]"));
+                Some(format!(
+                    "step {step} {node}{element} ({tool}): attempt {attempt} of {attempts} failed: {}; again in {}",
+                    error_line(error),
+                    strata_core::duration_text(std::time::Duration::from_millis(*delay_ms))
+                ))
+            }
+            _ => None,
+        }
+    }
 }
 
 /// Takes element events from any thread; it must be quick, as elements wait for it.
