@@ -166,3 +166,17 @@ def test_a_run_id_that_names_a_path_makes_no_directory(package: Path) -> None:
     assert (refused.value.kind, refused.value.message) == ("invalid", "invalid run id `../x`")
     _worker.cleanup("../x")
     assert sorted(p.name for p in package.parent.iterdir()) == [PACKAGE]
+
+
+def test_a_working_directory_gone_is_the_tasks_io_error(package: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Ray's package removed under a worker process: its current directory is gone.
+    def gone() -> str:
+        raise FileNotFoundError(2, "No such file or directory")
+
+    monkeypatch.setattr(_worker, "where", lambda: {"node": "n1", "pid": 1, "task": "t"})
+    monkeypatch.setattr(os, "getcwd", gone)
+    _, answer = _worker._opened(strata.__version__, "r1")
+    assert answer["error"]["kind"] == "io"
+    assert answer["error"]["message"] == (
+        "on node n1: cannot make run r1's working directory: [Errno 2] No such file or directory"
+    )

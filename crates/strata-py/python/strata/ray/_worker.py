@@ -119,6 +119,9 @@ def _opened(version: str, run: str) -> tuple[dict[str, Any], Any]:
         return here, _project(run)
     except strata.StrataError as e:
         return here, {"error": error(e.kind, f"on node {here['node']}: {e.message}", e.hint), **here}
+    except OSError as e:  # the package itself gone (its directory, the process's current one)
+        message = f"on node {here['node']}: cannot make run {run}'s working directory: {e}"
+        return here, {"error": error("io", message), **here}
 
 
 def given_plan(plan: Any) -> Any:
