@@ -1,61 +1,163 @@
-"""The driver's collector (``strata.ray._driver._collect``) answers every task it is handed,
-even one whose answer cannot be read: a step never answered would hang its run. Ray is not
-needed: the executor is given a stand-in."""
+"""The driver's collector (``strata.ray._driver._Collector``) waits on the tasks in flight with
+Ray's ``wait`` on a thread of its own and answers every task it is given — in the order they
+end, one whose answer cannot be read included (a step never answered would hang its run), one
+that ends first though it was submitted while the collector waited on others. Ray is not
+needed: the executor is given a stand-in whose tasks end when a test says so."""
 
 from __future__ import annotations
 
-import concurrent.futures
 import queue
+import threading
+import time
 from types import SimpleNamespace
-from typing import Any, cast
+from typing import Any, Optional, cast
 
 from strata.ray import _driver
 
 
 class RayTaskError(Exception):
-    """The stand-in of Ray's error of a task that raised."""
+    """The stand-in of Ray's error of a task that raised ``cause``."""
+
+    def __init__(self, cause: BaseException) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
 
 
-#: What the executor uses of Ray before any task is submitted.
-RAY = SimpleNamespace(
-    remote=lambda **options: lambda fn: fn,
-    exceptions=SimpleNamespace(RayTaskError=RayTaskError),
-    get_runtime_context=lambda: SimpleNamespace(gcs_address=""),
-)
+class Ref:
+    """A task's reference: it ends (with a value, or raising) when ``end`` is called."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.done = threading.Event()
+        self.value: Any = None
+        self.error: Optional[BaseException] = None
+
+    def end(self, value: Any = None, error: Optional[BaseException] = None) -> None:
+        self.value, self.error = value, error
+        self.done.set()
 
 
-def executor() -> _driver.Executor:
+class StandIn:
+    """What the executor and the collector use of Ray: ``wait`` (each call counted, with how
+    many references it was given) and ``get``."""
+
+    exceptions = SimpleNamespace(RayTaskError=RayTaskError)
+
+    def __init__(self) -> None:
+        self.waits: list[int] = []
+
+    @staticmethod
+    def remote(**options: Any) -> Any:
+        return lambda fn: fn
+
+    @staticmethod
+    def get_runtime_context() -> Any:
+        return SimpleNamespace(gcs_address="")
+
+    def wait(self, refs: list[Ref], num_returns: int, timeout: float) -> tuple[list[Ref], list[Ref]]:
+        self.waits.append(len(refs))
+        deadline = time.monotonic() + timeout
+        while True:
+            ready = [r for r in refs if r.done.is_set()][:num_returns]
+            if len(ready) == num_returns or time.monotonic() >= deadline:
+                return ready, [r for r in refs if r not in ready]
+            time.sleep(0.0002)
+
+    @staticmethod
+    def get(ref: Ref) -> Any:
+        if ref.error is not None:
+            raise ref.error
+        return ref.value
+
+
+def executor(ray: StandIn) -> _driver.Executor:
     """An executor of a run nothing was submitted for."""
     return _driver.Executor(
-        RAY, {}, run="r", label="p", secrets=cast(Any, None), strict=None, max_retries=0, strategy=None, num_cpus=1.0
+        ray, {}, run="r", label="p", secrets=cast(Any, None), strict=None, max_retries=0, strategy=None, num_cpus=1.0
     )
 
 
-def answered(result: Any) -> "concurrent.futures.Future[Any]":
-    """A task's future, done with ``result``."""
-    future: concurrent.futures.Future[Any] = concurrent.futures.Future()
-    future.set_result(result)
-    return future
+def in_flight(ex: _driver.Executor, ref: Ref, answers: "queue.SimpleQueue[tuple[str, dict[str, Any]]]") -> None:
+    """``ref`` in flight for ``ex``: its step's answer goes to ``answers``, named."""
+    ex.in_flight[id(ref)] = (ref, lambda answer: answers.put((ref.name, answer)), f"step `{ref.name}`", {"step": ref.name}, False)
+    _driver._COLLECTOR.add(ex, id(ref), ref)
 
 
 def test_an_answer_that_cannot_be_read_is_its_steps_spawn_error_and_the_next_answers_go_through() -> None:
-    ex = executor()
-    answers: queue.SimpleQueue[dict[str, Any]] = queue.SimpleQueue()
-    ex.in_flight[1] = (None, answers.put, "step `a`", {"step": "a"}, False)
-    ex.in_flight[2] = (None, answers.put, "step `b`", {"step": "b"}, False)
-    _driver._answered(ex, 1, answered(["not", "a", "record"]))
-    _driver._answered(ex, 2, answered({"record": {"status": "completed"}, "node": "n1", "pid": 7, "task": "t"}))
-    assert answers.get(timeout=10) == {
+    ray = StandIn()
+    ex = executor(ray)
+    answers: queue.SimpleQueue[tuple[str, dict[str, Any]]] = queue.SimpleQueue()
+    a, b = Ref("a"), Ref("b")
+    in_flight(ex, a, answers)
+    in_flight(ex, b, answers)
+    a.end(["not", "a", "record"])
+    assert answers.get(timeout=10) == (
+        "a",
+        {
+            "error": {
+                "kind": "spawn",
+                "layer": "request",
+                "message": "the answer of the Ray task running step `a` could not be read: AttributeError: 'list' "
+                "object has no attribute 'get'",
+                "path": "",
+                "span": None,
+            }
+        },
+    )
+    b.end({"record": {"status": "completed"}, "node": "n1", "pid": 7, "task": "t"})
+    assert answers.get(timeout=10) == ("b", {"record": {"status": "completed"}})
+    assert ex.placements == [{"step": "b", "node": "n1", "pid": 7, "task": "t"}]
+    assert ex.nodes == {"n1"}
+    assert ex.in_flight == {}
+
+
+def test_a_task_that_raised_is_answered_with_what_it_raised() -> None:
+    ray = StandIn()
+    ex = executor(ray)
+    answers: queue.SimpleQueue[tuple[str, dict[str, Any]]] = queue.SimpleQueue()
+    a = Ref("a")
+    in_flight(ex, a, answers)
+    a.end(error=RayTaskError(ValueError("boom")))
+    name, answer = answers.get(timeout=10)
+    assert name == "a"
+    assert answer == {
         "error": {
             "kind": "spawn",
             "layer": "request",
-            "message": "the answer of the Ray task running step `a` could not be read: AttributeError: 'list' "
-            "object has no attribute 'get'",
+            "message": "the Ray task running step `a` raised ValueError: boom",
             "path": "",
             "span": None,
         }
     }
-    assert answers.get(timeout=10) == {"record": {"status": "completed"}}
-    assert ex.placements == [{"step": "b", "node": "n1", "pid": 7, "task": "t"}]
-    assert ex.nodes == {"n1"}
+
+
+def test_tasks_are_answered_in_the_order_they_end_each_wait_on_the_oldest_few() -> None:
+    ray = StandIn()
+    ex = executor(ray)
+    answers: queue.SimpleQueue[tuple[str, dict[str, Any]]] = queue.SimpleQueue()
+    refs = [Ref(f"s{i}") for i in range(20)]
+    for ref in refs:
+        in_flight(ex, ref, answers)
+    # The youngest ends first, outside the oldest eight the collector waits on; then the
+    # oldest, then the others.
+    order = [refs[19], refs[0], *refs[1:19]]
+    for ref in order:
+        ref.end({"record": {"status": "completed"}, "node": "n1", "pid": 7, "task": ref.name})
+        assert answers.get(timeout=10)[0] == ref.name
+    assert max(ray.waits) == 12  # the eight oldest, or the others: never all twenty at once
     assert ex.in_flight == {}
+
+
+def test_a_task_submitted_while_the_collector_waits_on_others_is_answered_when_it_ends_first() -> None:
+    ray = StandIn()
+    ex = executor(ray)
+    answers: queue.SimpleQueue[tuple[str, dict[str, Any]]] = queue.SimpleQueue()
+    slow = Ref("slow")
+    in_flight(ex, slow, answers)
+    time.sleep(0.3)  # the collector's waits on `slow` alone have grown to the longest
+    quick = Ref("quick")
+    in_flight(ex, quick, answers)
+    quick.end({"record": {"status": "completed"}, "node": "n1", "pid": 7, "task": "t"})
+    assert answers.get(timeout=10)[0] == "quick"
+    slow.end({"record": {"status": "completed"}, "node": "n1", "pid": 7, "task": "t"})
+    assert answers.get(timeout=10)[0] == "slow"

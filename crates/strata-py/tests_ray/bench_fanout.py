@@ -63,14 +63,23 @@ def timed(n: int, run: Callable[[], Any]) -> list[float]:
     return out
 
 
+#: The pause before each sample of ``paired``, in seconds: a run started within Ray's resource
+#: report period (100 ms) of the last one's end finds the nodes' view of free slots stale, and
+#: one of a fan-out's tasks waits 50–90 ms for a slot — whichever side's run came second.
+SETTLE = 0.25
+
+
 def paired(n: int, ours: Callable[[], Any], theirs: Callable[[], Any]) -> tuple[list[float], list[float]]:
-    """``n`` samples of each, taken in turn (ours, theirs, ours, …): a machine that slows
-    down or speeds up meanwhile weighs on both alike, and what a run leaves running after
-    it ends (its directories removed on the nodes) is timed with the run that follows."""
+    """``n`` samples of each, taken in turn (ours, theirs, ours, …), each after ``SETTLE``: a
+    machine that slows down or speeds up meanwhile weighs on both alike, and what a run
+    leaves running after it ends (its directories removed on the nodes) is timed with the
+    run that follows."""
     a: list[float] = []
     b: list[float] = []
     for _ in range(n):
+        time.sleep(SETTLE)
         a += timed(1, ours)
+        time.sleep(SETTLE)
         b += timed(1, theirs)
     return a, b
 

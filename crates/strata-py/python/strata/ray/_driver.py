@@ -4,6 +4,7 @@ resources and retries to the task; the handle of a run under way (``cancel``).""
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 import logging
@@ -328,7 +329,7 @@ class Executor:
         ``options`` and returns at once; ``done`` is called once with its answer (the task's,
         or ``{"error"}`` when it raised, its worker was lost past the retries, the cluster
         was lost or the run cancelled) as soon as Ray has it — from the process's collector
-        thread (``_collect``), no thread waits for a task. ``after`` are the tasks whose
+        thread (``_Collector``), no thread waits for a task. ``after`` are the tasks whose
         answers it waits for there (Ray gives it their answers; a step started ahead),
         ``ticket`` the step request's; ``placement`` says what it ran."""
         if self.flag.cancelled:
@@ -354,31 +355,31 @@ class Executor:
                 self.tickets[ticket] = ref
         if self.flag.cancelled:
             ray.cancel(ref, force=True)
-        key = id(ref)
-        ref.future().add_done_callback(lambda future: _answered(self, key, future))
+        _COLLECTOR.add(self, id(ref), ref)
 
-    def _ended(self, key: int, future: Any) -> None:
-        """Hands the answer of the task ``key`` (its ``future`` done) to its ``done`` — an
-        answer that cannot be read is the step's ``spawn`` error (its run goes on)."""
+    def _ended(self, key: int, read: Callable[[], Any]) -> None:
+        """Hands the answer of the task ``key`` (ended: ``read()`` gives its answer, or raises
+        what it raised) to its ``done`` — an answer that cannot be read is the step's
+        ``spawn`` error (its run goes on)."""
         with self.lock:
             entry = self.in_flight.pop(key, None)
         if entry is None:  # answered already: the cluster was lost
             return
         _, done, what, placement, ahead = entry
         try:
-            answer = self._answer(future, what, placement, ahead)
+            answer = self._answer(read, what, placement, ahead)
         except Exception as e:  # noqa: BLE001 - whatever came back, the step is answered
             cause = f"{type(e).__name__}: {e}"[:300]
             answer = {"error": error("spawn", f"the answer of the Ray task running {what} could not be read: {cause}")}
         done(answer)
 
-    def _answer(self, future: Any, what: str, placement: dict[str, Any], ahead: bool) -> dict[str, Any]:
-        """The answer of a task (its ``future`` done) for its ``done``, its placement
+    def _answer(self, read: Callable[[], Any], what: str, placement: dict[str, Any], ahead: bool) -> dict[str, Any]:
+        """The answer of a task (ended: ``read()`` gives it) for its ``done``, its placement
         recorded (``ahead``: it waited there for other tasks' answers)."""
         ray = self.ray
         answer: dict[str, Any]
         try:
-            answer = future.result()
+            answer = read()
         except ray.exceptions.RayTaskError as e:
             self.unplaced = True
             if ahead:
@@ -538,33 +539,102 @@ class Executor:
             pass
 
 
-# The tasks answered, for the collector (``_collect``): their executor, key and future.
-_ANSWERED: queue.SimpleQueue[tuple[Executor, int, Any]] = queue.SimpleQueue()
-_COLLECTOR: list[threading.Thread] = []
-_COLLECTOR_LOCK = threading.Lock()
+#: The first wait of the collector after a task was submitted, in seconds: it stays as long
+#: while tasks end, and doubles while none does, up to ``_LONGEST_WAIT``. A task submitted by
+#: another thread during a wait is waited for from the next one: these bound how late the
+#: collector sees it end when it ends first.
+_FIRST_WAIT = 0.001
+_LONGEST_WAIT = 0.05
+
+#: How many of the tasks in flight, the oldest, each wait of the collector is on.
+_WINDOW = 8
 
 
-def _answered(executor: Executor, key: int, future: Any) -> None:
-    """Ray's callback of a task answered: hands it to the collector thread (started at the
-    first answer). Ray runs the callback on the thread that also starts the tasks waiting for
-    this one; the answer's handling (the record, the scheduler) would delay them."""
-    if not _COLLECTOR:
-        with _COLLECTOR_LOCK:
-            if not _COLLECTOR:
-                thread = threading.Thread(target=_collect, name="strata-ray-answers", daemon=True)
-                thread.start()
-                _COLLECTOR.append(thread)
-    _ANSWERED.put((executor, key, future))
+class _Collector:
+    """The process's collector: one thread that waits on every task in flight with Ray's
+    ``wait`` and hands each answer to its executor, in the order they came.
 
+    Ray could call back when each task ends (``ObjectRef.future()``), but it runs the
+    callback — the answer read, Python entered — on the core worker's I/O thread, the thread
+    that also starts the tasks waiting for that answer: a chain of steps paid for it between
+    each of its steps. Waiting on a thread of strata's own keeps that thread free."""
 
-def _collect() -> None:
-    """The collector: hands each task's answer to its executor, in the order they came."""
-    while True:
-        executor, key, future = _ANSWERED.get()
+    def __init__(self) -> None:
+        self.cond = threading.Condition()
+        #: The tasks in flight by key: their executor and reference.
+        self.tasks: dict[int, tuple[Executor, Any]] = {}
+        #: Bumped at each task added: a wait that began before it did not include it.
+        self.added = 0
+        self.thread: Optional[threading.Thread] = None
+
+    def add(self, executor: Executor, key: int, ref: Any) -> None:
+        """Waits for task ``key`` (its reference ``ref``) of ``executor``."""
+        with self.cond:
+            self.tasks[key] = (executor, ref)
+            self.added += 1
+            if self.thread is None:
+                self.thread = threading.Thread(target=self.run, name="strata-ray-answers", daemon=True)
+                self.thread.start()
+            self.cond.notify()
+
+    def run(self) -> None:
+        """The collector's loop (its thread's): waits, reads the tasks that ended, hands them
+        over."""
+        wait = _FIRST_WAIT
+        while True:
+            with self.cond:
+                for key in [k for k, (ex, _) in self.tasks.items() if ex.lost]:
+                    del self.tasks[key]  # their run answered them all: its cluster is gone
+                while not self.tasks:
+                    self.cond.wait()
+                    wait = _FIRST_WAIT
+                tasks = list(self.tasks.items())
+                added = self.added
+            try:
+                ended = self.ended(tasks, wait)
+            except Exception:  # noqa: BLE001 - the cluster unreachable a while: wait again
+                logging.getLogger(__name__).debug("strata.ray: waiting for tasks failed", exc_info=True)
+                time.sleep(wait)
+                ended = []
+            with self.cond:
+                for key, _, _ in ended:
+                    self.tasks.pop(key, None)
+                wait = _FIRST_WAIT if self.added != added else wait if ended else min(wait * 2, _LONGEST_WAIT)
+            for key, executor, read in ended:
+                try:
+                    executor._ended(key, read)
+                except Exception:  # noqa: BLE001 - the next answers still go through
+                    logging.getLogger(__name__).exception("strata.ray: an answer could not be handed over")
+
+    @staticmethod
+    def ended(tasks: list[tuple[int, tuple[Executor, Any]]], wait: float) -> list[tuple[int, Executor, Callable[[], Any]]]:
+        """The first of ``tasks`` to end within ``wait`` seconds, when one does: its key,
+        executor, and how to read its answer (it raises what its task raised) — each wait
+        is on the oldest ``_WINDOW`` tasks (a chain's next step is the oldest; tasks
+        mostly end in the order they started), the others looked at when none of those
+        ended: a wait costs Ray's ``wait`` its every reference."""
+        ray = tasks[0][1][0].ray
+        among = tasks[:_WINDOW]
+        ready, _ = ray.wait([ref for _, (_, ref) in among], num_returns=1, timeout=wait)
+        if not ready and len(tasks) > _WINDOW:
+            among = tasks[_WINDOW:]
+            ready, _ = ray.wait([ref for _, (_, ref) in among], num_returns=1, timeout=0)
+        if not ready:
+            return []
+        key, (executor, ref) = next(task for task in among if task[1][1] == ready[0])
         try:
-            executor._ended(key, future)
-        except Exception:  # noqa: BLE001 - the next answers still go through
-            logging.getLogger(__name__).exception("strata.ray: an answer could not be handed over")
+            value = ray.get(ref)
+        except Exception:  # noqa: BLE001 - it raised: its executor reads it again, and sees why
+            return [(key, executor, functools.partial(ray.get, ref))]
+        return [(key, executor, functools.partial(_given, value))]
+
+
+def _given(value: Any) -> Any:
+    """``value`` (an answer already read)."""
+    return value
+
+
+_COLLECTOR = _Collector()
 
 
 class ClusterLost(RuntimeError):
