@@ -27,7 +27,7 @@ class Ref:
     """A task's reference: it ends (with a value, or raising) when ``end`` is called."""
 
     def __init__(self, name: str) -> None:
-        self.name = name
+        self.name = name  # hashed and compared as itself, as Ray's references are
         self.done = threading.Event()
         self.value: Any = None
         self.error: Optional[BaseException] = None
@@ -64,10 +64,12 @@ class StandIn:
             time.sleep(0.0002)
 
     @staticmethod
-    def get(ref: Ref) -> Any:
-        if ref.error is not None:
-            raise ref.error
-        return ref.value
+    def get(refs: Any) -> Any:
+        if isinstance(refs, list):
+            return [StandIn.get(ref) for ref in refs]
+        if refs.error is not None:
+            raise refs.error
+        return refs.value
 
 
 def executor(ray: StandIn) -> _driver.Executor:

@@ -608,25 +608,31 @@ class _Collector:
 
     @staticmethod
     def ended(tasks: list[tuple[int, tuple[Executor, Any]]], wait: float) -> list[tuple[int, Executor, Callable[[], Any]]]:
-        """The first of ``tasks`` to end within ``wait`` seconds, when one does: its key,
-        executor, and how to read its answer (it raises what its task raised) — each wait
-        is on the oldest ``_WINDOW`` tasks (a chain's next step is the oldest; tasks
+        """The tasks of ``tasks`` that ended, once one does within ``wait`` seconds: each
+        key, executor, and how to read its answer (it raises what its task raised). Each
+        wait is on the oldest ``_WINDOW`` tasks (a chain's next step is the oldest; tasks
         mostly end in the order they started), the others looked at when none of those
         ended: a wait costs Ray's ``wait`` its every reference."""
         ray = tasks[0][1][0].ray
         among = tasks[:_WINDOW]
-        ready, _ = ray.wait([ref for _, (_, ref) in among], num_returns=1, timeout=wait)
+        refs = [ref for _, (_, ref) in among]
+        ready, _ = ray.wait(refs, num_returns=1, timeout=wait)
         if not ready and len(tasks) > _WINDOW:
             among = tasks[_WINDOW:]
-            ready, _ = ray.wait([ref for _, (_, ref) in among], num_returns=1, timeout=0)
+            refs = [ref for _, (_, ref) in among]
+            ready, _ = ray.wait(refs, num_returns=1, timeout=0)
         if not ready:
             return []
-        key, (executor, ref) = next(task for task in among if task[1][1] == ready[0])
+        if len(refs) > 1:
+            # Every one of them that ended by now, read together.
+            ready, _ = ray.wait(refs, num_returns=len(refs), timeout=0)
+        done = set(ready)  # equal to the references given (through a Ray Client, not the same)
+        ended = [(key, ex, ref) for key, (ex, ref) in among if ref in done]
         try:
-            value = ray.get(ref)
-        except Exception:  # noqa: BLE001 - it raised: its executor reads it again, and sees why
-            return [(key, executor, functools.partial(ray.get, ref))]
-        return [(key, executor, functools.partial(_given, value))]
+            values = ray.get([ref for _, _, ref in ended])
+        except Exception:  # noqa: BLE001 - one raised: its executor reads it again, and sees why
+            return [(key, ex, functools.partial(ray.get, ref)) for key, ex, ref in ended]
+        return [(key, ex, functools.partial(_given, value)) for (key, ex, _), value in zip(ended, values)]
 
 
 def _given(value: Any) -> Any:
