@@ -539,11 +539,12 @@ class Executor:
             pass
 
 
-#: The first wait of the collector after a task was submitted, in seconds: it stays as long
-#: while tasks end, and doubles while none does, up to ``_LONGEST_WAIT``. A task submitted by
-#: another thread during a wait is waited for from the next one: these bound how late the
-#: collector sees it end when it ends first.
+#: The first wait of the collector after a task was submitted, in seconds; after tasks ended
+#: (their dependents may be submitted next), at most ``_AFTER_ANSWER``; it doubles while nothing
+#: ends, up to ``_LONGEST_WAIT``. A task submitted by another thread during a wait is waited
+#: for from the next one: these bound how late the collector sees it end when it ends first.
 _FIRST_WAIT = 0.001
+_AFTER_ANSWER = 0.005
 _LONGEST_WAIT = 0.05
 
 #: How many of the tasks in flight, the oldest, each wait of the collector is on.
@@ -599,7 +600,12 @@ class _Collector:
             with self.cond:
                 for key, _, _ in ended:
                     self.tasks.pop(key, None)
-                wait = _FIRST_WAIT if self.added != added else wait if ended else min(wait * 2, _LONGEST_WAIT)
+                if self.added != added:
+                    wait = _FIRST_WAIT
+                elif ended:
+                    wait = min(wait, _AFTER_ANSWER)
+                else:
+                    wait = min(wait * 2, _LONGEST_WAIT)
             for key, executor, read in ended:
                 try:
                     executor._ended(key, read)
