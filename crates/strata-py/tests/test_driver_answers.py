@@ -79,16 +79,29 @@ def executor(ray: StandIn) -> _driver.Executor:
     )
 
 
-def in_flight(ex: _driver.Executor, ref: Ref, answers: "queue.SimpleQueue[tuple[str, dict[str, Any]]]") -> None:
+#: Where a test's steps' answers go, each with its step's name.
+Answers = queue.SimpleQueue[tuple[str, dict[str, Any]]]
+
+
+def run() -> tuple[StandIn, _driver.Executor, Answers]:
+    """A stand-in Ray, an executor on it, and where its steps' answers go."""
+    ray = StandIn()
+    return ray, executor(ray), queue.SimpleQueue()
+
+
+def in_flight(ex: _driver.Executor, ref: Ref, answers: Answers) -> None:
     """``ref`` in flight for ``ex``: its step's answer goes to ``answers``, named."""
     ex.in_flight[id(ref)] = (ref, lambda answer: answers.put((ref.name, answer)), f"step `{ref.name}`", {"step": ref.name}, False)
     _driver._COLLECTOR.add(ex, id(ref), ref)
 
 
+def completed(task: str) -> dict[str, Any]:
+    """A completed step's answer from node ``n1``, Ray task ``task``."""
+    return {"record": {"status": "completed"}, "node": "n1", "pid": 7, "task": task}
+
+
 def test_an_answer_that_cannot_be_read_is_its_steps_spawn_error_and_the_next_answers_go_through() -> None:
-    ray = StandIn()
-    ex = executor(ray)
-    answers: queue.SimpleQueue[tuple[str, dict[str, Any]]] = queue.SimpleQueue()
+    _, ex, answers = run()
     a, b = Ref("a"), Ref("b")
     in_flight(ex, a, answers)
     in_flight(ex, b, answers)
@@ -106,7 +119,7 @@ def test_an_answer_that_cannot_be_read_is_its_steps_spawn_error_and_the_next_ans
             }
         },
     )
-    b.end({"record": {"status": "completed"}, "node": "n1", "pid": 7, "task": "t"})
+    b.end(completed("t"))
     assert answers.get(timeout=10) == ("b", {"record": {"status": "completed"}})
     assert ex.placements == [{"step": "b", "node": "n1", "pid": 7, "task": "t"}]
     assert ex.nodes == {"n1"}
@@ -114,9 +127,7 @@ def test_an_answer_that_cannot_be_read_is_its_steps_spawn_error_and_the_next_ans
 
 
 def test_a_task_that_raised_is_answered_with_what_it_raised() -> None:
-    ray = StandIn()
-    ex = executor(ray)
-    answers: queue.SimpleQueue[tuple[str, dict[str, Any]]] = queue.SimpleQueue()
+    _, ex, answers = run()
     a = Ref("a")
     in_flight(ex, a, answers)
     a.end(error=RayTaskError(ValueError("boom")))
@@ -134,9 +145,7 @@ def test_a_task_that_raised_is_answered_with_what_it_raised() -> None:
 
 
 def test_tasks_are_answered_in_the_order_they_end_each_wait_on_the_oldest_few() -> None:
-    ray = StandIn()
-    ex = executor(ray)
-    answers: queue.SimpleQueue[tuple[str, dict[str, Any]]] = queue.SimpleQueue()
+    ray, ex, answers = run()
     refs = [Ref(f"s{i}") for i in range(20)]
     for ref in refs:
         in_flight(ex, ref, answers)
@@ -144,22 +153,20 @@ def test_tasks_are_answered_in_the_order_they_end_each_wait_on_the_oldest_few() 
     # oldest, then the others.
     order = [refs[19], refs[0], *refs[1:19]]
     for ref in order:
-        ref.end({"record": {"status": "completed"}, "node": "n1", "pid": 7, "task": ref.name})
+        ref.end(completed(ref.name))
         assert answers.get(timeout=10)[0] == ref.name
     assert max(ray.waits) == 12  # the eight oldest, or the others: never all twenty at once
     assert ex.in_flight == {}
 
 
 def test_a_task_submitted_while_the_collector_waits_on_others_is_answered_when_it_ends_first() -> None:
-    ray = StandIn()
-    ex = executor(ray)
-    answers: queue.SimpleQueue[tuple[str, dict[str, Any]]] = queue.SimpleQueue()
+    _, ex, answers = run()
     slow = Ref("slow")
     in_flight(ex, slow, answers)
     time.sleep(0.3)  # the collector's waits on `slow` alone have grown to the longest
     quick = Ref("quick")
     in_flight(ex, quick, answers)
-    quick.end({"record": {"status": "completed"}, "node": "n1", "pid": 7, "task": "t"})
+    quick.end(completed("t"))
     assert answers.get(timeout=10)[0] == "quick"
-    slow.end({"record": {"status": "completed"}, "node": "n1", "pid": 7, "task": "t"})
+    slow.end(completed("t"))
     assert answers.get(timeout=10)[0] == "slow"
