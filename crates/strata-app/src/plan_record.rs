@@ -374,7 +374,8 @@ impl RecordedPlanRun {
         let run_id = checkpoint.run_id.clone();
         let mut recorder = Recorder {
             writer: Writer::start(dir, checkpoint),
-            unsaved: true,
+            // A new run's start is on disk (`begin`); a resumed run's is written as it goes on.
+            unsaved: resumed,
             events,
             inner: observer,
         };

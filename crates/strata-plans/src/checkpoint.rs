@@ -177,11 +177,12 @@ struct Stored<'a> {
     checkpoint: &'a Checkpoint,
 }
 
-/// The shortest time between two checkpoint writes while a run goes on: steps that finish
-/// within it share one write (a synced write, with the event log's sync before it, costs the
-/// machine about 0.8 ms of CPU, more than a tiny step's own work), and a step finishing after
-/// a quiet spell is written at once. A run killed meanwhile runs again the steps whose end
-/// was not written, as the resume contract says: at most this long's worth of them.
+/// The shortest time between two checkpoint writes while a run goes on, the write that
+/// started it counted: steps that finish within it share one write (a synced write, with the
+/// event log's sync before it, costs the machine about 0.8 ms of CPU, more than a tiny step's
+/// own work; a run shorter than this writes only its start and its end), and a step finishing
+/// after a quiet spell is written at once. A run killed meanwhile runs again the steps whose
+/// end was not written, as the resume contract says: at most this long's worth of them.
 pub const PACE: Duration = Duration::from_millis(100);
 
 /// The checkpoint the writer thread writes, and what it was asked to do.
@@ -208,7 +209,8 @@ impl Shared {
 /// Writes a run's checkpoint on a thread of its own, so that the scheduler never waits for
 /// the disk: the thread holds the checkpoint, the scheduler changes it ([`Writer::update`])
 /// and asks for a write ([`Writer::save`]). Writes are at least [`PACE`] apart while the run
-/// goes on, each of the latest checkpoint (serialized on the writer's thread, so a long run
+/// goes on, the first one [`PACE`] after the writer started (when the run's start was
+/// written), each of the latest checkpoint (serialized on the writer's thread, so a long run
 /// costs the scheduler nothing per write); the last one is written when the run ends.
 pub struct Writer {
     shared: Arc<Shared>,
@@ -300,10 +302,11 @@ impl Drop for Writer {
 }
 
 /// The writer thread: writes the checkpoint whenever asked, at least [`PACE`] after the last
-/// write unless the run ended, until it ended; the first error, if any.
+/// write (the run's start, when the thread starts) unless the run ended, until it ended; the
+/// first error, if any.
 fn write_until_closed(dir: &RunDir, shared: &Shared) -> Result<(), Error> {
     let mut first_error = None;
-    let mut last: Option<Instant> = None;
+    let mut last = Instant::now();
     let mut state = shared.lock();
     loop {
         while !state.asked && !state.closed {
@@ -315,8 +318,7 @@ fn write_until_closed(dir: &RunDir, shared: &Shared) -> Result<(), Error> {
         if !state.asked {
             break;
         }
-        while let Some(left) = last
-            .map(|t| PACE.saturating_sub(t.elapsed()))
+        while let Some(left) = Some(PACE.saturating_sub(last.elapsed()))
             .filter(|left| !left.is_zero() && !state.closed)
         {
             state = shared
@@ -332,7 +334,7 @@ fn write_until_closed(dir: &RunDir, shared: &Shared) -> Result<(), Error> {
         if let Err(e) = dir.write_checkpoint(&bytes) {
             first_error.get_or_insert(e);
         }
-        last = Some(Instant::now());
+        last = Instant::now();
         state = shared.lock();
     }
     first_error.map_or(Ok(()), Err)
@@ -467,6 +469,26 @@ mod tests {
             (stored.steps, stored.status, stored.records.len()),
             (4, RunStatus::Failed, 1)
         );
+    }
+
+    #[test]
+    fn a_step_ending_within_the_pace_of_the_start_is_written_with_the_runs_end() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = RunStore::new(tmp.path()).create("p4").unwrap();
+        let cp = started("p4", 1);
+        begin(&dir, None, &cp).unwrap();
+        let writer = Writer::start(dir.clone(), cp);
+        writer.update(|c| {
+            c.records
+                .push(StepRecord::from_run("a", "t", &RunResult::ok("1")))
+        });
+        writer.save();
+        std::thread::sleep(PACE / 10);
+        // Still the start's checkpoint: a short run writes its start and its end only.
+        assert!(Checkpoint::load(&dir).unwrap().records.is_empty());
+        let last = writer.finish(|c| c.status = RunStatus::Completed).unwrap();
+        assert_eq!(Checkpoint::load(&dir).unwrap(), last);
+        assert_eq!((last.records.len(), last.status), (1, RunStatus::Completed));
     }
 
     #[test]
