@@ -45,6 +45,15 @@ class StandIn:
 
     def __init__(self) -> None:
         self.waits: list[int] = []
+        self.up = True
+
+    def is_initialized(self) -> bool:
+        return self.up
+
+    def shutdown(self) -> None:
+        """As ``ray.shutdown()``: a wait under way, and every later one, raises what Ray's
+        raises then."""
+        self.up = False
 
     @staticmethod
     def remote(**options: Any) -> Any:
@@ -58,6 +67,8 @@ class StandIn:
         self.waits.append(len(refs))
         deadline = time.monotonic() + timeout
         while True:
+            if not self.up:
+                raise SystemExit(0)
             ready = [r for r in refs if r.done.is_set()][:num_returns]
             if len(ready) == num_returns or time.monotonic() >= deadline:
                 return ready, [r for r in refs if r not in ready]
@@ -170,3 +181,30 @@ def test_a_task_submitted_while_the_collector_waits_on_others_is_answered_when_i
     assert answers.get(timeout=10)[0] == "quick"
     slow.end(completed("t"))
     assert answers.get(timeout=10)[0] == "slow"
+
+
+def test_ray_shut_down_under_a_run_stops_it_and_the_collector_goes_on() -> None:
+    ray, ex, answers = run()
+    a = Ref("a")
+    in_flight(ex, a, answers)
+    ray.shutdown()
+    assert answers.get(timeout=10) == (
+        "a",
+        {
+            "error": {
+                "kind": "cancelled",
+                "layer": "request",
+                "message": "step `a` was stopped: Ray was shut down in this process",
+                "path": "",
+                "span": None,
+            }
+        },
+    )
+    assert ex.lost == "Ray was shut down in this process" and ex.flag.cancelled
+    assert ex.in_flight == {}
+    # The collector survived what Ray raised: a run on a Ray connected again is answered.
+    _, again, later = run()
+    b = Ref("b")
+    in_flight(again, b, later)
+    b.end(completed("t"))
+    assert later.get(timeout=10) == ("b", {"record": {"status": "completed"}})

@@ -731,6 +731,52 @@ def wait_for(path: Path, within: float = 60.0, driver: "subprocess.Popen[str] | 
     return True
 
 
+SHUTDOWN_DRIVER = """\
+import json, sys, time
+from pathlib import Path
+import ray
+import strata.ray as sray
+address, project, plan, marks, later = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), Path(sys.argv[4]), json.loads(sys.argv[5])
+handle = sray.submit_plan(project, plan, address=address, run_id="shut")
+deadline = time.monotonic() + 60
+while not (marks / "a.pids").exists():
+    assert time.monotonic() < deadline, "step a never started"
+    time.sleep(0.05)
+ray.shutdown()
+try:
+    handle.result(60)
+    out = {"raised": None}
+except sray.ClusterLost as e:
+    out = {"raised": str(e), "run_id": e.run_id}
+again = sray.run_plan(project, later, address=address, run_id="after")
+out["after"] = [s["result"] for s in again["steps"]]
+print(json.dumps(out))
+"""
+
+
+def test_ray_shut_down_under_a_run_stops_it_and_the_process_runs_again_once_connected(
+    cluster: Cluster, project: Path, tmp_path: Path
+) -> None:
+    marks = stalling(project, tmp_path)
+    ran = subprocess.run(
+        [sys.executable, "-c", SHUTDOWN_DRIVER, cluster.address, str(project), json.dumps(stall_plan(marks)),
+         str(marks), json.dumps(SAY_PLAN)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    # No thread of strata's started a Ray of its own once Ray was shut down.
+    assert "Started a local Ray instance" not in ran.stderr, ran.stderr[-3000:]
+    out = json.loads(ran.stdout.strip().splitlines()[-1])
+    assert out == {
+        "raised": "Ray was shut down in this process; the run stopped",
+        "run_id": "shut",
+        "after": ["hi", "hi there"],
+    }
+    checkpoint = json.loads((project / ".strata" / "runs" / "shut" / "checkpoint.json").read_text())
+    assert checkpoint["status"] == "cancelled"
+    assert gone(int((marks / "a.pids").read_text().split()[0]), within=30), "the step's tool outlived its driver's job"
+
+
 def test_a_cancelled_handle_stops_its_steps_and_the_run_resumes(
     cluster: Cluster, project: Path, tmp_path: Path
 ) -> None:

@@ -348,8 +348,8 @@ def run_plan(
     ``strata plan run --json`` streams them. ``run_id``, ``resume``, ``values``, ``strict``
     and ``timeout`` are those of ``Project.run_plan``; a plan that does not pass the checks
     is refused before any task is submitted. A ``KeyboardInterrupt`` while it waits cancels
-    the run (recorded as ``cancelled``: resume it) and goes on; the head node lost raises
-    ``ClusterLost``."""
+    the run (recorded as ``cancelled``: resume it) and goes on; the head node lost, or Ray
+    shut down in this process meanwhile, raises ``ClusterLost``."""
     return cast(RayRun, submit_plan(
         project,
         plan,

@@ -427,10 +427,11 @@ class Executor:
             )
         }
 
-    def _lose(self) -> None:
-        """The cluster's head was lost: the run stops, and every task in flight is answered
-        as stopped (Ray would never answer them)."""
-        self.lost = "the Ray cluster's head node was lost"
+    def _lose(self, why: str = "the Ray cluster's head node was lost") -> None:
+        """The cluster is gone for this run (``why``: its head lost, or Ray shut down in this
+        process): the run stops, and every task in flight is answered as stopped (Ray would
+        never answer them)."""
+        self.lost = why
         self.flag.cancel()
         with self.lock:
             entries = list(self.in_flight.values())
@@ -593,9 +594,11 @@ class _Collector:
                 added = self.added
             try:
                 ended = self.ended(tasks, wait)
-            except Exception:  # noqa: BLE001 - the cluster unreachable a while: wait again
-                logging.getLogger(__name__).debug("strata.ray: waiting for tasks failed", exc_info=True)
-                time.sleep(wait)
+            except BaseException:  # noqa: BLE001 - Ray shut down under a wait raises SystemExit
+                if not _shut_down(tasks):
+                    # The cluster unreachable a while: wait again.
+                    logging.getLogger(__name__).debug("strata.ray: waiting for tasks failed", exc_info=True)
+                    time.sleep(wait)
                 ended = []
             with self.cond:
                 for key, _, _ in ended:
@@ -613,32 +616,57 @@ class _Collector:
                     logging.getLogger(__name__).exception("strata.ray: an answer could not be handed over")
 
     @staticmethod
-    def ended(tasks: list[tuple[int, tuple[Executor, Any]]], wait: float) -> list[tuple[int, Executor, Callable[[], Any]]]:
-        """The tasks of ``tasks`` that ended, once one does within ``wait`` seconds: each
+    def ended(
+        tasks: list[tuple[int, tuple[Executor, Any]]], wait_for: float
+    ) -> list[tuple[int, Executor, Callable[[], Any]]]:
+        """The tasks of ``tasks`` that ended, once one does within ``wait_for`` seconds: each
         key, executor, and how to read its answer (it raises what its task raised). Each
         wait is on the oldest ``_WINDOW`` tasks (a chain's next step is the oldest; tasks
         mostly end in the order they started), the others looked at when none of those
         ended: a wait costs Ray's ``wait`` its every reference."""
         ray = tasks[0][1][0].ray
+        wait, get = _unstarting(ray.wait), _unstarting(ray.get)
         among = tasks[:_WINDOW]
         refs = [ref for _, (_, ref) in among]
-        ready, _ = ray.wait(refs, num_returns=1, timeout=wait)
+        ready, _ = wait(refs, num_returns=1, timeout=wait_for)
         if not ready and len(tasks) > _WINDOW:
             among = tasks[_WINDOW:]
             refs = [ref for _, (_, ref) in among]
-            ready, _ = ray.wait(refs, num_returns=1, timeout=0)
+            ready, _ = wait(refs, num_returns=1, timeout=0)
         if not ready:
             return []
         if len(refs) > 1:
             # Every one of them that ended by now, read together.
-            ready, _ = ray.wait(refs, num_returns=len(refs), timeout=0)
+            ready, _ = wait(refs, num_returns=len(refs), timeout=0)
         done = set(ready)  # equal to the references given (through a Ray Client, not the same)
         ended = [(key, ex, ref) for key, (ex, ref) in among if ref in done]
         try:
-            values = ray.get([ref for _, _, ref in ended])
+            values = get([ref for _, _, ref in ended])
         except Exception:  # noqa: BLE001 - one raised: its executor reads it again, and sees why
-            return [(key, ex, functools.partial(ray.get, ref)) for key, ex, ref in ended]
+            return [(key, ex, functools.partial(get, ref)) for key, ex, ref in ended]
         return [(key, ex, functools.partial(_given, value)) for (key, ex, _), value in zip(ended, values)]
+
+
+def _unstarting(fn: Any) -> Any:
+    """``fn``, a function of Ray's, without the wrapper that starts Ray first when it is not
+    connected: called after ``ray.shutdown()``, it raises (``_shut_down`` then stops the runs)
+    rather than start a local Ray instance from the collector's thread."""
+    return getattr(fn, "__wrapped__", fn)
+
+
+#: Why the runs of this process stop when Ray is shut down under them (``ray.shutdown()``).
+SHUT_DOWN = "Ray was shut down in this process"
+
+
+def _shut_down(tasks: list[tuple[int, tuple[Executor, Any]]]) -> bool:
+    """Stops every run among ``tasks`` whose Ray was shut down in this process (Ray would never
+    answer its tasks): True when there was one."""
+    stopped = False
+    for ex in {id(ex): ex for _, (ex, _) in tasks}.values():
+        if not ex.ray.is_initialized():
+            ex._lose(SHUT_DOWN)
+            stopped = True
+    return stopped
 
 
 def _given(value: Any) -> Any:
@@ -650,8 +678,9 @@ _COLLECTOR = _Collector()
 
 
 class ClusterLost(RuntimeError):
-    """The Ray cluster's head node was lost during a run: the run stopped, recorded as
-    cancelled, and resumes (``resume=run_id``) once the cluster is back."""
+    """The Ray cluster's head node was lost during a run, or Ray was shut down in this process
+    under it: the run stopped, recorded as cancelled, and resumes (``resume=run_id``) once the
+    cluster is back."""
 
     def __init__(self, message: str, run_id: Optional[str]) -> None:
         super().__init__(message)
@@ -699,7 +728,8 @@ class RunHandle:
 
     def result(self, timeout: Optional[float] = None) -> Any:
         """The run's report once it ended (``TimeoutError`` after ``timeout`` seconds);
-        raises what the run raised, or ``ClusterLost`` when the head node was lost."""
+        raises what the run raised, or ``ClusterLost`` when the head node was lost (or Ray
+        was shut down in this process)."""
         if not self._executor.ended.wait(timeout):
             raise TimeoutError(f"the run did not end within {timeout} s")
         if self._executor.lost:
