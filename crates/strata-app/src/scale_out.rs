@@ -11,7 +11,7 @@
 //!   files of the upload ([`ScaleOut::check_upload`]: none holds a secret value, every tool the
 //!   run needs is among them) and the tasks' arguments ([`ScaleOut::check_arguments`]).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fs::File;
 use std::io::{ErrorKind as IoKind, Read};
 use std::path::{Component, Path, PathBuf};
@@ -225,7 +225,9 @@ impl App {
     /// (those that exist), sorted.
     fn needed_tools(&self, tools: &[String]) -> Vec<String> {
         let mut need: Vec<String> = Vec::new();
-        let mut todo: Vec<String> = tools.iter().map(|t| self.tool_named(t)).collect();
+        // Each tool once: a plan's steps mostly call a few tools many times.
+        let given: BTreeSet<&String> = tools.iter().collect();
+        let mut todo: Vec<String> = given.into_iter().map(|t| self.tool_named(t)).collect();
         while let Some(id) = todo.pop() {
             if need.contains(&id) || self.tool_path(&id).is_none() {
                 continue;
