@@ -7,9 +7,9 @@ taken in turn — and with the same plans run locally:
   critical path (200 ms); the goal: strata.ray's ratio within 1.1 times plain Ray's;
 * **per-step overhead**: N steps that do nothing (``sleep 0``), in a chain and independent —
   wall time per step; the goal: within 1.2 times plain Ray's.
-* **what a user runs**: the fan-out and the chain through the command line (``python -m
-  strata.ray plan run``), a process each, against a plain Ray script doing the same —
-  whole-process wall time.
+* **what a user runs**: the fan-out, the chain and the independent steps through the command
+  line (``python -m strata.ray plan run``), a process each, against a plain Ray script doing
+  the same — whole-process wall time.
 
 Run it as the tests run (a network namespace with loopback only):
 
@@ -116,6 +116,17 @@ ray.get(ref)
 """
 
 
+#: Plain Ray's independent steps as a user runs them from the command line: N tasks at once.
+PLAIN_INDEPENDENT_SCRIPT = """
+import subprocess, sys, ray
+ray.init(address=sys.argv[1], runtime_env={"working_dir": ".", "excludes": [".strata"]}, logging_level="ERROR")
+@ray.remote(num_cpus=1)
+def sleep(s):
+    subprocess.run(["sleep", str(s)], check=True)
+ray.get([sleep.remote(0) for _ in range(int(sys.argv[2]))])
+"""
+
+
 class PlainRay:
     """The same work as plain Ray tasks, with the project's working directory."""
 
@@ -150,6 +161,7 @@ def main() -> None:
     (project / "plans").mkdir()
     (project / "plans" / "fan.json").write_text(json.dumps(FAN))
     (project / "plans" / "chain.json").write_text(json.dumps(chain(n)))
+    (project / "plans" / "independent.json").write_text(json.dumps(independent(n)))
     proj = strata.Project(project)
     cluster = Cluster(num_cpus=4)
     results: dict[str, Any] = {}
@@ -188,6 +200,14 @@ def main() -> None:
             lambda: subprocess.run(chain_ray_cli, cwd=project, check=True, capture_output=True),
             lambda: subprocess.run(chain_plain_cli, cwd=project, check=True, capture_output=True),
         )
+        indep_ray_cli = [sys.executable, "-m", "strata.ray", "plan", "run", "plans/independent.json", "--address",
+                         cluster.address, "-q"]
+        indep_plain_cli = [sys.executable, "-c", PLAIN_INDEPENDENT_SCRIPT, cluster.address, str(n)]
+        indep_cli_ray, indep_cli_plain = paired(
+            samples,
+            lambda: subprocess.run(indep_ray_cli, cwd=project, check=True, capture_output=True),
+            lambda: subprocess.run(indep_plain_cli, cwd=project, check=True, capture_output=True),
+        )
     finally:
         cluster.stop()
         shutil.rmtree(work, ignore_errors=True)
@@ -218,6 +238,8 @@ def main() -> None:
             "fan_out_plain_ray_script_s": round(med(fan_plain_cli), 3),
             "chain_ray_command_line_s": round(med(chain_cli_ray), 3),
             "chain_plain_ray_script_s": round(med(chain_cli_plain), 3),
+            "independent_ray_command_line_s": round(med(indep_cli_ray), 3),
+            "independent_plain_ray_script_s": round(med(indep_cli_plain), 3),
         }
     )
     r = results
@@ -247,6 +269,11 @@ def main() -> None:
         f"| command line, chain of {n} `sleep 0`, whole process (`python -m strata.ray plan run` / a plain Ray "
         f"script) | {r['chain_ray_command_line_s']} s | {r['chain_plain_ray_script_s']} s | "
         f"{round(r['chain_ray_command_line_s'] / r['chain_plain_ray_script_s'], 2)} |"
+    )
+    print(
+        f"| command line, {n} independent `sleep 0`, whole process (`python -m strata.ray plan run` / a plain Ray "
+        f"script) | {r['independent_ray_command_line_s']} s | {r['independent_plain_ray_script_s']} s | "
+        f"{round(r['independent_ray_command_line_s'] / r['independent_plain_ray_script_s'], 2)} |"
     )
     print(
         f"| local, for scale: chain per step (Project.run_plan / strata plan run) | "
