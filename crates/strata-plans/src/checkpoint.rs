@@ -318,9 +318,11 @@ fn write_until_closed(dir: &RunDir, shared: &Shared) -> Result<(), Error> {
         if !state.asked {
             break;
         }
-        while let Some(left) = Some(PACE.saturating_sub(last.elapsed()))
-            .filter(|left| !left.is_zero() && !state.closed)
-        {
+        loop {
+            let left = PACE.saturating_sub(last.elapsed());
+            if left.is_zero() || state.closed {
+                break;
+            }
             state = shared
                 .wake
                 .wait_timeout(state, left)
@@ -439,11 +441,11 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_checkpoint_asked_for_is_written_while_the_run_goes_on() {
-        let tmp = tempfile::tempdir().unwrap();
-        let dir = RunStore::new(tmp.path()).create("p2").unwrap();
-        let cp = started("p2", 3);
+    /// A run `run_id` of `steps` steps started in `tmp` (its start written), with a writer
+    /// asked to write step `a`'s record.
+    fn a_step_ended(tmp: &tempfile::TempDir, run_id: &str, steps: usize) -> (RunDir, Writer) {
+        let dir = RunStore::new(tmp.path()).create(run_id).unwrap();
+        let cp = started(run_id, steps);
         begin(&dir, None, &cp).unwrap();
         let writer = Writer::start(dir.clone(), cp);
         writer.update(|c| {
@@ -451,6 +453,13 @@ mod tests {
                 .push(StepRecord::from_run("a", "t", &RunResult::ok("1")))
         });
         writer.save();
+        (dir, writer)
+    }
+
+    #[test]
+    fn a_checkpoint_asked_for_is_written_while_the_run_goes_on() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, writer) = a_step_ended(&tmp, "p2", 3);
         // Written by the writer's thread, before the run ends (the deadline only stops a
         // broken writer from hanging the test).
         let deadline = Instant::now() + Duration::from_secs(30);
@@ -474,15 +483,7 @@ mod tests {
     #[test]
     fn a_step_ending_within_the_pace_of_the_start_is_written_with_the_runs_end() {
         let tmp = tempfile::tempdir().unwrap();
-        let dir = RunStore::new(tmp.path()).create("p4").unwrap();
-        let cp = started("p4", 1);
-        begin(&dir, None, &cp).unwrap();
-        let writer = Writer::start(dir.clone(), cp);
-        writer.update(|c| {
-            c.records
-                .push(StepRecord::from_run("a", "t", &RunResult::ok("1")))
-        });
-        writer.save();
+        let (dir, writer) = a_step_ended(&tmp, "p4", 1);
         std::thread::sleep(PACE / 10);
         // Still the start's checkpoint: a short run writes its start and its end only.
         assert!(Checkpoint::load(&dir).unwrap().records.is_empty());

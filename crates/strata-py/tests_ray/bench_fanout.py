@@ -30,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Callable
 
@@ -127,6 +128,22 @@ ray.get([sleep.remote(0) for _ in range(int(sys.argv[2]))])
 """
 
 
+def by_command_line(
+    samples: int, project: Path, address: str, plan_run: Sequence[str], plain: Sequence[str]
+) -> tuple[list[float], list[float]]:
+    """``samples`` whole-process times each (``paired``) of ``python -m strata.ray plan run
+    <plan_run>`` against the cluster at ``address`` and of a plain Ray script (``plain``: the
+    script and its arguments after the address), both run in ``project``."""
+    ours = [sys.executable, "-m", "strata.ray", "plan", "run", plan_run[0], "--address", address, "-q",
+            *plan_run[1:]]
+    theirs = [sys.executable, "-c", plain[0], address, *plain[1:]]
+    return paired(
+        samples,
+        lambda: subprocess.run(ours, cwd=project, check=True, capture_output=True),
+        lambda: subprocess.run(theirs, cwd=project, check=True, capture_output=True),
+    )
+
+
 class PlainRay:
     """The same work as plain Ray tasks, with the project's working directory."""
 
@@ -184,30 +201,14 @@ def main() -> None:
         cli_fan = timed(samples, lambda: subprocess.run([*cli, "plans/fan.json"], cwd=project, check=True, capture_output=True))
         cli_chain = timed(samples, lambda: subprocess.run([*cli, "plans/chain.json"], cwd=project, check=True, capture_output=True))
         # What a user runs: the command line, a process each, connecting to the cluster.
-        ray_cli = [sys.executable, "-m", "strata.ray", "plan", "run", "plans/fan.json", "--address", cluster.address,
-                   "-q", "--strategy", "SPREAD"]
-        plain_cli = [sys.executable, "-c", PLAIN_SCRIPT, cluster.address]
-        fan_ray_cli, fan_plain_cli = paired(
-            samples,
-            lambda: subprocess.run(ray_cli, cwd=project, check=True, capture_output=True),
-            lambda: subprocess.run(plain_cli, cwd=project, check=True, capture_output=True),
-        )
-        chain_ray_cli = [sys.executable, "-m", "strata.ray", "plan", "run", "plans/chain.json", "--address",
-                         cluster.address, "-q"]
-        chain_plain_cli = [sys.executable, "-c", PLAIN_CHAIN_SCRIPT, cluster.address, str(n)]
-        chain_cli_ray, chain_cli_plain = paired(
-            samples,
-            lambda: subprocess.run(chain_ray_cli, cwd=project, check=True, capture_output=True),
-            lambda: subprocess.run(chain_plain_cli, cwd=project, check=True, capture_output=True),
-        )
-        indep_ray_cli = [sys.executable, "-m", "strata.ray", "plan", "run", "plans/independent.json", "--address",
-                         cluster.address, "-q"]
-        indep_plain_cli = [sys.executable, "-c", PLAIN_INDEPENDENT_SCRIPT, cluster.address, str(n)]
-        indep_cli_ray, indep_cli_plain = paired(
-            samples,
-            lambda: subprocess.run(indep_ray_cli, cwd=project, check=True, capture_output=True),
-            lambda: subprocess.run(indep_plain_cli, cwd=project, check=True, capture_output=True),
-        )
+        address = cluster.address
+        command_line = {
+            "fan_out": by_command_line(samples, project, address, ("plans/fan.json", "--strategy", "SPREAD"),
+                                       (PLAIN_SCRIPT,)),
+            "chain": by_command_line(samples, project, address, ("plans/chain.json",), (PLAIN_CHAIN_SCRIPT, str(n))),
+            "independent": by_command_line(samples, project, address, ("plans/independent.json",),
+                                           (PLAIN_INDEPENDENT_SCRIPT, str(n))),
+        }
     finally:
         cluster.stop()
         shutil.rmtree(work, ignore_errors=True)
@@ -234,14 +235,11 @@ def main() -> None:
             "independent_plain_ray_ms_per_step": per_step(plain_indep),
             "chain_python_local_ms_per_step": per_step(local_chain),
             "chain_cli_local_ms_per_step": per_step(cli_chain),
-            "fan_out_ray_command_line_s": round(med(fan_ray_cli), 3),
-            "fan_out_plain_ray_script_s": round(med(fan_plain_cli), 3),
-            "chain_ray_command_line_s": round(med(chain_cli_ray), 3),
-            "chain_plain_ray_script_s": round(med(chain_cli_plain), 3),
-            "independent_ray_command_line_s": round(med(indep_cli_ray), 3),
-            "independent_plain_ray_script_s": round(med(indep_cli_plain), 3),
         }
     )
+    for name, (ours, theirs) in command_line.items():
+        results[f"{name}_ray_command_line_s"] = round(med(ours), 3)
+        results[f"{name}_plain_ray_script_s"] = round(med(theirs), 3)
     r = results
     results["fan_out_ratio_vs_plain_ray"] = round(r["fan_out_ray_vs_critical_path"] / r["fan_out_plain_ray_vs_critical_path"], 2)
     results["chain_vs_plain_ray"] = round(r["chain_ray_ms_per_step"] / r["chain_plain_ray_ms_per_step"], 2)
@@ -260,21 +258,13 @@ def main() -> None:
         f"| per step, {n} independent `sleep 0` | {r['independent_ray_ms_per_step']} ms | "
         f"{r['independent_plain_ray_ms_per_step']} ms | {r['independent_vs_plain_ray']} |"
     )
-    print(
-        f"| command line, 8 × 200 ms fan-out, whole process (`python -m strata.ray plan run` / a plain Ray script) | "
-        f"{r['fan_out_ray_command_line_s']} s | {r['fan_out_plain_ray_script_s']} s | "
-        f"{round(r['fan_out_ray_command_line_s'] / r['fan_out_plain_ray_script_s'], 2)} |"
-    )
-    print(
-        f"| command line, chain of {n} `sleep 0`, whole process (`python -m strata.ray plan run` / a plain Ray "
-        f"script) | {r['chain_ray_command_line_s']} s | {r['chain_plain_ray_script_s']} s | "
-        f"{round(r['chain_ray_command_line_s'] / r['chain_plain_ray_script_s'], 2)} |"
-    )
-    print(
-        f"| command line, {n} independent `sleep 0`, whole process (`python -m strata.ray plan run` / a plain Ray "
-        f"script) | {r['independent_ray_command_line_s']} s | {r['independent_plain_ray_script_s']} s | "
-        f"{round(r['independent_ray_command_line_s'] / r['independent_plain_ray_script_s'], 2)} |"
-    )
+    shown = {"fan_out": "8 × 200 ms fan-out", "chain": f"chain of {n} `sleep 0`", "independent": f"{n} independent `sleep 0`"}
+    for name, what in shown.items():
+        ours_s, theirs_s = r[f"{name}_ray_command_line_s"], r[f"{name}_plain_ray_script_s"]
+        print(
+            f"| command line, {what}, whole process (`python -m strata.ray plan run` / a plain Ray script) | "
+            f"{ours_s} s | {theirs_s} s | {round(ours_s / theirs_s, 2)} |"
+        )
     print(
         f"| local, for scale: chain per step (Project.run_plan / strata plan run) | "
         f"{r['chain_python_local_ms_per_step']} ms | {r['chain_cli_local_ms_per_step']} ms | |"

@@ -433,6 +433,7 @@ class Executor:
         never answer them)."""
         self.lost = why
         self.flag.cancel()
+        _COLLECTOR.forget(self)
         with self.lock:
             entries = list(self.in_flight.values())
             self.in_flight.clear()
@@ -570,8 +571,11 @@ class _Collector:
         self.thread: Optional[threading.Thread] = None
 
     def add(self, executor: Executor, key: int, ref: Any) -> None:
-        """Waits for task ``key`` (its reference ``ref``) of ``executor``."""
+        """Waits for task ``key`` (its reference ``ref``) of ``executor`` — unless its run lost
+        its cluster meanwhile (``forget``)."""
         with self.cond:
+            if executor.lost:
+                return
             self.tasks[key] = (executor, ref)
             self.added += 1
             if self.thread is None:
@@ -579,14 +583,19 @@ class _Collector:
                 self.thread.start()
             self.cond.notify()
 
+    def forget(self, executor: Executor) -> None:
+        """Stops waiting for the tasks of ``executor``, whose run answered them all (its
+        cluster is gone)."""
+        with self.cond:
+            for key in [k for k, (ex, _) in self.tasks.items() if ex is executor]:
+                del self.tasks[key]
+
     def run(self) -> None:
         """The collector's loop (its thread's): waits, reads the tasks that ended, hands them
         over."""
         wait = _FIRST_WAIT
         while True:
             with self.cond:
-                for key in [k for k, (ex, _) in self.tasks.items() if ex.lost]:
-                    del self.tasks[key]  # their run answered them all: its cluster is gone
                 while not self.tasks:
                     self.cond.wait()
                     wait = _FIRST_WAIT
