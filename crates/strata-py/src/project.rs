@@ -25,7 +25,7 @@ use crate::events::PyEvents;
 use crate::plans::PyPlan;
 use crate::remote::{envelope, remote_parts, RemoteCalls, RemoteSteps};
 use crate::scale_out::PyScaleOut;
-use crate::stack::{on_strata_stack, CAPPED_LIMITS_STACK};
+use crate::stack::{on_strata_stack, stack_for, CAPPED_LIMITS_STACK};
 
 /// A plan loaded and admitted once by a project (``Project.admit_plan``), for the many
 /// steps of a run ``plan_step`` runs there.
@@ -58,6 +58,11 @@ pub struct PyProject {
 }
 
 impl PyProject {
+    /// The stack this project's work may need (its recursion limits': [`stack_for`]).
+    fn stack(&self) -> usize {
+        stack_for(&self.project.limits)
+    }
+
     /// The options of every tool call: the environment `env` (`None`: the process
     /// environment) and `strict` rendering (`None`: the project's `strict` setting).
     fn options(
@@ -128,7 +133,7 @@ impl PyProject {
             Some(t) => Some(names_arg(Some(t), "tools")?),
             None => None,
         };
-        let checks = on_strata_stack(py, CAPPED_LIMITS_STACK, || {
+        let checks = on_strata_stack(py, self.stack(), || {
             self.project.scale_out(tools.as_deref())
         })?
         .or_raise(py)?;
@@ -177,7 +182,7 @@ impl PyProject {
             typed: params,
             strings: Vec::new(),
         };
-        let run = on_strata_stack(py, CAPPED_LIMITS_STACK, || {
+        let run = on_strata_stack(py, self.stack(), || {
             self.project.run_tool(&tool, &caller, &options, &call)
         })?
         .or_raise(py)?;
@@ -296,7 +301,7 @@ impl PyProject {
             timeout: seconds_arg(timeout, "timeout")?,
         };
         let app = &self.project;
-        let report = on_strata_stack(py, CAPPED_LIMITS_STACK, || -> Result<_, Failure> {
+        let report = on_strata_stack(py, self.stack(), || -> Result<_, Failure> {
             let run = match (&resume, given) {
                 (Some(id), given) => {
                     let named = given.map(|g| move || Ok(plan_text(g)));
@@ -406,7 +411,7 @@ impl PyProject {
             timeout: seconds_arg(timeout, "timeout")?,
         };
         let marks = marks_arg(marks).or_raise(py)?;
-        let outcome = on_strata_stack(py, CAPPED_LIMITS_STACK, || {
+        let outcome = on_strata_stack(py, self.stack(), || {
             self.project
                 .runner(options)
                 .with_marks(marks)
@@ -499,15 +504,13 @@ impl PyProject {
             options: self.options(env, strict)?,
             every: self.project.settings.checkpoint_every.value,
         };
-        let outcome = on_strata_stack(py, CAPPED_LIMITS_STACK, || {
-            match (executor, part_executor) {
-                (_, Some(parts)) => self.project.run_graph_in_parts(&run, remote_parts(parts)),
-                (None, None) => self.project.run_graph(&run, &mut strata_graph::Silent),
-                (Some(executor), None) => {
-                    let remote = RemoteCalls { executor };
-                    self.project
-                        .run_graph_on(&run, Some(&remote), &mut strata_graph::Silent)
-                }
+        let outcome = on_strata_stack(py, self.stack(), || match (executor, part_executor) {
+            (_, Some(parts)) => self.project.run_graph_in_parts(&run, remote_parts(parts)),
+            (None, None) => self.project.run_graph(&run, &mut strata_graph::Silent),
+            (Some(executor), None) => {
+                let remote = RemoteCalls { executor };
+                self.project
+                    .run_graph_on(&run, Some(&remote), &mut strata_graph::Silent)
             }
         })?
         .or_raise(py)?;
@@ -536,10 +539,8 @@ impl PyProject {
         let name = opt_str_arg(name, "name")?.unwrap_or_else(|| PLAN_NAME.to_string());
         let (doc, data) = self.step_plan_of(py, plan, &name)?;
         let given = step_plan(&name, doc.as_ref(), &data);
-        let plan = on_strata_stack(py, CAPPED_LIMITS_STACK, || {
-            self.project.admit_step_plan(given)
-        })?
-        .or_raise(py)?;
+        let plan = on_strata_stack(py, self.stack(), || self.project.admit_step_plan(given))?
+            .or_raise(py)?;
         Ok(PyAdmittedPlan { plan })
     }
 
@@ -607,7 +608,7 @@ impl PyProject {
                 )
             })
         };
-        let outcome = on_strata_stack(py, CAPPED_LIMITS_STACK, || {
+        let outcome = on_strata_stack(py, self.stack(), || {
             self.project.plan_step(&request, &record)
         })?
         .or_raise(py)?;
@@ -647,7 +648,7 @@ impl PyProject {
         let request = json_arg(request, "request")?;
         let options = self.options(None, strict)?;
         let app = &self.project;
-        let answer = on_strata_stack(py, CAPPED_LIMITS_STACK, || {
+        let answer = on_strata_stack(py, self.stack(), || {
             app.walk_part(&id, &request, options.clone())
         })?
         .or_raise(py)?;

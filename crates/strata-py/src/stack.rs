@@ -14,7 +14,7 @@
 //! thread).
 
 use pyo3::prelude::*;
-use strata_core::STACK_BYTES;
+use strata_core::{Limits, STACK_BYTES};
 
 /// The stack the work with the default limits may need (nested defaults, parameter links,
 /// prompt components at their default bounds; measured under 2 MiB in a debug build).
@@ -23,6 +23,20 @@ pub const DEFAULT_LIMITS_STACK: usize = 4 << 20;
 /// The stack the work may need with any limits up to their caps (proven under 16 MiB: a
 /// quarter of [`STACK_BYTES`]).
 pub const CAPPED_LIMITS_STACK: usize = STACK_BYTES / 4;
+
+/// The stack the work of a project with `limits` may need: [`DEFAULT_LIMITS_STACK`] while the
+/// limits that bound a recursion (`default_depth`, `param_links`) are at most their defaults
+/// (it then runs in place on an ordinary thread, with no segment mapped for each call), else
+/// [`CAPPED_LIMITS_STACK`].
+pub fn stack_for(limits: &Limits) -> usize {
+    let defaults = Limits::default();
+    if limits.default_depth <= defaults.default_depth && limits.param_links <= defaults.param_links
+    {
+        DEFAULT_LIMITS_STACK
+    } else {
+        CAPPED_LIMITS_STACK
+    }
+}
 
 /// Runs `work` with at least `need` bytes of stack left — on the caller's stack when it has
 /// them, else on a fresh segment of [`STACK_BYTES`] — and returns what it returned, the GIL
@@ -53,6 +67,27 @@ mod tests {
         assert!(room.expect("known") <= here);
         let room = with_stack(here * 2, stacker::remaining_stack).expect("known");
         assert!(room > here, "{room} on the new segment, {here} before");
+    }
+
+    #[test]
+    fn a_project_within_the_default_recursion_limits_needs_the_default_stack() {
+        assert_eq!(stack_for(&Limits::default()), DEFAULT_LIMITS_STACK);
+        let lower = Limits {
+            default_depth: 8,
+            param_links: 0,
+            ..Limits::default()
+        };
+        assert_eq!(stack_for(&lower), DEFAULT_LIMITS_STACK);
+        let deeper = Limits {
+            default_depth: 33,
+            ..Limits::default()
+        };
+        assert_eq!(stack_for(&deeper), CAPPED_LIMITS_STACK);
+        let linked = Limits {
+            param_links: 4,
+            ..Limits::default()
+        };
+        assert_eq!(stack_for(&linked), CAPPED_LIMITS_STACK);
     }
 
     #[test]

@@ -2,7 +2,8 @@
 
 Each render below runs in a fresh interpreter on a Python thread with a 256 KiB stack
 (``threading.stack_size``): the renders at the capped recursion limits (``default_depth``
-100, ``param_links`` 50) would overflow it and kill the interpreter if they ran there.
+100, ``param_links`` 50) would overflow it and kill the interpreter if they ran there. A
+project within the default limits works in place on a caller's stack with 4 MiB left.
 """
 from __future__ import annotations
 
@@ -17,14 +18,14 @@ SMALL_STACK = """\
 import json, sys, threading
 import strata
 
-def main(work):
+def main(work, stack=256 * 1024):
     out = {}
     def run():
         try:
             out["value"] = work()
         except BaseException as e:
             out["error"] = f"{type(e).__name__}: {e}"
-    threading.stack_size(256 * 1024)
+    threading.stack_size(stack)
     t = threading.Thread(target=run)
     t.start()
     t.join()
@@ -110,6 +111,33 @@ def test_a_plan_at_the_caps_runs_on_a_small_python_stack(tmp_path: Path) -> None
         tmp_path,
     )
     assert value == "end"
+
+
+def test_a_project_within_the_default_limits_works_in_place_on_a_stack_just_over_4_mib(tmp_path: Path) -> None:
+    # Its work needs 4 MiB of stack at most: a thread of 4.5 MiB runs it in place (no fresh
+    # segment), at those limits' bounds — 3 links, every value inside 32 nested defaults —,
+    # as a tool, as a plan and as one step of a plan.
+    (tmp_path / "tools" / "runtimes").mkdir(parents=True)
+    (tmp_path / "tools" / "runtimes" / "subprocess.yaml").write_text(
+        'config: {args: [], cwd: "{project_path}", timeout: 60}\n'
+    )
+    (tmp_path / "tools" / "deep.yaml").write_text(deep_tool(3, 32))
+    value = on_small_stack(
+        """
+        def work():
+            project = strata.Project(".")
+            plan = [{"id": "a", "tool": "deep", "arguments": {}}]
+            step = project.plan_step(project.admit_plan(plan, name="p"), "a")
+            return [
+                project.run_tool("deep")["result"],
+                project.run_plan(plan)["steps"][0]["result"],
+                step["record"]["result"],
+            ]
+        main(work, stack=4608 * 1024)
+        """,
+        tmp_path,
+    )
+    assert value == ["end", "end", "end"]
 
 
 def test_the_default_limits_render_on_a_small_python_stack(tmp_path: Path) -> None:

@@ -6,7 +6,9 @@ taken in turn — and with the same plans run locally:
 * **fan-out**: 8 independent steps of 200 ms (``plans/sleep``) — wall time against the
   critical path (200 ms); the goal: strata.ray's ratio within 1.1 times plain Ray's;
 * **per-step overhead**: N steps that do nothing (``sleep 0``), in a chain and independent —
-  wall time per step; the goal: within 1.2 times plain Ray's.
+  wall time per step; the goal: within 1.2 times plain Ray's. Beside it, what a run costs
+  besides its steps (a plan of one such step) and the marginal cost of a step (the runs of N
+  steps against those of N/4, per step between them), which that cost does not weigh on.
 * **what a user runs**: the fan-out, the chain and the independent steps through the command
   line (``python -m strata.ray plan run``), a process each, against a plain Ray script doing
   the same — whole-process wall time.
@@ -195,6 +197,14 @@ def main() -> None:
         nodes = {p["node"] for p in sray.run_plan(proj, FAN, strategy="SPREAD")["placements"]}
         ray_chain, plain_chain = paired(samples, lambda: sray.run_plan(proj, chain(n)), lambda: plain.chain(n))
         ray_indep, plain_indep = paired(samples, lambda: sray.run_plan(proj, independent(n)), lambda: plain.independent(n))
+        short = n // 4
+        ray_one, plain_one = paired(samples, lambda: sray.run_plan(proj, independent(1)), lambda: plain.independent(1))
+        ray_chain_short, plain_chain_short = paired(
+            samples, lambda: sray.run_plan(proj, chain(short)), lambda: plain.chain(short)
+        )
+        ray_indep_short, plain_indep_short = paired(
+            samples, lambda: sray.run_plan(proj, independent(short)), lambda: plain.independent(short)
+        )
         local_fan = timed(samples, lambda: proj.run_plan(FAN, jobs=8))
         local_chain = timed(samples, lambda: proj.run_plan(chain(n)))
         cli = [str(strata_bin), "plan", "run", "--quiet", "-j", "8"]
@@ -218,6 +228,11 @@ def main() -> None:
     def per_step(xs: list[float]) -> float:
         return round(med(xs) / n * 1000, 2)
 
+    def marginal(long: list[float], short_runs: list[float]) -> float:
+        """What a step adds to a run, in ms: the runs of ``n`` steps against those of
+        ``short``, per step between them."""
+        return round((med(long) - med(short_runs)) / (n - short) * 1000, 2)
+
     results.update(
         {
             "samples": samples,
@@ -233,6 +248,12 @@ def main() -> None:
             "chain_plain_ray_ms_per_step": per_step(plain_chain),
             "independent_ray_ms_per_step": per_step(ray_indep),
             "independent_plain_ray_ms_per_step": per_step(plain_indep),
+            "one_step_run_ray_ms": round(med(ray_one) * 1000, 2),
+            "one_step_run_plain_ray_ms": round(med(plain_one) * 1000, 2),
+            "chain_ray_marginal_ms_per_step": marginal(ray_chain, ray_chain_short),
+            "chain_plain_ray_marginal_ms_per_step": marginal(plain_chain, plain_chain_short),
+            "independent_ray_marginal_ms_per_step": marginal(ray_indep, ray_indep_short),
+            "independent_plain_ray_marginal_ms_per_step": marginal(plain_indep, plain_indep_short),
             "chain_python_local_ms_per_step": per_step(local_chain),
             "chain_cli_local_ms_per_step": per_step(cli_chain),
         }
@@ -258,6 +279,16 @@ def main() -> None:
         f"| per step, {n} independent `sleep 0` | {r['independent_ray_ms_per_step']} ms | "
         f"{r['independent_plain_ray_ms_per_step']} ms | {r['independent_vs_plain_ray']} |"
     )
+    print(
+        f"| per run, a plan of one `sleep 0` step | {r['one_step_run_ray_ms']} ms | {r['one_step_run_plain_ray_ms']} ms | "
+        f"{round(r['one_step_run_ray_ms'] / r['one_step_run_plain_ray_ms'], 2)} |"
+    )
+    for name, what in (("chain", "chain"), ("independent", "independent steps")):
+        ours_ms, theirs_ms = r[f"{name}_ray_marginal_ms_per_step"], r[f"{name}_plain_ray_marginal_ms_per_step"]
+        print(
+            f"| marginal per step, {what} ({n} against {short} steps) | {ours_ms} ms | {theirs_ms} ms | "
+            f"{round(ours_ms / theirs_ms, 2)} |"
+        )
     shown = {"fan_out": "8 × 200 ms fan-out", "chain": f"chain of {n} `sleep 0`", "independent": f"{n} independent `sleep 0`"}
     for name, what in shown.items():
         ours_s, theirs_s = r[f"{name}_ray_command_line_s"], r[f"{name}_plain_ray_script_s"]

@@ -340,8 +340,9 @@ class Executor:
             self.preflight()
             task = self.tasks[fn].options(name=name, **self.base, **options)
             # The task's arguments in one (each argument costs Ray a serialization at either
-            # end); the tasks it waits for apart, where Ray resolves them.
-            ref = task.remote(strata.__version__, (self.run, *args, self.strict), *after)
+            # end), a list of plain values, which Ray packs as MessagePack (a tuple would take
+            # its pickler at both ends); the tasks it waits for apart, where Ray resolves them.
+            ref = task.remote(strata.__version__, [self.run, *args, self.strict], *after)
         except VersionMismatch as e:
             done({"error": error("invalid", str(e), "install the same strata-engine on the driver and every node")})
             return

@@ -147,13 +147,13 @@ def _admitted(slot: Path, project: strata.Project, run: str, plan: Any, name: st
     return admitted
 
 
-#: What a step's task is given besides the driver's version: the run, the plan (as
+#: What a step's task is given besides the driver's version, in a list: the run, the plan (as
 #: ``given_plan`` reads it), the step request and ``strict``.
-StepTask = tuple[str, Any, dict[str, Any], Optional[bool]]
+StepTask = list[Any]
 
-#: What a part's task is given besides the driver's version: the run, the graph, the part
-#: request and ``strict``.
-PartTask = tuple[str, str, dict[str, Any], Optional[bool]]
+#: What a part's task is given besides the driver's version, in a list: the run, the graph,
+#: the part request and ``strict``.
+PartTask = list[Any]
 
 
 def step(version: str, task: StepTask, *after: Any) -> dict[str, Any]:
