@@ -45,6 +45,7 @@ pub use strata_core::secret_marks;
 pub mod secrets;
 mod tool;
 pub mod tool_batch;
+pub mod tree_copy;
 mod walk;
 
 pub use app::{ambient_settings, App};

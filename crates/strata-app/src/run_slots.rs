@@ -12,13 +12,15 @@
 //! another run wrote, and a process may keep what it opened in a slot across runs.
 
 use std::collections::BTreeMap;
-use std::fs::{self, File, FileTimes, OpenOptions};
+use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read};
 use std::os::unix::fs::{symlink, MetadataExt};
 use std::path::{Path, PathBuf};
 
 use strata_core::{Error, ErrorKind, Layer};
 use strata_runs::check_run_id;
+
+use crate::tree_copy::{copy_tree, Unusual};
 
 /// The most spare slots kept per package on a node (one per run that may start at once).
 pub const SPARES: usize = 2;
@@ -173,7 +175,7 @@ impl RunSlots {
             std::process::id()
         ));
         let copied = fs::create_dir(&part)
-            .and_then(|()| copy_tree(&self.package, &part))
+            .and_then(|()| copy_tree(&self.package, &part, &[], Unusual::Refuse))
             .and_then(|()| fs::rename(&part, &slot));
         if let Err(e) = copied {
             let _ = fs::remove_dir_all(&part);
@@ -235,35 +237,6 @@ fn random_hex() -> io::Result<String> {
     let mut bytes = [0u8; 8];
     getrandom::fill(&mut bytes).map_err(|e| io::Error::other(e.to_string()))?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
-}
-
-/// Copies what `from` holds into the directory `to`: folders with their modes, files with
-/// their bytes, modes and modification times, links as links. Anything else (a FIFO, a
-/// device) is an error: a package never holds one.
-fn copy_tree(from: &Path, to: &Path) -> io::Result<()> {
-    for entry in fs::read_dir(from)? {
-        let entry = entry?;
-        let source = entry.path();
-        let target = to.join(entry.file_name());
-        let meta = fs::symlink_metadata(&source)?;
-        let kind = meta.file_type();
-        if kind.is_symlink() {
-            symlink(fs::read_link(&source)?, &target)?;
-        } else if kind.is_dir() {
-            fs::create_dir(&target)?;
-            copy_tree(&source, &target)?;
-            fs::set_permissions(&target, meta.permissions())?;
-        } else if kind.is_file() {
-            fs::copy(&source, &target)?;
-            File::open(&target)?.set_times(FileTimes::new().set_modified(meta.modified()?))?;
-        } else {
-            return Err(io::Error::other(format!(
-                "`{}` is not a file, a folder or a link",
-                source.display()
-            )));
-        }
-    }
-    Ok(())
 }
 
 /// True when `copy` holds exactly what `package` holds: the same entries, each of the same
@@ -338,6 +311,8 @@ fn read_full(file: &mut File, buf: &mut [u8]) -> io::Result<usize> {
 
 #[cfg(test)]
 mod tests {
+    use std::fs::FileTimes;
+
     use super::*;
 
     /// A package as Ray unpacks one (a tool, a script, a link) in a node's directory.

@@ -6,6 +6,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use strata_app::tree_copy::{copy_tree, Unusual};
 use tempfile::TempDir;
 
 /// Directories of a project that no check reads: build output, version control, runs.
@@ -27,7 +28,7 @@ impl Mirror {
     /// Copies the project at `source` (its files, and its symbolic links as links).
     pub fn of(source: &Path) -> io::Result<Mirror> {
         let dir = tempfile::Builder::new().prefix("strata-lsp").tempdir()?;
-        copy_tree(source, dir.path())?;
+        copy_tree(source, dir.path(), &SKIPPED, Unusual::Skip)?;
         fs::create_dir_all(dir.path().join(STAGING))?;
         Ok(Mirror {
             source: source.to_path_buf(),
@@ -70,27 +71,6 @@ impl Mirror {
             Err(e) => Err(e),
         }
     }
-}
-
-fn copy_tree(from: &Path, to: &Path) -> io::Result<()> {
-    for entry in fs::read_dir(from)? {
-        let entry = entry?;
-        let name = entry.file_name();
-        if SKIPPED.iter().any(|s| name == *s) {
-            continue;
-        }
-        let kind = entry.file_type()?;
-        let target = to.join(&name);
-        if kind.is_symlink() {
-            std::os::unix::fs::symlink(fs::read_link(entry.path())?, &target)?;
-        } else if kind.is_dir() {
-            fs::create_dir(&target)?;
-            copy_tree(&entry.path(), &target)?;
-        } else if kind.is_file() {
-            fs::copy(entry.path(), &target)?;
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]
