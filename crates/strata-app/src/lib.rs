@@ -36,6 +36,7 @@ pub mod keys;
 pub mod marks;
 mod plan;
 mod plan_record;
+pub mod progress;
 mod read_only;
 mod respond;
 mod run_slots;

@@ -108,15 +108,6 @@ pub(crate) fn user_values(
     Ok(())
 }
 
-/// `` `a`, `b` `` for messages.
-pub(crate) fn ticked(names: &[String]) -> String {
-    names
-        .iter()
-        .map(|n| format!("`{n}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// The name of a plan file as the project shows it (`plans/x.yaml`; `<stdin>` for `-`).
 pub(crate) fn shown_name(project: &strata_app::Project, path: &str) -> String {
     if path == "-" {

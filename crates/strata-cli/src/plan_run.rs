@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use serde_json::{Map, Value};
+use strata_app::progress::{self, ticked};
 use strata_app::App;
 use strata_app::ExecOptions;
 use strata_app::{PlanExecution, PlanSource, RecordedPlanRun, WholePlan};
@@ -20,9 +21,7 @@ use strata_runs::fingerprint;
 use strata_tools::{StepRecord, StepStatus};
 
 use crate::outcome::{open_project, print_errors};
-use crate::plan_input::{
-    read_document, read_stdin, shown_name, ticked, user_values, StdinPlan, STDIN,
-};
+use crate::plan_input::{read_document, read_stdin, shown_name, user_values, StdinPlan, STDIN};
 use crate::shared_args::SharedArgs;
 use strata_app::Failure;
 
@@ -366,8 +365,8 @@ impl Progress {
         if self.quiet {
             return;
         }
-        for l in record.stderr_tail().iter().flat_map(|t| t.lines()) {
-            eprintln!("    ! {}", strata_core::escaped(l));
+        for line in progress::tail_lines(record) {
+            eprintln!("{line}");
         }
     }
 }
@@ -379,14 +378,15 @@ impl Observer for Progress {
         }
         match event {
             Event::Started { step, .. } => {
-                self.say(&crate::progress::start_line(&step.id, &step.tool));
+                self.say(&progress::start_line(&step.id, &step.tool));
             }
             Event::Finished {
                 step,
                 record,
                 elapsed,
             } => {
-                let line = crate::progress::end_line(&step.id, &step.tool, record, elapsed);
+                let status = crate::progress::painted(record);
+                let line = progress::end_line(&step.id, &step.tool, record, elapsed, &status);
                 self.say(&line);
                 if record.status == StepStatus::Failed {
                     self.stderr_tail(record);
@@ -399,19 +399,13 @@ impl Observer for Progress {
                 attempts,
                 delay,
             } => {
-                let line = crate::progress::retry_line(
-                    &step.id, &step.tool, record, attempt, attempts, delay,
-                );
+                let line =
+                    progress::retry_line(&step.id, &step.tool, record, attempt, attempts, delay);
                 self.say(&line);
                 self.stderr_tail(record);
             }
             Event::Waiting { step, names } => {
-                self.say(&format!(
-                    "wait {} ({}): needs {}",
-                    step.id,
-                    step.tool,
-                    ticked(names)
-                ));
+                self.say(&progress::waiting_line(&step.id, &step.tool, names));
             }
             Event::Rejected { errors } => print_errors(errors, None),
         }

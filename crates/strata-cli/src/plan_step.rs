@@ -16,8 +16,9 @@ use strata_doc::Document;
 use strata_tools::{StepRecord, StepStatus};
 
 use crate::outcome::open_project;
-use crate::plan_input::{ticked, user_values};
+use crate::plan_input::user_values;
 use crate::shared_args::SharedArgs;
+use strata_app::progress;
 
 /// Options of `strata plan step`.
 #[derive(Debug, Args)]
@@ -137,7 +138,10 @@ fn step(args: &StepArgs, project: &App) -> Result<u8, Failure> {
     let head = format!("{} ({})", args.step, outcome.tool);
     let record = match outcome.state {
         Err(missing) => {
-            eprintln!("wait {head}: needs {}", ticked(&missing));
+            eprintln!(
+                "{}",
+                progress::waiting_line(&args.step, &outcome.tool, &missing)
+            );
             return Ok(EXIT_WAITING);
         }
         Ok(record) => record,
@@ -153,8 +157,8 @@ fn step(args: &StepArgs, project: &App) -> Result<u8, Failure> {
                 "end {head}: failed: {}",
                 strata_core::escaped(record.message().unwrap_or_default())
             );
-            for l in record.stderr_tail().iter().flat_map(|t| t.lines()) {
-                eprintln!("    ! {}", strata_core::escaped(l));
+            for line in progress::tail_lines(&record) {
+                eprintln!("{line}");
             }
         }
     }

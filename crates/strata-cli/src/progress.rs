@@ -1,56 +1,14 @@
-//! The progress lines of directives and plans on standard error: `start <id> (<tool>)` when
-//! a step's tool starts, `end <id> (<tool>): <status> in <N> ms` (and `: <why>`) when it
-//! ends, the status coloured.
+//! How the command line shows the progress of directives and plans on standard error: the
+//! lines every front-end prints (`strata_app::progress`), the status coloured.
 
-use std::time::Duration;
-
-use strata_tools::{StepRecord, StepStatus};
+use strata_app::progress::{end_line, start_line};
+use strata_tools::StepRecord;
 
 use crate::style::{paint, status_style};
 
-/// The line of a step whose tool starts.
-pub(crate) fn start_line(id: &str, tool: &str) -> String {
-    format!("start {id} ({tool})")
-}
-
-/// The line of a step that ended with `record` after `elapsed`: `end` with the time when its
-/// tool ran, `skip` with the reason when it was skipped.
-pub(crate) fn end_line(id: &str, tool: &str, record: &StepRecord, elapsed: Duration) -> String {
-    let head = format!("{id} ({tool})");
-    let status = paint(status_style(record.status), record.status.name());
-    // The message may quote tool text: escaped, as every printer of tool text does.
-    let why = record.message().map(strata_core::escaped);
-    match (record.status, &record.run) {
-        (StepStatus::Skipped, _) => format!("skip {head}: {}", why.unwrap_or_default()),
-        (_, Some(_)) => {
-            let mut line = format!("end {head}: {status} in {} ms", elapsed.as_millis());
-            if let Some(m) = why {
-                line.push_str(&format!(": {m}"));
-            }
-            line
-        }
-        (_, None) => format!("end {head}: {status}: {}", why.unwrap_or_default()),
-    }
-}
-
-/// The line of a step whose attempt `attempt` of `attempts` failed with `record` and runs
-/// again after `delay`: `retry <id> (<tool>): attempt 1 of 3 failed: <why>; again in 2s`.
-pub(crate) fn retry_line(
-    id: &str,
-    tool: &str,
-    record: &StepRecord,
-    attempt: u32,
-    attempts: u32,
-    delay: Duration,
-) -> String {
-    let why = record
-        .message()
-        .map(strata_core::escaped)
-        .unwrap_or_default();
-    format!(
-        "retry {id} ({tool}): attempt {attempt} of {attempts} failed: {why}; again in {}",
-        strata_core::duration_text(delay)
-    )
+/// The status of `record` as a progress line shows it: its name, coloured.
+pub(crate) fn painted(record: &StepRecord) -> String {
+    paint(status_style(record.status), record.status.name())
 }
 
 /// How a directive run shows its progress (`strata run <file>.md`).
@@ -92,7 +50,7 @@ impl strata_directive::Observer for Mode {
                         record,
                         elapsed,
                         ..
-                    } => end_line(id, tool, record, elapsed),
+                    } => end_line(id, tool, record, elapsed, &painted(record)),
                     Progress::Hook(f) => strata_core::escaped(&f.line()).into_owned(),
                 }
             ),

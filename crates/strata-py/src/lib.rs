@@ -25,6 +25,7 @@ mod errors;
 mod events;
 mod import;
 mod plans;
+mod progress;
 mod project;
 mod prompts;
 mod remote;
@@ -54,6 +55,8 @@ mod strata_module {
     use crate::import::import_ryeos;
     #[pymodule_export]
     use crate::plans::PyPlan;
+    #[pymodule_export]
+    use crate::progress::progress_line;
     #[pymodule_export]
     use crate::project::{PyAdmittedPlan, PyProject};
     #[pymodule_export]

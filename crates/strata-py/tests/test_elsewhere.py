@@ -5,7 +5,10 @@ those of a local run."""
 
 from __future__ import annotations
 
+import argparse
 import json
+import re
+import subprocess
 import threading
 from pathlib import Path
 from typing import Any
@@ -13,6 +16,7 @@ from typing import Any
 import pytest
 
 import strata
+from strata.ray import __main__ as ray_command
 
 OK_RUN = {"success": True, "exit_code": 0, "signal": None, "stderr": "", "truncated": False, "timed_out": False}
 
@@ -350,6 +354,51 @@ def test_a_cancel_stops_a_step_waiting_out_its_retry_delay(project: strata.Proje
     assert (step["status"], step["error"]["kind"]) == ("failed", "cancelled")
     assert seen.count("step_retrying") == 1
     assert checkpoint(Path(project.root), "waiting")["status"] == "cancelled"
+
+
+def test_python_m_strata_ray_prints_the_progress_lines_of_strata_plan_run(
+    project_dir: Path, strata_bin: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A step completes, one fails each of its three attempts, the one after it is skipped:
+    # `python -m strata.ray plan run` prints for these events what `strata plan run` prints.
+    tools = project_dir / "tools"
+    (tools / "retried.yaml").write_text((tools / "fail.yaml").read_text() + "retries: {limit: 2, delay: 1ms}\n")
+    plan = [
+        {"id": "ok", "tool": "say", "arguments": {"message": "hi"}},
+        {"id": "bad", "tool": "retried", "arguments": {}, "depends_on": ["ok"]},
+        {"id": "after", "tool": "say", "arguments": {"message": "x"}, "depends_on": ["bad"]},
+    ]
+    (project_dir / "plans").mkdir()
+    (project_dir / "plans" / "p.json").write_text(json.dumps(plan))
+    cli = subprocess.run(
+        [str(strata_bin), "--color", "never", "plan", "run", "plans/p.json"],
+        cwd=project_dir, capture_output=True, text=True, check=False,
+    )
+    strata.Project(project_dir).run_plan(plan, on_event=ray_command._progress(argparse.Namespace(json=False, quiet=False)))
+
+    def lines(text: str) -> list[str]:
+        shown = [line for line in text.splitlines() if line.startswith(("start ", "end ", "retry ", "skip ", "    ! "))]
+        return [re.sub(r" in \d+ ms", " in N ms", line) for line in shown]
+
+    ours = lines(capsys.readouterr().err)
+    assert ours == lines(cli.stderr)
+    assert ours == [
+        "start ok (say)",
+        "end ok (say): completed in N ms",
+        "start bad (retried)",
+        "retry bad (retried): attempt 1 of 3 failed: tool `retried` exited with code 3; again in 1ms",
+        "    ! broken",
+        "retry bad (retried): attempt 2 of 3 failed: tool `retried` exited with code 3; again in 1ms",
+        "    ! broken",
+        "end bad (retried): failed in N ms: tool `retried` exited with code 3",
+        "    ! broken",
+        "skip after (say): step `bad` failed",
+    ]
+
+
+def test_progress_line_is_none_for_what_plan_run_prints_nothing_for() -> None:
+    assert strata.progress_line({"event": "run_started", "id": "a", "tool": "t"}) is None
+    assert strata.progress_line({"event": "step_started", "id": "a", "tool": "t"}) == "start a (t)"
 
 
 def test_on_event_gets_the_events_strata_plan_run_json_streams(project: strata.Project) -> None:

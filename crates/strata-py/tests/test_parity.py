@@ -1188,18 +1188,6 @@ CASES: list[Case] = [
 # Running both sides.
 
 
-@pytest.fixture(scope="session")
-def strata_bin() -> Path:
-    """The `strata` binary: `$STRATA_BIN`, else the debug build (built when missing)."""
-    given = os.environ.get("STRATA_BIN")
-    if given:
-        return Path(given)
-    binary = REPO / "target" / "debug" / "strata"
-    if not binary.exists():
-        subprocess.run(["cargo", "build", "-q", "-p", "strata"], cwd=REPO, check=True)
-    return binary
-
-
 def make_project(root: Path, files: Mapping[str, str]) -> None:
     for name, text in {**BASE, **files}.items():
         path = root / name

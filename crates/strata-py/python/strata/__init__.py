@@ -36,6 +36,7 @@ from ._strata import (
     Template,
     __version__,
     import_ryeos,
+    progress_line,
     render,
 )
 from ._types import (
@@ -96,5 +97,6 @@ __all__ = [
     "UndefinedError",
     "__version__",
     "import_ryeos",
+    "progress_line",
     "render",
 ]

@@ -18,7 +18,7 @@ from ._types import (
     StepRecord,
 )
 
-__all__ = ["AdmittedPlan", "Cancel", "CannedResponse", "Plan", "Project", "PromptManager", "RunSlots", "ScaleOut", "StepDone", "import_ryeos", "render", "Template", "__version__"]
+__all__ = ["AdmittedPlan", "Cancel", "CannedResponse", "Plan", "Project", "PromptManager", "RunSlots", "ScaleOut", "StepDone", "import_ryeos", "progress_line", "render", "Template", "__version__"]
 
 __version__: str
 
@@ -92,6 +92,12 @@ def import_ryeos(
     ``dst`` (absent or empty), items resolved in the project, then in each of ``spaces``;
     returns the report of ``IMPORT-REPORT.json`` (``summary``, ``files``, ``kept``,
     ``notices``, ``check``, ``exit_code``). Raises ``StrataError`` when it cannot run."""
+
+def progress_line(event: Mapping[str, Any]) -> Optional[str]:
+    """What ``strata plan run`` prints on standard error for ``event``, an event of a plan run
+    as ``on_event`` is given it (``step_started``, ``step_finished``, ``step_retrying``,
+    ``step_waiting``): its progress line, and under a failed attempt the last lines its tool
+    printed on standard error; None for any other event."""
 
 @final
 class Plan:

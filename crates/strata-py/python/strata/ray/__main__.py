@@ -9,9 +9,10 @@ cluster, with the flags of the commands they mirror and a few of Ray's own.
                                    [--run-id ID | --resume ID] [--json] [-q] [--strict]
                                    [-C DIR] [--address ADDR] [--max-retries N] ...
 
-Progress goes to standard error as ``strata plan run`` prints it (``start``/``end`` lines of
-each step), or with ``--json`` as one JSON object per event (``step_started``,
-``step_finished``, ``step_waiting``; a graph's ``part_finished``).
+Progress goes to standard error as ``strata plan run`` prints it (``strata.progress_line``:
+``start``/``end`` lines of each step, ``retry`` lines, a failed tool's last lines of standard
+error), or with ``--json`` as one JSON object per event (``step_started``, ``step_finished``,
+``step_retrying``, ``step_waiting``; a graph's ``part_finished``).
 
 Exit codes are strata's: 0 completed, 1 a step failed (or the graph failed), 3 waiting for
 values, 2 refused (the error on standard error, or as ``{"ok": false, "error"}`` with
@@ -87,22 +88,9 @@ def _progress(args: argparse.Namespace) -> Optional[Any]:
         if args.json:
             print(json.dumps(event), file=sys.stderr, flush=True)
             return
-        head = f"{event['id']} ({event['tool']})"
-        kind = event["event"]
-        if kind == "step_started":
-            text = f"start {head}"
-        elif kind == "step_waiting":
-            text = f"wait {head}: needs " + ", ".join(f"`{n}`" for n in event["needs"])
-        else:
-            record = event["record"]
-            why = (record.get("error") or {}).get("message")
-            if record["status"] == "skipped":
-                text = f"skip {head}: {why or ''}"
-            elif record.get("run") is not None:
-                text = f"end {head}: {record['status']} in {event['ms']} ms" + (f": {why}" if why else "")
-            else:
-                text = f"end {head}: {record['status']}: {why or ''}"
-        print(text, file=sys.stderr, flush=True)
+        text = strata.progress_line(event)
+        if text is not None:
+            print(text, file=sys.stderr, flush=True)
 
     return line
 
