@@ -2,7 +2,7 @@
 //! error: `start <id> (<tool>)` when a step's tool starts; `end <id> (<tool>): <status> in
 //! <N> ms` (and `: <why>`) when it ends, `skip …` when it was skipped; `retry <id> (<tool>):
 //! attempt 1 of 3 failed: <why>; again in 2s` before a step runs again; `wait <id> (<tool>):
-//! needs `<name>`` for a step waiting for values; under a failed attempt, the last lines its
+//! needs <names>` for a step waiting for values; under a failed attempt, the last lines its
 //! tool printed on standard error (`    ! <line>`). Tool text in them is escaped.
 
 use std::time::Duration;
