@@ -41,9 +41,41 @@ pub fn end_line(
     }
 }
 
+/// The lines of a step that ended with `record` after `elapsed` ([`end_line`], `status` as it
+/// shows there): its line, and under a failure the last lines its tool printed on standard
+/// error.
+pub fn finished_lines(
+    id: &str,
+    tool: &str,
+    record: &StepRecord,
+    elapsed: Duration,
+    status: &str,
+) -> Vec<String> {
+    let mut lines = vec![end_line(id, tool, record, elapsed, status)];
+    if record.status == StepStatus::Failed {
+        lines.extend(tail_lines(record));
+    }
+    lines
+}
+
+/// The lines of a step whose attempt `attempt` of `attempts` failed with `record` and runs
+/// again after `delay`: its line, and the last lines its tool printed on standard error.
+pub fn retry_lines(
+    id: &str,
+    tool: &str,
+    record: &StepRecord,
+    attempt: u32,
+    attempts: u32,
+    delay: Duration,
+) -> Vec<String> {
+    let mut lines = vec![retry_line(id, tool, record, attempt, attempts, delay)];
+    lines.extend(tail_lines(record));
+    lines
+}
+
 /// The line of a step whose attempt `attempt` of `attempts` failed with `record` and runs
 /// again after `delay`.
-pub fn retry_line(
+fn retry_line(
     id: &str,
     tool: &str,
     record: &StepRecord,
@@ -109,20 +141,14 @@ pub fn event_text(event: &Value) -> Option<String> {
         "step_finished" => {
             let record = record()?;
             let elapsed = Duration::from_millis(number("ms")?);
-            let line = end_line(id, tool, &record, elapsed, record.status.name());
-            let tail = match record.status {
-                StepStatus::Failed => tail_lines(&record),
-                _ => Vec::new(),
-            };
-            std::iter::once(line).chain(tail).collect()
+            finished_lines(id, tool, &record, elapsed, record.status.name())
         }
         "step_retrying" => {
             let record = record()?;
             let attempt = u32::try_from(number("attempt")?).ok()?;
             let attempts = u32::try_from(number("attempts")?).ok()?;
             let delay = Duration::from_millis(number("delay_ms")?);
-            let line = retry_line(id, tool, &record, attempt, attempts, delay);
-            std::iter::once(line).chain(tail_lines(&record)).collect()
+            retry_lines(id, tool, &record, attempt, attempts, delay)
         }
         _ => return None,
     };

@@ -18,7 +18,6 @@ use strata_plans::request::ok_reply;
 use strata_plans::stream::StepLines;
 use strata_plans::{Assessment, Event, Observer, Plan, State};
 use strata_runs::fingerprint;
-use strata_tools::{StepRecord, StepStatus};
 
 use crate::outcome::{open_project, print_errors};
 use crate::plan_input::{read_document, read_stdin, shown_name, user_values, StdinPlan, STDIN};
@@ -359,16 +358,6 @@ impl Progress {
         eprintln!("{line}");
         true
     }
-
-    /// The last lines a failed tool printed on stderr, under its progress line.
-    fn stderr_tail(&self, record: &StepRecord) {
-        if self.quiet {
-            return;
-        }
-        for line in progress::tail_lines(record) {
-            eprintln!("{line}");
-        }
-    }
 }
 
 impl Observer for Progress {
@@ -386,10 +375,9 @@ impl Observer for Progress {
                 elapsed,
             } => {
                 let status = crate::progress::painted(record);
-                let line = progress::end_line(&step.id, &step.tool, record, elapsed, &status);
-                self.say(&line);
-                if record.status == StepStatus::Failed {
-                    self.stderr_tail(record);
+                for line in progress::finished_lines(&step.id, &step.tool, record, elapsed, &status)
+                {
+                    self.say(&line);
                 }
             }
             Event::Retrying {
@@ -399,10 +387,11 @@ impl Observer for Progress {
                 attempts,
                 delay,
             } => {
-                let line =
-                    progress::retry_line(&step.id, &step.tool, record, attempt, attempts, delay);
-                self.say(&line);
-                self.stderr_tail(record);
+                for line in
+                    progress::retry_lines(&step.id, &step.tool, record, attempt, attempts, delay)
+                {
+                    self.say(&line);
+                }
             }
             Event::Waiting { step, names } => {
                 self.say(&progress::waiting_line(&step.id, &step.tool, names));
