@@ -167,6 +167,13 @@ pub trait StepPool {
     fn ahead(&self) -> bool {
         false
     }
+
+    /// Told, each time before the scheduler waits for answers, whether it waits on one to go
+    /// on (`true`: a step is still to start, once a step it depends on answers, or a running
+    /// step may run again) or only for the run to end (`false`: every step left runs its
+    /// last attempt). A pool may then gather answers rather than hand each over as it comes.
+    /// By default, nothing.
+    fn awaited(&self, _awaited: bool) {}
 }
 
 /// An observer that ignores everything.
@@ -346,6 +353,8 @@ struct Board<'s, 'o> {
     ahead: Vec<bool>,
     /// For each step run elsewhere, whether its start was reported.
     announced: Vec<bool>,
+    /// No step before this index is still to start or may run again ([`Board::awaits`]).
+    open_from: usize,
     /// Steps whose tool failed, to run again at the time given (their `retries` allow it).
     again: Vec<(Instant, usize)>,
     scheduler: &'s Scheduler<'s>,
@@ -667,8 +676,31 @@ impl<'s> Board<'s, '_> {
     /// again.
     fn not_run(&mut self, i: usize) {
         self.slots[i] = Slot::Pending;
+        self.open_from = self.open_from.min(i);
         self.attempts[i] = (0, None);
         self.settle(i);
+    }
+
+    /// True while an answer from where steps run may let the run go on: a step is still to
+    /// start, or a running step may run again (it declares `retries`). Steps only ever move
+    /// forward past `open_from`, except one started ahead that did not run (`not_run`), so
+    /// the steps are looked at once each over a run.
+    fn awaits(&mut self) -> bool {
+        if !self.again.is_empty() {
+            return true;
+        }
+        while let Some(slot) = self.slots.get(self.open_from) {
+            let open = match slot {
+                Slot::Done => false,
+                Slot::Running => self.retries(self.open_from).is_some(),
+                Slot::Pending | Slot::Ready | Slot::Waiting => true,
+            };
+            if open {
+                return true;
+            }
+            self.open_from += 1;
+        }
+        false
     }
 
     /// The `retries` of step `i`: its own over its tool's, when either declares them.
@@ -855,6 +887,7 @@ impl Scheduler<'_> {
             attempts: Vec::new(),
             ahead: Vec::new(),
             announced: Vec::new(),
+            open_from: 0,
             again: Vec::new(),
             scheduler: self,
             elsewhere,
@@ -1011,6 +1044,9 @@ impl Scheduler<'_> {
                 };
                 if msgs.is_empty() {
                     board.observer.idle();
+                    if let Some(pool) = elsewhere {
+                        pool.awaited(!input_done || board.awaits());
+                    }
                     msgs = match poll(next_due) {
                         Ok(msgs) => msgs,
                         Err(()) => break,

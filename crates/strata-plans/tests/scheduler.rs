@@ -470,7 +470,8 @@ fn a_stream_cycle_fails_its_steps_at_the_end() {
 /// Runs whole steps as `strata plan step` would, over `tools`, noting each attempt with its
 /// ticket, its attempt number and the ids of the records it was given (and the tickets it
 /// waits for, started ahead); its steps end when [`StepPool::finished`] is next asked — in
-/// reverse order, when `reverse`.
+/// reverse order, when `reverse`; only when it is asked to wait for them, when `hold`. Notes
+/// what [`StepPool::awaited`] says.
 struct Elsewhere<'a> {
     tools: &'a dyn ToolRunner,
     values: &'a Map<String, Value>,
@@ -479,8 +480,10 @@ struct Elsewhere<'a> {
     /// Runs steps ahead of those they depend on.
     ahead: bool,
     reverse: bool,
+    hold: bool,
     /// Every record made, by ticket.
     made: Mutex<std::collections::HashMap<usize, StepRecord>>,
+    awaited: Mutex<Vec<bool>>,
 }
 
 impl<'a> Elsewhere<'a> {
@@ -492,7 +495,9 @@ impl<'a> Elsewhere<'a> {
             ended: Mutex::new(Vec::new()),
             ahead: false,
             reverse: false,
+            hold: false,
             made: Mutex::new(Default::default()),
+            awaited: Mutex::new(Vec::new()),
         }
     }
 }
@@ -545,7 +550,10 @@ impl StepPool for Elsewhere<'_> {
         self.ended.lock().unwrap().push((ticket, Some(record)));
     }
 
-    fn finished(&self, _: Option<Duration>) -> Vec<(usize, Option<StepRecord>)> {
+    fn finished(&self, timeout: Option<Duration>) -> Vec<(usize, Option<StepRecord>)> {
+        if self.hold && timeout == Some(Duration::ZERO) {
+            return Vec::new();
+        }
         let mut ended = std::mem::take(&mut *self.ended.lock().unwrap());
         if self.reverse {
             ended.reverse();
@@ -556,6 +564,45 @@ impl StepPool for Elsewhere<'_> {
     fn ahead(&self) -> bool {
         self.ahead
     }
+
+    fn awaited(&self, awaited: bool) {
+        self.awaited.lock().unwrap().push(awaited);
+    }
+}
+
+#[test]
+fn a_pool_is_told_whether_its_answers_are_awaited_or_only_end_the_run() {
+    let tools = echo();
+    let values = Map::new();
+    let chain = exercise("echo");
+    // Each wait for answers: whether a step is still to start. Started ahead, every step is
+    // handed over at once, and no answer is awaited to start another.
+    for (ahead, awaited) in [(false, vec![true, true, true, false]), (true, vec![false])] {
+        let mut elsewhere = Elsewhere::new(&tools, &values);
+        (elsewhere.ahead, elsewhere.hold) = (ahead, true);
+        scheduler(&tools, 4, &values).run_elsewhere(&chain, Vec::new(), &elsewhere, &mut Silent);
+        assert_eq!(
+            elsewhere.awaited.into_inner().unwrap(),
+            awaited,
+            "ahead: {ahead}"
+        );
+    }
+    // A step that may run again keeps its answer awaited, ahead or not, until it is done.
+    let tools = flaky(1, Some(json!({"limit": 2, "delay": "1ms"})));
+    let p = plan(json!([
+        {"id": "a", "tool": "flaky", "arguments": {}},
+        {"id": "b", "tool": "echo", "arguments": {}},
+    ]));
+    let mut elsewhere = Elsewhere::new(&tools, &values);
+    (elsewhere.ahead, elsewhere.hold) = (true, true);
+    let o = scheduler(&tools, 4, &values).run_elsewhere(&p, Vec::new(), &elsewhere, &mut Silent);
+    assert_eq!(o.records["a"].run.as_ref().unwrap()["attempts"], json!(2));
+    // (Told at each wait, the retry's delay polled for as well.)
+    let awaited = elsewhere.awaited.into_inner().unwrap();
+    assert!(
+        !awaited.is_empty() && awaited.iter().all(|a| *a),
+        "{awaited:?}"
+    );
 }
 
 #[test]

@@ -21,6 +21,7 @@
 //! not run at all.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{mpsc, Mutex};
 use std::time::Duration;
 
@@ -137,6 +138,11 @@ fn from_envelope(envelope: &Bound<'_, PyAny>) -> PyResult<Result<RunResult, Erro
 /// its steps: each request then holds its own `"ticket"` and, in `"after"`, the tickets of
 /// the requests whose records it waits for (their records are not in `"records"`); it runs
 /// the step when they came, or answers `{"unrun": true}` when one did not complete.
+///
+/// An executor with an `answers_awaited` method is told, when it changes, whether the
+/// scheduler waits on its answers to go on (`answers_awaited(True)`: a step is still to
+/// start, or may run again) or only for the run to end (`False`): it may then gather answers
+/// rather than hand each over as it comes.
 pub struct RemoteSteps {
     /// The step executor.
     executor: Py<PyAny>,
@@ -151,6 +157,10 @@ pub struct RemoteSteps {
     answers: Mutex<mpsc::Receiver<(usize, Option<StepRecord>)>>,
     /// The executor runs steps ahead of those they depend on (its `ahead` attribute).
     ahead: bool,
+    /// The executor's `answers_awaited` method, when it has one.
+    awaited: Option<Py<PyAny>>,
+    /// What it was last told: 0 nothing yet, 1 not awaited, 2 awaited.
+    told: AtomicU8,
 }
 
 impl RemoteSteps {
@@ -192,6 +202,12 @@ impl RemoteSteps {
             .getattr("ahead")
             .and_then(|a| a.is_truthy())
             .unwrap_or(false);
+        let awaited = executor
+            .bind(py)
+            .getattr("answers_awaited")
+            .ok()
+            .filter(|method| method.is_callable())
+            .map(Bound::unbind);
         Ok(RemoteSteps {
             executor,
             tools,
@@ -199,6 +215,8 @@ impl RemoteSteps {
             ended,
             answers: Mutex::new(answers),
             ahead,
+            awaited,
+            told: AtomicU8::new(0),
         })
     }
 
@@ -277,6 +295,22 @@ impl StepPool for RemoteSteps {
 
     fn ahead(&self) -> bool {
         self.ahead
+    }
+
+    fn awaited(&self, awaited: bool) {
+        let Some(method) = &self.awaited else {
+            return;
+        };
+        let now = if awaited { 2 } else { 1 };
+        if self.told.swap(now, Ordering::Relaxed) == now {
+            return;
+        }
+        Python::attach(|py| {
+            // A method that raises only keeps answers coming as they do.
+            if let Err(e) = method.call1(py, (awaited,)) {
+                e.write_unraisable(py, Some(method.bind(py)));
+            }
+        });
     }
 }
 

@@ -39,12 +39,14 @@ class Ref:
 
 class StandIn:
     """What the executor and the collector use of Ray: ``wait`` (each call counted, with how
-    many references it was given) and ``get``."""
+    many references it was given, and noted with how many it was to return and its timeout)
+    and ``get``."""
 
     exceptions = SimpleNamespace(RayTaskError=RayTaskError)
 
     def __init__(self) -> None:
         self.waits: list[int] = []
+        self.calls: list[tuple[int, int, float]] = []
         self.up = True
 
     def is_initialized(self) -> bool:
@@ -65,6 +67,7 @@ class StandIn:
 
     def wait(self, refs: list[Ref], num_returns: int, timeout: float) -> tuple[list[Ref], list[Ref]]:
         self.waits.append(len(refs))
+        self.calls.append((len(refs), num_returns, timeout))
         deadline = time.monotonic() + timeout
         while True:
             if not self.up:
@@ -208,3 +211,22 @@ def test_ray_shut_down_under_a_run_stops_it_and_the_collector_goes_on() -> None:
     in_flight(again, b, later)
     b.end(completed("t"))
     assert later.get(timeout=10) == ("b", {"record": {"status": "completed"}})
+
+
+def test_while_no_run_awaits_its_answers_the_collector_gathers_them_in_one_wait() -> None:
+    ray, ex, answers = run()
+    ex.answers_awaited(False)
+    refs = [Ref(f"s{i}") for i in range(20)]
+    for ref in refs:
+        in_flight(ex, ref, answers)
+    # Three end: they are read together, within the gathering's time.
+    for ref in refs[:3]:
+        ref.end(completed(ref.name))
+    assert sorted(answers.get(timeout=10)[0] for _ in range(3)) == ["s0", "s1", "s2"]
+    # The others: each wait is for every task in flight, up to the gathering's time (the
+    # last answer read as soon as all ended).
+    for ref in refs[3:]:
+        ref.end(completed(ref.name))
+    assert sorted(answers.get(timeout=10)[0] for _ in range(17)) == sorted(r.name for r in refs[3:])
+    assert ray.calls and all(n == m and t == _driver._GATHER for n, m, t in ray.calls)
+    assert ex.in_flight == {}

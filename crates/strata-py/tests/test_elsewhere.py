@@ -28,6 +28,13 @@ PLAN_STEPS = [
     {"id": "after", "tool": "say", "arguments": {"message": "{{bad.result}}"}},
 ]
 
+#: Three steps, each using the one before.
+CHAIN = [
+    {"id": "a", "tool": "say", "arguments": {"message": "one"}},
+    {"id": "b", "tool": "say", "arguments": {"message": "{{a.result}} two"}},
+    {"id": "c", "tool": "say", "arguments": {"message": "{{b.result}} three"}},
+]
+
 #: The plan's text (`plans/p.json`).
 PLAN = json.dumps({"steps": PLAN_STEPS}, indent=1) + "\n"
 
@@ -135,10 +142,38 @@ def test_a_step_executor_runs_every_whole_step_and_gives_the_records_of_a_local_
     assert [r["id"] for r in use["records"]] == ["make"]
 
 
+class Awaiting:
+    """A step executor that runs each step in a thread of its own, a moment later, and notes
+    what ``run_plan`` tells its ``answers_awaited``."""
+
+    def __init__(self, project: strata.Project) -> None:
+        self.project = project
+        self.told: list[bool] = []
+
+    def answers_awaited(self, awaited: bool) -> None:
+        self.told.append(awaited)
+
+    def __call__(self, request: dict[str, Any], done: Any) -> None:
+        def later() -> None:
+            answer = self.project.plan_step(request["plan"], request["step"], records=request["records"])
+            done({"record": answer["record"]})
+
+        threading.Timer(0.02, later).start()
+
+
+def test_a_step_executor_is_told_when_the_answers_only_end_the_run(project: strata.Project) -> None:
+    executor = Awaiting(project)
+    run = project.run_plan(CHAIN, step_executor=executor)
+    assert [s["status"] for s in run["steps"]] == ["completed"] * 3
+    # Awaited while `b`, then `c`, waits for the step before it; once `c` runs, its answer
+    # only ends the run. Each change told once.
+    assert executor.told == [True, False]
+
+
 def test_a_step_the_executor_could_not_run_fails_and_its_dependents_are_skipped(project: strata.Project) -> None:
     plan = [
         {"id": "a", "tool": "say", "arguments": {}},
-        {"id": "b", "tool": "say", "arguments": {"message": "{{a.result}}"}},
+        {"id": "b", "tool": "say", "arguments": {"message": "{{a.result}} b"}},
     ]
     lost = {"kind": "tool_failed", "layer": "request", "message": "the worker was lost", "path": "", "span": None}
     run = project.run_plan(plan, step_executor=lambda request, done: done({"error": lost}))
@@ -452,14 +487,9 @@ class AheadExecutor:
 def test_an_executor_that_runs_steps_ahead_is_given_them_before_their_dependencies_ended(
     project: strata.Project,
 ) -> None:
-    plan = [
-        {"id": "a", "tool": "say", "arguments": {"message": "one"}},
-        {"id": "b", "tool": "say", "arguments": {"message": "{{a.result}} two"}},
-        {"id": "c", "tool": "say", "arguments": {"message": "{{b.result}} three"}},
-    ]
     executor = AheadExecutor(project)
-    far = project.run_plan(plan, step_executor=executor)
-    near = project.run_plan(plan)
+    far = project.run_plan(CHAIN, step_executor=executor)
+    near = project.run_plan(CHAIN)
     assert timeless(far["steps"]) == timeless(near["steps"])
     assert far["steps"][2]["result"] == "one two three"
     # b and c were handed over before a and b had ended: they waited there.
@@ -471,7 +501,7 @@ def test_an_executor_that_runs_steps_ahead_is_given_them_before_their_dependenci
 def test_a_step_run_ahead_of_a_step_that_fails_is_skipped_as_in_a_local_run(project: strata.Project) -> None:
     plan = [
         {"id": "a", "tool": "nope-not-a-tool-run", "arguments": {}},
-        {"id": "b", "tool": "say", "arguments": {"message": "{{a.result}}"}},
+        {"id": "b", "tool": "say", "arguments": {"message": "{{a.result}} b"}},
     ]
     (Path(project.root) / "tools" / "nope-not-a-tool-run.yaml").write_text(
         "executor: runtimes/subprocess\nconfig:\n  command: sh\n  args: ['-c', 'exit 3']\n"

@@ -31,7 +31,8 @@ _Executor = Callable[[str, dict[str, Any], Optional[float], str], Mapping[str, A
 # ``step_executor(request, done)``: starts one attempt of a whole step elsewhere
 # (``strata.ray``) and returns at once; ``request`` holds the arguments of ``plan_step`` and
 # its ``attempt``; ``done(answer)`` is called once, from any thread, with ``{"record": ...}``
-# or ``{"error": ...}``.
+# or ``{"error": ...}``. Its optional ``ahead`` attribute and ``answers_awaited(awaited)``
+# method are read as docs/python.md says.
 _StepExecutor = Callable[[dict[str, Any], StepDone], object]
 # ``part_executor(request)``: runs one part of a graph's walk elsewhere (``strata.ray``);
 # ``request`` is ``walk_part``'s, the answer ``{"answer": ...}`` or ``{"error": ...}``.

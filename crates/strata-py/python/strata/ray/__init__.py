@@ -293,6 +293,9 @@ def submit_plan(
         num_cpus=num_cpus,
         nodes_file=Path(proj.root) / NODES_FILE,
     )
+    # Until the scheduler first waits, it is starting steps, not waiting on answers: it says
+    # when it does (``Executor.answers_awaited``).
+    executor.awaited = False
 
     def run() -> RayRun:
         report = proj.run_plan(

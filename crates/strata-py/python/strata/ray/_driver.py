@@ -240,6 +240,9 @@ class Executor:
         self.on_part: Optional[Callable[[dict[str, Any]], None]] = None
         self.head = _head_address(ray)
         self.ended = threading.Event()
+        #: Whether the run waits on its answers to go on: always for a graph's parts; for a
+        #: plan's steps, as ``answers_awaited`` says.
+        self.awaited = True
 
     # -- cancellation --------------------------------------------------------------------
 
@@ -492,6 +495,12 @@ class Executor:
     #: step's task, which Ray gives their answers (``Project.run_plan``'s ``ahead``).
     ahead = True
 
+    def answers_awaited(self, awaited: bool) -> None:
+        """Told by ``Project.run_plan`` whether it waits on the answers to start or retry a
+        step (``True``), or only for the run to end: the collector then gathers them
+        (``_GATHER``) rather than read each as it comes."""
+        self.awaited = awaited
+
     def __call__(self, request: dict[str, Any], done: Callable[[dict[str, Any]], object]) -> None:
         """The step executor of ``Project.run_plan``: ``step``."""
         self.step(request, done)
@@ -553,6 +562,13 @@ _LONGEST_WAIT = 0.05
 #: How many of the tasks in flight, the oldest, each wait of the collector is on.
 _WINDOW = 8
 
+#: While no run waits on its answers to go on (every step left runs its last attempt), the
+#: collector waits for all its tasks at once, up to this long, in seconds, and reads those
+#: that ended together: each wait and read costs Ray's API the same whatever it returns, and
+#: the answers then only end the run — the last one is read as soon as it comes, the others
+#: (their progress lines) at most this late.
+_GATHER = 0.025
+
 
 class _Collector:
     """The process's collector: one thread that waits on every task in flight with Ray's
@@ -603,7 +619,10 @@ class _Collector:
                 tasks = list(self.tasks.items())
                 added = self.added
             try:
-                ended = self.ended(tasks, wait)
+                if any(ex.awaited for _, (ex, _) in tasks):
+                    ended = self.ended(tasks, wait)
+                else:
+                    ended = self.gathered(tasks)
             except BaseException:  # noqa: BLE001 - Ray shut down under a wait raises SystemExit
                 if not _shut_down(tasks):
                     # The cluster unreachable a while: wait again.
@@ -626,6 +645,15 @@ class _Collector:
                     logging.getLogger(__name__).exception("strata.ray: an answer could not be handed over")
 
     @staticmethod
+    def gathered(tasks: list[tuple[int, tuple[Executor, Any]]]) -> list[tuple[int, Executor, Callable[[], Any]]]:
+        """The tasks of ``tasks`` that ended within ``_GATHER`` seconds, or all of them as
+        soon as they all did — read together, as ``ended`` gives them."""
+        ray = tasks[0][1][0].ray
+        refs = [ref for _, (_, ref) in tasks]
+        ready, _ = _unstarting(ray.wait)(refs, num_returns=len(refs), timeout=_GATHER)
+        return _read(ray, tasks, ready)
+
+    @staticmethod
     def ended(
         tasks: list[tuple[int, tuple[Executor, Any]]], wait_for: float
     ) -> list[tuple[int, Executor, Callable[[], Any]]]:
@@ -635,7 +663,7 @@ class _Collector:
         mostly end in the order they started), the others looked at when none of those
         ended: a wait costs Ray's ``wait`` its every reference."""
         ray = tasks[0][1][0].ray
-        wait, get = _unstarting(ray.wait), _unstarting(ray.get)
+        wait = _unstarting(ray.wait)
         among = tasks[:_WINDOW]
         refs = [ref for _, (_, ref) in among]
         ready, _ = wait(refs, num_returns=1, timeout=wait_for)
@@ -648,13 +676,24 @@ class _Collector:
         if len(refs) > 1:
             # Every one of them that ended by now, read together.
             ready, _ = wait(refs, num_returns=len(refs), timeout=0)
-        done = set(ready)  # equal to the references given (through a Ray Client, not the same)
-        ended = [(key, ex, ref) for key, (ex, ref) in among if ref in done]
-        try:
-            values = get([ref for _, _, ref in ended])
-        except Exception:  # noqa: BLE001 - one raised: its executor reads it again, and sees why
-            return [(key, ex, functools.partial(get, ref)) for key, ex, ref in ended]
-        return [(key, ex, functools.partial(_given, value)) for (key, ex, _), value in zip(ended, values)]
+        return _read(ray, among, ready)
+
+
+def _read(
+    ray: Any, tasks: list[tuple[int, tuple[Executor, Any]]], ready: list[Any]
+) -> list[tuple[int, Executor, Callable[[], Any]]]:
+    """The tasks of ``tasks`` among ``ready`` (their references), read together: each key,
+    executor, and how to read its answer (it raises what its task raised)."""
+    if not ready:
+        return []
+    get = _unstarting(ray.get)
+    done = set(ready)  # equal to the references given (through a Ray Client, not the same)
+    ended = [(key, ex, ref) for key, (ex, ref) in tasks if ref in done]
+    try:
+        values = get([ref for _, _, ref in ended])
+    except Exception:  # noqa: BLE001 - one raised: its executor reads it again, and sees why
+        return [(key, ex, functools.partial(get, ref)) for key, ex, ref in ended]
+    return [(key, ex, functools.partial(_given, value)) for (key, ex, _), value in zip(ended, values)]
 
 
 def _unstarting(fn: Any) -> Any:
