@@ -213,20 +213,26 @@ def test_ray_shut_down_under_a_run_stops_it_and_the_collector_goes_on() -> None:
     assert later.get(timeout=10) == ("b", {"record": {"status": "completed"}})
 
 
-def test_while_no_run_awaits_its_answers_the_collector_gathers_them_in_one_wait() -> None:
+def test_while_no_run_awaits_its_answers_the_collector_gathers_them_and_reads_the_last_few_as_they_come() -> None:
     ray, ex, answers = run()
     ex.answers_awaited(False)
     refs = [Ref(f"s{i}") for i in range(20)]
     for ref in refs:
         in_flight(ex, ref, answers)
-    # Three end: they are read together, within the gathering's time.
+    # Three end, then twelve: they are read together, each wait for every task in flight, up
+    # to the gathering's time.
     for ref in refs[:3]:
         ref.end(completed(ref.name))
     assert sorted(answers.get(timeout=10)[0] for _ in range(3)) == ["s0", "s1", "s2"]
-    # The others: each wait is for every task in flight, up to the gathering's time (the
-    # last answer read as soon as all ended).
-    for ref in refs[3:]:
+    for ref in refs[3:15]:
         ref.end(completed(ref.name))
-    assert sorted(answers.get(timeout=10)[0] for _ in range(17)) == sorted(r.name for r in refs[3:])
-    assert ray.calls and all(n == m and t == _driver._GATHER for n, m, t in ray.calls)
+    assert sorted(answers.get(timeout=10)[0] for _ in range(12)) == sorted(r.name for r in refs[3:15])
+    gathered = [(n, m, t) for n, m, t in ray.calls if n > 8]
+    assert gathered and all(n == m and t == _driver._GATHER for n, m, t in gathered)
+    # The last five, the run's end, are waited for one at a time, as when answers are awaited.
+    time.sleep(0.05)
+    for ref in refs[15:]:
+        ref.end(completed(ref.name))
+    assert sorted(answers.get(timeout=10)[0] for _ in range(5)) == sorted(r.name for r in refs[15:])
+    assert (5, 1) in [(n, m) for n, m, _ in ray.calls]
     assert ex.in_flight == {}

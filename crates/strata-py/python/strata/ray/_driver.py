@@ -562,11 +562,12 @@ _LONGEST_WAIT = 0.05
 #: How many of the tasks in flight, the oldest, each wait of the collector is on.
 _WINDOW = 8
 
-#: While no run waits on its answers to go on (every step left runs its last attempt), the
-#: collector waits for all its tasks at once, up to this long, in seconds, and reads those
-#: that ended together: each wait and read costs Ray's API the same whatever it returns, and
-#: the answers then only end the run — the last one is read as soon as it comes, the others
-#: (their progress lines) at most this late.
+#: While no run waits on its answers to go on (every step left runs its last attempt) and more
+#: than ``_WINDOW`` tasks are in flight, the collector waits for all of them at once, up to this
+#: long, in seconds, and reads those that ended together: each wait and read costs Ray's API the
+#: same whatever it returns, and the answers then only end the run — their progress lines come
+#: at most this late. The last few (the run's end) are read as they come: a long wait of Ray's
+#: returns a few milliseconds after its task ended, short ones as it ends.
 _GATHER = 0.025
 
 
@@ -619,10 +620,10 @@ class _Collector:
                 tasks = list(self.tasks.items())
                 added = self.added
             try:
-                if any(ex.awaited for _, (ex, _) in tasks):
-                    ended = self.ended(tasks, wait)
-                else:
+                if len(tasks) > _WINDOW and not any(ex.awaited for _, (ex, _) in tasks):
                     ended = self.gathered(tasks)
+                else:
+                    ended = self.ended(tasks, wait)
             except BaseException:  # noqa: BLE001 - Ray shut down under a wait raises SystemExit
                 if not _shut_down(tasks):
                     # The cluster unreachable a while: wait again.
