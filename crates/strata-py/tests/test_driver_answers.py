@@ -7,10 +7,13 @@ needed: the executor is given a stand-in whose tasks end when a test says so."""
 from __future__ import annotations
 
 import queue
+import sys
 import threading
 import time
 from types import SimpleNamespace
 from typing import Any, Optional, cast
+
+import pytest
 
 from strata.ray import _driver
 
@@ -236,3 +239,22 @@ def test_while_no_run_awaits_its_answers_the_collector_gathers_them_and_reads_th
     assert sorted(answers.get(timeout=10)[0] for _ in range(5)) == sorted(r.name for r in refs[15:])
     assert (5, 1) in [(n, m) for n, m, _ in ray.calls]
     assert ex.in_flight == {}
+
+
+def test_the_head_watched_through_ray_client_is_the_server_strata_ray_connected_to(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def client(connected: bool) -> Any:
+        """Ray Client, connected or not; connected by a caller, it says where in the
+        attribute Ray keeps."""
+        worker = SimpleNamespace(_conn_str="10.0.0.9:10001")
+        return SimpleNamespace(ray=SimpleNamespace(is_connected=lambda: connected, get_context=lambda: SimpleNamespace(client_worker=worker)))
+
+    ray = StandIn()
+    monkeypatch.setitem(sys.modules, "ray.util.client", client(True))
+    assert _driver._head_address(ray, "ray://10.0.0.7:10002/") == ("10.0.0.7", 10002)
+    assert _driver._head_address(ray, None) == ("10.0.0.9", 10001)
+    # Connected to the cluster itself: its GCS.
+    monkeypatch.setitem(sys.modules, "ray.util.client", client(False))
+    monkeypatch.setattr(StandIn, "get_runtime_context", staticmethod(lambda: SimpleNamespace(gcs_address="127.0.0.1:6379")))
+    assert _driver._head_address(ray, "127.0.0.1:6379") == ("127.0.0.1", 6379)

@@ -292,6 +292,7 @@ def submit_plan(
         strategy=strategy,
         num_cpus=num_cpus,
         nodes_file=Path(proj.root) / NODES_FILE,
+        connected=_CONNECTED[0],
     )
     # Until the scheduler first waits, it is starting steps, not waiting on answers: it says
     # when it does (``Executor.answers_awaited``).
@@ -410,6 +411,7 @@ def submit_graph(
         strategy=strategy,
         num_cpus=num_cpus,
         nodes_file=Path(proj.root) / NODES_FILE,
+        connected=_CONNECTED[0],
     )
     executor.on_part = on_part
 

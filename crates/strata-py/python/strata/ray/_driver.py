@@ -150,14 +150,20 @@ def _tool_failed(answer: dict[str, Any]) -> bool:
 _WATCH_EVERY = 1.0
 
 
-def _head_address(ray: Any) -> Optional[tuple[str, int]]:
+def _head_address(ray: Any, connected: Optional[str] = None) -> Optional[tuple[str, int]]:
     """Where the cluster's head answers, as host and port: its GCS, or through a Ray Client
-    the client server it runs; None when this process cannot tell."""
+    the client server it runs — the one strata.ray connected this process to (``connected``),
+    else the one Ray Client says it is connected to; None when this process cannot tell."""
     try:
         client: Any = importlib.import_module("ray.util.client")
         if client.ray.is_connected():
-            worker = getattr(client.ray.get_context(), "client_worker", None)
-            address = str(getattr(worker, "_conn_str", "") or "")
+            if connected is not None and connected.startswith("ray://"):
+                address = connected.split("://", 1)[1].rstrip("/")
+            else:
+                # Connected by the caller: the address in Ray Client's private `_conn_str`
+                # (gone in another Ray: the head is then not watched).
+                worker = getattr(client.ray.get_context(), "client_worker", None)
+                address = str(getattr(worker, "_conn_str", "") or "")
         else:
             address = str(ray.get_runtime_context().gcs_address or "")
     except Exception:  # noqa: BLE001 - a connection that says nothing of its head
@@ -205,6 +211,7 @@ class Executor:
         strategy: Any,
         num_cpus: float,
         nodes_file: Optional[Path] = None,
+        connected: Optional[str] = None,
     ) -> None:
         self.ray = ray
         #: Where the project keeps the nodes found running a strata version (``NODES_FILE``).
@@ -238,7 +245,9 @@ class Executor:
         #: What each step's task is given of the plan (``_plan_arg``).
         self.plan_arg: Any = None
         self.on_part: Optional[Callable[[dict[str, Any]], None]] = None
-        self.head = _head_address(ray)
+        #: Where the cluster's head answers (``connected``: the address strata.ray connected
+        #: this process to, when it did).
+        self.head = _head_address(ray, connected)
         self.ended = threading.Event()
         #: Whether the run waits on its answers to go on: always for a graph's parts; for a
         #: plan's steps, as ``answers_awaited`` says.
