@@ -68,29 +68,16 @@ pub fn retry_lines(
     attempts: u32,
     delay: Duration,
 ) -> Vec<String> {
-    let mut lines = vec![retry_line(id, tool, record, attempt, attempts, delay)];
-    lines.extend(tail_lines(record));
-    lines
-}
-
-/// The line of a step whose attempt `attempt` of `attempts` failed with `record` and runs
-/// again after `delay`.
-fn retry_line(
-    id: &str,
-    tool: &str,
-    record: &StepRecord,
-    attempt: u32,
-    attempts: u32,
-    delay: Duration,
-) -> String {
     let why = record
         .message()
         .map(strata_core::escaped)
         .unwrap_or_default();
-    format!(
+    let mut lines = vec![format!(
         "retry {id} ({tool}): attempt {attempt} of {attempts} failed: {why}; again in {}",
         strata_core::duration_text(delay)
-    )
+    )];
+    lines.extend(tail_lines(record));
+    lines
 }
 
 /// The line of a step that waits for the values `names`.

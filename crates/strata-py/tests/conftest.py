@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
 import strata
-
-#: The repository's root.
-REPO = Path(__file__).resolve().parents[3]
 
 TOOLS = {
     "runtimes/subprocess.yaml": 'config: {args: [], cwd: "{project_path}", timeout: 60}\n',
@@ -81,15 +76,3 @@ def project_dir(tmp_path: Path) -> Path:
 def project(project_dir: Path) -> strata.Project:
     """The project of `project_dir`."""
     return strata.Project(project_dir)
-
-
-@pytest.fixture(scope="session")
-def strata_bin() -> Path:
-    """The `strata` binary: `$STRATA_BIN`, else the debug build (built when missing)."""
-    given = os.environ.get("STRATA_BIN")
-    if given:
-        return Path(given)
-    binary = REPO / "target" / "debug" / "strata"
-    if not binary.exists():
-        subprocess.run(["cargo", "build", "-q", "-p", "strata"], cwd=REPO, check=True)
-    return binary

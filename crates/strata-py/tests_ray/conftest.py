@@ -1,12 +1,10 @@
 """Fixtures of the ``strata.ray`` tests: one two-node loopback cluster per module, a copy of
-the repository's shipped project, the ``strata`` binary."""
+the repository's shipped project (the ``strata`` binary is ``crates/strata-py/conftest.py``'s)."""
 
 from __future__ import annotations
 
-import os
 import secrets
 import shutil
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,18 +31,6 @@ def cluster() -> Iterator[Cluster]:
         yield c
     finally:
         c.stop()
-
-
-@pytest.fixture(scope="session")
-def strata_bin() -> Path:
-    """The `strata` binary: `$STRATA_BIN`, else the debug build (built when missing)."""
-    given = os.environ.get("STRATA_BIN")
-    if given:
-        return Path(given)
-    binary = REPO / "target" / "debug" / "strata"
-    if not binary.exists():
-        subprocess.run(["cargo", "build", "-q", "-p", "strata"], cwd=REPO, check=True)
-    return binary
 
 
 def shipped_project(dest: Path) -> Path:
