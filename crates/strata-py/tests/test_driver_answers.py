@@ -51,29 +51,51 @@ class StandIn:
         self.waits: list[int] = []
         self.calls: list[tuple[int, int, float]] = []
         self.up = True
+        #: Set by ``shutdown(hang=True)``: a wait under way then returns once this is set.
+        self.released: Optional[threading.Event] = None
+        #: The Ray job of the connection.
+        self.job = 1
 
     def is_initialized(self) -> bool:
         return self.up
 
-    def shutdown(self) -> None:
-        """As ``ray.shutdown()``: a wait under way, and every later one, raises what Ray's
-        raises then."""
+    def shutdown(self, hang: bool = False) -> None:
+        """As ``ray.shutdown()``: every later wait raises what Ray's raises then; so does a
+        wait under way — or, with ``hang``, as Ray's now and then, it returns only once
+        ``release()`` is called."""
+        if hang:
+            self.released = threading.Event()
         self.up = False
+
+    def connect_again(self) -> None:
+        """As ``ray.init()`` after ``shutdown()``: a connection of a job of its own."""
+        self.job += 1
+        self.up = True
+
+    def release(self) -> None:
+        """The waits hung by ``shutdown(hang=True)`` return."""
+        assert self.released is not None
+        self.released.set()
 
     @staticmethod
     def remote(**options: Any) -> Any:
         return lambda fn: fn
 
-    @staticmethod
-    def get_runtime_context() -> Any:
-        return SimpleNamespace(gcs_address="")
+    def get_runtime_context(self) -> Any:
+        if not self.up:
+            raise RuntimeError("Ray has not been started yet")
+        return SimpleNamespace(gcs_address="", get_job_id=lambda: f"{id(self):x}-{self.job}")
 
     def wait(self, refs: list[Ref], num_returns: int, timeout: float) -> tuple[list[Ref], list[Ref]]:
+        if not self.up:
+            raise SystemExit(0)
         self.waits.append(len(refs))
         self.calls.append((len(refs), num_returns, timeout))
         deadline = time.monotonic() + timeout
         while True:
-            if not self.up:
+            if not self.up or self.released is not None:
+                if self.released is not None:
+                    self.released.wait()
                 raise SystemExit(0)
             ready = [r for r in refs if r.done.is_set()][:num_returns]
             if len(ready) == num_returns or time.monotonic() >= deadline:
@@ -214,6 +236,61 @@ def test_ray_shut_down_under_a_run_stops_it_and_the_collector_goes_on() -> None:
     in_flight(again, b, later)
     b.end(completed("t"))
     assert later.get(timeout=10) == ("b", {"record": {"status": "completed"}})
+
+
+def test_ray_shut_down_under_a_wait_that_never_returns_stops_the_run_and_a_new_collector_goes_on() -> None:
+    ray, ex, answers = run()
+    a = Ref("a")
+    in_flight(ex, a, answers)
+    time.sleep(0.05)  # the collector waits on `a`
+    stuck = _driver._COLLECTOR.thread
+    ray.shutdown(hang=True)
+    # The run's watch, as ``RunHandle`` starts it, sees Ray shut down.
+    threading.Thread(target=ex.watch, daemon=True).start()
+    assert answers.get(timeout=10) == (
+        "a",
+        {
+            "error": {
+                "kind": "cancelled",
+                "layer": "request",
+                "message": "step `a` was stopped: Ray was shut down in this process",
+                "path": "",
+                "span": None,
+            }
+        },
+    )
+    assert ex.lost == "Ray was shut down in this process"
+    ex.ended.set()
+    # The collector's wait still has not returned: a run on a Ray connected again is answered
+    # by a thread of its own.
+    _, again, later = run()
+    b = Ref("b")
+    in_flight(again, b, later)
+    b.end(completed("t"))
+    assert later.get(timeout=10) == ("b", {"record": {"status": "completed"}})
+    assert stuck is not None and stuck.is_alive() and _driver._COLLECTOR.thread is not stuck
+    # Once its wait returns, the stuck thread ends, and answers nothing twice.
+    ray.release()
+    stuck.join(10)
+    assert not stuck.is_alive()
+    c = Ref("c")
+    in_flight(again, c, later)
+    c.end(completed("t"))
+    assert later.get(timeout=10) == ("c", {"record": {"status": "completed"}})
+    assert later.empty() and answers.empty()
+
+
+def test_ray_shut_down_and_connected_again_between_two_looks_of_the_watch_stops_the_run() -> None:
+    ray, ex, answers = run()
+    a = Ref("a")
+    in_flight(ex, a, answers)
+    time.sleep(0.05)  # the collector waits on `a`
+    ray.shutdown(hang=True)
+    ray.connect_again()
+    threading.Thread(target=ex.watch, daemon=True).start()
+    assert answers.get(timeout=10)[1]["error"]["message"] == "step `a` was stopped: Ray was shut down in this process"
+    ex.ended.set()
+    ray.release()
 
 
 def test_while_no_run_awaits_its_answers_the_collector_gathers_them_and_reads_the_last_few_as_they_come() -> None:

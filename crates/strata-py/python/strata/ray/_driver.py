@@ -248,6 +248,8 @@ class Executor:
         #: Where the cluster's head answers (``connected``: the address strata.ray connected
         #: this process to, when it did).
         self.head = _head_address(ray, connected)
+        #: The Ray job of the connection the run started on (``_job``).
+        self.job = _job(ray)
         self.ended = threading.Event()
         #: Whether the run waits on its answers to go on: always for a graph's parts; for a
         #: plan's steps, as ``answers_awaited`` says.
@@ -268,12 +270,29 @@ class Executor:
                 pass
 
     def watch(self) -> None:
-        """Until the run ends: when the cluster's head stops answering, the run stops (Ray
-        would end this process a while later, without a word)."""
+        """Until the run ends: when Ray was shut down in this process (the collector's wait
+        may never return then), or the cluster's head stops answering (Ray would end this
+        process a while later, without a word), the run stops."""
         while not self.ended.wait(_WATCH_EVERY):
+            if not self.ray.is_initialized():
+                self._lose(SHUT_DOWN)
+                return
             if not _head_alive(self.head):
                 self._lose()
                 return
+            # Asked last: through Ray Client, the question goes to the head.
+            if self.disconnected():
+                self._lose(SHUT_DOWN)
+                return
+
+    def disconnected(self) -> bool:
+        """True once Ray was shut down in this process since the run started (connected again
+        or not: its tasks are then never answered)."""
+        if not self.ray.is_initialized():
+            return True
+        job = _job(self.ray)
+        # A job not known now: a Ray Client connection in trouble, not another connection.
+        return None not in (job, self.job) and job != self.job
 
     def _stopped(self, what: str) -> dict[str, Any]:
         why = self.lost or "the run was cancelled"
@@ -444,7 +463,8 @@ class Executor:
         """The cluster is gone for this run (``why``: its head lost, or Ray shut down in this
         process): the run stops, and every task in flight is answered as stopped (Ray would
         never answer them)."""
-        self.lost = why
+        with self.lock:
+            self.lost = self.lost or why
         self.flag.cancel()
         _COLLECTOR.forget(self)
         with self.lock:
@@ -606,26 +626,41 @@ class _Collector:
             self.tasks[key] = (executor, ref)
             self.added += 1
             if self.thread is None:
-                self.thread = threading.Thread(target=self.run, name="strata-ray-answers", daemon=True)
-                self.thread.start()
-            self.cond.notify()
+                self._start()
+            self.cond.notify_all()
 
     def forget(self, executor: Executor) -> None:
         """Stops waiting for the tasks of ``executor``, whose run answered them all (its
-        cluster is gone)."""
+        cluster is gone). Told so by another thread (the run's watch), the collector's thread
+        may be in a wait that never returns (Ray shut down under a wait hangs it, now and
+        then): it is left to end when its wait returns, if ever, and a new thread waits for
+        the tasks in flight and those that come."""
         with self.cond:
             for key in [k for k, (ex, _) in self.tasks.items() if ex is executor]:
                 del self.tasks[key]
+            if self.thread is not None and self.thread is not threading.current_thread():
+                self.thread = None
+                self.cond.notify_all()
+                if self.tasks:
+                    self._start()
+
+    def _start(self) -> None:
+        """Starts the collector's thread (``self.cond`` held)."""
+        self.thread = threading.Thread(target=self.run, name="strata-ray-answers", daemon=True)
+        self.thread.start()
 
     def run(self) -> None:
-        """The collector's loop (its thread's): waits, reads the tasks that ended, hands them
-        over."""
+        """The collector's loop (its thread's, until another replaces it: ``forget``): waits,
+        reads the tasks that ended, hands them over."""
+        me = threading.current_thread()
         wait = _FIRST_WAIT
         while True:
             with self.cond:
-                while not self.tasks:
+                while self.thread is me and not self.tasks:
                     self.cond.wait()
                     wait = _FIRST_WAIT
+                if self.thread is not me:
+                    return
                 tasks = list(self.tasks.items())
                 added = self.added
             try:
@@ -634,12 +669,17 @@ class _Collector:
                 else:
                     ended = self.ended(tasks, wait)
             except BaseException:  # noqa: BLE001 - Ray shut down under a wait raises SystemExit
+                if self.thread is not me:
+                    return
                 if not _shut_down(tasks):
                     # The cluster unreachable a while: wait again.
                     logging.getLogger(__name__).debug("strata.ray: waiting for tasks failed", exc_info=True)
                     time.sleep(wait)
                 ended = []
             with self.cond:
+                if self.thread is not me:
+                    # Replaced while it waited: what it read is the new thread's to hand over.
+                    return
                 for key, _, _ in ended:
                     self.tasks.pop(key, None)
                 if self.added != added:
@@ -722,10 +762,19 @@ def _shut_down(tasks: list[tuple[int, tuple[Executor, Any]]]) -> bool:
     answer its tasks): True when there was one."""
     stopped = False
     for ex in {id(ex): ex for _, (ex, _) in tasks}.values():
-        if not ex.ray.is_initialized():
+        if ex.disconnected():
             ex._lose(SHUT_DOWN)
             stopped = True
     return stopped
+
+
+def _job(ray: Any) -> Optional[str]:
+    """The Ray job of this process's connection to Ray (each connection is a job of its own),
+    or None when Ray is not connected (or, through Ray Client, cannot tell now)."""
+    try:
+        return str(_unstarting(ray.get_runtime_context)().get_job_id())
+    except Exception:  # noqa: BLE001 - not connected
+        return None
 
 
 def _given(value: Any) -> Any:
