@@ -58,7 +58,7 @@ def test_the_python_sources_parse_as_python_3_9() -> None:
         ast.parse(path.read_text(), str(path), feature_version=(3, 9))
     # strata.ray (the `ray` extra) too; importing it does not import Ray.
     extra = sorted((PACKAGE / "ray").glob("*.py"))
-    assert [p.name for p in extra] == ["__init__.py", "__main__.py", "_driver.py", "_upload.py", "_worker.py"]
+    assert [p.name for p in extra] == ["__init__.py", "__main__.py", "_driver.py", "_tasks.py", "_upload.py", "_worker.py"]
     for path in extra:
         ast.parse(path.read_text(), str(path), feature_version=(3, 9))
 

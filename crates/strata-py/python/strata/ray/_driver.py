@@ -22,6 +22,7 @@ from typing import Any, Optional
 import strata
 
 from . import _worker
+from ._tasks import remote_task
 from ._worker import error
 
 #: The largest plan, pickled and compressed, that travels with each of its steps' tasks (in
@@ -52,21 +53,6 @@ def alive_nodes(ray: Any, fresh: float = NODES_FRESH) -> list[str]:
             _NODES[1] = [n["NodeID"] for n in ray.nodes() if n.get("Alive")]
             _NODES[0] = time.monotonic()
         return list(_NODES[1])
-
-
-# Ray's remote function of each task function and runtime environment, made once per
-# process and upload: a new one is exported to the cluster again (and every worker loads it
-# again), and a runtime environment given to `.options()` is parsed again at every task.
-_REMOTE: dict[tuple[Any, str], Any] = {}
-
-
-def _remote(ray: Any, fn: Any, env: dict[str, Any]) -> Any:
-    """``fn`` as a Ray remote function whose tasks run in the runtime environment ``env``."""
-    key = (fn, json.dumps(env, sort_keys=True))
-    remote = _REMOTE.get(key)
-    if remote is None:
-        remote = _REMOTE[key] = ray.remote(runtime_env=env)(fn)
-    return remote
 
 
 #: Where a project keeps the nodes found running a strata version (node id → version), for
@@ -225,7 +211,7 @@ class Executor:
         self.max_retries = max_retries
         self.num_cpus = num_cpus
         self.base = dict(max_retries=max_retries, retry_exceptions=False, scheduling_strategy=strategy)
-        self.tasks = {fn: _remote(ray, fn, env) for fn in (_worker.step, _worker.part)}
+        self.tasks = {fn: remote_task(ray, fn, env) for fn in (_worker.step, _worker.part)}
         self.lock = threading.Lock()
         self.checked = False
         self.flag = strata.Cancel()
@@ -311,7 +297,7 @@ class Executor:
                 return
             ray = self.ray
             strategies: Any = importlib.import_module("ray.util.scheduling_strategies")
-            probe = _remote(ray, _worker.probe, self.env)
+            probe = remote_task(ray, _worker.probe, self.env)
             alive = alive_nodes(ray)
             version = strata.__version__
             with _CHECKED_LOCK:
@@ -320,11 +306,14 @@ class Executor:
                     _CHECKED.update((node, version) for node in alive if known.get(node) == version)
                 unchecked = [node for node in alive if (node, version) not in _CHECKED]
                 refs = [
-                    probe.options(
-                        num_cpus=0,
-                        name="strata:probe",
-                        scheduling_strategy=strategies.NodeAffinitySchedulingStrategy(node_id=node, soft=True),
-                    ).remote(strata.__version__)
+                    probe.submit(
+                        {
+                            "num_cpus": 0,
+                            "name": "strata:probe",
+                            "scheduling_strategy": strategies.NodeAffinitySchedulingStrategy(node_id=node, soft=True),
+                        },
+                        strata.__version__,
+                    )
                     for node in unchecked
                 ]
                 SUBMITTED[0] += len(refs)
@@ -369,11 +358,12 @@ class Executor:
         ray = self.ray
         try:
             self.preflight()
-            task = self.tasks[fn].options(name=name, **self.base, **options)
             # The task's arguments in one (each argument costs Ray a serialization at either
             # end), a list of plain values, which Ray packs as MessagePack (a tuple would take
             # its pickler at both ends); the tasks it waits for apart, where Ray resolves them.
-            ref = task.remote(strata.__version__, [self.run, *args, self.strict], *after)
+            ref = self.tasks[fn].submit(
+                {"name": name, **self.base, **options}, strata.__version__, [self.run, *args, self.strict], *after
+            )
         except VersionMismatch as e:
             done({"error": error("invalid", str(e), "install the same strata-engine on the driver and every node")})
             return
@@ -564,18 +554,21 @@ class Executor:
             return
         try:
             strategies: Any = importlib.import_module("ray.util.scheduling_strategies")
-            clean = _remote(ray, _worker.cleanup, self.env)
+            clean = remote_task(ray, _worker.cleanup, self.env)
             with self.lock:
                 nodes = sorted(self.nodes)
             if self.unplaced:
                 nodes = alive_nodes(ray, fresh=0)
             # Submitted, not waited for: the tasks run whether or not anyone fetches them.
             for node in nodes:
-                clean.options(
-                    num_cpus=0,
-                    name="strata:cleanup",
-                    scheduling_strategy=strategies.NodeAffinitySchedulingStrategy(node_id=node, soft=False),
-                ).remote(self.run)
+                clean.submit(
+                    {
+                        "num_cpus": 0,
+                        "name": "strata:cleanup",
+                        "scheduling_strategy": strategies.NodeAffinitySchedulingStrategy(node_id=node, soft=False),
+                    },
+                    self.run,
+                )
         except Exception:  # noqa: BLE001 - a node gone: its directory went with it
             pass
 
