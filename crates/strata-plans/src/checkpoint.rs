@@ -260,10 +260,16 @@ impl Writer {
         change(&mut self.shared.lock().checkpoint);
     }
 
-    /// Asks for the checkpoint to be written (at once, or [`PACE`] after the last write).
+    /// Asks for the checkpoint to be written (at once, or [`PACE`] after the last write). The
+    /// writer thread is woken only by the first ask since its last write: the steps that end
+    /// while it waits out the pace cost it no wake-up each.
     pub fn save(&self) {
-        self.shared.lock().asked = true;
-        self.shared.wake.notify_one();
+        let mut state = self.shared.lock();
+        if !state.asked {
+            state.asked = true;
+            drop(state);
+            self.shared.wake.notify_one();
+        }
     }
 
     /// Changes the checkpoint a last time, writes it and waits until it is on disk; the

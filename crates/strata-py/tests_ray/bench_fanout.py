@@ -261,6 +261,11 @@ def main() -> None:
     for name, (ours, theirs) in command_line.items():
         results[f"{name}_ray_command_line_s"] = round(med(ours), 3)
         results[f"{name}_plain_ray_script_s"] = round(med(theirs), 3)
+    # Each pair's ratio, ours against theirs taken next to it: a machine that slows down or
+    # speeds up between pairs weighs on neither side.
+    for name, (ours, theirs) in {"fan_out": (fan, plain_fan), "chain": (ray_chain, plain_chain),
+                                 "independent": (ray_indep, plain_indep)}.items():
+        results[f"{name}_paired_ratio"] = round(med([a / b for a, b in zip(ours, theirs)]), 2)
     r = results
     results["fan_out_ratio_vs_plain_ray"] = round(r["fan_out_ray_vs_critical_path"] / r["fan_out_plain_ray_vs_critical_path"], 2)
     results["chain_vs_plain_ray"] = round(r["chain_ray_ms_per_step"] / r["chain_plain_ray_ms_per_step"], 2)
@@ -299,6 +304,11 @@ def main() -> None:
     print(
         f"| local, for scale: chain per step (Project.run_plan / strata plan run) | "
         f"{r['chain_python_local_ms_per_step']} ms | {r['chain_cli_local_ms_per_step']} ms | |"
+    )
+    print(
+        f"\nMedian of the {samples} pairs' ratios (each sample of strata.ray against the plain Ray one taken "
+        f"next to it): fan-out {r['fan_out_paired_ratio']}, chain {r['chain_paired_ratio']}, "
+        f"independent {r['independent_paired_ratio']}\n"
     )
     print(json.dumps(results))
 
