@@ -139,6 +139,18 @@ def completed(task: str) -> dict[str, Any]:
     return {"record": {"status": "completed"}, "node": "n1", "pid": 7, "task": task}
 
 
+#: The answer of step `a`, stopped because Ray was shut down in the process.
+SHUT_DOWN_ANSWER = {
+    "error": {
+        "kind": "cancelled",
+        "layer": "request",
+        "message": "step `a` was stopped: Ray was shut down in this process",
+        "path": "",
+        "span": None,
+    }
+}
+
+
 def test_an_answer_that_cannot_be_read_is_its_steps_spawn_error_and_the_next_answers_go_through() -> None:
     _, ex, answers = run()
     a, b = Ref("a"), Ref("b")
@@ -216,18 +228,7 @@ def test_ray_shut_down_under_a_run_stops_it_and_the_collector_goes_on() -> None:
     a = Ref("a")
     in_flight(ex, a, answers)
     ray.shutdown()
-    assert answers.get(timeout=10) == (
-        "a",
-        {
-            "error": {
-                "kind": "cancelled",
-                "layer": "request",
-                "message": "step `a` was stopped: Ray was shut down in this process",
-                "path": "",
-                "span": None,
-            }
-        },
-    )
+    assert answers.get(timeout=10) == ("a", SHUT_DOWN_ANSWER)
     assert ex.lost == "Ray was shut down in this process" and ex.flag.cancelled
     assert ex.in_flight == {}
     # The collector survived what Ray raised: a run on a Ray connected again is answered.
@@ -247,18 +248,7 @@ def test_ray_shut_down_under_a_wait_that_never_returns_stops_the_run_and_a_new_c
     ray.shutdown(hang=True)
     # The run's watch, as ``RunHandle`` starts it, sees Ray shut down.
     threading.Thread(target=ex.watch, daemon=True).start()
-    assert answers.get(timeout=10) == (
-        "a",
-        {
-            "error": {
-                "kind": "cancelled",
-                "layer": "request",
-                "message": "step `a` was stopped: Ray was shut down in this process",
-                "path": "",
-                "span": None,
-            }
-        },
-    )
+    assert answers.get(timeout=10) == ("a", SHUT_DOWN_ANSWER)
     assert ex.lost == "Ray was shut down in this process"
     ex.ended.set()
     # The collector's wait still has not returned: a run on a Ray connected again is answered
@@ -288,7 +278,7 @@ def test_ray_shut_down_and_connected_again_between_two_looks_of_the_watch_stops_
     ray.shutdown(hang=True)
     ray.connect_again()
     threading.Thread(target=ex.watch, daemon=True).start()
-    assert answers.get(timeout=10)[1]["error"]["message"] == "step `a` was stopped: Ray was shut down in this process"
+    assert answers.get(timeout=10) == ("a", SHUT_DOWN_ANSWER)
     ex.ended.set()
     ray.release()
 
