@@ -12,6 +12,10 @@ taken in turn — and with the same plans run locally:
 * **what a user runs**: the fan-out, the chain and the independent steps through the command
   line (``python -m strata.ray plan run``), a process each, against a plain Ray script doing
   the same — whole-process wall time.
+* **where the CPU goes**: for the chain and the independent steps, the CPU time each side's
+  samples took, per step, in the driver (this process), in Ray's worker processes, in the tools
+  those ran (``sleep``, once reaped) and in the rest of the cluster's processes (raylets, GCS):
+  on two cores, with every slot busy, CPU is what the independent steps' time is made of.
 
 Run it as the tests run (a network namespace with loopback only):
 
@@ -32,9 +36,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Collection, Sequence
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -72,19 +77,84 @@ def timed(n: int, run: Callable[[], Any]) -> list[float]:
 SETTLE = 0.25
 
 
+#: The kinds of process whose CPU ``CpuMeter`` tells apart.
+CPU_KINDS = ("driver", "workers", "tools", "nodes")
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+class CpuMeter:
+    """The CPU time (user and system, in seconds) spent by this process — the driver — and by
+    the cluster's processes, by kind: Ray's worker processes, the tools they ran (their
+    reaped children) and the rest (raylets, GCS, agents). The cluster's processes are those of
+    the sessions of its nodes' ``ray start`` (``sessions``), read from ``/proc``."""
+
+    def __init__(self, sessions: Collection[int]) -> None:
+        self.sessions = set(sessions)
+        # The kind of each process seen, by its pid and start time (a pid may be used again).
+        self._kinds: dict[tuple[int, str], str] = {}
+
+    def _kind(self, pid: int, started: str) -> str:
+        kind = self._kinds.get((pid, started))
+        if kind is None:
+            try:
+                argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            except OSError:
+                argv = [b""]
+            worker = argv[0].startswith(b"ray::") or any(a.endswith(b"default_worker.py") for a in argv)
+            kind = self._kinds[pid, started] = "workers" if worker else "nodes"
+        return kind
+
+    def read(self) -> Counter[str]:
+        """The CPU seconds spent so far, by kind, by the processes alive now."""
+        spent: Counter[str] = Counter()
+        me = os.getpid()
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            pid = int(entry)
+            own, reaped = int(fields[11]) + int(fields[12]), int(fields[13]) + int(fields[14])
+            if pid == me:
+                spent["driver"] += own
+            elif int(fields[3]) in self.sessions:
+                kind = self._kind(pid, fields[19])
+                spent[kind] += own
+                if kind == "workers":
+                    spent["tools"] += reaped
+        return Counter({k: v / _CLOCK_TICKS for k, v in spent.items()})
+
+
 def paired(n: int, ours: Callable[[], Any], theirs: Callable[[], Any]) -> tuple[list[float], list[float]]:
     """``n`` samples of each, taken in turn (ours, theirs, ours, …), each after ``SETTLE``: a
     machine that slows down or speeds up meanwhile weighs on both alike, and what a run
     leaves running after it ends (its directories removed on the nodes) is timed with the
     run that follows."""
+    a, b, _, _ = paired_cpu(n, ours, theirs, None)
+    return a, b
+
+
+def paired_cpu(
+    n: int, ours: Callable[[], Any], theirs: Callable[[], Any], cpu: Optional[CpuMeter]
+) -> tuple[list[float], list[float], Counter[str], Counter[str]]:
+    """``paired``, and with ``cpu`` the CPU seconds each side's samples took, by kind (a
+    process that ended within a sample is not counted; one that started is, whole)."""
     a: list[float] = []
     b: list[float] = []
+    cpu_a: Counter[str] = Counter()
+    cpu_b: Counter[str] = Counter()
     for _ in range(n):
-        time.sleep(SETTLE)
-        a += timed(1, ours)
-        time.sleep(SETTLE)
-        b += timed(1, theirs)
-    return a, b
+        for run, times, spent in ((ours, a, cpu_a), (theirs, b, cpu_b)):
+            time.sleep(SETTLE)
+            before = cpu.read() if cpu else Counter()
+            times += timed(1, run)
+            if cpu:
+                after = cpu.read()
+                spent.update({k: after[k] - before[k] for k in CPU_KINDS})
+    return a, b, cpu_a, cpu_b
 
 
 def _sleep(seconds: float, after: Any = None) -> int:
@@ -195,8 +265,13 @@ def main() -> None:
             plain.fan()
         fan, plain_fan = paired(samples, lambda: sray.run_plan(proj, FAN, strategy="SPREAD"), plain.fan)
         nodes = {p["node"] for p in sray.run_plan(proj, FAN, strategy="SPREAD")["placements"]}
-        ray_chain, plain_chain = paired(samples, lambda: sray.run_plan(proj, chain(n)), lambda: plain.chain(n))
-        ray_indep, plain_indep = paired(samples, lambda: sray.run_plan(proj, independent(n)), lambda: plain.independent(n))
+        cpu = CpuMeter([proc.pid for proc in cluster.procs])
+        ray_chain, plain_chain, cpu_chain, cpu_plain_chain = paired_cpu(
+            samples, lambda: sray.run_plan(proj, chain(n)), lambda: plain.chain(n), cpu
+        )
+        ray_indep, plain_indep, cpu_indep, cpu_plain_indep = paired_cpu(
+            samples, lambda: sray.run_plan(proj, independent(n)), lambda: plain.independent(n), cpu
+        )
         short = n // 4
         ray_one, plain_one = paired(samples, lambda: sray.run_plan(proj, independent(1)), lambda: plain.independent(1))
         ray_chain_short, plain_chain_short = paired(
@@ -266,6 +341,12 @@ def main() -> None:
     for name, (ours, theirs) in {"fan_out": (fan, plain_fan), "chain": (ray_chain, plain_chain),
                                  "independent": (ray_indep, plain_indep)}.items():
         results[f"{name}_paired_ratio"] = round(med([a / b for a, b in zip(ours, theirs)]), 2)
+    # The CPU each side's samples took, per step, in ms, by kind.
+    for name, (ours_cpu, theirs_cpu) in {"chain": (cpu_chain, cpu_plain_chain),
+                                         "independent": (cpu_indep, cpu_plain_indep)}.items():
+        for side, spent in (("ray", ours_cpu), ("plain_ray", theirs_cpu)):
+            for kind in CPU_KINDS:
+                results[f"{name}_{side}_cpu_{kind}_ms_per_step"] = round(spent[kind] / (samples * n) * 1000, 3)
     r = results
     results["fan_out_ratio_vs_plain_ray"] = round(r["fan_out_ray_vs_critical_path"] / r["fan_out_plain_ray_vs_critical_path"], 2)
     results["chain_vs_plain_ray"] = round(r["chain_ray_ms_per_step"] / r["chain_plain_ray_ms_per_step"], 2)
@@ -301,6 +382,12 @@ def main() -> None:
             f"| command line, {what}, whole process (`python -m strata.ray plan run` / a plain Ray script) | "
             f"{ours_s} s | {theirs_s} s | {round(ours_s / theirs_s, 2)} |"
         )
+    for name, what in (("chain", f"chain of {n}"), ("independent", f"{n} independent")):
+        for kind, where in (("driver", "the driver"), ("workers", "Ray's workers"), ("tools", "the tools (`sleep`)"),
+                            ("nodes", "raylets, GCS and the rest")):
+            ours_ms, theirs_ms = r[f"{name}_ray_cpu_{kind}_ms_per_step"], r[f"{name}_plain_ray_cpu_{kind}_ms_per_step"]
+            shown_ratio = round(ours_ms / theirs_ms, 2) if theirs_ms else ""
+            print(f"| CPU per step, {what}, in {where} | {ours_ms} ms | {theirs_ms} ms | {shown_ratio} |")
     print(
         f"| local, for scale: chain per step (Project.run_plan / strata plan run) | "
         f"{r['chain_python_local_ms_per_step']} ms | {r['chain_cli_local_ms_per_step']} ms | |"
