@@ -13,9 +13,10 @@ taken in turn — and with the same plans run locally:
   line (``python -m strata.ray plan run``), a process each, against a plain Ray script doing
   the same — whole-process wall time.
 * **where the CPU goes**: for the chain and the independent steps, the CPU time each side's
-  samples took, per step, in the driver (this process), in Ray's worker processes, in the tools
-  those ran (``sleep``, once reaped) and in the rest of the cluster's processes (raylets, GCS):
-  on two cores, with every slot busy, CPU is what the independent steps' time is made of.
+  samples took, per step, in the driver (this process), in Ray's worker processes, in the
+  tools those ran (``sleep``, once reaped) and in the rest of the cluster's processes
+  (raylets, GCS); through the command line, in the driver's process: on two cores, with
+  every slot busy, CPU is what the independent steps' time is made of.
 
 Run it as the tests run (a network namespace with loopback only):
 
@@ -83,11 +84,19 @@ CPU_KINDS = ("driver", "workers", "tools", "nodes")
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
+def _driver_cpu() -> float:
+    """The CPU seconds (user and system) of this process and of its children once reaped (a
+    command line's process)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
 class CpuMeter:
-    """The CPU time (user and system, in seconds) spent by this process — the driver — and by
-    the cluster's processes, by kind: Ray's worker processes, the tools they ran (their
-    reaped children) and the rest (raylets, GCS, agents). The cluster's processes are those of
-    the sessions of its nodes' ``ray start`` (``sessions``), read from ``/proc``."""
+    """The CPU time (user and system, in seconds) spent by the cluster's processes, by kind:
+    Ray's worker processes, the tools they ran (their reaped children) and the rest (raylets,
+    GCS, agents). The cluster's processes are those of the sessions of its nodes' ``ray
+    start`` (``sessions``), read from ``/proc``. The driver's is ``_driver_cpu``'s, read
+    around the sample alone: the meter's own walk of ``/proc`` is not counted."""
 
     def __init__(self, sessions: Collection[int]) -> None:
         self.sessions = set(sessions)
@@ -105,10 +114,10 @@ class CpuMeter:
             kind = self._kinds[pid, started] = "workers" if worker else "nodes"
         return kind
 
-    def read(self) -> Counter[str]:
-        """The CPU seconds spent so far, by kind, by the processes alive now."""
-        spent: Counter[str] = Counter()
-        me = os.getpid()
+    def read(self) -> dict[tuple[int, str], tuple[str, int, int]]:
+        """Each cluster process alive now (by pid and start time): its kind, its own CPU and
+        its reaped children's, in clock ticks."""
+        out: dict[tuple[int, str], tuple[str, int, int]] = {}
         for entry in os.listdir("/proc"):
             if not entry.isdigit():
                 continue
@@ -116,15 +125,24 @@ class CpuMeter:
                 fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
             except (OSError, IndexError):
                 continue
-            pid = int(entry)
-            own, reaped = int(fields[11]) + int(fields[12]), int(fields[13]) + int(fields[14])
-            if pid == me:
-                spent["driver"] += own
-            elif int(fields[3]) in self.sessions:
-                kind = self._kind(pid, fields[19])
-                spent[kind] += own
-                if kind == "workers":
-                    spent["tools"] += reaped
+            if int(fields[3]) in self.sessions:
+                pid, started = int(entry), fields[19]
+                own, reaped = int(fields[11]) + int(fields[12]), int(fields[13]) + int(fields[14])
+                out[pid, started] = (self._kind(pid, started), own, reaped)
+        return out
+
+    @staticmethod
+    def spent(
+        before: dict[tuple[int, str], tuple[str, int, int]], after: dict[tuple[int, str], tuple[str, int, int]]
+    ) -> Counter[str]:
+        """The CPU seconds spent between two ``read``s, by kind. A worker's reaped children
+        are its tools; a worker that ended meanwhile is counted, with its tools, once its
+        raylet reaped it (under ``workers``)."""
+        spent: Counter[str] = Counter()
+        for key, (kind, own, reaped) in after.items():
+            _, own0, reaped0 = before.get(key, (kind, 0, 0))
+            spent[kind] += own - own0
+            spent["tools" if kind == "workers" else "workers"] += reaped - reaped0
         return Counter({k: v / _CLOCK_TICKS for k, v in spent.items()})
 
 
@@ -140,8 +158,8 @@ def paired(n: int, ours: Callable[[], Any], theirs: Callable[[], Any]) -> tuple[
 def paired_cpu(
     n: int, ours: Callable[[], Any], theirs: Callable[[], Any], cpu: Optional[CpuMeter]
 ) -> tuple[list[float], list[float], Counter[str], Counter[str]]:
-    """``paired``, and with ``cpu`` the CPU seconds each side's samples took, by kind (a
-    process that ended within a sample is not counted; one that started is, whole)."""
+    """``paired``, and with ``cpu`` the CPU seconds each side's samples took, by kind
+    (``CpuMeter.spent``; a process that started within a sample is counted whole)."""
     a: list[float] = []
     b: list[float] = []
     cpu_a: Counter[str] = Counter()
@@ -149,11 +167,12 @@ def paired_cpu(
     for _ in range(n):
         for run, times, spent in ((ours, a, cpu_a), (theirs, b, cpu_b)):
             time.sleep(SETTLE)
-            before = cpu.read() if cpu else Counter()
+            before = cpu.read() if cpu else {}
+            driver = _driver_cpu()
             times += timed(1, run)
             if cpu:
-                after = cpu.read()
-                spent.update({k: after[k] - before[k] for k in CPU_KINDS})
+                spent.update({"driver": _driver_cpu() - driver})
+                spent.update(cpu.spent(before, cpu.read()))
     return a, b, cpu_a, cpu_b
 
 
@@ -201,18 +220,21 @@ ray.get([sleep.remote(0) for _ in range(int(sys.argv[2]))])
 
 
 def by_command_line(
-    samples: int, project: Path, address: str, plan_run: Sequence[str], plain: Sequence[str]
-) -> tuple[list[float], list[float]]:
-    """``samples`` whole-process times each (``paired``) of ``python -m strata.ray plan run
-    <plan_run>`` against the cluster at ``address`` and of a plain Ray script (``plain``: the
-    script and its arguments after the address), both run in ``project``."""
+    samples: int, project: Path, address: str, plan_run: Sequence[str], plain: Sequence[str],
+    cpu: Optional[CpuMeter] = None,
+) -> tuple[list[float], list[float], Counter[str], Counter[str]]:
+    """``samples`` whole-process times each (``paired_cpu``, with ``cpu``) of ``python -m
+    strata.ray plan run <plan_run>`` against the cluster at ``address`` and of a plain Ray
+    script (``plain``: the script and its arguments after the address), both run in
+    ``project``."""
     ours = [sys.executable, "-m", "strata.ray", "plan", "run", plan_run[0], "--address", address, "-q",
             *plan_run[1:]]
     theirs = [sys.executable, "-c", plain[0], address, *plain[1:]]
-    return paired(
+    return paired_cpu(
         samples,
         lambda: subprocess.run(ours, cwd=project, check=True, capture_output=True),
         lambda: subprocess.run(theirs, cwd=project, check=True, capture_output=True),
+        cpu,
     )
 
 
@@ -290,9 +312,10 @@ def main() -> None:
         command_line = {
             "fan_out": by_command_line(samples, project, address, ("plans/fan.json", "--strategy", "SPREAD"),
                                        (PLAIN_SCRIPT,)),
-            "chain": by_command_line(samples, project, address, ("plans/chain.json",), (PLAIN_CHAIN_SCRIPT, str(n))),
+            "chain": by_command_line(samples, project, address, ("plans/chain.json",), (PLAIN_CHAIN_SCRIPT, str(n)),
+                                     cpu),
             "independent": by_command_line(samples, project, address, ("plans/independent.json",),
-                                           (PLAIN_INDEPENDENT_SCRIPT, str(n))),
+                                           (PLAIN_INDEPENDENT_SCRIPT, str(n)), cpu),
         }
     finally:
         cluster.stop()
@@ -333,7 +356,7 @@ def main() -> None:
             "chain_cli_local_ms_per_step": per_step(cli_chain),
         }
     )
-    for name, (ours, theirs) in command_line.items():
+    for name, (ours, theirs, _, _) in command_line.items():
         results[f"{name}_ray_command_line_s"] = round(med(ours), 3)
         results[f"{name}_plain_ray_script_s"] = round(med(theirs), 3)
     # Each pair's ratio, ours against theirs taken next to it: a machine that slows down or
@@ -341,12 +364,16 @@ def main() -> None:
     for name, (ours, theirs) in {"fan_out": (fan, plain_fan), "chain": (ray_chain, plain_chain),
                                  "independent": (ray_indep, plain_indep)}.items():
         results[f"{name}_paired_ratio"] = round(med([a / b for a, b in zip(ours, theirs)]), 2)
-    # The CPU each side's samples took, per step, in ms, by kind.
-    for name, (ours_cpu, theirs_cpu) in {"chain": (cpu_chain, cpu_plain_chain),
-                                         "independent": (cpu_indep, cpu_plain_indep)}.items():
+    # The CPU each side's samples took, per step, in ms, by kind; through the command line, the
+    # driver's process alone (a process each, its start and Ray's connection included).
+    cpu_of = {"chain": (cpu_chain, cpu_plain_chain), "independent": (cpu_indep, cpu_plain_indep)}
+    for name, (ours_cpu, theirs_cpu) in cpu_of.items():
         for side, spent in (("ray", ours_cpu), ("plain_ray", theirs_cpu)):
             for kind in CPU_KINDS:
                 results[f"{name}_{side}_cpu_{kind}_ms_per_step"] = round(spent[kind] / (samples * n) * 1000, 3)
+    for name in ("chain", "independent"):
+        for side, spent in (("ray", command_line[name][2]), ("plain_ray", command_line[name][3])):
+            results[f"{name}_command_line_{side}_cpu_driver_ms_per_step"] = round(spent["driver"] / (samples * n) * 1000, 3)
     r = results
     results["fan_out_ratio_vs_plain_ray"] = round(r["fan_out_ray_vs_critical_path"] / r["fan_out_plain_ray_vs_critical_path"], 2)
     results["chain_vs_plain_ray"] = round(r["chain_ray_ms_per_step"] / r["chain_plain_ray_ms_per_step"], 2)
@@ -382,12 +409,20 @@ def main() -> None:
             f"| command line, {what}, whole process (`python -m strata.ray plan run` / a plain Ray script) | "
             f"{ours_s} s | {theirs_s} s | {round(ours_s / theirs_s, 2)} |"
         )
+    def cpu_row(what: str, ours_ms: float, theirs_ms: float) -> None:
+        print(f"| CPU per step, {what} | {ours_ms} ms | {theirs_ms} ms | {round(ours_ms / theirs_ms, 2) if theirs_ms else ''} |")
+
+    kinds = (("driver", "the driver"), ("workers", "Ray's workers"), ("tools", "the tools (`sleep`)"),
+             ("nodes", "raylets, GCS and the rest"))
     for name, what in (("chain", f"chain of {n}"), ("independent", f"{n} independent")):
-        for kind, where in (("driver", "the driver"), ("workers", "Ray's workers"), ("tools", "the tools (`sleep`)"),
-                            ("nodes", "raylets, GCS and the rest")):
-            ours_ms, theirs_ms = r[f"{name}_ray_cpu_{kind}_ms_per_step"], r[f"{name}_plain_ray_cpu_{kind}_ms_per_step"]
-            shown_ratio = round(ours_ms / theirs_ms, 2) if theirs_ms else ""
-            print(f"| CPU per step, {what}, in {where} | {ours_ms} ms | {theirs_ms} ms | {shown_ratio} |")
+        for kind, where in kinds:
+            cpu_row(f"{what}, in {where}", r[f"{name}_ray_cpu_{kind}_ms_per_step"],
+                    r[f"{name}_plain_ray_cpu_{kind}_ms_per_step"])
+    # Through the command line, the driver's process alone: each run has workers of its own,
+    # which end with it and are reaped by their raylet after the sample, in the next one.
+    for name, what in (("chain", f"chain of {n}"), ("independent", f"{n} independent")):
+        cpu_row(f"command line, {what}, in the driver's process", r[f"{name}_command_line_ray_cpu_driver_ms_per_step"],
+                r[f"{name}_command_line_plain_ray_cpu_driver_ms_per_step"])
     print(
         f"| local, for scale: chain per step (Project.run_plan / strata plan run) | "
         f"{r['chain_python_local_ms_per_step']} ms | {r['chain_cli_local_ms_per_step']} ms | |"
