@@ -152,7 +152,7 @@ def test_a_copy_that_fails_leaves_neither_half_a_slot_nor_a_claim(
     assert sorted(p.name for p in package.parent.iterdir()) == [".strata-run-r1.lock", PACKAGE]
     # A task's answer says it, on the node it ran.
     monkeypatch.setattr(_worker, "where", lambda: {"node": "n1", "pid": 1, "task": "t"})
-    _, answer = _worker._opened(strata.__version__, "r1")
+    _, answer = _worker._opened([strata.__version__, "r1"])
     assert answer["error"]["kind"] == "io"
     assert answer["error"]["message"] == (
         f"on node n1: cannot make run r1's working directory: `{package / 'zz.sock'}` is not a file, "
@@ -175,8 +175,44 @@ def test_a_working_directory_gone_is_the_tasks_io_error(package: Path, monkeypat
 
     monkeypatch.setattr(_worker, "where", lambda: {"node": "n1", "pid": 1, "task": "t"})
     monkeypatch.setattr(os, "getcwd", gone)
-    _, answer = _worker._opened(strata.__version__, "r1")
+    _, answer = _worker._opened([strata.__version__, "r1"])
     assert answer["error"]["kind"] == "io"
     assert answer["error"]["message"] == (
         "on node n1: cannot make run r1's working directory: [Errno 2] No such file or directory"
     )
+
+
+@pytest.mark.parametrize(
+    "task",
+    [
+        # A driver of another version whose task holds less, or more, than this one's.
+        ["0.0.0-another"],
+        ["0.0.0-another", {"run": "r1"}, None, None, None, "more"],
+        # An earlier driver, which sent its version as an argument of its own.
+        "0.0.0-another",
+    ],
+)
+def test_a_task_of_another_strata_is_refused_before_anything_else_is_read(
+    package: Path, monkeypatch: pytest.MonkeyPatch, task: object
+) -> None:
+    monkeypatch.setattr(_worker, "where", lambda: {"node": "n1", "pid": 1, "task": "t"})
+    mismatch = (
+        f"strata version mismatch: the driver runs strata 0.0.0-another, the Ray worker on node n1 "
+        f"runs strata {strata.__version__}"
+    )
+    for answer in (_worker.step(task), _worker.part(task)):  # type: ignore[arg-type]
+        assert answer == {
+            "error": {
+                "kind": "invalid",
+                "layer": "request",
+                "message": mismatch,
+                "path": "",
+                "span": None,
+                "hint": "install the same strata-engine on the driver and every node",
+            },
+            "node": "n1",
+            "pid": 1,
+            "task": "t",
+        }
+    # No working directory was made for it.
+    assert sorted(p.name for p in package.parent.iterdir()) == [PACKAGE]

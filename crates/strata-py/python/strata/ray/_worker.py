@@ -108,13 +108,17 @@ def cleanup(run: str) -> None:
             _PLANS.pop(key)
 
 
-def _opened(version: str, run: str) -> tuple[dict[str, Any], Any]:
-    """Where this task runs, and the slot and project of run ``run`` here — or the task's
-    answer when the worker runs another strata or the run's directory cannot be made."""
+def _opened(task: Any) -> tuple[dict[str, Any], Any]:
+    """Where task ``task`` runs, and the slot and project of its run here — or the task's
+    answer when the worker runs another strata than the driver or the run's directory cannot
+    be made. The driver's version (``task[0]``) is read before anything else of the task,
+    whose shape another version may change (an earlier driver sent it as an argument of its
+    own: ``task`` is then that version, a string)."""
     here = where()
-    mismatch = _mismatch(version, here)
+    mismatch = _mismatch(task if isinstance(task, str) else task[0], here)
     if mismatch is not None:
         return here, mismatch
+    run = task[1]
     try:
         return here, _project(run)
     except strata.StrataError as e:
@@ -147,27 +151,28 @@ def _admitted(slot: Path, project: strata.Project, run: str, plan: Any, name: st
     return admitted
 
 
-#: What a step's task is given besides the driver's version, in a list: the run, the plan (as
-#: ``given_plan`` reads it), the step request and ``strict``.
+#: What a step's task is given, in one list (one argument: each costs Ray a serialization at
+#: either end): the driver's strata version, the run, the plan (as ``given_plan`` reads it),
+#: the step request and ``strict``.
 StepTask = list[Any]
 
-#: What a part's task is given besides the driver's version, in a list: the run, the graph,
+#: What a part's task is given, in one list: the driver's strata version, the run, the graph,
 #: the part request and ``strict``.
 PartTask = list[Any]
 
 
-def step(version: str, task: StepTask, *after: Any) -> dict[str, Any]:
+def step(task: StepTask, *after: Any) -> dict[str, Any]:
     """One whole step of a plan through the step operation, refused when the worker's strata
-    is not the driver's (``version``). ``task`` holds the run, the plan — pickled and
+    is not the driver's. ``task`` holds the driver's version, the run, the plan — pickled and
     compressed, or a list holding its reference in Ray's object store (read once per run by
     this process) —, the step request and ``strict``. ``after`` are the answers of the steps
     it was started ahead of: it runs with their records when each completed, else answers
     ``{"unrun"}``. Answers ``{"record"}`` or ``{"error"}``, with the node and process."""
-    run, plan, request, strict = task
-    here, opened = _opened(version, run)
+    here, opened = _opened(task)
     if isinstance(opened, dict):
         return opened
     slot, project = opened
+    _, run, plan, request, strict = task
     records = list(request["records"])
     for answer in after:
         record = answer.get("record") if isinstance(answer, dict) else None
@@ -191,15 +196,15 @@ def step(version: str, task: StepTask, *after: Any) -> dict[str, Any]:
     return {"record": answer["record"], **here}
 
 
-def part(version: str, task: PartTask) -> dict[str, Any]:
-    """One part of a graph's walk, refused when the worker's strata is not the driver's
-    (``version``); ``task`` holds the run, the graph, the part request and ``strict``.
+def part(task: PartTask) -> dict[str, Any]:
+    """One part of a graph's walk, refused when the worker's strata is not the driver's;
+    ``task`` holds the driver's version, the run, the graph, the part request and ``strict``.
     Answers ``{"answer"}`` or ``{"error"}``, with the node and process."""
-    run, graph, request, strict = task
-    here, opened = _opened(version, run)
+    here, opened = _opened(task)
     if isinstance(opened, dict):
         return opened
     _, project = opened
+    _, _, graph, request, strict = task
     try:
         answer = project.walk_part(graph, request, strict=bool(strict))
     except strata.StrataError as e:
