@@ -98,8 +98,10 @@ class CpuMeter:
     start`` (``sessions``), read from ``/proc``. The driver's is ``_driver_cpu``'s, read
     around the sample alone: the meter's own walk of ``/proc`` is not counted."""
 
-    def __init__(self, sessions: Collection[int]) -> None:
+    def __init__(self, sessions: Collection[int], proc: Path = Path("/proc")) -> None:
         self.sessions = set(sessions)
+        #: Where the processes are read (``/proc``).
+        self.proc = proc
         # The kind of each process seen, by its pid and start time (a pid may be used again).
         self._kinds: dict[tuple[int, str], str] = {}
 
@@ -107,7 +109,7 @@ class CpuMeter:
         kind = self._kinds.get((pid, started))
         if kind is None:
             try:
-                argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+                argv = (self.proc / str(pid) / "cmdline").read_bytes().split(b"\0")
             except OSError:
                 argv = [b""]
             worker = argv[0].startswith(b"ray::") or any(a.endswith(b"default_worker.py") for a in argv)
@@ -118,11 +120,11 @@ class CpuMeter:
         """Each cluster process alive now (by pid and start time): its kind, its own CPU and
         its reaped children's, in clock ticks."""
         out: dict[tuple[int, str], tuple[str, int, int]] = {}
-        for entry in os.listdir("/proc"):
+        for entry in os.listdir(self.proc):
             if not entry.isdigit():
                 continue
             try:
-                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+                fields = (self.proc / entry / "stat").read_text().rsplit(")", 1)[1].split()
             except (OSError, IndexError):
                 continue
             if int(fields[3]) in self.sessions:
