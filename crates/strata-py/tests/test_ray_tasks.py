@@ -5,6 +5,7 @@ the remote functions are stand-ins that record what they are given."""
 
 from __future__ import annotations
 
+import functools
 from types import SimpleNamespace
 from typing import Any, Optional
 
@@ -46,6 +47,31 @@ class RayRemote(ClientRemote):
     ) -> Any:
         self.calls.append(("_remote", args, kwargs, serialized_runtime_env_info, options))
         return "ref"
+
+
+#: What ``AutoStartingRemote``'s wrapper did: Ray started (``ray.init()``) before a task.
+STARTED: list[str] = []
+
+
+def auto_init(fn: Any) -> Any:
+    """As Ray's ``wrap_auto_init``: starts Ray first when it is not connected."""
+
+    @functools.wraps(fn)
+    def auto_init_wrapper(*args: Any, **kwargs: Any) -> Any:
+        STARTED.append("ray.init()")
+        return fn(*args, **kwargs)
+
+    return auto_init_wrapper
+
+
+class AutoStartingRemote(RayRemote):
+    """As Ray's remote function, whose ``_remote`` is wrapped by Ray's auto-init."""
+
+    @auto_init
+    def _remote(
+        self, args: Any = None, kwargs: Any = None, serialized_runtime_env_info: Optional[str] = None, **options: Any
+    ) -> Any:
+        return super()._remote(args, kwargs, serialized_runtime_env_info, **options)
 
 
 class Strategy:
@@ -97,3 +123,14 @@ def test_a_remote_function_without_that_remote_goes_through_options() -> None:
         ("options", {"name": "strata:p/b", "num_cpus": 1.0}),
         ("remote", ("v", [2])),
     ]
+
+
+def test_a_task_never_starts_a_ray_of_the_processs_own() -> None:
+    # Submitted just after `ray.shutdown()`, a task raises (its run stops); Ray's auto-init
+    # would start a local Ray, or wait for one, from the run's thread.
+    remote = AutoStartingRemote()
+    task = Task(remote)
+    assert task.direct
+    task.submit({"name": "strata:p/a", "num_cpus": 1.0}, [1])
+    assert STARTED == []
+    assert [call[0] for call in remote.calls] == ["options", "_remote"]

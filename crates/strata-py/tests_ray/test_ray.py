@@ -777,6 +777,75 @@ def test_ray_shut_down_under_a_run_stops_it_and_the_process_runs_again_once_conn
     assert gone(int((marks / "a.pids").read_text().split()[0]), within=30), "the step's tool outlived its driver's job"
 
 
+#: A driver in which Ray is shut down just as a step's task is submitted: after the run's
+#: cancel check, before Ray's submission (``Task.submit``).
+SHUTDOWN_AT_SUBMISSION_DRIVER = """\
+import json, sys
+import ray
+import strata.ray as sray
+from strata.ray import _tasks
+address, project, plan = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+real = _tasks.Task.submit
+def submit(self, options, *args):
+    if options.get("name") == "strata:plan/a":
+        ray.shutdown()
+    return real(self, options, *args)
+_tasks.Task.submit = submit
+try:
+    sray.run_plan(project, plan, address=address, run_id="shut-at-a")
+    out = {"raised": None}
+except sray.ClusterLost as e:
+    out = {"raised": str(e), "run_id": e.run_id}
+out["initialized"] = ray.is_initialized()
+_tasks.Task.submit = real
+again = sray.run_plan(project, plan, address=address, run_id="after-a")
+out["after"] = [s["result"] for s in again["steps"]]
+print(json.dumps(out))
+"""
+
+
+def test_ray_shut_down_as_a_step_is_submitted_starts_no_ray_of_its_own(
+    cluster: Cluster, project: Path, tmp_path: Path
+) -> None:
+    stalling(project, tmp_path)
+    ran = subprocess.run(
+        [sys.executable, "-c", SHUTDOWN_AT_SUBMISSION_DRIVER, cluster.address, str(project), json.dumps(SAY_PLAN)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    # Step a's submission did not start a Ray of the process's own (Ray's auto-start).
+    assert "Started a local Ray instance" not in ran.stderr, ran.stderr[-3000:]
+    out = json.loads(ran.stdout.strip().splitlines()[-1])
+    assert out == {
+        "raised": "Ray was shut down in this process; the run stopped",
+        "run_id": "shut-at-a",
+        "initialized": False,
+        "after": ["hi", "hi there"],
+    }
+    checkpoint = json.loads((project / ".strata" / "runs" / "shut-at-a" / "checkpoint.json").read_text())
+    assert checkpoint["status"] == "cancelled"
+    # Step a was stopped before it went to Ray; b, which needs it, is skipped.
+    assert checkpoint["records"] == [
+        {
+            "id": "a",
+            "status": "failed",
+            "result": None,
+            "error": {
+                "kind": "cancelled",
+                "message": "request error at $: step `a` was stopped: Ray was shut down in this process",
+            },
+            "run": None,
+        },
+        {
+            "id": "b",
+            "status": "skipped",
+            "result": None,
+            "error": {"kind": "run_state", "message": "step `a` failed"},
+            "run": None,
+        },
+    ]
+
+
 def test_a_cancelled_handle_stops_its_steps_and_the_run_resumes(
     cluster: Cluster, project: Path, tmp_path: Path
 ) -> None:

@@ -22,7 +22,7 @@ from typing import Any, Optional
 import strata
 
 from . import _worker
-from ._tasks import remote_task
+from ._tasks import remote_task, unstarting
 from ._worker import error
 
 #: The largest plan, pickled and compressed, that travels with each of its steps' tasks (in
@@ -151,7 +151,7 @@ def _head_address(ray: Any, connected: Optional[str] = None) -> Optional[tuple[s
                 worker = getattr(client.ray.get_context(), "client_worker", None)
                 address = str(getattr(worker, "_conn_str", "") or "")
         else:
-            address = str(ray.get_runtime_context().gcs_address or "")
+            address = str(unstarting(ray.get_runtime_context)().gcs_address or "")
     except Exception:  # noqa: BLE001 - a connection that says nothing of its head
         return None
     host, _, port = address.rpartition(":")
@@ -251,7 +251,7 @@ class Executor:
             refs = [entry[0] for entry in self.in_flight.values()]
         for ref in refs:
             try:
-                self.ray.cancel(ref, force=True)
+                unstarting(self.ray.cancel)(ref, force=True)
             except Exception:  # noqa: BLE001 - a task that already ended
                 pass
 
@@ -319,7 +319,7 @@ class Executor:
                 SUBMITTED[0] += len(refs)
                 for ref in refs:
                     try:
-                        answer = ray.get(ref)
+                        answer = unstarting(ray.get)(ref)
                     except ray.exceptions.RayError:
                         continue
                     if answer["version"] != strata.__version__:
@@ -377,7 +377,7 @@ class Executor:
             if ticket is not None:
                 self.tickets[ticket] = ref
         if self.flag.cancelled:
-            ray.cancel(ref, force=True)
+            unstarting(ray.cancel)(ref, force=True)
         _COLLECTOR.add(self, id(ref), ref)
 
     def _ended(self, key: int, read: Callable[[], Any]) -> None:
@@ -434,8 +434,13 @@ class Executor:
 
     def _failed(self, e: BaseException, what: str) -> dict[str, Any]:
         """The answer of a task that Ray could not run or lost (``e``): stopped when the run
-        was cancelled or the cluster lost, else its worker lost."""
+        was cancelled, Ray shut down in this process or the cluster lost, else its worker
+        lost."""
         if self.flag.cancelled:
+            return self._stopped(what)
+        if self.disconnected():
+            # Shut down in this process (before the task went to Ray, or while it ran).
+            self._lose(SHUT_DOWN)
             return self._stopped(what)
         if not _head_alive(self.head):
             self._lose()
@@ -481,7 +486,7 @@ class Executor:
         packed = zlib.compress(pickle.dumps(plan), 1)
         if len(packed) <= INLINE_PLAN:
             return packed
-        return [self.ray.put(plan)]
+        return [unstarting(self.ray.put)(plan)]
 
     def step(self, request: dict[str, Any], done: Callable[[dict[str, Any]], object]) -> None:
         """The step executor of ``Project.run_plan``: one attempt of a whole step, a Ray task
@@ -694,7 +699,7 @@ class _Collector:
         soon as they all did — read together, as ``ended`` gives them."""
         ray = tasks[0][1][0].ray
         refs = [ref for _, (_, ref) in tasks]
-        ready, _ = _unstarting(ray.wait)(refs, num_returns=len(refs), timeout=_GATHER)
+        ready, _ = unstarting(ray.wait)(refs, num_returns=len(refs), timeout=_GATHER)
         return _read(ray, tasks, ready)
 
     @staticmethod
@@ -707,7 +712,7 @@ class _Collector:
         mostly end in the order they started), the others looked at when none of those
         ended: a wait costs Ray's ``wait`` its every reference."""
         ray = tasks[0][1][0].ray
-        wait = _unstarting(ray.wait)
+        wait = unstarting(ray.wait)
         among = tasks[:_WINDOW]
         refs = [ref for _, (_, ref) in among]
         ready, _ = wait(refs, num_returns=1, timeout=wait_for)
@@ -730,7 +735,7 @@ def _read(
     executor, and how to read its answer (it raises what its task raised)."""
     if not ready:
         return []
-    get = _unstarting(ray.get)
+    get = unstarting(ray.get)
     done = set(ready)  # equal to the references given (through a Ray Client, not the same)
     ended = [(key, ex, ref) for key, (ex, ref) in tasks if ref in done]
     try:
@@ -738,13 +743,6 @@ def _read(
     except Exception:  # noqa: BLE001 - one raised: its executor reads it again, and sees why
         return [(key, ex, functools.partial(get, ref)) for key, ex, ref in ended]
     return [(key, ex, functools.partial(_given, value)) for (key, ex, _), value in zip(ended, values)]
-
-
-def _unstarting(fn: Any) -> Any:
-    """``fn``, a function of Ray's, without the wrapper that starts Ray first when it is not
-    connected: called after ``ray.shutdown()``, it raises (``_shut_down`` then stops the runs)
-    rather than start a local Ray instance from the collector's thread."""
-    return getattr(fn, "__wrapped__", fn)
 
 
 #: Why the runs of this process stop when Ray is shut down under them (``ray.shutdown()``).
@@ -766,7 +764,7 @@ def _job(ray: Any) -> Optional[str]:
     """The Ray job of this process's connection to Ray (each connection is a job of its own),
     or None when Ray is not connected (or, through Ray Client, cannot tell now)."""
     try:
-        return str(_unstarting(ray.get_runtime_context)().get_job_id())
+        return str(unstarting(ray.get_runtime_context)().get_job_id())
     except Exception:  # noqa: BLE001 - not connected
         return None
 

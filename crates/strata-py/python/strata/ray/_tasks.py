@@ -14,6 +14,13 @@ from typing import Any
 _TASKS: dict[tuple[Any, str], "Task"] = {}
 
 
+def unstarting(fn: Any) -> Any:
+    """``fn``, a function of Ray's, without the wrapper that starts Ray first when it is not
+    connected (Ray's auto-init): called after ``ray.shutdown()``, it raises (the run then
+    stops) rather than start, or wait for, a Ray instance of this process's own."""
+    return getattr(fn, "__wrapped__", fn)
+
+
 def remote_task(ray: Any, fn: Any, env: dict[str, Any]) -> "Task":
     """``fn`` as a Ray remote function whose tasks run in the runtime environment ``env``."""
     key = (fn, json.dumps(env, sort_keys=True))
@@ -66,6 +73,9 @@ class Task:
         self.remote = remote
         #: Whether tasks are submitted through ``_remote`` (``_takes_options``).
         self.direct = _takes_options(remote)
+        # Its `_remote`, unbound, without Ray's auto-init: a task submitted just after
+        # `ray.shutdown()` raises rather than start a Ray of this process's own.
+        self._remote: Any = unstarting(type(remote)._remote) if self.direct else None
         # The sets of options checked by `options()` (their text, the name aside).
         self._checked: set[str] = set()
 
@@ -81,7 +91,8 @@ class Task:
             if len(self._checked) >= _MOST_CHECKED:
                 self._checked.clear()
             self._checked.add(checked)
-        return remote._remote(
+        return self._remote(
+            remote,
             args=args,
             kwargs=None,
             serialized_runtime_env_info=remote._serialized_base_runtime_env_info,
