@@ -438,8 +438,10 @@ class Executor:
         lost."""
         if self.flag.cancelled:
             return self._stopped(what)
-        if self.disconnected():
-            # Shut down in this process (before the task went to Ray, or while it ran).
+        if not self.ray.is_initialized():
+            # Shut down in this process (before the task went to Ray, or while it ran). Asked
+            # of this process alone: through Ray Client, `disconnected` asks the head, which
+            # may be the thing lost.
             self._lose(SHUT_DOWN)
             return self._stopped(what)
         if not _head_alive(self.head):
