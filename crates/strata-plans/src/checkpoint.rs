@@ -198,6 +198,12 @@ struct State {
 struct Shared {
     state: Mutex<State>,
     wake: Condvar,
+    /// How many times [`Writer::save`] woke the writer thread.
+    #[cfg(test)]
+    woken: std::sync::atomic::AtomicUsize,
+    /// How many checkpoints the writer thread wrote.
+    #[cfg(test)]
+    written: std::sync::atomic::AtomicUsize,
 }
 
 impl Shared {
@@ -229,6 +235,10 @@ impl Writer {
                 closed: false,
             }),
             wake: Condvar::new(),
+            #[cfg(test)]
+            woken: std::sync::atomic::AtomicUsize::new(0),
+            #[cfg(test)]
+            written: std::sync::atomic::AtomicUsize::new(0),
         });
         let thread = std::thread::Builder::new()
             .name("strata-checkpoints".into())
@@ -268,6 +278,10 @@ impl Writer {
         if !state.asked {
             state.asked = true;
             drop(state);
+            #[cfg(test)]
+            self.shared
+                .woken
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             self.shared.wake.notify_one();
         }
     }
@@ -342,6 +356,10 @@ fn write_until_closed(dir: &RunDir, shared: &Shared) -> Result<(), Error> {
         if let Err(e) = dir.write_checkpoint(&bytes) {
             first_error.get_or_insert(e);
         }
+        #[cfg(test)]
+        shared
+            .written
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         last = Instant::now();
         state = shared.lock();
     }
@@ -484,6 +502,46 @@ mod tests {
             (stored.steps, stored.status, stored.records.len()),
             (4, RunStatus::Failed, 1)
         );
+    }
+
+    #[test]
+    fn only_the_first_ask_since_a_write_wakes_the_writer() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, writer) = a_step_ended(&tmp, "p5", 60);
+        let count =
+            |n: &std::sync::atomic::AtomicUsize| n.load(std::sync::atomic::Ordering::Relaxed);
+        let woken = || count(&writer.shared.woken);
+        // Steps that end while the writer waits out the pace cost it no wake-up each: one
+        // wake-up per write at most, and one for the write to come (a machine stalled past
+        // the pace meanwhile lets a write through).
+        for n in 0..50 {
+            writer.update(|c| c.steps = n);
+            writer.save();
+        }
+        assert!(
+            woken() <= count(&writer.shared.written) + 1,
+            "woken {} times for {} writes",
+            woken(),
+            count(&writer.shared.written)
+        );
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Checkpoint::load(&dir).unwrap().records.is_empty() {
+            assert!(
+                Instant::now() < deadline,
+                "the checkpoint was never written"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        // Written: the next ask wakes it again.
+        while writer.shared.lock().asked {
+            assert!(Instant::now() < deadline, "the ask was never taken");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let before = woken();
+        writer.save();
+        assert_eq!(woken(), before + 1);
+        let last = writer.finish(|c| c.status = RunStatus::Completed).unwrap();
+        assert_eq!((last.steps, last.status), (49, RunStatus::Completed));
     }
 
     #[test]
