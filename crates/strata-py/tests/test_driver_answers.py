@@ -6,6 +6,7 @@ needed: the executor is given a stand-in whose tasks end when a test says so."""
 
 from __future__ import annotations
 
+import os
 import queue
 import sys
 import threading
@@ -18,7 +19,11 @@ import pytest
 from strata.ray import _driver
 
 
-class RayTaskError(Exception):
+class RayError(Exception):
+    """The stand-in of Ray's errors."""
+
+
+class RayTaskError(RayError):
     """The stand-in of Ray's error of a task that raised ``cause``."""
 
     def __init__(self, cause: BaseException) -> None:
@@ -45,7 +50,7 @@ class StandIn:
     many references it was given, and noted with how many it was to return and its timeout)
     and ``get``."""
 
-    exceptions = SimpleNamespace(RayTaskError=RayTaskError)
+    exceptions = SimpleNamespace(RayError=RayError, RayTaskError=RayTaskError)
 
     def __init__(self) -> None:
         self.waits: list[int] = []
@@ -101,6 +106,13 @@ class StandIn:
             if len(ready) == num_returns or time.monotonic() >= deadline:
                 return ready, [r for r in refs if r not in ready]
             time.sleep(0.0002)
+
+    def put(self, value: Any) -> Ref:
+        if not self.up:
+            raise RayError("Ray has not been started yet")
+        ref = Ref("put")
+        ref.end(value)
+        return ref
 
     @staticmethod
     def get(refs: Any) -> Any:
@@ -325,3 +337,23 @@ def test_the_head_watched_through_ray_client_is_the_server_strata_ray_connected_
     monkeypatch.setitem(sys.modules, "ray.util.client", client(False))
     monkeypatch.setattr(StandIn, "get_runtime_context", staticmethod(lambda: SimpleNamespace(gcs_address="127.0.0.1:6379")))
     assert _driver._head_address(ray, "127.0.0.1:6379") == ("127.0.0.1", 6379)
+
+
+class NoSecrets:
+    """A plan and values that hold no secret (``ScaleOut.check_arguments``)."""
+
+    @staticmethod
+    def check_arguments(what: str, value: Any) -> None:
+        pass
+
+
+def test_ray_shut_down_before_a_large_plan_is_put_stops_the_run() -> None:
+    # A plan too large to travel with each task goes to Ray's object store with its first
+    # step: after `ray.shutdown()`, that step is stopped as the run's others would be.
+    ray, ex, answers = run()
+    ex.secrets = cast(Any, NoSecrets())
+    large = [{"id": "a", "tool": "t", "arguments": {"blob": os.urandom(_driver.INLINE_PLAN).hex()}}]
+    ray.shutdown()
+    ex.step({"step": "a", "plan": large, "values": {}}, lambda answer: answers.put(("a", answer)))
+    assert answers.get(timeout=10) == ("a", SHUT_DOWN_ANSWER)
+    assert ex.lost == "Ray was shut down in this process" and ex.flag.cancelled

@@ -497,11 +497,19 @@ class Executor:
         step whose tool failed again, as its declared retries allow."""
         step = request["step"]
         plan = request["plan"]
-        with self.lock:
-            if plan is not self.plan:
-                self.screened = _screen(self.secrets, plan, request["values"])
-                self.plan, self.plan_arg = plan, self._plan_arg(plan)
-            plan_arg = self.plan_arg
+        try:
+            with self.lock:
+                if plan is not self.plan:
+                    self.screened = _screen(self.secrets, plan, request["values"])
+                    self.plan, self.plan_arg = plan, self._plan_arg(plan)
+                plan_arg = self.plan_arg
+        except (self.ray.exceptions.RayError, ConnectionError) as e:
+            # A large plan's `put` after `ray.shutdown()` stops the run; another failure of it
+            # is the step's, which could not run (the scheduler records why).
+            if self.ray.is_initialized():
+                raise
+            done(self._failed(e, f"step `{step}`"))
+            return
         if self.screened is not None:
             done(self.screened)
             return
