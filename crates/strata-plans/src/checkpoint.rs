@@ -480,20 +480,24 @@ mod tests {
         (dir, writer)
     }
 
+    /// Waits until `done()` holds, failing with `what` after 30 s (a deadline that only
+    /// stops a broken writer from hanging the test).
+    fn eventually(what: &str, mut done: impl FnMut() -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !done() {
+            assert!(Instant::now() < deadline, "{what}");
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
     #[test]
     fn a_checkpoint_asked_for_is_written_while_the_run_goes_on() {
         let tmp = tempfile::tempdir().unwrap();
         let (dir, writer) = a_step_ended(&tmp, "p2", 3);
-        // Written by the writer's thread, before the run ends (the deadline only stops a
-        // broken writer from hanging the test).
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while Checkpoint::load(&dir).unwrap().records.is_empty() {
-            assert!(
-                Instant::now() < deadline,
-                "the checkpoint was never written"
-            );
-            std::thread::sleep(Duration::from_millis(5));
-        }
+        // Written by the writer's thread, before the run ends.
+        eventually("the checkpoint was never written", || {
+            !Checkpoint::load(&dir).unwrap().records.is_empty()
+        });
         writer.update(|c| c.steps = 4);
         let last = writer.finish(|c| c.status = RunStatus::Failed).unwrap();
         let stored = Checkpoint::load(&dir).unwrap();
@@ -524,19 +528,11 @@ mod tests {
             woken(),
             count(&writer.shared.written)
         );
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while Checkpoint::load(&dir).unwrap().records.is_empty() {
-            assert!(
-                Instant::now() < deadline,
-                "the checkpoint was never written"
-            );
-            std::thread::sleep(Duration::from_millis(5));
-        }
+        eventually("the checkpoint was never written", || {
+            !Checkpoint::load(&dir).unwrap().records.is_empty()
+        });
         // Written: the next ask wakes it again.
-        while writer.shared.lock().asked {
-            assert!(Instant::now() < deadline, "the ask was never taken");
-            std::thread::sleep(Duration::from_millis(1));
-        }
+        eventually("the ask was never taken", || !writer.shared.lock().asked);
         let before = woken();
         writer.save();
         assert_eq!(woken(), before + 1);
@@ -569,13 +565,8 @@ mod tests {
             writer.update(|c| c.steps = 3);
             writer.save();
         }
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while Checkpoint::load(&dir).unwrap().steps != 3 {
-            assert!(
-                Instant::now() < deadline,
-                "the last checkpoint asked for was never written"
-            );
-            std::thread::sleep(Duration::from_millis(5));
-        }
+        eventually("the last checkpoint asked for was never written", || {
+            Checkpoint::load(&dir).unwrap().steps == 3
+        });
     }
 }

@@ -731,6 +731,15 @@ def wait_for(path: Path, within: float = 60.0, driver: "subprocess.Popen[str] | 
     return True
 
 
+def driver_output(script: str, *args: str) -> Any:
+    """What a driver process running ``script`` with ``args`` printed last, as JSON, once it
+    exited with 0 — and started no Ray of its own (Ray's auto-init) once Ray was shut down."""
+    ran = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=300)
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    assert "Started a local Ray instance" not in ran.stderr, ran.stderr[-3000:]
+    return json.loads(ran.stdout.strip().splitlines()[-1])
+
+
 SHUTDOWN_DRIVER = """\
 import json, sys, time
 from pathlib import Path
@@ -758,15 +767,9 @@ def test_ray_shut_down_under_a_run_stops_it_and_the_process_runs_again_once_conn
     cluster: Cluster, project: Path, tmp_path: Path
 ) -> None:
     marks = stalling(project, tmp_path)
-    ran = subprocess.run(
-        [sys.executable, "-c", SHUTDOWN_DRIVER, cluster.address, str(project), json.dumps(stall_plan(marks)),
-         str(marks), json.dumps(SAY_PLAN)],
-        capture_output=True, text=True, timeout=300,
+    out = driver_output(
+        SHUTDOWN_DRIVER, cluster.address, str(project), json.dumps(stall_plan(marks)), str(marks), json.dumps(SAY_PLAN)
     )
-    assert ran.returncode == 0, ran.stderr[-3000:]
-    # No thread of strata's started a Ray of its own once Ray was shut down.
-    assert "Started a local Ray instance" not in ran.stderr, ran.stderr[-3000:]
-    out = json.loads(ran.stdout.strip().splitlines()[-1])
     assert out == {
         "raised": "Ray was shut down in this process; the run stopped",
         "run_id": "shut",
@@ -808,14 +811,8 @@ def test_ray_shut_down_as_a_step_is_submitted_starts_no_ray_of_its_own(
     cluster: Cluster, project: Path, tmp_path: Path
 ) -> None:
     stalling(project, tmp_path)
-    ran = subprocess.run(
-        [sys.executable, "-c", SHUTDOWN_AT_SUBMISSION_DRIVER, cluster.address, str(project), json.dumps(SAY_PLAN)],
-        capture_output=True, text=True, timeout=300,
-    )
-    assert ran.returncode == 0, ran.stderr[-3000:]
-    # Step a's submission did not start a Ray of the process's own (Ray's auto-start).
-    assert "Started a local Ray instance" not in ran.stderr, ran.stderr[-3000:]
-    out = json.loads(ran.stdout.strip().splitlines()[-1])
+    # Step a's submission starts no Ray of the process's own (`driver_output`).
+    out = driver_output(SHUTDOWN_AT_SUBMISSION_DRIVER, cluster.address, str(project), json.dumps(SAY_PLAN))
     assert out == {
         "raised": "Ray was shut down in this process; the run stopped",
         "run_id": "shut-at-a",
