@@ -28,6 +28,8 @@ def package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (root / "run.sh").chmod(0o755)
     os.symlink("tools/t/a.yaml", root / "link.yaml")
     monkeypatch.chdir(root)
+    # The runs this process served, as a new worker process has them: none.
+    monkeypatch.setattr(_worker, "_RUNS", {})
     return root
 
 
@@ -80,6 +82,22 @@ def test_runs_at_once_have_slots_of_their_own_and_a_process_keeps_its_project_in
     (changed / "out.txt").write_text("left by r4")
     _worker.cleanup("r4")
     assert not changed.exists() and str(changed) not in _worker._PROJECTS
+
+
+def test_a_runs_later_tasks_in_a_process_find_its_slot_without_asking_the_node_until_it_ends(
+    package: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first, opened = _worker._project("r1")
+
+    def asked(run: str) -> Path:
+        raise AssertionError(f"the node was asked for run {run}'s slot")
+
+    monkeypatch.setattr(_worker, "run_dir", asked)
+    assert _worker._project("r1") == (first, opened)
+    _worker.cleanup("r1")
+    # Ended: a task of that id asks the node again.
+    with pytest.raises(AssertionError, match="the node was asked for run r1's slot"):
+        _worker._project("r1")
 
 
 @pytest.mark.parametrize(

@@ -33,6 +33,12 @@ _KEPT = 8
 _PROJECTS: dict[str, strata.Project] = {}
 _PLANS: dict[tuple[str, Any, str], strata.AdmittedPlan] = {}
 
+# The slot and project of each run this process served (the last ones): a run's slot is its
+# own until the run ends — the driver ends it (`cleanup`) once every task of the run has
+# answered, and a run's id is never used again —, so the run's later tasks here find it
+# without asking the node again.
+_RUNS: dict[str, tuple[Path, strata.Project]] = {}
+
 
 def _keep(kept: dict[Any, Any], key: Any, value: Any) -> None:
     """Keeps ``value`` under ``key``, forgetting the oldest beyond ``_KEPT``."""
@@ -49,13 +55,22 @@ def error(kind: str, message: str, hint: Optional[str] = None) -> dict[str, Any]
     return out
 
 
+# This process's Ray runtime context, its node and its pid, read by its first task: they
+# stay while the process lives, and each read costs a task tens of microseconds after its
+# tool ran (caches cold).
+_PLACE: list[Any] = []
+
+
 def where() -> dict[str, Any]:
     """The node, the process and the Ray task this runs in."""
-    # Through importlib, as everywhere in strata.ray: Ray is an optional dependency, and
-    # the package type-checks without it.
-    ray: Any = importlib.import_module("ray")
-    context = ray.get_runtime_context()
-    return {"node": context.get_node_id(), "pid": os.getpid(), "task": context.get_task_name()}
+    if not _PLACE:
+        # Through importlib, as everywhere in strata.ray: Ray is an optional dependency,
+        # and the package type-checks without it.
+        ray: Any = importlib.import_module("ray")
+        context = ray.get_runtime_context()
+        _PLACE.extend((context, context.get_node_id(), os.getpid()))
+    context, node, pid = _PLACE
+    return {"node": node, "pid": pid, "task": context.get_task_name()}
 
 
 def probe(version: str) -> dict[str, Any]:
@@ -87,19 +102,25 @@ def run_dir(run: str) -> Path:
 
 
 def _project(run: str) -> tuple[Path, strata.Project]:
-    """The slot of run ``run`` and this process's project there, opened once per slot: a
-    spare slot holds what the package holds, so the next run there finds it open."""
-    slot = run_dir(run)
-    project = _PROJECTS.get(str(slot))
-    if project is None:
-        project = strata.Project(str(slot))
-        _keep(_PROJECTS, str(slot), project)
-    return slot, project
+    """The slot of run ``run`` and this process's project there: the slot found or made by
+    the run's first task in this process, the project opened once per slot (a spare slot
+    holds what the package holds, so the next run there finds it open)."""
+    opened = _RUNS.get(run)
+    if opened is None:
+        slot = run_dir(run)
+        project = _PROJECTS.get(str(slot))
+        if project is None:
+            project = strata.Project(str(slot))
+            _keep(_PROJECTS, str(slot), project)
+        opened = (slot, project)
+        _keep(_RUNS, run, opened)
+    return opened
 
 
 def cleanup(run: str) -> None:
     """Ends run ``run``'s slot on this node: a spare again when the run left it as it was
     made, else removed (with what this process kept of it)."""
+    _RUNS.pop(run, None)
     left = strata.RunSlots(os.getcwd()).leave(run)
     if left is not None and not left[1]:
         slot = left[0]
